@@ -1,0 +1,128 @@
+"""Encode throughput: tokviz's exact pure-Python encoder against tiktoken on the same vocabulary.
+
+A 10K vocabulary is trained on the ``stdlib`` corpus (or loaded from the cache), and a
+``tiktoken.Encoding`` is built from it: a trained model's ids are its ranks (256 + merge index),
+and the pre-tokenizer pattern is ``GPT2_PATTERN``. Both encode the same text on one thread; the
+outputs must be identical, and the ratio tokviz/tiktoken is the figure of merit (target >= 0.5x).
+
+    python benchmarks/bench_encode.py [--vocab-size 10000] [--mb 20] [--repeat 1]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(1, str(HERE.parent))
+
+from corpora import cache_dir, corpus_path  # noqa: E402
+
+
+def load_or_train(vocab_size: int, cache: str | None) -> tuple[object, float]:
+    """The cached model for ``vocab_size`` on stdlib, training and saving it on first use."""
+    from tokviz.core.formats import load_model, save_model
+    from tokviz.core.train import train_bpe
+
+    model = cache_dir(cache) / f"stdlib-{vocab_size}.json"
+    if model.exists():
+        return load_model(model).tokenizer, 0.0
+    t0 = time.perf_counter()
+    result = train_bpe(corpus_path("stdlib", cache), vocab_size)
+    elapsed = time.perf_counter() - t0
+    tok = result.tokenizer(f"stdlib-{vocab_size}")
+    save_model(model, tok, settings=result.settings(), history=result.history)
+    return load_model(model).tokenizer, elapsed
+
+
+def tiktoken_encoding(tok: object) -> object:
+    """A tiktoken Encoding with the trained vocabulary's ids as ranks."""
+    import tiktoken
+
+    from tokviz.core.pretokenize import GPT2_PATTERN
+
+    ranks = {data: i for i, data in tok.vocab.items() if not tok.is_special(i)}  # type: ignore[attr-defined]
+    if len(ranks) != len(tok.vocab) - len(tok.special_tokens):  # type: ignore[attr-defined]
+        raise SystemExit("the vocabulary repeats a byte string, so tiktoken cannot hold it")
+    return tiktoken.Encoding(
+        name="tokviz-bench", pat_str=GPT2_PATTERN, mergeable_ranks=ranks, special_tokens={}
+    )
+
+
+def best_time(fn: object, repeat: int) -> tuple[float, list[int]]:
+    """Fastest of ``repeat`` runs of ``fn()`` and its result."""
+    best = float("inf")
+    out: list[int] = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        out = fn()  # type: ignore[operator]
+        best = min(best, time.perf_counter() - t0)
+    return best, out
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Train or load the vocabulary, time both encoders, check they agree, print the table."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--vocab-size", type=int, default=10_000)
+    parser.add_argument(
+        "--mb", type=float, help="encode only the first MB megabytes of stdlib (default: all)"
+    )
+    parser.add_argument(
+        "--repeat", type=int, default=1, help="take the best of N runs (tokviz cold each time)"
+    )
+    parser.add_argument("--cache", help="corpus and model cache directory")
+    args = parser.parse_args(argv)
+
+    from tokviz.core.tokenizer import Tokenizer
+
+    tok, trained_in = load_or_train(args.vocab_size, args.cache)
+    text = corpus_path("stdlib", args.cache).read_text(encoding="utf-8")
+    if args.mb:
+        text = text[: int(args.mb * 1e6)]
+    n_bytes = len(text.encode("utf-8"))
+    enc = tiktoken_encoding(tok)
+
+    def fresh() -> Tokenizer:
+        # A new tokenizer per run so its chunk cache starts empty, like a first encode would.
+        return Tokenizer(tok.vocab, tok.merges, tok.special_tokens, tok.pretokenizer, name=tok.name)
+
+    def tokviz_run() -> list[int]:
+        return fresh().encode_ordinary(text)
+
+    t_tv, ids_tv = best_time(tokviz_run, args.repeat)
+    t_tt, ids_tt = best_time(lambda: enc.encode_ordinary(text), args.repeat)  # type: ignore[attr-defined]
+    same = ids_tv == ids_tt
+    first_diff = next((i for i, (a, b) in enumerate(zip(ids_tv, ids_tt)) if a != b), None)
+
+    mbps_tv = n_bytes / 1e6 / t_tv
+    mbps_tt = n_bytes / 1e6 / t_tt
+    ratio = mbps_tv / mbps_tt
+    trained = f"trained in {trained_in:.1f} s" if trained_in else "loaded from cache"
+    print(
+        f"text: stdlib, {n_bytes / 1e6:.2f} MB; vocabulary: {tok.vocab_size} ids ({trained}); "
+        f"single thread, best of {args.repeat}"
+    )
+    rows = [
+        ("", "time", "MB/s", "tokens", "vs tiktoken"),
+        ("tokviz (exact, Python)", f"{t_tv:.2f} s", f"{mbps_tv:.2f}", f"{len(ids_tv):,}", f"{ratio:.2f}x"),
+        ("tiktoken", f"{t_tt:.2f} s", f"{mbps_tt:.2f}", f"{len(ids_tt):,}", "1.00x"),
+    ]
+    widths = [max(len(r[i]) for r in rows) for i in range(5)]
+    for r in rows:
+        print("  ".join([r[0].ljust(widths[0]), *(c.rjust(w) for c, w in zip(r[1:], widths[1:]))]))
+    if same:
+        print(
+            f"outputs identical ({len(ids_tv):,} ids); target >= 0.5x: {'met' if ratio >= 0.5 else 'NOT met'}"
+        )
+    else:
+        print(
+            f"outputs DIFFER: lengths {len(ids_tv)} vs {len(ids_tt)}, first difference at index {first_diff}"
+        )
+    return 0 if same else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

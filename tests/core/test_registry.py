@@ -1,0 +1,172 @@
+"""The registry: built-in tokenizers agree with tiktoken, files of every kind load by path."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+import tiktoken
+
+from tokviz.core.errors import TokenizerLoadError
+from tokviz.core.formats import export_gpt2, export_hf, export_tiktoken, save_model
+from tokviz.core.registry import BUILTIN_TOKENIZERS, builtin_tokenizer, load_tokenizer
+from tokviz.core.resources import resource_path
+from tokviz.core.tokenizer import Tokenizer
+from tokviz.core.train import train_bpe
+
+DEMO = "Hello, 🌍! 你好!"
+
+
+@pytest.fixture(scope="module")
+def sample(english_text: str, varied_text: str) -> str:
+    """About 8 KB: real prose and code, then every hard case twice."""
+    return english_text[:6000] + varied_text + varied_text
+
+
+def test_builtin_names() -> None:
+    assert BUILTIN_TOKENIZERS == ("bytes", "gpt2", "cl100k")
+    assert [load_tokenizer(n).name for n in BUILTIN_TOKENIZERS] == ["bytes", "GPT-2", "cl100k"]
+
+
+def test_the_byte_tokenizer_gives_one_id_per_byte() -> None:
+    tok = load_tokenizer("bytes")
+    assert tok.encode("Hi 🌍") == [72, 105, 32, 240, 159, 140, 141]
+    assert (tok.vocab_size, tok.merge_count, tok.is_bpe, tok.pretokenizer.name) == (256, 0, False, "none")
+    assert tok.decode(tok.encode(DEMO)) == DEMO
+
+
+def test_gpt2_matches_tiktoken_on_the_lecture_string(gpt2_tiktoken: tiktoken.Encoding) -> None:
+    tok = load_tokenizer("gpt2")
+    ids = tok.encode(DEMO)
+    assert len(DEMO.encode("utf-8")) == 20
+    assert len(ids) == 12
+    assert ids == gpt2_tiktoken.encode(DEMO)
+
+
+@pytest.mark.parametrize("name", ["gpt2", "cl100k"])
+def test_bundled_encodings_match_tiktoken_on_varied_text(
+    name: str, sample: str, gpt2_tiktoken: tiktoken.Encoding, cl100k_tiktoken: tiktoken.Encoding
+) -> None:
+    oracle = gpt2_tiktoken if name == "gpt2" else cl100k_tiktoken
+    tok = load_tokenizer(name)
+    assert tok.encode(sample) == oracle.encode(sample, allowed_special="all")
+    assert tok.encode_ordinary(sample) == oracle.encode_ordinary(sample)
+    assert tok.decode(tok.encode(sample)) == sample
+
+
+def test_cl100k_matches_tiktoken_on_the_lecture_string(cl100k_tiktoken: tiktoken.Encoding) -> None:
+    assert load_tokenizer("cl100k_base").encode(DEMO) == cl100k_tiktoken.encode(DEMO)
+
+
+@pytest.mark.parametrize("name", ["gpt2", "cl100k"])
+def test_recovered_merges_alone_reproduce_tiktoken(
+    name: str, sample: str, gpt2_tiktoken: tiktoken.Encoding, cl100k_tiktoken: tiktoken.Encoding
+) -> None:
+    """Acceptance: a tokenizer built from the recovered merge list, with no tiktoken engine, is exact."""
+    oracle = gpt2_tiktoken if name == "gpt2" else cl100k_tiktoken
+    bundled = load_tokenizer(name)
+    by_merges = Tokenizer(
+        bundled.vocab, bundled.merges, bundled.special_tokens, bundled.pretokenizer, name="slow"
+    )
+    assert by_merges.encode(DEMO) == oracle.encode(DEMO)
+    assert by_merges.encode(sample) == oracle.encode(sample, allowed_special="all")
+    spans = by_merges.encode_spans(sample)
+    assert [s.id for s in spans] == oracle.encode(sample, allowed_special="all")
+
+
+def test_bundled_tokenizers_are_built_once_and_shared_across_threads() -> None:
+    results: list[Tokenizer] = []
+    threads = [threading.Thread(target=lambda: results.append(builtin_tokenizer("gpt2"))) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(results) == 8 and all(r is results[0] for r in results)
+    assert load_tokenizer("r50k_base") is load_tokenizer("GPT2") is results[0]
+
+
+def test_bundled_encodings_load_quickly_in_a_fresh_process() -> None:
+    """Start-up needs no merge list: tiktoken encodes and the merges come later, on demand.
+
+    CPU time, not wall time, so a busy machine does not fail the test (about 0.1 s and 0.25 s here).
+    """
+    code = (
+        "import time; from tokviz.core.registry import load_tokenizer\n"
+        "for n in ('gpt2', 'cl100k'):\n"
+        "    t = time.process_time(); tok = load_tokenizer(n); tok.encode('warm up')\n"
+        "    print(n, time.process_time() - t, tok._merges is None)\n"
+    )
+    root = str(Path(__file__).resolve().parents[2])
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")])))
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env
+    ).stdout
+    for line in out.splitlines():
+        name, seconds, lazy = line.split()
+        assert float(seconds) < 1.0, f"{name} took {seconds} s of CPU time"
+        assert lazy == "True"
+
+
+def test_unknown_name_says_what_was_tried(tmp_path: Path) -> None:
+    with pytest.raises(
+        TokenizerLoadError, match=r"'gpt5' is neither a built-in tokenizer \(bytes, gpt2, cl100k\)"
+    ):
+        load_tokenizer("gpt5")
+    with pytest.raises(TokenizerLoadError, match="holds no tokenizer: looked for vocab.json"):
+        load_tokenizer(tmp_path)
+
+
+@pytest.fixture(scope="module")
+def trained(english_text: str) -> Tokenizer:
+    return train_bpe(english_text[:30_000], 400, special_tokens=["<|endoftext|>"]).tokenizer("tiny")
+
+
+def test_every_file_kind_loads_by_path(tmp_path: Path, trained: Tokenizer, varied_text: str) -> None:
+    save_model(tmp_path / "tiny.tokviz.json", trained)
+    export_gpt2(trained, tmp_path / "gpt2-files")
+    export_tiktoken(trained, tmp_path / "tiny.tiktoken")
+    (tmp_path / "hf").mkdir()
+    export_hf(trained, tmp_path / "hf" / "tokenizer.json")
+    expected = trained.encode(varied_text)
+    for target in [
+        tmp_path / "tiny.tokviz.json",
+        tmp_path / "gpt2-files",
+        tmp_path / "gpt2-files" / "vocab.json",
+        tmp_path / "gpt2-files" / "merges.txt",
+        tmp_path / "hf",
+        tmp_path / "hf" / "tokenizer.json",
+        str(tmp_path / "hf" / "tokenizer.json"),
+    ]:
+        assert load_tokenizer(target).encode(varied_text) == expected, target
+    # A .tiktoken file has no special tokens: its text is encoded as plain text.
+    assert load_tokenizer(tmp_path / "tiny.tiktoken").encode(varied_text) == trained.encode_ordinary(
+        varied_text
+    )
+
+
+def test_wrong_kinds_of_file_are_named(tmp_path: Path) -> None:
+    (tmp_path / "notes.txt").write_text("just some notes\n")
+    with pytest.raises(TokenizerLoadError, match="notes.txt is not a tokenizer file tokviz knows"):
+        load_tokenizer(tmp_path / "notes.txt")
+    (tmp_path / "data.json").write_text(json.dumps({"a": 1}))
+    with pytest.raises(TokenizerLoadError, match="data.json is JSON but neither a tokviz model file"):
+        load_tokenizer(tmp_path / "data.json")
+    (tmp_path / "lonely").mkdir()
+    (tmp_path / "lonely" / "vocab.json").write_text("{}")
+    with pytest.raises(TokenizerLoadError, match="vocab.json needs its partner merges.txt"):
+        load_tokenizer(tmp_path / "lonely" / "vocab.json")
+
+
+def test_a_copy_of_a_published_rank_file_keeps_its_pattern_and_specials(
+    tmp_path: Path, sample: str, cl100k_tiktoken: tiktoken.Encoding
+) -> None:
+    copy = tmp_path / "copy.tiktoken"
+    copy.write_bytes(resource_path("encodings", "cl100k_base.tiktoken").read_bytes())
+    tok = load_tokenizer(copy)
+    assert tok.pretokenizer.name == "cl100k" and tok.special_tokens["<|endofprompt|>"] == 100276
+    assert tok.encode(sample) == cl100k_tiktoken.encode(sample, allowed_special="all")

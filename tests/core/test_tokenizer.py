@@ -1,0 +1,178 @@
+"""The encoder and decoder: merge-list semantics, specials, spans, streaming input, round trips."""
+
+from __future__ import annotations
+
+import pytest
+import tiktoken
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tokviz.core import Tokenizer, TokvizError, train_bpe
+from tokviz.core.errors import TokenizerLoadError
+
+from .reference import reference_encode
+
+BYTES = {i: bytes([i]) for i in range(256)}
+
+
+@pytest.fixture(scope="module")
+def trained(english_text):
+    """A small vocabulary trained on real text with a special token."""
+    return train_bpe(english_text[:60_000], 700, special_tokens=["<|endoftext|>"]).tokenizer("small")
+
+
+def byte_tokenizer() -> Tokenizer:
+    return Tokenizer(BYTES, [], pretokenizer="none", name="bytes")
+
+
+def test_bytes_tokenizer_shows_the_utf8_bytes():
+    assert byte_tokenizer().encode("Hi 🌍") == [72, 105, 32, 240, 159, 140, 141]
+    assert len("Hi 🌍") == 4
+
+
+def test_encoding_follows_the_merge_list_not_the_rank_of_the_merged_bytes():
+    # Merge 0 makes "bc" first, so "abc" becomes [a][bc]; no merge joins a + bc, although "abc"
+    # is in the vocabulary (made from ab + c). tiktoken's rank rule would merge a + bc anyway.
+    vocab = {**BYTES, 256: b"bc", 257: b"ab", 258: b"abc"}
+    merges = [(b"b", b"c"), (b"a", b"b"), (b"ab", b"c")]
+    tok = Tokenizer(vocab, merges, pretokenizer="none")
+    assert tok.encode("abc") == [97, 256]
+
+    ranks = {v: k for k, v in vocab.items()}
+    reference = tiktoken.Encoding("rank-rule", pat_str=r"[\s\S]+", mergeable_ranks=ranks, special_tokens={})
+    assert reference.encode("abc") == [258]
+
+
+def test_encoder_equals_the_lectures_encoder(trained, english_text):
+    text = english_text[70_000:80_000]
+    ids = trained.encode(text)
+    assert [trained.id_bytes(i) for i in ids] == reference_encode(text, trained.merges, "gpt2")
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=80))
+def test_round_trip_on_arbitrary_unicode(trained, text):
+    assert trained.decode(trained.encode(text)) == text
+    assert byte_tokenizer().decode(byte_tokenizer().encode(text)) == text
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("ab c\n\t é🌍你'")), max_size=300))
+def test_long_chunks_use_the_same_rule(text):
+    # With pre-tokenizer "none" whole texts are single chunks; long ones go through the heap path.
+    result = train_bpe("abc ab c é🌍 你 a b" * 20, 300, pretokenizer="none")
+    tok = result.tokenizer()
+    assert [tok.id_bytes(i) for i in tok.encode(text)] == reference_encode(text, result.merges, "none")
+
+
+def test_special_tokens_match_longest_first_and_are_never_split():
+    tok = Tokenizer(
+        BYTES, [], special_tokens=["<|endoftext|>", "<|endoftext|><|endoftext|>"], pretokenizer="gpt2"
+    )
+    single, double = tok.special_tokens["<|endoftext|>"], tok.special_tokens["<|endoftext|><|endoftext|>"]
+    ids = tok.encode("a<|endoftext|><|endoftext|>b<|endoftext|>")
+    assert ids == [97, double, 98, single]
+    assert tok.decode(ids) == "a<|endoftext|><|endoftext|>b<|endoftext|>"
+    assert tok.encode_ordinary("<|endoftext|>") == list(b"<|endoftext|>")
+
+
+def test_trained_specials_keep_their_ids(trained):
+    eot = trained.special_tokens["<|endoftext|>"]
+    assert eot == 699
+    assert trained.encode("hi<|endoftext|>")[-1] == eot
+    assert trained.is_special(eot)
+
+
+def test_spans_place_tokens_on_code_points():
+    tok = byte_tokenizer()
+    spans = tok.encode_spans("a🌍b")
+    assert [(s.start, s.end, s.partial) for s in spans] == [
+        (0, 1, False),
+        (1, 2, True),
+        (1, 2, True),
+        (1, 2, True),
+        (1, 2, True),
+        (2, 3, False),
+    ]
+    assert b"".join(s.bytes for s in spans) == "a🌍b".encode()
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.text(max_size=60))
+def test_spans_tile_the_text(trained, text):
+    spans = trained.encode_spans(text)
+    assert [s.id for s in spans] == trained.encode(text)
+    assert b"".join(s.bytes for s in spans) == text.encode()
+    pos = 0
+    for span in spans:
+        if not span.partial:
+            assert span.start == pos
+            assert text[span.start : span.end].encode() == span.bytes
+        pos = span.end
+    assert pos == len(text)
+
+
+def test_spans_number_the_pretokenizer_chunks(trained):
+    spans = trained.encode_spans("hello world")
+    assert [s.chunk for s in spans] == [0] * (len(trained.encode("hello"))) + [1] * len(
+        trained.encode(" world")
+    )
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(
+        st.text(alphabet=st.sampled_from(list("ab  \n\t.é🌍<|endoftext|>'s1")), max_size=12), max_size=12
+    ),
+    st.sampled_from(["gpt2", "cl100k", "none", r"\w+|\W"]),
+)
+def test_encode_iterable_equals_encode(pieces, pretokenizer):
+    vocab = {**BYTES, 256: b"ab", 257: b" ab"}
+    tok = Tokenizer(vocab, [(b"a", b"b"), (b" ", b"ab")], ["<|endoftext|>"], pretokenizer)
+    assert list(tok.encode_iterable(pieces)) == tok.encode("".join(pieces))
+
+
+def test_encode_iterable_keeps_memory_flat(trained):
+    import tracemalloc
+
+    line = "the quick brown fox jumps over the lazy dog.\n"
+    expected = trained.encode(line * 1000)
+    tracemalloc.start()
+    count = 0
+    for i, token in enumerate(trained.encode_iterable((line for _ in range(10_000)), block=4096)):
+        if i < len(expected):
+            assert token == expected[i]
+        count += 1
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert count == len(trained.encode(line * 10_000))
+    assert peak < 150_000  # the input is 450 KB
+
+
+def test_encode_with_merges_is_a_prefix_of_training(english_text):
+    result = train_bpe(english_text[:5000], 300, pretokenizer="gpt2")
+    tok = result.tokenizer()
+    assert tok.encode_with_merges("the cat", 0) == list(b"the cat")
+    assert tok.encode_with_merges("the cat", len(result.merges)) == tok.encode("the cat")
+
+
+def test_decode_of_partial_bytes_uses_replacement_characters():
+    tok = byte_tokenizer()
+    assert tok.decode([240, 159]) == "\ufffd"
+    assert tok.decode_bytes([240, 159]) == b"\xf0\x9f"
+
+
+def test_unknown_ids_are_a_clear_error():
+    with pytest.raises(TokvizError, match="999"):
+        byte_tokenizer().decode([72, 999])
+    with pytest.raises(TokvizError, match="not in the vocabulary"):
+        byte_tokenizer().id_bytes(-1)
+
+
+def test_inconsistent_merges_are_rejected():
+    with pytest.raises(TokenizerLoadError, match="no earlier merge"):
+        Tokenizer({**BYTES, 256: b"abc"}, [(b"ab", b"c")])
+    with pytest.raises(TokenizerLoadError, match="not in the vocabulary"):
+        Tokenizer(BYTES, [(b"a", b"b")])
+    with pytest.raises(TokenizerLoadError, match="single byte"):
+        Tokenizer({i: bytes([i]) for i in range(255)}, [])

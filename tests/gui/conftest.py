@@ -1,0 +1,52 @@
+"""GUI test setup: Qt runs offscreen, settings go to a temporary folder, tokenizers load once."""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+import pytest
+
+from tokviz.core.registry import load_tokenizer
+from tokviz.core.tokenizer import Tokenizer
+
+
+@pytest.fixture(scope="session")
+def gpt2() -> Tokenizer:
+    """GPT-2 from the bundled rank file, through the same registry the window uses."""
+    return load_tokenizer("gpt2")
+
+
+@pytest.fixture(scope="session")
+def cl100k() -> Tokenizer:
+    """cl100k_base from the bundled rank file."""
+    return load_tokenizer("cl100k")
+
+
+@pytest.fixture(scope="session")
+def byte_tokenizer() -> Tokenizer:
+    """The 256-byte tokenizer: one token per UTF-8 byte."""
+    return load_tokenizer("bytes")
+
+
+@pytest.fixture(scope="session")
+def tiny_bpe() -> Tokenizer:
+    """A small BPE trained here (exact core merge loop, no fast engine), with a special token."""
+    from tokviz.core.train import train_bpe
+
+    corpus = "the cat in the hat sat on the mat. " * 20 + "def f(x):\n    return x + 1\n" * 10
+    return train_bpe(corpus, 300, special_tokens=["<|endoftext|>"]).tokenizer("tiny")
+
+
+@pytest.fixture(autouse=True)
+def _isolated_settings(tmp_path, monkeypatch):
+    """Every test gets empty QSettings so no state leaks between tests or from a real profile."""
+    try:
+        from PySide6.QtCore import QSettings
+    except ImportError:  # the Qt-free tests in this folder do not need Qt
+        yield
+        return
+    QSettings.setDefaultFormat(QSettings.Format.IniFormat)
+    QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, str(tmp_path / "settings"))
+    yield

@@ -1,0 +1,271 @@
+"""The main window, driven the way a student would: type, hover, select, switch tokenizers, open files."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from PySide6.QtCore import QPoint, Qt, QTimer
+from PySide6.QtGui import QTextCursor
+from PySide6.QtWidgets import QApplication, QComboBox, QMessageBox, QPlainTextEdit
+
+from tokviz.gui import MainWindow
+from tokviz.gui.token_view import TokenView, details_html
+
+pytestmark = [pytest.mark.gui, pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")]
+
+
+@pytest.fixture
+def window(qtbot):
+    w = MainWindow()
+    qtbot.addWidget(w)
+    w.resize(1280, 800)
+    w.show()
+    qtbot.waitUntil(w.is_ready, timeout=20000)
+    yield w
+    w.close()
+
+
+def set_text(qtbot, window: MainWindow, text: str) -> None:
+    window.set_text(text)
+    qtbot.waitUntil(lambda: window.is_ready() and window.text == text, timeout=60000)
+
+
+def token_index_of(view: TokenView, token_id: int) -> int:
+    assert view.table is not None
+    hits = [i for i, t in enumerate(view.table.ids.tolist()) if t == token_id]
+    assert hits, f"token {token_id} not in view"
+    return hits[0]
+
+
+def test_window_has_the_named_controls_and_opens_on_gpt2_and_cl100k(window):
+    assert isinstance(window.findChild(QPlainTextEdit, "editor"), QPlainTextEdit)
+    assert len(window.findChildren(TokenView, "tokenView")) == 2
+    pickers = window.findChildren(QComboBox, "tokenizerPicker")
+    assert sorted(p.currentText() for p in pickers) == ["GPT-2", "cl100k"]
+    assert [p.picker.currentText() for p in window.panels] == ["GPT-2", "cl100k"]
+    assert all(p.accessibleName() for p in pickers)
+    assert "🌍" in window.text and "你好" in window.text and "<|endoftext|>" in window.text
+
+
+def test_typing_updates_the_counts_exactly_as_the_core_computes_them(qtbot, window, gpt2, cl100k):
+    editor = window.editor
+    editor.clear()
+    qtbot.keyClicks(editor, "Hello, world! ")
+    editor.insertPlainText("🌍 你好")  # what an input method does; QTest types ASCII only
+    qtbot.keyClicks(editor, " 1234567")
+    qtbot.waitUntil(lambda: window.is_ready() and window.text == editor.toPlainText(), timeout=10000)
+    text = window.text
+    assert text == "Hello, world! 🌍 你好 1234567"
+    assert window.token_counts() == [len(gpt2.encode(text)), len(cl100k.encode(text))]
+    n_bytes = len(text.encode("utf-8"))
+    status = window.status_label.text()
+    assert f"{len(text)} characters" in status and f"{n_bytes} bytes" in status
+    assert f"GPT-2: {len(gpt2.encode(text))} tokens ({n_bytes / len(gpt2.encode(text)):.2f} bytes/token)" in status
+    # Delete a character: still exact.
+    qtbot.keyClick(editor, Qt.Key.Key_Backspace)
+    qtbot.waitUntil(lambda: window.is_ready() and window.text == editor.toPlainText(), timeout=10000)
+    assert window.token_counts() == [len(gpt2.encode(window.text)), len(cl100k.encode(window.text))]
+    assert list(window.panels[0].view.table.ids) == gpt2.encode(window.text)
+
+
+def test_an_emoji_before_a_token_does_not_shift_its_box_or_its_editor_highlight(qtbot, window, gpt2):
+    set_text(qtbot, window, "🌍🌍🌍 the cat")
+    view = window.panels[0].view
+    cat = token_index_of(view, gpt2.encode(" cat")[0])
+    doc_text = view.document().toRawText()
+    assert doc_text[view.box_start[cat] : view.box_end[cat]] == " cat"
+    view.hover_token(cat)
+    [selection] = window.editor.extraSelections()
+    assert selection.cursor.selectedText() == " cat"
+    # Same id, same colour: the box is painted like " cat" in a text without emoji.
+    colour_with_emoji = view.paint_color(cat).name()
+    view.hover_token(-1)
+    set_text(qtbot, window, "a the cat")
+    assert view.paint_color(token_index_of(view, gpt2.encode(" cat")[0])).name() == colour_with_emoji
+
+
+def test_partial_utf8_tokens_show_their_bytes_and_specials_are_marked(qtbot, window, gpt2):
+    set_text(qtbot, window, "Hi 🌍<|endoftext|>")
+    view = window.panels[0].view
+    table = view.table
+    shown = view.document().toRawText()
+    assert "<F0 9F>" in shown and "\ufffd" not in shown
+    assert table.partial.any()
+    special = int(table.special.nonzero()[0][0])
+    assert int(table.ids[special]) == 50256
+    assert view.paint_color(special) == view.colors.special_fill
+
+
+def test_hover_shows_id_bytes_text_length_rank_and_parents(qtbot, window, gpt2):
+    set_text(qtbot, window, "the cat in the hat")
+    qtbot.waitUntil(lambda: window.tokenizers.merges_ready("gpt2"), timeout=30000)
+    view = window.panels[0].view
+    the = token_index_of(view, gpt2.encode(" the")[0])
+    d = view.details(the)
+    assert d.id == 262 and d.hex == "20 74 68 65" and d.text == "·the" and d.length == 4
+    assert d.rank == gpt2.merge_rank_of_id[262]
+    left, right = gpt2.parents_of_id[262]
+    assert d.parents == ((left, "·t"), (right, "he"))
+    html = details_html(d, "GPT-2")
+    assert "262" in html and "20 74 68 65" in html and "merge rank" in html
+
+
+def test_hovering_a_token_highlights_its_text_in_the_editor_and_the_other_view(qtbot, window, gpt2):
+    set_text(qtbot, window, "the cat in the hat")
+    gpt_view, cl_view = (p.view for p in window.panels)
+    hat = token_index_of(gpt_view, gpt2.encode(" hat")[0])
+    # Move the real mouse over the box, as a user would.
+    qtbot.waitUntil(lambda: bool(gpt_view.token_rects(hat)))
+    centre = gpt_view.token_rects(hat)[0].center().toPoint()
+    qtbot.mouseMove(gpt_view.viewport(), centre)
+    qtbot.waitUntil(lambda: gpt_view.hovered == hat)
+    assert window.editor.extraSelections()[0].cursor.selectedText() == " hat"
+    first, stop = window.selected_tokens(window.panels[1])
+    assert cl_view.table.text[cl_view.table.start[first] : cl_view.table.end[stop - 1]] == " hat"
+
+
+def test_selecting_text_in_the_editor_outlines_its_tokens(qtbot, window):
+    set_text(qtbot, window, "the cat in the hat")
+    cursor = window.editor.textCursor()
+    cursor.setPosition(5)
+    cursor.setPosition(9, QTextCursor.MoveMode.KeepAnchor)  # "at i"
+    window.editor.setTextCursor(cursor)
+    view = window.panels[0].view
+    first, stop = window.selected_tokens(window.panels[0])
+    assert [view.tokenizer.decode([int(i)]) for i in view.table.ids[first:stop]] == [" cat", " in"]
+
+
+def test_display_toggles_show_ids_whitespace_glyphs_and_chunks(qtbot, window, gpt2):
+    set_text(qtbot, window, "the cat\tin  the\nhat")
+    view = window.panels[0].view
+    window.act_ws.trigger()
+    assert view.document().toRawText().replace("\u2029", "\n") == "the·cat→in··the↵\nhat"
+    window.act_ws.trigger()
+    window.act_ids.trigger()
+    ids = gpt2.encode("the cat\tin  the\nhat")
+    assert view.document().toRawText().split()[0] == str(ids[0])
+    assert len(view.document().toRawText().split()) == len(ids)
+    window.act_ids.trigger()
+    window.act_chunks.trigger()
+    assert view.show_chunks
+
+
+def test_a_1mb_paste_keeps_the_window_responsive(qtbot, window, gpt2, cl100k, english_text):
+    big = (english_text * 6)[:1_000_000]
+    gaps: list[float] = []
+    last = [time.perf_counter()]
+
+    def tick() -> None:
+        now = time.perf_counter()
+        gaps.append(now - last[0])
+        last[0] = now
+
+    timer = QTimer()
+    timer.timeout.connect(tick)
+    timer.start(10)
+    QApplication.clipboard().setText(big)
+    window.editor.selectAll()
+    window.editor.paste()
+    last[0] = time.perf_counter()
+    qtbot.waitUntil(lambda: window.is_ready() and len(window.text) == len(big), timeout=120000)
+    timer.stop()
+    assert window.token_counts() == [len(gpt2.encode(big)), len(cl100k.encode(big))]
+    gaps.sort()
+    # The event loop kept turning while both views were encoded in workers.
+    assert gaps[len(gaps) // 2] < 0.1
+    assert max(gaps) < 1.5
+    # Typing into the big text is handled incrementally and stays exact.
+    cursor = window.editor.textCursor()
+    cursor.setPosition(500_000)
+    window.editor.setTextCursor(cursor)
+    qtbot.keyClicks(window.editor, "x")
+    qtbot.waitUntil(lambda: window.is_ready() and len(window.text) == len(big) + 1, timeout=10000)
+    assert window.token_counts()[0] == len(gpt2.encode(window.text))
+
+
+def test_a_tokenizer_file_that_fails_to_load_shows_an_error_and_changes_nothing(qtbot, window, tmp_path):
+    broken = tmp_path / "broken.json"
+    broken.write_text('{"format": "tokviz-model", "version": 99}', encoding="utf-8")
+    panel = window.panels[1]
+    rows = window.tokenizers.rowCount()
+    counts = window.token_counts()
+    with qtbot.waitSignal(window.tokenizers.loadFailed, timeout=10000):
+        window.open_tokenizer_file(str(broken), panel)
+    dialog = window.findChild(QMessageBox, "errorDialog")
+    assert dialog is not None and dialog.isVisible() and "broken.json" in dialog.text()
+    assert panel.picker.currentText() == "cl100k" and panel.model.key == "cl100k"
+    assert window.tokenizers.rowCount() == rows
+    assert window.token_counts() == counts
+    dialog.close()
+
+
+def test_opening_a_tokenizer_file_adds_it_to_every_picker(qtbot, window, tiny_bpe, tmp_path):
+    from tokviz.core.formats import save_model
+
+    path = tmp_path / "tiny.json"
+    save_model(path, tiny_bpe)
+    with qtbot.waitSignal(window.tokenizers.tokenizerLoaded, timeout=10000):
+        window.open_tokenizer_file(str(path), window.panels[1])
+    qtbot.waitUntil(window.is_ready)
+    assert window.panels[1].model.tokenizer.vocab == tiny_bpe.vocab
+    assert window.token_counts()[1] == len(tiny_bpe.encode(window.text))
+    labels = [window.panels[0].picker.itemText(i) for i in range(window.panels[0].picker.count())]
+    assert window.panels[1].picker.currentText() in labels
+
+
+def test_a_trained_model_appears_in_every_picker_at_once(qtbot, window, tiny_bpe):
+    key = window.tokenizers.add_tokenizer("my model", tiny_bpe)
+    for panel in window.panels:
+        assert panel.picker.findText("my model") >= 0
+    window.panels[0].select_tokenizer(key)
+    qtbot.waitUntil(window.is_ready)
+    assert window.token_counts()[0] == len(tiny_bpe.encode(window.text))
+
+
+def test_views_can_be_added_and_removed_and_scroll_together(qtbot, window):
+    panel = window.add_view("bytes")
+    qtbot.waitUntil(window.is_ready)
+    assert len(window.findChildren(TokenView, "tokenView")) == 3
+    assert window.token_counts()[2] == len(window.text.encode("utf-8"))
+    set_text(qtbot, window, "\n".join(f"line {i} of a long text" for i in range(400)))
+    window.panels[0].view.verticalScrollBar().setValue(200)
+    top = window.panels[0].view.top_source_position()
+    for p in window.panels[1:]:
+        assert abs(p.view.top_source_position() - top) < 40
+    window.remove_view(panel)
+    assert len(window.panels) == 2
+
+
+def test_zoom_and_theme_shortcuts(qtbot, window):
+    size = window.point_size
+    qtbot.keyClick(window, Qt.Key.Key_Equal, Qt.KeyboardModifier.ControlModifier)
+    assert window.point_size == size + 1
+    qtbot.keyClick(window, Qt.Key.Key_Minus, Qt.KeyboardModifier.ControlModifier)
+    qtbot.keyClick(window, Qt.Key.Key_Minus, Qt.KeyboardModifier.ControlModifier)
+    assert window.point_size == size - 1
+    window.set_theme("dark")
+    assert window.panels[0].view.colors.dark
+    window.set_theme("light")
+    assert not window.panels[0].view.colors.dark
+    for action in window.actions():
+        if action.text() and not action.isSeparator():
+            assert not action.shortcut().isEmpty(), action.text()
+
+
+def test_text_and_views_are_kept_across_restarts(qtbot, window):
+    set_text(qtbot, window, "remember me 🌍")
+    window.add_view("bytes")
+    window.close()
+    again = MainWindow()
+    qtbot.addWidget(again)
+    assert again.editor.toPlainText() == "remember me 🌍"
+    assert [p.model.key for p in again.panels] == ["gpt2", "cl100k", "bytes"]
+    again.close()
+
+
+def test_hover_over_empty_space_clears_the_highlight(qtbot, window):
+    view = window.panels[0].view
+    qtbot.mouseMove(view.viewport(), QPoint(view.viewport().width() - 2, view.viewport().height() - 2))
+    qtbot.waitUntil(lambda: view.hovered == -1)
+    assert window.editor.extraSelections() == []

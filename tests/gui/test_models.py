@@ -1,0 +1,109 @@
+"""The Qt models: the tokenizer list every picker shares, and the vocabulary table."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import Qt
+
+from tokviz.gui.models import OPEN_KEY, IsActionRole, KeyRole, TokenizerRegistryModel
+from tokviz.gui.vocab_table import BYTES, ID, LENGTH, PARENTS, RANK, TOKEN, VocabBrowser, VocabModel, overlap
+
+pytestmark = [pytest.mark.gui, pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")]
+
+
+def test_registry_lists_builtins_then_open_tokenizer(qtmodeltester):
+    model = TokenizerRegistryModel()
+    qtmodeltester.check(model)
+    labels = [model.index(r).data() for r in range(model.rowCount())]
+    assert labels == ["bytes", "GPT-2", "cl100k", "Open tokenizer…"]
+    last = model.index(model.rowCount() - 1)
+    assert last.data(KeyRole) == OPEN_KEY and last.data(IsActionRole)
+
+
+def test_added_tokenizer_is_announced_and_listed(qtbot, qtmodeltester, tiny_bpe):
+    model = TokenizerRegistryModel()
+    with qtbot.waitSignals([model.tokenizersChanged, model.tokenizerLoaded]):
+        key = model.add_tokenizer("trained", tiny_bpe, counts={256: 40})
+    qtmodeltester.check(model)
+    assert model.tokenizer(key) is tiny_bpe
+    assert model.index(model.row_of(key)).data() == "trained"
+
+
+def test_builtins_load_in_the_background(qtbot, gpt2):
+    model = TokenizerRegistryModel()
+    with qtbot.waitSignal(model.tokenizerLoaded, timeout=20000) as blocker:
+        model.ensure_loaded("gpt2")
+    assert blocker.args == ["gpt2"]
+    assert model.tokenizer("gpt2") is gpt2
+    with qtbot.waitSignal(model.mergesReady, timeout=30000):
+        model.prepare_merges("gpt2")
+    assert model.merges_ready("gpt2")
+
+
+def test_vocab_model_passes_the_model_tester_and_shows_visible_bytes(qtmodeltester, gpt2):
+    model = VocabModel()
+    model.set_tokenizer(gpt2, merges_ready=False)
+    qtmodeltester.check(model)
+    assert model.rowCount() == gpt2.vocab_size
+    row = model.row_of_id(262)
+    assert model.index(row, TOKEN).data() == "·the"
+    assert model.index(row, BYTES).data() == "20 74 68 65"
+    assert model.index(row, LENGTH).data() == "4"
+    assert model.index(row, RANK).data() == "…"
+    special = model.row_of_id(50256)
+    assert model.index(special, TOKEN).data() == "<|endoftext|>"
+    assert model.index(special, RANK).data() == "special"
+
+
+def test_vocab_model_shows_merge_rank_and_parents_when_ready(qtmodeltester, tiny_bpe):
+    model = VocabModel()
+    model.set_tokenizer(tiny_bpe, counts={256: 99}, merges_ready=True)
+    qtmodeltester.check(model)
+    row = model.row_of_id(256)
+    assert model.index(row, RANK).data() == "0"
+    left, right = tiny_bpe.merges[0]
+    assert model.index(row, PARENTS).data().startswith("") and "+" in model.index(row, PARENTS).data()
+    assert tiny_bpe.vocab[256] == left + right
+
+
+def test_vocab_filter_sort_and_regex(qtmodeltester, gpt2):
+    model = VocabModel()
+    model.set_tokenizer(gpt2)
+    model.set_filter("ello")
+    assert model.rowCount() > 3
+    assert all("ello" in gpt2.decode([model.token_id(r)]) for r in range(model.rowCount()))
+    model.set_filter(r"^\d{3}$", use_regex=True)
+    assert model.rowCount() > 100
+    model.sort(ID, Qt.SortOrder.DescendingOrder)
+    assert model.token_id(0) > model.token_id(model.rowCount() - 1)
+    model.set_filter("(", use_regex=True)
+    assert model.rowCount() == 0 and "invalid regex" in model.filter_error
+    model.set_filter("")
+    model.sort(LENGTH, Qt.SortOrder.DescendingOrder)
+    assert len(gpt2.vocab[model.token_id(0)]) == max(len(b) for b in gpt2.vocab.values())
+    qtmodeltester.check(model)
+
+
+def test_overlap_of_gpt2_and_cl100k(gpt2, cl100k):
+    both, only_a, only_b = overlap(gpt2, cl100k)
+    assert len(both) + len(only_a) == gpt2.vocab_size
+    assert len(both) + len(only_b) == cl100k.vocab_size
+    assert 262 in both  # " the" is in both vocabularies
+
+
+def test_vocab_browser_lists_overlap_with_counts(qtbot, gpt2, cl100k):
+    registry = TokenizerRegistryModel()
+    registry.load_builtin_now("gpt2")
+    registry.load_builtin_now("cl100k")
+    browser = VocabBrowser(registry)
+    qtbot.addWidget(browser)
+    browser.show_tokenizer("gpt2", "cl100k")
+    both, only_a, only_b = overlap(gpt2, cl100k)
+    assert f"In both ({len(both):,})" in [browser.overlap_mode.itemText(i) for i in range(4)]
+    browser.overlap_mode.setCurrentIndex(3)
+    assert browser.model.rowCount() == len(only_b)
+    assert browser.model.tokenizer is cl100k
+    browser.overlap_mode.setCurrentIndex(1)
+    assert browser.model.rowCount() == len(both)
+    browser.jump_to_id(262)
+    assert browser.model.token_id(browser.table.currentIndex().row()) == 262

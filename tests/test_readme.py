@@ -1,0 +1,44 @@
+"""The README's set-up commands are the ones CI runs, so the documented path is the tested one."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def setup_commands() -> list[str]:
+    """The shell commands in the README's "Set-up" section, in order."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = re.search(r"^## Set-up\n(.*?)(?=^## )", readme, re.S | re.M)
+    assert section, "README.md has no '## Set-up' section"
+    blocks = re.findall(r"^```(?:sh|bash|console)?\n(.*?)^```", section.group(1), re.S | re.M)
+    return [line.strip() for block in blocks for line in block.splitlines() if line.strip()]
+
+
+def test_readme_shows_exactly_the_install_and_test_commands() -> None:
+    assert setup_commands() == [
+        "python -m pip install . && tokviz",
+        "python -m pip install '.[test]' && python -m pytest",
+    ]
+
+
+def test_ci_runs_the_readme_test_command() -> None:
+    test_command = setup_commands()[1]
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    ci_lines = [
+        line.strip() for line in ci.splitlines() if line.strip() and not line.lstrip().startswith("#")
+    ]
+    assert test_command in ci_lines
+    assert ci_lines[-1] == test_command, "the test command should be the last thing CI runs"
+
+
+@pytest.mark.skipif(os.name != "posix", reason="POSIX permission bits")
+def test_ci_script_is_executable_and_strict() -> None:
+    script = ROOT / ".ci" / "run"
+    assert os.access(script, os.X_OK)
+    assert "set -euo pipefail" in script.read_text(encoding="utf-8")

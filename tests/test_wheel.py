@@ -1,0 +1,106 @@
+"""A built wheel carries the bundled data as tokviz/resources and finds it once installed.
+
+The sdist is built first and the wheel from it (``python -m build``'s default), so this also
+checks that the sdist holds everything the wheel needs.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+import tarfile
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+BUNDLED = [
+    "encodings/r50k_base.tiktoken",
+    "encodings/cl100k_base.tiktoken",
+    "encodings/SHA256SUMS",
+    "encodings/NOTICE",
+]
+
+pytestmark = pytest.mark.slow
+
+
+def _run(args: list[str], cwd: Path, timeout: float = 120) -> str:
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP")}
+    env["PIP_DISABLE_PIP_VERSION_CHECK"] = "1"
+    proc = subprocess.run(args, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
+    assert proc.returncode == 0, f"{' '.join(args)} failed:\n{proc.stdout}\n{proc.stderr}"
+    return proc.stdout
+
+
+@pytest.fixture(scope="module")
+def dist(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The sdist and the wheel built from it, in a temporary folder."""
+    if importlib.util.find_spec("build") is None:
+        pytest.skip("the 'build' package is not installed (it comes with the [test] extra)")
+    out = tmp_path_factory.mktemp("dist")
+    args = [sys.executable, "-m", "build", "--outdir", str(out)]
+    if importlib.util.find_spec("hatchling") is not None:
+        args.append("--no-isolation")  # offline and fast; otherwise build fetches hatchling itself
+    _run([*args, str(ROOT)], cwd=out, timeout=240)
+    return out
+
+
+def _one(folder: Path, pattern: str) -> Path:
+    found = sorted(folder.glob(pattern))
+    assert len(found) == 1, f"expected one {pattern} in {folder}, found {found}"
+    return found[0]
+
+
+def test_sdist_includes_the_resources(dist: Path) -> None:
+    with tarfile.open(_one(dist, "*.tar.gz")) as sdist:
+        names = {name.split("/", 1)[1] for name in sdist.getnames() if "/" in name}
+    for item in BUNDLED:
+        assert f"resources/{item}" in names
+    assert "tokviz/core/resources.py" in names
+    assert not any("__pycache__" in name for name in names)
+
+
+def test_wheel_maps_resources_into_the_package(dist: Path) -> None:
+    with zipfile.ZipFile(_one(dist, "*.whl")) as wheel:
+        names = set(wheel.namelist())
+        entry_points = next(
+            wheel.read(n).decode() for n in names if n.endswith(".dist-info/entry_points.txt")
+        )
+    for item in BUNDLED:
+        assert f"tokviz/resources/{item}" in names
+    assert not any(name.startswith("resources/") for name in names)
+    assert not any(name.startswith("tests/") for name in names)
+    assert "tokviz = tokviz.cli:main" in entry_points
+
+
+def test_installed_wheel_finds_its_resources(dist: Path, tmp_path: Path) -> None:
+    venv = tmp_path / "venv"
+    # --system-site-packages: the runtime dependencies (and pip) come from this interpreter.
+    _run([sys.executable, "-m", "venv", "--system-site-packages", "--without-pip", str(venv)], cwd=tmp_path)
+    python = venv / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
+    wheel = _one(dist, "*.whl")
+    _run(
+        [str(python), "-m", "pip", "install", "--no-deps", "--no-index", "--ignore-installed", str(wheel)],
+        cwd=tmp_path,
+    )
+    probe = (
+        "import json, tokviz\n"
+        "from tokviz.core.encodings import load_bundled_ranks\n"
+        "from tokviz.core.resources import resource_path, resources_dir\n"
+        "print(json.dumps({'package': tokviz.__file__, 'dir': str(resources_dir()),\n"
+        "    'r50k': str(resource_path('encodings', 'r50k_base.tiktoken')),\n"
+        "    'ranks': len(load_bundled_ranks('gpt2'))}))\n"
+    )
+    work = tmp_path / "elsewhere"  # not the checkout, so nothing can be found next to it
+    work.mkdir()
+    found = json.loads(_run([str(python), "-c", probe], cwd=work).strip().splitlines()[-1])
+    package_dir = Path(found["package"]).parent
+    assert venv.resolve() in package_dir.resolve().parents, found
+    assert Path(found["dir"]) == package_dir / "resources"
+    assert Path(found["r50k"]) == package_dir / "resources" / "encodings" / "r50k_base.tiktoken"
+    assert Path(found["r50k"]).is_file()
+    assert found["ranks"] == 50256

@@ -1,0 +1,43 @@
+"""Error types of the core: every failure a user can cause has a clear, one-line message."""
+
+from __future__ import annotations
+
+
+class TokvizError(Exception):
+    """Base of all errors the core raises on bad input; the message is meant for the user."""
+
+
+class PretokenizerError(TokvizError, ValueError):
+    """The pre-tokenizer name or custom regex is not usable."""
+
+
+class CorpusError(TokvizError):
+    """The training corpus is missing, empty, or not valid UTF-8."""
+
+    def __init__(self, message: str, path: str | None = None, offset: int | None = None) -> None:
+        super().__init__(message)
+        self.path = path
+        self.offset = offset
+
+
+class VocabSizeError(TokvizError, ValueError):
+    """The requested vocabulary size cannot hold the 256 bytes plus the special tokens."""
+
+
+class TokenizerLoadError(TokvizError):
+    """A tokenizer name or file could not be loaded; the message says what is wrong."""
+
+
+class ModelFileError(TokenizerLoadError):
+    """A tokviz model file is corrupt, hostile or of an unknown version."""
+
+
+class ExportError(TokvizError):
+    """A vocabulary cannot be written in the requested format."""
+
+
+class Cancelled(TokvizError):
+    """A long operation stopped because its cancel flag was set."""
+
+    def __init__(self, message: str = "cancelled") -> None:
+        super().__init__(message)

@@ -1,0 +1,87 @@
+"""What a tokenization costs: bytes per token, the attention multiplier, and embedding size.
+
+Every number here is computed from an actual encoding, never typed in, so a comparison table
+always agrees with the tokenizers it describes. Bytes per token is a sequence-length measure
+(UTF-8 bytes over token count), not a file-compression ratio.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+
+class _Encodes(Protocol):
+    name: str
+
+    def encode(self, text: str) -> list[int]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class TextMetrics:
+    """Size of one text under one tokenizer; ``bytes_per_token`` is None when there are no tokens."""
+
+    bytes: int
+    code_points: int
+    tokens: int
+    bytes_per_token: float | None
+
+    @classmethod
+    def of(cls, tokenizer: _Encodes, text: str) -> TextMetrics:
+        """Encode ``text`` (special tokens included) and measure it."""
+        n_bytes = len(text.encode("utf-8"))
+        n_tokens = len(tokenizer.encode(text))
+        return cls(n_bytes, len(text), n_tokens, n_bytes / n_tokens if n_tokens else None)
+
+
+def attention_multiplier(n: int, n_ref: int) -> float:
+    """Relative size of the n x n attention score matrix against one of n_ref x n_ref: (n / n_ref)^2.
+
+    Dense attention forms one score per pair of positions, so its work grows with the square of
+    the sequence length; 1,000 tokens against 250 is a factor of 16.
+    """
+    if n_ref <= 0:
+        raise ValueError(f"the reference token count must be positive, got {n_ref}")
+    if n < 0:
+        raise ValueError(f"the token count cannot be negative, got {n}")
+    return (n / n_ref) ** 2
+
+
+def embedding_parameters(vocab_size: int, d: int) -> int:
+    """Parameters of a V x d embedding table: it grows linearly with the vocabulary size."""
+    if vocab_size < 0 or d < 0:
+        raise ValueError(f"vocabulary size and width must not be negative, got V={vocab_size}, d={d}")
+    return vocab_size * d
+
+
+def compare_rows(texts: Mapping[str, str], tokenizers: Sequence[_Encodes]) -> list[dict[str, Any]]:
+    """One row per (input, tokenizer), in input order then tokenizer order.
+
+    Each row has ``input``, ``tokenizer`` (its name), ``bytes``, ``code_points``, ``tokens``,
+    ``bytes_per_token`` (None for an empty input), ``attention_multiplier`` against the tokenizer
+    that needs the fewest tokens for that input (1.0 for that one, and for all on an empty input)
+    and ``best`` (whether this tokenizer is one of those with the fewest tokens).
+    """
+    rows: list[dict[str, Any]] = []
+    for label, text in texts.items():
+        measured = [(tok, TextMetrics.of(tok, text)) for tok in tokenizers]
+        fewest = min((m.tokens for _, m in measured), default=0)
+        for tok, m in measured:
+            if fewest > 0:
+                multiplier = attention_multiplier(m.tokens, fewest)
+            else:
+                multiplier = 1.0  # only an empty text has zero tokens, and then it has zero everywhere
+            rows.append(
+                {
+                    "input": label,
+                    "tokenizer": getattr(tok, "name", type(tok).__name__),
+                    "bytes": m.bytes,
+                    "code_points": m.code_points,
+                    "tokens": m.tokens,
+                    "bytes_per_token": m.bytes_per_token,
+                    "attention_multiplier": multiplier,
+                    "best": m.tokens == fewest,
+                }
+            )
+    return rows

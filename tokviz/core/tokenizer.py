@@ -1,0 +1,466 @@
+"""The exact byte-level BPE tokenizer: encode by the merge list, decode by joining bytes.
+
+Within each pre-token chunk the adjacent pair with the lowest merge index is merged, again and
+again. That is the definition the merge list carries, and it is what GPT-2's files mean; it can
+differ from "merge the pair whose bytes have the lowest rank" on unusual vocabularies.
+"""
+
+from __future__ import annotations
+
+import heapq
+import os
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from .errors import TokenizerLoadError, TokvizError
+from .pretokenize import NAMED_PATTERNS, Pretokenizer, SpecialSplitter, resolve_pretokenizer, safe_cut_before
+
+# Chunks longer than this are merged with a heap instead of rescanning all pairs each round.
+_LONG_CHUNK = 96
+# Bound on the chunk -> ids cache so memory stays flat on endless input.
+_CACHE_LIMIT = 200_000
+
+
+class FastEngine(Protocol):
+    """An exact external encoder for the same vocabulary (tiktoken's, for its own rank files)."""
+
+    def encode_ordinary(self, text: str) -> list[int]: ...
+
+    def encode_piece(self, data: bytes) -> list[int]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class TokenSpan:
+    """One token of an encoded text, placed on the text.
+
+    ``start``/``end`` are code-point offsets. A token that holds only part of a UTF-8 character
+    (``partial``) covers the whole character it belongs to, so both halves of a split emoji point
+    at the emoji. ``chunk`` numbers the pre-token chunk the token came from.
+    """
+
+    id: int
+    start: int
+    end: int
+    bytes: bytes
+    partial: bool
+    special: bool = False
+    chunk: int = 0
+
+
+class Tokenizer:
+    """A byte-level BPE tokenizer defined by a vocabulary, an ordered merge list and specials.
+
+    ``vocab`` may use any id layout (GPT-2's vocab.json ids, say): ids are looked up by bytes,
+    and the merges define the algorithm. ``special_tokens`` is a list of strings (their ids are
+    found in ``vocab`` by bytes, or appended after the largest id) or a ``{text: id}`` mapping.
+    """
+
+    def __init__(
+        self,
+        vocab: Mapping[int, bytes],
+        merges: Sequence[tuple[bytes, bytes]] | Callable[[], Sequence[tuple[bytes, bytes]]],
+        special_tokens: Mapping[str, int] | Iterable[str] | None = None,
+        pretokenizer: str | Pretokenizer | None = "gpt2",
+        name: str = "custom",
+        engine: FastEngine | None = None,
+    ) -> None:
+        self.name = name
+        self.pretokenizer = resolve_pretokenizer(pretokenizer)
+        self.vocab: dict[int, bytes] = {int(i): bytes(b) for i, b in vocab.items()}
+        # ``merges`` may be a callable: tiktoken-ranked vocabularies recover their merges only
+        # when something needs them (the timeline, hover parents), so start-up stays fast.
+        self._merges_source = merges if callable(merges) else None
+        self._merges: list[tuple[bytes, bytes]] | None = (
+            None if callable(merges) else [(bytes(a), bytes(b)) for a, b in merges]
+        )
+        self._merge_count_hint = len(self.vocab) - 256
+        self.special_tokens: dict[str, int] = self._resolve_specials(special_tokens)
+        self._special_ids = set(self.special_tokens.values())
+        self._splitter = SpecialSplitter(self.special_tokens)
+        self._engine = engine
+        self._tables_built = False
+        self._cache: dict[bytes, list[int]] = {}
+        if engine is None:
+            self._build_tables()
+
+    @property
+    def merges(self) -> list[tuple[bytes, bytes]]:
+        """The ordered merge list (recovered on first use for tiktoken-ranked vocabularies)."""
+        if self._merges is None:
+            assert self._merges_source is not None
+            self._merges = [(bytes(a), bytes(b)) for a, b in self._merges_source()]
+        return self._merges
+
+    @property
+    def merge_rank_of_id(self) -> dict[int, int]:
+        """Merge index that created each merged id."""
+        self._ensure_tables()
+        return self._merge_rank_of_id
+
+    @property
+    def parents_of_id(self) -> dict[int, tuple[int, int]]:
+        """The (left id, right id) each merged id was made from."""
+        self._ensure_tables()
+        return self._parents_of_id
+
+    def _ensure_tables(self) -> None:
+        if not self._tables_built:
+            self._build_tables()
+
+    # ------------------------------------------------------------------ construction
+    def _resolve_specials(self, specials: Mapping[str, int] | Iterable[str] | None) -> dict[str, int]:
+        if specials is None:
+            return {}
+        if isinstance(specials, Mapping):
+            out = {str(s): int(i) for s, i in specials.items()}
+            for s, i in out.items():
+                self.vocab.setdefault(i, s.encode("utf-8"))
+            return out
+        # A special given by text keeps an id the vocabulary already has for it past the BPE region
+        # (trained models and GPT-2's vocab.json put specials there); otherwise it is appended.
+        bpe_end = 256 + (len(self._merges) if self._merges is not None else self._merge_count_hint)
+        existing = {b: i for i, b in sorted(self.vocab.items()) if i >= bpe_end}
+        out: dict[str, int] = {}
+        next_id = max(self.vocab, default=-1) + 1
+        for s in specials:
+            if not s or s in out:
+                continue
+            data = s.encode("utf-8")
+            if data in existing:
+                out[s] = existing[data]
+            else:
+                out[s] = next_id
+                self.vocab[next_id] = data
+                next_id += 1
+        return out
+
+    def _build_tables(self) -> None:
+        ids_by_bytes: dict[bytes, list[int]] = {}
+        for i in sorted(self.vocab):
+            if i in getattr(self, "_special_ids", ()):
+                continue
+            ids_by_bytes.setdefault(self.vocab[i], []).append(i)
+        byte_ids: list[int] = []
+        for b in range(256):
+            found = ids_by_bytes.get(bytes([b]))
+            if not found:
+                raise TokenizerLoadError(f"the vocabulary has no token for the single byte {b:02X}")
+            byte_ids.append(found[0])
+        self._byte_ids = byte_ids
+        self._identity_bytes = byte_ids == list(range(256))
+        # (left id, right id) -> (merge index, new id); a bytes value made by several merges gets
+        # the ids in order, so trained vocabularies with repeated bytes keep one id per merge.
+        ranks: dict[tuple[int, int], tuple[int, int]] = {}
+        used: dict[bytes, int] = {}
+        known: dict[bytes, list[int]] = {bytes([b]): [byte_ids[b]] for b in range(256)}
+        merge_rank_of_id: dict[int, int] = {}
+        parents_of_id: dict[int, tuple[int, int]] = {}
+        for rank, (left, right) in enumerate(self.merges):
+            if left not in known or right not in known:
+                missing = left if left not in known else right
+                raise TokenizerLoadError(
+                    f"merge {rank} ({left!r} + {right!r}) uses {missing!r}, which no earlier merge makes"
+                )
+            merged = left + right
+            candidates = ids_by_bytes.get(merged)
+            if not candidates:
+                raise TokenizerLoadError(f"merge {rank} makes {merged!r}, which is not in the vocabulary")
+            k = used.get(merged, 0)
+            new_id = candidates[min(k, len(candidates) - 1)]
+            used[merged] = k + 1
+            if new_id not in merge_rank_of_id:
+                merge_rank_of_id[new_id] = rank
+                parents_of_id[new_id] = (known[left][-1], known[right][-1])
+            for a in known[left]:
+                for b in known[right]:
+                    ranks.setdefault((a, b), (rank, new_id))
+            known.setdefault(merged, [])
+            if new_id not in known[merged]:
+                known[merged].append(new_id)
+        self._ranks = ranks
+        self._merge_rank_of_id = merge_rank_of_id
+        self._parents_of_id = parents_of_id
+        self._tables_built = True
+
+    # ------------------------------------------------------------------ properties
+    @property
+    def vocab_size(self) -> int:
+        """Number of distinct ids, special tokens included."""
+        return len(self.vocab)
+
+    @property
+    def is_bpe(self) -> bool:
+        """True when the tokenizer has merges (the pure byte tokenizer has none)."""
+        if self._merges is None:
+            return self._merge_count_hint > 0
+        return bool(self._merges)
+
+    @property
+    def merge_count(self) -> int:
+        """Number of merges, without forcing a lazy merge list to be recovered."""
+        return len(self._merges) if self._merges is not None else self._merge_count_hint
+
+    def id_bytes(self, token_id: int) -> bytes:
+        """The bytes of one id; :class:`TokvizError` for an id outside the vocabulary."""
+        try:
+            return self.vocab[token_id]
+        except (KeyError, TypeError):
+            raise TokvizError(f"token id {token_id!r} is not in the vocabulary of {self.name}") from None
+
+    def is_special(self, token_id: int) -> bool:
+        """Whether the id is one of the special tokens."""
+        return token_id in self._special_ids
+
+    # ------------------------------------------------------------------ BPE
+    def _bpe(self, data: bytes, max_rank: int | None = None) -> list[int]:
+        """Merge one chunk's bytes by the merge list, optionally using only merges below max_rank."""
+        if self._engine is not None and max_rank is None:
+            return self._engine.encode_piece(data)
+        self._ensure_tables()
+        ids = list(data) if self._identity_bytes else [self._byte_ids[b] for b in data]
+        if len(ids) < 2:
+            return ids
+        if len(ids) > _LONG_CHUNK:
+            return self._bpe_heap(ids, max_rank)
+        ranks = self._ranks
+        limit = len(self.merges) if max_rank is None else max_rank
+        none = (limit, -1)
+        while len(ids) > 1:
+            best = none
+            for pair in zip(ids, ids[1:]):
+                r = ranks.get(pair, none)
+                if r < best:
+                    best = r
+            if best[0] >= limit:
+                break
+            rank, new_id = best
+            out: list[int] = []
+            i = 0
+            n = len(ids)
+            while i < n:
+                if i + 1 < n and ranks.get((ids[i], ids[i + 1]), none)[0] == rank:
+                    out.append(new_id)
+                    i += 2
+                else:
+                    out.append(ids[i])
+                    i += 1
+            ids = out
+        return ids
+
+    def _bpe_heap(self, ids: list[int], max_rank: int | None) -> list[int]:
+        """The same merge rule for long chunks: a heap of (rank, position) over a linked list."""
+        ranks = self._ranks
+        limit = len(self.merges) if max_rank is None else max_rank
+        n = len(ids)
+        nxt = list(range(1, n + 1))
+        prv = list(range(-1, n - 1))
+        alive = [True] * n
+        heap: list[tuple[int, int, int, int]] = []
+        for i in range(n - 1):
+            r = ranks.get((ids[i], ids[i + 1]))
+            if r is not None and r[0] < limit:
+                heap.append((r[0], i, ids[i], ids[i + 1]))
+        heapq.heapify(heap)
+        while heap:
+            rank, i, a, b = heapq.heappop(heap)
+            j = nxt[i] if alive[i] else n
+            if j >= n or ids[i] != a or ids[j] != b:
+                continue
+            ids[i] = ranks[(a, b)][1]
+            alive[j] = False
+            k = nxt[j]
+            nxt[i] = k
+            if k < n:
+                prv[k] = i
+                r = ranks.get((ids[i], ids[k]))
+                if r is not None and r[0] < limit:
+                    heapq.heappush(heap, (r[0], i, ids[i], ids[k]))
+            p = prv[i]
+            if p >= 0:
+                r = ranks.get((ids[p], ids[i]))
+                if r is not None and r[0] < limit:
+                    heapq.heappush(heap, (r[0], p, ids[p], ids[i]))
+        return [ids[i] for i in range(n) if alive[i]]
+
+    def _encode_chunk(self, chunk: str) -> list[int]:
+        data = chunk.encode("utf-8")
+        cached = self._cache.get(data)
+        if cached is not None:
+            return cached
+        ids = self._bpe(data)
+        if len(self._cache) >= _CACHE_LIMIT:
+            self._cache.clear()
+        self._cache[data] = ids
+        return ids
+
+    # ------------------------------------------------------------------ encode
+    def encode_ordinary(self, text: str) -> list[int]:
+        """Encode text as plain text: special-token strings are encoded like any other text."""
+        if self._engine is not None:
+            return self._engine.encode_ordinary(text)
+        out: list[int] = []
+        encode_chunk = self._encode_chunk
+        for chunk in self.pretokenizer.split(text):
+            out.extend(encode_chunk(chunk))
+        return out
+
+    def encode(self, text: str) -> list[int]:
+        """Encode text to ids; special tokens in the text become their single ids, longest first."""
+        if not self._splitter:
+            return self.encode_ordinary(text)
+        out: list[int] = []
+        for start, end, special in self._splitter.segments(text):
+            if special:
+                out.append(self.special_tokens[text[start:end]])
+            else:
+                out.extend(self.encode_ordinary(text[start:end]))
+        return out
+
+    def encode_with_merges(self, text: str, max_merges: int) -> list[int]:
+        """Encode using only the first ``max_merges`` merges (the timeline's step k)."""
+        out: list[int] = []
+        for start, end, special in self._splitter.segments(text):
+            if special:
+                out.append(self.special_tokens[text[start:end]])
+                continue
+            for chunk in self.pretokenizer.split(text[start:end]):
+                out.extend(self._bpe(chunk.encode("utf-8"), max_merges))
+        return out
+
+    def encode_spans(self, text: str, max_merges: int | None = None) -> list[TokenSpan]:
+        """Encode and place every token on the text (code-point offsets, partial flags, chunk index)."""
+        spans: list[TokenSpan] = []
+        vocab = self.vocab
+        chunk_index = 0
+        for seg_start, seg_end, special in self._splitter.segments(text):
+            if special:
+                sid = self.special_tokens[text[seg_start:seg_end]]
+                spans.append(TokenSpan(sid, seg_start, seg_end, vocab[sid], False, True, chunk_index))
+                chunk_index += 1
+                continue
+            segment = text[seg_start:seg_end]
+            for cs, ce in self.pretokenizer.spans(segment):
+                chunk = segment[cs:ce]
+                data = chunk.encode("utf-8")
+                if max_merges is None:
+                    ids = self._encode_chunk(chunk)
+                else:
+                    ids = self._bpe(data, max_merges)
+                base = seg_start + cs
+                if len(data) == ce - cs:
+                    pos = base
+                    for i in ids:
+                        b = vocab[i]
+                        spans.append(TokenSpan(i, pos, pos + len(b), b, False, False, chunk_index))
+                        pos += len(b)
+                else:
+                    char_of_byte: list[int] = []
+                    starts: set[int] = set()
+                    off = 0
+                    for ci, ch in enumerate(chunk):
+                        width = len(ch.encode("utf-8"))
+                        starts.add(off)
+                        char_of_byte.extend([ci] * width)
+                        off += width
+                    starts.add(off)
+                    pos = 0
+                    for i in ids:
+                        b = vocab[i]
+                        end = pos + len(b)
+                        partial = pos not in starts or end not in starts
+                        spans.append(
+                            TokenSpan(
+                                i,
+                                base + char_of_byte[pos],
+                                base + char_of_byte[end - 1] + 1,
+                                b,
+                                partial,
+                                False,
+                                chunk_index,
+                            )
+                        )
+                        pos = end
+                chunk_index += 1
+        return spans
+
+    def encode_iterable(self, iterable: Iterable[str], block: int = 1 << 16) -> Iterator[int]:
+        """Encode a stream of strings lazily, with memory independent of the total input size.
+
+        Pieces are gathered into blocks of about ``block`` characters; each block is encoded up
+        to a cut where chunking provably cannot change: a special token, or (for the named
+        GPT-2 / cl100k patterns) a space after a non-space. With ``none`` or a custom pattern
+        the buffer holds one document between special tokens.
+        """
+        safe_spaces = self.pretokenizer.name in NAMED_PATTERNS and self.pretokenizer.pattern is not None
+        parts: list[str] = []
+        size = 0
+        next_try = block
+        for piece in iterable:
+            if not piece:
+                continue
+            parts.append(piece)
+            size += len(piece)
+            if size < next_try:
+                continue
+            buffer = "".join(parts)
+            cut = self._safe_cut(buffer, safe_spaces)
+            if cut > 0:
+                yield from self.encode(buffer[:cut])
+                buffer = buffer[cut:]
+                next_try = block
+            else:
+                next_try = 2 * size  # no safe cut yet: wait for more text before looking again
+            parts = [buffer]
+            size = len(buffer)
+        if parts:
+            yield from self.encode("".join(parts))
+
+    def _safe_cut(self, buffer: str, safe_spaces: bool) -> int:
+        """The last place in ``buffer`` where encoding can be split without changing the result."""
+        longest = max((len(s) for s in self.special_tokens), default=0)
+        # Keep a tail that could still grow into a (longer) special token or a whitespace run.
+        limit = len(buffer) - max(longest, 1)
+        if limit <= 0:
+            return 0
+        cut = safe_cut_before(buffer, limit) if safe_spaces else 0
+        if self._splitter:
+            for start, end, special in self._splitter.segments(buffer):
+                if not special or start > limit:
+                    continue
+                if start < cut < end:
+                    cut = start  # never cut inside a special token
+                elif start > cut:
+                    cut = start
+        return cut
+
+    # ------------------------------------------------------------------ decode
+    def decode_bytes(self, ids: Iterable[int]) -> bytes:
+        """Join the bytes of every id (raises :class:`TokvizError` for an unknown id)."""
+        vocab = self.vocab
+        try:
+            return b"".join(vocab[i] for i in ids)
+        except (KeyError, TypeError):
+            bad = next(i for i in ids if not isinstance(i, int) or i not in vocab)
+            raise TokvizError(f"token id {bad!r} is not in the vocabulary of {self.name}") from None
+
+    def decode(self, ids: Iterable[int]) -> str:
+        """Join bytes then decode UTF-8, replacing invalid sequences with U+FFFD."""
+        return self.decode_bytes(list(ids)).decode("utf-8", errors="replace")
+
+    @staticmethod
+    def from_files(
+        vocab_json: str | os.PathLike[str],
+        merges_txt: str | os.PathLike[str],
+        special_tokens: Mapping[str, int] | Iterable[str] | None = None,
+    ) -> Tokenizer:
+        """Load GPT-2 / Hugging Face ``vocab.json`` + ``merges.txt`` (ids kept as in the file)."""
+        from .formats import tokenizer_from_files
+
+        return tokenizer_from_files(vocab_json, merges_txt, special_tokens)
+
+    def __repr__(self) -> str:
+        return (
+            f"Tokenizer(name={self.name!r}, vocab_size={self.vocab_size}, merges={self.merge_count}, "
+            f"pretokenizer={self.pretokenizer.name!r})"
+        )

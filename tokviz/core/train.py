@@ -1,0 +1,646 @@
+"""Byte-level BPE training: exact (checked against a slow reference) and fast.
+
+The corpus is counted as a table of unique pre-tokens ("words") with their frequencies, in
+parallel processes for large inputs. The merge loop keeps pair counts incrementally, an index
+from each pair to the words that contain it, and a lazy priority queue, so each merge touches
+only the words it changes.
+
+Tie rules, among the pairs with the highest count:
+  * ``lexicographic``: the greatest ``(left bytes, right bytes)`` wins;
+  * ``first-seen`` (the lecture's rule): the pair whose first occurrence in the current corpus
+    sequence comes earliest wins.
+Every adjacent pair is counted (``aaa`` has two ``(a, a)``); a merge replaces non-overlapping
+occurrences left to right.
+"""
+
+from __future__ import annotations
+
+import heapq
+import os
+import time
+from collections import Counter
+from collections.abc import Callable, Generator, Iterable
+from concurrent.futures import Future, ProcessPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from .corpus import iter_parts, resolve_source
+from .errors import Cancelled, CorpusError, VocabSizeError
+from .pretokenize import NAMED_PATTERNS, Pretokenizer, SpecialSplitter, resolve_pretokenizer
+
+TIE_RULES = ("lexicographic", "first-seen")
+PHASES = ("reading", "pre-tokenizing", "merging", "done")
+
+# Corpora larger than this (in characters) are pre-tokenized in worker processes.
+PARALLEL_THRESHOLD = 4 << 20
+PART_SIZE = 1 << 20
+
+
+class CancelFlag(Protocol):
+    def is_set(self) -> bool: ...
+
+
+@dataclass(frozen=True, slots=True)
+class MergeRecord:
+    """One merge of the training run, as the timeline and the history table show it."""
+
+    step: int
+    left_id: int
+    right_id: int
+    left: bytes
+    right: bytes
+    new_id: int
+    count: int
+    ties: int
+    tokens_after: int
+
+    @property
+    def merged(self) -> bytes:
+        return self.left + self.right
+
+
+@dataclass(frozen=True, slots=True)
+class Progress:
+    """A progress report: the phase, how much of it is done, and merges made since the last one."""
+
+    phase: str
+    done: int
+    total: int
+    merges: tuple[MergeRecord, ...] = ()
+    elapsed: float = 0.0
+
+
+@dataclass
+class TrainResult:
+    """What training produces: the vocabulary, the ordered merges, and the merge history."""
+
+    vocab: dict[int, bytes]
+    merges: list[tuple[bytes, bytes]]
+    history: list[MergeRecord]
+    special_tokens: list[str]
+    pretokenizer: str
+    tie_break: str
+    vocab_size_requested: int
+    initial_tokens: int
+    corpus_bytes: int
+    unique_words: int
+    timings: dict[str, float] = field(default_factory=dict)
+
+    def tokenizer(self, name: str = "trained") -> Any:
+        """A :class:`~tokviz.core.tokenizer.Tokenizer` for this vocabulary."""
+        from .tokenizer import Tokenizer
+
+        return Tokenizer(self.vocab, self.merges, self.special_tokens, self.pretokenizer, name=name)
+
+    def settings(self) -> dict[str, Any]:
+        return {
+            "vocab_size": self.vocab_size_requested,
+            "special_tokens": list(self.special_tokens),
+            "pretokenizer": self.pretokenizer,
+            "tie_break": self.tie_break,
+        }
+
+
+# ---------------------------------------------------------------------------- counting
+_WORKER_STATE: dict[str, Any] = {}
+
+
+def _worker_count(pattern_spec: str, specials: tuple[str, ...], text: str) -> dict[str, int]:
+    key = (pattern_spec, specials)
+    state = _WORKER_STATE.get("key")
+    if state != key:
+        _WORKER_STATE["key"] = key
+        _WORKER_STATE["pre"] = resolve_pretokenizer(pattern_spec)
+        _WORKER_STATE["split"] = SpecialSplitter(specials)
+    return count_words(text, _WORKER_STATE["pre"], _WORKER_STATE["split"])
+
+
+def count_words(text: str, pre: Pretokenizer, splitter: SpecialSplitter) -> dict[str, int]:
+    """Unique pre-tokens of one text part with their counts, in order of first appearance."""
+    counts: Counter[str] = Counter()
+    for doc in splitter.documents(text):
+        counts.update(pre.split(doc))
+    return counts
+
+
+def _check_cancel(cancel: CancelFlag | Callable[[], bool] | None) -> None:
+    if cancel is None:
+        return
+    flag = cancel.is_set() if hasattr(cancel, "is_set") else cancel()  # type: ignore[operator]
+    if flag:
+        raise Cancelled("training was cancelled")
+
+
+def _mp_context() -> Any:
+    """Fork when this process has one thread (cheap, and safe then); otherwise a fork server."""
+    import multiprocessing
+    import threading
+
+    methods = multiprocessing.get_all_start_methods()
+    if "fork" in methods and threading.active_count() == 1:
+        return multiprocessing.get_context("fork")
+    return multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+
+
+def _count_corpus(
+    source: object,
+    pre: Pretokenizer,
+    specials: list[str],
+    errors: str,
+    workers: int | None,
+    cancel: CancelFlag | Callable[[], bool] | None,
+    report_every: float,
+    t0: float,
+) -> Generator[Progress, None, tuple[Counter[str], int]]:
+    """Count unique pre-tokens, yielding progress as parts are done; return (counts, bytes)."""
+    files, text = resolve_source(source)
+    total = sum(f.size for f in files) if text is None else len(text.encode("utf-8"))
+    splitter = SpecialSplitter(specials)
+    safe_spaces = pre.name in NAMED_PATTERNS and pre.pattern is not None
+    read = [0]
+    last = [0.0]
+
+    def on_bytes(n: int) -> None:
+        read[0] += n
+
+    def progress() -> Generator[Progress, None, None]:
+        now = time.perf_counter()
+        if now - last[0] >= report_every:
+            last[0] = now
+            yield Progress("pre-tokenizing", min(read[0], total), total, (), now - t0)
+
+    counts: Counter[str] = Counter()
+    n_workers = workers if workers is not None else min(os.cpu_count() or 1, 8)
+    parallel = n_workers > 1 and total >= PARALLEL_THRESHOLD
+    part_size = PART_SIZE if parallel else PART_SIZE // 4  # small parts keep cancel prompt
+    parts = iter_parts(files, text, specials, safe_spaces, part_size, errors, on_bytes)
+    if not parallel:
+        for part in parts:
+            _check_cancel(cancel)
+            counts.update(count_words(part, pre, splitter))
+            yield from progress()
+        return counts, total
+    spec = pre.to_json()
+    pending: list[Future[dict[str, int]]] = []
+    pool = ProcessPoolExecutor(max_workers=n_workers, mp_context=_mp_context())
+    try:
+        for part in parts:
+            _check_cancel(cancel)
+            pending.append(pool.submit(_worker_count, spec, tuple(specials), part))
+            # Keep a bounded number of parts in flight: memory follows the unique-word table.
+            while len(pending) >= 2 * n_workers:
+                counts.update(_wait(pending.pop(0), cancel))
+                yield from progress()
+        while pending:
+            counts.update(_wait(pending.pop(0), cancel))
+            yield from progress()
+    finally:
+        for fut in pending:
+            fut.cancel()
+        pool.shutdown(wait=True, cancel_futures=True)
+    return counts, total
+
+
+def _wait(fut: Future[dict[str, int]], cancel: CancelFlag | Callable[[], bool] | None) -> dict[str, int]:
+    while True:
+        _check_cancel(cancel)
+        try:
+            return fut.result(timeout=0.05)
+        except TimeoutError:
+            continue
+
+
+# ---------------------------------------------------------------------------- merging
+def _inverted(data: bytes) -> tuple[int, ...]:
+    """A key that sorts byte strings in reverse, so a min-heap pops the greatest first."""
+    return tuple(255 - b for b in data) + (256,)
+
+
+def train_iter(
+    source: object,
+    vocab_size: int,
+    special_tokens: Iterable[str] | None = None,
+    pretokenizer: str | Pretokenizer | None = "gpt2",
+    tie_break: str = "lexicographic",
+    cancel: CancelFlag | Callable[[], bool] | None = None,
+    errors: str = "strict",
+    workers: int | None = None,
+    report_every: float = 0.05,
+) -> Generator[Progress, None, TrainResult]:
+    """Train step by step: yields :class:`Progress` (with new merges) and returns the result.
+
+    Raises :class:`Cancelled` when ``cancel`` is set (checked at least every few milliseconds),
+    :class:`CorpusError` for an unreadable or empty corpus and :class:`VocabSizeError` for a
+    vocabulary too small to hold the bytes and the special tokens.
+    """
+    t0 = time.perf_counter()
+    specials = list(dict.fromkeys(s for s in (special_tokens or []) if s))
+    if tie_break not in TIE_RULES:
+        raise ValueError(f"unknown tie rule {tie_break!r}; use one of {', '.join(TIE_RULES)}")
+    if errors not in ("strict", "replace"):
+        raise ValueError("errors must be 'strict' or 'replace'")
+    if not isinstance(vocab_size, int) or vocab_size < 256 + len(specials):
+        raise VocabSizeError(
+            f"vocab size {vocab_size} is too small: it must hold the 256 bytes"
+            + (f" and {len(specials)} special tokens" if specials else "")
+            + f" (at least {256 + len(specials)})"
+        )
+    pre = resolve_pretokenizer(pretokenizer)
+    num_merges = vocab_size - 256 - len(specials)
+
+    yield Progress("reading", 0, 1, (), 0.0)
+    counts, corpus_bytes = yield from _count_corpus(
+        source, pre, specials, errors, workers, cancel, report_every, t0
+    )
+    yield Progress("pre-tokenizing", corpus_bytes, corpus_bytes, (), time.perf_counter() - t0)
+    t_count = time.perf_counter()
+    if not counts:
+        raise CorpusError("the corpus is empty: it holds no text to train on")
+
+    words: list[list[int]] = []
+    freqs: list[int] = []
+    for k, (word, freq) in enumerate(counts.items()):
+        if k & 0xFFFF == 0:
+            _check_cancel(cancel)
+        words.append(list(word.encode("utf-8")))
+        freqs.append(freq)
+    del counts
+    initial_tokens = sum(len(w) * f for w, f in zip(words, freqs))
+    yield Progress("merging", 0, num_merges, (), time.perf_counter() - t0)
+
+    vocab: dict[int, bytes] = {i: bytes([i]) for i in range(256)}
+    merges: list[tuple[bytes, bytes]] = []
+    history: list[MergeRecord] = []
+    merger = _Merger(words, freqs, vocab, tie_break, cancel)
+    tokens = initial_tokens
+    batch: list[MergeRecord] = []
+    last = time.perf_counter()
+    for step in range(num_merges):
+        _check_cancel(cancel)
+        chosen = merger.best()
+        if chosen is None:
+            break  # every word is a single token: nothing left to merge
+        (a, b), count, ties = chosen
+        new_id = 256 + step
+        vocab[new_id] = vocab[a] + vocab[b]
+        replaced = merger.merge(a, b, new_id)
+        tokens -= replaced
+        merges.append((vocab[a], vocab[b]))
+        record = MergeRecord(step + 1, a, b, vocab[a], vocab[b], new_id, count, ties, tokens)
+        history.append(record)
+        batch.append(record)
+        now = time.perf_counter()
+        if now - last >= report_every:
+            last = now
+            yield Progress("merging", step + 1, num_merges, tuple(batch), now - t0)
+            batch = []
+    next_id = 256 + len(merges)
+    for s in specials:
+        vocab[next_id] = s.encode("utf-8")
+        next_id += 1
+    t_end = time.perf_counter()
+    yield Progress("done", len(merges), num_merges, tuple(batch), t_end - t0)
+    return TrainResult(
+        vocab=vocab,
+        merges=merges,
+        history=history,
+        special_tokens=specials,
+        pretokenizer=pre.to_json(),
+        tie_break=tie_break,
+        vocab_size_requested=vocab_size,
+        initial_tokens=initial_tokens,
+        corpus_bytes=corpus_bytes,
+        unique_words=len(words),
+        timings={"pretokenize": t_count - t0, "merge": t_end - t_count, "total": t_end - t0},
+    )
+
+
+def train_bpe(
+    source: object,
+    vocab_size: int,
+    special_tokens: Iterable[str] | None = None,
+    pretokenizer: str | Pretokenizer | None = "gpt2",
+    tie_break: str = "lexicographic",
+    progress: Callable[[Progress], None] | None = None,
+    cancel: CancelFlag | Callable[[], bool] | None = None,
+    errors: str = "strict",
+    workers: int | None = None,
+) -> TrainResult:
+    """Train a byte-level BPE vocabulary on a path, a list of paths, or a string of text.
+
+    ``progress`` receives :class:`Progress` reports (phase, done/total, new merges); ``cancel``
+    is a ``threading.Event`` or a callable, checked often; a cancelled run raises
+    :class:`Cancelled` and returns nothing half-made.
+    """
+    gen = train_iter(source, vocab_size, special_tokens, pretokenizer, tie_break, cancel, errors, workers)
+    while True:
+        try:
+            item = next(gen)
+        except StopIteration as stop:
+            return stop.value
+        if progress is not None:
+            progress(item)
+
+
+class _Merger:
+    """Incremental pair statistics over the unique-word table."""
+
+    def __init__(
+        self,
+        words: list[list[int]],
+        freqs: list[int],
+        vocab: dict[int, bytes],
+        tie_break: str,
+        cancel: CancelFlag | Callable[[], bool] | None = None,
+    ) -> None:
+        self.cancel = cancel
+        self.words = words
+        self.freqs = freqs
+        self.vocab = vocab
+        self.first_seen = tie_break == "first-seen"
+        counts: dict[tuple[int, int], int] = {}
+        where: dict[tuple[int, int], set[int]] = {}
+        for wi, word in enumerate(words):
+            if wi & 0xFFFF == 0:
+                _check_cancel(cancel)
+            if len(word) < 2:
+                continue
+            f = freqs[wi]
+            for pair in zip(word, word[1:]):
+                counts[pair] = counts.get(pair, 0) + f
+                s = where.get(pair)
+                if s is None:
+                    where[pair] = {wi}
+                else:
+                    s.add(wi)
+        self.counts = counts
+        self.where = where
+        hist: dict[int, int] = {}
+        for c in counts.values():
+            hist[c] = hist.get(c, 0) + 1
+        self.hist = hist
+        self.inv: dict[int, tuple[int, ...]] = {i: _inverted(bytes([i])) for i in range(256)}
+        if self.first_seen:
+            self.heap: list[tuple] = [(-c, p) for p, c in counts.items()]
+        else:
+            inv = self.inv
+            self.heap = [(-c, inv[p[0]], inv[p[1]], p) for p, c in counts.items()]
+        heapq.heapify(self.heap)
+
+    def _push(self, pair: tuple[int, int], count: int) -> None:
+        if self.first_seen:
+            heapq.heappush(self.heap, (-count, pair))
+        else:
+            inv = self.inv
+            heapq.heappush(self.heap, (-count, inv[pair[0]], inv[pair[1]], pair))
+
+    def _pop_valid(self) -> tuple[tuple[int, int], int] | None:
+        heap = self.heap
+        counts = self.counts
+        while heap:
+            entry = heapq.heappop(heap)
+            pair = entry[-1]
+            current = counts.get(pair, 0)
+            if current == -entry[0]:
+                return pair, current
+            if current > 0 and current < -entry[0]:
+                self._push(pair, current)  # the count fell since this entry was made
+        return None
+
+    def best(self) -> tuple[tuple[int, int], int, int] | None:
+        """The pair to merge next, its count, and how many pairs share that count."""
+        top = self._pop_valid()
+        if top is None:
+            return None
+        pair, count = top
+        ties = self.hist.get(count, 1)
+        if not self.first_seen or ties == 1:
+            return pair, count, ties
+        # Gather every pair at this count and keep the one whose first occurrence is earliest.
+        tied = [pair]
+        while self.heap and -self.heap[0][0] >= count:
+            nxt = self._pop_valid()
+            if nxt is None:
+                break
+            if nxt[1] != count:
+                self._push(*nxt)
+                break
+            tied.append(nxt[0])
+        best = min(tied, key=self._first_position)
+        for p in tied:
+            if p != best:
+                self._push(p, count)
+        return best, count, ties
+
+    def _first_position(self, pair: tuple[int, int]) -> tuple[int, int]:
+        wi = min(self.where[pair])
+        word = self.words[wi]
+        a, b = pair
+        offset = 0
+        vocab = self.vocab
+        for i in range(len(word) - 1):
+            if word[i] == a and word[i + 1] == b:
+                return wi, offset
+            offset += len(vocab[word[i]])
+        raise AssertionError("pair index out of date")  # pragma: no cover
+
+    def merge(self, a: int, b: int, new_id: int) -> int:
+        """Replace (a, b) by new_id in every word holding it; return the corpus tokens saved.
+
+        Only the pairs next to each merge site change; the common case of one site per word
+        takes a short path with no scan of the word beyond finding the site.
+        """
+        where = self.where
+        words = self.words
+        freqs = self.freqs
+        self.inv[new_id] = _inverted(self.vocab[new_id])
+        merged_pair = (a, b)
+        word_ids = where.pop(merged_pair, ())
+        deltas: dict[tuple[int, int], int] = {}
+        dget = deltas.get
+        replaced_total = 0
+        if self.cancel is not None and len(word_ids) > 20000:
+            word_ids = _checking(word_ids, self.cancel)
+        for wi in word_ids:
+            word = words[wi]
+            f = freqs[wi]
+            n = len(word)
+            i = word.index(a)
+            while word[i + 1] != b if i + 1 < n else True:
+                i = word.index(a, i + 1)
+            # Is there a second site? (a then b again after this one)
+            rest = i + 2
+            single = a not in word[rest:] if rest < n else True
+            if not single:
+                j = word.index(a, rest)
+                single = True
+                while True:
+                    if j + 1 < n and word[j + 1] == b:
+                        single = False
+                        break
+                    if a not in word[j + 1 :]:
+                        break
+                    j = word.index(a, j + 1)
+            if single:
+                replaced_total += f
+                new = word[:i]
+                new.append(new_id)
+                new.extend(word[rest:])
+                words[wi] = new
+                if i > 0:
+                    x = word[i - 1]
+                    p = (x, a)
+                    deltas[p] = dget(p, 0) - f
+                    q = (x, new_id)
+                    deltas[q] = dget(q, 0) + f
+                    s_ = where.get(q)
+                    if s_ is None:
+                        where[q] = {wi}
+                    else:
+                        s_.add(wi)
+                    if p != merged_pair and (a not in new or not _has_pair(new, x, a)):
+                        s_ = where.get(p)
+                        if s_ is not None:
+                            s_.discard(wi)
+                if rest < n:
+                    y = word[rest]
+                    p = (b, y)
+                    deltas[p] = dget(p, 0) - f
+                    q = (new_id, y)
+                    deltas[q] = dget(q, 0) + f
+                    s_ = where.get(q)
+                    if s_ is None:
+                        where[q] = {wi}
+                    else:
+                        s_.add(wi)
+                    if p != merged_pair and (b not in new or not _has_pair(new, b, y)):
+                        s_ = where.get(p)
+                        if s_ is not None:
+                            s_.discard(wi)
+                continue
+            replaced_total += self._merge_many(wi, word, f, a, b, new_id, deltas)
+        self._apply(deltas, merged_pair)
+        return replaced_total
+
+    def _unindex(self, pair: tuple[int, int], wi: int) -> None:
+        s_ = self.where.get(pair)
+        if s_ is not None:
+            s_.discard(wi)
+
+    def _merge_many(
+        self,
+        wi: int,
+        word: list[int],
+        f: int,
+        a: int,
+        b: int,
+        new_id: int,
+        deltas: dict[tuple[int, int], int],
+    ) -> int:
+        """General case: several sites in one word (including overlapping runs like ``aaa``)."""
+        where = self.where
+        n = len(word)
+        new: list[int] = []
+        sites: list[int] = []
+        i = 0
+        while i < n:
+            if i + 1 < n and word[i] == a and word[i + 1] == b:
+                sites.append(i)
+                new.append(new_id)
+                i += 2
+            else:
+                new.append(word[i])
+                i += 1
+        old_idx: set[int] = set()
+        for s in sites:
+            if s > 0:
+                old_idx.add(s - 1)
+            old_idx.add(s)
+            if s + 2 < n:
+                old_idx.add(s + 1)
+        removed: set[tuple[int, int]] = set()
+        for k in old_idx:
+            p = (word[k], word[k + 1])
+            deltas[p] = deltas.get(p, 0) - f
+            removed.add(p)
+        m = len(new)
+        new_idx: set[int] = set()
+        for shift, s in enumerate(sites):
+            pos = s - shift  # each earlier site shortened the word by one
+            if pos > 0:
+                new_idx.add(pos - 1)
+            if pos + 1 < m:
+                new_idx.add(pos)
+        added: set[tuple[int, int]] = set()
+        for k in new_idx:
+            p = (new[k], new[k + 1])
+            deltas[p] = deltas.get(p, 0) + f
+            added.add(p)
+            s_ = where.get(p)
+            if s_ is None:
+                where[p] = {wi}
+            else:
+                s_.add(wi)
+        gone = removed - added
+        gone.discard((a, b))
+        if gone:
+            present = set(zip(new, new[1:]))
+            for p in gone:
+                if p not in present:
+                    self._unindex(p, wi)
+        self.words[wi] = new
+        return f * len(sites)
+
+    def _apply(self, deltas: dict[tuple[int, int], int], merged_pair: tuple[int, int]) -> None:
+        """Fold the count changes into the counts, the count histogram and the queue."""
+        counts = self.counts
+        hist = self.hist
+        push = self._push
+        for p, d in deltas.items():
+            if d == 0 or p == merged_pair:
+                continue
+            old = counts.get(p, 0)
+            newc = old + d
+            if old:
+                h = hist[old] - 1
+                if h:
+                    hist[old] = h
+                else:
+                    del hist[old]
+            if newc > 0:
+                counts[p] = newc
+                hist[newc] = hist.get(newc, 0) + 1
+                if d > 0:
+                    push(p, newc)
+            else:
+                del counts[p]
+        old = counts.pop(merged_pair, 0)
+        if old:
+            h = hist[old] - 1
+            if h:
+                hist[old] = h
+            else:
+                del hist[old]
+
+
+def _checking(items: Iterable[int], cancel: CancelFlag | Callable[[], bool]) -> Iterable[int]:
+    """Iterate while checking the cancel flag every few thousand items (for very large merges)."""
+    for k, item in enumerate(items):
+        if k & 0xFFF == 0:
+            _check_cancel(cancel)
+        yield item
+
+
+def _has_pair(word: list[int], x: int, y: int) -> bool:
+    """Whether ``x`` is directly followed by ``y`` somewhere in ``word``."""
+    if x not in word or y not in word:
+        return False
+    n = len(word) - 1
+    i = word.index(x)
+    while True:
+        if i < n and word[i + 1] == y:
+            return True
+        try:
+            i = word.index(x, i + 1)
+        except ValueError:
+            return False

@@ -1,0 +1,36 @@
+"""Start the desktop application: ``tokviz`` with no arguments ends up in :func:`main`."""
+
+from __future__ import annotations
+
+import sys
+import time
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Create the QApplication, show the main window, run the event loop; returns the exit code."""
+    started = time.perf_counter()
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QApplication
+
+    from .main_window import MainWindow
+
+    app = QApplication.instance()
+    owns_app = app is None
+    if app is None:
+        app = QApplication(list(sys.argv if argv is None else argv))
+    assert isinstance(app, QApplication)
+    app.setApplicationName("tokviz")
+    app.setOrganizationName("tokviz")
+    app.setApplicationDisplayName("tokviz")
+    app.setStyle("Fusion")
+    window = MainWindow()
+    window.show()
+    if "--startup-time" in (argv or sys.argv):
+        QTimer.singleShot(0, lambda: print(f"window shown after {time.perf_counter() - started:.3f} s", flush=True))
+    if not owns_app:
+        return 0
+    return int(app.exec())
+
+
+if __name__ == "__main__":
+    sys.exit(main())

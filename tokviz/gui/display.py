@@ -1,0 +1,192 @@
+"""What a token view shows for each token, as one string plus per-token box offsets.
+
+A token view's document is the concatenation of one display string per token: the token's own
+text, its id (in id mode), or, for a token holding part of a UTF-8 character, its raw bytes as
+``<F0 9F>`` (never a replacement character). Offsets are UTF-16 units, the unit of Qt documents.
+Runs of whole-character tokens are sliced straight out of the source text, so a 1 MB text is
+rendered with a handful of string operations instead of one per token. No Qt here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from tokviz.core.bytes_ import hex_bytes, printable_token
+from tokviz.core.tokenizer import Tokenizer
+
+from .qtext import utf16_len
+from .token_table import TokenTable
+
+GLYPHS = {" ": "·", "\t": "→", "\n": "↵\n"}
+_GLYPH_TABLE = str.maketrans({" ": "·", "\t": "→"})
+
+
+@dataclass(frozen=True)
+class DisplayOptions:
+    """How a view draws tokens: ids instead of text, visible whitespace."""
+
+    show_ids: bool = False
+    whitespace: bool = False
+
+
+@dataclass(frozen=True)
+class DisplayRun:
+    """Display text for a range of tokens; ``box_start``/``box_end`` are relative UTF-16 offsets.
+
+    In id mode each box is followed by a separator (a space, or a newline where the token had one)
+    that belongs to no box.
+    """
+
+    text: str
+    box_start: np.ndarray
+    box_end: np.ndarray
+
+    @property
+    def length16(self) -> int:
+        """Length of ``text`` in UTF-16 units."""
+        return utf16_len(self.text)
+
+
+def with_glyphs(text: str) -> str:
+    """Whitespace made visible: space ·, tab →, newline ↵ (the line break itself is kept)."""
+    return text.translate(_GLYPH_TABLE).replace("\n", "↵\n")
+
+
+def partial_display(data: bytes, options: DisplayOptions) -> str:
+    """A token that splits a UTF-8 character: its whole characters as text, the rest as ``<F0 9F>``."""
+    return printable_token(data, whitespace=options.whitespace)
+
+
+def build_run(table: TokenTable, lo: int, hi: int, vocab: dict[int, bytes], options: DisplayOptions) -> DisplayRun:
+    """Display text and box offsets for tokens ``[lo, hi)`` of ``table``."""
+    if hi <= lo:
+        z = np.zeros(0, dtype=np.int64)
+        return DisplayRun("", z, z)
+    if options.show_ids:
+        return _build_ids(table, lo, hi)
+    return _build_text(table, lo, hi, vocab, options)
+
+
+def _newline_positions(table: TokenTable, lo_cp: int, hi_cp: int) -> np.ndarray:
+    segment = table.text[lo_cp:hi_cp]
+    if "\n" not in segment:
+        return np.zeros(0, dtype=np.int64)
+    arr = np.frombuffer(segment.encode("utf-32-le"), dtype=np.uint32)
+    return np.flatnonzero(arr == 10).astype(np.int64) + lo_cp
+
+
+def _build_text(
+    table: TokenTable, lo: int, hi: int, vocab: dict[int, bytes], options: DisplayOptions
+) -> DisplayRun:
+    text = table.text
+    partial_idx = np.flatnonzero(table.partial[lo:hi]) + lo
+    pieces: list[str] = []
+    box_start = np.empty(hi - lo, dtype=np.int64)
+    box_end = np.empty(hi - lo, dtype=np.int64)
+    pos16 = 0
+    glyphs = options.whitespace
+
+    def add_whole_run(a: int, b: int) -> None:
+        # Tokens a..b-1 are whole characters and contiguous in the source: slice them at once.
+        nonlocal pos16
+        if b <= a:
+            return
+        cp0, cp1 = int(table.start[a]), int(table.end[b - 1])
+        s16 = table.start16[a:b] - table.start16[a] + pos16
+        e16 = table.end16[a:b] - table.start16[a] + pos16
+        piece = text[cp0:cp1]
+        if glyphs and "\n" in piece:
+            # Each newline grows by one unit (↵ is added before it).
+            nl = _newline_positions(table, cp0, cp1)
+            s16 = s16 + np.searchsorted(nl, table.start[a:b], side="left")
+            e16 = e16 + np.searchsorted(nl, table.end[a:b], side="left")
+        if glyphs:
+            piece = with_glyphs(piece)
+        box_start[a - lo : b - lo] = s16
+        box_end[a - lo : b - lo] = e16
+        pieces.append(piece)
+        pos16 += utf16_len(piece)
+
+    prev = lo
+    for k in partial_idx.tolist():
+        add_whole_run(prev, k)
+        shown = partial_display(vocab[int(table.ids[k])], options)
+        n16 = utf16_len(shown)
+        box_start[k - lo] = pos16
+        box_end[k - lo] = pos16 + n16
+        pieces.append(shown)
+        pos16 += n16
+        prev = k + 1
+    add_whole_run(prev, hi)
+    return DisplayRun("".join(pieces), box_start, box_end)
+
+
+def _build_ids(table: TokenTable, lo: int, hi: int) -> DisplayRun:
+    ids = table.ids[lo:hi].tolist()
+    labels = [str(i) for i in ids]
+    lengths = np.fromiter((len(s) for s in labels), dtype=np.int64, count=len(labels))
+    # A token that contains a newline ends its line in id mode too, so lines stay recognisable.
+    nl = _newline_positions(table, int(table.start[lo]), int(table.end[hi - 1]))
+    if nl.size:
+        has_nl = np.searchsorted(nl, table.end[lo:hi], side="left") > np.searchsorted(
+            nl, table.start[lo:hi], side="left"
+        )
+    else:
+        has_nl = np.zeros(hi - lo, dtype=bool)
+    seps = ["\n" if f else " " for f in has_nl.tolist()]
+    text = "".join(s + sep for s, sep in zip(labels, seps))
+    box_start = np.zeros(hi - lo, dtype=np.int64)
+    if hi - lo > 1:
+        box_start[1:] = np.cumsum(lengths + 1)[:-1]
+    return DisplayRun(text, box_start, box_start + lengths)
+
+
+@dataclass(frozen=True)
+class TokenDetails:
+    """What the hover card shows for one token."""
+
+    id: int
+    hex: str
+    text: str
+    length: int
+    special: bool
+    partial: bool
+    rank: int | None
+    parents: tuple[tuple[int, str], tuple[int, str]] | None
+
+
+def token_details(tokenizer: Tokenizer, token_id: int, merges_ready: bool) -> TokenDetails:
+    """Id, bytes, text, length, merge rank and parents of one token.
+
+    ``merges_ready`` says the tokenizer's merge tables are built; until then rank and parents are
+    None rather than forcing a slow merge recovery in the GUI thread.
+    """
+    data = tokenizer.id_bytes(token_id)
+    special = tokenizer.is_special(token_id)
+    rank = parents = None
+    if merges_ready and tokenizer.is_bpe and not special:
+        rank = tokenizer.merge_rank_of_id.get(token_id)
+        pair = tokenizer.parents_of_id.get(token_id)
+        if pair is not None:
+            left, right = pair
+            parents = (
+                (left, printable_token(tokenizer.id_bytes(left))),
+                (right, printable_token(tokenizer.id_bytes(right))),
+            )
+    try:
+        data.decode("utf-8")
+        partial = False
+    except UnicodeDecodeError:
+        partial = True
+    return TokenDetails(
+        token_id,
+        hex_bytes(data),
+        data.decode("utf-8") if special else printable_token(data),
+        len(data),
+        special,
+        partial,
+        rank,
+        parents,
+    )

@@ -1,0 +1,159 @@
+"""Light and dark themes: the application palette and the colours tokens are drawn with.
+
+A token's hue comes from a hash of its id, so the same id has the same hue in every view. Two
+neighbouring tokens whose hues are close get opposite lightness, so a boundary is always visible
+even when the hashes collide. Partial-UTF-8 tokens are hatched amber, special tokens violet.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor, QGuiApplication, QPalette
+
+HUES = 12
+# Hues (degrees) chosen so that each reads as a distinct colour name on a projector.
+_HUE_DEGREES = (0, 28, 48, 72, 110, 150, 175, 195, 215, 245, 280, 320)
+
+
+@dataclass(frozen=True)
+class TokenColors:
+    """Everything a token view paints with, for one theme."""
+
+    dark: bool
+    fills: tuple[QColor, ...]
+    text: QColor
+    base: QColor
+    partial_fill: QColor
+    partial_hatch: QColor
+    partial_border: QColor
+    special_fill: QColor
+    special_border: QColor
+    chunk_mark: QColor
+    diff_mark: QColor
+    hover: QColor
+    highlight: QColor
+    highlight_fill: QColor
+    editor_highlight: QColor
+    muted: QColor = field(default_factory=lambda: QColor("#777777"))
+
+
+def _fills(dark: bool) -> tuple[QColor, ...]:
+    out: list[QColor] = []
+    for deg in _HUE_DEGREES:
+        h = deg / 360.0
+        if dark:
+            out.append(QColor.fromHslF(h, 0.45, 0.27))
+            out.append(QColor.fromHslF(h, 0.42, 0.37))
+        else:
+            # Yellow-greens look brighter at equal lightness; pull them down a little.
+            bright = 0.03 if 40 <= deg <= 120 else 0.0
+            out.append(QColor.fromHslF(h, 0.80, 0.88 - bright))
+            out.append(QColor.fromHslF(h, 0.72, 0.76 - bright))
+    return tuple(out)
+
+
+def token_colors(dark: bool) -> TokenColors:
+    """The token palette for a light or a dark background."""
+    if dark:
+        return TokenColors(
+            dark=True,
+            fills=_fills(True),
+            text=QColor("#ececec"),
+            base=QColor("#1e1f22"),
+            partial_fill=QColor("#4a3a12"),
+            partial_hatch=QColor(201, 154, 46, 110),
+            partial_border=QColor("#f0b640"),
+            special_fill=QColor("#4b2f73"),
+            special_border=QColor("#c39bff"),
+            chunk_mark=QColor("#ff6b6b"),
+            diff_mark=QColor("#ff5c8a"),
+            hover=QColor("#ffffff"),
+            highlight=QColor("#4fc3f7"),
+            highlight_fill=QColor(79, 195, 247, 70),
+            editor_highlight=QColor("#2f5b7a"),
+            muted=QColor("#9a9a9a"),
+        )
+    return TokenColors(
+        dark=False,
+        fills=_fills(False),
+        text=QColor("#111111"),
+        base=QColor("#ffffff"),
+        partial_fill=QColor("#fff1c7"),
+        partial_hatch=QColor(217, 165, 32, 120),
+        partial_border=QColor("#b7791f"),
+        special_fill=QColor("#e6dafc"),
+        special_border=QColor("#6b3fb8"),
+        chunk_mark=QColor("#d62728"),
+        diff_mark=QColor("#d6246e"),
+        hover=QColor("#111111"),
+        highlight=QColor("#0a66c2"),
+        highlight_fill=QColor(10, 102, 194, 45),
+        editor_highlight=QColor("#bfe0ff"),
+        muted=QColor("#6b6b6b"),
+    )
+
+
+def colour_indices(ids: np.ndarray) -> np.ndarray:
+    """Palette index (``hue * 2 + lightness``) for each token of a sequence.
+
+    The hue and default lightness come from a hash of the id; inside a run of neighbours whose hues
+    are equal or adjacent, lightness alternates so that no two neighbours look alike.
+    """
+    n = int(ids.shape[0])
+    if n == 0:
+        return np.zeros(0, dtype=np.int64)
+    h = (ids.astype(np.uint64) * np.uint64(2654435761)) & np.uint64(0xFFFFFFFF)
+    hue = ((h >> np.uint64(8)) % np.uint64(HUES)).astype(np.int64)
+    light = ((h >> np.uint64(21)) & np.uint64(1)).astype(np.int64)
+    close = np.zeros(n, dtype=bool)
+    if n > 1:
+        d = np.abs(hue[1:] - hue[:-1])
+        close[1:] = np.minimum(d, HUES - d) <= 1
+    starts = np.flatnonzero(~close)
+    run = np.cumsum(~close) - 1
+    pos_in_run = np.arange(n) - starts[run]
+    lightness = np.where(pos_in_run == 0, light, light[starts[run]] ^ (pos_in_run & 1))
+    return hue * 2 + lightness
+
+
+def system_prefers_dark() -> bool:
+    """True when the desktop asks for a dark colour scheme."""
+    hints = QGuiApplication.styleHints()
+    return hints.colorScheme() == Qt.ColorScheme.Dark
+
+
+def app_palette(dark: bool) -> QPalette:
+    """A complete Fusion palette for the light or dark theme (readable when projected)."""
+    p = QPalette()
+    if dark:
+        window, base, alt, text = QColor("#2b2d30"), QColor("#1e1f22"), QColor("#26282b"), QColor("#e6e6e6")
+        button, highlight, link = QColor("#3a3d41"), QColor("#2f6fb3"), QColor("#6cb6ff")
+        disabled = QColor("#808080")
+    else:
+        window, base, alt, text = QColor("#f3f3f3"), QColor("#ffffff"), QColor("#f7f7f9"), QColor("#111111")
+        button, highlight, link = QColor("#e9e9eb"), QColor("#2f6fb3"), QColor("#0a58ca")
+        disabled = QColor("#9a9a9a")
+    roles = {
+        QPalette.ColorRole.Window: window,
+        QPalette.ColorRole.WindowText: text,
+        QPalette.ColorRole.Base: base,
+        QPalette.ColorRole.AlternateBase: alt,
+        QPalette.ColorRole.ToolTipBase: base,
+        QPalette.ColorRole.ToolTipText: text,
+        QPalette.ColorRole.PlaceholderText: disabled,
+        QPalette.ColorRole.Text: text,
+        QPalette.ColorRole.Button: button,
+        QPalette.ColorRole.ButtonText: text,
+        QPalette.ColorRole.BrightText: QColor("#ff4d4d"),
+        QPalette.ColorRole.Highlight: highlight,
+        QPalette.ColorRole.HighlightedText: QColor("#ffffff"),
+        QPalette.ColorRole.Link: link,
+    }
+    for role, colour in roles.items():
+        p.setColor(role, colour)
+    for role in (QPalette.ColorRole.Text, QPalette.ColorRole.WindowText, QPalette.ColorRole.ButtonText):
+        p.setColor(QPalette.ColorGroup.Disabled, role, disabled)
+    return p

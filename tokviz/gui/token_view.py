@@ -1,0 +1,393 @@
+"""A token view: the text drawn as coloured boxes, one per token, kept in step with the editor.
+
+The view is a read-only QPlainTextEdit (built for large documents: it lays out only what is on
+screen) whose document holds one display string per token. Edits arrive as
+:class:`~tokviz.gui.token_table.TableUpdate` and replace only the changed tokens' text. Boxes
+are painted under the text from the per-block geometry in :mod:`tokviz.gui.highlighter`, so
+nothing is formatted ahead of time and a 1 MB text costs what is visible.
+"""
+
+from __future__ import annotations
+
+import html
+
+import numpy as np
+from PySide6.QtCore import QEvent, QPoint, QRectF, Qt, Signal
+from PySide6.QtGui import QBrush, QColor, QFont, QHelpEvent, QMouseEvent, QPainter, QPaintEvent, QPen, QTextCursor
+from PySide6.QtWidgets import QPlainTextEdit, QToolTip, QWidget
+
+from tokviz.core.tokenizer import Tokenizer
+
+from .display import DisplayOptions, TokenDetails, build_run, token_details
+from .highlighter import Box, block_boxes
+from .theme import TokenColors, colour_indices, token_colors
+from .token_table import TableUpdate, TokenTable
+
+
+def details_html(d: TokenDetails, tokenizer_name: str) -> str:
+    """The hover card for one token, as rich text."""
+    rows = [
+        ("id", str(d.id)),
+        ("text", d.text if d.text else "(empty)"),
+        ("bytes", d.hex),
+        ("length", f"{d.length} byte{'s' if d.length != 1 else ''}"),
+    ]
+    if d.special:
+        rows.append(("kind", "special token"))
+    elif d.partial:
+        rows.append(("kind", "part of a UTF-8 character"))
+    if d.rank is not None:
+        rows.append(("merge rank", str(d.rank)))
+    if d.parents is not None:
+        (a, ta), (b, tb) = d.parents
+        rows.append(("parents", f"{a} {ta!r} + {b} {tb!r}"))
+    elif d.length > 1 and not d.special and d.rank is None:
+        rows.append(("merge", "…"))
+    body = "".join(
+        f"<tr><td style='color:gray;padding-right:8px'>{html.escape(k)}</td>"
+        f"<td style='font-family:monospace'>{html.escape(v)}</td></tr>"
+        for k, v in rows
+    )
+    return f"<b>{html.escape(tokenizer_name)}</b><table>{body}</table>"
+
+
+class TokenView(QPlainTextEdit):
+    """Shows one tokenization; ``tokenHovered(index)`` (-1 on leave), ``scrolledToSource(code point)``."""
+
+    tokenHovered = Signal(int)
+    scrolledToSource = Signal(int)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("tokenView")
+        self.setAccessibleName("Token view")
+        self.setAccessibleDescription("The text drawn as coloured boxes, one per token")
+        self.setReadOnly(True)
+        self.setUndoRedoEnabled(False)
+        self.setMouseTracking(True)
+        self.viewport().setMouseTracking(True)
+        self.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.setFrameShape(QPlainTextEdit.Shape.NoFrame)
+        self.table: TokenTable | None = None
+        self.tokenizer: Tokenizer | None = None
+        self.options = DisplayOptions()
+        self.show_chunks = False
+        self.colors: TokenColors = token_colors(False)
+        self.reference: TokenTable | None = None
+        self.merges_ready = False
+        self.box_start = np.zeros(0, dtype=np.int64)
+        self.box_end = np.zeros(0, dtype=np.int64)
+        self._colour_idx = np.zeros(0, dtype=np.int64)
+        self._chunk_start = np.zeros(0, dtype=bool)
+        self._length16 = 0
+        self._boxes: list[Box] = []
+        self._hover = -1
+        self._highlight = (0, 0)
+        self._syncing = False
+        self.verticalScrollBar().valueChanged.connect(self._on_scrolled)
+
+    # ---------------------------------------------------------------- content
+    def set_content(self, table: TokenTable, tokenizer: Tokenizer, update: TableUpdate | None = None) -> None:
+        """Show ``table``; with an incremental ``update`` only the changed tokens' text is replaced."""
+        incremental = (
+            update is not None
+            and not update.full
+            and self.table is not None
+            and tokenizer is self.tokenizer
+            and self.table.text is not None
+        )
+        old_n = len(self.table) if self.table is not None else 0
+        self.table = table
+        self.tokenizer = tokenizer
+        if incremental:
+            assert update is not None
+            self._replace(update, old_n)
+        else:
+            self._rebuild()
+        self._colour_idx = colour_indices(table.ids)
+        self._chunk_start = table.chunk_starts()
+        self._hover = -1
+        self._highlight = (0, 0)
+        self.viewport().update()
+
+    def clear_content(self) -> None:
+        """Show nothing (no tokenizer yet)."""
+        self.table = None
+        self.tokenizer = None
+        self.box_start = self.box_end = np.zeros(0, dtype=np.int64)
+        self._colour_idx = np.zeros(0, dtype=np.int64)
+        self._chunk_start = np.zeros(0, dtype=bool)
+        self._length16 = 0
+        self.setPlainText("")
+
+    def _rebuild(self) -> None:
+        table, tok = self.table, self.tokenizer
+        assert table is not None and tok is not None
+        top = self.top_source_position() if self.box_start.size else 0
+        run = build_run(table, 0, len(table), tok.vocab, self.options)
+        self.box_start, self.box_end = run.box_start, run.box_end
+        self._length16 = run.length16
+        self._syncing = True
+        try:
+            self.setPlainText(run.text)
+        finally:
+            self._syncing = False
+        if top:
+            self.scroll_to_source(top)
+
+    def _replace(self, update: TableUpdate, old_n: int) -> None:
+        table, tok = self.table, self.tokenizer
+        assert table is not None and tok is not None
+        first, old_stop = update.first, update.old_stop
+        run = build_run(table, first, update.new_stop, tok.vocab, self.options)
+        a = int(self.box_start[first]) if first < old_n else self._length16
+        b = int(self.box_start[old_stop]) if old_stop < old_n else self._length16
+        delta = run.length16 - (b - a)
+        cursor = QTextCursor(self.document())
+        cursor.setPosition(a)
+        cursor.setPosition(b, QTextCursor.MoveMode.KeepAnchor)
+        self._syncing = True
+        try:
+            cursor.insertText(run.text)
+        finally:
+            self._syncing = False
+        self.box_start = np.concatenate((self.box_start[:first], run.box_start + a, self.box_start[old_stop:] + delta))
+        self.box_end = np.concatenate((self.box_end[:first], run.box_end + a, self.box_end[old_stop:] + delta))
+        self._length16 += delta
+
+    def set_options(self, options: DisplayOptions) -> None:
+        """Switch between text and ids, or visible whitespace; the view is rebuilt, scroll kept."""
+        if options == self.options:
+            return
+        self.options = options
+        if self.table is not None and self.tokenizer is not None:
+            self._rebuild()
+        self.viewport().update()
+
+    def set_show_chunks(self, show: bool) -> None:
+        """Draw the pre-tokenizer's chunk boundaries."""
+        self.show_chunks = show
+        self.viewport().update()
+
+    def set_colors(self, colors: TokenColors) -> None:
+        """Use a theme's token colours."""
+        self.colors = colors
+        self.viewport().update()
+
+    def set_reference(self, reference: TokenTable | None) -> None:
+        """The first view's tokens: boxes whose boundaries differ from it get a mark."""
+        self.reference = reference
+        self.viewport().update()
+
+    def set_highlight(self, first: int, stop: int) -> None:
+        """Outline tokens ``[first, stop)`` (the range hovered elsewhere or selected in the editor)."""
+        if (first, stop) != self._highlight:
+            self._highlight = (first, stop)
+            self.viewport().update()
+
+    def set_font_family_size(self, font: QFont) -> None:
+        """Use ``font`` for the tokens (zoom changes its size)."""
+        self.setFont(font)
+        self.viewport().update()
+
+    @property
+    def hovered(self) -> int:
+        """Index of the token under the mouse, or -1."""
+        return self._hover
+
+    # ---------------------------------------------------------------- geometry
+    def visible_boxes(self) -> list[Box]:
+        """Boxes of the tokens on screen, in viewport coordinates."""
+        boxes: list[Box] = []
+        if not self.box_start.size:
+            return boxes
+        offset = self.contentOffset()
+        height = self.viewport().height()
+        nl_width = self.fontMetrics().horizontalAdvance(" ") * 0.7
+        block = self.firstVisibleBlock()
+        while block.isValid():
+            geom = self.blockBoundingGeometry(block).translated(offset)
+            if geom.top() > height:
+                break
+            if block.isVisible() and geom.bottom() >= 0:
+                block_boxes(block, geom.topLeft(), self.box_start, self.box_end, nl_width, boxes)
+            block = block.next()
+        return boxes
+
+    def token_rects(self, index: int) -> list[QRectF]:
+        """On-screen rectangles of one token (empty when it is scrolled away)."""
+        return [b.rect for b in self.visible_boxes() if b.token == index]
+
+    def token_at(self, pos: QPoint) -> int:
+        """Index of the token drawn at viewport point ``pos``, or -1."""
+        for box in self._boxes or self.visible_boxes():
+            if box.rect.contains(pos.x(), pos.y()):
+                return box.token
+        return -1
+
+    def _differs(self, first: int, stop: int) -> np.ndarray:
+        ref, table = self.reference, self.table
+        if ref is None or table is None or ref is table or ref.text != table.text or not len(ref):
+            return np.zeros(max(stop - first, 0), dtype=bool)
+        starts, ends = table.start[first:stop], table.end[first:stop]
+        i = np.clip(np.searchsorted(ref.start, starts, side="left"), 0, len(ref) - 1)
+        j = np.clip(np.searchsorted(ref.end, ends, side="left"), 0, len(ref) - 1)
+        return (ref.start[i] != starts) | (ref.end[j] != ends)
+
+    # ---------------------------------------------------------------- painting
+    def paintEvent(self, event: QPaintEvent) -> None:
+        boxes = self.visible_boxes()
+        self._boxes = boxes
+        c = self.colors
+        clip = QRectF(event.rect())
+        if boxes and self.table is not None:
+            table = self.table
+            painter = QPainter(self.viewport())
+            painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+            fills = c.fills
+            idx = self._colour_idx.tolist() if len(self._colour_idx) < 4096 else None
+            painter.setPen(Qt.PenStyle.NoPen)
+            for box in boxes:
+                if not box.rect.intersects(clip):
+                    continue
+                t = box.token
+                r = box.rect.adjusted(1.0, 1.0, -1.0, -1.0)
+                if table.special[t]:
+                    painter.setBrush(c.special_fill)
+                    painter.setPen(QPen(c.special_border, 1.6))
+                    painter.drawRoundedRect(r, 3, 3)
+                    painter.setPen(Qt.PenStyle.NoPen)
+                elif table.partial[t]:
+                    painter.setBrush(c.partial_fill)
+                    painter.drawRoundedRect(r, 3, 3)
+                    painter.setBrush(QBrush(c.partial_hatch, Qt.BrushStyle.BDiagPattern))
+                    painter.drawRoundedRect(r, 3, 3)
+                    pen = QPen(c.partial_border, 1.4, Qt.PenStyle.DashLine)
+                    painter.setPen(pen)
+                    painter.setBrush(Qt.BrushStyle.NoBrush)
+                    painter.drawRoundedRect(r, 3, 3)
+                    painter.setPen(Qt.PenStyle.NoPen)
+                else:
+                    k = idx[t] if idx is not None else int(self._colour_idx[t])
+                    painter.setBrush(fills[k])
+                    painter.drawRoundedRect(r, 3, 3)
+            painter.end()
+        super().paintEvent(event)
+        if boxes and self.table is not None:
+            self._paint_overlays(boxes, clip)
+
+    def _paint_overlays(self, boxes: list[Box], clip: QRectF) -> None:
+        c = self.colors
+        painter = QPainter(self.viewport())
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        lo = min(b.token for b in boxes)
+        hi = max(b.token for b in boxes) + 1
+        if self.show_chunks:
+            painter.setPen(QPen(c.chunk_mark, 2.0))
+            chunk_start = self._chunk_start
+            for box in boxes:
+                if box.first and chunk_start[box.token]:
+                    x = box.rect.left()
+                    painter.drawLine(QRectF(x, box.rect.top() - 1, 0, 0).topLeft(), QRectF(x, box.rect.bottom() + 1, 0, 0).topLeft())
+        differs = self._differs(lo, hi)
+        if differs.any():
+            painter.setPen(Qt.PenStyle.NoPen)
+            painter.setBrush(c.diff_mark)
+            for box in boxes:
+                if differs[box.token - lo]:
+                    r = box.rect
+                    painter.drawRect(QRectF(r.left() + 1, r.bottom() - 3, r.width() - 2, 2.5))
+        first, stop = self._highlight
+        if stop > first:
+            painter.setBrush(c.highlight_fill)
+            painter.setPen(QPen(c.highlight, 2.0))
+            for box in boxes:
+                if first <= box.token < stop:
+                    painter.drawRoundedRect(box.rect.adjusted(0.5, 0.5, -0.5, -0.5), 3, 3)
+        if self._hover >= 0:
+            painter.setBrush(Qt.BrushStyle.NoBrush)
+            painter.setPen(QPen(c.hover, 2.0))
+            for box in boxes:
+                if box.token == self._hover:
+                    painter.drawRoundedRect(box.rect.adjusted(0.5, 0.5, -0.5, -0.5), 3, 3)
+        painter.end()
+
+    # ---------------------------------------------------------------- mouse
+    def mouseMoveEvent(self, event: QMouseEvent) -> None:
+        super().mouseMoveEvent(event)
+        self._set_hover(self.token_at(event.position().toPoint()))
+
+    def leaveEvent(self, event: QEvent) -> None:
+        super().leaveEvent(event)
+        self._set_hover(-1)
+
+    def _set_hover(self, index: int) -> None:
+        if index != self._hover:
+            self._hover = index
+            self.viewport().update()
+            self.tokenHovered.emit(index)
+
+    def hover_token(self, index: int) -> None:
+        """Act as if the mouse were over token ``index`` (keyboard users, tests, scripts)."""
+        self._set_hover(index)
+
+    def details(self, index: int) -> TokenDetails | None:
+        """Hover details of token ``index``."""
+        if self.table is None or self.tokenizer is None or not 0 <= index < len(self.table):
+            return None
+        return token_details(self.tokenizer, int(self.table.ids[index]), self.merges_ready)
+
+    def viewportEvent(self, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.ToolTip and isinstance(event, QHelpEvent):
+            index = self.token_at(event.pos())
+            d = self.details(index)
+            if d is None or self.tokenizer is None:
+                QToolTip.hideText()
+            else:
+                rect = next((b.rect for b in self._boxes if b.token == index), QRectF())
+                QToolTip.showText(event.globalPos(), details_html(d, self.tokenizer.name), self.viewport(), rect.toRect())
+            return True
+        return super().viewportEvent(event)
+
+    # ---------------------------------------------------------------- scrolling
+    def top_source_position(self) -> int:
+        """Code point (in the source text) of the first token on screen."""
+        if self.table is None or not len(self.table) or not self.box_start.size:
+            return 0
+        vpos = self.cursorForPosition(QPoint(2, 2)).position()
+        t = int(np.searchsorted(self.box_start, vpos, side="right")) - 1
+        t = min(max(t, 0), len(self.table) - 1)
+        return int(self.table.start[t])
+
+    def scroll_to_source(self, cp: int) -> None:
+        """Scroll so the token at source code point ``cp`` is the first line on screen."""
+        if self.table is None or not len(self.table) or not self.box_start.size:
+            return
+        t = int(np.searchsorted(self.table.start, cp, side="right")) - 1
+        t = min(max(t, 0), len(self.table) - 1)
+        vpos = int(self.box_start[t])
+        block = self.document().findBlock(vpos)
+        line = 0
+        layout = block.layout()
+        if layout is not None and layout.lineCount():
+            tl = layout.lineForTextPosition(vpos - block.position())
+            if tl.isValid():
+                line = tl.lineNumber()
+        self._syncing = True
+        try:
+            self.verticalScrollBar().setValue(block.firstLineNumber() + line)
+        finally:
+            self._syncing = False
+
+    def _on_scrolled(self, _value: int) -> None:
+        if not self._syncing:
+            self.scrolledToSource.emit(self.top_source_position())
+
+    def paint_color(self, index: int) -> QColor:
+        """The fill colour token ``index`` is painted with (for tests and legends)."""
+        assert self.table is not None
+        if self.table.special[index]:
+            return self.colors.special_fill
+        if self.table.partial[index]:
+            return self.colors.partial_fill
+        return self.colors.fills[int(self._colour_idx[index])]
