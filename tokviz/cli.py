@@ -24,6 +24,13 @@ if TYPE_CHECKING:
 
 PROG = "tokviz"
 DEFAULT_COMPARE = ("bytes", "gpt2", "cl100k")
+EXAMPLES = """examples:
+  tokviz encode --text "Hello, 🌍! 你好!" --format tokens
+  tokviz replay --text "the cat in the hat" --merges 3 --pretokenizer none --tie-break first-seen
+  tokviz train notes/*.txt --vocab-size 2000 -o model.json --export-hf tokenizer.json
+  tokviz compare README.md --tokenizer gpt2 --tokenizer model.json
+  tokviz info cl100k
+"""
 # Final tokens shown in replay's summary line before it is cut short.
 SUMMARY_TOKEN_LIMIT = 400
 
@@ -45,6 +52,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=PROG,
         description="Explore byte-level BPE tokenizers. With no command, opens the desktop app.",
+        epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--debug", action="store_true", help="show the full traceback of an unexpected error")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")

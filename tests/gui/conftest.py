@@ -39,6 +39,16 @@ def tiny_bpe() -> Tokenizer:
     return train_bpe(corpus, 300, special_tokens=["<|endoftext|>"]).tokenizer("tiny")
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _qt_binding_workarounds():
+    """PySide6 6.12.0 on Python 3.11 leaks None references; see tokviz.gui.compat."""
+    try:
+        from tokviz.gui.compat import protect_none_refcount
+    except ImportError:
+        return
+    protect_none_refcount()
+
+
 @pytest.fixture(autouse=True)
 def _isolated_settings(tmp_path, monkeypatch):
     """Every test gets empty QSettings so no state leaks between tests or from a real profile."""

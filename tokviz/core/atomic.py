@@ -17,7 +17,7 @@ _O_BINARY = getattr(os, "O_BINARY", 0)  # Windows: no newline translation on a r
 
 
 def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
-    """Replace ``path`` with ``data`` atomically (write temp, flush, fsync, rename).
+    """Replace ``path`` with ``data`` atomically (write a temp file, fsync it, rename it over).
 
     A new file gets the usual permissions (0o666 less the umask); an existing file keeps its mode.
     """

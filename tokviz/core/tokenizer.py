@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import heapq
 import os
+from itertools import repeat
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
@@ -80,7 +81,7 @@ class Tokenizer:
         self._splitter = SpecialSplitter(self.special_tokens)
         self._engine = engine
         self._tables_built = False
-        self._cache: dict[bytes, list[int]] = {}
+        self._cache: dict[str, list[int]] = {}
         if engine is None:
             self._build_tables()
 
@@ -156,6 +157,7 @@ class Tokenizer:
         known: dict[bytes, list[int]] = {bytes([b]): [byte_ids[b]] for b in range(256)}
         merge_rank_of_id: dict[int, int] = {}
         parents_of_id: dict[int, tuple[int, int]] = {}
+        merge_new_ids: list[int] = []
         for rank, (left, right) in enumerate(self.merges):
             if left not in known or right not in known:
                 missing = left if left not in known else right
@@ -169,6 +171,7 @@ class Tokenizer:
             k = used.get(merged, 0)
             new_id = candidates[min(k, len(candidates) - 1)]
             used[merged] = k + 1
+            merge_new_ids.append(new_id)
             if new_id not in merge_rank_of_id:
                 merge_rank_of_id[new_id] = rank
                 parents_of_id[new_id] = (known[left][-1], known[right][-1])
@@ -179,6 +182,9 @@ class Tokenizer:
             if new_id not in known[merged]:
                 known[merged].append(new_id)
         self._ranks = ranks
+        self._merge_limit = len(self.merges)
+        self._merge_new_ids = merge_new_ids
+        self._repeated_bytes = any(len(v) > 1 for v in known.values())
         self._merge_rank_of_id = merge_rank_of_id
         self._parents_of_id = parents_of_id
         self._tables_built = True
@@ -208,6 +214,11 @@ class Tokenizer:
         except (KeyError, TypeError):
             raise TokvizError(f"token id {token_id!r} is not in the vocabulary of {self.name}") from None
 
+    def id_of_merge(self, rank: int) -> int:
+        """The id that merge number ``rank`` (0-based) creates."""
+        self._ensure_tables()
+        return self._merge_new_ids[rank]
+
     def is_special(self, token_id: int) -> bool:
         """Whether the id is one of the special tokens."""
         return token_id in self._special_ids
@@ -223,23 +234,25 @@ class Tokenizer:
             return ids
         if len(ids) > _LONG_CHUNK:
             return self._bpe_heap(ids, max_rank)
-        ranks = self._ranks
-        limit = len(self.merges) if max_rank is None else max_rank
+        get = self._ranks.get
+        limit = self._merge_limit if max_rank is None else max_rank
         none = (limit, -1)
         while len(ids) > 1:
-            best = none
-            for pair in zip(ids, ids[1:]):
-                r = ranks.get(pair, none)
-                if r < best:
-                    best = r
+            pairs = list(zip(ids, ids[1:]))
+            found = list(map(get, pairs, repeat(none)))
+            best = min(found)
             if best[0] >= limit:
                 break
             rank, new_id = best
+            if found.count(best) == 1 and not self._repeated_bytes:
+                i = found.index(best)
+                ids[i : i + 2] = [new_id]  # the common case: the pair occurs once
+                continue
             out: list[int] = []
             i = 0
             n = len(ids)
             while i < n:
-                if i + 1 < n and ranks.get((ids[i], ids[i + 1]), none)[0] == rank:
+                if i + 1 < n and found[i][0] == rank:
                     out.append(new_id)
                     i += 2
                 else:
@@ -248,8 +261,12 @@ class Tokenizer:
             ids = out
         return ids
 
-    def _bpe_heap(self, ids: list[int], max_rank: int | None) -> list[int]:
-        """The same merge rule for long chunks: a heap of (rank, position) over a linked list."""
+    def _bpe_heap(self, ids: list[int], max_rank: int | None, trace: list[int] | None = None) -> list[int]:
+        """The same merge rule for long chunks: a heap of (rank, position) over a linked list.
+
+        With ``trace``, the merge index of every merge applied is appended to it, in order.
+        """
+        self._ensure_tables()
         ranks = self._ranks
         limit = len(self.merges) if max_rank is None else max_rank
         n = len(ids)
@@ -268,6 +285,8 @@ class Tokenizer:
             if j >= n or ids[i] != a or ids[j] != b:
                 continue
             ids[i] = ranks[(a, b)][1]
+            if trace is not None:
+                trace.append(rank)
             alive[j] = False
             k = nxt[j]
             nxt[i] = k
@@ -283,15 +302,26 @@ class Tokenizer:
                     heapq.heappush(heap, (r[0], p, ids[p], ids[i]))
         return [ids[i] for i in range(n) if alive[i]]
 
+    def trace_chunk(self, data: bytes) -> tuple[list[int], list[int]]:
+        """Encode one chunk's bytes with every merge, returning (ids, merge index of each merge applied).
+
+        The applied merge indices never decrease, so the chunk at step k is the result of the
+        merges in the trace that are below k: that is what makes replay cheap.
+        """
+        self._ensure_tables()
+        start = list(data) if self._identity_bytes else [self._byte_ids[b] for b in data]
+        trace: list[int] = []
+        ids = self._bpe_heap(start, None, trace) if len(start) > 1 else start
+        return ids, trace
+
     def _encode_chunk(self, chunk: str) -> list[int]:
-        data = chunk.encode("utf-8")
-        cached = self._cache.get(data)
+        cached = self._cache.get(chunk)
         if cached is not None:
             return cached
-        ids = self._bpe(data)
+        ids = self._bpe(chunk.encode("utf-8"))
         if len(self._cache) >= _CACHE_LIMIT:
             self._cache.clear()
-        self._cache[data] = ids
+        self._cache[chunk] = ids
         return ids
 
     # ------------------------------------------------------------------ encode
@@ -300,9 +330,17 @@ class Tokenizer:
         if self._engine is not None:
             return self._engine.encode_ordinary(text)
         out: list[int] = []
-        encode_chunk = self._encode_chunk
+        cache = self._cache
+        get = cache.get
+        bpe = self._bpe
         for chunk in self.pretokenizer.split(text):
-            out.extend(encode_chunk(chunk))
+            ids = get(chunk)
+            if ids is None:
+                ids = bpe(chunk.encode("utf-8"))
+                if len(cache) >= _CACHE_LIMIT:
+                    cache.clear()
+                cache[chunk] = ids
+            out += ids
         return out
 
     def encode(self, text: str) -> list[int]:

@@ -12,8 +12,10 @@ def main(argv: list[str] | None = None) -> int:
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
 
+    from .compat import protect_none_refcount
     from .main_window import MainWindow
 
+    protect_none_refcount()
     app = QApplication.instance()
     owns_app = app is None
     if app is None:

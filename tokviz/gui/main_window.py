@@ -42,6 +42,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from .compat import protect_none_refcount
 from .display import DisplayOptions
 from .models import OPEN_KEY, KeyRole, TokenizationModel, TokenizerRegistryModel
 from .qtext import Utf16Index, normalize_newlines, plain_text_from_raw
@@ -232,6 +233,7 @@ class MainWindow(QMainWindow):
     textTokenized = Signal()
 
     def __init__(self, settings: QSettings | None = None, parent: QWidget | None = None) -> None:
+        protect_none_refcount()
         super().__init__(parent)
         self.setObjectName("mainWindow")
         self.setWindowTitle("tokviz")

@@ -12,12 +12,13 @@ from __future__ import annotations
 import html
 
 import numpy as np
-from PySide6.QtCore import QEvent, QPoint, QRectF, Qt, Signal
+from PySide6.QtCore import QEvent, QPoint, QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFont, QHelpEvent, QMouseEvent, QPainter, QPaintEvent, QPen, QTextCursor
 from PySide6.QtWidgets import QPlainTextEdit, QToolTip, QWidget
 
 from tokviz.core.tokenizer import Tokenizer
 
+from .compat import protect_none_refcount
 from .display import DisplayOptions, TokenDetails, build_run, token_details
 from .highlighter import Box, block_boxes
 from .theme import TokenColors, colour_indices, token_colors
@@ -58,6 +59,7 @@ class TokenView(QPlainTextEdit):
     scrolledToSource = Signal(int)
 
     def __init__(self, parent: QWidget | None = None) -> None:
+        protect_none_refcount()
         super().__init__(parent)
         self.setObjectName("tokenView")
         self.setAccessibleName("Token view")
@@ -235,78 +237,103 @@ class TokenView(QPlainTextEdit):
         return (ref.start[i] != starts) | (ref.end[j] != ends)
 
     # ---------------------------------------------------------------- painting
+    def _brushes(self) -> dict[str, object]:
+        # Explicit QBrush/QPen objects, built once per theme: passing a QColor where Qt wants a
+        # brush converts it on every call, which is slow in a paint loop (and PySide 6.12 has
+        # been seen to miscount references on that path).
+        c = self.colors
+        if getattr(self, "_brush_theme", None) is not c:
+            self._brush_theme = c
+            self._brush_cache = {
+                "fills": [QBrush(f) for f in c.fills],
+                "special": QBrush(c.special_fill),
+                "special_pen": QPen(c.special_border, 1.6),
+                "partial": QBrush(c.partial_fill),
+                "hatch": QBrush(c.partial_hatch, Qt.BrushStyle.BDiagPattern),
+                "partial_pen": QPen(c.partial_border, 1.4, Qt.PenStyle.DashLine),
+                "no_brush": QBrush(Qt.BrushStyle.NoBrush),
+                "no_pen": QPen(Qt.PenStyle.NoPen),
+                "chunk_pen": QPen(c.chunk_mark, 2.0),
+                "diff": QBrush(c.diff_mark),
+                "highlight": QBrush(c.highlight_fill),
+                "highlight_pen": QPen(c.highlight, 2.0),
+                "hover_pen": QPen(c.hover, 2.0),
+            }
+        return self._brush_cache
+
     def paintEvent(self, event: QPaintEvent) -> None:
         boxes = self.visible_boxes()
         self._boxes = boxes
-        c = self.colors
         clip = QRectF(event.rect())
         if boxes and self.table is not None:
             table = self.table
+            b = self._brushes()
+            fills = b["fills"]
+            no_pen, no_brush = b["no_pen"], b["no_brush"]
+            special = table.special
+            partial = table.partial
+            colour_idx = self._colour_idx
             painter = QPainter(self.viewport())
             painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-            fills = c.fills
-            idx = self._colour_idx.tolist() if len(self._colour_idx) < 4096 else None
-            painter.setPen(Qt.PenStyle.NoPen)
+            painter.setPen(no_pen)
             for box in boxes:
                 if not box.rect.intersects(clip):
                     continue
                 t = box.token
                 r = box.rect.adjusted(1.0, 1.0, -1.0, -1.0)
-                if table.special[t]:
-                    painter.setBrush(c.special_fill)
-                    painter.setPen(QPen(c.special_border, 1.6))
+                if special[t]:
+                    painter.setBrush(b["special"])
+                    painter.setPen(b["special_pen"])
                     painter.drawRoundedRect(r, 3, 3)
-                    painter.setPen(Qt.PenStyle.NoPen)
-                elif table.partial[t]:
-                    painter.setBrush(c.partial_fill)
+                    painter.setPen(no_pen)
+                elif partial[t]:
+                    painter.setBrush(b["partial"])
                     painter.drawRoundedRect(r, 3, 3)
-                    painter.setBrush(QBrush(c.partial_hatch, Qt.BrushStyle.BDiagPattern))
+                    painter.setBrush(b["hatch"])
                     painter.drawRoundedRect(r, 3, 3)
-                    pen = QPen(c.partial_border, 1.4, Qt.PenStyle.DashLine)
-                    painter.setPen(pen)
-                    painter.setBrush(Qt.BrushStyle.NoBrush)
+                    painter.setPen(b["partial_pen"])
+                    painter.setBrush(no_brush)
                     painter.drawRoundedRect(r, 3, 3)
-                    painter.setPen(Qt.PenStyle.NoPen)
+                    painter.setPen(no_pen)
                 else:
-                    k = idx[t] if idx is not None else int(self._colour_idx[t])
-                    painter.setBrush(fills[k])
+                    painter.setBrush(fills[int(colour_idx[t])])
                     painter.drawRoundedRect(r, 3, 3)
             painter.end()
         super().paintEvent(event)
         if boxes and self.table is not None:
-            self._paint_overlays(boxes, clip)
+            self._paint_overlays(boxes)
 
-    def _paint_overlays(self, boxes: list[Box], clip: QRectF) -> None:
-        c = self.colors
+    def _paint_overlays(self, boxes: list[Box]) -> None:
+        b = self._brushes()
         painter = QPainter(self.viewport())
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-        lo = min(b.token for b in boxes)
-        hi = max(b.token for b in boxes) + 1
+        lo = min(box.token for box in boxes)
+        hi = max(box.token for box in boxes) + 1
         if self.show_chunks:
-            painter.setPen(QPen(c.chunk_mark, 2.0))
+            painter.setPen(b["chunk_pen"])
             chunk_start = self._chunk_start
             for box in boxes:
                 if box.first and chunk_start[box.token]:
                     x = box.rect.left()
-                    painter.drawLine(QRectF(x, box.rect.top() - 1, 0, 0).topLeft(), QRectF(x, box.rect.bottom() + 1, 0, 0).topLeft())
+                    painter.drawLine(QPointF(x, box.rect.top() - 1), QPointF(x, box.rect.bottom() + 1))
         differs = self._differs(lo, hi)
         if differs.any():
-            painter.setPen(Qt.PenStyle.NoPen)
-            painter.setBrush(c.diff_mark)
+            painter.setPen(b["no_pen"])
+            painter.setBrush(b["diff"])
             for box in boxes:
                 if differs[box.token - lo]:
                     r = box.rect
                     painter.drawRect(QRectF(r.left() + 1, r.bottom() - 3, r.width() - 2, 2.5))
         first, stop = self._highlight
         if stop > first:
-            painter.setBrush(c.highlight_fill)
-            painter.setPen(QPen(c.highlight, 2.0))
+            painter.setBrush(b["highlight"])
+            painter.setPen(b["highlight_pen"])
             for box in boxes:
                 if first <= box.token < stop:
                     painter.drawRoundedRect(box.rect.adjusted(0.5, 0.5, -0.5, -0.5), 3, 3)
         if self._hover >= 0:
-            painter.setBrush(Qt.BrushStyle.NoBrush)
-            painter.setPen(QPen(c.hover, 2.0))
+            painter.setBrush(b["no_brush"])
+            painter.setPen(b["hover_pen"])
             for box in boxes:
                 if box.token == self._hover:
                     painter.drawRoundedRect(box.rect.adjusted(0.5, 0.5, -0.5, -0.5), 3, 3)

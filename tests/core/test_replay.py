@@ -1,0 +1,49 @@
+"""Replay: the text at step k equals encoding with the first k merges, and only events matter."""
+
+from __future__ import annotations
+
+from tokviz.core import load_tokenizer, train_bpe
+from tokviz.core.replay import ReplayTrace
+
+
+def test_the_lecture_demo_replays_the_seed_table():
+    tok = train_bpe("the cat in the hat", 259, pretokenizer="none", tie_break="first-seen").tokenizer()
+    trace = ReplayTrace(tok, "the cat in the hat")
+    assert [trace.token_count(k) for k in range(4)] == [18, 16, 14, 12]
+    assert [(e.step, e.applications) for e in trace.events] == [(1, 2), (2, 2), (3, 2)]
+    at3 = trace.spans_at(3)
+    assert [s.bytes for s in at3][:2] == [b"the ", b"c"]
+    assert [s.id for s in at3 if s.id == trace.new_id_at(3)] == [258, 258]
+
+
+def test_with_the_gpt2_pretokenizer_chunks_never_merge_across_boundaries():
+    text = "the cat in the hat"
+    tok = train_bpe(text, 259, pretokenizer="gpt2", tie_break="first-seen").tokenizer()
+    assert (b"the", b" ") not in tok.merges
+    assert all(b" " not in right for _, right in tok.merges)  # a space only ever starts a chunk
+
+
+def test_step_k_equals_encoding_with_k_merges(english_text):
+    text = english_text[:3000]
+    tok = train_bpe(english_text[:40_000], 800).tokenizer()
+    trace = ReplayTrace(tok, text)
+    for k in [0, 1, 5, 50, 200, 543, 544]:
+        ids = tok.encode_with_merges(text, k)
+        assert trace.ids_at(k) == ids
+        assert trace.token_count(k) == len(ids)
+    assert trace.ids_at(tok.merge_count) == tok.encode(text)
+
+
+def test_gpt2_replay_reaches_tiktoken_and_skips_merges_that_do_not_change_the_text(gpt2_tiktoken):
+    text = "Hello, 🌍! 你好! The quick brown fox."
+    tok = load_tokenizer("gpt2")
+    trace = ReplayTrace(tok, text)
+    assert trace.ids_at(trace.total_steps) == gpt2_tiktoken.encode(text)
+    assert trace.final_tokens == len(gpt2_tiktoken.encode(text))
+    assert len(trace.events) < len(text.encode())  # at most one event per byte, out of 50,000 merges
+    last = trace.events[-1].step
+    assert trace.ids_at(last) == trace.ids_at(trace.total_steps)
+    assert trace.next_event(0) == trace.events[0].step
+    assert (
+        not trace.changes_text(trace.events[0].step + 1) or trace.events[1].step == trace.events[0].step + 1
+    )
