@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import heapq
 import os
-from itertools import repeat
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import repeat
 from typing import Protocol
 
 from .errors import TokenizerLoadError, TokvizError
