@@ -9,9 +9,9 @@ why a 1 MB document repaints as fast as a 1 KB one.
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 
-import numpy as np
 from PySide6.QtCore import QPointF, QRectF
 from PySide6.QtGui import QTextBlock
 
@@ -28,30 +28,30 @@ class Box:
 def block_boxes(
     block: QTextBlock,
     origin: QPointF,
-    box_start: np.ndarray,
-    box_end: np.ndarray,
+    starts: list[int],
+    ends: list[int],
+    base: int,
     newline_width: float,
     out: list[Box],
 ) -> None:
     """Append the boxes of every span that intersects ``block``, laid out at ``origin`` (viewport coordinates).
 
-    ``box_start``/``box_end`` are sorted document positions (UTF-16 units). The block's separator
-    belongs to its last line and is drawn ``newline_width`` wide, so a newline token stays visible.
+    ``starts``/``ends`` are the sorted document positions (UTF-16 units) of the spans that can be on
+    screen, the first being span number ``base``. The block's separator belongs to its last line and
+    is drawn ``newline_width`` wide, so a newline token stays visible.
     """
     layout = block.layout()
     bpos = block.position()
     blen = block.length()
-    first = int(np.searchsorted(box_end, bpos, side="right"))
-    stop = int(np.searchsorted(box_start, bpos + blen, side="left"))
+    first = bisect_right(ends, bpos)
+    stop = bisect_left(starts, bpos + blen)
     if stop <= first:
         return
-    starts = box_start[first:stop].tolist()
-    ends = box_end[first:stop].tolist()
     lp = layout.position()
     ox = origin.x() + lp.x()
     oy = origin.y() + lp.y()
     n_lines = layout.lineCount()
-    k0 = 0
+    k = first
     for li in range(n_lines):
         line = layout.lineAt(li)
         ls = line.textStart()
@@ -61,13 +61,12 @@ def block_boxes(
         hi = bpos + le + (1 if last else 0)
         y = oy + line.y()
         h = line.height()
-        k = k0
-        while k < len(starts) and ends[k] <= lo:
+        while k < stop and ends[k] <= lo:
             k += 1
-        k0 = k
-        while k < len(starts) and starts[k] < hi:
-            s = max(starts[k], lo) - bpos
-            e = min(ends[k], hi) - bpos
+        j = k
+        while j < stop and starts[j] < hi:
+            s = max(starts[j], lo) - bpos
+            e = min(ends[j], hi) - bpos
             x1 = line.cursorToX(s)[0]
             if e > le:
                 x2 = line.cursorToX(le)[0] + newline_width
@@ -76,7 +75,7 @@ def block_boxes(
             if x2 < x1:  # right-to-left text
                 x1, x2 = x2, x1
             if x2 > x1:
-                out.append(Box(QRectF(ox + x1, y, x2 - x1, h), first + k, starts[k] >= lo))
-            if ends[k] > hi:
+                out.append(Box(QRectF(ox + x1, y, x2 - x1, h), base + j, starts[j] >= lo))
+            if ends[j] > hi:
                 break
-            k += 1
+            j += 1

@@ -83,6 +83,7 @@ class TokenView(QPlainTextEdit):
         self._chunk_start = np.zeros(0, dtype=bool)
         self._length16 = 0
         self._boxes: list[Box] = []
+        self.paint_count = 0
         self._hover = -1
         self._highlight = (0, 0)
         self._syncing = False
@@ -205,15 +206,27 @@ class TokenView(QPlainTextEdit):
             return boxes
         offset = self.contentOffset()
         height = self.viewport().height()
-        nl_width = self.fontMetrics().horizontalAdvance(" ") * 0.7
+        blocks = []
         block = self.firstVisibleBlock()
         while block.isValid():
             geom = self.blockBoundingGeometry(block).translated(offset)
             if geom.top() > height:
                 break
             if block.isVisible() and geom.bottom() >= 0:
-                block_boxes(block, geom.topLeft(), self.box_start, self.box_end, nl_width, boxes)
+                blocks.append((block, geom.topLeft()))
             block = block.next()
+        if not blocks:
+            return boxes
+        # One bisection into the big arrays for the whole screen, then small Python lists per block.
+        lo = blocks[0][0].position()
+        hi = blocks[-1][0].position() + blocks[-1][0].length()
+        t0 = int(np.searchsorted(self.box_end, lo, side="right"))
+        t1 = int(np.searchsorted(self.box_start, hi, side="left"))
+        starts = self.box_start[t0:t1].tolist()
+        ends = self.box_end[t0:t1].tolist()
+        nl_width = self.fontMetrics().horizontalAdvance(" ") * 0.7
+        for block, origin in blocks:
+            block_boxes(block, origin, starts, ends, t0, nl_width, boxes)
         return boxes
 
     def token_rects(self, index: int) -> list[QRectF]:
@@ -264,22 +277,24 @@ class TokenView(QPlainTextEdit):
     def paintEvent(self, event: QPaintEvent) -> None:
         boxes = self.visible_boxes()
         self._boxes = boxes
+        self.paint_count += 1
         clip = QRectF(event.rect())
         if boxes and self.table is not None:
-            table = self.table
             b = self._brushes()
             fills = b["fills"]
             no_pen, no_brush = b["no_pen"], b["no_brush"]
-            special = table.special
-            partial = table.partial
-            colour_idx = self._colour_idx
+            t0 = boxes[0].token
+            t1 = max(box.token for box in boxes) + 1
+            special = self.table.special[t0:t1].tolist()
+            partial = self.table.partial[t0:t1].tolist()
+            colour_idx = self._colour_idx[t0:t1].tolist()
             painter = QPainter(self.viewport())
             painter.setRenderHint(QPainter.RenderHint.Antialiasing)
             painter.setPen(no_pen)
             for box in boxes:
                 if not box.rect.intersects(clip):
                     continue
-                t = box.token
+                t = box.token - t0
                 r = box.rect.adjusted(1.0, 1.0, -1.0, -1.0)
                 if special[t]:
                     painter.setBrush(b["special"])
@@ -296,7 +311,7 @@ class TokenView(QPlainTextEdit):
                     painter.drawRoundedRect(r, 3, 3)
                     painter.setPen(no_pen)
                 else:
-                    painter.setBrush(fills[int(colour_idx[t])])
+                    painter.setBrush(fills[colour_idx[t]])
                     painter.drawRoundedRect(r, 3, 3)
             painter.end()
         super().paintEvent(event)
@@ -307,21 +322,22 @@ class TokenView(QPlainTextEdit):
         b = self._brushes()
         painter = QPainter(self.viewport())
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-        lo = min(box.token for box in boxes)
+        lo = boxes[0].token
         hi = max(box.token for box in boxes) + 1
         if self.show_chunks:
             painter.setPen(b["chunk_pen"])
-            chunk_start = self._chunk_start
+            chunk_start = self._chunk_start[lo:hi].tolist()
             for box in boxes:
-                if box.first and chunk_start[box.token]:
+                if box.first and chunk_start[box.token - lo]:
                     x = box.rect.left()
                     painter.drawLine(QPointF(x, box.rect.top() - 1), QPointF(x, box.rect.bottom() + 1))
         differs = self._differs(lo, hi)
         if differs.any():
+            flags = differs.tolist()
             painter.setPen(b["no_pen"])
             painter.setBrush(b["diff"])
             for box in boxes:
-                if differs[box.token - lo]:
+                if flags[box.token - lo]:
                     r = box.rect
                     painter.drawRect(QRectF(r.left() + 1, r.bottom() - 3, r.width() - 2, 2.5))
         first, stop = self._highlight
