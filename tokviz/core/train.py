@@ -33,7 +33,9 @@ PHASES = ("reading", "pre-tokenizing", "merging", "done")
 
 # Corpora larger than this (in characters) are pre-tokenized in worker processes.
 PARALLEL_THRESHOLD = 4 << 20
-PART_SIZE = 1 << 20
+# Text parts of about this many characters: small enough that any part is counted in well
+# under 100 ms (so cancel is prompt), large enough that process overhead stays small.
+PART_SIZE = 1 << 18
 
 
 class CancelFlag(Protocol):
@@ -172,8 +174,7 @@ def _count_corpus(
     counts: Counter[str] = Counter()
     n_workers = workers if workers is not None else min(os.cpu_count() or 1, 8)
     parallel = n_workers > 1 and total >= PARALLEL_THRESHOLD
-    part_size = PART_SIZE if parallel else PART_SIZE // 4  # small parts keep cancel prompt
-    parts = iter_parts(files, text, specials, safe_spaces, part_size, errors, on_bytes)
+    parts = iter_parts(files, text, specials, safe_spaces, PART_SIZE, errors, on_bytes)
     if not parallel:
         for part in parts:
             _check_cancel(cancel)
@@ -183,6 +184,7 @@ def _count_corpus(
     spec = pre.to_json()
     pending: list[Future[dict[str, int]]] = []
     pool = ProcessPoolExecutor(max_workers=n_workers, mp_context=_mp_context())
+    finished = False
     try:
         for part in parts:
             _check_cancel(cancel)
@@ -194,10 +196,11 @@ def _count_corpus(
         while pending:
             counts.update(_wait(pending.pop(0), cancel))
             yield from progress()
+        finished = True
     finally:
-        for fut in pending:
-            fut.cancel()
-        pool.shutdown(wait=True, cancel_futures=True)
+        # On cancel or error, do not wait for parts still being counted: the workers finish
+        # their current part (tens of milliseconds) and exit on their own.
+        pool.shutdown(wait=finished, cancel_futures=True)
     return counts, total
 
 
@@ -260,7 +263,7 @@ def train_iter(
     words: list[list[int]] = []
     freqs: list[int] = []
     for k, (word, freq) in enumerate(counts.items()):
-        if k & 0xFFFF == 0:
+        if k & 0x3FFF == 0:
             _check_cancel(cancel)
         words.append(list(word.encode("utf-8")))
         freqs.append(freq)
@@ -361,7 +364,7 @@ class _Merger:
         counts: dict[tuple[int, int], int] = {}
         where: dict[tuple[int, int], set[int]] = {}
         for wi, word in enumerate(words):
-            if wi & 0xFFFF == 0:
+            if wi & 0xFFF == 0:
                 _check_cancel(cancel)
             if len(word) < 2:
                 continue
@@ -459,7 +462,7 @@ class _Merger:
         deltas: dict[tuple[int, int], int] = {}
         dget = deltas.get
         replaced_total = 0
-        if self.cancel is not None and len(word_ids) > 20000:
+        if self.cancel is not None and len(word_ids) > 4096:
             word_ids = _checking(word_ids, self.cancel)
         for wi in word_ids:
             word = words[wi]
