@@ -262,17 +262,7 @@ def load_tokenizer(spec: str, special_tokens: Sequence[str] = ()) -> Tokenizer:
 
 def with_special_tokens(tok: Tokenizer, extra: Sequence[str]) -> Tokenizer:
     """The same vocabulary and merges with more special tokens (ids after the current largest)."""
-    from tokviz.core.tokenizer import Tokenizer
-
-    specials: dict[str, int] = dict(tok.special_tokens)
-    next_id = max(tok.vocab, default=-1) + 1
-    for s in extra:
-        specials[s] = next_id
-        next_id += 1
-    # Keep tiktoken-backed tokenizers fast and lazy: hand over the engine and the merges on demand.
-    engine = getattr(tok, "_engine", None)
-    merges: Any = (lambda: tok.merges) if engine is not None else tok.merges
-    return Tokenizer(tok.vocab, merges, specials, tok.pretokenizer, name=tok.name, engine=engine)
+    return tok.with_special_tokens(extra)
 
 
 # ----------------------------------------------------------------------------- display helpers

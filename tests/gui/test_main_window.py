@@ -140,7 +140,8 @@ def test_display_toggles_show_ids_whitespace_glyphs_and_chunks(qtbot, window, gp
     set_text(qtbot, window, "the cat\tin  the\nhat")
     view = window.panels[0].view
     window.act_ws.trigger()
-    assert view.document().toRawText().replace("\u2029", "\n") == "the·cat→in··the↵\nhat"
+    shown = view.document().toRawText().replace("\u2029", "\n").replace("\u200b", "")
+    assert shown == "the·cat→in··the↵\nhat"
     window.act_ws.trigger()
     window.act_ids.trigger()
     ids = gpt2.encode("the cat\tin  the\nhat")
@@ -269,3 +270,35 @@ def test_hover_over_empty_space_clears_the_highlight(qtbot, window):
     qtbot.mouseMove(view.viewport(), QPoint(view.viewport().width() - 2, view.viewport().height() - 2))
     qtbot.waitUntil(lambda: view.hovered == -1)
     assert window.editor.extraSelections() == []
+
+
+def test_opening_a_text_file_fills_the_editor_and_the_recent_menu(qtbot, window, tmp_path):
+    path = tmp_path / "notes.txt"
+    path.write_bytes("first line\r\nsecond line 🌍\r\n".encode())
+    assert window.open_text_file(str(path))
+    qtbot.waitUntil(window.is_ready)
+    assert window.text == "first line\nsecond line 🌍\n"
+    assert "notes.txt" in window.windowTitle()
+    assert [a.text() for a in window.recent_menu.actions()] == ["&1 notes.txt"]
+    assert not window.open_text_file(str(tmp_path / "missing.txt"))
+    assert "missing.txt" in window.last_error
+
+
+def test_keyboard_users_step_through_tokens(qtbot, window, gpt2):
+    set_text(qtbot, window, "the cat in the hat")
+    view = window.panels[0].view
+    view.setFocus()
+    qtbot.keyClick(view, Qt.Key.Key_Right)
+    qtbot.keyClick(view, Qt.Key.Key_Right)
+    assert view.hovered == 1
+    assert window.editor.extraSelections()[0].cursor.selectedText() == " cat"
+    assert "token 3797" in window.statusBar().currentMessage()
+    qtbot.keyClick(view, Qt.Key.Key_Escape)
+    assert view.hovered == -1
+
+
+def test_other_panels_plug_in_as_docks(qtbot, window):
+    from PySide6.QtWidgets import QLabel
+
+    dock = window.add_dock(QLabel("merge timeline"), "Merge timeline", "timelineDock", "Ctrl+Shift+T")
+    assert dock.toggleViewAction() in window.view_menu.actions()

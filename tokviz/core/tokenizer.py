@@ -78,6 +78,7 @@ class Tokenizer:
         self._merge_count_hint = len(self.vocab) - 256
         self.special_tokens: dict[str, int] = self._resolve_specials(special_tokens)
         self._special_ids = set(self.special_tokens.values())
+        self._merge_count_hint = len(self.vocab) - 256 - len(self._special_ids)
         self._splitter = SpecialSplitter(self.special_tokens)
         self._engine = engine
         self._tables_built = False
@@ -485,6 +486,21 @@ class Tokenizer:
     def decode(self, ids: Iterable[int]) -> str:
         """Join bytes then decode UTF-8, replacing invalid sequences with U+FFFD."""
         return self.decode_bytes(list(ids)).decode("utf-8", errors="replace")
+
+    def with_special_tokens(self, extra: Iterable[str]) -> Tokenizer:
+        """The same vocabulary and merges with more special tokens (new ids after the largest).
+
+        Tokens it already has keep their ids; a lazy merge list stays lazy.
+        """
+        specials = dict(self.special_tokens)
+        next_id = max(self.vocab, default=-1) + 1
+        for s in extra:
+            if s and s not in specials:
+                specials[s] = next_id
+                next_id += 1
+        merges: Sequence[tuple[bytes, bytes]] | Callable[[], Sequence[tuple[bytes, bytes]]]
+        merges = self._merges if self._merges is not None else (lambda: self.merges)
+        return Tokenizer(self.vocab, merges, specials, self.pretokenizer, self.name, self._engine)
 
     @staticmethod
     def from_files(

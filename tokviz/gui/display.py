@@ -19,8 +19,11 @@ from tokviz.core.tokenizer import Tokenizer
 from .qtext import utf16_len
 from .token_table import TokenTable
 
-GLYPHS = {" ": "·", "\t": "→", "\n": "↵\n"}
-_GLYPH_TABLE = str.maketrans({" ": "·", "\t": "→"})
+# A zero-width space after the space and tab glyphs keeps a line-break opportunity, so wrapped
+# lines still break between words rather than inside them. Each of these grows by one unit.
+_ZWSP = "\u200b"
+_GLYPH_TABLE = str.maketrans({" ": "·" + _ZWSP, "\t": "→" + _ZWSP, "\n": "↵\n"})
+_GROWING = (ord(" "), ord("\t"), ord("\n"))
 
 
 @dataclass(frozen=True)
@@ -51,7 +54,7 @@ class DisplayRun:
 
 def with_glyphs(text: str) -> str:
     """Whitespace made visible: space ·, tab →, newline ↵ (the line break itself is kept)."""
-    return text.translate(_GLYPH_TABLE).replace("\n", "↵\n")
+    return text.translate(_GLYPH_TABLE)
 
 
 def partial_display(data: bytes, options: DisplayOptions) -> str:
@@ -81,45 +84,46 @@ def _build_text(
     table: TokenTable, lo: int, hi: int, vocab: dict[int, bytes], options: DisplayOptions
 ) -> DisplayRun:
     text = table.text
-    partial_idx = np.flatnonzero(table.partial[lo:hi]) + lo
-    pieces: list[str] = []
-    box_start = np.empty(hi - lo, dtype=np.int64)
-    box_end = np.empty(hi - lo, dtype=np.int64)
-    pos16 = 0
     glyphs = options.whitespace
-
-    def add_whole_run(a: int, b: int) -> None:
-        # Tokens a..b-1 are whole characters and contiguous in the source: slice them at once.
-        nonlocal pos16
-        if b <= a:
-            return
-        cp0, cp1 = int(table.start[a]), int(table.end[b - 1])
-        s16 = table.start16[a:b] - table.start16[a] + pos16
-        e16 = table.end16[a:b] - table.start16[a] + pos16
-        piece = text[cp0:cp1]
-        if glyphs and "\n" in piece:
-            # Each newline grows by one unit (↵ is added before it).
-            nl = _newline_positions(table, cp0, cp1)
-            s16 = s16 + np.searchsorted(nl, table.start[a:b], side="left")
-            e16 = e16 + np.searchsorted(nl, table.end[a:b], side="left")
-        if glyphs:
-            piece = with_glyphs(piece)
-        box_start[a - lo : b - lo] = s16
-        box_end[a - lo : b - lo] = e16
-        pieces.append(piece)
-        pos16 += utf16_len(piece)
-
-    prev = lo
-    for k in partial_idx.tolist():
-        add_whole_run(prev, k)
-        shown = partial_display(vocab[int(table.ids[k])], options)
-        n16 = utf16_len(shown)
-        box_start[k - lo] = pos16
-        box_end[k - lo] = pos16 + n16
-        pieces.append(shown)
-        pos16 += n16
+    starts = table.start[lo:hi]
+    ends = table.end[lo:hi]
+    # Whole-character tokens show their source text: its UTF-16 length, plus one per newline with ↵.
+    lengths = table.end16[lo:hi] - table.start16[lo:hi]
+    if glyphs:
+        base = int(starts[0])
+        code_points = np.frombuffer(text[base : int(ends[-1])].encode("utf-32-le"), dtype=np.uint32)
+        grows = np.concatenate(([0], np.cumsum(np.isin(code_points, _GROWING), dtype=np.int64)))
+        lengths = lengths + grows[ends - base] - grows[starts - base]
+    partial_idx = np.flatnonzero(table.partial[lo:hi])
+    shown: list[str] = []
+    if partial_idx.size:
+        cache: dict[int, tuple[str, int]] = {}
+        partial_lengths = []
+        for token_id in table.ids[lo:hi][partial_idx].tolist():
+            entry = cache.get(token_id)
+            if entry is None:
+                label = partial_display(vocab[token_id], options)
+                entry = cache[token_id] = (label, utf16_len(label))
+            shown.append(entry[0])
+            partial_lengths.append(entry[1])
+        lengths = lengths.copy()
+        lengths[partial_idx] = partial_lengths
+    box_end = np.cumsum(lengths)
+    box_start = box_end - lengths
+    # The document text: runs of whole-character tokens are single slices of the source.
+    pieces: list[str] = []
+    start_list = starts.tolist()
+    end_list = ends.tolist()
+    prev = 0
+    for k, label in zip(partial_idx.tolist(), shown):
+        if k > prev:
+            piece = text[start_list[prev] : end_list[k - 1]]
+            pieces.append(with_glyphs(piece) if glyphs else piece)
+        pieces.append(label)
         prev = k + 1
-    add_whole_run(prev, hi)
+    if prev < hi - lo:
+        piece = text[start_list[prev] : end_list[-1]]
+        pieces.append(with_glyphs(piece) if glyphs else piece)
     return DisplayRun("".join(pieces), box_start, box_end)
 
 

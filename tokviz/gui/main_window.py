@@ -54,9 +54,10 @@ from .vocab_table import VocabBrowser
 
 # Texts longer than this are not written to the settings file (reopen the file instead).
 MAX_SAVED_TEXT = 200_000
-# Small texts are re-tokenized on the next event-loop turn; big ones wait for a pause in typing.
-BIG_TEXT = 100_000
-BIG_TEXT_DEBOUNCE_MS = 40
+# Edits are coalesced by a 0 ms timer: it fires once the pending input events are handled, so a
+# burst of keys (or a key held down) costs one update. Huge texts also wait for a pause in typing.
+BIG_TEXT = 2_000_000
+BIG_TEXT_DEBOUNCE_MS = 30
 MAX_RECENT = 8
 DEFAULT_POINT_SIZE = 13
 MONO_FAMILIES = [
@@ -272,6 +273,7 @@ class MainWindow(QMainWindow):
         self.vocab_dock.setObjectName("vocabDock")
         self.vocab_dock.setWidget(self.vocab)
         self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.vocab_dock)
+        self.resizeDocks([self.vocab_dock], [470], Qt.Orientation.Horizontal)
 
         self.status_label = QLabel(self)
         self.status_label.setObjectName("statusStats")
@@ -360,6 +362,7 @@ class MainWindow(QMainWindow):
             samples.addSeparator()
 
         view = bar.addMenu("&View")
+        self.view_menu = view
         for act in (self.act_ids, self.act_ws, self.act_chunks):
             view.addAction(act)
         view.addSeparator()
@@ -390,6 +393,23 @@ class MainWindow(QMainWindow):
         self.legend.setObjectName("legend")
         tools.addWidget(self.legend)
         self.addToolBar(tools)
+
+    # ================================================================ extension points
+    def add_dock(self, widget: QWidget, title: str, object_name: str, shortcut: str | None = None) -> QDockWidget:
+        """Add a panel (a training dock, a merge timeline, a chart) with a View-menu toggle.
+
+        Panels get tokenizers from ``self.tokenizers``; a trained model offered with
+        ``self.tokenizers.add_tokenizer(name, tokenizer, counts)`` appears in every picker at once.
+        """
+        dock = QDockWidget(title, self)
+        dock.setObjectName(object_name)
+        dock.setWidget(widget)
+        self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, dock)
+        action = dock.toggleViewAction()
+        if shortcut:
+            action.setShortcut(QKeySequence(shortcut))
+        self.view_menu.addAction(action)
+        return dock
 
     # ================================================================ views
     def add_view(self, key: str | None = None) -> TokenPanel:

@@ -119,6 +119,16 @@ def colour_indices(ids: np.ndarray) -> np.ndarray:
     return hue * 2 + lightness
 
 
+def colour_indices_range(ids: np.ndarray, first: int, stop: int, context: int = 256) -> np.ndarray:
+    """:func:`colour_indices` for tokens ``[first, stop)`` only, looking back ``context`` tokens.
+
+    Painting needs only the tokens on screen; the look-back lets a run of similar hues that starts
+    before the screen keep its alternation (runs longer than ``context`` may restart it).
+    """
+    lo = max(0, first - context)
+    return colour_indices(ids[lo:stop])[first - lo :]
+
+
 def system_prefers_dark() -> bool:
     """True when the desktop asks for a dark colour scheme."""
     hints = QGuiApplication.styleHints()

@@ -125,6 +125,22 @@ class EditPlan:
         return not self.full and self.start == self.stop and self.old_first == self.old_stop
 
 
+# Every view compares the same two texts after an edit; the answer is computed once.
+_last_diff: tuple[str, str, int, int] | None = None
+
+
+def edit_bounds(old: str, new: str) -> tuple[int, int]:
+    """Common prefix and suffix lengths of two versions of a text (the edit lies between them)."""
+    global _last_diff
+    cached = _last_diff
+    if cached is not None and cached[0] is old and cached[1] is new:
+        return cached[2], cached[3]
+    p = common_prefix_length(old, new)
+    s = common_suffix_length(old, new, min(len(old), len(new)) - p)
+    _last_diff = (old, new, p, s)
+    return p, s
+
+
 def common_prefix_length(a: str, b: str) -> int:
     """Length of the longest common prefix, by binary search over slice comparisons (C speed)."""
     lo, hi = 0, min(len(a), len(b))
@@ -181,8 +197,7 @@ def plan_edit(tokenizer: Tokenizer, old: TokenTable | None, new_text: str) -> Ed
     full = EditPlan(new_text, 0, len(new_text), 0, len(old), True)
     if mode == "none" or not len(old):
         return full
-    p = common_prefix_length(old_text, new_text)
-    s = common_suffix_length(old_text, new_text, min(len(old_text), len(new_text)) - p)
+    p, s = edit_bounds(old_text, new_text)
     edit_end = len(new_text) - s
     if mode == "any":
         start, stop = p, edit_end

@@ -13,7 +13,7 @@ import html
 
 import numpy as np
 from PySide6.QtCore import QEvent, QPoint, QPointF, QRectF, Qt, Signal
-from PySide6.QtGui import QBrush, QColor, QFont, QHelpEvent, QMouseEvent, QPainter, QPaintEvent, QPen, QTextCursor
+from PySide6.QtGui import QBrush, QColor, QFont, QHelpEvent, QKeyEvent, QMouseEvent, QPainter, QPaintEvent, QPen, QTextCursor
 from PySide6.QtWidgets import QPlainTextEdit, QToolTip, QWidget
 
 from tokviz.core.tokenizer import Tokenizer
@@ -21,7 +21,7 @@ from tokviz.core.tokenizer import Tokenizer
 from .compat import protect_none_refcount
 from .display import DisplayOptions, TokenDetails, build_run, token_details
 from .highlighter import Box, block_boxes
-from .theme import TokenColors, colour_indices, token_colors
+from .theme import TokenColors, colour_indices_range, token_colors
 from .token_table import TableUpdate, TokenTable
 
 
@@ -79,7 +79,6 @@ class TokenView(QPlainTextEdit):
         self.merges_ready = False
         self.box_start = np.zeros(0, dtype=np.int64)
         self.box_end = np.zeros(0, dtype=np.int64)
-        self._colour_idx = np.zeros(0, dtype=np.int64)
         self._chunk_start = np.zeros(0, dtype=bool)
         self._length16 = 0
         self._boxes: list[Box] = []
@@ -107,7 +106,6 @@ class TokenView(QPlainTextEdit):
             self._replace(update, old_n)
         else:
             self._rebuild()
-        self._colour_idx = colour_indices(table.ids)
         self._chunk_start = table.chunk_starts()
         self._hover = -1
         self._highlight = (0, 0)
@@ -118,7 +116,6 @@ class TokenView(QPlainTextEdit):
         self.table = None
         self.tokenizer = None
         self.box_start = self.box_end = np.zeros(0, dtype=np.int64)
-        self._colour_idx = np.zeros(0, dtype=np.int64)
         self._chunk_start = np.zeros(0, dtype=bool)
         self._length16 = 0
         self.setPlainText("")
@@ -287,7 +284,7 @@ class TokenView(QPlainTextEdit):
             t1 = max(box.token for box in boxes) + 1
             special = self.table.special[t0:t1].tolist()
             partial = self.table.partial[t0:t1].tolist()
-            colour_idx = self._colour_idx[t0:t1].tolist()
+            colour_idx = colour_indices_range(self.table.ids, t0, t1).tolist()
             painter = QPainter(self.viewport())
             painter.setRenderHint(QPainter.RenderHint.Antialiasing)
             painter.setPen(no_pen)
@@ -370,6 +367,29 @@ class TokenView(QPlainTextEdit):
             self.viewport().update()
             self.tokenHovered.emit(index)
 
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        """Keyboard users step through tokens with Left/Right (Home/End); Escape stops."""
+        n = len(self.table) if self.table is not None else 0
+        key = event.key()
+        if n and key in (Qt.Key.Key_Right, Qt.Key.Key_Left, Qt.Key.Key_Home, Qt.Key.Key_End):
+            current = self._hover
+            if key == Qt.Key.Key_Right:
+                index = min(current + 1, n - 1) if current >= 0 else 0
+            elif key == Qt.Key.Key_Left:
+                index = max(current - 1, 0) if current >= 0 else 0
+            else:
+                index = 0 if key == Qt.Key.Key_Home else n - 1
+            self._set_hover(index)
+            cursor = self.textCursor()
+            cursor.setPosition(int(self.box_start[index]))
+            self.setTextCursor(cursor)
+            self.ensureCursorVisible()
+            return
+        if key == Qt.Key.Key_Escape and self._hover >= 0:
+            self._set_hover(-1)
+            return
+        super().keyPressEvent(event)
+
     def hover_token(self, index: int) -> None:
         """Act as if the mouse were over token ``index`` (keyboard users, tests, scripts)."""
         self._set_hover(index)
@@ -433,4 +453,4 @@ class TokenView(QPlainTextEdit):
             return self.colors.special_fill
         if self.table.partial[index]:
             return self.colors.partial_fill
-        return self.colors.fills[int(self._colour_idx[index])]
+        return self.colors.fills[int(colour_indices_range(self.table.ids, index, index + 1)[0])]

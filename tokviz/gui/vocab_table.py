@@ -302,7 +302,7 @@ class VocabBrowser(QWidget):
         self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
         self.table.horizontalHeader().setStretchLastSection(True)
         self.table.setWordWrap(False)
-        for col, width in ((ID, 60), (TOKEN, 96), (BYTES, 96), (LENGTH, 52), (RANK, 84), (PARENTS, 150), (COUNT, 60)):
+        for col, width in ((ID, 58), (TOKEN, 92), (BYTES, 92), (LENGTH, 54), (RANK, 82), (PARENTS, 140), (COUNT, 60)):
             self.table.setColumnWidth(col, width)
 
         grid = QGridLayout(self)

@@ -1,0 +1,58 @@
+"""What a token view's document holds: one display string per token, with exact box offsets."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tokviz.core.bytes_ import printable_token
+from tokviz.gui.display import DisplayOptions, build_run, with_glyphs
+from tokviz.gui.token_table import TokenTable
+
+TEXTS = st.lists(st.sampled_from(list(" \n\tab🌍你.'1") + ["<|endoftext|>", " the", "\n\n"]), max_size=30).map("".join)
+
+
+def expected_piece(table: TokenTable, tok, i: int, options: DisplayOptions) -> str:
+    if options.show_ids:
+        return str(int(table.ids[i]))
+    if table.partial[i]:
+        return printable_token(tok.vocab[int(table.ids[i])], whitespace=options.whitespace)
+    piece = table.text[table.start[i] : table.end[i]]
+    return with_glyphs(piece) if options.whitespace else piece
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=TEXTS, show_ids=st.booleans(), whitespace=st.booleans())
+@pytest.mark.parametrize("name", ["gpt2", "byte_tokenizer"])
+def test_every_box_holds_exactly_its_tokens_display_text(name, request, text, show_ids, whitespace):
+    tok = request.getfixturevalue(name)
+    table = TokenTable.encode(tok, text)
+    options = DisplayOptions(show_ids=show_ids, whitespace=whitespace)
+    run = build_run(table, 0, len(table), tok.vocab, options)
+    units = run.text.encode("utf-16-le")
+    for i in range(len(table)):
+        box = units[2 * run.box_start[i] : 2 * run.box_end[i]].decode("utf-16-le")
+        assert box == expected_piece(table, tok, i, options)
+    assert run.length16 == len(units) // 2
+
+
+def test_partial_tokens_show_hex_bytes_never_replacement_characters(gpt2):
+    table = TokenTable.encode(gpt2, "Hi 🌍")
+    run = build_run(table, 0, len(table), gpt2.vocab, DisplayOptions())
+    assert run.text == "Hi <F0 9F><8C><8D>"
+    assert "\ufffd" not in run.text
+
+
+def test_whitespace_glyphs_keep_line_breaks(gpt2):
+    table = TokenTable.encode(gpt2, "a b\tc\nd")
+    run = build_run(table, 0, len(table), gpt2.vocab, DisplayOptions(whitespace=True))
+    assert run.text == "a·\u200bb→\u200bc↵\nd"
+
+
+def test_id_mode_puts_a_line_break_after_tokens_with_a_newline(gpt2):
+    text = "hello\nworld"
+    table = TokenTable.encode(gpt2, text)
+    run = build_run(table, 0, len(table), gpt2.vocab, DisplayOptions(show_ids=True))
+    ids = gpt2.encode(text)
+    assert run.text == f"{ids[0]} {ids[1]}\n{ids[2]} "
