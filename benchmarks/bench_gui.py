@@ -99,8 +99,12 @@ def main() -> int:
     shown = time.perf_counter() - started
     wait_until(app, window.is_ready)
     tokenized = time.perf_counter() - started
-    print(f"start-up: window shown after {shown * 1000:.0f} ms, both views tokenized after {tokenized * 1000:.0f} ms")
-    print(f"views: {[p.model.tokenizer.name for p in window.panels]}, window 1440x900, Python {sys.version.split()[0]}")
+    print(
+        f"start-up: window shown after {shown * 1000:.0f} ms, both views tokenized after {tokenized * 1000:.0f} ms"
+    )
+    print(
+        f"views: {[p.model.tokenizer.name for p in window.panels]}, window 1440x900, Python {sys.version.split()[0]}"
+    )
 
     small = keystroke_latencies(app, window, corpus(10_000), args.keys)
     print(summary("keystroke -> repaint, 10 KB", small, 16))
@@ -114,7 +118,9 @@ def main() -> int:
     pasted = time.perf_counter() - start
     wait_until(app, lambda: window.is_ready() and window.text == big_text)
     done = time.perf_counter() - start
-    print(f"1 MB paste: editor updated in {pasted * 1000:.0f} ms, both views tokenized in {done * 1000:.0f} ms")
+    print(
+        f"1 MB paste: editor updated in {pasted * 1000:.0f} ms, both views tokenized in {done * 1000:.0f} ms"
+    )
     big = keystroke_latencies(app, window, big_text, args.keys)
     print(summary("keystroke -> repaint, 1 MB", big, 100))
     window.close()

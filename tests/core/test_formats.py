@@ -310,7 +310,7 @@ def test_hostile_sizes_are_refused_before_building(tmp_path: Path, monkeypatch: 
         f.truncate(2 * 1024**3 + 1)  # sparse: costs no disk space
     with pytest.raises(ModelFileError, match="huge.json: the file is 2.0 GB; files over 2 GB are refused"):
         load_model(huge)
-    monkeypatch.setattr("tokviz.core.formats.MAX_ENTRIES", 100)
+    monkeypatch.setattr("tokviz.core.formats.model_file.MAX_ENTRIES", 100)
     with pytest.raises(ModelFileError, match="the vocabulary has 258 entries, more than the limit of 100"):
         load_model(_write(tmp_path / "m.json", _valid_model()))
 

@@ -10,7 +10,9 @@ from tokviz.core.bytes_ import printable_token
 from tokviz.gui.display import DisplayOptions, build_run, with_glyphs
 from tokviz.gui.token_table import TokenTable
 
-TEXTS = st.lists(st.sampled_from(list(" \n\tab🌍你.'1") + ["<|endoftext|>", " the", "\n\n"]), max_size=30).map("".join)
+TEXTS = st.lists(
+    st.sampled_from(list(" \n\tab🌍你.'1") + ["<|endoftext|>", " the", "\n\n"]), max_size=30
+).map("".join)
 
 
 def expected_piece(table: TokenTable, tok, i: int, options: DisplayOptions) -> str:

@@ -61,7 +61,10 @@ def test_typing_updates_the_counts_exactly_as_the_core_computes_them(qtbot, wind
     n_bytes = len(text.encode("utf-8"))
     status = window.status_label.text()
     assert f"{len(text)} characters" in status and f"{n_bytes} bytes" in status
-    assert f"GPT-2: {len(gpt2.encode(text))} tokens ({n_bytes / len(gpt2.encode(text)):.2f} bytes/token)" in status
+    assert (
+        f"GPT-2: {len(gpt2.encode(text))} tokens ({n_bytes / len(gpt2.encode(text)):.2f} bytes/token)"
+        in status
+    )
     # Delete a character: still exact.
     qtbot.keyClick(editor, Qt.Key.Key_Backspace)
     qtbot.waitUntil(lambda: window.is_ready() and window.text == editor.toPlainText(), timeout=10000)

@@ -28,7 +28,9 @@ def main(argv: list[str] | None = None) -> int:
     window = MainWindow()
     window.show()
     if "--startup-time" in (argv or sys.argv):
-        QTimer.singleShot(0, lambda: print(f"window shown after {time.perf_counter() - started:.3f} s", flush=True))
+        QTimer.singleShot(
+            0, lambda: print(f"window shown after {time.perf_counter() - started:.3f} s", flush=True)
+        )
     if not owns_app:
         return 0
     return int(app.exec())

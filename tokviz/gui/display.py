@@ -62,7 +62,9 @@ def partial_display(data: bytes, options: DisplayOptions) -> str:
     return printable_token(data, whitespace=options.whitespace)
 
 
-def build_run(table: TokenTable, lo: int, hi: int, vocab: dict[int, bytes], options: DisplayOptions) -> DisplayRun:
+def build_run(
+    table: TokenTable, lo: int, hi: int, vocab: dict[int, bytes], options: DisplayOptions
+) -> DisplayRun:
     """Display text and box offsets for tokens ``[lo, hi)`` of ``table``."""
     if hi <= lo:
         z = np.zeros(0, dtype=np.int64)

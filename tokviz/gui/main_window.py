@@ -141,7 +141,9 @@ class TokenPanel(QWidget):
     closeRequested = Signal(object)
     openTokenizerRequested = Signal(object)
 
-    def __init__(self, registry: TokenizerRegistryModel, key: str, number: int, parent: QWidget | None = None) -> None:
+    def __init__(
+        self, registry: TokenizerRegistryModel, key: str, number: int, parent: QWidget | None = None
+    ) -> None:
         super().__init__(parent)
         self.setObjectName("tokenPanel")
         self.registry = registry
@@ -295,7 +297,9 @@ class MainWindow(QMainWindow):
         hints.colorSchemeChanged.connect(lambda *_: self._apply_theme())
 
     # ================================================================ actions and menus
-    def _action(self, text: str, shortcut: str | list[str] | None, slot, checkable: bool = False, name: str = "") -> QAction:  # noqa: ANN001
+    def _action(
+        self, text: str, shortcut: str | list[str] | None, slot, checkable: bool = False, name: str = ""
+    ) -> QAction:  # noqa: ANN001
         action = QAction(text, self)
         if shortcut:
             keys = [shortcut] if isinstance(shortcut, str) else shortcut
@@ -314,14 +318,41 @@ class MainWindow(QMainWindow):
     def _build_actions(self) -> None:
         a = self._action
         self.act_open = a("&Open text…", "Ctrl+O", self.choose_text_file, name="actionOpenText")
-        self.act_open_tokenizer = a("Open &tokenizer…", "Ctrl+Shift+O", lambda: self.choose_tokenizer_file(None), name="actionOpenTokenizer")
+        self.act_open_tokenizer = a(
+            "Open &tokenizer…",
+            "Ctrl+Shift+O",
+            lambda: self.choose_tokenizer_file(None),
+            name="actionOpenTokenizer",
+        )
         self.act_quit = a("&Quit", "Ctrl+Q", self.close, name="actionQuit")
-        self.act_ids = a("Show token &ids", "Ctrl+I", self._on_display_options, checkable=True, name="actionShowIds")
-        self.act_ws = a("Show &whitespace (· ↵ →)", "Ctrl+Shift+W", self._on_display_options, checkable=True, name="actionShowWhitespace")
-        self.act_chunks = a("Show pre-tokenizer &chunks", "Ctrl+Shift+K", self._on_chunks, checkable=True, name="actionShowChunks")
+        self.act_ids = a(
+            "Show token &ids", "Ctrl+I", self._on_display_options, checkable=True, name="actionShowIds"
+        )
+        self.act_ws = a(
+            "Show &whitespace (· ↵ →)",
+            "Ctrl+Shift+W",
+            self._on_display_options,
+            checkable=True,
+            name="actionShowWhitespace",
+        )
+        self.act_chunks = a(
+            "Show pre-tokenizer &chunks",
+            "Ctrl+Shift+K",
+            self._on_chunks,
+            checkable=True,
+            name="actionShowChunks",
+        )
         self.act_add_view = a("&Add view", "Ctrl+Shift+N", lambda: self.add_view(), name="actionAddView")
-        self.act_remove_view = a("&Remove last view", "Ctrl+Shift+R", self.remove_last_view, name="actionRemoveView")
-        self.act_sync = a("&Synchronised scrolling", "Ctrl+Shift+S", lambda _on: None, checkable=True, name="actionSyncScroll")
+        self.act_remove_view = a(
+            "&Remove last view", "Ctrl+Shift+R", self.remove_last_view, name="actionRemoveView"
+        )
+        self.act_sync = a(
+            "&Synchronised scrolling",
+            "Ctrl+Shift+S",
+            lambda _on: None,
+            checkable=True,
+            name="actionSyncScroll",
+        )
         self.act_sync.setChecked(True)
         self.act_zoom_in = a("Zoom &in", ["Ctrl+=", "Ctrl++"], lambda: self.zoom(1), name="actionZoomIn")
         self.act_zoom_out = a("Zoom &out", "Ctrl+-", lambda: self.zoom(-1), name="actionZoomOut")
@@ -333,8 +364,18 @@ class MainWindow(QMainWindow):
         self.act_focus_editor = a("Focus &editor", "Ctrl+E", self.editor.setFocus, name="actionFocusEditor")
         self.theme_group = QActionGroup(self)
         self.theme_actions: dict[str, QAction] = {}
-        for key, label, shortcut in (("system", "Follow &system", "Ctrl+Alt+0"), ("light", "&Light", "Ctrl+Alt+L"), ("dark", "&Dark", "Ctrl+Alt+D")):
-            act = a(label, shortcut, lambda on, k=key: on and self.set_theme(k), checkable=True, name=f"actionTheme_{key}")
+        for key, label, shortcut in (
+            ("system", "Follow &system", "Ctrl+Alt+0"),
+            ("light", "&Light", "Ctrl+Alt+L"),
+            ("dark", "&Dark", "Ctrl+Alt+D"),
+        ):
+            act = a(
+                label,
+                shortcut,
+                lambda on, k=key: on and self.set_theme(k),
+                checkable=True,
+                name=f"actionTheme_{key}",
+            )
             self.theme_group.addAction(act)
             self.theme_actions[key] = act
         self.act_about = a("&About tokviz", "F1", self._about, name="actionAbout")
@@ -355,7 +396,11 @@ class MainWindow(QMainWindow):
         number = 1
         for group in ((SHOWCASE,), LECTURE_SAMPLES, CATEGORY_SAMPLES):
             for sample in group:
-                act = self._action(sample.title, f"Alt+{number % 10}" if number <= 10 else None, lambda s=sample: self.load_sample(s))
+                act = self._action(
+                    sample.title,
+                    f"Alt+{number % 10}" if number <= 10 else None,
+                    lambda s=sample: self.load_sample(s),
+                )
                 samples.addAction(act)
                 self.sample_actions.append(act)
                 number += 1
@@ -395,7 +440,9 @@ class MainWindow(QMainWindow):
         self.addToolBar(tools)
 
     # ================================================================ extension points
-    def add_dock(self, widget: QWidget, title: str, object_name: str, shortcut: str | None = None) -> QDockWidget:
+    def add_dock(
+        self, widget: QWidget, title: str, object_name: str, shortcut: str | None = None
+    ) -> QDockWidget:
         """Add a panel (a training dock, a merge timeline, a chart) with a View-menu toggle.
 
         Panels get tokenizers from ``self.tokenizers``; a trained model offered with
@@ -512,7 +559,10 @@ class MainWindow(QMainWindow):
 
     def is_ready(self) -> bool:
         """True when every view shows the tokens of the editor's current text."""
-        return all(p.model.current and p.view.table is p.model.table for p in self.panels) and not self._timer.isActive()
+        return (
+            all(p.model.current and p.view.table is p.model.table for p in self.panels)
+            and not self._timer.isActive()
+        )
 
     def set_text(self, text: str) -> None:
         """Replace the editor's text (undoable) and tokenize it."""
@@ -529,7 +579,12 @@ class MainWindow(QMainWindow):
     # ================================================================ files
     def choose_text_file(self) -> None:
         """Ask for a text file and open it."""
-        path, _ = QFileDialog.getOpenFileName(self, "Open text", str(Path.home()), "Text files (*.txt *.md *.py *.json *.csv *.html *.xml);;All files (*)")
+        path, _ = QFileDialog.getOpenFileName(
+            self,
+            "Open text",
+            str(Path.home()),
+            "Text files (*.txt *.md *.py *.json *.csv *.html *.xml);;All files (*)",
+        )
         if path:
             self.open_text_file(path)
 
@@ -544,7 +599,10 @@ class MainWindow(QMainWindow):
             text = data.decode("utf-8")
         except UnicodeDecodeError as exc:
             text = data.decode("utf-8", errors="replace")
-            self.statusBar().showMessage(f"{Path(path).name} is not valid UTF-8 (byte {exc.start}); shown with replacement characters", 8000)
+            self.statusBar().showMessage(
+                f"{Path(path).name} is not valid UTF-8 (byte {exc.start}); shown with replacement characters",
+                8000,
+            )
         self.editor.setPlainText(normalize_newlines(text.removeprefix("\ufeff")))
         self.setWindowTitle(f"{Path(path).name} — tokviz")
         self._add_recent(path)
@@ -643,7 +701,9 @@ class MainWindow(QMainWindow):
         d = panel.view.details(index)
         if d is not None:
             extra = f" · merge rank {d.rank}" if d.rank is not None else ""
-            self.statusBar().showMessage(f"{panel.model.tokenizer.name if panel.model.tokenizer else ''} token {d.id}: {d.text!r} · {d.hex} · {d.length} bytes{extra}")
+            self.statusBar().showMessage(
+                f"{panel.model.tokenizer.name if panel.model.tokenizer else ''} token {d.id}: {d.text!r} · {d.hex} · {d.length} bytes{extra}"
+            )
 
     def _set_editor_highlight(self, span: tuple[int, int] | None) -> None:
         if span is None:
@@ -665,7 +725,10 @@ class MainWindow(QMainWindow):
         if self._hover is not None:
             return
         cursor = self.editor.textCursor()
-        if not cursor.hasSelection() or self.editor.document().characterCount() - 1 != self._index.utf16_length:
+        if (
+            not cursor.hasSelection()
+            or self.editor.document().characterCount() - 1 != self._index.utf16_length
+        ):
             for p in self.panels:
                 p.view.set_highlight(0, 0)
             return
@@ -816,7 +879,11 @@ class MainWindow(QMainWindow):
         except (TypeError, ValueError):
             self._point_size = float(DEFAULT_POINT_SIZE)
         self._colors = token_colors(self.is_dark())
-        for act, key in ((self.act_ids, "showIds"), (self.act_ws, "showWhitespace"), (self.act_chunks, "showChunks")):
+        for act, key in (
+            (self.act_ids, "showIds"),
+            (self.act_ws, "showWhitespace"),
+            (self.act_chunks, "showChunks"),
+        ):
             act.setChecked(str(s.value(key, "false")).lower() == "true")
         self.act_sync.setChecked(str(s.value("syncScroll", "true")).lower() == "true")
         keys = s.value("views", ["gpt2", "cl100k"])
@@ -862,5 +929,3 @@ class MainWindow(QMainWindow):
         self.retokenize_now()
         self.save_settings()
         super().closeEvent(event)
-
-

@@ -205,7 +205,9 @@ class MergeTableModel(QAbstractTableModel):
     def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else len(COLUMNS)
 
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+    def headerData(
+        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> Any:
         if orientation != Qt.Orientation.Horizontal or not 0 <= section < len(COLUMNS):
             return None
         if role == Qt.ItemDataRole.DisplayRole:
@@ -214,8 +216,14 @@ class MergeTableModel(QAbstractTableModel):
             return _TIPS[section]
         return None
 
-    def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid() or not 0 <= index.row() < self.rowCount() or not 0 <= index.column() < len(COLUMNS):
+    def data(
+        self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> Any:
+        if (
+            not index.isValid()
+            or not 0 <= index.row() < self.rowCount()
+            or not 0 <= index.column() < len(COLUMNS)
+        ):
             return None
         step = self.step_of_row(index.row())
         col = index.column()
@@ -287,10 +295,14 @@ class MergeTableModel(QAbstractTableModel):
         if parts is None:
             return ""
         left, right, new_id = parts
-        lines = [f"Merge {step:,}: {hex_bytes(left)} + {hex_bytes(right)} → id {new_id} ({hex_bytes(left + right)})"]
+        lines = [
+            f"Merge {step:,}: {hex_bytes(left)} + {hex_bytes(right)} → id {new_id} ({hex_bytes(left + right)})"
+        ]
         if self.trace is not None:
             if self.trace.changes_text(step):
-                lines.append(f"Changes the text: {self.trace.token_count(step - 1):,} → {self.trace.token_count(step):,} tokens")
+                lines.append(
+                    f"Changes the text: {self.trace.token_count(step - 1):,} → {self.trace.token_count(step):,} tokens"
+                )
             else:
                 lines.append("Does not occur in the text")
         rec = self.record(step)

@@ -17,7 +17,7 @@ import numpy as np
 import regex
 
 from tokviz.core.pretokenize import NAMED_PATTERNS
-from tokviz.core.tokenizer import TokenSpan, Tokenizer
+from tokviz.core.tokenizer import Tokenizer, TokenSpan
 
 from .qtext import utf16_offsets
 
@@ -212,7 +212,9 @@ def plan_edit(tokenizer: Tokenizer, old: TokenTable | None, new_text: str) -> Ed
     old_first = int(np.searchsorted(old.start, start, side="left"))
     old_stop = int(np.searchsorted(old.start, stop - shift, side="left"))
     # The cuts must be token boundaries of the old table too; if not, encode everything (never guess).
-    if old_first < len(old) and (old.start[old_first] != start or (old_first and old.end[old_first - 1] > start)):
+    if old_first < len(old) and (
+        old.start[old_first] != start or (old_first and old.end[old_first - 1] > start)
+    ):
         return full
     if old_stop < len(old) and old.start[old_stop] != stop - shift:
         return full

@@ -13,7 +13,18 @@ import html
 
 import numpy as np
 from PySide6.QtCore import QEvent, QPoint, QPointF, QRectF, Qt, Signal
-from PySide6.QtGui import QBrush, QColor, QFont, QHelpEvent, QKeyEvent, QMouseEvent, QPainter, QPaintEvent, QPen, QTextCursor
+from PySide6.QtGui import (
+    QBrush,
+    QColor,
+    QFont,
+    QHelpEvent,
+    QKeyEvent,
+    QMouseEvent,
+    QPainter,
+    QPaintEvent,
+    QPen,
+    QTextCursor,
+)
 from PySide6.QtWidgets import QPlainTextEdit, QToolTip, QWidget
 
 from tokviz.core.tokenizer import Tokenizer
@@ -99,6 +110,8 @@ class TokenView(QPlainTextEdit):
             and self.table.text is not None
         )
         old_n = len(self.table) if self.table is not None else 0
+        if update is not None and old_n - update.old_stop + update.new_stop != len(table):
+            incremental = False  # the update was not computed from what this view shows
         self.table = table
         self.tokenizer = tokenizer
         if incremental:
@@ -151,8 +164,12 @@ class TokenView(QPlainTextEdit):
             cursor.insertText(run.text)
         finally:
             self._syncing = False
-        self.box_start = np.concatenate((self.box_start[:first], run.box_start + a, self.box_start[old_stop:] + delta))
-        self.box_end = np.concatenate((self.box_end[:first], run.box_end + a, self.box_end[old_stop:] + delta))
+        self.box_start = np.concatenate(
+            (self.box_start[:first], run.box_start + a, self.box_start[old_stop:] + delta)
+        )
+        self.box_end = np.concatenate(
+            (self.box_end[:first], run.box_end + a, self.box_end[old_stop:] + delta)
+        )
         self._length16 += delta
 
     def set_options(self, options: DisplayOptions) -> None:
@@ -408,7 +425,9 @@ class TokenView(QPlainTextEdit):
                 QToolTip.hideText()
             else:
                 rect = next((b.rect for b in self._boxes if b.token == index), QRectF())
-                QToolTip.showText(event.globalPos(), details_html(d, self.tokenizer.name), self.viewport(), rect.toRect())
+                QToolTip.showText(
+                    event.globalPos(), details_html(d, self.tokenizer.name), self.viewport(), rect.toRect()
+                )
             return True
         return super().viewportEvent(event)
 

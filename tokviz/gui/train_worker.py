@@ -199,7 +199,9 @@ class TrainJob(QObject):
     cancelled = Signal()
     stopped = Signal()
 
-    def __init__(self, settings: TrainSettings, parent: QObject | None = None, interval: float = EMIT_INTERVAL) -> None:
+    def __init__(
+        self, settings: TrainSettings, parent: QObject | None = None, interval: float = EMIT_INTERVAL
+    ) -> None:
         super().__init__(parent)
         self.settings = settings
         self._cancel = threading.Event()

@@ -58,13 +58,17 @@ class VocabModel(QAbstractTableModel):
         self._cell_cache: dict[int, str] = {}
 
     # ---------------------------------------------------------------- data source
-    def set_tokenizer(self, tokenizer: Tokenizer | None, counts: dict[int, int] | None = None, merges_ready: bool = False) -> None:
+    def set_tokenizer(
+        self, tokenizer: Tokenizer | None, counts: dict[int, int] | None = None, merges_ready: bool = False
+    ) -> None:
         """Show ``tokenizer``'s vocabulary (None: empty table)."""
         self.beginResetModel()
         self.tokenizer = tokenizer
         self.counts = counts
         self.merges_ready = merges_ready
-        self._ids = np.array(sorted(tokenizer.vocab), dtype=np.int64) if tokenizer else np.zeros(0, dtype=np.int64)
+        self._ids = (
+            np.array(sorted(tokenizer.vocab), dtype=np.int64) if tokenizer else np.zeros(0, dtype=np.int64)
+        )
         self._texts = None
         self._membership = None
         self._cell_cache = {}
@@ -161,8 +165,14 @@ class VocabModel(QAbstractTableModel):
     def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else len(COLUMNS)
 
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal and 0 <= section < len(COLUMNS):
+    def headerData(
+        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> Any:
+        if (
+            role == Qt.ItemDataRole.DisplayRole
+            and orientation == Qt.Orientation.Horizontal
+            and 0 <= section < len(COLUMNS)
+        ):
             return COLUMNS[section]
         return None
 
@@ -175,7 +185,9 @@ class VocabModel(QAbstractTableModel):
         hits = np.flatnonzero(self._rows == token_id)
         return int(hits[0]) if hits.size else -1
 
-    def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+    def data(
+        self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> Any:
         if not index.isValid() or self.tokenizer is None:
             return None
         row, col = index.row(), index.column()
@@ -202,7 +214,9 @@ class VocabModel(QAbstractTableModel):
         if col == TOKEN:
             cached = self._cell_cache.get(tid)
             if cached is None:
-                cached = data.decode("utf-8", errors="replace") if tok.is_special(tid) else printable_token(data)
+                cached = (
+                    data.decode("utf-8", errors="replace") if tok.is_special(tid) else printable_token(data)
+                )
                 self._cell_cache[tid] = cached
             return cached
         if col == BYTES:
@@ -302,7 +316,15 @@ class VocabBrowser(QWidget):
         self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
         self.table.horizontalHeader().setStretchLastSection(True)
         self.table.setWordWrap(False)
-        for col, width in ((ID, 58), (TOKEN, 92), (BYTES, 92), (LENGTH, 54), (RANK, 82), (PARENTS, 140), (COUNT, 60)):
+        for col, width in (
+            (ID, 58),
+            (TOKEN, 92),
+            (BYTES, 92),
+            (LENGTH, 54),
+            (RANK, 82),
+            (PARENTS, 140),
+            (COUNT, 60),
+        ):
             self.table.setColumnWidth(col, width)
 
         grid = QGridLayout(self)
@@ -421,13 +443,17 @@ class VocabBrowser(QWidget):
             other = self.registry.tokenizer(self.compare_key())
             if self.model.tokenizer is not other:
                 entry = self.registry.entry(self.compare_key())
-                self.model.set_tokenizer(other, entry.counts if entry else None, self.registry.merges_ready(self.compare_key()))
+                self.model.set_tokenizer(
+                    other, entry.counts if entry else None, self.registry.merges_ready(self.compare_key())
+                )
             self.model.set_membership(only_b)
         else:
             tok = self.registry.tokenizer(self.key())
             if self.model.tokenizer is not tok:
                 entry = self.registry.entry(self.key())
-                self.model.set_tokenizer(tok, entry.counts if entry else None, self.registry.merges_ready(self.key()))
+                self.model.set_tokenizer(
+                    tok, entry.counts if entry else None, self.registry.merges_ready(self.key())
+                )
             self.model.set_membership(both if mode == 1 else only_a)
 
     def _apply_filter(self, *_args: object) -> None:

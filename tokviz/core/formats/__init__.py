@@ -1,0 +1,42 @@
+"""Reading and writing tokenizers: tokviz's own model file, GPT-2's vocab.json + merges.txt,
+tiktoken's ``.tiktoken`` rank files and Hugging Face's ``tokenizer.json``.
+
+Every write is atomic (a reader sees the old file or the new one). Every read validates what it
+reads and fails with a one-line :class:`TokenizerLoadError` (:class:`ModelFileError` for tokviz
+model files) that names the file and what is wrong; nothing is ever unpickled or evaluated, and
+files or tables of hostile size are refused before they are built.
+"""
+
+from __future__ import annotations
+
+from ._common import GPT2_MERGES_HEADER, MAX_ENTRIES, MAX_FILE_BYTES, MODEL_FORMAT, MODEL_VERSION, read_json
+from .engine import TiktokenEngine, tokenizer_from_ranks
+from .gpt2_files import export_gpt2, tokenizer_from_files
+from .hf_json import export_hf, from_oniguruma, hf_from_json, load_hf, to_oniguruma
+from .model_file import LoadedModel, load_model, model_from_json, save_model
+from .tiktoken_file import export_tiktoken, load_tiktoken_file, parse_tiktoken_file
+
+__all__ = [
+    "GPT2_MERGES_HEADER",
+    "MAX_ENTRIES",
+    "MAX_FILE_BYTES",
+    "MODEL_FORMAT",
+    "MODEL_VERSION",
+    "LoadedModel",
+    "TiktokenEngine",
+    "export_gpt2",
+    "export_hf",
+    "export_tiktoken",
+    "from_oniguruma",
+    "hf_from_json",
+    "load_hf",
+    "load_model",
+    "load_tiktoken_file",
+    "model_from_json",
+    "parse_tiktoken_file",
+    "read_json",
+    "save_model",
+    "to_oniguruma",
+    "tokenizer_from_files",
+    "tokenizer_from_ranks",
+]

@@ -1,0 +1,138 @@
+"""Helpers shared by the file formats: safe reading, strict JSON, size limits, atomic text writes."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import regex
+
+from ..atomic import atomic_write_text
+from ..bytes_ import bytes_to_gpt2_str
+from ..errors import ExportError, TokenizerLoadError
+from ..tokenizer import Tokenizer
+
+PathLike = str | os.PathLike[str]
+
+MODEL_FORMAT = "tokviz-model"
+MODEL_VERSION = 1
+# Limits that keep a hostile file from exhausting memory before it is rejected.
+MAX_FILE_BYTES = 2 * 1024**3
+MAX_ENTRIES = 10_000_000
+MAX_ID = 2**31 - 1
+GPT2_MERGES_HEADER = "#version: 0.2"
+
+_HEX = regex.compile(r"(?:[0-9a-fA-F]{2})+")
+_DECIMAL = regex.compile(r"[0-9]{1,10}")
+_HISTORY_INT_FIELDS = ("step", "left_id", "right_id", "new_id", "count", "ties", "tokens_after")
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _read_file(path: PathLike, error: type[TokenizerLoadError]) -> bytes:
+    """The file's bytes, after refusing folders, missing files and files over the size limit."""
+    p = Path(path)
+    try:
+        if p.is_dir():
+            raise error(f"{p} is a folder, not a file")
+        size = p.stat().st_size
+        if size > MAX_FILE_BYTES:
+            raise error(f"{p.name}: the file is {size / 2**30:.1f} GB; files over 2 GB are refused")
+        return p.read_bytes()
+    except FileNotFoundError:
+        raise error(f"{p}: no such file") from None
+    except OSError as exc:
+        raise error(f"{p}: cannot read the file ({exc.strerror or exc})") from None
+
+
+def _decode_text(data: bytes, name: str, error: type[TokenizerLoadError]) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise error(f"{name}: not UTF-8 text (invalid byte at offset {exc.start})") from None
+
+
+def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise _DuplicateKey(key)
+        out[key] = value
+    return out
+
+
+class _DuplicateKey(ValueError):
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def _parse_json(data: bytes, name: str, error: type[TokenizerLoadError]) -> Any:
+    """Parse JSON strictly: a repeated key in any object is an error, not a silent overwrite."""
+    text = _decode_text(data, name, error)
+    try:
+        return json.loads(text, object_pairs_hook=_no_duplicate_keys)
+    except _DuplicateKey as exc:
+        raise error(f"{name}: the key {_short(exc.key)} appears twice in one object") from None
+    except json.JSONDecodeError as exc:
+        raise error(f"{name}: not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})") from None
+    except RecursionError:
+        raise error(f"{name}: the JSON is nested too deeply") from None
+    except ValueError as exc:  # e.g. an integer literal with thousands of digits
+        raise error(f"{name}: unreadable JSON value ({exc})") from None
+
+
+def read_json(path: PathLike, error: type[TokenizerLoadError] = TokenizerLoadError) -> Any:
+    """Read a JSON file with the size limit and strict parsing; ``error`` is the class to raise."""
+    return _parse_json(_read_file(path, error), Path(path).name, error)
+
+
+def _short(value: object, limit: int = 40) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _check_count(n: int, what: str, name: str, error: type[TokenizerLoadError]) -> None:
+    if n > MAX_ENTRIES:
+        raise error(f"{name}: {n:,} {what} is more than the limit of {MAX_ENTRIES:,}")
+
+
+def _write_text(path: PathLike, text: str, what: str) -> None:
+    """Write atomically; a text that cannot be UTF-8 (a lone surrogate) is an :class:`ExportError`."""
+    try:
+        atomic_write_text(path, text)
+    except UnicodeEncodeError as exc:
+        raise ExportError(
+            f"cannot write {what}: {exc.reason} in {_short(exc.object[exc.start : exc.end])}"
+        ) from None
+
+
+def _merged_or_byte(tokenizer: Tokenizer) -> set[bytes]:
+    """Bytes values the BPE can produce: the 256 single bytes and every merge result."""
+    made = {bytes([b]) for b in range(256)}
+    made.update(left + right for left, right in tokenizer.merges)
+    return made
+
+
+def _byte_level_strings(tokenizer: Tokenizer, fmt: str) -> dict[str, int]:
+    """``{GPT-2 string: id}`` for a vocab.json-like table; specials keep their own text.
+
+    Such a table is keyed by the token, so two ids with the same bytes cannot both be written.
+    """
+    out: dict[str, int] = {}
+    specials = {i: s for s, i in tokenizer.special_tokens.items()}
+    for token_id in sorted(tokenizer.vocab):
+        key = specials.get(token_id)
+        if key is None:
+            key = bytes_to_gpt2_str(tokenizer.vocab[token_id])
+        if key in out:
+            raise ExportError(
+                f"cannot write {fmt}: ids {out[key]} and {token_id} are both {_short(key)}, "
+                "and the format keys tokens by their text"
+            )
+        out[key] = token_id
+    return out

@@ -1,0 +1,172 @@
+"""GPT-2 / Hugging Face ``vocab.json`` + ``merges.txt``, written with GPT-2's byte-to-unicode map."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from ..bytes_ import bytes_to_gpt2_str, gpt2_str_to_bytes
+from ..errors import TokenizerLoadError
+from ..pretokenize import Pretokenizer
+from ..tokenizer import Tokenizer
+from ._common import (
+    GPT2_MERGES_HEADER,
+    MAX_ID,
+    PathLike,
+    _byte_level_strings,
+    _check_count,
+    _decode_text,
+    _is_int,
+    _read_file,
+    _short,
+    _write_text,
+    read_json,
+)
+
+
+def export_gpt2(tokenizer: Tokenizer, directory: PathLike) -> tuple[Path, Path]:
+    """Write ``vocab.json`` and ``merges.txt`` (GPT-2's layout, ``#version: 0.2``) into ``directory``.
+
+    Token bytes use GPT-2's printable byte map; special tokens are written as their own text.
+    Returns the two paths.
+    """
+    folder = Path(directory)
+    folder.mkdir(parents=True, exist_ok=True)
+    table = _byte_level_strings(tokenizer, "vocab.json")
+    lines = [GPT2_MERGES_HEADER]
+    lines.extend(f"{bytes_to_gpt2_str(a)} {bytes_to_gpt2_str(b)}" for a, b in tokenizer.merges)
+    vocab_path, merges_path = folder / "vocab.json", folder / "merges.txt"
+    _write_text(vocab_path, json.dumps(table, ensure_ascii=False) + "\n", "vocab.json")
+    _write_text(merges_path, "\n".join(lines) + "\n", "merges.txt")
+    return vocab_path, merges_path
+
+
+def tokenizer_from_files(
+    vocab_json: PathLike,
+    merges_txt: PathLike,
+    special_tokens: Mapping[str, int] | Sequence[str] | None = None,
+    pretokenizer: str = "gpt2",
+    name: str | None = None,
+) -> Tokenizer:
+    """Load a GPT-2 style ``vocab.json`` + ``merges.txt`` pair, keeping the file's own ids.
+
+    With ``special_tokens=None`` every vocabulary entry that is neither a single byte nor made by
+    a merge (GPT-2's ``<|endoftext|>``) is taken as a special token, the only way it can be used.
+    """
+    vocab_path, merges_path = Path(vocab_json), Path(merges_txt)
+    raw_vocab = read_json(vocab_path, TokenizerLoadError)
+    merges = _parse_merges_txt(_read_file(merges_path, TokenizerLoadError), merges_path.name)
+    return _byte_level_tokenizer(
+        raw_vocab,
+        merges,
+        vocab_path.name,
+        special_tokens,
+        pretokenizer,
+        name or vocab_path.parent.name or vocab_path.stem,
+    )
+
+
+def _parse_merges_txt(data: bytes, name: str) -> list[tuple[str, str]]:
+    text = _decode_text(data, name, TokenizerLoadError)
+    lines = text.split("\n")
+    if lines and lines[0].startswith("#version"):
+        lines = lines[1:]
+    _check_count(len(lines), "lines", name, TokenizerLoadError)
+    merges: list[tuple[str, str]] = []
+    for number, line in enumerate(lines, start=2 if text.startswith("#version") else 1):
+        line = line.rstrip("\r")
+        if not line:
+            continue
+        parts = line.split(" ")
+        if len(parts) != 2 or not parts[0] or not parts[1]:
+            raise TokenizerLoadError(
+                f"{name}, line {number}: {_short(line)} is not two tokens separated by a space"
+            )
+        merges.append((parts[0], parts[1]))
+    return merges
+
+
+def _byte_level_tokenizer(
+    raw_vocab: Any,
+    raw_merges: list[tuple[str, str]],
+    vocab_name: str,
+    special_tokens: Mapping[str, int] | Sequence[str] | None,
+    pretokenizer: str | Pretokenizer,
+    name: str,
+    added: Mapping[str, int] | None = None,
+) -> Tokenizer:
+    """Build a tokenizer from a ``{GPT-2 string: id}`` table and string merges (vocab.json, HF)."""
+    if not isinstance(raw_vocab, dict):
+        raise TokenizerLoadError(f"{vocab_name}: the vocabulary must be a JSON object of token -> id")
+    _check_count(len(raw_vocab), "vocabulary entries", vocab_name, TokenizerLoadError)
+    if len(raw_merges) > len(raw_vocab):
+        raise TokenizerLoadError(
+            f"{vocab_name}: {len(raw_merges):,} merges cannot fit {len(raw_vocab):,} tokens"
+        )
+    ids: dict[str, int] = {}
+    owner: dict[int, str] = {}
+    for key, token_id in raw_vocab.items():
+        if not _is_int(token_id) or not 0 <= token_id <= MAX_ID:
+            raise TokenizerLoadError(
+                f"{vocab_name}: token {_short(key)} has id {_short(token_id)}, not an integer id"
+            )
+        if token_id in owner:
+            raise TokenizerLoadError(
+                f"{vocab_name}: tokens {_short(owner[token_id])} and {_short(key)} share id {token_id}"
+            )
+        owner[token_id] = key
+        ids[key] = token_id
+
+    merges: list[tuple[bytes, bytes]] = []
+    for index, (left, right) in enumerate(raw_merges):
+        try:
+            merges.append((gpt2_str_to_bytes(left), gpt2_str_to_bytes(right)))
+        except KeyError:
+            raise TokenizerLoadError(
+                f"merge {index} ({_short(left)} {_short(right)}) uses a character outside GPT-2's byte map"
+            ) from None
+
+    specials: dict[str, int] = dict(added or {})
+    if isinstance(special_tokens, Mapping):
+        specials.update({str(s): int(i) for s, i in special_tokens.items()})
+    elif special_tokens is not None:
+        next_id = max(owner, default=-1) + 1
+        for s in special_tokens:
+            if s in specials:
+                continue
+            if s in ids:
+                specials[s] = ids[s]
+            else:
+                specials[s] = next_id
+                next_id += 1
+
+    made: set[bytes] | None = None
+    if special_tokens is None:
+        made = {bytes([b]) for b in range(256)}
+        made.update(left + right for left, right in merges)
+    special_ids = set(specials.values())
+    vocab: dict[int, bytes] = {}
+    for key, token_id in ids.items():
+        if token_id in special_ids:
+            vocab[token_id] = key.encode("utf-8")
+            continue
+        try:
+            data = gpt2_str_to_bytes(key)
+        except KeyError:
+            data = None
+        if made is not None and (data is None or data not in made):
+            specials[key] = token_id  # never produced by BPE: usable only as a special token
+            vocab[token_id] = key.encode("utf-8")
+            continue
+        if data is None:
+            raise TokenizerLoadError(
+                f"{vocab_name}: token {_short(key)} (id {token_id}) uses a character outside GPT-2's "
+                "byte map; if it is a special token, name it as one"
+            )
+        vocab[token_id] = data
+    try:
+        return Tokenizer(vocab, merges, specials, pretokenizer, name=name)
+    except TokenizerLoadError as exc:
+        raise TokenizerLoadError(f"{vocab_name}: {exc}") from None

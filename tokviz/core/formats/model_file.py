@@ -1,0 +1,236 @@
+"""tokviz's own model file: versioned JSON with the vocabulary, merges, specials, settings and history."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..errors import ExportError, ModelFileError, PretokenizerError, TokenizerLoadError
+from ..tokenizer import Tokenizer
+from ..train import MergeRecord
+from ._common import (
+    _DECIMAL,
+    _HEX,
+    _HISTORY_INT_FIELDS,
+    MAX_ENTRIES,
+    MAX_ID,
+    MODEL_FORMAT,
+    MODEL_VERSION,
+    PathLike,
+    _is_int,
+    _short,
+    _write_text,
+    read_json,
+)
+
+
+@dataclass(frozen=True)
+class LoadedModel:
+    """A tokviz model file's contents: the tokenizer, its training settings and merge history."""
+
+    tokenizer: Tokenizer
+    settings: dict[str, Any] = field(default_factory=dict)
+    history: list[MergeRecord] = field(default_factory=list)
+
+
+def save_model(
+    path: PathLike,
+    tokenizer: Tokenizer,
+    settings: Mapping[str, Any] | None = None,
+    history: Sequence[MergeRecord] | None = None,
+) -> None:
+    """Write a versioned tokviz model file (JSON, token bytes as hex so nothing is lost).
+
+    One vocabulary entry, merge or history record per line keeps the file readable and diffable.
+    """
+    hexed = bytes.hex
+
+    def dumps(value: Any, what: str) -> str:
+        try:
+            return json.dumps(value, ensure_ascii=False, allow_nan=False)
+        except (TypeError, ValueError) as exc:
+            raise ExportError(f"cannot write the model file: the {what} are not plain JSON ({exc})") from None
+
+    def block(key: str, items: list[str], brackets: str) -> str:
+        if not items:
+            return f'  "{key}": {brackets}'
+        return f'  "{key}": {brackets[0]}\n    ' + ",\n    ".join(items) + f"\n  {brackets[1]}"
+
+    header = {
+        "format": MODEL_FORMAT,
+        "version": MODEL_VERSION,
+        "name": tokenizer.name,
+        "pretokenizer": tokenizer.pretokenizer.to_json(),
+    }
+    records = [
+        dumps(
+            {
+                "step": r.step,
+                "left_id": r.left_id,
+                "right_id": r.right_id,
+                "left": hexed(r.left),
+                "right": hexed(r.right),
+                "new_id": r.new_id,
+                "count": r.count,
+                "ties": r.ties,
+                "tokens_after": r.tokens_after,
+            },
+            "history records",
+        )
+        for r in history or ()
+    ]
+    parts = [f"  {json.dumps(k)}: {dumps(v, 'name and pre-tokenizer')}" for k, v in header.items()]
+    parts.append(f'  "special_tokens": {dumps(tokenizer.special_tokens, "special tokens")}')
+    parts.append(f'  "settings": {dumps(dict(settings or {}), "settings")}')
+    parts.append(
+        block("vocab", [f'"{i}": "{hexed(tokenizer.vocab[i])}"' for i in sorted(tokenizer.vocab)], "{}")
+    )
+    parts.append(block("merges", [f'["{hexed(a)}", "{hexed(b)}"]' for a, b in tokenizer.merges], "[]"))
+    parts.append(block("history", records, "[]"))
+    _write_text(path, "{\n" + ",\n".join(parts) + "\n}\n", "the model file")
+
+
+def load_model(path: PathLike) -> LoadedModel:
+    """Read and validate a tokviz model file; :class:`ModelFileError` says what is wrong."""
+    return model_from_json(read_json(path, ModelFileError), Path(path).name)
+
+
+def model_from_json(data: Any, name: str = "model file") -> LoadedModel:
+    """Validate parsed model-file JSON and build the tokenizer (``name`` prefixes every message)."""
+
+    def fail(message: str) -> ModelFileError:
+        return ModelFileError(f"{name}: {message}")
+
+    if not isinstance(data, dict):
+        raise fail("not a tokviz model file (the JSON is not an object)")
+    if data.get("format") != MODEL_FORMAT:
+        raise fail(
+            f"not a tokviz model file (format is {_short(data.get('format'))}, expected {MODEL_FORMAT!r})"
+        )
+    version = data.get("version")
+    if not _is_int(version):
+        raise fail(f"the version must be an integer, not {_short(version)}")
+    if version > MODEL_VERSION:
+        raise fail(
+            f"written by a newer tokviz (model file version {version}); this one reads version {MODEL_VERSION}"
+        )
+    if version < 1:
+        raise fail(f"unknown model file version {version}")
+    for key in ("vocab", "merges"):
+        if key not in data:
+            raise fail(f'the "{key}" entry is missing')
+
+    model_name = data.get("name", Path(name).stem)
+    if not isinstance(model_name, str):
+        raise fail(f"the name must be a string, not {_short(model_name)}")
+    pretokenizer = data.get("pretokenizer", "gpt2")
+    if not isinstance(pretokenizer, str):
+        raise fail(f"the pre-tokenizer must be a name or a regex string, not {_short(pretokenizer)}")
+    settings = data.get("settings", {})
+    if not isinstance(settings, dict):
+        raise fail("settings must be a JSON object")
+
+    vocab = _model_vocab(data["vocab"], fail)
+    merges = _model_merges(data["merges"], len(vocab), fail)
+    specials = _model_specials(data.get("special_tokens", {}), vocab, fail)
+    history = _model_history(data.get("history", []), fail)
+    try:
+        tokenizer = Tokenizer(vocab, merges, specials, pretokenizer, name=model_name)
+    except (TokenizerLoadError, PretokenizerError) as exc:
+        raise fail(str(exc)) from None
+    return LoadedModel(tokenizer, settings, history)
+
+
+def _model_vocab(raw: Any, fail: Callable[[str], ModelFileError]) -> dict[int, bytes]:
+    if not isinstance(raw, dict):
+        raise fail('"vocab" must be an object mapping ids to hex bytes')
+    if len(raw) > MAX_ENTRIES:
+        raise fail(f"the vocabulary has {len(raw):,} entries, more than the limit of {MAX_ENTRIES:,}")
+    vocab: dict[int, bytes] = {}
+    for key, value in raw.items():
+        if not _DECIMAL.fullmatch(key) or int(key) > MAX_ID:
+            raise fail(f"vocabulary id {_short(key)} is not a non-negative integer below 2^31")
+        token_id = int(key)
+        if token_id in vocab:
+            raise fail(f"vocabulary id {token_id} appears twice")
+        if not isinstance(value, str) or not _HEX.fullmatch(value):
+            raise fail(f"vocabulary id {token_id} has {_short(value)}, not the token's bytes as hex")
+        vocab[token_id] = bytes.fromhex(value)
+    return vocab
+
+
+def _model_merges(
+    raw: Any, vocab_size: int, fail: Callable[[str], ModelFileError]
+) -> list[tuple[bytes, bytes]]:
+    if not isinstance(raw, list):
+        raise fail('"merges" must be a list of [left hex, right hex] pairs')
+    if len(raw) > vocab_size:
+        raise fail(f"{len(raw):,} merges cannot fit a vocabulary of {vocab_size:,} entries")
+    merges: list[tuple[bytes, bytes]] = []
+    for index, pair in enumerate(raw):
+        if (
+            not isinstance(pair, list)
+            or len(pair) != 2
+            or not all(isinstance(p, str) and _HEX.fullmatch(p) for p in pair)
+        ):
+            raise fail(f"merge {index} is {_short(pair)}, not a [left hex, right hex] pair")
+        merges.append((bytes.fromhex(pair[0]), bytes.fromhex(pair[1])))
+    return merges
+
+
+def _model_specials(
+    raw: Any, vocab: dict[int, bytes], fail: Callable[[str], ModelFileError]
+) -> dict[str, int]:
+    if not isinstance(raw, dict):
+        raise fail('"special_tokens" must be an object mapping each special token to its id')
+    specials: dict[str, int] = {}
+    owners: dict[int, str] = {}
+    for text, token_id in raw.items():
+        if not text:
+            raise fail("a special token is the empty string")
+        if not _is_int(token_id) or not 0 <= token_id <= MAX_ID:
+            raise fail(f"special token {_short(text)} has id {_short(token_id)}, not a non-negative integer")
+        if token_id in owners:
+            raise fail(f"special tokens {_short(owners[token_id])} and {_short(text)} share id {token_id}")
+        data = text.encode("utf-8", errors="surrogatepass")
+        if token_id in vocab and vocab[token_id] != data:
+            raise fail(
+                f"special token {_short(text)} has id {token_id}, which the vocabulary gives other bytes"
+            )
+        owners[token_id] = text
+        specials[text] = token_id
+    return specials
+
+
+def _model_history(raw: Any, fail: Callable[[str], ModelFileError]) -> list[MergeRecord]:
+    if not isinstance(raw, list):
+        raise fail('"history" must be a list of merge records')
+    if len(raw) > MAX_ENTRIES:
+        raise fail(f"the history has {len(raw):,} records, more than the limit of {MAX_ENTRIES:,}")
+    history: list[MergeRecord] = []
+    for index, rec in enumerate(raw):
+        if not isinstance(rec, dict):
+            raise fail(f"history record {index} is not an object")
+        for key in _HISTORY_INT_FIELDS:
+            if not _is_int(rec.get(key)):
+                raise fail(f"history record {index}: {key!r} must be an integer, not {_short(rec.get(key))}")
+        for key in ("left", "right"):
+            if not isinstance(rec.get(key), str) or not _HEX.fullmatch(rec[key]):
+                raise fail(f"history record {index}: {key!r} must be the token's bytes as hex")
+        history.append(
+            MergeRecord(
+                step=rec["step"],
+                left_id=rec["left_id"],
+                right_id=rec["right_id"],
+                left=bytes.fromhex(rec["left"]),
+                right=bytes.fromhex(rec["right"]),
+                new_id=rec["new_id"],
+                count=rec["count"],
+                ties=rec["ties"],
+                tokens_after=rec["tokens_after"],
+            )
+        )
+    return history

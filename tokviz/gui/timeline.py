@@ -1,0 +1,1025 @@
+"""The merge-history timeline: replay BPE on the editor's text, merge by merge.
+
+A slider runs over merge steps 0..M of one tokenizer (trained here, loaded, GPT-2, cl100k). At step
+k the replay view shows the text encoded with only the first k merges, and the tokens the current
+merge made are outlined. The core's :class:`~tokviz.core.replay.ReplayTrace` records once which
+merges change the text (at most one per byte), so token counts at any step are lookups, play and
+step buttons skip straight to the merges that matter, and a jump costs one encoding of the text.
+While a model trains, its merges stream into the table and the corpus curve instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from PySide6.QtCore import QEvent, QModelIndex, QRectF, Qt, QTimer, Signal
+from PySide6.QtGui import QBrush, QColor, QPainter, QPaintEvent, QPalette, QPen
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QCheckBox,
+    QComboBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QSizePolicy,
+    QSlider,
+    QSpinBox,
+    QSplitter,
+    QStackedLayout,
+    QStyle,
+    QTableView,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from tokviz.core.bytes_ import printable_token
+from tokviz.core.replay import ReplayTrace
+from tokviz.core.tokenizer import Tokenizer
+from tokviz.core.train import MergeRecord
+
+from .display import DisplayOptions
+from .merge_table import COLUMNS, CORPUS_TOKENS, COUNT, MERGE, NEW, STEP, TEXT_TOKENS, TIES, MergeTableModel
+from .models import OPEN_KEY, KeyRole, TokenizerRegistryModel
+from .theme import token_colors
+from .token_table import TokenTable
+from .token_view import TokenView
+from .workers import Job, run_job
+
+if TYPE_CHECKING:
+    import pyqtgraph as pg
+
+# Texts up to this many code points are re-encoded in the GUI thread at each step (a few ms).
+SYNC_CHARS = 4000
+SPEEDS = (0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0)
+DEFAULT_SPEED = 2.0
+
+
+@dataclass
+class ReplaySource:
+    """What the timeline replays: a tokenizer, and for a model trained here its merge history."""
+
+    tokenizer: Tokenizer
+    key: str = ""
+    history: Sequence[MergeRecord] = ()
+    corpus_initial: int | None = None
+
+
+def _prepare_trace(tokenizer: Tokenizer, text: str) -> ReplayTrace:
+    """Worker-thread part: build the merge tables (GPT-2 recovers its merges here) and the trace."""
+    tokenizer.merge_rank_of_id  # noqa: B018 - forces the tables; ~0.5 s for cl100k the first time
+    return ReplayTrace(tokenizer, text)
+
+
+def _table_at(trace: ReplayTrace, step: int) -> TokenTable:
+    return TokenTable.from_spans(trace.text, trace.spans_at(step))
+
+
+class ReplayView(TokenView):
+    """A token view that also outlines the tokens made by the current merge."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("timelineView")
+        self.setAccessibleName("Replay view")
+        self.setAccessibleDescription("The text encoded with only the first k merges")
+        self.marked = np.zeros(0, dtype=bool)
+        self.mark_color = QColor("#e8590c")
+
+    def set_marked(self, marked: np.ndarray) -> None:
+        """Outline the tokens where ``marked`` is true."""
+        self.marked = marked
+        self.viewport().update()
+
+    def set_colors(self, colors: Any) -> None:
+        super().set_colors(colors)
+        self.mark_color = QColor("#ffa94d") if colors.dark else QColor("#d9480f")
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        super().paintEvent(event)
+        if not self.marked.any():
+            return
+        fill = QColor(self.mark_color)
+        fill.setAlpha(55)
+        painter = QPainter(self.viewport())
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        painter.setPen(QPen(self.mark_color, 2.5))
+        painter.setBrush(QBrush(fill))
+        n = len(self.marked)
+        for box in self.visible_boxes():
+            if box.token < n and self.marked[box.token]:
+                painter.drawRoundedRect(box.rect.adjusted(0.5, 0.5, -0.5, -0.5), 3, 3)
+        painter.end()
+
+    def first_marked_rect(self) -> QRectF | None:
+        """Where the first outlined token is drawn, if it is on screen."""
+        for box in self.visible_boxes():
+            if box.token < len(self.marked) and self.marked[box.token]:
+                return box.rect
+        return None
+
+
+class TokenCountPlot(QWidget):
+    """Token count (and bytes per token) of the text against the merge step, with a step cursor.
+
+    For a model trained in the app a second plot shows the corpus's token count per step. pyqtgraph
+    is imported on first show (it takes most of a second), and every plot item is built once and
+    then updated with ``setData``.
+    """
+
+    cursorMoved = Signal(int)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("tokenCountPlot")
+        self.setAccessibleName("Token count per merge step")
+        self.setMinimumSize(220, 160)
+        self._layout = QVBoxLayout(self)
+        self._layout.setContentsMargins(0, 0, 0, 0)
+        self.widget: pg.GraphicsLayoutWidget | None = None
+        self._text_xy: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+        self._corpus: list[tuple[int, int]] = []
+        self._corpus_visible = False
+        self._step = 0
+        self._x_max = 1
+        self._moving = False
+
+    @property
+    def built(self) -> bool:
+        """True once the pyqtgraph items exist."""
+        return self.widget is not None
+
+    def showEvent(self, event: QEvent) -> None:
+        super().showEvent(event)
+        if self.widget is None:
+            self.build()
+
+    def build(self) -> None:
+        """Create the plot items (done on first show; tests and scripts may call it directly)."""
+        if self.widget is not None:
+            return
+        import pyqtgraph as pg
+
+        pg.setConfigOptions(antialias=True)
+        w = pg.GraphicsLayoutWidget(self)
+        w.setObjectName("tokenCountGraphics")
+        self._layout.addWidget(w)
+        self.widget = w
+        text_plot = w.addPlot(row=0, col=0)
+        text_plot.setMenuEnabled(False)
+        text_plot.setLabel("left", "text tokens")
+        text_plot.showGrid(x=True, y=True, alpha=0.15)
+        text_plot.setMouseEnabled(x=True, y=False)
+        self.text_plot = text_plot
+        self.text_curve = text_plot.plot([], [], pen=pg.mkPen("#2f6fb3", width=2), name="tokens")
+        # Bytes per token on a right-hand axis of its own (a second view box sharing the x axis).
+        self.ratio_box = pg.ViewBox()
+        self.ratio_box.setMouseEnabled(x=False, y=False)
+        text_plot.showAxis("right")
+        text_plot.scene().addItem(self.ratio_box)
+        text_plot.getAxis("right").linkToView(self.ratio_box)
+        text_plot.getAxis("right").setLabel("bytes / token")
+        self.ratio_box.setXLink(text_plot)
+        self.ratio_curve = pg.PlotDataItem(
+            [], [], pen=pg.mkPen("#e8590c", width=1.5, style=Qt.PenStyle.DashLine)
+        )
+        self.ratio_box.addItem(self.ratio_curve)
+        text_plot.vb.sigResized.connect(self._sync_ratio_box)
+        self.cursor = pg.InfiniteLine(pos=0, angle=90, movable=True, pen=pg.mkPen("#d9480f", width=2))
+        self.cursor.setZValue(10)
+        self.cursor.sigPositionChanged.connect(self._on_cursor_dragged)
+        text_plot.addItem(self.cursor)
+
+        corpus_plot = w.addPlot(row=1, col=0)
+        corpus_plot.setMenuEnabled(False)
+        corpus_plot.setLabel("left", "corpus tokens")
+        corpus_plot.setLabel("bottom", "merge step")
+        corpus_plot.showGrid(x=True, y=True, alpha=0.15)
+        corpus_plot.setMouseEnabled(x=True, y=False)
+        corpus_plot.setXLink(text_plot)
+        self.corpus_plot = corpus_plot
+        self.corpus_curve = corpus_plot.plot([], [], pen=pg.mkPen("#2b8a3e", width=2))
+        self.corpus_cursor = pg.InfiniteLine(pos=0, angle=90, movable=False, pen=pg.mkPen("#d9480f", width=1))
+        corpus_plot.addItem(self.corpus_cursor)
+        self.apply_palette()
+        self._refresh()
+
+    def _sync_ratio_box(self) -> None:
+        self.ratio_box.setGeometry(self.text_plot.vb.sceneBoundingRect())
+        self.ratio_box.linkedViewChanged(self.text_plot.vb, self.ratio_box.XAxis)
+
+    def apply_palette(self) -> None:
+        """Follow the application's light or dark palette."""
+        if self.widget is None:
+            return
+        import pyqtgraph as pg
+
+        pal = self.palette()
+        self.widget.setBackground(pal.color(QPalette.ColorRole.Base))
+        fg = pal.color(QPalette.ColorRole.Text)
+        for plot in (self.text_plot, self.corpus_plot):
+            for name in ("left", "bottom", "right"):
+                axis = plot.getAxis(name)
+                axis.setPen(pg.mkPen(fg))
+                axis.setTextPen(pg.mkPen(fg))
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.PaletteChange:
+            self.apply_palette()
+
+    # ---------------------------------------------------------------- data
+    def set_trace(self, trace: ReplayTrace | None, total_steps: int) -> None:
+        """Plot the text's token count as a step curve over 0..total_steps."""
+        self._x_max = max(total_steps, 1)
+        if trace is None:
+            self._text_xy = None
+        else:
+            steps = [0] + [e.step for e in trace.events] + [total_steps]
+            counts = [trace.initial_tokens] + [e.tokens_after for e in trace.events] + [trace.final_tokens]
+            # A step curve: each count holds until the next event.
+            x = np.repeat(np.asarray(steps, dtype=float), 2)[1:-1]
+            y = np.repeat(np.asarray(counts[:-1], dtype=float), 2)
+            nbytes = max(trace.text_bytes, 0)
+            ratio = np.divide(nbytes, y, out=np.zeros_like(y), where=y > 0)
+            self._text_xy = (x, y, ratio)
+        self._refresh()
+
+    def set_corpus(self, history: Sequence[MergeRecord], initial: int | None) -> None:
+        """Plot the training corpus's token count per step (models trained in the app)."""
+        self._corpus = []
+        if history:
+            start = initial if initial is not None else history[0].tokens_after + history[0].count
+            self._corpus = [(0, start)] + [(r.step, r.tokens_after) for r in history]
+        self._corpus_visible = bool(history)
+        self._refresh()
+
+    def begin_live(self) -> None:
+        """Training started: only the corpus curve, growing as merges arrive."""
+        self._text_xy = None
+        self._corpus = []
+        self._corpus_visible = True
+        self._x_max = 1
+        self._refresh()
+
+    def append_corpus(self, records: Sequence[MergeRecord]) -> None:
+        """More merges from the running trainer."""
+        if not records:
+            return
+        if not self._corpus:
+            first = records[0]
+            self._corpus.append((0, first.tokens_after + first.count))
+        self._corpus.extend((r.step, r.tokens_after) for r in records)
+        self._x_max = max(self._x_max, records[-1].step)
+        self._refresh()
+
+    def set_step(self, step: int) -> None:
+        """Move the cursor to ``step``."""
+        self._step = step
+        if self.widget is None:
+            return
+        self._moving = True
+        try:
+            self.cursor.setValue(step)
+            self.corpus_cursor.setValue(step)
+        finally:
+            self._moving = False
+
+    def _on_cursor_dragged(self) -> None:
+        if self._moving:
+            return
+        step = int(round(self.cursor.value()))
+        step = min(max(step, 0), self._x_max)
+        self.corpus_cursor.setValue(step)
+        self.cursorMoved.emit(step)
+
+    def _refresh(self) -> None:
+        if self.widget is None:
+            return
+        if self._text_xy is None:
+            self.text_curve.setData([], [])
+            self.ratio_curve.setData([], [])
+        else:
+            x, y, ratio = self._text_xy
+            self.text_curve.setData(x, y)
+            self.ratio_curve.setData(x, ratio)
+            if y.size:
+                self.text_plot.setYRange(0, float(y.max()) * 1.05, padding=0)
+                self.ratio_box.setYRange(0, max(float(ratio.max()) * 1.1, 1.0), padding=0)
+        self.text_plot.setVisible(self._text_xy is not None or not self._corpus_visible)
+        if self._corpus:
+            xs = np.fromiter((p[0] for p in self._corpus), dtype=float, count=len(self._corpus))
+            ys = np.fromiter((p[1] for p in self._corpus), dtype=float, count=len(self._corpus))
+            self.corpus_curve.setData(xs, ys)
+            self.corpus_plot.setYRange(0, float(ys.max()) * 1.05, padding=0)
+        else:
+            self.corpus_curve.setData([], [])
+        self.corpus_plot.setVisible(self._corpus_visible)
+        if not self.text_plot.isVisible():
+            self.corpus_plot.setLabel("bottom", "merge step")
+        self.text_plot.setXRange(0, self._x_max, padding=0.02)
+        self.cursor.setBounds((0, self._x_max))
+        self.set_step(self._step)
+
+    def curve_data(self) -> tuple[np.ndarray, np.ndarray]:
+        """The text-token curve as plotted (for tests)."""
+        if self.widget is None:
+            self.build()
+        x, y = self.text_curve.getData()
+        return (np.zeros(0) if x is None else x), (np.zeros(0) if y is None else y)
+
+
+class TimelineWidget(QWidget):
+    """The timeline dock's contents: tokenizer picker, transport controls, replay view, merge table, plot.
+
+    Signals: ``stepChanged(step)`` when the slider moves; ``stepShown(step)`` once the view shows
+    that step; ``traceReady()`` when a new text or tokenizer has been traced;
+    ``openTokenizerRequested()`` when "Open tokenizer…" is picked.
+    """
+
+    stepChanged = Signal(int)
+    stepShown = Signal(int)
+    traceReady = Signal()
+    openTokenizerRequested = Signal()
+
+    def __init__(self, registry: TokenizerRegistryModel | None = None, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("timeline")
+        self.registry = registry
+        self.source: ReplaySource | None = None
+        self.text = ""
+        self.trace: ReplayTrace | None = None
+        self.step = 0
+        self.live = False
+        self.histories: dict[str, tuple[Sequence[MergeRecord], int | None]] = {}
+        self._generation = 0
+        self._prepare_job: Job | None = None
+        self._render_job: Job | None = None
+        self._render_wanted: int | None = None
+        self._shown_step = -1
+        self._saved: tuple[ReplaySource | None, int] | None = None
+        self._waiting_for: str | None = None
+        self._syncing = False
+        self._build_ui()
+        self._wire()
+        self._set_enabled(False)
+        self._set_message("Pick a BPE tokenizer to replay its merges on the editor's text.")
+
+    # ================================================================ layout
+    def _build_ui(self) -> None:
+        self.picker = QComboBox(self)
+        self.picker.setObjectName("timelineTokenizerPicker")
+        self.picker.setAccessibleName("Tokenizer to replay")
+        self.picker.setToolTip("Whose merges to replay on the editor's text")
+        self.picker.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        if self.registry is not None:
+            self.picker.setModel(self.registry)
+
+        style = self.style()
+        icons = QStyle.StandardPixmap
+
+        def button(name: str, icon: QStyle.StandardPixmap, tip: str) -> QToolButton:
+            b = QToolButton(self)
+            b.setObjectName(name)
+            b.setIcon(style.standardIcon(icon))
+            b.setToolTip(tip)
+            b.setAccessibleName(tip.split(" (")[0])
+            b.setAutoRaise(True)
+            return b
+
+        self.first_button = button("timelineFirst", icons.SP_MediaSkipBackward, "Go to step 0: single bytes")
+        self.back_button = button(
+            "timelineBack", icons.SP_MediaSeekBackward, "Previous merge that changes the text (Ctrl+[)"
+        )
+        self.play_button = button("playButton", icons.SP_MediaPlay, "Play / pause (Ctrl+Shift+P)")
+        self.play_button.setCheckable(True)
+        self.forward_button = button(
+            "timelineForward", icons.SP_MediaSeekForward, "Next merge that changes the text (Ctrl+])"
+        )
+        self.last_button = button(
+            "timelineLast", icons.SP_MediaSkipForward, "Go to the last merge: the tokenizer's real output"
+        )
+        self.slider = QSlider(Qt.Orientation.Horizontal, self)
+        self.slider.setObjectName("timelineSlider")
+        self.slider.setAccessibleName("Merge step")
+        self.slider.setToolTip("Merge step: drag, or use the arrow keys for single steps")
+        self.slider.setRange(0, 0)
+        self.slider.setPageStep(10)
+        self.slider.setMinimumWidth(160)
+        self.step_box = QSpinBox(self)
+        self.step_box.setObjectName("timelineStep")
+        self.step_box.setAccessibleName("Jump to step")
+        self.step_box.setToolTip("Jump to a merge step")
+        self.step_box.setKeyboardTracking(False)
+        self.step_box.setRange(0, 0)
+        self.step_box.setPrefix("step ")
+        self.total_label = QLabel("/ 0", self)
+        self.total_label.setObjectName("timelineTotal")
+        self.speed = QComboBox(self)
+        self.speed.setObjectName("timelineSpeed")
+        self.speed.setAccessibleName("Replay speed")
+        self.speed.setToolTip("Replay speed: merges that change the text, per second")
+        for s in SPEEDS:
+            self.speed.addItem(f"{s:g}×/s", s)
+        self.speed.setCurrentIndex(SPEEDS.index(DEFAULT_SPEED))
+
+        controls = QHBoxLayout()
+        controls.setContentsMargins(6, 4, 6, 0)
+        controls.setSpacing(4)
+        controls.addWidget(QLabel("Replay", self))
+        controls.addWidget(self.picker)
+        controls.addSpacing(6)
+        for b in (
+            self.first_button,
+            self.back_button,
+            self.play_button,
+            self.forward_button,
+            self.last_button,
+        ):
+            controls.addWidget(b)
+        controls.addWidget(self.slider, 1)
+        controls.addWidget(self.step_box)
+        controls.addWidget(self.total_label)
+        controls.addWidget(self.speed)
+
+        self.caption = QLabel(self)
+        self.caption.setObjectName("timelineCaption")
+        self.caption.setTextFormat(Qt.TextFormat.RichText)
+        self.caption.setWordWrap(True)
+        self.caption.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.caption.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Minimum)
+
+        self.view = ReplayView(self)
+        self.view.set_options(DisplayOptions(whitespace=True))
+        self.view.set_show_chunks(True)
+        self.chunks = QCheckBox("Chunk boundaries", self)
+        self.chunks.setObjectName("timelineChunks")
+        self.chunks.setToolTip("Mark where the pre-tokenizer cuts the text: merges never cross these marks")
+        self.chunks.setChecked(True)
+        self.message = QLabel(self)
+        self.message.setObjectName("timelineMessage")
+        self.message.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.message.setWordWrap(True)
+        self.message.setMargin(12)
+        self.view_stack = QStackedLayout()
+        self.view_stack.addWidget(self.view)
+        self.view_stack.addWidget(self.message)
+        view_box = QWidget(self)
+        view_layout = QVBoxLayout(view_box)
+        view_layout.setContentsMargins(0, 0, 0, 0)
+        view_layout.setSpacing(2)
+        view_layout.addWidget(self.caption)
+        view_layout.addLayout(self.view_stack, 1)
+        view_layout.addWidget(self.chunks)
+
+        self.model = MergeTableModel(self)
+        self.table = QTableView(self)
+        self.table.setObjectName("mergeTable")
+        self.table.setAccessibleName("Merges")
+        self.table.setModel(self.model)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.setAlternatingRowColors(True)
+        self.table.setWordWrap(False)
+        self.table.verticalHeader().hide()
+        self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+        self.table.verticalHeader().setDefaultSectionSize(self.table.fontMetrics().height() + 6)
+        self.table.horizontalHeader().setStretchLastSection(True)
+        self.table.horizontalHeader().setHighlightSections(False)
+        for col, width in (
+            (STEP, 58),
+            (MERGE, 110),
+            (NEW, 80),
+            (3, 56),
+            (COUNT, 64),
+            (TIES, 40),
+            (TEXT_TOKENS, 78),
+            (CORPUS_TOKENS, 90),
+        ):
+            self.table.setColumnWidth(col, width)
+        self.changes_only = QCheckBox("Only merges that change the text", self)
+        self.changes_only.setObjectName("changesOnly")
+        self.changes_only.setToolTip("Hide the merges that do not occur in the editor's text")
+        table_box = QWidget(self)
+        table_layout = QVBoxLayout(table_box)
+        table_layout.setContentsMargins(0, 0, 0, 0)
+        table_layout.setSpacing(2)
+        table_layout.addWidget(self.table, 1)
+        table_layout.addWidget(self.changes_only)
+
+        self.plot = TokenCountPlot(self)
+        self.splitter = QSplitter(Qt.Orientation.Horizontal, self)
+        self.splitter.setObjectName("timelineSplitter")
+        self.splitter.setChildrenCollapsible(False)
+        self.splitter.addWidget(view_box)
+        self.splitter.addWidget(table_box)
+        self.splitter.addWidget(self.plot)
+        self.splitter.setStretchFactor(0, 5)
+        self.splitter.setStretchFactor(1, 4)
+        self.splitter.setStretchFactor(2, 3)
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 4)
+        layout.setSpacing(4)
+        layout.addLayout(controls)
+        layout.addWidget(self.splitter, 1)
+
+        self.play_timer = QTimer(self)
+        self.play_timer.setObjectName("timelinePlayTimer")
+        self._apply_speed()
+        self.view.set_colors(token_colors(self._dark()))
+
+    def _wire(self) -> None:
+        self.slider.valueChanged.connect(self._on_slider)
+        self.step_box.valueChanged.connect(self.set_step)
+        self.first_button.clicked.connect(lambda: self.set_step(0))
+        self.last_button.clicked.connect(lambda: self.set_step(self.total_steps))
+        self.back_button.clicked.connect(self.step_back)
+        self.forward_button.clicked.connect(self.step_forward)
+        self.play_button.toggled.connect(self._on_play_toggled)
+        self.play_timer.timeout.connect(self._on_play_tick)
+        self.speed.currentIndexChanged.connect(self._apply_speed)
+        self.table.clicked.connect(self._on_table_clicked)
+        self.table.activated.connect(self._on_table_clicked)
+        self.changes_only.toggled.connect(self._on_changes_only)
+        self.chunks.toggled.connect(self.view.set_show_chunks)
+        self.plot.cursorMoved.connect(self.set_step)
+        self.picker.activated.connect(self._on_picked)
+        if self.registry is not None:
+            self.registry.tokenizerLoaded.connect(self._on_registry_loaded)
+            self.registry.mergesReady.connect(self._on_registry_merges_ready)
+            self.registry.rowsInserted.connect(lambda *_: self._select_in_picker())
+
+    # ================================================================ public API
+    @property
+    def total_steps(self) -> int:
+        """M, the number of merges of the replayed tokenizer (0 when there is none)."""
+        return self.source.tokenizer.merge_count if self.source is not None else 0
+
+    @property
+    def tokenizer(self) -> Tokenizer | None:
+        """The tokenizer being replayed."""
+        return self.source.tokenizer if self.source is not None else None
+
+    @property
+    def key(self) -> str:
+        """Registry key of the tokenizer being replayed ('' for one given directly)."""
+        return self.source.key if self.source is not None else ""
+
+    def is_ready(self) -> bool:
+        """True when the view shows the current step of the current text (nothing pending)."""
+        return (
+            not self.live
+            and self.trace is not None
+            and self._prepare_job is None
+            and self._render_job is None
+            and self.trace.text == self.text
+            and self._shown_step == self.step
+        )
+
+    def set_text(self, text: str) -> None:
+        """Replay on a new text (the editor's); the trace is rebuilt in a worker."""
+        if text == self.text and (self.trace is None or self.trace.text == text):
+            return
+        self.text = text
+        if self.source is not None and not self.live:
+            self._prepare()
+
+    def remember_history(self, key: str, history: Sequence[MergeRecord], corpus_initial: int | None) -> None:
+        """Keep a trained model's history so the table shows counts and ties whenever it is picked."""
+        self.histories[key] = (history, corpus_initial)
+
+    def set_tokenizer_key(self, key: str) -> None:
+        """Replay a tokenizer from the registry (loaded and prepared in the background if needed)."""
+        if self.registry is None or self.live:
+            return
+        self._waiting_for = None
+        tok = self.registry.tokenizer(key)
+        self._select_in_picker(key)
+        if tok is None:
+            self._waiting_for = key
+            self._detach(f"Loading {self.registry.label(key)}…")
+            self.registry.ensure_loaded(key)
+            return
+        if tok.is_bpe and not self.registry.merges_ready(key):
+            # The registry builds merge tables one tokenizer at a time (shared with hover cards).
+            self._waiting_for = key
+            self._detach(f"Recovering the merges of {self.registry.label(key)}…")
+            self.registry.prepare_merges(key)
+            return
+        history, initial = self.histories.get(key, ((), None))
+        self.set_tokenizer(tok, history, initial, key)
+
+    def set_tokenizer(
+        self,
+        tokenizer: Tokenizer,
+        history: Sequence[MergeRecord] = (),
+        corpus_initial: int | None = None,
+        key: str = "",
+    ) -> None:
+        """Replay ``tokenizer``'s merges; ``history`` (a training run's records) adds counts and ties."""
+        self.pause()
+        self._waiting_for = None
+        self.source = ReplaySource(tokenizer, key, history, corpus_initial)
+        if key:
+            self._select_in_picker(key)
+        if not tokenizer.is_bpe:
+            self._detach(f"{tokenizer.name} has no merges: every byte stays a token of its own.")
+            return
+        self._prepare(keep_step=False)
+
+    def set_step(self, step: int) -> None:
+        """Show the text after the first ``step`` merges (clamped to 0..M)."""
+        if self.source is None or self.live:
+            return
+        step = min(max(int(step), 0), self.total_steps)
+        changed = step != self.step
+        self.step = step
+        self._sync_controls()
+        if self.trace is not None:
+            self._render(step)
+        if changed:
+            self.stepChanged.emit(step)
+
+    def step_forward(self) -> None:
+        """Jump to the next merge that changes the text (or the last step)."""
+        if self.trace is None:
+            return
+        nxt = self.trace.next_event(self.step)
+        self.set_step(nxt if nxt is not None else self.total_steps)
+
+    def step_back(self) -> None:
+        """Jump to the previous merge that changes the text (or step 0)."""
+        if self.trace is None:
+            return
+        prev = self.trace.previous_event(self.step)
+        self.set_step(prev if prev is not None else 0)
+
+    def play(self) -> None:
+        """Step through the merges that change the text, at the chosen speed (restarts at 0 from the end)."""
+        if self.trace is None or self.live:
+            return
+        if self.trace.next_event(self.step) is None:
+            self.set_step(0)
+        self.play_button.setChecked(True)
+
+    def pause(self) -> None:
+        """Stop playing."""
+        self.play_button.setChecked(False)
+
+    @property
+    def playing(self) -> bool:
+        """True while the replay plays."""
+        return self.play_timer.isActive()
+
+    def toggle_play(self) -> None:
+        """Play if paused, pause if playing."""
+        if self.playing:
+            self.pause()
+        else:
+            self.play()
+
+    def set_display_options(self, options: DisplayOptions) -> None:
+        """Ids instead of text (whitespace stays visible: boundaries at spaces are the point here)."""
+        self.view.set_options(DisplayOptions(show_ids=options.show_ids, whitespace=True))
+
+    # ---------------------------------------------------------------- live training
+    def begin_live(self) -> None:
+        """A training run started: its merges stream into the table and the corpus plot."""
+        if self.live:
+            return
+        self.pause()
+        self._saved = (self.source, self.step)
+        self._generation += 1
+        self._prepare_job = None
+        self.live = True
+        self.model.begin_live()
+        self.plot.begin_live()
+        self._set_enabled(False)
+        self._set_message("Training… the merges appear in the table as they are made.")
+        self.caption.setText("<b>Training</b> · merges stream into the table")
+
+    def append_merges(self, records: Sequence[MergeRecord]) -> None:
+        """A batch of merges from the running trainer (the table follows the end while at the bottom)."""
+        if not self.live or not records:
+            return
+        bar = self.table.verticalScrollBar()
+        at_end = bar.value() >= bar.maximum() - 2
+        self.model.append_merges(records)
+        self.plot.append_corpus(records)
+        last = records[-1]
+        self.caption.setText(
+            f"<b>Training</b> · {last.step:,} merges · latest "
+            f"<code>{_html(printable_token(last.left))} + {_html(printable_token(last.right))}</code>"
+            f" (count {last.count:,})"
+        )
+        if at_end:
+            self.table.scrollToBottom()
+
+    def end_live(self, key: str | None = None) -> None:
+        """Training ended: show the new model (``key``), or put back what was shown before (cancel, error)."""
+        if not self.live:
+            return
+        self.live = False
+        saved, self._saved = self._saved, None
+        if key is not None and self.registry is not None and self.registry.tokenizer(key) is not None:
+            self.set_tokenizer_key(key)
+            return
+        prev_source, prev_step = saved if saved is not None else (None, 0)
+        if prev_source is None:
+            self.source = None
+            self.model.set_source(None)
+            self.plot.set_trace(None, 0)
+            self.plot.set_corpus((), None)
+            self._detach("Pick a BPE tokenizer to replay its merges on the editor's text.")
+            return
+        self.source = prev_source
+        self.step = prev_step
+        self._prepare(keep_step=True)
+
+    # ================================================================ internals
+    def _dark(self) -> bool:
+        return self.palette().color(QPalette.ColorRole.Window).lightness() < 128
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.PaletteChange:
+            dark = self._dark()
+            self.view.set_colors(token_colors(dark))
+            self.model.muted = QColor("#8a8a8a") if not dark else QColor("#7d7d7d")
+
+    def _set_enabled(self, on: bool) -> None:
+        for w in (
+            self.first_button,
+            self.back_button,
+            self.play_button,
+            self.forward_button,
+            self.last_button,
+            self.slider,
+            self.step_box,
+            self.speed,
+        ):
+            w.setEnabled(on)
+        self.picker.setEnabled(not self.live)
+        self.changes_only.setEnabled(on)
+
+    def _set_message(self, text: str) -> None:
+        self.message.setText(text)
+        self.view_stack.setCurrentWidget(self.message)
+
+    def _detach(self, message: str) -> None:
+        """Nothing to replay right now (loading, no merges): say why."""
+        self.pause()
+        self._generation += 1
+        self._prepare_job = None
+        self.trace = None
+        self.model.set_source(None)
+        self.plot.set_trace(None, 0)
+        self.plot.set_corpus((), None)
+        self._set_enabled(False)
+        self.slider.setRange(0, 0)
+        self.caption.setText("")
+        self._set_message(message)
+
+    def _select_in_picker(self, key: str | None = None) -> None:
+        if self.registry is None:
+            return
+        key = key if key is not None else self.key
+        row = self.registry.row_of(key) if key else -1
+        if row >= 0 and self.picker.currentIndex() != row:
+            self.picker.setCurrentIndex(row)
+
+    def _on_picked(self, row: int) -> None:
+        key = self.picker.itemData(row, KeyRole)
+        if key == OPEN_KEY:
+            self._select_in_picker()
+            self.openTokenizerRequested.emit()
+            return
+        if key:
+            self.set_tokenizer_key(str(key))
+
+    def _on_registry_loaded(self, key: str) -> None:
+        if self.live or self.registry is None:
+            return
+        if key == self._waiting_for or (self.source is not None and key == self.source.key):
+            tok = self.registry.tokenizer(key)
+            if self._waiting_for == key or (
+                tok is not None and self.source is not None and tok is not self.source.tokenizer
+            ):
+                self.set_tokenizer_key(key)
+
+    def _on_registry_merges_ready(self, key: str) -> None:
+        if key == self._waiting_for and not self.live:
+            self.set_tokenizer_key(key)
+
+    def _prepare(self, keep_step: bool = True) -> None:
+        """Trace the text under the tokenizer in a worker; the view follows when it is ready."""
+        source = self.source
+        if source is None:
+            return
+        self._generation += 1
+        generation = self._generation
+        text = self.text
+        tok = source.tokenizer
+        if not keep_step:
+            self.step = 0
+        if self.trace is None or self.trace.tokenizer is not tok:
+            self._set_message(f"Tracing the merges of {tok.name} on the text…")
+        job = run_job(lambda: _prepare_trace(tok, text), self)
+        self._prepare_job = job
+
+        def done(trace: ReplayTrace) -> None:
+            if generation != self._generation:
+                return
+            self._prepare_job = None
+            self._on_trace(trace)
+
+        def failed(exc: BaseException) -> None:
+            if generation != self._generation:
+                return
+            self._prepare_job = None
+            self._detach(f"Cannot replay {tok.name}: {exc}")
+
+        job.returned.connect(done)
+        job.errored.connect(failed)
+
+    def _on_trace(self, trace: ReplayTrace) -> None:
+        source = self.source
+        assert source is not None
+        same_tokenizer = (
+            self.trace is not None
+            and self.trace.tokenizer is trace.tokenizer
+            and self.model.tokenizer is trace.tokenizer
+        )
+        self.trace = trace
+        if same_tokenizer:
+            self.model.set_trace(trace)
+        else:
+            self.model.set_source(source.tokenizer, source.history, trace, source.corpus_initial)
+        self.plot.set_trace(trace, self.total_steps)
+        self.plot.set_corpus(source.history, source.corpus_initial)
+        self._syncing = True
+        try:
+            self.slider.setRange(0, self.total_steps)
+            self.slider.setPageStep(max(1, self.total_steps // 50))
+            self.step_box.setRange(0, self.total_steps)
+            self.total_label.setText(f"/ {self.total_steps:,}")
+        finally:
+            self._syncing = False
+        self._set_enabled(True)
+        self.step = min(self.step, self.total_steps)
+        self._shown_step = -1
+        self.traceReady.emit()
+        self.set_step(self.step)
+
+    def _sync_controls(self) -> None:
+        self._syncing = True
+        try:
+            if self.slider.value() != self.step:
+                self.slider.setValue(self.step)
+            if self.step_box.value() != self.step:
+                self.step_box.setValue(self.step)
+        finally:
+            self._syncing = False
+        self.plot.set_step(self.step)
+        self.model.set_current_step(self.step)
+        row = self.model.nearest_row(self.step)
+        if row >= 0:
+            index = self.model.index(row, 0)
+            self._syncing = True
+            try:
+                self.table.selectionModel().setCurrentIndex(
+                    index,
+                    self.table.selectionModel().SelectionFlag.ClearAndSelect
+                    | self.table.selectionModel().SelectionFlag.Rows,
+                )
+            finally:
+                self._syncing = False
+            self.table.scrollTo(index, QAbstractItemView.ScrollHint.EnsureVisible)
+
+    def _on_slider(self, value: int) -> None:
+        if not self._syncing:
+            self.set_step(value)
+
+    def _on_table_clicked(self, index: QModelIndex) -> None:
+        if self._syncing or not index.isValid() or self.model.live:
+            return
+        self.set_step(self.model.step_of_row(index.row()))
+
+    def _on_changes_only(self, on: bool) -> None:
+        self.model.set_changes_only(on)
+        self.model.set_current_step(self.step)
+        self._sync_controls()
+
+    def _apply_speed(self, *_args: object) -> None:
+        speed = float(self.speed.currentData() or DEFAULT_SPEED)
+        self.play_timer.setInterval(max(15, int(1000 / speed)))
+
+    def _on_play_toggled(self, on: bool) -> None:
+        icon = QStyle.StandardPixmap.SP_MediaPause if on else QStyle.StandardPixmap.SP_MediaPlay
+        self.play_button.setIcon(self.style().standardIcon(icon))
+        if on and self.trace is not None:
+            self.play_timer.start()
+        else:
+            self.play_timer.stop()
+
+    def _on_play_tick(self) -> None:
+        if self.trace is None or self.live:
+            self.pause()
+            return
+        if self._render_job is not None:
+            return  # a large text is still being encoded: wait for it rather than pile up steps
+        nxt = self.trace.next_event(self.step)
+        if nxt is None:
+            self.set_step(self.total_steps)
+            self.pause()
+            return
+        self.set_step(nxt)
+
+    # ---------------------------------------------------------------- rendering a step
+    def _render(self, step: int) -> None:
+        trace = self.trace
+        assert trace is not None
+        if len(trace.text) <= SYNC_CHARS:
+            self._show(step, _table_at(trace, step))
+            return
+        self._render_wanted = step
+        if self._render_job is None:
+            self._start_render()
+
+    def _start_render(self) -> None:
+        trace = self.trace
+        step = self._render_wanted
+        if trace is None or step is None:
+            return
+        self._render_wanted = None
+        generation = self._generation
+        job = run_job(lambda: _table_at(trace, step), self)
+        self._render_job = job
+
+        def done(table: TokenTable) -> None:
+            self._render_job = None
+            if generation != self._generation or self.trace is not trace:
+                return
+            if self._render_wanted is None:
+                self._show(step, table)
+            self._start_render()
+
+        def failed(exc: BaseException) -> None:
+            self._render_job = None
+            if generation == self._generation:
+                self._set_message(f"Cannot encode the text at step {step}: {exc}")
+
+        job.returned.connect(done)
+        job.errored.connect(failed)
+
+    def _show(self, step: int, table: TokenTable) -> None:
+        trace = self.trace
+        assert trace is not None
+        tok = trace.tokenizer
+        self.view.set_content(table, tok)
+        new_id = trace.new_id_at(step) if trace.changes_text(step) else None
+        marked = table.ids == new_id if new_id is not None else np.zeros(len(table), dtype=bool)
+        self.view.set_marked(marked)
+        self.view_stack.setCurrentWidget(self.view)
+        self._shown_step = step
+        self._update_caption(step, len(table))
+        if new_id is not None and self.view.first_marked_rect() is None:
+            first = int(np.flatnonzero(marked)[0])
+            self.view.scroll_to_source(int(table.start[first]))
+        self.stepShown.emit(step)
+
+    def _update_caption(self, step: int, n_tokens: int) -> None:
+        trace = self.trace
+        assert trace is not None
+        total = self.total_steps
+        nbytes = trace.text_bytes
+        ratio = f"{nbytes / n_tokens:.2f}" if n_tokens else "–"
+        head = f"<b>Step {step:,}</b> of {total:,}"
+        if step == 0:
+            what = "the text as single bytes"
+        else:
+            parts = self.model.merge_parts(step)
+            what = ""
+            if parts is not None:
+                left, right, new_id = parts
+                what = (
+                    f"merge <code>{_html(printable_token(left))}</code> + <code>{_html(printable_token(right))}</code>"
+                    f" → <code>{_html(printable_token(left + right))}</code> (id {new_id})"
+                )
+            if not trace.changes_text(step):
+                what += " <i>does not occur in this text</i>"
+            else:
+                ev_before = trace.token_count(step - 1)
+                what += f" applies {ev_before - trace.token_count(step)}× here"
+        self.caption.setText(f"{head} · {what} · <b>{n_tokens:,}</b> tokens · {ratio} bytes/token")
+
+
+def _html(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+__all__ = ["COLUMNS", "MERGE", "NEW", "ReplaySource", "ReplayView", "TimelineWidget", "TokenCountPlot"]
