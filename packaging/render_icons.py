@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
 import sys
 from pathlib import Path
 
@@ -55,13 +54,32 @@ def render_png(svg: Path, size: int) -> bytes:
 
 def targets() -> dict[Path, bytes | Path]:
     """Every file this script writes: a path to PNG bytes, or to the SVG it copies."""
-    out: dict[Path, bytes | Path] = {THEME / "scalable" / "apps" / f"{APP_ID}.svg": SVG, RUNTIME / "tokviz.svg": SVG}
+    out: dict[Path, bytes | Path] = {
+        THEME / "scalable" / "apps" / f"{APP_ID}.svg": SVG,
+        RUNTIME / "tokviz.svg": SVG,
+    }
     for size in SIZES:
         png = render_png(SVG, size)
         out[THEME / f"{size}x{size}" / "apps" / f"{APP_ID}.png"] = png
         if size in RUNTIME_SIZES:
             out[RUNTIME / f"tokviz-{size}.png"] = png
     return out
+
+
+def same_pixels(png_a: bytes, png_b: bytes, tolerance: int = 8) -> bool:
+    """Whether two PNGs have the same size and every channel of every pixel within ``tolerance``.
+
+    ``--check`` compares pixels, not bytes, so another Qt version's anti-aliasing is not "out of date".
+    """
+    a, b = QImage.fromData(png_a), QImage.fromData(png_b)
+    if a.isNull() or b.isNull() or a.size() != b.size():
+        return False
+    a = a.convertToFormat(QImage.Format.Format_RGBA8888)
+    b = b.convertToFormat(QImage.Format.Format_RGBA8888)
+    return (
+        max((abs(x - y) for x, y in zip(a.constBits().tobytes(), b.constBits().tobytes())), default=0)
+        <= tolerance
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -72,17 +90,16 @@ def main(argv: list[str] | None = None) -> int:
     app = QGuiApplication.instance() or QGuiApplication(sys.argv[:1])  # noqa: F841 - QPainter needs it
     stale = []
     for path, content in targets().items():
-        if isinstance(content, Path):
-            if not path.exists() or path.read_bytes() != content.read_bytes():
-                stale.append(path)
-                if not args.check:
-                    path.parent.mkdir(parents=True, exist_ok=True)
-                    shutil.copyfile(content, path)
-        elif not path.exists() or path.read_bytes() != content:
-            stale.append(path)
-            if not args.check:
-                path.parent.mkdir(parents=True, exist_ok=True)
-                path.write_bytes(content)
+        data = content.read_bytes() if isinstance(content, Path) else content
+        old = path.read_bytes() if path.exists() else None
+        if old == data or (
+            args.check and old is not None and path.suffix == ".png" and same_pixels(old, data)
+        ):
+            continue
+        stale.append(path)
+        if not args.check:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(data)
     for path in stale:
         print(f"{'out of date' if args.check else 'wrote'}: {path.relative_to(ROOT)}")
     return 1 if args.check and stale else 0

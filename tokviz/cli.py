@@ -24,11 +24,13 @@ if TYPE_CHECKING:
 
 PROG = "tokviz"
 DEFAULT_COMPARE = ("bytes", "gpt2", "cl100k")
+PLOT_VIEWS = ("bytes", "attention", "vocab")
 EXAMPLES = """examples:
   tokviz encode --text "Hello, 🌍! 你好!" --format tokens
   tokviz replay --text "the cat in the hat" --merges 3 --pretokenizer none --tie-break first-seen
   tokviz train notes/*.txt --vocab-size 2000 -o model.json --export-hf tokenizer.json
   tokviz compare README.md --tokenizer gpt2 --tokenizer model.json
+  tokviz compare notes.txt essay.md --plot exchange-rate.png --scale 2
   tokviz info cl100k
 """
 # Final tokens shown in replay's summary line before it is cut short.
@@ -111,6 +113,26 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("files", nargs="*", metavar="FILE", help="text files ('-' for standard input)")
     p.add_argument("--text", metavar="T", help="compare on this text instead of files")
     p.add_argument("--format", choices=("table", "csv", "json"), default="table", help="output form")
+    plot = p.add_argument_group("chart (needs the desktop app's libraries; no display needed)")
+    plot.add_argument(
+        "--plot",
+        metavar="OUT.png|OUT.svg",
+        help="also draw the bytes-per-token chart into a PNG or SVG file (1280x720)",
+    )
+    plot.add_argument(
+        "--scale", type=float, default=None, metavar="X", help="PNG pixels per point, e.g. 2 for 2560x1440"
+    )
+    plot.add_argument(
+        "--plot-view",
+        choices=PLOT_VIEWS,
+        default=None,
+        help="bytes per token (default), attention cost, or vocabulary size against V x d",
+    )
+    plot.add_argument(
+        "--embedding-dim", type=int, default=None, metavar="D", help="d in V x d (default: 768)"
+    )
+    plot.add_argument("--dark", action="store_true", help="dark background")
+    plot.add_argument("--large-text", action="store_true", help="presentation-size text")
     p.set_defaults(func=cmd_compare, subparser=p)
 
     p = sub.add_parser("info", parents=[debug], help="describe a tokenizer")
@@ -384,25 +406,106 @@ def cmd_compare(args: argparse.Namespace) -> int:
         inputs["text"] = args.text
     for path in args.files:
         inputs[path] = read_text_file(path)
+    _check_plot_options(args)
     specs = list(dict.fromkeys(args.tokenizer or DEFAULT_COMPARE))
-    rows = compare(inputs, specs)
+    tokenizers = [load_tokenizer(spec) for spec in specs]
+    rows = compare(inputs, specs, tokenizers)
     emit = {"table": _compare_table, "csv": _compare_csv, "json": _compare_json}[args.format]
     emit(rows, sys.stdout)
+    if args.plot:
+        sizes = {spec: tok.vocab_size for spec, tok in zip(specs, tokenizers)}
+        written = plot_compare(rows, args.plot, sizes, args)
+        print(f"{PROG}: chart written to {written}", file=sys.stderr)
     return 0
 
 
-def compare(inputs: dict[str, str], tokenizer_specs: Sequence[str]) -> list[dict[str, Any]]:
+def compare(
+    inputs: dict[str, str], tokenizer_specs: Sequence[str], tokenizers: Sequence[Tokenizer] | None = None
+) -> list[dict[str, Any]]:
     """Rows of :func:`tokviz.core.metrics.compare_rows`, labelled by the names the user gave.
 
-    Kept separate from the printing so other outputs (a plot, say) can use the same rows.
+    Kept separate from the printing so other outputs (the ``--plot`` chart) use the same rows.
+    ``tokenizers`` are the loaded ``tokenizer_specs`` when the caller has them already.
     """
     from tokviz.core.metrics import compare_rows
 
-    tokenizers = [load_tokenizer(spec) for spec in tokenizer_specs]
+    if tokenizers is None:
+        tokenizers = [load_tokenizer(spec) for spec in tokenizer_specs]
     rows = compare_rows(inputs, tokenizers)
     for i, row in enumerate(rows):
         row["tokenizer"] = tokenizer_specs[i % len(tokenizer_specs)]
     return rows
+
+
+def _check_plot_options(args: argparse.Namespace) -> None:
+    """Chart options make sense only with --plot, and the file must be a PNG or an SVG."""
+    if not args.plot:
+        given = [
+            flag
+            for flag, value in (
+                ("--scale", args.scale),
+                ("--plot-view", args.plot_view),
+                ("--embedding-dim", args.embedding_dim),
+                ("--dark", args.dark or None),
+                ("--large-text", args.large_text or None),
+            )
+            if value is not None
+        ]
+        if given:
+            verb = "applies" if len(given) == 1 else "apply"
+            raise UsageError(f"{', '.join(given)} {verb} only to the chart: add --plot OUT.png or OUT.svg")
+        return
+    suffix = os.path.splitext(args.plot)[1].lower()
+    if suffix not in (".png", ".svg"):
+        raise UsageError(f"--plot writes .png or .svg files, not {suffix or 'a file without an extension'}")
+    if args.scale is not None and not 0.25 <= args.scale <= 8:
+        raise UsageError("--scale must be between 0.25 and 8")
+    if args.scale is not None and suffix == ".svg":
+        raise UsageError("--scale applies to PNG files; an SVG drawing has no pixels")
+    if args.embedding_dim is not None and args.embedding_dim < 1:
+        raise UsageError("--embedding-dim must be 1 or more")
+
+
+def use_offscreen_qt_without_display(environ: dict[str, str] | None = None) -> bool:
+    """Make Qt render without a window system when there is no display; returns True if it did.
+
+    On Linux and other X11/Wayland systems with neither ``DISPLAY`` nor ``WAYLAND_DISPLAY`` set,
+    Qt could not start its usual platform plugin, so ``QT_QPA_PLATFORM=offscreen`` is set (a
+    value the user chose is kept). Must run before Qt is imported.
+    """
+    env = os.environ if environ is None else environ
+    if env.get("QT_QPA_PLATFORM") or sys.platform in ("win32", "darwin"):
+        return False
+    if env.get("DISPLAY") or env.get("WAYLAND_DISPLAY"):
+        return False
+    env["QT_QPA_PLATFORM"] = "offscreen"
+    return True
+
+
+def plot_compare(
+    rows: list[dict[str, Any]], path: str, vocab_sizes: dict[str, int], args: argparse.Namespace
+) -> str:
+    """Draw the rows as the chart panel does, into ``path``; Qt is imported only here."""
+    from tokviz.core.errors import ExportError
+
+    use_offscreen_qt_without_display()
+    try:
+        from tokviz.gui.chart import plot_compare_rows
+    except ImportError as exc:
+        raise ExportError(
+            f"--plot needs PySide6 and pyqtgraph, which could not be imported ({exc})"
+        ) from None
+    written = plot_compare_rows(
+        rows,
+        path,
+        vocab_sizes,
+        view=args.plot_view or "bytes",
+        scale=args.scale or 1.0,
+        dark=args.dark,
+        large=args.large_text,
+        embedding_dim=args.embedding_dim or 768,
+    )
+    return str(written)
 
 
 def _compare_table(rows: list[dict[str, Any]], out: IO[str]) -> None:

@@ -176,6 +176,7 @@ def test_a_1mb_paste_keeps_the_window_responsive(qtbot, window, gpt2, cl100k, en
     timer.stop()
     assert window.token_counts() == [len(gpt2.encode(big)), len(cl100k.encode(big))]
     gaps.sort()
+    print(f"event-loop gaps during the paste: median {gaps[len(gaps) // 2]:.3f} s, max {gaps[-1]:.3f} s")
     # The event loop kept turning while both views were encoded in workers.
     assert gaps[len(gaps) // 2] < 0.1
     assert max(gaps) < 1.5
@@ -305,3 +306,42 @@ def test_other_panels_plug_in_as_docks(qtbot, window):
 
     dock = window.add_dock(QLabel("merge timeline"), "Merge timeline", "timelineDock", "Ctrl+Shift+T")
     assert dock.toggleViewAction() in window.view_menu.actions()
+
+
+def test_dropping_a_file_on_the_editor_opens_it(qtbot, window, tmp_path):
+    from PySide6.QtCore import QMimeData, QPointF, QUrl
+    from PySide6.QtGui import QDropEvent
+
+    path = tmp_path / "dropped.py"
+    path.write_text("print('hi')\n", encoding="utf-8")
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(path))])
+    event = QDropEvent(
+        QPointF(10, 10),
+        Qt.DropAction.CopyAction,
+        mime,
+        Qt.MouseButton.LeftButton,
+        Qt.KeyboardModifier.NoModifier,
+    )
+    window.editor.dropEvent(event)
+    qtbot.waitUntil(lambda: window.is_ready() and window.text == "print('hi')\n")
+
+
+def test_a_huge_text_is_not_written_to_the_settings(qtbot, window, monkeypatch):
+    import tokviz.gui.main_window as main_window
+
+    monkeypatch.setattr(main_window, "MAX_SAVED_TEXT", 10)
+    set_text(qtbot, window, "far more than ten characters")
+    window.save_settings()
+    assert window.settings.value("text") is None
+
+
+def test_every_sample_loads_and_is_tokenized(qtbot, window, gpt2):
+    from tokviz.gui.samples import CATEGORY_SAMPLES, LECTURE_SAMPLES
+
+    for sample in (*LECTURE_SAMPLES, *CATEGORY_SAMPLES):
+        window.load_sample(sample)
+        qtbot.waitUntil(lambda s=sample: window.is_ready() and window.text == s.load(), timeout=20000)
+        assert window.token_counts()[0] == len(gpt2.encode(window.text))
+    # The category samples are about 2 KB each.
+    assert all(1800 <= len(s.load().encode("utf-8")) <= 2600 for s in CATEGORY_SAMPLES)

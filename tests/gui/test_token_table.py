@@ -58,6 +58,30 @@ def test_any_edit_gives_the_same_tokens_as_a_fresh_encode(name, request, data):
         table = update.table
 
 
+CJK = st.sampled_from(list("我住的城市。，！\n a1🌍") + ["\n\n", "。\n"])
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+@pytest.mark.parametrize("name", ["gpt2", "cl100k"])
+def test_edits_in_text_without_spaces_cut_at_line_breaks_exactly(name, request, data):
+    tok = request.getfixturevalue(name)
+    text = data.draw(st.lists(CJK, min_size=1, max_size=60).map("".join))
+    table = TokenTable.encode(tok, text)
+    lo = data.draw(st.integers(0, len(text)))
+    hi = data.draw(st.integers(lo, min(len(text), lo + 3)))
+    new_text = text[:lo] + data.draw(st.lists(CJK, max_size=3).map("".join)) + text[hi:]
+    assert_same(update_table(tok, table, new_text).table, TokenTable.encode(tok, new_text))
+
+
+def test_a_chinese_paragraph_is_re_encoded_alone(cl100k):
+    text = "\n".join(["我住的城市建在山上，街道一层叠着一层。"] * 50)
+    table = TokenTable.encode(cl100k, text)
+    new_text = text[:500] + "雨" + text[500:]
+    plan = plan_edit(cl100k, table, new_text)
+    assert not plan.full and plan.size < 60
+
+
 def test_utf16_offsets_count_emoji_twice(gpt2):
     table = TokenTable.encode(gpt2, "🌍 cat")
     last = len(table) - 1

@@ -10,9 +10,8 @@ from __future__ import annotations
 import heapq
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
-from itertools import repeat
-from typing import Protocol
+from itertools import accumulate, repeat
+from typing import NamedTuple, Protocol
 
 from .errors import TokenizerLoadError, TokvizError
 from .pretokenize import NAMED_PATTERNS, Pretokenizer, SpecialSplitter, resolve_pretokenizer, safe_cut_before
@@ -23,6 +22,10 @@ _LONG_CHUNK = 96
 _CACHE_LIMIT = 200_000
 
 
+# bytes.translate table: 1 for a byte that starts a UTF-8 character, 0 for a continuation byte.
+_CHAR_STARTS = bytes(0 if 0x80 <= b < 0xC0 else 1 for b in range(256))
+
+
 class FastEngine(Protocol):
     """An exact external encoder for the same vocabulary (tiktoken's, for its own rank files)."""
 
@@ -31,8 +34,7 @@ class FastEngine(Protocol):
     def encode_piece(self, data: bytes) -> list[int]: ...
 
 
-@dataclass(frozen=True, slots=True)
-class TokenSpan:
+class TokenSpan(NamedTuple):
     """One token of an encoded text, placed on the text.
 
     ``start``/``end`` are code-point offsets. A token that holds only part of a UTF-8 character
@@ -368,60 +370,69 @@ class Tokenizer:
         return out
 
     def encode_spans(self, text: str, max_merges: int | None = None) -> list[TokenSpan]:
-        """Encode and place every token on the text (code-point offsets, partial flags, chunk index)."""
+        """Encode and place every token on the text (code-point offsets, partial flags, chunk index).
+
+        The ids come from the ordinary encoder (so from the fast engine where there is one);
+        tokens are then laid on the text by their byte lengths, which never cross a chunk.
+        """
         spans: list[TokenSpan] = []
         vocab = self.vocab
-        chunk_index = 0
+        chunk_base = 0
         for seg_start, seg_end, special in self._splitter.segments(text):
             if special:
                 sid = self.special_tokens[text[seg_start:seg_end]]
-                spans.append(TokenSpan(sid, seg_start, seg_end, vocab[sid], False, True, chunk_index))
-                chunk_index += 1
+                spans.append(TokenSpan(sid, seg_start, seg_end, vocab[sid], False, True, chunk_base))
+                chunk_base += 1
                 continue
             segment = text[seg_start:seg_end]
-            for cs, ce in self.pretokenizer.spans(segment):
-                chunk = segment[cs:ce]
-                data = chunk.encode("utf-8")
-                if max_merges is None:
-                    ids = self._encode_chunk(chunk)
-                else:
-                    ids = self._bpe(data, max_merges)
-                base = seg_start + cs
-                if len(data) == ce - cs:
-                    pos = base
-                    for i in ids:
-                        b = vocab[i]
-                        spans.append(TokenSpan(i, pos, pos + len(b), b, False, False, chunk_index))
-                        pos += len(b)
-                else:
-                    char_of_byte: list[int] = []
-                    starts: set[int] = set()
-                    off = 0
-                    for ci, ch in enumerate(chunk):
-                        width = len(ch.encode("utf-8"))
-                        starts.add(off)
-                        char_of_byte.extend([ci] * width)
-                        off += width
-                    starts.add(off)
-                    pos = 0
-                    for i in ids:
-                        b = vocab[i]
-                        end = pos + len(b)
-                        partial = pos not in starts or end not in starts
-                        spans.append(
-                            TokenSpan(
-                                i,
-                                base + char_of_byte[pos],
-                                base + char_of_byte[end - 1] + 1,
-                                b,
-                                partial,
-                                False,
-                                chunk_index,
-                            )
-                        )
-                        pos = end
-                chunk_index += 1
+            chunks = self.pretokenizer.spans(segment)
+            if max_merges is None:
+                ids = self.encode_ordinary(segment)
+            else:
+                ids = []
+                for cs, ce in chunks:
+                    ids.extend(self._bpe(segment[cs:ce].encode("utf-8"), max_merges))
+            self._place(segment, seg_start, ids, chunks, chunk_base, spans)
+            chunk_base += len(chunks)
         return spans
+
+    def _place(
+        self,
+        segment: str,
+        base: int,
+        ids: list[int],
+        chunks: list[tuple[int, int]],
+        chunk_base: int,
+        out: list[TokenSpan],
+    ) -> None:
+        """Append a span per id of ``segment``, walking tokens and chunks together."""
+        vocab = self.vocab
+        new = tuple.__new__  # TokenSpan without the keyword-argument layer: 250K spans per MB
+        data = segment.encode("utf-8")
+        ascii_only = len(data) == len(segment)
+        # For non-ASCII text: 1-based index of the character that holds each byte.
+        char_at = None if ascii_only else list(accumulate(data.translate(_CHAR_STARTS)))
+        n_bytes = len(data)
+        ci = 0
+        chunk_end = chunks[0][1] if chunks else 0
+        last_chunk = len(chunks) - 1
+        pos = 0
+        for i in ids:
+            b = vocab[i]
+            end = pos + len(b)
+            if char_at is None:
+                start_cp, end_cp, partial = pos, end, False
+            else:
+                start_cp = char_at[pos] - 1
+                end_cp = char_at[end - 1]
+                partial = (data[pos] & 0xC0) == 0x80 or (end < n_bytes and (data[end] & 0xC0) == 0x80)
+            while start_cp >= chunk_end and ci < last_chunk:
+                ci += 1
+                chunk_end = chunks[ci][1]
+            out.append(
+                new(TokenSpan, (i, base + start_cp, base + end_cp, b, partial, False, chunk_base + ci))
+            )
+            pos = end
 
     def encode_iterable(self, iterable: Iterable[str], block: int = 1 << 16) -> Iterator[int]:
         """Encode a stream of strings lazily, with memory independent of the total input size.

@@ -12,8 +12,11 @@ def main(argv: list[str] | None = None) -> int:
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
 
+    from .about import app_icon
     from .compat import protect_none_refcount
+    from .crash import install_crash_safety
     from .main_window import MainWindow
+    from .startup import StartupProbe
 
     protect_none_refcount()
     app = QApplication.instance()
@@ -25,7 +28,11 @@ def main(argv: list[str] | None = None) -> int:
     app.setOrganizationName("tokviz")
     app.setApplicationDisplayName("tokviz")
     app.setStyle("Fusion")
+    app.setWindowIcon(app_icon())
+    app.setDesktopFileName("io.github.tokviz.Tokviz")  # packaging/: ties the window to its .desktop entry
     window = MainWindow()
+    install_crash_safety(window)
+    StartupProbe.from_environment(window)
     window.show()
     if "--startup-time" in (argv or sys.argv):
         QTimer.singleShot(

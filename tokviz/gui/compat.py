@@ -6,6 +6,8 @@ reference count by one. A window that paints a few thousand token boxes per fram
 within seconds, and CPython aborts with "none_dealloc: deallocating None". CPython 3.12 and later
 make ``None`` immortal, and PySide6 6.11 is not affected; the fix that belongs in the project is a
 version pin, and this module keeps the app alive where the broken combination is installed.
+The same release returns ``True`` from ``Signal.emit`` without a new reference, so every signal
+emitted from Python lowers ``True``'s count; the two booleans get the same reserve.
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ def protect_none_refcount() -> bool:
         return True
     if not void_calls_leak_none():
         return False
-    ctypes.c_ssize_t.from_address(id(None)).value += _BALLAST
+    for obj in (None, True, False):
+        ctypes.c_ssize_t.from_address(id(obj)).value += _BALLAST
     _applied = True
     return True

@@ -17,7 +17,7 @@ from tokviz.core.bytes_ import hex_bytes, printable_token
 from tokviz.core.tokenizer import Tokenizer
 
 from .qtext import utf16_len
-from .token_table import TokenTable
+from .token_table import INDEX, TokenTable
 
 # A zero-width space after the space and tab glyphs keeps a line-break opportunity, so wrapped
 # lines still break between words rather than inside them. Each of these grows by one unit.
@@ -67,7 +67,7 @@ def build_run(
 ) -> DisplayRun:
     """Display text and box offsets for tokens ``[lo, hi)`` of ``table``."""
     if hi <= lo:
-        z = np.zeros(0, dtype=np.int64)
+        z = np.zeros(0, dtype=INDEX)
         return DisplayRun("", z, z)
     if options.show_ids:
         return _build_ids(table, lo, hi)
@@ -126,7 +126,7 @@ def _build_text(
     if prev < hi - lo:
         piece = text[start_list[prev] : end_list[-1]]
         pieces.append(with_glyphs(piece) if glyphs else piece)
-    return DisplayRun("".join(pieces), box_start, box_end)
+    return DisplayRun("".join(pieces), box_start.astype(INDEX), box_end.astype(INDEX))
 
 
 def _build_ids(table: TokenTable, lo: int, hi: int) -> DisplayRun:
@@ -143,10 +143,10 @@ def _build_ids(table: TokenTable, lo: int, hi: int) -> DisplayRun:
         has_nl = np.zeros(hi - lo, dtype=bool)
     seps = ["\n" if f else " " for f in has_nl.tolist()]
     text = "".join(s + sep for s, sep in zip(labels, seps))
-    box_start = np.zeros(hi - lo, dtype=np.int64)
+    box_start = np.zeros(hi - lo, dtype=INDEX)
     if hi - lo > 1:
         box_start[1:] = np.cumsum(lengths + 1)[:-1]
-    return DisplayRun(text, box_start, box_start + lengths)
+    return DisplayRun(text, box_start, (box_start + lengths).astype(INDEX))
 
 
 @dataclass(frozen=True)

@@ -18,11 +18,27 @@ from PySide6.QtGui import QTextBlock
 
 @dataclass(slots=True)
 class Box:
-    """One rectangle of one token on screen (a token crossing a line break has several)."""
+    """One rectangle of one token on screen (a token crossing a line break has several).
 
-    rect: QRectF
+    Plain floats, so that painting and hit-testing hundreds of boxes stay in Python arithmetic;
+    :attr:`rect` builds the QRectF when one is needed.
+    """
+
+    x: float
+    y: float
+    w: float
+    h: float
     token: int
     first: bool  # this box starts at the token's first character
+
+    @property
+    def rect(self) -> QRectF:
+        """The box as a QRectF in viewport coordinates."""
+        return QRectF(self.x, self.y, self.w, self.h)
+
+    def contains(self, px: float, py: float) -> bool:
+        """Whether viewport point ``(px, py)`` is inside the box."""
+        return self.x <= px < self.x + self.w and self.y <= py < self.y + self.h
 
 
 def block_boxes(
@@ -75,7 +91,7 @@ def block_boxes(
             if x2 < x1:  # right-to-left text
                 x1, x2 = x2, x1
             if x2 > x1:
-                out.append(Box(QRectF(ox + x1, y, x2 - x1, h), base + j, starts[j] >= lo))
+                out.append(Box(ox + x1, y, x2 - x1, h, base + j, starts[j] >= lo))
             if ends[j] > hi:
                 break
             j += 1

@@ -265,12 +265,13 @@ class MainWindow(QMainWindow):
         self.splitter.setObjectName("mainSplitter")
         self.splitter.addWidget(self.editor)
         self.splitter.addWidget(self.views_splitter)
-        self.splitter.setStretchFactor(0, 2)
-        self.splitter.setStretchFactor(1, 3)
+        self.splitter.setStretchFactor(0, 1)
+        self.splitter.setStretchFactor(1, 2)
         self.splitter.setChildrenCollapsible(False)
         self.setCentralWidget(self.splitter)
 
         self.vocab = VocabBrowser(self.tokenizers, self)
+        self.vocab.openTokenizerRequested.connect(lambda: self.choose_tokenizer_file(None))
         self.vocab_dock = QDockWidget("Vocabulary", self)
         self.vocab_dock.setObjectName("vocabDock")
         self.vocab_dock.setWidget(self.vocab)
@@ -293,6 +294,12 @@ class MainWindow(QMainWindow):
         self._restore()
         self._apply_theme()
         self._apply_zoom()
+        from .train_panel import install_training_docks
+
+        self.training = install_training_docks(self)
+        from .chart import install_exchange_chart
+
+        self.chart_dock = install_exchange_chart(self)
         hints = QGuiApplication.styleHints()
         hints.colorSchemeChanged.connect(lambda *_: self._apply_theme())
 
@@ -741,7 +748,7 @@ class MainWindow(QMainWindow):
 
     def selected_tokens(self, panel: TokenPanel) -> tuple[int, int]:
         """The token range a view currently outlines (editor selection or hover elsewhere)."""
-        return panel.view._highlight
+        return panel.view.highlighted
 
     def _on_editor_scrolled(self, _value: int) -> None:
         if self._syncing or not self.act_sync.isChecked():
@@ -860,12 +867,9 @@ class MainWindow(QMainWindow):
         return self._point_size
 
     def _about(self) -> None:
-        QMessageBox.about(
-            self,
-            "About tokviz",
-            "<b>tokviz</b> shows text as the tokens a language model sees.<br>"
-            "Byte-level BPE tokenizers (GPT-2, cl100k, your own), offline.",
-        )
+        from .about import show_about
+
+        show_about(self)
 
     # ================================================================ settings
     def _restore(self) -> None:

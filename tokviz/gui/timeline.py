@@ -10,6 +10,9 @@ While a model trains, its merges stream into the table and the corpus curve inst
 
 from __future__ import annotations
 
+import importlib
+import sys
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -122,12 +125,66 @@ class ReplayView(TokenView):
         return None
 
 
+_warmup: threading.Thread | None = None
+
+
+def warm_up_plotting() -> None:
+    """Import pyqtgraph in a background thread, so that the plot later opens without a pause.
+
+    The import takes most of a second of pure Python; in a worker thread it only costs the GUI
+    thread a few milliseconds here and there. It creates no Qt object.
+    """
+    global _warmup
+    if "pyqtgraph" in sys.modules or _warmup is not None:
+        return
+    _warmup = threading.Thread(target=_import_pyqtgraph, name="tokviz-pyqtgraph-import", daemon=True)
+    _warmup.start()
+
+
+def plotting_ready() -> bool:
+    """True when importing pyqtgraph is free (done, or never started in the background)."""
+    return _warmup is None or not _warmup.is_alive()
+
+
+def _import_pyqtgraph() -> None:
+    try:
+        importlib.import_module("pyqtgraph")
+    except ImportError:
+        pass  # the GUI thread will report it when it builds the plot
+
+
+class _Series:
+    """A growing (x, y) series in numpy arrays with spare room, so appending a batch is cheap."""
+
+    def __init__(self) -> None:
+        self.x = np.zeros(1024)
+        self.y = np.zeros(1024)
+        self.n = 0
+
+    def clear(self) -> None:
+        self.n = 0
+
+    def extend(self, xs: Sequence[float], ys: Sequence[float]) -> None:
+        k = len(xs)
+        if self.n + k > self.x.size:
+            size = max(self.x.size * 2, self.n + k)
+            self.x = np.resize(self.x, size)
+            self.y = np.resize(self.y, size)
+        self.x[self.n : self.n + k] = xs
+        self.y[self.n : self.n + k] = ys
+        self.n += k
+
+    def data(self) -> tuple[np.ndarray, np.ndarray]:
+        return self.x[: self.n], self.y[: self.n]
+
+
 class TokenCountPlot(QWidget):
     """Token count (and bytes per token) of the text against the merge step, with a step cursor.
 
     For a model trained in the app a second plot shows the corpus's token count per step. pyqtgraph
-    is imported on first show (it takes most of a second), and every plot item is built once and
-    then updated with ``setData``.
+    is imported in the background (see :func:`warm_up_plotting`) and the items are built on first
+    show; every item is built once and then updated with ``setData``, and the axes are set only
+    when their range has to change.
     """
 
     cursorMoved = Signal(int)
@@ -141,8 +198,9 @@ class TokenCountPlot(QWidget):
         self._layout.setContentsMargins(0, 0, 0, 0)
         self.widget: pg.GraphicsLayoutWidget | None = None
         self._text_xy: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
-        self._corpus: list[tuple[int, int]] = []
+        self._corpus = _Series()
         self._corpus_visible = False
+        self._corpus_top = 0.0
         self._step = 0
         self._x_max = 1
         self._moving = False
@@ -173,6 +231,7 @@ class TokenCountPlot(QWidget):
         text_plot.setLabel("left", "text tokens")
         text_plot.showGrid(x=True, y=True, alpha=0.15)
         text_plot.setMouseEnabled(x=True, y=False)
+        text_plot.hideButtons()
         self.text_plot = text_plot
         self.text_curve = text_plot.plot([], [], pen=pg.mkPen("#2f6fb3", width=2), name="tokens")
         # Bytes per token on a right-hand axis of its own (a second view box sharing the x axis).
@@ -190,6 +249,7 @@ class TokenCountPlot(QWidget):
         text_plot.vb.sigResized.connect(self._sync_ratio_box)
         self.cursor = pg.InfiniteLine(pos=0, angle=90, movable=True, pen=pg.mkPen("#d9480f", width=2))
         self.cursor.setZValue(10)
+        self.cursor.setToolTip("Drag to another merge step")
         self.cursor.sigPositionChanged.connect(self._on_cursor_dragged)
         text_plot.addItem(self.cursor)
 
@@ -199,13 +259,17 @@ class TokenCountPlot(QWidget):
         corpus_plot.setLabel("bottom", "merge step")
         corpus_plot.showGrid(x=True, y=True, alpha=0.15)
         corpus_plot.setMouseEnabled(x=True, y=False)
+        corpus_plot.hideButtons()
         corpus_plot.setXLink(text_plot)
         self.corpus_plot = corpus_plot
         self.corpus_curve = corpus_plot.plot([], [], pen=pg.mkPen("#2b8a3e", width=2))
         self.corpus_cursor = pg.InfiniteLine(pos=0, angle=90, movable=False, pen=pg.mkPen("#d9480f", width=1))
         corpus_plot.addItem(self.corpus_cursor)
+        self._shown_x_max = -1
         self.apply_palette()
-        self._refresh()
+        self._refresh_text()
+        self._refresh_corpus()
+        self._refresh_layout()
 
     def _sync_ratio_box(self) -> None:
         self.ratio_box.setGeometry(self.text_plot.vb.sceneBoundingRect())
@@ -243,38 +307,47 @@ class TokenCountPlot(QWidget):
             # A step curve: each count holds until the next event.
             x = np.repeat(np.asarray(steps, dtype=float), 2)[1:-1]
             y = np.repeat(np.asarray(counts[:-1], dtype=float), 2)
-            nbytes = max(trace.text_bytes, 0)
-            ratio = np.divide(nbytes, y, out=np.zeros_like(y), where=y > 0)
+            ratio = np.divide(float(trace.text_bytes), y, out=np.zeros_like(y), where=y > 0)
             self._text_xy = (x, y, ratio)
-        self._refresh()
+        self._refresh_text()
+        self._refresh_layout()
 
     def set_corpus(self, history: Sequence[MergeRecord], initial: int | None) -> None:
         """Plot the training corpus's token count per step (models trained in the app)."""
-        self._corpus = []
+        self._corpus.clear()
         if history:
             start = initial if initial is not None else history[0].tokens_after + history[0].count
-            self._corpus = [(0, start)] + [(r.step, r.tokens_after) for r in history]
+            self._corpus.extend([0.0], [float(start)])
+            self._corpus.extend([r.step for r in history], [r.tokens_after for r in history])
+            self._corpus_top = float(start)
         self._corpus_visible = bool(history)
-        self._refresh()
+        self._refresh_corpus()
+        self._refresh_layout()
 
-    def begin_live(self) -> None:
-        """Training started: only the corpus curve, growing as merges arrive."""
+    def begin_live(self, planned_merges: int = 0) -> None:
+        """Training started: only the corpus curve, growing as merges arrive, over 0..planned_merges."""
         self._text_xy = None
-        self._corpus = []
+        self._corpus.clear()
         self._corpus_visible = True
-        self._x_max = 1
-        self._refresh()
+        self._corpus_top = 0.0
+        self._x_max = max(planned_merges, 1)
+        self._refresh_text()
+        self._refresh_corpus()
+        self._refresh_layout()
 
     def append_corpus(self, records: Sequence[MergeRecord]) -> None:
-        """More merges from the running trainer."""
+        """More merges from the running trainer: one ``setData``, and the axes only if they must grow."""
         if not records:
             return
-        if not self._corpus:
+        if self._corpus.n == 0:
             first = records[0]
-            self._corpus.append((0, first.tokens_after + first.count))
-        self._corpus.extend((r.step, r.tokens_after) for r in records)
-        self._x_max = max(self._x_max, records[-1].step)
-        self._refresh()
+            self._corpus.extend([0.0], [float(first.tokens_after + first.count)])
+            self._corpus_top = float(first.tokens_after + first.count)
+        self._corpus.extend([r.step for r in records], [r.tokens_after for r in records])
+        if records[-1].step > self._x_max:
+            self._x_max = records[-1].step
+            self._refresh_layout()
+        self._refresh_corpus()
 
     def set_step(self, step: int) -> None:
         """Move the cursor to ``step``."""
@@ -296,32 +369,38 @@ class TokenCountPlot(QWidget):
         self.corpus_cursor.setValue(step)
         self.cursorMoved.emit(step)
 
-    def _refresh(self) -> None:
+    def _refresh_text(self) -> None:
         if self.widget is None:
             return
         if self._text_xy is None:
             self.text_curve.setData([], [])
             self.ratio_curve.setData([], [])
-        else:
-            x, y, ratio = self._text_xy
-            self.text_curve.setData(x, y)
-            self.ratio_curve.setData(x, ratio)
-            if y.size:
-                self.text_plot.setYRange(0, float(y.max()) * 1.05, padding=0)
-                self.ratio_box.setYRange(0, max(float(ratio.max()) * 1.1, 1.0), padding=0)
+            return
+        x, y, ratio = self._text_xy
+        self.text_curve.setData(x, y)
+        self.ratio_curve.setData(x, ratio)
+        if y.size:
+            self.text_plot.setYRange(0, float(y.max()) * 1.05, padding=0)
+            self.ratio_box.setYRange(0, max(float(ratio.max()) * 1.1, 1.0), padding=0)
+
+    def _refresh_corpus(self) -> None:
+        if self.widget is None:
+            return
+        x, y = self._corpus.data()
+        self.corpus_curve.setData(x, y)
+        if self._corpus_top > 0 and self._corpus_top != getattr(self, "_shown_top", None):
+            self._shown_top = self._corpus_top
+            self.corpus_plot.setYRange(0, self._corpus_top * 1.05, padding=0)
+
+    def _refresh_layout(self) -> None:
+        if self.widget is None:
+            return
         self.text_plot.setVisible(self._text_xy is not None or not self._corpus_visible)
-        if self._corpus:
-            xs = np.fromiter((p[0] for p in self._corpus), dtype=float, count=len(self._corpus))
-            ys = np.fromiter((p[1] for p in self._corpus), dtype=float, count=len(self._corpus))
-            self.corpus_curve.setData(xs, ys)
-            self.corpus_plot.setYRange(0, float(ys.max()) * 1.05, padding=0)
-        else:
-            self.corpus_curve.setData([], [])
         self.corpus_plot.setVisible(self._corpus_visible)
-        if not self.text_plot.isVisible():
-            self.corpus_plot.setLabel("bottom", "merge step")
-        self.text_plot.setXRange(0, self._x_max, padding=0.02)
-        self.cursor.setBounds((0, self._x_max))
+        if self._x_max != self._shown_x_max:
+            self._shown_x_max = self._x_max
+            self.text_plot.setXRange(0, self._x_max, padding=0.02)
+            self.cursor.setBounds((0, self._x_max))
         self.set_step(self._step)
 
     def curve_data(self) -> tuple[np.ndarray, np.ndarray]:
@@ -330,6 +409,10 @@ class TokenCountPlot(QWidget):
             self.build()
         x, y = self.text_curve.getData()
         return (np.zeros(0) if x is None else x), (np.zeros(0) if y is None else y)
+
+    def corpus_data(self) -> tuple[np.ndarray, np.ndarray]:
+        """The corpus curve's points (for tests)."""
+        return self._corpus.data()
 
 
 class TimelineWidget(QWidget):
@@ -534,7 +617,7 @@ class TimelineWidget(QWidget):
 
     def _wire(self) -> None:
         self.slider.valueChanged.connect(self._on_slider)
-        self.step_box.valueChanged.connect(self.set_step)
+        self.step_box.valueChanged.connect(self._on_slider)
         self.first_button.clicked.connect(lambda: self.set_step(0))
         self.last_button.clicked.connect(lambda: self.set_step(self.total_steps))
         self.back_button.clicked.connect(self.step_back)
@@ -639,7 +722,7 @@ class TimelineWidget(QWidget):
         changed = step != self.step
         self.step = step
         self._sync_controls()
-        if self.trace is not None:
+        if self.trace is not None and (step != self._shown_step or self._render_job is not None):
             self._render(step)
         if changed:
             self.stepChanged.emit(step)
@@ -687,7 +770,22 @@ class TimelineWidget(QWidget):
         self.view.set_options(DisplayOptions(show_ids=options.show_ids, whitespace=True))
 
     # ---------------------------------------------------------------- live training
-    def begin_live(self) -> None:
+    def prepare_plot_in_background(self) -> None:
+        """Import pyqtgraph in a worker thread now, and build the plot once that is done."""
+        warm_up_plotting()
+        timer = QTimer(self)
+        timer.setInterval(200)
+
+        def check() -> None:
+            if plotting_ready():
+                timer.stop()
+                timer.deleteLater()
+                self.plot.build()
+
+        timer.timeout.connect(check)
+        timer.start()
+
+    def begin_live(self, planned_merges: int = 0) -> None:
         """A training run started: its merges stream into the table and the corpus plot."""
         if self.live:
             return
@@ -697,7 +795,7 @@ class TimelineWidget(QWidget):
         self._prepare_job = None
         self.live = True
         self.model.begin_live()
-        self.plot.begin_live()
+        self.plot.begin_live(planned_merges)
         self._set_enabled(False)
         self._set_message("Training… the merges appear in the table as they are made.")
         self.caption.setText("<b>Training</b> · merges stream into the table")
@@ -725,8 +823,11 @@ class TimelineWidget(QWidget):
             return
         self.live = False
         saved, self._saved = self._saved, None
-        if key is not None and self.registry is not None and self.registry.tokenizer(key) is not None:
-            self.set_tokenizer_key(key)
+        tok = self.registry.tokenizer(key) if key is not None and self.registry is not None else None
+        if key is not None and tok is not None:
+            # The trainer built the merge tables already; the live rows stay until the trace is ready.
+            history, initial = self.histories.get(key, ((), None))
+            self.set_tokenizer(tok, history, initial, key)
             return
         prev_source, prev_step = saved if saved is not None else (None, 0)
         if prev_source is None:

@@ -33,7 +33,7 @@ from .compat import protect_none_refcount
 from .display import DisplayOptions, TokenDetails, build_run, token_details
 from .highlighter import Box, block_boxes
 from .theme import TokenColors, colour_indices_range, token_colors
-from .token_table import TableUpdate, TokenTable
+from .token_table import INDEX, TableUpdate, TokenTable
 
 
 def details_html(d: TokenDetails, tokenizer_name: str) -> str:
@@ -88,9 +88,8 @@ class TokenView(QPlainTextEdit):
         self.colors: TokenColors = token_colors(False)
         self.reference: TokenTable | None = None
         self.merges_ready = False
-        self.box_start = np.zeros(0, dtype=np.int64)
-        self.box_end = np.zeros(0, dtype=np.int64)
-        self._chunk_start = np.zeros(0, dtype=bool)
+        self.box_start = np.zeros(0, dtype=INDEX)
+        self.box_end = np.zeros(0, dtype=INDEX)
         self._length16 = 0
         self._boxes: list[Box] = []
         self.paint_count = 0
@@ -119,7 +118,6 @@ class TokenView(QPlainTextEdit):
             self._replace(update, old_n)
         else:
             self._rebuild()
-        self._chunk_start = table.chunk_starts()
         self._hover = -1
         self._highlight = (0, 0)
         self.viewport().update()
@@ -128,8 +126,7 @@ class TokenView(QPlainTextEdit):
         """Show nothing (no tokenizer yet)."""
         self.table = None
         self.tokenizer = None
-        self.box_start = self.box_end = np.zeros(0, dtype=np.int64)
-        self._chunk_start = np.zeros(0, dtype=bool)
+        self.box_start = self.box_end = np.zeros(0, dtype=INDEX)
         self._length16 = 0
         self.setPlainText("")
 
@@ -208,6 +205,11 @@ class TokenView(QPlainTextEdit):
         self.viewport().update()
 
     @property
+    def highlighted(self) -> tuple[int, int]:
+        """The token range ``[first, stop)`` outlined on behalf of the editor or another view."""
+        return self._highlight
+
+    @property
     def hovered(self) -> int:
         """Index of the token under the mouse, or -1."""
         return self._hover
@@ -250,7 +252,7 @@ class TokenView(QPlainTextEdit):
     def token_at(self, pos: QPoint) -> int:
         """Index of the token drawn at viewport point ``pos``, or -1."""
         for box in self._boxes or self.visible_boxes():
-            if box.rect.contains(pos.x(), pos.y()):
+            if box.contains(pos.x(), pos.y()):
                 return box.token
         return -1
 
@@ -292,7 +294,8 @@ class TokenView(QPlainTextEdit):
         boxes = self.visible_boxes()
         self._boxes = boxes
         self.paint_count += 1
-        clip = QRectF(event.rect())
+        clip = event.rect()
+        clip_top, clip_bottom = clip.top(), clip.bottom() + 1
         if boxes and self.table is not None:
             b = self._brushes()
             fills = b["fills"]
@@ -306,10 +309,10 @@ class TokenView(QPlainTextEdit):
             painter.setRenderHint(QPainter.RenderHint.Antialiasing)
             painter.setPen(no_pen)
             for box in boxes:
-                if not box.rect.intersects(clip):
+                if box.y > clip_bottom or box.y + box.h < clip_top:
                     continue
                 t = box.token - t0
-                r = box.rect.adjusted(1.0, 1.0, -1.0, -1.0)
+                r = QRectF(box.x + 1.0, box.y + 1.0, box.w - 2.0, box.h - 2.0)
                 if special[t]:
                     painter.setBrush(b["special"])
                     painter.setPen(b["special_pen"])
@@ -340,11 +343,12 @@ class TokenView(QPlainTextEdit):
         hi = max(box.token for box in boxes) + 1
         if self.show_chunks:
             painter.setPen(b["chunk_pen"])
-            chunk_start = self._chunk_start[lo:hi].tolist()
+            chunk = self.table.chunk
+            before = chunk[lo - 1 : hi - 1] if lo > 0 else np.concatenate((chunk[:1], chunk[: hi - 1]))
+            chunk_start = (chunk[lo:hi] != before).tolist()
             for box in boxes:
                 if box.first and chunk_start[box.token - lo]:
-                    x = box.rect.left()
-                    painter.drawLine(QPointF(x, box.rect.top() - 1), QPointF(x, box.rect.bottom() + 1))
+                    painter.drawLine(QPointF(box.x, box.y - 1), QPointF(box.x, box.y + box.h + 1))
         differs = self._differs(lo, hi)
         if differs.any():
             flags = differs.tolist()
@@ -352,21 +356,20 @@ class TokenView(QPlainTextEdit):
             painter.setBrush(b["diff"])
             for box in boxes:
                 if flags[box.token - lo]:
-                    r = box.rect
-                    painter.drawRect(QRectF(r.left() + 1, r.bottom() - 3, r.width() - 2, 2.5))
+                    painter.drawRect(QRectF(box.x + 1, box.y + box.h - 3, box.w - 2, 2.5))
         first, stop = self._highlight
         if stop > first:
             painter.setBrush(b["highlight"])
             painter.setPen(b["highlight_pen"])
             for box in boxes:
                 if first <= box.token < stop:
-                    painter.drawRoundedRect(box.rect.adjusted(0.5, 0.5, -0.5, -0.5), 3, 3)
+                    painter.drawRoundedRect(QRectF(box.x + 0.5, box.y + 0.5, box.w - 1, box.h - 1), 3, 3)
         if self._hover >= 0:
             painter.setBrush(b["no_brush"])
             painter.setPen(b["hover_pen"])
             for box in boxes:
                 if box.token == self._hover:
-                    painter.drawRoundedRect(box.rect.adjusted(0.5, 0.5, -0.5, -0.5), 3, 3)
+                    painter.drawRoundedRect(QRectF(box.x + 0.5, box.y + 0.5, box.w - 1, box.h - 1), 3, 3)
         painter.end()
 
     # ---------------------------------------------------------------- mouse

@@ -296,6 +296,7 @@ class TrainPanel(QWidget):
         form.addRow("Ties", self.tie_rule)
         form.addRow("", self.replace_invalid)
         form.addRow("Name", self.name)
+        self.form = form
 
         self.train_button = QPushButton("Train", self)
         self.train_button.setObjectName("trainButton")
@@ -412,7 +413,7 @@ class TrainPanel(QWidget):
         self.specials.textChanged.connect(self._update_vocab_hint)
         self.pretokenizer.currentIndexChanged.connect(self._on_pretokenizer_changed)
         self.pattern.textChanged.connect(self._validate_pattern)
-        self.train_button.clicked.connect(self.start)
+        self.train_button.clicked.connect(lambda: self.start())
         self.cancel_button.clicked.connect(self.cancel)
         self.save_button.clicked.connect(self.choose_save_path)
         self.demo_none_button.clicked.connect(lambda: self.run_demo("none"))
@@ -421,7 +422,9 @@ class TrainPanel(QWidget):
     def connect_timeline(self, timeline: TimelineWidget) -> None:
         """Stream merges into ``timeline`` while training, and show the model there when done."""
         self.timeline = timeline
-        self.trainingStarted.connect(lambda _s: timeline.begin_live())
+        self.trainingStarted.connect(
+            lambda s: timeline.begin_live(max(0, s.vocab_size - 256 - len(s.special_tokens)))
+        )
         self.mergesArrived.connect(timeline.append_merges)
         self.trainingCancelled.connect(lambda: timeline.end_live(None))
         self.trainingFailed.connect(lambda _m: timeline.end_live(None))
@@ -570,7 +573,7 @@ class TrainPanel(QWidget):
     def _on_pretokenizer_changed(self, *_args: object) -> None:
         custom = self.pretokenizer.currentData() == "custom"
         self.pattern.setEnabled(custom)
-        self.pattern.setVisible(custom)
+        self.form.setRowVisible(self.pattern, custom)
         if custom:
             self.pattern.setFocus()
         self._validate_pattern()
@@ -586,7 +589,7 @@ class TrainPanel(QWidget):
     def _validate_pattern(self, *_args: object) -> None:
         problem = self.pattern_problem()
         self.pattern_error.setText(problem or "")
-        self.pattern_error.setVisible(bool(problem))
+        self.form.setRowVisible(self.pattern_error, bool(problem))
         self._update_train_enabled()
 
     def _update_vocab_hint(self, *_args: object) -> None:
@@ -939,10 +942,15 @@ def install_training_docks(window: MainWindow) -> TrainingDocks:
     timeline_dock = window.add_dock(timeline, "Merge timeline", "timelineDock", "Ctrl+Shift+M")
     # The timeline opens when the user asks for it or trains a model: the editor keeps its room.
     timeline_dock.hide()
+    # The right-hand docks run the full height; the timeline sits under the editor and views.
+    window.setCorner(Qt.Corner.BottomRightCorner, Qt.DockWidgetArea.RightDockWidgetArea)
     window.restoreDockWidget(train_dock)
     window.restoreDockWidget(timeline_dock)
     train_dock.toggleViewAction().setObjectName("actionTrainDock")
     timeline_dock.toggleViewAction().setObjectName("actionTimelineDock")
+
+    # pyqtgraph takes most of a second to import: do it in the background once the window is up.
+    QTimer.singleShot(1500, timeline.prepare_plot_in_background)
 
     text_timer = QTimer(window)
     text_timer.setSingleShot(True)
@@ -1028,7 +1036,7 @@ def install_training_docks(window: MainWindow) -> TrainingDocks:
     start_action = add(
         "&Start training", lambda: (show_train_dock(), panel.start()), "Ctrl+T", "actionStartTraining"
     )
-    cancel_action = add("&Cancel training", panel.cancel, None, "actionCancelTraining")
+    cancel_action = add("&Cancel training", panel.cancel, "Ctrl+Shift+X", "actionCancelTraining")
     add(
         "&Lecture demo: the cat in the hat",
         lambda: (show_train_dock(), panel.run_demo("none")),
@@ -1038,7 +1046,7 @@ def install_training_docks(window: MainWindow) -> TrainingDocks:
     add(
         "Lecture demo with &GPT-2 chunks",
         lambda: (show_train_dock(), panel.run_demo("gpt2")),
-        None,
+        "Ctrl+Shift+G",
         "actionLectureDemoGpt2",
     )
     menu.addSeparator()
@@ -1051,7 +1059,7 @@ def install_training_docks(window: MainWindow) -> TrainingDocks:
     add("&Next merge that changes the text", timeline.step_forward, "Ctrl+]", "actionReplayNext")
     add("P&revious merge that changes the text", timeline.step_back, "Ctrl+[", "actionReplayPrevious")
     menu.addSeparator()
-    save_action = add("Sa&ve trained model…", panel.choose_save_path, None, "actionSaveModel")
+    save_action = add("Sa&ve trained model…", panel.choose_save_path, "Ctrl+Alt+S", "actionSaveModel")
     export_menu = menu.addMenu("&Export trained model")
     for kind, label in EXPORTS:
         act = export_menu.addAction(label)
@@ -1073,10 +1081,6 @@ def install_training_docks(window: MainWindow) -> TrainingDocks:
     else:
         window.menuBar().addMenu(menu)
 
-    window.train_panel = panel  # type: ignore[attr-defined]
-    window.timeline = timeline  # type: ignore[attr-defined]
-    window.train_dock = train_dock  # type: ignore[attr-defined]
-    window.timeline_dock = timeline_dock  # type: ignore[attr-defined]
     return TrainingDocks(panel, timeline, train_dock, timeline_dock, menu)
 
 

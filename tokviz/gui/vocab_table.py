@@ -30,10 +30,10 @@ from PySide6.QtWidgets import (
 from tokviz.core.bytes_ import hex_bytes, printable_token
 from tokviz.core.tokenizer import Tokenizer
 
-from .models import KeyRole, TokenizerRegistryModel
+from .models import OPEN_KEY, KeyRole, TokenizerRegistryModel
 
-COLUMNS = ("Id", "Token", "Bytes", "Length", "Merge rank", "Parents", "Count")
-ID, TOKEN, BYTES, LENGTH, RANK, PARENTS, COUNT = range(len(COLUMNS))
+COLUMNS = ("Id", "Token", "Length", "Merge rank", "Parents", "Bytes", "Count")
+ID, TOKEN, LENGTH, RANK, PARENTS, BYTES, COUNT = range(len(COLUMNS))
 OVERLAP_MODES = ("all", "both", "only_a", "only_b")
 
 
@@ -271,8 +271,11 @@ def overlap(a: Tokenizer, b: Tokenizer) -> tuple[np.ndarray, np.ndarray, np.ndar
 class VocabBrowser(QWidget):
     """Dock contents: tokenizer picker, filter, jump to id, overlap with a second tokenizer, the table."""
 
+    openTokenizerRequested = Signal()
+
     def __init__(self, registry: TokenizerRegistryModel, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self._shown_key = ""
         self.setObjectName("vocabBrowser")
         self.registry = registry
         self.model = VocabModel(self)
@@ -388,19 +391,26 @@ class VocabBrowser(QWidget):
         self.compare.setCurrentIndex(max(i, 0))
         self.compare.blockSignals(False)
 
+    def _show_model(self, key: str) -> None:
+        tok = self.registry.tokenizer(key)
+        if tok is not self.model.tokenizer:
+            entry = self.registry.entry(key)
+            self.model.set_tokenizer(tok, entry.counts if entry else None, self.registry.merges_ready(key))
+            self.jump.setRange(0, max(tok.vocab) if tok and tok.vocab else 0)
+
     def _on_pick(self, *_args: object) -> None:
         key = self.key()
-        if key == "__open__":
+        if key == OPEN_KEY:
+            self.picker.setCurrentIndex(max(self.registry.row_of(self._shown_key), 0))
+            self.openTokenizerRequested.emit()
             return
+        self._shown_key = key
         tok = self.registry.tokenizer(key)
         if tok is None:
             self.registry.ensure_loaded(key)
         elif self.isVisible():
             self.registry.prepare_merges(key)
-        entry = self.registry.entry(key)
-        if tok is not self.model.tokenizer:
-            self.model.set_tokenizer(tok, entry.counts if entry else None, self.registry.merges_ready(key))
-            self.jump.setRange(0, max(tok.vocab) if tok and tok.vocab else 0)
+        self._show_model(key)
         other_key = self.compare_key()
         other = self.registry.tokenizer(other_key) if other_key else None
         if other_key and other is None:
@@ -433,27 +443,16 @@ class VocabBrowser(QWidget):
     def _apply_membership(self, *_args: object) -> None:
         mode = self.overlap_mode.currentIndex()
         if self._overlap is None or mode <= 0:
-            if self.model.tokenizer is not self.registry.tokenizer(self.key()):
-                self.model.set_tokenizer(self.registry.tokenizer(self.key()))
+            self._show_model(self.key())
             self.model.set_membership(None)
             return
         both, only_a, only_b = self._overlap
         if mode == 3:
             # Tokens only in B are listed from B's vocabulary.
-            other = self.registry.tokenizer(self.compare_key())
-            if self.model.tokenizer is not other:
-                entry = self.registry.entry(self.compare_key())
-                self.model.set_tokenizer(
-                    other, entry.counts if entry else None, self.registry.merges_ready(self.compare_key())
-                )
+            self._show_model(self.compare_key())
             self.model.set_membership(only_b)
         else:
-            tok = self.registry.tokenizer(self.key())
-            if self.model.tokenizer is not tok:
-                entry = self.registry.entry(self.key())
-                self.model.set_tokenizer(
-                    tok, entry.counts if entry else None, self.registry.merges_ready(self.key())
-                )
+            self._show_model(self.key())
             self.model.set_membership(both if mode == 1 else only_a)
 
     def _apply_filter(self, *_args: object) -> None:

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Build tokviz as a standalone Linux bundle with PyInstaller, smoke-test it, and pack it with its
+# desktop entry, AppStream metadata and icons:
+#
+#   build/dist/tokviz/tokviz                      the app (a folder bundle; run it in place)
+#   build/tokviz-VERSION-linux-ARCH.tar.gz        bin/, lib/tokviz/, share/{applications,metainfo,icons}
+#
+# TOKVIZ_BUILD_DIR=DIR puts everything in DIR instead of build/ (tests/test_packaging.py uses a temporary one).
+#
+# Needs the app's dependencies and PyInstaller in the current Python:
+#   python -m pip install . pyinstaller && packaging/build.sh
+# Install the archive for one user with:
+#   tar -xzf build/tokviz-*.tar.gz -C ~/.local --strip-components=1
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if ! python -m PyInstaller --version >/dev/null 2>&1; then
+    echo "build.sh: PyInstaller is not installed (python -m pip install pyinstaller)" >&2
+    exit 2
+fi
+version=$(python -c 'import tomllib; print(tomllib.load(open("pyproject.toml", "rb"))["project"]["version"])')
+arch=$(uname -m)
+out=${TOKVIZ_BUILD_DIR:-build}
+start=$(date +%s)
+
+python -m PyInstaller --noconfirm --clean --log-level WARN \
+    --distpath "$out/dist" --workpath "$out/pyinstaller" packaging/tokviz.spec
+app=$out/dist/tokviz/tokviz
+echo "build.sh: built $app in $(($(date +%s) - start)) s ($(du -sh "$out/dist/tokviz" | cut -f1))"
+
+# Smoke tests: the CLI with the bundled vocabularies, then the GUI (offscreen, quits once its views
+# are painted), with a throw-away profile.
+"$app" info gpt2 >/dev/null
+test "$("$app" encode --tokenizer gpt2 --text 'hello world')" = "31373 995"
+profile=$(mktemp -d)
+trap 'rm -rf "$profile"' EXIT
+mkdir -m 700 "$profile/runtime"
+env QT_QPA_PLATFORM=offscreen HOME="$profile" XDG_CONFIG_HOME="$profile/config" XDG_DATA_HOME="$profile/data" \
+    XDG_RUNTIME_DIR="$profile/runtime" TOKVIZ_READY_FILE="$profile/ready.json" TOKVIZ_QUIT_WHEN_READY=1 \
+    timeout 120 "$app"
+python - "$profile/ready.json" <<'EOF'
+import json, sys
+status = json.load(open(sys.argv[1]))
+assert status["tokens_painted"] and all(v["tokens"] > 0 for v in status["views"]), status
+print("build.sh: bundle smoke test OK:", ", ".join(f"{v['label']} {v['tokens']} tokens" for v in status["views"]))
+EOF
+
+# The archive: an FHS-like tree that unpacks into ~/.local or /usr/local.
+stage=$out/stage/tokviz-$version
+rm -rf "$out/stage"
+mkdir -p "$stage/bin" "$stage/lib" "$stage/share/applications" "$stage/share/metainfo" "$stage/share/icons"
+cp -a "$out/dist/tokviz" "$stage/lib/tokviz"
+ln -s ../lib/tokviz/tokviz "$stage/bin/tokviz"
+cp packaging/io.github.tokviz.Tokviz.desktop "$stage/share/applications/"
+cp packaging/io.github.tokviz.Tokviz.metainfo.xml "$stage/share/metainfo/"
+cp -a packaging/icons/hicolor "$stage/share/icons/"
+archive=$out/tokviz-$version-linux-$arch.tar.gz
+tar -C "$out/stage" -czf "$archive" "tokviz-$version"
+echo "build.sh: wrote $archive ($(du -h "$archive" | cut -f1)) in $(($(date +%s) - start)) s in total"

@@ -1,0 +1,227 @@
+"""The merge-history timeline: replaying BPE step by step on a text, as a student would use it."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+from PySide6.QtCore import Qt
+
+from tokviz.core.replay import ReplayTrace
+from tokviz.core.train import train_bpe
+from tokviz.gui.merge_table import MERGE, NEW, STEP, TEXT_TOKENS, TIES, MergeTableModel, StepRole
+from tokviz.gui.models import TokenizerRegistryModel
+from tokviz.gui.timeline import SYNC_CHARS, TimelineWidget
+
+pytestmark = [pytest.mark.gui, pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")]
+
+LECTURE = "the cat in the hat"
+
+
+@pytest.fixture(scope="module")
+def lecture_model():
+    """The lecture's worked example: 3 merges, no pre-tokenizer, first-seen ties."""
+    return train_bpe(LECTURE, 259, pretokenizer="none", tie_break="first-seen")
+
+
+@pytest.fixture
+def timeline(qtbot):
+    widget = TimelineWidget(TokenizerRegistryModel())
+    qtbot.addWidget(widget)
+    widget.resize(1200, 360)
+    widget.show()
+    return widget
+
+
+def replay(qtbot, timeline: TimelineWidget, tokenizer, text: str, history=(), initial=None) -> None:
+    timeline.set_text(text)
+    with qtbot.waitSignal(timeline.traceReady, timeout=30000):
+        timeline.set_tokenizer(tokenizer, history, initial)
+    qtbot.waitUntil(timeline.is_ready, timeout=30000)
+
+
+def go_to(qtbot, timeline: TimelineWidget, step: int) -> None:
+    timeline.set_step(step)
+    qtbot.waitUntil(lambda: timeline.is_ready() and timeline.step == step, timeout=30000)
+
+
+def shown_ids(timeline: TimelineWidget) -> list[int]:
+    assert timeline.view.table is not None
+    return [int(i) for i in timeline.view.table.ids]
+
+
+def cell(model: MergeTableModel, row: int, column: int) -> str:
+    return model.index(row, column).data()
+
+
+def test_the_lecture_demo_shows_the_seed_table(qtbot, timeline, lecture_model):
+    tok = lecture_model.tokenizer("lecture")
+    replay(qtbot, timeline, tok, LECTURE, lecture_model.history, lecture_model.initial_tokens)
+    model = timeline.model
+    assert timeline.total_steps == 3 and timeline.slider.maximum() == 3
+    assert [cell(model, r, TEXT_TOKENS) for r in range(4)] == ["18", "16", "14", "12"]
+    assert [cell(model, r, NEW) for r in range(1, 4)] == ["th", "the", "the·"]
+    assert [cell(model, r, MERGE) for r in range(1, 4)] == ["t + h", "th + e", "the + ·"]
+    assert cell(model, 0, STEP) == "start"
+    go_to(qtbot, timeline, 3)
+    table = timeline.view.table
+    assert [tok.vocab[i] for i in shown_ids(timeline)][:3] == [b"the ", b"c", b"a"]
+    # The two tokens made by merge 3 are outlined, nothing else.
+    assert np.flatnonzero(timeline.view.marked).tolist() == [0, 8]
+    assert int(table.ids[0]) == int(table.ids[8]) == 258
+    caption = timeline.caption.text()
+    assert "Step 3" in caption and "12</b> tokens" in caption and "1.50 bytes/token" in caption
+
+
+def test_with_gpt2_chunks_the_space_never_joins_the_word_before_it(qtbot, timeline):
+    result = train_bpe(LECTURE, 259, pretokenizer="gpt2", tie_break="first-seen")
+    replay(qtbot, timeline, result.tokenizer("gpt2 chunks"), LECTURE, result.history, result.initial_tokens)
+    news = [cell(timeline.model, r, NEW) for r in range(1, 4)]
+    assert news == ["th", "the", "at"]
+    assert "the·" not in news
+    go_to(qtbot, timeline, 3)
+    assert timeline.view.table.chunk_starts().sum() == 4  # "the", " cat", " in", " the", " hat"
+
+
+def test_step_k_shows_exactly_the_core_encoding_with_k_merges(qtbot, timeline, english_text):
+    result = train_bpe(english_text[:30_000], 600)
+    tok = result.tokenizer("english")
+    text = english_text[40_000:41_500]
+    replay(qtbot, timeline, tok, text, result.history, result.initial_tokens)
+    trace = ReplayTrace(tok, text)
+    for k in [0, 1, 7, 100, trace.events[len(trace.events) // 2].step, tok.merge_count]:
+        go_to(qtbot, timeline, k)
+        ids = tok.encode_with_merges(text, k)
+        assert shown_ids(timeline) == ids
+        assert timeline.model.index(k, TEXT_TOKENS).data() == f"{len(ids):,}"
+        if k and trace.changes_text(k):
+            new_id = tok.id_of_merge(k - 1)
+            assert timeline.view.marked.tolist() == [i == new_id for i in ids]
+        else:
+            assert not timeline.view.marked.any()
+    assert shown_ids(timeline) == tok.encode(text)
+
+
+def test_gpt2_replay_reaches_tiktokens_encoding_at_the_last_step(qtbot, gpt2_tiktoken):
+    registry = TokenizerRegistryModel()
+    timeline = TimelineWidget(registry)
+    qtbot.addWidget(timeline)
+    timeline.show()
+    text = "Hello, 🌍! 你好! The quick brown fox jumps over the lazy dog."
+    timeline.set_text(text)
+    with qtbot.waitSignal(timeline.traceReady, timeout=60000):
+        timeline.set_tokenizer_key("gpt2")  # loads, recovers the 50,000 merges, traces: all in workers
+    assert timeline.picker.currentText() == "GPT-2"
+    assert timeline.total_steps == 50_000
+    go_to(qtbot, timeline, 50_000)
+    assert shown_ids(timeline) == gpt2_tiktoken.encode(text)
+    # Only the merges that change the text are events: stepping jumps straight between them.
+    events = timeline.trace.events
+    assert len(events) <= len(text.encode("utf-8"))
+    go_to(qtbot, timeline, 0)
+    timeline.forward_button.click()
+    qtbot.waitUntil(timeline.is_ready)
+    assert timeline.step == events[0].step
+    assert timeline.view.marked.any()
+    timeline.back_button.click()
+    qtbot.waitUntil(timeline.is_ready)
+    assert timeline.step == 0
+
+
+def test_a_100k_merge_table_is_lazy_and_jumps_are_instant(qtbot, qtmodeltester, cl100k):
+    timeline = TimelineWidget()
+    qtbot.addWidget(timeline)
+    timeline.show()
+    text = "Tokenizers turn text into integers. " * 20
+    replay(qtbot, timeline, cl100k, text)
+    model = timeline.model
+    assert model.rowCount() == 100_001
+    started = time.perf_counter()
+    assert cell(model, 99_999, STEP) == "99,999"
+    for step in (1, 50_000, 99_000, 3, 100_000, 0):
+        go_to(qtbot, timeline, step)
+    elapsed = time.perf_counter() - started
+    assert elapsed < 2.0, f"six jumps took {elapsed:.2f} s"
+    assert shown_ids(timeline) == cl100k.encode_with_merges(text, 0)
+    timeline.changes_only.setChecked(True)
+    assert model.rowCount() == len(timeline.trace.events) + 1
+    qtmodeltester.check(model)
+
+
+def test_the_merge_table_passes_the_model_tester_in_every_mode(qtbot, qtmodeltester, lecture_model, tiny_bpe):
+    model = MergeTableModel()
+    qtmodeltester.check(model)
+    tok = lecture_model.tokenizer("lecture")
+    model.set_source(tok, lecture_model.history, ReplayTrace(tok, LECTURE), lecture_model.initial_tokens)
+    qtmodeltester.check(model)
+    model.set_changes_only(True)
+    qtmodeltester.check(model)
+    model.begin_live()
+    with qtbot.waitSignal(model.rowsInserted):
+        model.append_merges(lecture_model.history[:2])
+    model.append_merges(lecture_model.history[2:])
+    assert model.rowCount() == 4
+    assert cell(model, 1, TIES) == "4"  # t+h, h+e, e+space and a+t all occur twice
+    qtmodeltester.check(model)
+    model.set_source(tiny_bpe, (), ReplayTrace(tiny_bpe, "the cat sat"))
+    qtmodeltester.check(model)
+
+
+def test_clicking_a_row_jumps_to_that_step_and_the_plot_follows(qtbot, timeline, lecture_model):
+    tok = lecture_model.tokenizer("lecture")
+    replay(qtbot, timeline, tok, LECTURE, lecture_model.history, lecture_model.initial_tokens)
+    index = timeline.model.index(2, MERGE)
+    assert index.data(StepRole) == 2
+    rect = timeline.table.visualRect(index)
+    qtbot.mouseClick(timeline.table.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    qtbot.waitUntil(lambda: timeline.is_ready() and timeline.step == 2)
+    assert timeline.slider.value() == 2 and timeline.step_box.value() == 2
+    timeline.plot.build()
+    x, y = timeline.plot.curve_data()
+    assert y[0] == 18 and y[-1] == 12 and x[-1] == 3
+    assert timeline.plot.cursor.value() == 2
+    timeline.plot.cursor.setValue(1)  # dragging the cursor moves the replay
+    qtbot.waitUntil(lambda: timeline.is_ready() and timeline.step == 1)
+    xs, ys = timeline.plot.corpus_data()
+    assert ys.tolist() == [18, 16, 14, 12]
+
+
+def test_play_visits_each_change_then_stops(qtbot, timeline, lecture_model):
+    replay(qtbot, timeline, lecture_model.tokenizer("lecture"), LECTURE)
+    timeline.speed.setCurrentIndex(timeline.speed.count() - 1)
+    shown: list[int] = []
+    timeline.stepShown.connect(shown.append)
+    timeline.play()
+    assert timeline.playing
+    qtbot.waitUntil(lambda: not timeline.playing, timeout=5000)
+    assert shown == [0, 1, 2, 3] or shown == [1, 2, 3]
+    assert timeline.step == 3
+
+
+def test_a_long_text_is_encoded_in_a_worker_and_still_exact(qtbot, timeline, english_text):
+    result = train_bpe(english_text[:20_000], 500)
+    tok = result.tokenizer("english")
+    text = english_text[: SYNC_CHARS * 3]
+    replay(qtbot, timeline, tok, text)
+    with qtbot.waitSignal(timeline.stepShown, timeout=30000):
+        timeline.set_step(120)
+    assert shown_ids(timeline) == tok.encode_with_merges(text, 120)
+
+
+def test_a_tokenizer_without_merges_says_so(qtbot, timeline, byte_tokenizer):
+    timeline.set_tokenizer(byte_tokenizer)
+    assert "no merges" in timeline.message.text()
+    assert not timeline.slider.isEnabled()
+
+
+def test_editing_the_text_retraces_it(qtbot, timeline, lecture_model):
+    tok = lecture_model.tokenizer("lecture")
+    replay(qtbot, timeline, tok, LECTURE)
+    go_to(qtbot, timeline, 3)
+    with qtbot.waitSignal(timeline.traceReady, timeout=10000):
+        timeline.set_text("the hat")
+    qtbot.waitUntil(timeline.is_ready)
+    assert timeline.step == 3
+    assert shown_ids(timeline) == tok.encode("the hat")
+    assert cell(timeline.model, 0, TEXT_TOKENS) == "7"

@@ -1,0 +1,308 @@
+"""The Train panel: train in a worker thread, stream merges, cancel, report errors, save and export."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QComboBox, QDockWidget, QProgressBar, QPushButton, QSlider, QTableView
+
+from tokviz.core.registry import load_tokenizer
+from tokviz.core.train import PHASES, train_bpe
+from tokviz.gui import MainWindow
+from tokviz.gui.models import TokenizerRegistryModel
+from tokviz.gui.timeline import TimelineWidget
+from tokviz.gui.train_panel import SOURCE_EDITOR, SOURCE_FILES, SOURCE_PYDOC, TrainPanel
+from tokviz.gui.train_worker import TrainJob, TrainSettings
+
+pytestmark = [pytest.mark.gui, pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")]
+
+
+class Editor:
+    """Stands in for the main window's editor: the panel reads and (for the demo) sets its text."""
+
+    def __init__(self, text: str = "") -> None:
+        self.text = text
+        self.followers: list = []
+
+    def get(self) -> str:
+        return self.text
+
+    def set(self, text: str) -> None:
+        self.text = text
+        for follow in self.followers:
+            follow(text)
+
+
+@pytest.fixture
+def editor(english_text) -> Editor:
+    return Editor(english_text[:60_000])
+
+
+@pytest.fixture
+def panel(qtbot, editor):
+    registry = TokenizerRegistryModel()
+    panel = TrainPanel(registry, editor.get, editor.set)
+    timeline = TimelineWidget(registry)
+    panel.connect_timeline(timeline)
+    editor.followers.append(timeline.set_text)  # the window's editor feeds the timeline
+    qtbot.addWidget(panel)
+    qtbot.addWidget(timeline)
+    panel.show()
+    timeline.show()
+    yield panel
+    panel.shutdown()
+
+
+def configure(
+    panel: TrainPanel, vocab: int, pretokenizer: str = "gpt2", tie: str = "lexicographic", specials: str = ""
+) -> None:
+    panel.set_source_kind(SOURCE_EDITOR)
+    panel.vocab_size.setValue(vocab)
+    panel.specials.setText(specials)
+    panel.set_pretokenizer(pretokenizer)
+    panel.set_tie_rule(tie)
+
+
+def train(qtbot, panel: TrainPanel, timeout: int = 60000):
+    with qtbot.waitSignal(panel.trainingFinished, timeout=timeout) as finished:
+        qtbot.mouseClick(panel.train_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: not panel.running, timeout=timeout)
+    return finished.args
+
+
+def test_training_through_the_panel_gives_the_cores_merges(qtbot, panel, editor):
+    configure(panel, 420, "gpt2", "lexicographic", "<|endoftext|>")
+    outcome, key = train(qtbot, panel)
+    core = train_bpe(editor.text, 420, ["<|endoftext|>"], "gpt2", "lexicographic")
+    assert outcome.result.merges == core.merges
+    assert outcome.result.history == core.history
+    # The model is in the shared registry (every picker), under its name, and encodes like the core's.
+    registry = panel.registry
+    assert key in registry.keys() and registry.tokenizer(key) is outcome.tokenizer
+    sample = "Training a tokenizer <|endoftext|> is fun."
+    assert outcome.tokenizer.encode(sample) == core.tokenizer().encode(sample)
+    assert panel.progress.value() == 1000
+    assert "Now in every tokenizer picker" in panel.result.text()
+    assert panel.save_button.isEnabled() and panel.export_button.isEnabled()
+    assert not panel.cancel_button.isEnabled() and panel.train_button.isEnabled()
+
+
+def test_progress_arrives_in_order_and_merges_stream_in_batches(qtbot, panel, editor):
+    configure(panel, 1200)
+    statuses, batches = [], []
+    panel.progressChanged.connect(statuses.append)
+    panel.mergesArrived.connect(batches.append)
+    outcome, _key = train(qtbot, panel)
+    phases = [PHASES.index(s.phase) for s in statuses]
+    assert phases == sorted(phases) and statuses[-1].phase == "done"
+    merging = [s.done for s in statuses if s.phase == "merging"]
+    assert merging == sorted(merging)
+    streamed = [r for batch in batches for r in batch]
+    assert streamed == outcome.result.history  # every merge, once, in order
+    assert len(batches) < len(streamed)  # batched, not one signal per merge
+    fractions = [s.fraction for s in statuses]
+    assert fractions == sorted(fractions)
+    # The timeline ends up replaying the new model with its training history.
+    timeline = panel.timeline
+    qtbot.waitUntil(timeline.is_ready, timeout=20000)
+    assert timeline.tokenizer is outcome.tokenizer
+    assert timeline.model.rowCount() == len(streamed) + 1
+
+
+def test_the_worker_sends_at_most_one_batch_per_interval(qtbot, english_text):
+    job = TrainJob(TrainSettings(english_text, 5000), interval=0.1)
+    times: list[float] = []
+    job.mergesBatch.connect(lambda _b: times.append(time.perf_counter()))
+    with qtbot.waitSignal(job.stopped, timeout=60000):
+        job.start()
+    assert job.outcome is not None and not job.was_cancelled
+    gaps = [b - a for a, b in zip(times, times[1:])]
+    assert len(times) >= 2
+    assert min(gaps[:-1], default=1.0) > 0.05  # throttled (the last batch follows "done" at once)
+
+
+def test_cancel_stops_quickly_and_leaves_everything_as_before(qtbot, panel, editor, english_text):
+    configure(panel, 300)
+    first, first_key = train(qtbot, panel)
+    timeline = panel.timeline
+    qtbot.waitUntil(timeline.is_ready, timeout=20000)
+    keys = panel.registry.keys()
+    rows = timeline.model.rowCount()
+    editor.text = english_text[:200_000] * 3
+    configure(panel, 20_000)
+    with qtbot.waitSignal(panel.mergesArrived, timeout=60000):
+        qtbot.mouseClick(panel.train_button, Qt.MouseButton.LeftButton)
+    assert panel.running and timeline.live
+    started = time.perf_counter()
+    with qtbot.waitSignal(panel.trainingCancelled, timeout=5000):
+        qtbot.mouseClick(panel.cancel_button, Qt.MouseButton.LeftButton)
+    stopped_after = time.perf_counter() - started
+    assert stopped_after < 0.5, f"cancel took {stopped_after * 1000:.0f} ms"
+    qtbot.waitUntil(lambda: not panel.running, timeout=5000)
+    assert panel.registry.keys() == keys
+    assert panel.outcome is first and panel.key == first_key
+    assert "Cancelled" in panel.status.text() and not panel.error.isVisible()
+    assert panel.train_button.isEnabled() and not panel.cancel_button.isEnabled()
+    qtbot.waitUntil(timeline.is_ready, timeout=20000)
+    assert not timeline.live and timeline.tokenizer is first.tokenizer
+    assert timeline.model.rowCount() == rows
+
+
+def test_a_cancel_before_any_model_leaves_nothing_behind(qtbot, english_text):
+    job = TrainJob(TrainSettings(english_text * 4, 30_000))
+    with qtbot.waitSignal(job.progress, timeout=30000):
+        job.start()
+    with qtbot.waitSignals([job.cancelled, job.stopped], timeout=5000):
+        job.cancel()
+    assert job.was_cancelled and job.outcome is None and job.error is None
+
+
+@pytest.mark.parametrize(
+    ("setup", "expected"),
+    [
+        (lambda p, tmp: p.add_paths([str(tmp / "missing.txt")]), "not found"),
+        (lambda p, tmp: p.add_paths([str(tmp / "latin1.txt")]), "UTF-8"),
+        (lambda p, tmp: p.vocab_size.setValue(100), "too small"),
+        (lambda p, tmp: (p.set_source_kind(SOURCE_EDITOR), p._set_editor_text("")), "empty"),
+    ],
+    ids=["missing-file", "invalid-utf8", "vocab-too-small", "empty-corpus"],
+)
+def test_training_errors_are_shown_in_the_panel(qtbot, panel, tmp_path, setup, expected):
+    (tmp_path / "latin1.txt").write_bytes("café au lait\n".encode("latin-1"))
+    panel.set_source_kind(SOURCE_EDITOR)
+    setup(panel, tmp_path)
+    keys = panel.registry.keys()
+    with qtbot.waitSignal(panel.trainingFailed, timeout=30000) as failed:
+        qtbot.mouseClick(panel.train_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: not panel.running)
+    assert expected.lower() in failed.args[0].lower()
+    assert panel.error.isVisible() and expected.lower() in panel.error.text().lower()
+    assert panel.registry.keys() == keys
+    assert panel.train_button.isEnabled()
+
+
+def test_a_bad_regex_is_reported_as_you_type_and_blocks_training(qtbot, panel):
+    panel.set_pretokenizer("custom")
+    assert panel.pattern.isVisible()
+    qtbot.keyClicks(panel.pattern, r"\s?\w+|(")
+    assert panel.pattern_error.isVisible() and "regex" in panel.pattern_error.text()
+    assert not panel.train_button.isEnabled()
+    qtbot.keyClick(panel.pattern, Qt.Key.Key_Backspace)
+    qtbot.keyClick(panel.pattern, Qt.Key.Key_Backspace)
+    assert not panel.pattern_error.isVisible()
+    assert panel.train_button.isEnabled()
+    assert panel.pretokenizer_spec() == r"\s?\w+"
+
+
+def test_the_corpus_shows_its_size_and_a_preview(qtbot, panel, tmp_path):
+    panel.set_source_kind(SOURCE_PYDOC)
+    assert "topics of the Python docs" in panel.corpus_info.text()
+    assert panel.preview.toPlainText()
+    (tmp_path / "a.txt").write_text("hello world\n" * 100, encoding="utf-8")
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "b.txt").write_text("more text\n", encoding="utf-8")
+    panel.add_paths([str(tmp_path)])
+    assert panel.source_kind() == SOURCE_FILES
+    qtbot.waitUntil(lambda: "2 files" in panel.corpus_info.text(), timeout=10000)
+    assert panel.preview.toPlainText().startswith("hello world")
+
+
+def test_save_and_every_export_round_trip(qtbot, panel, tmp_path, editor):
+    configure(panel, 400, specials="<|endoftext|>")
+    outcome, _key = train(qtbot, panel)
+    sample = "Exported tokenizers encode the same. <|endoftext|>"
+    expected = outcome.tokenizer.encode(sample)
+    jobs = [
+        (panel.save_model_to(tmp_path / "model.json"), tmp_path / "model.json"),
+        (panel.export_to("gpt2", tmp_path / "gpt2"), tmp_path / "gpt2"),
+        (panel.export_to("hf", tmp_path / "tokenizer.json"), tmp_path / "tokenizer.json"),
+    ]
+    for job, path in jobs:
+        qtbot.waitUntil(lambda job=job: job.done, timeout=20000)
+        assert job.error is None, job.error
+        loaded = load_tokenizer(path)
+        assert loaded.encode(sample) == expected, path
+    job = panel.export_to("tiktoken", tmp_path / "model.tiktoken")
+    qtbot.waitUntil(lambda: job.done, timeout=20000)
+    assert job.error is None
+    assert load_tokenizer(tmp_path / "model.tiktoken").encode_ordinary(
+        "Exported text"
+    ) == outcome.tokenizer.encode_ordinary("Exported text")
+    assert not panel.error.isVisible()
+
+
+def test_a_failed_export_is_shown_not_raised(qtbot, panel, tmp_path):
+    configure(panel, 300)
+    train(qtbot, panel)
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    with qtbot.waitSignal(panel.fileJobDone, timeout=20000) as done:
+        panel.save_model_to(blocker / "model.json")  # a path under a file cannot be written
+    assert done.args[0]
+    assert panel.error.isVisible()
+
+
+def test_the_lecture_demo_trains_three_merges_and_replays_them(qtbot, panel, editor):
+    with qtbot.waitSignal(panel.trainingFinished, timeout=30000) as finished:
+        panel.demo_none_button.click()
+    outcome, key = finished.args
+    assert editor.text == "the cat in the hat"
+    assert [a + b for a, b in outcome.result.merges] == [b"th", b"the", b"the "]
+    assert panel.registry.label(key) == "lecture (no pre-tokenizer)"
+    timeline = panel.timeline
+    qtbot.waitUntil(timeline.is_ready, timeout=20000)
+    assert [timeline.trace.token_count(k) for k in range(4)] == [18, 16, 14, 12]
+    qtbot.waitUntil(lambda: not panel.running)
+    with qtbot.waitSignal(panel.trainingFinished, timeout=30000) as finished:
+        panel.demo_gpt2_button.click()
+    outcome, _key = finished.args
+    assert [a + b for a, b in outcome.result.merges] == [b"th", b"the", b"at"]
+
+
+def test_the_main_window_has_the_training_docks_and_shares_the_model_with_every_picker(qtbot, tmp_path):
+    window = MainWindow()
+    qtbot.addWidget(window)
+    window.resize(1360, 860)
+    window.show()
+    qtbot.waitUntil(window.is_ready, timeout=30000)
+    docks = {d.objectName() for d in window.findChildren(QDockWidget)}
+    assert {"trainDock", "timelineDock"} <= docks
+    for cls, name in (
+        (QPushButton, "trainButton"),
+        (QPushButton, "cancelButton"),
+        (QProgressBar, "trainProgress"),
+        (QSlider, "timelineSlider"),
+        (QTableView, "mergeTable"),
+    ):
+        assert window.findChild(cls, name) is not None, name
+    panel = window.training.panel
+    with qtbot.waitSignal(panel.trainingFinished, timeout=30000) as finished:
+        window.findChild(QAction, "actionLectureDemo").trigger()
+    _outcome, key = finished.args
+    assert window.training.timeline_dock.isVisible()
+    label = window.tokenizers.label(key)
+    for picker in window.findChildren(QComboBox, "tokenizerPicker"):
+        assert label in [picker.itemText(i) for i in range(picker.count())]
+    window.panels[1].select_tokenizer(key)
+    qtbot.waitUntil(window.is_ready, timeout=10000)
+    assert window.token_counts()[1] == 12
+    qtbot.waitUntil(window.training.timeline.is_ready, timeout=20000)
+    assert window.training.timeline.key == key
+    window.close()
+
+
+def test_closing_the_window_while_training_stops_the_thread(qtbot, english_text):
+    window = MainWindow()
+    qtbot.addWidget(window)
+    window.show()
+    panel = window.training.panel
+    panel.set_source_kind(SOURCE_EDITOR)
+    window.set_text(english_text * 3)
+    panel.vocab_size.setValue(30_000)
+    with qtbot.waitSignal(panel.progressChanged, timeout=30000):
+        job = panel.start()
+    window.close()
+    assert not job.running or job.wait(5000)

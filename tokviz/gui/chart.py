@@ -1,0 +1,1535 @@
+"""The exchange-rate chart: bytes per token of every input under every tokenizer, and what it costs.
+
+Three views of one :class:`~tokviz.core.exchange.ExchangeTable`: grouped bars of bytes per token
+(the pure byte tokenizer is the floor line at 1.0), the dense-attention multiplier against the best
+tokenizer of each input with its token count, and vocabulary size against the V x d embedding
+table. Every number comes from the core; this module only draws. :class:`ChartCanvas` is the
+drawing (also used headless by ``tokviz compare --plot``), :class:`ExchangeChart` the dock panel
+that keeps it up to date with the editor, the samples, added files and every tokenizer on offer.
+
+pyqtgraph is imported when a canvas is first built (it takes most of a second), and the plot items
+are built once and then updated with ``setOpts``/``setData``.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+import re
+from collections import OrderedDict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import (
+    QBuffer,
+    QByteArray,
+    QEvent,
+    QIODevice,
+    QPoint,
+    QPointF,
+    QRect,
+    QRectF,
+    QSize,
+    Qt,
+    QTimer,
+    Signal,
+)
+from PySide6.QtGui import QColor, QCursor, QFont, QFontMetricsF, QImage, QPainter, QPalette
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDockWidget,
+    QFileDialog,
+    QGraphicsView,
+    QHBoxLayout,
+    QLabel,
+    QMenu,
+    QSizePolicy,
+    QSpinBox,
+    QToolButton,
+    QToolTip,
+    QVBoxLayout,
+    QWidget,
+)
+
+from tokviz.core.atomic import atomic_write_bytes, atomic_write_text
+from tokviz.core.exchange import (
+    DEFAULT_EMBEDDING_DIM,
+    ExchangeTable,
+    attention_caption,
+    caption,
+    embedding_caption,
+    format_count,
+    format_factor,
+)
+from tokviz.core.metrics import TextMetrics
+
+from .samples import CATEGORY_SAMPLES
+from .theme import token_colors
+from .workers import Job, run_job
+
+if TYPE_CHECKING:
+    import pyqtgraph as pg
+
+    from tokviz.core.tokenizer import Tokenizer
+
+    from .main_window import MainWindow
+    from .models import TokenizerRegistryModel
+
+VIEWS = {
+    "bytes": "Bytes per token",
+    "attention": "Attention cost",
+    "vocab": "Vocabulary vs embedding size",
+}
+VIEW_TIPS = {
+    "bytes": "UTF-8 bytes over tokens for every input and tokenizer: higher means more text per token",
+    "attention": "Dense attention cost (n / n_best)² against the tokenizer with the fewest tokens",
+    "vocab": "What a bigger vocabulary costs (V × d embedding parameters) and buys (bytes per token)",
+}
+EDITOR_LABEL = "Editor text"
+# Short names for the category samples: they are the x-axis labels.
+SAMPLE_LABELS = {
+    "english.txt": "English prose",
+    "python.py": "Python source",
+    "data.json": "JSON",
+    "chinese.txt": "Chinese",
+    "digits.txt": "Digits (π)",
+}
+# Exports have the shape of a slide whatever the dock's shape on screen.
+EXPORT_SIZE = QSize(1280, 720)
+# Series hues (degrees) from the token views' palette, in the order tokenizers are added: GPT-2
+# blue, cl100k green, then magenta, violet, teal, red, ... Amber is left to the byte tokenizer.
+SERIES_HUES = (215, 150, 320, 280, 175, 0, 245, 110, 195, 72)
+BASE_POINT_SIZE = 10.0
+LARGE_POINT_SIZE = 15.0
+DEBOUNCE_MS = 150
+CACHE_ENTRIES = 256
+
+
+def series_color(slot: int, dark: bool) -> QColor:
+    """Fill colour of the ``slot``-th tokenizer that is not byte-level, for a light or dark background."""
+    hue = SERIES_HUES[slot % len(SERIES_HUES)] / 360.0
+    return QColor.fromHslF(hue, 0.68, 0.62 if dark else 0.47)
+
+
+def byte_color(dark: bool) -> QColor:
+    """The byte tokenizer's colour: the amber the token views give tokens that are single bytes of a character."""
+    return token_colors(dark).partial_border
+
+
+@dataclass(frozen=True)
+class ChartInput:
+    """One group of bars: the editor's text, a category sample, or a file the user added."""
+
+    label: str
+    text: str
+    kind: str  # "editor", "sample" or "file"
+
+
+def sample_inputs() -> list[ChartInput]:
+    """The five category samples (English prose, Python source, JSON, Chinese, digits)."""
+    return [
+        ChartInput(SAMPLE_LABELS.get(s.filename or "", s.title), s.load(), "sample") for s in CATEGORY_SAMPLES
+    ]
+
+
+def _esc(text: str) -> str:
+    return html.escape(text, quote=False)
+
+
+def _fmt_bpt(value: float | None) -> str:
+    return "–" if value is None else f"{value:.2f}"
+
+
+@dataclass(frozen=True)
+class ChartStyle:
+    """Colours and font sizes of one rendering: light or dark, normal or presentation size."""
+
+    dark: bool = False
+    large: bool = False
+    # Line widths and marker sizes are in device pixels: a 2x image needs them doubled.
+    pen_scale: float = 1.0
+
+    @property
+    def point_size(self) -> float:
+        """Size of tick labels, legend and caption; titles and bar labels are derived from it."""
+        return LARGE_POINT_SIZE if self.large else BASE_POINT_SIZE
+
+    @property
+    def background(self) -> QColor:
+        return token_colors(self.dark).base
+
+    @property
+    def foreground(self) -> QColor:
+        return token_colors(self.dark).text
+
+    @property
+    def muted(self) -> QColor:
+        return token_colors(self.dark).muted
+
+    def font(self, scale: float = 1.0, bold: bool = False) -> QFont:
+        """The application's font at this style's size times ``scale``."""
+        font = QFont()
+        font.setPointSizeF(self.point_size * scale)
+        font.setBold(bold)
+        return font
+
+
+class ChartCanvas(QWidget):
+    """The drawing of an :class:`ExchangeTable`: title, legend, plot and a caption, in one frame.
+
+    It draws what it is given (``show_table``) in one of three views and knows nothing about
+    where the numbers came from; exports render this frame, so a PNG or SVG matches the screen.
+    """
+
+    def __init__(self, parent: QWidget | None = None, show_title: bool = True) -> None:
+        super().__init__(parent)
+        self.setObjectName("chartCanvas")
+        self.setAccessibleName("Exchange rate chart")
+        self.setMinimumSize(360, 260)
+        self.setAutoFillBackground(True)
+        self.table: ExchangeTable | None = None
+        self.view = "bytes"
+        self.style_ = ChartStyle()
+        self.embedding_dim = DEFAULT_EMBEDDING_DIM
+        self.slots: list[int] = []
+        self.hover_html: str | None = None
+        self._bars: list[pg.BarGraphItem] = []
+        self._labels: list[pg.TextItem] = []
+        # Vocabulary view: a marker and its label per tokenizer, and the tokenizer's column.
+        self._marks: list[tuple[pg.ScatterPlotItem, pg.TextItem]] = []
+        self._mark_info: list[int] = []
+        self._mark_html: dict[int, tuple[str, str]] = {}
+        self._label_texts: list[tuple[str, str]] = []
+        self._bars_top = 1.0
+        self._bar_geometry: list[tuple[float, float, float, int, int]] = []
+        self._empty_marks: list[pg.TextItem] = []
+        self.graphics: pg.GraphicsLayoutWidget | None = None
+
+        self.title = QLabel(self)
+        self.title.setObjectName("chartTitle")
+        self.title.setWordWrap(True)
+        # On screen the view picker names the view; exports carry the full title.
+        self.title.setVisible(show_title)
+        self.legend = QLabel(self)
+        self.legend.setObjectName("chartLegend")
+        self.legend.setWordWrap(True)
+        self.legend.setTextFormat(Qt.TextFormat.RichText)
+        self.caption = QLabel(self)
+        self.caption.setObjectName("chartCaption")
+        self.caption.setWordWrap(True)
+        self.caption.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.caption.setAccessibleName("Chart summary")
+        self._layout = QVBoxLayout(self)
+        self._layout.setContentsMargins(12, 8, 12, 8)
+        self._layout.setSpacing(4)
+        self._layout.addWidget(self.title)
+        self._layout.addWidget(self.legend)
+        self._layout.addWidget(self.caption)
+
+    # ---------------------------------------------------------------- building
+    @property
+    def built(self) -> bool:
+        """True once the pyqtgraph items exist."""
+        return self.graphics is not None
+
+    def showEvent(self, event: QEvent) -> None:
+        super().showEvent(event)
+        self.build()
+
+    def build(self) -> None:
+        """Create the plot and its items (on first show; tests and the command line call it directly)."""
+        if self.graphics is not None:
+            return
+        import pyqtgraph as pg
+
+        graphics = pg.GraphicsLayoutWidget(self)
+        graphics.setObjectName("chartGraphics")
+        graphics.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
+        graphics.ci.layout.setContentsMargins(0, 4, 8, 0)
+        self._layout.insertWidget(2, graphics, 1)
+        self.graphics = graphics
+        plot = graphics.addPlot(row=0, col=0)
+        plot.setMenuEnabled(False)
+        plot.setMouseEnabled(x=False, y=False)
+        plot.hideButtons()
+        plot.vb.setDefaultPadding(0.0)
+        self.plot = plot
+        self.floor = pg.PlotDataItem([], [])
+        self.floor.setZValue(5)
+        self.baseline = pg.PlotDataItem([], [])
+        self.hint = pg.TextItem("", anchor=(0.5, 0.5))
+        self.hint.setZValue(20)
+        plot.addItem(self.hint)
+        graphics.scene().sigMouseMoved.connect(self._on_mouse_moved)
+        plot.vb.sigResized.connect(self._fit_labels)
+        self._redraw()
+
+    # ---------------------------------------------------------------- settings
+    def show_table(self, table: ExchangeTable | None, slots: Sequence[int] | None = None) -> None:
+        """Draw ``table``; ``slots`` give each tokenizer's colour slot (default: by order)."""
+        self.table = table
+        self.slots = list(slots) if slots is not None else self._default_slots(table)
+        self._redraw()
+
+    def set_view(self, view: str) -> None:
+        """``"bytes"``, ``"attention"`` or ``"vocab"``."""
+        if view not in VIEWS:
+            raise ValueError(f"unknown chart view {view!r}; choose one of {', '.join(VIEWS)}")
+        self.view = view
+        self._redraw()
+
+    def set_style(self, style: ChartStyle) -> None:
+        """Light or dark colours, normal or presentation-size text."""
+        self.style_ = style
+        self._redraw()
+
+    def set_embedding_dim(self, d: int) -> None:
+        """The model width d in V x d."""
+        self.embedding_dim = max(1, int(d))
+        self._redraw()
+
+    @staticmethod
+    def _default_slots(table: ExchangeTable | None) -> list[int]:
+        if table is None:
+            return []
+        slots, n = [], 0
+        for j in range(len(table.tokenizers)):
+            slots.append(n)
+            if not table.is_byte_level(j):
+                n += 1
+        return slots
+
+    def color_of(self, j: int) -> QColor:
+        """Colour of tokenizer ``j`` of the current table."""
+        assert self.table is not None
+        if self.table.is_byte_level(j):
+            return byte_color(self.style_.dark)
+        slot = self.slots[j] if j < len(self.slots) else j
+        return series_color(slot, self.style_.dark)
+
+    # ---------------------------------------------------------------- queries (tests, hover)
+    def bar_series(self) -> list[str]:
+        """Names of the tokenizers drawn as bars in the current view, in drawing order."""
+        if self.table is None or self.view == "vocab" or self.table.empty:
+            return []
+        return [self.table.tokenizers[j] for j in self._bar_columns()]
+
+    def bar_heights(self) -> dict[str, list[float]]:
+        """Bar heights per tokenizer as drawn (NaN where an input is empty), read back from the items."""
+        out: dict[str, list[float]] = {}
+        for name, item in zip(self.bar_series(), self._bars):
+            out[name] = [float(h) for h in item.opts["height"]]
+        return out
+
+    def floor_level(self) -> float | None:
+        """Height of the byte floor line in the bytes-per-token view, None when it is not drawn."""
+        if not self.built or self.view != "bytes":
+            return None
+        _x, y = self.floor.getData()
+        return float(y[0]) if y is not None and len(y) else None
+
+    def plot_title(self) -> str:
+        return self.title.text()
+
+    # ---------------------------------------------------------------- drawing
+    def _bar_columns(self) -> list[int]:
+        assert self.table is not None
+        if self.view == "bytes":
+            return [j for j in range(len(self.table.tokenizers)) if not self.table.is_byte_level(j)]
+        return list(range(len(self.table.tokenizers)))
+
+    def _apply_palette(self) -> None:
+        st = self.style_
+        pal = self.palette()
+        for group in (QPalette.ColorGroup.Active, QPalette.ColorGroup.Inactive):
+            pal.setColor(group, QPalette.ColorRole.Window, st.background)
+            pal.setColor(group, QPalette.ColorRole.WindowText, st.foreground)
+            pal.setColor(group, QPalette.ColorRole.Text, st.foreground)
+        self.setPalette(pal)
+        self.title.setFont(st.font(1.3, bold=True))
+        self.legend.setFont(st.font())
+        self.caption.setFont(st.font(1.1))
+        if self.graphics is None:
+            return
+        import pyqtgraph as pg
+
+        self.graphics.setBackground(st.background)
+        fg = st.foreground
+        for name in ("left", "bottom"):
+            axis = self.plot.getAxis(name)
+            axis.setPen(pg.mkPen(st.muted, width=st.pen_scale))
+            axis.setTextPen(pg.mkPen(fg))
+            axis.enableAutoSIPrefix(False)
+            axis.setStyle(tickFont=st.font(), tickTextOffset=6, autoExpandTextSpace=True)
+        # Room for the widest tick label and the rotated axis title beside it.
+        metrics = QFontMetricsF(st.font())
+        self.plot.getAxis("left").setStyle(hideOverlappingLabels=False)
+        self.plot.getAxis("left").setWidth(
+            int(metrics.horizontalAdvance("8.88") + metrics.height() * 1.6 + 14)
+        )
+        self.hint.setColor(st.muted)
+        self.hint.setFont(st.font(1.2))
+
+    def _set_axis_labels(self, left: str, bottom: str) -> None:
+        style = {"font-size": f"{self.style_.point_size}pt", "color": self.style_.foreground.name()}
+        self.plot.setLabel("left", left, **style)
+        self.plot.setLabel("bottom", bottom, **style)
+
+    def _redraw(self) -> None:
+        self._apply_palette()
+        table = self.table
+        self.caption.setText(self._caption_text())
+        self.title.setText(self._title_text())
+        if self.graphics is None:
+            self.legend.setText(self._legend_html())
+            return
+        self.hover_html = None
+        for item in (self.floor, self.baseline):
+            if item.scene() is not None:
+                self.plot.removeItem(item)
+        empty = table is None or table.empty or not table.tokenizers
+        self.hint.setText(
+            "Nothing to measure yet: type some text, or add a sample or a file" if empty else ""
+        )
+        if self.view == "vocab":
+            self._hide_bars(0)
+            self._draw_vocab()
+        else:
+            self._hide_points(0)
+            self.plot.hideAxis("top")
+            self._draw_bars()
+        self.legend.setText(self._legend_html())
+        self._fit_labels()
+
+    def _title_text(self) -> str:
+        if self.view == "bytes":
+            return "Bytes per token: how much text one token carries (higher is cheaper)"
+        if self.view == "attention":
+            return "Attention cost against the best tokenizer for each input, (n / n<sub>best</sub>)²"
+        return f"Vocabulary size: embedding parameters V × d (d = {self.embedding_dim:,}) against bytes per token"
+
+    def _caption_text(self) -> str:
+        if self.table is None:
+            return "Measuring…"
+        if self.view == "attention":
+            return _esc(attention_caption(self.table))
+        if self.view == "vocab":
+            return _esc(embedding_caption(self.table, self.embedding_dim))
+        return _esc(caption(self.table))
+
+    def _legend_html(self) -> str:
+        table = self.table
+        if table is None or not table.tokenizers:
+            return ""
+
+        def swatch(color: QColor, label: str, line: bool = False) -> str:
+            if line:
+                box = f"<span style='color:{color.name()};'><b>━━</b></span>"
+            else:
+                box = f"<span style='background:{color.name()};'>&nbsp;&nbsp;&nbsp;&nbsp;</span>"
+            return f"<span style='white-space:nowrap'>{box}&nbsp;{label}</span>"
+
+        parts = []
+        if self.view == "bytes":
+            parts.append(swatch(byte_color(self.style_.dark), "bytes (1.0: the floor)", line=True))
+            columns = self._bar_columns()
+        else:
+            columns = list(range(len(table.tokenizers)))
+        for j in columns:
+            label = _esc(table.tokenizers[j])
+            if self.view == "vocab" and table.vocab_sizes[j] is None:
+                continue
+            parts.append(swatch(self.color_of(j), label))
+        if self.view == "attention":
+            parts.append(swatch(self.style_.muted, "1× = the best tokenizer for that input", line=True))
+        return "&nbsp;&nbsp;&nbsp; ".join(parts)
+
+    # ---------------------------------------------------------------- bars
+    def _hide_bars(self, keep: int) -> None:
+        for item in self._bars[keep:]:
+            item.setVisible(False)
+        for label in self._labels:
+            label.setVisible(False)
+        for mark in self._empty_marks:
+            mark.setVisible(False)
+
+    def _hide_points(self, keep: int) -> None:
+        for item, label in self._marks[keep:]:
+            item.setVisible(False)
+            label.setVisible(False)
+
+    def _draw_bars(self) -> None:
+        import numpy as np
+        import pyqtgraph as pg
+
+        table = self.table
+        st = self.style_
+        bottom = self.plot.getAxis("bottom")
+        if self.view == "bytes":
+            self._set_axis_labels("bytes per token", "input (its size in UTF-8 bytes)")
+        else:
+            self._set_axis_labels(
+                "attention cost (×)",
+                "input (bar labels: cost multiplier, then token count)",
+            )
+        self._bar_geometry = []
+        if table is None or table.empty:
+            self._hide_bars(0)
+            bottom.setTicks([[]])
+            self.plot.setRange(xRange=(-0.5, 0.5), yRange=(0, 1), padding=0)
+            self.hint.setPos(0, 0.5)
+            return
+        columns = self._bar_columns()
+        n_in, n_col = len(table.inputs), max(1, len(columns))
+        group = 0.8
+        width = group / n_col
+        top = 1.0
+        label_font = self.style_.font(0.9)
+        self._label_texts = []
+        label_count = 0
+        for k, j in enumerate(columns):
+            x = np.arange(n_in) - group / 2 + (k + 0.5) * width
+            heights = np.array(
+                [self._value(i, j) if not table.is_empty(i) else np.nan for i in range(n_in)], dtype=float
+            )
+            shown = np.nan_to_num(heights, nan=0.0)
+            color = self.color_of(j)
+            if k >= len(self._bars):
+                item = pg.BarGraphItem(x=x, height=shown, width=width * 0.92)
+                self._bars.append(item)
+            item = self._bars[k]
+            if item.scene() is None:
+                self.plot.addItem(item)
+            item.setOpts(
+                x=x,
+                height=heights,
+                width=width * 0.92,
+                brush=pg.mkBrush(color),
+                pen=pg.mkPen(color.darker(130), width=st.pen_scale),
+            )
+            # A NaN bar draws nothing; keep the true values readable through opts["height"].
+            item.setVisible(True)
+            finite = heights[np.isfinite(heights)]
+            if finite.size:
+                top = max(top, float(finite.max()))
+            for i in range(n_in):
+                if not math.isfinite(heights[i]):
+                    continue
+                self._bar_geometry.append(
+                    (float(x[i]) - width / 2, float(x[i]) + width / 2, float(heights[i]), i, j)
+                )
+                label = self._label(label_count)
+                label_count += 1
+                self._label_texts.append(self._bar_label_texts(i, j))
+                label.setFont(label_font)
+                label.setColor(self.style_.foreground)
+                label.setPos(float(x[i]), float(heights[i]))
+                label.setVisible(True)
+        self._hide_bars(len(columns))
+        for label in self._labels[:label_count]:
+            label.setVisible(True)
+        # Mark empty inputs so a missing group is explained, not mysterious.
+        marks = 0
+        for i in range(n_in):
+            if table.is_empty(i):
+                mark = self._empty_mark(marks)
+                marks += 1
+                mark.setText("empty")
+                mark.setColor(self.style_.muted)
+                mark.setFont(self.style_.font(0.9))
+                mark.setPos(i, 0)
+                mark.setVisible(True)
+        ticks = []
+        for i, name in enumerate(table.inputs):
+            ticks.append((i, f"{name}\n{table.input_bytes(i):,} bytes"))
+        bottom.setTicks([ticks, []])
+        line_height = QFontMetricsF(self.style_.font()).height()
+        bottom.setHeight(int(line_height * 3.4 + 10))
+        if self.view == "bytes":
+            self.floor.setData([-0.5, n_in - 0.5], [1.0, 1.0])
+            self.floor.setPen(
+                pg.mkPen(byte_color(st.dark), width=2.5 * st.pen_scale, style=Qt.PenStyle.DashLine)
+            )
+            self.plot.addItem(self.floor)
+        else:
+            self.baseline.setData([-0.5, n_in - 0.5], [1.0, 1.0])
+            self.baseline.setPen(pg.mkPen(st.muted, width=1.5 * st.pen_scale, style=Qt.PenStyle.DotLine))
+            self.plot.addItem(self.baseline)
+        self._bars_top = top
+        self.plot.setRange(xRange=(-0.5, n_in - 0.5), yRange=(0, top * 1.2), padding=0)
+        self.plot.getAxis("left").setTicks(None)
+
+    def _value(self, i: int, j: int) -> float:
+        table = self.table
+        assert table is not None
+        if self.view == "bytes":
+            value = table.bytes_per_token(i, j)
+        else:
+            value = table.attention(i, j)
+        return math.nan if value is None else value
+
+    def _bar_label_texts(self, i: int, j: int) -> tuple[str, str]:
+        """A bar's value label, in full and in short (for narrow bars), as lines joined by <br>."""
+        table = self.table
+        assert table is not None
+        if self.view == "bytes":
+            value = table.bytes_per_token(i, j) or 0.0
+            return f"{value:.2f}", f"{value:.1f}"
+        multiplier = format_factor(table.attention(i, j) or 1.0)
+        return f"×{multiplier}<br>{table.tokens(i, j):,}", f"×{multiplier}"
+
+    def _label(self, index: int) -> pg.TextItem:
+        import pyqtgraph as pg
+
+        while index >= len(self._labels):
+            label = pg.TextItem("", anchor=(0.5, 1.0))
+            label.setZValue(10)
+            self.plot.addItem(label)
+            self._labels.append(label)
+        return self._labels[index]
+
+    def _empty_mark(self, index: int) -> pg.TextItem:
+        import pyqtgraph as pg
+
+        while index >= len(self._empty_marks):
+            mark = pg.TextItem("", anchor=(0.5, 1.0))
+            self.plot.addItem(mark)
+            self._empty_marks.append(mark)
+        return self._empty_marks[index]
+
+    def _fit_labels(self) -> None:
+        """Give bars the longest value labels that fit over them (none at tiny sizes), and place the
+        vocabulary view's labels where they overlap nothing."""
+        if self.graphics is None:
+            return
+        if self.view == "vocab":
+            self._place_vocab_labels()
+            return
+        if not self._bar_geometry:
+            return
+        px, _py = self.plot.vb.viewPixelSize()
+        if not px or not math.isfinite(px):
+            return
+        bar_px = (self._bar_geometry[0][1] - self._bar_geometry[0][0]) / px
+        metrics = QFontMetricsF(self.style_.font(0.9))
+        labels = self._labels[: len(self._bar_geometry)]
+
+        def widest(variant: int) -> float:
+            return max(
+                metrics.horizontalAdvance(line)
+                for texts in self._label_texts
+                for line in texts[variant].split("<br>")
+            )
+
+        variant = next((v for v in (0, 1) if widest(v) <= bar_px * 1.15), None)
+        # Headroom over the tallest bar for its label, in pixels whatever the plot's height.
+        lines = 0 if variant is None else max(t[variant].count("<br>") + 1 for t in self._label_texts)
+        height = self.plot.vb.height()
+        room = (lines * metrics.height() + 10) / height if height > 0 else 0.2
+        top = self._bars_top / (1 - min(room, 0.6))
+        if not math.isclose(self.plot.vb.viewRange()[1][1], top, rel_tol=1e-3):
+            # A hair below zero, or the axis drops the 0 tick that sits exactly on the plot's edge.
+            self.plot.setYRange(-top * 0.002, top, padding=0)
+        for label, texts in zip(labels, self._label_texts):
+            if variant is None:
+                label.setVisible(False)
+                continue
+            text = texts[variant]
+            label.setTextWidth(max(metrics.horizontalAdvance(line) for line in text.split("<br>")) + 12)
+            label.setHtml(f"<div style='text-align:center'>{text}</div>")
+            label.setVisible(True)
+
+    def _place_vocab_labels(self) -> None:
+        """Put each label beside its marker on the first side (right, left; above, below) where it
+        stays inside the plot and overlaps no other label or marker."""
+        area = self.plot.vb.sceneBoundingRect()
+        if area.width() < 20 or area.height() < 20:
+            return
+        radius, gap = 10.0, 6.0
+        marks = self.mark_scene_positions()
+        placed = [QRectF(at.x() - radius, at.y() - radius, 2 * radius, 2 * radius) for _name, at in marks]
+        visible = [(pair, j) for pair, j in zip(self._marks, self._mark_info) if pair[0].isVisible()]
+        for ((_item, label), j), (_name, at) in zip(visible, marks):
+            html_right, html_left = self._mark_html[j]
+            label.setHtml(html_right)
+            box = label.textItem.boundingRect()
+            w, h = box.width(), box.height()
+            best: tuple[int, QRectF, bool] | None = None
+            for right, up in ((True, True), (False, True), (True, False), (False, False)):
+                left = at.x() + gap if right else at.x() - gap - w
+                top = at.y() - gap - h + 4 if up else at.y() + gap - 4
+                rect = QRectF(left, top, w, h)
+                score = (0 if area.contains(rect) else 4) + sum(
+                    2 for other in placed if rect.intersects(other)
+                )
+                if best is None or score < best[0]:
+                    best = (score, rect, right)
+                if score == 0:
+                    break
+            assert best is not None
+            _score, rect, right = best
+            placed.append(rect)
+            if not right:
+                label.setHtml(html_left)
+            label.setAnchor(((at.x() - rect.left()) / w, (at.y() - rect.top()) / h))
+
+    # ---------------------------------------------------------------- vocabulary view
+    def _draw_vocab(self) -> None:
+        """Bytes per token against V (bottom axis) and V x d (top axis, the same positions times d)."""
+        import pyqtgraph as pg
+
+        table = self.table
+        self._hide_bars(0)
+        self._bar_geometry = []
+        self._mark_info = []
+        self._mark_html = {}
+        d = self.embedding_dim
+        st = self.style_
+        label_style = {"font-size": f"{st.point_size}pt", "color": st.foreground.name()}
+        self._set_axis_labels("bytes per token, all inputs", "vocabulary size V (entries, log scale)")
+        self.plot.getAxis("left").setTicks(None)
+        points = table.embedding_points(d) if table is not None else []
+        points = [
+            p
+            for p in points
+            if table is not None and table.overall_bytes_per_token(table.tokenizers.index(p.tokenizer))
+        ]
+        if not points:
+            self._hide_points(0)
+            self.plot.hideAxis("top")
+            self.plot.getAxis("bottom").setTicks([[]])
+            self.hint.setText("Nothing to measure yet: type some text, or add a sample or a file")
+            self.plot.setRange(xRange=(0, 1), yRange=(0, 1), padding=0)
+            self.hint.setPos(0.5, 0.5)
+            return
+        assert table is not None
+        self.hint.setText("")
+        names = {name: j for j, name in enumerate(table.tokenizers)}
+        xs = [math.log10(p.vocab_size) for p in points]
+        bpts = [table.overall_bytes_per_token(names[p.tokenizer]) or 0.0 for p in points]
+        x_lo, x_hi = math.floor(min(xs) - 0.25), math.ceil(max(xs) + 0.25)
+        # A little beyond the decades at the ends, so their tick labels are not cut off.
+        x_range = (x_lo - 0.08, x_hi + 0.08)
+        top = self.plot.getAxis("top")
+        self.plot.showAxis("top")
+        top.setPen(pg.mkPen(st.muted, width=st.pen_scale))
+        top.enableAutoSIPrefix(False)
+        top.setTextPen(pg.mkPen(st.foreground))
+        top.setStyle(tickFont=st.font(), tickTextOffset=6, autoExpandTextSpace=True)
+        top.setLabel(f"embedding parameters V × d at d = {d:,} (log scale)", **label_style)
+        # V x d is proportional to V: the top axis is the bottom one with its labels multiplied by d.
+        lo_e, hi_e = math.floor(x_lo + math.log10(d)), math.ceil(x_hi + math.log10(d))
+        top.setTicks([[(e - math.log10(d), format_count(10**e)) for e in range(lo_e, hi_e + 1)], []])
+        size = (18 if st.large else 14) * st.pen_scale
+        outline = pg.mkPen(st.foreground, width=st.pen_scale)
+        for k, point in enumerate(points):
+            j = names[point.tokenizer]
+            color = self.color_of(j)
+            item, label = self._mark(k)
+            self._mark_info.append(j)
+            item.setData(x=[xs[k]], y=[bpts[k]], symbol="o", size=size, brush=color, pen=outline)
+            item.setVisible(True)
+            body = (
+                f"<b style='color:{color.name()}'>{_esc(point.tokenizer)}</b><br>"
+                f"{format_count(point.parameters)} parameters · {bpts[k]:.2f} bytes/token</div>"
+            )
+            self._mark_html[j] = (
+                f"<div style='text-align:left'>{body}",
+                f"<div style='text-align:right'>{body}",
+            )
+            label.setFont(st.font(0.95))
+            label.setHtml(self._mark_html[j][0])
+            label.setColor(st.foreground)
+            label.setPos(xs[k], bpts[k])
+            label.setVisible(True)
+        self._hide_points(len(points))
+        self.plot.getAxis("bottom").setTicks([[(e, format_count(10**e)) for e in range(x_lo, x_hi + 1)], []])
+        self.plot.getAxis("bottom").setHeight(int(QFontMetricsF(st.font()).height() * 2.4 + 10))
+        self.plot.setRange(xRange=x_range, yRange=(-max(bpts) * 0.003, max(bpts) * 1.3), padding=0)
+
+    def _mark(self, index: int) -> tuple[pg.ScatterPlotItem, pg.TextItem]:
+        """The index-th marker of the vocabulary view and its label."""
+        import pyqtgraph as pg
+
+        while index >= len(self._marks):
+            # Symbols drawn as paths, not from a bitmap cache: sharp at 2x and vector in an SVG.
+            item = pg.ScatterPlotItem(pxMode=True, useCache=False)
+            label = pg.TextItem("", anchor=(0.0, 1.0))
+            label.setZValue(10)
+            self._marks.append((item, label))
+        item, label = self._marks[index]
+        if item.scene() is None:
+            self.plot.addItem(item)
+            self.plot.addItem(label)
+        return item, label
+
+    # ---------------------------------------------------------------- hover
+    def describe_bar(self, i: int, j: int) -> str:
+        """The exact numbers of one bar, as HTML."""
+        table = self.table
+        assert table is not None
+        m: TextMetrics = table.metric(i, j)
+        best = table.best(i)
+        best_names = ", ".join(table.tokenizers[b] for b in best)
+        multiplier = table.attention(i, j)
+        lines = [
+            f"<b>{_esc(table.tokenizers[j])}</b> on <b>{_esc(table.inputs[i])}</b>",
+            f"{m.bytes:,} bytes ({m.code_points:,} code points) → {m.tokens:,} tokens",
+            f"<b>{_fmt_bpt(m.bytes_per_token)} bytes per token</b>",
+        ]
+        if multiplier is not None:
+            if j in best:
+                lines.append(f"attention cost ×1 (fewest tokens, {table.fewest_tokens(i):,})")
+            else:
+                lines.append(
+                    f"attention cost ×{multiplier:.2f} = ({m.tokens:,} / {table.fewest_tokens(i):,})² "
+                    f"against {_esc(best_names)}"
+                )
+        return "<br>".join(lines)
+
+    def describe_point(self, j: int) -> str:
+        """The exact numbers of one tokenizer in the vocabulary view, as HTML."""
+        table = self.table
+        assert table is not None
+        size = table.vocab_sizes[j]
+        d = self.embedding_dim
+        bpt = table.overall_bytes_per_token(j)
+        lines = [f"<b>{_esc(table.tokenizers[j])}</b>"]
+        if size is not None:
+            lines.append(f"V = {size:,} entries")
+            lines.append(f"V × d = {size:,} × {d:,} = {size * d:,} parameters")
+        lines.append(f"{_fmt_bpt(bpt)} bytes per token over all inputs")
+        return "<br>".join(lines)
+
+    def describe_at(self, x: float, y: float) -> str | None:
+        """What is under the data point (x, y) of the current view, or None."""
+        table = self.table
+        if table is None or self.graphics is None:
+            return None
+        if self.view == "vocab":
+            return self._describe_scene(self.plot.vb.mapViewToScene(QPointF(x, y)))
+        for x0, x1, h, i, j in self._bar_geometry:
+            if x0 <= x <= x1 and 0 <= y <= max(h, 0.0):
+                return self.describe_bar(i, j)
+        return None
+
+    def _describe_scene(self, pos: QPointF, radius: float = 14.0) -> str | None:
+        """The tokenizer whose marker is nearest the scene point, within ``radius`` pixels."""
+        best: tuple[float, int] | None = None
+        for name, at in self.mark_scene_positions():
+            dist = math.hypot(at.x() - pos.x(), at.y() - pos.y())
+            if dist <= radius and (best is None or dist < best[0]):
+                best = (dist, self.table.tokenizers.index(name) if self.table else -1)
+        return None if best is None or best[1] < 0 else self.describe_point(best[1])
+
+    def mark_scene_positions(self) -> list[tuple[str, QPointF]]:
+        """Where each tokenizer's marker of the vocabulary view is drawn, in scene coordinates."""
+        if self.table is None or self.view != "vocab":
+            return []
+        out = []
+        for (item, _label), j in zip(self._marks, self._mark_info):
+            xs, ys = item.getData()
+            if item.isVisible() and xs is not None and len(xs):
+                out.append(
+                    (
+                        self.table.tokenizers[j],
+                        self.plot.vb.mapViewToScene(QPointF(float(xs[0]), float(ys[0]))),
+                    )
+                )
+        return out
+
+    def _on_mouse_moved(self, pos: QPointF) -> None:
+        if self.graphics is None or not self.plot.vb.sceneBoundingRect().contains(pos):
+            self.hover_html = None
+            QToolTip.hideText()
+            return
+        if self.view == "vocab":
+            text = self._describe_scene(pos)
+        else:
+            point = self.plot.vb.mapSceneToView(pos)
+            text = self.describe_at(point.x(), point.y())
+        self.hover_html = text
+        if text is None:
+            QToolTip.hideText()
+        else:
+            QToolTip.showText(QCursor.pos(), text, self.graphics)
+
+    # ---------------------------------------------------------------- rendering
+    def render_image(self, scale: float = 1.0) -> QImage:
+        """The frame as it looks now, at ``scale`` device pixels per logical pixel."""
+        self.build()
+        size = self.size()
+        image = QImage(
+            max(1, round(size.width() * scale)),
+            max(1, round(size.height() * scale)),
+            QImage.Format.Format_ARGB32,
+        )
+        image.setDevicePixelRatio(scale)
+        image.fill(self.style_.background)
+        painter = QPainter(image)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        painter.setRenderHint(QPainter.RenderHint.TextAntialiasing)
+        self._render_into(painter)
+        painter.end()
+        return image
+
+    def png_bytes(self, scale: float = 1.0) -> bytes:
+        """The frame as PNG data."""
+        image = self.render_image(scale)
+        data = QByteArray()
+        buffer = QBuffer(data)
+        buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+        if not image.save(buffer, "PNG"):
+            raise OSError("Qt could not encode the chart as PNG")
+        buffer.close()
+        return bytes(data.data())
+
+    def svg_bytes(self, title: str = "tokviz exchange rate") -> bytes:
+        """The frame as SVG (text stays text, bars stay rectangles)."""
+        from PySide6.QtSvg import QSvgGenerator
+
+        self.build()
+        data = QByteArray()
+        buffer = QBuffer(data)
+        buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+        generator = QSvgGenerator()
+        generator.setOutputDevice(buffer)
+        generator.setSize(self.size())
+        generator.setViewBox(QRect(QPoint(0, 0), self.size()))
+        generator.setTitle(title)
+        generator.setDescription(self.caption.text())
+        painter = QPainter(generator)
+        painter.fillRect(QRect(QPoint(0, 0), self.size()), self.style_.background)
+        self._render_into(painter)
+        painter.end()
+        buffer.close()
+        return flatten_svg(bytes(data.data()))
+
+    def _render_into(self, painter: QPainter) -> None:
+        graphics = self.graphics
+        assert graphics is not None
+        # The view caches its background as a bitmap; a vector export must not contain that picture.
+        mode = graphics.cacheMode()
+        graphics.setCacheMode(QGraphicsView.CacheModeFlag.CacheNone)
+        QToolTip.hideText()
+        try:
+            self.render(painter, QPoint(0, 0))
+        finally:
+            graphics.setCacheMode(mode)
+
+
+# ----------------------------------------------------------------------------- SVG clean-up
+_NUMBER = r"-?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
+_PAIR = re.compile(rf"({_NUMBER}),({_NUMBER})")
+_MATRIX = re.compile(rf"matrix\(({_NUMBER}),({_NUMBER}),({_NUMBER}),({_NUMBER}),({_NUMBER}),({_NUMBER})\)")
+
+
+def flatten_svg(data: bytes) -> bytes:
+    """Bake plot coordinates into pixels so any SVG reader draws the chart as Qt does.
+
+    Qt writes plot items in data coordinates under a scaling ``transform`` with
+    ``vector-effect="non-scaling-stroke"`` (lines a pixel wide however the data is scaled).
+    Browsers follow that; many slide and drawing programs do not, and draw strokes a thousand
+    times too wide. Every group whose shapes all use it gets its transform applied to their
+    coordinates instead, and loses the effect.
+    """
+    from xml.dom import minidom
+
+    doc = minidom.parseString(data)
+    for group in doc.getElementsByTagName("g"):
+        match = _MATRIX.fullmatch(group.getAttribute("transform").replace(" ", ""))
+        shapes = [n for n in group.childNodes if n.nodeType == n.ELEMENT_NODE]
+        if match is None or not shapes:
+            continue
+        if not all(n.getAttribute("vector-effect") == "non-scaling-stroke" for n in shapes):
+            continue
+        a, b, c, d, e, f = (float(v) for v in match.groups())
+        bakeable = ("path", "polyline", "polygon") + (("rect",) if b == 0 and c == 0 else ())
+        if not all(n.tagName in bakeable for n in shapes):
+            continue
+
+        def point(x: float, y: float) -> tuple[float, float]:
+            return a * x + c * y + e, b * x + d * y + f  # noqa: B023 - called within this iteration
+
+        def pairs(text: str) -> str:
+            def sub(m: re.Match[str]) -> str:
+                x, y = point(float(m.group(1)), float(m.group(2)))
+                return f"{x:.6g},{y:.6g}"
+
+            return _PAIR.sub(sub, text)
+
+        for node in shapes:
+            node.removeAttribute("vector-effect")
+            if node.tagName == "rect":
+                x0, y0 = point(float(node.getAttribute("x")), float(node.getAttribute("y")))
+                x1, y1 = point(
+                    float(node.getAttribute("x")) + float(node.getAttribute("width")),
+                    float(node.getAttribute("y")) + float(node.getAttribute("height")),
+                )
+                for name, value in (
+                    ("x", min(x0, x1)),
+                    ("y", min(y0, y1)),
+                    ("width", abs(x1 - x0)),
+                    ("height", abs(y1 - y0)),
+                ):
+                    node.setAttribute(name, f"{value:.6g}")
+            elif node.tagName == "path":
+                node.setAttribute("d", pairs(node.getAttribute("d")))
+            else:
+                node.setAttribute("points", pairs(node.getAttribute("points")))
+        group.setAttribute("transform", "matrix(1,0,0,1,0,0)")
+    return doc.toxml(encoding="UTF-8")
+
+
+# ----------------------------------------------------------------------------- offscreen rendering
+def render_canvas(
+    table: ExchangeTable,
+    *,
+    view: str = "bytes",
+    style: ChartStyle | None = None,
+    embedding_dim: int = DEFAULT_EMBEDDING_DIM,
+    slots: Sequence[int] | None = None,
+    size: QSize = EXPORT_SIZE,
+) -> ChartCanvas:
+    """A canvas laid out offscreen at ``size`` showing ``table``: what exports and the command line render.
+
+    Needs a QApplication. The caller owns the canvas (``deleteLater`` it when done).
+    """
+    from PySide6.QtWidgets import QApplication
+
+    canvas = ChartCanvas()
+    canvas.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen)
+    canvas.set_style(style or ChartStyle())
+    canvas.set_embedding_dim(embedding_dim)
+    canvas.view = view if view in VIEWS else "bytes"
+    canvas.resize(size)
+    canvas.build()
+    canvas.show_table(table, slots)
+    canvas.show()
+    # Lay out the frame and the plot (layout requests are posted events) before painting.
+    QApplication.sendPostedEvents()
+    QApplication.processEvents()
+    canvas._fit_labels()
+    return canvas
+
+
+def write_chart(
+    table: ExchangeTable,
+    path: str | Path,
+    *,
+    view: str = "bytes",
+    scale: float = 1.0,
+    style: ChartStyle | None = None,
+    embedding_dim: int = DEFAULT_EMBEDDING_DIM,
+    slots: Sequence[int] | None = None,
+    size: QSize = EXPORT_SIZE,
+) -> Path:
+    """Write the chart of ``table`` as PNG (at ``scale``) or SVG, chosen by the file's extension."""
+    out = Path(path)
+    suffix = out.suffix.lower()
+    if suffix not in (".png", ".svg"):
+        raise ValueError(f"{out.name}: the chart can be written as .png or .svg")
+    if not 0.25 <= scale <= 8:
+        raise ValueError(f"scale must be between 0.25 and 8, got {scale}")
+    style = replace(style or ChartStyle(), pen_scale=scale if suffix == ".png" else 1.0)
+    canvas = render_canvas(table, view=view, style=style, embedding_dim=embedding_dim, slots=slots, size=size)
+    try:
+        data = canvas.svg_bytes() if suffix == ".svg" else canvas.png_bytes(scale)
+    finally:
+        canvas.hide()
+        canvas.deleteLater()
+    atomic_write_bytes(out, data)
+    return out
+
+
+def short_labels(labels: Sequence[str]) -> dict[str, str]:
+    """File paths shortened to their names when that keeps them apart (x-axis labels must be short)."""
+    names = {label: Path(label).name or label for label in labels}
+    if len(set(names.values())) != len(names):
+        return {label: label for label in labels}
+    return names
+
+
+def plot_compare_rows(
+    rows: Sequence[Mapping[str, Any]],
+    path: str | Path,
+    vocab_sizes: Mapping[str, int | None] | None = None,
+    *,
+    view: str = "bytes",
+    scale: float = 1.0,
+    dark: bool = False,
+    large: bool = False,
+    embedding_dim: int = DEFAULT_EMBEDDING_DIM,
+) -> Path:
+    """Draw ``tokviz compare`` rows (labelled as the user named the tokenizers) into a PNG or SVG file."""
+    from PySide6.QtWidgets import QApplication
+
+    from .compat import protect_none_refcount
+
+    protect_none_refcount()
+    app = QApplication.instance() or QApplication(["tokviz"])
+    assert app is not None
+    renamed = short_labels([str(r["input"]) for r in rows])
+    table = ExchangeTable.from_rows([dict(r, input=renamed[str(r["input"])]) for r in rows], vocab_sizes)
+    return write_chart(
+        table, path, view=view, scale=scale, style=ChartStyle(dark, large), embedding_dim=embedding_dim
+    )
+
+
+# ----------------------------------------------------------------------------- the panel
+class ExchangeChart(QWidget):
+    """The dock panel: the chart, its view and options, the inputs, and exports.
+
+    Inputs are the editor's text (``set_text``), the five category samples and any files added;
+    tokenizers are every one the registry offers (a model trained or loaded later becomes a new
+    series). Metrics are computed in a worker, debounced, with the samples' results cached.
+    ``tableChanged(ExchangeTable)`` fires after each update.
+    """
+
+    tableChanged = Signal(object)
+    exported = Signal(str)
+    failed = Signal(str)
+
+    def __init__(self, registry: TokenizerRegistryModel | None = None, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("compareChart")
+        self.setAccessibleName("Bytes per token chart")
+        self.registry = registry
+        self._editor_text: str | None = "" if registry is not None else None
+        self._samples = sample_inputs()
+        self._samples_on = True
+        self._files: list[ChartInput] = []
+        self._fixed_tokenizers: list[tuple[str, str, Tokenizer]] = []
+        self._failed: set[str] = set()
+        self._cache: OrderedDict[tuple[int, str], tuple[object, TextMetrics]] = OrderedDict()
+        self._job: Job | None = None
+        self._dirty = False
+        self._last_request: tuple[tuple[tuple[str, str], ...], tuple[int, ...]] | None = None
+        self.table: ExchangeTable | None = None
+        self.keys: list[str] = []
+        self._slots: dict[str, int] = {}
+        self.last_export: Path | None = None
+
+        self.canvas = ChartCanvas(self, show_title=False)
+        self.view_picker = QComboBox(self)
+        self.view_picker.setObjectName("chartViewPicker")
+        self.view_picker.setAccessibleName("Chart view")
+        for key, label in VIEWS.items():
+            self.view_picker.addItem(label, key)
+            self.view_picker.setItemData(
+                self.view_picker.count() - 1, VIEW_TIPS[key], Qt.ItemDataRole.ToolTipRole
+            )
+        self.dim_label = QLabel("d =", self)
+        self.dim_spin = QSpinBox(self)
+        self.dim_spin.setObjectName("embeddingDim")
+        self.dim_spin.setAccessibleName("Embedding width d")
+        self.dim_spin.setToolTip("Model width d: the embedding table has V × d parameters")
+        self.dim_spin.setRange(1, 1 << 16)
+        self.dim_spin.setValue(DEFAULT_EMBEDDING_DIM)
+        self.dim_spin.setSingleStep(64)
+        self.inputs_button = QToolButton(self)
+        self.inputs_button.setObjectName("chartInputs")
+        self.inputs_button.setText("Inputs")
+        self.inputs_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        self.inputs_menu = QMenu(self)
+        self.inputs_button.setMenu(self.inputs_menu)
+        self.large_button = QToolButton(self)
+        self.large_button.setObjectName("chartLargeText")
+        self.large_button.setText("Large text")
+        self.large_button.setCheckable(True)
+        self.large_button.setToolTip("Presentation size: bigger labels for a projector")
+        self.export_button = QToolButton(self)
+        self.export_button.setObjectName("chartExport")
+        self.export_button.setText("Export")
+        self.export_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        export_menu = QMenu(self)
+        w, h = EXPORT_SIZE.width(), EXPORT_SIZE.height()
+        self.act_png = export_menu.addAction(f"PNG image, {w} × {h}…")
+        self.act_png.setObjectName("actionExportPng")
+        self.act_png2 = export_menu.addAction(f"PNG image, {2 * w} × {2 * h} (2×)…")
+        self.act_png2.setObjectName("actionExportPng2x")
+        self.act_svg = export_menu.addAction("SVG drawing…")
+        self.act_svg.setObjectName("actionExportSvg")
+        self.act_csv = export_menu.addAction("Numbers as CSV…")
+        self.act_csv.setObjectName("actionExportCsv")
+        self.export_button.setMenu(export_menu)
+        self.status = QLabel(self)
+        self.status.setObjectName("chartStatus")
+
+        bar = QHBoxLayout()
+        bar.setContentsMargins(4, 2, 4, 2)
+        bar.addWidget(self.view_picker)
+        bar.addWidget(self.dim_label)
+        bar.addWidget(self.dim_spin)
+        bar.addWidget(self.inputs_button)
+        bar.addWidget(self.large_button)
+        bar.addWidget(self.status, 1)
+        bar.addWidget(self.export_button)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        layout.addLayout(bar)
+        layout.addWidget(self.canvas, 1)
+
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(DEBOUNCE_MS)
+        self._timer.timeout.connect(self.refresh_now)
+        self.view_picker.currentIndexChanged.connect(lambda _i: self.set_view(self.view_picker.currentData()))
+        self.dim_spin.valueChanged.connect(self.canvas.set_embedding_dim)
+        self.large_button.toggled.connect(lambda _on: self._apply_style())
+        self.act_png.triggered.connect(lambda: self._choose_export("png", 1.0))
+        self.act_png2.triggered.connect(lambda: self._choose_export("png", 2.0))
+        self.act_svg.triggered.connect(lambda: self._choose_export("svg", 1.0))
+        self.act_csv.triggered.connect(lambda: self._choose_export("csv", 1.0))
+        self._fill_inputs_menu()
+        self._sync_controls()
+        self._apply_style()
+        if registry is not None:
+            registry.tokenizerLoaded.connect(lambda _key: self.schedule())
+            registry.rowsInserted.connect(lambda *_: self.schedule())
+            registry.rowsRemoved.connect(lambda *_: self.schedule())
+            registry.dataChanged.connect(lambda *_: self.schedule())
+            registry.loadFailed.connect(self._on_load_failed)
+        self.schedule()
+
+    # ---------------------------------------------------------------- inputs
+    def set_text(self, text: str) -> None:
+        """The editor's text, the first group of bars (recomputed after a short pause)."""
+        if text == self._editor_text:
+            return
+        self._editor_text = text
+        self.schedule()
+
+    def set_samples_shown(self, on: bool) -> None:
+        """Include the five category samples or not."""
+        self._samples_on = on
+        self._fill_inputs_menu()
+        self.schedule()
+
+    def add_file(self, path: str | Path) -> ChartInput:
+        """Add a UTF-8 text file as a group of bars (invalid bytes read as U+FFFD)."""
+        p = Path(path)
+        text = p.read_bytes().decode("utf-8", errors="replace").removeprefix("\ufeff")
+        taken = {i.label for i in self.inputs()}
+        label, n = p.name, 2
+        while label in taken:
+            label, n = f"{p.name} ({n})", n + 1
+        item = ChartInput(label, text, "file")
+        self._files.append(item)
+        self._fill_inputs_menu()
+        self.schedule()
+        return item
+
+    def remove_files(self) -> None:
+        """Drop every added file."""
+        self._files.clear()
+        self._fill_inputs_menu()
+        self.schedule()
+
+    def inputs(self) -> list[ChartInput]:
+        """The groups of bars, in order: the editor's text, the samples (if shown), added files."""
+        out: list[ChartInput] = []
+        if self._editor_text is not None:
+            out.append(ChartInput(EDITOR_LABEL, self._editor_text, "editor"))
+        if self._samples_on:
+            out.extend(self._samples)
+        out.extend(self._files)
+        return out
+
+    def set_tokenizers(self, tokenizers: Sequence[tuple[str, Tokenizer]]) -> None:
+        """Compare these (label, tokenizer) pairs instead of the registry's (scripts and tests)."""
+        self._fixed_tokenizers = [(label, label, tok) for label, tok in tokenizers]
+        self.schedule()
+
+    def _tokenizers(self) -> list[tuple[str, str, Tokenizer]]:
+        """(key, label, tokenizer) of every loaded tokenizer; asks the registry to load the rest."""
+        if self.registry is None:
+            return list(self._fixed_tokenizers)
+        out = []
+        for key in self.registry.keys():
+            tok = self.registry.tokenizer(key)
+            if tok is None:
+                entry = self.registry.entry(key)
+                if entry is not None and entry.loading is None and self.isVisible():
+                    self.registry.ensure_loaded(key)
+                continue
+            out.append((key, self.registry.label(key), tok))
+        return out
+
+    def _pending_names(self) -> list[str]:
+        """Tokenizers still loading (a file that failed to load is not waited for)."""
+        if self.registry is None:
+            return []
+        return [
+            self.registry.label(k)
+            for k in self.registry.keys()
+            if self.registry.tokenizer(k) is None and k not in self._failed
+        ]
+
+    def _on_load_failed(self, source: str, _message: str) -> None:
+        assert self.registry is not None
+        for key in self.registry.keys():
+            entry = self.registry.entry(key)
+            if entry is not None and entry.tokenizer is None and (entry.source or key) == source:
+                self._failed.add(key)
+        self.schedule()
+
+    def _fill_inputs_menu(self) -> None:
+        menu = self.inputs_menu
+        menu.clear()
+        samples = menu.addAction("Category samples (English, Python, JSON, Chinese, digits)")
+        samples.setObjectName("actionChartSamples")
+        samples.setCheckable(True)
+        samples.setChecked(self._samples_on)
+        samples.toggled.connect(self.set_samples_shown)
+        menu.addSeparator()
+        for item in self._files:
+            menu.addAction(f"File: {item.label}").setEnabled(False)
+        add = menu.addAction("Add text file…")
+        add.setObjectName("actionChartAddFile")
+        add.triggered.connect(self._choose_file)
+        remove = menu.addAction("Remove added files")
+        remove.setObjectName("actionChartRemoveFiles")
+        remove.setEnabled(bool(self._files))
+        remove.triggered.connect(self.remove_files)
+
+    def _choose_file(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(
+            self,
+            "Add a text to the chart",
+            str(Path.home()),
+            "Text files (*.txt *.md *.py *.json *.csv);;All files (*)",
+        )
+        if path:
+            try:
+                self.add_file(path)
+            except OSError as exc:
+                self._report(f"Cannot read {Path(path).name}: {exc.strerror or exc}")
+
+    # ---------------------------------------------------------------- computing
+    def schedule(self) -> None:
+        """Recompute after a short pause (coalesces bursts of edits)."""
+        self._timer.start()
+
+    def refresh_now(self) -> None:
+        """Start measuring the current inputs with the current tokenizers (in a worker)."""
+        self._timer.stop()
+        if self._job is not None:
+            self._dirty = True
+            return
+        if self.registry is not None and not self.isVisible():
+            return  # a hidden panel catches up when it is shown (showEvent schedules)
+        inputs = self.inputs()
+        toks = self._tokenizers()
+        texts = {item.label: item.text for item in inputs}
+        request = (tuple(texts.items()), tuple(id(t) for _k, _l, t in toks))
+        pending = self._pending_names()
+        self.status.setText(f"loading {', '.join(pending)}…" if pending else "")
+        if request == self._last_request and self.table is not None:
+            return
+        self._dirty = False
+        keys = [k for k, _l, _t in toks]
+        names = [label for _k, label, _t in toks]
+        tokenizers = [t for _k, _l, t in toks]
+        job = run_job(lambda: ExchangeTable.measure(texts, tokenizers, names, self._measure), self)
+        self._job = job
+
+        def done(table: ExchangeTable) -> None:
+            self._last_request = request
+            self._show(table, keys)
+
+        def failed(exc: BaseException) -> None:
+            self._last_request = None
+            self._report(f"Could not measure: {exc}")
+
+        job.returned.connect(done)
+        job.errored.connect(failed)
+        job.finished.connect(self._on_job_finished)
+
+    def _on_job_finished(self) -> None:
+        self._job = None
+        if self._dirty:
+            self.refresh_now()
+
+    def _measure(self, tokenizer: object, text: str) -> TextMetrics:
+        """TextMetrics.of with a cache (runs in the worker; one job at a time touches the cache)."""
+        key = (id(tokenizer), text)
+        hit = self._cache.get(key)
+        if hit is not None and hit[0] is tokenizer:
+            self._cache.move_to_end(key)
+            return hit[1]
+        metrics = TextMetrics.of(tokenizer, text)  # type: ignore[arg-type]
+        self._cache[key] = (tokenizer, metrics)
+        while len(self._cache) > CACHE_ENTRIES:
+            self._cache.popitem(last=False)
+        return metrics
+
+    def _show(self, table: ExchangeTable, keys: Sequence[str]) -> None:
+        self.table = table
+        self.keys = list(keys)
+        slots = []
+        for j, key in enumerate(keys):
+            if table.is_byte_level(j):
+                slots.append(0)
+                continue
+            if key not in self._slots:
+                self._slots[key] = len(self._slots)
+            slots.append(self._slots[key])
+        self.canvas.show_table(table, slots)
+        self.tableChanged.emit(table)
+
+    def is_ready(self) -> bool:
+        """True when the chart shows the current inputs under every tokenizer that could be loaded."""
+        if self._timer.isActive() or self._job is not None or self._dirty or self.table is None:
+            return False
+        if self.isVisible() and self._pending_names():
+            return False
+        toks = self._tokenizers()
+        texts = {item.label: item.text for item in self.inputs()}
+        return self._last_request == (tuple(texts.items()), tuple(id(t) for _k, _l, t in toks))
+
+    def showEvent(self, event: QEvent) -> None:
+        super().showEvent(event)
+        self.schedule()
+
+    # ---------------------------------------------------------------- view and style
+    def set_view(self, view: str) -> None:
+        """Switch between ``bytes``, ``attention`` and ``vocab``."""
+        index = self.view_picker.findData(view)
+        if index < 0:
+            raise ValueError(f"unknown chart view {view!r}")
+        if self.view_picker.currentIndex() != index:
+            self.view_picker.setCurrentIndex(index)
+            return
+        self.canvas.set_view(view)
+        self._sync_controls()
+
+    def set_large_text(self, on: bool) -> None:
+        """Presentation size on or off."""
+        self.large_button.setChecked(on)
+
+    def _sync_controls(self) -> None:
+        vocab = self.canvas.view == "vocab"
+        self.dim_label.setVisible(vocab)
+        self.dim_spin.setVisible(vocab)
+
+    def _dark(self) -> bool:
+        return self.palette().color(QPalette.ColorRole.Window).lightness() < 128
+
+    def _apply_style(self) -> None:
+        self.canvas.set_style(ChartStyle(self._dark(), self.large_button.isChecked()))
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.PaletteChange:
+            self._apply_style()
+
+    # ---------------------------------------------------------------- exports
+    def export_png(self, path: str | Path, scale: float = 1.0) -> Path:
+        """Write the chart as a slide-sized PNG (1280 × 720 logical pixels times ``scale``)."""
+        return self._export(Path(path), "png", scale)
+
+    def export_svg(self, path: str | Path) -> Path:
+        """Write the chart as a slide-sized SVG."""
+        return self._export(Path(path), "svg", 1.0)
+
+    def export_csv(self, path: str | Path) -> Path:
+        """Write the numbers behind the chart as CSV."""
+        return self._export(Path(path), "csv", 1.0)
+
+    def _export(self, path: Path, kind: str, scale: float) -> Path:
+        table = self.table
+        if table is None:
+            raise ValueError("the chart has no numbers yet")
+        if kind == "csv":
+            atomic_write_text(path, table.to_csv(self.canvas.embedding_dim))
+        else:
+            write_chart(
+                table,
+                path.with_suffix(f".{kind}") if path.suffix.lower() != f".{kind}" else path,
+                view=self.canvas.view,
+                scale=scale,
+                style=self.canvas.style_,
+                embedding_dim=self.canvas.embedding_dim,
+                slots=self.canvas.slots,
+            )
+            if path.suffix.lower() != f".{kind}":
+                path = path.with_suffix(f".{kind}")
+        self.last_export = path
+        self.exported.emit(str(path))
+        return path
+
+    def _choose_export(self, kind: str, scale: float) -> None:
+        filters = {"png": "PNG images (*.png)", "svg": "SVG drawings (*.svg)", "csv": "CSV files (*.csv)"}
+        suffix = "@2x" if scale == 2.0 else ""
+        default = str(Path.home() / f"exchange-rate-{self.canvas.view}{suffix}.{kind}")
+        path, _ = QFileDialog.getSaveFileName(self, "Export chart", default, filters[kind])
+        if not path:
+            return
+        try:
+            written = self._export(Path(path), kind, scale)
+        except (OSError, ValueError) as exc:
+            self._report(f"Export failed: {exc}")
+            return
+        self.status.setText(f"Saved {written.name}")
+
+    def _report(self, message: str) -> None:
+        self.status.setText(message)
+        self.failed.emit(message)
+
+
+# ----------------------------------------------------------------------------- window integration
+def install_exchange_chart(window: MainWindow, shortcut: str = "Ctrl+Shift+B") -> QDockWidget:
+    """Add the chart as a dock (hidden at first; View menu and ``shortcut`` toggle it).
+
+    It follows the editor's text while it is visible, and every tokenizer in ``window.tokenizers``.
+    """
+    from .qtext import plain_text_from_raw
+
+    chart = ExchangeChart(window.tokenizers, window)
+    dock = window.add_dock(chart, "Exchange rate: bytes per token", "exchangeChartDock", shortcut)
+    dock.toggleViewAction().setObjectName("actionExchangeChart")
+    dock.toggleViewAction().setText("E&xchange rate chart")
+    dock.hide()
+    restored = window.restoreDockWidget(dock)
+    sized = [restored]
+
+    def first_show() -> None:
+        # A bottom dock opens at its minimum height; give the chart a readable share of the window.
+        if not sized[0]:
+            sized[0] = True
+            window.resizeDocks([dock], [max(340, window.height() * 2 // 5)], Qt.Orientation.Vertical)
+
+    def push_text() -> None:
+        if dock.isVisible():
+            chart.set_text(plain_text_from_raw(window.editor.document().toRawText()))
+
+    timer = QTimer(window)
+    timer.setSingleShot(True)
+    timer.setInterval(DEBOUNCE_MS)
+    timer.timeout.connect(push_text)
+    window.editor.document().contentsChanged.connect(timer.start)
+    dock.visibilityChanged.connect(lambda visible: visible and (first_show(), push_text()))
+    chart.exported.connect(lambda path: window.statusBar().showMessage(f"Chart saved to {path}", 5000))
+    window.exchange_chart = chart  # type: ignore[attr-defined]
+    return dock
+
+
+__all__ = [
+    "VIEWS",
+    "ChartCanvas",
+    "ChartInput",
+    "ChartStyle",
+    "ExchangeChart",
+    "byte_color",
+    "install_exchange_chart",
+    "plot_compare_rows",
+    "render_canvas",
+    "sample_inputs",
+    "series_color",
+    "short_labels",
+    "write_chart",
+]
