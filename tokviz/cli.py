@@ -42,6 +42,16 @@ class UsageError(Exception):
 
 
 # ----------------------------------------------------------------------------- parser
+def _version() -> str:
+    """The installed distribution's version, or a note that tokviz runs from a checkout."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("tokviz-desktop")
+    except PackageNotFoundError:
+        return "(not installed, running from a checkout)"
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser for ``tokviz`` and its subcommands."""
     debug = argparse.ArgumentParser(add_help=False)
@@ -58,6 +68,7 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--debug", action="store_true", help="show the full traceback of an unexpected error")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     p = sub.add_parser("train", parents=[debug], help="train a BPE vocabulary on text files")

@@ -572,3 +572,8 @@ def test_python_m_tokviz_runs_headless_without_qt() -> None:
     )
     assert failed.returncode == 1
     assert failed.stderr == "tokviz: error: missing.txt: No such file or directory\n"
+
+
+def test_version_is_printed(capsys):
+    assert main(["--version"]) == 0
+    assert capsys.readouterr().out.startswith("tokviz ")

@@ -29,7 +29,10 @@ from tokviz.gui.chart import (
 from tokviz.gui.models import TokenizerRegistryModel
 from tokviz.gui.theme import token_colors
 
-pytestmark = [pytest.mark.gui, pytest.mark.qt_log_ignore("This plugin does not support (propagateSizeHints|raise)")]
+pytestmark = [
+    pytest.mark.gui,
+    pytest.mark.qt_log_ignore("This plugin does not support (propagateSizeHints|raise)"),
+]
 
 DEMO = "Hello, 🌍! 你好!"
 
@@ -119,6 +122,9 @@ def test_vocabulary_view_plots_v_times_d(qtbot, chart: ExchangeChart) -> None:
     text = chart.canvas.describe_point(1)
     assert "V × d = 50,257 × 1,024 = 51,463,168 parameters" in text
     assert f"{table.overall_bytes_per_token(1):.2f} bytes per token over all inputs" in text
+    gpt2_at = dict(chart.canvas.mark_scene_positions())["GPT-2"]
+    chart.canvas.graphics.scene().sigMouseMoved.emit(gpt2_at + QPointF(3, -2))
+    assert chart.canvas.hover_html == text
     assert "d = 1,024" in chart.canvas.plot_title()
     assert chart.canvas.caption.text().startswith("At d = 1,024, cl100k")
 

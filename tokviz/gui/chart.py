@@ -158,14 +158,17 @@ class ChartStyle:
 
     @property
     def background(self) -> QColor:
+        """The token views' background, so the chart sits in the window like they do."""
         return token_colors(self.dark).base
 
     @property
     def foreground(self) -> QColor:
+        """Text and tick labels."""
         return token_colors(self.dark).text
 
     @property
     def muted(self) -> QColor:
+        """Axis lines, reference lines and hints."""
         return token_colors(self.dark).muted
 
     def font(self, scale: float = 1.0, bold: bool = False) -> QFont:
@@ -331,6 +334,7 @@ class ChartCanvas(QWidget):
         return float(y[0]) if y is not None and len(y) else None
 
     def plot_title(self) -> str:
+        """The title exports carry (rich text)."""
         return self.title.text()
 
     # ---------------------------------------------------------------- drawing
@@ -394,7 +398,7 @@ class ChartCanvas(QWidget):
             "Nothing to measure yet: type some text, or add a sample or a file" if empty else ""
         )
         if self.view == "vocab":
-            self._hide_bars(0)
+            self._hide_bars()
             self._draw_vocab()
         else:
             self._hide_points(0)
@@ -447,8 +451,8 @@ class ChartCanvas(QWidget):
         return "&nbsp;&nbsp;&nbsp; ".join(parts)
 
     # ---------------------------------------------------------------- bars
-    def _hide_bars(self, keep: int) -> None:
-        for item in self._bars[keep:]:
+    def _hide_bars(self) -> None:
+        for item in self._bars:
             item.setVisible(False)
         for label in self._labels:
             label.setVisible(False)
@@ -475,8 +479,10 @@ class ChartCanvas(QWidget):
                 "input (bar labels: cost multiplier, then token count)",
             )
         self._bar_geometry = []
+        self._hide_bars()
+        # Categories, not numbers: no tick marks between the groups.
+        bottom.setStyle(tickLength=0)
         if table is None or table.empty:
-            self._hide_bars(0)
             bottom.setTicks([[]])
             self.plot.setRange(xRange=(-0.5, 0.5), yRange=(0, 1), padding=0)
             self.hint.setPos(0, 0.5)
@@ -494,11 +500,9 @@ class ChartCanvas(QWidget):
             heights = np.array(
                 [self._value(i, j) if not table.is_empty(i) else np.nan for i in range(n_in)], dtype=float
             )
-            shown = np.nan_to_num(heights, nan=0.0)
             color = self.color_of(j)
             if k >= len(self._bars):
-                item = pg.BarGraphItem(x=x, height=shown, width=width * 0.92)
-                self._bars.append(item)
+                self._bars.append(pg.BarGraphItem(x=[], height=[], width=width))
             item = self._bars[k]
             if item.scene() is None:
                 self.plot.addItem(item)
@@ -509,7 +513,7 @@ class ChartCanvas(QWidget):
                 brush=pg.mkBrush(color),
                 pen=pg.mkPen(color.darker(130), width=st.pen_scale),
             )
-            # A NaN bar draws nothing; keep the true values readable through opts["height"].
+            # An empty input's NaN bar draws nothing, and reads back as NaN.
             item.setVisible(True)
             finite = heights[np.isfinite(heights)]
             if finite.size:
@@ -527,26 +531,21 @@ class ChartCanvas(QWidget):
                 label.setColor(self.style_.foreground)
                 label.setPos(float(x[i]), float(heights[i]))
                 label.setVisible(True)
-        self._hide_bars(len(columns))
-        for label in self._labels[:label_count]:
-            label.setVisible(True)
         # Mark empty inputs so a missing group is explained, not mysterious.
         marks = 0
         for i in range(n_in):
             if table.is_empty(i):
                 mark = self._empty_mark(marks)
                 marks += 1
-                mark.setText("empty")
+                mark.setText("empty text")
                 mark.setColor(self.style_.muted)
                 mark.setFont(self.style_.font(0.9))
-                mark.setPos(i, 0)
+                mark.setPos(i, top * 0.5)
                 mark.setVisible(True)
-        ticks = []
-        for i, name in enumerate(table.inputs):
-            ticks.append((i, f"{name}\n{table.input_bytes(i):,} bytes"))
-        bottom.setTicks([ticks, []])
-        line_height = QFontMetricsF(self.style_.font()).height()
-        bottom.setHeight(int(line_height * 3.4 + 10))
+        bottom.setTicks(
+            [[(i, f"{name}\n{table.input_bytes(i):,} bytes") for i, name in enumerate(table.inputs)], []]
+        )
+        self._reserve_bottom_axis(3.4)
         if self.view == "bytes":
             self.floor.setData([-0.5, n_in - 0.5], [1.0, 1.0])
             self.floor.setPen(
@@ -560,6 +559,22 @@ class ChartCanvas(QWidget):
         self._bars_top = top
         self.plot.setRange(xRange=(-0.5, n_in - 0.5), yRange=(0, top * 1.2), padding=0)
         self.plot.getAxis("left").setTicks(None)
+
+    def _reserve_bottom_axis(self, lines: float) -> None:
+        """Give the x axis room for ``lines`` lines of text, and never squeeze the plot below it.
+
+        A graphics layout short of space shrinks the axis, and the axis then drops tick labels
+        that no longer fit: the minimum height keeps the category names on screen.
+        """
+        assert self.graphics is not None
+        height = int(QFontMetricsF(self.style_.font()).height() * lines + 10)
+        axis = self.plot.getAxis("bottom")
+        if axis.fixedHeight != height:
+            axis.setHeight(height)
+        # A new fixed height alone does not lay the plot out again: the axis would keep its old one.
+        axis.updateGeometry()
+        self.plot.layout.invalidate()
+        self.graphics.setMinimumHeight(height + 120)
 
     def _value(self, i: int, j: int) -> float:
         table = self.table
@@ -594,7 +609,7 @@ class ChartCanvas(QWidget):
         import pyqtgraph as pg
 
         while index >= len(self._empty_marks):
-            mark = pg.TextItem("", anchor=(0.5, 1.0))
+            mark = pg.TextItem("", anchor=(0.5, 0.5))
             self.plot.addItem(mark)
             self._empty_marks.append(mark)
         return self._empty_marks[index]
@@ -642,38 +657,52 @@ class ChartCanvas(QWidget):
             label.setVisible(True)
 
     def _place_vocab_labels(self) -> None:
-        """Put each label beside its marker on the first side (right, left; above, below) where it
-        stays inside the plot and overlaps no other label or marker."""
+        """Put each label beside its marker where it stays inside the plot and overlaps no other
+        label or marker; when points crowd, labels shrink to the tokenizer's name (hover has the rest)."""
         area = self.plot.vb.sceneBoundingRect()
         if area.width() < 20 or area.height() < 20:
             return
+        for short in (False, True):
+            if self._try_vocab_labels(area, short) or short:
+                return
+
+    def _try_vocab_labels(self, area: QRectF, short: bool) -> bool:
+        """Place every label (full or short); True when none overlaps anything."""
         radius, gap = 10.0, 6.0
         marks = self.mark_scene_positions()
         placed = [QRectF(at.x() - radius, at.y() - radius, 2 * radius, 2 * radius) for _name, at in marks]
         visible = [(pair, j) for pair, j in zip(self._marks, self._mark_info) if pair[0].isVisible()]
+        clean = True
+        # Right, left, above, below, and the four corners in between.
+        sides = ((1, -1), (-1, -1), (1, 1), (-1, 1), (0, -1), (0, 1), (1, 0), (-1, 0))
         for ((_item, label), j), (_name, at) in zip(visible, marks):
-            html_right, html_left = self._mark_html[j]
-            label.setHtml(html_right)
+            name, detail = self._mark_html[j]
+            body = name if short else f"{name}<br>{detail}"
+            label.setHtml(f"<div style='text-align:left'>{body}</div>")
             box = label.textItem.boundingRect()
             w, h = box.width(), box.height()
-            best: tuple[int, QRectF, bool] | None = None
-            for right, up in ((True, True), (False, True), (True, False), (False, False)):
-                left = at.x() + gap if right else at.x() - gap - w
-                top = at.y() - gap - h + 4 if up else at.y() + gap - 4
+            best: tuple[int, QRectF, int] | None = None
+            for dx, dy in sides:
+                left = {1: at.x() + gap, -1: at.x() - gap - w, 0: at.x() - w / 2}[dx]
+                top = {-1: at.y() - gap - h + 4, 1: at.y() + gap - 4, 0: at.y() - h / 2}[dy]
+                if dy == 0:
+                    left += dx * radius
                 rect = QRectF(left, top, w, h)
                 score = (0 if area.contains(rect) else 4) + sum(
                     2 for other in placed if rect.intersects(other)
                 )
                 if best is None or score < best[0]:
-                    best = (score, rect, right)
+                    best = (score, rect, dx)
                 if score == 0:
                     break
             assert best is not None
-            _score, rect, right = best
+            score, rect, dx = best
+            clean = clean and score == 0
             placed.append(rect)
-            if not right:
-                label.setHtml(html_left)
+            align = {1: "left", -1: "right", 0: "center"}[dx]
+            label.setHtml(f"<div style='text-align:{align}'>{body}</div>")
             label.setAnchor(((at.x() - rect.left()) / w, (at.y() - rect.top()) / h))
+        return clean
 
     # ---------------------------------------------------------------- vocabulary view
     def _draw_vocab(self) -> None:
@@ -681,7 +710,7 @@ class ChartCanvas(QWidget):
         import pyqtgraph as pg
 
         table = self.table
-        self._hide_bars(0)
+        self._hide_bars()
         self._bar_geometry = []
         self._mark_info = []
         self._mark_html = {}
@@ -731,22 +760,19 @@ class ChartCanvas(QWidget):
             self._mark_info.append(j)
             item.setData(x=[xs[k]], y=[bpts[k]], symbol="o", size=size, brush=color, pen=outline)
             item.setVisible(True)
-            body = (
-                f"<b style='color:{color.name()}'>{_esc(point.tokenizer)}</b><br>"
-                f"{format_count(point.parameters)} parameters · {bpts[k]:.2f} bytes/token</div>"
-            )
             self._mark_html[j] = (
-                f"<div style='text-align:left'>{body}",
-                f"<div style='text-align:right'>{body}",
+                f"<b style='color:{color.name()}'>{_esc(point.tokenizer)}</b>",
+                f"{format_count(point.parameters)} parameters · {bpts[k]:.2f} bytes/token",
             )
             label.setFont(st.font(0.95))
-            label.setHtml(self._mark_html[j][0])
+            label.setHtml("<br>".join(self._mark_html[j]))
             label.setColor(st.foreground)
             label.setPos(xs[k], bpts[k])
             label.setVisible(True)
         self._hide_points(len(points))
+        self.plot.getAxis("bottom").setStyle(tickLength=5)
         self.plot.getAxis("bottom").setTicks([[(e, format_count(10**e)) for e in range(x_lo, x_hi + 1)], []])
-        self.plot.getAxis("bottom").setHeight(int(QFontMetricsF(st.font()).height() * 2.4 + 10))
+        self._reserve_bottom_axis(2.4)
         self.plot.setRange(xRange=x_range, yRange=(-max(bpts) * 0.003, max(bpts) * 1.3), padding=0)
 
     def _mark(self, index: int) -> tuple[pg.ScatterPlotItem, pg.TextItem]:
@@ -1483,9 +1509,10 @@ class ExchangeChart(QWidget):
 
 # ----------------------------------------------------------------------------- window integration
 def install_exchange_chart(window: MainWindow, shortcut: str = "Ctrl+Shift+B") -> QDockWidget:
-    """Add the chart as a dock (hidden at first; View menu and ``shortcut`` toggle it).
+    """Add the chart as a dock (hidden at first; View menu and ``shortcut`` toggle it); returns the dock.
 
-    It follows the editor's text while it is visible, and every tokenizer in ``window.tokenizers``.
+    The chart (``dock.widget()``) follows the editor's text while it is visible, and every
+    tokenizer in ``window.tokenizers``.
     """
     from .qtext import plain_text_from_raw
 
@@ -1514,7 +1541,6 @@ def install_exchange_chart(window: MainWindow, shortcut: str = "Ctrl+Shift+B") -
     window.editor.document().contentsChanged.connect(timer.start)
     dock.visibilityChanged.connect(lambda visible: visible and (first_show(), push_text()))
     chart.exported.connect(lambda path: window.statusBar().showMessage(f"Chart saved to {path}", 5000))
-    window.exchange_chart = chart  # type: ignore[attr-defined]
     return dock
 
 

@@ -201,7 +201,7 @@ class CrashReporter(QObject):
             self._previous_hooks = None
 
     def excepthook(self, exc_type: type[BaseException], exc: BaseException, tb: TracebackType | None) -> None:
-        """``sys.excepthook``: Ctrl+C still interrupts; everything else is reported and the app goes on."""
+        """``sys.excepthook``: KeyboardInterrupt goes to the previous hook; anything else is reported and the app goes on."""
         if issubclass(exc_type, KeyboardInterrupt):
             previous = self._previous_hooks[0] if self._previous_hooks else sys.__excepthook__
             previous(exc_type, exc, tb)  # type: ignore[operator]

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from PySide6.QtCore import QEvent, QModelIndex, QRectF, Qt, QTimer, Signal
-from PySide6.QtGui import QBrush, QColor, QPainter, QPaintEvent, QPalette, QPen
+from PySide6.QtGui import QBrush, QColor, QFont, QPainter, QPaintEvent, QPalette, QPen
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -45,7 +45,18 @@ from tokviz.core.tokenizer import Tokenizer
 from tokviz.core.train import MergeRecord
 
 from .display import DisplayOptions
-from .merge_table import COLUMNS, CORPUS_TOKENS, COUNT, MERGE, NEW, STEP, TEXT_TOKENS, TIES, MergeTableModel
+from .merge_table import (
+    COLUMNS,
+    CORPUS_TOKENS,
+    COUNT,
+    ID,
+    MERGE,
+    NEW,
+    STEP,
+    TEXT_TOKENS,
+    TIES,
+    MergeTableModel,
+)
 from .models import OPEN_KEY, KeyRole, TokenizerRegistryModel
 from .theme import token_colors
 from .token_table import TokenTable
@@ -55,8 +66,11 @@ from .workers import Job, run_job
 if TYPE_CHECKING:
     import pyqtgraph as pg
 
+# Only the first this many characters of the editor's text are replayed (each step re-encodes them).
+REPLAY_LIMIT = 100_000
 # Texts up to this many code points are re-encoded in the GUI thread at each step (a few ms).
 SYNC_CHARS = 4000
+_LABEL_STYLE = {"font-size": "9pt"}
 SPEEDS = (0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0)
 DEFAULT_SPEED = 2.0
 
@@ -123,6 +137,26 @@ class ReplayView(TokenView):
             if box.token < len(self.marked) and self.marked[box.token]:
                 return box.rect
         return None
+
+
+def short_count(value: float) -> str:
+    """An axis label for a count: 950, 12k, 1.5M."""
+    v = abs(value)
+    if v >= 1e6:
+        return f"{value / 1e6:.3g}M"
+    if v >= 1e4:
+        return f"{value / 1e3:.3g}k"
+    return f"{value:.6g}"
+
+
+def _count_axis(pg: Any, orientation: str) -> Any:
+    """A pyqtgraph axis that labels counts as 950, 12k, 1.5M instead of 1.5e+06."""
+
+    class CountAxis(pg.AxisItem):
+        def tickStrings(self, values: list[float], scale: float, spacing: float) -> list[str]:
+            return [short_count(v * scale) for v in values]
+
+    return CountAxis(orientation)
 
 
 _warmup: threading.Thread | None = None
@@ -226,9 +260,9 @@ class TokenCountPlot(QWidget):
         w.setObjectName("tokenCountGraphics")
         self._layout.addWidget(w)
         self.widget = w
-        text_plot = w.addPlot(row=0, col=0)
+        text_plot = w.addPlot(row=0, col=0, axisItems={"left": _count_axis(pg, "left")})
         text_plot.setMenuEnabled(False)
-        text_plot.setLabel("left", "text tokens")
+        text_plot.setLabel("left", "text tokens", **_LABEL_STYLE)
         text_plot.showGrid(x=True, y=True, alpha=0.15)
         text_plot.setMouseEnabled(x=True, y=False)
         text_plot.hideButtons()
@@ -240,7 +274,7 @@ class TokenCountPlot(QWidget):
         text_plot.showAxis("right")
         text_plot.scene().addItem(self.ratio_box)
         text_plot.getAxis("right").linkToView(self.ratio_box)
-        text_plot.getAxis("right").setLabel("bytes / token")
+        text_plot.getAxis("right").setLabel("bytes/token", **_LABEL_STYLE)
         self.ratio_box.setXLink(text_plot)
         self.ratio_curve = pg.PlotDataItem(
             [], [], pen=pg.mkPen("#e8590c", width=1.5, style=Qt.PenStyle.DashLine)
@@ -253,18 +287,25 @@ class TokenCountPlot(QWidget):
         self.cursor.sigPositionChanged.connect(self._on_cursor_dragged)
         text_plot.addItem(self.cursor)
 
-        corpus_plot = w.addPlot(row=1, col=0)
+        corpus_plot = w.addPlot(
+            row=1, col=0, axisItems={"left": _count_axis(pg, "left"), "bottom": _count_axis(pg, "bottom")}
+        )
         corpus_plot.setMenuEnabled(False)
-        corpus_plot.setLabel("left", "corpus tokens")
-        corpus_plot.setLabel("bottom", "merge step")
+        corpus_plot.setLabel("left", "corpus tokens", **_LABEL_STYLE)
+        corpus_plot.setLabel("bottom", "merge step", **_LABEL_STYLE)
         corpus_plot.showGrid(x=True, y=True, alpha=0.15)
         corpus_plot.setMouseEnabled(x=True, y=False)
         corpus_plot.hideButtons()
-        corpus_plot.setXLink(text_plot)
         self.corpus_plot = corpus_plot
         self.corpus_curve = corpus_plot.plot([], [], pen=pg.mkPen("#2b8a3e", width=2))
         self.corpus_cursor = pg.InfiniteLine(pos=0, angle=90, movable=False, pen=pg.mkPen("#d9480f", width=1))
         corpus_plot.addItem(self.corpus_cursor)
+        # Same axis widths in both plots, so that their x axes line up step for step.
+        corpus_plot.showAxis("right")
+        corpus_plot.getAxis("right").setStyle(showValues=False)
+        for plot in (text_plot, corpus_plot):
+            plot.getAxis("left").setWidth(64)
+            plot.getAxis("right").setWidth(48)
         self._shown_x_max = -1
         self.apply_palette()
         self._refresh_text()
@@ -284,11 +325,14 @@ class TokenCountPlot(QWidget):
         pal = self.palette()
         self.widget.setBackground(pal.color(QPalette.ColorRole.Base))
         fg = pal.color(QPalette.ColorRole.Text)
+        tick_font = QFont(self.font())
+        tick_font.setPointSizeF(max(7.0, tick_font.pointSizeF() - 2))
         for plot in (self.text_plot, self.corpus_plot):
             for name in ("left", "bottom", "right"):
                 axis = plot.getAxis(name)
                 axis.setPen(pg.mkPen(fg))
                 axis.setTextPen(pg.mkPen(fg))
+                axis.setStyle(tickFont=tick_font, tickTextOffset=3)
 
     def changeEvent(self, event: QEvent) -> None:
         super().changeEvent(event)
@@ -395,12 +439,31 @@ class TokenCountPlot(QWidget):
     def _refresh_layout(self) -> None:
         if self.widget is None:
             return
-        self.text_plot.setVisible(self._text_xy is not None or not self._corpus_visible)
+        text_visible = self._text_xy is not None or not self._corpus_visible
+        self.text_plot.setVisible(text_visible)
         self.corpus_plot.setVisible(self._corpus_visible)
+        # Linked x axes only while both plots are shown: a hidden view box has no width to map.
+        linked = text_visible and self._corpus_visible
+        if linked != getattr(self, "_linked", None):
+            self._linked = linked
+            self.corpus_plot.setXLink(self.text_plot if linked else None)
+            self._shown_x_max = -1
+        # The lower plot carries the step axis; the upper one's would only repeat it.
+        below = self._corpus_visible
+        self.text_plot.getAxis("bottom").setStyle(showValues=not below)
+        self.text_plot.setLabel("bottom", "" if below else "merge step", **_LABEL_STYLE)
         if self._x_max != self._shown_x_max:
             self._shown_x_max = self._x_max
+            # Set on both: a hidden plot's view box cannot drive its visible partner.
             self.text_plot.setXRange(0, self._x_max, padding=0.02)
+            self.corpus_plot.setXRange(0, self._x_max, padding=0.02)
             self.cursor.setBounds((0, self._x_max))
+            for plot in (self.text_plot, self.corpus_plot):
+                # Steps are whole numbers: no 0.5 ticks on a three-merge demo.
+                if self._x_max <= 12:
+                    plot.getAxis("bottom").setTickSpacing(1, 1)
+                else:
+                    plot.getAxis("bottom").setTickSpacing()
         self.set_step(self._step)
 
     def curve_data(self) -> tuple[np.ndarray, np.ndarray]:
@@ -439,7 +502,8 @@ class TimelineWidget(QWidget):
         self.live = False
         self.histories: dict[str, tuple[Sequence[MergeRecord], int | None]] = {}
         self._generation = 0
-        self._prepare_job: Job | None = None
+        self._trace_job: Job | None = None
+        self._trace_dirty = False
         self._render_job: Job | None = None
         self._render_wanted: int | None = None
         self._shown_step = -1
@@ -509,6 +573,11 @@ class TimelineWidget(QWidget):
             self.speed.addItem(f"{s:g}×/s", s)
         self.speed.setCurrentIndex(SPEEDS.index(DEFAULT_SPEED))
 
+        self.chunks = QCheckBox("Chunks", self)
+        self.chunks.setObjectName("timelineChunks")
+        self.chunks.setToolTip("Mark where the pre-tokenizer cuts the text: merges never cross these marks")
+        self.chunks.setChecked(True)
+
         controls = QHBoxLayout()
         controls.setContentsMargins(6, 4, 6, 0)
         controls.setSpacing(4)
@@ -527,6 +596,7 @@ class TimelineWidget(QWidget):
         controls.addWidget(self.step_box)
         controls.addWidget(self.total_label)
         controls.addWidget(self.speed)
+        controls.addWidget(self.chunks)
 
         self.caption = QLabel(self)
         self.caption.setObjectName("timelineCaption")
@@ -538,10 +608,6 @@ class TimelineWidget(QWidget):
         self.view = ReplayView(self)
         self.view.set_options(DisplayOptions(whitespace=True))
         self.view.set_show_chunks(True)
-        self.chunks = QCheckBox("Chunk boundaries", self)
-        self.chunks.setObjectName("timelineChunks")
-        self.chunks.setToolTip("Mark where the pre-tokenizer cuts the text: merges never cross these marks")
-        self.chunks.setChecked(True)
         self.message = QLabel(self)
         self.message.setObjectName("timelineMessage")
         self.message.setAlignment(Qt.AlignmentFlag.AlignCenter)
@@ -556,7 +622,6 @@ class TimelineWidget(QWidget):
         view_layout.setSpacing(2)
         view_layout.addWidget(self.caption)
         view_layout.addLayout(self.view_stack, 1)
-        view_layout.addWidget(self.chunks)
 
         self.model = MergeTableModel(self)
         self.table = QTableView(self)
@@ -573,14 +638,14 @@ class TimelineWidget(QWidget):
         self.table.horizontalHeader().setStretchLastSection(True)
         self.table.horizontalHeader().setHighlightSections(False)
         for col, width in (
-            (STEP, 58),
-            (MERGE, 110),
-            (NEW, 80),
-            (3, 56),
+            (STEP, 56),
+            (MERGE, 104),
+            (NEW, 76),
+            (ID, 56),
             (COUNT, 64),
             (TIES, 40),
-            (TEXT_TOKENS, 78),
-            (CORPUS_TOKENS, 90),
+            (TEXT_TOKENS, 80),
+            (CORPUS_TOKENS, 96),
         ):
             self.table.setColumnWidth(col, width)
         self.changes_only = QCheckBox("Only merges that change the text", self)
@@ -594,15 +659,21 @@ class TimelineWidget(QWidget):
         table_layout.addWidget(self.changes_only)
 
         self.plot = TokenCountPlot(self)
+        # Left: the replay above its token-count plot; right: the merge table.
+        self.left_splitter = QSplitter(Qt.Orientation.Vertical, self)
+        self.left_splitter.setObjectName("timelineLeftSplitter")
+        self.left_splitter.setChildrenCollapsible(False)
+        self.left_splitter.addWidget(view_box)
+        self.left_splitter.addWidget(self.plot)
+        self.left_splitter.setStretchFactor(0, 2)
+        self.left_splitter.setStretchFactor(1, 3)
         self.splitter = QSplitter(Qt.Orientation.Horizontal, self)
         self.splitter.setObjectName("timelineSplitter")
         self.splitter.setChildrenCollapsible(False)
-        self.splitter.addWidget(view_box)
+        self.splitter.addWidget(self.left_splitter)
         self.splitter.addWidget(table_box)
-        self.splitter.addWidget(self.plot)
-        self.splitter.setStretchFactor(0, 5)
-        self.splitter.setStretchFactor(1, 4)
-        self.splitter.setStretchFactor(2, 3)
+        self.splitter.setStretchFactor(0, 1)
+        self.splitter.setStretchFactor(1, 1)
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 4)
@@ -657,15 +728,21 @@ class TimelineWidget(QWidget):
         return (
             not self.live
             and self.trace is not None
-            and self._prepare_job is None
+            and self._trace_job is None
+            and not self._trace_dirty
             and self._render_job is None
-            and self.trace.text == self.text
+            and self.trace.text == self.replay_text
             and self._shown_step == self.step
         )
 
+    @property
+    def replay_text(self) -> str:
+        """The part of the text that is replayed: all of it, up to ``REPLAY_LIMIT`` characters."""
+        return self.text[:REPLAY_LIMIT]
+
     def set_text(self, text: str) -> None:
         """Replay on a new text (the editor's); the trace is rebuilt in a worker."""
-        if text == self.text and (self.trace is None or self.trace.text == text):
+        if text == self.text and (self.trace is None or self.trace.text == self.replay_text):
             return
         self.text = text
         if self.source is not None and not self.live:
@@ -792,10 +869,11 @@ class TimelineWidget(QWidget):
         self.pause()
         self._saved = (self.source, self.step)
         self._generation += 1
-        self._prepare_job = None
+        self._trace_dirty = False
         self.live = True
         self.model.begin_live()
         self.plot.begin_live(planned_merges)
+        self.picker.setCurrentIndex(-1)  # nothing to pick from until the model exists
         self._set_enabled(False)
         self._set_message("Training… the merges appear in the table as they are made.")
         self.caption.setText("<b>Training</b> · merges stream into the table")
@@ -839,6 +917,7 @@ class TimelineWidget(QWidget):
             return
         self.source = prev_source
         self.step = prev_step
+        self._select_in_picker(prev_source.key)
         self._prepare(keep_step=True)
 
     # ================================================================ internals
@@ -875,7 +954,7 @@ class TimelineWidget(QWidget):
         """Nothing to replay right now (loading, no merges): say why."""
         self.pause()
         self._generation += 1
-        self._prepare_job = None
+        self._trace_dirty = False
         self.trace = None
         self.model.set_source(None)
         self.plot.set_trace(None, 0)
@@ -917,35 +996,49 @@ class TimelineWidget(QWidget):
             self.set_tokenizer_key(key)
 
     def _prepare(self, keep_step: bool = True) -> None:
-        """Trace the text under the tokenizer in a worker; the view follows when it is ready."""
-        source = self.source
-        if source is None:
+        """Trace the text under the tokenizer in a worker; the view follows when it is ready.
+
+        One trace is built at a time: a change while one is running (typing in a long text) is
+        traced once that one ends, so the worker pool never fills with stale work.
+        """
+        if self.source is None:
             return
-        self._generation += 1
-        generation = self._generation
-        text = self.text
-        tok = source.tokenizer
         if not keep_step:
             self.step = 0
+        self._generation += 1
+        self._trace_dirty = True
+        tok = self.source.tokenizer
         if self.trace is None or self.trace.tokenizer is not tok:
             self._set_message(f"Tracing the merges of {tok.name} on the text…")
+        if self._trace_job is None:
+            self._start_trace()
+
+    def _start_trace(self) -> None:
+        source = self.source
+        assert source is not None
+        self._trace_dirty = False
+        generation = self._generation
+        text = self.replay_text
+        tok = source.tokenizer
         job = run_job(lambda: _prepare_trace(tok, text), self)
-        self._prepare_job = job
+        self._trace_job = job
 
         def done(trace: ReplayTrace) -> None:
-            if generation != self._generation:
-                return
-            self._prepare_job = None
-            self._on_trace(trace)
+            if generation == self._generation:
+                self._on_trace(trace)
 
         def failed(exc: BaseException) -> None:
-            if generation != self._generation:
-                return
-            self._prepare_job = None
-            self._detach(f"Cannot replay {tok.name}: {exc}")
+            if generation == self._generation:
+                self._detach(f"Cannot replay {tok.name}: {exc}")
+
+        def finished() -> None:
+            self._trace_job = None
+            if self._trace_dirty and self.source is not None and not self.live:
+                self._start_trace()
 
         job.returned.connect(done)
         job.errored.connect(failed)
+        job.finished.connect(finished)
 
     def _on_trace(self, trace: ReplayTrace) -> None:
         source = self.source
@@ -1108,15 +1201,15 @@ class TimelineWidget(QWidget):
             if parts is not None:
                 left, right, new_id = parts
                 what = (
-                    f"merge <code>{_html(printable_token(left))}</code> + <code>{_html(printable_token(right))}</code>"
+                    f"<code>{_html(printable_token(left))}</code> + <code>{_html(printable_token(right))}</code>"
                     f" → <code>{_html(printable_token(left + right))}</code> (id {new_id})"
                 )
             if not trace.changes_text(step):
                 what += " <i>does not occur in this text</i>"
             else:
-                ev_before = trace.token_count(step - 1)
-                what += f" applies {ev_before - trace.token_count(step)}× here"
-        self.caption.setText(f"{head} · {what} · <b>{n_tokens:,}</b> tokens · {ratio} bytes/token")
+                what += f", {trace.token_count(step - 1) - trace.token_count(step)}× here"
+        note = f" · first {REPLAY_LIMIT:,} characters" if len(self.text) > REPLAY_LIMIT else ""
+        self.caption.setText(f"{head} · {what} · <b>{n_tokens:,}</b> tokens · {ratio} bytes/token{note}")
 
 
 def _html(text: str) -> str:

@@ -945,7 +945,7 @@ def install_training_docks(window: MainWindow) -> TrainingDocks:
     # The right-hand docks run the full height; the timeline sits under the editor and views.
     window.setCorner(Qt.Corner.BottomRightCorner, Qt.DockWidgetArea.RightDockWidgetArea)
     window.restoreDockWidget(train_dock)
-    window.restoreDockWidget(timeline_dock)
+    print("DEBUG restore", window.restoreDockWidget(timeline_dock), timeline_dock.isHidden())
     train_dock.toggleViewAction().setObjectName("actionTrainDock")
     timeline_dock.toggleViewAction().setObjectName("actionTimelineDock")
 
@@ -971,8 +971,14 @@ def install_training_docks(window: MainWindow) -> TrainingDocks:
             timeline.text = editor_text()
             timeline.set_tokenizer_key(key)
 
+    sized = [False]
+
     def on_timeline_visible(visible: bool) -> None:
         if visible:
+            if not sized[0] and not timeline_dock.isFloating():
+                # A first opening gets enough height for the replay, its plot and the table.
+                sized[0] = True
+                window.resizeDocks([timeline_dock], [max(380, window.height() // 2)], Qt.Orientation.Vertical)
             timeline.set_text(editor_text())
             ensure_source()
 

@@ -98,6 +98,8 @@ def start_pretokenizer_server() -> None:
             import multiprocessing.forkserver
 
             os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), PRETOKENIZER_NICE)
+            # The server imports the trainer once; every process it forks starts with it loaded.
+            multiprocessing.set_forkserver_preload(["tokviz.core.train"])
             multiprocessing.forkserver.ensure_running()
         except (OSError, ValueError, RuntimeError):
             pass  # the core starts the server itself, at normal priority
