@@ -225,3 +225,27 @@ def test_editing_the_text_retraces_it(qtbot, timeline, lecture_model):
     assert timeline.step == 3
     assert shown_ids(timeline) == tok.encode("the hat")
     assert cell(timeline.model, 0, TEXT_TOKENS) == "7"
+
+
+def test_in_the_window_the_timeline_follows_the_editor_and_keeps_its_place(qtbot):
+    from tokviz.gui import MainWindow
+
+    window = MainWindow()
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitUntil(window.is_ready, timeout=30000)
+    docks = window.training
+    assert docks.timeline_dock.isHidden()  # opens on demand, the editor keeps its room
+    docks.timeline_dock.show()
+    timeline = docks.timeline
+    qtbot.waitUntil(timeline.is_ready, timeout=60000)
+    assert timeline.key == window.panels[0].model.key == "gpt2"
+    assert timeline.trace.text == window.text
+    window.set_text("the cat in the hat")
+    qtbot.waitUntil(lambda: timeline.is_ready() and timeline.trace.text == "the cat in the hat", timeout=30000)
+    window.close()
+    again = MainWindow()
+    qtbot.addWidget(again)
+    again.show()
+    assert again.training.timeline_dock.isVisible()  # the saved layout brings it back
+    again.close()

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
+from PySide6.QtCore import QByteArray, QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QDragEnterEvent, QDropEvent, QKeySequence
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -932,6 +932,9 @@ def install_training_docks(window: MainWindow) -> TrainingDocks:
     panel.connect_timeline(timeline)
 
     train_dock = window.add_dock(panel, "Train", "trainDock", "Ctrl+Shift+T")
+    timeline_dock = window.add_dock(timeline, "Merge timeline", "timelineDock", "Ctrl+Shift+M")
+    # The right-hand docks run the full height; the timeline sits under the editor and views.
+    window.setCorner(Qt.Corner.BottomRightCorner, Qt.DockWidgetArea.RightDockWidgetArea)
     window.removeDockWidget(train_dock)
     window.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, train_dock)
     vocab_dock = getattr(window, "vocab_dock", None)
@@ -939,13 +942,13 @@ def install_training_docks(window: MainWindow) -> TrainingDocks:
         window.tabifyDockWidget(vocab_dock, train_dock)
         vocab_dock.raise_()
     train_dock.show()
-    timeline_dock = window.add_dock(timeline, "Merge timeline", "timelineDock", "Ctrl+Shift+M")
     # The timeline opens when the user asks for it or trains a model: the editor keeps its room.
     timeline_dock.hide()
-    # The right-hand docks run the full height; the timeline sits under the editor and views.
-    window.setCorner(Qt.Corner.BottomRightCorner, Qt.DockWidgetArea.RightDockWidgetArea)
-    window.restoreDockWidget(train_dock)
-    print("DEBUG restore", window.restoreDockWidget(timeline_dock), timeline_dock.isHidden())
+    # The window restored its saved layout before these docks existed; restoring the same state
+    # again puts them where the user left them (a state without them changes nothing).
+    state = window.settings.value("windowState") if hasattr(window, "settings") else None
+    if isinstance(state, QByteArray):
+        window.restoreState(state)
     train_dock.toggleViewAction().setObjectName("actionTrainDock")
     timeline_dock.toggleViewAction().setObjectName("actionTimelineDock")
 
@@ -971,7 +974,7 @@ def install_training_docks(window: MainWindow) -> TrainingDocks:
             timeline.text = editor_text()
             timeline.set_tokenizer_key(key)
 
-    sized = [False]
+    sized = [isinstance(state, QByteArray)]  # a restored layout keeps the user's sizes
 
     def on_timeline_visible(visible: bool) -> None:
         if visible:
