@@ -31,6 +31,8 @@ EXAMPLES = """examples:
   tokviz train notes/*.txt --vocab-size 2000 -o model.json --export-hf tokenizer.json
   tokviz compare README.md --tokenizer gpt2 --tokenizer model.json
   tokviz compare notes.txt essay.md --plot exchange-rate.png --scale 2
+  tokviz render --text "Hello, 🌍! 你好!" --tokenizer gpt2 --tokenizer cl100k -o strips.png
+  tokviz replay --text "the cat in the hat" --merges 3 --pretokenizer none --render merges.png
   tokviz info cl100k
 """
 # Final tokens shown in replay's summary line before it is cut short.
@@ -112,7 +114,32 @@ def build_parser() -> argparse.ArgumentParser:
         help="table: list only the merges that change the text",
     )
     p.add_argument("--format", choices=("table", "json"), default="table", help="output form")
+    picture = p.add_argument_group("picture (needs the desktop app's libraries; no display needed)")
+    picture.add_argument(
+        "--render",
+        metavar="OUT.png|OUT.svg",
+        help="also draw the merge table and the final tokens into a PNG or SVG file",
+    )
+    _add_picture_options(picture, scale_default=None)
     p.set_defaults(func=cmd_replay, subparser=p)
+
+    p = sub.add_parser(
+        "render",
+        parents=[debug],
+        help="draw a text's coloured token strips into a PNG or SVG (no display needed)",
+    )
+    _add_input(p)
+    p.add_argument(
+        "--tokenizer",
+        action="append",
+        metavar="NAME|PATH",
+        help="one strip per tokenizer; repeat for several (default: gpt2 and cl100k)",
+    )
+    p.add_argument("-o", "--output", required=True, metavar="OUT.png|OUT.svg", help="the image to write")
+    _add_picture_options(p, scale_default=None)
+    p.add_argument("--ids", action="store_true", help="draw token ids instead of their text")
+    p.add_argument("--whitespace", action="store_true", help="show spaces, tabs and newlines as · → ↵")
+    p.set_defaults(func=cmd_render, subparser=p)
 
     p = sub.add_parser("compare", parents=[debug], help="compare token counts across tokenizers")
     p.add_argument(
@@ -161,6 +188,18 @@ def _add_special(p: argparse.ArgumentParser) -> None:
         metavar="T",
         help="a special token (repeatable); it is never split and gets one id",
     )
+
+
+def _add_picture_options(p: Any, scale_default: float | None) -> None:
+    """``--scale`` and ``--theme`` for the commands that draw pictures (``p``: a parser or an argument group)."""
+    p.add_argument(
+        "--scale",
+        type=float,
+        default=scale_default,
+        metavar="X",
+        help="PNG pixels per point: 1, 2 (default) or 3 for sharp slides",
+    )
+    p.add_argument("--theme", choices=("light", "dark"), default=None, help="colours (default: light)")
 
 
 def _add_tie_break(p: argparse.ArgumentParser, default: str | None = "lexicographic") -> None:
@@ -558,6 +597,61 @@ def _compare_json(rows: list[dict[str, Any]], out: IO[str]) -> None:
     out.write("\n")
 
 
+# ----------------------------------------------------------------------------- render
+def _check_picture_options(args: argparse.Namespace, flag: str, output: str | None) -> None:
+    """``--scale`` and ``--theme`` need an image to draw; the image must be a PNG or an SVG."""
+    if not output:
+        given = [f for f, v in (("--scale", args.scale), ("--theme", args.theme)) if v is not None]
+        if given:
+            verb = "applies" if len(given) == 1 else "apply"
+            raise UsageError(f"{', '.join(given)} {verb} only to the picture: add {flag} OUT.png or OUT.svg")
+        return
+    suffix = os.path.splitext(output)[1].lower()
+    if suffix not in (".png", ".svg"):
+        raise UsageError(f"{flag} writes .png or .svg files, not {suffix or 'a file without an extension'}")
+    if args.scale is not None and not 0.25 <= args.scale <= 8:
+        raise UsageError("--scale must be between 0.25 and 8")
+    if args.scale is not None and suffix == ".svg":
+        raise UsageError("--scale applies to PNG files; an SVG drawing has no pixels")
+
+
+def _import_gui_drawing(flag: str) -> Any:
+    """The headless drawing module, with Qt told to render offscreen when there is no display."""
+    from tokviz.core.errors import ExportError
+
+    use_offscreen_qt_without_display()
+    try:
+        from tokviz.gui import render
+    except ImportError as exc:
+        raise ExportError(f"{flag} needs PySide6, which could not be imported ({exc})") from None
+    return render
+
+
+def cmd_render(args: argparse.Namespace) -> int:
+    """``tokviz render``: the text as coloured token strips, one per tokenizer, drawn like the window does."""
+    text = _input_text(args)
+    _check_picture_options(args, "-o", args.output)
+    specs = list(dict.fromkeys(args.tokenizer or ("gpt2", "cl100k")))
+    tokenizers = [load_tokenizer(spec) for spec in specs]
+    names = [tok.name for tok in tokenizers]
+    if len(set(names)) != len(names):
+        names = specs
+    gui = _import_gui_drawing("tokviz render")
+    written = gui.render_strips(
+        text,
+        list(zip(names, tokenizers)),
+        args.output,
+        scale=args.scale or 2.0,
+        dark=args.theme == "dark",
+        show_ids=args.ids,
+        whitespace=args.whitespace,
+    )
+    if len(text) > gui.MAX_RENDER_CHARS:
+        print(f"{PROG}: drew the first {gui.MAX_RENDER_CHARS:,} of {len(text):,} characters", file=sys.stderr)
+    print(f"{PROG}: token strips drawn in {written}", file=sys.stderr)
+    return 0
+
+
 # ----------------------------------------------------------------------------- replay
 @dataclass(frozen=True)
 class ReplayStep:
@@ -587,6 +681,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
     text = _input_text(args)
     if args.merges is not None and args.merges < 0:
         raise UsageError("--merges must be 0 or more")
+    _check_picture_options(args, "--render", args.render)
     if args.tokenizer is not None:
         if args.pretokenizer is not None or args.tie_break is not None:
             raise UsageError(
@@ -614,7 +709,43 @@ def cmd_replay(args: argparse.Namespace) -> int:
         sys.stdout.write("\n")
     else:
         sys.stdout.write(replay_table(replay, args.only_changes) + "\n")
+    if args.render:
+        written = render_replay_picture(replay, text, args)
+        print(f"{PROG}: merge table drawn in {written}", file=sys.stderr)
     return 0
+
+
+def render_replay_picture(replay: Replay, text: str, args: argparse.Namespace) -> str:
+    """Draw the merge table into ``args.render``; Qt is imported only here.
+
+    A published tokenizer has tens of thousands of merges and almost none touch a short text, so
+    its picture lists only the merges that change the text (training on the text lists them all).
+    """
+    shown = " ".join(text.split())
+    if len(shown) > 48:
+        shown = shown[:47] + "…"
+    title = f"BPE merges on “{shown}”"
+    only_changes = bool(args.only_changes or args.tokenizer is not None)
+    if args.tokenizer is not None:
+        subtitle = f"merges of {args.tokenizer}"
+    else:
+        subtitle = (
+            f"trained on the text · pre-tokenizer {args.pretokenizer or 'gpt2'}"
+            f" · tie-break {args.tie_break or 'lexicographic'}"
+        )
+    if only_changes:
+        subtitle += " · only merges that change the text"
+    gui = _import_gui_drawing("--render")
+    written = gui.render_replay(
+        replay,
+        args.render,
+        title,
+        subtitle,
+        scale=args.scale or 2.0,
+        dark=args.theme == "dark",
+        only_changes=only_changes,
+    )
+    return str(written)
 
 
 def replay_training(text: str, merges: int | None, pretokenizer: str, tie_break: str) -> Replay:

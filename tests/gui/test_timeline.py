@@ -242,7 +242,9 @@ def test_in_the_window_the_timeline_follows_the_editor_and_keeps_its_place(qtbot
     assert timeline.key == window.panels[0].model.key == "gpt2"
     assert timeline.trace.text == window.text
     window.set_text("the cat in the hat")
-    qtbot.waitUntil(lambda: timeline.is_ready() and timeline.trace.text == "the cat in the hat", timeout=30000)
+    qtbot.waitUntil(
+        lambda: timeline.is_ready() and timeline.trace.text == "the cat in the hat", timeout=30000
+    )
     window.close()
     again = MainWindow()
     qtbot.addWidget(again)

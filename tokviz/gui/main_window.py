@@ -8,6 +8,7 @@ selection and scroll positions between the editor and the views by source positi
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QByteArray, QSettings, QSize, Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import (
@@ -47,10 +48,13 @@ from .display import DisplayOptions
 from .models import OPEN_KEY, KeyRole, TokenizationModel, TokenizerRegistryModel
 from .qtext import Utf16Index, normalize_newlines, plain_text_from_raw
 from .samples import CATEGORY_SAMPLES, DEFAULT_TEXT, LECTURE_SAMPLES, SHOWCASE, Sample
-from .theme import app_palette, system_prefers_dark, token_colors
+from .theme import TokenColors, app_palette, system_prefers_dark, token_colors
 from .token_table import TableUpdate
 from .token_view import TokenView
 from .vocab_table import VocabBrowser
+
+if TYPE_CHECKING:
+    from .presentation import PresentationMode
 
 # Texts longer than this are not written to the settings file (reopen the file instead).
 MAX_SAVED_TEXT = 200_000
@@ -234,6 +238,7 @@ class MainWindow(QMainWindow):
     """The tokviz window. ``MainWindow()`` works whenever a QApplication exists."""
 
     textTokenized = Signal()
+    colorsChanged = Signal(object)  # TokenColors, after a theme or presentation-mode change
 
     def __init__(self, settings: QSettings | None = None, parent: QWidget | None = None) -> None:
         protect_none_refcount()
@@ -255,6 +260,7 @@ class MainWindow(QMainWindow):
         self._point_size = float(DEFAULT_POINT_SIZE)
         self.last_error: str | None = None
         self._pending_open: dict[object, TokenPanel] = {}
+        self.presentation: PresentationMode | None = None
 
         self.editor = SourceEditor(self)
         self.editor.fileDropped.connect(self.open_text_file)
@@ -300,6 +306,17 @@ class MainWindow(QMainWindow):
         from .chart import install_exchange_chart
 
         self.chart_dock = install_exchange_chart(self)
+        from .export import install_export_actions
+        from .presentation import install_presentation_mode
+        from .pretok_view import install_pretok_view
+        from .roundtrip_panel import install_roundtrip_panel
+        from .stream_view import install_stream_view
+
+        self.pretok_dock = install_pretok_view(self)
+        self.stream_dock = install_stream_view(self)
+        self.roundtrip_dock = install_roundtrip_panel(self)
+        self.exporter = install_export_actions(self)
+        install_presentation_mode(self)  # last: it may hide docks added above
         hints = QGuiApplication.styleHints()
         hints.colorSchemeChanged.connect(lambda *_: self._apply_theme())
 
@@ -818,12 +835,13 @@ class MainWindow(QMainWindow):
         app = QApplication.instance()
         if isinstance(app, QApplication):
             app.setPalette(app_palette(dark))
-        self._colors = token_colors(dark)
+        self._colors = self.colors_for(dark)
         for p in self.panels:
             p.view.set_colors(self._colors)
         self._update_legend()
         if self._hover is not None:
             self._on_hover(*self._hover)
+        self.colorsChanged.emit(self._colors)
 
     def _update_legend(self) -> None:
         c = self._colors
@@ -865,6 +883,26 @@ class MainWindow(QMainWindow):
     def point_size(self) -> float:
         """Current font size of the editor and views."""
         return self._point_size
+
+    def set_point_size(self, size: float) -> None:
+        """Use ``size`` points for the editor and views (presentation mode, scripts)."""
+        self._point_size = min(48.0, max(7.0, float(size)))
+        self._apply_zoom()
+
+    @property
+    def colors(self) -> TokenColors:
+        """The token colours in use (``colorsChanged`` fires when they change)."""
+        return self._colors
+
+    def colors_for(self, dark: bool) -> TokenColors:
+        """Token colours for a light or dark theme: presentation mode substitutes its own palette."""
+        if self.presentation is not None and self.presentation.active:
+            return self.presentation.token_colors(dark)
+        return token_colors(dark)
+
+    def reapply_theme(self) -> None:
+        """Repaint everything with the current theme's colours (after presentation mode changed them)."""
+        self._apply_theme()
 
     def _about(self) -> None:
         from .about import show_about

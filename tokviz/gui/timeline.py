@@ -46,7 +46,6 @@ from tokviz.core.train import MergeRecord
 
 from .display import DisplayOptions
 from .merge_table import (
-    COLUMNS,
     CORPUS_TOKENS,
     COUNT,
     ID,
@@ -238,6 +237,7 @@ class TokenCountPlot(QWidget):
         self._step = 0
         self._x_max = 1
         self._moving = False
+        self._pending = False
 
     @property
     def built(self) -> bool:
@@ -353,8 +353,7 @@ class TokenCountPlot(QWidget):
             y = np.repeat(np.asarray(counts[:-1], dtype=float), 2)
             ratio = np.divide(float(trace.text_bytes), y, out=np.zeros_like(y), where=y > 0)
             self._text_xy = (x, y, ratio)
-        self._refresh_text()
-        self._refresh_layout()
+        self._schedule()
 
     def set_corpus(self, history: Sequence[MergeRecord], initial: int | None) -> None:
         """Plot the training corpus's token count per step (models trained in the app)."""
@@ -365,8 +364,7 @@ class TokenCountPlot(QWidget):
             self._corpus.extend([r.step for r in history], [r.tokens_after for r in history])
             self._corpus_top = float(start)
         self._corpus_visible = bool(history)
-        self._refresh_corpus()
-        self._refresh_layout()
+        self._schedule()
 
     def begin_live(self, planned_merges: int = 0) -> None:
         """Training started: only the corpus curve, growing as merges arrive, over 0..planned_merges."""
@@ -375,9 +373,7 @@ class TokenCountPlot(QWidget):
         self._corpus_visible = True
         self._corpus_top = 0.0
         self._x_max = max(planned_merges, 1)
-        self._refresh_text()
-        self._refresh_corpus()
-        self._refresh_layout()
+        self._schedule()
 
     def append_corpus(self, records: Sequence[MergeRecord]) -> None:
         """More merges from the running trainer: one ``setData``, and the axes only if they must grow."""
@@ -388,10 +384,25 @@ class TokenCountPlot(QWidget):
             self._corpus.extend([0.0], [float(first.tokens_after + first.count)])
             self._corpus_top = float(first.tokens_after + first.count)
         self._corpus.extend([r.step for r in records], [r.tokens_after for r in records])
-        if records[-1].step > self._x_max:
-            self._x_max = records[-1].step
-            self._refresh_layout()
+        self._x_max = max(self._x_max, records[-1].step)
+        self._schedule()
+
+    def _schedule(self) -> None:
+        """Apply data changes on the next turn of the event loop, once, however many arrived.
+
+        Training batches and a new model's trace then cost one ``setData`` each, and the plot's
+        relayout does not add to the work of the event that changed the data.
+        """
+        if not self._pending:
+            self._pending = True
+            QTimer.singleShot(0, self, self.flush)
+
+    def flush(self) -> None:
+        """Apply pending data changes now."""
+        self._pending = False
+        self._refresh_text()
         self._refresh_corpus()
+        self._refresh_layout()
 
     def set_step(self, step: int) -> None:
         """Move the cursor to ``step``."""
@@ -470,6 +481,7 @@ class TokenCountPlot(QWidget):
         """The text-token curve as plotted (for tests)."""
         if self.widget is None:
             self.build()
+        self.flush()
         x, y = self.text_curve.getData()
         return (np.zeros(0) if x is None else x), (np.zeros(0) if y is None else y)
 
@@ -1216,4 +1228,4 @@ def _html(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
-__all__ = ["COLUMNS", "MERGE", "NEW", "ReplaySource", "ReplayView", "TimelineWidget", "TokenCountPlot"]
+__all__ = ["ReplaySource", "ReplayView", "TimelineWidget", "TokenCountPlot", "warm_up_plotting"]

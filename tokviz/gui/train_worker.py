@@ -5,6 +5,12 @@ the GUI thread at most one progress report (with the merges made since the last 
 ``interval`` seconds, so a run that makes thousands of merges a second never floods the event loop.
 Cancel is a ``threading.Event`` the generator checks every few milliseconds. Nothing here touches a
 widget: the worker only emits signals, which Qt queues to the thread that owns the receivers.
+
+Pure-Python training shares the GIL with the GUI thread, so the window stays responsive only with
+care (each measure was needed, see ``benchmarks/bench_gui_training.py``): automatic garbage
+collection pauses while training, the GIL switch interval is short, the trainer naps whenever the
+GUI thread's event loop falls behind (:class:`GuiFirst`), the trainer's big tables are freed in
+slices, and the pre-tokenizer processes run at a low CPU priority.
 """
 
 from __future__ import annotations
@@ -15,7 +21,7 @@ import sys
 import threading
 import time
 import traceback
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -109,12 +115,13 @@ def start_pretokenizer_server() -> None:
     thread.join()
 
 
-def release_gradually(objects: list[Any]) -> None:
+def release_gradually(objects: list[Any], pause: Callable[[], None] | None = None) -> None:
     """Free big containers a slice at a time, so that freeing them never holds the GIL for long.
 
     Dropping the last reference to a list of 500,000 lists frees them all in one C call (55 ms on
     a 20 MB corpus), and the GUI thread cannot run meanwhile. Only objects nobody else refers to
     are taken apart; anything still shared (the result's vocabulary, say) is left alone.
+    ``pause`` is called between slices (to let the GUI thread go first).
     """
     stack = list(objects)
     objects.clear()
@@ -126,10 +133,24 @@ def release_gradually(objects: list[Any]) -> None:
         if type(obj) is list:
             while obj:
                 del obj[-RELEASE_SLICE:]
-        elif type(obj) in (dict, set):
+                if pause is not None:
+                    pause()
+        elif type(obj) is set:
             while obj:
                 for _ in range(min(RELEASE_SLICE, len(obj))):
-                    obj.pop() if type(obj) is set else obj.popitem()
+                    obj.pop()
+                if pause is not None:
+                    pause()
+        elif type(obj) is dict:
+            while obj:
+                for _ in range(min(RELEASE_SLICE, len(obj))):
+                    value = obj.popitem()[1]
+                    # A big value (the pair index holds sets of 100,000 words) is taken apart later.
+                    if type(value) in (list, set, dict) and len(value) > RELEASE_SLICE:
+                        stack.append(value)
+                    del value
+                if pause is not None:
+                    pause()
         elif hasattr(obj, "__dict__") and not isinstance(obj, type):
             attrs = vars(obj)
             stack.extend(attrs.values())
@@ -234,10 +255,14 @@ class GuiFirst:
     def __call__(self) -> bool:
         if self.event.is_set():
             return True
+        self.courtesy()
+        return self.event.is_set()
+
+    def courtesy(self) -> None:
+        """Nap if the GUI thread has fallen behind (also used between steps outside the trainer)."""
         if self.max_lag is not None and time.perf_counter() - self.beat > self.max_lag:
             self.naps += 1
             time.sleep(self.nap)
-        return self.event.is_set()
 
 
 class _Worker(QObject):
@@ -276,6 +301,7 @@ class _Worker(QObject):
                 workers=s.workers,
             )
             result = self._drain(gen)
+            self.cancel.courtesy()
             tokenizer = result.tokenizer(s.name)
             tokenizer.merge_rank_of_id  # noqa: B018 - build the merge tables here, not in the GUI thread
             self.succeeded.emit(TrainOutcome(result, tokenizer, s, time.perf_counter() - started))
@@ -290,7 +316,7 @@ class _Worker(QObject):
             self.failed.emit(f"training failed unexpectedly ({type(exc).__name__}: {exc})")
         finally:
             gen = None
-            release_gradually(self.leftovers)
+            release_gradually(self.leftovers, self.cancel.courtesy)
             _exit_training_mode()
             self.done.emit()
 
@@ -405,8 +431,9 @@ class TrainJob(QObject):
             self.was_cancelled = True
             self.cancelled.emit()
             return
+        # Announced once the thread has ended (it still frees the trainer's tables): the GUI's work
+        # for a new model (pickers, timeline, plot) then does not compete with it for the GIL.
         self.outcome = outcome
-        self.finished.emit(outcome)
 
     def _on_failed(self, message: str) -> None:
         self.error = message
@@ -419,4 +446,6 @@ class TrainJob(QObject):
     def _on_thread_finished(self) -> None:
         self._beat.stop()
         self.ended = True
+        if self.outcome is not None:
+            self.finished.emit(self.outcome)
         self.stopped.emit()

@@ -1,0 +1,172 @@
+"""Exporting panels for slides: PNG at 1x/2x/3x, SVG for vector panels, the clipboard, the dialog."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from xml.dom import minidom
+
+import pytest
+from PySide6.QtCore import QSize
+from PySide6.QtGui import QGuiApplication, QImage, QKeySequence
+from PySide6.QtSvg import QSvgRenderer
+from PySide6.QtWidgets import QMenu
+
+from tokviz.core.errors import ExportError
+from tokviz.gui import MainWindow
+from tokviz.gui.export import ExportDialog, is_vector, render_image, svg_bytes, write_image
+
+pytestmark = [
+    pytest.mark.gui,
+    pytest.mark.qt_log_ignore(
+        "This plugin does not support propagateSizeHints", "This plugin does not support raise"
+    ),
+]
+
+DEMO = "Hello, 🌍! 你好!"
+
+
+@pytest.fixture
+def window(qtbot):
+    w = MainWindow()
+    qtbot.addWidget(w)
+    w.resize(1280, 800)
+    w.show()
+    qtbot.waitUntil(w.is_ready, timeout=20000)
+    w.set_text(DEMO)
+    qtbot.waitUntil(lambda: w.is_ready() and w.text == DEMO, timeout=20000)
+    yield w
+    w.close()
+
+
+def texts_of(svg: bytes) -> list[str]:
+    doc = minidom.parseString(svg)
+    return [t.firstChild.data for t in doc.getElementsByTagName("text") if t.firstChild]
+
+
+@pytest.mark.parametrize("scale", [1, 2, 3])
+def test_a_token_view_exports_at_the_requested_pixel_size(window, tmp_path, scale):
+    target = window.exporter.target("view:1")
+    size: QSize = target.widget.size()
+
+    written = window.exporter.write(target, tmp_path / f"view@{scale}x.png", scale)
+
+    image = QImage(str(written))
+    assert (image.width(), image.height()) == (size.width() * scale, size.height() * scale)
+    assert target.pixel_size(scale) == image.size()
+
+
+def test_2x_text_is_rendered_at_2x_not_enlarged(window):
+    view = window.panels[0].view
+    one = render_image(view, 1.0)
+    two = render_image(view, 2.0)
+    enlarged = one.scaled(two.size())
+
+    w, h = two.width(), min(two.height(), 120)  # the first lines, where the tokens are
+    differing = sum(two.pixel(x, y) != enlarged.pixel(x, y) for y in range(0, h, 2) for x in range(0, w, 2))
+    assert differing > 0.01 * (w // 2) * (h // 2)
+
+
+def test_token_views_export_as_svg_with_their_text(window, tmp_path):
+    target = window.exporter.target("views")
+    assert target.vector
+
+    written = window.exporter.write(target, tmp_path / "views.svg")
+
+    data = written.read_bytes()
+    assert QSvgRenderer(data).isValid()
+    root = minidom.parseString(data).documentElement
+    size = target.widget.size()
+    assert (root.getAttribute("width"), root.getAttribute("height")) == (
+        str(size.width()),
+        str(size.height()),
+    )
+    assert root.getAttribute("viewBox") == f"0 0 {size.width()} {size.height()}"
+    shown = " ".join(texts_of(data))
+    assert "Hello" in shown and "<F0 9F>" in shown and "你好" in shown
+    assert not minidom.parseString(data).getElementsByTagName("image")  # no bitmaps inside
+
+
+def test_the_whole_window_is_a_bitmap_export_only(window, tmp_path):
+    target = window.exporter.target("window")
+    assert not target.vector
+
+    with pytest.raises(ExportError, match="export it as PNG"):
+        window.exporter.write(target, tmp_path / "window.svg")
+    written = window.exporter.write(target, tmp_path / "window.png", 2)
+    assert QImage(str(written)).size() == target.pixel_size(2)
+
+
+def test_docks_on_screen_are_offered_and_the_timeline_is_png_only(qtbot, window):
+    window.training.timeline_dock.show()
+    qtbot.waitUntil(
+        lambda: any(t.key == "dock:timelineDock" for t in window.exporter.targets()), timeout=5000
+    )
+
+    targets = {t.key: t for t in window.exporter.targets()}
+
+    assert not targets["dock:timelineDock"].vector
+    assert "dock:vocabDock" in targets and "dock:trainDock" not in targets  # the Train tab is behind
+    assert [k for k in targets][:3] == ["views", "view:1", "view:2"] and list(targets)[-1] == "window"
+
+
+def test_the_chart_exports_its_own_vector_drawing(qtbot, window, tmp_path):
+    window.chart_dock.show()
+    chart = window.chart_dock.widget()
+    qtbot.waitUntil(chart.is_ready, timeout=30000)
+    target = window.exporter.target("dock:exchangeChartDock")
+    assert target.widget is chart.canvas and target.vector
+
+    written = window.exporter.write(target, tmp_path / "chart.svg")
+
+    assert QSvgRenderer(str(written)).isValid()
+
+
+def test_copy_image_puts_the_focused_panel_on_the_clipboard_at_the_remembered_scale(window):
+    window.panels[1].view.setFocus()
+    window.settings.setValue("export/scale", 3.0)
+
+    window.exporter.act_copy.trigger()
+
+    image = QGuiApplication.clipboard().image()
+    assert image.size() == window.exporter.target("view:2").pixel_size(3)
+
+
+def test_file_menu_offers_export_and_copy_with_shortcuts(window):
+    file_menu = next(o for o in window.act_quit.associatedObjects() if isinstance(o, QMenu))
+    actions = file_menu.actions()
+    export, copy = window.exporter.act_export, window.exporter.act_copy
+
+    assert export in actions and copy in actions and actions.index(copy) < actions.index(window.act_quit)
+    assert export.shortcut() == QKeySequence("Ctrl+Shift+E") and export.objectName() == "actionExportPanel"
+    assert copy.shortcut() == QKeySequence("Ctrl+Shift+C") and copy.objectName() == "actionCopyImage"
+
+
+def test_the_dialog_saves_the_chosen_panel_and_remembers_the_choice(qtbot, window, tmp_path):
+    window.exporter.act_export.trigger()
+    dialog = window.findChild(ExportDialog, "exportDialog")
+    assert dialog is not None and dialog.isVisible()
+    dialog.target_box.setCurrentIndex(dialog.target_box.findData("view:2"))
+    dialog.format_box.setCurrentIndex(dialog.format_box.findData("png"))
+    dialog.scale_box.setCurrentIndex(dialog.scale_box.findData(3.0))
+    size = window.panels[1].size()
+    assert dialog.size_label.text() == f"{size.width() * 3} × {size.height() * 3} pixels"
+
+    written = dialog.save(tmp_path / "cl100k")
+
+    assert written == tmp_path / "cl100k.png" and QImage(str(written)).size() == size * 3
+    assert window.settings.value("export/target") == "view:2"
+    assert float(window.settings.value("export/scale")) == 3.0
+    # The whole window cannot be SVG: the format falls back to PNG.
+    dialog.format_box.setCurrentIndex(dialog.format_box.findData("svg"))
+    dialog.target_box.setCurrentIndex(dialog.target_box.findData("window"))
+    assert dialog.kind() == "png"
+
+
+def test_any_widget_can_be_written_and_only_png_or_svg(window, tmp_path):
+    panel = window.panels[0]
+    assert is_vector(panel) and is_vector(panel.view) and not is_vector(window)
+    assert svg_bytes(panel).startswith(b"<?xml")
+
+    with pytest.raises(ExportError, match=r"\.png or \.svg"):
+        write_image(panel, tmp_path / "panel.jpg")
+    assert not Path(tmp_path / "panel.jpg").exists()

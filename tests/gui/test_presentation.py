@@ -1,0 +1,158 @@
+"""Presentation mode: large type, a colour-blind-safe high-contrast palette, no chrome; F11; remembered."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from PySide6.QtCore import QSettings, Qt
+from PySide6.QtGui import QColor, QKeySequence
+from PySide6.QtWidgets import QApplication
+
+from tokviz.gui import MainWindow
+from tokviz.gui.presentation import (
+    PRESENTATION_POINT_SIZE,
+    UI_FONT_FACTOR,
+    contrast_ratio,
+    presentation_colors,
+)
+from tokviz.gui.theme import HUES, colour_indices
+
+pytestmark = [pytest.mark.gui, pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")]
+
+# Machado, Oliveira & Fernandes (2009): full-severity dichromacy, applied to linear RGB.
+CVD = {
+    "normal": np.eye(3),
+    "protan": np.array(
+        [[0.152286, 1.052583, -0.204868], [0.114503, 0.786281, 0.099216], [-0.003882, -0.048116, 1.051998]]
+    ),
+    "deutan": np.array(
+        [[0.367322, 0.860646, -0.227968], [0.280085, 0.672501, 0.047413], [-0.011820, 0.042940, 0.968881]]
+    ),
+    "tritan": np.array(
+        [[1.255528, -0.076749, -0.178779], [-0.078411, 0.930809, 0.147602], [0.004733, 0.691367, 0.303900]]
+    ),
+}
+
+
+def _linear(c: np.ndarray) -> np.ndarray:
+    return np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
+
+
+def _lab(linear_rgb: np.ndarray) -> np.ndarray:
+    xyz = np.array([[0.4124, 0.3576, 0.1805], [0.2126, 0.7152, 0.0722], [0.0193, 0.1192, 0.9505]]) @ np.clip(
+        linear_rgb, 0, 1
+    )
+    n = xyz / np.array([0.95047, 1.0, 1.08883])
+    f = np.where(n > 0.008856, np.cbrt(n), 7.787 * n + 16 / 116)
+    return np.array([116 * f[1] - 16, 500 * (f[0] - f[1]), 200 * (f[1] - f[2])])
+
+
+def seen_as(colour: QColor, vision: str) -> np.ndarray:
+    """The colour in CIELAB as a viewer with ``vision`` sees it."""
+    rgb = np.array([colour.redF(), colour.greenF(), colour.blueF()])
+    return _lab(CVD[vision] @ _linear(rgb))
+
+
+def neighbour_pairs() -> set[tuple[int, int]]:
+    """Every pair of palette indices the theme's colouring can give two neighbouring tokens."""
+    rng = np.random.default_rng(6)
+    pairs: set[tuple[int, int]] = set()
+    for _ in range(40):
+        idx = colour_indices(rng.integers(0, 100_000, size=5000))
+        pairs.update(zip(idx[:-1].tolist(), idx[1:].tolist()))
+    return {(a, b) for a, b in pairs if a != b}
+
+
+@pytest.mark.parametrize(("dark", "min_delta_e"), [(False, 8.5), (True, 4.0)])
+def test_neighbouring_tokens_stay_distinct_for_colour_blind_viewers(dark, min_delta_e):
+    fills = presentation_colors(dark).fills
+    pairs = neighbour_pairs()
+    assert len(fills) == 2 * HUES and len(pairs) > 200
+
+    for vision in CVD:
+        worst = min(np.linalg.norm(seen_as(fills[a], vision) - seen_as(fills[b], vision)) for a, b in pairs)
+        assert worst >= min_delta_e, vision
+
+
+@pytest.mark.parametrize("dark", [False, True])
+def test_token_text_has_aaa_contrast_on_every_fill(dark):
+    colors = presentation_colors(dark)
+    text = QColor("#ffffff") if dark else QColor("#000000")
+
+    assert colors.text == text
+    assert min(contrast_ratio(fill, text) for fill in colors.fills) >= 7.0
+
+
+# ----------------------------------------------------------------------------- in the window
+@pytest.fixture
+def window(qtbot):
+    w = MainWindow()
+    qtbot.addWidget(w)
+    w.resize(1200, 800)
+    w.show()
+    qtbot.waitUntil(w.is_ready, timeout=20000)
+    yield w
+    w.close()
+
+
+def chrome_visible(w: MainWindow) -> dict[str, bool]:
+    return {name: part.isVisible() for name, part in w.presentation.chrome().items()}
+
+
+def test_f11_enters_presentation_mode_and_leaves_it_as_it_was(qtbot, window):
+    mode = window.presentation
+    before = chrome_visible(window)
+    size = window.point_size
+    assert mode.action.shortcut() == QKeySequence(Qt.Key.Key_F11)
+    assert mode.action in window.view_menu.actions() and before["statusbar"] and before["dock:vocabDock"]
+
+    qtbot.keyClick(window.editor, Qt.Key.Key_F11)
+
+    assert mode.active and mode.action.isChecked()
+    assert not any(chrome_visible(window).values())
+    assert window.point_size >= PRESENTATION_POINT_SIZE
+    assert window.editor.font().pointSizeF() >= PRESENTATION_POINT_SIZE
+    ui_size = max(QApplication.font().pointSizeF(), 9.0) * UI_FONT_FACTOR
+    assert window.vocab.font().pointSizeF() == pytest.approx(ui_size)  # labels, tables and menus grow too
+    assert window.colors.fills == presentation_colors(window.is_dark()).fills
+    assert window.panels[0].view.colors is window.colors
+    assert window.isFullScreen()
+
+    qtbot.keyClick(window.editor, Qt.Key.Key_F11)
+
+    assert not mode.active
+    assert chrome_visible(window) == before and window.point_size == size
+    assert window.vocab.font().pointSizeF() == QApplication.font().pointSizeF()
+    assert window.colors.fills != presentation_colors(window.is_dark()).fills
+    assert not window.isFullScreen()
+
+
+def test_the_mode_follows_a_change_of_theme(window):
+    window.presentation.action.trigger()
+    window.set_theme("dark")
+
+    assert window.colors.fills == presentation_colors(True).fills
+    window.set_theme("light")
+    assert window.colors.fills == presentation_colors(False).fills
+
+
+def test_presentation_mode_is_remembered_with_the_layout_to_return_to(qtbot):
+    first = MainWindow()
+    qtbot.addWidget(first)
+    first.show()
+    qtbot.waitUntil(first.is_ready, timeout=20000)
+    size = first.point_size
+    first.presentation.set_active(True)
+    first.close()
+
+    second = MainWindow(QSettings(first.settings.fileName(), QSettings.Format.IniFormat))
+    qtbot.addWidget(second)
+    second.show()
+    qtbot.waitUntil(second.is_ready, timeout=20000)
+    assert second.presentation.active and not second.statusBar().isVisible()
+
+    second.presentation.action.trigger()
+
+    assert second.statusBar().isVisible() and second.vocab_dock.isVisible()
+    assert second.point_size == size
+    second.close()

@@ -1,0 +1,57 @@
+"""The round-trip panel: ``decode(encode(s)) == s`` live for the editor's text under every view."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtGui import QAction
+
+from tokviz.gui import MainWindow
+from tokviz.gui.roundtrip_panel import check_round_trip
+
+pytestmark = [pytest.mark.gui, pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")]
+
+DEMO = "Hello, 🌍! 你好!"
+
+
+def test_gpt2_round_trips_the_lecture_example_but_per_id_decoding_does_not(gpt2):
+    r = check_round_trip(gpt2, DEMO)
+
+    assert r.holds and (r.characters, r.bytes_in, r.tokens, r.bytes_out) == (13, 20, 12, 20)
+    assert not r.per_id_holds and r.split_ids == 7  # 3 ids for 🌍, 2 each for 你 and 好
+    assert r.first_difference is None
+
+
+def test_ascii_decodes_id_by_id_too(byte_tokenizer):
+    r = check_round_trip(byte_tokenizer, "the cat in the hat")
+
+    assert r.holds and r.per_id_holds and r.split_ids == 0 and r.tokens == r.bytes_in == 18
+
+
+def test_ids_that_do_not_spell_the_text_break_the_contract(gpt2):
+    ids = gpt2.encode("Hello, world")
+
+    r = check_round_trip(gpt2, "Hello, World", ids)
+
+    assert not r.holds and r.first_difference == 7
+
+
+def test_the_dock_checks_every_view_after_each_edit(qtbot):
+    window = MainWindow()
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitUntil(window.is_ready, timeout=20000)
+    panel = window.roundtrip_dock.widget()
+    action = window.findChild(QAction, "actionRoundTripDock")
+
+    with qtbot.waitSignal(panel.updated, timeout=20000):
+        action.trigger()
+        window.set_text(DEMO)
+    qtbot.waitUntil(
+        lambda: panel.is_idle() and panel.results and panel.results[0].characters == 13, timeout=20000
+    )
+
+    assert panel.table.rowCount() == len(window.panels) == 2
+    assert [panel.table.item(row, 6).text() for row in range(2)] == ["✓ true", "✓ true"]
+    assert panel.table.item(0, 7).text() == "✗ false (7 split ids)"
+    assert "✓ true" in panel.summary.text() and "20 bytes in, 20 bytes out" in panel.summary.text()
+    window.close()
