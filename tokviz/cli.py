@@ -120,7 +120,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="OUT.png|OUT.svg",
         help="also draw the merge table and the final tokens into a PNG or SVG file",
     )
-    _add_picture_options(picture, scale_default=None)
+    _add_picture_options(picture)
     p.set_defaults(func=cmd_replay, subparser=p)
 
     p = sub.add_parser(
@@ -136,7 +136,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="one strip per tokenizer; repeat for several (default: gpt2 and cl100k)",
     )
     p.add_argument("-o", "--output", required=True, metavar="OUT.png|OUT.svg", help="the image to write")
-    _add_picture_options(p, scale_default=None)
+    _add_picture_options(p)
     p.add_argument("--ids", action="store_true", help="draw token ids instead of their text")
     p.add_argument("--whitespace", action="store_true", help="show spaces, tabs and newlines as · → ↵")
     p.set_defaults(func=cmd_render, subparser=p)
@@ -190,12 +190,12 @@ def _add_special(p: argparse.ArgumentParser) -> None:
     )
 
 
-def _add_picture_options(p: Any, scale_default: float | None) -> None:
+def _add_picture_options(p: Any) -> None:
     """``--scale`` and ``--theme`` for the commands that draw pictures (``p``: a parser or an argument group)."""
     p.add_argument(
         "--scale",
         type=float,
-        default=scale_default,
+        default=None,
         metavar="X",
         help="PNG pixels per point: 1, 2 (default) or 3 for sharp slides",
     )

@@ -95,7 +95,7 @@ def test_stepping_with_the_buttons_shows_text_and_held_back_bytes(qtbot, panel):
     assert panel.position == 3 and panel.slider.value() == 3
     assert panel.decoded_text == "Hello, " and panel.pending == b"\xf0\x9f"
     assert "F0 9F" in panel.decoded.text()
-    assert panel.pending_label.text().startswith("2 bytes held back: F0 9F")
+    assert panel.pending_label.text().startswith("Id 12520 (20 F0 9F) printed ' '. 2 bytes held back: F0 9F")
     assert panel.position_label.text() == "3 of 12 ids"
 
     qtbot.mouseClick(panel.next_button, Qt.MouseButton.LeftButton)

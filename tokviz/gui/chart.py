@@ -924,6 +924,7 @@ class ChartCanvas(QWidget):
         generator.setOutputDevice(buffer)
         generator.setSize(self.size())
         generator.setViewBox(QRect(QPoint(0, 0), self.size()))
+        generator.setResolution(round(self.logicalDpiY()))  # font sizes in points map 1:1
         generator.setTitle(title)
         generator.setDescription(self.caption.text())
         painter = QPainter(generator)

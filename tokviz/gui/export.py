@@ -72,13 +72,16 @@ def render_image(widget: QWidget, scale: float = 1.0) -> QImage:
     if callable(own):
         return own(scale)
     size = widget.size()
+    background = _background(widget)
+    # An opaque background needs no alpha channel: the PNG is smaller and every viewer shows it alike.
+    opaque = background.alpha() == 255
     image = QImage(
         max(1, round(size.width() * scale)),
         max(1, round(size.height() * scale)),
-        QImage.Format.Format_ARGB32_Premultiplied,
+        QImage.Format.Format_RGB32 if opaque else QImage.Format.Format_ARGB32_Premultiplied,
     )
     image.setDevicePixelRatio(scale)
-    image.fill(_background(widget))
+    image.fill(background)
     painter = QPainter(image)
     painter.setRenderHint(QPainter.RenderHint.Antialiasing)
     painter.setRenderHint(QPainter.RenderHint.TextAntialiasing)

@@ -316,6 +316,7 @@ class MainWindow(QMainWindow):
         self.stream_dock = install_stream_view(self)
         self.roundtrip_dock = install_roundtrip_panel(self)
         self.exporter = install_export_actions(self)
+        self._restore_dock_layout()
         install_presentation_mode(self)  # last: it may hide docks added above
         hints = QGuiApplication.styleHints()
         hints.colorSchemeChanged.connect(lambda *_: self._apply_theme())
@@ -910,6 +911,12 @@ class MainWindow(QMainWindow):
         show_about(self)
 
     # ================================================================ settings
+    def _restore_dock_layout(self) -> None:
+        """Put every dock back where the user left it (docks are added after ``_restore``)."""
+        state = self.settings.value("windowState")
+        if isinstance(state, QByteArray):
+            self.restoreState(state)
+
     def _restore(self) -> None:
         s = self.settings
         self._theme = str(s.value("theme", "system"))

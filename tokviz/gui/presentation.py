@@ -17,10 +17,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Qt, Signal
-from PySide6.QtGui import QAction, QColor, QFont, QKeySequence
+from PySide6.QtGui import QAction, QColor, QFont, QKeySequence, QPalette
 from PySide6.QtWidgets import QApplication, QToolBar, QWidget
 
-from .theme import TokenColors
+from .theme import TokenColors, app_palette
 
 if TYPE_CHECKING:
     from .main_window import MainWindow
@@ -92,7 +92,7 @@ def presentation_colors(dark: bool) -> TokenColors:
             text=QColor("#ffffff"),
             base=QColor("#000000"),
             partial_fill=QColor("#3a3a3a"),
-            partial_hatch=QColor(255, 255, 255, 90),
+            partial_hatch=QColor(255, 255, 255, 70),
             partial_border=QColor("#ffffff"),
             special_fill=QColor("#000000"),
             special_border=QColor("#ffffff"),
@@ -110,7 +110,7 @@ def presentation_colors(dark: bool) -> TokenColors:
         text=QColor("#000000"),
         base=QColor("#ffffff"),
         partial_fill=QColor("#ececec"),
-        partial_hatch=QColor(0, 0, 0, 110),
+        partial_hatch=QColor(0, 0, 0, 60),
         partial_border=QColor("#000000"),
         special_fill=QColor("#ffffff"),
         special_border=QColor("#000000"),
@@ -122,6 +122,17 @@ def presentation_colors(dark: bool) -> TokenColors:
         editor_highlight=_mix(OKABE_ITO["sky blue"], "#ffffff", 0.5),
         muted=QColor("#404040"),
     )
+
+
+def presentation_palette(dark: bool) -> QPalette:
+    """The theme's palette with pure black and white for text and the text areas' background."""
+    palette = app_palette(dark)
+    ink, paper = (QColor("#ffffff"), QColor("#000000")) if dark else (QColor("#000000"), QColor("#ffffff"))
+    for role in (QPalette.ColorRole.Text, QPalette.ColorRole.WindowText, QPalette.ColorRole.ButtonText):
+        palette.setColor(QPalette.ColorGroup.Active, role, ink)
+        palette.setColor(QPalette.ColorGroup.Inactive, role, ink)
+    palette.setColor(QPalette.ColorRole.Base, paper)
+    return palette
 
 
 def relative_luminance(colour: QColor) -> float:
@@ -158,6 +169,11 @@ class PresentationMode(QObject):
         self.action.setToolTip("Large type, colour-blind-safe colours, no toolbars or status bar (F11)")
         self.action.toggled.connect(self.set_active)
         window.addAction(self.action)
+        window.colorsChanged.connect(self._on_colors)
+
+    def _on_colors(self, colors: TokenColors) -> None:
+        if self._active:
+            self.window.setPalette(presentation_palette(colors.dark))
 
     @property
     def active(self) -> bool:
@@ -235,6 +251,7 @@ class PresentationMode(QObject):
             if name in parts:
                 parts[name].show()
         w.setFont(QFont())
+        w.setPalette(QPalette())
         try:
             w.set_point_size(float(s.value(SETTINGS_POINT_SIZE, w.point_size)))
         except (TypeError, ValueError):
@@ -275,5 +292,6 @@ __all__ = [
     "contrast_ratio",
     "install_presentation_mode",
     "presentation_colors",
+    "presentation_palette",
     "relative_luminance",
 ]

@@ -38,6 +38,8 @@ MAX_PIXELS = 32_000
 DEFAULT_WIDTH = 1100
 DEFAULT_POINT_SIZE = 16.0
 MAX_TABLE_ROWS = 60
+# A one-line text up to this long is quoted under the strips.
+SHOW_TEXT_CHARS = 80
 PAD = 24
 
 
@@ -262,6 +264,8 @@ class StripSheet(QWidget):
             if table.special.any():
                 kinds.add("special")
         summary = f"{len(text):,} characters · {n_bytes:,} bytes of UTF-8"
+        if "\n" not in text.strip() and 0 < len(text) <= SHOW_TEXT_CHARS:
+            summary = f"“{text.strip()}” · {summary}"  # a short text is worth seeing as it is typed
         self.summary = QLabel(summary + (f" · {note}" if note else ""), self)
         self.summary.setObjectName("renderSummary")
         self.summary.setFont(sans_font(point_size * 0.7))

@@ -61,6 +61,8 @@ if TYPE_CHECKING:
 MAX_STREAM_CHARS = 4000
 MAX_STREAM_IDS = 1000
 LECTURE_EXAMPLE = "Hello, 🌍! 你好!"
+# The id strip scrolls beyond this height (in pixels), so the decoded text stays in view.
+MAX_CHIPS_HEIGHT = 240
 
 
 # ----------------------------------------------------------------------------- the trace (no Qt)
@@ -161,6 +163,7 @@ class TokenChips(QWidget):
     """The id sequence as boxes (token text over its id); ids not decoded yet are faded, the last one outlined."""
 
     chipClicked = Signal(int)
+    heightChanged = Signal(int)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -215,8 +218,10 @@ class TokenChips(QWidget):
                 x += w + 4
         self._rects = rects
         height = math.ceil(rects[-1].bottom() + 4) if rects else math.ceil(h + 4)
-        self.setMinimumHeight(height)
-        self.updateGeometry()
+        if height != self.minimumHeight():
+            self.setMinimumHeight(height)
+            self.updateGeometry()
+            self.heightChanged.emit(height)
         self.update()
 
     def sizeHint(self) -> QSize:
@@ -355,8 +360,8 @@ class StreamDecodeView(QWidget):
         scroll.setWidgetResizable(True)
         scroll.setFrameShape(QScrollArea.Shape.NoFrame)
         scroll.setWidget(self.chips)
-        scroll.setMinimumHeight(64)
         self.chips_scroll = scroll
+        self.chips.heightChanged.connect(lambda h: scroll.setFixedHeight(min(h + 2, MAX_CHIPS_HEIGHT)))
 
         self.decoded_title = QLabel("<b>Streaming decoder prints</b>", self)
         self.decoded = QLabel(self)
@@ -403,13 +408,14 @@ class StreamDecodeView(QWidget):
         layout.addWidget(self.ids_edit)
         layout.addWidget(self.error)
         layout.addLayout(steps)
-        layout.addWidget(scroll, 1)
+        layout.addWidget(scroll)
         layout.addWidget(self.decoded_title)
         layout.addWidget(self.decoded)
         layout.addWidget(self.pending_label)
         layout.addLayout(naive_row)
         layout.addWidget(self.naive_title)
         layout.addWidget(self.naive)
+        layout.addStretch(1)
 
         self.picker.activated.connect(self._on_picked)
         self.follow.toggled.connect(self._on_follow)
@@ -609,7 +615,12 @@ class StreamDecodeView(QWidget):
                 f"&nbsp;{html.escape(hex_bytes(pending))}&nbsp;</span>"
             )
         self.decoded.setText(_mono(text_html or "<span>&nbsp;</span>"))
-        self.pending_label.setText(describe_pending(pending))
+        lead = ""
+        if self.trace is not None and k > 0:
+            step = self.trace.steps[k - 1]
+            printed = f"printed {step.emitted!r}" if step.emitted else "printed nothing"
+            lead = f"Id {step.token_id} ({hex_bytes(step.data)}) {printed}. "
+        self.pending_label.setText(lead + describe_pending(pending))
         naive_on = self.show_naive.isChecked()
         self.naive_mode.setEnabled(naive_on)
         self.naive_title.setVisible(naive_on)

@@ -944,11 +944,12 @@ def install_training_docks(window: MainWindow) -> TrainingDocks:
     train_dock.show()
     # The timeline opens when the user asks for it or trains a model: the editor keeps its room.
     timeline_dock.hide()
-    # The window restored its saved layout before these docks existed; restoring the same state
-    # again puts them where the user left them (a state without them changes nothing).
+    # MainWindow restores the saved dock layout once all docks exist; a saved layout keeps sizes.
     state = window.settings.value("windowState") if hasattr(window, "settings") else None
-    if isinstance(state, QByteArray):
-        window.restoreState(state)
+    # The replay view follows the window's colours (theme and presentation mode).
+    colors_changed = getattr(window, "colorsChanged", None)
+    if colors_changed is not None:
+        colors_changed.connect(timeline.view.set_colors)
     train_dock.toggleViewAction().setObjectName("actionTrainDock")
     timeline_dock.toggleViewAction().setObjectName("actionTimelineDock")
 
