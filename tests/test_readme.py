@@ -42,3 +42,22 @@ def test_ci_script_is_executable_and_strict() -> None:
     script = ROOT / ".ci" / "run"
     assert os.access(script, os.X_OK)
     assert "set -euo pipefail" in script.read_text(encoding="utf-8")
+
+
+def test_the_python_example_in_the_readme_runs_and_says_what_it_shows() -> None:
+    """The core example in README.md runs, and its comments are the real results."""
+    import re
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    block = re.search(r"```python\n(.*?)```", readme, re.S)
+    assert block is not None
+    namespace: dict[str, object] = {}
+    exec(block.group(1), namespace)  # noqa: S102 - our own README
+    history = namespace["result"].history  # type: ignore[attr-defined]
+    assert [(h.left, h.right, h.count, h.tokens_after) for h in history] == [
+        (b"t", b"h", 2, 16),
+        (b"th", b"e", 2, 14),
+        (b"the", b" ", 2, 12),
+    ]
+    assert len(namespace["tok"].encode("the quick brown fox")) == 16  # type: ignore[attr-defined]
+    assert len(namespace["gpt2"].encode("Hello, 🌍! 你好!")) == 12  # type: ignore[attr-defined]
