@@ -2,12 +2,10 @@
 
 Every token comes from the core's ``Tokenizer.encode_spans``; this module only stores the spans in
 numpy arrays (so a 1 MB text's 250K tokens cost a few MB and splice in milliseconds) and decides
-which part of an edited text must be encoded again. For the GPT-2 and cl100k pre-tokenizers a chunk
-boundary always lies before a space that follows a non-space (the same cut ``encode_iterable``
-relies on), so text between two such cuts is encoded exactly as it would be in the whole text. An
-edit therefore only re-encodes the window between the nearest cuts around it. A lone newline
-between two non-spaces is a chunk boundary as well, whose two sides also encode independently;
-property tests compare every spliced table with a fresh encode. No Qt here.
+which part of an edited text must be encoded again: the window between the nearest safe cuts
+around the edit (``tokviz.core.cuts``: places where the two sides encode independently), so text
+there is encoded exactly as it would be in the whole text. Property tests compare every spliced
+table with a fresh encode. No Qt here.
 """
 
 from __future__ import annotations
@@ -16,22 +14,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-import regex
 
-from tokviz.core.pretokenize import NAMED_PATTERNS
+from tokviz.core.cuts import cut_mode, first_cut_after, last_cut_before
 from tokviz.core.tokenizer import Tokenizer, TokenSpan
 
 from .qtext import utf16_offsets
 
-# Safe cuts: before a space that follows a non-space, and after a lone newline between two
-# non-spaces (text without spaces, such as Chinese, still has a cut at every line break).
 # Token arrays use 32-bit integers: half the memory traffic of int64 when a 1 MB text's 500K
 # tokens are spliced after every keystroke (texts beyond 2**31 code points are out of reach anyway).
 INDEX = np.int32
-
-_CUT = r"(?<=\S) |(?<=\S\n)(?=\S)"
-_CUT_FORWARD = regex.compile(_CUT)
-_CUT_BACKWARD = regex.compile(r"(?r)" + _CUT)
 
 
 @dataclass(frozen=True)
@@ -204,23 +195,6 @@ def common_suffix_length(a: str, b: str, limit: int, hint: int = 0) -> int:
     return lo
 
 
-def cut_mode(tokenizer: Tokenizer) -> str:
-    """How texts may be cut for this tokenizer: ``"space"`` (named patterns), ``"any"`` or ``"none"``.
-
-    ``"any"``: no merges and no chunking rule (the byte tokenizer), so every position is a token
-    boundary. ``"none"``: a custom pattern or whole-document BPE, so every edit re-encodes everything.
-    """
-    specials = tokenizer.special_tokens
-    pre = tokenizer.pretokenizer
-    if not tokenizer.is_bpe and pre.pattern is None and not specials:
-        return "any"
-    if any(" " in s for s in specials):
-        return "none"
-    if pre.name in NAMED_PATTERNS and pre.pattern is not None and pre.pattern == NAMED_PATTERNS[pre.name]:
-        return "space"
-    return "none"
-
-
 def plan_edit(tokenizer: Tokenizer, old: TokenTable | None, new_text: str) -> EditPlan:
     """Find the smallest window of ``new_text`` whose encoding, spliced into ``old``, is exact."""
     if old is None:
@@ -239,10 +213,8 @@ def plan_edit(tokenizer: Tokenizer, old: TokenTable | None, new_text: str) -> Ed
     else:
         # A cut at q looks at new_text[q - 2 : q + 1]; all of it must lie outside the edit, so that
         # the old text has the very same cut (a chunk boundary) at the matching position.
-        m = _CUT_BACKWARD.search(new_text, 0, p)
-        start = m.start() if m else 0
-        m = _CUT_FORWARD.search(new_text, edit_end + 2) if edit_end + 2 <= len(new_text) else None
-        stop = m.start() if m else len(new_text)
+        start = last_cut_before(new_text, p)
+        stop = first_cut_after(new_text, edit_end + 2)
     shift = len(new_text) - len(old_text)
     old_first = int(np.searchsorted(old.start, start, side="left"))
     old_stop = int(np.searchsorted(old.start, stop - shift, side="left"))
