@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import numpy as np
-from PySide6.QtCore import QEvent, QObject, QRectF, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QFont, QHelpEvent
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -32,6 +32,7 @@ from tokviz.core.registry import byte_tokenizer
 
 from .display import DisplayOptions, TokenDetails
 from .export import VECTOR_PROPERTY
+from .font_follower import follow_editor_font
 from .models import TokenizerRegistryModel
 from .qtext import utf16_offsets
 from .theme import TokenColors
@@ -345,18 +346,6 @@ def _tokens_crossing(table: TokenTable, spans: list[tuple[int, int]]) -> int:
     return int(((start_chunk != last_chunk) & ~table.special).sum())
 
 
-class _FontFollower(QObject):
-    def __init__(self, editor: QWidget, view: PretokView) -> None:
-        super().__init__(view)
-        self.editor = editor
-        self.view = view
-
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if event.type() == QEvent.Type.FontChange and watched is self.editor:
-            self.view.set_text_font(self.editor.font())
-        return False
-
-
 def install_pretok_view(window: MainWindow, shortcut: str = "Ctrl+Shift+H") -> QDockWidget:
     """Add the pre-tokenizer dock (hidden at first; View menu and ``shortcut`` toggle it); it follows the editor."""
     from .qtext import plain_text_from_raw
@@ -381,7 +370,7 @@ def install_pretok_view(window: MainWindow, shortcut: str = "Ctrl+Shift+H") -> Q
     view.set_colors(window.colors)
     window.colorsChanged.connect(view.set_colors)
     view.set_text_font(window.editor.font())
-    window.editor.installEventFilter(_FontFollower(window.editor, view))
+    follow_editor_font(window.editor, view)
     return dock
 
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
-from PySide6.QtCore import QEvent, QObject, QPointF, QRectF, QSize, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QPointF, QRectF, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import (
     QBrush,
     QColor,
@@ -48,6 +48,7 @@ from tokviz.core.stream import StreamingDecoder, naive_decode_each
 from tokviz.core.tokenizer import Tokenizer
 
 from .export import VECTOR_PROPERTY
+from .font_follower import follow_editor_font
 from .models import OPEN_KEY, KeyRole, TokenizerRegistryModel
 from .render import ChipStyle, is_partial, paint_chip
 from .theme import TokenColors, colour_indices, token_colors
@@ -687,22 +688,8 @@ def install_stream_view(window: MainWindow, shortcut: str = "Ctrl+Shift+D") -> Q
     view.set_colors(window.colors)
     window.colorsChanged.connect(view.set_colors)
     view.set_text_font(window.editor.font())
-    window.editor.installEventFilter(_FontFollower(window.editor, view))
+    follow_editor_font(window.editor, view)
     return dock
-
-
-class _FontFollower(QObject):
-    """Gives the panel the editor's font whenever it changes (zoom, presentation mode)."""
-
-    def __init__(self, editor: QWidget, view: StreamDecodeView) -> None:
-        super().__init__(view)
-        self.editor = editor
-        self.view = view
-
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if event.type() == QEvent.Type.FontChange and watched is self.editor:
-            self.view.set_text_font(self.editor.font())
-        return False
 
 
 __all__ = [
