@@ -505,6 +505,7 @@ class TimelineWidget(QWidget):
 
     def __init__(self, registry: TokenizerRegistryModel | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self._window_colors = False  # True once the window hands out token colours
         self.setObjectName("timeline")
         self.registry = registry
         self.source: ReplaySource | None = None
@@ -649,17 +650,7 @@ class TimelineWidget(QWidget):
         self.table.verticalHeader().setDefaultSectionSize(self.table.fontMetrics().height() + 6)
         self.table.horizontalHeader().setStretchLastSection(True)
         self.table.horizontalHeader().setHighlightSections(False)
-        for col, width in (
-            (STEP, 56),
-            (MERGE, 104),
-            (NEW, 76),
-            (ID, 56),
-            (COUNT, 64),
-            (TIES, 40),
-            (TEXT_TOKENS, 80),
-            (CORPUS_TOKENS, 96),
-        ):
-            self.table.setColumnWidth(col, width)
+        self._size_columns()
         self.changes_only = QCheckBox("Only merges that change the text", self)
         self.changes_only.setObjectName("changesOnly")
         self.changes_only.setToolTip("Hide the merges that do not occur in the editor's text")
@@ -697,6 +688,26 @@ class TimelineWidget(QWidget):
         self.play_timer.setObjectName("timelinePlayTimer")
         self._apply_speed()
         self.view.set_colors(token_colors(self._dark()))
+
+    def _size_columns(self) -> None:
+        """Column widths from the font, so headers and typical values fit at any zoom."""
+        fm = self.table.fontMetrics()
+        samples = {
+            STEP: "100,000",
+            MERGE: "·the + ·cat",
+            NEW: "·token",
+            ID: "100,276",
+            COUNT: "3,437,840",
+            TIES: "999",
+            TEXT_TOKENS: "100,000",
+            CORPUS_TOKENS: "25,000,000",
+        }
+        for col, sample in samples.items():
+            header = str(self.model.headerData(col, Qt.Orientation.Horizontal))
+            width = (
+                max(fm.horizontalAdvance(sample), fm.horizontalAdvance(header)) + 2 * fm.averageCharWidth()
+            )
+            self.table.setColumnWidth(col, width)
 
     def _wire(self) -> None:
         self.slider.valueChanged.connect(self._on_slider)
@@ -936,12 +947,20 @@ class TimelineWidget(QWidget):
     def _dark(self) -> bool:
         return self.palette().color(QPalette.ColorRole.Window).lightness() < 128
 
+    def follow_colors(self, colors_changed: Any) -> None:
+        """Take token colours from the window (theme and presentation mode) from now on."""
+        self._window_colors = True
+        colors_changed.connect(self.view.set_colors)
+
     def changeEvent(self, event: QEvent) -> None:
         super().changeEvent(event)
         if event.type() == QEvent.Type.PaletteChange:
             dark = self._dark()
-            self.view.set_colors(token_colors(dark))
+            if not self._window_colors:
+                self.view.set_colors(token_colors(dark))
             self.model.muted = QColor("#8a8a8a") if not dark else QColor("#7d7d7d")
+        elif event.type() == QEvent.Type.FontChange:
+            self._size_columns()
 
     def _set_enabled(self, on: bool) -> None:
         for w in (

@@ -949,7 +949,10 @@ def install_training_docks(window: MainWindow) -> TrainingDocks:
     # The replay view follows the window's colours (theme and presentation mode).
     colors_changed = getattr(window, "colorsChanged", None)
     if colors_changed is not None:
-        colors_changed.connect(timeline.view.set_colors)
+        timeline.follow_colors(colors_changed)
+        colors = getattr(window, "colors", None)
+        if colors is not None:
+            timeline.view.set_colors(colors)
     train_dock.toggleViewAction().setObjectName("actionTrainDock")
     timeline_dock.toggleViewAction().setObjectName("actionTimelineDock")
 
