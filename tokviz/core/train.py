@@ -36,6 +36,8 @@ PARALLEL_THRESHOLD = 4 << 20
 # Text parts of about this many characters: small enough that any part is counted in well
 # under 100 ms (so cancel is prompt), large enough that process overhead stays small.
 PART_SIZE = 1 << 18
+# Words longer than this (in tokens) take the merge path that scans with list.index and slices.
+_LONG_WORD = 64
 
 
 class CancelFlag(Protocol):
@@ -378,6 +380,10 @@ class _Merger:
                     s.add(wi)
         self.counts = counts
         self.where = where
+        # Occurrences of each pair inside each long word (whole documents under "none").
+        self.word_pairs: dict[int, dict[tuple[int, int], int]] = {
+            wi: dict(Counter(zip(word, word[1:]))) for wi, word in enumerate(words) if len(word) > _LONG_WORD
+        }
         hist: dict[int, int] = {}
         for c in counts.values():
             hist[c] = hist.get(c, 0) + 1
@@ -468,6 +474,9 @@ class _Merger:
             word = words[wi]
             f = freqs[wi]
             n = len(word)
+            if n > _LONG_WORD:
+                replaced_total += self._merge_many(wi, word, f, a, b, new_id, deltas)
+                continue
             i = word.index(a)
             while word[i + 1] != b if i + 1 < n else True:
                 i = word.index(a, i + 1)
@@ -543,17 +552,29 @@ class _Merger:
         """General case: several sites in one word (including overlapping runs like ``aaa``)."""
         where = self.where
         n = len(word)
-        new: list[int] = []
+        # Find the sites by jumping between occurrences of ``a`` (a C-level scan), then copy the
+        # stretches between them by slicing: long words (whole documents with pre-tokenizer
+        # "none") cost a scan per merge, not a Python step per token.
         sites: list[int] = []
-        i = 0
-        while i < n:
-            if i + 1 < n and word[i] == a and word[i + 1] == b:
+        find = word.index
+        i = find(a)
+        while True:
+            if i + 1 < n and word[i + 1] == b:
                 sites.append(i)
-                new.append(new_id)
                 i += 2
             else:
-                new.append(word[i])
                 i += 1
+            try:
+                i = find(a, i)
+            except ValueError:
+                break
+        new: list[int] = []
+        prev = 0
+        for site in sites:
+            new += word[prev:site]
+            new.append(new_id)
+            prev = site + 2
+        new += word[prev:]
         old_idx: set[int] = set()
         for s in sites:
             if s > 0:
@@ -584,13 +605,38 @@ class _Merger:
                 where[p] = {wi}
             else:
                 s_.add(wi)
+        local = self.word_pairs.get(wi)
+        if local is not None and len(new) <= _LONG_WORD:
+            # The word became short: from now on the short-word paths handle it.
+            del self.word_pairs[wi]
+            local = None
+        if local is not None:
+            # Long words keep their own pair counts, so "is this pair gone from the word?" is a
+            # lookup rather than a scan of the whole word.
+            for k in old_idx:
+                local[(word[k], word[k + 1])] -= 1
+            for k in new_idx:
+                q = (new[k], new[k + 1])
+                local[q] = local.get(q, 0) + 1
+            for p in removed:
+                if local.get(p, 0) <= 0:
+                    local.pop(p, None)
+                    if p != (a, b):
+                        self._unindex(p, wi)
+            self.words[wi] = new
+            return f * len(sites)
         gone = removed - added
         gone.discard((a, b))
         if gone:
-            present = set(zip(new, new[1:]))
-            for p in gone:
-                if p not in present:
-                    self._unindex(p, wi)
+            if len(gone) <= 8:
+                for p in gone:
+                    if not _has_pair(new, p[0], p[1]):
+                        self._unindex(p, wi)
+            else:
+                present = set(zip(new, new[1:]))
+                for p in gone:
+                    if p not in present:
+                        self._unindex(p, wi)
         self.words[wi] = new
         return f * len(sites)
 
