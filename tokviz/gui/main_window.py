@@ -45,7 +45,8 @@ from PySide6.QtWidgets import (
 
 from .compat import protect_none_refcount
 from .display import DisplayOptions
-from .models import OPEN_KEY, KeyRole, TokenizationModel, TokenizerRegistryModel
+from .models import TokenizationModel, TokenizerRegistryModel
+from .picker import TokenizerPicker
 from .qtext import Utf16Index, normalize_newlines, plain_text_from_raw
 from .samples import CATEGORY_SAMPLES, DEFAULT_TEXT, LECTURE_SAMPLES, SHOWCASE, Sample
 from .theme import TokenColors, app_palette, system_prefers_dark, token_colors
@@ -152,9 +153,8 @@ class TokenPanel(QWidget):
         self.setObjectName("tokenPanel")
         self.registry = registry
         self.model = TokenizationModel(registry, key, self)
-        self.picker = QComboBox(self)
+        self.picker = TokenizerPicker(registry, self)
         self.picker.setObjectName("tokenizerPicker")
-        self.picker.setModel(registry)
         self.picker.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.picker.setMinimumContentsLength(8)
         self.stats = QLabel(self)
@@ -182,12 +182,12 @@ class TokenPanel(QWidget):
         layout.addLayout(header)
         layout.addWidget(self.view, 1)
 
-        self._select_in_picker(key)
-        self.picker.activated.connect(self._on_picked)
+        self.picker.show_key(key)
+        self.picker.picked.connect(self.select_tokenizer)
+        self.picker.openRequested.connect(lambda: self.openTokenizerRequested.emit(self))
         self.close_button.clicked.connect(lambda: self.closeRequested.emit(self))
         self.model.busyChanged.connect(self._on_busy)
         self.model.tokenizerChanged.connect(self._on_busy)
-        registry.rowsInserted.connect(lambda *_: self._select_in_picker(self.model.key))
         self._on_busy()
 
     def set_number(self, number: int) -> None:
@@ -197,22 +197,9 @@ class TokenPanel(QWidget):
         self.view.setAccessibleName(f"Token view {number}")
         self.close_button.setAccessibleName(f"Close view {number}")
 
-    def _select_in_picker(self, key: str) -> None:
-        row = self.registry.row_of(key)
-        if row >= 0 and self.picker.currentIndex() != row:
-            self.picker.setCurrentIndex(row)
-
-    def _on_picked(self, row: int) -> None:
-        key = self.picker.itemData(row, KeyRole)
-        if key == OPEN_KEY:
-            self._select_in_picker(self.model.key)
-            self.openTokenizerRequested.emit(self)
-            return
-        self.select_tokenizer(str(key))
-
     def select_tokenizer(self, key: str) -> None:
         """Show the text under another tokenizer (loaded in the background if needed)."""
-        self._select_in_picker(key)
+        self.picker.show_key(key)
         self.model.set_tokenizer(key)
 
     def _on_busy(self, *_args: object) -> None:

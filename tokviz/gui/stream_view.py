@@ -49,7 +49,8 @@ from tokviz.core.tokenizer import Tokenizer
 
 from .export import VECTOR_PROPERTY
 from .font_follower import follow_editor_font
-from .models import OPEN_KEY, KeyRole, TokenizerRegistryModel
+from .models import TokenizerRegistryModel
+from .picker import TokenizerPicker
 from .render import ChipStyle, is_partial, paint_chip
 from .theme import TokenColors, colour_indices, token_colors
 
@@ -322,10 +323,9 @@ class StreamDecodeView(QWidget):
         self._typed_timer.setInterval(250)
         self._typed_timer.timeout.connect(self._rebuild)
 
-        self.picker = QComboBox(self)
+        self.picker = TokenizerPicker(registry, self)
         self.picker.setObjectName("streamTokenizerPicker")
         self.picker.setAccessibleName("Tokenizer of the streaming decoder")
-        self.picker.setModel(registry)
         self.follow = QCheckBox("Ids of the editor's text", self)
         self.follow.setObjectName("streamFollowText")
         self.follow.setChecked(True)
@@ -418,7 +418,8 @@ class StreamDecodeView(QWidget):
         layout.addWidget(self.naive)
         layout.addStretch(1)
 
-        self.picker.activated.connect(self._on_picked)
+        self.picker.picked.connect(self.set_tokenizer)
+        self.picker.openRequested.connect(self.openTokenizerRequested.emit)
         self.follow.toggled.connect(self._on_follow)
         self.ids_edit.textEdited.connect(lambda *_: self._typed_timer.start())
         self.first_button.clicked.connect(lambda: self.set_position(0))
@@ -430,8 +431,7 @@ class StreamDecodeView(QWidget):
         self.show_naive.toggled.connect(lambda *_: self._show())
         self.naive_mode.currentIndexChanged.connect(lambda *_: self._show())
         registry.tokenizerLoaded.connect(self._on_loaded)
-        registry.rowsInserted.connect(lambda *_: self._select_in_picker(self.key))
-        self._select_in_picker(self.key)
+        self.picker.show_key(self.key)
         self._show()
 
     def _button(self, text: str, name: str, tip: str) -> QToolButton:
@@ -448,23 +448,10 @@ class StreamDecodeView(QWidget):
         """The tokenizer whose ids are decoded (None while it loads)."""
         return self.registry.tokenizer(self.key)
 
-    def _select_in_picker(self, key: str) -> None:
-        row = self.registry.row_of(key)
-        if row >= 0 and self.picker.currentIndex() != row:
-            self.picker.setCurrentIndex(row)
-
-    def _on_picked(self, row: int) -> None:
-        key = self.picker.itemData(row, KeyRole)
-        if key == OPEN_KEY:
-            self._select_in_picker(self.key)
-            self.openTokenizerRequested.emit()
-            return
-        self.set_tokenizer(str(key))
-
     def set_tokenizer(self, key: str) -> None:
         """Decode with another tokenizer (loaded in the background if needed)."""
         self.key = key
-        self._select_in_picker(key)
+        self.picker.show_key(key)
         if self.tokenizer is None:
             self._waiting = key
             self.registry.ensure_loaded(key)
@@ -673,7 +660,7 @@ def install_stream_view(window: MainWindow, shortcut: str = "Ctrl+Shift+D") -> Q
     def lecture_example() -> None:
         view.follow.setChecked(True)
         view.key = "gpt2"
-        view._select_in_picker("gpt2")
+        view.picker.show_key("gpt2")
         window.set_text(LECTURE_EXAMPLE)
         push_text()
 

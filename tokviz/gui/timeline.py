@@ -56,7 +56,8 @@ from .merge_table import (
     TIES,
     MergeTableModel,
 )
-from .models import OPEN_KEY, KeyRole, TokenizerRegistryModel
+from .models import TokenizerRegistryModel
+from .picker import TokenizerPicker
 from .theme import token_colors
 from .token_table import TokenTable
 from .token_view import TokenView
@@ -530,13 +531,11 @@ class TimelineWidget(QWidget):
 
     # ================================================================ layout
     def _build_ui(self) -> None:
-        self.picker = QComboBox(self)
+        self.picker = TokenizerPicker(self.registry, self)
         self.picker.setObjectName("timelineTokenizerPicker")
         self.picker.setAccessibleName("Tokenizer to replay")
         self.picker.setToolTip("Whose merges to replay on the editor's text")
         self.picker.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
-        if self.registry is not None:
-            self.picker.setModel(self.registry)
 
         style = self.style()
         icons = QStyle.StandardPixmap
@@ -724,11 +723,11 @@ class TimelineWidget(QWidget):
         self.changes_only.toggled.connect(self._on_changes_only)
         self.chunks.toggled.connect(self.view.set_show_chunks)
         self.plot.cursorMoved.connect(self.set_step)
-        self.picker.activated.connect(self._on_picked)
+        self.picker.picked.connect(self.set_tokenizer_key)
+        self.picker.openRequested.connect(self.openTokenizerRequested.emit)
         if self.registry is not None:
             self.registry.tokenizerLoaded.connect(self._on_registry_loaded)
             self.registry.mergesReady.connect(self._on_registry_merges_ready)
-            self.registry.rowsInserted.connect(lambda *_: self._select_in_picker())
 
     # ================================================================ public API
     @property
@@ -781,7 +780,7 @@ class TimelineWidget(QWidget):
             return
         self._waiting_for = None
         tok = self.registry.tokenizer(key)
-        self._select_in_picker(key)
+        self.picker.show_key(key)
         if tok is None:
             self._waiting_for = key
             self._detach(f"Loading {self.registry.label(key)}…")
@@ -808,7 +807,7 @@ class TimelineWidget(QWidget):
         self._waiting_for = None
         self.source = ReplaySource(tokenizer, key, history, corpus_initial)
         if key:
-            self._select_in_picker(key)
+            self.picker.show_key(key)
         if not tokenizer.is_bpe:
             self._detach(f"{tokenizer.name} has no merges: every byte stays a token of its own.")
             return
@@ -896,6 +895,7 @@ class TimelineWidget(QWidget):
         self.live = True
         self.model.begin_live()
         self.plot.begin_live(planned_merges)
+        self.picker.show_key(None)
         self.picker.setCurrentIndex(-1)  # nothing to pick from until the model exists
         self._set_enabled(False)
         self._set_message("Training… the merges appear in the table as they are made.")
@@ -940,7 +940,7 @@ class TimelineWidget(QWidget):
             return
         self.source = prev_source
         self.step = prev_step
-        self._select_in_picker(prev_source.key)
+        self.picker.show_key(prev_source.key)
         self._prepare(keep_step=True)
 
     # ================================================================ internals
@@ -994,23 +994,6 @@ class TimelineWidget(QWidget):
         self.slider.setRange(0, 0)
         self.caption.setText("")
         self._set_message(message)
-
-    def _select_in_picker(self, key: str | None = None) -> None:
-        if self.registry is None:
-            return
-        key = key if key is not None else self.key
-        row = self.registry.row_of(key) if key else -1
-        if row >= 0 and self.picker.currentIndex() != row:
-            self.picker.setCurrentIndex(row)
-
-    def _on_picked(self, row: int) -> None:
-        key = self.picker.itemData(row, KeyRole)
-        if key == OPEN_KEY:
-            self._select_in_picker()
-            self.openTokenizerRequested.emit()
-            return
-        if key:
-            self.set_tokenizer_key(str(key))
 
     def _on_registry_loaded(self, key: str) -> None:
         if self.live or self.registry is None:
