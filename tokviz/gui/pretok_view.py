@@ -34,6 +34,7 @@ from .display import DisplayOptions, TokenDetails
 from .export import VECTOR_PROPERTY
 from .font_follower import follow_editor_font
 from .models import TokenizerRegistryModel
+from .panel_dock import add_hidden_dock, refresh_while_visible
 from .qtext import utf16_offsets
 from .theme import TokenColors
 from .token_table import INDEX, TokenTable
@@ -351,22 +352,22 @@ def install_pretok_view(window: MainWindow, shortcut: str = "Ctrl+Shift+H") -> Q
     from .qtext import plain_text_from_raw
 
     view = PretokView(window.tokenizers, window)
-    dock = window.add_dock(view, "Pre-tokenizer chunks", "pretokDock", shortcut)
-    dock.toggleViewAction().setObjectName("actionPretokDock")
-    dock.toggleViewAction().setText("&Pre-tokenizer chunks")
-    dock.hide()
-    window.restoreDockWidget(dock)
-
-    def push_text() -> None:
-        if dock.isVisible():
-            view.set_text(plain_text_from_raw(window.editor.document().toRawText()))
-
-    timer = QTimer(window)
-    timer.setSingleShot(True)
-    timer.setInterval(150)
-    timer.timeout.connect(push_text)
-    window.editor.document().contentsChanged.connect(timer.start)
-    dock.visibilityChanged.connect(lambda visible: visible and push_text())
+    dock = add_hidden_dock(
+        window,
+        view,
+        "Pre-tokenizer chunks",
+        "pretokDock",
+        "actionPretokDock",
+        "&Pre-tokenizer chunks",
+        shortcut,
+    )
+    refresh_while_visible(
+        window,
+        dock,
+        window.editor.document().contentsChanged,
+        lambda: view.set_text(plain_text_from_raw(window.editor.document().toRawText())),
+        150,
+    )
     view.set_colors(window.colors)
     window.colorsChanged.connect(view.set_colors)
     view.set_text_font(window.editor.font())

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import QHeaderView, QLabel, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
 
@@ -20,6 +20,7 @@ from tokviz.core.stream import naive_decode_each
 from tokviz.core.tokenizer import Tokenizer
 
 from .export import VECTOR_PROPERTY
+from .panel_dock import add_hidden_dock, refresh_while_visible
 from .workers import Job, run_job
 
 if TYPE_CHECKING:
@@ -204,14 +205,18 @@ class RoundTripPanel(QWidget):
 def install_roundtrip_panel(window: MainWindow, shortcut: str = "Ctrl+Shift+J") -> QDockWidget:
     """Add the round-trip dock (hidden at first); while visible it checks every view's tokens after each change."""
     panel = RoundTripPanel(window)
-    dock = window.add_dock(panel, "Round trip: decode(encode(s)) == s", "roundTripDock", shortcut)
-    dock.toggleViewAction().setObjectName("actionRoundTripDock")
-    dock.toggleViewAction().setText("Round &trip contract")
-    dock.hide()
-    window.restoreDockWidget(dock)
+    dock = add_hidden_dock(
+        window,
+        panel,
+        "Round trip: decode(encode(s)) == s",
+        "roundTripDock",
+        "actionRoundTripDock",
+        "Round &trip contract",
+        shortcut,
+    )
 
     def refresh() -> None:
-        if not dock.isVisible() or not window.is_ready():
+        if not window.is_ready():
             return
         rows = []
         for p in window.panels:
@@ -221,12 +226,7 @@ def install_roundtrip_panel(window: MainWindow, shortcut: str = "Ctrl+Shift+J") 
             rows.append((f"{p.number}", tok, table.ids.tolist()))
         panel.check(window.text, rows)
 
-    timer = QTimer(window)
-    timer.setSingleShot(True)
-    timer.setInterval(100)
-    timer.timeout.connect(refresh)
-    window.textTokenized.connect(timer.start)
-    dock.visibilityChanged.connect(lambda visible: visible and timer.start())
+    refresh_while_visible(window, dock, window.textTokenized, refresh, 100)
     return dock
 
 

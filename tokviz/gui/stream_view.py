@@ -50,6 +50,7 @@ from tokviz.core.tokenizer import Tokenizer
 from .export import VECTOR_PROPERTY
 from .font_follower import follow_editor_font
 from .models import TokenizerRegistryModel
+from .panel_dock import add_hidden_dock, refresh_while_visible
 from .picker import TokenizerPicker
 from .render import ChipStyle, is_partial, paint_chip
 from .theme import TokenColors, colour_indices, token_colors
@@ -647,15 +648,16 @@ def install_stream_view(window: MainWindow, shortcut: str = "Ctrl+Shift+D") -> Q
     from .qtext import plain_text_from_raw
 
     view = StreamDecodeView(window.tokenizers, window)
-    dock = window.add_dock(view, "Streaming decode", "streamDock", shortcut)
-    dock.toggleViewAction().setObjectName("actionStreamDock")
-    dock.toggleViewAction().setText("&Streaming decode")
-    dock.hide()
-    window.restoreDockWidget(dock)
-
-    def push_text() -> None:
-        if dock.isVisible():
-            view.set_text(plain_text_from_raw(window.editor.document().toRawText()))
+    dock = add_hidden_dock(
+        window, view, "Streaming decode", "streamDock", "actionStreamDock", "&Streaming decode", shortcut
+    )
+    push_text = refresh_while_visible(
+        window,
+        dock,
+        window.editor.document().contentsChanged,
+        lambda: view.set_text(plain_text_from_raw(window.editor.document().toRawText())),
+        150,
+    )
 
     def lecture_example() -> None:
         view.follow.setChecked(True)
@@ -664,12 +666,6 @@ def install_stream_view(window: MainWindow, shortcut: str = "Ctrl+Shift+D") -> Q
         window.set_text(LECTURE_EXAMPLE)
         push_text()
 
-    timer = QTimer(window)
-    timer.setSingleShot(True)
-    timer.setInterval(150)
-    timer.timeout.connect(push_text)
-    window.editor.document().contentsChanged.connect(timer.start)
-    dock.visibilityChanged.connect(lambda visible: visible and push_text())
     view.example_button.clicked.connect(lecture_example)
     view.openTokenizerRequested.connect(lambda: window.choose_tokenizer_file(None))
     view.set_colors(window.colors)
