@@ -540,7 +540,7 @@ def plot_compare(
 
     use_offscreen_qt_without_display()
     try:
-        from tokviz.gui.chart import plot_compare_rows
+        from tokviz.gui.chart_canvas import plot_compare_rows
     except ImportError as exc:
         raise ExportError(
             f"--plot needs PySide6 and pyqtgraph, which could not be imported ({exc})"

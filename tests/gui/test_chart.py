@@ -16,11 +16,11 @@ from PySide6.QtWidgets import QComboBox, QDockWidget, QWidget
 from tokviz.core.exchange import ExchangeTable, caption, format_factor
 from tokviz.core.metrics import TextMetrics, attention_multiplier
 from tokviz.core.tokenizer import Tokenizer
-from tokviz.gui.chart import (
+from tokviz.gui.chart import ExchangeChart
+from tokviz.gui.chart_canvas import (
     EDITOR_LABEL,
     EXPORT_SIZE,
     ChartStyle,
-    ExchangeChart,
     byte_color,
     flatten_svg,
     render_canvas,
