@@ -21,8 +21,6 @@ BLOCK_SIZE = 1 << 20
 # A space after a non-space is always a chunk boundary for the named GPT-2 / cl100k patterns.
 _SAFE_SPACE = regex.compile(r"(?<=\S) ")
 
-Source = "str | os.PathLike[str] | Iterable[str | os.PathLike[str]]"
-
 
 @dataclass(frozen=True)
 class CorpusFile:

@@ -317,16 +317,6 @@ class Tokenizer:
         ids = self._bpe_heap(start, None, trace) if len(start) > 1 else start
         return ids, trace
 
-    def _encode_chunk(self, chunk: str) -> list[int]:
-        cached = self._cache.get(chunk)
-        if cached is not None:
-            return cached
-        ids = self._bpe(chunk.encode("utf-8"))
-        if len(self._cache) >= _CACHE_LIMIT:
-            self._cache.clear()
-        self._cache[chunk] = ids
-        return ids
-
     # ------------------------------------------------------------------ encode
     def encode_ordinary(self, text: str) -> list[int]:
         """Encode text as plain text: special-token strings are encoded like any other text."""

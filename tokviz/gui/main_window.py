@@ -246,7 +246,6 @@ class MainWindow(QMainWindow):
         self._theme = "system"
         self._point_size = float(DEFAULT_POINT_SIZE)
         self.last_error: str | None = None
-        self._pending_open: dict[object, TokenPanel] = {}
         self.presentation: PresentationMode | None = None
 
         self.editor = SourceEditor(self)

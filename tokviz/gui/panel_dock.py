@@ -34,6 +34,32 @@ def add_hidden_dock(
     return dock
 
 
+def follow_window_style(window: MainWindow, view: QWidget) -> None:
+    """Give ``view`` (with ``set_colors`` and ``set_text_font``) the window's token colours and the
+    editor's font, now and whenever they change (theme, zoom, presentation mode)."""
+    from .font_follower import follow_editor_font
+
+    view.set_colors(window.colors)  # type: ignore[attr-defined]
+    window.colorsChanged.connect(view.set_colors)  # type: ignore[attr-defined]
+    view.set_text_font(window.editor.font())  # type: ignore[attr-defined]
+    follow_editor_font(window.editor, view)
+
+
+def follow_editor_text(
+    window: MainWindow, dock: QDockWidget, set_text: Callable[[str], None], delay_ms: int = 150
+) -> Callable[[], None]:
+    """Hand the editor's text to ``set_text`` after each pause in typing, while the dock shows."""
+    from .qtext import plain_text_from_raw
+
+    return refresh_while_visible(
+        window,
+        dock,
+        window.editor.document().contentsChanged,
+        lambda: set_text(plain_text_from_raw(window.editor.document().toRawText())),
+        delay_ms,
+    )
+
+
 def refresh_while_visible(
     window: MainWindow, dock: QDockWidget, trigger: SignalInstance, refresh: Callable[[], None], delay_ms: int
 ) -> Callable[[], None]:

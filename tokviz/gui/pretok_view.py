@@ -32,9 +32,8 @@ from tokviz.core.registry import byte_tokenizer
 
 from .display import DisplayOptions, TokenDetails
 from .export import VECTOR_PROPERTY
-from .font_follower import follow_editor_font
 from .models import TokenizerRegistryModel
-from .panel_dock import add_hidden_dock, refresh_while_visible
+from .panel_dock import add_hidden_dock, follow_editor_text, follow_window_style
 from .qtext import utf16_offsets
 from .theme import TokenColors
 from .token_table import INDEX, TokenTable
@@ -349,8 +348,6 @@ def _tokens_crossing(table: TokenTable, spans: list[tuple[int, int]]) -> int:
 
 def install_pretok_view(window: MainWindow, shortcut: str = "Ctrl+Shift+H") -> QDockWidget:
     """Add the pre-tokenizer dock (hidden at first; View menu and ``shortcut`` toggle it); it follows the editor."""
-    from .qtext import plain_text_from_raw
-
     view = PretokView(window.tokenizers, window)
     dock = add_hidden_dock(
         window,
@@ -361,17 +358,8 @@ def install_pretok_view(window: MainWindow, shortcut: str = "Ctrl+Shift+H") -> Q
         "&Pre-tokenizer chunks",
         shortcut,
     )
-    refresh_while_visible(
-        window,
-        dock,
-        window.editor.document().contentsChanged,
-        lambda: view.set_text(plain_text_from_raw(window.editor.document().toRawText())),
-        150,
-    )
-    view.set_colors(window.colors)
-    window.colorsChanged.connect(view.set_colors)
-    view.set_text_font(window.editor.font())
-    follow_editor_font(window.editor, view)
+    follow_editor_text(window, dock, view.set_text)
+    follow_window_style(window, view)
     return dock
 
 

@@ -72,6 +72,17 @@ def sans_font(point_size: float, bold: bool = False) -> QFont:
     return font
 
 
+def _prepare_sheet(sheet: QWidget, name: str, dark: bool, colors: TokenColors | None) -> TokenColors:
+    """Set up an offscreen sheet: never shown, filled with the theme's base colour; return its token colours."""
+    sheet.setObjectName(name)
+    sheet.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen)
+    sheet.setAutoFillBackground(True)
+    palette = app_palette(dark)
+    palette.setColor(QPalette.ColorRole.Window, palette.color(QPalette.ColorRole.Base))
+    sheet.setPalette(palette)
+    return colors or token_colors(dark)
+
+
 # ----------------------------------------------------------------------------- token chips
 @dataclass(frozen=True)
 class ChipStyle:
@@ -231,13 +242,7 @@ class StripSheet(QWidget):
         note: str = "",
     ) -> None:
         super().__init__()
-        self.setObjectName("renderSheet")
-        self.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen)
-        self.setAutoFillBackground(True)
-        palette = app_palette(dark)
-        palette.setColor(QPalette.ColorRole.Window, palette.color(QPalette.ColorRole.Base))
-        self.setPalette(palette)
-        self.colors = colors or token_colors(dark)
+        self.colors = _prepare_sheet(self, "renderSheet", dark, colors)
         self.text = text
         self.views: list[TokenView] = []
         self.captions: list[QLabel] = []
@@ -269,7 +274,7 @@ class StripSheet(QWidget):
         self.summary = QLabel(summary + (f" · {note}" if note else ""), self)
         self.summary.setObjectName("renderSummary")
         self.summary.setFont(sans_font(point_size * 0.7))
-        muted = QPalette(palette)
+        muted = QPalette(self.palette())
         muted.setColor(QPalette.ColorRole.WindowText, self.colors.muted)
         self.summary.setPalette(muted)
         self.summary.show()
@@ -395,13 +400,7 @@ class ReplaySheet(QWidget):
         colors: TokenColors | None = None,
     ) -> None:
         super().__init__()
-        self.setObjectName("replaySheet")
-        self.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen)
-        self.setAutoFillBackground(True)
-        palette = app_palette(dark)
-        palette.setColor(QPalette.ColorRole.Window, palette.color(QPalette.ColorRole.Base))
-        self.setPalette(palette)
-        self.colors = colors or token_colors(dark)
+        self.colors = _prepare_sheet(self, "replaySheet", dark, colors)
         self.chips = ChipStyle.from_colors(self.colors)
         self.replay = replay
         self.title = title

@@ -48,9 +48,8 @@ from tokviz.core.stream import StreamingDecoder, naive_decode_each
 from tokviz.core.tokenizer import Tokenizer
 
 from .export import VECTOR_PROPERTY
-from .font_follower import follow_editor_font
 from .models import TokenizerRegistryModel
-from .panel_dock import add_hidden_dock, refresh_while_visible
+from .panel_dock import add_hidden_dock, follow_editor_text, follow_window_style
 from .picker import TokenizerPicker
 from .render import ChipStyle, is_partial, paint_chip
 from .theme import TokenColors, colour_indices, token_colors
@@ -645,19 +644,11 @@ def install_stream_view(window: MainWindow, shortcut: str = "Ctrl+Shift+D") -> Q
     It follows the editor's text while visible, the window's colours and font size; its lecture
     button loads ``Hello, 🌍! 你好!`` into the editor and picks GPT-2.
     """
-    from .qtext import plain_text_from_raw
-
     view = StreamDecodeView(window.tokenizers, window)
     dock = add_hidden_dock(
         window, view, "Streaming decode", "streamDock", "actionStreamDock", "&Streaming decode", shortcut
     )
-    push_text = refresh_while_visible(
-        window,
-        dock,
-        window.editor.document().contentsChanged,
-        lambda: view.set_text(plain_text_from_raw(window.editor.document().toRawText())),
-        150,
-    )
+    push_text = follow_editor_text(window, dock, view.set_text)
 
     def lecture_example() -> None:
         view.follow.setChecked(True)
@@ -668,10 +659,7 @@ def install_stream_view(window: MainWindow, shortcut: str = "Ctrl+Shift+D") -> Q
 
     view.example_button.clicked.connect(lecture_example)
     view.openTokenizerRequested.connect(lambda: window.choose_tokenizer_file(None))
-    view.set_colors(window.colors)
-    window.colorsChanged.connect(view.set_colors)
-    view.set_text_font(window.editor.font())
-    follow_editor_font(window.editor, view)
+    follow_window_style(window, view)
     return dock
 
 

@@ -111,13 +111,6 @@ def _write_text(path: PathLike, text: str, what: str) -> None:
         ) from None
 
 
-def _merged_or_byte(tokenizer: Tokenizer) -> set[bytes]:
-    """Bytes values the BPE can produce: the 256 single bytes and every merge result."""
-    made = {bytes([b]) for b in range(256)}
-    made.update(left + right for left, right in tokenizer.merges)
-    return made
-
-
 def _byte_level_strings(tokenizer: Tokenizer, fmt: str) -> dict[str, int]:
     """``{GPT-2 string: id}`` for a vocab.json-like table; specials keep their own text.
 
