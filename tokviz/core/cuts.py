@@ -8,14 +8,10 @@ the chunking on each side depends on nothing across the cut (the tests check eve
 
 from __future__ import annotations
 
-import regex
-
-from .pretokenize import NAMED_PATTERNS
+from .pretokenize import NAMED_PATTERNS, SAFE_CUT_PATTERN, first_cut_after, last_cut_before
 from .tokenizer import Tokenizer
 
-SAFE_CUT_PATTERN = r"(?<=\S) |(?<=\S\n)(?=\S)"
-_FORWARD = regex.compile(SAFE_CUT_PATTERN)
-_BACKWARD = regex.compile(r"(?r)" + SAFE_CUT_PATTERN)
+__all__ = ["SAFE_CUT_PATTERN", "cut_mode", "first_cut_after", "last_cut_before"]
 
 
 def cut_mode(tokenizer: Tokenizer) -> str:
@@ -34,17 +30,3 @@ def cut_mode(tokenizer: Tokenizer) -> str:
     if pre.name in NAMED_PATTERNS and pre.pattern is not None and pre.pattern == NAMED_PATTERNS[pre.name]:
         return "space"
     return "none"
-
-
-def last_cut_before(text: str, pos: int) -> int:
-    """The last safe cut at or before ``pos`` (0 when there is none)."""
-    m = _BACKWARD.search(text, 0, pos)
-    return m.start() if m else 0
-
-
-def first_cut_after(text: str, pos: int) -> int:
-    """The first safe cut at or after ``pos`` (the end of the text when there is none)."""
-    if pos > len(text):
-        return len(text)
-    m = _FORWARD.search(text, pos)
-    return m.start() if m else len(text)

@@ -40,28 +40,26 @@ _ASCII_PATTERNS: dict[str, re.Pattern[str]] = {
 _NON_ASCII = re.compile(r"[^\x00-\x7f]+")
 
 
-def safe_cut_before(text: str, pos: int) -> int:
-    """The last chunk boundary at or before ``pos`` that the named patterns always respect.
-
-    That is a space right after a non-space (or the start of the text).
-    """
-    p = text.rfind(" ", 0, pos + 1)
-    while p > 0:
-        if not text[p - 1].isspace():
-            return p
-        p = text.rfind(" ", 0, p)
-    return 0
+# Where the named GPT-2 / cl100k patterns always have a chunk boundary, whatever follows: before a
+# space that follows a non-space, and after a lone newline between two non-spaces. The chunking on
+# each side of such a cut depends on nothing across it, so the two sides encode independently.
+SAFE_CUT_PATTERN = r"(?<=\S) |(?<=\S\n)(?=\S)"
+_CUT_FORWARD = regex.compile(SAFE_CUT_PATTERN)
+_CUT_BACKWARD = regex.compile(r"(?r)" + SAFE_CUT_PATTERN)
 
 
-def safe_cut_after(text: str, pos: int) -> int:
-    """The first such boundary at or after ``pos`` (or the end of the text)."""
-    n = len(text)
-    p = text.find(" ", max(pos, 1))
-    while p != -1:
-        if not text[p - 1].isspace():
-            return p
-        p = text.find(" ", p + 1)
-    return n
+def last_cut_before(text: str, pos: int) -> int:
+    """The last safe cut before ``pos`` (0 when there is none)."""
+    m = _CUT_BACKWARD.search(text, 0, pos)
+    return m.start() if m else 0
+
+
+def first_cut_after(text: str, pos: int) -> int:
+    """The first safe cut at or after ``pos`` (the end of the text when there is none)."""
+    if pos > len(text):
+        return len(text)
+    m = _CUT_FORWARD.search(text, pos)
+    return m.start() if m else len(text)
 
 
 @dataclass(frozen=True)
@@ -102,10 +100,10 @@ class Pretokenizer:
             s, e = m.span()
             if s < pos:
                 continue  # already inside the previous window
-            start = safe_cut_before(text, s)
+            start = last_cut_before(text, s)
             if start < pos:
                 start = pos
-            end = safe_cut_after(text, e)
+            end = first_cut_after(text, e)
             if start > pos:
                 out.extend(fast.findall(text[pos:start]))
             out.extend(slow.findall(text, start, end))

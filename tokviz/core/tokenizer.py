@@ -14,7 +14,7 @@ from itertools import accumulate, repeat
 from typing import NamedTuple, Protocol
 
 from .errors import TokenizerLoadError, TokvizError
-from .pretokenize import NAMED_PATTERNS, Pretokenizer, SpecialSplitter, resolve_pretokenizer, safe_cut_before
+from .pretokenize import NAMED_PATTERNS, Pretokenizer, SpecialSplitter, last_cut_before, resolve_pretokenizer
 
 # Chunks longer than this are merged with a heap instead of rescanning all pairs each round.
 _LONG_CHUNK = 96
@@ -463,7 +463,7 @@ class Tokenizer:
         limit = len(buffer) - max(longest, 1)
         if limit <= 0:
             return 0
-        cut = safe_cut_before(buffer, limit) if safe_spaces else 0
+        cut = last_cut_before(buffer, limit + 1) if safe_spaces else 0
         if self._splitter:
             for start, end, special in self._splitter.segments(buffer):
                 if not special or start > limit:
