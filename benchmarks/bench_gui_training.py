@@ -69,8 +69,8 @@ def main(argv: list[str] | None = None) -> int:
     from PySide6.QtCore import QSettings, QTimer
     from PySide6.QtWidgets import QApplication
 
-    import tokviz.gui.train_worker as train_worker
-    from tokviz.gui.main_window import MainWindow
+    import tokviz.gui.workers.training as train_worker
+    from tokviz.gui.window.main_window import MainWindow
 
     if args.no_gui_first:
         train_worker.GUI_MAX_LAG = None

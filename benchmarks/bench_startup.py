@@ -6,14 +6,14 @@ Launches the installed ``tokviz`` command (``python -m tokviz`` when it is not i
 times on the offscreen platform and, when Xvfb is installed, under Xvfb with the xcb platform (as a
 user's X11 session would run it). Each run starts with a fresh profile, so the window opens on the
 default text with GPT-2 and cl100k. The app reports its milestones through ``TOKVIZ_READY_FILE``
-(tokviz/gui/startup.py) and quits by itself (``TOKVIZ_QUIT_WHEN_READY=1``); times are measured from
+(tokviz/gui/window/startup.py) and quits by itself (``TOKVIZ_QUIT_WHEN_READY=1``); times are measured from
 just before the process is started:
 
 - window shown: the main window's first paint;
 - tokens painted: both views have painted the tokens of the default text.
 
 The issue's target is a visible window within 1.5 s. It also checks that importing the GUI does no
-tokenization work: a separate process imports ``tokviz.gui.app`` and ``tokviz.gui.main_window``
+tokenization work: a separate process imports ``tokviz.gui.app`` and ``tokviz.gui.window.main_window``
 with the tokenizer's entry points instrumented, and reports the import time and the calls made.
 """
 
@@ -47,7 +47,7 @@ for name in ("encode", "encode_ordinary", "encode_spans", "encode_with_merges", 
 spy(reg, "load_tokenizer")
 spy(enc, "load_bundled_ranks")
 start = time.perf_counter()
-import tokviz.gui, tokviz.gui.app, tokviz.gui.main_window
+import tokviz.gui, tokviz.gui.app, tokviz.gui.window.main_window
 elapsed = time.perf_counter() - start
 print(json.dumps({"import_s": elapsed, "calls": calls}))
 """

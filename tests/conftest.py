@@ -1,11 +1,52 @@
-"""Shared fixtures: sample texts that every test can use without touching the network."""
+"""Shared test setup: hypothesis profiles, markers by folder, and offline sample texts and oracles."""
 
 from __future__ import annotations
 
+import os
 import pydoc_data.topics
+from pathlib import Path
+from unittest import mock
 
 import pytest
 import tiktoken
+from hypothesis import HealthCheck, settings
+
+TESTS = Path(__file__).resolve().parent
+
+# ---------------------------------------------------------------- hypothesis profiles
+# No deadline anywhere: a wall-clock limit per example fails at random on a loaded 2-core CI machine.
+# "ci" is derandomized (the same examples on every run, so a red CI run is red again locally with
+# HYPOTHESIS_PROFILE=ci) and prints the blob that replays a failure (@reproduce_failure); it keeps
+# no example database, since a fresh CI clone would lose it anyway. "dev" explores new random
+# examples each run and remembers failures in .hypothesis/ so they are retried first.
+# A test's own @settings(max_examples=...) still wins over the profile's.
+settings.register_profile(
+    "ci",
+    deadline=None,
+    print_blob=True,
+    derandomize=True,
+    database=None,
+    max_examples=200,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+settings.register_profile("dev", deadline=None, print_blob=True, max_examples=100)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI") else "dev"))
+
+
+# ---------------------------------------------------------------- markers by folder
+GUI_FOLDERS = ("gui", "journeys")
+"""Every test under tests/gui/ or tests/journeys/ needs Qt: it gets the ``gui`` marker here."""
+
+
+@pytest.hookimpl(tryfirst=True)  # before -m deselects by marker
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        try:
+            folder = Path(item.path).resolve().relative_to(TESTS).parts[0]
+        except ValueError:
+            continue  # not under tests/
+        if folder in GUI_FOLDERS:
+            item.add_marker(pytest.mark.gui)
 
 
 @pytest.fixture(scope="session")
@@ -27,36 +68,30 @@ def _read_rank_file(name: str) -> dict[bytes, int]:
     }
 
 
+def _published_encoding(constructor_name: str, rank_file: str) -> tiktoken.Encoding:
+    """tiktoken's own definition of a published encoding (pattern and specials), with the bundled ranks.
+
+    tiktoken's constructors download the rank file; they are handed the bundled copy instead, so
+    the oracle shares nothing with tokviz but the file it reads.
+    """
+    import tiktoken_ext.openai_public as public
+
+    ranks = _read_rank_file(rank_file)
+    with mock.patch.object(public, "load_tiktoken_bpe", lambda *args, **kwargs: ranks):
+        spec = getattr(public, constructor_name)()
+    return tiktoken.Encoding(**spec)
+
+
 @pytest.fixture(scope="session")
 def gpt2_tiktoken() -> tiktoken.Encoding:
     """tiktoken's own GPT-2 (r50k_base) encoding, built offline from the bundled rank file."""
-    from tiktoken_ext.openai_public import r50k_pat_str
-
-    return tiktoken.Encoding(
-        "gpt2",
-        pat_str=r50k_pat_str,
-        mergeable_ranks=_read_rank_file("r50k_base.tiktoken"),
-        special_tokens={"<|endoftext|>": 50256},
-    )
+    return _published_encoding("r50k_base", "r50k_base.tiktoken")
 
 
 @pytest.fixture(scope="session")
 def cl100k_tiktoken() -> tiktoken.Encoding:
     """tiktoken's own cl100k_base encoding, built offline from the bundled rank file."""
-    from tokviz.core.pretokenize import CL100K_PATTERN
-
-    return tiktoken.Encoding(
-        "cl100k_base",
-        pat_str=CL100K_PATTERN,
-        mergeable_ranks=_read_rank_file("cl100k_base.tiktoken"),
-        special_tokens={
-            "<|endoftext|>": 100257,
-            "<|fim_prefix|>": 100258,
-            "<|fim_middle|>": 100259,
-            "<|fim_suffix|>": 100260,
-            "<|endofprompt|>": 100276,
-        },
-    )
+    return _published_encoding("cl100k_base", "cl100k_base.tiktoken")
 
 
 VARIED_TEXT = (

@@ -7,7 +7,7 @@ data folders, finds the window with ``xdotool search --sync``, types a line with
 takes a screenshot of the whole screen (ImageMagick's ``import``, or Qt's own screen grab when
 ImageMagick is missing), and checks that the window is not blank and that every view shows exactly
 as many tokens as the core computes. The app reports its views' token counts through the status
-file named by ``TOKVIZ_READY_FILE`` (see tokviz/gui/startup.py). Finally Ctrl+Q must close it with
+file named by ``TOKVIZ_READY_FILE`` (see tokviz/gui/window/startup.py). Finally Ctrl+Q must close it with
 exit code 0 and no Qt warnings on stderr.
 
 Qt warnings are lines matching :data:`QT_WARNING`. Ignored (harmless, about the test machine, not

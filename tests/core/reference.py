@@ -1,18 +1,66 @@
-"""Slow, obviously-correct BPE kept as an oracle: recount every pair each merge, as in the lecture."""
+"""Slow, obviously-correct BPE kept as an oracle: recount every pair each merge, as in the lecture.
+
+It shares no code with tokviz. Pre-tokenization is the published pattern strings (below, written out
+as facts, and checked against tiktoken's own definitions in test_train.py) run through ``regex``;
+special tokens are cut with the standard library's ``re``, longest first. So a bug in tokviz's
+pre-tokenizer, its ASCII fast path or its special-token splitter makes the trainer disagree here.
+"""
 
 from __future__ import annotations
 
-from tokviz.core.pretokenize import SpecialSplitter, resolve_pretokenizer
+import re
+
+import regex
+
+# GPT-2's pattern (tiktoken's r50k_base / gpt2, in the possessive form tiktoken publishes).
+GPT2_PATTERN = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s"""
+# cl100k_base's pattern.
+CL100K_PATTERN = r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s"""
+PUBLISHED_PATTERNS = {"gpt2": GPT2_PATTERN, "cl100k": CL100K_PATTERN}
+
+
+def reference_pretokenize(text: str, pretokenizer: str) -> list[str]:
+    """Chunks of ``text``: ``none`` keeps it whole; a pattern's matches, with unmatched text as chunks too."""
+    if not text:
+        return []
+    if pretokenizer == "none":
+        return [text]
+    pattern = regex.compile(PUBLISHED_PATTERNS.get(pretokenizer, pretokenizer))
+    chunks: list[str] = []
+    done = 0
+    for m in pattern.finditer(text):
+        if m.end() == m.start():
+            continue  # an empty match cuts nothing
+        if m.start() > done:
+            chunks.append(text[done : m.start()])
+        chunks.append(m.group())
+        done = m.end()
+    if done < len(text):
+        chunks.append(text[done:])
+    return chunks
+
+
+def reference_split_specials(text: str, specials: list[str]) -> list[tuple[str, bool]]:
+    """``(piece, is_special)`` in order; at each place the longest special token that matches wins."""
+    names = sorted({s for s in specials if s}, key=len, reverse=True)
+    if not names:
+        return [(text, False)] if text else []
+    parts = re.split("(" + "|".join(map(re.escape, names)) + ")", text)
+    # re.split with one group alternates text, special, text, ...: odd indices are the specials.
+    return [(part, i % 2 == 1) for i, part in enumerate(parts) if part]
+
+
+def reference_documents(text: str, specials: list[str]) -> list[str]:
+    """The text between special tokens (the specials themselves are not text)."""
+    return [part for part, special in reference_split_specials(text, specials) if not special]
 
 
 def reference_chunks(documents: list[str], specials: list[str], pretokenizer: str) -> list[list[int]]:
     """The corpus as the lecture sees it: one byte list per pre-token chunk, in corpus order."""
-    pre = resolve_pretokenizer(pretokenizer)
-    splitter = SpecialSplitter(specials)
     chunks: list[list[int]] = []
     for doc in documents:
-        for part in splitter.documents(doc):
-            for chunk in pre.split(part):
+        for part in reference_documents(doc, specials):
+            for chunk in reference_pretokenize(part, pretokenizer):
                 chunks.append(list(chunk.encode("utf-8")))
     return chunks
 
@@ -65,22 +113,30 @@ def reference_train(
     return vocab, merges, merged_counts
 
 
-def reference_encode(text: str, merges: list[tuple[bytes, bytes]], pretokenizer: str) -> list[bytes]:
-    """Encode by replaying every merge in order over each chunk (the lecture's encoder), as bytes."""
-    pre = resolve_pretokenizer(pretokenizer)
+def reference_encode(
+    text: str, merges: list[tuple[bytes, bytes]], pretokenizer: str, specials: list[str] | None = None
+) -> list[bytes]:
+    """Encode by replaying every merge in order over each chunk (the lecture's encoder), as bytes.
+
+    A special token stays whole: it is one token whose bytes are its UTF-8.
+    """
     out: list[bytes] = []
-    for chunk in pre.split(text):
-        parts = [bytes([b]) for b in chunk.encode("utf-8")]
-        for left, right in merges:
-            i = 0
-            merged: list[bytes] = []
-            while i < len(parts):
-                if i + 1 < len(parts) and parts[i] == left and parts[i + 1] == right:
-                    merged.append(left + right)
-                    i += 2
-                else:
-                    merged.append(parts[i])
-                    i += 1
-            parts = merged
-        out.extend(parts)
+    for piece, special in reference_split_specials(text, specials or []):
+        if special:
+            out.append(piece.encode("utf-8"))
+            continue
+        for chunk in reference_pretokenize(piece, pretokenizer):
+            parts = [bytes([b]) for b in chunk.encode("utf-8")]
+            for left, right in merges:
+                i = 0
+                merged: list[bytes] = []
+                while i < len(parts):
+                    if i + 1 < len(parts) and parts[i] == left and parts[i + 1] == right:
+                        merged.append(left + right)
+                        i += 2
+                    else:
+                        merged.append(parts[i])
+                        i += 1
+                parts = merged
+            out.extend(parts)
     return out

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import shutil
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -11,17 +12,12 @@ import tiktoken.load
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tokviz.core import encodings
-from tokviz.core.encodings import (
-    BUNDLED,
-    bundled_encoding,
-    bundled_merges,
-    load_bundled_ranks,
-    parse_tiktoken_bpe,
-    recover_merges,
-)
+from tokviz.core import encodings, recovery
+from tokviz.core.encodings import BUNDLED, bundled_encoding, bundled_merges, load_bundled_ranks
 from tokviz.core.errors import TokenizerLoadError
+from tokviz.core.formats import parse_tiktoken_file
 from tokviz.core.pretokenize import resolve_pretokenizer
+from tokviz.core.recovery import recover_merges
 from tokviz.core.resources import resource_path
 
 
@@ -144,10 +140,26 @@ def test_specials_and_patterns_match_tiktokens_definitions(monkeypatch: pytest.M
 
 def test_parse_reports_the_bad_line() -> None:
     with pytest.raises(TokenizerLoadError, match="line 2"):
-        parse_tiktoken_bpe(b"IQ== 0\nnot-a-pair\n")
-    with pytest.raises(TokenizerLoadError, match="line 2.*listed twice"):
-        parse_tiktoken_bpe(b"IQ== 0\nIQ== 1\n")
-    assert parse_tiktoken_bpe(b"IQ== 0\n\nIg== 1") == {b"!": 0, b'"': 1}
+        parse_tiktoken_file(b"IQ== 0\nnot-a-pair\n", "x.tiktoken")
+    with pytest.raises(TokenizerLoadError, match="line 2.*already has rank 0"):
+        parse_tiktoken_file(b"IQ== 0\nIQ== 1\n", "x.tiktoken")
+    # A blank line is skipped and the last line needs no newline.
+    singles = b"".join(base64.b64encode(bytes([b])) + b" %d\n" % b for b in range(256))
+    assert parse_tiktoken_file(singles + b"\nISI= 256", "x.tiktoken") == _singles() | {b'!"': 256}
+
+
+def test_the_bundled_files_go_through_the_same_strict_reader(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fresh_cache: None
+) -> None:
+    # A rank given to two tokens passes tiktoken's reader but not tokviz's, bundled or not.
+    bad = tmp_path / "r50k_base.tiktoken"
+    shutil.copyfile(resource_path("encodings", "r50k_base.tiktoken"), bad)
+    with bad.open("ab") as fh:
+        fh.write(b"dG9rdml6 0\n")
+    monkeypatch.setattr(encodings, "resource_path", lambda *parts: bad)
+    monkeypatch.setattr(encodings, "check_hash", lambda data, expected: True)
+    with pytest.raises(TokenizerLoadError, match=r"line 50257: rank 0 is already used by b'!'"):
+        load_bundled_ranks("gpt2")
 
 
 # ---------------------------------------------------------------------------- merges
@@ -172,8 +184,8 @@ def test_cl100k_merges_match_the_definition() -> None:
 
 def test_fast_path_and_pure_python_agree_on_gpt2() -> None:
     ranks = load_bundled_ranks("gpt2")
-    items = encodings._checked_items(ranks)
-    assert encodings._recover(items, ranks, None) == recover_merges(ranks)
+    items = recovery._checked_items(ranks)
+    assert recovery._recover(items, ranks, None) == recover_merges(ranks)
 
 
 def test_bundled_merges_are_cached_copies() -> None:
@@ -254,10 +266,25 @@ def test_recovery_matches_the_definition_on_random_tables(
     table: dict[bytes, int], first_batch: int, growth: int
 ) -> None:
     expected = reference_merges(table)
-    items = encodings._checked_items(table)
-    for runner in (encodings._tiktoken_runner(), None):
+    items = recovery._checked_items(table)
+    for runner in (recovery._tiktoken_runner(), None):
         if expected is None:
             with pytest.raises(TokenizerLoadError):
-                encodings._recover(items, table, runner, first_batch, growth)
+                recovery._recover(items, table, runner, first_batch, growth)
         else:
-            assert encodings._recover(items, table, runner, first_batch, growth) == expected
+            assert recovery._recover(items, table, runner, first_batch, growth) == expected
+
+
+def test_tiktoken_runner_leaves_tokens_that_are_not_utf8_to_python() -> None:
+    # "é" is C3 A9: "\xc3\xa9" decodes, "\xa9\xc3" and "a\xc3" are parts of characters.
+    ranks = _singles() | {b"\xc3\xa9": 256, b"a\xc3": 257, b"\xa9\xc3": 258, b"a\xc3\xa9": 259}
+    ranks |= {b"\xa9\xc3\xa9": 260, b"\xc3\xa9a\xc3": 261}
+    expected = reference_merges(ranks)
+    runner = recovery._tiktoken_runner()
+    assert runner is not None
+    encode = runner(_singles() | {b"\xc3\xa9": 256})
+    assert encode(b"a\xc3\xa9") == [97, 256]
+    assert encode(b"\xa9\xc3") is None
+    items = recovery._checked_items(ranks)
+    assert expected is not None
+    assert recovery._recover(items, ranks, runner, first_batch=1) == expected

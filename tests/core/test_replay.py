@@ -3,14 +3,21 @@
 from __future__ import annotations
 
 from tokviz.core import load_tokenizer, train_bpe
-from tokviz.core.replay import ReplayTrace
+from tokviz.core.replay import ReplayTrace, replay_tokenizer, replay_training
+
+DEMO = "Hello, 🌍! 你好!"
 
 
 def test_the_lecture_demo_replays_the_seed_table():
     tok = train_bpe("the cat in the hat", 259, pretokenizer="none", tie_break="first-seen").tokenizer()
     trace = ReplayTrace(tok, "the cat in the hat")
     assert [trace.token_count(k) for k in range(4)] == [18, 16, 14, 12]
-    assert [(e.step, e.applications) for e in trace.events] == [(1, 2), (2, 2), (3, 2)]
+    assert [(e.step, e.count) for e in trace.events] == [(1, 2), (2, 2), (3, 2)]
+    assert [(e.left, e.right, e.left_id, e.right_id, e.new_id) for e in trace.events] == [
+        (b"t", b"h", 116, 104, 256),
+        (b"th", b"e", 256, 101, 257),
+        (b"the", b" ", 257, 32, 258),
+    ]
     at3 = trace.spans_at(3)
     assert [s.bytes for s in at3][:2] == [b"the ", b"c"]
     assert [s.id for s in at3 if s.id == trace.new_id_at(3)] == [258, 258]
@@ -47,3 +54,44 @@ def test_gpt2_replay_reaches_tiktoken_and_skips_merges_that_do_not_change_the_te
     assert (
         not trace.changes_text(trace.events[0].step + 1) or trace.events[1].step == trace.events[0].step + 1
     )
+
+
+def test_replay_of_a_trained_tokenizer_matches_encoding_with_k_merges(english_text):
+    tok = train_bpe(english_text[:20_000], 600, special_tokens=["<|eot|>"]).tokenizer()
+    text = english_text[20_000:22_000] + "<|eot|>" + DEMO
+
+    replay = replay_tokenizer(tok, text, None)
+
+    assert replay.initial_tokens == len(tok.encode_with_merges(text, 0))
+    for step in replay.steps[::37] + replay.steps[-1:]:
+        assert step.tokens_after == len(tok.encode_with_merges(text, step.step)), step.step
+    assert replay.final == [tok.id_bytes(i) for i in tok.encode(text)]
+
+
+def test_a_replay_stops_after_the_merges_asked_for(english_text):
+    tok = train_bpe(english_text[:20_000], 600).tokenizer()
+    text = english_text[20_000:21_000]
+
+    replay = replay_tokenizer(tok, text, 100)
+    full = replay_tokenizer(tok, text, None)
+
+    assert [s.step for s in replay.steps] == list(range(1, 101))
+    assert replay.steps == full.steps[:100]
+    assert replay.final == [tok.id_bytes(i) for i in tok.encode_with_merges(text, 100)]
+    assert replay.vocab_size == 356
+    assert replay_tokenizer(tok, text, 10**6).steps == full.steps
+
+
+def test_replaying_a_tokenizer_and_training_on_the_text_give_the_same_step_type():
+    trained = replay_training("the cat in the hat", 3, "none", "first-seen")
+    tok = train_bpe("the cat in the hat", 259, pretokenizer="none", tie_break="first-seen").tokenizer()
+    replayed = replay_tokenizer(tok, "the cat in the hat", None)
+
+    # Same merges, same sizes; training counts pairs in the text, a replay counts applications.
+    assert [(s.step, s.left, s.right, s.new_id, s.tokens_after) for s in trained.steps] == [
+        (s.step, s.left, s.right, s.new_id, s.tokens_after) for s in replayed.steps
+    ]
+    assert [s.ties for s in trained.steps] == [4, 3, 2]
+    assert [s.ties for s in replayed.steps] == [0, 0, 0]
+    assert trained.final == replayed.final
+    assert (trained.initial_tokens, trained.text_bytes, trained.vocab_size) == (18, 18, 259)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from unittest import mock
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -11,10 +12,12 @@ from hypothesis import strategies as st
 from tokviz.core import Cancelled, CorpusError, PretokenizerError, VocabSizeError, train_bpe, train_iter
 from tokviz.core import train as train_module
 
-from .reference import reference_train
+from ..strategies import HARD_SAMPLE, hard_text
+from .reference import PUBLISHED_PATTERNS, reference_chunks, reference_train
 
 PRETOKENIZERS = ["none", "gpt2", "cl100k", r"\w+|\s+|[^\w\s]+"]
 TIE_RULES = ["lexicographic", "first-seen"]
+SPECIAL_SETS = [[], ["<|endoftext|>"], ["x", "xx"], ["<|end", "<|endoftext|>"]]
 
 
 def test_the_cat_in_the_hat_reproduces_the_lecture_table():
@@ -78,23 +81,59 @@ def test_training_stops_when_nothing_is_left_to_merge():
     assert len(result.vocab) == 258
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_the_reference_splits_with_tiktokens_published_patterns(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The oracle's pattern strings are facts: they are exactly what tiktoken publishes."""
+    import tiktoken_ext.openai_public as public
+
+    monkeypatch.setattr(public, "load_tiktoken_bpe", lambda *args, **kwargs: {})
+    assert PUBLISHED_PATTERNS == {
+        "gpt2": public.r50k_base()["pat_str"],
+        "cl100k": public.cl100k_base()["pat_str"],
+    }
+
+
+@settings(max_examples=150, suppress_health_check=[HealthCheck.too_slow])
 @given(
-    text=st.text(alphabet=st.sampled_from(list("aab  c\n\t'sé🌍你x1.")), max_size=120),
-    extra=st.integers(min_value=0, max_value=40),
+    text=hard_text(specials=sorted({s for group in SPECIAL_SETS for s in group})),
+    extra=st.integers(min_value=0, max_value=150),
     pretokenizer=st.sampled_from(PRETOKENIZERS),
     tie_break=st.sampled_from(TIE_RULES),
-    specials=st.sampled_from([[], ["<|endoftext|>"], ["x", "xx"]]),
+    specials=st.sampled_from(SPECIAL_SETS),
+    part_size=st.sampled_from([None, 1, 5, 64]),
 )
-def test_fast_trainer_equals_the_slow_reference(text, extra, pretokenizer, tie_break, specials):
+def test_fast_trainer_equals_the_slow_reference(text, extra, pretokenizer, tie_break, specials, part_size):
+    """Equal chunks, merges, counts and vocabulary, also when the corpus is read in tiny parts."""
     vocab_size = 256 + len(specials) + extra
-    docs = [text.replace("1", "<|endoftext|>")]
-    try:
-        result = train_bpe(docs[0], vocab_size, specials, pretokenizer, tie_break)
-    except CorpusError:
-        assert not "".join(docs).replace("<|endoftext|>", "").replace("x", "")
-        return
-    vocab, merges, counts = reference_train(docs, vocab_size, specials, pretokenizer, tie_break)
+    size = train_module.PART_SIZE if part_size is None else part_size
+    chunks = reference_chunks([text], specials, pretokenizer)
+    with mock.patch.object(train_module, "PART_SIZE", size):
+        if not chunks:
+            with pytest.raises(CorpusError, match="empty"):
+                train_bpe(text, vocab_size, specials, pretokenizer, tie_break, workers=1)
+            return
+        result = train_bpe(text, vocab_size, specials, pretokenizer, tie_break, workers=1)
+    # The same pre-tokens: merges alone could hide a chunking bug that no early merge touches.
+    assert result.unique_words == len({tuple(c) for c in chunks})
+    assert result.initial_tokens == sum(map(len, chunks))
+    vocab, merges, counts = reference_train([text], vocab_size, specials, pretokenizer, tie_break)
+    assert result.merges == merges
+    assert [h.count for h in result.history] == counts
+    assert result.vocab == vocab
+
+
+@pytest.mark.parametrize("tie_break", TIE_RULES)
+@pytest.mark.parametrize("specials", SPECIAL_SETS, ids=lambda group: "+".join(group) or "no-specials")
+@pytest.mark.parametrize("pretokenizer", PRETOKENIZERS)
+def test_fast_trainer_equals_reference_on_every_hard_case(pretokenizer, specials, tie_break):
+    """Every hard case at least once, with specials, prefixes of specials and a special in a special."""
+    text = HARD_SAMPLE + "x<|endoftext|>xx<|end<|endoftext|><|endoftext|>we'll<|end" + HARD_SAMPLE[:200]
+    chunks = reference_chunks([text], specials, pretokenizer)
+    result = train_bpe(text, 256 + len(specials) + 50, specials, pretokenizer, tie_break, workers=1)
+    vocab, merges, counts = reference_train(
+        [text], 256 + len(specials) + 50, specials, pretokenizer, tie_break
+    )
+    assert result.unique_words == len({tuple(c) for c in chunks})
+    assert result.initial_tokens == sum(map(len, chunks))
     assert result.merges == merges
     assert [h.count for h in result.history] == counts
     assert result.vocab == vocab
@@ -149,16 +188,83 @@ def test_progress_reports_phases_in_order(english_text):
     assert [m.step for m in merged] == list(range(1, 145))
 
 
-def test_cancel_stops_training_in_every_phase(english_text):
-    for phase in ("reading", "pre-tokenizing", "merging"):
-        cancel = threading.Event()
+PHASES = ["reading", "pre-tokenizing", "merging", "done"]
 
-        def on_progress(p, phase=phase, cancel=cancel):
-            if p.phase == phase:
+
+@pytest.mark.parametrize("phase", ["reading", "pre-tokenizing", "merging"])
+def test_cancel_is_honoured_in_the_phase_it_was_set_in(english_text, phase):
+    """The cancel set when ``phase`` is first reported stops training at the next check, in that phase."""
+    reported: list[str] = []
+    merges_reported = []
+    state = {"set": False, "checks_after_set": 0}
+
+    def cancel() -> bool:
+        if state["set"]:
+            state["checks_after_set"] += 1
+        return state["set"]
+
+    def on_progress(p):
+        reported.append(p.phase)
+        merges_reported.extend(p.merges)
+        if p.phase == phase:
+            state["set"] = True
+
+    with pytest.raises(Cancelled):
+        train_bpe(english_text * 3, 2000, progress=on_progress, cancel=cancel, workers=1)
+    # No later phase was ever reported: the phase that saw the cancel is the one that stopped.
+    assert reported[-1] == phase
+    assert [p for p in PHASES if p in reported] == PHASES[: PHASES.index(phase) + 1]
+    assert merges_reported == []  # not one merge was made after (or before) the cancel
+    assert state["checks_after_set"] == 1  # the very next check raised
+
+
+def test_cancel_after_the_last_report_changes_nothing(english_text):
+    """Once "done" is reported there is nothing left to cancel: the result comes back whole."""
+    cancel = threading.Event()
+    reported: list[str] = []
+
+    def on_progress(p):
+        reported.append(p.phase)
+        if p.phase == "done":
+            cancel.set()
+
+    result = train_bpe(english_text[:20000], 300, progress=on_progress, cancel=cancel, workers=1)
+    assert cancel.is_set() and reported[-1] == "done"
+    assert len(result.merges) == 300 - 256
+
+
+def test_cancel_while_pre_tokenizing_stops_before_the_next_part(english_text, monkeypatch):
+    """Counted parts are the clock: a cancel set after the first part means exactly one part counted."""
+    monkeypatch.setattr(train_module, "PART_SIZE", 4096)
+    counted: list[int] = []
+    real_count = train_module.count_words
+    monkeypatch.setattr(
+        train_module, "count_words", lambda part, *a: counted.append(len(part)) or real_count(part, *a)
+    )
+    cancel = threading.Event()
+    gen = train_iter(english_text[:40_000], 300, cancel=cancel, workers=1, report_every=0)
+    phases = []
+    with pytest.raises(Cancelled):
+        for p in gen:
+            phases.append(p.phase)
+            if p.phase == "pre-tokenizing":
                 cancel.set()
+    assert phases == ["reading", "pre-tokenizing"]
+    assert len(counted) == 1 and counted[0] < 40_000
 
-        with pytest.raises(Cancelled):
-            train_bpe(english_text * 3, 2000, progress=on_progress, cancel=cancel)
+
+def test_cancel_while_merging_stops_before_the_next_merge(english_text):
+    """A cancel set after the fifth merge is reported leaves exactly five merges made."""
+    cancel = threading.Event()
+    merged = []
+    gen = train_iter(english_text[:20_000], 400, cancel=cancel, workers=1, report_every=0)
+    with pytest.raises(Cancelled):
+        for p in gen:
+            assert p.phase != "done"
+            merged.extend(p.merges)
+            if len(merged) == 5:
+                cancel.set()
+    assert [m.step for m in merged] == [1, 2, 3, 4, 5]
 
 
 def test_cancel_flag_may_be_a_callable():

@@ -60,3 +60,33 @@ def _isolated_settings(tmp_path, monkeypatch):
     QSettings.setDefaultFormat(QSettings.Format.IniFormat)
     QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, str(tmp_path / "settings"))
     yield
+
+
+@pytest.fixture
+def make_window(qtbot):
+    """Open real main windows (shown, tokenized, closed after the test): ``make_window(text=..., size=...)``."""
+    from tokviz.gui.window.main_window import MainWindow
+
+    windows = []
+
+    def make(text: str | None = None, size: tuple[int, int] = (1280, 800), **kwargs):
+        w = MainWindow(**kwargs)
+        qtbot.addWidget(w)
+        w.resize(*size)
+        w.show()
+        qtbot.waitUntil(w.is_ready, timeout=20000)
+        if text is not None:
+            w.set_text(text)
+            qtbot.waitUntil(lambda: w.is_ready() and w.text == text, timeout=60000)
+        windows.append(w)
+        return w
+
+    yield make
+    for w in windows:
+        w.close()
+
+
+@pytest.fixture
+def window(make_window):
+    """The tokviz window at 1280 × 800 with its default text, every view tokenized."""
+    return make_window()

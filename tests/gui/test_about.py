@@ -8,7 +8,7 @@ import pytest
 from PySide6.QtGui import QGuiApplication
 
 from tokviz.gui import MainWindow
-from tokviz.gui.about import AboutDialog, app_icon, app_version, bundled_vocabularies
+from tokviz.gui.window.about import AboutDialog, app_icon, app_version, bundled_vocabularies
 
 pytestmark = [pytest.mark.gui, pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")]
 

@@ -16,8 +16,7 @@ from PySide6.QtWidgets import QComboBox, QDockWidget, QWidget
 from tokviz.core.exchange import ExchangeTable, caption, format_factor
 from tokviz.core.metrics import TextMetrics, attention_multiplier
 from tokviz.core.tokenizer import Tokenizer
-from tokviz.gui.chart import ExchangeChart
-from tokviz.gui.chart_canvas import (
+from tokviz.gui.drawing.chart_canvas import (
     EDITOR_LABEL,
     EXPORT_SIZE,
     ChartStyle,
@@ -26,8 +25,9 @@ from tokviz.gui.chart_canvas import (
     render_canvas,
     sample_inputs,
 )
-from tokviz.gui.models import TokenizerRegistryModel
-from tokviz.gui.theme import token_colors
+from tokviz.gui.models.tokenizers import TokenizerRegistryModel
+from tokviz.gui.panels.chart import ExchangeChart
+from tokviz.gui.style.theme import token_colors
 
 pytestmark = [
     pytest.mark.gui,
@@ -252,7 +252,7 @@ def test_exports_write_valid_png_svg_and_csv(chart: ExchangeChart, tmp_path: Pat
 
 
 def test_exports_follow_the_theme(qtbot, chart: ExchangeChart, tmp_path: Path) -> None:
-    from tokviz.gui.theme import app_palette
+    from tokviz.gui.style.theme import app_palette
 
     chart.setPalette(app_palette(True))
     assert chart.canvas.style_.dark

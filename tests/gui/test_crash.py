@@ -14,19 +14,9 @@ from PySide6.QtGui import QGuiApplication, QPaintEvent
 from PySide6.QtWidgets import QWidget
 
 from tokviz.gui import MainWindow
-from tokviz.gui.crash import Autosaver, CrashDialog, CrashReporter
+from tokviz.gui.window.crash import Autosaver, CrashDialog, CrashReporter
 
 pytestmark = [pytest.mark.gui, pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")]
-
-
-@pytest.fixture
-def window(qtbot):
-    w = MainWindow()
-    qtbot.addWidget(w)
-    w.show()
-    qtbot.waitUntil(w.is_ready, timeout=20000)
-    yield w
-    w.close()
 
 
 @pytest.fixture

@@ -7,8 +7,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tokviz.core.bytes_ import printable_token
-from tokviz.gui.display import DisplayOptions, build_run, with_glyphs
-from tokviz.gui.token_table import TokenTable
+from tokviz.gui.text.display import DisplayOptions, build_run, with_glyphs
+from tokviz.gui.text.token_table import TokenTable
 
 TEXTS = st.lists(
     st.sampled_from(list(" \n\tab🌍你.'1") + ["<|endoftext|>", " the", "\n\n"]), max_size=30

@@ -12,8 +12,8 @@ from PySide6.QtSvg import QSvgRenderer
 from PySide6.QtWidgets import QMenu
 
 from tokviz.core.errors import ExportError
-from tokviz.gui import MainWindow
-from tokviz.gui.export import ExportDialog, is_vector, render_image, svg_bytes, write_image
+from tokviz.gui.settings import EXPORT_SCALE, EXPORT_TARGET
+from tokviz.gui.window.export import ExportDialog, is_vector, render_image, svg_bytes, write_image
 
 pytestmark = [
     pytest.mark.gui,
@@ -26,16 +26,8 @@ DEMO = "Hello, 🌍! 你好!"
 
 
 @pytest.fixture
-def window(qtbot):
-    w = MainWindow()
-    qtbot.addWidget(w)
-    w.resize(1280, 800)
-    w.show()
-    qtbot.waitUntil(w.is_ready, timeout=20000)
-    w.set_text(DEMO)
-    qtbot.waitUntil(lambda: w.is_ready() and w.text == DEMO, timeout=20000)
-    yield w
-    w.close()
+def window(make_window):
+    return make_window(text=DEMO)
 
 
 def texts_of(svg: bytes) -> list[str]:
@@ -123,7 +115,7 @@ def test_the_chart_exports_its_own_vector_drawing(qtbot, window, tmp_path):
 
 def test_copy_image_puts_the_focused_panel_on_the_clipboard_at_the_remembered_scale(window):
     window.panels[1].view.setFocus()
-    window.settings.setValue("export/scale", 3.0)
+    window.settings.set(EXPORT_SCALE, 3.0)
 
     window.exporter.act_copy.trigger()
 
@@ -154,8 +146,8 @@ def test_the_dialog_saves_the_chosen_panel_and_remembers_the_choice(qtbot, windo
     written = dialog.save(tmp_path / "cl100k")
 
     assert written == tmp_path / "cl100k.png" and QImage(str(written)).size() == size * 3
-    assert window.settings.value("export/target") == "view:2"
-    assert float(window.settings.value("export/scale")) == 3.0
+    assert window.settings.get(EXPORT_TARGET) == "view:2"
+    assert window.settings.get(EXPORT_SCALE) == 3.0
     # The whole window cannot be SVG: the format falls back to PNG.
     dialog.format_box.setCurrentIndex(dialog.format_box.findData("svg"))
     dialog.target_box.setCurrentIndex(dialog.target_box.findData("window"))

@@ -10,20 +10,11 @@ from PySide6.QtGui import QTextCursor
 from PySide6.QtWidgets import QApplication, QComboBox, QMessageBox, QPlainTextEdit
 
 from tokviz.gui import MainWindow
-from tokviz.gui.token_view import TokenView, details_html
+from tokviz.gui.models.tokenizers import KeyRole
+from tokviz.gui.settings import TEXT
+from tokviz.gui.widgets.token_view import TokenView, details_html
 
 pytestmark = [pytest.mark.gui, pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")]
-
-
-@pytest.fixture
-def window(qtbot):
-    w = MainWindow()
-    qtbot.addWidget(w)
-    w.resize(1280, 800)
-    w.show()
-    qtbot.waitUntil(w.is_ready, timeout=20000)
-    yield w
-    w.close()
 
 
 def set_text(qtbot, window: MainWindow, text: str) -> None:
@@ -301,11 +292,22 @@ def test_keyboard_users_step_through_tokens(qtbot, window, gpt2):
     assert view.hovered == -1
 
 
-def test_other_panels_plug_in_as_docks(qtbot, window):
+def test_a_panel_plugs_in_through_the_context_as_a_hidden_dock_with_a_shortcut(qtbot, window):
+    from PySide6.QtGui import QKeySequence
     from PySide6.QtWidgets import QLabel
 
-    dock = window.add_dock(QLabel("merge timeline"), "Merge timeline", "timelineDock", "Ctrl+Shift+T")
-    assert dock.toggleViewAction() in window.view_menu.actions()
+    dock = window.host.add_dock(
+        QLabel("a new panel"), "New panel", "newPanelDock", "Ctrl+Alt+P", action_text="&New"
+    )
+    toggle = dock.toggleViewAction()
+    assert toggle in window.view_menu.actions()
+    assert toggle.objectName() == "actionNewPanelDock" and toggle.text() == "&New"
+    assert toggle.shortcut() == QKeySequence("Ctrl+Alt+P")
+    assert dock.isHidden(), "a panel starts hidden until the user asks for it"
+    toggle.trigger()
+    assert not dock.isHidden() and toggle.isChecked()
+    toggle.trigger()
+    assert dock.isHidden()
 
 
 def test_dropping_a_file_on_the_editor_opens_it(qtbot, window, tmp_path):
@@ -328,16 +330,16 @@ def test_dropping_a_file_on_the_editor_opens_it(qtbot, window, tmp_path):
 
 
 def test_a_huge_text_is_not_written_to_the_settings(qtbot, window, monkeypatch):
-    import tokviz.gui.main_window as main_window
+    import tokviz.gui.window.main_window as main_window
 
     monkeypatch.setattr(main_window, "MAX_SAVED_TEXT", 10)
     set_text(qtbot, window, "far more than ten characters")
     window.save_settings()
-    assert window.settings.value("text") is None
+    assert not window.settings.contains(TEXT)
 
 
 def test_every_sample_loads_and_is_tokenized(qtbot, window, gpt2):
-    from tokviz.gui.samples import CATEGORY_SAMPLES, LECTURE_SAMPLES
+    from tokviz.gui.text.samples import CATEGORY_SAMPLES, LECTURE_SAMPLES
 
     for sample in (*LECTURE_SAMPLES, *CATEGORY_SAMPLES):
         window.load_sample(sample)
@@ -345,3 +347,24 @@ def test_every_sample_loads_and_is_tokenized(qtbot, window, gpt2):
         assert window.token_counts()[0] == len(gpt2.encode(window.text))
     # The category samples are about 2 KB each.
     assert all(1800 <= len(s.load().encode("utf-8")) <= 2600 for s in CATEGORY_SAMPLES)
+
+
+def test_a_closed_view_does_not_hear_about_new_tokenizers(qtbot, window, tiny_bpe):
+    """A closed view's picker is gone: a tokenizer added later must not reach it (it once raised
+    "Internal C++ object (TokenizerPicker) already deleted" in an error dialog)."""
+    import gc
+
+    window.add_view("bytes")
+    closed = window.panels[-1]
+    window.remove_view(closed)
+    qtbot.waitUntil(lambda: not shiboken_valid(closed), timeout=5000)
+    gc.collect()
+    key = window.tokenizers.add_tokenizer("tiny", tiny_bpe)
+    assert [p.picker.findData(key, KeyRole) >= 0 for p in window.panels] == [True] * len(window.panels)
+    assert window.last_error is None
+
+
+def shiboken_valid(obj) -> bool:
+    import shiboken6
+
+    return shiboken6.isValid(obj)

@@ -5,8 +5,18 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import Qt
 
-from tokviz.gui.models import OPEN_KEY, IsActionRole, KeyRole, TokenizerRegistryModel
-from tokviz.gui.vocab_table import BYTES, ID, LENGTH, PARENTS, RANK, TOKEN, VocabBrowser, VocabModel, overlap
+from tokviz.gui.models.tokenizers import OPEN_KEY, IsActionRole, KeyRole, TokenizerRegistryModel
+from tokviz.gui.panels.vocabulary import (
+    BYTES,
+    ID,
+    LENGTH,
+    PARENTS,
+    RANK,
+    TOKEN,
+    VocabBrowser,
+    VocabModel,
+    overlap,
+)
 
 pytestmark = [pytest.mark.gui, pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")]
 

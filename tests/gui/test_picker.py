@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from tokviz.gui.models import OPEN_KEY, KeyRole, TokenizerRegistryModel
-from tokviz.gui.picker import TokenizerPicker
+from tokviz.gui.models.tokenizers import OPEN_KEY, KeyRole, TokenizerRegistryModel
+from tokviz.gui.widgets.picker import TokenizerPicker
 
 pytestmark = pytest.mark.gui
 

@@ -9,13 +9,13 @@ from PySide6.QtGui import QColor, QKeySequence
 from PySide6.QtWidgets import QApplication
 
 from tokviz.gui import MainWindow
-from tokviz.gui.presentation import (
+from tokviz.gui.style.theme import HUES, colour_indices
+from tokviz.gui.window.presentation import (
     PRESENTATION_POINT_SIZE,
     UI_FONT_FACTOR,
     contrast_ratio,
     presentation_colors,
 )
-from tokviz.gui.theme import HUES, colour_indices
 
 pytestmark = [pytest.mark.gui, pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")]
 
@@ -85,14 +85,8 @@ def test_token_text_has_aaa_contrast_on_every_fill(dark):
 
 # ----------------------------------------------------------------------------- in the window
 @pytest.fixture
-def window(qtbot):
-    w = MainWindow()
-    qtbot.addWidget(w)
-    w.resize(1200, 800)
-    w.show()
-    qtbot.waitUntil(w.is_ready, timeout=20000)
-    yield w
-    w.close()
+def window(make_window):
+    return make_window(size=(1200, 800))
 
 
 def chrome_visible(w: MainWindow) -> dict[str, bool]:

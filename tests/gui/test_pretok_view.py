@@ -7,9 +7,9 @@ from PySide6.QtGui import QAction
 
 from tokviz.core.pretokenize import CL100K_PATTERN, GPT2_PATTERN, resolve_pretokenizer
 from tokviz.gui import MainWindow
-from tokviz.gui.models import TokenizerRegistryModel
-from tokviz.gui.pretok_view import ChunkView, PretokView
-from tokviz.gui.token_view import TokenView
+from tokviz.gui.models.tokenizers import TokenizerRegistryModel
+from tokviz.gui.panels.pretokenizer import ChunkView, PretokView
+from tokviz.gui.widgets.token_view import TokenView
 
 pytestmark = [pytest.mark.gui, pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")]
 

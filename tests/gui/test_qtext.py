@@ -5,7 +5,13 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tokviz.gui.qtext import Utf16Index, normalize_newlines, plain_text_from_raw, utf16_len, utf16_offsets
+from tokviz.gui.text.utf16 import (
+    Utf16Index,
+    normalize_newlines,
+    plain_text_from_raw,
+    utf16_len,
+    utf16_offsets,
+)
 
 
 def test_an_emoji_takes_two_utf16_units():

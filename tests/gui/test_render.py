@@ -14,9 +14,10 @@ from PySide6.QtGui import QImage
 from PySide6.QtSvg import QSvgRenderer
 
 from tokviz.cli import main
-from tokviz.gui.export import render_image
-from tokviz.gui.render import MAX_RENDER_CHARS, StripSheet, ensure_app, render_strips
-from tokviz.gui.token_view import TokenView
+from tokviz.gui.drawing.sheet import ensure_app
+from tokviz.gui.drawing.strips import MAX_RENDER_CHARS, StripSheet, render_strips
+from tokviz.gui.widgets.token_view import TokenView
+from tokviz.gui.window.export import render_image
 
 pytestmark = pytest.mark.gui
 

@@ -6,7 +6,7 @@ import pytest
 from PySide6.QtGui import QAction
 
 from tokviz.gui import MainWindow
-from tokviz.gui.roundtrip_panel import check_round_trip
+from tokviz.gui.panels.roundtrip import check_round_trip
 
 pytestmark = [pytest.mark.gui, pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")]
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tokviz.gui import MainWindow
-from tokviz.gui.startup import StartupProbe
+from tokviz.gui.window.startup import StartupProbe
 
 pytestmark = [pytest.mark.gui, pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")]
 
@@ -28,7 +28,7 @@ for name in ("encode", "encode_ordinary", "encode_spans", "encode_with_merges", 
     spy(tk.Tokenizer, name)
 spy(reg, "load_tokenizer")
 spy(enc, "load_bundled_ranks")
-import tokviz.gui, tokviz.gui.app, tokviz.gui.main_window, tokviz.gui.crash, tokviz.gui.about
+import tokviz.gui, tokviz.gui.app, tokviz.gui.window.main_window, tokviz.gui.window.crash, tokviz.gui.window.about
 print(json.dumps(calls))
 """
 

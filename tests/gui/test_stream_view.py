@@ -10,8 +10,14 @@ from PySide6.QtWidgets import QApplication
 
 from tokviz.core.bytes_ import incomplete_tail_length
 from tokviz.gui import MainWindow
-from tokviz.gui.models import TokenizerRegistryModel
-from tokviz.gui.stream_view import LECTURE_EXAMPLE, StreamDecodeView, StreamTrace, describe_pending, parse_ids
+from tokviz.gui.models.tokenizers import TokenizerRegistryModel
+from tokviz.gui.panels.streaming import (
+    LECTURE_EXAMPLE,
+    StreamDecodeView,
+    StreamTrace,
+    describe_pending,
+    parse_ids,
+)
 
 pytestmark = [pytest.mark.gui, pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")]
 

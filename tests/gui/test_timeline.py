@@ -10,9 +10,9 @@ from PySide6.QtCore import Qt
 
 from tokviz.core.replay import ReplayTrace
 from tokviz.core.train import train_bpe
-from tokviz.gui.merge_table import MERGE, NEW, STEP, TEXT_TOKENS, TIES, MergeTableModel, StepRole
-from tokviz.gui.models import TokenizerRegistryModel
-from tokviz.gui.timeline import SYNC_CHARS, TimelineWidget
+from tokviz.gui.models.merge_model import MERGE, NEW, STEP, TEXT_TOKENS, TIES, MergeTableModel, StepRole
+from tokviz.gui.models.tokenizers import TokenizerRegistryModel
+from tokviz.gui.panels.timeline.panel import SYNC_CHARS, TimelineWidget
 
 pytestmark = [pytest.mark.gui, pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")]
 

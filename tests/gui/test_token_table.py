@@ -7,14 +7,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tokviz.gui.qtext import utf16_len
-from tokviz.gui.token_table import (
+from tokviz.gui.text.token_table import (
     TokenTable,
     common_prefix_length,
     common_suffix_length,
     plan_edit,
     update_table,
 )
+from tokviz.gui.text.utf16 import utf16_len
 
 BASE = "Hello, 🌍! 你好! The cat  in the hat.\n\n    def f(x):\n\treturn x + 12345 <|endoftext|> end"
 ALPHABET = st.sampled_from(list(" \n\taAbé🌍你'.,0123<|>e") + ["<|endoftext|>", "  ", "ll", " the"])

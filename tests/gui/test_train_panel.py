@@ -12,10 +12,10 @@ from PySide6.QtWidgets import QComboBox, QDockWidget, QProgressBar, QPushButton,
 from tokviz.core.registry import load_tokenizer
 from tokviz.core.train import PHASES, train_bpe
 from tokviz.gui import MainWindow
-from tokviz.gui.models import TokenizerRegistryModel
-from tokviz.gui.timeline import TimelineWidget
-from tokviz.gui.train_panel import SOURCE_EDITOR, SOURCE_FILES, SOURCE_PYDOC, TrainPanel
-from tokviz.gui.train_worker import TrainJob, TrainSettings
+from tokviz.gui.models.tokenizers import TokenizerRegistryModel
+from tokviz.gui.panels.timeline.panel import TimelineWidget
+from tokviz.gui.panels.training.panel import SOURCE_EDITOR, SOURCE_FILES, SOURCE_PYDOC, TrainPanel
+from tokviz.gui.workers.training import TrainJob, TrainSettings
 
 pytestmark = [pytest.mark.gui, pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")]
 

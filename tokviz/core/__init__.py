@@ -17,10 +17,11 @@ from .errors import (
     TokvizError,
     VocabSizeError,
 )
+from .merges import MergeStep
 from .pretokenize import Pretokenizer, resolve_pretokenizer, validate_pattern
 from .stream import StreamingDecoder
 from .tokenizer import Tokenizer, TokenSpan
-from .train import MergeRecord, Progress, TrainResult, train_bpe, train_iter
+from .train import Progress, TrainResult, train_bpe, train_iter
 
 if TYPE_CHECKING:
     from .registry import load_tokenizer
@@ -29,7 +30,7 @@ __all__ = [
     "Cancelled",
     "CorpusError",
     "ExportError",
-    "MergeRecord",
+    "MergeStep",
     "ModelFileError",
     "PretokenizerError",
     "Pretokenizer",

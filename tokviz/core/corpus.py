@@ -17,6 +17,9 @@ import regex
 
 from .errors import CorpusError
 
+# What training reads: the text itself, a path, or several paths (files or folders).
+CorpusSource = str | os.PathLike[str] | Iterable[str | os.PathLike[str]]
+
 BLOCK_SIZE = 1 << 20
 # A space after a non-space is always a chunk boundary for the named GPT-2 / cl100k patterns.
 _SAFE_SPACE = regex.compile(r"(?<=\S) ")
@@ -30,7 +33,7 @@ class CorpusFile:
     size: int
 
 
-def resolve_source(source: object) -> tuple[list[CorpusFile], str | None]:
+def resolve_source(source: CorpusSource) -> tuple[list[CorpusFile], str | None]:
     """Split ``source`` into files to read or literal text.
 
     A ``str`` is the text itself. A path (``os.PathLike``) or a list of paths (``str`` or
@@ -39,7 +42,7 @@ def resolve_source(source: object) -> tuple[list[CorpusFile], str | None]:
     """
     if isinstance(source, str):
         return [], source
-    items = [source] if isinstance(source, os.PathLike) else list(source)  # type: ignore[call-overload]
+    items = [source] if isinstance(source, os.PathLike) else list(source)
     if not items:
         raise CorpusError("the corpus is empty: no files were given")
     files: list[CorpusFile] = []

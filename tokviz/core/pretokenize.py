@@ -120,15 +120,14 @@ class Pretokenizer:
             return []
         if self._compiled is None:
             return [(0, len(text))]
+        out: list[tuple[int, int]] = []
         if self._tiles:
-            out = []
             pos = 0
             for chunk in self.split(text):
                 end = pos + len(chunk)
                 out.append((pos, end))
                 pos = end
             return out
-        out: list[tuple[int, int]] = []
         pos = 0
         for m in self._compiled.finditer(text):
             s, e = m.span()

@@ -3,6 +3,9 @@
 For a given text only the merges that change it matter (at most one per byte), so a trace
 records them once; the token count at any step is then a lookup, and the tokens at step k cost
 one encoding of the text with the first k merges.
+
+:func:`replay_training` and :func:`replay_tokenizer` turn a text into a :class:`Replay`: every
+merge with the text's size after it, as ``tokviz replay`` prints it and its picture draws it.
 """
 
 from __future__ import annotations
@@ -10,20 +13,49 @@ from __future__ import annotations
 from bisect import bisect_left
 from dataclasses import dataclass
 
+from .merges import MergeStep
 from .tokenizer import Tokenizer, TokenSpan
+from .train import train_bpe
 
 
-@dataclass(frozen=True, slots=True)
-class ReplayEvent:
-    """A merge that changes the text: its step (1-based), how many times it applied, tokens after."""
+@dataclass(frozen=True)
+class Replay:
+    """Merges replayed on one text: the steps, its size before any merge, and its final tokens.
 
-    step: int
-    applications: int
-    tokens_after: int
+    ``vocab_size`` is the size of the vocabulary the steps build: 256 bytes, the merges, and the
+    tokenizer's special tokens.
+    """
+
+    steps: list[MergeStep]
+    initial_tokens: int
+    final: list[bytes]
+    text_bytes: int
+    vocab_size: int
+
+
+def _replayed_step(tokenizer: Tokenizer, rank: int, applications: int, tokens_after: int) -> MergeStep:
+    """Merge number ``rank`` (0-based) of ``tokenizer``, applied ``applications`` times to a text."""
+    left, right = tokenizer.merges[rank]
+    left_id, right_id = tokenizer.parents_of_merge(rank)
+    return MergeStep(
+        step=rank + 1,
+        left_id=left_id,
+        right_id=right_id,
+        left=left,
+        right=right,
+        new_id=tokenizer.id_of_merge(rank),
+        count=applications,
+        ties=0,
+        tokens_after=tokens_after,
+    )
 
 
 class ReplayTrace:
-    """The merge-by-merge history of one text under one BPE tokenizer."""
+    """The merge-by-merge history of one text under one BPE tokenizer.
+
+    ``events`` are the merges that change the text (a :class:`MergeStep` each, ``count`` being
+    how many times it applied); every other merge leaves the text as it was.
+    """
 
     def __init__(self, tokenizer: Tokenizer, text: str) -> None:
         self.tokenizer = tokenizer
@@ -31,7 +63,7 @@ class ReplayTrace:
         self.total_steps = tokenizer.merge_count
         applied: dict[int, int] = {}
         initial = 0
-        for start, end, special in tokenizer._splitter.segments(text):
+        for start, end, special in tokenizer.segments(text):
             if special:
                 initial += 1
                 continue
@@ -43,11 +75,12 @@ class ReplayTrace:
                     applied[rank] = applied.get(rank, 0) + 1
         self.initial_tokens = initial
         self.text_bytes = len(text.encode("utf-8"))
-        events: list[ReplayEvent] = []
+        # The merges that change the text, in order; ``count`` is how many times each applied.
+        events: list[MergeStep] = []
         tokens = initial
         for rank in sorted(applied):
             tokens -= applied[rank]
-            events.append(ReplayEvent(rank + 1, applied[rank], tokens))
+            events.append(_replayed_step(tokenizer, rank, applied[rank], tokens))
         self.events = events
         self._event_steps = [e.step for e in events]
 
@@ -91,3 +124,42 @@ class ReplayTrace:
         if step < 1 or step > self.total_steps:
             return None
         return self.tokenizer.id_of_merge(step - 1)
+
+
+def replay_training(text: str, merges: int | None, pretokenizer: str, tie_break: str) -> Replay:
+    """Train ``merges`` merges (default: until nothing is left to merge) on the text itself.
+
+    The steps are the training run's history: ``count`` is each pair's count in the text.
+    """
+    n_bytes = len(text.encode("utf-8"))
+    k = merges if merges is not None else max(n_bytes - 1, 0)
+    if not text:
+        return Replay([], 0, [], 0, 256)
+    result = train_bpe(text, 256 + k, pretokenizer=pretokenizer, tie_break=tie_break, workers=1)
+    tok = result.tokenizer("replay")
+    final = [tok.id_bytes(i) for i in tok.encode(text)]
+    return Replay(list(result.history), result.initial_tokens, final, n_bytes, 256 + len(result.merges))
+
+
+def replay_tokenizer(tok: Tokenizer, text: str, merges: int | None) -> Replay:
+    """The first ``merges`` merges of ``tok`` (default: all) and the text's token count after each.
+
+    Only the merges that change the text move the count, and a :class:`ReplayTrace` finds them
+    in one encoding of the text; merges applied in order of their index make the text at step
+    k the trace's merges below k, so every step's count follows without encoding the text again
+    after each of (say) 50,000 merges. ``count`` is how many times a merge applied to the text.
+    """
+    trace = ReplayTrace(tok, text)
+    k = trace.total_steps if merges is None else min(merges, trace.total_steps)
+    applied = {e.step: e.count for e in trace.events if e.step <= k}
+    steps: list[MergeStep] = []
+    tokens = trace.initial_tokens
+    for rank in range(k):
+        n = applied.get(rank + 1, 0)
+        tokens -= n
+        steps.append(_replayed_step(tok, rank, n, tokens))
+    ids = tok.encode_with_merges(text, k)
+    if steps and steps[-1].tokens_after != len(ids):  # pragma: no cover - guards the argument above
+        raise AssertionError("replay counts disagree with the encoder")
+    vocab_size = 256 + k + len(tok.special_tokens)
+    return Replay(steps, trace.initial_tokens, [tok.id_bytes(i) for i in ids], trace.text_bytes, vocab_size)

@@ -8,7 +8,6 @@ differ from "merge the pair whose bytes have the lowest rank" on unusual vocabul
 from __future__ import annotations
 
 import heapq
-import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from itertools import accumulate, repeat
 from typing import NamedTuple, Protocol
@@ -30,8 +29,6 @@ class FastEngine(Protocol):
     """An exact external encoder for the same vocabulary (tiktoken's, for its own rank files)."""
 
     def encode_ordinary(self, text: str) -> list[int]: ...
-
-    def encode_piece(self, data: bytes) -> list[int]: ...
 
 
 class TokenSpan(NamedTuple):
@@ -117,10 +114,10 @@ class Tokenizer:
         if specials is None:
             return {}
         if isinstance(specials, Mapping):
-            out = {str(s): int(i) for s, i in specials.items()}
-            for s, i in out.items():
+            given = {str(s): int(i) for s, i in specials.items()}
+            for s, i in given.items():
                 self.vocab.setdefault(i, s.encode("utf-8"))
-            return out
+            return given
         # A special given by text keeps an id the vocabulary already has for it past the BPE region
         # (trained models and GPT-2's vocab.json put specials there); otherwise it is appended.
         bpe_end = 256 + (len(self._merges) if self._merges is not None else self._merge_count_hint)
@@ -161,6 +158,7 @@ class Tokenizer:
         merge_rank_of_id: dict[int, int] = {}
         parents_of_id: dict[int, tuple[int, int]] = {}
         merge_new_ids: list[int] = []
+        merge_parents: list[tuple[int, int]] = []
         for rank, (left, right) in enumerate(self.merges):
             if left not in known or right not in known:
                 missing = left if left not in known else right
@@ -175,9 +173,11 @@ class Tokenizer:
             new_id = candidates[min(k, len(candidates) - 1)]
             used[merged] = k + 1
             merge_new_ids.append(new_id)
+            parents = (known[left][-1], known[right][-1])
+            merge_parents.append(parents)
             if new_id not in merge_rank_of_id:
                 merge_rank_of_id[new_id] = rank
-                parents_of_id[new_id] = (known[left][-1], known[right][-1])
+                parents_of_id[new_id] = parents
             for a in known[left]:
                 for b in known[right]:
                     ranks.setdefault((a, b), (rank, new_id))
@@ -187,6 +187,7 @@ class Tokenizer:
         self._ranks = ranks
         self._merge_limit = len(self.merges)
         self._merge_new_ids = merge_new_ids
+        self._merge_parents = merge_parents
         self._repeated_bytes = any(len(v) > 1 for v in known.values())
         self._merge_rank_of_id = merge_rank_of_id
         self._parents_of_id = parents_of_id
@@ -222,6 +223,11 @@ class Tokenizer:
         self._ensure_tables()
         return self._merge_new_ids[rank]
 
+    def parents_of_merge(self, rank: int) -> tuple[int, int]:
+        """The (left id, right id) that merge number ``rank`` (0-based) joins."""
+        self._ensure_tables()
+        return self._merge_parents[rank]
+
     def is_special(self, token_id: int) -> bool:
         """Whether the id is one of the special tokens."""
         return token_id in self._special_ids
@@ -229,8 +235,6 @@ class Tokenizer:
     # ------------------------------------------------------------------ BPE
     def _bpe(self, data: bytes, max_rank: int | None = None) -> list[int]:
         """Merge one chunk's bytes by the merge list, optionally using only merges below max_rank."""
-        if self._engine is not None and max_rank is None:
-            return self._engine.encode_piece(data)
         self._ensure_tables()
         ids = list(data) if self._identity_bytes else [self._byte_ids[b] for b in data]
         if len(ids) < 2:
@@ -318,6 +322,14 @@ class Tokenizer:
         return ids, trace
 
     # ------------------------------------------------------------------ encode
+    def segments(self, text: str) -> Iterator[tuple[int, int, bool]]:
+        """``(start, end, is_special)`` code-point ranges that tile ``text``, cut at special tokens.
+
+        A special range is one special token (one id); the ordinary ranges between them are
+        what the pre-tokenizer splits into chunks.
+        """
+        return self._splitter.segments(text)
+
     def encode_ordinary(self, text: str) -> list[int]:
         """Encode text as plain text: special-token strings are encoded like any other text."""
         if self._engine is not None:
@@ -502,17 +514,6 @@ class Tokenizer:
         merges: Sequence[tuple[bytes, bytes]] | Callable[[], Sequence[tuple[bytes, bytes]]]
         merges = self._merges if self._merges is not None else (lambda: self.merges)
         return Tokenizer(self.vocab, merges, specials, self.pretokenizer, self.name, self._engine)
-
-    @staticmethod
-    def from_files(
-        vocab_json: str | os.PathLike[str],
-        merges_txt: str | os.PathLike[str],
-        special_tokens: Mapping[str, int] | Iterable[str] | None = None,
-    ) -> Tokenizer:
-        """Load GPT-2 / Hugging Face ``vocab.json`` + ``merges.txt`` (ids kept as in the file)."""
-        from .formats import tokenizer_from_files
-
-        return tokenizer_from_files(vocab_json, merges_txt, special_tokens)
 
     def __repr__(self) -> str:
         return (

@@ -24,9 +24,11 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from .corpus import iter_parts, resolve_source
+from .corpus import CorpusSource, iter_parts, resolve_source
 from .errors import Cancelled, CorpusError, VocabSizeError
+from .merges import MergeStep
 from .pretokenize import NAMED_PATTERNS, Pretokenizer, SpecialSplitter, resolve_pretokenizer
+from .tokenizer import Tokenizer
 
 TIE_RULES = ("lexicographic", "first-seen")
 PHASES = ("reading", "pre-tokenizing", "merging", "done")
@@ -45,32 +47,13 @@ class CancelFlag(Protocol):
 
 
 @dataclass(frozen=True, slots=True)
-class MergeRecord:
-    """One merge of the training run, as the timeline and the history table show it."""
-
-    step: int
-    left_id: int
-    right_id: int
-    left: bytes
-    right: bytes
-    new_id: int
-    count: int
-    ties: int
-    tokens_after: int
-
-    @property
-    def merged(self) -> bytes:
-        return self.left + self.right
-
-
-@dataclass(frozen=True, slots=True)
 class Progress:
     """A progress report: the phase, how much of it is done, and merges made since the last one."""
 
     phase: str
     done: int
     total: int
-    merges: tuple[MergeRecord, ...] = ()
+    merges: tuple[MergeStep, ...] = ()
     elapsed: float = 0.0
 
 
@@ -80,7 +63,7 @@ class TrainResult:
 
     vocab: dict[int, bytes]
     merges: list[tuple[bytes, bytes]]
-    history: list[MergeRecord]
+    history: list[MergeStep]
     special_tokens: list[str]
     pretokenizer: str
     tie_break: str
@@ -90,10 +73,8 @@ class TrainResult:
     unique_words: int
     timings: dict[str, float] = field(default_factory=dict)
 
-    def tokenizer(self, name: str = "trained") -> Any:
+    def tokenizer(self, name: str = "trained") -> Tokenizer:
         """A :class:`~tokviz.core.tokenizer.Tokenizer` for this vocabulary."""
-        from .tokenizer import Tokenizer
-
         return Tokenizer(self.vocab, self.merges, self.special_tokens, self.pretokenizer, name=name)
 
     def settings(self) -> dict[str, Any]:
@@ -130,7 +111,7 @@ def count_words(text: str, pre: Pretokenizer, splitter: SpecialSplitter) -> dict
 def _check_cancel(cancel: CancelFlag | Callable[[], bool] | None) -> None:
     if cancel is None:
         return
-    flag = cancel.is_set() if hasattr(cancel, "is_set") else cancel()  # type: ignore[operator]
+    flag = cancel.is_set() if hasattr(cancel, "is_set") else cancel()
     if flag:
         raise Cancelled("training was cancelled")
 
@@ -147,7 +128,7 @@ def _mp_context() -> Any:
 
 
 def _count_corpus(
-    source: object,
+    source: CorpusSource,
     pre: Pretokenizer,
     specials: list[str],
     errors: str,
@@ -222,7 +203,7 @@ def _inverted(data: bytes) -> tuple[int, ...]:
 
 
 def train_iter(
-    source: object,
+    source: CorpusSource,
     vocab_size: int,
     special_tokens: Iterable[str] | None = None,
     pretokenizer: str | Pretokenizer | None = "gpt2",
@@ -275,10 +256,10 @@ def train_iter(
 
     vocab: dict[int, bytes] = {i: bytes([i]) for i in range(256)}
     merges: list[tuple[bytes, bytes]] = []
-    history: list[MergeRecord] = []
+    history: list[MergeStep] = []
     merger = _Merger(words, freqs, vocab, tie_break, cancel)
     tokens = initial_tokens
-    batch: list[MergeRecord] = []
+    batch: list[MergeStep] = []
     last = time.perf_counter()
     for step in range(num_merges):
         _check_cancel(cancel)
@@ -291,7 +272,17 @@ def train_iter(
         replaced = merger.merge(a, b, new_id)
         tokens -= replaced
         merges.append((vocab[a], vocab[b]))
-        record = MergeRecord(step + 1, a, b, vocab[a], vocab[b], new_id, count, ties, tokens)
+        record = MergeStep(
+            step=step + 1,
+            left_id=a,
+            right_id=b,
+            left=vocab[a],
+            right=vocab[b],
+            new_id=new_id,
+            count=count,
+            ties=ties,
+            tokens_after=tokens,
+        )
         history.append(record)
         batch.append(record)
         now = time.perf_counter()
@@ -321,7 +312,7 @@ def train_iter(
 
 
 def train_bpe(
-    source: object,
+    source: CorpusSource,
     vocab_size: int,
     special_tokens: Iterable[str] | None = None,
     pretokenizer: str | Pretokenizer | None = "gpt2",
@@ -464,12 +455,13 @@ class _Merger:
         freqs = self.freqs
         self.inv[new_id] = _inverted(self.vocab[new_id])
         merged_pair = (a, b)
-        word_ids = where.pop(merged_pair, ())
+        holders = where.pop(merged_pair, ())
         deltas: dict[tuple[int, int], int] = {}
         dget = deltas.get
         replaced_total = 0
-        if self.cancel is not None and len(word_ids) > 4096:
-            word_ids = _checking(word_ids, self.cancel)
+        word_ids: Iterable[int] = holders
+        if self.cancel is not None and len(holders) > 4096:
+            word_ids = _checking(holders, self.cancel)
         for wi in word_ids:
             word = words[wi]
             f = freqs[wi]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .main_window import MainWindow
+    from tokviz.gui.window.main_window import MainWindow
 
 __all__ = ["MainWindow"]
 
@@ -13,7 +13,7 @@ __all__ = ["MainWindow"]
 def __getattr__(name: str) -> Any:
     # Imported lazily so that ``import tokviz.gui`` alone does not load Qt.
     if name == "MainWindow":
-        from .main_window import MainWindow
+        from tokviz.gui.window.main_window import MainWindow
 
         return MainWindow
     raise AttributeError(name)

@@ -12,11 +12,11 @@ def main(argv: list[str] | None = None) -> int:
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
 
-    from .about import app_icon
-    from .compat import protect_none_refcount
-    from .crash import install_crash_safety
-    from .main_window import MainWindow
-    from .startup import StartupProbe
+    from tokviz.gui.compat import protect_none_refcount
+    from tokviz.gui.window.about import app_icon
+    from tokviz.gui.window.crash import install_crash_safety
+    from tokviz.gui.window.main_window import MainWindow
+    from tokviz.gui.window.startup import StartupProbe
 
     protect_none_refcount()
     app = QApplication.instance()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 import regex
 
@@ -29,7 +29,7 @@ _DECIMAL = regex.compile(r"[0-9]{1,10}")
 _HISTORY_INT_FIELDS = ("step", "left_id", "right_id", "new_id", "count", "ties", "tokens_after")
 
 
-def _is_int(value: object) -> bool:
+def _is_int(value: object) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 

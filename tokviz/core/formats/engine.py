@@ -6,6 +6,7 @@ from collections.abc import Mapping
 
 from ..errors import TokenizerLoadError
 from ..pretokenize import NAMED_PATTERNS, Pretokenizer, resolve_pretokenizer
+from ..recovery import WHOLE_PIECE_PATTERN, recover_merges
 from ..tokenizer import Tokenizer
 
 
@@ -13,7 +14,8 @@ class TiktokenEngine:
     """tokviz's fast-engine protocol over a ``tiktoken.Encoding`` built from a rank table.
 
     For the named GPT-2 and cl100k patterns tiktoken also does the chunking (its patterns are
-    the same); for any other pre-tokenizer tokviz chunks and tiktoken only merges each chunk.
+    the same); for any other pre-tokenizer tokviz chunks, and an encoding whose pattern takes
+    each chunk whole only merges it (through tiktoken's public ``encode_ordinary``).
     """
 
     def __init__(self, ranks: Mapping[bytes, int], pretokenizer: Pretokenizer, name: str = "tokviz") -> None:
@@ -23,27 +25,23 @@ class TiktokenEngine:
             pretokenizer.name
         )
         self._split = pretokenizer.split
-        pattern = pretokenizer.pattern if self._whole_text else "."
+        pattern = pretokenizer.pattern if self._whole_text and pretokenizer.pattern else WHOLE_PIECE_PATTERN
         self.encoding = tiktoken.Encoding(
             name,
-            pat_str=pattern or ".",
+            pat_str=pattern,
             mergeable_ranks=ranks if isinstance(ranks, dict) else dict(ranks),
             special_tokens={},
         )
-        self._piece = self.encoding._encode_single_piece
 
     def encode_ordinary(self, text: str) -> list[int]:
         """Ids of ``text`` with special-token strings treated as plain text."""
+        encode = self.encoding.encode_ordinary
         if self._whole_text:
-            return self.encoding.encode_ordinary(text)
+            return encode(text)
         out: list[int] = []
         for chunk in self._split(text):
-            out.extend(self._piece(chunk.encode("utf-8")))
+            out.extend(encode(chunk))
         return out
-
-    def encode_piece(self, data: bytes) -> list[int]:
-        """Ids of one pre-token chunk's bytes."""
-        return self._piece(data)
 
 
 def tokenizer_from_ranks(
@@ -53,8 +51,6 @@ def tokenizer_from_ranks(
     name: str = "tiktoken",
 ) -> Tokenizer:
     """A tokenizer over a tiktoken rank table: tiktoken encodes, merges are recovered on first use."""
-    from ..encodings import recover_merges
-
     pre = resolve_pretokenizer(pretokenizer)
     frozen = dict(ranks)
     try:

@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ExportError, ModelFileError, PretokenizerError, TokenizerLoadError
+from ..merges import MergeStep
 from ..tokenizer import Tokenizer
-from ..train import MergeRecord
 from ._common import (
     _DECIMAL,
     _HEX,
@@ -33,14 +33,14 @@ class LoadedModel:
 
     tokenizer: Tokenizer
     settings: dict[str, Any] = field(default_factory=dict)
-    history: list[MergeRecord] = field(default_factory=list)
+    history: list[MergeStep] = field(default_factory=list)
 
 
 def save_model(
     path: PathLike,
     tokenizer: Tokenizer,
     settings: Mapping[str, Any] | None = None,
-    history: Sequence[MergeRecord] | None = None,
+    history: Sequence[MergeStep] | None = None,
 ) -> None:
     """Write a versioned tokviz model file (JSON, token bytes as hex so nothing is lost).
 
@@ -205,12 +205,12 @@ def _model_specials(
     return specials
 
 
-def _model_history(raw: Any, fail: Callable[[str], ModelFileError]) -> list[MergeRecord]:
+def _model_history(raw: Any, fail: Callable[[str], ModelFileError]) -> list[MergeStep]:
     if not isinstance(raw, list):
         raise fail('"history" must be a list of merge records')
     if len(raw) > MAX_ENTRIES:
         raise fail(f"the history has {len(raw):,} records, more than the limit of {MAX_ENTRIES:,}")
-    history: list[MergeRecord] = []
+    history: list[MergeStep] = []
     for index, rec in enumerate(raw):
         if not isinstance(rec, dict):
             raise fail(f"history record {index} is not an object")
@@ -221,7 +221,7 @@ def _model_history(raw: Any, fail: Callable[[str], ModelFileError]) -> list[Merg
             if not isinstance(rec.get(key), str) or not _HEX.fullmatch(rec[key]):
                 raise fail(f"history record {index}: {key!r} must be the token's bytes as hex")
         history.append(
-            MergeRecord(
+            MergeStep(
                 step=rec["step"],
                 left_id=rec["left_id"],
                 right_id=rec["right_id"],

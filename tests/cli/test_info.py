@@ -1,0 +1,28 @@
+"""``tokviz info``: what a tokenizer is made of."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import tiktoken
+
+from .helpers import run
+
+
+def test_info_describes_a_tokenizer(
+    capsys: pytest.CaptureFixture[str], gpt2_tiktoken: tiktoken.Encoding
+) -> None:
+    code, out, _ = run(capsys, "info", "gpt2", "--format", "json")
+
+    assert code == 0
+    assert json.loads(out) == {
+        "name": "GPT-2",
+        "vocab_size": 50257,
+        "merges": 50000,
+        "special_tokens": {"<|endoftext|>": 50256},
+        "pretokenizer": "gpt2",
+        # tiktoken's own published pattern for GPT-2 (its Encoding keeps it as _pat_str).
+        "pattern": gpt2_tiktoken._pat_str,
+    }
+    assert "vocab size:     256" in run(capsys, "info", "bytes")[1]

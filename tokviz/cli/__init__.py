@@ -1,0 +1,192 @@
+"""The ``tokviz`` command: the GUI with no arguments, headless commands over the core otherwise.
+
+Each command is one module of this package (``train``, ``encode``, ``replay``, ``compare``,
+``info``, ``render``) with ``add_arguments(parser)`` and ``run(args)``; :data:`COMMANDS` names
+them, and a command's module is imported only when that command runs, so ``tokviz encode``
+starts fast and never loads Qt. A new command is a new module plus one line in :data:`COMMANDS`.
+
+Errors a user can cause print one line, ``tokviz: error: ...``, and exit 1; usage errors exit 2
+(argparse's convention); an interrupted training run exits 130 and writes nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import sys
+from collections.abc import Sequence
+from typing import NamedTuple, cast
+
+from .command import (
+    EXIT_ERROR,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_USAGE,
+    PROG,
+    Command,
+    UsageError,
+    print_error,
+)
+
+__all__ = ["COMMANDS", "EXIT_ERROR", "EXIT_INTERRUPTED", "EXIT_OK", "EXIT_USAGE", "build_parser", "main"]
+
+
+class CommandEntry(NamedTuple):
+    """Where a command lives and the one line ``tokviz -h`` shows for it."""
+
+    module: str
+    help: str
+
+
+# In the order ``tokviz -h`` lists them. The help lines are here, not in the modules, so the
+# overview needs no command module imported.
+COMMANDS: dict[str, CommandEntry] = {
+    "train": CommandEntry("tokviz.cli.train", "train a BPE vocabulary on text files"),
+    "encode": CommandEntry("tokviz.cli.encode", "encode text and print ids or tokens"),
+    "replay": CommandEntry("tokviz.cli.replay", "show BPE merges one by one on a text"),
+    "render": CommandEntry(
+        "tokviz.cli.render", "draw a text's coloured token strips into a PNG or SVG (no display needed)"
+    ),
+    "compare": CommandEntry("tokviz.cli.compare", "compare token counts across tokenizers"),
+    "info": CommandEntry("tokviz.cli.info", "describe a tokenizer"),
+}
+
+EXAMPLES = """examples:
+  tokviz encode --text "Hello, 🌍! 你好!" --format tokens
+  tokviz replay --text "the cat in the hat" --merges 3 --pretokenizer none --tie-break first-seen
+  tokviz train notes/*.txt --vocab-size 2000 -o model.json --export-hf tokenizer.json
+  tokviz compare README.md --tokenizer gpt2 --tokenizer model.json
+  tokviz compare notes.txt essay.md --plot exchange-rate.png --scale 2
+  tokviz render --text "Hello, 🌍! 你好!" --tokenizer gpt2 --tokenizer cl100k -o strips.png
+  tokviz replay --text "the cat in the hat" --merges 3 --pretokenizer none --render merges.png
+  tokviz info cl100k
+"""
+
+
+def load_command(name: str) -> Command:
+    """The module of command ``name`` (imported now, on first use)."""
+    return cast(Command, importlib.import_module(COMMANDS[name].module))
+
+
+# ----------------------------------------------------------------------------- parser
+def _version() -> str:
+    """The installed distribution's version, or a note that tokviz runs from a checkout."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("tokviz-desktop")
+    except PackageNotFoundError:
+        return "(not installed, running from a checkout)"
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser for ``tokviz``; only ``command``'s subparser gets its options (and its module imported).
+
+    Every command is listed (for ``tokviz -h`` and for argparse's choice of command); the others
+    stay empty, since one command line runs one command.
+    """
+    debug = argparse.ArgumentParser(add_help=False)
+    debug.add_argument(
+        "--debug",
+        action="store_true",
+        default=argparse.SUPPRESS,
+        help="show the full traceback of an unexpected error",
+    )
+    parser = argparse.ArgumentParser(
+        prog=PROG,
+        description="Explore byte-level BPE tokenizers. With no command, opens the desktop app.",
+        epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--debug", action="store_true", help="show the full traceback of an unexpected error")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, entry in COMMANDS.items():
+        p = sub.add_parser(name, parents=[debug], help=entry.help)
+        if name == command:
+            load_command(name).add_arguments(p)
+            p.set_defaults(subparser=p)
+    return parser
+
+
+def _command_name(argv: Sequence[str]) -> str | None:
+    """The command a command line asks for: its first word that is not an option.
+
+    The options before the command (``--debug``, ``--version``, ``-h``) take no value.
+    """
+    for arg in argv:
+        if arg == "--":
+            return None
+        if not arg.startswith("-"):
+            return arg if arg in COMMANDS else None
+    return None
+
+
+# ----------------------------------------------------------------------------- entry point
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``tokviz`` with ``argv`` (default: the process arguments) and return the exit status."""
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    if not args_list:
+        return _run_gui()
+    name = _command_name(args_list)
+    parser = build_parser(name)
+    try:
+        args = parser.parse_args(args_list)
+    except SystemExit as exc:  # argparse: --help (0) or a usage error (2)
+        return exc.code if isinstance(exc.code, int) else EXIT_USAGE
+    if args.command is None:
+        if args.debug:
+            return _run_gui()
+        parser.print_usage(sys.stderr)
+        return EXIT_USAGE
+    try:
+        return int(load_command(args.command).run(args) or EXIT_OK)
+    except UsageError as exc:
+        args.subparser.print_usage(sys.stderr)
+        print(f"{args.subparser.prog}: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print_error("interrupted")
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        # The reader went away (``tokviz encode ... | head``): not an error worth a message.
+        _silence_stdout()
+        return EXIT_OK
+    except Exception as exc:  # noqa: BLE001 - the single place that turns errors into one line
+        if args.debug:
+            raise
+        print_error(describe_error(exc))
+        return EXIT_ERROR
+
+
+def describe_error(exc: BaseException) -> str:
+    """A one-line message for an error: the core's own text, or a hint to rerun with --debug."""
+    from tokviz.core.errors import TokvizError
+
+    if isinstance(exc, (TokvizError, ValueError)):
+        return str(exc) or type(exc).__name__
+    if isinstance(exc, OSError):
+        what = exc.strerror or str(exc)
+        return f"{exc.filename}: {what}" if exc.filename else what
+    return f"unexpected {type(exc).__name__}: {exc} (run again with --debug for the traceback)"
+
+
+def _silence_stdout() -> None:
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+
+
+def _run_gui() -> int:
+    try:
+        from tokviz.gui.app import main as gui_main
+    except ImportError as exc:
+        print_error(
+            f"the desktop app is not available ({exc}); the subcommands work without it, see 'tokviz -h'"
+        )
+        return EXIT_ERROR
+    result = gui_main()
+    return result if isinstance(result, int) else EXIT_OK

@@ -1,0 +1,177 @@
+"""``tokviz compare``: bytes, tokens, bytes per token and attention cost per input and tokenizer.
+
+The rows come from :func:`tokviz.core.metrics.compare_rows`; ``--plot`` draws the same rows as
+the chart panel does (Qt imported only then).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from typing import IO, TYPE_CHECKING, Any
+
+from .command import UsageError, print_note
+from .drawing import import_drawing
+from .options import check_image_path, check_only_with_picture, load_tokenizer, read_text_file
+from .output import format_ratio, render_table
+
+if TYPE_CHECKING:
+    from tokviz.core.tokenizer import Tokenizer
+
+DEFAULT_COMPARE = ("bytes", "gpt2", "cl100k")
+PLOT_VIEWS = ("bytes", "attention", "vocab")
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--tokenizer",
+        action="append",
+        metavar="NAME|PATH",
+        help=f"repeat to compare several (default: {', '.join(DEFAULT_COMPARE)})",
+    )
+    p.add_argument("files", nargs="*", metavar="FILE", help="text files ('-' for standard input)")
+    p.add_argument("--text", metavar="T", help="compare on this text instead of files")
+    p.add_argument("--format", choices=("table", "csv", "json"), default="table", help="output form")
+    plot = p.add_argument_group("chart (needs the desktop app's libraries; no display needed)")
+    plot.add_argument(
+        "--plot",
+        metavar="OUT.png|OUT.svg",
+        help="also draw the bytes-per-token chart into a PNG or SVG file (1280x720)",
+    )
+    plot.add_argument(
+        "--scale", type=float, default=None, metavar="X", help="PNG pixels per point, e.g. 2 for 2560x1440"
+    )
+    plot.add_argument(
+        "--plot-view",
+        choices=PLOT_VIEWS,
+        default=None,
+        help="bytes per token (default), attention cost, or vocabulary size against V x d",
+    )
+    plot.add_argument(
+        "--embedding-dim", type=int, default=None, metavar="D", help="d in V x d (default: 768)"
+    )
+    plot.add_argument("--dark", action="store_true", help="dark background")
+    plot.add_argument("--large-text", action="store_true", help="presentation-size text")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Print one row per input and tokenizer (table, CSV or JSON), then draw the chart if asked."""
+    if args.text is not None and args.files:
+        raise UsageError("give either --text or FILEs, not both")
+    if args.text is None and not args.files:
+        raise UsageError("give the input as --text TEXT or as one or more FILEs")
+    inputs: dict[str, str] = {}
+    if args.text is not None:
+        inputs["text"] = args.text
+    for path in args.files:
+        inputs[path] = read_text_file(path)
+    check_plot_options(args)
+    specs = list(dict.fromkeys(args.tokenizer or DEFAULT_COMPARE))
+    tokenizers = [load_tokenizer(spec) for spec in specs]
+    rows = labelled_rows(inputs, specs, tokenizers)
+    emit = {"table": _compare_table, "csv": _compare_csv, "json": _compare_json}[args.format]
+    emit(rows, sys.stdout)
+    if args.plot:
+        sizes = {spec: tok.vocab_size for spec, tok in zip(specs, tokenizers)}
+        written = plot_compare(rows, args.plot, sizes, args)
+        print_note(f"chart written to {written}")
+    return 0
+
+
+def labelled_rows(
+    inputs: dict[str, str], tokenizer_specs: Sequence[str], tokenizers: Sequence[Tokenizer] | None = None
+) -> list[dict[str, Any]]:
+    """Rows of :func:`tokviz.core.metrics.compare_rows`, labelled by the names the user gave.
+
+    Kept separate from the printing so other outputs (the ``--plot`` chart) use the same rows.
+    ``tokenizers`` are the loaded ``tokenizer_specs`` when the caller has them already.
+    """
+    from tokviz.core.metrics import compare_rows
+
+    if tokenizers is None:
+        tokenizers = [load_tokenizer(spec) for spec in tokenizer_specs]
+    rows = compare_rows(inputs, tokenizers)
+    for i, row in enumerate(rows):
+        row["tokenizer"] = tokenizer_specs[i % len(tokenizer_specs)]
+    return rows
+
+
+def check_plot_options(args: argparse.Namespace) -> None:
+    """Chart options make sense only with --plot, and the file must be a PNG or an SVG."""
+    if not args.plot:
+        given = [
+            flag
+            for flag, value in (
+                ("--scale", args.scale),
+                ("--plot-view", args.plot_view),
+                ("--embedding-dim", args.embedding_dim),
+                ("--dark", args.dark or None),
+                ("--large-text", args.large_text or None),
+            )
+            if value is not None
+        ]
+        check_only_with_picture(given, "chart", "--plot")
+        return
+    check_image_path("--plot", args.plot, args.scale)
+    if args.embedding_dim is not None and args.embedding_dim < 1:
+        raise UsageError("--embedding-dim must be 1 or more")
+
+
+def plot_compare(
+    rows: list[dict[str, Any]], path: str, vocab_sizes: dict[str, int], args: argparse.Namespace
+) -> str:
+    """Draw the rows as the chart panel does, into ``path``; Qt is imported only here."""
+    canvas = import_drawing("tokviz.gui.drawing.chart_canvas", "--plot needs PySide6 and pyqtgraph")
+    written = canvas.plot_compare_rows(
+        rows,
+        path,
+        vocab_sizes,
+        view=args.plot_view or "bytes",
+        scale=args.scale or 1.0,
+        dark=args.dark,
+        large=args.large_text,
+        embedding_dim=args.embedding_dim or 768,
+    )
+    return str(written)
+
+
+def _compare_table(rows: list[dict[str, Any]], out: IO[str]) -> None:
+    headers = ["input", "tokenizer", "bytes", "tokens", "bytes/token", "attention x"]
+    cells = [
+        [
+            r["input"],
+            r["tokenizer"],
+            str(r["bytes"]),
+            str(r["tokens"]),
+            format_ratio(r["bytes_per_token"]),
+            format_ratio(r["attention_multiplier"]) + ("  (best)" if r["best"] else ""),
+        ]
+        for r in rows
+    ]
+    right = [False, False, True, True, True, False]
+    out.write(render_table(headers, cells, right) + "\n")
+
+
+def _compare_csv(rows: list[dict[str, Any]], out: IO[str]) -> None:
+    import csv
+
+    fields = [
+        "input",
+        "tokenizer",
+        "bytes",
+        "code_points",
+        "tokens",
+        "bytes_per_token",
+        "attention_multiplier",
+    ]
+    writer = csv.DictWriter(out, fieldnames=fields, extrasaction="ignore", lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+
+
+def _compare_json(rows: list[dict[str, Any]], out: IO[str]) -> None:
+    import json
+
+    json.dump(rows, out, ensure_ascii=False, indent=2)
+    out.write("\n")

@@ -1,0 +1,44 @@
+"""``tokviz info``: what a tokenizer is made of, without recovering lazy merges."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from .options import load_tokenizer
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("tokenizer", metavar="NAME|PATH", help="bytes, gpt2, cl100k or a model/vocabulary file")
+    p.add_argument("--format", choices=("text", "json"), default="text", help="output form")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Print the name, vocabulary size, merge count, special tokens and pre-tokenizer."""
+    tok = load_tokenizer(args.tokenizer)
+    pre = tok.pretokenizer
+    specials = dict(sorted(tok.special_tokens.items(), key=lambda kv: kv[1]))
+    info: dict[str, Any] = {
+        "name": tok.name,
+        "vocab_size": tok.vocab_size,
+        "merges": tok.merge_count,
+        "special_tokens": specials,
+        "pretokenizer": pre.name,
+        "pattern": pre.pattern,
+    }
+    if args.format == "json":
+        json.dump(info, sys.stdout, ensure_ascii=False, indent=2)
+        sys.stdout.write("\n")
+        return 0
+    listed = ", ".join(f"{s} ({i})" for s, i in specials.items()) or "none"
+    lines = [
+        f"name:           {tok.name}",
+        f"vocab size:     {tok.vocab_size}",
+        f"merges:         {tok.merge_count}",
+        f"special tokens: {listed}",
+        f"pre-tokenizer:  {pre.name}" + (f"  {pre.pattern}" if pre.name == "custom" else ""),
+    ]
+    sys.stdout.write("\n".join(lines) + "\n")
+    return 0

@@ -1,0 +1,136 @@
+"""Options several commands share, and reading what they name: the input text, tokenizers, pictures.
+
+Each ``add_*`` function adds one group of options to a command's parser; the functions next to it
+turn the parsed values into what the command works on, with the same messages everywhere.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Protocol
+
+from .command import UsageError
+
+if TYPE_CHECKING:
+    from tokviz.core.tokenizer import Tokenizer
+
+
+class ArgumentAdder(Protocol):
+    """A parser or an argument group: anything options can be added to."""
+
+    def add_argument(self, *name_or_flags: str, **kwargs: Any) -> argparse.Action: ...
+
+
+# ----------------------------------------------------------------------------- adding options
+def add_special(p: ArgumentAdder) -> None:
+    """``--special-token T`` (repeatable)."""
+    p.add_argument(
+        "--special-token",
+        action="append",
+        default=[],
+        metavar="T",
+        help="a special token (repeatable); it is never split and gets one id",
+    )
+
+
+def add_picture_options(p: ArgumentAdder) -> None:
+    """``--scale`` and ``--theme`` for the commands that draw pictures (``p``: a parser or an argument group)."""
+    p.add_argument(
+        "--scale",
+        type=float,
+        default=None,
+        metavar="X",
+        help="PNG pixels per point: 1, 2 (default) or 3 for sharp slides",
+    )
+    p.add_argument("--theme", choices=("light", "dark"), default=None, help="colours (default: light)")
+
+
+def add_tie_break(p: ArgumentAdder, default: str | None = "lexicographic") -> None:
+    """``--tie-break``: which pair wins among equal counts when training."""
+    p.add_argument(
+        "--tie-break",
+        choices=("lexicographic", "first-seen"),
+        default=default,
+        help="which pair wins among equal counts (default: lexicographic)",
+    )
+
+
+def add_tokenizer(p: ArgumentAdder, default: str) -> None:
+    """``--tokenizer NAME|PATH`` (one tokenizer, with a default)."""
+    p.add_argument(
+        "--tokenizer",
+        default=default,
+        metavar="NAME|PATH",
+        help=f"bytes, gpt2, cl100k or a model/vocabulary file (default: {default})",
+    )
+
+
+def add_input(p: ArgumentAdder) -> None:
+    """The input text: a ``FILE`` argument or ``--text`` (read with :func:`input_text`)."""
+    p.add_argument("file", nargs="?", metavar="FILE", help="a UTF-8 text file ('-' for standard input)")
+    p.add_argument("--text", metavar="T", help="use this text instead of a file")
+
+
+# ----------------------------------------------------------------------------- reading them
+def read_text_file(path: str) -> str:
+    """Read a whole UTF-8 file ('-' is standard input); invalid UTF-8 names the byte offset."""
+    from tokviz.core.errors import CorpusError
+
+    if path == "-":
+        data = sys.stdin.buffer.read()
+        path = "<stdin>"
+    else:
+        with open(path, "rb") as fh:
+            data = fh.read()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise CorpusError(f"{path} is not valid UTF-8 (byte offset {exc.start})", path, exc.start) from None
+
+
+def input_text(args: argparse.Namespace) -> str:
+    """The text named by :func:`add_input`'s options: exactly one of ``--text`` and ``FILE``."""
+    if args.text is not None and args.file is not None:
+        raise UsageError("give either --text or FILE, not both")
+    if args.text is None and args.file is None:
+        raise UsageError("give the input as --text TEXT or as a FILE")
+    return args.text if args.text is not None else read_text_file(args.file)
+
+
+def load_tokenizer(spec: str, special_tokens: Sequence[str] = ()) -> Tokenizer:
+    """Load a tokenizer by name or path, adding ``special_tokens`` to the ones it already has."""
+    from tokviz.core.registry import load_tokenizer as load
+
+    tok = load(spec)
+    extra = [s for s in dict.fromkeys(special_tokens) if s and s not in tok.special_tokens]
+    return tok.with_special_tokens(extra) if extra else tok
+
+
+def check_image_path(flag: str, output: str, scale: float | None) -> None:
+    """The picture file must be a PNG or an SVG, and ``--scale`` (PNG pixels) sensible and for a PNG."""
+    suffix = os.path.splitext(output)[1].lower()
+    if suffix not in (".png", ".svg"):
+        raise UsageError(f"{flag} writes .png or .svg files, not {suffix or 'a file without an extension'}")
+    if scale is not None and not 0.25 <= scale <= 8:
+        raise UsageError("--scale must be between 0.25 and 8")
+    if scale is not None and suffix == ".svg":
+        raise UsageError("--scale applies to PNG files; an SVG drawing has no pixels")
+
+
+def check_only_with_picture(given: Sequence[str], what: str, flag: str) -> None:
+    """Options that shape a picture (``given``: the flags used) need the option that asks for one."""
+    if given:
+        verb = "applies" if len(given) == 1 else "apply"
+        raise UsageError(f"{', '.join(given)} {verb} only to the {what}: add {flag} OUT.png or OUT.svg")
+
+
+def check_picture_options(args: argparse.Namespace, flag: str, output: str | None) -> None:
+    """``--scale`` and ``--theme`` need an image to draw; the image must be a PNG or an SVG."""
+    if not output:
+        given = [f for f, v in (("--scale", args.scale), ("--theme", args.theme)) if v is not None]
+        check_only_with_picture(given, "picture", flag)
+        return
+    check_image_path(flag, output, args.scale)

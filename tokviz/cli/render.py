@@ -1,0 +1,50 @@
+"""``tokviz render``: a text's coloured token strips, one per tokenizer, drawn as the window does."""
+
+from __future__ import annotations
+
+import argparse
+
+from .command import print_note
+from .drawing import import_drawing
+from .options import add_input, add_picture_options, check_picture_options, input_text, load_tokenizer
+
+DEFAULT_TOKENIZERS = ("gpt2", "cl100k")
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    add_input(p)
+    p.add_argument(
+        "--tokenizer",
+        action="append",
+        metavar="NAME|PATH",
+        help="one strip per tokenizer; repeat for several (default: gpt2 and cl100k)",
+    )
+    p.add_argument("-o", "--output", required=True, metavar="OUT.png|OUT.svg", help="the image to write")
+    add_picture_options(p)
+    p.add_argument("--ids", action="store_true", help="draw token ids instead of their text")
+    p.add_argument("--whitespace", action="store_true", help="show spaces, tabs and newlines as · → ↵")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Draw the strips into ``--output``; Qt is imported only once the options are checked."""
+    text = input_text(args)
+    check_picture_options(args, "-o", args.output)
+    specs = list(dict.fromkeys(args.tokenizer or DEFAULT_TOKENIZERS))
+    tokenizers = [load_tokenizer(spec) for spec in specs]
+    names = [tok.name for tok in tokenizers]
+    if len(set(names)) != len(names):
+        names = specs
+    strips = import_drawing("tokviz.gui.drawing.strips", "tokviz render needs PySide6")
+    written = strips.render_strips(
+        text,
+        list(zip(names, tokenizers)),
+        args.output,
+        scale=args.scale or 2.0,
+        dark=args.theme == "dark",
+        show_ids=args.ids,
+        whitespace=args.whitespace,
+    )
+    if len(text) > strips.MAX_RENDER_CHARS:
+        print_note(f"drew the first {strips.MAX_RENDER_CHARS:,} of {len(text):,} characters")
+    print_note(f"token strips drawn in {written}")
+    return 0

@@ -1,0 +1,38 @@
+"""The one record of a BPE merge step, shared by training, model files, replay, the CLI and the GUI.
+
+A leaf module (it imports nothing from tokviz), so every layer can use the type without pulling
+in the trainer or the tokenizer.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MergeStep:
+    """One merge, what it made, and what it did to the text it was trained or replayed on.
+
+    ``step`` is the merge's 1-based number (merge index + 1). ``count`` is how often the pair
+    occurred when it was merged: in a training run, the pair's count in the corpus (every adjacent
+    pair, so ``aaa`` holds two ``(a, a)``); in a replay of a tokenizer on a text, how many times
+    the merge applied to that text (0 when it does not change it). ``tokens_after`` is the size
+    of the corpus or text, in tokens, once this merge has been made. ``ties`` is how many pairs
+    shared the winning count in a training run, and 0 when it is not known (a replay of a
+    tokenizer's merges, which carry no counts).
+    """
+
+    step: int
+    left_id: int
+    right_id: int
+    left: bytes
+    right: bytes
+    new_id: int
+    count: int
+    ties: int
+    tokens_after: int
+
+    @property
+    def merged(self) -> bytes:
+        """The bytes of the token this merge makes."""
+        return self.left + self.right

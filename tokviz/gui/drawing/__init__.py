@@ -1,0 +1,1 @@
+"""Headless pictures: token strips, the replay sheet, the chart canvas, and PNG/SVG encoding (no window)."""

@@ -1,0 +1,229 @@
+"""Slide-ready images of any part of the window: PNG at 1x/2x/3x, SVG for vector panels, the clipboard.
+
+A widget is drawn with ``QWidget.render`` into a QImage whose device pixel ratio is the scale, so
+layout stays in logical pixels while text and shapes are rasterised at full resolution: a 2x
+export is twice as many pixels, not a blown-up 1x picture. Panels drawn only with QPainter
+shapes and text (token views, the chart) also go to SVG through ``QSvgGenerator``, where text
+stays text. A widget that knows how to draw itself for export (the chart canvas, which must not
+hand its bitmap cache to a vector file) provides ``render_image(scale)`` and ``svg_bytes()``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QPoint, QRect, QSize, Qt
+from PySide6.QtGui import (
+    QColor,
+    QFont,
+    QGuiApplication,
+    QImage,
+    QPainter,
+    QPalette,
+    QRegion,
+)
+from PySide6.QtWidgets import QWidget
+
+from tokviz.core.atomic import atomic_write_bytes
+from tokviz.core.errors import ExportError
+from tokviz.gui.widgets.token_view import TokenView
+
+# A dynamic property a panel sets to say it draws only shapes and text (so SVG is offered for it).
+VECTOR_PROPERTY = "tokvizVectorExport"
+_RENDER_FLAGS = QWidget.RenderFlag.DrawWindowBackground | QWidget.RenderFlag.DrawChildren
+_SVG_SIZE = re.compile(rb'<svg width="[^"]*" height="[^"]*"')
+_SVG_FONTS = re.compile(rb'font-family="([^"]*)"')
+
+
+def _background(widget: QWidget) -> QColor:
+    return widget.palette().color(widget.backgroundRole())
+
+
+def check_scale(scale: float) -> None:
+    """Refuse scales no slide needs (and that would make huge or empty images)."""
+    if not 0.25 <= scale <= 8:
+        raise ExportError(f"scale must be between 0.25 and 8, got {scale}")
+
+
+def blank_image(size: QSize, scale: float, background: QColor) -> tuple[QImage, QPainter]:
+    """An image of ``size`` logical pixels at ``scale`` filled with ``background``, and a painter on it.
+
+    The device pixel ratio is the scale, so text and shapes are rasterised at full resolution.
+    The caller paints and then ends the painter.
+    """
+    check_scale(scale)
+    # An opaque background needs no alpha channel: the PNG is smaller and every viewer shows it alike.
+    opaque = background.alpha() == 255
+    image = QImage(
+        max(1, round(size.width() * scale)),
+        max(1, round(size.height() * scale)),
+        QImage.Format.Format_RGB32 if opaque else QImage.Format.Format_ARGB32_Premultiplied,
+    )
+    image.setDevicePixelRatio(scale)
+    image.fill(background)
+    painter = QPainter(image)
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+    painter.setRenderHint(QPainter.RenderHint.TextAntialiasing)
+    painter.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform)
+    return image, painter
+
+
+def render_image(widget: QWidget, scale: float = 1.0) -> QImage:
+    """The widget as it looks now, ``scale`` device pixels per logical pixel (crisp text at 2x and 3x).
+
+    A widget that draws itself for export (the chart canvas) provides ``render_image(scale)``.
+    """
+    check_scale(scale)
+    own = getattr(widget, "render_image", None)
+    if callable(own):
+        return own(scale)
+    image, painter = blank_image(widget.size(), scale, _background(widget))
+    widget.render(painter, QPoint(0, 0), QRegion(), _RENDER_FLAGS)
+    painter.end()
+    return image
+
+
+def png_bytes(image: QImage) -> bytes:
+    """PNG data of an image."""
+    data = QByteArray()
+    buffer = QBuffer(data)
+    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+    ok = image.save(buffer, "PNG")
+    buffer.close()
+    if not ok:
+        raise ExportError("Qt could not encode the image as PNG")
+    return bytes(data.data())
+
+
+def svg_drawing(
+    size: QSize,
+    dpi: float,
+    background: QColor,
+    paint: Callable[[QPainter], None],
+    title: str = "tokviz",
+    description: str = "Exported from tokviz",
+) -> bytes:
+    """An SVG drawing of ``size`` pixels made by ``paint``: shapes stay shapes and text stays text.
+
+    Qt writes font sizes as points at the generator's resolution (72 dpi unless told), so the
+    screen's ``dpi`` is used or text comes out a quarter smaller than the boxes drawn around it.
+    The root element gets its size in pixels (Qt writes millimetres at 72 dpi), which is what
+    slide programs and browsers expect; font lists end in a generic CSS family.
+    """
+    from PySide6.QtSvg import QSvgGenerator
+
+    data = QByteArray()
+    buffer = QBuffer(data)
+    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+    generator = QSvgGenerator()
+    generator.setOutputDevice(buffer)
+    generator.setSize(size)
+    generator.setViewBox(QRect(QPoint(0, 0), size))
+    generator.setResolution(round(dpi))
+    generator.setTitle(title)
+    generator.setDescription(description)
+    painter = QPainter(generator)
+    painter.fillRect(QRect(QPoint(0, 0), size), background)
+    paint(painter)
+    painter.end()
+    buffer.close()
+    svg = _SVG_FONTS.sub(_css_families, bytes(data.data()))
+    return _SVG_SIZE.sub(f'<svg width="{size.width()}" height="{size.height()}"'.encode(), svg, count=1)
+
+
+def svg_bytes(widget: QWidget, title: str = "tokviz") -> bytes:
+    """The widget as an SVG drawing (a widget that draws its own SVG provides ``svg_bytes()``)."""
+    own = getattr(widget, "svg_bytes", None)
+    if callable(own):
+        return own()
+
+    def paint(painter: QPainter) -> None:
+        panels = _token_panels(widget)
+        if panels:
+            _paint_token_panels(widget, panels, painter)
+        else:
+            widget.render(painter, QPoint(0, 0), QRegion(), _RENDER_FLAGS)
+
+    return svg_drawing(widget.size(), widget.logicalDpiY(), _background(widget), paint, title)
+
+
+def _css_families(match: re.Match[bytes]) -> bytes:
+    """Qt's family list as a CSS list ending in a generic family, so any SVG reader finds a similar font.
+
+    Qt writes ``A,B,C`` and its own alias ``Sans Serif``, which is a font name nowhere else.
+    """
+    families = [f.strip() for f in match.group(1).decode("utf-8").split(",") if f.strip()]
+    families = [{"sans serif": "sans-serif", "monospace": "monospace"}.get(f.lower(), f) for f in families]
+    generic = "monospace" if any("mono" in f.lower() for f in families) else "sans-serif"
+    if generic not in families:
+        families.append(generic)
+    return b'font-family="' + ", ".join(families).encode("utf-8") + b'"'
+
+
+def _token_panels(widget: QWidget) -> list[QWidget]:
+    """The token panels a view export is made of (the widget itself, or those in the views' splitter)."""
+    if widget.objectName() == "tokenPanel":
+        return [widget]
+    if widget.objectName() == "viewsSplitter":
+        return [w for w in widget.findChildren(QWidget, "tokenPanel") if w.isVisible()]
+    return []
+
+
+def _paint_token_panels(root: QWidget, panels: list[QWidget], painter: QPainter) -> None:
+    """Token panels for a vector file: each header as text, each view drawn by its own painter.
+
+    Styles draw combo boxes from cached bitmaps; a drawing meant for slides needs the tokenizer's
+    name as text rather than a picture of a picker.
+    """
+    for panel in panels:
+        picker, stats, view = panel.picker, panel.stats, panel.view  # type: ignore[attr-defined]
+        origin = picker.mapTo(root, QPoint(0, 0))
+        font = QFont(panel.font())
+        font.setBold(True)
+        painter.setFont(font)
+        painter.setPen(panel.palette().color(QPalette.ColorRole.WindowText))
+        name_rect = QRect(origin.x() + 4, origin.y(), picker.width(), picker.height())
+        painter.drawText(
+            name_rect, Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft, picker.currentText()
+        )
+        painter.setFont(panel.font())
+        at = stats.mapTo(root, QPoint(0, 0))
+        painter.drawText(
+            QRect(at, stats.size()), Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft, stats.text()
+        )
+        view.render(painter, view.mapTo(root, QPoint(0, 0)), QRegion(), _RENDER_FLAGS)
+
+
+def write_image(widget: QWidget, path: str | Path, scale: float = 1.0, title: str = "tokviz") -> Path:
+    """Write the widget to ``path``: PNG at ``scale`` or SVG, chosen by the extension (atomically)."""
+    out = Path(path)
+    suffix = out.suffix.lower()
+    if suffix == ".png":
+        data = png_bytes(render_image(widget, scale))
+    elif suffix == ".svg":
+        data = svg_bytes(widget, title)
+    else:
+        raise ExportError(f"{out.name}: images are written as .png or .svg")
+    atomic_write_bytes(out, data)
+    return out
+
+
+def copy_image(widget: QWidget, scale: float = 2.0) -> QImage:
+    """Put the widget's picture on the clipboard (at ``scale``); returns the image."""
+    image = render_image(widget, scale)
+    QGuiApplication.clipboard().setImage(image)
+    return image
+
+
+def is_vector(widget: QWidget) -> bool:
+    """Whether the widget can be exported as SVG without losing sharpness.
+
+    True for token views and their panels, the chart (it draws its own SVG) and panels that set
+    the ``tokvizVectorExport`` property; plots with bitmap caches (the merge timeline) are not.
+    """
+    if callable(getattr(widget, "svg_bytes", None)) or widget.property(VECTOR_PROPERTY) is True:
+        return True
+    # Token views, their panels and the views' splitter hold only views, pickers and labels.
+    return isinstance(widget, TokenView) or widget.objectName() in ("tokenPanel", "viewsSplitter")

@@ -1,0 +1,48 @@
+"""What every offscreen picture shares: a QApplication, a sheet filled with the theme, a pixel limit."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import (
+    QPalette,
+)
+from PySide6.QtWidgets import QApplication, QWidget
+
+from tokviz.core.errors import ExportError
+from tokviz.gui.compat import protect_none_refcount
+from tokviz.gui.style.theme import TokenColors, app_palette, token_colors
+
+# QImage and most viewers cope with up to 32767 pixels in each direction.
+MAX_PIXELS = 32_000
+PAD = 24
+
+
+def ensure_app() -> QApplication:
+    """The running QApplication, or a new one for headless drawing (Fusion style, as the window uses)."""
+    protect_none_refcount()
+    app = QApplication.instance()
+    if app is None:
+        app = QApplication(["tokviz"])
+        app.setStyle("Fusion")
+    assert isinstance(app, QApplication)
+    return app
+
+
+def prepare_sheet(sheet: QWidget, name: str, dark: bool, colors: TokenColors | None) -> TokenColors:
+    """Set up an offscreen sheet: never shown, filled with the theme's base colour; return its token colours."""
+    sheet.setObjectName(name)
+    sheet.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen)
+    sheet.setAutoFillBackground(True)
+    palette = app_palette(dark)
+    palette.setColor(QPalette.ColorRole.Window, palette.color(QPalette.ColorRole.Base))
+    sheet.setPalette(palette)
+    return colors or token_colors(dark)
+
+
+def check_pixels(widget: QWidget, scale: float) -> None:
+    size = widget.size()
+    if max(size.width(), size.height()) * scale > MAX_PIXELS:
+        raise ExportError(
+            f"the image would be {round(size.width() * scale)} × {round(size.height() * scale)} pixels; "
+            "use a shorter text or a smaller --scale"
+        )

@@ -1,0 +1,383 @@
+"""Qt models between the core and the widgets: the tokenizers on offer, and one text's tokens.
+
+:class:`TokenizerRegistryModel` lists every tokenizer the window can show (built-ins, files the
+user opened, models trained in the app) for every picker at once; a later training dock calls
+:meth:`TokenizerRegistryModel.add_tokenizer` and its model appears everywhere. :class:`TokenizationModel`
+keeps the tokens of the editor's text under one tokenizer up to date, re-encoding only the window
+around each edit, and in a worker thread when the work is large.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QAbstractListModel, QModelIndex, QObject, QPersistentModelIndex, Qt, Signal
+
+from tokviz.core.errors import TokvizError
+from tokviz.core.registry import load_tokenizer
+from tokviz.core.tokenizer import Tokenizer
+from tokviz.gui.text.token_table import TableUpdate, TokenTable, execute_plan, plan_edit
+from tokviz.gui.workers.jobs import Job, run_job
+
+# Windows up to this many code points are encoded in the GUI thread (a few ms); larger ones go to a worker.
+SYNC_LIMIT = 4000
+
+OPEN_KEY = "__open__"
+# Built-in tokenizers are shared by every window of the process; one thread builds their tables.
+_TABLES_LOCK = threading.Lock()
+BUILTINS = (("bytes", "bytes"), ("gpt2", "GPT-2"), ("cl100k", "cl100k"))
+
+KeyRole = Qt.ItemDataRole.UserRole + 1
+IsActionRole = Qt.ItemDataRole.UserRole + 2
+
+
+def _build_merge_tables(tok: Tokenizer) -> None:
+    with _TABLES_LOCK:
+        tok.merge_rank_of_id  # noqa: B018 - built on first access
+        tok.parents_of_id  # noqa: B018
+
+
+@dataclass
+class TokenizerEntry:
+    """One tokenizer on offer: a built-in name or file (``source``), loaded on first use."""
+
+    key: str
+    label: str
+    source: str | None
+    tokenizer: Tokenizer | None = None
+    counts: dict[int, int] | None = None
+    merges_ready: bool = False
+    loading: Job | None = field(default=None, repr=False)
+    preparing: Job | None = field(default=None, repr=False)
+
+
+class TokenizerRegistryModel(QAbstractListModel):
+    """Every tokenizer the pickers offer, plus a last row "Open tokenizer…".
+
+    Built-ins load lazily in a worker (cl100k takes a few hundred ms); ``tokenizerLoaded(key)``
+    fires when one is ready, ``loadFailed(source, message)`` when a file cannot be read.
+    """
+
+    tokenizersChanged = Signal()
+    tokenizerLoaded = Signal(str)
+    loadFailed = Signal(str, str)
+    mergesReady = Signal(str)
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._entries: list[TokenizerEntry] = [TokenizerEntry(k, label, k) for k, label in BUILTINS]
+        self._queue: list[tuple[int, str, str]] = []
+        self._running: Job | None = None
+
+    # ---------------------------------------------------------------- background queue
+    # Loads and merge preparation run one at a time, loads first: pure-Python work in two threads
+    # at once only fights over the GIL, and the views need their tokenizer before anything else.
+    def _enqueue(self, priority: int, key: str, kind: str) -> None:
+        if (priority, key, kind) not in self._queue:
+            self._queue.append((priority, key, kind))
+            self._queue.sort(key=lambda item: item[0])
+        self._run_next()
+
+    def _run_next(self) -> None:
+        if self._running is not None or not self._queue:
+            return
+        _priority, key, kind = self._queue.pop(0)
+        entry = self.entry(key)
+        if entry is None:
+            self._run_next()
+            return
+        if kind == "load":
+            if entry.tokenizer is not None:
+                self._run_next()
+                return
+            source = entry.source or key
+            job = run_job(lambda: load_tokenizer(source), self)
+            entry.loading = job
+
+            def loaded(tok: Tokenizer) -> None:
+                entry.loading = None
+                entry.tokenizer = tok
+                self.tokenizerLoaded.emit(key)
+
+            def load_failed(exc: BaseException) -> None:
+                entry.loading = None
+                self.loadFailed.emit(source, str(exc))
+
+            job.returned.connect(loaded)
+            job.errored.connect(load_failed)
+        else:
+            tok = entry.tokenizer
+            if tok is None or entry.merges_ready:
+                self._run_next()
+                return
+            job = run_job(lambda: _build_merge_tables(tok), self)
+            entry.preparing = job
+
+            def prepared(_result: object) -> None:
+                entry.preparing = None
+                if entry.tokenizer is tok:
+                    entry.merges_ready = True
+                    self.mergesReady.emit(key)
+
+            def prepare_failed(_exc: BaseException) -> None:
+                entry.preparing = None
+
+            job.returned.connect(prepared)
+            job.errored.connect(prepare_failed)
+        self._running = job
+        job.finished.connect(self._on_job_finished)
+
+    def _on_job_finished(self) -> None:
+        self._running = None
+        self._run_next()
+
+    def prepare_merges(self, key: str) -> None:
+        """Build a tokenizer's merge tables in the background (recovering cl100k's merges takes ~1 s).
+
+        Hover cards and the vocabulary show merge ranks and parents once ``mergesReady(key)`` fires.
+        """
+        entry = self.entry(key)
+        if entry is not None and entry.tokenizer is not None and not entry.merges_ready:
+            self._enqueue(1, key, "merges")
+
+    def merges_ready(self, key: str) -> bool:
+        """True when hover cards can show merge ranks and parents for this tokenizer."""
+        entry = self.entry(key)
+        return bool(entry and entry.merges_ready)
+
+    def busy(self) -> bool:
+        """True while a tokenizer is loading or merges are being prepared."""
+        return self._running is not None or bool(self._queue)
+
+    # ---------------------------------------------------------------- Qt model
+    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self._entries) + 1
+
+    def data(
+        self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> Any:
+        if not index.isValid() or not 0 <= index.row() < self.rowCount():
+            return None
+        action = index.row() == len(self._entries)
+        entry = None if action else self._entries[index.row()]
+        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.AccessibleTextRole):
+            return "Open tokenizer…" if entry is None else entry.label
+        if role == Qt.ItemDataRole.ToolTipRole:
+            if entry is None:
+                return "Load a tokviz model, vocab.json + merges.txt, .tiktoken or tokenizer.json file"
+            return entry.source or entry.label
+        if role == KeyRole:
+            return OPEN_KEY if entry is None else entry.key
+        if role == IsActionRole:
+            return action
+        return None
+
+    # ---------------------------------------------------------------- lookups
+    def keys(self) -> list[str]:
+        """Keys of every tokenizer, in picker order (without the "Open tokenizer…" row)."""
+        return [e.key for e in self._entries]
+
+    def row_of(self, key: str) -> int:
+        """Picker row of a key, or -1."""
+        for row, entry in enumerate(self._entries):
+            if entry.key == key:
+                return row
+        return -1
+
+    def entry(self, key: str) -> TokenizerEntry | None:
+        """The entry for a key, or None."""
+        row = self.row_of(key)
+        return self._entries[row] if row >= 0 else None
+
+    def tokenizer(self, key: str) -> Tokenizer | None:
+        """The loaded tokenizer for a key, or None while it is not loaded."""
+        entry = self.entry(key)
+        return entry.tokenizer if entry else None
+
+    def label(self, key: str) -> str:
+        """Display name of a key."""
+        entry = self.entry(key)
+        return entry.label if entry else key
+
+    # ---------------------------------------------------------------- changes
+    def add_tokenizer(self, name: str, tokenizer: Tokenizer, counts: dict[int, int] | None = None) -> str:
+        """Offer a tokenizer that already exists (a trained model, say) in every picker; returns its key.
+
+        Adding a name twice replaces the earlier tokenizer under the same key.
+        """
+        key = f"model:{name}"
+        existing = self.entry(key)
+        if existing is not None:
+            existing.tokenizer = tokenizer
+            existing.counts = counts
+            existing.merges_ready = False
+            row = self.row_of(key)
+            self.dataChanged.emit(self.index(row), self.index(row))
+        else:
+            row = len(self._entries)
+            self.beginInsertRows(QModelIndex(), row, row)
+            self._entries.append(TokenizerEntry(key, name, None, tokenizer, counts))
+            self.endInsertRows()
+        self.tokenizersChanged.emit()
+        self.tokenizerLoaded.emit(key)
+        return key
+
+    def ensure_loaded(self, key: str) -> None:
+        """Queue loading a known entry; ``tokenizerLoaded(key)`` fires when it is ready."""
+        entry = self.entry(key)
+        if entry is not None and entry.tokenizer is None and entry.loading is None:
+            self._enqueue(0, key, "load")
+
+    def load_builtin_now(self, key: str) -> Tokenizer:
+        """Load a built-in in this thread (scripts and tests that want it at once)."""
+        entry = self.entry(key)
+        if entry is None:
+            raise KeyError(key)
+        if entry.tokenizer is None:
+            entry.tokenizer = load_tokenizer(entry.source or key)
+            self.tokenizerLoaded.emit(key)
+        return entry.tokenizer
+
+    def open_file(self, path: str | os.PathLike[str]) -> Job:
+        """Load a tokenizer file in a worker; on success it is added and ``tokenizerLoaded`` fires.
+
+        On failure nothing changes and ``loadFailed(path, message)`` fires.
+        """
+        source = str(path)
+        job = run_job(lambda: load_tokenizer(source), self)
+
+        def done(tok: Tokenizer) -> None:
+            key = f"file:{Path(source).resolve()}"
+            label = tok.name if tok.name and tok.name != "custom" else Path(source).name
+            existing = self.entry(key)
+            if existing is not None:
+                existing.tokenizer = tok
+                existing.merges_ready = False
+            else:
+                row = len(self._entries)
+                self.beginInsertRows(QModelIndex(), row, row)
+                self._entries.append(TokenizerEntry(key, label, source, tok))
+                self.endInsertRows()
+                self.tokenizersChanged.emit()
+            job.setProperty("key", key)
+            self.tokenizerLoaded.emit(key)
+
+        def failed(exc: BaseException) -> None:
+            message = str(exc) if isinstance(exc, TokvizError) else f"{type(exc).__name__}: {exc}"
+            self.loadFailed.emit(source, message)
+
+        job.returned.connect(done)
+        job.errored.connect(failed)
+        return job
+
+
+class TokenizationModel(QObject):
+    """The tokens of the current text under one tokenizer, kept up to date edit by edit.
+
+    ``tableChanged(TableUpdate)`` says which tokens changed so views redraw only those;
+    ``busyChanged(bool)`` is true while a worker encodes a large change.
+    """
+
+    tableChanged = Signal(object)
+    busyChanged = Signal(bool)
+    tokenizerChanged = Signal()
+    failed = Signal(str)
+
+    def __init__(self, registry: TokenizerRegistryModel, key: str, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.registry = registry
+        self.key = key
+        self.tokenizer: Tokenizer | None = registry.tokenizer(key)
+        self.table: TokenTable | None = None
+        self._text: str | None = None
+        self._job: Job | None = None
+        self._generation = 0
+        registry.tokenizerLoaded.connect(self._on_loaded)
+        if self.tokenizer is None:
+            registry.ensure_loaded(key)
+
+    @property
+    def busy(self) -> bool:
+        """True while a worker is encoding or the tokenizer is still loading."""
+        return self._job is not None or self.tokenizer is None
+
+    @property
+    def current(self) -> bool:
+        """True when the table describes the latest text."""
+        return self.table is not None and self._text is not None and self.table.text == self._text
+
+    def set_tokenizer(self, key: str) -> None:
+        """Switch tokenizer; the whole text is encoded again (in a worker if it is large)."""
+        if key == self.key and self.tokenizer is not None:
+            return
+        self.key = key
+        self._generation += 1
+        self._job = None
+        self.tokenizer = self.registry.tokenizer(key)
+        # Views keep showing the old tokens (with their own tokenizer) until the new table arrives.
+        self.table = None
+        self.tokenizerChanged.emit()
+        if self.tokenizer is None:
+            self.registry.ensure_loaded(key)
+            self.busyChanged.emit(True)
+            return
+        if self._text is not None:
+            self._schedule(self._text)
+
+    def set_text(self, text: str) -> None:
+        """Tokenize a new version of the text (synchronously when the changed window is small)."""
+        self._text = text
+        if self.tokenizer is None or self._job is not None:
+            return
+        self._schedule(text)
+
+    def _on_loaded(self, key: str) -> None:
+        if key != self.key:
+            return
+        self.tokenizer = self.registry.tokenizer(key)
+        self.tokenizerChanged.emit()
+        if self._text is not None and self._job is None:
+            self._schedule(self._text)
+
+    def _schedule(self, text: str) -> None:
+        tok = self.tokenizer
+        assert tok is not None
+        plan = plan_edit(tok, self.table, text)
+        if plan.unchanged:
+            return
+        if plan.size <= SYNC_LIMIT:
+            self._apply(execute_plan(tok, self.table, plan))
+            return
+        old = self.table
+        generation = self._generation
+        job = run_job(lambda: execute_plan(tok, old, plan), self)
+        self._job = job
+        self.busyChanged.emit(True)
+
+        def done(update: TableUpdate) -> None:
+            if generation != self._generation:
+                return
+            self._job = None
+            self._apply(update)
+            if self._text is not None and self._text != update.table.text:
+                self._schedule(self._text)
+            else:
+                self.busyChanged.emit(False)
+
+        def failed(exc: BaseException) -> None:
+            if generation != self._generation:
+                return
+            self._job = None
+            self.busyChanged.emit(False)
+            self.failed.emit(str(exc))
+
+        job.returned.connect(done)
+        job.errored.connect(failed)
+
+    def _apply(self, update: TableUpdate) -> None:
+        self.table = update.table
+        self.tableChanged.emit(update)

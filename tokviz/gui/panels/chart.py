@@ -1,0 +1,506 @@
+"""The exchange-rate chart panel: bytes per token of every input under every tokenizer, and what it costs.
+
+:class:`ExchangeChart` is the dock panel that keeps the chart (drawn by
+:mod:`tokviz.gui.drawing.chart_canvas`) up to date with the editor, the category samples, added files and
+every tokenizer on offer, and exports it as PNG, SVG and CSV.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Sequence
+from pathlib import Path
+
+from PySide6.QtCore import (
+    QEvent,
+    Qt,
+    QTimer,
+    Signal,
+)
+from PySide6.QtGui import QPalette
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDockWidget,
+    QFileDialog,
+    QHBoxLayout,
+    QLabel,
+    QMenu,
+    QSpinBox,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from tokviz.core.atomic import atomic_write_text
+from tokviz.core.exchange import (
+    DEFAULT_EMBEDDING_DIM,
+    ExchangeTable,
+)
+from tokviz.core.metrics import TextMetrics
+from tokviz.core.tokenizer import Tokenizer
+from tokviz.gui.context import PanelContext
+from tokviz.gui.drawing.chart_canvas import (
+    CACHE_ENTRIES,
+    DEBOUNCE_MS,
+    EDITOR_LABEL,
+    EXPORT_SIZE,
+    VIEW_TIPS,
+    VIEWS,
+    ChartCanvas,
+    ChartInput,
+    ChartStyle,
+    byte_color,
+    plot_compare_rows,
+    render_canvas,
+    sample_inputs,
+    series_color,
+    short_labels,
+    write_chart,
+)
+from tokviz.gui.models.tokenizers import TokenizerRegistryModel
+from tokviz.gui.panels.docking import follow_editor_text
+from tokviz.gui.workers.jobs import Job, run_job
+
+
+# ----------------------------------------------------------------------------- the panel
+class ExchangeChart(QWidget):
+    """The dock panel: the chart, its view and options, the inputs, and exports.
+
+    Inputs are the editor's text (``set_text``), the five category samples and any files added;
+    tokenizers are every one the registry offers (a model trained or loaded later becomes a new
+    series). Metrics are computed in a worker, debounced, with the samples' results cached.
+    ``tableChanged(ExchangeTable)`` fires after each update.
+    """
+
+    tableChanged = Signal(object)
+    exported = Signal(str)
+    failed = Signal(str)
+
+    def __init__(self, registry: TokenizerRegistryModel | None = None, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("compareChart")
+        self.setAccessibleName("Bytes per token chart")
+        self.registry = registry
+        self._editor_text: str | None = "" if registry is not None else None
+        self._samples = sample_inputs()
+        self._samples_on = True
+        self._files: list[ChartInput] = []
+        self._fixed_tokenizers: list[tuple[str, str, Tokenizer]] = []
+        self._failed: set[str] = set()
+        self._cache: OrderedDict[tuple[int, str], tuple[object, TextMetrics]] = OrderedDict()
+        self._job: Job | None = None
+        self._dirty = False
+        self._last_request: tuple[tuple[tuple[str, str], ...], tuple[int, ...]] | None = None
+        self.table: ExchangeTable | None = None
+        self.keys: list[str] = []
+        self._slots: dict[str, int] = {}
+        self.last_export: Path | None = None
+
+        self.canvas = ChartCanvas(self, show_title=False)
+        self.view_picker = QComboBox(self)
+        self.view_picker.setObjectName("chartViewPicker")
+        self.view_picker.setAccessibleName("Chart view")
+        for key, label in VIEWS.items():
+            self.view_picker.addItem(label, key)
+            self.view_picker.setItemData(
+                self.view_picker.count() - 1, VIEW_TIPS[key], Qt.ItemDataRole.ToolTipRole
+            )
+        self.dim_label = QLabel("d =", self)
+        self.dim_spin = QSpinBox(self)
+        self.dim_spin.setObjectName("embeddingDim")
+        self.dim_spin.setAccessibleName("Embedding width d")
+        self.dim_spin.setToolTip("Model width d: the embedding table has V × d parameters")
+        self.dim_spin.setRange(1, 1 << 16)
+        self.dim_spin.setValue(DEFAULT_EMBEDDING_DIM)
+        self.dim_spin.setSingleStep(64)
+        self.inputs_button = QToolButton(self)
+        self.inputs_button.setObjectName("chartInputs")
+        self.inputs_button.setText("Inputs")
+        self.inputs_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        self.inputs_menu = QMenu(self)
+        self.inputs_button.setMenu(self.inputs_menu)
+        self.large_button = QToolButton(self)
+        self.large_button.setObjectName("chartLargeText")
+        self.large_button.setText("Large text")
+        self.large_button.setCheckable(True)
+        self.large_button.setToolTip("Presentation size: bigger labels for a projector")
+        self.export_button = QToolButton(self)
+        self.export_button.setObjectName("chartExport")
+        self.export_button.setText("Export")
+        self.export_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        export_menu = QMenu(self)
+        w, h = EXPORT_SIZE.width(), EXPORT_SIZE.height()
+        self.act_png = export_menu.addAction(f"PNG image, {w} × {h}…")
+        self.act_png.setObjectName("actionExportPng")
+        self.act_png2 = export_menu.addAction(f"PNG image, {2 * w} × {2 * h} (2×)…")
+        self.act_png2.setObjectName("actionExportPng2x")
+        self.act_svg = export_menu.addAction("SVG drawing…")
+        self.act_svg.setObjectName("actionExportSvg")
+        self.act_csv = export_menu.addAction("Numbers as CSV…")
+        self.act_csv.setObjectName("actionExportCsv")
+        self.export_button.setMenu(export_menu)
+        self.status = QLabel(self)
+        self.status.setObjectName("chartStatus")
+
+        bar = QHBoxLayout()
+        bar.setContentsMargins(4, 2, 4, 2)
+        bar.addWidget(self.view_picker)
+        bar.addWidget(self.dim_label)
+        bar.addWidget(self.dim_spin)
+        bar.addWidget(self.inputs_button)
+        bar.addWidget(self.large_button)
+        bar.addWidget(self.status, 1)
+        bar.addWidget(self.export_button)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        layout.addLayout(bar)
+        layout.addWidget(self.canvas, 1)
+
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(DEBOUNCE_MS)
+        self._timer.timeout.connect(self.refresh_now)
+        self.view_picker.currentIndexChanged.connect(lambda _i: self.set_view(self.view_picker.currentData()))
+        self.dim_spin.valueChanged.connect(self.canvas.set_embedding_dim)
+        self.large_button.toggled.connect(lambda _on: self._apply_style())
+        self.act_png.triggered.connect(lambda: self._choose_export("png", 1.0))
+        self.act_png2.triggered.connect(lambda: self._choose_export("png", 2.0))
+        self.act_svg.triggered.connect(lambda: self._choose_export("svg", 1.0))
+        self.act_csv.triggered.connect(lambda: self._choose_export("csv", 1.0))
+        self._fill_inputs_menu()
+        self._sync_controls()
+        self._apply_style()
+        if registry is not None:
+            # Bound methods: Qt drops these connections when the chart is deleted.
+            registry.tokenizerLoaded.connect(self.schedule)
+            registry.rowsInserted.connect(self.schedule)
+            registry.rowsRemoved.connect(self.schedule)
+            registry.dataChanged.connect(self.schedule)
+            registry.loadFailed.connect(self._on_load_failed)
+        self.schedule()
+
+    # ---------------------------------------------------------------- inputs
+    def set_text(self, text: str) -> None:
+        """The editor's text, the first group of bars (recomputed after a short pause)."""
+        if text == self._editor_text:
+            return
+        self._editor_text = text
+        self.schedule()
+
+    def set_samples_shown(self, on: bool) -> None:
+        """Include the five category samples or not."""
+        self._samples_on = on
+        self._fill_inputs_menu()
+        self.schedule()
+
+    def add_file(self, path: str | Path) -> ChartInput:
+        """Add a UTF-8 text file as a group of bars (invalid bytes read as U+FFFD)."""
+        p = Path(path)
+        text = p.read_bytes().decode("utf-8", errors="replace").removeprefix("\ufeff")
+        taken = {i.label for i in self.inputs()}
+        label, n = p.name, 2
+        while label in taken:
+            label, n = f"{p.name} ({n})", n + 1
+        item = ChartInput(label, text, "file")
+        self._files.append(item)
+        self._fill_inputs_menu()
+        self.schedule()
+        return item
+
+    def remove_files(self) -> None:
+        """Drop every added file."""
+        self._files.clear()
+        self._fill_inputs_menu()
+        self.schedule()
+
+    def inputs(self) -> list[ChartInput]:
+        """The groups of bars, in order: the editor's text, the samples (if shown), added files."""
+        out: list[ChartInput] = []
+        if self._editor_text is not None:
+            out.append(ChartInput(EDITOR_LABEL, self._editor_text, "editor"))
+        if self._samples_on:
+            out.extend(self._samples)
+        out.extend(self._files)
+        return out
+
+    def set_tokenizers(self, tokenizers: Sequence[tuple[str, Tokenizer]]) -> None:
+        """Compare these (label, tokenizer) pairs instead of the registry's (scripts and tests)."""
+        self._fixed_tokenizers = [(label, label, tok) for label, tok in tokenizers]
+        self.schedule()
+
+    def _tokenizers(self) -> list[tuple[str, str, Tokenizer]]:
+        """(key, label, tokenizer) of every loaded tokenizer; asks the registry to load the rest."""
+        if self.registry is None:
+            return list(self._fixed_tokenizers)
+        out = []
+        for key in self.registry.keys():
+            tok = self.registry.tokenizer(key)
+            if tok is None:
+                entry = self.registry.entry(key)
+                if entry is not None and entry.loading is None and self.isVisible():
+                    self.registry.ensure_loaded(key)
+                continue
+            out.append((key, self.registry.label(key), tok))
+        return out
+
+    def _pending_names(self) -> list[str]:
+        """Tokenizers still loading (a file that failed to load is not waited for)."""
+        if self.registry is None:
+            return []
+        return [
+            self.registry.label(k)
+            for k in self.registry.keys()
+            if self.registry.tokenizer(k) is None and k not in self._failed
+        ]
+
+    def _on_load_failed(self, source: str, _message: str) -> None:
+        assert self.registry is not None
+        for key in self.registry.keys():
+            entry = self.registry.entry(key)
+            if entry is not None and entry.tokenizer is None and (entry.source or key) == source:
+                self._failed.add(key)
+        self.schedule()
+
+    def _fill_inputs_menu(self) -> None:
+        menu = self.inputs_menu
+        menu.clear()
+        samples = menu.addAction("Category samples (English, Python, JSON, Chinese, digits)")
+        samples.setObjectName("actionChartSamples")
+        samples.setCheckable(True)
+        samples.setChecked(self._samples_on)
+        samples.toggled.connect(self.set_samples_shown)
+        menu.addSeparator()
+        for item in self._files:
+            menu.addAction(f"File: {item.label}").setEnabled(False)
+        add = menu.addAction("Add text file…")
+        add.setObjectName("actionChartAddFile")
+        add.triggered.connect(self._choose_file)
+        remove = menu.addAction("Remove added files")
+        remove.setObjectName("actionChartRemoveFiles")
+        remove.setEnabled(bool(self._files))
+        remove.triggered.connect(self.remove_files)
+
+    def _choose_file(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(
+            self,
+            "Add a text to the chart",
+            str(Path.home()),
+            "Text files (*.txt *.md *.py *.json *.csv);;All files (*)",
+        )
+        if path:
+            try:
+                self.add_file(path)
+            except OSError as exc:
+                self._report(f"Cannot read {Path(path).name}: {exc.strerror or exc}")
+
+    # ---------------------------------------------------------------- computing
+    def schedule(self, *_args: object) -> None:
+        """Recompute after a short pause (coalesces bursts of edits)."""
+        self._timer.start()
+
+    def refresh_now(self) -> None:
+        """Start measuring the current inputs with the current tokenizers (in a worker)."""
+        self._timer.stop()
+        if self._job is not None:
+            self._dirty = True
+            return
+        if self.registry is not None and not self.isVisible():
+            return  # a hidden panel catches up when it is shown (showEvent schedules)
+        inputs = self.inputs()
+        toks = self._tokenizers()
+        texts = {item.label: item.text for item in inputs}
+        request = (tuple(texts.items()), tuple(id(t) for _k, _l, t in toks))
+        pending = self._pending_names()
+        self.status.setText(f"loading {', '.join(pending)}…" if pending else "")
+        if request == self._last_request and self.table is not None:
+            return
+        self._dirty = False
+        keys = [k for k, _l, _t in toks]
+        names = [label for _k, label, _t in toks]
+        tokenizers = [t for _k, _l, t in toks]
+        job = run_job(lambda: ExchangeTable.measure(texts, tokenizers, names, self._measure), self)
+        self._job = job
+
+        def done(table: ExchangeTable) -> None:
+            self._last_request = request
+            self._show(table, keys)
+
+        def failed(exc: BaseException) -> None:
+            self._last_request = None
+            self._report(f"Could not measure: {exc}")
+
+        job.returned.connect(done)
+        job.errored.connect(failed)
+        job.finished.connect(self._on_job_finished)
+
+    def _on_job_finished(self) -> None:
+        self._job = None
+        if self._dirty:
+            self.refresh_now()
+
+    def _measure(self, tokenizer: object, text: str) -> TextMetrics:
+        """TextMetrics.of with a cache (runs in the worker; one job at a time touches the cache)."""
+        key = (id(tokenizer), text)
+        hit = self._cache.get(key)
+        if hit is not None and hit[0] is tokenizer:
+            self._cache.move_to_end(key)
+            return hit[1]
+        metrics = TextMetrics.of(tokenizer, text)  # type: ignore[arg-type]
+        self._cache[key] = (tokenizer, metrics)
+        while len(self._cache) > CACHE_ENTRIES:
+            self._cache.popitem(last=False)
+        return metrics
+
+    def _show(self, table: ExchangeTable, keys: Sequence[str]) -> None:
+        self.table = table
+        self.keys = list(keys)
+        slots = []
+        for j, key in enumerate(keys):
+            if table.is_byte_level(j):
+                slots.append(0)
+                continue
+            if key not in self._slots:
+                self._slots[key] = len(self._slots)
+            slots.append(self._slots[key])
+        self.canvas.show_table(table, slots)
+        self.tableChanged.emit(table)
+
+    def is_ready(self) -> bool:
+        """True when the chart shows the current inputs under every tokenizer that could be loaded."""
+        if self._timer.isActive() or self._job is not None or self._dirty or self.table is None:
+            return False
+        if self.isVisible() and self._pending_names():
+            return False
+        toks = self._tokenizers()
+        texts = {item.label: item.text for item in self.inputs()}
+        return self._last_request == (tuple(texts.items()), tuple(id(t) for _k, _l, t in toks))
+
+    def showEvent(self, event: QEvent) -> None:
+        super().showEvent(event)
+        self.schedule()
+
+    # ---------------------------------------------------------------- view and style
+    def set_view(self, view: str) -> None:
+        """Switch between ``bytes``, ``attention`` and ``vocab``."""
+        index = self.view_picker.findData(view)
+        if index < 0:
+            raise ValueError(f"unknown chart view {view!r}")
+        if self.view_picker.currentIndex() != index:
+            self.view_picker.setCurrentIndex(index)
+            return
+        self.canvas.set_view(view)
+        self._sync_controls()
+
+    def set_large_text(self, on: bool) -> None:
+        """Presentation size on or off."""
+        self.large_button.setChecked(on)
+
+    def _sync_controls(self) -> None:
+        vocab = self.canvas.view == "vocab"
+        self.dim_label.setVisible(vocab)
+        self.dim_spin.setVisible(vocab)
+
+    def _dark(self) -> bool:
+        return self.palette().color(QPalette.ColorRole.Window).lightness() < 128
+
+    def _apply_style(self) -> None:
+        self.canvas.set_style(ChartStyle(self._dark(), self.large_button.isChecked()))
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.PaletteChange:
+            self._apply_style()
+
+    # ---------------------------------------------------------------- exports
+    def export_png(self, path: str | Path, scale: float = 1.0) -> Path:
+        """Write the chart as a slide-sized PNG (1280 × 720 logical pixels times ``scale``)."""
+        return self._export(Path(path), "png", scale)
+
+    def export_svg(self, path: str | Path) -> Path:
+        """Write the chart as a slide-sized SVG."""
+        return self._export(Path(path), "svg", 1.0)
+
+    def export_csv(self, path: str | Path) -> Path:
+        """Write the numbers behind the chart as CSV."""
+        return self._export(Path(path), "csv", 1.0)
+
+    def _export(self, path: Path, kind: str, scale: float) -> Path:
+        table = self.table
+        if table is None:
+            raise ValueError("the chart has no numbers yet")
+        if kind == "csv":
+            atomic_write_text(path, table.to_csv(self.canvas.embedding_dim))
+        else:
+            write_chart(
+                table,
+                path.with_suffix(f".{kind}") if path.suffix.lower() != f".{kind}" else path,
+                view=self.canvas.view,
+                scale=scale,
+                style=self.canvas.style_,
+                embedding_dim=self.canvas.embedding_dim,
+                slots=self.canvas.slots,
+            )
+            if path.suffix.lower() != f".{kind}":
+                path = path.with_suffix(f".{kind}")
+        self.last_export = path
+        self.exported.emit(str(path))
+        return path
+
+    def _choose_export(self, kind: str, scale: float) -> None:
+        filters = {"png": "PNG images (*.png)", "svg": "SVG drawings (*.svg)", "csv": "CSV files (*.csv)"}
+        suffix = "@2x" if scale == 2.0 else ""
+        default = str(Path.home() / f"exchange-rate-{self.canvas.view}{suffix}.{kind}")
+        path, _ = QFileDialog.getSaveFileName(self, "Export chart", default, filters[kind])
+        if not path:
+            return
+        try:
+            written = self._export(Path(path), kind, scale)
+        except (OSError, ValueError) as exc:
+            self._report(f"Export failed: {exc}")
+            return
+        self.status.setText(f"Saved {written.name}")
+
+    def _report(self, message: str) -> None:
+        self.status.setText(message)
+        self.failed.emit(message)
+
+
+# ----------------------------------------------------------------------------- window integration
+def install(context: PanelContext) -> QDockWidget:
+    """Add the chart as a dock (hidden at first; View menu and Ctrl+Shift+B toggle it); returns the dock.
+
+    The chart (``dock.widget()``) follows the editor's text while it is visible, and every
+    tokenizer in the registry.
+    """
+    chart = ExchangeChart(context.tokenizers, context.parent_widget())
+    parent = context.parent_widget()
+    dock = context.add_dock(
+        chart,
+        "Exchange rate: bytes per token",
+        "exchangeChartDock",
+        "Ctrl+Shift+B",
+        action_text="E&xchange rate chart",
+        # A bottom dock opens at its minimum height; give the chart a readable share of the window.
+        first_size=lambda: max(340, parent.height() * 2 // 5),
+    )
+    follow_editor_text(context, dock, chart.set_text, DEBOUNCE_MS)
+    chart.exported.connect(lambda path: context.show_status(f"Chart saved to {path}"))
+    return dock
+
+
+__all__ = [
+    "VIEWS",
+    "ChartCanvas",
+    "ChartInput",
+    "ChartStyle",
+    "ExchangeChart",
+    "byte_color",
+    "install",
+    "plot_compare_rows",
+    "render_canvas",
+    "sample_inputs",
+    "series_color",
+    "short_labels",
+    "write_chart",
+]

@@ -1,0 +1,670 @@
+"""Streaming decode, one id at a time: the text so far, the bytes held back, and what a naive decoder prints.
+
+Generation emits ids one by one, and a byte-level vocabulary can split one character over several
+ids (GPT-2 spends three on 🌍). :class:`~tokviz.core.stream.StreamingDecoder` prints only whole
+characters and holds back an unfinished tail; decoding each id on its own instead prints
+replacement characters, or raises with ``errors="strict"``. This panel steps through an id
+sequence (the editor's text encoded, or ids typed in) and shows both side by side.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from PySide6.QtCore import QEvent, QPointF, QRectF, QSize, Qt, QTimer, Signal
+from PySide6.QtGui import (
+    QBrush,
+    QColor,
+    QFont,
+    QFontMetricsF,
+    QHelpEvent,
+    QPainter,
+    QPaintEvent,
+    QPen,
+    QResizeEvent,
+)
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDockWidget,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QScrollArea,
+    QSizePolicy,
+    QSlider,
+    QToolButton,
+    QToolTip,
+    QVBoxLayout,
+    QWidget,
+)
+
+from tokviz.core.bytes_ import hex_bytes, printable_token, utf8_char_len
+from tokviz.core.stream import StreamingDecoder, naive_decode_each
+from tokviz.core.tokenizer import Tokenizer
+from tokviz.gui.context import PanelContext
+from tokviz.gui.drawing.chips import ChipStyle, is_partial, paint_chip
+from tokviz.gui.drawing.images import VECTOR_PROPERTY
+from tokviz.gui.models.tokenizers import TokenizerRegistryModel
+from tokviz.gui.panels.docking import follow_editor_text, follow_window_style
+from tokviz.gui.style.theme import TokenColors, colour_indices, token_colors
+from tokviz.gui.widgets.picker import TokenizerPicker
+
+# The editor's text is encoded up to this many characters, and stepped through up to this many ids.
+MAX_STREAM_CHARS = 4000
+MAX_STREAM_IDS = 1000
+LECTURE_EXAMPLE = "Hello, 🌍! 你好!"
+# The id strip scrolls beyond this height (in pixels), so the decoded text stays in view.
+MAX_CHIPS_HEIGHT = 240
+
+
+# ----------------------------------------------------------------------------- the trace (no Qt)
+@dataclass(frozen=True)
+class StreamStep:
+    """What happened when one id arrived."""
+
+    token_id: int
+    data: bytes
+    emitted: str  # what the streaming decoder printed for this id (possibly nothing)
+    pending: bytes  # bytes it holds back afterwards
+    naive: str  # what a per-token decoder prints for this id (errors="replace")
+    naive_error: str | None  # what a per-token decoder raises for this id (errors="strict")
+
+
+class StreamTrace:
+    """An id sequence pushed through a :class:`StreamingDecoder`, every step kept for stepping back and forth."""
+
+    def __init__(self, tokenizer: Tokenizer, ids: Sequence[int]) -> None:
+        self.tokenizer = tokenizer
+        self.ids = list(ids)
+        decoder = StreamingDecoder(tokenizer)
+        steps: list[StreamStep] = []
+        for token_id in self.ids:
+            data = tokenizer.id_bytes(token_id)
+            emitted = decoder.push(token_id)
+            try:
+                data.decode("utf-8")
+                error = None
+            except UnicodeDecodeError as exc:
+                error = f"UnicodeDecodeError: {exc}"
+            steps.append(
+                StreamStep(
+                    token_id, data, emitted, decoder.pending, naive_decode_each(tokenizer, token_id), error
+                )
+            )
+        self.steps = steps
+
+    def __len__(self) -> int:
+        return len(self.steps)
+
+    def text_at(self, k: int) -> str:
+        """The text printed after the first ``k`` ids."""
+        return "".join(s.emitted for s in self.steps[: max(0, k)])
+
+    def pending_at(self, k: int) -> bytes:
+        """The bytes held back after the first ``k`` ids."""
+        return self.steps[k - 1].pending if k > 0 else b""
+
+    def naive_at(self, k: int) -> str:
+        """What decoding each of the first ``k`` ids separately (errors="replace") prints."""
+        return "".join(s.naive for s in self.steps[: max(0, k)])
+
+    def first_error(self, k: int) -> tuple[int, str] | None:
+        """``(index, message)`` of the first of the first ``k`` ids a strict per-token decode fails on."""
+        for i, s in enumerate(self.steps[: max(0, k)]):
+            if s.naive_error is not None:
+                return i, s.naive_error
+        return None
+
+    def final_text(self) -> str:
+        """Everything, with the stream flushed at the end (an unfinished tail becomes U+FFFD)."""
+        tail = self.pending_at(len(self)).decode("utf-8", errors="replace")
+        return self.text_at(len(self)) + tail
+
+
+def parse_ids(text: str, vocab_size: int | None = None, valid: set[int] | None = None) -> list[int]:
+    """Ids typed by a user: integers separated by spaces or commas; ValueError names the first bad one."""
+    ids: list[int] = []
+    for word in text.replace(",", " ").replace("[", " ").replace("]", " ").split():
+        try:
+            value = int(word)
+        except ValueError:
+            raise ValueError(f"{word!r} is not an id") from None
+        if value < 0 or (valid is not None and value not in valid):
+            raise ValueError(
+                f"{value} is not in the vocabulary" + (f" (0–{vocab_size - 1})" if vocab_size else "")
+            )
+        ids.append(value)
+    return ids
+
+
+def describe_pending(pending: bytes) -> str:
+    """A sentence about the held-back bytes: how many, which, and how many more the character needs."""
+    if not pending:
+        return "Nothing held back: every byte so far belongs to a complete character."
+    need = utf8_char_len(pending[0])
+    more = need - len(pending)
+    s = "s" if len(pending) != 1 else ""
+    return (
+        f"{len(pending)} byte{s} held back: {hex_bytes(pending)} — the start of a {need}-byte character, "
+        f"waiting for {more} more byte{'s' if more != 1 else ''}."
+    )
+
+
+# ----------------------------------------------------------------------------- the id strip
+class TokenChips(QWidget):
+    """The id sequence as boxes (token text over its id); ids not decoded yet are faded, the last one outlined."""
+
+    chipClicked = Signal(int)
+    heightChanged = Signal(int)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("streamChips")
+        self.setAccessibleName("Token ids")
+        self.setMouseTracking(True)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Minimum)
+        self.trace: StreamTrace | None = None
+        self.position = 0
+        self.colors: TokenColors = token_colors(False)
+        self.style_ = ChipStyle.from_colors(self.colors)
+        self._rects: list[QRectF] = []
+        self._fills: list[int] = []
+        self._labels: list[str] = []
+
+    def set_trace(self, trace: StreamTrace | None) -> None:
+        """Show ``trace``'s ids."""
+        self.trace = trace
+        ids = np.array(trace.ids if trace else [], dtype=np.int64)
+        self._fills = colour_indices(ids).tolist() if len(ids) else []
+        self._labels = [printable_token(s.data) for s in trace.steps] if trace else []
+        self._lay_out()
+
+    def set_position(self, k: int) -> None:
+        """``k`` ids have been decoded."""
+        self.position = k
+        self.update()
+
+    def set_colors(self, colors: TokenColors) -> None:
+        """Use a theme's token colours."""
+        self.colors = colors
+        self.style_ = ChipStyle.from_colors(colors)
+        self.update()
+
+    def _metrics(self) -> tuple[QFontMetricsF, QFontMetricsF]:
+        small = self.font()
+        small.setPointSizeF(max(7.0, self.font().pointSizeF() * 0.7))
+        return QFontMetricsF(self.font()), QFontMetricsF(small)
+
+    def _lay_out(self) -> None:
+        fm, small = self._metrics()
+        width = max(self.width(), 200)
+        x, y = 2.0, 2.0
+        h = fm.height() + small.height() + 8
+        rects: list[QRectF] = []
+        if self.trace is not None:
+            for label, step in zip(self._labels, self.trace.steps):
+                w = max(fm.horizontalAdvance(label), small.horizontalAdvance(str(step.token_id))) + 12
+                if x > 2 and x + w > width - 2:
+                    x, y = 2.0, y + h + 6
+                rects.append(QRectF(x, y, w, h))
+                x += w + 4
+        self._rects = rects
+        height = math.ceil(rects[-1].bottom() + 4) if rects else math.ceil(h + 4)
+        if height != self.minimumHeight():
+            self.setMinimumHeight(height)
+            self.updateGeometry()
+            self.heightChanged.emit(height)
+        self.update()
+
+    def sizeHint(self) -> QSize:
+        return QSize(400, self.minimumHeight())
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._lay_out()
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.FontChange:
+            self._lay_out()
+
+    def chip_rect(self, index: int) -> QRectF:
+        """Where id number ``index`` is drawn."""
+        return self._rects[index]
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        if self.trace is None:
+            return
+        painter = QPainter(self)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        fm, small_fm = self._metrics()
+        small = self.font()
+        small.setPointSizeF(max(7.0, self.font().pointSizeF() * 0.7))
+        text = self.colors.text
+        faded = QColor(self.colors.muted)
+        for i, (rect, label, step) in enumerate(zip(self._rects, self._labels, self.trace.steps)):
+            done = i < self.position
+            painter.setOpacity(1.0 if done else 0.35)
+            kind = "partial" if is_partial(step.data) else "normal"
+            paint_chip(painter, rect.adjusted(0.5, 0.5, -0.5, -0.5), self.style_, self._fills[i], kind)
+            painter.setFont(self.font())
+            painter.setPen(QPen(text if done else faded))
+            top = QRectF(rect.x(), rect.y() + 3, rect.width(), fm.height())
+            painter.drawText(top, Qt.AlignmentFlag.AlignCenter, label)
+            painter.setFont(small)
+            bottom = QRectF(rect.x(), rect.y() + 4 + fm.height(), rect.width(), small_fm.height())
+            painter.drawText(bottom, Qt.AlignmentFlag.AlignCenter, str(step.token_id))
+        painter.setOpacity(1.0)
+        if 0 < self.position <= len(self._rects):
+            painter.setBrush(QBrush(Qt.BrushStyle.NoBrush))
+            painter.setPen(QPen(self.colors.highlight, 2.5))
+            painter.drawRoundedRect(self._rects[self.position - 1].adjusted(-1, -1, 1, 1), 4, 4)
+        painter.end()
+
+    def index_at(self, pos: QPointF) -> int:
+        """Index of the id drawn at ``pos``, or -1."""
+        for i, rect in enumerate(self._rects):
+            if rect.contains(pos):
+                return i
+        return -1
+
+    def mousePressEvent(self, event) -> None:  # noqa: ANN001 - QMouseEvent
+        index = self.index_at(event.position())
+        if index >= 0:
+            self.chipClicked.emit(index + 1)
+        super().mousePressEvent(event)
+
+    def event(self, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.ToolTip and isinstance(event, QHelpEvent) and self.trace is not None:
+            index = self.index_at(QPointF(event.pos()))
+            if index < 0:
+                QToolTip.hideText()
+            else:
+                step = self.trace.steps[index]
+                QToolTip.showText(
+                    event.globalPos(),
+                    f"id {step.token_id} · bytes {hex_bytes(step.data)} · click to decode up to here",
+                )
+            return True
+        return super().event(event)
+
+
+# ----------------------------------------------------------------------------- the panel
+class StreamDecodeView(QWidget):
+    """The streaming-decode panel. ``set_text`` feeds it the editor's text; ids can also be typed in."""
+
+    openTokenizerRequested = Signal()
+    positionChanged = Signal(int)
+
+    def __init__(self, registry: TokenizerRegistryModel, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("streamDecodeView")
+        self.setProperty(VECTOR_PROPERTY, True)
+        self.registry = registry
+        self.key = "gpt2"
+        self.text = ""
+        self.trace: StreamTrace | None = None
+        self.position = 0
+        self.colors = token_colors(False)
+        self._waiting: str | None = None
+        self._note = ""
+        self._typed_timer = QTimer(self)
+        self._typed_timer.setSingleShot(True)
+        self._typed_timer.setInterval(250)
+        self._typed_timer.timeout.connect(self._rebuild)
+
+        self.picker = TokenizerPicker(registry, self)
+        self.picker.setObjectName("streamTokenizerPicker")
+        self.picker.setAccessibleName("Tokenizer of the streaming decoder")
+        self.follow = QCheckBox("Ids of the editor's text", self)
+        self.follow.setObjectName("streamFollowText")
+        self.follow.setChecked(True)
+        self.follow.setToolTip("Untick to type your own ids")
+        self.example_button = QToolButton(self)
+        self.example_button.setObjectName("streamLectureExample")
+        self.example_button.setText(f"GPT-2: {LECTURE_EXAMPLE}")
+        self.example_button.setToolTip("The lecture's example: the emoji is split over three ids")
+        self.ids_edit = QLineEdit(self)
+        self.ids_edit.setObjectName("streamIds")
+        self.ids_edit.setAccessibleName("Token ids to decode")
+        self.ids_edit.setPlaceholderText("ids separated by spaces, e.g. 15496 11 12520 234 235 0")
+        self.ids_edit.setReadOnly(True)
+        self.error = QLabel(self)
+        self.error.setObjectName("streamError")
+        self.error.setStyleSheet("color: #c62828;")
+        self.error.hide()
+
+        self.first_button = self._button("⇤", "streamFirst", "Back to the start")
+        self.previous_button = self._button("◀", "streamPrevious", "One id back")
+        self.next_button = self._button("▶", "streamNext", "Decode the next id")
+        self.last_button = self._button("⇥", "streamLast", "Decode every id")
+        self.slider = QSlider(Qt.Orientation.Horizontal, self)
+        self.slider.setObjectName("streamSlider")
+        self.slider.setAccessibleName("Ids decoded")
+        self.slider.setPageStep(1)
+        self.position_label = QLabel(self)
+        self.position_label.setObjectName("streamPosition")
+
+        self.chips = TokenChips(self)
+        scroll = QScrollArea(self)
+        scroll.setObjectName("streamChipsScroll")
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+        scroll.setWidget(self.chips)
+        self.chips_scroll = scroll
+        self.chips.heightChanged.connect(lambda h: scroll.setFixedHeight(min(h + 2, MAX_CHIPS_HEIGHT)))
+
+        self.decoded_title = QLabel("<b>Streaming decoder prints</b>", self)
+        self.decoded = QLabel(self)
+        self.decoded.setObjectName("streamDecoded")
+        self.decoded.setAccessibleName("Text decoded so far")
+        self.decoded.setWordWrap(True)
+        self.decoded.setTextFormat(Qt.TextFormat.RichText)
+        self.decoded.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.pending_label = QLabel(self)
+        self.pending_label.setObjectName("streamPending")
+        self.pending_label.setWordWrap(True)
+        self.show_naive = QCheckBox("Compare with a naive decoder that decodes each id on its own", self)
+        self.show_naive.setObjectName("streamShowNaive")
+        self.show_naive.setChecked(True)
+        self.naive_mode = QComboBox(self)
+        self.naive_mode.setObjectName("streamNaiveMode")
+        self.naive_mode.addItem("errors='replace' (prints �)", "replace")
+        self.naive_mode.addItem("errors='strict' (raises)", "strict")
+        self.naive_title = QLabel("<b>Naive per-id decoder prints</b>", self)
+        self.naive = QLabel(self)
+        self.naive.setObjectName("streamNaive")
+        self.naive.setAccessibleName("What a naive per-token decoder prints")
+        self.naive.setWordWrap(True)
+        self.naive.setTextFormat(Qt.TextFormat.RichText)
+        self.naive.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+
+        top = QHBoxLayout()
+        top.addWidget(QLabel("Tokenizer:", self))
+        top.addWidget(self.picker)
+        top.addWidget(self.follow)
+        top.addStretch(1)
+        top.addWidget(self.example_button)
+        steps = QHBoxLayout()
+        for b in (self.first_button, self.previous_button, self.next_button, self.last_button):
+            steps.addWidget(b)
+        steps.addWidget(self.slider, 1)
+        steps.addWidget(self.position_label)
+        naive_row = QHBoxLayout()
+        naive_row.addWidget(self.show_naive)
+        naive_row.addWidget(self.naive_mode)
+        naive_row.addStretch(1)
+        layout = QVBoxLayout(self)
+        layout.addLayout(top)
+        layout.addWidget(self.ids_edit)
+        layout.addWidget(self.error)
+        layout.addLayout(steps)
+        layout.addWidget(scroll)
+        layout.addWidget(self.decoded_title)
+        layout.addWidget(self.decoded)
+        layout.addWidget(self.pending_label)
+        layout.addLayout(naive_row)
+        layout.addWidget(self.naive_title)
+        layout.addWidget(self.naive)
+        layout.addStretch(1)
+
+        self.picker.picked.connect(self.set_tokenizer)
+        self.picker.openRequested.connect(self.openTokenizerRequested.emit)
+        self.follow.toggled.connect(self._on_follow)
+        self.ids_edit.textEdited.connect(lambda *_: self._typed_timer.start())
+        self.first_button.clicked.connect(lambda: self.set_position(0))
+        self.previous_button.clicked.connect(self.step_back)
+        self.next_button.clicked.connect(self.step_forward)
+        self.last_button.clicked.connect(lambda: self.set_position(len(self.trace) if self.trace else 0))
+        self.slider.valueChanged.connect(self.set_position)
+        self.chips.chipClicked.connect(self.set_position)
+        self.show_naive.toggled.connect(lambda *_: self._show())
+        self.naive_mode.currentIndexChanged.connect(lambda *_: self._show())
+        registry.tokenizerLoaded.connect(self._on_loaded)
+        self.picker.show_key(self.key)
+        self._show()
+
+    def _button(self, text: str, name: str, tip: str) -> QToolButton:
+        button = QToolButton(self)
+        button.setObjectName(name)
+        button.setText(text)
+        button.setToolTip(tip)
+        button.setAccessibleName(tip)
+        return button
+
+    # ---------------------------------------------------------------- inputs
+    @property
+    def tokenizer(self) -> Tokenizer | None:
+        """The tokenizer whose ids are decoded (None while it loads)."""
+        return self.registry.tokenizer(self.key)
+
+    def set_tokenizer(self, key: str) -> None:
+        """Decode with another tokenizer (loaded in the background if needed)."""
+        self.key = key
+        self.picker.show_key(key)
+        if self.tokenizer is None:
+            self._waiting = key
+            self.registry.ensure_loaded(key)
+            self.position_label.setText(f"loading {self.registry.label(key)}…")
+            return
+        self._rebuild()
+
+    def _on_loaded(self, key: str) -> None:
+        if key == self._waiting and key == self.key:
+            self._waiting = None
+            self._rebuild()
+
+    def set_text(self, text: str) -> None:
+        """The editor's text; while "Ids of the editor's text" is ticked its ids are decoded."""
+        self.text = text
+        if self.follow.isChecked():
+            self._rebuild()
+
+    def _on_follow(self, on: bool) -> None:
+        self.ids_edit.setReadOnly(on)
+        if on:
+            self._rebuild()
+
+    def set_ids(self, ids: Sequence[int]) -> None:
+        """Decode these ids instead of the editor's text."""
+        self.follow.setChecked(False)
+        self.ids_edit.setText(" ".join(str(i) for i in ids))
+        self._rebuild()
+
+    def load_lecture_example(self) -> None:
+        """GPT-2 ids of the lecture's example, ``Hello, 🌍! 你好!`` (what the button does when no window drives the text)."""
+        self.follow.setChecked(True)
+        self.text = LECTURE_EXAMPLE
+        self.set_tokenizer("gpt2")
+
+    def _rebuild(self) -> None:
+        tok = self.tokenizer
+        if tok is None:
+            self.registry.ensure_loaded(self.key)
+            self._waiting = self.key
+            return
+        self.error.hide()
+        note = ""
+        if self.follow.isChecked():
+            text = self.text[:MAX_STREAM_CHARS]
+            ids = tok.encode(text)
+            if len(ids) > MAX_STREAM_IDS or len(self.text) > MAX_STREAM_CHARS:
+                ids = ids[:MAX_STREAM_IDS]
+                note = f" (the first {len(ids):,} ids of the text)"
+            self.ids_edit.setText(" ".join(str(i) for i in ids))
+        else:
+            try:
+                ids = parse_ids(self.ids_edit.text(), tok.vocab_size, set(tok.vocab))
+            except ValueError as exc:
+                self.error.setText(str(exc))
+                self.error.show()
+                return
+            ids = ids[:MAX_STREAM_IDS]
+        old = self.trace
+        self.trace = StreamTrace(tok, ids)
+        self._note = note
+        keep = old is not None and old.ids == self.trace.ids and old.tokenizer is tok
+        self.chips.set_trace(self.trace)
+        self.slider.blockSignals(True)
+        self.slider.setRange(0, len(self.trace))
+        self.slider.blockSignals(False)
+        self.set_position(self.position if keep else len(self.trace), force=True)
+
+    # ---------------------------------------------------------------- stepping
+    def set_position(self, k: int, force: bool = False) -> None:
+        """Show the state after the first ``k`` ids."""
+        n = len(self.trace) if self.trace else 0
+        k = min(max(int(k), 0), n)
+        if k == self.position and not force:
+            return
+        self.position = k
+        if self.slider.value() != k:
+            self.slider.blockSignals(True)
+            self.slider.setValue(k)
+            self.slider.blockSignals(False)
+        self.chips.set_position(k)
+        if 0 < k <= len(self.chips._rects):
+            self.chips_scroll.ensureVisible(
+                int(self.chips.chip_rect(k - 1).center().x()), int(self.chips.chip_rect(k - 1).center().y())
+            )
+        self._show()
+        self.positionChanged.emit(k)
+
+    def step_forward(self) -> None:
+        """Decode one more id."""
+        self.set_position(self.position + 1)
+
+    def step_back(self) -> None:
+        """Undo the last id."""
+        self.set_position(self.position - 1)
+
+    @property
+    def pending(self) -> bytes:
+        """The bytes the streaming decoder holds back at the current step."""
+        return self.trace.pending_at(self.position) if self.trace else b""
+
+    @property
+    def decoded_text(self) -> str:
+        """The text the streaming decoder has printed at the current step."""
+        return self.trace.text_at(self.position) if self.trace else ""
+
+    def naive_output(self) -> str:
+        """What the naive decoder shows at the current step (its text, or the exception it raised)."""
+        if self.trace is None:
+            return ""
+        if self.naive_mode.currentData() == "strict":
+            failure = self.trace.first_error(self.position)
+            if failure is not None:
+                index, message = failure
+                before = "".join(s.naive for s in self.trace.steps[:index])
+                return f"{before}\n{message} (id number {index + 1}, {self.trace.steps[index].token_id})"
+        return self.trace.naive_at(self.position)
+
+    # ---------------------------------------------------------------- display
+    def set_text_font(self, font: QFont) -> None:
+        """Draw ids and decoded text in ``font`` (the editor's, so zoom and presentation mode apply)."""
+        self.chips.setFont(font)
+        for label in (self.decoded, self.naive):
+            label.setFont(font)
+
+    def set_colors(self, colors: TokenColors) -> None:
+        """Use a theme's token colours."""
+        self.colors = colors
+        self.chips.set_colors(colors)
+        self._show()
+
+    def _show(self) -> None:
+        n = len(self.trace) if self.trace else 0
+        k = self.position
+        self.position_label.setText(f"{k} of {n} ids{self._note}")
+        for b, enabled in (
+            (self.first_button, k > 0),
+            (self.previous_button, k > 0),
+            (self.next_button, k < n),
+            (self.last_button, k < n),
+        ):
+            b.setEnabled(enabled)
+        c = self.colors
+        text_html = _pre(self.decoded_text)
+        pending = self.pending
+        if pending:
+            text_html += (
+                f"<span style='background:{c.partial_fill.name()}; color:{c.text.name()};'>"
+                f"&nbsp;{html.escape(hex_bytes(pending))}&nbsp;</span>"
+            )
+        self.decoded.setText(_mono(text_html or "<span>&nbsp;</span>"))
+        lead = ""
+        if self.trace is not None and k > 0:
+            step = self.trace.steps[k - 1]
+            printed = f"printed {step.emitted!r}" if step.emitted else "printed nothing"
+            lead = f"Id {step.token_id} ({hex_bytes(step.data)}) {printed}. "
+        self.pending_label.setText(lead + describe_pending(pending))
+        naive_on = self.show_naive.isChecked()
+        self.naive_mode.setEnabled(naive_on)
+        self.naive_title.setVisible(naive_on)
+        self.naive.setVisible(naive_on)
+        if naive_on:
+            out = self.naive_output()
+            if "\n" in out and self.naive_mode.currentData() == "strict":
+                before, message = out.split("\n", 1)
+                self.naive.setText(
+                    _mono(_pre(before))
+                    + f"<br><span style='color:{c.diff_mark.name()};'>✗ {html.escape(message)}</span>"
+                )
+            else:
+                self.naive.setText(_mono(_pre(out, mark=c.diff_mark)) if out else _mono("&nbsp;"))
+
+
+def _pre(text: str, mark: QColor | None = None) -> str:
+    """Text for a rich-text label: escaped, line breaks kept, U+FFFD optionally in a warning colour."""
+    escaped = html.escape(text).replace("\n", "↵<br>")
+    if mark is not None:
+        escaped = escaped.replace("\ufffd", f"<span style='color:{mark.name()};'><b>\ufffd</b></span>")
+    return escaped
+
+
+def _mono(body: str) -> str:
+    return f"<div style='font-family: \"DejaVu Sans Mono\", monospace; white-space: pre-wrap;'>{body}</div>"
+
+
+# ----------------------------------------------------------------------------- window integration
+def install(context: PanelContext) -> QDockWidget:
+    """Add the streaming-decode dock (hidden at first; View menu and Ctrl+Shift+D toggle it).
+
+    It follows the editor's text while visible, the window's colours and font size; its lecture
+    button loads ``Hello, 🌍! 你好!`` into the editor and picks GPT-2.
+    """
+    view = StreamDecodeView(context.tokenizers, context.parent_widget())
+    dock = context.add_dock(
+        view, "Streaming decode", "streamDock", "Ctrl+Shift+D", action_text="&Streaming decode"
+    )
+    push_text = follow_editor_text(context, dock, view.set_text)
+
+    def lecture_example() -> None:
+        view.follow.setChecked(True)
+        view.key = "gpt2"
+        view.picker.show_key("gpt2")
+        context.set_text(LECTURE_EXAMPLE)
+        push_text()
+
+    view.example_button.clicked.connect(lecture_example)
+    view.openTokenizerRequested.connect(context.open_tokenizer_dialog)
+    follow_window_style(context, view)
+    return dock
+
+
+__all__ = [
+    "LECTURE_EXAMPLE",
+    "StreamDecodeView",
+    "StreamStep",
+    "StreamTrace",
+    "TokenChips",
+    "describe_pending",
+    "install",
+    "parse_ids",
+]

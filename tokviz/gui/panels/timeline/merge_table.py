@@ -1,0 +1,75 @@
+"""The timeline's merge table view: one row per merge step, sized from the font, following the step."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QEvent, Qt
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView, QWidget
+
+from tokviz.gui.models.merge_model import (
+    CORPUS_TOKENS,
+    COUNT,
+    ID,
+    MERGE,
+    NEW,
+    STEP,
+    TEXT_TOKENS,
+    TIES,
+    MergeTableModel,
+)
+
+# Typical values per column: widths fit these and the header at any zoom.
+COLUMN_SAMPLES = {
+    STEP: "100,000",
+    MERGE: "·the + ·cat",
+    NEW: "·token",
+    ID: "100,276",
+    COUNT: "3,437,840",
+    TIES: "999",
+    TEXT_TOKENS: "100,000",
+    CORPUS_TOKENS: "25,000,000",
+}
+
+
+class MergeTableView(QTableView):
+    """A table over a :class:`MergeTableModel` that selects whole rows, one at a time."""
+
+    def __init__(self, model: MergeTableModel, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("mergeTable")
+        self.setAccessibleName("Merges")
+        self.setModel(model)
+        self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.setAlternatingRowColors(True)
+        self.setWordWrap(False)
+        self.verticalHeader().hide()
+        self.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+        self.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 6)
+        self.horizontalHeader().setStretchLastSection(True)
+        self.horizontalHeader().setHighlightSections(False)
+        self.size_columns()
+
+    def size_columns(self) -> None:
+        """Column widths from the font, so headers and typical values fit at any zoom."""
+        fm = self.fontMetrics()
+        model = self.model()
+        for col, sample in COLUMN_SAMPLES.items():
+            header = str(model.headerData(col, Qt.Orientation.Horizontal))
+            width = (
+                max(fm.horizontalAdvance(sample), fm.horizontalAdvance(header)) + 2 * fm.averageCharWidth()
+            )
+            self.setColumnWidth(col, width)
+
+    def show_row(self, row: int) -> None:
+        """Select ``row`` and scroll it into view."""
+        index = self.model().index(row, 0)
+        selection = self.selectionModel()
+        selection.setCurrentIndex(
+            index, selection.SelectionFlag.ClearAndSelect | selection.SelectionFlag.Rows
+        )
+        self.scrollTo(index, QAbstractItemView.ScrollHint.EnsureVisible)
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.FontChange:
+            self.size_columns()

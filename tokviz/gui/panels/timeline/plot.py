@@ -1,0 +1,412 @@
+"""The timeline's plot: the text's token count against the merge step, and the corpus's while training.
+
+pyqtgraph takes most of a second to import, so :func:`warm_up_plotting` imports it in a background
+thread soon after start-up, and :func:`when_plotting_ready` builds the plot once that is done.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+import threading
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from PySide6.QtCore import QEvent, QObject, Qt, Signal
+from PySide6.QtGui import QFont, QPalette
+from PySide6.QtWidgets import QVBoxLayout, QWidget
+from superqt.utils import QSignalThrottler
+
+from tokviz.core.merges import MergeStep
+from tokviz.core.replay import ReplayTrace
+
+if TYPE_CHECKING:
+    import pyqtgraph as pg
+
+_LABEL_STYLE = {"font-size": "9pt"}
+
+
+def short_count(value: float) -> str:
+    """An axis label for a count: 950, 12k, 1.5M."""
+    v = abs(value)
+    if v >= 1e6:
+        return f"{value / 1e6:.3g}M"
+    if v >= 1e4:
+        return f"{value / 1e3:.3g}k"
+    return f"{value:.6g}"
+
+
+def _count_axis(pg: Any, orientation: str) -> Any:
+    """A pyqtgraph axis that labels counts as 950, 12k, 1.5M instead of 1.5e+06."""
+
+    class CountAxis(pg.AxisItem):
+        def tickStrings(self, values: list[float], scale: float, spacing: float) -> list[str]:
+            return [short_count(v * scale) for v in values]
+
+    return CountAxis(orientation)
+
+
+# ----------------------------------------------------------------------------- background import
+class _ImportDone(QObject):
+    """Lives in the GUI thread; the import thread's ``finished`` reaches slots there as a queued call."""
+
+    finished = Signal()
+
+
+_warmup: threading.Thread | None = None
+_imported = threading.Event()
+_done: _ImportDone | None = None
+
+
+def warm_up_plotting() -> None:
+    """Import pyqtgraph in a background thread, so that the plot later opens without a pause.
+
+    The import takes most of a second of pure Python; in a worker thread it only costs the GUI
+    thread a few milliseconds here and there. Call it from the GUI thread.
+    """
+    global _warmup, _done
+    if "pyqtgraph" in sys.modules or _warmup is not None:
+        return
+    _done = _ImportDone()
+    _warmup = threading.Thread(
+        target=_import_pyqtgraph, args=(_done,), name="tokviz-pyqtgraph-import", daemon=True
+    )
+    _warmup.start()
+
+
+def plotting_ready() -> bool:
+    """True when importing pyqtgraph is free (done, or never started in the background)."""
+    return _warmup is None or _imported.is_set()
+
+
+def when_plotting_ready(slot: Callable[[], object]) -> None:
+    """Start the background import if needed, and call ``slot`` in the GUI thread once it is done.
+
+    ``slot`` should be a bound method of a QObject: Qt drops the call if that object is gone.
+    It is called at once when pyqtgraph is already importable, and may be called twice.
+    """
+    warm_up_plotting()
+    if _done is not None:
+        _done.finished.connect(slot)
+    # Checked after connecting: an import that ends in between is then seen here, or signalled.
+    if plotting_ready():
+        slot()
+
+
+def _import_pyqtgraph(done: _ImportDone) -> None:
+    try:
+        importlib.import_module("pyqtgraph")
+    except ImportError:
+        pass  # the GUI thread will report it when it builds the plot
+    _imported.set()
+    try:
+        done.finished.emit()
+    except RuntimeError:
+        pass  # the application has shut down meanwhile
+
+
+# ----------------------------------------------------------------------------- the plot
+class _Series:
+    """A growing (x, y) series in numpy arrays with spare room, so appending a batch is cheap."""
+
+    def __init__(self) -> None:
+        self.x = np.zeros(1024)
+        self.y = np.zeros(1024)
+        self.n = 0
+
+    def clear(self) -> None:
+        self.n = 0
+
+    def extend(self, xs: Sequence[float], ys: Sequence[float]) -> None:
+        k = len(xs)
+        if self.n + k > self.x.size:
+            size = max(self.x.size * 2, self.n + k)
+            self.x = np.resize(self.x, size)
+            self.y = np.resize(self.y, size)
+        self.x[self.n : self.n + k] = xs
+        self.y[self.n : self.n + k] = ys
+        self.n += k
+
+    def data(self) -> tuple[np.ndarray, np.ndarray]:
+        return self.x[: self.n], self.y[: self.n]
+
+
+class TokenCountPlot(QWidget):
+    """Token count (and bytes per token) of the text against the merge step, with a step cursor.
+
+    For a model trained in the app a second plot shows the corpus's token count per step. pyqtgraph
+    is imported in the background (see :func:`warm_up_plotting`) and the items are built on first
+    show; every item is built once and then updated with ``setData``, and the axes are set only
+    when their range has to change.
+    """
+
+    cursorMoved = Signal(int)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("tokenCountPlot")
+        self.setAccessibleName("Token count per merge step")
+        self.setMinimumSize(220, 160)
+        self._layout = QVBoxLayout(self)
+        self._layout.setContentsMargins(0, 0, 0, 0)
+        self.widget: pg.GraphicsLayoutWidget | None = None
+        self._text_xy: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+        self._corpus = _Series()
+        self._corpus_visible = False
+        self._corpus_top = 0.0
+        self._step = 0
+        self._x_max = 1
+        self._moving = False
+        # Data changes are applied once, on the next turn of the event loop (see ``_schedule``).
+        self._refresh = QSignalThrottler(QSignalThrottler.EmissionPolicy.Trailing, self)
+        self._refresh.setTimeout(0)
+        self._refresh.triggered.connect(self.flush)
+
+    @property
+    def built(self) -> bool:
+        """True once the pyqtgraph items exist."""
+        return self.widget is not None
+
+    def showEvent(self, event: QEvent) -> None:
+        super().showEvent(event)
+        if self.widget is None:
+            self.build()
+
+    def build(self) -> None:
+        """Create the plot items (done on first show; tests and scripts may call it directly)."""
+        if self.widget is not None:
+            return
+        import pyqtgraph as pg
+
+        pg.setConfigOptions(antialias=True)
+        w = pg.GraphicsLayoutWidget(self)
+        w.setObjectName("tokenCountGraphics")
+        self._layout.addWidget(w)
+        self.widget = w
+        text_plot = w.addPlot(row=0, col=0, axisItems={"left": _count_axis(pg, "left")})
+        text_plot.setMenuEnabled(False)
+        text_plot.setLabel("left", "text tokens", **_LABEL_STYLE)
+        text_plot.showGrid(x=True, y=True, alpha=0.15)
+        text_plot.setMouseEnabled(x=True, y=False)
+        text_plot.hideButtons()
+        self.text_plot = text_plot
+        self.text_curve = text_plot.plot([], [], pen=pg.mkPen("#2f6fb3", width=2), name="tokens")
+        # Bytes per token on a right-hand axis of its own (a second view box sharing the x axis).
+        self.ratio_box = pg.ViewBox()
+        self.ratio_box.setMouseEnabled(x=False, y=False)
+        text_plot.showAxis("right")
+        text_plot.scene().addItem(self.ratio_box)
+        text_plot.getAxis("right").linkToView(self.ratio_box)
+        text_plot.getAxis("right").setLabel("bytes/token", **_LABEL_STYLE)
+        self.ratio_box.setXLink(text_plot)
+        self.ratio_curve = pg.PlotDataItem(
+            [], [], pen=pg.mkPen("#e8590c", width=1.5, style=Qt.PenStyle.DashLine)
+        )
+        self.ratio_box.addItem(self.ratio_curve)
+        text_plot.vb.sigResized.connect(self._sync_ratio_box)
+        self.cursor = pg.InfiniteLine(pos=0, angle=90, movable=True, pen=pg.mkPen("#d9480f", width=2))
+        self.cursor.setZValue(10)
+        self.cursor.setToolTip("Drag to another merge step")
+        self.cursor.sigPositionChanged.connect(self._on_cursor_dragged)
+        text_plot.addItem(self.cursor)
+
+        corpus_plot = w.addPlot(
+            row=1, col=0, axisItems={"left": _count_axis(pg, "left"), "bottom": _count_axis(pg, "bottom")}
+        )
+        corpus_plot.setMenuEnabled(False)
+        corpus_plot.setLabel("left", "corpus tokens", **_LABEL_STYLE)
+        corpus_plot.setLabel("bottom", "merge step", **_LABEL_STYLE)
+        corpus_plot.showGrid(x=True, y=True, alpha=0.15)
+        corpus_plot.setMouseEnabled(x=True, y=False)
+        corpus_plot.hideButtons()
+        self.corpus_plot = corpus_plot
+        self.corpus_curve = corpus_plot.plot([], [], pen=pg.mkPen("#2b8a3e", width=2))
+        self.corpus_cursor = pg.InfiniteLine(pos=0, angle=90, movable=False, pen=pg.mkPen("#d9480f", width=1))
+        corpus_plot.addItem(self.corpus_cursor)
+        # Same axis widths in both plots, so that their x axes line up step for step.
+        corpus_plot.showAxis("right")
+        corpus_plot.getAxis("right").setStyle(showValues=False)
+        for plot in (text_plot, corpus_plot):
+            plot.getAxis("left").setWidth(64)
+            plot.getAxis("right").setWidth(48)
+        self._shown_x_max = -1
+        self.apply_palette()
+        self._refresh_text()
+        self._refresh_corpus()
+        self._refresh_layout()
+
+    def _sync_ratio_box(self) -> None:
+        self.ratio_box.setGeometry(self.text_plot.vb.sceneBoundingRect())
+        self.ratio_box.linkedViewChanged(self.text_plot.vb, self.ratio_box.XAxis)
+
+    def apply_palette(self) -> None:
+        """Follow the application's light or dark palette."""
+        if self.widget is None:
+            return
+        import pyqtgraph as pg
+
+        pal = self.palette()
+        self.widget.setBackground(pal.color(QPalette.ColorRole.Base))
+        fg = pal.color(QPalette.ColorRole.Text)
+        tick_font = QFont(self.font())
+        tick_font.setPointSizeF(max(7.0, tick_font.pointSizeF() - 2))
+        for plot in (self.text_plot, self.corpus_plot):
+            for name in ("left", "bottom", "right"):
+                axis = plot.getAxis(name)
+                axis.setPen(pg.mkPen(fg))
+                axis.setTextPen(pg.mkPen(fg))
+                axis.setStyle(tickFont=tick_font, tickTextOffset=3)
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.PaletteChange:
+            self.apply_palette()
+
+    # ---------------------------------------------------------------- data
+    def set_trace(self, trace: ReplayTrace | None, total_steps: int) -> None:
+        """Plot the text's token count as a step curve over 0..total_steps."""
+        self._x_max = max(total_steps, 1)
+        if trace is None:
+            self._text_xy = None
+        else:
+            steps = [0] + [e.step for e in trace.events] + [total_steps]
+            counts = [trace.initial_tokens] + [e.tokens_after for e in trace.events] + [trace.final_tokens]
+            # A step curve: each count holds until the next event.
+            x = np.repeat(np.asarray(steps, dtype=float), 2)[1:-1]
+            y = np.repeat(np.asarray(counts[:-1], dtype=float), 2)
+            ratio = np.divide(float(trace.text_bytes), y, out=np.zeros_like(y), where=y > 0)
+            self._text_xy = (x, y, ratio)
+        self._schedule()
+
+    def set_corpus(self, history: Sequence[MergeStep], initial: int | None) -> None:
+        """Plot the training corpus's token count per step (models trained in the app)."""
+        self._corpus.clear()
+        if history:
+            start = initial if initial is not None else history[0].tokens_after + history[0].count
+            self._corpus.extend([0.0], [float(start)])
+            self._corpus.extend([r.step for r in history], [r.tokens_after for r in history])
+            self._corpus_top = float(start)
+        self._corpus_visible = bool(history)
+        self._schedule()
+
+    def begin_live(self, planned_merges: int = 0) -> None:
+        """Training started: only the corpus curve, growing as merges arrive, over 0..planned_merges."""
+        self._text_xy = None
+        self._corpus.clear()
+        self._corpus_visible = True
+        self._corpus_top = 0.0
+        self._x_max = max(planned_merges, 1)
+        self._schedule()
+
+    def append_corpus(self, records: Sequence[MergeStep]) -> None:
+        """More merges from the running trainer: one ``setData``, and the axes only if they must grow."""
+        if not records:
+            return
+        if self._corpus.n == 0:
+            first = records[0]
+            self._corpus.extend([0.0], [float(first.tokens_after + first.count)])
+            self._corpus_top = float(first.tokens_after + first.count)
+        self._corpus.extend([r.step for r in records], [r.tokens_after for r in records])
+        self._x_max = max(self._x_max, records[-1].step)
+        self._schedule()
+
+    def _schedule(self) -> None:
+        """Apply data changes on the next turn of the event loop, once, however many arrived.
+
+        Training batches and a new model's trace then cost one ``setData`` each, and the plot's
+        relayout does not add to the work of the event that changed the data.
+        """
+        self._refresh.throttle()
+
+    def flush(self) -> None:
+        """Apply pending data changes now."""
+        self._refresh.cancel()
+        self._refresh_text()
+        self._refresh_corpus()
+        self._refresh_layout()
+
+    def set_step(self, step: int) -> None:
+        """Move the cursor to ``step``."""
+        self._step = step
+        if self.widget is None:
+            return
+        self._moving = True
+        try:
+            self.cursor.setValue(step)
+            self.corpus_cursor.setValue(step)
+        finally:
+            self._moving = False
+
+    def _on_cursor_dragged(self) -> None:
+        if self._moving:
+            return
+        step = int(round(self.cursor.value()))
+        step = min(max(step, 0), self._x_max)
+        self.corpus_cursor.setValue(step)
+        self.cursorMoved.emit(step)
+
+    def _refresh_text(self) -> None:
+        if self.widget is None:
+            return
+        if self._text_xy is None:
+            self.text_curve.setData([], [])
+            self.ratio_curve.setData([], [])
+            return
+        x, y, ratio = self._text_xy
+        self.text_curve.setData(x, y)
+        self.ratio_curve.setData(x, ratio)
+        if y.size:
+            self.text_plot.setYRange(0, float(y.max()) * 1.05, padding=0)
+            self.ratio_box.setYRange(0, max(float(ratio.max()) * 1.1, 1.0), padding=0)
+
+    def _refresh_corpus(self) -> None:
+        if self.widget is None:
+            return
+        x, y = self._corpus.data()
+        self.corpus_curve.setData(x, y)
+        if self._corpus_top > 0 and self._corpus_top != getattr(self, "_shown_top", None):
+            self._shown_top = self._corpus_top
+            self.corpus_plot.setYRange(0, self._corpus_top * 1.05, padding=0)
+
+    def _refresh_layout(self) -> None:
+        if self.widget is None:
+            return
+        text_visible = self._text_xy is not None or not self._corpus_visible
+        self.text_plot.setVisible(text_visible)
+        self.corpus_plot.setVisible(self._corpus_visible)
+        # Linked x axes only while both plots are shown: a hidden view box has no width to map.
+        linked = text_visible and self._corpus_visible
+        if linked != getattr(self, "_linked", None):
+            self._linked = linked
+            self.corpus_plot.setXLink(self.text_plot if linked else None)
+            self._shown_x_max = -1
+        # The lower plot carries the step axis; the upper one's would only repeat it.
+        below = self._corpus_visible
+        self.text_plot.getAxis("bottom").setStyle(showValues=not below)
+        self.text_plot.setLabel("bottom", "" if below else "merge step", **_LABEL_STYLE)
+        if self._x_max != self._shown_x_max:
+            self._shown_x_max = self._x_max
+            # Set on both: a hidden plot's view box cannot drive its visible partner.
+            self.text_plot.setXRange(0, self._x_max, padding=0.02)
+            self.corpus_plot.setXRange(0, self._x_max, padding=0.02)
+            self.cursor.setBounds((0, self._x_max))
+            for plot in (self.text_plot, self.corpus_plot):
+                # Steps are whole numbers: no 0.5 ticks on a three-merge demo.
+                if self._x_max <= 12:
+                    plot.getAxis("bottom").setTickSpacing(1, 1)
+                else:
+                    plot.getAxis("bottom").setTickSpacing()
+        self.set_step(self._step)
+
+    def curve_data(self) -> tuple[np.ndarray, np.ndarray]:
+        """The text-token curve as plotted (for tests)."""
+        if self.widget is None:
+            self.build()
+        self.flush()
+        x, y = self.text_curve.getData()
+        return (np.zeros(0) if x is None else x), (np.zeros(0) if y is None else y)
+
+    def corpus_data(self) -> tuple[np.ndarray, np.ndarray]:
+        """The corpus curve's points (for tests)."""
+        return self._corpus.data()

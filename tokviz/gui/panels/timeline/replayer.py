@@ -1,0 +1,155 @@
+"""The timeline's background work: tracing a text under a tokenizer, and encoding it at a step.
+
+A trace (see :class:`~tokviz.core.replay.ReplayTrace`) is built in a worker, one at a time: a
+request while one runs (typing in a long text) is traced once that one ends, so the worker pool
+never fills with stale work. A step of a short text is encoded at once in the GUI thread; a long
+text's steps are encoded in a worker, and only the latest step asked for is encoded next.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from PySide6.QtCore import QObject, Signal
+
+from tokviz.core.merges import MergeStep
+from tokviz.core.replay import ReplayTrace
+from tokviz.core.tokenizer import Tokenizer
+from tokviz.gui.text.token_table import TokenTable
+from tokviz.gui.workers.jobs import Job, run_job
+
+# Texts up to this many code points are re-encoded in the GUI thread at each step (a few ms).
+SYNC_CHARS = 4000
+
+
+def prepare_trace(tokenizer: Tokenizer, text: str) -> ReplayTrace:
+    """Worker-thread part: build the merge tables (GPT-2 recovers its merges here) and the trace."""
+    tokenizer.merge_rank_of_id  # noqa: B018 - forces the tables; ~0.5 s for cl100k the first time
+    return ReplayTrace(tokenizer, text)
+
+
+def table_at(trace: ReplayTrace, step: int) -> TokenTable:
+    """The traced text encoded with the first ``step`` merges."""
+    return TokenTable.from_spans(trace.text, trace.spans_at(step))
+
+
+@dataclass
+class ReplaySource:
+    """What the timeline replays: a tokenizer, and for a model trained here its merge history."""
+
+    tokenizer: Tokenizer
+    key: str = ""
+    history: Sequence[MergeStep] = ()
+    corpus_initial: int | None = None
+
+
+@dataclass(frozen=True)
+class _TraceRequest:
+    tokenizer: Tokenizer
+    text: str
+
+
+class Replayer(QObject):
+    """Runs the traces and step encodings of one timeline, and drops results that came too late.
+
+    Signals: ``traced(trace)`` for the latest request; ``traceFailed(message)``;
+    ``rendered(trace, step, table)`` (at once for a short text); ``renderFailed(message)``.
+    """
+
+    traced = Signal(object)
+    traceFailed = Signal(str)
+    rendered = Signal(object, int, object)
+    renderFailed = Signal(str)
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        # Bumped by every new request and by ``cancel``: results of older generations are dropped.
+        self.generation = 0
+        self._trace_job: Job | None = None
+        self._wanted: _TraceRequest | None = None
+        self._render_job: Job | None = None
+        self._render_wanted: tuple[ReplayTrace, int] | None = None
+
+    def tracing(self) -> bool:
+        """True while a trace runs or waits to run."""
+        return self._trace_job is not None or self._wanted is not None
+
+    def rendering(self) -> bool:
+        """True while a step of a long text is being encoded."""
+        return self._render_job is not None
+
+    def cancel(self) -> None:
+        """Forget what was asked: results still on their way are dropped."""
+        self.generation += 1
+        self._wanted = None
+        self._render_wanted = None
+
+    # ---------------------------------------------------------------- tracing
+    def trace(self, tokenizer: Tokenizer, text: str) -> None:
+        """Trace ``text`` under ``tokenizer``; ``traced`` follows unless another request comes first."""
+        self.generation += 1
+        self._wanted = _TraceRequest(tokenizer, text)
+        if self._trace_job is None:
+            self._start_trace()
+
+    def _start_trace(self) -> None:
+        wanted, self._wanted = self._wanted, None
+        if wanted is None:
+            return
+        generation = self.generation
+        tok, text = wanted.tokenizer, wanted.text
+        job = run_job(lambda: prepare_trace(tok, text), self)
+        self._trace_job = job
+
+        def done(trace: ReplayTrace) -> None:
+            if generation == self.generation:
+                self.traced.emit(trace)
+
+        def failed(exc: BaseException) -> None:
+            if generation == self.generation:
+                self.traceFailed.emit(f"Cannot replay {tok.name}: {exc}")
+
+        job.returned.connect(done)
+        job.errored.connect(failed)
+        job.finished.connect(self._on_trace_finished)
+        job.finished.connect(job.deleteLater)
+
+    def _on_trace_finished(self) -> None:
+        self._trace_job = None
+        self._start_trace()
+
+    # ---------------------------------------------------------------- encoding a step
+    def render(self, trace: ReplayTrace, step: int) -> None:
+        """Encode the traced text at ``step``; ``rendered`` follows (at once for a short text)."""
+        if len(trace.text) <= SYNC_CHARS:
+            self.rendered.emit(trace, step, table_at(trace, step))
+            return
+        self._render_wanted = (trace, step)
+        if self._render_job is None:
+            self._start_render()
+
+    def _start_render(self) -> None:
+        wanted, self._render_wanted = self._render_wanted, None
+        if wanted is None:
+            return
+        trace, step = wanted
+        generation = self.generation
+        job = run_job(lambda: table_at(trace, step), self)
+        self._render_job = job
+
+        def done(table: TokenTable) -> None:
+            self._render_job = None
+            # A step asked for meanwhile makes this one stale: show only the latest.
+            if generation == self.generation and self._render_wanted is None:
+                self.rendered.emit(trace, step, table)
+            self._start_render()
+
+        def failed(exc: BaseException) -> None:
+            self._render_job = None
+            if generation == self.generation:
+                self.renderFailed.emit(f"Cannot encode the text at step {step}: {exc}")
+
+        job.returned.connect(done)
+        job.errored.connect(failed)
+        job.finished.connect(job.deleteLater)

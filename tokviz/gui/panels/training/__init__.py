@@ -1,0 +1,1 @@
+"""The training panel: corpus, settings, run and save."""

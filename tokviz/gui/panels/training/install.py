@@ -1,0 +1,178 @@
+"""Plug training into the window: the Train dock, the Merge timeline dock and the Train menu.
+
+The timeline follows the editor's text (debounced) while it is visible, takes the views' display
+options and the window's colours and font, and starts on the first view's tokenizer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from PySide6.QtCore import QTimer
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QDockWidget, QMenu
+from superqt.utils import QSignalDebouncer
+
+from tokviz.gui.context import PanelContext
+from tokviz.gui.panels.timeline.panel import TimelineWidget
+from tokviz.gui.panels.training.panel import EXPORTS, SOURCE_EDITOR, TrainPanel
+from tokviz.gui.text.display import DisplayOptions
+
+TEXT_DEBOUNCE_MS = 150
+# pyqtgraph takes most of a second to import: do it in the background once the window is up.
+PLOT_WARM_UP_MS = 1500
+
+
+@dataclass
+class TrainingDocks:
+    """What :func:`install` added to the window."""
+
+    panel: TrainPanel
+    timeline: TimelineWidget
+    train_dock: QDockWidget
+    timeline_dock: QDockWidget
+    menu: QMenu
+
+
+def install(context: PanelContext) -> TrainingDocks:
+    """Add the Train dock (tabbed with the vocabulary), the Merge timeline dock and a Train menu."""
+    registry = context.tokenizers
+    parent = context.parent_widget()
+    timeline = TimelineWidget(registry, parent)
+    panel = TrainPanel(registry, context.editor_text, context.set_text, parent)
+    panel.connect_timeline(timeline)
+
+    train_dock = context.add_dock(
+        panel, "Train", "trainDock", "Ctrl+Shift+T", area="right", visible=True, tabify_with="vocabDock"
+    )
+    timeline_dock = context.add_dock(
+        timeline,
+        "Merge timeline",
+        "timelineDock",
+        "Ctrl+Shift+M",
+        # A first opening gets enough height for the replay, its plot and the table.
+        first_size=lambda: max(380, parent.height() // 2),
+    )
+
+    timeline.view.set_colors(context.colors())
+    timeline.follow_colors(context.colorsChanged)
+    timeline.view.setFont(context.text_font())
+    context.fontChanged.connect(timeline.view.setFont)
+    timeline.set_display_options(DisplayOptions(show_ids=context.display_options().show_ids))
+    context.displayOptionsChanged.connect(
+        lambda options: timeline.set_display_options(DisplayOptions(show_ids=options.show_ids))
+    )
+    QTimer.singleShot(PLOT_WARM_UP_MS, timeline.prepare_plot_in_background)
+
+    def push_text() -> None:
+        if timeline_dock.isVisible() or timeline.source is not None:
+            timeline.set_text(context.editor_text())
+        if panel.source_kind() == SOURCE_EDITOR and not panel.running:
+            panel.refresh_corpus_info()
+
+    debouncer = QSignalDebouncer(parent=timeline_dock)
+    debouncer.setTimeout(TEXT_DEBOUNCE_MS)
+    debouncer.triggered.connect(push_text)
+    context.textEdited.connect(debouncer.throttle)
+
+    def on_timeline_visible(visible: bool) -> None:
+        if not visible:
+            return
+        timeline.set_text(context.editor_text())
+        if timeline.needs_tokenizer():
+            key = context.first_view_key()
+            tok = registry.tokenizer(key)
+            if key == "bytes" or (tok is not None and not tok.is_bpe):
+                key = "gpt2"
+            timeline.set_tokenizer_key(key)
+
+    timeline_dock.visibilityChanged.connect(on_timeline_visible)
+    timeline.openTokenizerRequested.connect(context.open_tokenizer_dialog)
+
+    def on_started(_settings: object) -> None:
+        timeline_dock.show()
+        timeline_dock.raise_()
+
+    def on_finished(_outcome: object, key: str) -> None:
+        timeline.set_text(context.editor_text())
+        context.show_status(f"Trained {registry.label(key)}: now in every tokenizer picker", 6000)
+
+    panel.trainingStarted.connect(on_started)
+    panel.trainingFinished.connect(on_finished)
+
+    def shut_down_training() -> bool:
+        panel.shutdown()
+        return True
+
+    context.add_close_guard(shut_down_training)
+    menu = _train_menu(context, panel, timeline, train_dock, timeline_dock)
+    return TrainingDocks(panel, timeline, train_dock, timeline_dock, menu)
+
+
+def _train_menu(
+    context: PanelContext,
+    panel: TrainPanel,
+    timeline: TimelineWidget,
+    train_dock: QDockWidget,
+    timeline_dock: QDockWidget,
+) -> QMenu:
+    """The Train menu: the two docks, start/cancel, the lecture demos, replay keys, save and export."""
+    menu = context.add_menu("T&rain", "trainMenu")
+    menu.addAction(train_dock.toggleViewAction())
+    menu.addAction(timeline_dock.toggleViewAction())
+    menu.addSeparator()
+
+    def show_train_dock() -> None:
+        train_dock.show()
+        train_dock.raise_()
+
+    def add(text: str, slot: Callable[[], object], shortcut: str, name: str) -> QAction:
+        return context.add_action(text, slot, shortcut, name=name, menu=menu)
+
+    start_action = add(
+        "&Start training", lambda: (show_train_dock(), panel.start()), "Ctrl+T", "actionStartTraining"
+    )
+    cancel_action = add("&Cancel training", panel.cancel, "Ctrl+Shift+X", "actionCancelTraining")
+    add(
+        "&Lecture demo: the cat in the hat",
+        lambda: (show_train_dock(), panel.run_demo("none")),
+        "Ctrl+Shift+L",
+        "actionLectureDemo",
+    )
+    add(
+        "Lecture demo with &GPT-2 chunks",
+        lambda: (show_train_dock(), panel.run_demo("gpt2")),
+        "Ctrl+Shift+G",
+        "actionLectureDemoGpt2",
+    )
+    menu.addSeparator()
+    add(
+        "&Play / pause replay",
+        lambda: (timeline_dock.show(), timeline.toggle_play()),
+        "Ctrl+Shift+P",
+        "actionReplayPlay",
+    )
+    add("&Next merge that changes the text", timeline.step_forward, "Ctrl+]", "actionReplayNext")
+    add("P&revious merge that changes the text", timeline.step_back, "Ctrl+[", "actionReplayPrevious")
+    menu.addSeparator()
+    save_action = add("Sa&ve trained model…", panel.choose_save_path, "Ctrl+Alt+S", "actionSaveModel")
+    export_menu = menu.addMenu("&Export trained model")
+    for kind, label in EXPORTS:
+        act = export_menu.addAction(label)
+        act.triggered.connect(lambda *_, k=kind: panel.choose_export(k))
+
+    def update_menu(*_args: object) -> None:
+        start_action.setEnabled(not panel.running)
+        cancel_action.setEnabled(panel.running)
+        has = panel.outcome is not None and not panel.running
+        save_action.setEnabled(has)
+        export_menu.setEnabled(has)
+
+    panel.trainingStarted.connect(update_menu)
+    panel.trainingEnded.connect(update_menu)
+    update_menu()
+    return menu
+
+
+__all__ = ["TrainingDocks", "install"]

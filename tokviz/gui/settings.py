@@ -1,0 +1,96 @@
+"""Every setting tokviz remembers: its key, its type and its default, in one place.
+
+The window, its panels and presentation mode read and write settings only through :class:`Settings`
+and the :class:`Key` constants below, so a key is spelled once and a value read back from the INI
+file always has the declared type (a damaged or hand-edited file falls back to the default).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Generic, TypeVar, cast
+
+from PySide6.QtCore import QByteArray, QSettings
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Key(Generic[T]):
+    """A setting: its name in the INI file, the Python type of its value and the value when unset."""
+
+    name: str
+    type: type
+    default: T
+
+
+# The window
+THEME: Key[str] = Key("theme", str, "system")
+POINT_SIZE: Key[float] = Key("pointSize", float, 13.0)
+SHOW_IDS: Key[bool] = Key("showIds", bool, False)
+SHOW_WHITESPACE: Key[bool] = Key("showWhitespace", bool, False)
+SHOW_CHUNKS: Key[bool] = Key("showChunks", bool, False)
+SYNC_SCROLL: Key[bool] = Key("syncScroll", bool, True)
+VIEWS: Key[list[str]] = Key("views", list, ["gpt2", "cl100k"])
+TEXT: Key[str] = Key("text", str, "")
+RECENT_FILES: Key[list[str]] = Key("recentFiles", list, [])
+GEOMETRY: Key[QByteArray | None] = Key("geometry", QByteArray, None)
+WINDOW_STATE: Key[QByteArray | None] = Key("windowState", QByteArray, None)
+# File ▸ Export panel
+EXPORT_TARGET: Key[str] = Key("export/target", str, "views")
+EXPORT_SCALE: Key[float] = Key("export/scale", float, 2.0)
+EXPORT_FORMAT: Key[str] = Key("export/format", str, "png")
+EXPORT_FOLDER: Key[str] = Key("export/folder", str, str(Path.home()))
+# Presentation mode, and what to give back when it ends
+PRESENTATION_ON: Key[bool] = Key("presentation/on", bool, False)
+RESTORE_CHROME: Key[list[str] | None] = Key("presentation/restoreChrome", list, None)
+RESTORE_POINT_SIZE: Key[float | None] = Key("presentation/restorePointSize", float, None)
+RESTORE_WINDOW_STATE: Key[int] = Key("presentation/restoreWindowState", int, 0)
+
+
+def app_settings() -> QSettings:
+    """tokviz's settings store: an INI file in the user's config folder (tests point QSettings elsewhere)."""
+    return QSettings(QSettings.Format.IniFormat, QSettings.Scope.UserScope, "tokviz", "tokviz")
+
+
+class Settings:
+    """Typed access to a QSettings store through :class:`Key` constants."""
+
+    def __init__(self, store: QSettings | None = None) -> None:
+        self.store = store if store is not None else app_settings()
+
+    def get(self, key: Key[T]) -> T:
+        """The stored value as the key's type (Qt converts it), or the key's default when unset."""
+        if not self.store.contains(key.name):
+            return key.default
+        if key.type is QByteArray:
+            raw = self.store.value(key.name)
+            return cast(T, raw) if isinstance(raw, QByteArray) else key.default
+        try:
+            value = self.store.value(key.name, key.default, type=key.type)
+        except (TypeError, ValueError):
+            return key.default
+        if key.type is list:
+            return cast(T, [str(item) for item in value if str(item)])
+        return cast(T, value)
+
+    def set(self, key: Key[T], value: T) -> None:
+        """Remember ``value`` under ``key``."""
+        self.store.setValue(key.name, value)
+
+    def remove(self, key: Key[Any]) -> None:
+        """Forget ``key`` (reads return its default again)."""
+        self.store.remove(key.name)
+
+    def contains(self, key: Key[Any]) -> bool:
+        """Whether a value is stored for ``key``."""
+        return self.store.contains(key.name)
+
+    def sync(self) -> None:
+        """Write pending changes to disk now."""
+        self.store.sync()
+
+    def file_name(self) -> str:
+        """The INI file behind the store."""
+        return self.store.fileName()

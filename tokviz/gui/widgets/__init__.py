@@ -1,0 +1,1 @@
+"""Reusable widgets: the token view, the tokenizer picker, the editor's highlighter."""

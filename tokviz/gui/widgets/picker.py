@@ -1,0 +1,50 @@
+"""The tokenizer picker: a combo box over the registry, with "Open tokenizer…" as its last entry.
+
+Views, the timeline and the streaming-decode panel each pick a tokenizer the same way; choosing
+"Open tokenizer…" asks for a file instead of changing the selection.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QComboBox, QWidget
+
+from tokviz.gui.models.tokenizers import OPEN_KEY, KeyRole, TokenizerRegistryModel
+
+
+class TokenizerPicker(QComboBox):
+    """Pick a tokenizer of the registry; ``picked(key)`` or ``openRequested()`` tell the owner."""
+
+    picked = Signal(str)
+    openRequested = Signal()
+
+    def __init__(self, registry: TokenizerRegistryModel | None, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.registry = registry
+        self._key: str | None = None
+        if registry is not None:
+            self.setModel(registry)
+            # A tokenizer added later shifts the rows: keep showing the one in use. A bound method,
+            # so Qt drops the connection when this picker is deleted (a closed view's picker).
+            registry.rowsInserted.connect(self._keep_key)
+        self.activated.connect(self._on_activated)
+
+    def show_key(self, key: str | None) -> None:
+        """Show ``key`` as the current tokenizer (without emitting ``picked``)."""
+        self._key = key
+        if self.registry is None or not key:
+            return
+        row = self.registry.row_of(key)
+        if row >= 0 and self.currentIndex() != row:
+            self.setCurrentIndex(row)
+
+    def _keep_key(self, *_args: object) -> None:
+        self.show_key(self._key)
+
+    def _on_activated(self, row: int) -> None:
+        key = self.itemData(row, KeyRole)
+        if key == OPEN_KEY:
+            self.show_key(self._key)  # the selection stays where it was until a file loads
+            self.openRequested.emit()
+        elif key:
+            self.picked.emit(str(key))

@@ -1,0 +1,98 @@
+"""One compared view: a tokenizer picker, its counts, a close button and the token view."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QComboBox,
+    QHBoxLayout,
+    QLabel,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from tokviz.gui.models.tokenizers import TokenizationModel, TokenizerRegistryModel
+from tokviz.gui.widgets.picker import TokenizerPicker
+from tokviz.gui.widgets.token_view import TokenView
+
+
+class TokenPanel(QWidget):
+    """One compared view: a tokenizer picker, its counts, and the token view."""
+
+    closeRequested = Signal(object)
+    openTokenizerRequested = Signal(object)
+
+    def __init__(
+        self, registry: TokenizerRegistryModel, key: str, number: int, parent: QWidget | None = None
+    ) -> None:
+        super().__init__(parent)
+        self.setObjectName("tokenPanel")
+        self.registry = registry
+        self.model = TokenizationModel(registry, key, self)
+        self.picker = TokenizerPicker(registry, self)
+        self.picker.setObjectName("tokenizerPicker")
+        self.picker.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        self.picker.setMinimumContentsLength(8)
+        self.stats = QLabel(self)
+        self.stats.setObjectName("tokenStats")
+        self.stats.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.busy = QLabel("", self)
+        self.busy.setObjectName("busyLabel")
+        self.close_button = QToolButton(self)
+        self.close_button.setObjectName("closeView")
+        self.close_button.setText("✕")
+        self.close_button.setAutoRaise(True)
+        self.close_button.setToolTip("Close this view")
+        self.view = TokenView(self)
+        self.set_number(number)
+
+        header = QHBoxLayout()
+        header.setContentsMargins(4, 2, 4, 2)
+        header.addWidget(self.picker)
+        header.addWidget(self.stats, 1)
+        header.addWidget(self.busy)
+        header.addWidget(self.close_button)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        layout.addLayout(header)
+        layout.addWidget(self.view, 1)
+
+        self.picker.show_key(key)
+        self.picker.picked.connect(self.select_tokenizer)
+        self.picker.openRequested.connect(lambda: self.openTokenizerRequested.emit(self))
+        self.close_button.clicked.connect(lambda: self.closeRequested.emit(self))
+        self.model.busyChanged.connect(self._on_busy)
+        self.model.tokenizerChanged.connect(self._on_busy)
+        self._on_busy()
+
+    def set_number(self, number: int) -> None:
+        """Accessible names say which view this is ("view 1" is the reference for difference marks)."""
+        self.number = number
+        self.picker.setAccessibleName(f"Tokenizer of view {number}")
+        self.view.setAccessibleName(f"Token view {number}")
+        self.close_button.setAccessibleName(f"Close view {number}")
+
+    def select_tokenizer(self, key: str) -> None:
+        """Show the text under another tokenizer (loaded in the background if needed)."""
+        self.picker.show_key(key)
+        self.model.set_tokenizer(key)
+
+    def _on_busy(self, *_args: object) -> None:
+        if self.model.tokenizer is None:
+            self.busy.setText(f"loading {self.registry.label(self.model.key)}…")
+        elif self.model.busy:
+            self.busy.setText("tokenizing…")
+        else:
+            self.busy.setText("")
+
+    def update_stats(self, n_bytes: int) -> None:
+        """Header text: token count and bytes per token of the current table."""
+        table = self.view.table
+        if table is None or not self.model.current:
+            self.stats.setText("")
+            return
+        n = len(table)
+        ratio = f"{n_bytes / n:.2f}" if n else "–"
+        self.stats.setText(f"{n:,} tokens · {ratio} bytes/token")

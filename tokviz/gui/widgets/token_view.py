@@ -1,0 +1,477 @@
+"""A token view: the text drawn as coloured boxes, one per token, kept in step with the editor.
+
+The view is a read-only QPlainTextEdit (built for large documents: it lays out only what is on
+screen) whose document holds one display string per token. Edits arrive as
+:class:`~tokviz.gui.text.token_table.TableUpdate` and replace only the changed tokens' text. Boxes
+are painted under the text from the per-block geometry in :mod:`tokviz.gui.widgets.highlighter`, so
+nothing is formatted ahead of time and a 1 MB text costs what is visible.
+"""
+
+from __future__ import annotations
+
+import html
+
+import numpy as np
+from PySide6.QtCore import QEvent, QPoint, QPointF, QRectF, Qt, Signal
+from PySide6.QtGui import (
+    QBrush,
+    QColor,
+    QFont,
+    QHelpEvent,
+    QKeyEvent,
+    QMouseEvent,
+    QPainter,
+    QPaintEvent,
+    QPen,
+    QTextCursor,
+)
+from PySide6.QtWidgets import QPlainTextEdit, QToolTip, QWidget
+
+from tokviz.core.tokenizer import Tokenizer
+from tokviz.gui.compat import protect_none_refcount
+from tokviz.gui.style.theme import TokenColors, colour_indices_range, token_colors
+from tokviz.gui.text.display import DisplayOptions, TokenDetails, build_run, token_details
+from tokviz.gui.text.token_table import INDEX, TableUpdate, TokenTable
+from tokviz.gui.widgets.highlighter import Box, block_boxes
+
+
+def details_html(d: TokenDetails, tokenizer_name: str) -> str:
+    """The hover card for one token, as rich text."""
+    rows = [
+        ("id", str(d.id)),
+        ("text", d.text if d.text else "(empty)"),
+        ("bytes", d.hex),
+        ("length", f"{d.length} byte{'s' if d.length != 1 else ''}"),
+    ]
+    if d.special:
+        rows.append(("kind", "special token"))
+    elif d.partial:
+        rows.append(("kind", "part of a UTF-8 character"))
+    if d.rank is not None:
+        rows.append(("merge rank", str(d.rank)))
+    if d.parents is not None:
+        (a, ta), (b, tb) = d.parents
+        rows.append(("parents", f"{a} {ta!r} + {b} {tb!r}"))
+    elif d.length > 1 and not d.special and d.rank is None:
+        rows.append(("merge", "…"))
+    body = "".join(
+        f"<tr><td style='color:gray;padding-right:8px'>{html.escape(k)}</td>"
+        f"<td style='font-family:monospace'>{html.escape(v)}</td></tr>"
+        for k, v in rows
+    )
+    return f"<b>{html.escape(tokenizer_name)}</b><table>{body}</table>"
+
+
+class TokenView(QPlainTextEdit):
+    """Shows one tokenization; ``tokenHovered(index)`` (-1 on leave), ``scrolledToSource(code point)``."""
+
+    tokenHovered = Signal(int)
+    scrolledToSource = Signal(int)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        protect_none_refcount()
+        super().__init__(parent)
+        self.setObjectName("tokenView")
+        self.setAccessibleName("Token view")
+        self.setAccessibleDescription("The text drawn as coloured boxes, one per token")
+        self.setReadOnly(True)
+        self.setUndoRedoEnabled(False)
+        self.setMouseTracking(True)
+        self.viewport().setMouseTracking(True)
+        self.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.setFrameShape(QPlainTextEdit.Shape.NoFrame)
+        self.table: TokenTable | None = None
+        self.tokenizer: Tokenizer | None = None
+        self.options = DisplayOptions()
+        self.show_chunks = False
+        self.colors: TokenColors = token_colors(False)
+        self.reference: TokenTable | None = None
+        self.merges_ready = False
+        self.box_start = np.zeros(0, dtype=INDEX)
+        self.box_end = np.zeros(0, dtype=INDEX)
+        self._length16 = 0
+        self._boxes: list[Box] = []
+        self.paint_count = 0
+        self._hover = -1
+        self._highlight = (0, 0)
+        self._syncing = False
+        self.verticalScrollBar().valueChanged.connect(self._on_scrolled)
+
+    # ---------------------------------------------------------------- content
+    def set_content(self, table: TokenTable, tokenizer: Tokenizer, update: TableUpdate | None = None) -> None:
+        """Show ``table``; with an incremental ``update`` only the changed tokens' text is replaced."""
+        incremental = (
+            update is not None
+            and not update.full
+            and self.table is not None
+            and tokenizer is self.tokenizer
+            and self.table.text is not None
+        )
+        old_n = len(self.table) if self.table is not None else 0
+        if update is not None and old_n - update.old_stop + update.new_stop != len(table):
+            incremental = False  # the update was not computed from what this view shows
+        self.table = table
+        self.tokenizer = tokenizer
+        if incremental:
+            assert update is not None
+            self._replace(update, old_n)
+        else:
+            self._rebuild()
+        self._hover = -1
+        self._highlight = (0, 0)
+        self.viewport().update()
+
+    def clear_content(self) -> None:
+        """Show nothing (no tokenizer yet)."""
+        self.table = None
+        self.tokenizer = None
+        self.box_start = self.box_end = np.zeros(0, dtype=INDEX)
+        self._length16 = 0
+        self.setPlainText("")
+
+    def _rebuild(self) -> None:
+        table, tok = self.table, self.tokenizer
+        assert table is not None and tok is not None
+        top = self.top_source_position() if self.box_start.size else 0
+        run = build_run(table, 0, len(table), tok.vocab, self.options)
+        self.box_start, self.box_end = run.box_start, run.box_end
+        self._length16 = run.length16
+        self._syncing = True
+        try:
+            self.setPlainText(run.text)
+        finally:
+            self._syncing = False
+        if top:
+            self.scroll_to_source(top)
+
+    def _replace(self, update: TableUpdate, old_n: int) -> None:
+        table, tok = self.table, self.tokenizer
+        assert table is not None and tok is not None
+        first, old_stop = update.first, update.old_stop
+        run = build_run(table, first, update.new_stop, tok.vocab, self.options)
+        a = int(self.box_start[first]) if first < old_n else self._length16
+        b = int(self.box_start[old_stop]) if old_stop < old_n else self._length16
+        delta = run.length16 - (b - a)
+        cursor = QTextCursor(self.document())
+        cursor.setPosition(a)
+        cursor.setPosition(b, QTextCursor.MoveMode.KeepAnchor)
+        self._syncing = True
+        try:
+            cursor.insertText(run.text)
+        finally:
+            self._syncing = False
+        self.box_start = np.concatenate(
+            (self.box_start[:first], run.box_start + a, self.box_start[old_stop:] + delta)
+        )
+        self.box_end = np.concatenate(
+            (self.box_end[:first], run.box_end + a, self.box_end[old_stop:] + delta)
+        )
+        self._length16 += delta
+
+    def set_options(self, options: DisplayOptions) -> None:
+        """Switch between text and ids, or visible whitespace; the view is rebuilt, scroll kept."""
+        if options == self.options:
+            return
+        self.options = options
+        if self.table is not None and self.tokenizer is not None:
+            self._rebuild()
+        self.viewport().update()
+
+    def set_show_chunks(self, show: bool) -> None:
+        """Draw the pre-tokenizer's chunk boundaries."""
+        self.show_chunks = show
+        self.viewport().update()
+
+    def set_colors(self, colors: TokenColors) -> None:
+        """Use a theme's token colours."""
+        self.colors = colors
+        self.viewport().update()
+
+    def set_reference(self, reference: TokenTable | None) -> None:
+        """The first view's tokens: boxes whose boundaries differ from it get a mark."""
+        self.reference = reference
+        self.viewport().update()
+
+    def set_highlight(self, first: int, stop: int) -> None:
+        """Outline tokens ``[first, stop)`` (the range hovered elsewhere or selected in the editor)."""
+        if (first, stop) != self._highlight:
+            self._highlight = (first, stop)
+            self.viewport().update()
+
+    def set_font_family_size(self, font: QFont) -> None:
+        """Use ``font`` for the tokens (zoom changes its size)."""
+        self.setFont(font)
+        self.viewport().update()
+
+    @property
+    def highlighted(self) -> tuple[int, int]:
+        """The token range ``[first, stop)`` outlined on behalf of the editor or another view."""
+        return self._highlight
+
+    @property
+    def hovered(self) -> int:
+        """Index of the token under the mouse, or -1."""
+        return self._hover
+
+    # ---------------------------------------------------------------- geometry
+    def visible_boxes(self) -> list[Box]:
+        """Boxes of the tokens on screen, in viewport coordinates."""
+        boxes: list[Box] = []
+        if not self.box_start.size:
+            return boxes
+        offset = self.contentOffset()
+        height = self.viewport().height()
+        blocks = []
+        block = self.firstVisibleBlock()
+        while block.isValid():
+            geom = self.blockBoundingGeometry(block).translated(offset)
+            if geom.top() > height:
+                break
+            if block.isVisible() and geom.bottom() >= 0:
+                blocks.append((block, geom.topLeft()))
+            block = block.next()
+        if not blocks:
+            return boxes
+        # One bisection into the big arrays for the whole screen, then small Python lists per block.
+        lo = blocks[0][0].position()
+        hi = blocks[-1][0].position() + blocks[-1][0].length()
+        t0 = int(np.searchsorted(self.box_end, lo, side="right"))
+        t1 = int(np.searchsorted(self.box_start, hi, side="left"))
+        starts = self.box_start[t0:t1].tolist()
+        ends = self.box_end[t0:t1].tolist()
+        nl_width = self.fontMetrics().horizontalAdvance(" ") * 0.7
+        for block, origin in blocks:
+            block_boxes(block, origin, starts, ends, t0, nl_width, boxes)
+        return boxes
+
+    def token_rects(self, index: int) -> list[QRectF]:
+        """On-screen rectangles of one token (empty when it is scrolled away)."""
+        return [b.rect for b in self.visible_boxes() if b.token == index]
+
+    def token_at(self, pos: QPoint) -> int:
+        """Index of the token drawn at viewport point ``pos``, or -1."""
+        for box in self._boxes or self.visible_boxes():
+            if box.contains(pos.x(), pos.y()):
+                return box.token
+        return -1
+
+    def _differs(self, first: int, stop: int) -> np.ndarray:
+        ref, table = self.reference, self.table
+        if ref is None or table is None or ref is table or ref.text != table.text or not len(ref):
+            return np.zeros(max(stop - first, 0), dtype=bool)
+        starts, ends = table.start[first:stop], table.end[first:stop]
+        i = np.clip(np.searchsorted(ref.start, starts, side="left"), 0, len(ref) - 1)
+        j = np.clip(np.searchsorted(ref.end, ends, side="left"), 0, len(ref) - 1)
+        return (ref.start[i] != starts) | (ref.end[j] != ends)
+
+    # ---------------------------------------------------------------- painting
+    def _brushes(self) -> dict[str, object]:
+        # Explicit QBrush/QPen objects, built once per theme: passing a QColor where Qt wants a
+        # brush converts it on every call, which is slow in a paint loop (and PySide 6.12 has
+        # been seen to miscount references on that path).
+        c = self.colors
+        if getattr(self, "_brush_theme", None) is not c:
+            self._brush_theme = c
+            self._brush_cache = {
+                "fills": [QBrush(f) for f in c.fills],
+                "special": QBrush(c.special_fill),
+                "special_pen": QPen(c.special_border, 1.6),
+                "partial": QBrush(c.partial_fill),
+                "hatch": QBrush(c.partial_hatch, Qt.BrushStyle.BDiagPattern),
+                "partial_pen": QPen(c.partial_border, 1.4, Qt.PenStyle.DashLine),
+                "no_brush": QBrush(Qt.BrushStyle.NoBrush),
+                "no_pen": QPen(Qt.PenStyle.NoPen),
+                "chunk_pen": QPen(c.chunk_mark, 2.0),
+                "diff": QBrush(c.diff_mark),
+                "highlight": QBrush(c.highlight_fill),
+                "highlight_pen": QPen(c.highlight, 2.0),
+                "hover_pen": QPen(c.hover, 2.0),
+            }
+        return self._brush_cache
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        boxes = self.visible_boxes()
+        self._boxes = boxes
+        self.paint_count += 1
+        clip = event.rect()
+        clip_top, clip_bottom = clip.top(), clip.bottom() + 1
+        if boxes and self.table is not None:
+            b = self._brushes()
+            fills = b["fills"]
+            no_pen, no_brush = b["no_pen"], b["no_brush"]
+            t0 = boxes[0].token
+            t1 = max(box.token for box in boxes) + 1
+            special = self.table.special[t0:t1].tolist()
+            partial = self.table.partial[t0:t1].tolist()
+            colour_idx = colour_indices_range(self.table.ids, t0, t1).tolist()
+            painter = QPainter(self.viewport())
+            painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+            painter.setPen(no_pen)
+            for box in boxes:
+                if box.y > clip_bottom or box.y + box.h < clip_top:
+                    continue
+                t = box.token - t0
+                r = QRectF(box.x + 1.0, box.y + 1.0, box.w - 2.0, box.h - 2.0)
+                if special[t]:
+                    painter.setBrush(b["special"])
+                    painter.setPen(b["special_pen"])
+                    painter.drawRoundedRect(r, 3, 3)
+                    painter.setPen(no_pen)
+                elif partial[t]:
+                    painter.setBrush(b["partial"])
+                    painter.drawRoundedRect(r, 3, 3)
+                    painter.setBrush(b["hatch"])
+                    painter.drawRoundedRect(r, 3, 3)
+                    painter.setPen(b["partial_pen"])
+                    painter.setBrush(no_brush)
+                    painter.drawRoundedRect(r, 3, 3)
+                    painter.setPen(no_pen)
+                else:
+                    painter.setBrush(fills[colour_idx[t]])
+                    painter.drawRoundedRect(r, 3, 3)
+            painter.end()
+        super().paintEvent(event)
+        if boxes and self.table is not None:
+            self._paint_overlays(boxes)
+
+    def _paint_overlays(self, boxes: list[Box]) -> None:
+        b = self._brushes()
+        painter = QPainter(self.viewport())
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        lo = boxes[0].token
+        hi = max(box.token for box in boxes) + 1
+        if self.show_chunks:
+            painter.setPen(b["chunk_pen"])
+            chunk = self.table.chunk
+            before = chunk[lo - 1 : hi - 1] if lo > 0 else np.concatenate((chunk[:1], chunk[: hi - 1]))
+            chunk_start = (chunk[lo:hi] != before).tolist()
+            for box in boxes:
+                if box.first and chunk_start[box.token - lo]:
+                    painter.drawLine(QPointF(box.x, box.y - 1), QPointF(box.x, box.y + box.h + 1))
+        differs = self._differs(lo, hi)
+        if differs.any():
+            flags = differs.tolist()
+            painter.setPen(b["no_pen"])
+            painter.setBrush(b["diff"])
+            for box in boxes:
+                if flags[box.token - lo]:
+                    painter.drawRect(QRectF(box.x + 1, box.y + box.h - 3, box.w - 2, 2.5))
+        first, stop = self._highlight
+        if stop > first:
+            painter.setBrush(b["highlight"])
+            painter.setPen(b["highlight_pen"])
+            for box in boxes:
+                if first <= box.token < stop:
+                    painter.drawRoundedRect(QRectF(box.x + 0.5, box.y + 0.5, box.w - 1, box.h - 1), 3, 3)
+        if self._hover >= 0:
+            painter.setBrush(b["no_brush"])
+            painter.setPen(b["hover_pen"])
+            for box in boxes:
+                if box.token == self._hover:
+                    painter.drawRoundedRect(QRectF(box.x + 0.5, box.y + 0.5, box.w - 1, box.h - 1), 3, 3)
+        painter.end()
+
+    # ---------------------------------------------------------------- mouse
+    def mouseMoveEvent(self, event: QMouseEvent) -> None:
+        super().mouseMoveEvent(event)
+        self._set_hover(self.token_at(event.position().toPoint()))
+
+    def leaveEvent(self, event: QEvent) -> None:
+        super().leaveEvent(event)
+        self._set_hover(-1)
+
+    def _set_hover(self, index: int) -> None:
+        if index != self._hover:
+            self._hover = index
+            self.viewport().update()
+            self.tokenHovered.emit(index)
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        """Keyboard users step through tokens with Left/Right (Home/End); Escape stops."""
+        n = len(self.table) if self.table is not None else 0
+        key = event.key()
+        if n and key in (Qt.Key.Key_Right, Qt.Key.Key_Left, Qt.Key.Key_Home, Qt.Key.Key_End):
+            current = self._hover
+            if key == Qt.Key.Key_Right:
+                index = min(current + 1, n - 1) if current >= 0 else 0
+            elif key == Qt.Key.Key_Left:
+                index = max(current - 1, 0) if current >= 0 else 0
+            else:
+                index = 0 if key == Qt.Key.Key_Home else n - 1
+            self._set_hover(index)
+            cursor = self.textCursor()
+            cursor.setPosition(int(self.box_start[index]))
+            self.setTextCursor(cursor)
+            self.ensureCursorVisible()
+            return
+        if key == Qt.Key.Key_Escape and self._hover >= 0:
+            self._set_hover(-1)
+            return
+        super().keyPressEvent(event)
+
+    def hover_token(self, index: int) -> None:
+        """Act as if the mouse were over token ``index`` (keyboard users, tests, scripts)."""
+        self._set_hover(index)
+
+    def details(self, index: int) -> TokenDetails | None:
+        """Hover details of token ``index``."""
+        if self.table is None or self.tokenizer is None or not 0 <= index < len(self.table):
+            return None
+        return token_details(self.tokenizer, int(self.table.ids[index]), self.merges_ready)
+
+    def viewportEvent(self, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.ToolTip and isinstance(event, QHelpEvent):
+            index = self.token_at(event.pos())
+            d = self.details(index)
+            if d is None or self.tokenizer is None:
+                QToolTip.hideText()
+            else:
+                rect = next((b.rect for b in self._boxes if b.token == index), QRectF())
+                QToolTip.showText(
+                    event.globalPos(), details_html(d, self.tokenizer.name), self.viewport(), rect.toRect()
+                )
+            return True
+        return super().viewportEvent(event)
+
+    # ---------------------------------------------------------------- scrolling
+    def top_source_position(self) -> int:
+        """Code point (in the source text) of the first token on screen."""
+        if self.table is None or not len(self.table) or not self.box_start.size:
+            return 0
+        vpos = self.cursorForPosition(QPoint(2, 2)).position()
+        t = int(np.searchsorted(self.box_start, vpos, side="right")) - 1
+        t = min(max(t, 0), len(self.table) - 1)
+        return int(self.table.start[t])
+
+    def scroll_to_source(self, cp: int) -> None:
+        """Scroll so the token at source code point ``cp`` is the first line on screen."""
+        if self.table is None or not len(self.table) or not self.box_start.size:
+            return
+        t = int(np.searchsorted(self.table.start, cp, side="right")) - 1
+        t = min(max(t, 0), len(self.table) - 1)
+        vpos = int(self.box_start[t])
+        block = self.document().findBlock(vpos)
+        line = 0
+        layout = block.layout()
+        if layout is not None and layout.lineCount():
+            tl = layout.lineForTextPosition(vpos - block.position())
+            if tl.isValid():
+                line = tl.lineNumber()
+        self._syncing = True
+        try:
+            self.verticalScrollBar().setValue(block.firstLineNumber() + line)
+        finally:
+            self._syncing = False
+
+    def _on_scrolled(self, _value: int) -> None:
+        if not self._syncing:
+            self.scrolledToSource.emit(self.top_source_position())
+
+    def paint_color(self, index: int) -> QColor:
+        """The fill colour token ``index`` is painted with (for tests and legends)."""
+        assert self.table is not None
+        if self.table.special[index]:
+            return self.colors.special_fill
+        if self.table.partial[index]:
+            return self.colors.partial_fill
+        return self.colors.fills[int(colour_indices_range(self.table.ids, index, index + 1)[0])]

@@ -1,0 +1,350 @@
+"""Slide-ready images of any part of the window: PNG at 1x/2x/3x, SVG for vector panels, the clipboard.
+
+A widget is drawn with ``QWidget.render`` into a QImage whose device pixel ratio is the scale, so
+layout stays in logical pixels while text and shapes are rasterised at full resolution: a 2x
+export is twice as many pixels, not a blown-up 1x picture. Panels drawn only with QPainter
+shapes and text (token views, the chart) also go to SVG through ``QSvgGenerator``, where text
+stays text. A widget that knows how to draw itself for export (the chart canvas, which must not
+hand its bitmap cache to a vector file) provides ``render_image(scale)`` and ``svg_bytes()``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QSize
+from PySide6.QtGui import (
+    QImage,
+)
+from PySide6.QtWidgets import (
+    QApplication,
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QDockWidget,
+    QFileDialog,
+    QFormLayout,
+    QLabel,
+    QMenu,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from tokviz.core.errors import ExportError
+
+if TYPE_CHECKING:
+    from tokviz.gui.window.main_window import MainWindow
+
+SCALES = (1.0, 2.0, 3.0)
+
+
+from tokviz.gui.drawing.images import (  # noqa: E402
+    VECTOR_PROPERTY,
+    copy_image,
+    is_vector,
+    png_bytes,
+    render_image,
+    svg_bytes,
+    write_image,
+)
+from tokviz.gui.settings import EXPORT_FOLDER, EXPORT_FORMAT, EXPORT_SCALE, EXPORT_TARGET  # noqa: E402
+
+
+# ----------------------------------------------------------------------------- what can be exported
+@dataclass(frozen=True)
+class ExportTarget:
+    """One exportable part of the window: a stable ``key`` (remembered), a label and the widget."""
+
+    key: str
+    label: str
+    widget: QWidget
+    vector: bool
+
+    def pixel_size(self, scale: float) -> QSize:
+        """Size in device pixels of a PNG at ``scale``."""
+        size = self.widget.size()
+        return QSize(max(1, round(size.width() * scale)), max(1, round(size.height() * scale)))
+
+    @property
+    def file_stem(self) -> str:
+        """A file name for this panel: ``token-view-1``, ``merge-timeline``."""
+        return re.sub(r"[^a-z0-9]+", "-", self.label.lower()).strip("-") or "tokviz"
+
+
+def _dock_export_widget(widget: QWidget) -> QWidget:
+    # The chart panel exports its canvas (the plot, its title and legend) rather than its buttons.
+    canvas = getattr(widget, "canvas", None)
+    if isinstance(canvas, QWidget) and callable(getattr(canvas, "svg_bytes", None)):
+        return canvas
+    return widget
+
+
+def export_targets(window: MainWindow) -> list[ExportTarget]:
+    """Every part of the window that is on screen now, token views first, the whole window last."""
+    targets = [ExportTarget("views", "All token views", window.views_splitter, True)]
+    for panel in window.panels:
+        label = f"Token view {panel.number} ({window.tokenizers.label(panel.model.key)})"
+        targets.append(ExportTarget(f"view:{panel.number}", label, panel, True))
+    for dock in window.findChildren(QDockWidget):
+        inner = dock.widget()
+        # A dock behind another dock's tab is "visible" but has nothing on screen.
+        if inner is None or not dock.isVisible() or dock.visibleRegion().isEmpty() or not dock.objectName():
+            continue
+        widget = _dock_export_widget(inner)
+        title = dock.windowTitle().replace("&", "")
+        targets.append(ExportTarget(f"dock:{dock.objectName()}", title, widget, is_vector(widget)))
+    targets.append(ExportTarget("window", "Whole window", window, False))
+    return targets
+
+
+def target_for_focus(window: MainWindow, targets: list[ExportTarget]) -> ExportTarget | None:
+    """The panel that holds the keyboard focus (a token view, a dock), if any."""
+    widget = QApplication.focusWidget()
+    by_widget = {id(t.widget): t for t in targets if t.key not in ("views", "window")}
+    while widget is not None and widget is not window:
+        hit = by_widget.get(id(widget))
+        if hit is not None:
+            return hit
+        if isinstance(widget, QDockWidget) and widget.objectName():
+            return next((t for t in targets if t.key == f"dock:{widget.objectName()}"), None)
+        widget = widget.parentWidget()
+    return None
+
+
+# ----------------------------------------------------------------------------- the dialog
+class ExportDialog(QDialog):
+    """Pick a panel, a scale and a format; save to a file or copy to the clipboard."""
+
+    def __init__(self, window: MainWindow, exporter: Exporter) -> None:
+        super().__init__(window)
+        self.setObjectName("exportDialog")
+        self.setWindowTitle("Export panel")
+        self.window_ = window
+        self.exporter = exporter
+        self.targets: list[ExportTarget] = []
+        self.target_box = QComboBox(self)
+        self.target_box.setObjectName("exportTarget")
+        self.target_box.setAccessibleName("Panel to export")
+        self.scale_box = QComboBox(self)
+        self.scale_box.setObjectName("exportScale")
+        self.scale_box.setAccessibleName("Scale")
+        for s in SCALES:
+            self.scale_box.addItem(f"{s:g}x", s)
+        self.format_box = QComboBox(self)
+        self.format_box.setObjectName("exportFormat")
+        self.format_box.setAccessibleName("Format")
+        self.format_box.addItem("PNG image", "png")
+        self.format_box.addItem("SVG drawing (vector)", "svg")
+        self.size_label = QLabel(self)
+        self.size_label.setObjectName("exportSize")
+        self.message = QLabel(self)
+        self.message.setObjectName("exportMessage")
+        self.message.setWordWrap(True)
+        form = QFormLayout()
+        form.addRow("&Panel:", self.target_box)
+        form.addRow("&Format:", self.format_box)
+        form.addRow("&Scale:", self.scale_box)
+        form.addRow("Size:", self.size_label)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
+        self.save_button = QPushButton("&Save…", self)
+        self.save_button.setObjectName("exportSave")
+        self.copy_button = QPushButton("&Copy image", self)
+        self.copy_button.setObjectName("exportCopy")
+        buttons.addButton(self.save_button, QDialogButtonBox.ButtonRole.ActionRole)
+        buttons.addButton(self.copy_button, QDialogButtonBox.ButtonRole.ActionRole)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addLayout(form)
+        layout.addWidget(self.message)
+        layout.addWidget(buttons)
+        self.target_box.currentIndexChanged.connect(self._update)
+        self.scale_box.currentIndexChanged.connect(self._update)
+        self.format_box.currentIndexChanged.connect(self._update)
+        self.save_button.clicked.connect(self._choose_path)
+        self.copy_button.clicked.connect(self._copy)
+        self.refresh()
+
+    def refresh(self, prefer: str | None = None) -> None:
+        """List the panels on screen now and select ``prefer`` (or the last used one)."""
+        self.targets = export_targets(self.window_)
+        settings = self.window_.settings
+        key = prefer or settings.get(EXPORT_TARGET)
+        self.target_box.blockSignals(True)
+        self.target_box.clear()
+        for t in self.targets:
+            self.target_box.addItem(t.label, t.key)
+        row = max(0, self.target_box.findData(key))
+        self.target_box.setCurrentIndex(row)
+        self.target_box.blockSignals(False)
+        scale = settings.get(EXPORT_SCALE)
+        self.scale_box.setCurrentIndex(max(0, self.scale_box.findData(scale)))
+        self.format_box.setCurrentIndex(max(0, self.format_box.findData(settings.get(EXPORT_FORMAT))))
+        self._update()
+
+    def target(self) -> ExportTarget:
+        """The selected panel."""
+        return self.targets[max(0, self.target_box.currentIndex())]
+
+    def scale(self) -> float:
+        """The selected scale (1, 2 or 3)."""
+        return float(self.scale_box.currentData())
+
+    def kind(self) -> str:
+        """``"png"`` or ``"svg"``."""
+        return str(self.format_box.currentData())
+
+    def _update(self, *_args: object) -> None:
+        target = self.target()
+        svg_item = self.format_box.model().item(1)  # type: ignore[attr-defined]
+        svg_item.setEnabled(target.vector)
+        if not target.vector and self.kind() == "svg":
+            self.format_box.setCurrentIndex(0)
+        svg = self.kind() == "svg"
+        self.scale_box.setEnabled(not svg)
+        size = target.pixel_size(1.0 if svg else self.scale())
+        self.size_label.setText(
+            f"{size.width()} × {size.height()} " + ("(SVG user units)" if svg else "pixels")
+        )
+        self.copy_button.setEnabled(True)
+
+    def _remember(self) -> None:
+        s = self.window_.settings
+        s.set(EXPORT_TARGET, self.target().key)
+        s.set(EXPORT_SCALE, self.scale())
+        s.set(EXPORT_FORMAT, self.kind())
+
+    def _choose_path(self) -> None:
+        target, kind, scale = self.target(), self.kind(), self.scale()
+        folder = self.window_.settings.get(EXPORT_FOLDER)
+        suffix = "" if kind == "svg" or scale == 1.0 else f"@{scale:g}x"
+        default = str(Path(folder) / f"{target.file_stem}{suffix}.{kind}")
+        filters = "PNG images (*.png)" if kind == "png" else "SVG drawings (*.svg)"
+        path, _ = QFileDialog.getSaveFileName(self, "Export panel", default, filters)
+        if path:
+            self.save(path)
+
+    def save(self, path: str | Path) -> Path | None:
+        """Write the selected panel to ``path`` (its extension is set to the chosen format)."""
+        self._remember()
+        target, kind = self.target(), self.kind()
+        out = Path(path)
+        if out.suffix.lower() != f".{kind}":
+            out = out.with_suffix(f".{kind}")
+        try:
+            written = self.exporter.write(target, out, self.scale())
+        except (OSError, ExportError) as exc:
+            self.message.setText(f"Export failed: {exc}")
+            return None
+        self.window_.settings.set(EXPORT_FOLDER, str(written.parent))
+        self.message.setText(f"Saved {written.name}")
+        return written
+
+    def _copy(self) -> None:
+        self._remember()
+        image = self.exporter.copy(self.target(), self.scale())
+        self.message.setText(f"Copied {image.width()} × {image.height()} pixels to the clipboard")
+
+
+# ----------------------------------------------------------------------------- window integration
+class Exporter:
+    """The window's export actions: File ▸ Export panel… and File ▸ Copy image."""
+
+    def __init__(self, window: MainWindow) -> None:
+        self.window = window
+        self.dialog: ExportDialog | None = None
+        self.last_path: Path | None = None
+        self.act_export = window.new_action(
+            "&Export panel…", "Ctrl+Shift+E", self.open_dialog, name="actionExportPanel"
+        )
+        self.act_copy = window.new_action(
+            "&Copy image", "Ctrl+Shift+C", self.copy_current, name="actionCopyImage"
+        )
+        self.act_copy.setToolTip("Copy the focused panel (or all token views) as an image")
+
+    def targets(self) -> list[ExportTarget]:
+        """What can be exported now (see :func:`export_targets`)."""
+        return export_targets(self.window)
+
+    def target(self, key: str) -> ExportTarget:
+        """The target with ``key`` (``views``, ``view:1``, ``dock:timelineDock``, ``window``)."""
+        for t in self.targets():
+            if t.key == key:
+                return t
+        raise ExportError(f"nothing called {key!r} is on screen to export")
+
+    def write(self, target: ExportTarget, path: str | Path, scale: float = 1.0) -> Path:
+        """Write ``target`` as PNG or SVG (by extension); SVG only for vector panels."""
+        out = Path(path)
+        if out.suffix.lower() == ".svg" and not target.vector:
+            raise ExportError(f"{target.label} contains bitmaps; export it as PNG")
+        written = write_image(target.widget, out, scale, title=f"tokviz: {target.label}")
+        self.last_path = written
+        self.window.statusBar().showMessage(f"Exported {target.label} to {written}", 5000)
+        return written
+
+    def copy(self, target: ExportTarget, scale: float = 2.0) -> QImage:
+        """Copy ``target`` to the clipboard at ``scale``."""
+        image = copy_image(target.widget, scale)
+        self.window.statusBar().showMessage(
+            f"Copied {target.label} ({image.width()} × {image.height()} px) to the clipboard", 5000
+        )
+        return image
+
+    def copy_current(self) -> QImage:
+        """Copy the focused panel, or the panel last exported, or all token views (at the remembered scale)."""
+        targets = self.targets()
+        target = target_for_focus(self.window, targets)
+        if target is None:
+            key = self.window.settings.get(EXPORT_TARGET)
+            target = next((t for t in targets if t.key == key), targets[0])
+        scale = self.window.settings.get(EXPORT_SCALE)
+        return self.copy(target, scale)
+
+    def open_dialog(self) -> ExportDialog:
+        """Show the export dialog (non-modal; it lists the panels on screen when opened)."""
+        if self.dialog is None:
+            self.dialog = ExportDialog(self.window, self)
+        focused = target_for_focus(self.window, self.targets())
+        self.dialog.refresh(focused.key if focused is not None else None)
+        self.dialog.show()
+        self.dialog.raise_()
+        return self.dialog
+
+
+def _file_menu(window: MainWindow) -> QMenu | None:
+    for obj in window.act_quit.associatedObjects():
+        if isinstance(obj, QMenu):
+            return obj
+    return None
+
+
+def install_export_actions(window: MainWindow) -> Exporter:
+    """Add File ▸ Export panel… (Ctrl+Shift+E) and File ▸ Copy image (Ctrl+Shift+C) above Quit."""
+    exporter = Exporter(window)
+    menu = _file_menu(window)
+    if menu is not None:
+        menu.insertAction(window.act_quit, exporter.act_export)
+        menu.insertAction(window.act_quit, exporter.act_copy)
+        menu.insertSeparator(window.act_quit)
+    return exporter
+
+
+__all__ = [
+    "SCALES",
+    "VECTOR_PROPERTY",
+    "ExportDialog",
+    "ExportTarget",
+    "Exporter",
+    "copy_image",
+    "export_targets",
+    "install_export_actions",
+    "is_vector",
+    "png_bytes",
+    "render_image",
+    "svg_bytes",
+    "write_image",
+]

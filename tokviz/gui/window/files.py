@@ -1,0 +1,127 @@
+"""Opening texts and tokenizer files: dialogs, recent files, drops, and load errors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import Qt, QUrl
+from PySide6.QtGui import (
+    QDragEnterEvent,
+    QDropEvent,
+    QKeySequence,
+)
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QMessageBox,
+)
+
+from tokviz.gui.settings import (
+    RECENT_FILES,
+)
+from tokviz.gui.text.utf16 import normalize_newlines
+from tokviz.gui.widgets.token_panel import TokenPanel
+
+MAX_RECENT = 8
+
+
+class FilesMixin:
+    """Part of :class:`~tokviz.gui.window.main_window.MainWindow`; see the module's docstring."""
+
+    def choose_text_file(self) -> None:
+        """Ask for a text file and open it."""
+        path, _ = QFileDialog.getOpenFileName(
+            self,
+            "Open text",
+            str(Path.home()),
+            "Text files (*.txt *.md *.py *.json *.csv *.html *.xml);;All files (*)",
+        )
+        if path:
+            self.open_text_file(path)
+
+    def open_text_file(self, path: str) -> bool:
+        """Load a UTF-8 text file into the editor and remember it among the recent files."""
+        try:
+            data = Path(path).read_bytes()
+        except OSError as exc:
+            self._show_error("Cannot open file", f"{path}: {exc.strerror or exc}")
+            return False
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            text = data.decode("utf-8", errors="replace")
+            self.statusBar().showMessage(
+                f"{Path(path).name} is not valid UTF-8 (byte {exc.start}); shown with replacement characters",
+                8000,
+            )
+        self.editor.setPlainText(normalize_newlines(text.removeprefix("\ufeff")))
+        self.setWindowTitle(f"{Path(path).name} — tokviz")
+        self._add_recent(path)
+        return True
+
+    def _add_recent(self, path: str) -> None:
+        recent = [p for p in self._recent_files() if p != path]
+        recent.insert(0, str(path))
+        self.settings.set(RECENT_FILES, recent[:MAX_RECENT])
+        self._fill_recent_menu()
+
+    def _recent_files(self) -> list[str]:
+        return self.settings.get(RECENT_FILES)
+
+    def _fill_recent_menu(self) -> None:
+        self.recent_menu.clear()
+        recent = self._recent_files()
+        for i, path in enumerate(recent, start=1):
+            act = self.recent_menu.addAction(f"&{i} {Path(path).name}")
+            act.setToolTip(path)
+            act.setShortcut(QKeySequence(f"Ctrl+Alt+{i}"))
+            act.triggered.connect(lambda *_, p=path: self.open_text_file(p))
+        self.recent_menu.setEnabled(bool(recent))
+
+    def choose_tokenizer_file(self, panel: TokenPanel | None) -> None:
+        """Ask for a tokenizer file; it is loaded in the background and shown in ``panel`` (or the last view)."""
+        path, _ = QFileDialog.getOpenFileName(
+            self,
+            "Open tokenizer",
+            str(Path.home()),
+            "Tokenizers (*.json *.tiktoken *.txt *.model);;All files (*)",
+        )
+        if path:
+            self.open_tokenizer_file(path, panel)
+
+    def open_tokenizer_file(self, path: str, panel: TokenPanel | None = None):  # noqa: ANN201 - returns the Job
+        """Load a tokenizer file in the background; on success the view switches to it.
+
+        A file that fails to load shows an error and changes nothing.
+        """
+        target = panel or (self.panels[-1] if self.panels else None)
+        job = self.tokenizers.open_file(path)
+
+        def done(_tok: object) -> None:
+            key = job.property("key")
+            if target is not None and target in self.panels and key:
+                target.select_tokenizer(str(key))
+            self.statusBar().showMessage(f"Loaded tokenizer {Path(path).name}", 4000)
+
+        job.returned.connect(done)
+        return job
+
+    def _on_load_failed(self, source: str, message: str) -> None:
+        self._show_error("Cannot load tokenizer", f"{Path(source).name}: {message}")
+
+    def _show_error(self, title: str, message: str) -> None:
+        self.last_error = message
+        box = QMessageBox(QMessageBox.Icon.Warning, title, message, QMessageBox.StandardButton.Ok, self)
+        box.setObjectName("errorDialog")
+        box.setWindowModality(Qt.WindowModality.WindowModal)
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        box.open()
+
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
+        if event.mimeData().hasUrls():
+            event.acceptProposedAction()
+
+    def dropEvent(self, event: QDropEvent) -> None:
+        urls: list[QUrl] = [u for u in event.mimeData().urls() if u.isLocalFile()]
+        if urls:
+            self.open_text_file(urls[0].toLocalFile())
+            event.acceptProposedAction()

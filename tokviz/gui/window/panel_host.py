@@ -1,0 +1,176 @@
+"""The window's side of :class:`tokviz.gui.context.PanelContext`: what panels get, and nothing more.
+
+The host is a QObject owned by the window. It re-emits the window's text, colour, font and
+display-option changes as its own signals and turns a panel's requests (a dock, a menu, an
+action, a close guard) into window operations, so panels never touch the window itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QEvent, QObject, Qt, Signal
+from PySide6.QtGui import QAction, QFont, QKeySequence
+from PySide6.QtWidgets import QDockWidget, QMenu, QWidget
+
+from tokviz.gui.context import DockArea, ViewTokens
+from tokviz.gui.text.utf16 import plain_text_from_raw
+
+if TYPE_CHECKING:
+    from tokviz.gui.models.tokenizers import TokenizerRegistryModel
+    from tokviz.gui.settings import Settings
+    from tokviz.gui.style.theme import TokenColors
+    from tokviz.gui.text.display import DisplayOptions
+    from tokviz.gui.window.main_window import MainWindow
+
+_AREAS = {"bottom": Qt.DockWidgetArea.BottomDockWidgetArea, "right": Qt.DockWidgetArea.RightDockWidgetArea}
+
+
+class PanelHost(QObject):
+    """Implements :class:`~tokviz.gui.context.PanelContext` for one :class:`MainWindow`."""
+
+    textEdited = Signal()
+    textTokenized = Signal()
+    colorsChanged = Signal(object)  # TokenColors
+    fontChanged = Signal(QFont)
+    displayOptionsChanged = Signal(object)  # DisplayOptions
+
+    def __init__(self, window: MainWindow) -> None:
+        super().__init__(window)
+        self._window = window
+        self._guards: list[Callable[[], bool]] = []
+        self._first_sizes: dict[QDockWidget, Callable[[], int]] = {}
+        window.editor.document().contentsChanged.connect(self.textEdited)
+        window.textTokenized.connect(self.textTokenized)
+        window.colorsChanged.connect(self.colorsChanged)
+        window.editor.installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self._window.editor and event.type() == QEvent.Type.FontChange:
+            self.fontChanged.emit(self._window.editor.font())
+        return False
+
+    # ---------------------------------------------------------------- state
+    @property
+    def tokenizers(self) -> TokenizerRegistryModel:
+        return self._window.tokenizers
+
+    @property
+    def settings(self) -> Settings:
+        return self._window.settings
+
+    def parent_widget(self) -> QWidget:
+        return self._window
+
+    def editor_text(self) -> str:
+        return plain_text_from_raw(self._window.editor.document().toRawText())
+
+    def set_text(self, text: str) -> None:
+        self._window.set_text(text)
+
+    def colors(self) -> TokenColors:
+        return self._window.colors
+
+    def text_font(self) -> QFont:
+        return self._window.editor.font()
+
+    def display_options(self) -> DisplayOptions:
+        return self._window.display_options()
+
+    def views_ready(self) -> bool:
+        return self._window.is_ready()
+
+    def view_tokens(self) -> list[ViewTokens]:
+        out = []
+        for panel in self._window.panels:
+            tok, table = panel.model.tokenizer, panel.model.table
+            if tok is not None and table is not None:
+                out.append(ViewTokens(str(panel.number), panel.model.key, tok, table.ids.tolist()))
+        return out
+
+    def first_view_key(self) -> str:
+        panels = self._window.panels
+        return panels[0].model.key if panels else "gpt2"
+
+    # ---------------------------------------------------------------- window parts
+    def add_dock(
+        self,
+        widget: QWidget,
+        title: str,
+        object_name: str,
+        shortcut: str | None = None,
+        *,
+        action_text: str | None = None,
+        area: DockArea = "bottom",
+        visible: bool = False,
+        first_size: Callable[[], int] | None = None,
+        tabify_with: str | None = None,
+    ) -> QDockWidget:
+        window = self._window
+        dock = QDockWidget(title, window)
+        dock.setObjectName(object_name)
+        dock.setWidget(widget)
+        window.addDockWidget(_AREAS[area], dock)
+        other = window.findChild(QDockWidget, tabify_with) if tabify_with else None
+        if other is not None:
+            window.tabifyDockWidget(other, dock)
+        toggle = dock.toggleViewAction()
+        toggle.setObjectName(f"action{object_name[0].upper()}{object_name[1:]}")
+        if action_text:
+            toggle.setText(action_text)
+        if shortcut:
+            toggle.setShortcut(QKeySequence(shortcut))
+            toggle.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+        window.view_menu.addAction(toggle)
+        if first_size is not None:
+            self._first_sizes[dock] = first_size
+            dock.visibilityChanged.connect(self._size_on_first_show)
+        dock.setVisible(visible)
+        if other is not None:
+            other.raise_()
+        return dock
+
+    def _size_on_first_show(self, visible: bool) -> None:
+        dock = self.sender()
+        if not visible or not isinstance(dock, QDockWidget) or dock not in self._first_sizes:
+            return
+        size = self._first_sizes.pop(dock)
+        if self._window.restored_layout or dock.isFloating():
+            return  # a saved layout keeps the user's sizes
+        bottom = self._window.dockWidgetArea(dock) == Qt.DockWidgetArea.BottomDockWidgetArea
+        orientation = Qt.Orientation.Vertical if bottom else Qt.Orientation.Horizontal
+        self._window.resizeDocks([dock], [size()], orientation)
+
+    def add_menu(self, title: str, object_name: str) -> QMenu:
+        menu = QMenu(title, self._window)
+        menu.setObjectName(object_name)
+        self._window.menuBar().insertMenu(self._window.help_menu.menuAction(), menu)
+        return menu
+
+    def add_action(
+        self,
+        text: str,
+        slot: Callable[[], object],
+        shortcut: str | None = None,
+        *,
+        name: str = "",
+        menu: QMenu | None = None,
+    ) -> QAction:
+        action = self._window.new_action(text, shortcut, slot, name=name)
+        if menu is not None:
+            menu.addAction(action)
+        return action
+
+    def open_tokenizer_dialog(self) -> None:
+        self._window.choose_tokenizer_file(None)
+
+    def show_status(self, message: str, msecs: int = 5000) -> None:
+        self._window.statusBar().showMessage(message, msecs)
+
+    def add_close_guard(self, guard: Callable[[], bool]) -> None:
+        self._guards.append(guard)
+
+    def may_close(self) -> bool:
+        """Ask every close guard (the window calls this from its close event)."""
+        return all(guard() for guard in self._guards)

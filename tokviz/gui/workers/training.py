@@ -1,0 +1,452 @@
+"""Run the core's trainer (``train_iter``) in a QThread and turn its progress into throttled signals.
+
+The trainer is a plain Qt-free generator; :class:`TrainJob` drains it in a worker thread and sends
+the GUI thread at most one progress report (with the merges made since the last one) every
+``interval`` seconds, so a run that makes thousands of merges a second never floods the event loop.
+Cancel is a ``threading.Event`` the generator checks every few milliseconds. Nothing here touches a
+widget: the worker only emits signals, which Qt queues to the thread that owns the receivers.
+
+Pure-Python training shares the GIL with the GUI thread, so the window stays responsive only with
+care (each measure was needed, see ``benchmarks/bench_gui_training.py``): automatic garbage
+collection pauses while training, the GIL switch interval is short, the trainer naps whenever the
+GUI thread's event loop falls behind (:class:`GuiFirst`), the trainer's big tables are freed in
+slices, and the pre-tokenizer processes run at a low CPU priority.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import sys
+import threading
+import time
+import traceback
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from PySide6.QtCore import QObject, Qt, QThread, QTimer, Signal, Slot
+
+from tokviz.core.errors import Cancelled, TokvizError
+from tokviz.core.merges import MergeStep
+from tokviz.core.tokenizer import Tokenizer
+from tokviz.core.train import Progress, TrainResult, train_iter
+
+# At most this many seconds between two progress signals (phase changes are sent at once).
+EMIT_INTERVAL = 0.1
+# While training, a thread waiting for the GIL gets it after at most this long (seconds). The GUI
+# thread takes the GIL once per call from Qt into Python (every table cell, every paint), so this
+# bounds what each of those calls can cost while the trainer runs.
+SWITCH_INTERVAL = 0.0002
+# The trainer naps when the GUI thread's event loop has not turned for this long (seconds); None
+# turns the courtesy off (see GuiFirst).
+GUI_MAX_LAG: float | None = 0.006
+# Nice value of the pre-tokenizer processes (Linux): they yield the CPU to the window.
+PRETOKENIZER_NICE = 10
+# Big containers are freed this many items at a time (each slice is well under a millisecond).
+RELEASE_SLICE = 4096
+
+_mode_lock = threading.Lock()
+_runs = 0
+_saved_gc = False
+_saved_switch = 0.005
+
+
+def _enter_training_mode() -> None:
+    """Settings for the time a run trains (reference counted, so overlapping runs are fine).
+
+    Automatic cyclic garbage collection is switched off: the trainer builds millions of small lists
+    and sets, and a full collection walks all of them while holding the GIL, which froze the window
+    for up to 130 ms and doubled the training time. Reference counting still frees everything the
+    trainer drops; cycles wait until the run ends. The GIL switch interval is shortened (see
+    ``SWITCH_INTERVAL``).
+    """
+    global _runs, _saved_gc, _saved_switch
+    with _mode_lock:
+        if _runs == 0:
+            _saved_gc = gc.isenabled()
+            _saved_switch = sys.getswitchinterval()
+            gc.disable()
+            sys.setswitchinterval(min(_saved_switch, SWITCH_INTERVAL))
+        _runs += 1
+
+
+def _exit_training_mode() -> None:
+    global _runs
+    with _mode_lock:
+        _runs -= 1
+        if _runs == 0:
+            sys.setswitchinterval(_saved_switch)
+            if _saved_gc:
+                gc.enable()
+
+
+_server_lock = threading.Lock()
+_server_started = False
+
+
+def start_pretokenizer_server() -> None:
+    """Start multiprocessing's fork server at a low CPU priority (Linux), once per process.
+
+    The core pre-tokenizes large corpora in processes forked from this server (the window has
+    threads, so plain fork is unsafe). They inherit the server's nice value, so when all cores are
+    busy the scheduler runs the window's thread first. Elsewhere this does nothing.
+    """
+    global _server_started
+    if not sys.platform.startswith("linux"):
+        return
+    with _server_lock:
+        if _server_started:
+            return
+        _server_started = True
+
+    def run() -> None:
+        try:
+            import multiprocessing.forkserver
+
+            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), PRETOKENIZER_NICE)
+            # The server imports the trainer once; every process it forks starts with it loaded.
+            multiprocessing.set_forkserver_preload(["tokviz.core.train"])
+            multiprocessing.forkserver.ensure_running()
+        except (OSError, ValueError, RuntimeError):
+            pass  # the core starts the server itself, at normal priority
+
+    thread = threading.Thread(target=run, name="tokviz-forkserver-start", daemon=True)
+    thread.start()
+    thread.join()
+
+
+def release_gradually(objects: list[Any], pause: Callable[[], None] | None = None) -> None:
+    """Free big containers a slice at a time, so that freeing them never holds the GIL for long.
+
+    Dropping the last reference to a list of 500,000 lists frees them all in one C call (55 ms on
+    a 20 MB corpus), and the GUI thread cannot run meanwhile. Only objects nobody else refers to
+    are taken apart; anything still shared (the result's vocabulary, say) is left alone.
+    ``pause`` is called between slices (to let the GUI thread go first).
+    """
+    stack = list(objects)
+    objects.clear()
+    while stack:
+        obj = stack.pop()
+        # References: ``obj`` here and getrefcount's argument. More means someone else holds it.
+        if sys.getrefcount(obj) > 2:
+            continue
+        if type(obj) is list:
+            while obj:
+                del obj[-RELEASE_SLICE:]
+                if pause is not None:
+                    pause()
+        elif type(obj) is set:
+            while obj:
+                for _ in range(min(RELEASE_SLICE, len(obj))):
+                    obj.pop()
+                if pause is not None:
+                    pause()
+        elif type(obj) is dict:
+            while obj:
+                for _ in range(min(RELEASE_SLICE, len(obj))):
+                    value = obj.popitem()[1]
+                    # A big value (the pair index holds sets of 100,000 words) is taken apart later.
+                    if type(value) in (list, set, dict) and len(value) > RELEASE_SLICE:
+                        stack.append(value)
+                    del value
+                if pause is not None:
+                    pause()
+        elif hasattr(obj, "__dict__") and not isinstance(obj, type):
+            attrs = vars(obj)
+            stack.extend(attrs.values())
+            attrs.clear()
+        del obj
+
+
+@dataclass(frozen=True)
+class TrainSettings:
+    """Everything one training run needs; ``source`` is a str of text, a path, or a list of paths."""
+
+    source: object
+    vocab_size: int
+    special_tokens: tuple[str, ...] = ()
+    pretokenizer: str = "gpt2"
+    tie_break: str = "lexicographic"
+    errors: str = "strict"
+    workers: int | None = None
+    name: str = "trained"
+
+
+@dataclass(frozen=True)
+class TrainStatus:
+    """What the progress bar shows: the phase, how far it is, its speed and the time it still needs.
+
+    ``rate`` is merges per second while merging and bytes per second while pre-tokenizing;
+    ``eta`` is None until there is a rate to estimate from.
+    """
+
+    phase: str
+    done: int
+    total: int
+    elapsed: float
+    rate: float = 0.0
+    eta: float | None = None
+    merges_done: int = 0
+
+    @property
+    def fraction(self) -> float:
+        """Progress of the whole run in [0, 1]: pre-tokenizing counts for the first fifth."""
+        part = self.done / self.total if self.total else 0.0
+        part = min(max(part, 0.0), 1.0)
+        if self.phase == "reading":
+            return 0.0
+        if self.phase == "pre-tokenizing":
+            return 0.2 * part
+        if self.phase == "merging":
+            return 0.2 + 0.8 * part
+        return 1.0
+
+
+@dataclass
+class TrainOutcome:
+    """A finished run: the core's result and the tokenizer built from it (in the worker thread)."""
+
+    result: TrainResult
+    tokenizer: Tokenizer
+    settings: TrainSettings
+    wall_time: float = 0.0
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+class _RateMeter:
+    """Speed over the last few seconds, so the time left follows the merge loop as it slows down."""
+
+    def __init__(self, window: float = 3.0) -> None:
+        self.window = window
+        self.samples: list[tuple[float, int]] = []
+
+    def reset(self) -> None:
+        self.samples.clear()
+
+    def add(self, t: float, done: int) -> float:
+        self.samples.append((t, done))
+        while len(self.samples) > 2 and t - self.samples[1][0] >= self.window:
+            self.samples.pop(0)
+        t0, d0 = self.samples[0]
+        return (done - d0) / (t - t0) if t > t0 else 0.0
+
+
+class GuiFirst:
+    """The trainer's cancel check, which also lets the GUI thread go first when it falls behind.
+
+    The core calls it every few milliseconds. A timer in the GUI thread (see :class:`TrainJob`)
+    stamps ``beat`` every few milliseconds while the event loop turns; when the stamp is older than
+    ``max_lag`` the GUI thread is busy or waiting for the GIL, so the trainer sleeps for ``nap``,
+    which hands the GIL over. Pure-Python training otherwise takes half the GUI thread's time and
+    makes every call from Qt into Python (each table cell, each paint) wait for the GIL.
+    """
+
+    def __init__(self, event: threading.Event, max_lag: float | None = 0.006, nap: float = 0.002) -> None:
+        self.event = event
+        self.beat = time.perf_counter()
+        self.max_lag = max_lag
+        self.nap = nap
+        self.naps = 0
+
+    def stamp(self) -> None:
+        """Called by the GUI thread's timer: the event loop is turning."""
+        self.beat = time.perf_counter()
+
+    def __call__(self) -> bool:
+        if self.event.is_set():
+            return True
+        self.courtesy()
+        return self.event.is_set()
+
+    def courtesy(self) -> None:
+        """Nap if the GUI thread has fallen behind (also used between steps outside the trainer)."""
+        if self.max_lag is not None and time.perf_counter() - self.beat > self.max_lag:
+            self.naps += 1
+            time.sleep(self.nap)
+
+
+class _Worker(QObject):
+    """Lives in the training thread; ``run`` drains the generator and reports through signals."""
+
+    status = Signal(object)
+    merges = Signal(object)
+    succeeded = Signal(object)
+    failed = Signal(str)
+    cancelled = Signal()
+    done = Signal()
+
+    def __init__(self, settings: TrainSettings, cancel: GuiFirst, interval: float) -> None:
+        super().__init__()
+        self.settings = settings
+        self.cancel = cancel
+        self.interval = interval
+        self.leftovers: list[Any] = []
+
+    @Slot()
+    def run(self) -> None:
+        s = self.settings
+        started = time.perf_counter()
+        _enter_training_mode()
+        gen = None
+        try:
+            start_pretokenizer_server()
+            gen = train_iter(
+                s.source,
+                s.vocab_size,
+                list(s.special_tokens),
+                s.pretokenizer,
+                s.tie_break,
+                cancel=self.cancel,
+                errors=s.errors,
+                workers=s.workers,
+            )
+            result = self._drain(gen)
+            self.cancel.courtesy()
+            tokenizer = result.tokenizer(s.name)
+            tokenizer.merge_rank_of_id  # noqa: B018 - build the merge tables here, not in the GUI thread
+            self.succeeded.emit(TrainOutcome(result, tokenizer, s, time.perf_counter() - started))
+        except Cancelled:
+            self.cancelled.emit()
+        except TokvizError as exc:
+            self.failed.emit(str(exc))
+        except (ValueError, OSError, MemoryError) as exc:
+            self.failed.emit(f"{type(exc).__name__}: {exc}")
+        except Exception as exc:  # noqa: BLE001 - shown in the panel, never a crash
+            traceback.print_exc()
+            self.failed.emit(f"training failed unexpectedly ({type(exc).__name__}: {exc})")
+        finally:
+            gen = None
+            release_gradually(self.leftovers, self.cancel.courtesy)
+            _exit_training_mode()
+            self.done.emit()
+
+    def _drain(self, gen: Any) -> TrainResult:
+        pending: list[MergeStep] = []
+        last_emit = 0.0
+        phase = ""
+        meter = _RateMeter()
+        merged = 0
+        while True:
+            try:
+                item: Progress = next(gen)
+            except StopIteration as stop:
+                result: TrainResult = stop.value
+                break
+            if item.phase == "merging" and item.done > 0 and not self.leftovers and gen.gi_frame is not None:
+                # Hold the trainer's working tables (the word list, the pair index) past its end,
+                # whether it returns or is cancelled, and free them in slices afterwards.
+                self.leftovers = list(gen.gi_frame.f_locals.values())
+            if item.merges:
+                pending.extend(item.merges)
+                merged = pending[-1].step
+            if item.phase != phase:
+                meter.reset()
+            rate = meter.add(now := time.perf_counter(), item.done)
+            changed = item.phase != phase
+            phase = item.phase
+            if changed or now - last_emit >= self.interval or item.phase == "done":
+                last_emit = now
+                self._emit(item, rate, merged, pending)
+                pending = []
+        if pending:
+            self.merges.emit(tuple(pending))
+        return result
+
+    def _emit(self, item: Progress, rate: float, merged: int, pending: Iterable[MergeStep]) -> None:
+        left = item.total - item.done
+        eta = left / rate if rate > 0 and item.phase in ("pre-tokenizing", "merging") else None
+        if pending:
+            self.merges.emit(tuple(pending))
+        self.status.emit(TrainStatus(item.phase, item.done, item.total, item.elapsed, rate, eta, merged))
+
+
+class TrainJob(QObject):
+    """One training run in its own QThread.
+
+    Signals, in order: ``progress(TrainStatus)`` and ``mergesBatch(tuple[MergeStep, ...])`` while
+    it runs (at most one of each per ``interval``), then exactly one of ``finished(TrainOutcome)``,
+    ``failed(message)`` or ``cancelled()``, then ``stopped()`` once the thread has ended.
+    """
+
+    progress = Signal(object)
+    mergesBatch = Signal(object)
+    finished = Signal(object)
+    failed = Signal(str)
+    cancelled = Signal()
+    stopped = Signal()
+
+    def __init__(
+        self, settings: TrainSettings, parent: QObject | None = None, interval: float = EMIT_INTERVAL
+    ) -> None:
+        super().__init__(parent)
+        self.settings = settings
+        self._cancel = threading.Event()
+        self.gui_first = GuiFirst(self._cancel, GUI_MAX_LAG)
+        self._beat = QTimer(self)
+        self._beat.setInterval(3)
+        self._beat.timeout.connect(self.gui_first.stamp)
+        self._thread = QThread(self)
+        self._thread.setObjectName("trainThread")
+        self._worker = _Worker(settings, self.gui_first, interval)
+        self._worker.moveToThread(self._thread)
+        self._thread.started.connect(self._worker.run)
+        # Queued connections: the slots run in this object's (the GUI) thread.
+        self._worker.status.connect(self.progress)
+        self._worker.merges.connect(self.mergesBatch)
+        self._worker.succeeded.connect(self._on_succeeded)
+        self._worker.failed.connect(self._on_failed)
+        self._worker.cancelled.connect(self._on_cancelled)
+        # Direct: QThread.quit is thread-safe, and the GUI thread may be blocked in wait() (closing).
+        self._worker.done.connect(self._thread.quit, Qt.ConnectionType.DirectConnection)
+        self._thread.finished.connect(self._on_thread_finished)
+        self.outcome: TrainOutcome | None = None
+        self.error: str | None = None
+        self.was_cancelled = False
+        self.cancel_requested_at: float | None = None
+        self.ended = False
+
+    def start(self) -> None:
+        """Start training in the worker thread."""
+        self._beat.start()
+        self._thread.start()
+
+    def cancel(self) -> None:
+        """Ask the trainer to stop; ``cancelled`` follows within a few milliseconds of merge work."""
+        if self.cancel_requested_at is None:
+            self.cancel_requested_at = time.perf_counter()
+        self._cancel.set()
+
+    @property
+    def running(self) -> bool:
+        """True until the worker thread has ended."""
+        return not self.ended
+
+    def wait(self, msecs: int = 10000) -> bool:
+        """Block until the worker thread has ended (for shutdown and tests)."""
+        return self._thread.wait(msecs)
+
+    def _on_succeeded(self, outcome: TrainOutcome) -> None:
+        if self._cancel.is_set():
+            # Cancel was pressed while the last merges were being made: honour it.
+            self.was_cancelled = True
+            self.cancelled.emit()
+            return
+        # Announced once the thread has ended (it still frees the trainer's tables): the GUI's work
+        # for a new model (pickers, timeline, plot) then does not compete with it for the GIL.
+        self.outcome = outcome
+
+    def _on_failed(self, message: str) -> None:
+        self.error = message
+        self.failed.emit(message)
+
+    def _on_cancelled(self) -> None:
+        self.was_cancelled = True
+        self.cancelled.emit()
+
+    def _on_thread_finished(self) -> None:
+        self._beat.stop()
+        self.ended = True
+        if self.outcome is not None:
+            self.finished.emit(self.outcome)
+        self.stopped.emit()
