@@ -1,57 +1,32 @@
-"""Streaming decode, one id at a time: the text so far, the bytes held back, and what a naive decoder prints.
-
-Generation emits ids one by one, and a byte-level vocabulary can split one character over several
-ids (GPT-2 spends three on 🌍). :class:`~tokviz.core.stream.StreamingDecoder` prints only whole
-characters and holds back an unfinished tail; decoding each id on its own instead prints
-replacement characters, or raises with ``errors="strict"``. This panel steps through an id
-sequence (the editor's text encoded, or ids typed in) and shows both side by side.
-"""
+"""The streaming-decode panel: step through ids, see what the streaming decoder prints and holds back."""
 
 from __future__ import annotations
 
 import html
-import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 
-import numpy as np
-from PySide6.QtCore import QEvent, QPointF, QRectF, QSize, Qt, QTimer, Signal
-from PySide6.QtGui import (
-    QBrush,
-    QColor,
-    QFont,
-    QFontMetricsF,
-    QHelpEvent,
-    QPainter,
-    QPaintEvent,
-    QPen,
-    QResizeEvent,
-)
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
-    QDockWidget,
     QHBoxLayout,
     QLabel,
     QLineEdit,
     QScrollArea,
-    QSizePolicy,
     QSlider,
     QToolButton,
-    QToolTip,
     QVBoxLayout,
     QWidget,
 )
 
-from tokviz.core.bytes_ import hex_bytes, printable_token, utf8_char_len
-from tokviz.core.stream import StreamingDecoder, naive_decode_each
+from tokviz.core.bytes_ import hex_bytes
 from tokviz.core.tokenizer import Tokenizer
-from tokviz.gui.context import PanelContext
-from tokviz.gui.drawing.chips import ChipStyle, is_partial, paint_chip
 from tokviz.gui.drawing.images import VECTOR_PROPERTY
 from tokviz.gui.models.tokenizers import TokenizerRegistryModel
-from tokviz.gui.panels.docking import follow_editor_text, follow_window_style
-from tokviz.gui.style.theme import TokenColors, colour_indices, token_colors
+from tokviz.gui.panels.streaming.chips import TokenChips
+from tokviz.gui.panels.streaming.trace import StreamTrace, describe_pending, parse_ids
+from tokviz.gui.style.theme import TokenColors, token_colors
 from tokviz.gui.widgets.picker import TokenizerPicker
 
 # The editor's text is encoded up to this many characters, and stepped through up to this many ids.
@@ -62,239 +37,6 @@ LECTURE_EXAMPLE = "Hello, 🌍! 你好!"
 MAX_CHIPS_HEIGHT = 240
 
 
-# ----------------------------------------------------------------------------- the trace (no Qt)
-@dataclass(frozen=True)
-class StreamStep:
-    """What happened when one id arrived."""
-
-    token_id: int
-    data: bytes
-    emitted: str  # what the streaming decoder printed for this id (possibly nothing)
-    pending: bytes  # bytes it holds back afterwards
-    naive: str  # what a per-token decoder prints for this id (errors="replace")
-    naive_error: str | None  # what a per-token decoder raises for this id (errors="strict")
-
-
-class StreamTrace:
-    """An id sequence pushed through a :class:`StreamingDecoder`, every step kept for stepping back and forth."""
-
-    def __init__(self, tokenizer: Tokenizer, ids: Sequence[int]) -> None:
-        self.tokenizer = tokenizer
-        self.ids = list(ids)
-        decoder = StreamingDecoder(tokenizer)
-        steps: list[StreamStep] = []
-        for token_id in self.ids:
-            data = tokenizer.id_bytes(token_id)
-            emitted = decoder.push(token_id)
-            try:
-                data.decode("utf-8")
-                error = None
-            except UnicodeDecodeError as exc:
-                error = f"UnicodeDecodeError: {exc}"
-            steps.append(
-                StreamStep(
-                    token_id, data, emitted, decoder.pending, naive_decode_each(tokenizer, token_id), error
-                )
-            )
-        self.steps = steps
-
-    def __len__(self) -> int:
-        return len(self.steps)
-
-    def text_at(self, k: int) -> str:
-        """The text printed after the first ``k`` ids."""
-        return "".join(s.emitted for s in self.steps[: max(0, k)])
-
-    def pending_at(self, k: int) -> bytes:
-        """The bytes held back after the first ``k`` ids."""
-        return self.steps[k - 1].pending if k > 0 else b""
-
-    def naive_at(self, k: int) -> str:
-        """What decoding each of the first ``k`` ids separately (errors="replace") prints."""
-        return "".join(s.naive for s in self.steps[: max(0, k)])
-
-    def first_error(self, k: int) -> tuple[int, str] | None:
-        """``(index, message)`` of the first of the first ``k`` ids a strict per-token decode fails on."""
-        for i, s in enumerate(self.steps[: max(0, k)]):
-            if s.naive_error is not None:
-                return i, s.naive_error
-        return None
-
-    def final_text(self) -> str:
-        """Everything, with the stream flushed at the end (an unfinished tail becomes U+FFFD)."""
-        tail = self.pending_at(len(self)).decode("utf-8", errors="replace")
-        return self.text_at(len(self)) + tail
-
-
-def parse_ids(text: str, vocab_size: int | None = None, valid: set[int] | None = None) -> list[int]:
-    """Ids typed by a user: integers separated by spaces or commas; ValueError names the first bad one."""
-    ids: list[int] = []
-    for word in text.replace(",", " ").replace("[", " ").replace("]", " ").split():
-        try:
-            value = int(word)
-        except ValueError:
-            raise ValueError(f"{word!r} is not an id") from None
-        if value < 0 or (valid is not None and value not in valid):
-            raise ValueError(
-                f"{value} is not in the vocabulary" + (f" (0–{vocab_size - 1})" if vocab_size else "")
-            )
-        ids.append(value)
-    return ids
-
-
-def describe_pending(pending: bytes) -> str:
-    """A sentence about the held-back bytes: how many, which, and how many more the character needs."""
-    if not pending:
-        return "Nothing held back: every byte so far belongs to a complete character."
-    need = utf8_char_len(pending[0])
-    more = need - len(pending)
-    s = "s" if len(pending) != 1 else ""
-    return (
-        f"{len(pending)} byte{s} held back: {hex_bytes(pending)} — the start of a {need}-byte character, "
-        f"waiting for {more} more byte{'s' if more != 1 else ''}."
-    )
-
-
-# ----------------------------------------------------------------------------- the id strip
-class TokenChips(QWidget):
-    """The id sequence as boxes (token text over its id); ids not decoded yet are faded, the last one outlined."""
-
-    chipClicked = Signal(int)
-    heightChanged = Signal(int)
-
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setObjectName("streamChips")
-        self.setAccessibleName("Token ids")
-        self.setMouseTracking(True)
-        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Minimum)
-        self.trace: StreamTrace | None = None
-        self.position = 0
-        self.colors: TokenColors = token_colors(False)
-        self.style_ = ChipStyle.from_colors(self.colors)
-        self._rects: list[QRectF] = []
-        self._fills: list[int] = []
-        self._labels: list[str] = []
-
-    def set_trace(self, trace: StreamTrace | None) -> None:
-        """Show ``trace``'s ids."""
-        self.trace = trace
-        ids = np.array(trace.ids if trace else [], dtype=np.int64)
-        self._fills = colour_indices(ids).tolist() if len(ids) else []
-        self._labels = [printable_token(s.data) for s in trace.steps] if trace else []
-        self._lay_out()
-
-    def set_position(self, k: int) -> None:
-        """``k`` ids have been decoded."""
-        self.position = k
-        self.update()
-
-    def set_colors(self, colors: TokenColors) -> None:
-        """Use a theme's token colours."""
-        self.colors = colors
-        self.style_ = ChipStyle.from_colors(colors)
-        self.update()
-
-    def _metrics(self) -> tuple[QFontMetricsF, QFontMetricsF]:
-        small = self.font()
-        small.setPointSizeF(max(7.0, self.font().pointSizeF() * 0.7))
-        return QFontMetricsF(self.font()), QFontMetricsF(small)
-
-    def _lay_out(self) -> None:
-        fm, small = self._metrics()
-        width = max(self.width(), 200)
-        x, y = 2.0, 2.0
-        h = fm.height() + small.height() + 8
-        rects: list[QRectF] = []
-        if self.trace is not None:
-            for label, step in zip(self._labels, self.trace.steps):
-                w = max(fm.horizontalAdvance(label), small.horizontalAdvance(str(step.token_id))) + 12
-                if x > 2 and x + w > width - 2:
-                    x, y = 2.0, y + h + 6
-                rects.append(QRectF(x, y, w, h))
-                x += w + 4
-        self._rects = rects
-        height = math.ceil(rects[-1].bottom() + 4) if rects else math.ceil(h + 4)
-        if height != self.minimumHeight():
-            self.setMinimumHeight(height)
-            self.updateGeometry()
-            self.heightChanged.emit(height)
-        self.update()
-
-    def sizeHint(self) -> QSize:
-        return QSize(400, self.minimumHeight())
-
-    def resizeEvent(self, event: QResizeEvent) -> None:
-        super().resizeEvent(event)
-        self._lay_out()
-
-    def changeEvent(self, event: QEvent) -> None:
-        super().changeEvent(event)
-        if event.type() == QEvent.Type.FontChange:
-            self._lay_out()
-
-    def chip_rect(self, index: int) -> QRectF:
-        """Where id number ``index`` is drawn."""
-        return self._rects[index]
-
-    def paintEvent(self, event: QPaintEvent) -> None:
-        if self.trace is None:
-            return
-        painter = QPainter(self)
-        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-        fm, small_fm = self._metrics()
-        small = self.font()
-        small.setPointSizeF(max(7.0, self.font().pointSizeF() * 0.7))
-        text = self.colors.text
-        faded = QColor(self.colors.muted)
-        for i, (rect, label, step) in enumerate(zip(self._rects, self._labels, self.trace.steps)):
-            done = i < self.position
-            painter.setOpacity(1.0 if done else 0.35)
-            kind = "partial" if is_partial(step.data) else "normal"
-            paint_chip(painter, rect.adjusted(0.5, 0.5, -0.5, -0.5), self.style_, self._fills[i], kind)
-            painter.setFont(self.font())
-            painter.setPen(QPen(text if done else faded))
-            top = QRectF(rect.x(), rect.y() + 3, rect.width(), fm.height())
-            painter.drawText(top, Qt.AlignmentFlag.AlignCenter, label)
-            painter.setFont(small)
-            bottom = QRectF(rect.x(), rect.y() + 4 + fm.height(), rect.width(), small_fm.height())
-            painter.drawText(bottom, Qt.AlignmentFlag.AlignCenter, str(step.token_id))
-        painter.setOpacity(1.0)
-        if 0 < self.position <= len(self._rects):
-            painter.setBrush(QBrush(Qt.BrushStyle.NoBrush))
-            painter.setPen(QPen(self.colors.highlight, 2.5))
-            painter.drawRoundedRect(self._rects[self.position - 1].adjusted(-1, -1, 1, 1), 4, 4)
-        painter.end()
-
-    def index_at(self, pos: QPointF) -> int:
-        """Index of the id drawn at ``pos``, or -1."""
-        for i, rect in enumerate(self._rects):
-            if rect.contains(pos):
-                return i
-        return -1
-
-    def mousePressEvent(self, event) -> None:  # noqa: ANN001 - QMouseEvent
-        index = self.index_at(event.position())
-        if index >= 0:
-            self.chipClicked.emit(index + 1)
-        super().mousePressEvent(event)
-
-    def event(self, event: QEvent) -> bool:
-        if event.type() == QEvent.Type.ToolTip and isinstance(event, QHelpEvent) and self.trace is not None:
-            index = self.index_at(QPointF(event.pos()))
-            if index < 0:
-                QToolTip.hideText()
-            else:
-                step = self.trace.steps[index]
-                QToolTip.showText(
-                    event.globalPos(),
-                    f"id {step.token_id} · bytes {hex_bytes(step.data)} · click to decode up to here",
-                )
-            return True
-        return super().event(event)
-
-
-# ----------------------------------------------------------------------------- the panel
 class StreamDecodeView(QWidget):
     """The streaming-decode panel. ``set_text`` feeds it the editor's text; ids can also be typed in."""
 
@@ -630,41 +372,3 @@ def _pre(text: str, mark: QColor | None = None) -> str:
 
 def _mono(body: str) -> str:
     return f"<div style='font-family: \"DejaVu Sans Mono\", monospace; white-space: pre-wrap;'>{body}</div>"
-
-
-# ----------------------------------------------------------------------------- window integration
-def install(context: PanelContext) -> QDockWidget:
-    """Add the streaming-decode dock (hidden at first; View menu and Ctrl+Shift+D toggle it).
-
-    It follows the editor's text while visible, the window's colours and font size; its lecture
-    button loads ``Hello, 🌍! 你好!`` into the editor and picks GPT-2.
-    """
-    view = StreamDecodeView(context.tokenizers, context.parent_widget())
-    dock = context.add_dock(
-        view, "Streaming decode", "streamDock", "Ctrl+Shift+D", action_text="&Streaming decode"
-    )
-    push_text = follow_editor_text(context, dock, view.set_text)
-
-    def lecture_example() -> None:
-        view.follow.setChecked(True)
-        view.key = "gpt2"
-        view.picker.show_key("gpt2")
-        context.set_text(LECTURE_EXAMPLE)
-        push_text()
-
-    view.example_button.clicked.connect(lecture_example)
-    view.openTokenizerRequested.connect(context.open_tokenizer_dialog)
-    follow_window_style(context, view)
-    return dock
-
-
-__all__ = [
-    "LECTURE_EXAMPLE",
-    "StreamDecodeView",
-    "StreamStep",
-    "StreamTrace",
-    "TokenChips",
-    "describe_pending",
-    "install",
-    "parse_ids",
-]
