@@ -1,0 +1,391 @@
+"""The training panel's widgets and their layout: the corpus, settings, run, output and demo boxes.
+
+:class:`TrainForm` only builds and arranges the widgets (and reads what they say);
+:class:`~tokviz.gui.panels.training.panel.TrainPanel` adds the behaviour and wires the signals.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QMenu,
+    QPlainTextEdit,
+    QProgressBar,
+    QPushButton,
+    QScrollArea,
+    QSizePolicy,
+    QSpinBox,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from tokviz.core.pretokenize import validate_pattern
+from tokviz.core.resources import resource_path
+from tokviz.gui.models.tokenizers import TokenizerRegistryModel
+from tokviz.gui.panels.training.corpus import (
+    SOURCE_EDITOR,
+    SOURCE_FILES,
+    SOURCE_PYDOC,
+    SOURCES,
+    parse_specials,
+    pydoc_topics_text,
+)
+from tokviz.gui.workers.training import TrainSettings
+
+PRETOKENIZERS = (
+    ("gpt2", "GPT-2 regex"),
+    ("cl100k", "cl100k regex"),
+    ("none", "None: merge across the whole text"),
+    ("custom", "Custom regex…"),
+)
+TIE_RULES = (
+    ("lexicographic", "Lexicographic: greatest bytes win"),
+    ("first-seen", "First seen: earliest pair wins (the lecture's rule)"),
+)
+DEFAULT_VOCAB = 1000
+EXPORTS = (
+    ("gpt2", "vocab.json + merges.txt (GPT-2 layout)…"),
+    ("tiktoken", ".tiktoken rank file…"),
+    ("hf", "tokenizer.json (Hugging Face)…"),
+)
+
+
+class TrainForm(QWidget):
+    """The training panel's widgets, built by :meth:`_build_ui` one box at a time, and the settings they hold."""
+
+    registry: TokenizerRegistryModel
+    _editor_text: Callable[[], str] | None
+
+    # ================================================================ layout
+    def _build_ui(self) -> None:
+        corpus = self._build_corpus_box()
+        settings = self._build_settings_box()
+        self._build_run_controls()
+        self._build_output_controls()
+        demo = self._build_demo_box()
+        self._lay_out(corpus, settings, demo)
+        self._cancel_action = QAction("Cancel training", self)
+        self._cancel_action.setShortcut(QKeySequence(Qt.Key.Key_Escape))
+        self._cancel_action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        self.addAction(self._cancel_action)
+
+    def _build_corpus_box(self) -> QGroupBox:
+        """Where the text comes from: the source, the file list and its buttons, size and preview."""
+        corpus = QGroupBox("Corpus", self)
+        self.source = QComboBox(corpus)
+        self.source.setObjectName("corpusSource")
+        self.source.setAccessibleName("Training corpus")
+        for key, label in SOURCES:
+            self.source.addItem(label, key)
+        if self._editor_text is None:
+            self._disable_item(self.source, SOURCE_EDITOR)
+        self.files = QListWidget(corpus)
+        self.files.setObjectName("corpusFiles")
+        self.files.setAccessibleName("Corpus files and folders")
+        self.files.setToolTip("Files and folders to train on; drop them here")
+        self.files.setMaximumHeight(72)
+        self.add_files_button = QPushButton("Add files…", corpus)
+        self.add_files_button.setObjectName("addCorpusFiles")
+        self.add_folder_button = QPushButton("Add folder…", corpus)
+        self.add_folder_button.setObjectName("addCorpusFolder")
+        self.clear_files_button = QPushButton("Clear", corpus)
+        self.clear_files_button.setObjectName("clearCorpusFiles")
+        self.file_buttons = QWidget(corpus)
+        fb = QHBoxLayout(self.file_buttons)
+        fb.setContentsMargins(0, 0, 0, 0)
+        fb.addWidget(self.add_files_button)
+        fb.addWidget(self.add_folder_button)
+        fb.addWidget(self.clear_files_button)
+        fb.addStretch(1)
+        self.corpus_info = QLabel(corpus)
+        self.corpus_info.setObjectName("corpusInfo")
+        self.corpus_info.setWordWrap(True)
+        self.preview = QPlainTextEdit(corpus)
+        self.preview.setObjectName("corpusPreview")
+        self.preview.setAccessibleName("Corpus preview")
+        self.preview.setReadOnly(True)
+        self.preview.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
+        self.preview.setMaximumHeight(96)
+        self.preview.setPlaceholderText("The start of the corpus appears here")
+        cl = QVBoxLayout(corpus)
+        cl.addWidget(self.source)
+        cl.addWidget(self.files)
+        cl.addWidget(self.file_buttons)
+        cl.addWidget(self.corpus_info)
+        cl.addWidget(self.preview)
+        return corpus
+
+    def _build_settings_box(self) -> QGroupBox:
+        """Vocabulary size, special tokens, pre-tokenizer (and custom regex), tie rule, invalid UTF-8, name."""
+        settings = QGroupBox("Settings", self)
+        self.vocab_size = QSpinBox(settings)
+        self.vocab_size.setObjectName("vocabSize")
+        self.vocab_size.setAccessibleName("Vocabulary size")
+        self.vocab_size.setRange(1, 1_000_000)
+        self.vocab_size.setGroupSeparatorShown(True)
+        self.vocab_size.setValue(DEFAULT_VOCAB)
+        self.vocab_size.setToolTip("Total tokens: 256 bytes + special tokens + merges")
+        self.vocab_hint = QLabel(settings)
+        self.vocab_hint.setObjectName("vocabHint")
+        self.vocab_hint.setWordWrap(True)
+        self.specials = QLineEdit(settings)
+        self.specials.setObjectName("specialTokens")
+        self.specials.setAccessibleName("Special tokens")
+        self.specials.setText("<|endoftext|>")
+        self.specials.setPlaceholderText("comma-separated, e.g. <|endoftext|>")
+        self.specials.setToolTip("Never split, never merged; each gets an id after the merges")
+        self.pretokenizer = QComboBox(settings)
+        self.pretokenizer.setObjectName("pretokenizerChoice")
+        self.pretokenizer.setAccessibleName("Pre-tokenizer")
+        self.pretokenizer.setToolTip("How the text is cut into chunks before BPE: merges never cross a cut")
+        for key, label in PRETOKENIZERS:
+            self.pretokenizer.addItem(label, key)
+        self.pattern = QLineEdit(settings)
+        self.pattern.setObjectName("customPattern")
+        self.pattern.setAccessibleName("Custom pre-tokenizer regex")
+        self.pattern.setPlaceholderText(r"a regex, e.g. \s?\w+|\s?[^\w\s]+|\s+")
+        self.pattern_error = QLabel(settings)
+        self.pattern_error.setObjectName("patternError")
+        self.pattern_error.setWordWrap(True)
+        self.pattern_error.setStyleSheet("color: #d6336c;")
+        self.tie_rule = QComboBox(settings)
+        self.tie_rule.setObjectName("tieRule")
+        self.tie_rule.setAccessibleName("Tie rule")
+        self.tie_rule.setToolTip("Which pair wins when several have the highest count")
+        for key, label in TIE_RULES:
+            self.tie_rule.addItem(label, key)
+        self.replace_invalid = QCheckBox("Replace invalid UTF-8 (else stop with an error)", settings)
+        self.replace_invalid.setObjectName("replaceInvalid")
+        self.name = QLineEdit(settings)
+        self.name.setObjectName("modelName")
+        self.name.setAccessibleName("Model name")
+        self.name.setToolTip("Name in the tokenizer pickers; training again under the same name replaces it")
+        form = QFormLayout(settings)
+        form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        form.addRow("Vocabulary size", self.vocab_size)
+        form.addRow("", self.vocab_hint)
+        form.addRow("Special tokens", self.specials)
+        form.addRow("Pre-tokenizer", self.pretokenizer)
+        form.addRow("Regex", self.pattern)
+        form.addRow("", self.pattern_error)
+        form.addRow("Ties", self.tie_rule)
+        form.addRow("", self.replace_invalid)
+        form.addRow("Name", self.name)
+        self.form = form
+        return settings
+
+    def _build_run_controls(self) -> None:
+        """Train and Cancel, the progress bar and the status, error and result lines."""
+        self.train_button = QPushButton("Train", self)
+        self.train_button.setObjectName("trainButton")
+        self.train_button.setToolTip("Train a byte-level BPE vocabulary on the corpus (Ctrl+T)")
+        self.train_button.setDefault(True)
+        self.cancel_button = QPushButton("Cancel", self)
+        self.cancel_button.setObjectName("cancelButton")
+        self.cancel_button.setToolTip("Stop training; nothing changes (Esc)")
+        self.progress = QProgressBar(self)
+        self.progress.setObjectName("trainProgress")
+        self.progress.setAccessibleName("Training progress")
+        self.progress.setRange(0, 1000)
+        self.progress.setValue(0)
+        self.progress.setFormat("")
+        self.progress.setTextVisible(True)
+        self.status = QLabel(self)
+        self.status.setObjectName("trainStatus")
+        self.status.setWordWrap(True)
+        self.error = QLabel(self)
+        self.error.setObjectName("trainError")
+        self.error.setWordWrap(True)
+        self.error.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.error.setStyleSheet("color: #d6336c;")
+        self.error.hide()
+        self.result = QLabel(self)
+        self.result.setObjectName("trainResult")
+        self.result.setWordWrap(True)
+
+    def _build_output_controls(self) -> None:
+        """Save model… and the Export menu (one action per format in ``EXPORTS``)."""
+        self.save_button = QPushButton("Save model…", self)
+        self.save_button.setObjectName("saveModelButton")
+        self.save_button.setToolTip(
+            "Save as a tokviz model file (vocabulary, merges, settings and merge history)"
+        )
+        self.export_button = QToolButton(self)
+        self.export_button.setObjectName("exportButton")
+        self.export_button.setText("Export ▾")
+        self.export_button.setToolTip("Export for other tools")
+        self.export_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        self.export_menu = QMenu(self.export_button)
+        self.export_actions: dict[str, QAction] = {}
+        for kind, label in EXPORTS:
+            act = self.export_menu.addAction(label)
+            act.setObjectName(f"export_{kind}")
+            self.export_actions[kind] = act
+        self.export_button.setMenu(self.export_menu)
+
+    def _build_demo_box(self) -> QGroupBox:
+        """The lecture's worked example, with and without GPT-2 chunks."""
+        demo = QGroupBox("Lecture demo", self)
+        demo.setObjectName("demoBox")
+        self.demo_none_button = QPushButton("“the cat in the hat”, no pre-tokenizer", demo)
+        self.demo_none_button.setObjectName("demoNoneButton")
+        self.demo_none_button.setToolTip(
+            "Train 3 merges on the lecture's example (first-seen ties): 18 → 16 → 14 → 12 tokens (Ctrl+Shift+L)"
+        )
+        self.demo_gpt2_button = QPushButton("… with GPT-2 chunks", demo)
+        self.demo_gpt2_button.setObjectName("demoGpt2Button")
+        self.demo_gpt2_button.setToolTip(
+            "The same, but chunks never merge across boundaries: no “the␣” token"
+        )
+        dl = QHBoxLayout(demo)
+        dl.addWidget(self.demo_none_button, 1)
+        dl.addWidget(self.demo_gpt2_button)
+        return demo
+
+    def _lay_out(self, corpus: QGroupBox, settings: QGroupBox, demo: QGroupBox) -> None:
+        """Stack the boxes and rows in a scroll area that fills the panel."""
+        run_row = QHBoxLayout()
+        run_row.addWidget(self.train_button, 1)
+        run_row.addWidget(self.cancel_button)
+        out_row = QHBoxLayout()
+        out_row.addWidget(self.save_button)
+        out_row.addWidget(self.export_button)
+        out_row.addStretch(1)
+        inner = QWidget(self)
+        layout = QVBoxLayout(inner)
+        layout.setContentsMargins(6, 6, 6, 6)
+        layout.addWidget(corpus)
+        layout.addWidget(settings)
+        layout.addLayout(run_row)
+        layout.addWidget(self.progress)
+        layout.addWidget(self.status)
+        layout.addWidget(self.error)
+        layout.addWidget(self.result)
+        layout.addLayout(out_row)
+        layout.addWidget(demo)
+        layout.addStretch(1)
+        scroll = QScrollArea(self)
+        scroll.setObjectName("trainScroll")
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        scroll.setWidget(inner)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.addWidget(scroll)
+        self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Expanding)
+
+    # ================================================================ what the widgets say
+    def source_kind(self) -> str:
+        """Which corpus is chosen: ``files``, ``editor``, ``pydoc`` or ``samples``."""
+        return str(self.source.currentData())
+
+    def set_source_kind(self, kind: str) -> None:
+        """Choose the corpus kind."""
+        row = self.source.findData(kind)
+        if row >= 0:
+            self.source.setCurrentIndex(row)
+
+    def corpus_paths(self) -> list[str]:
+        """The files and folders listed for the ``files`` corpus."""
+        return [self.files.item(i).text() for i in range(self.files.count())]
+
+    def editor_text(self) -> str:
+        """The editor's current text ('' without an editor)."""
+        return self._editor_text() if self._editor_text is not None else ""
+
+    def corpus_source(self) -> object:
+        """What the trainer reads: a list of paths, or the text itself."""
+        kind = self.source_kind()
+        if kind == SOURCE_FILES:
+            return [Path(p) for p in self.corpus_paths()]
+        if kind == SOURCE_EDITOR:
+            return self.editor_text()
+        if kind == SOURCE_PYDOC:
+            return pydoc_topics_text()
+        return [resource_path("samples")]
+
+    def pretokenizer_spec(self) -> str:
+        """The pre-tokenizer setting as the core takes it: a name or the custom regex."""
+        key = str(self.pretokenizer.currentData())
+        return self.pattern.text() if key == "custom" else key
+
+    def set_pretokenizer(self, spec: str) -> None:
+        """Choose ``none``, ``gpt2``, ``cl100k`` or a custom regex."""
+        row = self.pretokenizer.findData(spec)
+        if row >= 0:
+            self.pretokenizer.setCurrentIndex(row)
+        else:
+            self.pretokenizer.setCurrentIndex(self.pretokenizer.findData("custom"))
+            self.pattern.setText(spec)
+
+    def set_tie_rule(self, rule: str) -> None:
+        """Choose ``lexicographic`` or ``first-seen``."""
+        row = self.tie_rule.findData(rule)
+        if row >= 0:
+            self.tie_rule.setCurrentIndex(row)
+
+    def pattern_problem(self) -> str | None:
+        """Why the custom regex cannot be used, or None (also None when no custom regex is chosen)."""
+        if self.pretokenizer.currentData() != "custom":
+            return None
+        if not self.pattern.text():
+            return "Type a regex: each match becomes one chunk."
+        return validate_pattern(self.pattern.text())
+
+    def _update_vocab_hint(self, *_args: object) -> None:
+        n_special = len(parse_specials(self.specials.text()))
+        vocab = self.vocab_size.value()
+        floor = 256 + n_special
+        if vocab < floor:
+            self.vocab_hint.setText(
+                f"<span style='color:#d6336c'>Too small: the 256 bytes{f' and {n_special} special tokens' if n_special else ''} need at least {floor:,}.</span>"
+            )
+        else:
+            specials = f" + {n_special} special" if n_special else ""
+            self.vocab_hint.setText(f"= 256 bytes{specials} + at most {vocab - floor:,} merges")
+
+    def settings(self) -> TrainSettings:
+        """The run the current settings describe (the corpus is read when training starts)."""
+        name = self.name.text().strip() or self._auto_name()
+        return TrainSettings(
+            source=self.corpus_source(),
+            vocab_size=self.vocab_size.value(),
+            special_tokens=tuple(parse_specials(self.specials.text())),
+            pretokenizer=self.pretokenizer_spec(),
+            tie_break=str(self.tie_rule.currentData()),
+            errors="replace" if self.replace_invalid.isChecked() else "strict",
+            name=name,
+        )
+
+    def _auto_name(self) -> str:
+        pre = self.pretokenizer_spec()
+        base = f"bpe-{self.vocab_size.value()}" + (
+            f" ({pre})" if pre in ("none", "gpt2", "cl100k") else " (custom)"
+        )
+        names = {self.registry.label(k) for k in self.registry.keys()}
+        name, n = base, 2
+        while name in names:
+            name = f"{base} #{n}"
+            n += 1
+        return name
+
+    @staticmethod
+    def _disable_item(combo: QComboBox, key: str) -> None:
+        row = combo.findData(key)
+        item = combo.model().item(row)  # type: ignore[attr-defined]
+        if item is not None:
+            item.setEnabled(False)
