@@ -4,13 +4,10 @@ from __future__ import annotations
 
 from importlib import metadata
 
-import pytest
 from PySide6.QtGui import QGuiApplication
 
 from tokviz.gui import MainWindow
 from tokviz.gui.window.about import AboutDialog, app_icon, app_version, bundled_vocabularies
-
-pytestmark = [pytest.mark.gui, pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")]
 
 
 def test_help_about_opens_the_dialog_with_the_version_and_the_licences(qtbot):

@@ -16,8 +16,6 @@ from PySide6.QtWidgets import QWidget
 from tokviz.gui import MainWindow
 from tokviz.gui.window.crash import Autosaver, CrashDialog, CrashReporter
 
-pytestmark = [pytest.mark.gui, pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")]
-
 
 @pytest.fixture
 def reporter(window, tmp_path):

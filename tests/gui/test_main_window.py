@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import time
 
-import pytest
 from PySide6.QtCore import QPoint, Qt, QTimer
 from PySide6.QtGui import QTextCursor
 from PySide6.QtWidgets import QApplication, QComboBox, QMessageBox, QPlainTextEdit
@@ -13,8 +12,6 @@ from tokviz.gui import MainWindow
 from tokviz.gui.models.tokenizers import KeyRole
 from tokviz.gui.settings import TEXT
 from tokviz.gui.widgets.token_view import TokenView, details_html
-
-pytestmark = [pytest.mark.gui, pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")]
 
 
 def set_text(qtbot, window: MainWindow, text: str) -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import pytest
 from PySide6.QtCore import Qt
 
 from tokviz.gui.models.tokenizers import OPEN_KEY, IsActionRole, KeyRole, TokenizerRegistryModel
@@ -17,8 +16,6 @@ from tokviz.gui.panels.vocabulary import (
     VocabModel,
     overlap,
 )
-
-pytestmark = [pytest.mark.gui, pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")]
 
 
 def test_registry_lists_builtins_then_open_tokenizer(qtmodeltester):

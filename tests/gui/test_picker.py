@@ -2,12 +2,8 @@
 
 from __future__ import annotations
 
-import pytest
-
 from tokviz.gui.models.tokenizers import OPEN_KEY, KeyRole, TokenizerRegistryModel
 from tokviz.gui.widgets.picker import TokenizerPicker
-
-pytestmark = pytest.mark.gui
 
 
 def test_picking_and_opening(qtbot):

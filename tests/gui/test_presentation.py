@@ -17,8 +17,6 @@ from tokviz.gui.window.presentation import (
     presentation_colors,
 )
 
-pytestmark = [pytest.mark.gui, pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")]
-
 # Machado, Oliveira & Fernandes (2009): full-severity dichromacy, applied to linear RGB.
 CVD = {
     "normal": np.eye(3),
@@ -139,7 +137,7 @@ def test_presentation_mode_is_remembered_with_the_layout_to_return_to(qtbot):
     first.presentation.set_active(True)
     first.close()
 
-    second = MainWindow(QSettings(first.settings.fileName(), QSettings.Format.IniFormat))
+    second = MainWindow(QSettings(first.settings.file_name(), QSettings.Format.IniFormat))
     qtbot.addWidget(second)
     second.show()
     qtbot.waitUntil(second.is_ready, timeout=20000)

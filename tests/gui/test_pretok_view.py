@@ -11,8 +11,6 @@ from tokviz.gui.models.tokenizers import TokenizerRegistryModel
 from tokviz.gui.panels.pretokenizer import ChunkView, PretokView
 from tokviz.gui.widgets.token_view import TokenView
 
-pytestmark = [pytest.mark.gui, pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")]
-
 TEXT = "the cat in the hat   sat\nI'm 12345 🌍🌍!"
 
 

@@ -19,8 +19,6 @@ from tokviz.gui.drawing.strips import MAX_RENDER_CHARS, StripSheet, render_strip
 from tokviz.gui.widgets.token_view import TokenView
 from tokviz.gui.window.export import render_image
 
-pytestmark = pytest.mark.gui
-
 ROOT = Path(__file__).resolve().parents[2]
 DEMO = "Hello, 🌍! 你好!"
 

@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import pytest
 from PySide6.QtGui import QAction
 
 from tokviz.gui import MainWindow
 from tokviz.gui.panels.roundtrip import check_round_trip
-
-pytestmark = [pytest.mark.gui, pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")]
 
 DEMO = "Hello, 🌍! 你好!"
 

@@ -7,12 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 from tokviz.gui import MainWindow
 from tokviz.gui.window.startup import StartupProbe
-
-pytestmark = [pytest.mark.gui, pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")]
 
 IMPORT_WITH_SPIES = """
 import json

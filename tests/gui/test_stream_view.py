@@ -19,8 +19,6 @@ from tokviz.gui.panels.streaming import (
     parse_ids,
 )
 
-pytestmark = [pytest.mark.gui, pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")]
-
 
 def expected_state(tokenizer, ids: list[int], k: int) -> tuple[str, bytes]:
     """What a correct streaming decoder shows after ``k`` ids: the complete characters, and the rest."""

@@ -6,7 +6,6 @@ import math
 import zlib
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Protocol
 
 import numpy as np
 from PySide6.QtCore import QPointF, QRectF, Qt
@@ -20,6 +19,8 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import QWidget
 
 from tokviz.core.bytes_ import printable_token
+from tokviz.core.merges import MergeStep
+from tokviz.core.replay import Replay
 from tokviz.gui.drawing.chips import ChipStyle, is_partial, paint_chip
 from tokviz.gui.drawing.images import write_image
 from tokviz.gui.drawing.sheet import PAD, check_pixels, ensure_app, prepare_sheet
@@ -27,27 +28,6 @@ from tokviz.gui.style.fonts import mono_font, sans_font
 from tokviz.gui.style.theme import TokenColors, colour_indices
 
 MAX_TABLE_ROWS = 60
-
-
-class MergeStep(Protocol):
-    """One row of a replay: what ``tokviz replay`` computes (``tokviz.cli.ReplayStep``)."""
-
-    step: int
-    left: bytes
-    right: bytes
-    new_id: int
-    count: int
-    tokens: int
-
-
-class ReplayLike(Protocol):
-    """A replay: merges, the token count before them, the final tokens (``tokviz.cli.Replay``)."""
-
-    steps: Sequence[MergeStep]
-    start_tokens: int
-    final: Sequence[bytes]
-    text_bytes: int
-    vocab_size: int
 
 
 COLUMNS = ("Step", "Pair merged", "New id", "Bytes", "Count", "Tokens")
@@ -58,7 +38,7 @@ class ReplaySheet(QWidget):
 
     def __init__(
         self,
-        replay: ReplayLike,
+        replay: Replay,
         title: str,
         subtitle: str = "",
         *,
@@ -116,7 +96,7 @@ class ReplaySheet(QWidget):
             num_w([s.new_id for s in self.rows]),
             bytes_w,
             num_w([s.count for s in self.rows]),
-            num_w([s.tokens for s in self.rows] + [self.replay.start_tokens]),
+            num_w([s.tokens_after for s in self.rows] + [self.replay.initial_tokens]),
         ]
         self.col_w = [max(c, head.horizontalAdvance(h)) + 28 for c, h in zip(content, COLUMNS)]
         table_w = sum(self.col_w)
@@ -256,13 +236,18 @@ class ReplaySheet(QWidget):
             self._cell_text(painter, QRectF(cols[3], y, self.col_w[3], self.row_h), "single bytes", False)
             painter.setPen(QPen(self.colors.text))
             self._cell_text(
-                painter, QRectF(cols[5], y, self.col_w[5], self.row_h), f"{self.replay.start_tokens:,}", True
+                painter,
+                QRectF(cols[5], y, self.col_w[5], self.row_h),
+                f"{self.replay.initial_tokens:,}",
+                True,
             )
             return
         self._cell_text(painter, QRectF(cols[0], y, self.col_w[0], self.row_h), f"{step.step:,}", True)
         self._cell_text(painter, QRectF(cols[2], y, self.col_w[2], self.row_h), f"{step.new_id:,}", True)
         self._cell_text(painter, QRectF(cols[4], y, self.col_w[4], self.row_h), f"{step.count:,}", True)
-        self._cell_text(painter, QRectF(cols[5], y, self.col_w[5], self.row_h), f"{step.tokens:,}", True)
+        self._cell_text(
+            painter, QRectF(cols[5], y, self.col_w[5], self.row_h), f"{step.tokens_after:,}", True
+        )
         x = cols[1] + 14
         x += self._chip(painter, x, chip_y, step.left, chip_h)
         painter.setFont(self.text_font)
@@ -275,7 +260,7 @@ class ReplaySheet(QWidget):
 
 
 def render_replay(
-    replay: ReplayLike,
+    replay: Replay,
     path: str | Path,
     title: str,
     subtitle: str = "",
