@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import IO, TYPE_CHECKING, Any
 
 from .command import UsageError, print_note
-from .drawing import import_drawing
+from .drawing import qt_drawing
 from .options import check_image_path, check_only_with_picture, load_tokenizer, read_text_file
 from .output import format_ratio, render_table
 
@@ -122,8 +122,9 @@ def plot_compare(
     rows: list[dict[str, Any]], path: str, vocab_sizes: dict[str, int], args: argparse.Namespace
 ) -> str:
     """Draw the rows as the chart panel does, into ``path``; Qt is imported only here."""
-    canvas = import_drawing("tokviz.gui.drawing.chart_canvas", "--plot needs PySide6 and pyqtgraph")
-    written = canvas.plot_compare_rows(
+    with qt_drawing("--plot needs PySide6 and pyqtgraph"):
+        from tokviz.gui.drawing.chart_canvas import plot_compare_rows
+    written = plot_compare_rows(
         rows,
         path,
         vocab_sizes,

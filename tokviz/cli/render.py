@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from .command import print_note
-from .drawing import import_drawing
+from .drawing import qt_drawing
 from .options import add_input, add_picture_options, check_picture_options, input_text, load_tokenizer
 
 DEFAULT_TOKENIZERS = ("gpt2", "cl100k")
@@ -34,8 +34,9 @@ def run(args: argparse.Namespace) -> int:
     names = [tok.name for tok in tokenizers]
     if len(set(names)) != len(names):
         names = specs
-    strips = import_drawing("tokviz.gui.drawing.strips", "tokviz render needs PySide6")
-    written = strips.render_strips(
+    with qt_drawing("tokviz render needs PySide6"):
+        from tokviz.gui.drawing.strips import MAX_RENDER_CHARS, render_strips
+    written = render_strips(
         text,
         list(zip(names, tokenizers)),
         args.output,
@@ -44,7 +45,7 @@ def run(args: argparse.Namespace) -> int:
         show_ids=args.ids,
         whitespace=args.whitespace,
     )
-    if len(text) > strips.MAX_RENDER_CHARS:
-        print_note(f"drew the first {strips.MAX_RENDER_CHARS:,} of {len(text):,} characters")
+    if len(text) > MAX_RENDER_CHARS:
+        print_note(f"drew the first {MAX_RENDER_CHARS:,} of {len(text):,} characters")
     print_note(f"token strips drawn in {written}")
     return 0

@@ -12,7 +12,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from .command import UsageError, print_note
-from .drawing import import_drawing
+from .drawing import qt_drawing
 from .options import (
     add_input,
     add_picture_options,
@@ -148,8 +148,9 @@ def render_replay_picture(replay: Replay, text: str, args: argparse.Namespace) -
         )
     if only_changes:
         subtitle += " · only merges that change the text"
-    sheet = import_drawing("tokviz.gui.drawing.replay_sheet", "--render needs PySide6")
-    written = sheet.render_replay(
+    with qt_drawing("--render needs PySide6"):
+        from tokviz.gui.drawing.replay_sheet import render_replay
+    written = render_replay(
         replay,
         args.render,
         title,
