@@ -12,9 +12,8 @@ from tokviz.core.replay import ReplayTrace
 from tokviz.core.train import train_bpe
 from tokviz.gui.models.merge_model import MERGE, NEW, STEP, TEXT_TOKENS, TIES, MergeTableModel, StepRole
 from tokviz.gui.models.tokenizers import TokenizerRegistryModel
-from tokviz.gui.panels.timeline.panel import SYNC_CHARS, TimelineWidget
-
-pytestmark = [pytest.mark.gui, pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")]
+from tokviz.gui.panels.timeline.panel import TimelineWidget
+from tokviz.gui.panels.timeline.replayer import SYNC_CHARS
 
 LECTURE = "the cat in the hat"
 

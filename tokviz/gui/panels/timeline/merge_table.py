@@ -1,9 +1,9 @@
-"""The timeline's merge table view: one row per merge step, sized from the font, following the step."""
+"""The timeline's merge table: one row per merge step, sized from the font, following the step shown."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, Qt
-from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView, QWidget
+from PySide6.QtCore import QEvent, QModelIndex, Qt, Signal
+from PySide6.QtWidgets import QAbstractItemView, QCheckBox, QHeaderView, QTableView, QVBoxLayout, QWidget
 
 from tokviz.gui.models.merge_model import (
     CORPUS_TOKENS,
@@ -73,3 +73,44 @@ class MergeTableView(QTableView):
         super().changeEvent(event)
         if event.type() == QEvent.Type.FontChange:
             self.size_columns()
+
+
+class MergeTablePane(QWidget):
+    """The merge table over its "only merges that change the text" switch.
+
+    ``stepPicked(step)`` when the user clicks or activates a row (not while a model trains).
+    """
+
+    stepPicked = Signal(int)
+
+    def __init__(self, model: MergeTableModel, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.model = model
+        self.table = MergeTableView(model, self)
+        self.changes_only = QCheckBox("Only merges that change the text", self)
+        self.changes_only.setObjectName("changesOnly")
+        self.changes_only.setToolTip("Hide the merges that do not occur in the editor's text")
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(2)
+        layout.addWidget(self.table, 1)
+        layout.addWidget(self.changes_only)
+        self._syncing = False
+        self.table.clicked.connect(self._on_row_clicked)
+        self.table.activated.connect(self._on_row_clicked)
+
+    def follow_step(self, step: int) -> None:
+        """Shade ``step``'s row, or the nearest one shown, and scroll it into view."""
+        self.model.set_current_step(step)
+        row = self.model.nearest_row(step)
+        if row >= 0:
+            self._syncing = True
+            try:
+                self.table.show_row(row)
+            finally:
+                self._syncing = False
+
+    def _on_row_clicked(self, index: QModelIndex) -> None:
+        if self._syncing or not index.isValid() or self.model.live:
+            return
+        self.stepPicked.emit(self.model.step_of_row(index.row()))

@@ -15,17 +15,15 @@ background work (:mod:`.replayer`) and the live training feed (:mod:`.live`).
 from __future__ import annotations
 
 from collections.abc import Sequence
-import numpy as np
-from PySide6.QtCore import QEvent, QModelIndex, Qt, Signal, SignalInstance
+
+from PySide6.QtCore import QEvent, Qt, Signal, SignalInstance
 from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
     QHBoxLayout,
     QLabel,
-    QSizePolicy,
     QSplitter,
-    QStackedLayout,
     QVBoxLayout,
     QWidget,
 )
@@ -37,11 +35,11 @@ from tokviz.gui.models.merge_model import MergeTableModel
 from tokviz.gui.models.tokenizers import TokenizerRegistryModel
 from tokviz.gui.panels.timeline.captions import step_caption
 from tokviz.gui.panels.timeline.live import LiveFeed
-from tokviz.gui.panels.timeline.merge_table import MergeTableView
+from tokviz.gui.panels.timeline.merge_table import MergeTablePane
 from tokviz.gui.panels.timeline.playback import PlaybackBar
 from tokviz.gui.panels.timeline.plot import TokenCountPlot, when_plotting_ready
 from tokviz.gui.panels.timeline.replayer import Replayer, ReplaySource
-from tokviz.gui.panels.timeline.view import ReplayView
+from tokviz.gui.panels.timeline.view import ReplayPane
 from tokviz.gui.style.theme import token_colors
 from tokviz.gui.text.display import DisplayOptions
 from tokviz.gui.text.token_table import TokenTable
@@ -77,7 +75,6 @@ class TimelineWidget(QWidget):
         self.histories: dict[str, tuple[Sequence[MergeStep], int | None]] = {}
         self._shown_step = -1
         self._waiting_for: str | None = None
-        self._syncing = False
         self.replayer = Replayer(self)
         self._build_ui()
         self.feed = LiveFeed(self.model, self.table, self.plot, self.caption)
@@ -88,10 +85,13 @@ class TimelineWidget(QWidget):
     # ================================================================ layout
     def _build_ui(self) -> None:
         controls = self._build_controls()
+        self.pane = ReplayPane(self)
+        self.caption, self.view, self.message = self.pane.caption, self.pane.view, self.pane.message
         self.model = MergeTableModel(self)
-        self.table = MergeTableView(self.model, self)
+        self.merges = MergeTablePane(self.model, self)
+        self.table, self.changes_only = self.merges.table, self.merges.changes_only
         self.plot = TokenCountPlot(self)
-        self.splitter = self._build_splitters(self._build_view_box(), self._build_table_box())
+        self.splitter = self._build_splitters(self.pane, self.merges)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 4)
         layout.setSpacing(4)
@@ -107,7 +107,7 @@ class TimelineWidget(QWidget):
         self.picker.setToolTip("Whose merges to replay on the editor's text")
         self.picker.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.playback = PlaybackBar(self, self)
-        # The transport's widgets by their old names: the window's actions and tests use them.
+        # The transport's widgets under the names tests and scripts know.
         self.first_button = self.playback.first_button
         self.back_button = self.playback.back_button
         self.play_button = self.playback.play_button
@@ -130,46 +130,6 @@ class TimelineWidget(QWidget):
         controls.addWidget(self.chunks)
         return controls
 
-    def _build_view_box(self) -> QWidget:
-        """The caption over the replay view, or over a message when there is nothing to replay."""
-        self.caption = QLabel(self)
-        self.caption.setObjectName("timelineCaption")
-        self.caption.setTextFormat(Qt.TextFormat.RichText)
-        self.caption.setWordWrap(True)
-        self.caption.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.caption.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Minimum)
-        self.view = ReplayView(self)
-        self.view.set_options(DisplayOptions(whitespace=True))
-        self.view.set_show_chunks(True)
-        self.message = QLabel(self)
-        self.message.setObjectName("timelineMessage")
-        self.message.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.message.setWordWrap(True)
-        self.message.setMargin(12)
-        self.view_stack = QStackedLayout()
-        self.view_stack.addWidget(self.view)
-        self.view_stack.addWidget(self.message)
-        box = QWidget(self)
-        layout = QVBoxLayout(box)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.setSpacing(2)
-        layout.addWidget(self.caption)
-        layout.addLayout(self.view_stack, 1)
-        return box
-
-    def _build_table_box(self) -> QWidget:
-        """The merge table over its "only merges that change the text" switch."""
-        self.changes_only = QCheckBox("Only merges that change the text", self)
-        self.changes_only.setObjectName("changesOnly")
-        self.changes_only.setToolTip("Hide the merges that do not occur in the editor's text")
-        box = QWidget(self)
-        layout = QVBoxLayout(box)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.setSpacing(2)
-        layout.addWidget(self.table, 1)
-        layout.addWidget(self.changes_only)
-        return box
-
     def _build_splitters(self, view_box: QWidget, table_box: QWidget) -> QSplitter:
         """Left: the replay above its token-count plot; right: the merge table."""
         self.left_splitter = QSplitter(Qt.Orientation.Vertical, self)
@@ -189,8 +149,7 @@ class TimelineWidget(QWidget):
         return splitter
 
     def _wire(self) -> None:
-        self.table.clicked.connect(self._on_table_clicked)
-        self.table.activated.connect(self._on_table_clicked)
+        self.merges.stepPicked.connect(self.set_step)
         self.changes_only.toggled.connect(self._on_changes_only)
         self.chunks.toggled.connect(self.view.set_show_chunks)
         self.plot.cursorMoved.connect(self.set_step)
@@ -409,8 +368,7 @@ class TimelineWidget(QWidget):
         self.changes_only.setEnabled(on)
 
     def _set_message(self, text: str) -> None:
-        self.message.setText(text)
-        self.view_stack.setCurrentWidget(self.message)
+        self.pane.show_message(text)
 
     def _detach(self, message: str) -> None:
         """Nothing to replay right now (loading, no merges): say why."""
@@ -476,23 +434,10 @@ class TimelineWidget(QWidget):
     def _sync_controls(self) -> None:
         self.playback.show_step(self.step)
         self.plot.set_step(self.step)
-        self.model.set_current_step(self.step)
-        row = self.model.nearest_row(self.step)
-        if row >= 0:
-            self._syncing = True
-            try:
-                self.table.show_row(row)
-            finally:
-                self._syncing = False
-
-    def _on_table_clicked(self, index: QModelIndex) -> None:
-        if self._syncing or not index.isValid() or self.model.live:
-            return
-        self.set_step(self.model.step_of_row(index.row()))
+        self.merges.follow_step(self.step)
 
     def _on_changes_only(self, on: bool) -> None:
         self.model.set_changes_only(on)
-        self.model.set_current_step(self.step)
         self._sync_controls()
 
     def _on_rendered(self, trace: ReplayTrace, step: int, table: TokenTable) -> None:
@@ -502,25 +447,11 @@ class TimelineWidget(QWidget):
     def _show(self, step: int, table: TokenTable) -> None:
         trace = self.trace
         assert trace is not None
-        self.view.set_content(table, trace.tokenizer)
-        new_id = trace.new_id_at(step) if trace.changes_text(step) else None
-        marked = table.ids == new_id if new_id is not None else np.zeros(len(table), dtype=bool)
-        self.view.set_marked(marked)
-        self.view_stack.setCurrentWidget(self.view)
+        self.pane.show_step(trace, step, table)
         self._shown_step = step
-        self.caption.setText(
-            step_caption(
-                trace,
-                step,
-                len(table),
-                self.total_steps,
-                self.model.merge_parts(step) if step else None,
-                REPLAY_LIMIT if len(self.text) > REPLAY_LIMIT else None,
-            )
-        )
-        if new_id is not None and self.view.first_marked_rect() is None:
-            first = int(np.flatnonzero(marked)[0])
-            self.view.scroll_to_source(int(table.start[first]))
+        parts = self.model.merge_parts(step) if step else None
+        first_chars = REPLAY_LIMIT if len(self.text) > REPLAY_LIMIT else None
+        self.caption.setText(step_caption(trace, step, len(table), self.total_steps, parts, first_chars))
         self.stepShown.emit(step)
 
 

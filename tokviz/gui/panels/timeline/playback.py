@@ -41,10 +41,11 @@ class Steppable(Protocol):
     def rendering(self) -> bool: ...
 
 
-def palette_icon(widget: QWidget, standard: QStyle.StandardPixmap) -> QIcon:
-    """The style's ``standard`` icon drawn in the widget's button-text colour (and its disabled one)."""
+def palette_icon(widget: QWidget, standard: QStyle.StandardPixmap, palette: QPalette | None = None) -> QIcon:
+    """The style's ``standard`` icon for ``widget`` drawn in the button-text colour of ``palette`` (by
+    default the widget's), with a disabled variant in the disabled button-text colour."""
     base = widget.style().standardIcon(standard, None, widget)
-    palette = widget.palette()
+    palette = palette if palette is not None else widget.palette()
     size = widget.iconSize() if isinstance(widget, QToolButton) else QSize(16, 16)
     icon = QIcon()
     for mode, group in (
@@ -155,9 +156,13 @@ class PlaybackBar(QWidget):
         return (self.first_button, self.back_button, self.play_button, self.forward_button, self.last_button)
 
     def _update_icons(self) -> None:
-        """Draw the glyphs in the palette's colours (on a theme change too)."""
-        self._play_icon = palette_icon(self.play_button, _Icon.SP_MediaPlay)
-        self._pause_icon = palette_icon(self.play_button, _Icon.SP_MediaPause)
+        """Draw the glyphs in the palette's colours (on a theme change too).
+
+        The bar's palette, not the buttons': a palette change reaches the bar before its children.
+        """
+        palette = self.palette()
+        self._play_icon = palette_icon(self.play_button, _Icon.SP_MediaPlay, palette)
+        self._pause_icon = palette_icon(self.play_button, _Icon.SP_MediaPause, palette)
         self.play_button.setIcon(self._pause_icon if self.play_button.isChecked() else self._play_icon)
         for button, standard in (
             (self.first_button, _Icon.SP_MediaSkipBackward),
@@ -165,7 +170,7 @@ class PlaybackBar(QWidget):
             (self.forward_button, _Icon.SP_MediaSeekForward),
             (self.last_button, _Icon.SP_MediaSkipForward),
         ):
-            button.setIcon(palette_icon(button, standard))
+            button.setIcon(palette_icon(button, standard, palette))
 
     def changeEvent(self, event: QEvent) -> None:
         super().changeEvent(event)

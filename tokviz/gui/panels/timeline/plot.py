@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from PySide6.QtCore import QEvent, QObject, Qt, Signal
-from PySide6.QtGui import QFont, QPalette
+from PySide6.QtGui import QFont, QPalette, QShowEvent
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 from superqt.utils import QSignalThrottler
 
@@ -168,7 +168,7 @@ class TokenCountPlot(QWidget):
         """True once the pyqtgraph items exist."""
         return self.widget is not None
 
-    def showEvent(self, event: QEvent) -> None:
+    def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
         if self.widget is None:
             self.build()

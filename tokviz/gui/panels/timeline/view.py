@@ -1,14 +1,17 @@
-"""The replay view: the text at merge step k, with the tokens made by merge k outlined."""
+"""The replay view: the text at merge step k, with the tokens made by merge k outlined, under a caption."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import numpy as np
-from PySide6.QtCore import QRectF
+from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QPainter, QPaintEvent, QPen
-from PySide6.QtWidgets import QWidget
+from PySide6.QtWidgets import QLabel, QSizePolicy, QStackedLayout, QVBoxLayout, QWidget
 
+from tokviz.core.replay import ReplayTrace
+from tokviz.gui.text.display import DisplayOptions
+from tokviz.gui.text.token_table import TokenTable
 from tokviz.gui.widgets.token_view import TokenView
 
 
@@ -54,3 +57,49 @@ class ReplayView(TokenView):
             if box.token < len(self.marked) and self.marked[box.token]:
                 return box.rect
         return None
+
+
+class ReplayPane(QWidget):
+    """A caption over the replay view, or over a message when there is nothing to replay."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.caption = QLabel(self)
+        self.caption.setObjectName("timelineCaption")
+        self.caption.setTextFormat(Qt.TextFormat.RichText)
+        self.caption.setWordWrap(True)
+        self.caption.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.caption.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Minimum)
+        self.view = ReplayView(self)
+        self.view.set_options(DisplayOptions(whitespace=True))
+        self.view.set_show_chunks(True)
+        self.message = QLabel(self)
+        self.message.setObjectName("timelineMessage")
+        self.message.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.message.setWordWrap(True)
+        self.message.setMargin(12)
+        self.stack = QStackedLayout()
+        self.stack.addWidget(self.view)
+        self.stack.addWidget(self.message)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(2)
+        layout.addWidget(self.caption)
+        layout.addLayout(self.stack, 1)
+
+    def show_message(self, text: str) -> None:
+        """Show ``text`` instead of the replay."""
+        self.message.setText(text)
+        self.stack.setCurrentWidget(self.message)
+
+    def show_step(self, trace: ReplayTrace, step: int, table: TokenTable) -> None:
+        """Show ``table`` (the traced text at ``step``), outline the tokens merge ``step`` made, and
+        scroll to the first of them when none is on screen."""
+        self.view.set_content(table, trace.tokenizer)
+        new_id = trace.new_id_at(step) if trace.changes_text(step) else None
+        marked = table.ids == new_id if new_id is not None else np.zeros(len(table), dtype=bool)
+        self.view.set_marked(marked)
+        self.stack.setCurrentWidget(self.view)
+        if new_id is not None and self.view.first_marked_rect() is None:
+            first = int(np.flatnonzero(marked)[0])
+            self.view.scroll_to_source(int(table.start[first]))
