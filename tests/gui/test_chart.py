@@ -16,23 +16,14 @@ from PySide6.QtWidgets import QComboBox, QDockWidget, QWidget
 from tokviz.core.exchange import ExchangeTable, caption, format_factor
 from tokviz.core.metrics import TextMetrics, attention_multiplier
 from tokviz.core.tokenizer import Tokenizer
-from tokviz.gui.drawing.chart_canvas import (
-    EDITOR_LABEL,
-    EXPORT_SIZE,
-    ChartStyle,
-    byte_color,
-    flatten_svg,
-    render_canvas,
-    sample_inputs,
-)
+from tokviz.gui.drawing.chart_canvas import render_canvas
+from tokviz.gui.drawing.chart_style import EDITOR_LABEL, EXPORT_SIZE, ChartStyle, byte_color, sample_inputs
+from tokviz.gui.drawing.svg_flatten import flatten_svg
 from tokviz.gui.models.tokenizers import TokenizerRegistryModel
 from tokviz.gui.panels.chart import ExchangeChart
 from tokviz.gui.style.theme import token_colors
 
-pytestmark = [
-    pytest.mark.gui,
-    pytest.mark.qt_log_ignore("This plugin does not support (propagateSizeHints|raise)"),
-]
+pytestmark = pytest.mark.qt_log_ignore("This plugin does not support raise")
 
 DEMO = "Hello, 🌍! 你好!"
 

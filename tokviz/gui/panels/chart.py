@@ -39,23 +39,20 @@ from tokviz.core.exchange import (
 from tokviz.core.metrics import TextMetrics
 from tokviz.core.tokenizer import Tokenizer
 from tokviz.gui.context import PanelContext
-from tokviz.gui.drawing.chart_canvas import (
+from tokviz.gui.drawing.chart_canvas import ChartCanvas, plot_compare_rows, render_canvas, write_chart
+from tokviz.gui.drawing.chart_style import (
     CACHE_ENTRIES,
     DEBOUNCE_MS,
     EDITOR_LABEL,
     EXPORT_SIZE,
     VIEW_TIPS,
     VIEWS,
-    ChartCanvas,
     ChartInput,
     ChartStyle,
     byte_color,
-    plot_compare_rows,
-    render_canvas,
     sample_inputs,
     series_color,
     short_labels,
-    write_chart,
 )
 from tokviz.gui.models.tokenizers import TokenizerRegistryModel
 from tokviz.gui.panels.docking import follow_editor_text

@@ -1,0 +1,226 @@
+"""The bars of the exchange-rate chart's bytes-per-token and attention views.
+
+A group of bars per input, a bar per tokenizer, each with its value on top when that fits; the byte
+floor (bytes view) or the 1× line (attention view) across; and a note where an input is empty. The
+pyqtgraph items are made once and then updated, as the number of inputs and tokenizers allows.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QFontMetricsF
+
+from tokviz.core.exchange import ExchangeTable
+from tokviz.gui.drawing.chart_style import byte_color
+from tokviz.gui.drawing.chart_text import bar_label_texts
+
+if TYPE_CHECKING:
+    import pyqtgraph as pg
+
+    from tokviz.gui.drawing.chart_canvas import ChartCanvas
+
+# Where one bar is drawn: x from, x to, height, input row, tokenizer column.
+BarGeometry = tuple[float, float, float, int, int]
+
+
+def bar_value(table: ExchangeTable, view: str, i: int, j: int) -> float:
+    """The height of tokenizer ``j``'s bar over input ``i`` in ``view`` (NaN when there is none)."""
+    value = table.bytes_per_token(i, j) if view == "bytes" else table.attention(i, j)
+    return math.nan if value is None else value
+
+
+class BarLayer:
+    """The bar items of one :class:`ChartCanvas`, drawn from its table, view and style."""
+
+    def __init__(self, canvas: ChartCanvas) -> None:
+        self.canvas = canvas
+        self.items: list[pg.BarGraphItem] = []
+        self.labels: list[pg.TextItem] = []
+        self.label_texts: list[tuple[str, str]] = []
+        self.empty_marks: list[pg.TextItem] = []
+        self.geometry: list[BarGeometry] = []
+        self.top = 1.0
+
+    def build(self) -> None:
+        """Create the reference lines (with the canvas's plot)."""
+        import pyqtgraph as pg
+
+        self.floor = pg.PlotDataItem([], [])
+        self.floor.setZValue(5)
+        self.baseline = pg.PlotDataItem([], [])
+
+    def remove_lines(self) -> None:
+        """Take the byte floor and the 1× line off the plot."""
+        for item in (self.floor, self.baseline):
+            if item.scene() is not None:
+                self.canvas.plot.removeItem(item)
+
+    def clear(self) -> None:
+        """Hide every bar, value label and empty-input note."""
+        self.geometry = []
+        for item in self.items:
+            item.setVisible(False)
+        for label in self.labels:
+            label.setVisible(False)
+        for mark in self.empty_marks:
+            mark.setVisible(False)
+
+    def draw(self) -> None:
+        """Draw the canvas's table as bars in its current view ("bytes" or "attention")."""
+        import numpy as np
+        import pyqtgraph as pg
+
+        canvas = self.canvas
+        table, view, st, plot = canvas.table, canvas.view, canvas.style_, canvas.plot
+        bottom = plot.getAxis("bottom")
+        if view == "bytes":
+            canvas.set_axis_labels("bytes per token", "input (its size in UTF-8 bytes)")
+        else:
+            canvas.set_axis_labels(
+                "attention cost (×)",
+                "input (bar labels: cost multiplier, then token count)",
+            )
+        self.clear()
+        # Categories, not numbers: no tick marks between the groups.
+        bottom.setStyle(tickLength=0)
+        if table is None or table.empty:
+            bottom.setTicks([[]])
+            plot.setRange(xRange=(-0.5, 0.5), yRange=(0, 1), padding=0)
+            canvas.hint.setPos(0, 0.5)
+            return
+        columns = canvas.bar_columns()
+        n_in, n_col = len(table.inputs), max(1, len(columns))
+        group = 0.8
+        width = group / n_col
+        top = 1.0
+        label_font = st.font(0.9)
+        self.label_texts = []
+        label_count = 0
+        for k, j in enumerate(columns):
+            x = np.arange(n_in) - group / 2 + (k + 0.5) * width
+            heights = np.array(
+                [bar_value(table, view, i, j) if not table.is_empty(i) else np.nan for i in range(n_in)],
+                dtype=float,
+            )
+            color = canvas.color_of(j)
+            if k >= len(self.items):
+                self.items.append(pg.BarGraphItem(x=[], height=[], width=width))
+            item = self.items[k]
+            if item.scene() is None:
+                plot.addItem(item)
+            item.setOpts(
+                x=x,
+                height=heights,
+                width=width * 0.92,
+                brush=pg.mkBrush(color),
+                pen=pg.mkPen(color.darker(130), width=st.pen_scale),
+            )
+            # An empty input's NaN bar draws nothing, and reads back as NaN.
+            item.setVisible(True)
+            finite = heights[np.isfinite(heights)]
+            if finite.size:
+                top = max(top, float(finite.max()))
+            for i in range(n_in):
+                if not math.isfinite(heights[i]):
+                    continue
+                self.geometry.append(
+                    (float(x[i]) - width / 2, float(x[i]) + width / 2, float(heights[i]), i, j)
+                )
+                label = self._label(label_count)
+                label_count += 1
+                self.label_texts.append(bar_label_texts(table, view, i, j))
+                label.setFont(label_font)
+                label.setColor(st.foreground)
+                label.setPos(float(x[i]), float(heights[i]))
+                label.setVisible(True)
+        self._mark_empty_inputs(table, top)
+        bottom.setTicks(
+            [[(i, f"{name}\n{table.input_bytes(i):,} bytes") for i, name in enumerate(table.inputs)], []]
+        )
+        canvas.reserve_bottom_axis(3.4)
+        if view == "bytes":
+            self.floor.setData([-0.5, n_in - 0.5], [1.0, 1.0])
+            self.floor.setPen(
+                pg.mkPen(byte_color(st.dark), width=2.5 * st.pen_scale, style=Qt.PenStyle.DashLine)
+            )
+            plot.addItem(self.floor)
+        else:
+            self.baseline.setData([-0.5, n_in - 0.5], [1.0, 1.0])
+            self.baseline.setPen(pg.mkPen(st.muted, width=1.5 * st.pen_scale, style=Qt.PenStyle.DotLine))
+            plot.addItem(self.baseline)
+        self.top = top
+        plot.setRange(xRange=(-0.5, n_in - 0.5), yRange=(0, top * 1.2), padding=0)
+        plot.getAxis("left").setTicks(None)
+
+    def _mark_empty_inputs(self, table: ExchangeTable, top: float) -> None:
+        """Mark empty inputs so a missing group is explained, not mysterious."""
+        st = self.canvas.style_
+        marks = 0
+        for i in range(len(table.inputs)):
+            if table.is_empty(i):
+                mark = self._empty_mark(marks)
+                marks += 1
+                mark.setText("empty text")
+                mark.setColor(st.muted)
+                mark.setFont(st.font(0.9))
+                mark.setPos(i, top * 0.5)
+                mark.setVisible(True)
+
+    def _label(self, index: int) -> pg.TextItem:
+        import pyqtgraph as pg
+
+        while index >= len(self.labels):
+            label = pg.TextItem("", anchor=(0.5, 1.0))
+            label.setZValue(10)
+            self.canvas.plot.addItem(label)
+            self.labels.append(label)
+        return self.labels[index]
+
+    def _empty_mark(self, index: int) -> pg.TextItem:
+        import pyqtgraph as pg
+
+        while index >= len(self.empty_marks):
+            mark = pg.TextItem("", anchor=(0.5, 0.5))
+            self.canvas.plot.addItem(mark)
+            self.empty_marks.append(mark)
+        return self.empty_marks[index]
+
+    def fit_labels(self) -> None:
+        """Give bars the longest value labels that fit over them (none at tiny sizes)."""
+        if not self.geometry:
+            return
+        plot = self.canvas.plot
+        px, _py = plot.vb.viewPixelSize()
+        if not px or not math.isfinite(px):
+            return
+        bar_px = (self.geometry[0][1] - self.geometry[0][0]) / px
+        metrics = QFontMetricsF(self.canvas.style_.font(0.9))
+        labels = self.labels[: len(self.geometry)]
+
+        def widest(variant: int) -> float:
+            return max(
+                metrics.horizontalAdvance(line)
+                for texts in self.label_texts
+                for line in texts[variant].split("<br>")
+            )
+
+        variant = next((v for v in (0, 1) if widest(v) <= bar_px * 1.15), None)
+        # Headroom over the tallest bar for its label, in pixels whatever the plot's height.
+        lines = 0 if variant is None else max(t[variant].count("<br>") + 1 for t in self.label_texts)
+        height = plot.vb.height()
+        room = (lines * metrics.height() + 10) / height if height > 0 else 0.2
+        top = self.top / (1 - min(room, 0.6))
+        if not math.isclose(plot.vb.viewRange()[1][1], top, rel_tol=1e-3):
+            # A hair below zero, or the axis drops the 0 tick that sits exactly on the plot's edge.
+            plot.setYRange(-top * 0.002, top, padding=0)
+        for label, texts in zip(labels, self.label_texts):
+            if variant is None:
+                label.setVisible(False)
+                continue
+            text = texts[variant]
+            label.setTextWidth(max(metrics.horizontalAdvance(line) for line in text.split("<br>")) + 12)
+            label.setHtml(f"<div style='text-align:center'>{text}</div>")
+            label.setVisible(True)
