@@ -69,7 +69,10 @@ def test_vocab_model_shows_merge_rank_and_parents_when_ready(qtmodeltester, tiny
     row = model.row_of_id(256)
     assert model.index(row, RANK).data() == "0"
     left, right = tiny_bpe.merges[0]
-    assert model.index(row, PARENTS).data().startswith("") and "+" in model.index(row, PARENTS).data()
+    assert (left, right) == (b"a", b"t")  # the corpus's most frequent pair
+    assert model.index(row, PARENTS).data().startswith("a") and "+" in model.index(row, PARENTS).data()
+    assert model.index(row, PARENTS).data() == "a + t"
+    assert model.index(row, TOKEN).data() == "at"
     assert tiny_bpe.vocab[256] == left + right
 
 
@@ -95,6 +98,9 @@ def test_overlap_of_gpt2_and_cl100k(gpt2, cl100k):
     both, only_a, only_b = overlap(gpt2, cl100k)
     assert len(both) + len(only_a) == gpt2.vocab_size
     assert len(both) + len(only_b) == cl100k.vocab_size
+    # The identities above hold for any split; these are the vocabularies' real sizes and overlap.
+    assert (gpt2.vocab_size, cl100k.vocab_size) == (50_257, 100_261)
+    assert (len(both), len(only_a), len(only_b)) == (43_067, 7_190, 57_194)
     assert 262 in both  # " the" is in both vocabularies
 
 
