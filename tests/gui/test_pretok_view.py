@@ -85,6 +85,44 @@ def test_tokens_of_the_matching_tokenizer_never_cross_a_chunk_boundary(view, var
     assert "0 cross a boundary" in view.tokens_label.text()
 
 
+def test_tokens_of_another_tokenizer_that_cross_a_chunk_boundary_are_counted(view, monkeypatch, cl100k):
+    # cl100k's tokens drawn on GPT-2's chunks: cl100k keeps "):\n" and ".x" whole, GPT-2's pattern
+    # cuts them ("):" | "\n   ", "." | "x"), so exactly these two tokens cross a boundary.
+    text = "if (x):\n    return self.x\n\n"
+    registry = view.registry
+    real = registry.tokenizer
+    monkeypatch.setattr(registry, "tokenizer", lambda key: cl100k if key == "gpt2" else real(key))
+    view.set_pattern("gpt2")
+    view.set_text(text)
+
+    table = view.tokens_view.table
+    assert [text[s:e] for s, e in zip(table.start.tolist(), table.end.tolist())] == [
+        "if",
+        " (",
+        "x",
+        "):\n",
+        "   ",
+        " return",
+        " self",
+        ".x",
+        "\n\n",
+    ]
+    assert resolve_pretokenizer("gpt2").split(text) == [
+        "if",
+        " (",
+        "x",
+        "):",
+        "\n   ",
+        " return",
+        " self",
+        ".",
+        "x",
+        "\n\n",
+    ]
+    assert "2 cross a boundary" in view.tokens_label.text()
+    assert "0 cross a boundary" not in view.tokens_label.text()
+
+
 def test_tokens_are_explained_not_shown_for_a_custom_pattern(view):
     view.set_pattern(r"\w+|\W+")
 
