@@ -12,10 +12,9 @@ import pytest
 from PySide6.QtGui import QImage
 from PySide6.QtSvg import QSvgRenderer
 
-from tokviz import cli
 from tokviz.cli import main
-
-pytestmark = pytest.mark.gui
+from tokviz.cli.compare import labelled_rows
+from tokviz.cli.drawing import use_offscreen_qt_without_display
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO = "Hello, 🌍! 你好!"
@@ -82,7 +81,7 @@ def test_plot_writes_an_svg_with_the_numbers_as_text(
     doc = minidom.parse(str(out_svg))
     texts = [t.firstChild.data for t in doc.getElementsByTagName("text") if t.firstChild]
     assert "english.txt" in texts  # a path is shortened to its file name on the axis
-    rows = cli.compare({"x": english.read_text(encoding="utf-8")}, ["gpt2"])
+    rows = labelled_rows({"x": english.read_text(encoding="utf-8")}, ["gpt2"])
     assert f"{rows[0]['bytes_per_token']:.2f}" in texts
 
 
@@ -128,11 +127,11 @@ def test_offscreen_is_chosen_only_without_a_display(monkeypatch: pytest.MonkeyPa
     monkeypatch.setattr(sys, "platform", "linux")
 
     env: dict[str, str] = {}
-    assert cli.use_offscreen_qt_without_display(env) and env == {"QT_QPA_PLATFORM": "offscreen"}
+    assert use_offscreen_qt_without_display(env) and env == {"QT_QPA_PLATFORM": "offscreen"}
     env = {"DISPLAY": ":0"}
-    assert not cli.use_offscreen_qt_without_display(env) and "QT_QPA_PLATFORM" not in env
+    assert not use_offscreen_qt_without_display(env) and "QT_QPA_PLATFORM" not in env
     env = {"QT_QPA_PLATFORM": "xcb"}
-    assert not cli.use_offscreen_qt_without_display(env) and env["QT_QPA_PLATFORM"] == "xcb"
+    assert not use_offscreen_qt_without_display(env) and env["QT_QPA_PLATFORM"] == "xcb"
 
 
 def test_plot_works_on_a_machine_without_a_display(tmp_path: Path) -> None:
