@@ -8,13 +8,15 @@ import sys
 from pathlib import Path
 from xml.dom import minidom
 
+import numpy as np
 import pytest
-from PySide6.QtGui import QImage
+from PySide6.QtGui import QColor, QImage
 from PySide6.QtSvg import QSvgRenderer
 
 from tokviz.cli import main
 from tokviz.cli.compare import labelled_rows
 from tokviz.cli.drawing import use_offscreen_qt_without_display
+from tokviz.gui.drawing.chart_style import byte_color, series_color
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO = "Hello, 🌍! 你好!"
@@ -31,6 +33,20 @@ def headless_env() -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")}
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
     return env
+
+
+def rgb(color: QColor) -> int:
+    return color.rgb() & 0xFFFFFF
+
+
+def pixel_counts(image: QImage) -> dict[int, int]:
+    """How many pixels of each colour (0xRRGGBB) the image has."""
+    image = image.convertToFormat(QImage.Format.Format_RGB32)
+    values = (
+        np.frombuffer(image.constBits(), dtype=np.uint32, count=image.width() * image.height()) & 0xFFFFFF
+    )
+    colors, counts = np.unique(values, return_counts=True)
+    return dict(zip(colors.tolist(), counts.tolist()))
 
 
 def test_plot_writes_a_slide_sized_png_and_still_prints_the_table(
@@ -95,6 +111,22 @@ def test_the_other_views_can_be_plotted(
 
     assert code == 0, err
     assert not QImage(str(out_png)).isNull()
+    image = QImage(str(out_png))
+    assert (image.width(), image.height()) == (1280, 720)  # scale 1: the slide size
+    pixels = pixel_counts(image)
+    # Not blank: a white background with text and bars on it, far from a single colour.
+    background, most = max(pixels.items(), key=lambda item: item[1])
+    assert background == 0xFFFFFF and most < 0.99 * image.width() * image.height()
+    assert len(pixels) > 50
+    # Each tokenizer's bar colour is drawn (bytes in amber, then GPT-2 and cl100k in the series colours).
+    drawn = [
+        pixels.get(rgb(color), 0)
+        for color in (byte_color(False), series_color(0, False), series_color(1, False))
+    ]
+    assert all(n >= 100 for n in drawn), drawn
+    if view == "attention":
+        # Attention cost per byte: bytes 4, GPT-2 1.44, cl100k 1 on this text, so the bars' areas are ordered.
+        assert drawn[0] > drawn[1] > drawn[2]
 
 
 @pytest.mark.parametrize(
