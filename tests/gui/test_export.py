@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 from xml.dom import minidom
+from xml.etree import ElementTree
 
 import pytest
 from PySide6.QtCore import QSize
@@ -23,6 +24,7 @@ pytestmark = [
 ]
 
 DEMO = "Hello, 🌍! 你好!"
+SVG_NS = "http://www.w3.org/2000/svg"
 
 
 @pytest.fixture
@@ -101,7 +103,7 @@ def test_docks_on_screen_are_offered_and_the_timeline_is_png_only(qtbot, window)
     assert [k for k in targets][:3] == ["views", "view:1", "view:2"] and list(targets)[-1] == "window"
 
 
-def test_the_chart_exports_its_own_vector_drawing(qtbot, window, tmp_path):
+def test_the_chart_exports_its_own_vector_drawing(qtbot, window, tmp_path, gpt2, cl100k):
     window.chart_dock.show()
     chart = window.chart_dock.widget()
     qtbot.waitUntil(chart.is_ready, timeout=30000)
@@ -111,6 +113,20 @@ def test_the_chart_exports_its_own_vector_drawing(qtbot, window, tmp_path):
     written = window.exporter.write(target, tmp_path / "chart.svg")
 
     assert QSvgRenderer(str(written)).isValid()
+    # Read as plain XML (not through Qt): the drawing is the canvas's size in pixels, and its words
+    # and numbers are text elements, not paths or bitmaps.
+    root = ElementTree.parse(written).getroot()
+    assert root.tag == f"{{{SVG_NS}}}svg"
+    size = chart.canvas.size()
+    assert (root.get("width"), root.get("height")) == (str(size.width()), str(size.height()))
+    assert root.get("viewBox") == f"0 0 {size.width()} {size.height()}"
+    assert not root.findall(f".//{{{SVG_NS}}}image")
+    texts = ["".join(t.itertext()).replace("\xa0", " ").strip() for t in root.iter(f"{{{SVG_NS}}}text")]
+    assert {"GPT-2", "cl100k"} <= set(texts) and any(t.startswith("bytes (1.0") for t in texts)
+    assert "Editor text" in texts and f"{len(DEMO.encode())} bytes" in texts
+    # The editor's bars are labelled with bytes per token, counted here with the tokenizers themselves.
+    for tok in (gpt2, cl100k):
+        assert f"{len(DEMO.encode()) / len(tok.encode(DEMO)):.2f}" in texts
 
 
 def test_copy_image_puts_the_focused_panel_on_the_clipboard_at_the_remembered_scale(window):
