@@ -50,6 +50,14 @@ def _qt_binding_workarounds():
 
 
 @pytest.fixture(autouse=True)
+def _garbage_collected_in_the_gui_thread(qapp):
+    """As in the app: a pool thread must never run Python's GC and destroy a widget (a deadlock)."""
+    from tokviz.gui.workers.gc_guard import collect_garbage_in_gui_thread
+
+    collect_garbage_in_gui_thread()
+
+
+@pytest.fixture(autouse=True)
 def _isolated_settings(tmp_path, monkeypatch):
     """Every test gets empty QSettings so no state leaks between tests or from a real profile."""
     try:

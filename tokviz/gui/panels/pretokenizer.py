@@ -11,7 +11,7 @@ boundaries marked, so the claim can be checked by eye.
 from __future__ import annotations
 
 import numpy as np
-from PySide6.QtCore import QEvent, QRectF, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QRectF, Qt, Signal
 from PySide6.QtGui import QFont, QHelpEvent
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+from superqt.utils import QSignalDebouncer
 
 from tokviz.core.pretokenize import Pretokenizer, resolve_pretokenizer, validate_pattern
 from tokviz.core.registry import byte_tokenizer
@@ -178,12 +179,12 @@ class PretokView(QWidget):
         layout.addWidget(splitter, 1)
         layout.addWidget(self.stats)
 
-        self._pattern_timer = QTimer(self)
-        self._pattern_timer.setSingleShot(True)
-        self._pattern_timer.setInterval(200)
-        self._pattern_timer.timeout.connect(self._apply_custom)
+        # A pattern is checked and applied once typing pauses.
+        self._pattern_debouncer = QSignalDebouncer(parent=self)
+        self._pattern_debouncer.setTimeout(200)
+        self._pattern_debouncer.triggered.connect(self._apply_custom)
         self.choice.currentIndexChanged.connect(self._on_choice)
-        self.pattern.textEdited.connect(lambda *_: self._pattern_timer.start())
+        self.pattern.textEdited.connect(self._pattern_debouncer.throttle)
         self.whitespace.toggled.connect(self._on_whitespace)
         self.show_tokens.toggled.connect(lambda *_: self._refresh_tokens())
         if registry is not None:

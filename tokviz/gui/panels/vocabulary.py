@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 import regex
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, QTimer, Signal
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, Signal
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
     QTableView,
     QWidget,
 )
+from superqt.utils import QSignalDebouncer
 
 from tokviz.core.bytes_ import hex_bytes, printable_token
 from tokviz.core.tokenizer import Tokenizer
@@ -344,11 +345,11 @@ class VocabBrowser(QWidget):
         grid.setColumnStretch(1, 1)
         grid.setColumnStretch(3, 1)
 
-        self._filter_timer = QTimer(self)
-        self._filter_timer.setSingleShot(True)
-        self._filter_timer.setInterval(150)
-        self._filter_timer.timeout.connect(self._apply_filter)
-        self.filter.textChanged.connect(self._filter_timer.start)
+        # The filter runs once typing pauses (a regex over 100K tokens is not free).
+        self._filter_debouncer = QSignalDebouncer(parent=self)
+        self._filter_debouncer.setTimeout(150)
+        self._filter_debouncer.triggered.connect(self._apply_filter)
+        self.filter.textChanged.connect(self._filter_debouncer.throttle)
         self.use_regex.toggled.connect(self._apply_filter)
         self.jump.valueChanged.connect(self.jump_to_id)
         self.picker.currentIndexChanged.connect(self._on_pick)

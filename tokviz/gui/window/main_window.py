@@ -58,6 +58,7 @@ from tokviz.gui.window.menus import MenusMixin
 from tokviz.gui.window.panel_host import PanelHost
 from tokviz.gui.window.presentation import PresentationMode, install_presentation_mode
 from tokviz.gui.window.view_sync import ViewSyncMixin
+from tokviz.gui.workers.gc_guard import collect_garbage_in_gui_thread
 
 # Texts longer than this are not written to the settings file (reopen the file instead).
 MAX_SAVED_TEXT = 200_000
@@ -89,6 +90,7 @@ class MainWindow(MenusMixin, FilesMixin, ViewSyncMixin, AppearanceMixin, QMainWi
         panels: Sequence[tuple[str, Installer]] = DEFAULT_PANELS,
     ) -> None:
         protect_none_refcount()
+        collect_garbage_in_gui_thread()
         super().__init__(parent)
         self.setObjectName("mainWindow")
         self.setWindowTitle("tokviz")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import html
 from collections.abc import Sequence
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+from superqt.utils import QSignalDebouncer
 
 from tokviz.core.bytes_ import hex_bytes
 from tokviz.core.tokenizer import Tokenizer
@@ -55,10 +56,10 @@ class StreamDecodeView(QWidget):
         self.colors = token_colors(False)
         self._waiting: str | None = None
         self._note = ""
-        self._typed_timer = QTimer(self)
-        self._typed_timer.setSingleShot(True)
-        self._typed_timer.setInterval(250)
-        self._typed_timer.timeout.connect(self._rebuild)
+        # Typed ids are parsed once typing pauses.
+        self._typed_debouncer = QSignalDebouncer(parent=self)
+        self._typed_debouncer.setTimeout(250)
+        self._typed_debouncer.triggered.connect(self._rebuild)
 
         self.picker = TokenizerPicker(registry, self)
         self.picker.setObjectName("streamTokenizerPicker")
@@ -158,7 +159,7 @@ class StreamDecodeView(QWidget):
         self.picker.picked.connect(self.set_tokenizer)
         self.picker.openRequested.connect(self.openTokenizerRequested.emit)
         self.follow.toggled.connect(self._on_follow)
-        self.ids_edit.textEdited.connect(lambda *_: self._typed_timer.start())
+        self.ids_edit.textEdited.connect(self._typed_debouncer.throttle)
         self.first_button.clicked.connect(lambda: self.set_position(0))
         self.previous_button.clicked.connect(self.step_back)
         self.next_button.clicked.connect(self.step_forward)
