@@ -366,3 +366,18 @@ def shiboken_valid(obj) -> bool:
     import shiboken6
 
     return shiboken6.isValid(obj)
+
+
+def test_the_vocabulary_panel_follows_the_reference_view(qtbot, window):
+    from PySide6.QtGui import QKeySequence
+
+    dock = window.vocab_dock
+    browser = dock.widget()
+    assert dock.objectName() == "vocabDock" and not dock.isHidden()
+    assert dock.toggleViewAction().shortcut() == QKeySequence("Ctrl+Shift+V")
+    assert browser.key() == window.panels[0].model.key == "gpt2"
+    window.panels[0].select_tokenizer("bytes")
+    qtbot.waitUntil(lambda: browser.key() == "bytes", timeout=10000)
+    window.panels[1].select_tokenizer("cl100k")
+    window.remove_view(window.panels[0])  # the cl100k view becomes the reference
+    qtbot.waitUntil(lambda: browser.key() == "cl100k", timeout=10000)

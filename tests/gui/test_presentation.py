@@ -105,7 +105,9 @@ def test_f11_enters_presentation_mode_and_leaves_it_as_it_was(qtbot, window):
     assert window.point_size >= PRESENTATION_POINT_SIZE
     assert window.editor.font().pointSizeF() >= PRESENTATION_POINT_SIZE
     ui_size = max(QApplication.font().pointSizeF(), 9.0) * UI_FONT_FACTOR
-    assert window.vocab.font().pointSizeF() == pytest.approx(ui_size)  # labels, tables and menus grow too
+    assert window.vocab_dock.widget().font().pointSizeF() == pytest.approx(
+        ui_size
+    )  # labels, tables and menus grow too
     assert window.colors.fills == presentation_colors(window.is_dark()).fills
     assert window.panels[0].view.colors is window.colors
     assert window.isFullScreen()
@@ -114,7 +116,7 @@ def test_f11_enters_presentation_mode_and_leaves_it_as_it_was(qtbot, window):
 
     assert not mode.active
     assert chrome_visible(window) == before and window.point_size == size
-    assert window.vocab.font().pointSizeF() == QApplication.font().pointSizeF()
+    assert window.vocab_dock.widget().font().pointSizeF() == QApplication.font().pointSizeF()
     assert window.colors.fills != presentation_colors(window.is_dark()).fills
     assert not window.isFullScreen()
 

@@ -44,7 +44,8 @@ class PanelContext(Protocol):
     ``textEdited()`` after every edit of the editor (debounce it); ``textTokenized()`` once every
     view shows the current text; ``colorsChanged(TokenColors)`` after a theme or presentation-mode
     change; ``fontChanged(QFont)`` when the editor's font changes (zoom, presentation mode);
-    ``displayOptionsChanged(DisplayOptions)`` when ids/whitespace display is switched.
+    ``displayOptionsChanged(DisplayOptions)`` when ids/whitespace display is switched;
+    ``referenceViewChanged(key)`` when the first view (the reference) shows another tokenizer.
     """
 
     textEdited: SignalInstance
@@ -52,6 +53,7 @@ class PanelContext(Protocol):
     colorsChanged: SignalInstance
     fontChanged: SignalInstance
     displayOptionsChanged: SignalInstance
+    referenceViewChanged: SignalInstance
 
     @property
     def tokenizers(self) -> TokenizerRegistryModel:

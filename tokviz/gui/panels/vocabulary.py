@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
     QComboBox,
+    QDockWidget,
     QGridLayout,
     QHeaderView,
     QLabel,
@@ -30,6 +31,7 @@ from superqt.utils import QSignalDebouncer
 
 from tokviz.core.bytes_ import hex_bytes, printable_token
 from tokviz.core.tokenizer import Tokenizer
+from tokviz.gui.context import PanelContext
 from tokviz.gui.models.tokenizers import OPEN_KEY, KeyRole, TokenizerRegistryModel
 
 COLUMNS = ("Id", "Token", "Length", "Merge rank", "Parents", "Bytes", "Count")
@@ -484,7 +486,38 @@ class VocabBrowser(QWidget):
         else:
             self.summary.setText(f"{self.model.rowCount():,} of {tok.vocab_size:,} tokens")
 
+    def follow_reference(self, key: str) -> None:
+        """Browse the reference view's tokenizer (keeping the comparison the user chose)."""
+        self.show_tokenizer(key, self.compare_key())
+
+    def follow_editor_font(self, font: QFont) -> None:
+        """The table's monospace text, a little smaller than the editor's."""
+        table_font = QFont(font)
+        table_font.setPointSizeF(max(8.0, font.pointSizeF() - 2))
+        self.set_table_font(table_font)
+
     def set_table_font(self, font: QFont) -> None:
         """Monospace font for the token cells (zoom)."""
         self.table.setFont(font)
         self.table.verticalHeader().setDefaultSectionSize(int(font.pointSizeF() * 2.2) + 4)
+
+
+def install(context: PanelContext) -> QDockWidget:
+    """Dock the vocabulary browser on the right (shown); it follows the first view's tokenizer."""
+    browser = VocabBrowser(context.tokenizers, context.parent_widget())
+    dock = context.add_dock(
+        browser,
+        "Vocabulary",
+        "vocabDock",
+        "Ctrl+Shift+V",
+        action_text="&Vocabulary browser",
+        area="right",
+        visible=True,
+        first_size=lambda: 470,
+    )
+    browser.openTokenizerRequested.connect(context.open_tokenizer_dialog)
+    browser.show_tokenizer(context.first_view_key(), "")
+    context.referenceViewChanged.connect(browser.follow_reference)
+    browser.follow_editor_font(context.text_font())
+    context.fontChanged.connect(browser.follow_editor_font)
+    return dock

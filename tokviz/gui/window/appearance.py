@@ -92,8 +92,6 @@ class AppearanceMixin:
         self.editor.setFont(font)
         for p in self.panels:
             p.view.setFont(font)
-        table_font = mono_font(max(8.0, self._point_size - 2))
-        self.vocab.set_table_font(table_font)
 
     @property
     def point_size(self) -> float:

@@ -18,7 +18,6 @@ from PySide6.QtGui import (
     QTextCursor,
 )
 from PySide6.QtWidgets import (
-    QDockWidget,
     QLabel,
     QMainWindow,
     QSplitter,
@@ -28,9 +27,8 @@ from PySide6.QtWidgets import (
 from tokviz.gui.compat import protect_none_refcount
 from tokviz.gui.context import Installer
 from tokviz.gui.models.tokenizers import TokenizerRegistryModel
-from tokviz.gui.panels import chart, pretokenizer, roundtrip, streaming
+from tokviz.gui.panels import chart, pretokenizer, roundtrip, streaming, vocabulary
 from tokviz.gui.panels.training import install as training
-from tokviz.gui.panels.vocabulary import VocabBrowser
 from tokviz.gui.settings import (
     GEOMETRY,
     POINT_SIZE,
@@ -69,6 +67,7 @@ BIG_TEXT_DEBOUNCE_MS = 30
 # The dockable features the window installs, in order: (name, install(context)). A new panel is
 # a module under tokviz/gui/panels with an ``install`` function, listed here.
 DEFAULT_PANELS: tuple[tuple[str, Installer], ...] = (
+    ("vocabulary", vocabulary.install),
     ("training", training.install),
     ("chart", chart.install),
     ("pretokenizer", pretokenizer.install),
@@ -127,14 +126,6 @@ class MainWindow(MenusMixin, FilesMixin, ViewSyncMixin, AppearanceMixin, QMainWi
         self.splitter.setChildrenCollapsible(False)
         self.setCentralWidget(self.splitter)
 
-        self.vocab = VocabBrowser(self.tokenizers, self)
-        self.vocab.openTokenizerRequested.connect(lambda: self.choose_tokenizer_file(None))
-        self.vocab_dock = QDockWidget("Vocabulary", self)
-        self.vocab_dock.setObjectName("vocabDock")
-        self.vocab_dock.setWidget(self.vocab)
-        self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.vocab_dock)
-        self.resizeDocks([self.vocab_dock], [470], Qt.Orientation.Horizontal)
-
         self.status_label = QLabel(self)
         self.status_label.setObjectName("statusStats")
         self.statusBar().addPermanentWidget(self.status_label, 1)
@@ -154,6 +145,7 @@ class MainWindow(MenusMixin, FilesMixin, ViewSyncMixin, AppearanceMixin, QMainWi
         # The right-hand docks run the full height; bottom docks sit under the editor and views.
         self.setCorner(Qt.Corner.BottomRightCorner, Qt.DockWidgetArea.RightDockWidgetArea)
         self.installed: dict[str, object] = {name: install(self.host) for name, install in panels}
+        self.vocab_dock = self.installed.get("vocabulary")
         self.training = self.installed.get("training")
         self.chart_dock = self.installed.get("chart")
         self.pretok_dock = self.installed.get("pretokenizer")
@@ -220,6 +212,7 @@ class MainWindow(MenusMixin, FilesMixin, ViewSyncMixin, AppearanceMixin, QMainWi
         """Close one view (the last remaining view stays)."""
         if len(self.panels) <= 1 or panel not in self.panels:
             return
+        was_reference = panel is self.panels[0]
         self.panels.remove(panel)
         panel.hide()
         panel.setParent(None)
@@ -229,6 +222,8 @@ class MainWindow(MenusMixin, FilesMixin, ViewSyncMixin, AppearanceMixin, QMainWi
         self._update_close_buttons()
         self._refresh_references()
         self._update_status()
+        if was_reference:
+            self.host.referenceViewChanged.emit(self.panels[0].model.key)
 
     def remove_last_view(self) -> None:
         """Close the rightmost view."""
@@ -243,7 +238,7 @@ class MainWindow(MenusMixin, FilesMixin, ViewSyncMixin, AppearanceMixin, QMainWi
     def _on_panel_tokenizer(self, panel: TokenPanel) -> None:
         panel.view.merges_ready = self.tokenizers.merges_ready(panel.model.key)
         if self.panels and panel is self.panels[0]:
-            self.vocab.show_tokenizer(panel.model.key, self.vocab.compare_key())
+            self.host.referenceViewChanged.emit(panel.model.key)
         self._update_status()
 
     def _on_merges_ready(self, key: str) -> None:
@@ -352,7 +347,6 @@ class MainWindow(MenusMixin, FilesMixin, ViewSyncMixin, AppearanceMixin, QMainWi
         keys = [k for k in s.get(VIEWS) if self.tokenizers.row_of(k) >= 0] or list(VIEWS.default)
         for key in keys:
             self.add_view(key)
-        self.vocab.show_tokenizer(self.panels[0].model.key, "")
         self._fill_recent_menu()
         geometry = s.get(GEOMETRY)
         if geometry is not None:

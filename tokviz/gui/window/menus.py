@@ -5,7 +5,6 @@ from __future__ import annotations
 from PySide6.QtGui import (
     QAction,
     QActionGroup,
-    QKeySequence,
 )
 from PySide6.QtWidgets import (
     QLabel,
@@ -60,10 +59,6 @@ class MenusMixin:
         self.act_zoom_in = a("Zoom &in", ["Ctrl+=", "Ctrl++"], lambda: self.zoom(1), name="actionZoomIn")
         self.act_zoom_out = a("Zoom &out", "Ctrl+-", lambda: self.zoom(-1), name="actionZoomOut")
         self.act_zoom_reset = a("&Reset zoom", "Ctrl+0", lambda: self.zoom(0), name="actionZoomReset")
-        self.act_vocab = self.vocab_dock.toggleViewAction()
-        self.act_vocab.setText("&Vocabulary browser")
-        self.act_vocab.setShortcut(QKeySequence("Ctrl+Shift+V"))
-        self.act_vocab.setObjectName("actionVocabulary")
         self.act_focus_editor = a("Focus &editor", "Ctrl+E", self.editor.setFocus, name="actionFocusEditor")
         self.theme_group = QActionGroup(self)
         self.theme_actions: dict[str, QAction] = {}
@@ -123,7 +118,6 @@ class MenusMixin:
         for act in self.theme_actions.values():
             theme.addAction(act)
         view.addSeparator()
-        view.addAction(self.act_vocab)
         view.addAction(self.act_focus_editor)
 
         self.help_menu = bar.addMenu("&Help")

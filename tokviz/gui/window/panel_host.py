@@ -35,6 +35,7 @@ class PanelHost(QObject):
     colorsChanged = Signal(object)  # TokenColors
     fontChanged = Signal(QFont)
     displayOptionsChanged = Signal(object)  # DisplayOptions
+    referenceViewChanged = Signal(str)  # registry key of the first view's tokenizer
 
     def __init__(self, window: MainWindow) -> None:
         super().__init__(window)

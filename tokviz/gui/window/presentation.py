@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QAction, QColor, QFont, QKeySequence, QPalette
-from PySide6.QtWidgets import QApplication, QToolBar, QWidget
+from PySide6.QtWidgets import QApplication, QDockWidget, QToolBar, QWidget
 
 from tokviz.gui.settings import (
     PRESENTATION_ON,
@@ -218,7 +218,9 @@ class PresentationMode(QObject):
         for bar in w.findChildren(QToolBar):
             if bar.parentWidget() is w and bar.objectName():
                 parts[f"toolbar:{bar.objectName()}"] = bar
-        parts["dock:vocabDock"] = w.vocab_dock
+        vocabulary = w.findChild(QDockWidget, "vocabDock")
+        if vocabulary is not None:
+            parts["dock:vocabDock"] = vocabulary
         parts["statusbar"] = w.statusBar()
         return parts
 
