@@ -5,17 +5,8 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 
 from tokviz.gui.models.tokenizers import OPEN_KEY, IsActionRole, KeyRole, TokenizerRegistryModel
-from tokviz.gui.panels.vocabulary import (
-    BYTES,
-    ID,
-    LENGTH,
-    PARENTS,
-    RANK,
-    TOKEN,
-    VocabBrowser,
-    VocabModel,
-    overlap,
-)
+from tokviz.gui.models.vocabulary import BYTES, ID, LENGTH, PARENTS, RANK, TOKEN, VocabModel, overlap
+from tokviz.gui.panels.vocabulary import VocabBrowser
 
 
 def test_registry_lists_builtins_then_open_tokenizer(qtmodeltester):

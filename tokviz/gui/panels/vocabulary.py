@@ -8,11 +8,8 @@ cl100k's 100K tokens scroll without lag. With a second tokenizer it also shows t
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
-import regex
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -29,245 +26,19 @@ from PySide6.QtWidgets import (
 )
 from superqt.utils import QSignalDebouncer
 
-from tokviz.core.bytes_ import hex_bytes, printable_token
-from tokviz.core.tokenizer import Tokenizer
 from tokviz.gui.context import PanelContext
 from tokviz.gui.models.tokenizers import OPEN_KEY, KeyRole, TokenizerRegistryModel
-
-COLUMNS = ("Id", "Token", "Length", "Merge rank", "Parents", "Bytes", "Count")
-ID, TOKEN, LENGTH, RANK, PARENTS, BYTES, COUNT = range(len(COLUMNS))
-OVERLAP_MODES = ("all", "both", "only_a", "only_b")
-
-
-class VocabModel(QAbstractTableModel):
-    """Rows are token ids of one tokenizer, in the current sort order, after the current filter."""
-
-    rowsFiltered = Signal()
-
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.tokenizer: Tokenizer | None = None
-        self.counts: dict[int, int] | None = None
-        self.merges_ready = False
-        self._ids = np.zeros(0, dtype=np.int64)
-        self._rows = np.zeros(0, dtype=np.int64)
-        self._texts: list[str] | None = None
-        self._filter = ""
-        self._regex = False
-        self._membership: np.ndarray | None = None
-        self._sort: tuple[int, Qt.SortOrder] = (ID, Qt.SortOrder.AscendingOrder)
-        self.filter_error: str | None = None
-        self._cell_cache: dict[int, str] = {}
-
-    # ---------------------------------------------------------------- data source
-    def set_tokenizer(
-        self, tokenizer: Tokenizer | None, counts: dict[int, int] | None = None, merges_ready: bool = False
-    ) -> None:
-        """Show ``tokenizer``'s vocabulary (None: empty table)."""
-        self.beginResetModel()
-        self.tokenizer = tokenizer
-        self.counts = counts
-        self.merges_ready = merges_ready
-        self._ids = (
-            np.array(sorted(tokenizer.vocab), dtype=np.int64) if tokenizer else np.zeros(0, dtype=np.int64)
-        )
-        self._texts = None
-        self._membership = None
-        self._cell_cache = {}
-        self._rows = self._compute_rows()
-        self.endResetModel()
-        self.rowsFiltered.emit()
-
-    def set_merges_ready(self, ready: bool) -> None:
-        """Merge ranks and parents are now available: refresh those columns."""
-        self.merges_ready = ready
-        if self.rowCount():
-            self.dataChanged.emit(self.index(0, RANK), self.index(self.rowCount() - 1, PARENTS))
-
-    def set_filter(self, text: str, use_regex: bool = False) -> None:
-        """Keep tokens whose text contains ``text`` (or matches it as a regex)."""
-        self._filter = text
-        self._regex = use_regex
-        self._refilter()
-
-    def set_membership(self, mask_ids: np.ndarray | None) -> None:
-        """Keep only these ids (an overlap set), or all of them with None."""
-        self._membership = mask_ids
-        self._refilter()
-
-    def _refilter(self) -> None:
-        self.beginResetModel()
-        self._rows = self._compute_rows()
-        self.endResetModel()
-        self.rowsFiltered.emit()
-
-    def texts(self) -> list[str]:
-        """Every token's text (invalid UTF-8 replaced), aligned with the sorted ids; built on first use."""
-        if self._texts is None:
-            assert self.tokenizer is not None
-            vocab = self.tokenizer.vocab
-            self._texts = [vocab[i].decode("utf-8", errors="replace") for i in self._ids.tolist()]
-        return self._texts
-
-    def _compute_rows(self) -> np.ndarray:
-        self.filter_error = None
-        if self.tokenizer is None:
-            return np.zeros(0, dtype=np.int64)
-        keep = np.ones(len(self._ids), dtype=bool)
-        if self._membership is not None:
-            keep &= np.isin(self._ids, self._membership)
-        if self._filter:
-            texts = self.texts()
-            if self._regex:
-                try:
-                    pattern = regex.compile(self._filter)
-                except regex.error as exc:
-                    self.filter_error = f"invalid regex: {exc}"
-                    return np.zeros(0, dtype=np.int64)
-                search = pattern.search
-                keep &= np.fromiter((search(t) is not None for t in texts), dtype=bool, count=len(texts))
-            else:
-                needle = self._filter
-                keep &= np.fromiter((needle in t for t in texts), dtype=bool, count=len(texts))
-        rows = self._ids[keep]
-        return self._sorted(rows)
-
-    def _sort_key(self, column: int, rows: np.ndarray) -> np.ndarray | list[Any]:
-        tok = self.tokenizer
-        assert tok is not None
-        if column == LENGTH:
-            return np.fromiter((len(tok.vocab[i]) for i in rows.tolist()), dtype=np.int64, count=len(rows))
-        if column in (RANK, PARENTS) and self.merges_ready:
-            ranks = tok.merge_rank_of_id
-            return np.fromiter((ranks.get(i, -1) for i in rows.tolist()), dtype=np.int64, count=len(rows))
-        if column == COUNT and self.counts:
-            counts = self.counts
-            return np.fromiter((counts.get(i, -1) for i in rows.tolist()), dtype=np.int64, count=len(rows))
-        if column in (TOKEN, BYTES):
-            return [tok.vocab[i] for i in rows.tolist()]
-        return rows
-
-    def _sorted(self, rows: np.ndarray) -> np.ndarray:
-        column, order = self._sort
-        if column == ID or not len(rows):
-            out = np.sort(rows)
-        else:
-            key = self._sort_key(column, rows)
-            if isinstance(key, list):
-                order_idx = np.array(sorted(range(len(rows)), key=key.__getitem__), dtype=np.int64)
-            else:
-                order_idx = np.lexsort((rows, key))
-            out = rows[order_idx]
-        return out[::-1].copy() if order == Qt.SortOrder.DescendingOrder else out
-
-    # ---------------------------------------------------------------- Qt model
-    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else int(len(self._rows))
-
-    def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(COLUMNS)
-
-    def headerData(
-        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
-    ) -> Any:
-        if (
-            role == Qt.ItemDataRole.DisplayRole
-            and orientation == Qt.Orientation.Horizontal
-            and 0 <= section < len(COLUMNS)
-        ):
-            return COLUMNS[section]
-        return None
-
-    def token_id(self, row: int) -> int:
-        """The id shown in ``row``."""
-        return int(self._rows[row])
-
-    def row_of_id(self, token_id: int) -> int:
-        """Row showing ``token_id`` under the current sort and filter, or -1."""
-        hits = np.flatnonzero(self._rows == token_id)
-        return int(hits[0]) if hits.size else -1
-
-    def data(
-        self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole
-    ) -> Any:
-        if not index.isValid() or self.tokenizer is None:
-            return None
-        row, col = index.row(), index.column()
-        if not (0 <= row < len(self._rows) and 0 <= col < len(COLUMNS)):
-            return None
-        tok = self.tokenizer
-        tid = int(self._rows[row])
-        if role == Qt.ItemDataRole.DisplayRole:
-            return self._display(tok, tid, col)
-        if role == Qt.ItemDataRole.TextAlignmentRole:
-            if col in (ID, LENGTH, RANK, COUNT):
-                return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-            return None
-        if role == Qt.ItemDataRole.ToolTipRole and col == TOKEN:
-            return f"id {tid}: {hex_bytes(tok.vocab[tid])}"
-        if role == Qt.ItemDataRole.UserRole:
-            return tid
-        return None
-
-    def _display(self, tok: Tokenizer, tid: int, col: int) -> str:
-        data = tok.vocab[tid]
-        if col == ID:
-            return str(tid)
-        if col == TOKEN:
-            cached = self._cell_cache.get(tid)
-            if cached is None:
-                cached = (
-                    data.decode("utf-8", errors="replace") if tok.is_special(tid) else printable_token(data)
-                )
-                self._cell_cache[tid] = cached
-            return cached
-        if col == BYTES:
-            return hex_bytes(data)
-        if col == LENGTH:
-            return str(len(data))
-        if col == RANK:
-            if tok.is_special(tid):
-                return "special"
-            if not self.merges_ready:
-                return "…" if len(data) > 1 else ""
-            rank = tok.merge_rank_of_id.get(tid)
-            return "" if rank is None else str(rank)
-        if col == PARENTS:
-            if not self.merges_ready or tok.is_special(tid):
-                return ""
-            pair = tok.parents_of_id.get(tid)
-            if pair is None:
-                return ""
-            a, b = pair
-            return f"{printable_token(tok.vocab[a])} + {printable_token(tok.vocab[b])}"
-        if col == COUNT:
-            if self.counts is None:
-                return ""
-            count = self.counts.get(tid)
-            return "" if count is None else f"{count:,}"
-        return ""
-
-    def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
-        if not 0 <= column < len(COLUMNS):
-            return
-        self.layoutAboutToBeChanged.emit()
-        self._sort = (column, order)
-        if self.tokenizer is not None:
-            self._rows = self._sorted(self._rows)
-        self.layoutChanged.emit()
-
-
-def overlap(a: Tokenizer, b: Tokenizer) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Ids of ``a`` whose bytes ``b`` also has, ids only in ``a``, and ids of ``b`` only in ``b``.
-
-    Tokens are compared by their bytes, so the same string under different ids counts as shared.
-    """
-    a_bytes = {v: i for i, v in a.vocab.items()}
-    b_bytes = {v: i for i, v in b.vocab.items()}
-    both = np.array(sorted(i for v, i in a_bytes.items() if v in b_bytes), dtype=np.int64)
-    only_a = np.array(sorted(i for v, i in a_bytes.items() if v not in b_bytes), dtype=np.int64)
-    only_b = np.array(sorted(i for v, i in b_bytes.items() if v not in a_bytes), dtype=np.int64)
-    return both, only_a, only_b
+from tokviz.gui.models.vocabulary import (
+    BYTES,
+    COUNT,
+    ID,
+    LENGTH,
+    PARENTS,
+    RANK,
+    TOKEN,
+    VocabModel,
+    overlap,
+)
 
 
 class VocabBrowser(QWidget):
