@@ -10,9 +10,14 @@ from tokviz.core.bytes_ import printable_token
 from tokviz.gui.text.display import DisplayOptions, build_run, with_glyphs
 from tokviz.gui.text.token_table import TokenTable
 
-TEXTS = st.lists(
-    st.sampled_from(list(" \n\tab🌍你.'1") + ["<|endoftext|>", " the", "\n\n"]), max_size=30
-).map("".join)
+from ..strategies import hard_text
+
+TEXTS = st.one_of(
+    st.lists(st.sampled_from(list(" \n\tab🌍你.'1") + ["<|endoftext|>", " the", "\n\n"]), max_size=30).map(
+        "".join
+    ),
+    hard_text(max_pieces=10, max_run=60, specials=["<|endoftext|>"]),
+)
 
 
 def expected_piece(table: TokenTable, tok, i: int, options: DisplayOptions) -> str:

@@ -19,6 +19,8 @@ from tokviz.gui.panels.streaming import (
     parse_ids,
 )
 
+from ..strategies import hard_text
+
 
 def expected_state(tokenizer, ids: list[int], k: int) -> tuple[str, bytes]:
     """What a correct streaming decoder shows after ``k`` ids: the complete characters, and the rest."""
@@ -49,7 +51,12 @@ def test_gpt2_splits_the_globe_over_three_ids_and_prints_it_after_the_third(gpt2
 
 
 @settings(max_examples=60, deadline=None)
-@given(text=st.text(alphabet=st.sampled_from(list("ab 🌍你é\n")), max_size=20))
+@given(
+    text=st.one_of(
+        st.text(alphabet=st.sampled_from(list("ab 🌍你é\n")), max_size=20),
+        hard_text(max_pieces=6, max_run=40),
+    )
+)
 def test_any_text_under_the_byte_tokenizer_streams_back_whole(text):
     from tokviz.core.registry import load_tokenizer
 

@@ -16,6 +16,8 @@ from tokviz.gui.text.token_table import (
 )
 from tokviz.gui.text.utf16 import utf16_len
 
+from ..strategies import hard_text
+
 BASE = "Hello, 🌍! 你好! The cat  in the hat.\n\n    def f(x):\n\treturn x + 12345 <|endoftext|> end"
 ALPHABET = st.sampled_from(list(" \n\taAbé🌍你'.,0123<|>e") + ["<|endoftext|>", "  ", "ll", " the"])
 
@@ -43,7 +45,12 @@ def test_typing_a_character_re_encodes_only_a_small_window(name, request):
 @pytest.mark.parametrize("name", ["gpt2", "cl100k", "byte_tokenizer", "tiny_bpe"])
 def test_any_edit_gives_the_same_tokens_as_a_fresh_encode(name, request, data):
     tok = request.getfixturevalue(name)
-    text = data.draw(st.lists(ALPHABET, max_size=40).map("".join)) or BASE
+    text = (
+        data.draw(
+            st.one_of(st.lists(ALPHABET, max_size=40).map("".join), hard_text(max_pieces=8, max_run=80))
+        )
+        or BASE
+    )
     table = TokenTable.encode(tok, text)
     for _ in range(3):
         lo = data.draw(st.integers(0, len(text)))
