@@ -130,6 +130,23 @@ def test_the_caption_is_computed_from_the_table(chart: ExchangeChart) -> None:
     assert f"Chinese needs {format_factor(spread.token_ratio)}× as many tokens per byte" in caption(table)
 
 
+def test_the_caption_states_what_tiktoken_counts(chart: ExchangeChart, gpt2_tiktoken) -> None:
+    """The sentence under the chart, checked against GPT-2's published encoding, not against tokviz."""
+    bytes_per_token = {
+        label: len(text.encode("utf-8")) / len(gpt2_tiktoken.encode(text, disallowed_special=()))
+        for label, text in expected_inputs().items()
+    }
+    dearest = min(bytes_per_token, key=bytes_per_token.__getitem__)
+    cheapest = max(bytes_per_token, key=bytes_per_token.__getitem__)
+    ratio = bytes_per_token[cheapest] / bytes_per_token[dearest]
+    assert (dearest, cheapest) == ("Chinese", "English prose")
+    assert chart.canvas.caption.text() == (
+        f"With GPT-2, Chinese needs {ratio:.1f}× as many tokens per byte as English prose "
+        f"({bytes_per_token[dearest]:.2f} vs {bytes_per_token[cheapest]:.2f} bytes/token) "
+        f"→ {ratio**2:.1f}× the attention compute, and a context window fits {ratio:.1f}× fewer of its bytes."
+    )
+
+
 def test_adding_a_trained_tokenizer_adds_a_series(
     qtbot, chart: ExchangeChart, registry, tiny_bpe: Tokenizer
 ) -> None:
