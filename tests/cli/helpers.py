@@ -10,8 +10,6 @@ import pytest
 from tokviz.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
-DEMO = "Hello, 🌍! 你好!"
-CAT = "the cat in the hat"
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:

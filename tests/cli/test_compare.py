@@ -8,19 +8,20 @@ from pathlib import Path
 import pytest
 import tiktoken
 
-from .helpers import DEMO, run
+from ..texts import HELLO
+from .helpers import run
 
 
 def test_compare_defaults_to_bytes_gpt2_and_cl100k(
     capsys: pytest.CaptureFixture[str], cl100k_tiktoken: tiktoken.Encoding
 ) -> None:
-    code, out, _ = run(capsys, "compare", "--text", DEMO, "--format", "json")
+    code, out, _ = run(capsys, "compare", "--text", HELLO, "--format", "json")
 
     rows = {r["tokenizer"]: r for r in json.loads(out)}
     assert code == 0
     assert list(rows) == ["bytes", "gpt2", "cl100k"]
     # cl100k's count comes from tiktoken itself, not from the row under test.
-    assert [rows[n]["tokens"] for n in rows] == [20, 12, len(cl100k_tiktoken.encode(DEMO))]
+    assert [rows[n]["tokens"] for n in rows] == [20, 12, len(cl100k_tiktoken.encode(HELLO))]
     best = min(r["tokens"] for r in rows.values())
     for r in rows.values():
         assert r["bytes"] == 20

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 import tiktoken
 
-from .helpers import DEMO, run
+from ..texts import HELLO
+from .helpers import run
 
 
 def test_bytes_tokenizer_gives_one_id_per_byte(capsys: pytest.CaptureFixture[str]) -> None:
@@ -22,23 +23,23 @@ def test_bytes_tokenizer_gives_one_id_per_byte(capsys: pytest.CaptureFixture[str
 def test_gpt2_is_the_default_and_matches_tiktoken(
     capsys: pytest.CaptureFixture[str], gpt2_tiktoken: tiktoken.Encoding
 ) -> None:
-    code, out, _ = run(capsys, "encode", "--text", DEMO)
+    code, out, _ = run(capsys, "encode", "--text", HELLO)
 
     ids = [int(i) for i in out.split()]
     assert code == 0
     assert len(ids) == 12
-    assert ids == gpt2_tiktoken.encode(DEMO)
+    assert ids == gpt2_tiktoken.encode(HELLO)
 
 
 def test_tokens_format_shows_visible_pieces(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = run(capsys, "encode", "--text", DEMO, "--format", "tokens")
+    code, out, _ = run(capsys, "encode", "--text", HELLO, "--format", "tokens")
 
     assert code == 0
     assert out == "Hello|,|·<F0 9F>|<8C>|<8D>|!|·|<E4 BD>|<A0>|<E5 A5>|<BD>|!\n"
 
 
 def test_json_format_places_every_token_on_the_text(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = run(capsys, "encode", "--text", DEMO, "--format", "json")
+    code, out, _ = run(capsys, "encode", "--text", HELLO, "--format", "json")
 
     tokens = json.loads(out)
     assert code == 0
@@ -47,7 +48,7 @@ def test_json_format_places_every_token_on_the_text(capsys: pytest.CaptureFixtur
     globe = [t for t in tokens if t["start"] <= 7 < t["end"]]
     assert [t["bytes"] for t in globe] == ["20f09f", "8c", "8d"]
     assert [t["text"] for t in globe] == [None, None, None]
-    assert bytes.fromhex("".join(t["bytes"] for t in tokens)).decode("utf-8") == DEMO
+    assert bytes.fromhex("".join(t["bytes"] for t in tokens)).decode("utf-8") == HELLO
 
 
 def test_special_tokens_can_be_added_on_the_command_line(capsys: pytest.CaptureFixture[str]) -> None:

@@ -9,7 +9,8 @@ import pytest
 
 from tokviz.core.registry import load_tokenizer
 
-from .helpers import CAT, DEMO, run
+from ..texts import CAT, HELLO
+from .helpers import run
 
 
 def test_replay_reproduces_the_lecture_table(capsys: pytest.CaptureFixture[str]) -> None:
@@ -71,7 +72,7 @@ def test_replay_shows_partial_bytes_as_hex_in_json(capsys: pytest.CaptureFixture
 
 
 def test_replay_of_a_tokenizer_counts_tokens_after_every_merge(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = run(capsys, "replay", "--tokenizer", "gpt2", "--text", DEMO, "--format", "json")
+    code, out, _ = run(capsys, "replay", "--tokenizer", "gpt2", "--text", HELLO, "--format", "json")
 
     steps = json.loads(out)
     tok = load_tokenizer("gpt2")
@@ -88,7 +89,7 @@ def test_replay_of_a_tokenizer_counts_tokens_after_every_merge(capsys: pytest.Ca
         "tokens": 20,
     }
     for k in (1, 100, 8327, 8328, 12265, 12266, 15241, 15242, 30_000):
-        assert steps[k - 1]["tokens"] == len(tok.encode_with_merges(DEMO, k)), k
+        assert steps[k - 1]["tokens"] == len(tok.encode_with_merges(HELLO, k)), k
 
 
 def test_replay_table_can_skip_merges_that_do_not_change_the_text(capsys: pytest.CaptureFixture[str]) -> None:

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from .helpers import DEMO, assert_one_line_error, child_env, run
+from ..texts import HELLO
+from .helpers import assert_one_line_error, child_env, run
 
 
 def test_train_writes_a_model_that_encode_and_exports_can_use(
@@ -43,7 +44,7 @@ def test_train_writes_a_model_that_encode_and_exports_can_use(
     assert code == 0, err
     assert "merging" in err and "143 merges" in err
 
-    text = "The assert statement is handy.<|eot|>" + DEMO
+    text = "The assert statement is handy.<|eot|>" + HELLO
     expected = train_bpe(corpus, 400, special_tokens=["<|eot|>"]).tokenizer().encode(text)
     assert run(capsys, "encode", "--tokenizer", str(model), "--text", text)[1].split() == [
         str(i) for i in expected

@@ -23,9 +23,9 @@ from tokviz.gui.models.tokenizers import TokenizerRegistryModel
 from tokviz.gui.panels.chart import ExchangeChart
 from tokviz.gui.style.theme import token_colors
 
-pytestmark = pytest.mark.qt_log_ignore("This plugin does not support raise")
+from ..texts import CAT, HELLO
 
-DEMO = "Hello, 🌍! 你好!"
+pytestmark = pytest.mark.qt_log_ignore("This plugin does not support raise")
 
 
 @pytest.fixture
@@ -42,13 +42,13 @@ def chart(qtbot, registry) -> ExchangeChart:
     qtbot.addWidget(widget)
     widget.resize(1200, 560)
     widget.show()
-    widget.set_text(DEMO)
+    widget.set_text(HELLO)
     qtbot.waitUntil(widget.is_ready, timeout=20000)
     return widget
 
 
 def expected_inputs() -> dict[str, str]:
-    return {EDITOR_LABEL: DEMO, **{s.label: s.text for s in sample_inputs()}}
+    return {EDITOR_LABEL: HELLO, **{s.label: s.text for s in sample_inputs()}}
 
 
 def test_the_panel_has_its_name_and_the_five_samples(chart: ExchangeChart) -> None:
@@ -166,7 +166,7 @@ def test_adding_a_trained_tokenizer_adds_a_series(
 
 
 def test_the_chart_follows_the_text_after_a_pause(qtbot, chart: ExchangeChart, gpt2: Tokenizer) -> None:
-    chart.set_text("the cat in the hat")
+    chart.set_text(CAT)
     chart.set_text("the cat in the hat sat on the mat")
     qtbot.waitUntil(chart.is_ready, timeout=20000)
 
@@ -276,7 +276,7 @@ def test_large_text_is_bigger(chart: ExchangeChart) -> None:
 
 
 def test_a_canvas_renders_offscreen_without_a_panel(qtbot, byte_tokenizer, gpt2) -> None:
-    table = ExchangeTable.measure({"demo": DEMO}, [byte_tokenizer, gpt2])
+    table = ExchangeTable.measure({"demo": HELLO}, [byte_tokenizer, gpt2])
     canvas = render_canvas(table, style=ChartStyle(dark=False, large=True))
     qtbot.addWidget(canvas)
 
@@ -318,10 +318,8 @@ def test_the_window_has_a_chart_dock_in_the_view_menu(qtbot) -> None:
     action.trigger()
     chart = window.findChild(QWidget, "compareChart")
     assert isinstance(chart, ExchangeChart) and dock.isVisible()
-    window.set_text("the cat in the hat")
-    qtbot.waitUntil(
-        lambda: chart.is_ready() and chart.inputs()[0].text == "the cat in the hat", timeout=20000
-    )
+    window.set_text(CAT)
+    qtbot.waitUntil(lambda: chart.is_ready() and chart.inputs()[0].text == CAT, timeout=20000)
     assert chart.table is not None
     assert chart.table.metric(0, chart.table.tokenizers.index("GPT-2")).bytes == 18
     window.close()

@@ -18,8 +18,9 @@ from tokviz.cli.compare import labelled_rows
 from tokviz.cli.drawing import use_offscreen_qt_without_display
 from tokviz.gui.drawing.chart_style import byte_color, series_color
 
+from ..texts import HELLO
+
 ROOT = Path(__file__).resolve().parents[2]
-DEMO = "Hello, 🌍! 你好!"
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -54,7 +55,7 @@ def test_plot_writes_a_slide_sized_png_and_still_prints_the_table(
 ) -> None:
     out_png = tmp_path / "rate.png"
 
-    code, out, err = run(capsys, "compare", "--text", DEMO, "--plot", str(out_png))
+    code, out, err = run(capsys, "compare", "--text", HELLO, "--plot", str(out_png))
 
     assert code == 0, err
     assert out.splitlines()[0].split() == [
@@ -74,7 +75,7 @@ def test_plot_writes_a_slide_sized_png_and_still_prints_the_table(
 def test_scale_2_doubles_the_pixels(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     out_png = tmp_path / "rate@2x.png"
 
-    code, _, err = run(capsys, "compare", "--text", DEMO, "--plot", str(out_png), "--scale", "2", "--dark")
+    code, _, err = run(capsys, "compare", "--text", HELLO, "--plot", str(out_png), "--scale", "2", "--dark")
 
     assert code == 0, err
     image = QImage(str(out_png))
@@ -107,7 +108,7 @@ def test_the_other_views_can_be_plotted(
 ) -> None:
     out_png = tmp_path / f"{view}.png"
 
-    code, _, err = run(capsys, "compare", "--text", DEMO, "--plot", str(out_png), "--plot-view", view)
+    code, _, err = run(capsys, "compare", "--text", HELLO, "--plot", str(out_png), "--plot-view", view)
 
     assert code == 0, err
     assert not QImage(str(out_png)).isNull()
@@ -170,7 +171,7 @@ def test_plot_works_on_a_machine_without_a_display(tmp_path: Path) -> None:
     out_png = tmp_path / "headless.png"
 
     done = subprocess.run(
-        [sys.executable, "-m", "tokviz", "compare", "--text", DEMO, "--plot", str(out_png)],
+        [sys.executable, "-m", "tokviz", "compare", "--text", HELLO, "--plot", str(out_png)],
         capture_output=True,
         text=True,
         env=headless_env(),

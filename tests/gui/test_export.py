@@ -16,6 +16,8 @@ from tokviz.core.errors import ExportError
 from tokviz.gui.settings import EXPORT_SCALE, EXPORT_TARGET
 from tokviz.gui.window.export import ExportDialog, is_vector, render_image, svg_bytes, write_image
 
+from ..texts import HELLO
+
 pytestmark = [
     pytest.mark.gui,
     pytest.mark.qt_log_ignore(
@@ -23,13 +25,12 @@ pytestmark = [
     ),
 ]
 
-DEMO = "Hello, 🌍! 你好!"
 SVG_NS = "http://www.w3.org/2000/svg"
 
 
 @pytest.fixture
 def window(make_window):
-    return make_window(text=DEMO)
+    return make_window(text=HELLO)
 
 
 def texts_of(svg: bytes) -> list[str]:
@@ -123,10 +124,10 @@ def test_the_chart_exports_its_own_vector_drawing(qtbot, window, tmp_path, gpt2,
     assert not root.findall(f".//{{{SVG_NS}}}image")
     texts = ["".join(t.itertext()).replace("\xa0", " ").strip() for t in root.iter(f"{{{SVG_NS}}}text")]
     assert {"GPT-2", "cl100k"} <= set(texts) and any(t.startswith("bytes (1.0") for t in texts)
-    assert "Editor text" in texts and f"{len(DEMO.encode())} bytes" in texts
+    assert "Editor text" in texts and f"{len(HELLO.encode())} bytes" in texts
     # The editor's bars are labelled with bytes per token, counted here with the tokenizers themselves.
     for tok in (gpt2, cl100k):
-        assert f"{len(DEMO.encode()) / len(tok.encode(DEMO)):.2f}" in texts
+        assert f"{len(HELLO.encode()) / len(tok.encode(HELLO)):.2f}" in texts
 
 
 def test_copy_image_puts_the_focused_panel_on_the_clipboard_at_the_remembered_scale(window):

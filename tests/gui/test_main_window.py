@@ -11,6 +11,8 @@ from tokviz.gui.models.tokenizers import KeyRole
 from tokviz.gui.settings import TEXT
 from tokviz.gui.widgets.token_view import TokenView, details_html
 
+from ..texts import CAT
+
 
 def set_text(qtbot, window: MainWindow, text: str) -> None:
     window.set_text(text)
@@ -87,7 +89,7 @@ def test_partial_utf8_tokens_show_their_bytes_and_specials_are_marked(qtbot, win
 
 
 def test_hover_shows_id_bytes_text_length_rank_and_parents(qtbot, window, gpt2):
-    set_text(qtbot, window, "the cat in the hat")
+    set_text(qtbot, window, CAT)
     qtbot.waitUntil(lambda: window.tokenizers.merges_ready("gpt2"), timeout=30000)
     view = window.panels[0].view
     the = token_index_of(view, gpt2.encode(" the")[0])
@@ -101,7 +103,7 @@ def test_hover_shows_id_bytes_text_length_rank_and_parents(qtbot, window, gpt2):
 
 
 def test_hovering_a_token_highlights_its_text_in_the_editor_and_the_other_view(qtbot, window, gpt2):
-    set_text(qtbot, window, "the cat in the hat")
+    set_text(qtbot, window, CAT)
     gpt_view, cl_view = (p.view for p in window.panels)
     hat = token_index_of(gpt_view, gpt2.encode(" hat")[0])
     # Move the real mouse over the box, as a user would.
@@ -115,7 +117,7 @@ def test_hovering_a_token_highlights_its_text_in_the_editor_and_the_other_view(q
 
 
 def test_selecting_text_in_the_editor_outlines_its_tokens(qtbot, window):
-    set_text(qtbot, window, "the cat in the hat")
+    set_text(qtbot, window, CAT)
     cursor = window.editor.textCursor()
     cursor.setPosition(5)
     cursor.setPosition(9, QTextCursor.MoveMode.KeepAnchor)  # "at i"
@@ -252,7 +254,7 @@ def test_text_and_views_are_kept_across_restarts(qtbot, window):
 
 
 def test_hover_over_empty_space_clears_the_highlight(qtbot, window, gpt2):
-    set_text(qtbot, window, "the cat in the hat")
+    set_text(qtbot, window, CAT)
     view = window.panels[0].view
     # First hover a token, so that there is a highlight to clear.
     cat = token_index_of(view, gpt2.encode(" cat")[0])
@@ -278,7 +280,7 @@ def test_opening_a_text_file_fills_the_editor_and_the_recent_menu(qtbot, window,
 
 
 def test_keyboard_users_step_through_tokens(qtbot, window, gpt2):
-    set_text(qtbot, window, "the cat in the hat")
+    set_text(qtbot, window, CAT)
     view = window.panels[0].view
     view.setFocus()
     qtbot.keyClick(view, Qt.Key.Key_Right)

@@ -19,8 +19,9 @@ from tokviz.gui.drawing.strips import MAX_RENDER_CHARS, StripSheet, render_strip
 from tokviz.gui.widgets.token_view import TokenView
 from tokviz.gui.window.export import render_image
 
+from ..texts import CAT, HELLO
+
 ROOT = Path(__file__).resolve().parents[2]
-DEMO = "Hello, 🌍! 你好!"
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -44,7 +45,7 @@ def svg_texts(path: Path) -> list[str]:
 # ----------------------------------------------------------------------------- the strips
 def test_each_strip_is_a_real_token_view_showing_the_whole_text(gpt2, cl100k):
     ensure_app()
-    text = "Tokenizers turn text into integers.\n" * 6 + DEMO
+    text = "Tokenizers turn text into integers.\n" * 6 + HELLO
     sheet = StripSheet(text, [("GPT-2", gpt2), ("cl100k", cl100k)], max_width=500)
     try:
         assert [type(v) for v in sheet.views] == [TokenView, TokenView]
@@ -63,7 +64,7 @@ def test_each_strip_is_a_real_token_view_showing_the_whole_text(gpt2, cl100k):
 
 def test_a_token_is_painted_with_the_colour_the_window_gives_its_id(tmp_path, gpt2):
     ensure_app()
-    sheet = StripSheet("the cat in the hat", [("GPT-2", gpt2)])
+    sheet = StripSheet(CAT, [("GPT-2", gpt2)])
     try:
         view = sheet.views[0]
         box = view.visible_boxes()[1]  # " cat"
@@ -78,16 +79,16 @@ def test_a_token_is_painted_with_the_colour_the_window_gives_its_id(tmp_path, gp
 
 
 def test_png_at_2x_has_twice_the_pixels_of_1x(tmp_path, gpt2, cl100k):
-    one = render_strips(DEMO, [("GPT-2", gpt2), ("cl100k", cl100k)], tmp_path / "one.png", scale=1)
-    two = render_strips(DEMO, [("GPT-2", gpt2), ("cl100k", cl100k)], tmp_path / "two.png", scale=2)
+    one = render_strips(HELLO, [("GPT-2", gpt2), ("cl100k", cl100k)], tmp_path / "one.png", scale=1)
+    two = render_strips(HELLO, [("GPT-2", gpt2), ("cl100k", cl100k)], tmp_path / "two.png", scale=2)
 
     a, b = QImage(str(one)), QImage(str(two))
     assert (b.width(), b.height()) == (2 * a.width(), 2 * a.height())
 
 
 def test_2x_is_drawn_at_full_resolution_not_enlarged(tmp_path, gpt2):
-    one = QImage(str(render_strips(DEMO, [("GPT-2", gpt2)], tmp_path / "one.png", scale=1)))
-    two = QImage(str(render_strips(DEMO, [("GPT-2", gpt2)], tmp_path / "two.png", scale=2)))
+    one = QImage(str(render_strips(HELLO, [("GPT-2", gpt2)], tmp_path / "one.png", scale=1)))
+    two = QImage(str(render_strips(HELLO, [("GPT-2", gpt2)], tmp_path / "two.png", scale=2)))
     enlarged = one.scaled(two.size())  # nearest neighbour: every pixel becomes a 2 x 2 block
 
     differing = sum(
@@ -99,7 +100,7 @@ def test_2x_is_drawn_at_full_resolution_not_enlarged(tmp_path, gpt2):
 
 
 def test_svg_keeps_the_tokens_as_text(tmp_path, gpt2):
-    out = render_strips(DEMO, [("GPT-2", gpt2)], tmp_path / "strip.svg")
+    out = render_strips(HELLO, [("GPT-2", gpt2)], tmp_path / "strip.svg")
 
     assert QSvgRenderer(str(out)).isValid()
     root = minidom.parse(str(out)).documentElement
@@ -121,7 +122,7 @@ def test_render_draws_one_strip_per_tokenizer(capsys, tmp_path):
     out = tmp_path / "strips.svg"
 
     code, stdout, err = run(
-        capsys, "render", "--text", DEMO, "--tokenizer", "gpt2", "--tokenizer", "cl100k", "-o", str(out)
+        capsys, "render", "--text", HELLO, "--tokenizer", "gpt2", "--tokenizer", "cl100k", "-o", str(out)
     )
 
     assert code == 0, err
@@ -167,7 +168,7 @@ def test_render_works_without_a_display(tmp_path):
     out = tmp_path / "headless.png"
 
     done = subprocess.run(
-        [sys.executable, "-m", "tokviz", "render", "--text", DEMO, "-o", str(out), "--scale", "2"],
+        [sys.executable, "-m", "tokviz", "render", "--text", HELLO, "-o", str(out), "--scale", "2"],
         capture_output=True,
         text=True,
         env=headless_env(),
@@ -203,7 +204,7 @@ def test_replay_render_draws_the_lectures_merge_table(capsys, tmp_path):
         capsys,
         "replay",
         "--text",
-        "the cat in the hat",
+        CAT,
         "--merges",
         "3",
         "--pretokenizer",
@@ -230,12 +231,12 @@ def test_replay_render_png_of_a_published_tokenizer_lists_only_the_merges_that_c
     small, large = tmp_path / "one.png", tmp_path / "two.png"
 
     assert (
-        run(capsys, "replay", "--text", DEMO, "--tokenizer", "gpt2", "--render", str(small), "--scale", "1")[
+        run(capsys, "replay", "--text", HELLO, "--tokenizer", "gpt2", "--render", str(small), "--scale", "1")[
             0
         ]
         == 0
     )
-    assert run(capsys, "replay", "--text", DEMO, "--tokenizer", "gpt2", "--render", str(large))[0] == 0
+    assert run(capsys, "replay", "--text", HELLO, "--tokenizer", "gpt2", "--render", str(large))[0] == 0
 
     one, two = QImage(str(small)), QImage(str(large))
     assert (two.width(), two.height()) == (2 * one.width(), 2 * one.height())  # --scale defaults to 2

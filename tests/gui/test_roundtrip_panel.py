@@ -7,11 +7,11 @@ from PySide6.QtGui import QAction
 from tokviz.gui import MainWindow
 from tokviz.gui.panels.roundtrip import check_round_trip
 
-DEMO = "Hello, 🌍! 你好!"
+from ..texts import CAT, HELLO
 
 
 def test_gpt2_round_trips_the_lecture_example_but_per_id_decoding_does_not(gpt2):
-    r = check_round_trip(gpt2, DEMO)
+    r = check_round_trip(gpt2, HELLO)
 
     assert r.holds and (r.characters, r.bytes_in, r.tokens, r.bytes_out) == (13, 20, 12, 20)
     assert not r.per_id_holds and r.split_ids == 7  # 3 ids for 🌍, 2 each for 你 and 好
@@ -19,7 +19,7 @@ def test_gpt2_round_trips_the_lecture_example_but_per_id_decoding_does_not(gpt2)
 
 
 def test_ascii_decodes_id_by_id_too(byte_tokenizer):
-    r = check_round_trip(byte_tokenizer, "the cat in the hat")
+    r = check_round_trip(byte_tokenizer, CAT)
 
     assert r.holds and r.per_id_holds and r.split_ids == 0 and r.tokens == r.bytes_in == 18
 
@@ -42,7 +42,7 @@ def test_the_dock_checks_every_view_after_each_edit(qtbot):
 
     with qtbot.waitSignal(panel.updated, timeout=20000):
         action.trigger()
-        window.set_text(DEMO)
+        window.set_text(HELLO)
     qtbot.waitUntil(
         lambda: panel.is_idle() and panel.results and panel.results[0].characters == 13, timeout=20000
     )

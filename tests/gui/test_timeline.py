@@ -13,13 +13,13 @@ from tokviz.gui.models.tokenizers import TokenizerRegistryModel
 from tokviz.gui.panels.timeline.panel import TimelineWidget
 from tokviz.gui.panels.timeline.replayer import SYNC_CHARS
 
-LECTURE = "the cat in the hat"
+from ..texts import CAT
 
 
 @pytest.fixture(scope="module")
 def lecture_model():
     """The lecture's worked example: 3 merges, no pre-tokenizer, first-seen ties."""
-    return train_bpe(LECTURE, 259, pretokenizer="none", tie_break="first-seen")
+    return train_bpe(CAT, 259, pretokenizer="none", tie_break="first-seen")
 
 
 @pytest.fixture
@@ -54,7 +54,7 @@ def cell(model: MergeTableModel, row: int, column: int) -> str:
 
 def test_the_lecture_demo_shows_the_seed_table(qtbot, timeline, lecture_model):
     tok = lecture_model.tokenizer("lecture")
-    replay(qtbot, timeline, tok, LECTURE, lecture_model.history, lecture_model.initial_tokens)
+    replay(qtbot, timeline, tok, CAT, lecture_model.history, lecture_model.initial_tokens)
     model = timeline.model
     assert timeline.total_steps == 3 and timeline.slider.maximum() == 3
     assert [cell(model, r, TEXT_TOKENS) for r in range(4)] == ["18", "16", "14", "12"]
@@ -72,8 +72,8 @@ def test_the_lecture_demo_shows_the_seed_table(qtbot, timeline, lecture_model):
 
 
 def test_with_gpt2_chunks_the_space_never_joins_the_word_before_it(qtbot, timeline):
-    result = train_bpe(LECTURE, 259, pretokenizer="gpt2", tie_break="first-seen")
-    replay(qtbot, timeline, result.tokenizer("gpt2 chunks"), LECTURE, result.history, result.initial_tokens)
+    result = train_bpe(CAT, 259, pretokenizer="gpt2", tie_break="first-seen")
+    replay(qtbot, timeline, result.tokenizer("gpt2 chunks"), CAT, result.history, result.initial_tokens)
     news = [cell(timeline.model, r, NEW) for r in range(1, 4)]
     assert news == ["th", "the", "at"]
     assert "the·" not in news
@@ -153,7 +153,7 @@ def test_the_merge_table_passes_the_model_tester_in_every_mode(qtbot, qtmodeltes
     model = MergeTableModel()
     qtmodeltester.check(model)
     tok = lecture_model.tokenizer("lecture")
-    model.set_source(tok, lecture_model.history, ReplayTrace(tok, LECTURE), lecture_model.initial_tokens)
+    model.set_source(tok, lecture_model.history, ReplayTrace(tok, CAT), lecture_model.initial_tokens)
     qtmodeltester.check(model)
     model.set_changes_only(True)
     qtmodeltester.check(model)
@@ -170,7 +170,7 @@ def test_the_merge_table_passes_the_model_tester_in_every_mode(qtbot, qtmodeltes
 
 def test_clicking_a_row_jumps_to_that_step_and_the_plot_follows(qtbot, timeline, lecture_model):
     tok = lecture_model.tokenizer("lecture")
-    replay(qtbot, timeline, tok, LECTURE, lecture_model.history, lecture_model.initial_tokens)
+    replay(qtbot, timeline, tok, CAT, lecture_model.history, lecture_model.initial_tokens)
     index = timeline.model.index(2, MERGE)
     assert index.data(StepRole) == 2
     rect = timeline.table.visualRect(index)
@@ -188,7 +188,7 @@ def test_clicking_a_row_jumps_to_that_step_and_the_plot_follows(qtbot, timeline,
 
 
 def test_play_visits_each_change_then_stops(qtbot, timeline, lecture_model):
-    replay(qtbot, timeline, lecture_model.tokenizer("lecture"), LECTURE)
+    replay(qtbot, timeline, lecture_model.tokenizer("lecture"), CAT)
     timeline.speed.setCurrentIndex(timeline.speed.count() - 1)
     shown: list[int] = []
     timeline.stepShown.connect(shown.append)
@@ -217,7 +217,7 @@ def test_a_tokenizer_without_merges_says_so(qtbot, timeline, byte_tokenizer):
 
 def test_editing_the_text_retraces_it(qtbot, timeline, lecture_model):
     tok = lecture_model.tokenizer("lecture")
-    replay(qtbot, timeline, tok, LECTURE)
+    replay(qtbot, timeline, tok, CAT)
     go_to(qtbot, timeline, 3)
     with qtbot.waitSignal(timeline.traceReady, timeout=10000):
         timeline.set_text("the hat")
@@ -241,10 +241,8 @@ def test_in_the_window_the_timeline_follows_the_editor_and_keeps_its_place(qtbot
     qtbot.waitUntil(timeline.is_ready, timeout=60000)
     assert timeline.key == window.panels[0].model.key == "gpt2"
     assert timeline.trace.text == window.text
-    window.set_text("the cat in the hat")
-    qtbot.waitUntil(
-        lambda: timeline.is_ready() and timeline.trace.text == "the cat in the hat", timeout=30000
-    )
+    window.set_text(CAT)
+    qtbot.waitUntil(lambda: timeline.is_ready() and timeline.trace.text == CAT, timeout=30000)
     window.close()
     again = MainWindow()
     qtbot.addWidget(again)

@@ -17,6 +17,7 @@ from tokviz.gui.text.token_table import (
 from tokviz.gui.text.utf16 import utf16_len
 
 from ..strategies import hard_text
+from ..texts import CAT
 
 BASE = "Hello, 🌍! 你好! The cat  in the hat.\n\n    def f(x):\n\treturn x + 12345 <|endoftext|> end"
 ALPHABET = st.sampled_from(list(" \n\taAbé🌍你'.,0123<|>e") + ["<|endoftext|>", "  ", "ll", " the"])
@@ -97,7 +98,7 @@ def test_utf16_offsets_count_emoji_twice(gpt2):
 
 
 def test_tokens_overlapping_a_selection(gpt2):
-    table = TokenTable.encode(gpt2, "the cat in the hat")
+    table = TokenTable.encode(gpt2, CAT)
     first, stop = table.tokens_overlapping(5, 9)  # "at i"
     assert [gpt2.decode([int(i)]) for i in table.ids[first:stop]] == [" cat", " in"]
     assert table.tokens_overlapping(0, 0) == (0, 1)

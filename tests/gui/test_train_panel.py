@@ -18,6 +18,8 @@ from tokviz.gui.panels.training.panel import SOURCE_EDITOR, SOURCE_FILES, SOURCE
 from tokviz.gui.workers import training
 from tokviz.gui.workers.training import GuiFirst, TrainJob, TrainSettings
 
+from ..texts import CAT
+
 
 class Editor:
     """Stands in for the main window's editor: the panel reads and (for the demo) sets its text."""
@@ -307,7 +309,7 @@ def test_the_lecture_demo_trains_three_merges_and_replays_them(qtbot, panel, edi
     with qtbot.waitSignal(panel.trainingFinished, timeout=30000) as finished:
         panel.demo_none_button.click()
     outcome, key = finished.args
-    assert editor.text == "the cat in the hat"
+    assert editor.text == CAT
     assert [a + b for a, b in outcome.result.merges] == [b"th", b"the", b"the "]
     assert panel.registry.label(key) == "lecture (no pre-tokenizer)"
     timeline = panel.timeline
