@@ -13,8 +13,9 @@ from PySide6.QtSvg import QSvgRenderer
 from PySide6.QtWidgets import QMenu
 
 from tokviz.core.errors import ExportError
+from tokviz.gui.drawing.images import is_vector, render_image, svg_bytes, write_image
 from tokviz.gui.settings import EXPORT_SCALE, EXPORT_TARGET
-from tokviz.gui.window.export import ExportDialog, is_vector, render_image, svg_bytes, write_image
+from tokviz.gui.window.export import ExportDialog
 
 from ..texts import HELLO
 

@@ -14,10 +14,10 @@ from PySide6.QtGui import QImage
 from PySide6.QtSvg import QSvgRenderer
 
 from tokviz.cli import main
+from tokviz.gui.drawing.images import render_image
 from tokviz.gui.drawing.sheet import ensure_app
 from tokviz.gui.drawing.strips import MAX_RENDER_CHARS, StripSheet, render_strips
 from tokviz.gui.widgets.token_view import TokenView
-from tokviz.gui.window.export import render_image
 
 from ..texts import CAT, HELLO
 

@@ -1,11 +1,8 @@
-"""Slide-ready images of any part of the window: PNG at 1x/2x/3x, SVG for vector panels, the clipboard.
+"""File ▸ Export panel… and File ▸ Copy image: pick a part of the window, a format and a scale.
 
-A widget is drawn with ``QWidget.render`` into a QImage whose device pixel ratio is the scale, so
-layout stays in logical pixels while text and shapes are rasterised at full resolution: a 2x
-export is twice as many pixels, not a blown-up 1x picture. Panels drawn only with QPainter
-shapes and text (token views, the chart) also go to SVG through ``QSvgGenerator``, where text
-stays text. A widget that knows how to draw itself for export (the chart canvas, which must not
-hand its bitmap cache to a vector file) provides ``render_image(scale)`` and ``svg_bytes()``.
+What can be exported is found from the window (the token views, each view, every dock on
+screen, the whole window); the pictures themselves are drawn by :mod:`tokviz.gui.drawing.images`.
+The dialog remembers the last target, format, scale and folder in the settings.
 """
 
 from __future__ import annotations
@@ -35,23 +32,17 @@ from PySide6.QtWidgets import (
 )
 
 from tokviz.core.errors import ExportError
+from tokviz.gui.drawing.images import (
+    copy_image,
+    is_vector,
+    write_image,
+)
+from tokviz.gui.settings import EXPORT_FOLDER, EXPORT_FORMAT, EXPORT_SCALE, EXPORT_TARGET
 
 if TYPE_CHECKING:
     from tokviz.gui.window.main_window import MainWindow
 
 SCALES = (1.0, 2.0, 3.0)
-
-
-from tokviz.gui.drawing.images import (  # noqa: E402
-    VECTOR_PROPERTY,
-    copy_image,
-    is_vector,
-    png_bytes,
-    render_image,
-    svg_bytes,
-    write_image,
-)
-from tokviz.gui.settings import EXPORT_FOLDER, EXPORT_FORMAT, EXPORT_SCALE, EXPORT_TARGET  # noqa: E402
 
 
 # ----------------------------------------------------------------------------- what can be exported
@@ -335,16 +326,9 @@ def install_export_actions(window: MainWindow) -> Exporter:
 
 __all__ = [
     "SCALES",
-    "VECTOR_PROPERTY",
     "ExportDialog",
     "ExportTarget",
     "Exporter",
-    "copy_image",
     "export_targets",
     "install_export_actions",
-    "is_vector",
-    "png_bytes",
-    "render_image",
-    "svg_bytes",
-    "write_image",
 ]
