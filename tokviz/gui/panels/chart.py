@@ -14,7 +14,6 @@ from pathlib import Path
 from PySide6.QtCore import (
     QEvent,
     Qt,
-    QTimer,
     Signal,
 )
 from PySide6.QtGui import QPalette
@@ -56,6 +55,7 @@ from tokviz.gui.drawing.chart_style import (
 )
 from tokviz.gui.models.tokenizers import TokenizerRegistryModel
 from tokviz.gui.panels.docking import follow_editor_text
+from tokviz.gui.workers.debounce import Debouncer
 from tokviz.gui.workers.jobs import Job, run_job
 
 
@@ -154,10 +154,8 @@ class ExchangeChart(QWidget):
         layout.addLayout(bar)
         layout.addWidget(self.canvas, 1)
 
-        self._timer = QTimer(self)
-        self._timer.setSingleShot(True)
-        self._timer.setInterval(DEBOUNCE_MS)
-        self._timer.timeout.connect(self.refresh_now)
+        self._debouncer = Debouncer(DEBOUNCE_MS, self)
+        self._debouncer.triggered.connect(self.refresh_now)
         self.view_picker.currentIndexChanged.connect(lambda _i: self.set_view(self.view_picker.currentData()))
         self.dim_spin.valueChanged.connect(self.canvas.set_embedding_dim)
         self.large_button.toggled.connect(lambda _on: self._apply_style())
@@ -294,11 +292,11 @@ class ExchangeChart(QWidget):
     # ---------------------------------------------------------------- computing
     def schedule(self, *_args: object) -> None:
         """Recompute after a short pause (coalesces bursts of edits)."""
-        self._timer.start()
+        self._debouncer.trigger()
 
     def refresh_now(self) -> None:
         """Start measuring the current inputs with the current tokenizers (in a worker)."""
-        self._timer.stop()
+        self._debouncer.cancel()
         if self._job is not None:
             self._dirty = True
             return
@@ -365,7 +363,7 @@ class ExchangeChart(QWidget):
 
     def is_ready(self) -> bool:
         """True when the chart shows the current inputs under every tokenizer that could be loaded."""
-        if self._timer.isActive() or self._job is not None or self._dirty or self.table is None:
+        if self._debouncer.is_pending() or self._job is not None or self._dirty or self.table is None:
             return False
         if self.isVisible() and self._pending_names():
             return False

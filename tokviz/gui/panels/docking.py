@@ -1,7 +1,7 @@
 """Helpers for panels that follow the editor: debounced refreshes while visible, the window's style.
 
 The pre-tokenizer, streaming-decode, round-trip and chart panels share these. A refresh is
-debounced with superqt's :class:`QSignalDebouncer` (owned by the dock, so it goes away with it)
+debounced by a :class:`~tokviz.gui.workers.debounce.Debouncer` owned by the dock (it goes away with it)
 and only runs while the dock shows; a dock that appears catches up at once.
 """
 
@@ -13,10 +13,10 @@ from typing import Protocol
 from PySide6.QtCore import SignalInstance
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QDockWidget
-from superqt.utils import QSignalDebouncer
 
 from tokviz.gui.context import PanelContext
 from tokviz.gui.style.theme import TokenColors
+from tokviz.gui.workers.debounce import Debouncer
 
 
 class Styled(Protocol):
@@ -55,9 +55,8 @@ def refresh_while_visible(
         if dock.isVisible():
             refresh()
 
-    debouncer = QSignalDebouncer(parent=dock)
-    debouncer.setTimeout(delay_ms)
+    debouncer = Debouncer(delay_ms, dock)
     debouncer.triggered.connect(guarded)
-    trigger.connect(debouncer.throttle)
+    trigger.connect(debouncer.trigger)
     dock.visibilityChanged.connect(lambda visible: visible and guarded())
     return guarded

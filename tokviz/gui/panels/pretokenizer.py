@@ -25,7 +25,6 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
-from superqt.utils import QSignalDebouncer
 
 from tokviz.core.pretokenize import Pretokenizer, resolve_pretokenizer, validate_pattern
 from tokviz.core.registry import byte_tokenizer
@@ -38,6 +37,7 @@ from tokviz.gui.text.display import DisplayOptions, TokenDetails
 from tokviz.gui.text.token_table import INDEX, TokenTable
 from tokviz.gui.text.utf16 import utf16_offsets
 from tokviz.gui.widgets.token_view import TokenView
+from tokviz.gui.workers.debounce import Debouncer
 
 # Longer texts are cut here: the view is for looking at, and a regex over megabytes takes a while.
 MAX_PRETOK_CHARS = 200_000
@@ -180,11 +180,10 @@ class PretokView(QWidget):
         layout.addWidget(self.stats)
 
         # A pattern is checked and applied once typing pauses.
-        self._pattern_debouncer = QSignalDebouncer(parent=self)
-        self._pattern_debouncer.setTimeout(200)
+        self._pattern_debouncer = Debouncer(200, self)
         self._pattern_debouncer.triggered.connect(self._apply_custom)
         self.choice.currentIndexChanged.connect(self._on_choice)
-        self.pattern.textEdited.connect(self._pattern_debouncer.throttle)
+        self.pattern.textEdited.connect(self._pattern_debouncer.trigger)
         self.whitespace.toggled.connect(self._on_whitespace)
         self.show_tokens.toggled.connect(lambda *_: self._refresh_tokens())
         if registry is not None:

@@ -24,7 +24,6 @@ from PySide6.QtWidgets import (
     QTableView,
     QWidget,
 )
-from superqt.utils import QSignalDebouncer
 
 from tokviz.gui.context import PanelContext
 from tokviz.gui.models.tokenizers import OPEN_KEY, KeyRole, TokenizerRegistryModel
@@ -39,6 +38,7 @@ from tokviz.gui.models.vocabulary import (
     VocabModel,
     overlap,
 )
+from tokviz.gui.workers.debounce import Debouncer
 
 
 class VocabBrowser(QWidget):
@@ -119,10 +119,9 @@ class VocabBrowser(QWidget):
         grid.setColumnStretch(3, 1)
 
         # The filter runs once typing pauses (a regex over 100K tokens is not free).
-        self._filter_debouncer = QSignalDebouncer(parent=self)
-        self._filter_debouncer.setTimeout(150)
+        self._filter_debouncer = Debouncer(150, self)
         self._filter_debouncer.triggered.connect(self._apply_filter)
-        self.filter.textChanged.connect(self._filter_debouncer.throttle)
+        self.filter.textChanged.connect(self._filter_debouncer.trigger)
         self.use_regex.toggled.connect(self._apply_filter)
         self.jump.valueChanged.connect(self.jump_to_id)
         self.picker.currentIndexChanged.connect(self._on_pick)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from PySide6.QtCore import QSettings, QSize, Qt, QTimer, Signal
+from PySide6.QtCore import QSettings, QSize, Qt, Signal
 from PySide6.QtGui import (
     QAction,
     QCloseEvent,
@@ -56,6 +56,7 @@ from tokviz.gui.window.menus import MenusMixin
 from tokviz.gui.window.panel_host import PanelHost
 from tokviz.gui.window.presentation import PresentationMode, install_presentation_mode
 from tokviz.gui.window.view_sync import ViewSyncMixin
+from tokviz.gui.workers.debounce import Debouncer
 from tokviz.gui.workers.gc_guard import collect_garbage_in_gui_thread
 
 # Texts longer than this are not written to the settings file (reopen the file instead).
@@ -130,9 +131,8 @@ class MainWindow(MenusMixin, FilesMixin, ViewSyncMixin, AppearanceMixin, QMainWi
         self.status_label.setObjectName("statusStats")
         self.statusBar().addPermanentWidget(self.status_label, 1)
 
-        self._timer = QTimer(self)
-        self._timer.setSingleShot(True)
-        self._timer.timeout.connect(self.retokenize_now)
+        self._edits = Debouncer(0, self)
+        self._edits.triggered.connect(self.retokenize_now)
         self.editor.document().contentsChanged.connect(self._on_text_edited)
         self.editor.selectionChanged.connect(self._on_editor_selection)
         self.editor.verticalScrollBar().valueChanged.connect(self._on_editor_scrolled)
@@ -249,11 +249,12 @@ class MainWindow(MenusMixin, FilesMixin, ViewSyncMixin, AppearanceMixin, QMainWi
     # ================================================================ text flow
     def _on_text_edited(self) -> None:
         size = self.editor.document().characterCount()
-        self._timer.start(BIG_TEXT_DEBOUNCE_MS if size > BIG_TEXT else 0)
+        self._edits.set_interval(BIG_TEXT_DEBOUNCE_MS if size > BIG_TEXT else 0)
+        self._edits.trigger()
 
     def retokenize_now(self) -> None:
         """Hand the editor's current text to every view's model (normally called by the debounce timer)."""
-        self._timer.stop()
+        self._edits.cancel()
         text = plain_text_from_raw(self.editor.document().toRawText())
         if text == self.text and all(p.model.current for p in self.panels):
             return
@@ -288,7 +289,7 @@ class MainWindow(MenusMixin, FilesMixin, ViewSyncMixin, AppearanceMixin, QMainWi
         """True when every view shows the tokens of the editor's current text."""
         return (
             all(p.model.current and p.view.table is p.model.table for p in self.panels)
-            and not self._timer.isActive()
+            and not self._edits.is_pending()
         )
 
     def set_text(self, text: str) -> None:

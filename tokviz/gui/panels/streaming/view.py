@@ -19,7 +19,6 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
-from superqt.utils import QSignalDebouncer
 
 from tokviz.core.bytes_ import hex_bytes
 from tokviz.core.tokenizer import Tokenizer
@@ -29,6 +28,7 @@ from tokviz.gui.panels.streaming.chips import TokenChips
 from tokviz.gui.panels.streaming.trace import StreamTrace, describe_pending, parse_ids
 from tokviz.gui.style.theme import TokenColors, token_colors
 from tokviz.gui.widgets.picker import TokenizerPicker
+from tokviz.gui.workers.debounce import Debouncer
 
 # The editor's text is encoded up to this many characters, and stepped through up to this many ids.
 MAX_STREAM_CHARS = 4000
@@ -57,8 +57,7 @@ class StreamDecodeView(QWidget):
         self._waiting: str | None = None
         self._note = ""
         # Typed ids are parsed once typing pauses.
-        self._typed_debouncer = QSignalDebouncer(parent=self)
-        self._typed_debouncer.setTimeout(250)
+        self._typed_debouncer = Debouncer(250, self)
         self._typed_debouncer.triggered.connect(self._rebuild)
 
         self.picker = TokenizerPicker(registry, self)
@@ -159,7 +158,7 @@ class StreamDecodeView(QWidget):
         self.picker.picked.connect(self.set_tokenizer)
         self.picker.openRequested.connect(self.openTokenizerRequested.emit)
         self.follow.toggled.connect(self._on_follow)
-        self.ids_edit.textEdited.connect(self._typed_debouncer.throttle)
+        self.ids_edit.textEdited.connect(self._typed_debouncer.trigger)
         self.first_button.clicked.connect(lambda: self.set_position(0))
         self.previous_button.clicked.connect(self.step_back)
         self.next_button.clicked.connect(self.step_forward)

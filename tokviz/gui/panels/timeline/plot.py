@@ -16,10 +16,10 @@ import numpy as np
 from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtGui import QFont, QPalette, QShowEvent
 from PySide6.QtWidgets import QVBoxLayout, QWidget
-from superqt.utils import QSignalThrottler
 
 from tokviz.core.merges import MergeStep
 from tokviz.core.replay import ReplayTrace
+from tokviz.gui.workers.debounce import Debouncer
 
 if TYPE_CHECKING:
     import pyqtgraph as pg
@@ -159,8 +159,7 @@ class TokenCountPlot(QWidget):
         self._x_max = 1
         self._moving = False
         # Data changes are applied once, on the next turn of the event loop (see ``_schedule``).
-        self._refresh = QSignalThrottler(QSignalThrottler.EmissionPolicy.Trailing, self)
-        self._refresh.setTimeout(0)
+        self._refresh = Debouncer(0, self)
         self._refresh.triggered.connect(self.flush)
 
     @property
@@ -317,7 +316,7 @@ class TokenCountPlot(QWidget):
         Training batches and a new model's trace then cost one ``setData`` each, and the plot's
         relayout does not add to the work of the event that changed the data.
         """
-        self._refresh.throttle()
+        self._refresh.trigger()
 
     def flush(self) -> None:
         """Apply pending data changes now."""

@@ -12,12 +12,12 @@ from dataclasses import dataclass
 from PySide6.QtCore import QTimer
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QDockWidget, QMenu
-from superqt.utils import QSignalDebouncer
 
 from tokviz.gui.context import PanelContext
 from tokviz.gui.panels.timeline.panel import TimelineWidget
 from tokviz.gui.panels.training.panel import EXPORTS, SOURCE_EDITOR, TrainPanel
 from tokviz.gui.text.display import DisplayOptions
+from tokviz.gui.workers.debounce import Debouncer
 
 TEXT_DEBOUNCE_MS = 150
 # pyqtgraph takes most of a second to import: do it in the background once the window is up.
@@ -71,10 +71,9 @@ def install(context: PanelContext) -> TrainingDocks:
         if panel.source_kind() == SOURCE_EDITOR and not panel.running:
             panel.refresh_corpus_info()
 
-    debouncer = QSignalDebouncer(parent=timeline_dock)
-    debouncer.setTimeout(TEXT_DEBOUNCE_MS)
+    debouncer = Debouncer(TEXT_DEBOUNCE_MS, timeline_dock)
     debouncer.triggered.connect(push_text)
-    context.textEdited.connect(debouncer.throttle)
+    context.textEdited.connect(debouncer.trigger)
 
     def on_timeline_visible(visible: bool) -> None:
         if not visible:
