@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Qt, Signal
-from PySide6.QtGui import QAction, QColor, QFont, QKeySequence, QPalette
+from PySide6.QtGui import QColor, QFont, QPalette
 from PySide6.QtWidgets import QApplication, QDockWidget, QToolBar, QWidget
 
 from tokviz.gui.settings import (
@@ -163,14 +163,10 @@ class PresentationMode(QObject):
         super().__init__(window)
         self.window = window
         self._active = False
-        self.action = QAction("&Presentation mode", window)
-        self.action.setObjectName("actionPresentationMode")
-        self.action.setCheckable(True)
-        self.action.setShortcut(QKeySequence(Qt.Key.Key_F11))
-        self.action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+        self.action = window.new_action(
+            "&Presentation mode", "F11", self.set_active, checkable=True, name="actionPresentationMode"
+        )
         self.action.setToolTip("Large type, colour-blind-safe colours, no toolbars or status bar (F11)")
-        self.action.toggled.connect(self.set_active)
-        window.addAction(self.action)
         window.colorsChanged.connect(self._on_colors)
 
     def _on_colors(self, colors: TokenColors) -> None:
