@@ -383,3 +383,33 @@ def test_the_vocabulary_panel_follows_the_reference_view(qtbot, window):
     window.panels[1].select_tokenizer("cl100k")
     window.remove_view(window.panels[0])  # the cl100k view becomes the reference
     qtbot.waitUntil(lambda: browser.key() == "cl100k", timeout=10000)
+
+
+def test_every_panel_open_still_fits_a_1024_pixel_projector(qtbot, window):
+    """Bottom docks share tabs and pickers elide long names, so the window's minimum stays small."""
+    from PySide6.QtWidgets import QDockWidget
+
+    for dock in window.findChildren(QDockWidget):
+        dock.show()
+    qtbot.wait(10)
+    assert window.minimumSizeHint().width() <= 1000
+    window.presentation.set_active(True)
+    qtbot.wait(10)
+    assert window.minimumSizeHint().width() <= 1000, "presentation mode's larger type fits too"
+    window.presentation.set_active(False)
+
+
+def test_a_panel_shortcut_brings_a_dock_behind_a_tab_to_the_front(qtbot, window):
+    train = window.training.train_dock
+    toggle = train.toggleViewAction()
+    assert not train.isHidden() and train.visibleRegion().isEmpty(), (
+        "first launch: Train is behind Vocabulary"
+    )
+    toggle.trigger()
+    qtbot.waitUntil(lambda: not train.visibleRegion().isEmpty(), timeout=2000)
+    assert not train.isHidden() and toggle.isChecked()
+    toggle.trigger()
+    assert train.isHidden() and not toggle.isChecked()
+    toggle.trigger()
+    qtbot.waitUntil(lambda: not train.visibleRegion().isEmpty(), timeout=2000)
+    assert toggle.isChecked()

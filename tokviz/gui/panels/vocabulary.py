@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
     QComboBox,
     QDockWidget,
     QGridLayout,
+    QHBoxLayout,
     QHeaderView,
     QLabel,
     QLineEdit,
@@ -105,18 +106,20 @@ class VocabBrowser(QWidget):
 
         grid = QGridLayout(self)
         grid.setContentsMargins(6, 6, 6, 6)
+        # Two columns, so the dock fits beside the views on a 1024-pixel projector.
         grid.addWidget(QLabel("Vocabulary of", self), 0, 0)
         grid.addWidget(self.picker, 0, 1)
-        grid.addWidget(QLabel("compared with", self), 0, 2)
-        grid.addWidget(self.compare, 0, 3)
-        grid.addWidget(self.filter, 1, 0, 1, 2)
-        grid.addWidget(self.use_regex, 1, 2)
-        grid.addWidget(self.jump, 1, 3)
-        grid.addWidget(self.overlap_mode, 2, 0, 1, 2)
-        grid.addWidget(self.summary, 2, 2, 1, 2)
-        grid.addWidget(self.table, 3, 0, 1, 4)
+        grid.addWidget(QLabel("compared with", self), 1, 0)
+        grid.addWidget(self.compare, 1, 1)
+        grid.addWidget(self.filter, 2, 0, 1, 2)
+        filters = QHBoxLayout()
+        filters.addWidget(self.use_regex)
+        filters.addWidget(self.jump, 1)
+        grid.addLayout(filters, 3, 0, 1, 2)
+        grid.addWidget(self.overlap_mode, 4, 0, 1, 2)
+        grid.addWidget(self.summary, 5, 0, 1, 2)
+        grid.addWidget(self.table, 6, 0, 1, 2)
         grid.setColumnStretch(1, 1)
-        grid.setColumnStretch(3, 1)
 
         # The filter runs once typing pauses (a regex over 100K tokens is not free).
         self._filter_debouncer = Debouncer(150, self)

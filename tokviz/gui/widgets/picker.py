@@ -22,6 +22,9 @@ class TokenizerPicker(QComboBox):
         super().__init__(parent)
         self.registry = registry
         self._key: str | None = None
+        # Long names (file paths) are elided rather than widening every dock that holds a picker.
+        self.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.setMinimumContentsLength(10)
         if registry is not None:
             self.setModel(registry)
             # A tokenizer added later shifts the rows: keep showing the one in use. A bound method,

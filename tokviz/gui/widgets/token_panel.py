@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
-    QComboBox,
     QHBoxLayout,
     QLabel,
+    QSizePolicy,
     QToolButton,
     QVBoxLayout,
     QWidget,
@@ -32,11 +32,11 @@ class TokenPanel(QWidget):
         self.model = TokenizationModel(registry, key, self)
         self.picker = TokenizerPicker(registry, self)
         self.picker.setObjectName("tokenizerPicker")
-        self.picker.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
-        self.picker.setMinimumContentsLength(8)
         self.stats = QLabel(self)
         self.stats.setObjectName("tokenStats")
         self.stats.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        # Narrow views clip the counts (the tooltip keeps them) instead of widening the window.
+        self.stats.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.busy = QLabel("", self)
         self.busy.setObjectName("busyLabel")
         self.close_button = QToolButton(self)
@@ -96,3 +96,4 @@ class TokenPanel(QWidget):
         n = len(table)
         ratio = f"{n_bytes / n:.2f}" if n else "–"
         self.stats.setText(f"{n:,} tokens · {ratio} bytes/token")
+        self.stats.setToolTip(self.stats.text())

@@ -60,6 +60,7 @@ from tokviz.gui.workers.debounce import Debouncer
 from tokviz.gui.workers.gc_guard import collect_garbage_in_gui_thread
 
 # Texts longer than this are not written to the settings file (reopen the file instead).
+DEFAULT_SIZE = QSize(1360, 860)
 MAX_SAVED_TEXT = 200_000
 # Edits are coalesced by a 0 ms timer: it fires once the pending input events are handled, so a
 # burst of keys (or a key held down) costs one update. Huge texts also wait for a pause in typing.
@@ -353,10 +354,19 @@ class MainWindow(MenusMixin, FilesMixin, ViewSyncMixin, AppearanceMixin, QMainWi
         if geometry is not None:
             self.restoreGeometry(geometry)
         else:
-            self.resize(QSize(1360, 860))
+            self.resize(self._first_size())
         self._restore_dock_layout()
         self.editor.setPlainText(s.get(TEXT) or DEFAULT_TEXT)
         self.retokenize_now()
+
+    def _first_size(self) -> QSize:
+        """The size of a first launch: 1360 × 860, or the screen's free area on a smaller screen."""
+        screen = self.screen() or QGuiApplication.primaryScreen()
+        if screen is None:
+            return DEFAULT_SIZE
+        free = screen.availableGeometry()
+        # Leave room for the window manager's frame and title bar.
+        return DEFAULT_SIZE.boundedTo(QSize(free.width() - 16, free.height() - 40))
 
     def save_settings(self) -> None:
         """Remember text (unless huge), views, options, theme, zoom and window layout."""

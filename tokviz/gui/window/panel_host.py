@@ -42,6 +42,7 @@ class PanelHost(QObject):
         self._window = window
         self._guards: list[Callable[[], bool]] = []
         self._first_sizes: dict[QDockWidget, Callable[[], int]] = {}
+        self._bottom_docks: list[QDockWidget] = []
         window.editor.document().contentsChanged.connect(self.textEdited)
         window.textTokenized.connect(self.textTokenized)
         window.colorsChanged.connect(self.colorsChanged)
@@ -114,6 +115,12 @@ class PanelHost(QObject):
         dock.setWidget(widget)
         window.addDockWidget(_AREAS[area], dock)
         other = window.findChild(QDockWidget, tabify_with) if tabify_with else None
+        if other is None and area == "bottom" and self._bottom_docks:
+            # Bottom docks share one row of tabs: side by side they would add up their minimum
+            # widths and push the window past a projector's 1024 pixels.
+            other = self._bottom_docks[0]
+        if area == "bottom":
+            self._bottom_docks.append(dock)
         if other is not None:
             window.tabifyDockWidget(other, dock)
         toggle = dock.toggleViewAction()
@@ -123,6 +130,9 @@ class PanelHost(QObject):
         if shortcut:
             toggle.setShortcut(QKeySequence(shortcut))
             toggle.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+        # Qt's toggle hides a dock that is merely behind another tab; the user asked to see it.
+        toggle.triggered.disconnect()
+        toggle.triggered.connect(lambda _checked: self.show_or_hide(dock))
         window.view_menu.addAction(toggle)
         if first_size is not None:
             self._first_sizes[dock] = first_size
@@ -131,6 +141,15 @@ class PanelHost(QObject):
         if other is not None:
             other.raise_()
         return dock
+
+    def show_or_hide(self, dock: QDockWidget) -> None:
+        """Show and raise a dock that is hidden or behind another tab; hide one that is in front."""
+        if dock.isHidden() or dock.visibleRegion().isEmpty():
+            dock.show()
+            dock.raise_()
+        else:
+            dock.hide()
+        dock.toggleViewAction().setChecked(not dock.isHidden())
 
     def _size_on_first_show(self, visible: bool) -> None:
         dock = self.sender()

@@ -20,7 +20,6 @@ from PySide6.QtCore import QEvent, Qt, Signal, SignalInstance
 from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import (
     QCheckBox,
-    QComboBox,
     QHBoxLayout,
     QLabel,
     QSplitter,
@@ -105,7 +104,6 @@ class TimelineWidget(QWidget):
         self.picker.setObjectName("timelineTokenizerPicker")
         self.picker.setAccessibleName("Tokenizer to replay")
         self.picker.setToolTip("Whose merges to replay on the editor's text")
-        self.picker.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.playback = PlaybackBar(self, self)
         # The transport's widgets under the names tests and scripts know.
         self.first_button = self.playback.first_button

@@ -109,7 +109,7 @@ class PlaybackBar(QWidget):
         self.slider.setToolTip("Merge step: drag, or use the arrow keys for single steps")
         self.slider.setRange(0, 0)
         self.slider.setPageStep(10)
-        self.slider.setMinimumWidth(160)
+        self.slider.setMinimumWidth(80)
         self.step_box = QSpinBox(self)
         self.step_box.setObjectName("timelineStep")
         self.step_box.setAccessibleName("Jump to step")
