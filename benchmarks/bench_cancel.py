@@ -38,7 +38,7 @@ def cancel_latency(corpus: Path, vocab_size: int, phase: str, delay: float) -> f
 
     def run() -> None:
         try:
-            train_bpe(corpus, vocab_size, progress=on_progress, cancel=cancel)
+            train_bpe(files=corpus, vocab_size=vocab_size, progress=on_progress, cancel=cancel)
         except Cancelled:
             stopped.append(time.perf_counter())
 

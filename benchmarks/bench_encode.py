@@ -31,7 +31,7 @@ def load_or_train(vocab_size: int, cache: str | None) -> tuple[object, float]:
     if model.exists():
         return load_model(model).tokenizer, 0.0
     t0 = time.perf_counter()
-    result = train_bpe(corpus_path("stdlib", cache), vocab_size)
+    result = train_bpe(files=corpus_path("stdlib", cache), vocab_size=vocab_size)
     elapsed = time.perf_counter() - t0
     tok = result.tokenizer(f"stdlib-{vocab_size}")
     save_model(model, tok, settings=result.settings(), history=result.history)

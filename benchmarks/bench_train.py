@@ -39,7 +39,7 @@ def run_tokviz(path: str, vocab_size: int, workers: int | None, tie_break: str) 
     from tokviz.core.train import train_bpe
 
     t0 = time.perf_counter()
-    result = train_bpe(Path(path), vocab_size, workers=workers, tie_break=tie_break)
+    result = train_bpe(files=Path(path), vocab_size=vocab_size, workers=workers, tie_break=tie_break)
     wall = time.perf_counter() - t0
     return {
         "pretokenize": result.timings["pretokenize"],

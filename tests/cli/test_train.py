@@ -45,7 +45,7 @@ def test_train_writes_a_model_that_encode_and_exports_can_use(
     assert "merging" in err and "143 merges" in err
 
     text = "The assert statement is handy.<|eot|>" + HELLO
-    expected = train_bpe(corpus, 400, special_tokens=["<|eot|>"]).tokenizer().encode(text)
+    expected = train_bpe(files=corpus, vocab_size=400, special_tokens=["<|eot|>"]).tokenizer().encode(text)
     assert run(capsys, "encode", "--tokenizer", str(model), "--text", text)[1].split() == [
         str(i) for i in expected
     ]

@@ -123,7 +123,9 @@ def test_unknown_name_says_what_was_tried(tmp_path: Path) -> None:
 
 @pytest.fixture(scope="module")
 def trained(english_text: str) -> Tokenizer:
-    return train_bpe(english_text[:30_000], 400, special_tokens=["<|endoftext|>"]).tokenizer("tiny")
+    return train_bpe(text=english_text[:30_000], vocab_size=400, special_tokens=["<|endoftext|>"]).tokenizer(
+        "tiny"
+    )
 
 
 def test_every_file_kind_loads_by_path(tmp_path: Path, trained: Tokenizer, varied_text: str) -> None:

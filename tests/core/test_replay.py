@@ -9,7 +9,9 @@ DEMO = "Hello, 🌍! 你好!"
 
 
 def test_the_lecture_demo_replays_the_seed_table():
-    tok = train_bpe("the cat in the hat", 259, pretokenizer="none", tie_break="first-seen").tokenizer()
+    tok = train_bpe(
+        text="the cat in the hat", vocab_size=259, pretokenizer="none", tie_break="first-seen"
+    ).tokenizer()
     trace = ReplayTrace(tok, "the cat in the hat")
     assert [trace.token_count(k) for k in range(4)] == [18, 16, 14, 12]
     assert [(e.step, e.count) for e in trace.events] == [(1, 2), (2, 2), (3, 2)]
@@ -25,14 +27,14 @@ def test_the_lecture_demo_replays_the_seed_table():
 
 def test_with_the_gpt2_pretokenizer_chunks_never_merge_across_boundaries():
     text = "the cat in the hat"
-    tok = train_bpe(text, 259, pretokenizer="gpt2", tie_break="first-seen").tokenizer()
+    tok = train_bpe(text=text, vocab_size=259, pretokenizer="gpt2", tie_break="first-seen").tokenizer()
     assert (b"the", b" ") not in tok.merges
     assert all(b" " not in right for _, right in tok.merges)  # a space only ever starts a chunk
 
 
 def test_step_k_equals_encoding_with_k_merges(english_text):
     text = english_text[:3000]
-    tok = train_bpe(english_text[:40_000], 800).tokenizer()
+    tok = train_bpe(text=english_text[:40_000], vocab_size=800).tokenizer()
     trace = ReplayTrace(tok, text)
     for k in [0, 1, 5, 50, 200, 543, 544]:
         ids = tok.encode_with_merges(text, k)
@@ -57,7 +59,7 @@ def test_gpt2_replay_reaches_tiktoken_and_skips_merges_that_do_not_change_the_te
 
 
 def test_replay_of_a_trained_tokenizer_matches_encoding_with_k_merges(english_text):
-    tok = train_bpe(english_text[:20_000], 600, special_tokens=["<|eot|>"]).tokenizer()
+    tok = train_bpe(text=english_text[:20_000], vocab_size=600, special_tokens=["<|eot|>"]).tokenizer()
     text = english_text[20_000:22_000] + "<|eot|>" + DEMO
 
     replay = replay_tokenizer(tok, text, None)
@@ -69,7 +71,7 @@ def test_replay_of_a_trained_tokenizer_matches_encoding_with_k_merges(english_te
 
 
 def test_a_replay_stops_after_the_merges_asked_for(english_text):
-    tok = train_bpe(english_text[:20_000], 600).tokenizer()
+    tok = train_bpe(text=english_text[:20_000], vocab_size=600).tokenizer()
     text = english_text[20_000:21_000]
 
     replay = replay_tokenizer(tok, text, 100)
@@ -84,7 +86,9 @@ def test_a_replay_stops_after_the_merges_asked_for(english_text):
 
 def test_replaying_a_tokenizer_and_training_on_the_text_give_the_same_step_type():
     trained = replay_training("the cat in the hat", 3, "none", "first-seen")
-    tok = train_bpe("the cat in the hat", 259, pretokenizer="none", tie_break="first-seen").tokenizer()
+    tok = train_bpe(
+        text="the cat in the hat", vocab_size=259, pretokenizer="none", tie_break="first-seen"
+    ).tokenizer()
     replayed = replay_tokenizer(tok, "the cat in the hat", None)
 
     # Same merges, same sizes; training counts pairs in the text, a replay counts applications.

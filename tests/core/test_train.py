@@ -21,7 +21,7 @@ SPECIAL_SETS = [[], ["<|endoftext|>"], ["x", "xx"], ["<|end", "<|endoftext|>"]]
 
 
 def test_the_cat_in_the_hat_reproduces_the_lecture_table():
-    result = train_bpe("the cat in the hat", 259, pretokenizer="none", tie_break="first-seen")
+    result = train_bpe(text="the cat in the hat", vocab_size=259, pretokenizer="none", tie_break="first-seen")
 
     assert [(h.left, h.right, h.new_id, h.count) for h in result.history] == [
         (b"t", b"h", 256, 2),
@@ -35,7 +35,9 @@ def test_the_cat_in_the_hat_reproduces_the_lecture_table():
 
 
 def test_lecture_merges_encode_new_text():
-    tok = train_bpe("the cat in the hat", 259, pretokenizer="none", tie_break="first-seen").tokenizer()
+    tok = train_bpe(
+        text="the cat in the hat", vocab_size=259, pretokenizer="none", tie_break="first-seen"
+    ).tokenizer()
 
     ids = tok.encode("the cat in the hat")
     assert [tok.id_bytes(i) for i in ids] == [
@@ -48,18 +50,18 @@ def test_lecture_merges_encode_new_text():
 
 def test_lexicographic_rule_prefers_the_greatest_byte_pair():
     # Every pair occurs once; the greatest (left, right) by bytes is (t, ' ')... in "ab ta": (t, a)
-    result = train_bpe("ab ta", 257, pretokenizer="none", tie_break="lexicographic")
+    result = train_bpe(text="ab ta", vocab_size=257, pretokenizer="none", tie_break="lexicographic")
     assert result.merges == [(b"t", b"a")]
     assert result.history[0].ties == 4
 
 
 def test_first_seen_rule_prefers_the_earliest_pair():
-    result = train_bpe("ab ta", 257, pretokenizer="none", tie_break="first-seen")
+    result = train_bpe(text="ab ta", vocab_size=257, pretokenizer="none", tie_break="first-seen")
     assert result.merges == [(b"a", b"b")]
 
 
 def test_overlapping_pairs_are_counted_but_merged_left_to_right():
-    result = train_bpe("aaa", 257, pretokenizer="none")
+    result = train_bpe(text="aaa", vocab_size=257, pretokenizer="none")
     assert result.history[0].count == 2  # both (a, a) pairs are counted
     assert result.history[0].tokens_after == 2  # but "aaa" becomes [aa][a]
     assert result.tokenizer().encode("aaa") == [256, 97]
@@ -67,7 +69,7 @@ def test_overlapping_pairs_are_counted_but_merged_left_to_right():
 
 def test_special_tokens_cut_documents_and_are_not_counted():
     text = "ab<|endoftext|>ab<|endoftext|>ba"
-    result = train_bpe(text, 258, special_tokens=["<|endoftext|>"], pretokenizer="none")
+    result = train_bpe(text=text, vocab_size=258, special_tokens=["<|endoftext|>"], pretokenizer="none")
     # No merge may join b with < or > with a: the specials are not text.
     assert all(b"<" not in left + right for left, right in result.merges)
     assert result.merges[0] == (b"a", b"b")
@@ -76,7 +78,7 @@ def test_special_tokens_cut_documents_and_are_not_counted():
 
 
 def test_training_stops_when_nothing_is_left_to_merge():
-    result = train_bpe("abc", 1000, pretokenizer="none")
+    result = train_bpe(text="abc", vocab_size=1000, pretokenizer="none")
     assert len(result.merges) == 2
     assert len(result.vocab) == 258
 
@@ -109,9 +111,23 @@ def test_fast_trainer_equals_the_slow_reference(text, extra, pretokenizer, tie_b
     with mock.patch.object(train_module, "PART_SIZE", size):
         if not chunks:
             with pytest.raises(CorpusError, match="empty"):
-                train_bpe(text, vocab_size, specials, pretokenizer, tie_break, workers=1)
+                train_bpe(
+                    text=text,
+                    vocab_size=vocab_size,
+                    special_tokens=specials,
+                    pretokenizer=pretokenizer,
+                    tie_break=tie_break,
+                    workers=1,
+                )
             return
-        result = train_bpe(text, vocab_size, specials, pretokenizer, tie_break, workers=1)
+        result = train_bpe(
+            text=text,
+            vocab_size=vocab_size,
+            special_tokens=specials,
+            pretokenizer=pretokenizer,
+            tie_break=tie_break,
+            workers=1,
+        )
     # The same pre-tokens: merges alone could hide a chunking bug that no early merge touches.
     assert result.unique_words == len({tuple(c) for c in chunks})
     assert result.initial_tokens == sum(map(len, chunks))
@@ -128,7 +144,14 @@ def test_fast_trainer_equals_reference_on_every_hard_case(pretokenizer, specials
     """Every hard case at least once, with specials, prefixes of specials and a special in a special."""
     text = HARD_SAMPLE + "x<|endoftext|>xx<|end<|endoftext|><|endoftext|>we'll<|end" + HARD_SAMPLE[:200]
     chunks = reference_chunks([text], specials, pretokenizer)
-    result = train_bpe(text, 256 + len(specials) + 50, specials, pretokenizer, tie_break, workers=1)
+    result = train_bpe(
+        text=text,
+        vocab_size=256 + len(specials) + 50,
+        special_tokens=specials,
+        pretokenizer=pretokenizer,
+        tie_break=tie_break,
+        workers=1,
+    )
     vocab, merges, counts = reference_train(
         [text], 256 + len(specials) + 50, specials, pretokenizer, tie_break
     )
@@ -143,7 +166,7 @@ def test_fast_trainer_equals_reference_on_every_hard_case(pretokenizer, specials
 @pytest.mark.parametrize("pretokenizer", PRETOKENIZERS)
 def test_fast_trainer_equals_reference_on_real_text(english_text, pretokenizer, tie_break):
     text = english_text[:2500]
-    result = train_bpe(text, 256 + 60, pretokenizer=pretokenizer, tie_break=tie_break)
+    result = train_bpe(text=text, vocab_size=256 + 60, pretokenizer=pretokenizer, tie_break=tie_break)
     vocab, merges, counts = reference_train([text], 256 + 60, [], pretokenizer, tie_break)
     assert result.merges == merges
     assert [h.count for h in result.history] == counts
@@ -151,7 +174,7 @@ def test_fast_trainer_equals_reference_on_real_text(english_text, pretokenizer, 
 
 def test_token_counts_in_history_match_reencoding(english_text):
     text = english_text[:3000]
-    result = train_bpe(text, 300, pretokenizer="gpt2")
+    result = train_bpe(text=text, vocab_size=300, pretokenizer="gpt2")
     tok = result.tokenizer()
     for record in result.history[::7]:
         assert len(tok.encode_with_merges(text, record.step)) == record.tokens_after
@@ -160,7 +183,7 @@ def test_token_counts_in_history_match_reencoding(english_text):
 def test_files_are_separate_documents(tmp_path):
     (tmp_path / "a.txt").write_text("xy", encoding="utf-8")
     (tmp_path / "b.txt").write_text("zw", encoding="utf-8")
-    result = train_bpe(tmp_path, 260, pretokenizer="none")
+    result = train_bpe(files=tmp_path, vocab_size=260, pretokenizer="none")
     # "yz" would appear only if the files were glued together.
     assert (b"y", b"z") not in result.merges
     assert result.corpus_bytes == 4
@@ -169,17 +192,17 @@ def test_files_are_separate_documents(tmp_path):
 def test_parallel_counting_equals_serial(tmp_path, monkeypatch, english_text):
     for i in range(6):
         (tmp_path / f"part{i}.txt").write_text(english_text[i * 5000 : (i + 1) * 5000] * 3, encoding="utf-8")
-    serial = train_bpe(tmp_path, 400, workers=1, tie_break="first-seen")
+    serial = train_bpe(files=tmp_path, vocab_size=400, workers=1, tie_break="first-seen")
     monkeypatch.setattr(train_module, "PARALLEL_THRESHOLD", 0)
     monkeypatch.setattr(train_module, "PART_SIZE", 4096)
-    parallel = train_bpe(tmp_path, 400, workers=2, tie_break="first-seen")
+    parallel = train_bpe(files=tmp_path, vocab_size=400, workers=2, tie_break="first-seen")
     assert parallel.merges == serial.merges
     assert [h.count for h in parallel.history] == [h.count for h in serial.history]
 
 
 def test_progress_reports_phases_in_order(english_text):
     reports = []
-    train_bpe(english_text[:20000], 400, progress=reports.append)
+    train_bpe(text=english_text[:20000], vocab_size=400, progress=reports.append)
     phases = [r.phase for r in reports]
     order = ["reading", "pre-tokenizing", "merging", "done"]
     assert [p for p in order if p in phases] == order
@@ -210,7 +233,7 @@ def test_cancel_is_honoured_in_the_phase_it_was_set_in(english_text, phase):
             state["set"] = True
 
     with pytest.raises(Cancelled):
-        train_bpe(english_text * 3, 2000, progress=on_progress, cancel=cancel, workers=1)
+        train_bpe(text=english_text * 3, vocab_size=2000, progress=on_progress, cancel=cancel, workers=1)
     # No later phase was ever reported: the phase that saw the cancel is the one that stopped.
     assert reported[-1] == phase
     assert [p for p in PHASES if p in reported] == PHASES[: PHASES.index(phase) + 1]
@@ -228,7 +251,9 @@ def test_cancel_after_the_last_report_changes_nothing(english_text):
         if p.phase == "done":
             cancel.set()
 
-    result = train_bpe(english_text[:20000], 300, progress=on_progress, cancel=cancel, workers=1)
+    result = train_bpe(
+        text=english_text[:20000], vocab_size=300, progress=on_progress, cancel=cancel, workers=1
+    )
     assert cancel.is_set() and reported[-1] == "done"
     assert len(result.merges) == 300 - 256
 
@@ -242,7 +267,7 @@ def test_cancel_while_pre_tokenizing_stops_before_the_next_part(english_text, mo
         train_module, "count_words", lambda part, *a: counted.append(len(part)) or real_count(part, *a)
     )
     cancel = threading.Event()
-    gen = train_iter(english_text[:40_000], 300, cancel=cancel, workers=1, report_every=0)
+    gen = train_iter(text=english_text[:40_000], vocab_size=300, cancel=cancel, workers=1, report_every=0)
     phases = []
     with pytest.raises(Cancelled):
         for p in gen:
@@ -257,7 +282,7 @@ def test_cancel_while_merging_stops_before_the_next_merge(english_text):
     """A cancel set after the fifth merge is reported leaves exactly five merges made."""
     cancel = threading.Event()
     merged = []
-    gen = train_iter(english_text[:20_000], 400, cancel=cancel, workers=1, report_every=0)
+    gen = train_iter(text=english_text[:20_000], vocab_size=400, cancel=cancel, workers=1, report_every=0)
     with pytest.raises(Cancelled):
         for p in gen:
             assert p.phase != "done"
@@ -268,7 +293,7 @@ def test_cancel_while_merging_stops_before_the_next_merge(english_text):
 
 
 def test_cancel_flag_may_be_a_callable():
-    gen = train_iter("some text " * 100, 300, cancel=lambda: True)
+    gen = train_iter(text="some text " * 100, vocab_size=300, cancel=lambda: True)
     with pytest.raises(Cancelled):
         list(gen)
 
@@ -279,12 +304,12 @@ def test_cancel_flag_may_be_a_callable():
         ({"vocab_size": 255}, VocabSizeError, "at least 256"),
         ({"vocab_size": 256, "special_tokens": ["<s>"]}, VocabSizeError, "at least 257"),
         ({"pretokenizer": "(unclosed"}, PretokenizerError, "invalid pre-tokenizer regex"),
-        ({"source": ""}, CorpusError, "empty"),
-        ({"source": "<s><s>", "special_tokens": ["<s>"]}, CorpusError, "empty"),
+        ({"text": ""}, CorpusError, "empty"),
+        ({"text": "<s><s>", "special_tokens": ["<s>"]}, CorpusError, "empty"),
     ],
 )
 def test_bad_settings_give_clear_errors(kwargs, error, message):
-    args = {"source": "hello world", "vocab_size": 300, **kwargs}
+    args = {"text": "hello world", "vocab_size": 300, **kwargs}
     with pytest.raises(error, match=message):
         train_bpe(**args)
 
@@ -293,11 +318,11 @@ def test_invalid_utf8_names_the_file_and_offset(tmp_path):
     bad = tmp_path / "bad.txt"
     bad.write_bytes(b"hello world\n" * 10 + b"\xff\xfe oops")
     with pytest.raises(CorpusError) as info:
-        train_bpe(bad, 300)
+        train_bpe(files=bad, vocab_size=300)
     assert info.value.offset == 120
     assert "bad.txt" in str(info.value) and "120" in str(info.value)
     # The user may continue with replacement characters instead.
-    result = train_bpe(bad, 300, errors="replace")
+    result = train_bpe(files=bad, vocab_size=300, errors="replace")
     assert result.corpus_bytes == bad.stat().st_size
 
 
@@ -308,10 +333,10 @@ def test_invalid_utf8_offset_across_read_blocks(tmp_path, monkeypatch):
     bad = tmp_path / "bad.txt"
     bad.write_bytes("héllo wörld ".encode() * 5 + b"ab\xc3")
     with pytest.raises(CorpusError) as info:
-        train_bpe(bad, 300)
+        train_bpe(files=bad, vocab_size=300)
     assert info.value.offset == len("héllo wörld ".encode()) * 5 + 2
 
 
 def test_missing_file_is_a_corpus_error(tmp_path):
     with pytest.raises(CorpusError, match="not found"):
-        train_bpe([tmp_path / "nope.txt"], 300)
+        train_bpe(files=[tmp_path / "nope.txt"], vocab_size=300)

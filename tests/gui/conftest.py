@@ -36,7 +36,7 @@ def tiny_bpe() -> Tokenizer:
     from tokviz.core.train import train_bpe
 
     corpus = "the cat in the hat sat on the mat. " * 20 + "def f(x):\n    return x + 1\n" * 10
-    return train_bpe(corpus, 300, special_tokens=["<|endoftext|>"]).tokenizer("tiny")
+    return train_bpe(text=corpus, vocab_size=300, special_tokens=["<|endoftext|>"]).tokenizer("tiny")
 
 
 @pytest.fixture(scope="session", autouse=True)

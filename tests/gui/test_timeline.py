@@ -19,7 +19,7 @@ from ..texts import CAT
 @pytest.fixture(scope="module")
 def lecture_model():
     """The lecture's worked example: 3 merges, no pre-tokenizer, first-seen ties."""
-    return train_bpe(CAT, 259, pretokenizer="none", tie_break="first-seen")
+    return train_bpe(text=CAT, vocab_size=259, pretokenizer="none", tie_break="first-seen")
 
 
 @pytest.fixture
@@ -72,7 +72,7 @@ def test_the_lecture_demo_shows_the_seed_table(qtbot, timeline, lecture_model):
 
 
 def test_with_gpt2_chunks_the_space_never_joins_the_word_before_it(qtbot, timeline):
-    result = train_bpe(CAT, 259, pretokenizer="gpt2", tie_break="first-seen")
+    result = train_bpe(text=CAT, vocab_size=259, pretokenizer="gpt2", tie_break="first-seen")
     replay(qtbot, timeline, result.tokenizer("gpt2 chunks"), CAT, result.history, result.initial_tokens)
     news = [cell(timeline.model, r, NEW) for r in range(1, 4)]
     assert news == ["th", "the", "at"]
@@ -82,7 +82,7 @@ def test_with_gpt2_chunks_the_space_never_joins_the_word_before_it(qtbot, timeli
 
 
 def test_step_k_shows_exactly_the_core_encoding_with_k_merges(qtbot, timeline, english_text):
-    result = train_bpe(english_text[:30_000], 600)
+    result = train_bpe(text=english_text[:30_000], vocab_size=600)
     tok = result.tokenizer("english")
     text = english_text[40_000:41_500]
     replay(qtbot, timeline, tok, text, result.history, result.initial_tokens)
@@ -200,7 +200,7 @@ def test_play_visits_each_change_then_stops(qtbot, timeline, lecture_model):
 
 
 def test_a_long_text_is_encoded_in_a_worker_and_still_exact(qtbot, timeline, english_text):
-    result = train_bpe(english_text[:20_000], 500)
+    result = train_bpe(text=english_text[:20_000], vocab_size=500)
     tok = result.tokenizer("english")
     text = english_text[: SYNC_CHARS * 3]
     replay(qtbot, timeline, tok, text)

@@ -77,7 +77,13 @@ def train(qtbot, panel: TrainPanel, timeout: int = 60000):
 def test_training_through_the_panel_gives_the_cores_merges(qtbot, panel, editor):
     configure(panel, 420, "gpt2", "lexicographic", "<|endoftext|>")
     outcome, key = train(qtbot, panel)
-    core = train_bpe(editor.text, 420, ["<|endoftext|>"], "gpt2", "lexicographic")
+    core = train_bpe(
+        text=editor.text,
+        vocab_size=420,
+        special_tokens=["<|endoftext|>"],
+        pretokenizer="gpt2",
+        tie_break="lexicographic",
+    )
     assert outcome.result.merges == core.merges
     assert outcome.result.history == core.history
     # The model is in the shared registry (every picker), under its name, and encodes like the core's.
@@ -129,7 +135,7 @@ class SimulatedClock:
 def test_the_worker_sends_at_most_one_batch_per_interval(qtbot, monkeypatch, english_text):
     # Simulated time (a seam in the worker's module): one merge every 1/64 s, one batch per 1/8 s at
     # most, so the batches can be counted exactly instead of against a loaded machine's wall clock.
-    history = train_bpe(english_text[:20_000], 256 + 200).history
+    history = train_bpe(text=english_text[:20_000], vocab_size=256 + 200).history
     assert len(history) == 200
     clock = SimulatedClock()
     monkeypatch.setattr(training, "time", clock)

@@ -13,7 +13,7 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from .command import EXIT_INTERRUPTED, UsageError, print_error
+from .command import EXIT_INTERRUPTED, UsageError, print_error, print_note
 from .options import add_special, add_tie_break
 from .progress import ProgressPrinter
 
@@ -51,8 +51,8 @@ def run(args: argparse.Namespace) -> int:
 
     def train(cancel: threading.Event) -> TrainResult:
         return train_bpe(
-            list(args.corpus),
-            args.vocab_size,
+            files=list(args.corpus),
+            vocab_size=args.vocab_size,
             special_tokens=args.special_token,
             pretokenizer=args.pretokenizer,
             tie_break=args.tie_break,
@@ -81,6 +81,9 @@ def run(args: argparse.Namespace) -> int:
     finally:
         printer.close()
     save_outputs(result, args)
+    if result.stop_reason is not None:
+        # Not an error (the model is complete for this corpus), but never a silent surprise.
+        print_note(f"stopped early: {result.stop_reason}")
     t = result.timings
     merges_per_s = len(result.merges) / t["merge"] if t.get("merge") else 0.0
     print(

@@ -7,6 +7,16 @@ class TokvizError(Exception):
     """Base of all errors the core raises on bad input; the message is meant for the user."""
 
 
+class InvalidArgument(TokvizError, ValueError):
+    """A public function was called with a value it cannot use: an unknown id, a negative index,
+    an unknown setting. The message names the argument and the value."""
+
+
+class ArgumentTypeError(InvalidArgument, TypeError):
+    """A public function was called with an argument of the wrong type (``None`` for a text, a
+    ``str`` where a list is meant, the corpus given positionally); the message says what to pass."""
+
+
 class PretokenizerError(TokvizError, ValueError):
     """The pre-tokenizer name or custom regex is not usable."""
 
@@ -20,7 +30,7 @@ class CorpusError(TokvizError):
         self.offset = offset
 
 
-class VocabSizeError(TokvizError, ValueError):
+class VocabSizeError(InvalidArgument):
     """The requested vocabulary size cannot hold the 256 bytes plus the special tokens."""
 
 

@@ -135,7 +135,9 @@ def replay_training(text: str, merges: int | None, pretokenizer: str, tie_break:
     k = merges if merges is not None else max(n_bytes - 1, 0)
     if not text:
         return Replay([], 0, [], 0, 256)
-    result = train_bpe(text, 256 + k, pretokenizer=pretokenizer, tie_break=tie_break, workers=1)
+    result = train_bpe(
+        text=text, vocab_size=256 + k, pretokenizer=pretokenizer, tie_break=tie_break, workers=1
+    )
     tok = result.tokenizer("replay")
     final = [tok.id_bytes(i) for i in tok.encode(text)]
     return Replay(list(result.history), result.initial_tokens, final, n_bytes, 256 + len(result.merges))

@@ -8,17 +8,46 @@ differ from "merge the pair whose bytes have the lowest rank" on unusual vocabul
 from __future__ import annotations
 
 import heapq
+import operator
+import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from itertools import accumulate, repeat
-from typing import NamedTuple, Protocol
+from typing import NamedTuple, Protocol, SupportsIndex
 
-from .errors import TokenizerLoadError, TokvizError
+from .errors import ArgumentTypeError, InvalidArgument, TokenizerLoadError
 from .pretokenize import NAMED_PATTERNS, Pretokenizer, SpecialSplitter, last_cut_before, resolve_pretokenizer
 
 # Chunks longer than this are merged with a heap instead of rescanning all pairs each round.
 _LONG_CHUNK = 96
 # Bound on the chunk -> ids cache so memory stays flat on endless input.
 _CACHE_LIMIT = 200_000
+
+
+# A UTF-16 surrogate standing alone in a str: UTF-8 cannot encode it. Every encoder reads it as
+# U+FFFD (as tiktoken does), one code point for one, so offsets on the text do not move.
+LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def replace_lone_surrogates(text: str) -> str:
+    """``text`` with each lone surrogate replaced by U+FFFD, the reading every encoder uses."""
+    return LONE_SURROGATE.sub("\ufffd", text)
+
+
+def _check_text(text: object, what: str = "text") -> None:
+    """Refuse a non-``str`` text with a message naming it (bytes must be decoded first)."""
+    if not isinstance(text, str):
+        hint = "; decode bytes to str first" if isinstance(text, (bytes, bytearray)) else ""
+        raise ArgumentTypeError(f"{what} must be a str, got {type(text).__name__}{hint}")
+
+
+def _check_count(value: object, what: str) -> int:
+    """A whole number >= 0 (a merge count or index), or :class:`InvalidArgument` naming ``what``."""
+    if isinstance(value, bool) or not isinstance(value, SupportsIndex):
+        raise ArgumentTypeError(f"{what} must be a whole number, got {value!r}")
+    n = operator.index(value)
+    if n < 0:
+        raise InvalidArgument(f"{what} must not be negative, got {n}")
+    return n
 
 
 # bytes.translate table: 1 for a byte that starts a UTF-8 character, 0 for a continuation byte.
@@ -65,14 +94,16 @@ class Tokenizer:
         name: str = "custom",
         engine: FastEngine | None = None,
     ) -> None:
+        if not isinstance(name, str):
+            raise ArgumentTypeError(f"a tokenizer's name must be a str, got {type(name).__name__}")
         self.name = name
         self.pretokenizer = resolve_pretokenizer(pretokenizer)
-        self.vocab: dict[int, bytes] = {int(i): bytes(b) for i, b in vocab.items()}
+        self.vocab: dict[int, bytes] = _vocab_argument(vocab)
         # ``merges`` may be a callable: tiktoken-ranked vocabularies recover their merges only
         # when something needs them (the timeline, hover parents), so start-up stays fast.
         self._merges_source = merges if callable(merges) else None
         self._merges: list[tuple[bytes, bytes]] | None = (
-            None if callable(merges) else [(bytes(a), bytes(b)) for a, b in merges]
+            None if callable(merges) else _merges_argument(merges)
         )
         self._merge_count_hint = len(self.vocab) - 256
         self.special_tokens: dict[str, int] = self._resolve_specials(special_tokens)
@@ -113,8 +144,24 @@ class Tokenizer:
     def _resolve_specials(self, specials: Mapping[str, int] | Iterable[str] | None) -> dict[str, int]:
         if specials is None:
             return {}
+        if isinstance(specials, (str, bytes)) or not isinstance(specials, (Mapping, Iterable)):
+            raise ArgumentTypeError(
+                f"special_tokens must be a list of strings or a {{text: id}} mapping, got {type(specials).__name__}"
+            )
+        names = list(specials)
+        for s in names:
+            if not isinstance(s, str):
+                raise ArgumentTypeError(f"special tokens must be strings, got {s!r}")
+            if LONE_SURROGATE.search(s):
+                raise InvalidArgument(
+                    f"the special token {s!r} holds a lone surrogate, which UTF-8 cannot encode"
+                )
         if isinstance(specials, Mapping):
-            given = {str(s): int(i) for s, i in specials.items()}
+            given: dict[str, int] = {}
+            for s, i in specials.items():
+                if isinstance(i, bool) or not isinstance(i, int) or i < 0:
+                    raise InvalidArgument(f"the special token {s!r} needs an id >= 0, got {i!r}")
+                given[s] = i
             for s, i in given.items():
                 self.vocab.setdefault(i, s.encode("utf-8"))
             return given
@@ -124,7 +171,7 @@ class Tokenizer:
         existing = {b: i for i, b in sorted(self.vocab.items()) if i >= bpe_end}
         out: dict[str, int] = {}
         next_id = max(self.vocab, default=-1) + 1
-        for s in specials:
+        for s in names:
             if not s or s in out:
                 continue
             data = s.encode("utf-8")
@@ -212,25 +259,44 @@ class Tokenizer:
         return len(self._merges) if self._merges is not None else self._merge_count_hint
 
     def id_bytes(self, token_id: int) -> bytes:
-        """The bytes of one id; :class:`TokvizError` for an id outside the vocabulary."""
+        """The bytes of one id; :class:`InvalidArgument` for an id outside the vocabulary."""
         try:
             return self.vocab[token_id]
         except (KeyError, TypeError):
-            raise TokvizError(f"token id {token_id!r} is not in the vocabulary of {self.name}") from None
+            raise self._unknown_id(token_id) from None
+
+    def _unknown_id(self, token_id: object) -> InvalidArgument:
+        """The error for an id that is not in the vocabulary (or not an id at all)."""
+        if isinstance(token_id, bool) or not isinstance(token_id, int):
+            return ArgumentTypeError(f"a token id must be an int, got {token_id!r}")
+        return InvalidArgument(
+            f"token id {token_id} is not in the vocabulary of {self.name} (ids 0 to {max(self.vocab, default=0)})"
+        )
+
+    def _merge_index(self, rank: object) -> int:
+        """``rank`` checked as a merge number: 0 up to the merge count, never counted from the end."""
+        n = _check_count(rank, "a merge number")
+        self._ensure_tables()
+        if n >= len(self._merge_new_ids):
+            raise InvalidArgument(
+                f"{self.name} has {len(self._merge_new_ids):,} merges (numbered from 0), so there is no merge {n}"
+            )
+        return n
 
     def id_of_merge(self, rank: int) -> int:
         """The id that merge number ``rank`` (0-based) creates."""
-        self._ensure_tables()
-        return self._merge_new_ids[rank]
+        return self._merge_new_ids[self._merge_index(rank)]
 
     def parents_of_merge(self, rank: int) -> tuple[int, int]:
         """The (left id, right id) that merge number ``rank`` (0-based) joins."""
-        self._ensure_tables()
-        return self._merge_parents[rank]
+        return self._merge_parents[self._merge_index(rank)]
 
     def is_special(self, token_id: int) -> bool:
-        """Whether the id is one of the special tokens."""
-        return token_id in self._special_ids
+        """Whether the id is one of the special tokens (False for anything that is not an id)."""
+        try:
+            return token_id in self._special_ids
+        except TypeError:  # an unhashable value is no id at all
+            return False
 
     # ------------------------------------------------------------------ BPE
     def _bpe(self, data: bytes, max_rank: int | None = None) -> list[int]:
@@ -315,6 +381,11 @@ class Tokenizer:
         The applied merge indices never decrease, so the chunk at step k is the result of the
         merges in the trace that are below k: that is what makes replay cheap.
         """
+        if not isinstance(data, (bytes, bytearray, memoryview)):
+            raise ArgumentTypeError(
+                f"trace_chunk takes bytes, got {type(data).__name__}; encode text to UTF-8 first"
+            )
+        data = bytes(data)
         self._ensure_tables()
         start = list(data) if self._identity_bytes else [self._byte_ids[b] for b in data]
         trace: list[int] = []
@@ -328,28 +399,37 @@ class Tokenizer:
         A special range is one special token (one id); the ordinary ranges between them are
         what the pre-tokenizer splits into chunks.
         """
+        _check_text(text)
         return self._splitter.segments(text)
 
     def encode_ordinary(self, text: str) -> list[int]:
-        """Encode text as plain text: special-token strings are encoded like any other text."""
+        """Encode text as plain text: special-token strings are encoded like any other text.
+
+        A lone surrogate reads as U+FFFD (see :data:`LONE_SURROGATE`).
+        """
+        _check_text(text)
         if self._engine is not None:
             return self._engine.encode_ordinary(text)
         out: list[int] = []
         cache = self._cache
         get = cache.get
         bpe = self._bpe
-        for chunk in self.pretokenizer.split(text):
-            ids = get(chunk)
-            if ids is None:
-                ids = bpe(chunk.encode("utf-8"))
-                if len(cache) >= _CACHE_LIMIT:
-                    cache.clear()
-                cache[chunk] = ids
-            out += ids
+        try:
+            for chunk in self.pretokenizer.split(text):
+                ids = get(chunk)
+                if ids is None:
+                    ids = bpe(chunk.encode("utf-8"))
+                    if len(cache) >= _CACHE_LIMIT:
+                        cache.clear()
+                    cache[chunk] = ids
+                out += ids
+        except UnicodeEncodeError:  # rare: checked only when it happens, so plain text pays nothing
+            return self.encode_ordinary(replace_lone_surrogates(text))
         return out
 
     def encode(self, text: str) -> list[int]:
         """Encode text to ids; special tokens in the text become their single ids, longest first."""
+        _check_text(text)
         if not self._splitter:
             return self.encode_ordinary(text)
         out: list[int] = []
@@ -361,7 +441,14 @@ class Tokenizer:
         return out
 
     def encode_with_merges(self, text: str, max_merges: int) -> list[int]:
-        """Encode using only the first ``max_merges`` merges (the timeline's step k)."""
+        """Encode using only the first ``max_merges`` merges (the timeline's step k).
+
+        ``max_merges`` beyond the merge count means all of them; a negative one is refused.
+        """
+        _check_text(text)
+        max_merges = _check_count(max_merges, "max_merges")
+        if LONE_SURROGATE.search(text):
+            text = replace_lone_surrogates(text)
         out: list[int] = []
         for start, end, special in self._splitter.segments(text):
             if special:
@@ -376,7 +463,17 @@ class Tokenizer:
 
         The ids come from the ordinary encoder (so from the fast engine where there is one);
         tokens are then laid on the text by their byte lengths, which never cross a chunk.
+        A lone surrogate reads as U+FFFD, which is one code point too, so offsets hold.
         """
+        _check_text(text)
+        if max_merges is not None:
+            max_merges = _check_count(max_merges, "max_merges")
+        try:
+            return self._encode_spans(text, max_merges)
+        except UnicodeEncodeError:
+            return self._encode_spans(replace_lone_surrogates(text), max_merges)
+
+    def _encode_spans(self, text: str, max_merges: int | None) -> list[TokenSpan]:
         spans: list[TokenSpan] = []
         vocab = self.vocab
         chunk_base = 0
@@ -444,11 +541,23 @@ class Tokenizer:
         GPT-2 / cl100k patterns) a space after a non-space. With ``none`` or a custom pattern
         the buffer holds one document between special tokens.
         """
+        if isinstance(iterable, (str, bytes)) or not isinstance(iterable, Iterable):
+            raise ArgumentTypeError(
+                f"encode_iterable takes an iterable of str pieces (a list, a file), got {type(iterable).__name__}"
+            )
+        block = _check_count(block, "block")
+        if block < 1:
+            raise InvalidArgument("block must be 1 or more characters")
+        return self._encode_pieces(iterable, block)
+
+    def _encode_pieces(self, iterable: Iterable[str], block: int) -> Iterator[int]:
         safe_spaces = self.pretokenizer.name in NAMED_PATTERNS and self.pretokenizer.pattern is not None
         parts: list[str] = []
         size = 0
         next_try = block
         for piece in iterable:
+            if not isinstance(piece, str):
+                _check_text(piece, "every piece of encode_iterable's input")
             if not piece:
                 continue
             parts.append(piece)
@@ -488,23 +597,44 @@ class Tokenizer:
 
     # ------------------------------------------------------------------ decode
     def decode_bytes(self, ids: Iterable[int]) -> bytes:
-        """Join the bytes of every id (raises :class:`TokvizError` for an unknown id)."""
+        """Join the bytes of every id (raises :class:`InvalidArgument` for an unknown id).
+
+        ``ids`` may be any iterable, a generator included: it is read once, and an unknown id is
+        named in the error (the lookup runs at C speed; the search for the culprit only on error).
+        """
+        if isinstance(ids, (str, bytes, bytearray)) or not isinstance(ids, Iterable):
+            raise ArgumentTypeError(
+                f"ids must be an iterable of ints (a list of ids), got {type(ids).__name__}"
+            )
+        seq = ids if isinstance(ids, (list, tuple)) else list(ids)
         vocab = self.vocab
         try:
-            return b"".join(vocab[i] for i in ids)
+            return b"".join(map(vocab.__getitem__, seq))
         except (KeyError, TypeError):
-            bad = next(i for i in ids if not isinstance(i, int) or i not in vocab)
-            raise TokvizError(f"token id {bad!r} is not in the vocabulary of {self.name}") from None
+            for i in seq:
+                try:
+                    vocab[i]
+                except (KeyError, TypeError):
+                    raise self._unknown_id(i) from None
+            raise  # pragma: no cover - the lookup that failed above fails again here
 
     def decode(self, ids: Iterable[int]) -> str:
         """Join bytes then decode UTF-8, replacing invalid sequences with U+FFFD."""
-        return self.decode_bytes(list(ids)).decode("utf-8", errors="replace")
+        return self.decode_bytes(ids).decode("utf-8", errors="replace")
 
     def with_special_tokens(self, extra: Iterable[str]) -> Tokenizer:
         """The same vocabulary and merges with more special tokens (new ids after the largest).
 
         Tokens it already has keep their ids; a lazy merge list stays lazy.
         """
+        if isinstance(extra, (str, bytes)) or not isinstance(extra, Iterable):
+            raise ArgumentTypeError(
+                f"extra special tokens must be a list of strings, got {type(extra).__name__}"
+            )
+        extra = list(extra)
+        for s in extra:
+            if not isinstance(s, str):
+                raise ArgumentTypeError(f"special tokens must be strings, got {s!r}")
         specials = dict(self.special_tokens)
         next_id = max(self.vocab, default=-1) + 1
         for s in extra:
@@ -520,3 +650,38 @@ class Tokenizer:
             f"Tokenizer(name={self.name!r}, vocab_size={self.vocab_size}, merges={self.merge_count}, "
             f"pretokenizer={self.pretokenizer.name!r})"
         )
+
+
+def _vocab_argument(vocab: object) -> dict[int, bytes]:
+    """``vocab`` as ``{id: bytes}``; anything else is an :class:`ArgumentTypeError` saying what is wrong."""
+    if not isinstance(vocab, Mapping):
+        raise ArgumentTypeError(f"vocab must be a mapping of int ids to bytes, got {type(vocab).__name__}")
+    # The common case, checked at C speed: int keys >= 0 and bytes values (a 200K-token vocabulary
+    # is checked in milliseconds, so start-up does not pay for the validation).
+    if set(map(type, vocab)) <= {int} and set(map(type, vocab.values())) <= {bytes}:
+        if not vocab or min(vocab) >= 0:
+            return dict(vocab)
+    out: dict[int, bytes] = {}
+    for i, b in vocab.items():
+        if isinstance(i, bool) or not isinstance(i, int) or i < 0:
+            raise ArgumentTypeError(f"vocab ids must be ints >= 0, got {i!r}")
+        if not isinstance(b, (bytes, bytearray, memoryview)):
+            raise ArgumentTypeError(f"vocab id {i} must map to bytes, got {type(b).__name__}")
+        out[int(i)] = bytes(b)
+    return out
+
+
+def _merges_argument(merges: object) -> list[tuple[bytes, bytes]]:
+    """``merges`` as a list of (left bytes, right bytes); anything else is an :class:`ArgumentTypeError`."""
+    if isinstance(merges, (str, bytes)) or not isinstance(merges, Iterable):
+        raise ArgumentTypeError(f"merges must be a list of (bytes, bytes) pairs, got {type(merges).__name__}")
+    out: list[tuple[bytes, bytes]] = []
+    for pair in merges:
+        if (
+            not isinstance(pair, (tuple, list))
+            or len(pair) != 2
+            or not all(isinstance(x, (bytes, bytearray, memoryview)) for x in pair)
+        ):
+            raise ArgumentTypeError(f"merge {len(out)} must be a (bytes, bytes) pair, got {pair!r}")
+        out.append((bytes(pair[0]), bytes(pair[1])))
+    return out

@@ -22,12 +22,13 @@ from collections import Counter
 from collections.abc import Callable, Generator, Iterable
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Never, Protocol
 
 from .corpus import CorpusSource, iter_parts, resolve_source
-from .errors import Cancelled, CorpusError, VocabSizeError
+from .errors import ArgumentTypeError, Cancelled, CorpusError, InvalidArgument, VocabSizeError
 from .merges import MergeStep
 from .pretokenize import NAMED_PATTERNS, Pretokenizer, SpecialSplitter, resolve_pretokenizer
+from .tokenizer import LONE_SURROGATE as _LONE_SURROGATE
 from .tokenizer import Tokenizer
 
 TIE_RULES = ("lexicographic", "first-seen")
@@ -59,7 +60,11 @@ class Progress:
 
 @dataclass
 class TrainResult:
-    """What training produces: the vocabulary, the ordered merges, and the merge history."""
+    """What training produces: the vocabulary, the ordered merges, and the merge history.
+
+    ``stop_reason`` is None when training made every merge the requested vocabulary size asked
+    for; otherwise it says, in one sentence, why it stopped sooner (see :attr:`stopped_early`).
+    """
 
     vocab: dict[int, bytes]
     merges: list[tuple[bytes, bytes]]
@@ -72,6 +77,16 @@ class TrainResult:
     corpus_bytes: int
     unique_words: int
     timings: dict[str, float] = field(default_factory=dict)
+    stop_reason: str | None = None
+
+    @property
+    def stopped_early(self) -> bool:
+        """True when the corpus ran out of pairs before the requested vocabulary size was reached.
+
+        A vocabulary size a corpus cannot reach is not an error (the model is still complete
+        for that corpus), but the caller must be able to tell, so the CLI and GUI say so.
+        """
+        return self.stop_reason is not None
 
     def tokenizer(self, name: str = "trained") -> Tokenizer:
         """A :class:`~tokviz.core.tokenizer.Tokenizer` for this vocabulary."""
@@ -202,9 +217,15 @@ def _inverted(data: bytes) -> tuple[int, ...]:
     return tuple(255 - b for b in data) + (256,)
 
 
+# What ``files=`` takes: one path (a ``str`` here is always a path) or several paths.
+CorpusFiles = str | os.PathLike[str] | Iterable[str | os.PathLike[str]]
+
+
 def train_iter(
-    source: CorpusSource,
-    vocab_size: int,
+    *positional: Never,
+    text: str | None = None,
+    files: CorpusFiles | None = None,
+    vocab_size: int | None = None,
     special_tokens: Iterable[str] | None = None,
     pretokenizer: str | Pretokenizer | None = "gpt2",
     tie_break: str = "lexicographic",
@@ -215,23 +236,140 @@ def train_iter(
 ) -> Generator[Progress, None, TrainResult]:
     """Train step by step: yields :class:`Progress` (with new merges) and returns the result.
 
-    Raises :class:`Cancelled` when ``cancel`` is set (checked at least every few milliseconds),
-    :class:`CorpusError` for an unreadable or empty corpus and :class:`VocabSizeError` for a
-    vocabulary too small to hold the bytes and the special tokens.
+    The corpus is given by keyword, exactly one of ``text=`` (the string itself is the corpus)
+    or ``files=`` (a path, or a list of paths to files and folders). A bare positional string
+    was once read as text even when it named a file, so it is refused with a message saying
+    which keyword to use. Every argument is checked here, before the generator starts, so a
+    mistake raises :class:`InvalidArgument` (or :class:`VocabSizeError`) at the call.
+
+    While running it raises :class:`Cancelled` when ``cancel`` is set (checked at least every
+    few milliseconds) and :class:`CorpusError` for an unreadable or empty corpus.
     """
-    t0 = time.perf_counter()
-    specials = list(dict.fromkeys(s for s in (special_tokens or []) if s))
+    source = _corpus_argument("train_iter", positional, text, files, errors)
+    if vocab_size is None:
+        raise InvalidArgument("train_iter() needs vocab_size=... (256 bytes + merges + special tokens)")
+    specials = _special_tokens_argument(special_tokens)
+    _check_settings(vocab_size, specials, tie_break, errors, cancel, workers, report_every)
+    pre = resolve_pretokenizer(pretokenizer)
+    return _train_steps(source, vocab_size, specials, pre, tie_break, cancel, errors, workers, report_every)
+
+
+def _corpus_argument(
+    caller: str, positional: tuple[object, ...], text: object, files: object, errors: str
+) -> CorpusSource:
+    """The corpus as :func:`~tokviz.core.corpus.resolve_source` takes it, from ``text=``/``files=``.
+
+    Text is returned as a ``str``; files always as a list, so that a single ``str`` path is never
+    mistaken for text further down.
+    """
+    if positional:
+        first = positional[0]
+        if isinstance(first, str):
+            shown = first if len(first) <= 40 else first[:37] + "..."
+            hint = (
+                f"{caller}() takes the corpus by keyword: text={shown!r} to train on this string, "
+                f"or files=[{shown!r}] to read it as a file"
+            )
+        else:
+            hint = (
+                f"{caller}() takes the corpus by keyword: files=... for paths, text=... for a string "
+                "of text, and every other setting (vocab_size=..., ...) by keyword too"
+            )
+        raise ArgumentTypeError(hint)
+    if (text is None) == (files is None):
+        raise InvalidArgument(
+            f"{caller}() needs exactly one corpus: text=... (a string of text) or files=... (paths)"
+        )
+    if text is not None:
+        if not isinstance(text, str):
+            raise ArgumentTypeError(
+                f"text= must be a str, got {type(text).__name__}; use files=... to read paths"
+            )
+        bad = _LONE_SURROGATE.search(text)
+        if bad is not None:
+            if errors != "replace":
+                raise CorpusError(
+                    f"the text holds a lone surrogate U+{ord(bad.group()):04X} at index {bad.start()}, "
+                    "which UTF-8 cannot encode; pass errors='replace' to read it as U+FFFD",
+                    offset=bad.start(),
+                )
+            text = _LONE_SURROGATE.sub("\ufffd", text)
+        return text
+    items = [files] if isinstance(files, (str, os.PathLike)) else files
+    if isinstance(items, (bytes, bytearray)) or not isinstance(items, Iterable):
+        raise ArgumentTypeError(f"files= must be a path or a list of paths, got {type(files).__name__}")
+    paths = list(items)
+    for item in paths:
+        if not isinstance(item, (str, os.PathLike)):
+            raise ArgumentTypeError(f"files= must hold paths (str or pathlib.Path), got {item!r}")
+    return paths
+
+
+def _special_tokens_argument(special_tokens: object) -> list[str]:
+    """The special tokens, deduplicated in order; a bare ``str`` would be its characters, so it is refused."""
+    if special_tokens is None:
+        return []
+    if isinstance(special_tokens, (str, bytes)) or not isinstance(special_tokens, Iterable):
+        raise ArgumentTypeError(
+            f"special_tokens= must be a list of strings, got {type(special_tokens).__name__}"
+            + (f" (write [{special_tokens!r}] for one token)" if isinstance(special_tokens, str) else "")
+        )
+    tokens = list(special_tokens)
+    for s in tokens:
+        if not isinstance(s, str):
+            raise ArgumentTypeError(f"special tokens must be strings, got {s!r}")
+        if _LONE_SURROGATE.search(s):
+            raise InvalidArgument(
+                f"the special token {s!r} holds a lone surrogate, which UTF-8 cannot encode"
+            )
+    return list(dict.fromkeys(s for s in tokens if s))
+
+
+def _check_settings(
+    vocab_size: object,
+    specials: list[str],
+    tie_break: object,
+    errors: object,
+    cancel: object,
+    workers: object,
+    report_every: object,
+) -> None:
+    """Refuse settings training cannot use, each with a message that names the setting."""
     if tie_break not in TIE_RULES:
-        raise ValueError(f"unknown tie rule {tie_break!r}; use one of {', '.join(TIE_RULES)}")
+        raise InvalidArgument(f"unknown tie rule {tie_break!r}; use one of {', '.join(TIE_RULES)}")
     if errors not in ("strict", "replace"):
-        raise ValueError("errors must be 'strict' or 'replace'")
-    if not isinstance(vocab_size, int) or vocab_size < 256 + len(specials):
+        raise InvalidArgument(f"errors must be 'strict' or 'replace', got {errors!r}")
+    if not isinstance(vocab_size, int) or isinstance(vocab_size, bool):
+        raise VocabSizeError(f"vocab size must be a whole number, got {vocab_size!r}")
+    if vocab_size < 256 + len(specials):
         raise VocabSizeError(
-            f"vocab size {vocab_size} is too small: it must hold the 256 bytes"
+            f"vocab size {vocab_size!r} is too small: it must hold the 256 bytes"
             + (f" and {len(specials)} special tokens" if specials else "")
             + f" (at least {256 + len(specials)})"
         )
-    pre = resolve_pretokenizer(pretokenizer)
+    if cancel is not None and not callable(cancel) and not callable(getattr(cancel, "is_set", None)):
+        raise ArgumentTypeError(
+            f"cancel= must be a threading.Event or a callable, got {type(cancel).__name__}"
+        )
+    if workers is not None and (not isinstance(workers, int) or isinstance(workers, bool) or workers < 1):
+        raise InvalidArgument(f"workers= must be a whole number of 1 or more, got {workers!r}")
+    if not isinstance(report_every, (int, float)) or isinstance(report_every, bool) or not report_every >= 0:
+        raise InvalidArgument(f"report_every= must be a number of seconds >= 0, got {report_every!r}")
+
+
+def _train_steps(
+    source: CorpusSource,
+    vocab_size: int,
+    specials: list[str],
+    pre: Pretokenizer,
+    tie_break: str,
+    cancel: CancelFlag | Callable[[], bool] | None,
+    errors: str,
+    workers: int | None,
+    report_every: float,
+) -> Generator[Progress, None, TrainResult]:
+    """The training generator behind :func:`train_iter`, on checked arguments."""
+    t0 = time.perf_counter()
     num_merges = vocab_size - 256 - len(specials)
 
     yield Progress("reading", 0, 1, (), 0.0)
@@ -258,6 +396,7 @@ def train_iter(
     merges: list[tuple[bytes, bytes]] = []
     history: list[MergeStep] = []
     merger = _Merger(words, freqs, vocab, tie_break, cancel)
+    stop_reason: str | None = None
     tokens = initial_tokens
     batch: list[MergeStep] = []
     last = time.perf_counter()
@@ -265,7 +404,9 @@ def train_iter(
         _check_cancel(cancel)
         chosen = merger.best()
         if chosen is None:
-            break  # every word is a single token: nothing left to merge
+            # Every word is a single token: nothing left to merge. Not an error, but said.
+            stop_reason = _ran_out_message(len(merges), len(vocab) + len(specials), vocab_size)
+            break
         (a, b), count, ties = chosen
         new_id = 256 + step
         vocab[new_id] = vocab[a] + vocab[b]
@@ -308,12 +449,23 @@ def train_iter(
         corpus_bytes=corpus_bytes,
         unique_words=len(words),
         timings={"pretokenize": t_count - t0, "merge": t_end - t_count, "total": t_end - t0},
+        stop_reason=stop_reason,
+    )
+
+
+def _ran_out_message(merges: int, reached: int, requested: int) -> str:
+    """Why training stopped before the requested size, as the CLI and the GUI print it."""
+    return (
+        f"the corpus has no pair left to merge after {merges:,} merges; "
+        f"vocabulary {reached:,} of {requested:,}"
     )
 
 
 def train_bpe(
-    source: CorpusSource,
-    vocab_size: int,
+    *positional: Never,
+    text: str | None = None,
+    files: CorpusFiles | None = None,
+    vocab_size: int | None = None,
     special_tokens: Iterable[str] | None = None,
     pretokenizer: str | Pretokenizer | None = "gpt2",
     tie_break: str = "lexicographic",
@@ -322,18 +474,39 @@ def train_bpe(
     errors: str = "strict",
     workers: int | None = None,
 ) -> TrainResult:
-    """Train a byte-level BPE vocabulary on a path, a list of paths, or a string of text.
+    """Train a byte-level BPE vocabulary on ``text=`` (a string) or ``files=`` (a path or paths).
 
+    Every argument is a keyword, so ``train_bpe(text="the cat", vocab_size=259)`` and
+    ``train_bpe(files=["notes.txt"], vocab_size=1000)`` cannot be confused: a positional string
+    raises :class:`~tokviz.core.errors.ArgumentTypeError` naming the keyword to use.
     ``progress`` receives :class:`Progress` reports (phase, done/total, new merges); ``cancel``
     is a ``threading.Event`` or a callable, checked often; a cancelled run raises
-    :class:`Cancelled` and returns nothing half-made.
+    :class:`Cancelled` and returns nothing half-made. When the corpus runs out of pairs before
+    ``vocab_size``, the result's :attr:`TrainResult.stop_reason` says so.
     """
-    gen = train_iter(source, vocab_size, special_tokens, pretokenizer, tie_break, cancel, errors, workers)
+    if positional:
+        _corpus_argument("train_bpe", positional, text, files, errors)
+    if vocab_size is None:
+        raise InvalidArgument("train_bpe() needs vocab_size=... (256 bytes + merges + special tokens)")
+    if progress is not None and not callable(progress):
+        raise ArgumentTypeError(f"progress= must be a callable, got {type(progress).__name__}")
+    gen = train_iter(
+        text=text,
+        files=files,
+        vocab_size=vocab_size,
+        special_tokens=special_tokens,
+        pretokenizer=pretokenizer,
+        tie_break=tie_break,
+        cancel=cancel,
+        errors=errors,
+        workers=workers,
+    )
     while True:
         try:
             item = next(gen)
         except StopIteration as stop:
-            return stop.value
+            result: TrainResult = stop.value
+            return result
         if progress is not None:
             progress(item)
 

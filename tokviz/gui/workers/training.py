@@ -161,7 +161,7 @@ def release_gradually(objects: list[Any], pause: Callable[[], None] | None = Non
 
 @dataclass(frozen=True)
 class TrainSettings:
-    """Everything one training run needs; ``source`` is a str of text, a path, or a list of paths."""
+    """Everything one training run needs; ``source`` is a str of text or a list of paths."""
 
     source: object
     vocab_size: int
@@ -291,12 +291,14 @@ class _Worker(QObject):
         gen = None
         try:
             start_pretokenizer_server()
+            # The panel's source is the text itself (a str) or the paths to read (a list).
+            corpus: dict[str, Any] = {"text": s.source} if isinstance(s.source, str) else {"files": s.source}
             gen = train_iter(
-                s.source,
-                s.vocab_size,
-                list(s.special_tokens),
-                s.pretokenizer,
-                s.tie_break,
+                **corpus,
+                vocab_size=s.vocab_size,
+                special_tokens=list(s.special_tokens),
+                pretokenizer=s.pretokenizer,
+                tie_break=s.tie_break,
                 cancel=self.cancel,
                 errors=s.errors,
                 workers=s.workers,

@@ -59,11 +59,7 @@ def finished_result(outcome: TrainOutcome) -> str:
     """What was trained: vocabulary, merges, corpus, compression, and whether the pairs ran out."""
     res = outcome.result
     merges = len(res.merges)
-    short = (
-        f" The corpus ran out of pairs after {merges:,} merges."
-        if merges < res.vocab_size_requested - 256 - len(res.special_tokens)
-        else ""
-    )
+    short = f" Stopped early: {html_text(res.stop_reason)}." if res.stop_reason else ""
     return (
         f"<b>{html_text(outcome.settings.name)}</b>: {len(res.vocab):,} tokens ({merges:,} merges) from "
         f"{human_bytes(res.corpus_bytes)}, {res.unique_words:,} unique chunks; "
