@@ -9,6 +9,7 @@ from typing import Any
 
 from ..bytes_ import bytes_to_gpt2_str, gpt2_str_to_bytes
 from ..errors import TokenizerLoadError
+from ..outputs import Output, mismatched_files
 from ..pretokenize import Pretokenizer
 from ..tokenizer import Tokenizer
 from ._common import (
@@ -21,26 +22,36 @@ from ._common import (
     _is_int,
     _read_file,
     _short,
-    _write_text,
     read_json,
 )
+from ._writing import encode_text, write_one
+
+GPT2_FILES = ("vocab.json", "merges.txt")
 
 
 def export_gpt2(tokenizer: Tokenizer, directory: PathLike) -> tuple[Path, Path]:
-    """Write ``vocab.json`` and ``merges.txt`` (GPT-2's layout, ``#version: 0.2``) into ``directory``.
+    """Write ``vocab.json`` and ``merges.txt`` into ``directory`` together (never one old, one new).
 
-    Token bytes use GPT-2's printable byte map; special tokens are written as their own text.
-    Returns the two paths.
+    A new folder appears whole in one rename; in an existing one the pair comes with a checksum
+    manifest the loader verifies (see :mod:`tokviz.core.outputs`). Returns the two paths.
     """
     folder = Path(directory)
-    folder.mkdir(parents=True, exist_ok=True)
+    write_one(Output.folder(folder, "the GPT-2 export", GPT2_FILES), gpt2_file_bytes(tokenizer))
+    return folder / "vocab.json", folder / "merges.txt"
+
+
+def gpt2_file_bytes(tokenizer: Tokenizer) -> dict[str, bytes]:
+    """``vocab.json`` and ``merges.txt`` (GPT-2's layout, ``#version: 0.2``) as ``{name: bytes}``.
+
+    Token bytes use GPT-2's printable byte map; special tokens are written as their own text.
+    """
     table = _byte_level_strings(tokenizer, "vocab.json")
     lines = [GPT2_MERGES_HEADER]
     lines.extend(f"{bytes_to_gpt2_str(a)} {bytes_to_gpt2_str(b)}" for a, b in tokenizer.merges)
-    vocab_path, merges_path = folder / "vocab.json", folder / "merges.txt"
-    _write_text(vocab_path, json.dumps(table, ensure_ascii=False) + "\n", "vocab.json")
-    _write_text(merges_path, "\n".join(lines) + "\n", "merges.txt")
-    return vocab_path, merges_path
+    return {
+        "vocab.json": encode_text(json.dumps(table, ensure_ascii=False) + "\n", "vocab.json"),
+        "merges.txt": encode_text("\n".join(lines) + "\n", "merges.txt"),
+    }
 
 
 def tokenizer_from_files(
@@ -56,6 +67,9 @@ def tokenizer_from_files(
     a merge (GPT-2's ``<|endoftext|>``) is taken as a special token, the only way it can be used.
     """
     vocab_path, merges_path = Path(vocab_json), Path(merges_txt)
+    mismatch = mismatched_files([vocab_path, merges_path])  # half of an interrupted export
+    if mismatch is not None:
+        raise TokenizerLoadError(mismatch)
     raw_vocab = read_json(vocab_path, TokenizerLoadError)
     merges = _parse_merges_txt(_read_file(merges_path, TokenizerLoadError), merges_path.name)
     return _byte_level_tokenizer(

@@ -11,6 +11,7 @@ import regex
 
 from ..bytes_ import bytes_to_gpt2_str
 from ..errors import ExportError, PretokenizerError, TokenizerLoadError
+from ..outputs import Output
 from ..pretokenize import CL100K_PATTERN, GPT2_PATTERN, Pretokenizer, resolve_pretokenizer
 from ..tokenizer import Tokenizer
 from ._common import (
@@ -19,14 +20,20 @@ from ._common import (
     _check_count,
     _is_int,
     _short,
-    _write_text,
     read_json,
 )
+from ._writing import encode_text, write_one
 from .gpt2_files import _byte_level_tokenizer
 
 
 def export_hf(tokenizer: Tokenizer, path: PathLike) -> Path:
-    """Write a Hugging Face ``tokenizer.json`` (byte-level BPE) that encodes exactly like tokviz.
+    """Write a Hugging Face ``tokenizer.json``, checked and atomic (see :mod:`tokviz.core.outputs`)."""
+    write_one(Output.file(path, "tokenizer.json"), hf_file_bytes(tokenizer))
+    return Path(path)
+
+
+def hf_file_bytes(tokenizer: Tokenizer) -> bytes:
+    """A Hugging Face ``tokenizer.json`` (byte-level BPE) that encodes exactly like tokviz.
 
     The GPT-2 pattern is HF's own ByteLevel regex; any other pattern becomes a Split step
     (translated to Oniguruma's reading of ``$`` and ``\\Z``) before a regex-free ByteLevel step.
@@ -72,8 +79,7 @@ def export_hf(tokenizer: Tokenizer, path: PathLike) -> Path:
             "merges": [f"{bytes_to_gpt2_str(a)} {bytes_to_gpt2_str(b)}" for a, b in tokenizer.merges],
         },
     }
-    _write_text(path, json.dumps(doc, ensure_ascii=False, indent=1) + "\n", "tokenizer.json")
-    return Path(path)
+    return encode_text(json.dumps(doc, ensure_ascii=False, indent=1) + "\n", "tokenizer.json")
 
 
 def _byte_level(use_regex: bool) -> dict[str, Any]:

@@ -10,6 +10,7 @@ from typing import Any
 
 from ..errors import ExportError, ModelFileError, PretokenizerError, TokenizerLoadError
 from ..merges import MergeStep
+from ..outputs import Output
 from ..tokenizer import Tokenizer
 from ._common import (
     _DECIMAL,
@@ -22,9 +23,9 @@ from ._common import (
     PathLike,
     _is_int,
     _short,
-    _write_text,
     read_json,
 )
+from ._writing import encode_text, write_one
 
 
 @dataclass(frozen=True)
@@ -42,7 +43,16 @@ def save_model(
     settings: Mapping[str, Any] | None = None,
     history: Sequence[MergeStep] | None = None,
 ) -> None:
-    """Write a versioned tokviz model file (JSON, token bytes as hex so nothing is lost).
+    """Write a versioned tokviz model file, checked and atomic (see :mod:`tokviz.core.outputs`)."""
+    write_one(Output.file(path, "the model file"), model_file_bytes(tokenizer, settings, history))
+
+
+def model_file_bytes(
+    tokenizer: Tokenizer,
+    settings: Mapping[str, Any] | None = None,
+    history: Sequence[MergeStep] | None = None,
+) -> bytes:
+    """A versioned tokviz model file's bytes (JSON, token bytes as hex so nothing is lost).
 
     One vocabulary entry, merge or history record per line keeps the file readable and diffable.
     """
@@ -90,7 +100,7 @@ def save_model(
     )
     parts.append(block("merges", [f'["{hexed(a)}", "{hexed(b)}"]' for a, b in tokenizer.merges], "[]"))
     parts.append(block("history", records, "[]"))
-    _write_text(path, "{\n" + ",\n".join(parts) + "\n}\n", "the model file")
+    return encode_text("{\n" + ",\n".join(parts) + "\n}\n", "the model file")
 
 
 def load_model(path: PathLike) -> LoadedModel:

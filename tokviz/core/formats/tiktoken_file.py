@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from ..errors import ExportError, TokenizerLoadError
+from ..outputs import Output
 from ..tokenizer import Tokenizer
 from ._common import (
     MAX_ID,
@@ -15,13 +16,19 @@ from ._common import (
     _check_count,
     _read_file,
     _short,
-    _write_text,
 )
+from ._writing import encode_text, write_one
 from .engine import tokenizer_from_ranks
 
 
 def export_tiktoken(tokenizer: Tokenizer, path: PathLike) -> Path:
-    """Write a ``.tiktoken`` rank file: ``base64(token bytes) rank`` per line, ranks = ids.
+    """Write a ``.tiktoken`` rank file (checked and atomic, see :mod:`tokviz.core.outputs`)."""
+    write_one(Output.file(path, "the .tiktoken file"), tiktoken_file_bytes(tokenizer))
+    return Path(path)
+
+
+def tiktoken_file_bytes(tokenizer: Tokenizer) -> bytes:
+    """A ``.tiktoken`` rank file's bytes: ``base64(token bytes) rank`` per line, ranks = ids.
 
     The format has no special tokens (tiktoken passes them separately) and ranks decide the
     merge order, so the ordinary ids must be exactly 0..N-1, each bytes value must appear once,
@@ -60,8 +67,7 @@ def export_tiktoken(tokenizer: Tokenizer, path: PathLike) -> Path:
         if len(data) > 1 and data not in made:
             raise ExportError(f"cannot write a .tiktoken file: id {i} ({_short(data)}) is made by no merge")
     lines = [f"{base64.b64encode(tokenizer.vocab[i]).decode('ascii')} {i}\n" for i in ids]
-    _write_text(path, "".join(lines), "the .tiktoken file")
-    return Path(path)
+    return encode_text("".join(lines), "the .tiktoken file")
 
 
 def load_tiktoken_file(

@@ -1,0 +1,558 @@
+"""A run's outputs: checked before any work starts, then written all together or not at all.
+
+:func:`check_outputs` refuses, before training or exporting begins, every output that would
+destroy data or could not be written: an output that is a corpus input or another output of the
+same run, a device, FIFO or folder where a file is meant (or a file where a folder is meant), a
+read-only file, a missing or read-only folder. A symlink is written through to its target, and
+the symlink stays. Every message names the path as the user gave it.
+
+:class:`OutputWriter` writes each output to a temporary file beside its target (so the rename
+stays on one file system), fsyncs it, and renames the files into place only when all of them are
+written. Until then a failure or Ctrl+C removes the temporary files and leaves the old outputs
+untouched. The renames are recorded first in a small journal beside the first output: a process
+killed in the middle of them leaves the journal, and the next check of the same outputs finishes
+the renames, so the outputs end all new. A folder of several files (GPT-2's ``vocab.json`` +
+``merges.txt``) also gets a manifest of their checksums, written before them, so a loader can
+refuse a pair that is half old and half new (:func:`mismatched_files`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import hashlib
+import json
+import os
+import re
+import secrets
+import signal
+import stat
+import threading
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import FrameType
+
+from .errors import TokvizError
+
+PathLike = str | os.PathLike[str]
+
+MANIFEST_NAME = ".tokviz-files.json"
+MANIFEST_FORMAT = "tokviz-files"
+JOURNAL_SUFFIX = ".tokviz-commit"
+# Tests set this to N to end the process (like a kill) right after the N-th write or rename step.
+FAULT_ENV = "TOKVIZ_TEST_EXIT_AFTER_STEP"
+_O_BINARY = getattr(os, "O_BINARY", 0)  # Windows: no newline translation on a raw descriptor
+_TEMP_NAME = re.compile(r"\.(?P<name>.+)\.[0-9a-f]{12}\.tmp")
+_KINDS = (
+    (stat.S_ISFIFO, "a FIFO (named pipe)"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+class OutputError(TokvizError):
+    """An output cannot be written, or writing it would destroy a file the run needs."""
+
+
+@dataclass(frozen=True)
+class Output:
+    """One output a run asks for: a file, or a folder holding the named ``files``.
+
+    ``what`` is how messages name it: the option (``-o``, ``--export-hf``) or a phrase.
+    """
+
+    path: Path
+    what: str
+    files: tuple[str, ...] = ()
+
+    @classmethod
+    def file(cls, path: PathLike, what: str) -> Output:
+        """A single output file."""
+        return cls(Path(path), what)
+
+    @classmethod
+    def folder(cls, path: PathLike, what: str, files: Sequence[str]) -> Output:
+        """A folder whose ``files`` are written together (other files in it are left alone)."""
+        return cls(Path(path), what, tuple(files))
+
+    @property
+    def is_folder(self) -> bool:
+        """Whether this output is a folder of files rather than one file."""
+        return bool(self.files)
+
+
+@dataclass(frozen=True)
+class CheckedOutput:
+    """An output that passed :func:`check_outputs`, with the real path it will be written to."""
+
+    output: Output
+    target: Path
+    exists: bool
+
+
+# ============================================================================ checking
+def check_outputs(outputs: Sequence[Output], inputs: Sequence[PathLike] = ()) -> list[CheckedOutput]:
+    """Check every output of a run before any work starts; :class:`OutputError` names the first bad one.
+
+    ``inputs`` are the files and folders the run reads (the corpus): no output may be one of them.
+    A commit of the same outputs that was killed half way is finished first (see the module doc).
+    """
+    _refuse_inside_new_folders(outputs)
+    checked = [_check_one(o) for o in outputs]
+    for c in checked:
+        finish_interrupted(c.target)
+        if c.output.is_folder:
+            finish_interrupted(c.target / MANIFEST_NAME)
+    files: list[tuple[Path, Output, str]] = []  # (real path, owner, how to name it)
+    for c in checked:
+        if c.output.is_folder:
+            for name in c.output.files:
+                files.append((c.target / name, c.output, str(c.output.path / name)))
+        else:
+            files.append((c.target, c.output, str(c.output.path)))
+    _refuse_overlaps(checked, files)
+    _refuse_inputs(files, inputs)
+    return checked
+
+
+def _check_one(output: Output) -> CheckedOutput:
+    """The checks that need only this output: kind, permissions and an existing, writable folder."""
+    given = str(output.path)
+    if not given:
+        raise OutputError(f"{output.what}: the output path is empty")
+    target = _real(output.path)
+    st = _stat(target, given)
+    if output.is_folder:
+        if st is not None and not stat.S_ISDIR(st.st_mode):
+            raise OutputError(f"{given} is {_kind(st.st_mode)}, not a folder; {output.what} writes a folder")
+        if st is None:
+            _check_folder(target.parent, given, creates=target.name)
+        else:
+            _check_folder(target, given)
+            for name in output.files:
+                _check_file(_real(target / name), str(output.path / name), output.what)
+        return CheckedOutput(output, target, st is not None)
+    _check_file(target, given, output.what)
+    return CheckedOutput(output, target, st is not None)
+
+
+def _check_file(target: Path, given: str, what: str) -> None:
+    """A file output: a regular, writable file or a new name in an existing, writable folder."""
+    st = _stat(target, given)
+    if st is not None:
+        if stat.S_ISDIR(st.st_mode):
+            raise OutputError(f"{given} is a folder; {what} writes a file, give a file name")
+        if not stat.S_ISREG(st.st_mode):
+            raise OutputError(f"{given} is {_kind(st.st_mode)}, not a regular file; {what} writes only files")
+        # Like a shell redirect; a file with no write bit at all is refused even for root.
+        if not os.access(target, os.W_OK) or not st.st_mode & 0o222:
+            raise OutputError(f"{given}: Permission denied (the file is read-only)")
+    _check_folder(target.parent, given)
+
+
+def _check_folder(folder: Path, given: str, creates: str | None = None) -> None:
+    """The folder an output goes into exists, is a folder, and new files can be made in it."""
+    st = _stat(folder, given)
+    if st is None:
+        raise OutputError(f"{given}: the folder {folder} does not exist")
+    if not stat.S_ISDIR(st.st_mode):
+        raise OutputError(f"{given}: {folder} is not a folder")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise OutputError(f"{given}: Permission denied (cannot create files in {folder})")
+
+
+def _refuse_overlaps(checked: Sequence[CheckedOutput], files: Sequence[tuple[Path, Output, str]]) -> None:
+    """No two outputs may be one file, and no file output may be a folder output's folder."""
+    for i, (a, owner_a, name_a) in enumerate(files):
+        for b, owner_b, name_b in files[i + 1 :]:
+            if _same(a, b):
+                raise OutputError(
+                    f"{name_a} and {name_b} are the same file: {owner_a.what} and {owner_b.what} "
+                    "would overwrite each other"
+                )
+    for c in checked:
+        for path, owner, name in files:
+            if c.output.is_folder and owner is not c.output and _same(path, c.target):
+                raise OutputError(f"{name} is the folder {c.output.what} writes into")
+
+
+def _refuse_inside_new_folders(outputs: Sequence[Output]) -> None:
+    """An output inside a folder that another output creates would stop that folder being made."""
+    for folder in outputs:
+        real = _real(folder.path)
+        if not folder.is_folder or os.path.lexists(real):
+            continue
+        for other in outputs:
+            if other is not folder and _inside(_real(other.path), real):
+                raise OutputError(
+                    f"{other.path} is inside {folder.path}, which {folder.what} creates; "
+                    "create the folder first or save it elsewhere"
+                )
+
+
+def _refuse_inputs(files: Sequence[tuple[Path, Output, str]], inputs: Sequence[PathLike]) -> None:
+    """No output may be a corpus file, nor the corpus folder itself."""
+    for item in inputs:
+        source = _real(Path(item))
+        for path, owner, name in files:
+            if _same(path, source):
+                raise OutputError(
+                    f"{name} is the corpus {item}: writing {owner.what} there would destroy the corpus"
+                )
+
+
+def _real(path: Path) -> Path:
+    """The path with every symlink resolved (a dangling one gives the file it would create)."""
+    return Path(os.path.realpath(path))
+
+
+def _stat(path: Path, given: str) -> os.stat_result | None:
+    """``os.stat`` (never ``open``, so a FIFO cannot block), ``None`` when nothing is there."""
+    try:
+        return os.stat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except OSError as exc:
+        raise OutputError(f"{given}: {exc.strerror or exc}") from None
+
+
+def _kind(mode: int) -> str:
+    """What a non-regular file is, for messages ("a FIFO (named pipe)")."""
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    for test, words in _KINDS:
+        if test(mode):
+            return words
+    return "a regular file" if stat.S_ISREG(mode) else "not a regular file"
+
+
+def _same(a: Path, b: Path) -> bool:
+    """The same file: equal real paths, or one file under two names (a hard link)."""
+    if a == b:
+        return True
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    """Whether ``path`` lies inside ``folder`` (both real paths)."""
+    return folder in path.parents
+
+
+# ============================================================================ writing
+@dataclass
+class _Staged:
+    """One temporary file or folder, written and fsynced, waiting to be renamed onto ``target``."""
+
+    temp: Path
+    target: Path
+    given: str
+
+
+@dataclass
+class OutputWriter:
+    """Writes checked outputs to temporary files, then renames them all into place at once.
+
+    Use it as a context manager: leaving it by an exception (or Ctrl+C) before :meth:`commit`
+    removes every temporary file, so the old outputs stay as they were.
+    """
+
+    checked: Sequence[CheckedOutput]
+    _staged: list[_Staged] = field(default_factory=list)
+    _temps: list[Path] = field(default_factory=list)
+
+    def __enter__(self) -> OutputWriter:
+        return self
+
+    def __exit__(self, kind: object, exc: object, tb: object) -> None:
+        if exc is not None:
+            self.discard()
+
+    def stage(self, output: Output, data: bytes | Mapping[str, bytes]) -> None:
+        """Write ``output``'s contents to temporary files: bytes for a file, ``{name: bytes}`` for a folder."""
+        c = self._checked(output)
+        if not output.is_folder:
+            if not isinstance(data, bytes):
+                raise TypeError(f"{output.what} is a file: stage bytes")
+            self._stage_file(c.target, str(output.path), data)
+            return
+        if isinstance(data, bytes) or set(data) != set(output.files):
+            raise TypeError(f"{output.what} is a folder: stage {{name: bytes}} for {output.files}")
+        manifest = _manifest(data)
+        if not c.exists:
+            # A new folder is built whole under a temporary name and appears in one rename.
+            temp = _fresh_name(c.target)
+            with _naming(str(output.path)):
+                os.mkdir(temp)
+            self._temps.append(temp)
+            for name in (MANIFEST_NAME, *output.files):
+                with _naming(str(output.path / name)):
+                    _write_new(temp / name, manifest if name == MANIFEST_NAME else data[name], None)
+                _step()
+            _fsync_dir(temp)
+            self._staged.append(_Staged(temp, c.target, str(output.path)))
+            return
+        # An existing folder keeps its other files: the manifest goes first, then each file.
+        self._stage_file(c.target / MANIFEST_NAME, str(output.path / MANIFEST_NAME), manifest)
+        for name in output.files:
+            self._stage_file(_real(c.target / name), str(output.path / name), data[name])
+
+    def commit(self) -> None:
+        """Rename every staged file into place (journalled, with Ctrl+C held until the end)."""
+        with _hold_sigint():
+            journal = self._write_journal() if len(self._staged) > 1 else None
+            done: list[str] = []
+            for s in self._staged:
+                try:
+                    _rename(s.temp, s.target)
+                except OSError as exc:
+                    self._staged = self._staged[len(done) :]
+                    self.discard()
+                    if journal is not None:
+                        _remove(journal)
+                    written = f" ({', '.join(done)} already written)" if done else ""
+                    raise OutputError(f"cannot write {s.given}: {exc.strerror or exc}{written}") from None
+                done.append(s.given)
+                _step()
+            for folder in {s.target.parent for s in self._staged}:
+                _fsync_dir(folder)
+            if journal is not None:
+                _remove(journal)
+                _fsync_dir(journal.parent)
+                _step()
+        self._staged.clear()
+        self._temps.clear()
+
+    def discard(self) -> None:
+        """Remove every temporary file and folder; the targets are untouched."""
+        for temp in self._temps:
+            _remove(temp)
+        self._temps.clear()
+        self._staged.clear()
+
+    def _checked(self, output: Output) -> CheckedOutput:
+        for c in self.checked:
+            if c.output == output:
+                return c
+        raise ValueError(f"{output.what} was not checked")
+
+    def _stage_file(self, target: Path, given: str, data: bytes) -> None:
+        temp = _fresh_name(target)
+        mode = None
+        with contextlib.suppress(OSError):
+            mode = stat.S_IMODE(os.stat(target).st_mode)
+        self._temps.append(temp)
+        with _naming(given):
+            _write_new(temp, data, mode)
+        self._staged.append(_Staged(temp, target, given))
+        _step()
+
+    def _write_journal(self) -> Path:
+        """Record the renames beside the first target, so a killed commit can be finished."""
+        first = self._staged[0]
+        journal = first.target.parent / f".{first.target.name}{JOURNAL_SUFFIX}"
+        record = {"renames": [[str(s.temp), str(s.target)] for s in self._staged]}
+        temp = _fresh_name(journal)
+        self._temps.append(temp)
+        with _naming(first.given):
+            _write_new(temp, json.dumps(record).encode(), None)
+            os.replace(temp, journal)
+        self._temps.remove(temp)
+        _fsync_dir(journal.parent)
+        _step()
+        return journal
+
+
+def write_outputs(
+    contents: Sequence[tuple[Output, bytes | Mapping[str, bytes]]], inputs: Sequence[PathLike] = ()
+) -> None:
+    """Check, write and commit outputs whose contents are ready (all of them or none)."""
+    checked = check_outputs([o for o, _ in contents], inputs)
+    with OutputWriter(checked) as writer:
+        for output, data in contents:
+            writer.stage(output, data)
+        writer.commit()
+
+
+def finish_interrupted(target: Path) -> list[Path]:
+    """Finish a commit that was killed after its journal was written; returns the paths it renamed.
+
+    Only renames that the journal lists, of tokviz's own temporary names beside their targets,
+    are done; a journal that does not hold to this is removed and nothing else happens.
+    """
+    journal = target.parent / f".{target.name}{JOURNAL_SUFFIX}"
+    try:
+        renames = json.loads(journal.read_bytes())["renames"]
+    except FileNotFoundError:
+        return []
+    except (OSError, ValueError, KeyError, TypeError):
+        _remove(journal)
+        return []
+    finished: list[Path] = []
+    for pair in renames if isinstance(renames, list) else ():
+        if not (isinstance(pair, list) and len(pair) == 2 and all(isinstance(p, str) for p in pair)):
+            continue
+        temp, dest = Path(pair[0]), Path(pair[1])
+        match = _TEMP_NAME.fullmatch(temp.name)
+        if temp.parent != dest.parent or match is None or match["name"] != dest.name:
+            continue
+        try:
+            _rename(temp, dest)
+        except OSError:
+            continue
+        finished.append(dest)
+    for folder in {p.parent for p in finished}:
+        _fsync_dir(folder)
+    _remove(journal)
+    return finished
+
+
+# ============================================================================ the folder manifest
+def _manifest(files: Mapping[str, bytes]) -> bytes:
+    """The checksums of a folder's files, so a reader can tell a half-replaced set from a whole one."""
+    sums = {name: hashlib.sha256(data).hexdigest() for name, data in sorted(files.items())}
+    return (json.dumps({"format": MANIFEST_FORMAT, "version": 1, "sha256": sums}, indent=1) + "\n").encode()
+
+
+def mismatched_files(paths: Sequence[PathLike]) -> str | None:
+    """Why files written together into one folder do not belong together, or ``None``.
+
+    Uses the folder's manifest: if some of the files match their checksum and others do not, a
+    write was interrupted between them. No manifest, other folders, or no file matching (all were
+    replaced by something else since) give ``None``: there is nothing to compare with.
+    """
+    folders = {Path(p).parent for p in paths}
+    if len(folders) != 1:
+        return None
+    folder = folders.pop()
+    try:
+        sums = json.loads((folder / MANIFEST_NAME).read_bytes())["sha256"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    if not isinstance(sums, dict):
+        return None
+    matched: list[str] = []
+    other: list[str] = []
+    for p in paths:
+        name = Path(p).name
+        try:
+            digest = hashlib.sha256(Path(p).read_bytes()).hexdigest()
+        except OSError:
+            return None
+        (matched if sums.get(name) == digest else other).append(name)
+    if matched and other:
+        return (
+            f"{folder}: {', '.join(other)} and {', '.join(matched)} are not from the same export "
+            "(a write was interrupted between them); export them again"
+        )
+    return None
+
+
+# ============================================================================ small helpers
+def _fresh_name(target: Path) -> Path:
+    """A temporary name beside ``target`` that nothing uses yet."""
+    for _ in range(100):
+        temp = target.parent / f".{target.name}.{secrets.token_hex(6)}.tmp"
+        if not os.path.lexists(temp):
+            return temp
+    raise OutputError(f"cannot find a free temporary name beside {target}")
+
+
+def _write_new(path: Path, data: bytes, mode: int | None) -> None:
+    """Create ``path`` (which must not exist), write ``data`` in full and fsync it."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _O_BINARY, 0o666 if mode is None else mode)
+    try:
+        view = memoryview(data).cast("B")
+        written = 0
+        while written < len(view):
+            written += os.write(fd, view[written:])
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    if mode is not None and os.name == "posix":
+        os.chmod(path, mode)  # os.open applied the umask; an existing file keeps its exact mode
+
+
+def _rename(temp: Path, target: Path) -> None:
+    """Move a temporary file over its target, or a new temporary folder to its (free) name."""
+    if temp.is_dir():
+        os.rename(temp, target)
+    else:
+        os.replace(temp, target)
+
+
+@contextlib.contextmanager
+def _naming(given: str) -> Iterator[None]:
+    """An OS error inside (a full disk, a lost permission) becomes one naming the user's path."""
+    try:
+        yield
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        if exc.errno == errno.ENOSPC:
+            reason = "No space left on device"
+        raise OutputError(f"cannot write {given}: {reason}") from None
+
+
+def _remove(path: Path) -> None:
+    """Remove a temporary file or folder of ours, quietly."""
+    with contextlib.suppress(OSError):
+        if path.is_dir() and not path.is_symlink():
+            for child in path.iterdir():
+                child.unlink()
+            path.rmdir()
+        else:
+            path.unlink()
+
+
+def _fsync_dir(folder: Path) -> None:
+    """Make renames in ``folder`` durable where the platform allows fsync on a directory."""
+    if os.name != "posix":
+        return
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+_steps = 0
+
+
+def _step() -> None:
+    """Count one write or rename step; a test can end the process here, as a kill would."""
+    global _steps
+    limit = os.environ.get(FAULT_ENV)
+    if not limit:
+        return
+    _steps += 1
+    if _steps == int(limit):
+        os._exit(137)
+
+
+@contextlib.contextmanager
+def _hold_sigint() -> Iterator[None]:
+    """Hold Ctrl+C while the renames run, then deliver it: the outputs end all new, never mixed."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    pending: list[int] = []
+
+    def remember(signum: int, _frame: FrameType | None) -> None:
+        pending.append(signum)
+
+    previous = signal.signal(signal.SIGINT, remember)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if pending:
+        raise KeyboardInterrupt
