@@ -96,6 +96,8 @@ class ExchangeChart(QWidget):
         self.canvas = ChartCanvas(self, show_title=False)
         self.view_picker = QComboBox(self)
         self.view_picker.setObjectName("chartViewPicker")
+        self.view_picker.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.view_picker.setMinimumContentsLength(12)
         self.view_picker.setAccessibleName("Chart view")
         for key, label in VIEWS.items():
             self.view_picker.addItem(label, key)

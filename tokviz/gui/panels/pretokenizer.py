@@ -148,6 +148,7 @@ class PretokView(QWidget):
         self.view = ChunkView(self)
         self.tokens_label = QLabel(self)
         self.tokens_label.setObjectName("pretokTokensLabel")
+        self.tokens_label.setWordWrap(True)  # a long caption wraps rather than widening the dock
         self.tokens_view = TokenView(self)
         self.tokens_view.setObjectName("pretokTokens")
         self.tokens_view.setAccessibleName("Tokens with chunk boundaries")

@@ -102,6 +102,7 @@ class RoundTripPanel(QWidget):
         self.summary = QLabel(self)
         self.summary.setObjectName("roundTripSummary")
         self.summary.setTextFormat(Qt.TextFormat.RichText)
+        self.summary.setWordWrap(True)  # the headline wraps rather than widening the dock
         big = QFont(self.font())
         big.setPointSizeF(max(big.pointSizeF(), 9.0) * 1.5)
         self.summary.setFont(big)

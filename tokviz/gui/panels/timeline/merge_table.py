@@ -87,9 +87,9 @@ class MergeTablePane(QWidget):
         super().__init__(parent)
         self.model = model
         self.table = MergeTableView(model, self)
-        self.changes_only = QCheckBox("Only merges that change the text", self)
+        self.changes_only = QCheckBox("Only changes", self)
         self.changes_only.setObjectName("changesOnly")
-        self.changes_only.setToolTip("Hide the merges that do not occur in the editor's text")
+        self.changes_only.setToolTip("Only the merges that change the editor's text (hide the others)")
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(2)

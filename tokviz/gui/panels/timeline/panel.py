@@ -98,7 +98,7 @@ class TimelineWidget(QWidget):
         layout.addWidget(self.splitter, 1)
         self.view.set_colors(token_colors(self._dark()))
 
-    def _build_controls(self) -> QHBoxLayout:
+    def _build_controls(self) -> QVBoxLayout:
         """The row above the replay: tokenizer picker, transport, chunk marks."""
         self.picker = TokenizerPicker(self.registry, self)
         self.picker.setObjectName("timelineTokenizerPicker")
@@ -118,14 +118,17 @@ class TimelineWidget(QWidget):
         self.chunks.setObjectName("timelineChunks")
         self.chunks.setToolTip("Mark where the pre-tokenizer cuts the text: merges never cross these marks")
         self.chunks.setChecked(True)
-        controls = QHBoxLayout()
+        # Two rows: in one, the picker and the transport set a minimum width that no longer fits
+        # beside the Train dock on a 1024-pixel projector in presentation mode.
+        source = QHBoxLayout()
+        source.addWidget(QLabel("Replay", self))
+        source.addWidget(self.picker, 1)
+        source.addWidget(self.chunks)
+        controls = QVBoxLayout()
         controls.setContentsMargins(6, 4, 6, 0)
-        controls.setSpacing(4)
-        controls.addWidget(QLabel("Replay", self))
-        controls.addWidget(self.picker)
-        controls.addSpacing(6)
-        controls.addWidget(self.playback, 1)
-        controls.addWidget(self.chunks)
+        controls.setSpacing(2)
+        controls.addLayout(source)
+        controls.addWidget(self.playback)
         return controls
 
     def _build_splitters(self, view_box: QWidget, table_box: QWidget) -> QSplitter:

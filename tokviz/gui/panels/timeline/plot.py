@@ -147,7 +147,7 @@ class TokenCountPlot(QWidget):
         super().__init__(parent)
         self.setObjectName("tokenCountPlot")
         self.setAccessibleName("Token count per merge step")
-        self.setMinimumSize(220, 160)
+        self.setMinimumSize(160, 160)
         self._layout = QVBoxLayout(self)
         self._layout.setContentsMargins(0, 0, 0, 0)
         self.widget: pg.GraphicsLayoutWidget | None = None
@@ -185,7 +185,7 @@ class TokenCountPlot(QWidget):
         self.widget = w
         text_plot = w.addPlot(row=0, col=0, axisItems={"left": _count_axis(pg, "left")})
         text_plot.setMenuEnabled(False)
-        text_plot.setLabel("left", "text tokens", **_LABEL_STYLE)
+        text_plot.setLabel("left", "text", **_LABEL_STYLE)
         text_plot.showGrid(x=True, y=True, alpha=0.15)
         text_plot.setMouseEnabled(x=True, y=False)
         text_plot.hideButtons()
@@ -214,7 +214,7 @@ class TokenCountPlot(QWidget):
             row=1, col=0, axisItems={"left": _count_axis(pg, "left"), "bottom": _count_axis(pg, "bottom")}
         )
         corpus_plot.setMenuEnabled(False)
-        corpus_plot.setLabel("left", "corpus tokens", **_LABEL_STYLE)
+        corpus_plot.setLabel("left", "corpus", **_LABEL_STYLE)
         corpus_plot.setLabel("bottom", "merge step", **_LABEL_STYLE)
         corpus_plot.showGrid(x=True, y=True, alpha=0.15)
         corpus_plot.setMouseEnabled(x=True, y=False)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QSize, Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -86,6 +86,8 @@ class TrainForm(QWidget):
         """Where the text comes from: the source, the file list and its buttons, size and preview."""
         corpus = QGroupBox("Corpus", self)
         self.source = QComboBox(corpus)
+        self.source.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.source.setMinimumContentsLength(12)
         self.source.setObjectName("corpusSource")
         self.source.setAccessibleName("Training corpus")
         for key, label in SOURCES:
@@ -148,6 +150,10 @@ class TrainForm(QWidget):
         self.specials.setPlaceholderText("comma-separated, e.g. <|endoftext|>")
         self.specials.setToolTip("Never split, never merged; each gets an id after the merges")
         self.pretokenizer = QComboBox(settings)
+        self.pretokenizer.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
+        )
+        self.pretokenizer.setMinimumContentsLength(12)
         self.pretokenizer.setObjectName("pretokenizerChoice")
         self.pretokenizer.setAccessibleName("Pre-tokenizer")
         self.pretokenizer.setToolTip("How the text is cut into chunks before BPE: merges never cross a cut")
@@ -162,13 +168,18 @@ class TrainForm(QWidget):
         self.pattern_error.setWordWrap(True)
         self.pattern_error.setStyleSheet("color: #d6336c;")
         self.tie_rule = QComboBox(settings)
+        self.tie_rule.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.tie_rule.setMinimumContentsLength(12)
         self.tie_rule.setObjectName("tieRule")
         self.tie_rule.setAccessibleName("Tie rule")
         self.tie_rule.setToolTip("Which pair wins when several have the highest count")
         for key, label in TIE_RULES:
             self.tie_rule.addItem(label, key)
-        self.replace_invalid = QCheckBox("Replace invalid UTF-8 (else stop with an error)", settings)
+        self.replace_invalid = QCheckBox("Replace invalid UTF-8", settings)
         self.replace_invalid.setObjectName("replaceInvalid")
+        self.replace_invalid.setToolTip(
+            "Read bytes that are not UTF-8 as U+FFFD; otherwise training stops with an error"
+        )
         self.name = QLineEdit(settings)
         self.name.setObjectName("modelName")
         self.name.setAccessibleName("Model name")
@@ -250,8 +261,9 @@ class TrainForm(QWidget):
         self.demo_gpt2_button.setToolTip(
             "The same, but chunks never merge across boundaries: no “the␣” token"
         )
-        dl = QHBoxLayout(demo)
-        dl.addWidget(self.demo_none_button, 1)
+        # One above the other: side by side they would set the dock's minimum width.
+        dl = QVBoxLayout(demo)
+        dl.addWidget(self.demo_none_button)
         dl.addWidget(self.demo_gpt2_button)
         return demo
 
@@ -277,11 +289,12 @@ class TrainForm(QWidget):
         layout.addLayout(out_row)
         layout.addWidget(demo)
         layout.addStretch(1)
-        scroll = QScrollArea(self)
+        scroll = _FormScroll(self)
         scroll.setObjectName("trainScroll")
         scroll.setWidgetResizable(True)
         scroll.setFrameShape(QScrollArea.Shape.NoFrame)
-        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        # Never cut the form off silently: a dock squeezed below its minimum scrolls instead.
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
         scroll.setWidget(inner)
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
@@ -389,3 +402,14 @@ class TrainForm(QWidget):
         item = combo.model().item(row)  # type: ignore[attr-defined]
         if item is not None:
             item.setEnabled(False)
+
+
+class _FormScroll(QScrollArea):
+    """Scrolls the form up and down, but is never narrower than the form (so nothing is cut off)."""
+
+    def minimumSizeHint(self) -> QSize:
+        inner = self.widget()
+        if inner is None:
+            return super().minimumSizeHint()
+        width = inner.minimumSizeHint().width() + self.verticalScrollBar().sizeHint().width()
+        return QSize(width, super().minimumSizeHint().height())
