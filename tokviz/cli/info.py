@@ -16,8 +16,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Print the name, vocabulary size, merge count, special tokens and pre-tokenizer."""
+    """Print the name, vocabulary size, merge count, special tokens and pre-tokenizer, and any
+    warning the loader had about the file (tokens no merge makes), so a doubtful file is visible."""
+    from tokviz.core.registry import load_warnings
+
     tok = load_tokenizer(args.tokenizer)
+    warnings = list(load_warnings(tok))
     pre = tok.pretokenizer
     specials = dict(sorted(tok.special_tokens.items(), key=lambda kv: kv[1]))
     info: dict[str, Any] = {
@@ -27,6 +31,7 @@ def run(args: argparse.Namespace) -> int:
         "special_tokens": specials,
         "pretokenizer": pre.name,
         "pattern": pre.pattern,
+        "warnings": warnings,
     }
     if args.format == "json":
         json.dump(info, sys.stdout, ensure_ascii=False, indent=2)
@@ -40,5 +45,6 @@ def run(args: argparse.Namespace) -> int:
         f"special tokens: {listed}",
         f"pre-tokenizer:  {pre.name}" + (f"  {pre.pattern}" if pre.name == "custom" else ""),
     ]
+    lines.extend(f"warning:        {w}" for w in warnings)
     sys.stdout.write("\n".join(lines) + "\n")
     return 0

@@ -75,16 +75,31 @@ def add_input(p: ArgumentAdder) -> None:
 
 
 # ----------------------------------------------------------------------------- reading them
+# The largest input text a command reads whole (encode, compare): far past any text one looks at.
+MAX_INPUT_BYTES = 1024 * 2**20
+
+
 def read_text_file(path: str) -> str:
-    """Read a whole UTF-8 file ('-' is standard input); invalid UTF-8 names the byte offset."""
+    """Read a whole UTF-8 file ('-' is standard input); invalid UTF-8 names the byte offset.
+
+    Reads at most :data:`MAX_INPUT_BYTES`, and only from a regular file or standard input.
+    """
     from tokviz.core.errors import CorpusError
+    from tokviz.core.filekind import ReadProblem, megabytes, read_regular_file
 
     if path == "-":
-        data = sys.stdin.buffer.read()
+        data = sys.stdin.buffer.read(MAX_INPUT_BYTES + 1)
         path = "<stdin>"
+        if len(data) > MAX_INPUT_BYTES:
+            raise CorpusError(f"standard input is larger than {megabytes(MAX_INPUT_BYTES)}", path)
     else:
-        with open(path, "rb") as fh:
-            data = fh.read()
+        # Only a regular file: a FIFO would block forever and /dev/zero never ends.
+        try:
+            data = read_regular_file(path, MAX_INPUT_BYTES)
+        except ReadProblem as exc:
+            if exc.reason == "does not exist":
+                raise CorpusError(f"{path}: No such file or directory", path) from None
+            raise CorpusError(f"the input {path} {exc.reason}; give a regular text file", path) from None
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -106,7 +121,11 @@ def load_tokenizer(spec: str, special_tokens: Sequence[str] = ()) -> Tokenizer:
 
     tok = load(spec)
     extra = [s for s in dict.fromkeys(special_tokens) if s and s not in tok.special_tokens]
-    return tok.with_special_tokens(extra) if extra else tok
+    if not extra:
+        return tok
+    from tokviz.core.formats import load_warnings, remember_warnings
+
+    return remember_warnings(tok.with_special_tokens(extra), load_warnings(tok))
 
 
 def check_image_path(flag: str, output: str, scale: float | None) -> None:

@@ -16,6 +16,7 @@ from pathlib import Path
 import regex
 
 from .errors import CorpusError
+from .filekind import not_regular_reason
 
 # What training reads: the text itself, a path, or several paths (files or folders).
 CorpusSource = str | os.PathLike[str] | Iterable[str | os.PathLike[str]]
@@ -54,10 +55,21 @@ def resolve_source(source: CorpusSource) -> tuple[list[CorpusFile], str | None]:
         elif path.is_file():
             files.append(CorpusFile(path, path.stat().st_size))
         else:
-            raise CorpusError(f"corpus file not found: {path}", path=str(path))
+            raise CorpusError(_not_a_corpus_file(path), path=str(path))
     if not files:
         raise CorpusError("the corpus is empty: the folder holds no files")
     return files, None
+
+
+def _not_a_corpus_file(path: Path) -> str:
+    """Why ``path`` cannot be read as a corpus file: missing, or what else it is (a FIFO would
+    block the reader forever and a device such as /dev/zero never ends, so both are refused)."""
+    reason = not_regular_reason(path)
+    if reason == "does not exist":
+        if str(path) == "-":
+            return "'-' (standard input) cannot be a corpus: save the text to a file and give its path"
+        return f"corpus file not found: {path}"
+    return f"the corpus {path} {reason}; a corpus must be regular files or folders"
 
 
 def _hidden(path: Path, root: Path) -> bool:

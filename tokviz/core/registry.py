@@ -8,6 +8,7 @@ recovered only when something asks for them), so asking again is free.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import threading
 from collections.abc import Callable
@@ -15,14 +16,20 @@ from pathlib import Path
 
 from .errors import TokenizerLoadError
 from .formats import (
-    MAX_FILE_BYTES,
     hf_from_json,
-    load_tiktoken_file,
     model_from_json,
-    read_json,
     tokenizer_from_files,
     tokenizer_from_ranks,
 )
+from .formats._common import (
+    ANY_TOKENIZER_FILE_CAP,
+    TIKTOKEN_CAP,
+    _parse_json,
+    _read_file,
+    json_kind,
+)
+from .formats._reach import load_warnings as load_warnings  # re-exported: the GUI and CLI show them
+from .formats.tiktoken_file import tiktoken_from_data
 from .tokenizer import Tokenizer
 
 BUILTIN_TOKENIZERS = ("bytes", "gpt2", "cl100k")
@@ -86,8 +93,14 @@ def load_tokenizer(name_or_path: str | os.PathLike[str]) -> Tokenizer:
 
     Files: a tokviz model file (JSON with ``"format": "tokviz-model"``), a GPT-2 ``vocab.json`` +
     ``merges.txt`` pair (either file, or their folder), a ``.tiktoken`` rank file, or a Hugging
-    Face ``tokenizer.json``. Raises :class:`TokenizerLoadError` saying what was tried.
+    Face ``tokenizer.json``. Raises :class:`TokenizerLoadError` saying what was tried. Only
+    regular files are read, each with a size cap; :func:`load_warnings` tells what the loader
+    found doubtful in a file that still loaded (some tokens no merge makes).
     """
+    if not isinstance(name_or_path, str | os.PathLike):
+        raise TokenizerLoadError(
+            f"a tokenizer is named by a string or a path, not {type(name_or_path).__name__}"
+        )
     if isinstance(name_or_path, str) and name_or_path.strip().lower() in _ALIASES:
         return builtin_tokenizer(name_or_path)
     path = Path(name_or_path)
@@ -117,17 +130,23 @@ def _load_folder(folder: Path) -> Tokenizer:
 
 def _load_tiktoken(path: Path) -> Tokenizer:
     """A rank file; a copy of a published encoding (same SHA-256) gets its own pattern and specials."""
+    return _tiktoken_from(_read_file(path, TokenizerLoadError, TIKTOKEN_CAP), path)
+
+
+def _tiktoken_from(data: bytes, path: Path) -> Tokenizer:
     from .encodings import BUNDLED
 
-    # Only files of a published encoding's size range are hashed; others cannot match anyway.
-    if path.stat().st_size < 64 << 20:
-        digest = hashlib.sha256(path.read_bytes()).hexdigest()
-        for encoding in BUNDLED.values():
-            if encoding.sha256 == digest:
-                return load_tiktoken_file(
-                    path, encoding.pattern, dict(encoding.special_tokens), name=path.stem
-                )
-    return load_tiktoken_file(path)
+    digest = hashlib.sha256(data).hexdigest()
+    for encoding in BUNDLED.values():
+        if encoding.sha256 == digest:
+            return tiktoken_from_data(
+                data, path.name, encoding.pattern, dict(encoding.special_tokens), name=path.stem
+            )
+    return tiktoken_from_data(data, path.name, name=path.stem)
+
+
+# What a JSON document can start with, besides an object's "{".
+_JSON_STARTS = tuple(b'["-0123456789') + tuple(b"ntf")
 
 
 def _load_file(path: Path) -> Tokenizer:
@@ -142,24 +161,34 @@ def _load_file(path: Path) -> Tokenizer:
         return tokenizer_from_files(vocab, merges)
     if name.endswith(".tiktoken"):
         return _load_tiktoken(path)
-    if path.stat().st_size > MAX_FILE_BYTES:
-        raise TokenizerLoadError(f"{path.name}: the file is over 2 GB; files that large are refused")
-    with path.open("rb") as f:
-        head = f.read(64).lstrip()
+    # One bounded read of a regular file (FIFOs and devices are refused before opening), then sniff.
+    data = _read_file(path, TokenizerLoadError, ANY_TOKENIZER_FILE_CAP)
+    head = data[:64].removeprefix(b"\xef\xbb\xbf").lstrip()
     if not head.startswith(b"{"):
+        if head[:1] and head[0] in _JSON_STARTS:
+            try:
+                value = json.loads(data.decode("utf-8").removeprefix("\ufeff"))
+            except (ValueError, RecursionError):
+                pass
+            else:
+                raise TokenizerLoadError(
+                    f"{path.name} is JSON, but expected a JSON object (a tokviz model or tokenizer.json), "
+                    f"found {json_kind(value)}"
+                )
         # Not JSON: the only text format left is a rank file with another extension.
         try:
-            return load_tiktoken_file(path)
+            return _tiktoken_from(data, path)
         except TokenizerLoadError as exc:
+            reason = str(exc).removeprefix(f"{path.name}").lstrip(":, ")
             raise TokenizerLoadError(
                 f"{path.name} is not a tokenizer file tokviz knows: not JSON (a tokviz model or tokenizer.json), "
-                f"and not a .tiktoken rank file ({exc})"
+                f"and not a .tiktoken rank file ({reason})"
             ) from None
-    data = read_json(path, TokenizerLoadError)
-    if isinstance(data, dict) and "format" in data:
-        return model_from_json(data, path.name).tokenizer
-    if isinstance(data, dict) and "model" in data:
-        return hf_from_json(data, path.name, path.parent.name or path.stem)
+    parsed = _parse_json(data, path.name, TokenizerLoadError)
+    if isinstance(parsed, dict) and "format" in parsed:
+        return model_from_json(parsed, path.name).tokenizer
+    if isinstance(parsed, dict) and "model" in parsed:
+        return hf_from_json(parsed, path.name, path.parent.name or path.stem)
     raise TokenizerLoadError(
         f'{path.name} is JSON but neither a tokviz model file (no "format") nor a Hugging Face '
         'tokenizer.json (no "model"); a vocab.json must be named vocab.json next to merges.txt'

@@ -10,6 +10,7 @@ files or tables of hostile size are refused before they are built.
 from __future__ import annotations
 
 from ._common import GPT2_MERGES_HEADER, MAX_ENTRIES, MAX_FILE_BYTES, MODEL_FORMAT, MODEL_VERSION, read_json
+from ._reach import load_warnings, remember_warnings
 from .engine import TiktokenEngine, tokenizer_from_ranks
 from .gpt2_files import export_gpt2, tokenizer_from_files
 from .hf_json import export_hf, from_oniguruma, hf_from_json, load_hf, to_oniguruma
@@ -32,9 +33,11 @@ __all__ = [
     "load_hf",
     "load_model",
     "load_tiktoken_file",
+    "load_warnings",
     "model_from_json",
     "parse_tiktoken_file",
     "read_json",
+    "remember_warnings",
     "save_model",
     "to_oniguruma",
     "tokenizer_from_files",

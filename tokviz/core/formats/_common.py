@@ -12,6 +12,7 @@ import regex
 from ..atomic import atomic_write_text
 from ..bytes_ import bytes_to_gpt2_str
 from ..errors import ExportError, TokenizerLoadError
+from ..filekind import ReadProblem, read_regular_file
 from ..tokenizer import Tokenizer
 
 PathLike = str | os.PathLike[str]
@@ -20,9 +21,21 @@ MODEL_FORMAT = "tokviz-model"
 MODEL_VERSION = 1
 # Limits that keep a hostile file from exhausting memory before it is rejected.
 MAX_FILE_BYTES = 2 * 1024**3
+# Size caps per file kind, read before parsing: each is many times the largest real file of its
+# kind (a 2^18-token tokviz model with its history is ~60 MB; the biggest published tokenizer.json
+# files are 20-35 MB; GPT-2's vocab.json is 1 MB and merges.txt 0.5 MB; o200k's .tiktoken 3.6 MB),
+# so only a hostile or mistaken file (a log, a disk image, /dev/zero) is ever refused by size.
+MODEL_FILE_CAP = 512 * 2**20
+HF_JSON_CAP = 512 * 2**20
+VOCAB_JSON_CAP = 128 * 2**20
+MERGES_TXT_CAP = 128 * 2**20
+TIKTOKEN_CAP = 128 * 2**20
+# A file of unknown kind is sniffed and parsed as whichever of the above it turns out to be.
+ANY_TOKENIZER_FILE_CAP = max(MODEL_FILE_CAP, HF_JSON_CAP, TIKTOKEN_CAP)
 MAX_ENTRIES = 10_000_000
 MAX_ID = 2**31 - 1
 GPT2_MERGES_HEADER = "#version: 0.2"
+BOM = "\ufeff"
 
 _HEX = regex.compile(r"(?:[0-9a-fA-F]{2})+")
 _DECIMAL = regex.compile(r"[0-9]{1,10}")
@@ -33,25 +46,22 @@ def _is_int(value: object) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def _read_file(path: PathLike, error: type[TokenizerLoadError]) -> bytes:
-    """The file's bytes, after refusing folders, missing files and files over the size limit."""
-    p = Path(path)
+def _read_file(path: PathLike, error: type[TokenizerLoadError], cap: int = MAX_FILE_BYTES) -> bytes:
+    """The bytes of a regular file of at most ``cap`` bytes; anything else is ``error`` naming the
+    path once and saying what it is ("is a FIFO (named pipe)", "is larger than 128 MB").
+
+    Never blocks (FIFOs are refused from ``stat``) and never reads more than ``cap + 1`` bytes.
+    """
     try:
-        if p.is_dir():
-            raise error(f"{p} is a folder, not a file")
-        size = p.stat().st_size
-        if size > MAX_FILE_BYTES:
-            raise error(f"{p.name}: the file is {size / 2**30:.1f} GB; files over 2 GB are refused")
-        return p.read_bytes()
-    except FileNotFoundError:
-        raise error(f"{p}: no such file") from None
-    except OSError as exc:
-        raise error(f"{p}: cannot read the file ({exc.strerror or exc})") from None
+        return read_regular_file(path, cap)
+    except ReadProblem as exc:
+        raise error(f"{Path(path)} {exc.reason}; a tokenizer file must be a regular file") from None
 
 
 def _decode_text(data: bytes, name: str, error: type[TokenizerLoadError]) -> str:
+    """UTF-8 text; a leading byte-order mark (some Windows editors write one) is dropped."""
     try:
-        return data.decode("utf-8")
+        return data.decode("utf-8").removeprefix(BOM)
     except UnicodeDecodeError as exc:
         raise error(f"{name}: not UTF-8 text (invalid byte at offset {exc.start})") from None
 
@@ -86,9 +96,26 @@ def _parse_json(data: bytes, name: str, error: type[TokenizerLoadError]) -> Any:
         raise error(f"{name}: unreadable JSON value ({exc})") from None
 
 
-def read_json(path: PathLike, error: type[TokenizerLoadError] = TokenizerLoadError) -> Any:
-    """Read a JSON file with the size limit and strict parsing; ``error`` is the class to raise."""
-    return _parse_json(_read_file(path, error), Path(path).name, error)
+def read_json(
+    path: PathLike, error: type[TokenizerLoadError] = TokenizerLoadError, cap: int = MAX_FILE_BYTES
+) -> Any:
+    """Read a JSON file with a size cap and strict parsing; ``error`` is the class to raise."""
+    return _parse_json(_read_file(path, error, cap), Path(path).name, error)
+
+
+def json_kind(value: object) -> str:
+    """How a JSON value reads in a message: "an array", "null", "a string", "a number"."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, list):
+        return "an array"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, int | float):
+        return "a number"
+    return "an object"
 
 
 def _short(value: object, limit: int = 40) -> str:

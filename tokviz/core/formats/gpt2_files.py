@@ -15,15 +15,19 @@ from ..tokenizer import Tokenizer
 from ._common import (
     GPT2_MERGES_HEADER,
     MAX_ID,
+    MERGES_TXT_CAP,
+    VOCAB_JSON_CAP,
     PathLike,
     _byte_level_strings,
     _check_count,
     _decode_text,
     _is_int,
+    _parse_json,
     _read_file,
     _short,
-    read_json,
+    json_kind,
 )
+from ._reach import judge_reach, remember_warnings, unmade
 from ._writing import encode_text, write_one
 
 GPT2_FILES = ("vocab.json", "merges.txt")
@@ -67,11 +71,14 @@ def tokenizer_from_files(
     a merge (GPT-2's ``<|endoftext|>``) is taken as a special token, the only way it can be used.
     """
     vocab_path, merges_path = Path(vocab_json), Path(merges_txt)
+    # Bounded reads of regular files first: a FIFO or a device is refused before anything opens it.
+    vocab_data = _read_file(vocab_path, TokenizerLoadError, VOCAB_JSON_CAP)
+    merges_data = _read_file(merges_path, TokenizerLoadError, MERGES_TXT_CAP)
     mismatch = mismatched_files([vocab_path, merges_path])  # half of an interrupted export
     if mismatch is not None:
         raise TokenizerLoadError(mismatch)
-    raw_vocab = read_json(vocab_path, TokenizerLoadError)
-    merges = _parse_merges_txt(_read_file(merges_path, TokenizerLoadError), merges_path.name)
+    raw_vocab = _parse_json(vocab_data, vocab_path.name, TokenizerLoadError)
+    merges = _parse_merges_txt(merges_data, merges_path.name)
     return _byte_level_tokenizer(
         raw_vocab,
         merges,
@@ -79,6 +86,7 @@ def tokenizer_from_files(
         special_tokens,
         pretokenizer,
         name or vocab_path.parent.name or vocab_path.stem,
+        merges_name=merges_path.name,
     )
 
 
@@ -110,10 +118,18 @@ def _byte_level_tokenizer(
     pretokenizer: str | Pretokenizer,
     name: str,
     added: Mapping[str, int] | None = None,
+    merges_name: str | None = None,
 ) -> Tokenizer:
-    """Build a tokenizer from a ``{GPT-2 string: id}`` table and string merges (vocab.json, HF)."""
+    """Build a tokenizer from a ``{GPT-2 string: id}`` table and string merges (vocab.json, HF).
+
+    ``vocab_name`` and ``merges_name`` (default: the same) start the messages about each part.
+    Entries no merge makes are refused when they are most of the vocabulary (the merges are
+    missing or cut short), else taken as specials (see :mod:`._reach`).
+    """
     if not isinstance(raw_vocab, dict):
-        raise TokenizerLoadError(f"{vocab_name}: the vocabulary must be a JSON object of token -> id")
+        raise TokenizerLoadError(
+            f"{vocab_name}: the vocabulary must be a JSON object of token -> id, not {json_kind(raw_vocab)}"
+        )
     _check_count(len(raw_vocab), "vocabulary entries", vocab_name, TokenizerLoadError)
     if len(raw_merges) > len(raw_vocab):
         raise TokenizerLoadError(
@@ -139,7 +155,8 @@ def _byte_level_tokenizer(
             merges.append((gpt2_str_to_bytes(left), gpt2_str_to_bytes(right)))
         except KeyError:
             raise TokenizerLoadError(
-                f"merge {index} ({_short(left)} {_short(right)}) uses a character outside GPT-2's byte map"
+                f"{merges_name or vocab_name}: merge {index} ({_short(left)} {_short(right)}) "
+                "uses a character outside GPT-2's byte map"
             ) from None
 
     specials: dict[str, int] = dict(added or {})
@@ -162,6 +179,8 @@ def _byte_level_tokenizer(
         made.update(left + right for left, right in merges)
     special_ids = set(specials.values())
     vocab: dict[int, bytes] = {}
+    promoted: list[str] = []
+    learned = 0
     for key, token_id in ids.items():
         if token_id in special_ids:
             vocab[token_id] = key.encode("utf-8")
@@ -170,8 +189,11 @@ def _byte_level_tokenizer(
             data = gpt2_str_to_bytes(key)
         except KeyError:
             data = None
+        if data is None or len(data) > 1:
+            learned += 1
         if made is not None and (data is None or data not in made):
             specials[key] = token_id  # never produced by BPE: usable only as a special token
+            promoted.append(key)
             vocab[token_id] = key.encode("utf-8")
             continue
         if data is None:
@@ -181,6 +203,15 @@ def _byte_level_tokenizer(
             )
         vocab[token_id] = data
     try:
-        return Tokenizer(vocab, merges, specials, pretokenizer, name=name)
+        tokenizer = Tokenizer(vocab, merges, specials, pretokenizer, name=name)
     except TokenizerLoadError as exc:
         raise TokenizerLoadError(f"{vocab_name}: {exc}") from None
+    if made is not None:
+        warnings = judge_reach(vocab_name, learned, promoted, len(merges), "are treated as special tokens")
+    else:
+        special_ids = set(specials.values())
+        plain = [b for i, b in vocab.items() if i not in special_ids and len(b) > 1]
+        warnings = judge_reach(
+            vocab_name, len(plain), unmade(plain, merges), len(merges), "are never produced"
+        )
+    return remember_warnings(tokenizer, warnings)

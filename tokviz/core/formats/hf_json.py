@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -15,15 +15,18 @@ from ..outputs import Output
 from ..pretokenize import CL100K_PATTERN, GPT2_PATTERN, Pretokenizer, resolve_pretokenizer
 from ..tokenizer import Tokenizer
 from ._common import (
+    HF_JSON_CAP,
     PathLike,
     _byte_level_strings,
     _check_count,
     _is_int,
     _short,
+    json_kind,
     read_json,
 )
 from ._writing import encode_text, write_one
 from .gpt2_files import _byte_level_tokenizer
+from .hf_verify import verify_hf_export
 
 
 def export_hf(tokenizer: Tokenizer, path: PathLike) -> Path:
@@ -32,8 +35,12 @@ def export_hf(tokenizer: Tokenizer, path: PathLike) -> Path:
     return Path(path)
 
 
-def hf_file_bytes(tokenizer: Tokenizer) -> bytes:
+def hf_file_bytes(tokenizer: Tokenizer, *, sample: Iterable[str] = ()) -> bytes:
     """A Hugging Face ``tokenizer.json`` (byte-level BPE) that encodes exactly like tokviz.
+
+    Verified before it is returned (:func:`.hf_verify.verify_hf_export`): a pattern Oniguruma reads
+    otherwise is refused with the reason, and ``tokenizers`` must give tokviz's ids on a hard
+    built-in sample plus ``sample`` (e.g. some training text); else :class:`ExportError`.
 
     The GPT-2 pattern is HF's own ByteLevel regex; any other pattern becomes a Split step
     (translated to Oniguruma's reading of ``$`` and ``\\Z``) before a regex-free ByteLevel step.
@@ -79,7 +86,10 @@ def hf_file_bytes(tokenizer: Tokenizer) -> bytes:
             "merges": [f"{bytes_to_gpt2_str(a)} {bytes_to_gpt2_str(b)}" for a, b in tokenizer.merges],
         },
     }
-    return encode_text(json.dumps(doc, ensure_ascii=False, indent=1) + "\n", "tokenizer.json")
+    text = json.dumps(doc, ensure_ascii=False, indent=1) + "\n"
+    data = encode_text(text, "tokenizer.json")
+    verify_hf_export(tokenizer, text, sample)
+    return data
 
 
 def _byte_level(use_regex: bool) -> dict[str, Any]:
@@ -203,7 +213,7 @@ def from_oniguruma(pattern: str) -> str:
 def load_hf(path: PathLike) -> Tokenizer:
     """Load a Hugging Face ``tokenizer.json`` holding a byte-level BPE model."""
     p = Path(path)
-    return hf_from_json(read_json(p, TokenizerLoadError), p.name, p.parent.name or p.stem)
+    return hf_from_json(read_json(p, TokenizerLoadError, HF_JSON_CAP), p.name, p.parent.name or p.stem)
 
 
 def hf_from_json(data: Any, file_name: str = "tokenizer.json", name: str = "tokenizer.json") -> Tokenizer:
@@ -215,7 +225,9 @@ def hf_from_json(data: Any, file_name: str = "tokenizer.json", name: str = "toke
     def fail(message: str) -> TokenizerLoadError:
         return TokenizerLoadError(f"{file_name}: {message}")
 
-    if not isinstance(data, dict) or not isinstance(data.get("model"), dict):
+    if not isinstance(data, dict):
+        raise fail(f"not a Hugging Face tokenizer.json (expected a JSON object, found {json_kind(data)})")
+    if not isinstance(data.get("model"), dict):
         raise fail('not a Hugging Face tokenizer.json (no "model" object)')
     model = data["model"]
     kind = model.get("type", "BPE" if "merges" in model else None)

@@ -18,13 +18,16 @@ from ._common import (
     _HISTORY_INT_FIELDS,
     MAX_ENTRIES,
     MAX_ID,
+    MODEL_FILE_CAP,
     MODEL_FORMAT,
     MODEL_VERSION,
     PathLike,
     _is_int,
     _short,
+    json_kind,
     read_json,
 )
+from ._reach import judge_reach, remember_warnings, unmade
 from ._writing import encode_text, write_one
 
 
@@ -105,7 +108,7 @@ def model_file_bytes(
 
 def load_model(path: PathLike) -> LoadedModel:
     """Read and validate a tokviz model file; :class:`ModelFileError` says what is wrong."""
-    return model_from_json(read_json(path, ModelFileError), Path(path).name)
+    return model_from_json(read_json(path, ModelFileError, MODEL_FILE_CAP), Path(path).name)
 
 
 def model_from_json(data: Any, name: str = "model file") -> LoadedModel:
@@ -115,7 +118,7 @@ def model_from_json(data: Any, name: str = "model file") -> LoadedModel:
         return ModelFileError(f"{name}: {message}")
 
     if not isinstance(data, dict):
-        raise fail("not a tokviz model file (the JSON is not an object)")
+        raise fail(f"not a tokviz model file (expected a JSON object, found {json_kind(data)})")
     if data.get("format") != MODEL_FORMAT:
         raise fail(
             f"not a tokviz model file (format is {_short(data.get('format'))}, expected {MODEL_FORMAT!r})"
@@ -151,7 +154,13 @@ def model_from_json(data: Any, name: str = "model file") -> LoadedModel:
         tokenizer = Tokenizer(vocab, merges, specials, pretokenizer, name=model_name)
     except (TokenizerLoadError, PretokenizerError) as exc:
         raise fail(str(exc)) from None
-    return LoadedModel(tokenizer, settings, history)
+    # Learned tokens no merge makes are never produced: refused when most are, else flagged.
+    special_ids = set(specials.values())
+    learned = [b for i, b in vocab.items() if i not in special_ids and len(b) > 1]
+    warnings = judge_reach(
+        name, len(learned), unmade(learned, merges), len(merges), "are never produced", ModelFileError
+    )
+    return LoadedModel(remember_warnings(tokenizer, warnings), settings, history)
 
 
 def _model_vocab(raw: Any, fail: Callable[[str], ModelFileError]) -> dict[int, bytes]:

@@ -12,6 +12,7 @@ from ..outputs import Output
 from ..tokenizer import Tokenizer
 from ._common import (
     MAX_ID,
+    TIKTOKEN_CAP,
     PathLike,
     _check_count,
     _read_file,
@@ -78,16 +79,29 @@ def load_tiktoken_file(
 ) -> Tokenizer:
     """Load a ``.tiktoken`` rank file: tiktoken encodes, and the merges are recovered on first use."""
     p = Path(path)
-    ranks = parse_tiktoken_file(_read_file(p, TokenizerLoadError), p.name)
+    return tiktoken_from_data(
+        _read_file(p, TokenizerLoadError, TIKTOKEN_CAP), p.name, pretokenizer, special_tokens, name or p.stem
+    )
+
+
+def tiktoken_from_data(
+    data: bytes,
+    file_name: str,
+    pretokenizer: str = "gpt2",
+    special_tokens: Mapping[str, int] | None = None,
+    name: str = "tiktoken",
+) -> Tokenizer:
+    """A tokenizer from the bytes of a ``.tiktoken`` file already read (``file_name`` starts messages)."""
+    ranks = parse_tiktoken_file(data, file_name)
     for text, token_id in (special_tokens or {}).items():
         if token_id in ranks.values():
             raise TokenizerLoadError(
-                f"{p.name}: special token {_short(text)} has id {token_id}, an ordinary rank"
+                f"{file_name}: special token {_short(text)} has id {token_id}, an ordinary rank"
             )
     try:
-        return tokenizer_from_ranks(ranks, special_tokens, pretokenizer, name or p.stem)
+        return tokenizer_from_ranks(ranks, special_tokens, pretokenizer, name)
     except TokenizerLoadError as exc:
-        raise TokenizerLoadError(f"{p.name}: {exc}") from None
+        raise TokenizerLoadError(f"{file_name}: {exc}") from None
 
 
 def parse_tiktoken_file(data: bytes, name: str) -> dict[bytes, int]:
@@ -102,7 +116,7 @@ def parse_tiktoken_file(data: bytes, name: str) -> dict[bytes, int]:
     a2b = binascii.a2b_base64
     ranks: dict[bytes, int] = {}
     owners: dict[int, bytes] = {}
-    lines = data.split(b"\n")
+    lines = data.removeprefix(b"\xef\xbb\xbf").split(b"\n")  # a byte-order mark is not a token
     _check_count(len(lines), "lines", name, TokenizerLoadError)
     for number, line in enumerate(lines, start=1):
         line = line.rstrip(b"\r")
