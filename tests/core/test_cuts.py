@@ -4,22 +4,15 @@ from __future__ import annotations
 
 import regex
 from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from tokviz.core import load_tokenizer
 from tokviz.core.cuts import SAFE_CUT_PATTERN, cut_mode, first_cut_after, last_cut_before
 
-PIECES = st.lists(
-    st.sampled_from(
-        ["a", "Zz", " ", "  ", "\n", "\n\n", "\r\n", "\t", "12", "3456", "'s", "!?", ".", "🌍", "你好", "é"]
-    ),
-    min_size=1,
-    max_size=30,
-).map("".join)
+from ..strategies import hard_text
 
 
-@settings(max_examples=200, deadline=None)
-@given(PIECES)
+@settings(max_examples=200)
+@given(hard_text())
 def test_every_safe_cut_splits_the_encoding_exactly(text: str) -> None:
     for name in ("gpt2", "cl100k"):
         tok = load_tokenizer(name)

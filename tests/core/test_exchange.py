@@ -6,6 +6,7 @@ import csv
 import io
 
 import pytest
+import tiktoken
 
 from tokviz.core.exchange import (
     CSV_FIELDS,
@@ -50,6 +51,41 @@ def table(samples: dict[str, str], tokenizers: list[Tokenizer]) -> ExchangeTable
     return ExchangeTable.measure(samples, tokenizers)
 
 
+# The numbers behind the captions, as literals: (UTF-8 bytes, GPT-2 tokens, cl100k tokens) of each
+# bundled sample. test_the_literal_counts_are_tiktokens_counts checks them with tiktoken itself, so
+# the captions below are compared with facts, not with the code that writes them.
+COUNTS = {
+    "English prose": (2169, 513, 497),
+    "Python source": (1911, 755, 497),
+    "JSON": (2372, 1342, 809),
+    "Chinese": (1889, 1351, 768),
+    "Digits": (2001, 856, 668),
+}
+GPT2_VOCAB, CL100K_VOCAB = 50257, 100277
+# English: 2169/513 = 4.228 bytes/token; Chinese: 1889/1351 = 1.398; ratio 3.024, squared 9.146.
+CAPTION = (
+    "With GPT-2, Chinese needs 3.0× as many tokens per byte as English prose "
+    "(1.40 vs 4.23 bytes/token) → 9.1× the attention compute, "
+    "and a context window fits 3.0× fewer of its bytes."
+)
+
+
+def test_the_literal_counts_are_tiktokens_counts(
+    samples: dict[str, str], gpt2_tiktoken: tiktoken.Encoding, cl100k_tiktoken: tiktoken.Encoding
+) -> None:
+    measured = {
+        label: (len(text.encode("utf-8")), len(gpt2_tiktoken.encode(text)), len(cl100k_tiktoken.encode(text)))
+        for label, text in samples.items()
+    }
+    assert measured == COUNTS
+    assert (gpt2_tiktoken.n_vocab, cl100k_tiktoken.n_vocab) == (GPT2_VOCAB, CL100K_VOCAB)
+    assert [len(gpt2_tiktoken.encode(DEMO)), len(cl100k_tiktoken.encode(DEMO)), len(DEMO.encode())] == [
+        12,
+        10,
+        20,
+    ]
+
+
 def test_every_cell_equals_the_core_metrics(
     table: ExchangeTable, samples: dict[str, str], tokenizers: list[Tokenizer]
 ) -> None:
@@ -87,6 +123,8 @@ def test_gpt2_on_the_lecture_demo_is_20_bytes_over_12_tokens(tokenizers: list[To
     assert demo.best(0) == (2,)  # cl100k needs the fewest tokens
     assert demo.attention(0, 1) == attention_multiplier(12, demo.fewest_tokens(0))
     assert demo.attention(0, 0) == (20 / demo.fewest_tokens(0)) ** 2
+    assert demo.fewest_tokens(0) == 10
+    assert (demo.attention(0, 1), demo.attention(0, 0)) == (pytest.approx(1.44), 4.0)
 
 
 def test_the_spread_between_inputs_is_computed_from_the_data(table: ExchangeTable) -> None:
@@ -99,45 +137,54 @@ def test_the_spread_between_inputs_is_computed_from_the_data(table: ExchangeTabl
     assert spread.dearest == min(bpts, key=bpts.__getitem__) == "Chinese"
     assert spread.token_ratio == bpts["English prose"] / bpts["Chinese"]
     assert spread.attention == spread.token_ratio**2
-    # For the same number of bytes, the token counts are in that ratio; attention goes with its square.
-    n_chinese, n_english = 1e6 / bpts["Chinese"], 1e6 / bpts["English prose"]
-    assert spread.attention == pytest.approx(attention_multiplier(n_chinese, n_english))  # type: ignore[arg-type]
+    assert spread.token_ratio == pytest.approx((2169 / 513) / (1889 / 1351))
+    assert (spread.cheapest_bytes_per_token, spread.dearest_bytes_per_token) == (
+        pytest.approx(2169 / 513),
+        pytest.approx(1889 / 1351),
+    )
+    # For the same number of bytes (1889 × 2169), Chinese needs 1351 × 2169 tokens and English prose
+    # 513 × 1889: the token counts are in that ratio, and attention goes with its square.
+    assert spread.attention == pytest.approx(attention_multiplier(1351 * 2169, 513 * 1889))
 
 
 def test_the_caption_states_the_computed_numbers(table: ExchangeTable) -> None:
-    spread = table.spread(table.tokenizers.index("GPT-2"))
-    assert spread is not None
-
     text = caption(table)
 
     assert text.startswith("With GPT-2, Chinese needs ")
-    assert f"{format_factor(spread.token_ratio)}× as many tokens per byte as English prose" in text
-    assert f"→ {format_factor(spread.attention)}× the attention compute" in text
-    assert (
-        f"({spread.dearest_bytes_per_token:.2f} vs {spread.cheapest_bytes_per_token:.2f} bytes/token)" in text
-    )
+    assert "3.0× as many tokens per byte as English prose" in text
+    assert "→ 9.1× the attention compute" in text
+    assert "(1.40 vs 4.23 bytes/token)" in text
+    assert text == CAPTION
 
 
 def test_captions_of_the_other_views(table: ExchangeTable) -> None:
-    worst_bytes = max(table.attention(i, 0) or 0 for i in range(len(table.inputs)))
-    assert f"bytes up to {format_factor(worst_bytes)}×" in attention_caption(table)
+    # Worst attention cost against the fewest tokens: GPT-2 on Chinese (1351/768)² = 3.09;
+    # bytes on English prose (2169/497)² = 19.05.
+    assert "bytes up to 19×" in attention_caption(table)
+    assert attention_caption(table) == (
+        "Against the tokenizer that needs the fewest tokens for each input, dense attention costs "
+        "GPT-2 up to 3.1× (on Chinese), bytes up to 19× (on English prose)."
+    )
 
-    gpt2 = embedding_parameters(table.vocab_sizes[1] or 0, 768)
-    cl100k = embedding_parameters(table.vocab_sizes[2] or 0, 768)
+    # 100,277 × 768 = 77,012,736 and 50,257 × 768 = 38,597,376 parameters, 2.0× the size; over all
+    # inputs 10,342 bytes make 3,239 cl100k tokens (3.19 bytes/token) and 4,817 GPT-2 ones (2.15).
     text = embedding_caption(table, 768)
     assert text.startswith("At d = 768, cl100k's embedding table")
-    assert f"{format_factor(cl100k / gpt2)}× the size of GPT-2's ({format_count(gpt2)})" in text
+    assert "2.0× the size of GPT-2's (38.6 M)" in text
+    assert text == (
+        "At d = 768, cl100k's embedding table (77 M parameters) is 2.0× the size of GPT-2's (38.6 M), "
+        "for 1.5× the bytes per token over all inputs (3.19 vs 2.15)."
+    )
 
 
 def test_one_input_compares_the_tokenizers(tokenizers: list[Tokenizer]) -> None:
     demo = ExchangeTable.measure({"the demo": DEMO}, tokenizers)
-    fewest = demo.fewest_tokens(0)
 
+    # 20 bytes: cl100k 10 tokens, GPT-2 12 (1.2×, squared 1.44), bytes 20 (2.0×, squared 4.0).
     assert caption(demo) == (
-        f"On the demo, cl100k needs the fewest tokens ({fewest}); "
-        f"GPT-2 needs {format_factor(12 / fewest)}× as many "
-        f"({format_factor(attention_multiplier(12, fewest))}× the attention compute), "
-        f"bytes {format_factor(20 / fewest)}× ({format_factor(attention_multiplier(20, fewest))}×)."
+        "On the demo, cl100k needs the fewest tokens (10); "
+        "GPT-2 needs 1.2× as many (1.4× the attention compute), "
+        "bytes 2.0× (4.0×)."
     )
 
 
@@ -158,7 +205,7 @@ def test_an_empty_input_among_others_is_skipped(samples: dict[str, str], tokeniz
     mixed = ExchangeTable.measure({"editor": "", **samples}, tokenizers)
 
     assert not mixed.empty and mixed.is_empty(0)
-    assert caption(mixed) == caption(ExchangeTable.measure(samples, tokenizers))
+    assert caption(mixed) == caption(ExchangeTable.measure(samples, tokenizers)) == CAPTION
 
 
 def test_embedding_points_use_v_times_d(table: ExchangeTable) -> None:

@@ -5,55 +5,47 @@ from __future__ import annotations
 import pytest
 import tiktoken
 from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 from tokviz.core import Tokenizer, load_tokenizer, train_bpe
 
-ANY_TEXT = st.text(max_size=120)
-HARD_TEXT = st.lists(
-    st.sampled_from(
-        [
-            "a",
-            "Zz",
-            " ",
-            "   ",
-            "\n",
-            "\r\n",
-            "\t",
-            "123",
-            "4567",
-            "'s",
-            "'ll",
-            "!?",
-            "🌍",
-            "👩‍👧",
-            "你好",
-            "é",
-            "ſ",
-        ]
-    ),
-    max_size=30,
-).map("".join)
-FAST = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+from ..strategies import hard_text
+
+TEXT = hard_text(specials=["<|endoftext|>", "<|fim_prefix|>"])
+FAST = settings(max_examples=150, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
 
 @pytest.fixture(scope="module")
 def trained_models(english_text: str) -> list[Tokenizer]:
     return [
-        train_bpe(english_text[:40_000], 600, ["<|endoftext|>"], pre, tie).tokenizer(f"{pre}-{tie}")
+        train_bpe(
+            text=english_text[:40_000],
+            vocab_size=600,
+            special_tokens=["<|endoftext|>"],
+            pretokenizer=pre,
+            tie_break=tie,
+        ).tokenizer(f"{pre}-{tie}")
         for pre, tie in [("gpt2", "lexicographic"), ("cl100k", "first-seen"), ("none", "lexicographic")]
     ]
 
 
+def _by_merges(name: str) -> Tokenizer:
+    """A bundled encoding rebuilt from its recovered merge list alone: tokviz's own encoder, no tiktoken."""
+    g = load_tokenizer(name)
+    return Tokenizer(g.vocab, g.merges, g.special_tokens, g.pretokenizer, name=f"{name}-merges")
+
+
 @pytest.fixture(scope="module")
 def gpt2_by_merges() -> Tokenizer:
-    """GPT-2 rebuilt from its recovered merge list alone: tokviz's own encoder, no tiktoken engine."""
-    g = load_tokenizer("gpt2")
-    return Tokenizer(g.vocab, g.merges, g.special_tokens, g.pretokenizer, name="gpt2-merges")
+    return _by_merges("gpt2")
+
+
+@pytest.fixture(scope="module")
+def cl100k_by_merges() -> Tokenizer:
+    return _by_merges("cl100k")
 
 
 @FAST
-@given(ANY_TEXT)
+@given(TEXT)
 @pytest.mark.parametrize("name", ["bytes", "gpt2", "cl100k"])
 def test_bundled_tokenizers_round_trip(name: str, text: str) -> None:
     tok = load_tokenizer(name)
@@ -61,18 +53,26 @@ def test_bundled_tokenizers_round_trip(name: str, text: str) -> None:
 
 
 @FAST
-@given(ANY_TEXT)
+@given(TEXT)
 def test_trained_tokenizers_round_trip(trained_models: list[Tokenizer], text: str) -> None:
     for tok in trained_models:
         assert tok.decode(tok.encode(text)) == text
 
 
 @FAST
-@given(st.one_of(ANY_TEXT, HARD_TEXT))
+@given(TEXT)
 def test_gpt2_merge_list_equals_tiktoken(
     gpt2_by_merges: Tokenizer, gpt2_tiktoken: tiktoken.Encoding, text: str
 ) -> None:
     assert gpt2_by_merges.encode(text) == gpt2_tiktoken.encode(text, allowed_special="all")
+
+
+@FAST
+@given(TEXT)
+def test_cl100k_merge_list_equals_tiktoken(
+    cl100k_by_merges: Tokenizer, cl100k_tiktoken: tiktoken.Encoding, text: str
+) -> None:
+    assert cl100k_by_merges.encode(text) == cl100k_tiktoken.encode(text, allowed_special="all")
 
 
 def test_gpt2_on_the_lecture_string(gpt2_by_merges: Tokenizer, gpt2_tiktoken: tiktoken.Encoding) -> None:

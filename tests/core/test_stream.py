@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from hypothesis import given
-from hypothesis import strategies as st
 
 from tokviz.core import StreamingDecoder, Tokenizer
 from tokviz.core.bytes_ import hex_bytes, incomplete_tail_length, printable_token
 from tokviz.core.stream import naive_decode_each
+
+from ..strategies import hard_text
 
 BYTES = Tokenizer({i: bytes([i]) for i in range(256)}, [], pretokenizer="none", name="bytes")
 
@@ -38,7 +39,7 @@ def test_flush_replaces_an_unfinished_tail():
     assert decoder.pending == b""
 
 
-@given(st.text(max_size=50))
+@given(hard_text())
 def test_streaming_output_joins_to_the_text(text):
     decoder = StreamingDecoder(BYTES)
     pieces = [decoder.push(i) for i in BYTES.encode(text)]
