@@ -1,7 +1,9 @@
 """``tokviz train``: train a BPE vocabulary on text files, then save the model and its exports.
 
-Training runs on a worker thread so Ctrl+C can ask it to stop at its next cancel check; an
-interrupted run exits 130 and writes nothing.
+Every output is checked before training starts (a missing folder fails at once, not after a long
+run), and all of them are written together or not at all (:mod:`tokviz.core.outputs`). Training
+runs on a worker thread so Ctrl+C can ask it to stop at its next cancel check; an interrupted
+run exits 130 and writes nothing.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from .options import add_special, add_tie_break
 from .progress import ProgressPrinter
 
 if TYPE_CHECKING:
+    from tokviz.core.outputs import Output
     from tokviz.core.train import TrainResult
 
 
@@ -42,10 +45,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Train, then save the model (and any exports) only when training finished."""
     from tokviz.core.errors import Cancelled, CorpusError
+    from tokviz.core.outputs import check_outputs
     from tokviz.core.train import train_bpe
 
     if args.workers is not None and args.workers < 1:
         raise UsageError("--workers must be 1 or more")
+    outputs = planned_outputs(args)
+    check_outputs(outputs, inputs=args.corpus)
+    check_specials_fit(args)
     printer = ProgressPrinter(sys.stderr)
     errors = "replace" if args.replace_invalid else "strict"
 
@@ -80,7 +87,9 @@ def run(args: argparse.Namespace) -> int:
         raise
     finally:
         printer.close()
-    save_outputs(result, args)
+    code = save_outputs(result, args, outputs)
+    if code:
+        return code
     if result.stop_reason is not None:
         # Not an error (the model is complete for this corpus), but never a silent surprise.
         print_note(f"stopped early: {result.stop_reason}")
@@ -131,20 +140,77 @@ def run_training(train: Callable[[threading.Event], TrainResult]) -> TrainResult
     return results[0]
 
 
-def save_outputs(result: TrainResult, args: argparse.Namespace) -> None:
-    """Write the model, then each requested export, saying where each one went."""
-    from tokviz.core.formats import export_gpt2, export_hf, export_tiktoken, save_model
+def planned_outputs(args: argparse.Namespace) -> list[Output]:
+    """Every output the run asks for, named by its option in messages."""
+    from tokviz.core.formats.gpt2_files import GPT2_FILES
+    from tokviz.core.outputs import Output
+
+    outputs = [Output.file(args.output, "-o")]
+    if args.export_gpt2:
+        outputs.append(Output.folder(args.export_gpt2, "--export-gpt2", GPT2_FILES))
+    if args.export_tiktoken:
+        outputs.append(Output.file(args.export_tiktoken, "--export-tiktoken"))
+    if args.export_hf:
+        outputs.append(Output.file(args.export_hf, "--export-hf"))
+    return outputs
+
+
+def check_specials_fit(args: argparse.Namespace) -> None:
+    """Before training: a special token spelled like a byte token cannot go into a vocab.json or
+    tokenizer.json, which key tokens by their text (clashes with learned tokens fail before writing)."""
+    from tokviz.core.bytes_ import bytes_to_gpt2_str
+    from tokviz.core.errors import ExportError
+
+    formats = [flag for flag in ("--export-gpt2", "--export-hf") if getattr(args, flag[2:].replace("-", "_"))]
+    if not formats:
+        return
+    byte_strings = {bytes_to_gpt2_str(bytes([b])): b for b in range(256)}
+    for special in args.special_token:
+        if special in byte_strings:
+            raise ExportError(
+                f"the special token {special!r} is spelled like the byte token {byte_strings[special]}, "
+                f"and the files {' and '.join(formats)} writes key tokens by their text; "
+                "choose another special token"
+            )
+
+
+def save_outputs(result: TrainResult, args: argparse.Namespace, outputs: list[Output]) -> int:
+    """Render every output, then write them all together; say where each one went.
+
+    A format that cannot hold the vocabulary fails here, before anything is written. Returns
+    the exit status: 0, or 130 when Ctrl+C stopped the saving.
+    """
+    from tokviz.core.formats.gpt2_files import gpt2_file_bytes
+    from tokviz.core.formats.hf_json import hf_file_bytes
+    from tokviz.core.formats.model_file import model_file_bytes
+    from tokviz.core.formats.tiktoken_file import tiktoken_file_bytes
+    from tokviz.core.outputs import InterruptedAfterCommit, write_outputs
 
     name = os.path.splitext(os.path.basename(args.output))[0] or "trained"
     tok = result.tokenizer(name)
-    save_model(args.output, tok, settings=result.settings(), history=result.history)
-    print(f"wrote {args.output}", file=sys.stderr)
-    if args.export_gpt2:
-        export_gpt2(tok, args.export_gpt2)
-        print(f"wrote {os.path.join(args.export_gpt2, 'vocab.json')} and merges.txt", file=sys.stderr)
-    if args.export_tiktoken:
-        export_tiktoken(tok, args.export_tiktoken)
-        print(f"wrote {args.export_tiktoken}", file=sys.stderr)
-    if args.export_hf:
-        export_hf(tok, args.export_hf)
-        print(f"wrote {args.export_hf}", file=sys.stderr)
+    render: dict[str, Callable[[], bytes | dict[str, bytes]]] = {
+        "-o": lambda: model_file_bytes(tok, settings=result.settings(), history=result.history),
+        "--export-gpt2": lambda: gpt2_file_bytes(tok),
+        "--export-tiktoken": lambda: tiktoken_file_bytes(tok),
+        "--export-hf": lambda: hf_file_bytes(tok),
+    }
+    try:
+        write_outputs([(o, render[o.what]()) for o in outputs], inputs=args.corpus)
+    except InterruptedAfterCommit:
+        _say_written(outputs)
+        print_error("interrupted; every output had already been written")
+        return EXIT_INTERRUPTED
+    except KeyboardInterrupt:
+        print_error("saving cancelled; nothing was written")
+        return EXIT_INTERRUPTED
+    _say_written(outputs)
+    return 0
+
+
+def _say_written(outputs: list[Output]) -> None:
+    """``wrote PATH`` on standard error for each output (both files of a GPT-2 folder)."""
+    for o in outputs:
+        if o.is_folder:
+            print(f"wrote {o.path / o.files[0]} and {' and '.join(o.files[1:])}", file=sys.stderr)
+        else:
+            print(f"wrote {o.path}", file=sys.stderr)

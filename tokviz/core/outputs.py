@@ -56,6 +56,10 @@ class OutputError(TokvizError):
     """An output cannot be written, or writing it would destroy a file the run needs."""
 
 
+class InterruptedAfterCommit(KeyboardInterrupt):
+    """Ctrl+C arrived while the outputs were being renamed: it was held, and all of them are new."""
+
+
 @dataclass(frozen=True)
 class Output:
     """One output a run asks for: a file, or a folder holding the named ``files``.
@@ -555,4 +559,4 @@ def _hold_sigint() -> Iterator[None]:
     finally:
         signal.signal(signal.SIGINT, previous)
     if pending:
-        raise KeyboardInterrupt
+        raise InterruptedAfterCommit

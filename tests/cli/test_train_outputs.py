@@ -1,0 +1,280 @@
+"""``tokviz train``'s outputs: bad ones are refused before training, and a run writes all or nothing.
+
+The last test kills ``tokviz train … -o … --export-*`` at every write and rename step and at
+random moments, over a folder holding an older complete set, and always finds the old set or
+the new one.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import shutil
+import signal
+import stat
+import subprocess
+import sys
+import time
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from tokviz.core.errors import TokenizerLoadError
+from tokviz.core.formats import tokenizer_from_files
+from tokviz.core.outputs import FAULT_ENV, Output, check_outputs
+
+from .helpers import assert_one_line_error, child_env, run
+
+posix_only = pytest.mark.skipif(os.name != "posix", reason="POSIX file kinds, signals and permission bits")
+FULL_RUN = ["-o", "m.json", "--export-gpt2", "d", "--export-tiktoken", "t.tiktoken", "--export-hf", "h.json"]
+SET = ("m.json", "d/vocab.json", "d/merges.txt", "t.tiktoken", "h.json")
+
+
+@pytest.fixture
+def no_training(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Training must not start: the outputs are refused before it."""
+    import tokviz.core.train
+
+    def must_not_train(*args: object, **kwargs: object) -> None:
+        raise AssertionError("training started before the outputs were checked")
+
+    monkeypatch.setattr(tokviz.core.train, "train_bpe", must_not_train)
+
+
+def train(capsys: pytest.CaptureFixture[str], corpus: Path, *options: str) -> tuple[int, str]:
+    """``tokviz train CORPUS --vocab-size 300 OPTIONS…``: the exit status and standard error."""
+    code, _, err = run(capsys, "train", str(corpus), "--vocab-size", "300", "--workers", "1", *options)
+    return code, err
+
+
+# ============================================================================ refused before training
+def test_the_corpus_as_output_is_refused(capsys, corpus: Path, no_training) -> None:
+    before = corpus.read_bytes()
+    code, err = train(capsys, corpus, "-o", str(corpus))
+    assert code == 1
+    assert_one_line_error(err, f"{corpus} is the corpus", "would destroy the corpus")
+    assert corpus.read_bytes() == before
+
+
+def test_the_model_and_an_export_in_one_file_are_refused(
+    capsys, tmp_path: Path, corpus: Path, no_training
+) -> None:
+    m = tmp_path / "m.json"
+    code, err = train(capsys, corpus, "-o", str(m), "--export-hf", str(m))
+    assert code == 1
+    assert_one_line_error(err, "-o and --export-hf would overwrite each other")
+    assert not m.exists()
+
+
+@posix_only
+def test_dev_null_is_refused_and_stays_a_device(capsys, corpus: Path, no_training) -> None:
+    code, err = train(capsys, corpus, "-o", os.devnull)
+    assert code == 1
+    assert_one_line_error(err, "/dev/null is a character device, not a regular file")
+    assert stat.S_ISCHR(os.stat(os.devnull).st_mode)
+
+
+@posix_only
+def test_a_fifo_is_refused_without_blocking(tmp_path: Path, corpus: Path) -> None:
+    fifo = tmp_path / "pipe.json"
+    os.mkfifo(fifo)
+    done = subprocess.run(  # in a child with a timeout, so a regression fails instead of hanging
+        [sys.executable, "-m", "tokviz", "train", str(corpus), "--vocab-size", "300", "-o", str(fifo)],
+        capture_output=True,
+        text=True,
+        env=child_env(),
+        timeout=120,
+    )
+    assert done.returncode == 1
+    assert_one_line_error(done.stderr, "pipe.json is a FIFO (named pipe), not a regular file")
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode)
+
+
+@posix_only
+def test_a_read_only_model_is_refused(capsys, tmp_path: Path, corpus: Path, no_training) -> None:
+    m = tmp_path / "m.json"
+    m.write_text("keep me")
+    m.chmod(0o444)
+    code, err = train(capsys, corpus, "-o", str(m))
+    assert code == 1
+    assert_one_line_error(err, f"{m}: Permission denied")
+    assert m.read_text() == "keep me"
+
+
+def test_a_missing_folder_fails_before_training(capsys, tmp_path: Path, corpus: Path, no_training) -> None:
+    target = tmp_path / "missing" / "dir" / "m.json"
+    code, err = train(capsys, corpus, "-o", str(target))
+    assert code == 1
+    assert_one_line_error(err, f"{target}: the folder", "does not exist")
+    assert ".tmp" not in err
+
+
+def test_a_special_token_spelled_like_a_byte_fails_before_training(
+    capsys, tmp_path: Path, corpus: Path, no_training
+) -> None:
+    code, err = train(
+        capsys, corpus, "--special-token", "a", "-o", str(tmp_path / "m.json"), "--export-gpt2", "d"
+    )
+    assert code == 1
+    assert_one_line_error(err, "the special token 'a' is spelled like the byte token 97")
+    assert list(tmp_path.iterdir()) == [corpus]
+
+
+# ============================================================================ written together
+@posix_only
+def test_a_symlink_output_is_written_through(capsys, tmp_path: Path, corpus: Path) -> None:
+    (tmp_path / "models").mkdir()
+    real = tmp_path / "models" / "m.json"
+    link = tmp_path / "link.json"
+    link.symlink_to(real)
+    code, err = train(capsys, corpus, "-o", str(link))
+    assert code == 0, err
+    assert link.is_symlink() and real.is_file()
+
+
+def older_set(folder: Path, corpus: Path) -> dict[str, bytes]:
+    """A complete set of outputs from an earlier run (a smaller vocabulary) in ``folder``."""
+    done = subprocess.run(
+        [sys.executable, "-m", "tokviz", "train", str(corpus), "--vocab-size", "280", *FULL_RUN],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        env=child_env(),
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    return read_set(folder)
+
+
+def read_set(folder: Path) -> dict[str, bytes]:
+    """The bytes of each output of the full run (missing files are left out)."""
+    return {name: (folder / name).read_bytes() for name in SET if (folder / name).is_file()}
+
+
+def test_a_special_token_that_clashes_with_a_learned_token_fails_before_writing(
+    capsys, tmp_path: Path, corpus: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    shutil.copy(corpus, tmp_path / "notes.txt")
+    old = older_set(tmp_path, tmp_path / "notes.txt")
+    monkeypatch.chdir(tmp_path)
+    # "Ġthe" is how vocab.json spells the learned token " the", so both cannot be keys.
+    code, err = train(capsys, tmp_path / "notes.txt", "--special-token", "Ġthe", *FULL_RUN)
+    assert code == 1  # after training, before writing
+    assert err.splitlines()[-1].startswith("tokviz: error: cannot write vocab.json: ids")
+    assert "are both 'Ġthe'" in err
+    assert read_set(tmp_path) == old
+    assert not [p for p in tmp_path.rglob(".*.tmp")]
+
+
+def test_ctrl_c_while_saving_writes_nothing(
+    capsys, tmp_path: Path, corpus: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tokviz.core import outputs
+
+    shutil.copy(corpus, tmp_path / "notes.txt")
+    old = older_set(tmp_path, tmp_path / "notes.txt")
+    monkeypatch.chdir(tmp_path)
+    real_write = outputs._write_new
+
+    def ctrl_c_at_the_tiktoken_file(path: Path, data: bytes, mode: int | None) -> None:
+        if path.name.startswith(".t.tiktoken"):
+            raise KeyboardInterrupt
+        real_write(path, data, mode)
+
+    monkeypatch.setattr(outputs, "_write_new", ctrl_c_at_the_tiktoken_file)
+    code, err = train(capsys, tmp_path / "notes.txt", *FULL_RUN)
+    assert code == 130
+    assert err.splitlines()[-1] == "tokviz: error: saving cancelled; nothing was written"
+    assert read_set(tmp_path) == old
+    assert not [p for p in tmp_path.rglob(".*.tmp")]
+
+
+# ============================================================================ killed at any moment
+def classify(folder: Path, old: dict[str, bytes], new: dict[str, bytes]) -> tuple[str, bool]:
+    """Check what a killed run left in ``folder``: "old", "new" or "new (finished)", and whether
+    the loader refused a half-replaced GPT-2 pair before the commit was finished.
+
+    Right after the kill every file is whole (the old or the new bytes) and the GPT-2 pair either
+    loads as one consistent set or is refused. The next check of the same outputs (the first
+    thing the next run does) finishes a commit the kill cut short; then the set is all old or
+    all new.
+    """
+    now = read_set(folder)
+    assert now.keys() == old.keys()
+    for name, data in now.items():
+        assert data in (old[name], new[name]), f"{name} is neither the old nor the new file"
+    refused = False
+    try:
+        pair = tokenizer_from_files(folder / "d" / "vocab.json", folder / "d" / "merges.txt")
+        which = "old" if now["d/merges.txt"] == old["d/merges.txt"] else "new"
+        assert now["d/vocab.json"] == (old if which == "old" else new)["d/vocab.json"]
+        assert len(pair.merges) == len(now["d/merges.txt"].splitlines()) - 1
+    except TokenizerLoadError as exc:
+        assert "not from the same export" in str(exc)
+        refused = True
+    journal = (folder / ".m.json.tokviz-commit").exists()
+    check_outputs(
+        [
+            Output.file(folder / "m.json", "-o"),
+            Output.folder(folder / "d", "--export-gpt2", ("vocab.json", "merges.txt")),
+            Output.file(folder / "t.tiktoken", "--export-tiktoken"),
+            Output.file(folder / "h.json", "--export-hf"),
+        ]
+    )
+    after = read_set(folder)
+    assert after in (old, new), "a mix of old and new outputs"
+    assert not (folder / ".m.json.tokviz-commit").exists()
+    return ("old" if after == old else "new (finished)" if journal else "new"), refused
+
+
+@pytest.mark.slow
+@posix_only
+def test_killed_at_any_moment_the_outputs_are_all_old_or_all_new(tmp_path: Path, corpus: Path) -> None:
+    template = tmp_path / "template"
+    template.mkdir()
+    shutil.copy(corpus, template / "notes.txt")
+    old = older_set(template, template / "notes.txt")
+    reference = tmp_path / "reference"
+    shutil.copytree(template, reference)
+    command = [sys.executable, "-m", "tokviz", "train", "notes.txt", "--vocab-size", "300", *FULL_RUN]
+    started = time.monotonic()
+    assert (
+        subprocess.run(command, cwd=reference, env=child_env(), capture_output=True, timeout=120).returncode
+        == 0
+    )
+    duration = time.monotonic() - started
+    new = read_set(reference)
+    assert all(new[name] != old[name] for name in SET)
+
+    # 14 steps: six temporary files, the journal, six renames, the journal's removal.
+    rng = random.Random(11)
+    plans: list[tuple[str, float]] = [(f"step {n}", n) for n in range(1, 15) for _ in range(5)]
+    plans += [("kill", rng.uniform(0.2, 1.2) * duration) for _ in range(30)]
+
+    def one_run(index: int, plan: tuple[str, float]) -> tuple[str, bool]:
+        folder = tmp_path / f"run{index}"
+        shutil.copytree(template, folder)
+        kind, value = plan
+        env = child_env()
+        if kind != "kill":
+            env[FAULT_ENV] = str(int(value))
+        proc = subprocess.Popen(command, cwd=folder, env=env, stderr=subprocess.DEVNULL)
+        if kind == "kill":
+            time.sleep(value)
+            proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=120)
+        return classify(folder, old, new)
+
+    with ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 2)) as pool:
+        results = list(pool.map(one_run, range(len(plans)), plans))
+    outcomes = [outcome for outcome, _ in results]
+
+    print(f"\n{len(outcomes)} killed runs: {dict(Counter(outcomes))}; ", end="")
+    print(f"a half-replaced GPT-2 pair was refused by the loader {sum(r for _, r in results)} times")
+    assert len(outcomes) == 100
+    # Kills before the journal is written leave the old set; after it, the next check finishes.
+    for (kind, step), outcome in zip(plans[:70], outcomes[:70], strict=True):
+        expected = "old" if step <= 6 else "new (finished)" if step <= 13 else "new"
+        assert outcome == expected, kind
