@@ -2,16 +2,12 @@
 
 from __future__ import annotations
 
-from PySide6.QtGui import (
-    QAction,
-    QActionGroup,
-)
-from PySide6.QtWidgets import (
-    QLabel,
-    QToolBar,
-)
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction, QActionGroup
+from PySide6.QtWidgets import QDialog, QLabel, QToolBar
 
 from tokviz.gui.text.samples import CATEGORY_SAMPLES, LECTURE_SAMPLES, SHOWCASE
+from tokviz.gui.window.help import GettingStartedDialog, ShortcutsDialog
 
 
 class MenusMixin:
@@ -76,7 +72,19 @@ class MenusMixin:
             )
             self.theme_group.addAction(act)
             self.theme_actions[key] = act
-        self.act_about = a("&About tokviz", "F1", self._about, name="actionAbout")
+        self.act_getting_started = a(
+            "&Getting started",
+            "F1",
+            lambda: self._open_help(GettingStartedDialog(self)),
+            name="actionGettingStarted",
+        )
+        self.act_shortcuts = a(
+            "&Keyboard shortcuts",
+            "Ctrl+/",
+            lambda: self._open_help(ShortcutsDialog(self)),
+            name="actionShortcuts",
+        )
+        self.act_about = a("&About tokviz", None, self._about, name="actionAbout")
 
     def _build_menus(self) -> None:
         bar = self.menuBar()
@@ -121,6 +129,9 @@ class MenusMixin:
         view.addAction(self.act_focus_editor)
 
         self.help_menu = bar.addMenu("&Help")
+        self.help_menu.addAction(self.act_getting_started)
+        self.help_menu.addAction(self.act_shortcuts)
+        self.help_menu.addSeparator()
         self.help_menu.addAction(self.act_about)
 
         tools = QToolBar("Display", self)
@@ -135,3 +146,9 @@ class MenusMixin:
         self.legend.setObjectName("legend")
         tools.addWidget(self.legend)
         self.addToolBar(tools)
+
+    def _open_help(self, dialog: QDialog) -> None:
+        """Show a help dialog without blocking the window (it deletes itself when closed)."""
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.show()
+        self.help_dialog = dialog
