@@ -306,8 +306,30 @@ def test_a_failed_export_is_shown_not_raised(qtbot, panel, tmp_path):
     assert panel.error.isVisible()
     # The panel shows the reason and the path, and it is the message the job reported.
     assert panel.error.text() == done.args[0]
-    assert panel.error.text().startswith("NotADirectoryError:")
-    assert str(blocker / "model.json") in panel.error.text()
+    assert panel.error.text() == f"{blocker / 'model.json'}: {blocker} is not a folder"
+
+
+def test_a_missing_folder_is_reported_with_the_users_path_not_a_temporary_file(qtbot, panel, tmp_path):
+    configure(panel, 300)
+    train(qtbot, panel)
+    target = tmp_path / "missing" / "model.json"
+    with qtbot.waitSignal(panel.fileJobDone, timeout=20000) as done:
+        panel.save_model_to(target)
+    assert done.args[0] == f"{target}: the folder {tmp_path / 'missing'} does not exist"
+    assert panel.error.text() == done.args[0] and ".tmp" not in panel.error.text()
+
+
+def test_saving_or_exporting_over_the_corpus_is_refused(qtbot, panel, tmp_path):
+    corpus = tmp_path / "notes.txt"
+    corpus.write_text("the corpus to keep. " * 200, encoding="utf-8")
+    panel.add_paths([str(corpus)])
+    panel.vocab_size.setValue(300)
+    train(qtbot, panel)
+    for start in (lambda: panel.save_model_to(corpus), lambda: panel.export_to("hf", corpus)):
+        with qtbot.waitSignal(panel.fileJobDone, timeout=20000) as done:
+            start()
+        assert done.args[0].startswith(f"{corpus} is the corpus")
+    assert corpus.read_text(encoding="utf-8") == "the corpus to keep. " * 200
     assert "Saved" not in panel.status.text()
 
 

@@ -18,7 +18,11 @@ from PySide6.QtGui import QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import QFileDialog, QWidget
 
 from tokviz.core.errors import TokvizError
-from tokviz.core.formats import export_gpt2, export_hf, export_tiktoken, save_model
+from tokviz.core.formats.gpt2_files import GPT2_FILES, gpt2_file_bytes
+from tokviz.core.formats.hf_json import hf_file_bytes
+from tokviz.core.formats.model_file import model_file_bytes
+from tokviz.core.formats.tiktoken_file import tiktoken_file_bytes
+from tokviz.core.outputs import Output, write_outputs
 from tokviz.core.resources import resource_path
 from tokviz.gui.models.tokenizers import TokenizerRegistryModel
 from tokviz.gui.panels.timeline.panel import TimelineWidget
@@ -385,14 +389,18 @@ class TrainPanel(TrainForm):
             self.save_model_to(path)
 
     def save_model_to(self, path: str | os.PathLike[str]) -> Job | None:
-        """Save the trained model, its settings and merge history (in a worker); ``fileJobDone`` reports."""
+        """Save the trained model, its settings and merge history (in a worker); ``fileJobDone`` reports.
+
+        The path is checked like the CLI's ``-o`` (never the corpus, a device or a read-only file).
+        """
         outcome = self.outcome
         if outcome is None:
             return None
-        res = outcome.result
-        tok = outcome.tokenizer
+        res, tok, corpus = outcome.result, outcome.tokenizer, self._corpus_paths()
+        output = Output.file(path, "the model file")
         return self._file_task(
-            lambda: save_model(path, tok, res.settings(), res.history), f"Saved {Path(path).name}"
+            lambda: write_outputs([(output, model_file_bytes(tok, res.settings(), res.history))], corpus),
+            f"Saved {Path(path).name}",
         )
 
     def choose_export(self, kind: str) -> None:
@@ -416,16 +424,25 @@ class TrainPanel(TrainForm):
             self.export_to(kind, path)
 
     def export_to(self, kind: str, path: str | os.PathLike[str]) -> Job | None:
-        """Export the trained model as ``gpt2`` (folder), ``tiktoken`` or ``hf`` (files), in a worker."""
+        """Export the trained model as ``gpt2`` (folder), ``tiktoken`` or ``hf`` (files), in a worker.
+
+        The path is checked like the CLI's ``--export-*`` options, and written atomically.
+        """
         if self.outcome is None:
             return None
-        tok = self.outcome.tokenizer
-        fn: Callable[[], Any] = {
-            "gpt2": lambda: export_gpt2(tok, path),
-            "tiktoken": lambda: export_tiktoken(tok, path),
-            "hf": lambda: export_hf(tok, path),
-        }[kind]
-        return self._file_task(fn, f"Exported to {path}")
+        tok, corpus = self.outcome.tokenizer, self._corpus_paths()
+        formats: dict[str, tuple[Output, Callable[..., bytes | dict[str, bytes]]]] = {
+            "gpt2": (Output.folder(path, "the GPT-2 export", GPT2_FILES), gpt2_file_bytes),
+            "tiktoken": (Output.file(path, "the .tiktoken file"), tiktoken_file_bytes),
+            "hf": (Output.file(path, "tokenizer.json"), hf_file_bytes),
+        }
+        output, render = formats[kind]
+        return self._file_task(lambda: write_outputs([(output, render(tok))], corpus), f"Exported to {path}")
+
+    def _corpus_paths(self) -> list[str]:
+        """The files and folders the model was trained on: no save or export may overwrite them."""
+        source = self.outcome.settings.source if self.outcome is not None else None
+        return [str(p) for p in source] if isinstance(source, list | tuple) else []
 
     def _file_task(self, fn: Callable[[], Any], success: str) -> Job:
         self._show_error(None)
