@@ -115,7 +115,7 @@ def load_tokenizer(name_or_path: str | os.PathLike[str]) -> Tokenizer:
 
 
 def _load_folder(folder: Path) -> Tokenizer:
-    if (folder / "vocab.json").is_file() and (folder / "merges.txt").is_file():
+    if (folder / "vocab.json").exists() and (folder / "merges.txt").exists():
         return tokenizer_from_files(folder / "vocab.json", folder / "merges.txt")
     if (folder / "tokenizer.json").is_file():
         return _load_file(folder / "tokenizer.json")
@@ -153,7 +153,7 @@ def _load_file(path: Path) -> Tokenizer:
     name = path.name.lower()
     if name in ("vocab.json", "merges.txt"):
         other = path.with_name("merges.txt" if name == "vocab.json" else "vocab.json")
-        if not other.is_file():
+        if not other.exists():  # a partner that is a FIFO or a folder is named by the reader
             raise TokenizerLoadError(
                 f"{path.name} needs its partner {other.name} in the same folder ({path.parent})"
             )
