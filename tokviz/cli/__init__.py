@@ -7,11 +7,18 @@ starts fast and never loads Qt. A new command is a new module plus one line in :
 
 Errors a user can cause print one line, ``tokviz: error: ...``, and exit 1; usage errors exit 2
 (argparse's convention); an interrupted training run exits 130 and writes nothing.
+
+Two kinds of input are refused here, once for every command: ``--text`` (and ``--special-token``)
+holding bytes that are not UTF-8 (Python keeps them as lone surrogates in ``sys.argv``; they are
+an error like invalid UTF-8 in an input file, never a silent U+FFFD), and writing to a closed
+standard output (``>&-``), which is an error (exit 1) where a reader that went away (``| head``)
+is not (exit 0).
 """
 
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib
 import os
 import sys
@@ -140,7 +147,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _run_gui()
         parser.print_usage(sys.stderr)
         return EXIT_USAGE
+    if sys.stdout is None:  # started with standard output closed (``>&-``)
+        sys.stdout = _ClosedOutput()
     try:
+        check_text_arguments(args)
         return int(load_command(args.command).run(args) or EXIT_OK)
     except UsageError as exc:
         args.subparser.print_usage(sys.stderr)
@@ -158,6 +168,55 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise
         print_error(describe_error(exc))
         return EXIT_ERROR
+
+
+def check_text_arguments(args: argparse.Namespace) -> None:
+    """Refuse ``--text`` and ``--special-token`` values that are not valid UTF-8, naming the byte.
+
+    On POSIX, bytes of ``sys.argv`` that are not UTF-8 arrive as lone surrogates (Python's
+    ``surrogateescape``). Read as text they would become U+FFFD in one output and a crash in
+    another, so they are refused like invalid UTF-8 in an input file (exit 1, one line).
+    """
+    from tokviz.core.errors import CorpusError
+
+    values: list[tuple[str, str]] = []
+    if isinstance(getattr(args, "text", None), str):
+        values.append(("--text", args.text))
+    values += [
+        ("--special-token", v) for v in getattr(args, "special_token", None) or [] if isinstance(v, str)
+    ]
+    for flag, value in values:
+        problem = _utf8_problem(value)
+        if problem is not None:
+            raise CorpusError(f"{flag} is not valid UTF-8 ({problem}); put the text in a UTF-8 file instead")
+
+
+def _utf8_problem(value: str) -> str | None:
+    """Where ``value`` (from the command line) stops being UTF-8, or None when it is valid."""
+    try:
+        value.encode("utf-8")
+        return None
+    except UnicodeEncodeError:
+        pass
+    try:
+        raw = value.encode("utf-8", "surrogateescape")  # the bytes the shell passed
+    except UnicodeEncodeError as exc:  # a true lone surrogate (a UTF-16 command line)
+        return f"lone surrogate U+{ord(value[exc.start]):04X} at character {exc.start}"
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return f"byte 0x{raw[exc.start]:02X} at byte offset {exc.start}"
+    return "surrogate-escaped bytes"  # pragma: no cover - escaped bytes are never valid UTF-8
+
+
+class _ClosedOutput:
+    """Stands in for a closed standard output: the first write is a one-line error, not an AttributeError."""
+
+    def write(self, _text: str) -> int:
+        raise OSError(errno.EBADF, "standard output is closed; redirect it to a file or to /dev/null")
+
+    def flush(self) -> None:
+        """Nothing to flush: nothing was ever written."""
 
 
 def describe_error(exc: BaseException) -> str:

@@ -11,6 +11,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from .errors import ArgumentTypeError, InvalidArgument
+from .tokenizer import LONE_SURROGATE, replace_lone_surrogates
+
 
 class _Encodes(Protocol):
     name: str
@@ -29,7 +32,15 @@ class TextMetrics:
 
     @classmethod
     def of(cls, tokenizer: _Encodes, text: str) -> TextMetrics:
-        """Encode ``text`` (special tokens included) and measure it."""
+        """Encode ``text`` (special tokens included) and measure it.
+
+        A lone surrogate counts as the U+FFFD the encoders read it as (three UTF-8 bytes).
+        """
+        _check_encoder(tokenizer)
+        if not isinstance(text, str):
+            raise ArgumentTypeError(f"the text to measure must be a str, got {type(text).__name__}")
+        if LONE_SURROGATE.search(text):
+            text = replace_lone_surrogates(text)
         n_bytes = len(text.encode("utf-8"))
         n_tokens = len(tokenizer.encode(text))
         return cls(n_bytes, len(text), n_tokens, n_bytes / n_tokens if n_tokens else None)
@@ -41,17 +52,21 @@ def attention_multiplier(n: int, n_ref: int) -> float:
     Dense attention forms one score per pair of positions, so its work grows with the square of
     the sequence length; 1,000 tokens against 250 is a factor of 16.
     """
+    _check_whole(n, "the token count")
+    _check_whole(n_ref, "the reference token count")
     if n_ref <= 0:
-        raise ValueError(f"the reference token count must be positive, got {n_ref}")
+        raise InvalidArgument(f"the reference token count must be positive, got {n_ref}")
     if n < 0:
-        raise ValueError(f"the token count cannot be negative, got {n}")
+        raise InvalidArgument(f"the token count cannot be negative, got {n}")
     return (n / n_ref) ** 2
 
 
 def embedding_parameters(vocab_size: int, d: int) -> int:
     """Parameters of a V x d embedding table: it grows linearly with the vocabulary size."""
+    _check_whole(vocab_size, "the vocabulary size")
+    _check_whole(d, "the embedding width")
     if vocab_size < 0 or d < 0:
-        raise ValueError(f"vocabulary size and width must not be negative, got V={vocab_size}, d={d}")
+        raise InvalidArgument(f"vocabulary size and width must not be negative, got V={vocab_size}, d={d}")
     return vocab_size * d
 
 
@@ -63,6 +78,12 @@ def compare_rows(texts: Mapping[str, str], tokenizers: Sequence[_Encodes]) -> li
     that needs the fewest tokens for that input (1.0 for that one, and for all on an empty input)
     and ``best`` (whether this tokenizer is one of those with the fewest tokens).
     """
+    if not isinstance(texts, Mapping):
+        raise ArgumentTypeError(f"texts must be a mapping of labels to texts, got {type(texts).__name__}")
+    if isinstance(tokenizers, (str, bytes)) or not isinstance(tokenizers, Sequence):
+        raise ArgumentTypeError(f"tokenizers must be a list of tokenizers, got {type(tokenizers).__name__}")
+    for tok in tokenizers:
+        _check_encoder(tok)
     rows: list[dict[str, Any]] = []
     for label, text in texts.items():
         measured = [(tok, TextMetrics.of(tok, text)) for tok in tokenizers]
@@ -85,3 +106,17 @@ def compare_rows(texts: Mapping[str, str], tokenizers: Sequence[_Encodes]) -> li
                 }
             )
     return rows
+
+
+def _check_whole(value: object, what: str) -> None:
+    """Refuse a count that is not a whole number (``bool`` included), naming what it counts."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ArgumentTypeError(f"{what} must be a whole number, got {value!r}")
+
+
+def _check_encoder(tokenizer: object) -> None:
+    """Refuse something that cannot encode text (a tokenizer is needed, not its name)."""
+    if not callable(getattr(tokenizer, "encode", None)):
+        raise ArgumentTypeError(
+            f"a tokenizer is needed (something with encode()), got {type(tokenizer).__name__}"
+        )

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Protocol
 
 from .bytes_ import incomplete_tail_length
+from .errors import ArgumentTypeError
 
 
 class _HasIdBytes(Protocol):
@@ -19,6 +20,10 @@ class StreamingDecoder:
     """
 
     def __init__(self, tokenizer: _HasIdBytes) -> None:
+        if not callable(getattr(tokenizer, "id_bytes", None)):
+            raise ArgumentTypeError(
+                f"StreamingDecoder needs a tokenizer (something with id_bytes()), got {type(tokenizer).__name__}"
+            )
         self._tokenizer = tokenizer
         self._pending = b""
 

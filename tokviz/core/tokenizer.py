@@ -285,11 +285,13 @@ class Tokenizer:
 
     def id_of_merge(self, rank: int) -> int:
         """The id that merge number ``rank`` (0-based) creates."""
-        return self._merge_new_ids[self._merge_index(rank)]
+        index = self._merge_index(rank)  # builds the tables on first use
+        return self._merge_new_ids[index]
 
     def parents_of_merge(self, rank: int) -> tuple[int, int]:
         """The (left id, right id) that merge number ``rank`` (0-based) joins."""
-        return self._merge_parents[self._merge_index(rank)]
+        index = self._merge_index(rank)
+        return self._merge_parents[index]
 
     def is_special(self, token_id: int) -> bool:
         """Whether the id is one of the special tokens (False for anything that is not an id)."""

@@ -24,6 +24,19 @@ from tokviz.gui.widgets.token_panel import TokenPanel
 MAX_RECENT = 8
 
 
+def naming_the_file_once(source: str, message: str) -> str:
+    """``message`` about the file ``source``, with the file's name in front unless it already says it.
+
+    The loaders' messages mostly start with the path (``ver_0.json: unknown version``); adding the
+    name again gave ``ver_0.json: ver_0.json: ...``. A message that names neither the file nor
+    its path (a built-in name that failed, a bare ``OSError``) still gets the name in front.
+    """
+    name = Path(source).name
+    if (name and name in message) or (source and source in message):
+        return message
+    return f"{name or source}: {message}"
+
+
 class FilesMixin:
     """Part of :class:`~tokviz.gui.window.main_window.MainWindow`; see the module's docstring."""
 
@@ -106,7 +119,7 @@ class FilesMixin:
         return job
 
     def _on_load_failed(self, source: str, message: str) -> None:
-        self._show_error("Cannot load tokenizer", f"{Path(source).name}: {message}")
+        self._show_error("Cannot load tokenizer", naming_the_file_once(source, message))
 
     def _show_error(self, title: str, message: str) -> None:
         self.last_error = message

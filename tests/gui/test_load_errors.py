@@ -1,0 +1,30 @@
+"""A tokenizer file that fails to load is named once in the error dialog, not ``ver_0.json: ver_0.json: ...``."""
+
+from __future__ import annotations
+
+import json
+
+from tokviz.gui.window.files import naming_the_file_once
+
+
+def test_a_message_that_names_the_file_is_shown_as_it_is() -> None:
+    assert (
+        naming_the_file_once("/data/ver_0.json", "ver_0.json: unknown version 0")
+        == "ver_0.json: unknown version 0"
+    )
+    assert (
+        naming_the_file_once("/data/ver_0.json", "/data/ver_0.json: not JSON") == "/data/ver_0.json: not JSON"
+    )
+
+
+def test_a_message_that_does_not_name_the_file_gets_its_name_in_front() -> None:
+    assert naming_the_file_once("/data/model.json", "unknown version 0") == "model.json: unknown version 0"
+
+
+def test_the_error_dialog_names_a_bad_model_file_once(qtbot, window, tmp_path) -> None:
+    bad = tmp_path / "ver_0.json"
+    bad.write_text(json.dumps({"format": "tokviz-model", "version": 0}), encoding="utf-8")
+    with qtbot.waitSignal(window.tokenizers.loadFailed, timeout=20_000):
+        window.open_tokenizer_file(str(bad))
+    qtbot.waitUntil(lambda: window.last_error is not None)
+    assert window.last_error.count("ver_0.json") == 1, window.last_error
