@@ -107,6 +107,7 @@ class RoundTripPanel(QWidget):
         big.setPointSizeF(max(big.pointSizeF(), 9.0) * 1.5)
         self.summary.setFont(big)
         self.table = QTableWidget(0, len(COLUMNS), self)
+        self.table.setTabKeyNavigation(False)  # Tab moves on to the next control, as everywhere else
         self.table.setObjectName("roundTripTable")
         self.table.setHorizontalHeaderLabels(list(COLUMNS))
         self.table.verticalHeader().hide()

@@ -82,6 +82,7 @@ class VocabBrowser(QWidget):
         self.summary.setObjectName("vocabSummary")
         self.summary.setWordWrap(True)
         self.table = QTableView(self)
+        self.table.setTabKeyNavigation(False)  # Tab moves on to the next control, as everywhere else
         self.table.setObjectName("vocabTable")
         self.table.setAccessibleName("Vocabulary")
         self.table.setModel(self.model)

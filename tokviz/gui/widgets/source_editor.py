@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtGui import (
     QDragEnterEvent,
     QDropEvent,
+    QKeyEvent,
 )
 from PySide6.QtWidgets import (
     QPlainTextEdit,
@@ -40,6 +41,16 @@ class SourceEditor(QPlainTextEdit):
         self.setAccessibleDescription("Type or paste text here; the token views follow as you type")
         self.setPlaceholderText("Type or paste text, open a file (Ctrl+O), or pick a sample")
         self.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
+
+    def event(self, event: QEvent) -> bool:
+        """Tab types a tab (it is text to tokenize); Ctrl+Tab and Ctrl+Shift+Tab move the focus on."""
+        if event.type() == QEvent.Type.KeyPress and isinstance(event, QKeyEvent):
+            ctrl = event.modifiers() & Qt.KeyboardModifier.ControlModifier
+            if ctrl and event.key() in (Qt.Key.Key_Tab, Qt.Key.Key_Backtab):
+                # QPlainTextEdit refuses to pass the focus on while Tab types tabs; QWidget does not.
+                QWidget.focusNextPrevChild(self, event.key() == Qt.Key.Key_Tab)
+                return True
+        return super().event(event)
 
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:
         if event.mimeData().hasUrls():

@@ -90,6 +90,7 @@ class ShortcutsDialog(QDialog):
         self.setWindowTitle("Keyboard shortcuts")
         self.shortcuts = window_shortcuts(window)
         self.table = QTableWidget(len(self.shortcuts), 3, self)
+        self.table.setTabKeyNavigation(False)  # Tab moves on to the next control, as everywhere else
         self.table.setObjectName("shortcutsTable")
         self.table.setHorizontalHeaderLabels(["Menu", "Command", "Keys"])
         self.table.verticalHeader().hide()

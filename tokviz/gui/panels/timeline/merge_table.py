@@ -35,6 +35,7 @@ class MergeTableView(QTableView):
 
     def __init__(self, model: MergeTableModel, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self.setTabKeyNavigation(False)  # Tab moves on to the next control, as everywhere else
         self.setObjectName("mergeTable")
         self.setAccessibleName("Merges")
         self.setModel(model)

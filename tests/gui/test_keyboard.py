@@ -1,0 +1,61 @@
+"""A keyboard-only user reaches every control of every panel from the editor, and comes back."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication, QDockWidget
+
+
+def tab_cycle(qtbot, window) -> list[str]:
+    """Object names of the widgets Tab visits, from the editor (left with Ctrl+Tab) back to it."""
+    seen: list[str] = []
+    qtbot.keyClick(window.editor, Qt.Key.Key_Tab, Qt.KeyboardModifier.ControlModifier)
+    for _ in range(200):
+        widget = QApplication.focusWidget()
+        assert widget is not None
+        if widget is window.editor:
+            return seen
+        seen.append(widget.objectName())
+        qtbot.keyClick(widget, Qt.Key.Key_Tab)
+    raise AssertionError(f"Tab never came back to the editor; stuck after {seen[-5:]}")
+
+
+def test_tab_types_a_tab_in_the_editor_but_ctrl_tab_moves_on(qtbot, window):
+    window.editor.setFocus()
+    window.editor.clear()
+    qtbot.keyClick(window.editor, Qt.Key.Key_Tab)
+    assert window.editor.toPlainText() == "\t" and QApplication.focusWidget() is window.editor
+    qtbot.keyClick(window.editor, Qt.Key.Key_Tab, Qt.KeyboardModifier.ControlModifier)
+    assert QApplication.focusWidget() is not window.editor
+
+
+def test_every_panel_is_reachable_with_tab_from_the_editor(qtbot, window):
+    for dock in window.findChildren(QDockWidget):
+        dock.show()
+    timeline = window.training.timeline
+    window.training.timeline_dock.raise_()
+    qtbot.waitUntil(lambda: timeline.slider.isEnabled(), timeout=30000)
+    window.activateWindow()
+    window.editor.setFocus()
+    visited = set(tab_cycle(qtbot, window))
+    for name in (
+        "tokenizerPicker",  # the views
+        "tokenView",
+        "vocabFilter",  # the vocabulary browser
+        "vocabTable",
+        "corpusSource",  # the Train panel
+        "vocabSize",
+        "trainButton",
+        "timelineTokenizerPicker",  # the merge timeline
+        "timelineSlider",
+        "timelineStep",
+        "mergeTable",
+    ):
+        assert name in visited, f"{name} cannot be reached with Tab"
+
+
+def test_ctrl_shift_tab_leaves_the_editor_backwards(qtbot, window):
+    window.activateWindow()
+    window.editor.setFocus()
+    qtbot.keyClick(window.editor, Qt.Key.Key_Backtab, Qt.KeyboardModifier.ControlModifier)
+    assert QApplication.focusWidget() not in (None, window.editor)
