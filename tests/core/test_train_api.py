@@ -29,9 +29,9 @@ def test_text_and_files_are_separate_keywords(tmp_path: Path) -> None:
 
 def test_a_file_name_passed_as_text_is_never_read_as_the_corpus(tmp_path: Path) -> None:
     with pytest.raises(ArgumentTypeError, match=r"text='corpus.txt'.*files=\['corpus.txt'\]"):
-        train_bpe("corpus.txt", 10_000)  # type: ignore[misc]  # the mistake this test is about
+        train_bpe("corpus.txt", 10_000)  # the mistake this test is about
     with pytest.raises(TokvizError, match="by keyword"):
-        train_iter(tmp_path, 300)  # type: ignore[misc]
+        train_iter(tmp_path, 300)
 
 
 @pytest.mark.parametrize(
@@ -56,9 +56,9 @@ def test_a_file_name_passed_as_text_is_never_read_as_the_corpus(tmp_path: Path) 
 def test_every_bad_argument_is_a_tokviz_error_that_names_it(kwargs: dict[str, object], message: str) -> None:
     args: dict[str, object] = {"vocab_size": 300, **kwargs}
     with pytest.raises(InvalidArgument, match=message):
-        train_bpe(**args)  # type: ignore[arg-type]
+        train_bpe(**args)
     with pytest.raises(InvalidArgument, match=message):
-        train_iter(**args)  # type: ignore[arg-type]  # checked at the call, before the first step
+        train_iter(**args)  # checked at the call, before the first step
 
 
 def test_a_lone_surrogate_in_the_text_is_an_error_unless_replacement_is_asked_for() -> None:
