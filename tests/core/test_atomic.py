@@ -141,3 +141,23 @@ def test_a_folder_in_the_way_is_an_error_and_leaves_no_temp(tmp_path: Path) -> N
     with pytest.raises(OSError):
         atomic_write_bytes(tmp_path / "out", b"x")
     assert os.listdir(tmp_path) == ["out"]
+
+
+def test_a_missing_folder_is_named_by_the_path_given(tmp_path: Path) -> None:
+    target = tmp_path / "no-such-dir" / "out.bin"
+    with pytest.raises(FileNotFoundError) as caught:
+        atomic_write_bytes(target, b"x")
+    assert caught.value.filename == str(target)
+
+
+@pytest.mark.skipif(os.name != "posix", reason="POSIX symlinks and FIFOs")
+def test_a_symlink_is_written_through_and_a_fifo_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "real.csv").write_text("old")
+    (tmp_path / "link.csv").symlink_to(tmp_path / "real.csv")
+    atomic_write_text(tmp_path / "link.csv", "new")
+    assert (tmp_path / "link.csv").is_symlink() and (tmp_path / "real.csv").read_text() == "new"
+
+    os.mkfifo(tmp_path / "pipe")
+    with pytest.raises(atomic.NotRegularFileError, match="not a regular file"):
+        atomic_write_text(tmp_path / "pipe", "x")  # refused from stat: opening would block
+    assert sorted(os.listdir(tmp_path)) == ["link.csv", "pipe", "real.csv"]

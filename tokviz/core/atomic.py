@@ -3,11 +3,15 @@
 The data goes to a temporary file in the target's own folder (so the final rename stays on one
 file system), is flushed and fsynced, then renamed over the target with :func:`os.replace`. On any
 error, including KeyboardInterrupt, the temporary file is removed and the target is untouched.
+A symlink is written through to its target (and stays a symlink); a device, FIFO or socket is
+refused rather than replaced by a regular file. Errors name the path given, never the temporary
+file. A run with several outputs uses :mod:`tokviz.core.outputs`, which checks them first.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import secrets
 import stat
@@ -16,17 +20,29 @@ from pathlib import Path
 _O_BINARY = getattr(os, "O_BINARY", 0)  # Windows: no newline translation on a raw descriptor
 
 
+class NotRegularFileError(OSError):
+    """The path names a device, FIFO or socket, which an atomic write would replace: refused."""
+
+
 def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
     """Replace ``path`` with ``data`` atomically (write a temp file, fsync it, rename it over).
 
     A new file gets the usual permissions (0o666 less the umask); an existing file keeps its mode.
     """
-    target = Path(path)
+    target = Path(os.path.realpath(path))
     folder = target.parent
     old_mode: int | None = None
-    with contextlib.suppress(FileNotFoundError):
-        old_mode = stat.S_IMODE(os.stat(target).st_mode)
-    tmp, fd = _create_temp(folder, target.name, 0o666 if old_mode is None else old_mode)
+    with contextlib.suppress(FileNotFoundError, NotADirectoryError):
+        st = os.stat(target)
+        if not (stat.S_ISREG(st.st_mode) or stat.S_ISDIR(st.st_mode)):
+            raise NotRegularFileError(errno.EINVAL, "not a regular file; refusing to replace it", str(path))
+        old_mode = stat.S_IMODE(st.st_mode)
+    try:
+        tmp, fd = _create_temp(folder, target.name, 0o666 if old_mode is None else old_mode)
+    except OSError as exc:
+        if exc.errno is None:
+            raise
+        raise type(exc)(exc.errno, exc.strerror, str(path)) from None
     try:
         try:
             view = memoryview(data).cast("B")
