@@ -31,6 +31,24 @@ def test_invalid_utf8_in_text_is_refused_in_every_format(
     assert_one_line_error(err, "--text is not valid UTF-8 (byte 0xFF at byte offset 0)")
 
 
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["replay", "--pretokenizer", "none"],
+        ["compare", "--tokenizer", "bytes"],
+        ["render", "--tokenizer", "bytes", "-o", "strips.svg"],
+    ],
+    ids=["replay", "compare", "render"],
+)
+def test_every_command_with_text_refuses_it_the_same_way(
+    capsys: pytest.CaptureFixture[str], argv: list[str]
+) -> None:
+    text = b"\xffabc".decode("utf-8", "surrogateescape")
+    code, out, err = run(capsys, *argv, "--text", text)
+    assert (code, out) == (1, "")
+    assert_one_line_error(err, "--text is not valid UTF-8 (byte 0xFF at byte offset 0)")
+
+
 def test_the_offset_is_the_byte_offset_of_the_bad_byte(capsys: pytest.CaptureFixture[str]) -> None:
     text = "héllo ".encode() + b"\xc3("
     code, _, err = run(capsys, "encode", "--text", text.decode("utf-8", "surrogateescape"))
