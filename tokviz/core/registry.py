@@ -172,7 +172,7 @@ def _load_file(path: Path) -> Tokenizer:
                 pass
             else:
                 raise TokenizerLoadError(
-                    f"{path.name} is JSON, but expected a JSON object (a tokviz model or tokenizer.json), "
+                    f"{path.name}: expected a JSON object (a tokviz model or a Hugging Face tokenizer), "
                     f"found {json_kind(value)}"
                 )
         # Not JSON: the only text format left is a rank file with another extension.
@@ -181,7 +181,7 @@ def _load_file(path: Path) -> Tokenizer:
         except TokenizerLoadError as exc:
             reason = str(exc).removeprefix(f"{path.name}").lstrip(":, ")
             raise TokenizerLoadError(
-                f"{path.name} is not a tokenizer file tokviz knows: not JSON (a tokviz model or tokenizer.json), "
+                f"{path.name} is not a tokenizer file tokviz knows: not JSON (a tokviz model or a Hugging Face tokenizer), "
                 f"and not a .tiktoken rank file ({reason})"
             ) from None
     parsed = _parse_json(data, path.name, TokenizerLoadError)
@@ -191,5 +191,5 @@ def _load_file(path: Path) -> Tokenizer:
         return hf_from_json(parsed, path.name, path.parent.name or path.stem)
     raise TokenizerLoadError(
         f'{path.name} is JSON but neither a tokviz model file (no "format") nor a Hugging Face '
-        'tokenizer.json (no "model"); a vocab.json must be named vocab.json next to merges.txt'
+        'tokenizer (no "model"); a vocab.json must be named vocab.json next to merges.txt'
     )
