@@ -26,6 +26,7 @@ from tokviz.core import (
 )
 from tokviz.core.errors import ArgumentTypeError, InvalidArgument
 from tokviz.core.metrics import TextMetrics, attention_multiplier, compare_rows, embedding_parameters
+from tokviz.core.replay import ReplayTrace, replay_tokenizer, replay_training
 
 BYTES = {i: bytes([i]) for i in range(256)}
 
@@ -142,6 +143,19 @@ def _calls() -> list[tuple[str, Callable[[], Any]]]:
     add("train_iter('text', 300)", lambda: train_iter("text", 300))
     add("TrainResult.tokenizer(None)", lambda: train_bpe(text="ab ab", vocab_size=257).tokenizer(None))
 
+    # Replays of merges on a text.
+    for text in NOT_TEXT:
+        add(f"ReplayTrace(tiny, {text!r})", lambda t=text: ReplayTrace(TINY, t))
+        add(f"replay_tokenizer(gpt2, {text!r})", lambda t=text: replay_tokenizer(GPT2, t, None))
+        add(f"replay_training({text!r})", lambda t=text: replay_training(t, None, "none", "first-seen"))
+    add("ReplayTrace(None, 'the')", lambda: ReplayTrace(None, "the"))
+    for merges in (-1, "2", 1.5):
+        add(f"replay_tokenizer(merges={merges!r})", lambda m=merges: replay_tokenizer(TINY, "the", m))
+        add(
+            f"replay_training(merges={merges!r})",
+            lambda m=merges: replay_training("the", m, "none", "first-seen"),
+        )
+
     # Loading and pre-tokenizers.
     for spec in (None, 3, "", "no-such-tokenizer", "\ud800", b"gpt2"):
         add(f"load_tokenizer({spec!r})", lambda s=spec: load_tokenizer(s))
@@ -216,6 +230,10 @@ def test_lone_surrogates_read_as_the_replacement_character_everywhere(tok: Token
     assert tok.encode_with_merges(text, 2) == tok.encode_with_merges(read, 2)
     assert tok.encode_spans(text) == tok.encode_spans(read)
     assert TextMetrics.of(tok, text) == TextMetrics.of(tok, read)
+    assert replay_tokenizer(tok, text, None) == replay_tokenizer(tok, read, None)
+    assert replay_training(text, None, "none", "first-seen") == replay_training(
+        read, None, "none", "first-seen"
+    )
 
 
 def test_wrong_types_say_what_to_pass() -> None:

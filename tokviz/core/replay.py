@@ -13,8 +13,9 @@ from __future__ import annotations
 from bisect import bisect_left
 from dataclasses import dataclass
 
+from .errors import ArgumentTypeError, InvalidArgument
 from .merges import MergeStep
-from .tokenizer import Tokenizer, TokenSpan
+from .tokenizer import LONE_SURROGATE, Tokenizer, TokenSpan, replace_lone_surrogates
 from .train import train_bpe
 
 
@@ -58,6 +59,9 @@ class ReplayTrace:
     """
 
     def __init__(self, tokenizer: Tokenizer, text: str) -> None:
+        if not isinstance(tokenizer, Tokenizer):
+            raise ArgumentTypeError(f"a replay needs a Tokenizer, got {type(tokenizer).__name__}")
+        text = _as_encoded(text)
         self.tokenizer = tokenizer
         self.text = text
         self.total_steps = tokenizer.merge_count
@@ -131,6 +135,8 @@ def replay_training(text: str, merges: int | None, pretokenizer: str, tie_break:
 
     The steps are the training run's history: ``count`` is each pair's count in the text.
     """
+    text = _as_encoded(text)
+    _check_merges(merges)
     n_bytes = len(text.encode("utf-8"))
     k = merges if merges is not None else max(n_bytes - 1, 0)
     if not text:
@@ -151,6 +157,7 @@ def replay_tokenizer(tok: Tokenizer, text: str, merges: int | None) -> Replay:
     k the trace's merges below k, so every step's count follows without encoding the text again
     after each of (say) 50,000 merges. ``count`` is how many times a merge applied to the text.
     """
+    _check_merges(merges)
     trace = ReplayTrace(tok, text)
     k = trace.total_steps if merges is None else min(merges, trace.total_steps)
     applied = {e.step: e.count for e in trace.events if e.step <= k}
@@ -165,3 +172,20 @@ def replay_tokenizer(tok: Tokenizer, text: str, merges: int | None) -> Replay:
         raise AssertionError("replay counts disagree with the encoder")
     vocab_size = 256 + k + len(tok.special_tokens)
     return Replay(steps, trace.initial_tokens, [tok.id_bytes(i) for i in ids], trace.text_bytes, vocab_size)
+
+
+def _as_encoded(text: object) -> str:
+    """``text`` as the encoders read it: a ``str`` with each lone surrogate as U+FFFD."""
+    if not isinstance(text, str):
+        raise ArgumentTypeError(f"the text to replay must be a str, got {type(text).__name__}")
+    return replace_lone_surrogates(text) if LONE_SURROGATE.search(text) else text
+
+
+def _check_merges(merges: object) -> None:
+    """A merge count is None (all of them) or a whole number >= 0."""
+    if merges is None:
+        return
+    if isinstance(merges, bool) or not isinstance(merges, int):
+        raise ArgumentTypeError(f"the number of merges must be a whole number, got {merges!r}")
+    if merges < 0:
+        raise InvalidArgument(f"the number of merges must not be negative, got {merges}")
