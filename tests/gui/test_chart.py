@@ -8,8 +8,8 @@ from pathlib import Path
 from xml.dom import minidom
 
 import pytest
-from PySide6.QtCore import QPointF
-from PySide6.QtGui import QColor, QImage
+from PySide6.QtCore import QPointF, QRectF
+from PySide6.QtGui import QColor, QImage, QPainter
 from PySide6.QtSvg import QSvgRenderer
 from PySide6.QtWidgets import QComboBox, QDockWidget, QWidget
 
@@ -323,3 +323,28 @@ def test_the_window_has_a_chart_dock_in_the_view_menu(qtbot) -> None:
     assert chart.table is not None
     assert chart.table.metric(0, chart.table.tokenizers.index("GPT-2")).bytes == 18
     window.close()
+
+
+def x_axis_labels(chart: ExchangeChart) -> tuple[list[tuple[QRectF, str]], QRectF]:
+    """The rectangles and texts pyqtgraph draws under the bars, and the axis's own rectangle."""
+    axis = chart.canvas.plot.getAxis("bottom")
+    image = QImage(10, 10, QImage.Format.Format_ARGB32)
+    painter = QPainter(image)
+    _axis, _ticks, texts = axis.generateDrawSpecs(painter)
+    painter.end()
+    return [(rect, text) for rect, _flags, text in texts], axis.boundingRect()
+
+
+def test_docked_x_labels_never_overlap_at_any_width(qtbot, chart: ExchangeChart) -> None:
+    inputs = len(chart.table.inputs)
+    for width in range(360, 1500, 40):
+        chart.resize(width, 480)
+        qtbot.wait(20)
+        labels, axis = x_axis_labels(chart)
+        for k, (rect, text) in enumerate(labels):
+            assert axis.left() - 1 <= rect.left() and rect.right() <= axis.right() + 1, (width, text)
+            for other, other_text in labels[k + 1 :]:
+                assert not rect.intersects(other), f"at {width} px {text!r} runs into {other_text!r}"
+        assert len(labels) == inputs, f"at {width} px only {[t for _r, t in labels]} are labelled"
+        if width >= 800:
+            assert labels[1][1] == "English prose\n2,169 bytes", "wide enough for the whole label"

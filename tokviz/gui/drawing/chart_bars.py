@@ -32,6 +32,23 @@ def bar_value(table: ExchangeTable, view: str, i: int, j: int) -> float:
     return math.nan if value is None else value
 
 
+def category_labels(name: str, n_bytes: int) -> list[str]:
+    """An input's x-axis label, longest first: name and size; over lines; first word; 4 letters; 3; none.
+
+    Docked at a narrow width the full labels of neighbouring groups would run into each other,
+    and pyqtgraph silently drops a label that sticks out of the axis (the first group lost its).
+    """
+    words = name.split()
+    size = f"{n_bytes:,} bytes"
+    first = words[0] if words else name
+    half = len(words) // 2
+    two_lines = (
+        "\n".join([" ".join(words[:half]), " ".join(words[half:]), size]) if half else f"{name}\n{size}"
+    )
+    short = first if len(first) <= 5 else first[:4] + "…"
+    return [f"{name}\n{size}", two_lines, first, short, first[:3], ""]
+
+
 class BarLayer:
     """The bar items of one :class:`ChartCanvas`, drawn from its table, view and style."""
 
@@ -43,6 +60,9 @@ class BarLayer:
         self.empty_marks: list[pg.TextItem] = []
         self.geometry: list[BarGeometry] = []
         self.top = 1.0
+        # Each input's x-axis label in ever shorter forms; fit_labels picks the longest that fits.
+        self.tick_variants: list[list[str]] = []
+        self.tick_variant = -1
 
     def build(self) -> None:
         """Create the reference lines (with the canvas's plot)."""
@@ -137,10 +157,11 @@ class BarLayer:
                 label.setPos(float(x[i]), float(heights[i]))
                 label.setVisible(True)
         self._mark_empty_inputs(table, top)
-        bottom.setTicks(
-            [[(i, f"{name}\n{table.input_bytes(i):,} bytes") for i, name in enumerate(table.inputs)], []]
-        )
-        canvas.reserve_bottom_axis(3.4)
+        self.tick_variants = [
+            category_labels(name, table.input_bytes(i)) for i, name in enumerate(table.inputs)
+        ]
+        self.tick_variant = -1
+        self._set_ticks(0)
         if view == "bytes":
             self.floor.setData([-0.5, n_in - 0.5], [1.0, 1.0])
             self.floor.setPen(
@@ -188,14 +209,43 @@ class BarLayer:
             self.empty_marks.append(mark)
         return self.empty_marks[index]
 
+    def _set_ticks(self, variant: int) -> None:
+        """Label the inputs on the x axis with the given form of their names."""
+        if variant == self.tick_variant or not self.tick_variants:
+            return
+        self.tick_variant = variant
+        texts = [forms[variant] for forms in self.tick_variants]
+        self.canvas.plot.getAxis("bottom").setTicks([list(enumerate(texts)), []])
+        self.canvas.reserve_bottom_axis(max(t.count("\n") + 1 for t in texts) + 1.4)
+
+    def _fit_ticks(self, slot_px: float) -> None:
+        """Use the longest form of the x-axis labels whose every line fits its input's slot."""
+        if not self.tick_variants:
+            return
+        metrics = QFontMetricsF(
+            self.canvas.plot.getAxis("bottom").style.get("tickFont") or self.canvas.style_.font()
+        )
+        room = slot_px - 8
+        for variant in range(len(self.tick_variants[0])):
+            widest = max(
+                metrics.horizontalAdvance(line)
+                for forms in self.tick_variants
+                for line in forms[variant].split("\n")
+            )
+            if widest <= room:
+                break
+        self._set_ticks(variant)
+
     def fit_labels(self) -> None:
-        """Give bars the longest value labels that fit over them (none at tiny sizes)."""
+        """Give bars the longest value labels that fit over them (none at tiny sizes), and the inputs
+        the longest names that fit under them."""
         if not self.geometry:
             return
         plot = self.canvas.plot
         px, _py = plot.vb.viewPixelSize()
         if not px or not math.isfinite(px):
             return
+        self._fit_ticks(1 / px)
         bar_px = (self.geometry[0][1] - self.geometry[0][0]) / px
         metrics = QFontMetricsF(self.canvas.style_.font(0.9))
         labels = self.labels[: len(self.geometry)]
