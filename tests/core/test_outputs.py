@@ -60,6 +60,16 @@ def test_an_output_that_is_the_corpus_under_another_name_is_refused(tmp_path: Pa
         check_outputs([Output.file(tmp_path / "model.json", "-o")], inputs=[str(notes)])
 
 
+def test_an_output_that_is_a_file_of_a_corpus_folder_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "notes.txt").write_text("the corpus\n")
+    with pytest.raises(OutputError, match="is a file of the corpus folder"):
+        check_outputs([Output.file(tmp_path / "data" / "notes.txt", "-o")], inputs=[tmp_path / "data"])
+    check_outputs(
+        [Output.file(tmp_path / "data" / "model.json", "-o")], inputs=[tmp_path / "data"]
+    )  # a new file
+
+
 def test_two_outputs_that_are_one_file_are_refused(tmp_path: Path) -> None:
     m = tmp_path / "m.json"
     with pytest.raises(OutputError, match="-o and --export-hf would overwrite each other"):

@@ -197,7 +197,7 @@ def _refuse_inside_new_folders(outputs: Sequence[Output]) -> None:
 
 
 def _refuse_inputs(files: Sequence[tuple[Path, Output, str]], inputs: Sequence[PathLike]) -> None:
-    """No output may be a corpus file, nor the corpus folder itself."""
+    """No output may be a corpus file (given, or read from a corpus folder), nor a corpus folder."""
     for item in inputs:
         source = _real(Path(item))
         for path, owner, name in files:
@@ -205,6 +205,16 @@ def _refuse_inputs(files: Sequence[tuple[Path, Output, str]], inputs: Sequence[P
                 raise OutputError(
                     f"{name} is the corpus {item}: writing {owner.what} there would destroy the corpus"
                 )
+            if _inside(path, source) and path.is_file() and not _hidden(path.relative_to(source)):
+                raise OutputError(
+                    f"{name} is a file of the corpus folder {item}: writing {owner.what} there "
+                    "would destroy the corpus"
+                )
+
+
+def _hidden(relative: Path) -> bool:
+    """Whether a path inside a corpus folder is hidden (training skips those, like tokviz's own files)."""
+    return any(part.startswith(".") for part in relative.parts)
 
 
 def _real(path: Path) -> Path:

@@ -1,4 +1,4 @@
-"""Helpers shared by the file formats: safe reading, strict JSON, size limits, atomic text writes."""
+"""Helpers shared by the file formats: safe reading, strict JSON, size limits."""
 
 from __future__ import annotations
 
@@ -9,7 +9,6 @@ from typing import Any, TypeGuard
 
 import regex
 
-from ..atomic import atomic_write_text
 from ..bytes_ import bytes_to_gpt2_str
 from ..errors import ExportError, TokenizerLoadError
 from ..filekind import ReadProblem, read_regular_file
@@ -126,16 +125,6 @@ def _short(value: object, limit: int = 40) -> str:
 def _check_count(n: int, what: str, name: str, error: type[TokenizerLoadError]) -> None:
     if n > MAX_ENTRIES:
         raise error(f"{name}: {n:,} {what} is more than the limit of {MAX_ENTRIES:,}")
-
-
-def _write_text(path: PathLike, text: str, what: str) -> None:
-    """Write atomically; a text that cannot be UTF-8 (a lone surrogate) is an :class:`ExportError`."""
-    try:
-        atomic_write_text(path, text)
-    except UnicodeEncodeError as exc:
-        raise ExportError(
-            f"cannot write {what}: {exc.reason} in {_short(exc.object[exc.start : exc.end])}"
-        ) from None
 
 
 def _byte_level_strings(tokenizer: Tokenizer, fmt: str) -> dict[str, int]:
