@@ -225,7 +225,8 @@ def classify(folder: Path, old: dict[str, bytes], new: dict[str, bytes]) -> tupl
     )
     after = read_set(folder)
     assert after in (old, new), "a mix of old and new outputs"
-    assert not (folder / ".m.json.tokviz-commit").exists()
+    left = sorted(p.name for p in folder.rglob(".*") if p.name != ".tokviz-files.json")
+    assert left == [], f"left behind: {left}"
     return ("old" if after == old else "new (finished)" if journal else "new"), refused
 
 

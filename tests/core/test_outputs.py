@@ -329,3 +329,13 @@ def test_ctrl_c_during_the_renames_is_held_until_all_are_done(
     assert len(renamed) == 5  # the model, the manifest, vocab.json, merges.txt and h.json
     assert snapshot(tmp_path) == _new_set(tmp_path)
     assert json.loads((tmp_path / "d" / MANIFEST_NAME).read_text())["format"] == "tokviz-files"
+
+
+def test_temporary_files_a_killed_run_left_are_removed_by_the_next_check(tmp_path: Path) -> None:
+    old = old_set(tmp_path)
+    writer = OutputWriter(check_outputs([o for o, _ in run_outputs(tmp_path)]))
+    for output, data in run_outputs(tmp_path):
+        writer.stage(output, data)  # the process is killed here, before the commit
+    assert len([p for p in tmp_path.rglob("*.tmp")]) == 5
+    check_outputs([o for o, _ in run_outputs(tmp_path)])
+    assert snapshot(tmp_path) == old

@@ -101,14 +101,18 @@ def check_outputs(outputs: Sequence[Output], inputs: Sequence[PathLike] = ()) ->
     """Check every output of a run before any work starts; :class:`OutputError` names the first bad one.
 
     ``inputs`` are the files and folders the run reads (the corpus): no output may be one of them.
-    A commit of the same outputs that was killed half way is finished first (see the module doc).
+    A commit of the same outputs that was killed half way is finished first (see the module doc),
+    and temporary files a run killed before its commit left beside these outputs are removed.
     """
     _refuse_inside_new_folders(outputs)
     checked = [_check_one(o) for o in outputs]
     for c in checked:
-        finish_interrupted(c.target)
-        if c.output.is_folder:
-            finish_interrupted(c.target / MANIFEST_NAME)
+        targets = [c.target]
+        if c.output.is_folder and c.exists:
+            targets += [c.target / MANIFEST_NAME, *(_real(c.target / name) for name in c.output.files)]
+        for target in targets:
+            finish_interrupted(target)
+            _remove_stale_temps(target)
     files: list[tuple[Path, Output, str]] = []  # (real path, owner, how to name it)
     for c in checked:
         if c.output.is_folder:
@@ -423,6 +427,18 @@ def finish_interrupted(target: Path) -> list[Path]:
         _fsync_dir(folder)
     _remove(journal)
     return finished
+
+
+def _remove_stale_temps(target: Path) -> None:
+    """Remove tokviz's temporary files for ``target`` that no journal needs (a kill left them)."""
+    try:
+        names = os.listdir(target.parent)
+    except OSError:
+        return
+    for name in names:
+        match = _TEMP_NAME.fullmatch(name)
+        if match is not None and match["name"] == target.name:
+            _remove(target.parent / name)
 
 
 # ============================================================================ the folder manifest
