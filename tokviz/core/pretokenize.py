@@ -4,17 +4,24 @@ Named patterns are tiktoken's own (``gpt2`` is r50k's pattern, ``cl100k`` cl100k
 chunking matches the reference exactly. ``none`` keeps each document whole, the lecture's setting.
 A custom pattern is any regex; text it does not match becomes chunks of its own, so nothing is
 ever dropped and the round trip holds.
+
+Every custom pattern (typed by a user, read from a model file or a tokenizer.json) is bounded: it is
+tried on a few short hostile texts when it is resolved, and each later run has a time limit that
+grows with the text (:func:`time_limit`). A pattern with catastrophic backtracking such as
+``(a|a)+$`` then fails with a one-line :class:`PatternTimeoutError` instead of hanging the CLI or
+the window. The named GPT-2 / cl100k patterns are linear and keep their unbounded fast paths.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 import regex
 
-from .errors import PretokenizerError
+from .errors import ArgumentTypeError, PretokenizerError
 
 GPT2_PATTERN = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s"""
 CL100K_PATTERN = (
@@ -38,6 +45,44 @@ _ASCII_PATTERNS: dict[str, re.Pattern[str]] = {
     ),
 }
 _NON_ASCII = re.compile(r"[^\x00-\x7f]+")
+
+# Time limits of a custom pattern. Legitimate pre-tokenizer regexes cut about 10 million
+# characters a second (0.07-0.15 us per character measured for GPT-2's, cl100k's and \w+-style
+# patterns); the per-character allowance is a hundred times that, and the base covers start-up
+# and a loaded machine. So only a pattern that backtracks catastrophically ever reaches the limit:
+# a 256K-character training part gets 3.6 s, a 1 MB editor text 11 s.
+PATTERN_TIME_BASE = 1.0
+PATTERN_TIME_PER_CHAR = 10e-6
+# Limit of each trial run on a short hostile text (a legitimate pattern needs microseconds).
+TRIAL_TIME_LIMIT = 0.25
+# The trial texts: a run of this many copies of one character, then an end that may not match.
+TRIAL_RUN = 32
+TRIAL_SEEDS = "a1 .\n\u00e9"
+TRIAL_ENDS = ("\x00", "")
+# At most this many distinct characters of a pattern are tried (plus the seeds).
+TRIAL_MAX_CHARS = 24
+
+
+class PatternTimeoutError(PretokenizerError):
+    """A custom pre-tokenizer regex ran past its time limit: it backtracks catastrophically.
+
+    Raised (one line, naming the shortened pattern) instead of letting the regex engine run for
+    hours; a :class:`~tokviz.core.errors.TokvizError`, so the CLI exits 1 with the message and the
+    GUI shows it.
+    """
+
+
+def time_limit(n_chars: int) -> float:
+    """Seconds a custom pattern may take on a text of ``n_chars`` code points (see the constants)."""
+    return PATTERN_TIME_BASE + PATTERN_TIME_PER_CHAR * max(n_chars, 0)
+
+
+def shorten_pattern(pattern: str, width: int = 40) -> str:
+    """The pattern quoted on one line for a message: control characters escaped, long ones cut."""
+    shown = "".join(c if c.isprintable() else repr(c)[1:-1] for c in pattern)
+    if len(shown) > width:
+        shown = shown[: width - 1] + "\u2026"
+    return f"'{shown}'"
 
 
 # Where the named GPT-2 / cl100k patterns always have a chunk boundary, whatever follows: before a
@@ -70,9 +115,12 @@ class Pretokenizer:
     pattern: str | None
     _compiled: regex.Pattern | None = field(default=None, repr=False, compare=False)
     _tiles: bool = field(default=True, repr=False, compare=False)
+    # Whether each run has a time limit: every pattern but the named, known-linear ones.
+    _bounded: bool = field(default=False, repr=False, compare=False)
 
     def split(self, text: str) -> list[str]:
         """The chunks of ``text`` in order; joined they give ``text`` back exactly."""
+        _require_str(text)
         if not text:
             return []
         if self._compiled is None:
@@ -116,6 +164,7 @@ class Pretokenizer:
 
     def spans(self, text: str) -> list[tuple[int, int]]:
         """Code-point ``(start, end)`` of every chunk; they tile ``text`` with no gap."""
+        _require_str(text)
         if not text:
             return []
         if self._compiled is None:
@@ -128,15 +177,22 @@ class Pretokenizer:
                 out.append((pos, end))
                 pos = end
             return out
+        limit = time_limit(len(text)) if self._bounded else None
         pos = 0
-        for m in self._compiled.finditer(text):
-            s, e = m.span()
-            if s == e:
-                continue
-            if s > pos:
-                out.append((pos, s))
-            out.append((s, e))
-            pos = e
+        try:
+            for m in self._compiled.finditer(text, timeout=limit):
+                s, e = m.span()
+                if s == e:
+                    continue
+                if s > pos:
+                    out.append((pos, s))
+                out.append((s, e))
+                pos = e
+        except TimeoutError:
+            raise PatternTimeoutError(
+                f"the pre-tokenizer regex {shorten_pattern(self.pattern or '')} takes too long "
+                f"(over {limit:.1f} s on {len(text):,} characters; catastrophic backtracking?)"
+            ) from None
         if pos < len(text):
             out.append((pos, len(text)))
         return out
@@ -144,6 +200,13 @@ class Pretokenizer:
     def to_json(self) -> str:
         """The spec that recreates this pre-tokenizer: a name for the named ones, else the regex."""
         return self.name if self.name in NAMED_PATTERNS else (self.pattern or "none")
+
+
+def _require_str(text: object) -> None:
+    """Refuse a text that is not a ``str`` (None, bytes, a number) with a one-line TokvizError."""
+    if not isinstance(text, str):
+        hint = "; decode bytes to str first" if isinstance(text, (bytes, bytearray)) else ""
+        raise ArgumentTypeError(f"the text to pre-tokenize must be a str, got {type(text).__name__}{hint}")
 
 
 def resolve_pretokenizer(spec: str | Pretokenizer | None) -> Pretokenizer:
@@ -167,9 +230,53 @@ def resolve_pretokenizer(spec: str | Pretokenizer | None) -> Pretokenizer:
         return Pretokenizer(key, pattern, regex.compile(pattern), True)
     if spec == "":
         raise PretokenizerError("the pre-tokenizer regex is empty")
-    compiled = compile_custom_pattern(spec)
+    compiled, problem, too_slow = _checked_pattern(spec)
+    if compiled is None:
+        raise PatternTimeoutError(problem) if too_slow else PretokenizerError(problem)
     name = {GPT2_PATTERN: "gpt2", CL100K_PATTERN: "cl100k"}.get(spec, "custom")
-    return Pretokenizer(name, spec, compiled, False)
+    return Pretokenizer(name, spec, compiled, False, name == "custom")
+
+
+@functools.lru_cache(maxsize=64)
+def _checked_pattern(pattern: str) -> tuple[regex.Pattern | None, str, bool]:
+    """Compile and try a custom pattern once: ``(compiled, "", False)`` or ``(None, message, too_slow)``.
+
+    Cached because the GUI checks the pattern being typed on every keystroke and then resolves
+    it again, and a model file's pattern is resolved by every tokenizer made from it.
+    """
+    try:
+        compiled = compile_custom_pattern(pattern)
+    except PretokenizerError as exc:
+        return None, str(exc), False
+    if pattern not in (GPT2_PATTERN, CL100K_PATTERN):
+        for text in _trial_texts(pattern):
+            try:
+                for _ in compiled.finditer(text, timeout=TRIAL_TIME_LIMIT):
+                    pass
+            except TimeoutError:
+                message = (
+                    f"the pre-tokenizer regex {shorten_pattern(pattern)} takes too long (catastrophic "
+                    f"backtracking): over {TRIAL_TIME_LIMIT} s on a test text of {TRIAL_RUN} x "
+                    f"{shorten_pattern(text[0])}"
+                )
+                return None, message, True
+    return compiled, "", False
+
+
+def _trial_texts(pattern: str) -> list[str]:
+    """Short texts on which a backtracking pattern explodes: runs of one character, then an odd end.
+
+    The characters are a letter, a digit, a space, a dot, a newline, a non-ASCII letter and the
+    pattern's own literal characters; ``(a|a)+$`` or ``(x+)+y`` fail on ``"a" * 32 + "\\x00"``
+    after trying 2**32 ways, where any linear pattern takes microseconds.
+    """
+    chars = dict.fromkeys(TRIAL_SEEDS)
+    for c in pattern:
+        if len(chars) >= len(TRIAL_SEEDS) + TRIAL_MAX_CHARS:
+            break
+        if c.isprintable() and not c.isspace():
+            chars.setdefault(c)
+    return [c * TRIAL_RUN + end for c in chars for end in TRIAL_ENDS]
 
 
 def compile_custom_pattern(pattern: str) -> regex.Pattern:

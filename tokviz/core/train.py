@@ -20,7 +20,7 @@ import os
 import time
 from collections import Counter
 from collections.abc import Callable, Generator, Iterable
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Any, Never, Protocol
 
@@ -28,6 +28,7 @@ from .corpus import CorpusSource, iter_parts, resolve_source
 from .errors import ArgumentTypeError, Cancelled, CorpusError, InvalidArgument, VocabSizeError
 from .merges import MergeStep
 from .pretokenize import NAMED_PATTERNS, Pretokenizer, SpecialSplitter, resolve_pretokenizer
+from .procpool import stop_pool, worker_pool
 from .tokenizer import LONE_SURROGATE as _LONE_SURROGATE
 from .tokenizer import Tokenizer
 
@@ -181,7 +182,7 @@ def _count_corpus(
         return counts, total
     spec = pre.to_json()
     pending: list[Future[dict[str, int]]] = []
-    pool = ProcessPoolExecutor(max_workers=n_workers, mp_context=_mp_context())
+    pool = worker_pool(n_workers, _mp_context())
     finished = False
     try:
         for part in parts:
@@ -196,9 +197,9 @@ def _count_corpus(
             yield from progress()
         finished = True
     finally:
-        # On cancel or error, do not wait for parts still being counted: the workers finish
-        # their current part (tens of milliseconds) and exit on their own.
-        pool.shutdown(wait=finished, cancel_futures=True)
+        # On cancel or error, nothing is left running: the workers are terminated and reaped
+        # (a part with a slow pattern can take seconds), and they die with this process anyway.
+        stop_pool(pool, finished)
     return counts, total
 
 
