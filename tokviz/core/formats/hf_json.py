@@ -226,9 +226,9 @@ def hf_from_json(data: Any, file_name: str = "tokenizer.json", name: str = "toke
         return TokenizerLoadError(f"{file_name}: {message}")
 
     if not isinstance(data, dict):
-        raise fail(f"not a Hugging Face tokenizer.json (expected a JSON object, found {json_kind(data)})")
+        raise fail(f"not a Hugging Face tokenizer file (expected a JSON object, found {json_kind(data)})")
     if not isinstance(data.get("model"), dict):
-        raise fail('not a Hugging Face tokenizer.json (no "model" object)')
+        raise fail('not a Hugging Face tokenizer file (no "model" object)')
     model = data["model"]
     kind = model.get("type", "BPE" if "merges" in model else None)
     if kind != "BPE":
