@@ -253,11 +253,6 @@ PRETOKENIZER_CALLS = [
 ]
 
 
-@pytest.mark.xfail(
-    reason="Pretokenizer.split/spans (core/pretokenize.py, owned by the regex-timeout work) do not "
-    "check their argument yet: None gives [] and bytes or an int a raw TypeError/AttributeError",
-    strict=False,
-)
 @pytest.mark.parametrize(
     ("label", "spec", "method", "value"), PRETOKENIZER_CALLS, ids=[c[0] for c in PRETOKENIZER_CALLS]
 )
