@@ -84,7 +84,7 @@ class MenusMixin:
             lambda: self._open_help(ShortcutsDialog(self)),
             name="actionShortcuts",
         )
-        self.act_about = a("&About tokviz", None, self._about, name="actionAbout")
+        self.act_about = a("&About tokviz", "Ctrl+F1", self._about, name="actionAbout")
 
     def _build_menus(self) -> None:
         bar = self.menuBar()

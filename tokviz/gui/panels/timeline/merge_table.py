@@ -23,7 +23,7 @@ COLUMN_SAMPLES = {
     MERGE: "·the + ·cat",
     NEW: "·token",
     ID: "100,276",
-    COUNT: "3,437,840",
+    COUNT: "99,999,999",
     TIES: "999",
     TEXT_TOKENS: "100,000",
     CORPUS_TOKENS: "25,000,000",
@@ -57,7 +57,7 @@ class MergeTableView(QTableView):
         for col, sample in COLUMN_SAMPLES.items():
             header = str(model.headerData(col, Qt.Orientation.Horizontal))
             width = (
-                max(fm.horizontalAdvance(sample), fm.horizontalAdvance(header)) + 2 * fm.averageCharWidth()
+                max(fm.horizontalAdvance(sample), fm.horizontalAdvance(header)) + 3 * fm.averageCharWidth()
             )
             self.setColumnWidth(col, width)
 

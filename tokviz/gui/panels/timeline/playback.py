@@ -117,8 +117,14 @@ class PlaybackBar(QWidget):
         self.step_box.setKeyboardTracking(False)
         self.step_box.setRange(0, 0)
         self.step_box.setPrefix("step ")
+        self._size_step_box()
         self.total_label = QLabel("/ 0", self)
         self.total_label.setObjectName("timelineTotal")
+
+    def _size_step_box(self) -> None:
+        """Wide enough for "step 1,000,000" at the current font, whatever the range was when laid out."""
+        fm = self.step_box.fontMetrics()
+        self.step_box.setMinimumWidth(fm.horizontalAdvance("step 0000000") + 4 * fm.averageCharWidth() + 16)
 
     def _build_speed(self) -> None:
         self.speed = QComboBox(self)
@@ -178,6 +184,8 @@ class PlaybackBar(QWidget):
             self, "_play_icon"
         ):
             self._update_icons()
+        if event.type() == QEvent.Type.FontChange and hasattr(self, "step_box"):
+            self._size_step_box()
 
     # ---------------------------------------------------------------- state shown
     def set_total(self, total: int) -> None:
