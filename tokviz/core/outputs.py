@@ -117,7 +117,7 @@ def check_outputs(outputs: Sequence[Output], inputs: Sequence[PathLike] = ()) ->
     for c in checked:
         if c.output.is_folder:
             for name in c.output.files:
-                files.append((c.target / name, c.output, str(c.output.path / name)))
+                files.append((_real(c.target / name), c.output, str(c.output.path / name)))
         else:
             files.append((c.target, c.output, str(c.output.path)))
     _refuse_overlaps(checked, files)
@@ -295,11 +295,11 @@ class OutputWriter:
         c = self._checked(output)
         if not output.is_folder:
             if not isinstance(data, bytes):
-                raise TypeError(f"{output.what} is a file: stage bytes")
+                raise OutputError(f"{output.what} is a file: stage its bytes")
             self._stage_file(c.target, str(output.path), data)
             return
         if isinstance(data, bytes) or set(data) != set(output.files):
-            raise TypeError(f"{output.what} is a folder: stage {{name: bytes}} for {output.files}")
+            raise OutputError(f"{output.what} is a folder: stage {{name: bytes}} for each of {output.files}")
         manifest = _manifest(data)
         if not c.exists:
             # A new folder is built whole under a temporary name and appears in one rename.
@@ -356,7 +356,7 @@ class OutputWriter:
         for c in self.checked:
             if c.output == output:
                 return c
-        raise ValueError(f"{output.what} was not checked")
+        raise OutputError(f"{output.what} was not checked: pass it to check_outputs first")
 
     def _stage_file(self, target: Path, given: str, data: bytes) -> None:
         temp = _fresh_name(target)
