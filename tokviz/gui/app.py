@@ -9,8 +9,18 @@ import time
 def main(argv: list[str] | None = None) -> int:
     """Create the QApplication, show the main window, run the event loop; returns the exit code."""
     started = time.perf_counter()
-    from PySide6.QtCore import QTimer
-    from PySide6.QtWidgets import QApplication
+    from tokviz.gui.preflight import display_problem, qt_import_problem
+
+    problem = display_problem()
+    if problem is not None:
+        print(f"tokviz: {problem}", file=sys.stderr)
+        return 1
+    try:
+        from PySide6.QtCore import QTimer
+        from PySide6.QtWidgets import QApplication
+    except ImportError as exc:
+        print(f"tokviz: {qt_import_problem(exc)}", file=sys.stderr)
+        return 1
 
     from tokviz.gui.compat import protect_none_refcount
     from tokviz.gui.window.about import app_icon
