@@ -122,6 +122,17 @@ def test_a_special_token_spelled_like_a_byte_fails_before_training(
     assert list(tmp_path.iterdir()) == [corpus]
 
 
+def test_a_pattern_hugging_face_reads_otherwise_fails_before_training(
+    capsys, tmp_path: Path, corpus: Path, no_training
+) -> None:
+    code, err = train(
+        capsys, corpus, "--pretokenizer", "x*", "-o", str(tmp_path / "m.json"), "--export-hf", "h.json"
+    )
+    assert code == 1
+    assert_one_line_error(err, "--export-hf cannot write the pre-tokenizer 'x*'", "empty string")
+    assert list(tmp_path.iterdir()) == [corpus]
+
+
 # ============================================================================ written together
 @posix_only
 def test_a_symlink_output_is_written_through(capsys, tmp_path: Path, corpus: Path) -> None:

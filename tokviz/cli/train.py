@@ -52,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--workers must be 1 or more")
     outputs = planned_outputs(args)
     check_outputs(outputs, inputs=args.corpus)
-    check_specials_fit(args)
+    check_exports_fit(args)
     printer = ProgressPrinter(sys.stderr)
     errors = "replace" if args.replace_invalid else "strict"
 
@@ -155,11 +155,19 @@ def planned_outputs(args: argparse.Namespace) -> list[Output]:
     return outputs
 
 
-def check_specials_fit(args: argparse.Namespace) -> None:
-    """Before training: a special token spelled like a byte token cannot go into a vocab.json or
-    tokenizer.json, which key tokens by their text (clashes with learned tokens fail before writing)."""
+def check_exports_fit(args: argparse.Namespace) -> None:
+    """Before training, what the exports cannot hold whatever is learned: a special token spelled like
+    a byte token (vocab.json and tokenizer.json key tokens by their text) and, for tokenizer.json, a
+    pattern HF would read otherwise. Clashes with learned tokens still fail before writing."""
     from tokviz.core.bytes_ import bytes_to_gpt2_str
     from tokviz.core.errors import ExportError
+    from tokviz.core.formats.hf_verify import pattern_problem
+    from tokviz.core.pretokenize import resolve_pretokenizer
+
+    if args.export_hf:
+        problem = pattern_problem(resolve_pretokenizer(args.pretokenizer))
+        if problem is not None:
+            raise ExportError(f"--export-hf cannot write the pre-tokenizer {args.pretokenizer!r}: {problem}")
 
     formats = [flag for flag in ("--export-gpt2", "--export-hf") if getattr(args, flag[2:].replace("-", "_"))]
     if not formats:
