@@ -284,9 +284,11 @@ class OutputWriter:
     _temps: list[Path] = field(default_factory=list)
 
     def __enter__(self) -> OutputWriter:
+        """The writer itself; leaving the block by an exception discards what was staged."""
         return self
 
     def __exit__(self, kind: object, exc: object, tb: object) -> None:
+        """Remove every temporary file when the block failed (or Ctrl+C) before its commit."""
         if exc is not None:
             self.discard()
 
@@ -353,12 +355,14 @@ class OutputWriter:
         self._staged.clear()
 
     def _checked(self, output: Output) -> CheckedOutput:
+        """The check result of ``output``: only checked outputs may be written."""
         for c in self.checked:
             if c.output == output:
                 return c
         raise OutputError(f"{output.what} was not checked: pass it to check_outputs first")
 
     def _stage_file(self, target: Path, given: str, data: bytes) -> None:
+        """Write one temporary file beside ``target`` (keeping an existing file's mode)."""
         temp = _fresh_name(target)
         mode = None
         with contextlib.suppress(OSError):
