@@ -100,6 +100,8 @@ def test_plot_writes_an_svg_with_the_numbers_as_text(
     assert "english.txt" in texts  # a path is shortened to its file name on the axis
     rows = labelled_rows({"x": english.read_text(encoding="utf-8")}, ["gpt2"])
     assert f"{rows[0]['bytes_per_token']:.2f}" in texts
+    legend = " ".join(texts)
+    assert "GPT-2" in legend and "gpt2" not in legend, "the chart names GPT-2 as the app does"
 
 
 @pytest.mark.parametrize("view", ["attention", "vocab"])

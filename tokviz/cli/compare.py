@@ -73,8 +73,12 @@ def run(args: argparse.Namespace) -> int:
     emit = {"table": _compare_table, "csv": _compare_csv, "json": _compare_json}[args.format]
     emit(rows, sys.stdout)
     if args.plot:
-        sizes = {spec: tok.vocab_size for spec, tok in zip(specs, tokenizers)}
-        written = plot_compare(rows, args.plot, sizes, args)
+        # The chart names the bundled tokenizers as the app does ("GPT-2", not "gpt2"); files keep
+        # the name the user typed.
+        names = {spec: chart_name(spec, tok) for spec, tok in zip(specs, tokenizers)}
+        sizes = {names[spec]: tok.vocab_size for spec, tok in zip(specs, tokenizers)}
+        chart_rows = [dict(row, tokenizer=names[row["tokenizer"]]) for row in rows]
+        written = plot_compare(chart_rows, args.plot, sizes, args)
         print_note(f"chart written to {written}")
     return 0
 
@@ -95,6 +99,13 @@ def labelled_rows(
     for i, row in enumerate(rows):
         row["tokenizer"] = tokenizer_specs[i % len(tokenizer_specs)]
     return rows
+
+
+def chart_name(spec: str, tokenizer: Tokenizer) -> str:
+    """A bundled tokenizer's display name (GPT-2, cl100k, bytes); anything else as the user named it."""
+    from tokviz.core.registry import is_builtin
+
+    return tokenizer.name if is_builtin(spec) else spec
 
 
 def check_plot_options(args: argparse.Namespace) -> None:

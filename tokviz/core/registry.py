@@ -50,6 +50,11 @@ _lock = threading.Lock()
 _cache: dict[str, Tokenizer] = {}
 
 
+def is_builtin(spec: str) -> bool:
+    """Whether ``spec`` names a bundled tokenizer (``bytes``, ``gpt2``, ``cl100k`` or an alias)."""
+    return spec.strip().lower() in _ALIASES
+
+
 def byte_tokenizer() -> Tokenizer:
     """The pure byte tokenizer: 256 ids, one per byte value, no merges, no pre-tokenizer."""
     return Tokenizer({b: bytes([b]) for b in range(256)}, [], pretokenizer="none", name="bytes")
