@@ -42,7 +42,7 @@ def texts_of(svg: bytes) -> list[str]:
 @pytest.mark.parametrize("scale", [1, 2, 3])
 def test_a_token_view_exports_at_the_requested_pixel_size(window, tmp_path, scale):
     target = window.exporter.target("view:1")
-    size: QSize = target.widget.size()
+    size: QSize = target.pixel_size(1)
 
     written = window.exporter.write(target, tmp_path / f"view@{scale}x.png", scale)
 
@@ -71,7 +71,7 @@ def test_token_views_export_as_svg_with_their_text(window, tmp_path):
     data = written.read_bytes()
     assert QSvgRenderer(data).isValid()
     root = minidom.parseString(data).documentElement
-    size = target.widget.size()
+    size = target.pixel_size(1)
     assert (root.getAttribute("width"), root.getAttribute("height")) == (
         str(size.width()),
         str(size.height()),
@@ -80,6 +80,19 @@ def test_token_views_export_as_svg_with_their_text(window, tmp_path):
     shown = " ".join(texts_of(data))
     assert "Hello" in shown and "<F0 9F>" in shown and "你好" in shown
     assert not minidom.parseString(data).getElementsByTagName("image")  # no bitmaps inside
+
+
+def test_a_view_export_is_its_tokens_not_its_controls(window, tmp_path):
+    """Like ``tokviz render``: a caption and the tokens, no picker, no close button, no empty area."""
+    target = window.exporter.target("view:1")
+    data = window.exporter.write(target, tmp_path / "view.svg").read_bytes()
+    shown = texts_of(data)
+    assert not any("✕" in t for t in shown), "no close button"
+    caption = next(t for t in shown if "tokens" in t and "bytes/token" in t)
+    assert "GPT-2" in caption or "GPT-2" in shown
+    png = QImage(str(window.exporter.write(target, tmp_path / "view.png", 2)))
+    # HELLO is 12 GPT-2 tokens on one line: a sheet a few lines high, not the view's 500 px.
+    assert png.height() < 2 * 260, png.size()
 
 
 def test_the_whole_window_is_a_bitmap_export_only(window, tmp_path):
@@ -158,7 +171,7 @@ def test_the_dialog_saves_the_chosen_panel_and_remembers_the_choice(qtbot, windo
     dialog.target_box.setCurrentIndex(dialog.target_box.findData("view:2"))
     dialog.format_box.setCurrentIndex(dialog.format_box.findData("png"))
     dialog.scale_box.setCurrentIndex(dialog.scale_box.findData(3.0))
-    size = window.panels[1].size()
+    size = window.exporter.target("view:2").pixel_size(1)
     assert dialog.size_label.text() == f"{size.width() * 3} × {size.height() * 3} pixels"
 
     written = dialog.save(tmp_path / "cl100k")

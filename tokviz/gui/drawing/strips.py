@@ -163,6 +163,40 @@ class StripSheet(QWidget):
         self.resize(inner + 2 * PAD, y + PAD)
 
 
+def strip_sheet(
+    text: str,
+    tokenizers: Sequence[tuple[str, Tokenizer]],
+    *,
+    dark: bool = False,
+    show_ids: bool = False,
+    whitespace: bool = False,
+    point_size: float = DEFAULT_POINT_SIZE,
+    max_width: int = DEFAULT_WIDTH,
+    colors: TokenColors | None = None,
+) -> StripSheet:
+    """An offscreen sheet of ``text`` as strips: what ``tokviz render`` and the window's view exports draw.
+
+    Texts over :data:`MAX_RENDER_CHARS` characters are cut there, and the sheet says so. The caller
+    owns the sheet (``deleteLater`` it when done).
+    """
+    ensure_app()
+    note = ""
+    if len(text) > MAX_RENDER_CHARS:
+        note = f"first {MAX_RENDER_CHARS:,} of {len(text):,} characters"
+        text = text[:MAX_RENDER_CHARS]
+    return StripSheet(
+        text,
+        tokenizers,
+        dark=dark,
+        show_ids=show_ids,
+        whitespace=whitespace,
+        point_size=point_size,
+        max_width=max_width,
+        colors=colors,
+        note=note,
+    )
+
+
 def render_strips(
     text: str,
     tokenizers: Sequence[tuple[str, Tokenizer]],
@@ -180,12 +214,7 @@ def render_strips(
 
     Texts over :data:`MAX_RENDER_CHARS` characters are cut there, and the image says so.
     """
-    ensure_app()
-    note = ""
-    if len(text) > MAX_RENDER_CHARS:
-        note = f"first {MAX_RENDER_CHARS:,} of {len(text):,} characters"
-        text = text[:MAX_RENDER_CHARS]
-    sheet = StripSheet(
+    sheet = strip_sheet(
         text,
         tokenizers,
         dark=dark,
@@ -194,7 +223,6 @@ def render_strips(
         point_size=point_size,
         max_width=max_width,
         colors=colors,
-        note=note,
     )
     try:
         if Path(path).suffix.lower() == ".png":

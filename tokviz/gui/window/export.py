@@ -8,6 +8,8 @@ The dialog remembers the last target, format, scale and folder in the settings.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -37,7 +39,9 @@ from tokviz.gui.drawing.images import (
     is_vector,
     write_image,
 )
+from tokviz.gui.drawing.strips import strip_sheet
 from tokviz.gui.settings import EXPORT_FOLDER, EXPORT_FORMAT, EXPORT_SCALE, EXPORT_TARGET
+from tokviz.gui.widgets.token_panel import TokenPanel
 
 if TYPE_CHECKING:
     from tokviz.gui.window.main_window import MainWindow
@@ -54,10 +58,27 @@ class ExportTarget:
     label: str
     widget: QWidget
     vector: bool
+    # Token views are drawn as a clean sheet (their tokens under a caption, as ``tokviz render``
+    # draws them), not as the widgets with their pickers, buttons and empty space.
+    sheet: Callable[[], QWidget] | None = None
+
+    @contextmanager
+    def picture(self) -> Iterator[QWidget]:
+        """The widget to draw for this target: the live widget, or a sheet made now and dropped after."""
+        if self.sheet is None:
+            yield self.widget
+            return
+        sheet = self.sheet()
+        try:
+            yield sheet
+        finally:
+            sheet.hide()
+            sheet.deleteLater()
 
     def pixel_size(self, scale: float) -> QSize:
         """Size in device pixels of a PNG at ``scale``."""
-        size = self.widget.size()
+        with self.picture() as widget:
+            size = widget.size()
         return QSize(max(1, round(size.width() * scale)), max(1, round(size.height() * scale)))
 
     @property
@@ -76,10 +97,10 @@ def _dock_export_widget(widget: QWidget) -> QWidget:
 
 def export_targets(window: MainWindow) -> list[ExportTarget]:
     """Every part of the window that is on screen now, token views first, the whole window last."""
-    targets = [ExportTarget("views", "All token views", window.views_splitter, True)]
+    targets = [ExportTarget("views", "All token views", window.views_splitter, True, _sheet_of(window, None))]
     for panel in window.panels:
         label = f"Token view {panel.number} ({window.tokenizers.label(panel.model.key)})"
-        targets.append(ExportTarget(f"view:{panel.number}", label, panel, True))
+        targets.append(ExportTarget(f"view:{panel.number}", label, panel, True, _sheet_of(window, panel)))
     for dock in window.findChildren(QDockWidget):
         inner = dock.widget()
         # A dock behind another dock's tab is "visible" but has nothing on screen.
@@ -90,6 +111,31 @@ def export_targets(window: MainWindow) -> list[ExportTarget]:
         targets.append(ExportTarget(f"dock:{dock.objectName()}", title, widget, is_vector(widget)))
     targets.append(ExportTarget("window", "Whole window", window, False))
     return targets
+
+
+def _sheet_of(window: MainWindow, only: TokenPanel | None) -> Callable[[], QWidget]:
+    """Make the views' tokens (or one view's) into a sheet as wide as the views are on screen."""
+
+    def make() -> QWidget:
+        panels = [p for p in window.panels if only is None or p is only]
+        tokenizers = [
+            (window.tokenizers.label(p.model.key), p.model.tokenizer)
+            for p in panels
+            if p.model.tokenizer is not None
+        ]
+        options = window.display_options()
+        return strip_sheet(
+            window.text,
+            tokenizers,
+            dark=window.is_dark(),
+            show_ids=options.show_ids,
+            whitespace=options.whitespace,
+            point_size=window.point_size,
+            max_width=max(400, (only or window.views_splitter).width()),
+            colors=window.colors,
+        )
+
+    return make
 
 
 def target_for_focus(window: MainWindow, targets: list[ExportTarget]) -> ExportTarget | None:
@@ -272,14 +318,16 @@ class Exporter:
         out = Path(path)
         if out.suffix.lower() == ".svg" and not target.vector:
             raise ExportError(f"{target.label} contains bitmaps; export it as PNG")
-        written = write_image(target.widget, out, scale, title=f"tokviz: {target.label}")
+        with target.picture() as widget:
+            written = write_image(widget, out, scale, title=f"tokviz: {target.label}")
         self.last_path = written
         self.window.statusBar().showMessage(f"Exported {target.label} to {written}", 5000)
         return written
 
     def copy(self, target: ExportTarget, scale: float = 2.0) -> QImage:
         """Copy ``target`` to the clipboard at ``scale``."""
-        image = copy_image(target.widget, scale)
+        with target.picture() as widget:
+            image = copy_image(widget, scale)
         self.window.statusBar().showMessage(
             f"Copied {target.label} ({image.width()} × {image.height()} px) to the clipboard", 5000
         )
