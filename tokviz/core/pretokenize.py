@@ -118,6 +118,15 @@ class Pretokenizer:
     # Whether each run has a time limit: every pattern but the named, known-linear ones.
     _bounded: bool = field(default=False, repr=False, compare=False)
 
+    @property
+    def bounded(self) -> bool:
+        """True for a pattern that runs with a time limit: anything but the named, linear ones.
+
+        Such a pattern can take up to :func:`time_limit` seconds before it fails, so a GUI runs it
+        off its own thread.
+        """
+        return self._bounded
+
     def split(self, text: str) -> list[str]:
         """The chunks of ``text`` in order; joined they give ``text`` back exactly."""
         _require_str(text)

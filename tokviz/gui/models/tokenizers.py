@@ -18,6 +18,7 @@ from typing import Any
 from PySide6.QtCore import QAbstractListModel, QModelIndex, QObject, QPersistentModelIndex, Qt, Signal
 
 from tokviz.core.errors import TokvizError
+from tokviz.core.pretokenize import PatternTimeoutError
 from tokviz.core.registry import load_tokenizer
 from tokviz.core.tokenizer import Tokenizer
 from tokviz.gui.text.token_table import TableUpdate, TokenTable, execute_plan, plan_edit
@@ -25,6 +26,18 @@ from tokviz.gui.workers.jobs import Job, run_job
 
 # Windows up to this many code points are encoded in the GUI thread (a few ms); larger ones go to a worker.
 SYNC_LIMIT = 4000
+
+
+def encodes_in_gui_thread(key: str, tokenizer: Tokenizer, size: int) -> bool:
+    """Whether a window of ``size`` code points may be encoded synchronously, in the GUI thread.
+
+    Only small windows of tokenizers whose pre-tokenizer is known to be fast (built-in names,
+    models trained with a named pattern) do. A tokenizer loaded from a file, or any custom
+    pattern, always goes to a worker: a pattern that backtracks catastrophically runs until its
+    time limit (seconds) before it fails, and the window must keep turning meanwhile.
+    """
+    return size <= SYNC_LIMIT and not key.startswith("file:") and not tokenizer.pretokenizer.bounded
+
 
 OPEN_KEY = "__open__"
 # Built-in tokenizers are shared by every window of the process; one thread builds their tables.
@@ -296,6 +309,9 @@ class TokenizationModel(QObject):
         self._text: str | None = None
         self._job: Job | None = None
         self._generation = 0
+        # The tokenizer whose pattern last ran past its time limit: later edits are tried again
+        # (in a worker), but the same error is not shown once per keystroke.
+        self._timed_out: Tokenizer | None = None
         registry.tokenizerLoaded.connect(self._on_loaded)
         if self.tokenizer is None:
             registry.ensure_loaded(key)
@@ -349,7 +365,7 @@ class TokenizationModel(QObject):
         plan = plan_edit(tok, self.table, text)
         if plan.unchanged:
             return
-        if plan.size <= SYNC_LIMIT:
+        if encodes_in_gui_thread(self.key, tok, plan.size):
             self._apply(execute_plan(tok, self.table, plan))
             return
         old = self.table
@@ -362,6 +378,7 @@ class TokenizationModel(QObject):
             if generation != self._generation:
                 return
             self._job = None
+            self._timed_out = None
             self._apply(update)
             if self._text is not None and self._text != update.table.text:
                 self._schedule(self._text)
@@ -372,8 +389,18 @@ class TokenizationModel(QObject):
             if generation != self._generation:
                 return
             self._job = None
-            self.busyChanged.emit(False)
-            self.failed.emit(str(exc))
+            timed_out = isinstance(exc, PatternTimeoutError)
+            repeated = timed_out and self._timed_out is tok
+            if timed_out:
+                self._timed_out = tok
+            if timed_out and self._text is not None and self._text != plan.text:
+                # The user typed on meanwhile (perhaps removing what the pattern chokes on): try
+                # the newest text, in a worker again since this tokenizer's pattern is bounded.
+                self._schedule(self._text)
+            else:
+                self.busyChanged.emit(False)
+            if not repeated:
+                self.failed.emit(str(exc))
 
         job.returned.connect(done)
         job.errored.connect(failed)

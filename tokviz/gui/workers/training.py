@@ -15,6 +15,7 @@ slices, and the pre-tokenizer processes run at a low CPU priority.
 
 from __future__ import annotations
 
+import atexit
 import gc
 import os
 import sys
@@ -25,6 +26,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+import shiboken6
 from PySide6.QtCore import QObject, Qt, QThread, QTimer, Signal, Slot
 
 from tokviz.core.errors import Cancelled, TokvizError
@@ -311,7 +313,11 @@ class _Worker(QObject):
         except Cancelled:
             self.cancelled.emit()
         except TokvizError as exc:
-            self.failed.emit(str(exc))
+            # Cancel pressed while a slow pattern ran out its time limit: the user asked to stop.
+            if self.cancel.event.is_set():
+                self.cancelled.emit()
+            else:
+                self.failed.emit(str(exc))
         except (ValueError, OSError, MemoryError) as exc:
             self.failed.emit(f"{type(exc).__name__}: {exc}")
         except Exception as exc:  # noqa: BLE001 - shown in the panel, never a crash
@@ -361,6 +367,25 @@ class _Worker(QObject):
         if pending:
             self.merges.emit(tuple(pending))
         self.status.emit(TrainStatus(item.phase, item.done, item.total, item.elapsed, rate, eta, merged))
+
+
+_detached: set[TrainJob] = set()
+
+
+def wait_for_detached(msecs_each: int = 60000) -> bool:
+    """Wait for the threads of runs whose window has closed (see :meth:`TrainJob.outlive_parent`).
+
+    Their cancel flag is set and every regex they run is bounded, so they end; registered with
+    ``atexit`` so the interpreter never tears down a running QThread. True when all ended.
+    """
+    ended = True
+    for job in list(_detached):
+        if shiboken6.isValid(job) and not job.ended:
+            ended = job.wait(msecs_each) and ended
+    return ended
+
+
+atexit.register(wait_for_detached)
 
 
 class TrainJob(QObject):
@@ -427,6 +452,21 @@ class TrainJob(QObject):
     def wait(self, msecs: int = 10000) -> bool:
         """Block until the worker thread has ended (for shutdown and tests)."""
         return self._thread.wait(msecs)
+
+    def outlive_parent(self) -> None:
+        """Keep this job (and its QThread) alive after its parent is gone, until the thread ends.
+
+        A window that closes while a cancelled run is still inside one regex call (bounded, but
+        it may take seconds) must not destroy a running QThread: Qt aborts the process with
+        "QThread: Destroyed while thread is still running". The job is detached and held for
+        the rest of the process (dropping it as it stops could destroy the QThread before its
+        thread has quite returned), and :func:`wait_for_detached`, run at exit, waits for it.
+        """
+        self.cancel()
+        if self.ended:
+            return
+        self.setParent(None)
+        _detached.add(self)
 
     def _on_succeeded(self, outcome: TrainOutcome) -> None:
         if self._cancel.is_set():

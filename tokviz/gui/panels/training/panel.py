@@ -279,10 +279,16 @@ class TrainPanel(TrainForm):
             self.cancel_button.setEnabled(False)
 
     def shutdown(self, msecs: int = 5000) -> None:
-        """Cancel and wait for the training thread (the window is closing)."""
+        """Cancel and wait for the training thread (the window is closing).
+
+        Cancel stops the counting processes at once; a thread still inside one bounded regex
+        call after ``msecs`` is detached from the panel, so closing never destroys it running.
+        """
         if self.job is not None:
             self.job.cancel()
-            self.job.wait(msecs)
+            if not self.job.wait(msecs):
+                job, self.job = self.job, None  # its stop no longer updates this closing panel
+                job.outlive_parent()
 
     def _set_running(self, running: bool) -> None:
         self.cancel_button.setEnabled(running)

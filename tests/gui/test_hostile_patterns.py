@@ -1,0 +1,185 @@
+"""A catastrophic pre-tokenizer pattern never freezes the window, and training with one always stops.
+
+``(a|a)+$`` on forty a's then a ``b`` backtracks 2**40 times. Opening a model file with it, or
+encoding the editor's text with it, runs in a worker; the event loop keeps turning meanwhile
+(counted with a heartbeat timer, not timed) and the error reaches the window's dialog. Some
+tests switch the up-front trial off so the pattern reaches its per-run time limit, which is how
+a pattern the trial cannot catch behaves.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QTimer
+
+from tokviz.core import pretokenize
+from tokviz.core.formats import save_model
+from tokviz.core.train import train_bpe
+from tokviz.gui.workers.training import TrainJob, TrainSettings
+
+from ..cli.helpers import ROOT, child_env
+
+CATASTROPHIC = r"(a|a)+$"
+HOSTILE_TEXT = "a" * 40 + "b"
+SAFETY_MS = 60_000
+
+
+class Heartbeat:
+    """Counts the event loop's turns while ``busy()`` is true (a frozen loop counts none)."""
+
+    def __init__(self, busy: Callable[[], bool], interval_ms: int = 10) -> None:
+        self.busy = busy
+        self.beats = 0
+        self.timer = QTimer()
+        self.timer.setInterval(interval_ms)
+        self.timer.timeout.connect(self._beat)
+        self.timer.start()
+
+    def _beat(self) -> None:
+        if self.busy():
+            self.beats += 1
+
+    def stop(self) -> None:
+        self.timer.stop()
+
+
+def _hostile_model(tmp_path: Path) -> Path:
+    """A valid tokviz model file whose pre-tokenizer is the catastrophic pattern."""
+    result = train_bpe(text="the cat in the hat aaa " * 20, vocab_size=270, pretokenizer=r"\w+|\S")
+    path = tmp_path / "hostile.json"
+    save_model(path, result.tokenizer("hostile"))
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data["pretokenizer"] = CATASTROPHIC
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def no_trial(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """The trial lets every pattern through; a run may take 2 s before it times out."""
+    monkeypatch.setattr(pretokenize, "_trial_texts", lambda pattern: [])
+    monkeypatch.setattr(pretokenize, "PATTERN_TIME_BASE", 2.0)
+    pretokenize._checked_pattern.cache_clear()
+    yield
+    pretokenize._checked_pattern.cache_clear()
+
+
+def test_opening_a_model_with_a_catastrophic_pattern_keeps_the_window_turning(qtbot, window, tmp_path):
+    path = _hostile_model(tmp_path)
+    pretokenize._checked_pattern.cache_clear()  # the trial really runs, in the loading worker
+    job_box: list = []
+    heart = Heartbeat(lambda: bool(job_box) and not job_box[0].done)
+    with qtbot.waitSignal(window.tokenizers.loadFailed, timeout=SAFETY_MS):
+        job_box.append(window.open_tokenizer_file(str(path), window.panels[0]))
+    heart.stop()
+    qtbot.waitUntil(lambda: window.last_error is not None, timeout=SAFETY_MS)
+    assert "takes too long" in window.last_error and "(a|a)+$" in window.last_error
+    assert heart.beats >= 3, "the event loop did not turn while the model was loading"
+    assert window.panels[0].model.key in ("gpt2", "bytes", "cl100k")
+
+
+def test_encoding_the_editor_with_a_pattern_that_times_out_runs_in_a_worker(
+    qtbot, make_window, tmp_path, no_trial
+):
+    window = make_window(text=HOSTILE_TEXT)
+    panel = window.panels[0]
+    path = _hostile_model(tmp_path)
+    heart = Heartbeat(lambda: panel.model._job is not None)
+    with qtbot.waitSignal(panel.model.failed, timeout=SAFETY_MS) as failed:
+        window.open_tokenizer_file(str(path), panel)
+    heart.stop()
+    assert "takes too long" in failed.args[0]
+    qtbot.waitUntil(lambda: window.last_error is not None, timeout=SAFETY_MS)
+    assert "takes too long" in window.last_error
+    assert heart.beats >= 5, "the editor's text was encoded in the GUI thread"
+    # Typing on tries again in a worker, without a second dialog for the same pattern.
+    errors: list = []
+    panel.model.failed.connect(errors.append)
+    window.set_text(HOSTILE_TEXT + "a")
+    qtbot.waitUntil(lambda: panel.model._job is not None, timeout=SAFETY_MS)
+    qtbot.waitUntil(lambda: panel.model._job is None, timeout=SAFETY_MS)
+    assert errors == []
+    # Removing what the pattern chokes on brings the tokens back.
+    window.set_text("the cat")
+    qtbot.waitUntil(lambda: panel.model.current, timeout=SAFETY_MS)
+
+
+def test_the_training_panel_refuses_the_pattern_as_you_type(qtbot, window):
+    panel = window.training.panel
+    panel.set_pretokenizer("custom")
+    panel.pattern.setText(CATASTROPHIC)
+    assert panel.pattern_error.isVisible() and "takes too long" in panel.pattern_error.text()
+    assert not panel.train_button.isEnabled()
+
+
+def test_training_with_the_pattern_fails_with_the_error_and_stops(qtbot, window):
+    panel = window.training.panel
+    with qtbot.waitSignal(panel.trainingFailed, timeout=SAFETY_MS) as failed:
+        panel.start(TrainSettings(HOSTILE_TEXT * 10, 300, pretokenizer=CATASTROPHIC))
+    assert "takes too long" in failed.args[0]
+    qtbot.waitUntil(lambda: not panel.running, timeout=SAFETY_MS)
+    assert panel.error.isVisible() and "takes too long" in panel.error.text()
+
+
+def test_a_run_stuck_in_a_slow_pattern_can_be_cancelled(qtbot, no_trial):
+    job = TrainJob(TrainSettings(HOSTILE_TEXT * 100, 300, pretokenizer=CATASTROPHIC))
+    with qtbot.waitSignal(job.progress, timeout=SAFETY_MS):
+        job.start()
+    qtbot.wait(300)  # now inside the regex, which runs until its time limit
+    assert job.running
+    with qtbot.waitSignals([job.cancelled, job.stopped], timeout=SAFETY_MS):
+        job.cancel()
+    assert not job.running and job.outcome is None and job.error is None
+
+
+QUIT_WHILE_TRAINING = textwrap.dedent(
+    """
+    import sys
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QApplication
+    from tokviz.core import pretokenize
+    from tokviz.gui.panels.training.panel import TrainPanel
+    from tokviz.gui.window.main_window import MainWindow
+    from tokviz.gui.workers.training import TrainSettings
+
+    # A pattern the trial lets through, stuck for 4 s in one regex call; the close waits 0.3 s.
+    pretokenize._trial_texts = lambda pattern: []
+    pretokenize.PATTERN_TIME_BASE = 4.0
+    TrainPanel.shutdown.__defaults__ = (300,)
+    app = QApplication(sys.argv)
+    window = MainWindow()
+    window.show()
+    job = window.training.panel.start(TrainSettings("a" * 40 + "b", 300, pretokenizer="(a|a)+$"))
+    assert job is not None
+
+    def close():
+        window.close()
+        app.quit()
+
+    QTimer.singleShot(800, close)
+    app.exec()
+    print("quit cleanly")
+    """
+)
+
+
+def test_quitting_while_a_run_is_stuck_in_a_regex_does_not_abort(tmp_path):
+    done = subprocess.run(
+        [sys.executable, "-c", QUIT_WHILE_TRAINING],
+        cwd=ROOT,
+        env=dict(child_env(), QT_QPA_PLATFORM="offscreen", HOME=str(tmp_path)),
+        capture_output=True,
+        text=True,
+        timeout=SAFETY_MS / 1000,
+        stdin=subprocess.DEVNULL,
+    )
+    assert "Destroyed while thread" not in done.stderr, done.stderr
+    assert done.returncode == 0, done.stderr
+    assert "quit cleanly" in done.stdout
