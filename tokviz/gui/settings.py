@@ -8,7 +8,6 @@ file always has the declared type (a damaged or hand-edited file falls back to t
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Generic, TypeVar, cast
 
 from PySide6.QtCore import QByteArray, QSettings
@@ -35,13 +34,14 @@ SYNC_SCROLL: Key[bool] = Key("syncScroll", bool, True)
 VIEWS: Key[list[str]] = Key("views", list, ["gpt2", "cl100k"])
 TEXT: Key[str] = Key("text", str, "")
 RECENT_FILES: Key[list[str]] = Key("recentFiles", list, [])
+# Where every file dialog starts: the folder of the last file opened or saved.
+LAST_FOLDER: Key[str] = Key("lastFolder", str, "")
 GEOMETRY: Key[QByteArray | None] = Key("geometry", QByteArray, None)
 WINDOW_STATE: Key[QByteArray | None] = Key("windowState", QByteArray, None)
 # File ▸ Export panel
 EXPORT_TARGET: Key[str] = Key("export/target", str, "views")
 EXPORT_SCALE: Key[float] = Key("export/scale", float, 2.0)
 EXPORT_FORMAT: Key[str] = Key("export/format", str, "png")
-EXPORT_FOLDER: Key[str] = Key("export/folder", str, str(Path.home()))
 # Presentation mode, and what to give back when it ends
 PRESENTATION_ON: Key[bool] = Key("presentation/on", bool, False)
 RESTORE_CHROME: Key[list[str] | None] = Key("presentation/restoreChrome", list, None)

@@ -20,7 +20,6 @@ from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import (
     QComboBox,
     QDockWidget,
-    QFileDialog,
     QHBoxLayout,
     QLabel,
     QMenu,
@@ -55,6 +54,7 @@ from tokviz.gui.drawing.chart_style import (
 )
 from tokviz.gui.models.tokenizers import TokenizerRegistryModel
 from tokviz.gui.panels.docking import follow_editor_text
+from tokviz.gui.widgets import file_dialogs
 from tokviz.gui.workers.debounce import Debouncer
 from tokviz.gui.workers.jobs import Job, run_job
 
@@ -279,7 +279,7 @@ class ExchangeChart(QWidget):
         remove.triggered.connect(self.remove_files)
 
     def _choose_file(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(
+        path, _ = file_dialogs.get_open_file_name(
             self,
             "Add a text to the chart",
             str(Path.home()),
@@ -448,7 +448,7 @@ class ExchangeChart(QWidget):
         filters = {"png": "PNG images (*.png)", "svg": "SVG drawings (*.svg)", "csv": "CSV files (*.csv)"}
         suffix = "@2x" if scale == 2.0 else ""
         default = str(Path.home() / f"exchange-rate-{self.canvas.view}{suffix}.{kind}")
-        path, _ = QFileDialog.getSaveFileName(self, "Export chart", default, filters[kind])
+        path, _ = file_dialogs.get_save_file_name(self, "Export chart", default, filters[kind])
         if not path:
             return
         try:

@@ -24,7 +24,6 @@ from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
     QDockWidget,
-    QFileDialog,
     QFormLayout,
     QLabel,
     QMenu,
@@ -40,7 +39,8 @@ from tokviz.gui.drawing.images import (
     write_image,
 )
 from tokviz.gui.drawing.strips import strip_sheet
-from tokviz.gui.settings import EXPORT_FOLDER, EXPORT_FORMAT, EXPORT_SCALE, EXPORT_TARGET
+from tokviz.gui.settings import EXPORT_FORMAT, EXPORT_SCALE, EXPORT_TARGET
+from tokviz.gui.widgets import file_dialogs
 from tokviz.gui.widgets.token_panel import TokenPanel
 
 if TYPE_CHECKING:
@@ -256,11 +256,11 @@ class ExportDialog(QDialog):
 
     def _choose_path(self) -> None:
         target, kind, scale = self.target(), self.kind(), self.scale()
-        folder = self.window_.settings.get(EXPORT_FOLDER)
+        folder = file_dialogs.last_folder()
         suffix = "" if kind == "svg" or scale == 1.0 else f"@{scale:g}x"
         default = str(Path(folder) / f"{target.file_stem}{suffix}.{kind}")
         filters = "PNG images (*.png)" if kind == "png" else "SVG drawings (*.svg)"
-        path, _ = QFileDialog.getSaveFileName(self, "Export panel", default, filters)
+        path, _ = file_dialogs.get_save_file_name(self, "Export panel", default, filters)
         if path:
             self.save(path)
 
@@ -276,7 +276,7 @@ class ExportDialog(QDialog):
         except (OSError, ExportError) as exc:
             self.message.setText(f"Export failed: {exc}")
             return None
-        self.window_.settings.set(EXPORT_FOLDER, str(written.parent))
+        file_dialogs.remember_folder(written.parent)
         self.message.setText(f"Saved {written.name}")
         return written
 

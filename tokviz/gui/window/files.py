@@ -11,7 +11,6 @@ from PySide6.QtGui import (
     QKeySequence,
 )
 from PySide6.QtWidgets import (
-    QFileDialog,
     QMessageBox,
 )
 
@@ -19,6 +18,7 @@ from tokviz.gui.settings import (
     RECENT_FILES,
 )
 from tokviz.gui.text.utf16 import normalize_newlines
+from tokviz.gui.widgets import file_dialogs
 from tokviz.gui.widgets.token_panel import TokenPanel
 
 MAX_RECENT = 8
@@ -42,7 +42,7 @@ class FilesMixin:
 
     def choose_text_file(self) -> None:
         """Ask for a text file and open it."""
-        path, _ = QFileDialog.getOpenFileName(
+        path, _ = file_dialogs.get_open_file_name(
             self,
             "Open text",
             str(Path.home()),
@@ -92,7 +92,7 @@ class FilesMixin:
 
     def choose_tokenizer_file(self, panel: TokenPanel | None) -> None:
         """Ask for a tokenizer file; it is loaded in the background and shown in ``panel`` (or the last view)."""
-        path, _ = QFileDialog.getOpenFileName(
+        path, _ = file_dialogs.get_open_file_name(
             self,
             "Open tokenizer",
             str(Path.home()),

@@ -15,7 +15,7 @@ from typing import Any
 
 from PySide6.QtCore import Signal
 from PySide6.QtGui import QDragEnterEvent, QDropEvent
-from PySide6.QtWidgets import QFileDialog, QWidget
+from PySide6.QtWidgets import QWidget
 
 from tokviz.core.errors import TokvizError
 from tokviz.core.formats.gpt2_files import GPT2_FILES, gpt2_file_bytes
@@ -44,6 +44,7 @@ from tokviz.gui.panels.training.report import (
     html_text,
     progress_text,
 )
+from tokviz.gui.widgets import file_dialogs
 from tokviz.gui.workers.jobs import Job, run_job
 from tokviz.gui.workers.training import TrainJob, TrainOutcome, TrainSettings, TrainStatus
 
@@ -149,7 +150,7 @@ class TrainPanel(TrainForm):
 
     def choose_files(self) -> None:
         """Ask for corpus files."""
-        paths, _ = QFileDialog.getOpenFileNames(
+        paths, _ = file_dialogs.get_open_file_names(
             self,
             "Corpus files",
             str(Path.home()),
@@ -160,7 +161,7 @@ class TrainPanel(TrainForm):
 
     def choose_folder(self) -> None:
         """Ask for a corpus folder (every file in it, recursively, hidden ones skipped)."""
-        path = QFileDialog.getExistingDirectory(self, "Corpus folder", str(Path.home()))
+        path = file_dialogs.get_existing_directory(self, "Corpus folder", str(Path.home()))
         if path:
             self.add_paths([path])
 
@@ -388,7 +389,7 @@ class TrainPanel(TrainForm):
         if self.outcome is None:
             return
         default = str(Path.home() / f"{file_stem(self.outcome.settings.name)}.tokviz.json")
-        path, _ = QFileDialog.getSaveFileName(
+        path, _ = file_dialogs.get_save_file_name(
             self, "Save tokviz model", default, "tokviz model (*.json);;All files (*)"
         )
         if path:
@@ -415,15 +416,15 @@ class TrainPanel(TrainForm):
             return
         stem = file_stem(self.outcome.settings.name)
         if kind == "gpt2":
-            path = QFileDialog.getExistingDirectory(
+            path = file_dialogs.get_existing_directory(
                 self, "Export vocab.json + merges.txt into", str(Path.home())
             )
         elif kind == "tiktoken":
-            path, _ = QFileDialog.getSaveFileName(
+            path, _ = file_dialogs.get_save_file_name(
                 self, "Export .tiktoken", str(Path.home() / f"{stem}.tiktoken"), "tiktoken ranks (*.tiktoken)"
             )
         else:
-            path, _ = QFileDialog.getSaveFileName(
+            path, _ = file_dialogs.get_save_file_name(
                 self, "Export tokenizer.json", str(Path.home() / "tokenizer.json"), "JSON (*.json)"
             )
         if path:

@@ -1,0 +1,37 @@
+"""Every file dialog starts in the folder of the last file opened or saved, across dialogs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtWidgets import QFileDialog
+
+from tokviz.gui.widgets import file_dialogs
+
+
+def test_a_dialog_starts_where_the_last_one_ended(monkeypatch, tmp_path):
+    asked: list[str] = []
+    saved = tmp_path / "slides" / "model.tokviz.json"
+    saved.parent.mkdir()
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a: (asked.append(a[2]) or str(saved), ""))
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a: (asked.append(a[2]) or "", ""))
+
+    file_dialogs.get_save_file_name(None, "Save model", str(Path.home() / "model.tokviz.json"))
+    file_dialogs.get_open_file_name(None, "Open tokenizer", str(Path.home()))
+
+    assert asked[0] == str(Path.home() / "model.tokviz.json"), "the first dialog starts at home"
+    assert asked[1] == str(saved.parent), "the next one starts where the model was saved"
+    assert file_dialogs.last_folder() == saved.parent
+
+
+def test_a_default_name_keeps_its_name_in_the_last_folder(tmp_path):
+    file_dialogs.remember_folder(tmp_path)
+    assert file_dialogs.start_path(str(Path.home() / "tokenizer.json")) == str(tmp_path / "tokenizer.json")
+    assert file_dialogs.start_path(str(tmp_path / "elsewhere" / "x.png")) == str(
+        tmp_path / "elsewhere" / "x.png"
+    )
+
+
+def test_a_folder_that_is_gone_falls_back_to_home(tmp_path):
+    file_dialogs.remember_folder(tmp_path / "deleted")
+    assert file_dialogs.last_folder() == Path.home()
