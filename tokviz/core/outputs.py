@@ -113,6 +113,7 @@ def check_outputs(outputs: Sequence[Output], inputs: Sequence[PathLike] = ()) ->
         for target in targets:
             finish_interrupted(target)
             _remove_stale_temps(target)
+            _remove_stale_temps(target.parent / f".{target.name}{JOURNAL_SUFFIX}")  # a journal cut short
     files: list[tuple[Path, Output, str]] = []  # (real path, owner, how to name it)
     for c in checked:
         if c.output.is_folder:
