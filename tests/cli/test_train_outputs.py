@@ -23,7 +23,7 @@ import pytest
 
 from tokviz.core.errors import TokenizerLoadError
 from tokviz.core.formats import tokenizer_from_files
-from tokviz.core.outputs import FAULT_ENV, Output, check_outputs
+from tokviz.core.outputs import FAULT_ENV, SIGINT_ENV, Output, check_outputs
 
 from .helpers import assert_one_line_error, child_env, run
 
@@ -290,3 +290,44 @@ def test_killed_at_any_moment_the_outputs_are_all_old_or_all_new(tmp_path: Path,
     for (kind, step), outcome in zip(plans[:70], outcomes[:70], strict=True):
         expected = "old" if step <= 6 else "new (finished)" if step <= 13 else "new"
         assert outcome == expected, kind
+
+
+@pytest.mark.slow
+@posix_only
+def test_ctrl_c_at_any_step_of_saving_leaves_all_old_or_all_new_and_says_which(
+    tmp_path: Path, corpus: Path
+) -> None:
+    template = tmp_path / "template"
+    template.mkdir()
+    shutil.copy(corpus, template / "notes.txt")
+    old = older_set(template, template / "notes.txt")
+    command = [sys.executable, "-m", "tokviz", "train", "notes.txt", "--vocab-size", "300", *FULL_RUN]
+
+    def one_run(step: int) -> tuple[int, str, dict[str, bytes]]:
+        folder = tmp_path / f"step{step}"
+        shutil.copytree(template, folder)
+        done = subprocess.run(
+            command,
+            cwd=folder,
+            env=dict(child_env(), **{SIGINT_ENV: str(step)}),
+            capture_output=True,
+            text=True,
+            timeout=120,
+            # A background shell may have left SIGINT ignored; restore the default so Python handles it.
+            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+        )
+        return done.returncode, done.stderr.splitlines()[-1], read_set(folder)
+
+    with ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 2)) as pool:
+        results = list(pool.map(one_run, range(1, 15)))
+
+    new = results[-1][2]
+    assert all(new[name] != old[name] for name in SET)
+    for step, (code, last_line, outputs) in enumerate(results, start=1):
+        assert code == 130, step
+        if step <= 6:  # while the temporary files are written
+            assert last_line == "tokviz: error: saving cancelled; nothing was written"
+            assert outputs == old, step
+        else:  # the journal is written: Ctrl+C waits for the renames
+            assert last_line == "tokviz: error: interrupted; every output had already been written"
+            assert outputs == new, step

@@ -40,8 +40,10 @@ PathLike = str | os.PathLike[str]
 MANIFEST_NAME = ".tokviz-files.json"
 MANIFEST_FORMAT = "tokviz-files"
 JOURNAL_SUFFIX = ".tokviz-commit"
-# Tests set this to N to end the process (like a kill) right after the N-th write or rename step.
+# Tests set these to N to end the process (like a kill) or to press Ctrl+C right after the N-th
+# write or rename step.
 FAULT_ENV = "TOKVIZ_TEST_EXIT_AFTER_STEP"
+SIGINT_ENV = "TOKVIZ_TEST_SIGINT_AFTER_STEP"
 _O_BINARY = getattr(os, "O_BINARY", 0)  # Windows: no newline translation on a raw descriptor
 _TEMP_NAME = re.compile(r"\.(?P<name>.+)\.[0-9a-f]{12}\.tmp")
 _KINDS = (
@@ -563,14 +565,16 @@ _steps = 0
 
 
 def _step() -> None:
-    """Count one write or rename step; a test can end the process here, as a kill would."""
+    """Count one write or rename step; a test can end the process here as a kill would, or press Ctrl+C."""
     global _steps
-    limit = os.environ.get(FAULT_ENV)
-    if not limit:
+    kill, interrupt = os.environ.get(FAULT_ENV), os.environ.get(SIGINT_ENV)
+    if not (kill or interrupt):
         return
     _steps += 1
-    if _steps == int(limit):
+    if kill and _steps == int(kill):
         os._exit(137)
+    if interrupt and _steps == int(interrupt):
+        signal.raise_signal(signal.SIGINT)
 
 
 @contextlib.contextmanager
