@@ -413,3 +413,16 @@ def test_a_panel_shortcut_brings_a_dock_behind_a_tab_to_the_front(qtbot, window)
     toggle.trigger()
     qtbot.waitUntil(lambda: not train.visibleRegion().isEmpty(), timeout=2000)
     assert toggle.isChecked()
+
+
+def test_opening_a_tokenizer_file_adds_a_view_and_keeps_the_others(qtbot, window, tmp_path, tiny_bpe):
+    from tokviz.core.formats import save_model
+
+    path = tmp_path / "mine.tokviz.json"
+    save_model(path, tiny_bpe)
+    before = [p.model.key for p in window.panels]
+    with qtbot.waitSignal(window.open_tokenizer_file(str(path)).finished, timeout=20000):
+        pass
+    qtbot.waitUntil(lambda: len(window.panels) == len(before) + 1, timeout=5000)
+    assert [p.model.key for p in window.panels][: len(before)] == before, "GPT-2 and cl100k stay"
+    assert window.panels[-1].model.key == f"file:{path}"

@@ -91,7 +91,7 @@ class FilesMixin:
         self.recent_menu.setEnabled(bool(recent))
 
     def choose_tokenizer_file(self, panel: TokenPanel | None) -> None:
-        """Ask for a tokenizer file; it is loaded in the background and shown in ``panel`` (or the last view)."""
+        """Ask for a tokenizer file; it is loaded in the background and shown in ``panel`` (or a new view)."""
         path, _ = file_dialogs.get_open_file_name(
             self,
             "Open tokenizer",
@@ -102,17 +102,21 @@ class FilesMixin:
             self.open_tokenizer_file(path, panel)
 
     def open_tokenizer_file(self, path: str, panel: TokenPanel | None = None):  # noqa: ANN201 - returns the Job
-        """Load a tokenizer file in the background; on success the view switches to it.
+        """Load a tokenizer file in the background; on success ``panel`` switches to it, or, without
+        a panel (File ▸ Open tokenizer), a new view shows it beside the others.
 
         A file that fails to load shows an error and changes nothing.
         """
-        target = panel or (self.panels[-1] if self.panels else None)
         job = self.tokenizers.open_file(path)
 
         def done(_tok: object) -> None:
             key = job.property("key")
-            if target is not None and target in self.panels and key:
-                target.select_tokenizer(str(key))
+            if not key:
+                return
+            if panel is None:
+                self.add_view(str(key))
+            elif panel in self.panels:
+                panel.select_tokenizer(str(key))
             self.statusBar().showMessage(f"Loaded tokenizer {Path(path).name}", 4000)
 
         job.returned.connect(done)
