@@ -426,3 +426,16 @@ def test_opening_a_tokenizer_file_adds_a_view_and_keeps_the_others(qtbot, window
     qtbot.waitUntil(lambda: len(window.panels) == len(before) + 1, timeout=5000)
     assert [p.model.key for p in window.panels][: len(before)] == before, "GPT-2 and cl100k stay"
     assert window.panels[-1].model.key == f"file:{path}"
+
+
+def test_the_title_names_the_file_only_while_its_text_is_shown(qtbot, window, tmp_path):
+    from tokviz.gui.text.samples import LECTURE_SAMPLES
+
+    notes = tmp_path / "notes.txt"
+    notes.write_text("my notes", encoding="utf-8")
+    assert window.open_text_file(str(notes))
+    assert window.windowTitle() == "notes.txt — tokviz"
+    window.load_sample(LECTURE_SAMPLES[0])
+    assert window.windowTitle() == f"{LECTURE_SAMPLES[0].title} — tokviz"
+    window.set_text("typed by a panel")
+    assert window.windowTitle() == "tokviz"

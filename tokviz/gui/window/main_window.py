@@ -299,10 +299,12 @@ class MainWindow(MenusMixin, FilesMixin, ViewSyncMixin, AppearanceMixin, QMainWi
         cursor.select(QTextCursor.SelectionType.Document)
         cursor.insertText(normalize_newlines(text))
         self.editor.moveCursor(QTextCursor.MoveOperation.Start)
+        self.setWindowTitle("tokviz")  # the text is no longer the file the title named
 
     def load_sample(self, sample: Sample) -> None:
         """Put a sample from the Samples menu in the editor."""
         self.set_text(sample.load())
+        self.setWindowTitle(f"{sample.title} — tokviz")
         self.statusBar().showMessage(f"Sample: {sample.title}", 3000)
 
     # ================================================================ status
