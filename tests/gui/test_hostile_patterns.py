@@ -183,3 +183,34 @@ def test_quitting_while_a_run_is_stuck_in_a_regex_does_not_abort(tmp_path):
     assert "Destroyed while thread" not in done.stderr, done.stderr
     assert done.returncode == 0, done.stderr
     assert "quit cleanly" in done.stdout
+
+
+def test_the_pretokenizer_view_shows_a_pattern_that_times_out_as_its_error(qtbot, no_trial):
+    from tokviz.gui.models.tokenizers import TokenizerRegistryModel
+    from tokviz.gui.panels.pretokenizer import PretokView
+
+    view = PretokView(TokenizerRegistryModel())
+    qtbot.addWidget(view)
+    view.show()
+    view.set_text(HOSTILE_TEXT)
+    view.set_pattern(CATASTROPHIC)
+    qtbot.waitUntil(lambda: view.error_message is not None, timeout=SAFETY_MS)
+    assert "takes too long" in view.error_message
+    table = view.view.table
+    assert (table.start.tolist(), table.end.tolist()) == ([0], [len(HOSTILE_TEXT)])
+
+
+def test_the_vocabulary_filter_stops_a_catastrophic_regex(monkeypatch):
+    from tokviz.core.tokenizer import Tokenizer
+    from tokviz.gui.models import vocabulary
+
+    monkeypatch.setattr(vocabulary, "FILTER_TIME_LIMIT", 0.3)
+    vocab = {i: bytes([i]) for i in range(256)}
+    vocab[256] = HOSTILE_TEXT.encode()  # a long token the filter chokes on
+    model = vocabulary.VocabModel()
+    model.set_tokenizer(Tokenizer(vocab, []))
+    model.set_filter(r"^a", use_regex=True)
+    assert model.rowCount() == 2 and model.filter_error is None
+    model.set_filter(CATASTROPHIC, use_regex=True)
+    assert model.rowCount() == 0
+    assert model.filter_error is not None and "takes too long" in model.filter_error

@@ -3,6 +3,8 @@ and the overlap of two vocabularies."""
 
 from __future__ import annotations
 
+import time
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -13,6 +15,7 @@ from PySide6.QtWidgets import (
 )
 
 from tokviz.core.bytes_ import hex_bytes, printable_token
+from tokviz.core.pretokenize import shorten_pattern
 from tokviz.core.tokenizer import Tokenizer
 
 COLUMNS = ("Id", "Token", "Length", "Merge rank", "Parents", "Bytes", "Count")
@@ -105,8 +108,15 @@ class VocabModel(QAbstractTableModel):
                 except regex.error as exc:
                     self.filter_error = f"invalid regex: {exc}"
                     return np.zeros(0, dtype=np.int64)
-                search = pattern.search
-                keep &= np.fromiter((search(t) is not None for t in texts), dtype=bool, count=len(texts))
+                try:
+                    keep &= np.fromiter(_searches(pattern, texts), dtype=bool, count=len(texts))
+                except TimeoutError:
+                    self.filter_error = (
+                        f"the regex {shorten_pattern(self._filter)} takes too long "
+                        "(catastrophic backtracking): over "
+                        f"{FILTER_TIME_LIMIT:.0f} s on this vocabulary"
+                    )
+                    return np.zeros(0, dtype=np.int64)
             else:
                 needle = self._filter
                 keep &= np.fromiter((needle in t for t in texts), dtype=bool, count=len(texts))
@@ -249,3 +259,28 @@ def overlap(a: Tokenizer, b: Tokenizer) -> tuple[np.ndarray, np.ndarray, np.ndar
     only_a = np.array(sorted(i for v, i in a_bytes.items() if v not in b_bytes), dtype=np.int64)
     only_b = np.array(sorted(i for v, i in b_bytes.items() if v not in a_bytes), dtype=np.int64)
     return both, only_a, only_b
+
+
+# The filter regex runs in the GUI thread on every token's text (a few tens of milliseconds for
+# cl100k's 100,000 tokens); a pattern that backtracks catastrophically stops at this total.
+FILTER_TIME_LIMIT = 2.0
+
+
+# Texts up to this long are searched without a per-call limit, which costs 1.7 us a call (seven
+# times the search itself): even 2**12 backtracking steps take well under a millisecond.
+_SHORT_TEXT = 12
+
+
+def _searches(pattern: regex.Pattern, texts: list[str]) -> Iterator[bool]:
+    """Whether ``pattern`` occurs in each text, all within about :data:`FILTER_TIME_LIMIT` seconds.
+
+    Raises ``TimeoutError`` once the total is spent (a long text's search gets what is left).
+    """
+    search = pattern.search
+    clock = time.monotonic
+    deadline = clock() + FILTER_TIME_LIMIT
+    for text in texts:
+        left = deadline - clock()
+        if left <= 0:
+            raise TimeoutError
+        yield (search(text) if len(text) <= _SHORT_TEXT else search(text, timeout=left)) is not None

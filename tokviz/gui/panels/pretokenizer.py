@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from tokviz.core.pretokenize import Pretokenizer, resolve_pretokenizer, validate_pattern
+from tokviz.core.pretokenize import PatternTimeoutError, Pretokenizer, resolve_pretokenizer, validate_pattern
 from tokviz.core.registry import byte_tokenizer
 from tokviz.gui.context import PanelContext
 from tokviz.gui.drawing.images import VECTOR_PROPERTY
@@ -262,7 +262,13 @@ class PretokView(QWidget):
         return self.pretokenizer.spans(self.text)
 
     def _refresh(self) -> None:
-        spans = self.spans()
+        try:
+            spans = self.spans()
+        except PatternTimeoutError as exc:
+            # A custom pattern that passed the trial but backtracks on this text ran to its time
+            # limit: say so under the pattern and show the text as one chunk, never a traceback.
+            self._set_error(str(exc))
+            spans = [(0, len(self.text))] if self.text else []
         table = chunk_table(self.text, spans)
         self.view.set_content(table, self._bytes)
         if spans:
