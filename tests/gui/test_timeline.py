@@ -249,3 +249,23 @@ def test_in_the_window_the_timeline_follows_the_editor_and_keeps_its_place(qtbot
     again.show()
     assert again.training.timeline_dock.isVisible()  # the saved layout brings it back
     again.close()
+
+
+def test_a_reopened_model_keeps_its_merge_statistics(qtbot, window, tmp_path):
+    """Counts, ties and the corpus-tokens plot come back from the model file's history."""
+    from tokviz.core.formats import save_model
+    from tokviz.gui.models.merge_model import COUNT
+
+    result = train_bpe(text=CAT, vocab_size=259, pretokenizer="none", tie_break="first-seen")
+    path = tmp_path / "cat.tokviz.json"
+    save_model(path, result.tokenizer("cat"), history=result.history)
+    with qtbot.waitSignal(window.open_tokenizer_file(str(path)).finished, timeout=20000):
+        pass
+    key = f"file:{path}"
+    timeline = window.training.timeline
+    window.training.timeline_dock.show()
+    timeline.set_tokenizer_key(key)
+    qtbot.waitUntil(lambda: timeline.is_ready() and timeline.model.rowCount() == 4, timeout=20000)
+    assert [cell(timeline.model, row, COUNT) for row in (1, 2, 3)] == ["2", "2", "2"]
+    assert cell(timeline.model, 1, TIES) == "4"
+    assert timeline.plot._corpus_visible, "the corpus-tokens plot is back"

@@ -11,6 +11,7 @@ import hashlib
 import json
 import os
 import threading
+import weakref
 from collections.abc import Callable
 from pathlib import Path
 
@@ -30,6 +31,7 @@ from .formats._common import (
 )
 from .formats._reach import load_warnings as load_warnings  # re-exported: the GUI and CLI show them
 from .formats.tiktoken_file import tiktoken_from_data
+from .merges import MergeStep
 from .tokenizer import Tokenizer
 
 BUILTIN_TOKENIZERS = ("bytes", "gpt2", "cl100k")
@@ -48,6 +50,13 @@ _DISPLAY_NAMES = {"gpt2": "GPT-2", "cl100k": "cl100k"}
 
 _lock = threading.Lock()
 _cache: dict[str, Tokenizer] = {}
+# The training history that came with a tokviz model file, for as long as its tokenizer lives.
+_histories: weakref.WeakKeyDictionary[Tokenizer, tuple[MergeStep, ...]] = weakref.WeakKeyDictionary()
+
+
+def merge_history(tokenizer: Tokenizer) -> tuple[MergeStep, ...]:
+    """The merge records (counts, ties, corpus tokens) a model file was saved with; () for others."""
+    return _histories.get(tokenizer, ())
 
 
 def is_builtin(spec: str) -> bool:
@@ -191,7 +200,10 @@ def _load_file(path: Path) -> Tokenizer:
             ) from None
     parsed = _parse_json(data, path.name, TokenizerLoadError)
     if isinstance(parsed, dict) and "format" in parsed:
-        return model_from_json(parsed, path.name).tokenizer
+        loaded = model_from_json(parsed, path.name)
+        if loaded.history:
+            _histories[loaded.tokenizer] = tuple(loaded.history)
+        return loaded.tokenizer
     if isinstance(parsed, dict) and "model" in parsed:
         return hf_from_json(parsed, path.name, path.parent.name or path.stem)
     raise TokenizerLoadError(

@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 )
 
 from tokviz.core.merges import MergeStep
+from tokviz.core.registry import merge_history
 from tokviz.core.replay import ReplayTrace
 from tokviz.core.tokenizer import Tokenizer
 from tokviz.gui.models.merge_model import MergeTableModel
@@ -241,7 +242,7 @@ class TimelineWidget(QWidget):
             self._detach(f"Recovering the merges of {self.registry.label(key)}…")
             self.registry.prepare_merges(key)
             return
-        history, initial = self.histories.get(key, ((), None))
+        history, initial = self.histories.get(key) or (merge_history(tok), None)
         self.set_tokenizer(tok, history, initial, key)
 
     def set_tokenizer(
