@@ -214,3 +214,30 @@ def test_the_vocabulary_filter_stops_a_catastrophic_regex(monkeypatch):
     model.set_filter(CATASTROPHIC, use_regex=True)
     assert model.rowCount() == 0
     assert model.filter_error is not None and "takes too long" in model.filter_error
+
+
+def test_cancelling_a_parallel_run_stops_its_counting_processes(qtbot, english_text):
+    import os
+
+    from ..cli.test_hangs import _assert_all_gone, _descendants
+
+    text = (english_text * (5_000_000 // len(english_text) + 1))[:5_000_000]  # above the 4 MB threshold
+    job = TrainJob(TrainSettings(text, 20_000, workers=2))
+    phases: list[str] = []
+    job.progress.connect(lambda status: phases.append(status.phase))
+    job.start()
+    qtbot.waitUntil(lambda: "pre-tokenizing" in phases or not job.running, timeout=SAFETY_MS)
+    workers = {pid for pid in _descendants(os.getpid()) if _parent(pid) != os.getpid()}
+    assert job.running and workers, "no counting process was seen"
+    with qtbot.waitSignal(job.stopped, timeout=SAFETY_MS):
+        job.cancel()
+    assert job.was_cancelled
+    _assert_all_gone(workers)
+
+
+def _parent(pid: int) -> int:
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as fh:
+            return int(fh.read().rsplit(")", 1)[1].split()[1])
+    except (OSError, IndexError, ValueError):
+        return -1
