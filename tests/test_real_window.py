@@ -18,18 +18,16 @@ the app): :data:`IGNORED_WARNINGS`, the XDG_RUNTIME_DIR notices. The test gives 
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import re
-import select
-import shutil
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from .x11 import read_status, screenshot, tokviz_command, tool, wait_for, xdotool, xvfb
 
 pytestmark = pytest.mark.gui
 
@@ -44,112 +42,11 @@ IGNORED_WARNINGS = (
 SCREEN = (1600, 1000)
 
 
-def _tool(name: str) -> str:
-    path = shutil.which(name)
-    if path is None:
-        pytest.skip(f"{name} is not installed (apt-get install xvfb xdotool)")
-    return path
-
-
-def tokviz_command() -> tuple[list[str], str]:
-    """The installed ``tokviz`` console script, else ``python -m tokviz`` from this checkout (and which)."""
-    beside_python = Path(sys.executable).with_name("tokviz")
-    for candidate in (beside_python, shutil.which("tokviz")):
-        if candidate and Path(candidate).is_file() and os.access(candidate, os.X_OK):
-            return [str(candidate)], f"installed command {candidate}"
-    return [sys.executable, "-m", "tokviz"], "tokviz is not installed: running 'python -m tokviz' instead"
-
-
 @pytest.fixture
 def display(tmp_path: Path) -> Iterator[str]:
     """A private Xvfb server; yields its DISPLAY value (``:N``)."""
-    xvfb = _tool("Xvfb")
-    read_fd, write_fd = os.pipe()
-    with (tmp_path / "xvfb.log").open("wb") as log:
-        proc = subprocess.Popen(
-            [
-                xvfb,
-                "-displayfd",
-                str(write_fd),
-                "-screen",
-                "0",
-                f"{SCREEN[0]}x{SCREEN[1]}x24",
-                "-nolisten",
-                "tcp",
-            ],
-            pass_fds=(write_fd,),
-            stdout=subprocess.DEVNULL,
-            stderr=log,
-        )
-    os.close(write_fd)
-    try:
-        number = b""
-        deadline = time.monotonic() + 20
-        while not number.endswith(b"\n"):
-            ready, _, _ = select.select([read_fd], [], [], max(0.0, deadline - time.monotonic()))
-            chunk = os.read(read_fd, 16) if ready else b""
-            if not chunk:
-                log = (tmp_path / "xvfb.log").read_text(errors="replace")
-                pytest.fail(f"Xvfb did not start within 20 s:\n{log}")
-            number += chunk
-        yield f":{int(number)}"
-    finally:
-        os.close(read_fd)
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(10)
-
-
-def xdotool(display: str, *args: str, timeout: float = 20) -> str:
-    proc = subprocess.run(
-        ["xdotool", *args],
-        env={**os.environ, "DISPLAY": display},
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-    )
-    assert proc.returncode == 0, f"xdotool {' '.join(args)} failed: {proc.stderr}"
-    return proc.stdout
-
-
-def read_status(path: Path) -> dict:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):  # not written yet (the app writes it atomically, so never half)
-        return {}
-
-
-def wait_for(predicate, what: str, app: subprocess.Popen, timeout: float) -> None:  # noqa: ANN001
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if app.poll() is not None:
-            pytest.fail(f"tokviz exited with {app.returncode} while waiting for {what}")
-        if time.monotonic() > deadline:
-            pytest.fail(f"timed out after {timeout:.0f} s waiting for {what}")
-        time.sleep(0.05)
-
-
-GRAB_SCRIPT = """
-import sys
-from PySide6.QtGui import QGuiApplication
-app = QGuiApplication(sys.argv[:1])
-sys.exit(0 if app.primaryScreen().grabWindow(0).save(sys.argv[1]) else 1)
-"""
-
-
-def screenshot(display: str, path: Path) -> str:
-    """Grab the whole screen into ``path``; returns the tool used."""
-    env = {**os.environ, "DISPLAY": display, "QT_QPA_PLATFORM": "xcb"}
-    if shutil.which("import"):
-        command, tool = ["import", "-window", "root", str(path)], "ImageMagick import"
-    else:
-        command, tool = [sys.executable, "-c", GRAB_SCRIPT, str(path)], "Qt screen grab"
-    proc = subprocess.run(command, env=env, capture_output=True, text=True, timeout=30)
-    assert proc.returncode == 0 and path.exists(), f"{tool} failed: {proc.stderr}"
-    return tool
+    with xvfb(tmp_path, SCREEN) as name:
+        yield name
 
 
 def pixel_spread(path: Path, box: tuple[int, int, int, int]) -> tuple[float, int]:
@@ -170,7 +67,7 @@ def pixel_spread(path: Path, box: tuple[int, int, int, int]) -> tuple[float, int
 
 
 def test_the_installed_app_opens_a_window_tokenizes_typed_text_and_quits_cleanly(display, tmp_path):
-    _tool("xdotool")
+    tool("xdotool")
     command, how = tokviz_command()
     print(f"launching: {how}")
     home = tmp_path / "home"
@@ -223,13 +120,13 @@ def test_the_installed_app_opens_a_window_tokenizes_typed_text_and_quits_cleanly
 
         # 3. The screenshot shows a real, drawn window, not a blank rectangle.
         shot = tmp_path / "screen.png"
-        tool = screenshot(display, shot)
+        grabber = screenshot(display, shot)
         geometry = xdotool(display, "getwindowgeometry", "--shell", window_id)
         g = dict(line.split("=", 1) for line in geometry.split())
         box = (int(g["X"]), int(g["Y"]), int(g["WIDTH"]), int(g["HEIGHT"]))
         assert box[2] >= 600 and box[3] >= 400, f"window too small: {box}"
         spread, colours = pixel_spread(shot, box)
-        assert spread > 10 and colours > 50, f"the window looks blank in the {tool} screenshot {shot}"
+        assert spread > 10 and colours > 50, f"the window looks blank in the {grabber} screenshot {shot}"
 
         # 4. Every view shows exactly the core's token count for the typed line.
         from tokviz.core.registry import load_tokenizer

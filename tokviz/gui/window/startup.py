@@ -17,7 +17,8 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QEvent, QObject, QTimer
+from PySide6.QtCore import QEvent, QObject, QPoint, QRect, QTimer
+from PySide6.QtWidgets import QDockWidget, QMainWindow
 
 from tokviz.core.atomic import atomic_write_text
 
@@ -26,6 +27,37 @@ if TYPE_CHECKING:
 
 READY_FILE_ENV = "TOKVIZ_READY_FILE"
 QUIT_WHEN_READY_ENV = "TOKVIZ_QUIT_WHEN_READY"
+LAYOUT_INTERVAL_MS = 500
+
+
+def _rect(r: QRect) -> list[int]:
+    return [r.x(), r.y(), r.width(), r.height()]
+
+
+def layout_status(window: QMainWindow) -> dict[str, Any]:
+    """Where the window and its visible docks are on the screen, and whether any is squeezed below
+    the size its contents need (then something in it is cut off)."""
+    screen = window.screen()
+    docks = []
+    for dock in window.findChildren(QDockWidget):
+        if not dock.isVisible() or dock.visibleRegion().isEmpty():
+            continue
+        top_left = dock.mapToGlobal(QPoint(0, 0))
+        needed = dock.minimumSizeHint()
+        docks.append(
+            {
+                "name": dock.objectName(),
+                "rect": [top_left.x(), top_left.y(), dock.width(), dock.height()],
+                "needs": [needed.width(), needed.height()],
+                "clipped": dock.width() < needed.width() or dock.height() < needed.height(),
+            }
+        )
+    return {
+        "screen": _rect(screen.availableGeometry()) if screen is not None else None,
+        "window": _rect(window.frameGeometry()),
+        "fullscreen": window.isFullScreen(),
+        "docks": docks,
+    }
 
 
 class StartupProbe(QObject):
@@ -53,6 +85,13 @@ class StartupProbe(QObject):
         self._paints_at_tokenized: dict[int, int] = {}
         window.installEventFilter(self)
         window.textTokenized.connect(self._on_tokenized)
+        if self.ready_file is not None:
+            # Keys a test sends (open a panel, switch theme) change the layout without tokenizing:
+            # the status follows every half second too.
+            self._layout_timer = QTimer(self)
+            self._layout_timer.setInterval(LAYOUT_INTERVAL_MS)
+            self._layout_timer.timeout.connect(self._write)
+            self._layout_timer.start()
 
     @classmethod
     def from_environment(cls, window: MainWindow) -> StartupProbe | None:
@@ -102,6 +141,7 @@ class StartupProbe(QObject):
             "updates": self.updates,
             "text_chars": len(text),
             "text_sha256": hashlib.sha256(text.encode("utf-8", errors="surrogatepass")).hexdigest(),
+            "layout": layout_status(window),
             "views": [
                 {"key": p.model.key, "label": window.tokenizers.label(p.model.key), "tokens": count}
                 for p, count in zip(window.panels, window.token_counts())
