@@ -160,3 +160,27 @@ def test_a_stopped_pool_leaves_no_worker_running() -> None:
     assert not any(p.is_alive() for p in workers)
     assert not any(process_alive(p.pid) for p in workers if p.pid is not None)
     assert all(f.cancelled() or f.done() for f in futures[2:])
+
+
+# Passes the trial (its runs of one character are harmless) but tries 2**30 ways on "ab" * 30 + "c".
+TWO_CHARACTER_TRAP = r"(?:ab|ab)+$|\w+|\s+|."
+
+
+def test_a_counting_process_stuck_in_a_pattern_is_stopped_by_its_parent(tmp_path: Path, monkeypatch) -> None:
+    # The workers run the pattern unbounded (at full speed); the parent keeps the limit per part.
+    monkeypatch.setattr(pretokenize, "PATTERN_TIME_BASE", 0.5)
+    monkeypatch.setattr(pretokenize, "PATTERN_TIME_PER_CHAR", 1e-7)
+    assert validate_pattern(TWO_CHARACTER_TRAP) is None
+    path = tmp_path / "big.txt"
+    path.write_text("ab" * 30 + "c\n" + "the cat in the hat\n" * 250_000, encoding="utf-8")  # 4.75 MB
+    started = time.monotonic()
+    with pytest.raises(PatternTimeoutError) as info:
+        train_bpe(files=[path], vocab_size=300, pretokenizer=TWO_CHARACTER_TRAP, workers=2)
+    assert time.monotonic() - started < SAFETY
+    assert _one_line(str(info.value)) and "takes too long" in str(info.value)
+
+
+def test_the_same_pattern_is_stopped_in_process_too(monkeypatch) -> None:
+    monkeypatch.setattr(pretokenize, "PATTERN_TIME_BASE", 0.3)
+    with pytest.raises(PatternTimeoutError):
+        train_bpe(text="ab" * 30 + "c the cat", vocab_size=300, pretokenizer=TWO_CHARACTER_TRAP)

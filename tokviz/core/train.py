@@ -27,7 +27,14 @@ from typing import Any, Never, Protocol
 from .corpus import CorpusSource, iter_parts, resolve_source
 from .errors import ArgumentTypeError, Cancelled, CorpusError, InvalidArgument, VocabSizeError
 from .merges import MergeStep
-from .pretokenize import NAMED_PATTERNS, Pretokenizer, SpecialSplitter, resolve_pretokenizer
+from .pretokenize import (
+    NAMED_PATTERNS,
+    Pretokenizer,
+    SpecialSplitter,
+    pattern_overrun,
+    resolve_pretokenizer,
+    time_limit,
+)
 from .procpool import stop_pool, worker_pool
 from .tokenizer import LONE_SURROGATE as _LONE_SURROGATE
 from .tokenizer import Tokenizer
@@ -111,7 +118,8 @@ def _worker_count(pattern_spec: str, specials: tuple[str, ...], text: str) -> di
     state = _WORKER_STATE.get("key")
     if state != key:
         _WORKER_STATE["key"] = key
-        _WORKER_STATE["pre"] = resolve_pretokenizer(pattern_spec)
+        # Unbounded here, at full speed: the parent terminates a worker whose part overruns.
+        _WORKER_STATE["pre"] = resolve_pretokenizer(pattern_spec).unbounded()
         _WORKER_STATE["split"] = SpecialSplitter(specials)
     return count_words(text, _WORKER_STATE["pre"], _WORKER_STATE["split"])
 
@@ -181,19 +189,21 @@ def _count_corpus(
             yield from progress()
         return counts, total
     spec = pre.to_json()
-    pending: list[Future[dict[str, int]]] = []
+    pending: list[tuple[Future[dict[str, int]], int]] = []
     pool = worker_pool(n_workers, _mp_context())
+    # When the part waited for last was seen done (or the pool made): the next one started by then.
+    started = [time.monotonic()]
     finished = False
     try:
         for part in parts:
             _check_cancel(cancel)
-            pending.append(pool.submit(_worker_count, spec, tuple(specials), part))
+            pending.append((pool.submit(_worker_count, spec, tuple(specials), part), len(part)))
             # Keep a bounded number of parts in flight: memory follows the unique-word table.
             while len(pending) >= 2 * n_workers:
-                counts.update(_wait(pending.pop(0), cancel))
+                counts.update(_wait(*pending.pop(0), pre, cancel, started))
                 yield from progress()
         while pending:
-            counts.update(_wait(pending.pop(0), cancel))
+            counts.update(_wait(*pending.pop(0), pre, cancel, started))
             yield from progress()
         finished = True
     finally:
@@ -203,13 +213,31 @@ def _count_corpus(
     return counts, total
 
 
-def _wait(fut: Future[dict[str, int]], cancel: CancelFlag | Callable[[], bool] | None) -> dict[str, int]:
+def _wait(
+    fut: Future[dict[str, int]],
+    size: int,
+    pre: Pretokenizer,
+    cancel: CancelFlag | Callable[[], bool] | None,
+    started: list[float],
+) -> dict[str, int]:
+    """The counts of one part, checking the cancel flag while waiting.
+
+    A custom pattern runs unbounded in the workers, so the limit is kept here: a part still not
+    done twice its :func:`~tokviz.core.pretokenize.time_limit` after ``started[0]`` (by when it
+    had certainly started) ends the run with a :class:`PatternTimeoutError`, and the caller's
+    ``stop_pool`` terminates the worker stuck in it.
+    """
+    limit = 2 * time_limit(size) if pre.bounded else None
     while True:
         _check_cancel(cancel)
         try:
-            return fut.result(timeout=0.05)
+            result = fut.result(timeout=0.05)
         except TimeoutError:
+            if limit is not None and time.monotonic() - started[0] > limit:
+                raise pattern_overrun(pre.pattern, limit, size) from None
             continue
+        started[0] = time.monotonic()
+        return result
 
 
 # ---------------------------------------------------------------------------- merging
