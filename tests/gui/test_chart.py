@@ -348,3 +348,13 @@ def test_docked_x_labels_never_overlap_at_any_width(qtbot, chart: ExchangeChart)
         assert len(labels) == inputs, f"at {width} px only {[t for _r, t in labels]} are labelled"
         if width >= 800:
             assert labels[1][1] == "English prose\n2,169 bytes", "wide enough for the whole label"
+
+
+def test_the_summary_compares_the_samples_not_whatever_the_editor_holds(qtbot, chart: ExchangeChart) -> None:
+    chart.set_text("a" * 4000)  # GPT-2 packs this into very few tokens: the "cheapest" input
+    qtbot.waitUntil(lambda: chart.is_ready() and chart.inputs()[0].text == "a" * 4000, timeout=20000)
+    summary = chart.canvas.caption.text()
+    assert "Editor text" not in summary and "as English prose" in summary, summary
+    chart.set_samples_shown(False)  # with nothing else to compare, the editor's text is measured
+    qtbot.waitUntil(lambda: chart.is_ready() and len(chart.table.inputs) == 1, timeout=20000)
+    assert chart.canvas.caption.text().startswith("On Editor text")

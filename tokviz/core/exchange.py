@@ -199,12 +199,13 @@ class ExchangeTable:
         return bool(measured) and all(m.tokens == m.bytes for m in measured)
 
     # ---------------------------------------------------------------- summaries
-    def spread(self, j: int) -> Spread | None:
-        """The cheapest and the dearest non-empty input under tokenizer ``j`` (None with fewer than two)."""
+    def spread(self, j: int, ignore: Sequence[str] = ()) -> Spread | None:
+        """The cheapest and the dearest non-empty input under tokenizer ``j`` (None with fewer than two),
+        leaving out the inputs named in ``ignore``."""
         measured = [
             (self.inputs[i], bpt)
             for i in range(len(self.inputs))
-            if (bpt := self.metrics[i][j].bytes_per_token) is not None
+            if self.inputs[i] not in ignore and (bpt := self.metrics[i][j].bytes_per_token) is not None
         ]
         if len(measured) < 2:
             return None
@@ -300,18 +301,19 @@ def default_reference(table: ExchangeTable, preferred: Sequence[str] = ("GPT-2",
     return 0 if table.tokenizers else None
 
 
-def caption(table: ExchangeTable, reference: int | None = None) -> str:
+def caption(table: ExchangeTable, reference: int | None = None, scratch: Sequence[str] = ()) -> str:
     """One plain-English sentence that says what the chart shows, with numbers computed from it.
 
     With two or more non-empty inputs: which input is dearest under the reference tokenizer, by
     how much per byte, and what that does to a context window and to attention. With one: how
-    the tokenizers compare on it. With none: a hint.
+    the tokenizers compare on it. With none: a hint. Inputs named in ``scratch`` (the editor's
+    text, which changes with every keystroke) are compared only when nothing else is there.
     """
     if table.empty:
         return "Nothing to measure yet: type some text, or add a sample or a file."
     ref = default_reference(table) if reference is None else reference
     assert ref is not None
-    spread = table.spread(ref)
+    spread = table.spread(ref, scratch) or table.spread(ref)
     if spread is not None:
         if spread.token_ratio == 1.0:
             return (

@@ -19,7 +19,7 @@ from tokviz.core.exchange import (
     format_factor,
 )
 from tokviz.core.metrics import TextMetrics
-from tokviz.gui.drawing.chart_style import ChartStyle, byte_color
+from tokviz.gui.drawing.chart_style import EDITOR_LABEL, ChartStyle, byte_color
 
 EMPTY_HINT = "Nothing to measure yet: type some text, or add a sample or a file"
 
@@ -51,7 +51,7 @@ def caption_text(table: ExchangeTable | None, view: str, embedding_dim: int) -> 
         return esc(attention_caption(table))
     if view == "vocab":
         return esc(embedding_caption(table, embedding_dim))
-    return esc(caption(table))
+    return esc(caption(table, scratch=(EDITOR_LABEL,)))
 
 
 def _swatch(color: QColor, label: str, line: bool = False) -> str:
