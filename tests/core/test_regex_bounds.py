@@ -184,3 +184,25 @@ def test_the_same_pattern_is_stopped_in_process_too(monkeypatch) -> None:
     monkeypatch.setattr(pretokenize, "PATTERN_TIME_BASE", 0.3)
     with pytest.raises(PatternTimeoutError):
         train_bpe(text="ab" * 30 + "c the cat", vocab_size=300, pretokenizer=TWO_CHARACTER_TRAP)
+
+
+def _big_result(n: int) -> bytes:
+    """A worker's task whose result takes a while to send (tens of milliseconds through the pipe)."""
+    return b"x" * n
+
+
+def test_a_worker_stopped_while_sending_its_result_does_not_hang_the_pool() -> None:
+    # Terminated halfway through a result, a worker leaves half a message in the result pipe; the
+    # pool's manager thread must still end (the interpreter joins it at exit: Ctrl+C used to hang).
+    import multiprocessing
+
+    for delay in (0.05, 0.1, 0.2):
+        pool = worker_pool(2, multiprocessing.get_context("forkserver"))
+        futures = [pool.submit(_big_result, 64 << 20) for _ in range(8)]
+        futures[0].result(timeout=SAFETY)  # the workers run and results are flowing
+        time.sleep(delay)
+        manager = pool._executor_manager_thread
+        stop_pool(pool, finished=False)
+        assert manager is not None
+        manager.join(SAFETY)
+        assert not manager.is_alive(), "the pool's manager thread hangs on a half-sent result"

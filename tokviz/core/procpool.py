@@ -52,6 +52,7 @@ def stop_pool(pool: ProcessPoolExecutor, finished: bool) -> None:
         pool.shutdown(wait=True)
         return
     processes = list(pool._processes.values()) if pool._processes else []
+    results = pool._result_queue  # shutdown() forgets it
     pool.shutdown(wait=False, cancel_futures=True)
     for proc in processes:
         if proc.is_alive():
@@ -62,6 +63,14 @@ def stop_pool(pool: ProcessPoolExecutor, finished: bool) -> None:
         if proc.is_alive():
             proc.kill()
             proc.join(TERMINATE_GRACE)
+    # A worker terminated while sending its counts leaves half a message in the result pipe; the
+    # pool's manager thread would wait for the rest forever, and the interpreter for it at exit
+    # (Ctrl+C then printed "cancelled" and hung). With every worker gone, closing this process's
+    # end of the pipe turns that wait into an end of file, which the manager takes for a broken
+    # pool: it fails what is left and exits.
+    writer = getattr(results, "_writer", None)
+    if writer is not None:
+        writer.close()
 
 
 def _init_worker(parent_pid: int, parent_start: str | None) -> None:
