@@ -18,7 +18,7 @@ from .errors import (
     VocabSizeError,
 )
 from .merges import MergeStep
-from .pretokenize import Pretokenizer, resolve_pretokenizer, validate_pattern
+from .pretokenize import PatternTimeoutError, Pretokenizer, resolve_pretokenizer, validate_pattern
 from .stream import StreamingDecoder
 from .tokenizer import Tokenizer, TokenSpan
 from .train import Progress, TrainResult, train_bpe, train_iter
@@ -32,6 +32,7 @@ __all__ = [
     "ExportError",
     "MergeStep",
     "ModelFileError",
+    "PatternTimeoutError",
     "PretokenizerError",
     "Pretokenizer",
     "Progress",
