@@ -34,7 +34,11 @@ from tokviz.gui.widgets.token_view import TokenView
 VECTOR_PROPERTY = "tokvizVectorExport"
 _RENDER_FLAGS = QWidget.RenderFlag.DrawWindowBackground | QWidget.RenderFlag.DrawChildren
 _SVG_SIZE = re.compile(rb'<svg width="[^"]*" height="[^"]*"')
-_SVG_FONTS = re.compile(rb'font-family="([^"]*)"')
+# A text element (whose font list depends on its text), or a font list elsewhere (on a group).
+_SVG_FONTS = re.compile(rb'<text\b[^>]*>[^<]*</text>|font-family="([^"]*)"')
+_FONT_LIST = re.compile(rb'font-family="([^"]*)"')
+# Pictographs and the emoji variation selector: text that needs an emoji font.
+_EMOJI = re.compile("[\u2600-\u27bf\u2b00-\u2bff\ufe0f\U0001f000-\U0001faff]")
 
 
 def _background(widget: QWidget) -> QColor:
@@ -129,7 +133,7 @@ def svg_drawing(
     paint(painter)
     painter.end()
     buffer.close()
-    svg = _SVG_FONTS.sub(_css_families, bytes(data.data()))
+    svg = _SVG_FONTS.sub(_fonts_for_readers, bytes(data.data()))
     return _SVG_SIZE.sub(f'<svg width="{size.width()}" height="{size.height()}"'.encode(), svg, count=1)
 
 
@@ -149,12 +153,31 @@ def svg_bytes(widget: QWidget, title: str = "tokviz") -> bytes:
     return svg_drawing(widget.size(), widget.logicalDpiY(), _background(widget), paint, title)
 
 
-def _css_families(match: re.Match[bytes]) -> bytes:
+def _fonts_for_readers(match: re.Match[bytes]) -> bytes:
+    """A text element or group with a font list any SVG reader draws as Qt did (see :func:`_css_families`).
+
+    Emoji fonts are named only on text that has emoji in it: they also hold digits (for keycaps),
+    and Pango (rsvg-convert, Inkscape) then sets the digits of "15 tokens · 5.73" apart in them.
+    Other characters missing from the listed fonts still find a fallback font in every reader.
+    """
+    if match.group(1) is not None:
+        return _css_families(match, emoji=False)
+    element = match.group(0)
+    text = element[element.index(b">") + 1 :].decode("utf-8", errors="replace")
+    emoji = _EMOJI.search(text) is not None
+    return _FONT_LIST.sub(lambda m: _css_families(m, emoji=emoji), element)
+
+
+def _css_families(match: re.Match[bytes], emoji: bool = True) -> bytes:
     """Qt's family list as a CSS list ending in a generic family, so any SVG reader finds a similar font.
 
     Qt writes ``A,B,C`` and its own alias ``Sans Serif``, which is a font name nowhere else.
+    With ``emoji`` the colour emoji fonts come first (as Qt picks them for pictographs), without it
+    they are left out.
     """
     families = [f.strip() for f in match.group(1).decode("utf-8").split(",") if f.strip()]
+    emoji_fonts = [f for f in families if "emoji" in f.lower()]
+    families = (emoji_fonts if emoji else []) + [f for f in families if f not in emoji_fonts]
     families = [{"sans serif": "sans-serif", "monospace": "monospace"}.get(f.lower(), f) for f in families]
     generic = "monospace" if any("mono" in f.lower() for f in families) else "sans-serif"
     if generic not in families:

@@ -4,7 +4,8 @@ The view is a read-only QPlainTextEdit (built for large documents: it lays out o
 screen) whose document holds one display string per token. Edits arrive as
 :class:`~tokviz.gui.text.token_table.TableUpdate` and replace only the changed tokens' text. Boxes
 are painted under the text from the per-block geometry in :mod:`tokviz.gui.widgets.highlighter`, so
-nothing is formatted ahead of time and a 1 MB text costs what is visible.
+nothing is formatted ahead of time and a 1 MB text costs what is visible. Painted into an SVG file,
+each token's text is its own text element at its box, so other SVG readers' fonts cannot drift.
 """
 
 from __future__ import annotations
@@ -20,8 +21,10 @@ from PySide6.QtGui import (
     QHelpEvent,
     QKeyEvent,
     QMouseEvent,
+    QPaintEngine,
     QPainter,
     QPaintEvent,
+    QPalette,
     QPen,
     QTextCursor,
 )
@@ -329,10 +332,62 @@ class TokenView(QPlainTextEdit):
                 else:
                     painter.setBrush(fills[colour_idx[t]])
                     painter.drawRoundedRect(r, 3, 3)
+            engine = painter.paintEngine()
+            vector = engine is not None and engine.type() == QPaintEngine.Type.SVG
+            if vector:
+                self._paint_token_texts(painter)
             painter.end()
-        super().paintEvent(event)
-        if boxes and self.table is not None:
+            if not vector:
+                super().paintEvent(event)
             self._paint_overlays(boxes)
+        else:
+            super().paintEvent(event)
+
+    def _paint_token_texts(self, painter: QPainter) -> None:
+        """Each token's text as its own run starting at its box (how an SVG export draws the text).
+
+        The document draws a line as one run with a font list; an SVG reader that picks another font
+        (other advances) would let the letters drift across the boxes. Placed token by token, a
+        different font can at worst overflow its own box. Leading whitespace is skipped so that a
+        run starts at its first visible character, where Qt put it.
+        """
+        starts, ends = self.box_start, self.box_end
+        n = int(starts.size)
+        painter.setFont(self.document().defaultFont())
+        painter.setPen(QPen(self.palette().color(QPalette.ColorRole.Text)))
+        offset = self.contentOffset()
+        height = self.viewport().height()
+        block = self.firstVisibleBlock()
+        while block.isValid():
+            geom = self.blockBoundingGeometry(block).translated(offset)
+            if geom.top() > height:
+                break
+            layout = block.layout()
+            if block.isVisible() and geom.bottom() >= 0 and layout is not None:
+                units = block.text().encode("utf-16-le", "surrogatepass")
+                bpos = block.position()
+                origin = geom.topLeft() + layout.position()
+                for li in range(layout.lineCount()):
+                    line = layout.lineAt(li)
+                    lo = line.textStart()
+                    hi = lo + line.textLength()
+                    baseline = origin.y() + line.y() + line.ascent()
+                    t = int(np.searchsorted(ends, bpos + lo, side="right"))
+                    while t < n and starts[t] < bpos + hi:
+                        s = max(int(starts[t]) - bpos, lo)
+                        e = min(int(ends[t]) - bpos, hi)
+                        t += 1
+                        piece = units[2 * s : 2 * e].decode("utf-16-le", "surrogatepass")
+                        shown = piece.lstrip()
+                        if not shown.strip():
+                            continue
+                        s += (
+                            len(piece.encode("utf-16-le", "surrogatepass"))
+                            - len(shown.encode("utf-16-le", "surrogatepass"))
+                        ) // 2
+                        x = min(line.cursorToX(s)[0], line.cursorToX(e)[0])
+                        painter.drawText(QPointF(origin.x() + x, baseline), shown.rstrip())
+            block = block.next()
 
     def _paint_overlays(self, boxes: list[Box]) -> None:
         b = self._brushes()
