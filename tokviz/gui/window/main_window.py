@@ -108,6 +108,8 @@ class MainWindow(MenusMixin, FilesMixin, ViewSyncMixin, AppearanceMixin, QMainWi
         self._n_bytes = 0
         self._hover: tuple[TokenPanel, int] | None = None
         self._syncing = False
+        # Set once the editor's text has gone to the views: a view added later gets it too, even "".
+        self._text_handed_out = False
         self._theme = "system"
         self._point_size = POINT_SIZE.default
         self.last_error: str | None = None
@@ -205,7 +207,7 @@ class MainWindow(MenusMixin, FilesMixin, ViewSyncMixin, AppearanceMixin, QMainWi
         self.panels.append(panel)
         self.views_splitter.addWidget(panel)
         self._update_close_buttons()
-        if self.text or self.editor.document().characterCount() > 1:
+        if self._text_handed_out:
             panel.model.set_text(self.text)
         return panel
 
@@ -262,6 +264,7 @@ class MainWindow(MenusMixin, FilesMixin, ViewSyncMixin, AppearanceMixin, QMainWi
         self.text = text
         self._index = Utf16Index(text)
         self._n_bytes = len(text.encode("utf-8", errors="surrogatepass"))
+        self._text_handed_out = True
         for p in self.panels:
             p.model.set_text(text)
         self._update_status()

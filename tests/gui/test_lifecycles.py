@@ -1,0 +1,230 @@
+"""Lifecycles: a stateful property test over what a user does to the window in an hour.
+
+A hypothesis state machine drives a real :class:`MainWindow` (offscreen) through sequences of
+window actions -- add and close views, open and close every dock, the lecture demo, start and
+cancel a training run, open a tokenizer file, theme, zoom, presentation mode, typing -- and checks
+after every step, once the events have settled, what a user would notice:
+
+- no error dialog is open and the window recorded no error;
+- no Python exception escaped into Qt's event loop (a slot of a deleted widget, say);
+- Qt printed no warning (the same level ``qt_log_level_fail`` fails a test on);
+- every tokenizer picker in the window lists exactly the registry's tokenizers, in its order;
+- the window's minimum width fits a 1024-pixel projector.
+
+Exceptions and Qt warnings are checked per step (not only at the end of the test, as pytest-qt
+does) so that hypothesis can shrink a failure to the few steps that cause it.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+
+import pytest
+from hypothesis import HealthCheck, settings
+from hypothesis import strategies as st
+from hypothesis.stateful import (
+    RuleBasedStateMachine,
+    invariant,
+    precondition,
+    rule,
+    run_state_machine_as_test,
+)
+from PySide6.QtCore import QSettings
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QDockWidget, QMessageBox
+
+from tokviz.core.formats import save_model
+from tokviz.gui.models.tokenizers import KeyRole
+from tokviz.gui.panels.training.panel import SOURCE_EDITOR
+from tokviz.gui.widgets.picker import TokenizerPicker
+
+PROJECTOR_WIDTH = 1024
+# KNOWN BUG, not fixed here (see test_four_views_in_presentation_mode_fit_a_projector below): with
+# a fourth view, presentation mode and the Train dock need 1099 px (four views of at least 171 px,
+# the picker's ten characters and the close button, beside the 397 px Train dock). Views beyond
+# three are left out of the machine so that it keeps hunting other bugs; the xfail test keeps the
+# fourth view's failure in sight. Raise this to 4 once that is fixed.
+MAX_VIEWS = 3
+WAIT_MS = 20_000  # a safety net for a loaded 2-core machine, never reached when things work
+TEXTS = (
+    "the cat in the hat",
+    "def f(x):\n    return x + 1\n",
+    "Hello, 🌍! 你好!",
+    "",
+    "naïve café — ﬁne\u200d text\r\nwith a CRLF",
+)
+
+
+def test_a_view_added_while_the_editor_is_empty_is_tokenized(qtbot, window):
+    """Found by the machine: a view added after the text was cleared never got the (empty) text,
+    so it stayed "…" in the status bar and ``is_ready()`` was False for good."""
+    window.set_text("")
+    qtbot.waitUntil(window.is_ready, timeout=WAIT_MS)
+    panel = window.add_view("bytes")
+    qtbot.waitUntil(window.is_ready, timeout=WAIT_MS)
+    assert panel.model.current and panel.view.table is not None and len(panel.view.table) == 0
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="known bug, not fixed: four views beside the Train dock in presentation mode need 1099 px",
+)
+def test_four_views_in_presentation_mode_fit_a_projector(qtbot, window):
+    """Found by the machine (train, open a tokenizer twice, presentation mode). Fixing it needs a
+    decision on how narrow a view may get (or a scrolling row of views), so it is reported, not patched."""
+    while len(window.panels) < 4:
+        window.add_view()
+    window.training.train_dock.show()
+    window.presentation.set_active(True)
+    qtbot.waitUntil(window.is_ready, timeout=WAIT_MS)
+    assert window.minimumSizeHint().width() <= PROJECTOR_WIDTH
+
+
+def settle(qtbot, window) -> None:
+    """Let queued events run: every view shows the editor's text and no tokenizer is loading."""
+    qtbot.wait(5)
+    qtbot.waitUntil(lambda: window.is_ready() and not window.tokenizers.busy(), timeout=WAIT_MS)
+    qtbot.wait(5)
+
+
+def picker_keys(picker: TokenizerPicker) -> list[str]:
+    return [picker.itemData(row, KeyRole) for row in range(picker.count())]
+
+
+def registry_keys(window) -> list[str]:
+    model = window.tokenizers
+    return [model.data(model.index(row, 0), KeyRole) for row in range(model.rowCount())]
+
+
+def test_window_lifecycles_keep_the_window_sound(qtbot, qtlog, window, make_window, tmp_path, tiny_bpe):
+    model_path = tmp_path / "tiny.tokviz.json"
+    save_model(model_path, tiny_bpe)
+    # The docks a user can open and close, found on a real window (the same set in every window).
+    dock_names = sorted(d.objectName() for d in window.findChildren(QDockWidget) if d.objectName())
+    assert len(dock_names) >= 6, dock_names
+    window.close()
+    serial = itertools.count()
+
+    with qtbot.captureExceptions() as exceptions:
+
+        class WindowLifecycle(RuleBasedStateMachine):
+            def __init__(self) -> None:
+                super().__init__()
+                exceptions.clear()
+                self.first_log = len(qtlog.records)
+                # A fresh profile per example: what one example saves must not shape the next.
+                profile = QSettings(str(tmp_path / f"profile-{next(serial)}.ini"), QSettings.Format.IniFormat)
+                self.window = make_window(settings=profile)
+
+            def teardown(self) -> None:
+                w = self.window
+                if w.training is not None:
+                    w.training.panel.shutdown()
+                w.close()
+                qtbot.wait(5)
+
+            # ------------------------------------------------------------ views
+            @precondition(lambda self: len(self.window.panels) < MAX_VIEWS)
+            @rule(key=st.sampled_from([None, "gpt2", "cl100k", "bytes"]) | st.integers(0, 8))
+            def add_view(self, key) -> None:
+                if isinstance(key, int):  # any tokenizer on offer, trained and opened ones too
+                    keys = self.window.tokenizers.keys()
+                    key = keys[key % len(keys)]
+                self.window.add_view(key)
+
+            @rule(index=st.integers(0, 8))
+            def close_view(self, index) -> None:
+                panels = self.window.panels
+                self.window.remove_view(panels[index % len(panels)])
+
+            @rule()
+            def close_last_view(self) -> None:
+                self.window.remove_last_view()
+
+            # ------------------------------------------------------------ docks
+            @rule(name=st.sampled_from(dock_names))
+            def toggle_dock(self, name) -> None:
+                dock = self.window.findChild(QDockWidget, name)
+                assert dock is not None, name
+                dock.toggleViewAction().trigger()
+
+            # ------------------------------------------------------------ training
+            @precondition(lambda self: self.window.training is not None)
+            @rule()
+            def lecture_demo(self) -> None:
+                panel = self.window.training.panel
+                qtbot.waitUntil(lambda: not panel.running, timeout=WAIT_MS)
+                self.window.findChild(QAction, "actionLectureDemo").trigger()
+                qtbot.waitUntil(lambda: not panel.running, timeout=WAIT_MS)
+
+            @precondition(lambda self: self.window.training is not None)
+            @rule(wait_ms=st.sampled_from([0, 20]))
+            def train_and_cancel(self, wait_ms) -> None:
+                panel = self.window.training.panel
+                qtbot.waitUntil(lambda: not panel.running, timeout=WAIT_MS)
+                panel.set_source_kind(SOURCE_EDITOR)
+                panel.start()
+                qtbot.wait(wait_ms)
+                panel.cancel()
+                qtbot.waitUntil(lambda: not panel.running, timeout=WAIT_MS)
+
+            # ------------------------------------------------------------ files
+            @precondition(lambda self: len(self.window.panels) < MAX_VIEWS)
+            @rule()
+            def open_tokenizer(self) -> None:
+                job = self.window.open_tokenizer_file(str(model_path))
+                with qtbot.waitSignal(job.finished, timeout=WAIT_MS):
+                    pass
+
+            # ------------------------------------------------------------ appearance
+            @rule(theme=st.sampled_from(["dark", "light"]))
+            def set_theme(self, theme) -> None:
+                self.window.set_theme(theme)
+
+            @rule(step=st.sampled_from([-1, 1]))
+            def zoom(self, step) -> None:
+                self.window.zoom(step)
+
+            @rule(on=st.booleans())
+            def presentation(self, on) -> None:
+                self.window.presentation.set_active(on)
+
+            @rule(text=st.sampled_from(TEXTS) | st.text(max_size=30))
+            def type_text(self, text) -> None:
+                self.window.set_text(text)
+
+            # ------------------------------------------------------------ invariants
+            @invariant()
+            def window_is_sound(self) -> None:
+                w = self.window
+                settle(qtbot, w)
+                assert not exceptions, "an exception in Qt's event loop:\n" + "\n".join(
+                    repr(exc[1]) for exc in exceptions
+                )
+                warnings = [
+                    r.message
+                    for r in qtlog.records[self.first_log :]
+                    if r.matches_level("WARNING") and not r.ignored
+                ]
+                assert not warnings, warnings
+                box = w.findChild(QMessageBox, "errorDialog")
+                assert box is None or not box.isVisible(), box.text()
+                assert w.last_error is None
+                expected = registry_keys(w)
+                for picker in w.findChildren(TokenizerPicker):
+                    assert picker.count() == w.tokenizers.rowCount()
+                    assert picker_keys(picker) == expected
+                assert w.minimumSizeHint().width() <= PROJECTOR_WIDTH
+
+        run_state_machine_as_test(
+            WindowLifecycle,
+            settings=settings(
+                # A longer hunt: TOKVIZ_LIFECYCLE_EXAMPLES=200 python -m pytest tests/gui/test_lifecycles.py
+                max_examples=int(os.environ.get("TOKVIZ_LIFECYCLE_EXAMPLES", "15")),
+                stateful_step_count=12,
+                deadline=None,
+                suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+            ),
+        )
+    assert not exceptions
