@@ -25,7 +25,12 @@ if TYPE_CHECKING:
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("corpus", nargs="+", metavar="CORPUS", help="text files or folders (read as UTF-8)")
+    p.add_argument(
+        "corpus",
+        nargs="+",
+        metavar="CORPUS",
+        help="text files or folders (UTF-8; .gz, .bz2 and .xz are decompressed; folders skip binary files)",
+    )
     p.add_argument("--vocab-size", type=int, required=True, metavar="N", help="256 bytes + merges + specials")
     add_special(p)
     p.add_argument("--pretokenizer", default="gpt2", metavar="P", help="none, gpt2, cl100k or a regex")
@@ -53,12 +58,13 @@ def run(args: argparse.Namespace) -> int:
     outputs = planned_outputs(args)
     check_outputs(outputs, inputs=args.corpus)
     check_exports_fit(args)
-    printer = ProgressPrinter(sys.stderr)
     errors = "replace" if args.replace_invalid else "strict"
+    corpus_files = scan_corpus(args.corpus, errors)
+    printer = ProgressPrinter(sys.stderr)
 
     def train(cancel: threading.Event) -> TrainResult:
         return train_bpe(
-            files=list(args.corpus),
+            files=corpus_files,
             vocab_size=args.vocab_size,
             special_tokens=args.special_token,
             pretokenizer=args.pretokenizer,
@@ -103,6 +109,21 @@ def run(args: argparse.Namespace) -> int:
         file=sys.stderr,
     )
     return 0
+
+
+def scan_corpus(paths: list[str], errors: str) -> list[str]:
+    """The text files training reads from ``paths``; a note on standard error says what folders left out.
+
+    Folders are walked once here and training gets the files found, so the note counts exactly
+    what was skipped ("skipped 717 binary files (.pyc, .so, .a, …)").
+    """
+    from tokviz.core.corpus import scan_source
+
+    scan = scan_source(list(paths), errors)
+    note = scan.summary.note("--replace-invalid")
+    if note is not None:
+        print_note(note)
+    return [str(f.path) for f in scan.files]
 
 
 def run_training(train: Callable[[threading.Event], TrainResult]) -> TrainResult:

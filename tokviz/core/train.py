@@ -162,7 +162,7 @@ def _count_corpus(
     t0: float,
 ) -> Generator[Progress, None, tuple[Counter[str], int]]:
     """Count unique pre-tokens, yielding progress as parts are done; return (counts, bytes)."""
-    files, text = resolve_source(source)
+    files, text = resolve_source(source, errors)
     total = sum(f.size for f in files) if text is None else len(text.encode("utf-8"))
     splitter = SpecialSplitter(specials)
     safe_spaces = pre.name in NAMED_PATTERNS and pre.pattern is not None

@@ -7,6 +7,7 @@ every tokenizer on offer, and exports it as PNG, SVG and CSV.
 
 from __future__ import annotations
 
+import contextlib
 from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
@@ -54,6 +55,7 @@ from tokviz.gui.drawing.chart_style import (
 )
 from tokviz.gui.models.tokenizers import TokenizerRegistryModel
 from tokviz.gui.panels.docking import follow_editor_text
+from tokviz.gui.settings import CHART_FILES
 from tokviz.gui.widgets import file_dialogs
 from tokviz.gui.workers.debounce import Debouncer
 from tokviz.gui.workers.jobs import Job, run_job
@@ -72,6 +74,7 @@ class ExchangeChart(QWidget):
     tableChanged = Signal(object)
     exported = Signal(str)
     failed = Signal(str)
+    filesChanged = Signal()
 
     def __init__(self, registry: TokenizerRegistryModel | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -82,6 +85,7 @@ class ExchangeChart(QWidget):
         self._samples = sample_inputs()
         self._samples_on = True
         self._files: list[ChartInput] = []
+        self._file_paths: list[str] = []
         self._fixed_tokenizers: list[tuple[str, str, Tokenizer]] = []
         self._failed: set[str] = set()
         self._cache: OrderedDict[tuple[int, str], tuple[object, TextMetrics]] = OrderedDict()
@@ -201,15 +205,23 @@ class ExchangeChart(QWidget):
             label, n = f"{p.name} ({n})", n + 1
         item = ChartInput(label, text, "file")
         self._files.append(item)
+        self._file_paths.append(str(p.absolute()))
         self._fill_inputs_menu()
         self.schedule()
+        self.filesChanged.emit()
         return item
 
     def remove_files(self) -> None:
         """Drop every added file."""
         self._files.clear()
+        self._file_paths.clear()
         self._fill_inputs_menu()
         self.schedule()
+        self.filesChanged.emit()
+
+    def added_paths(self) -> list[str]:
+        """The files added as groups of bars, in order (absolute paths, for remembering them)."""
+        return list(self._file_paths)
 
     def inputs(self) -> list[ChartInput]:
         """The groups of bars, in order: the editor's text, the samples (if shown), added files."""
@@ -482,6 +494,11 @@ def install(context: PanelContext) -> QDockWidget:
         first_size=lambda: max(340, parent.height() * 2 // 5),
     )
     follow_editor_text(context, dock, chart.set_text, DEBOUNCE_MS)
+    for path in context.settings.get(CHART_FILES):  # files gone or unreadable since are dropped
+        with contextlib.suppress(OSError):
+            chart.add_file(path)
+    context.settings.set(CHART_FILES, chart.added_paths())
+    chart.filesChanged.connect(lambda: context.settings.set(CHART_FILES, chart.added_paths()))
     chart.exported.connect(lambda path: context.show_status(f"Chart saved to {path}"))
     return dock
 

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import codecs
 from dataclasses import dataclass
 from pathlib import Path
 
-from tokviz.core.corpus import resolve_source
+from tokviz.core.corpus import CorpusFile, open_decompressed, scan_source
 from tokviz.core.errors import TokvizError
 from tokviz.gui.panels.training.report import human_bytes
 
@@ -39,27 +40,55 @@ class CorpusInfo:
     preview: str
     size: int
     error: str | None = None
+    skipped: int = 0
 
 
-def describe_files(paths: list[str]) -> CorpusInfo:
-    """Size and preview of files and folders (runs in a worker: folders may be large)."""
+def describe_files(paths: list[str], errors: str = "strict") -> CorpusInfo:
+    """Size, files used and skipped, and a preview of files and folders (runs in a worker: folders may be large).
+
+    The scan is training's own (:func:`~tokviz.core.corpus.scan_source`, with the same ``errors``),
+    so the counts are what training will read. The preview shows only text that decoded cleanly,
+    from the first files (decompressed when compressed): never the bytes of a binary file.
+    """
     try:
-        files, _ = resolve_source([Path(p) for p in paths])
+        scan = scan_source([Path(p) for p in paths], errors)
     except TokvizError as exc:
         return CorpusInfo("", "", 0, str(exc))
-    total = sum(f.size for f in files)
+    summary = scan.summary
     preview = ""
-    for f in files[:20]:
+    for f in scan.files[:20]:
         try:
-            with open(f.path, "rb") as fh:
-                preview += fh.read(PREVIEW_CHARS - len(preview)).decode("utf-8", errors="replace")
-        except OSError as exc:
-            return CorpusInfo("", "", total, f"cannot read {f.path}: {exc.strerror or exc}")
+            preview += _clean_start(f, PREVIEW_CHARS - len(preview))
+        except TokvizError as exc:
+            return CorpusInfo("", "", summary.bytes, str(exc))
         if len(preview) >= PREVIEW_CHARS:
             break
         preview += "\n"
-    n = len(files)
-    return CorpusInfo(f"{n:,} file{'s' if n != 1 else ''} · {human_bytes(total)}", preview, total)
+    n = summary.files
+    line = f"{n:,} file{'s' if n != 1 else ''} · {human_bytes(summary.bytes)}"
+    if summary.compressed:
+        line += f" ({summary.compressed:,} compressed)"
+    note = summary.note("“Replace invalid UTF-8”")
+    if note:
+        line += f" · {note}"
+    return CorpusInfo(line, preview, summary.bytes, skipped=summary.skipped)
+
+
+def _clean_start(file: CorpusFile, limit: int) -> str:
+    """Up to ``limit`` characters from the start of ``file``, stopping before any invalid UTF-8."""
+    out = ""
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    with open_decompressed(file.path, file.compression) as fh:
+        while len(out) < limit:
+            block = fh.read(4096)
+            try:
+                out += decoder.decode(block, final=not block)
+            except UnicodeDecodeError as exc:
+                out += exc.object[: exc.start].decode("utf-8", errors="ignore")
+                break
+            if not block:
+                break
+    return out[:limit]
 
 
 def describe_text(text: str, label: str) -> CorpusInfo:

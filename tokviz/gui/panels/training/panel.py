@@ -49,6 +49,7 @@ from tokviz.gui.workers.jobs import Job, run_job
 from tokviz.gui.workers.training import TrainJob, TrainOutcome, TrainSettings, TrainStatus
 
 LECTURE_TEXT = "the cat in the hat"
+FAILED_STATUS = "Training failed; nothing changed."
 
 
 class TrainPanel(TrainForm):
@@ -57,7 +58,7 @@ class TrainPanel(TrainForm):
     ``trainingStarted(TrainSettings)``, then ``progressChanged(TrainStatus)`` and
     ``mergesArrived(tuple[MergeStep, ...])`` while it runs, then one of
     ``trainingFinished(TrainOutcome, key)``, ``trainingCancelled()`` or ``trainingFailed(message)``,
-    then ``trainingEnded()``.
+    then ``trainingEnded()``. ``corpusPathsChanged()`` follows every change of the file list.
     """
 
     trainingStarted = Signal(object)
@@ -68,6 +69,7 @@ class TrainPanel(TrainForm):
     trainingFailed = Signal(str)
     trainingEnded = Signal()
     fileJobDone = Signal(str)
+    corpusPathsChanged = Signal()
 
     def __init__(
         self,
@@ -102,6 +104,7 @@ class TrainPanel(TrainForm):
         self.add_files_button.clicked.connect(self.choose_files)
         self.add_folder_button.clicked.connect(self.choose_folder)
         self.clear_files_button.clicked.connect(self.clear_files)
+        self.replace_invalid.toggled.connect(self._on_replace_invalid_toggled)
         self.vocab_size.valueChanged.connect(self._update_vocab_hint)
         self.specials.textChanged.connect(self._update_vocab_hint)
         self.pretokenizer.currentIndexChanged.connect(self._on_pretokenizer_changed)
@@ -141,12 +144,28 @@ class TrainPanel(TrainForm):
                 self.files.addItem(p)
                 known.add(p)
         self.set_source_kind(SOURCE_FILES)
+        self._forget_stale_messages()
         self.refresh_corpus_info()
+        self.corpusPathsChanged.emit()
 
     def clear_files(self) -> None:
-        """Empty the file list."""
+        """Empty the file list (and forget messages about the files that were in it)."""
         self.files.clear()
+        self._forget_stale_messages()
         self.refresh_corpus_info()
+        self.corpusPathsChanged.emit()
+
+    def _forget_stale_messages(self) -> None:
+        """Clear an error and a failure status that were about the corpus before this change.
+
+        "Add files…" after switching to the Python docs, or a UTF-8 error about files no longer
+        listed, would tell the user about a corpus they no longer have.
+        """
+        if self.running:
+            return
+        self._show_error(None)
+        if self.status.text() == FAILED_STATUS:
+            self.status.setText("")
 
     def choose_files(self) -> None:
         """Ask for corpus files."""
@@ -179,7 +198,14 @@ class TrainPanel(TrainForm):
         files = self.source_kind() == SOURCE_FILES
         self.files.setVisible(files)
         self.file_buttons.setVisible(files)
+        self._forget_stale_messages()
         self.refresh_corpus_info()
+
+    def _on_replace_invalid_toggled(self, *_args: object) -> None:
+        """Folders skip non-UTF-8 files unless invalid UTF-8 is replaced: count them again."""
+        if self.source_kind() in (SOURCE_FILES, SOURCE_SAMPLES):
+            self._forget_stale_messages()
+            self.refresh_corpus_info()
 
     def refresh_corpus_info(self) -> None:
         """Update the size line and the preview for the chosen corpus."""
@@ -199,7 +225,9 @@ class TrainPanel(TrainForm):
             self._show_info(CorpusInfo("Add files or a folder (or drop them here).", "", 0))
             return
         self.corpus_info.setText("Measuring…")
-        job = run_job(lambda: describe_files(paths), self)
+        self.preview.setPlainText("")
+        errors = "replace" if self.replace_invalid.isChecked() else "strict"
+        job = run_job(lambda: describe_files(paths, errors), self)
         self._info_job = job
 
         def done(info: CorpusInfo) -> None:
@@ -337,7 +365,7 @@ class TrainPanel(TrainForm):
 
     def _on_failed(self, message: str) -> None:
         self._show_error(message)
-        self.status.setText("Training failed; nothing changed.")
+        self.status.setText(FAILED_STATUS)
         self.progress.setValue(0)
         self.progress.setFormat("")
         self.trainingFailed.emit(message)

@@ -1,0 +1,84 @@
+"""The Train panel remembers its corpus and settings between launches.
+
+What is remembered: the corpus kind, the listed files and folders (those gone since are dropped
+without a word), the vocabulary size, the special tokens, the pre-tokenizer and its custom regex,
+the tie rule and "Replace invalid UTF-8". The model name is not: it names one run. Values are
+written through :class:`~tokviz.gui.settings.Settings` whenever one of them changes.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtGui import QStandardItemModel
+
+from tokviz.gui.panels.training.corpus import SOURCE_FILES
+from tokviz.gui.panels.training.form import TrainForm
+from tokviz.gui.panels.training.panel import TrainPanel
+from tokviz.gui.settings import (
+    TRAIN_PATHS,
+    TRAIN_PATTERN,
+    TRAIN_PRETOKENIZER,
+    TRAIN_REPLACE_INVALID,
+    TRAIN_SOURCE,
+    TRAIN_SPECIAL_TOKENS,
+    TRAIN_TIE_RULE,
+    TRAIN_VOCAB_SIZE,
+    Settings,
+)
+
+
+def restore_train_settings(form: TrainForm, settings: Settings) -> None:
+    """Put the remembered settings back into ``form``; a value it cannot take keeps the default."""
+    form.files.clear()
+    for path in settings.get(TRAIN_PATHS):
+        if Path(path).exists():
+            form.files.addItem(path)
+    vocab = settings.get(TRAIN_VOCAB_SIZE)
+    # Qt reads a damaged number as 0: keep the default rather than clamp it to the minimum.
+    if form.vocab_size.minimum() <= vocab <= form.vocab_size.maximum():
+        form.vocab_size.setValue(vocab)
+    form.specials.setText(settings.get(TRAIN_SPECIAL_TOKENS))
+    form.pattern.setText(settings.get(TRAIN_PATTERN))
+    row = form.pretokenizer.findData(settings.get(TRAIN_PRETOKENIZER))
+    if row >= 0:
+        form.pretokenizer.setCurrentIndex(row)
+    form.set_tie_rule(settings.get(TRAIN_TIE_RULE))
+    form.replace_invalid.setChecked(settings.get(TRAIN_REPLACE_INVALID))
+    kind = settings.get(TRAIN_SOURCE)
+    row = form.source.findData(kind)
+    model = form.source.model()
+    item = model.item(row) if row >= 0 and isinstance(model, QStandardItemModel) else None
+    if item is not None and item.isEnabled():
+        form.set_source_kind(kind)
+    else:
+        form.set_source_kind(SOURCE_FILES)
+
+
+def remember_train_settings(form: TrainForm, settings: Settings) -> None:
+    """Store the form's current settings."""
+    settings.set(TRAIN_SOURCE, form.source_kind())
+    settings.set(TRAIN_PATHS, form.corpus_paths())
+    settings.set(TRAIN_VOCAB_SIZE, form.vocab_size.value())
+    settings.set(TRAIN_SPECIAL_TOKENS, form.specials.text())
+    settings.set(TRAIN_PRETOKENIZER, str(form.pretokenizer.currentData()))
+    settings.set(TRAIN_PATTERN, form.pattern.text())
+    settings.set(TRAIN_TIE_RULE, str(form.tie_rule.currentData()))
+    settings.set(TRAIN_REPLACE_INVALID, form.replace_invalid.isChecked())
+
+
+def follow_train_settings(form: TrainPanel, settings: Settings) -> None:
+    """Restore the remembered settings, then remember every later change as it happens."""
+    restore_train_settings(form, settings)
+
+    def save(*_args: object) -> None:
+        remember_train_settings(form, settings)
+
+    form.source.currentIndexChanged.connect(save)
+    form.vocab_size.valueChanged.connect(save)
+    form.specials.textChanged.connect(save)
+    form.pretokenizer.currentIndexChanged.connect(save)
+    form.pattern.textChanged.connect(save)
+    form.tie_rule.currentIndexChanged.connect(save)
+    form.replace_invalid.toggled.connect(save)
+    form.corpusPathsChanged.connect(save)
