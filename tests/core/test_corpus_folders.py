@@ -144,10 +144,13 @@ def test_a_folder_with_only_binaries_says_what_it_skipped(tmp_path):
 def test_a_damaged_compressed_file_in_a_folder_is_skipped_as_unreadable(tmp_path):
     (tmp_path / "ok.txt").write_text(PLAIN, encoding="utf-8")
     (tmp_path / "cut.gz").write_bytes(gzip.compress(GZ.encode() * 50)[:40])
+    # Cut far beyond the sniffed start: found when the folder's files are checked to the end.
+    long = "".join(f"line {i}: {i * 7919 % 104729}\n" for i in range(40_000)).encode()
+    (tmp_path / "late.gz").write_bytes(gzip.compress(long)[:-2000])
     scan = scan_source([tmp_path])
     assert [f.path.name for f in scan.files] == ["ok.txt"]
-    assert scan.summary.skipped_unreadable == 1
-    assert "1 unreadable file" in (scan.summary.note() or "")
+    assert scan.summary.skipped_unreadable == 2
+    assert "2 unreadable files" in (scan.summary.note() or "")
 
 
 @pytest.mark.parametrize(
@@ -176,3 +179,10 @@ def test_compression_is_recognised_by_content_not_name():
     assert compression_of(lzma.compress(b"x")) == "xz"
     assert compression_of(b"BZh is how this plain text starts") is None
     assert compression_of(b"plain") is None
+
+
+def test_a_damaged_compressed_file_named_explicitly_is_an_error(tmp_path):
+    cut = tmp_path / "cut.txt.gz"
+    cut.write_bytes(gzip.compress(GZ.encode() * 50)[:40])
+    with pytest.raises(CorpusError, match=r"cannot decompress .*cut\.txt\.gz"):
+        scan_source([cut])

@@ -192,19 +192,21 @@ def sniff_file(path: Path) -> tuple[str, str | None]:
     """What the file is (``text``, ``binary``, ``not-utf8`` or ``unreadable``) and its compression.
 
     Reads at most :data:`SNIFF_SIZE` bytes of content (decompressed, for a compressed file).
+    ``unreadable`` is a compressed file that cannot be decompressed; a file that cannot be
+    opened or read at all raises ``OSError``.
     """
-    try:
-        with open(path, "rb") as fh:
-            head = fh.read(SNIFF_SIZE)
-            compression = compression_of(head)
-            if compression is None:
-                return classify_head(head, len(head) < SNIFF_SIZE), None
-            fh.seek(0)
+    with open(path, "rb") as fh:
+        head = fh.read(SNIFF_SIZE)
+        compression = compression_of(head)
+        if compression is None:
+            return classify_head(head, len(head) < SNIFF_SIZE), None
+        fh.seek(0)
+        try:
             with open_decompressed(path, compression, fh) as stream:
                 content = stream.read(SNIFF_SIZE)
-                return classify_head(content, len(content) < SNIFF_SIZE), compression
-    except _DECOMPRESS_ERRORS:
-        return UNREADABLE, None
+        except _DECOMPRESS_ERRORS:
+            return UNREADABLE, compression
+        return classify_head(content, len(content) < SNIFF_SIZE), compression
 
 
 def scan_source(source: CorpusSource, errors: str = "strict") -> CorpusScan:
@@ -246,7 +248,10 @@ def resolve_source(source: CorpusSource, errors: str = "strict") -> tuple[list[C
 
 def _named_file(path: Path) -> CorpusFile:
     """A file the user named: read it whatever its name, but refuse one that is not text at all."""
-    kind, compression = sniff_file(path)
+    try:
+        kind, compression = sniff_file(path)
+    except OSError as exc:
+        raise CorpusError(f"cannot read {path}: {exc.strerror or exc}", path=str(path)) from None
     packed = f"{compression}-compressed " if compression else ""
     if kind == BINARY:
         raise CorpusError(
@@ -277,8 +282,8 @@ class _FolderWalk:
             except OSError:
                 size, kind, compression = 0, UNREADABLE, None
             file = CorpusFile(sub, size, compression)
-            if kind == TEXT and self.errors == "strict" and not _all_utf8(file):
-                kind = NOT_UTF8
+            if kind == TEXT and self.errors == "strict":
+                kind = _read_to_the_end(file)
             if kind == TEXT or (kind == NOT_UTF8 and self.errors == "replace"):
                 yield file
                 continue
@@ -303,21 +308,22 @@ class _FolderWalk:
         )
 
 
-def _all_utf8(file: CorpusFile) -> bool:
-    """Whether the whole file decodes as UTF-8 (streamed; files no longer than the sniff are known).
+def _read_to_the_end(file: CorpusFile) -> str:
+    """``text`` when the whole file decodes as UTF-8, else ``not-utf8`` (or ``unreadable``).
 
     In strict mode a folder's file that is UTF-8 at its start but not further on (an old
     changelog with Latin-1 names) would stop a long run at its first bad byte, so it is checked
-    to the end before training and left out like any other non-UTF-8 file.
+    to the end (streamed) before training and left out like any other non-UTF-8 file. A
+    compressed file cut short is found here too. Files no longer than the sniff are known.
     """
     if file.compression is None and file.size <= SNIFF_SIZE:
-        return True
+        return TEXT
     try:
         for _ in iter_file_text(file):
             pass
-    except CorpusError:
-        return False
-    return True
+    except CorpusError as exc:
+        return NOT_UTF8 if exc.offset is not None else UNREADABLE
+    return TEXT
 
 
 def _suffix(path: Path) -> str:

@@ -173,13 +173,13 @@ class TrainPanel(TrainForm):
             self,
             "Corpus files",
             str(Path.home()),
-            "Text files (*.txt *.md *.py *.json *.csv *.html);;All files (*)",
+            "Text files (*.txt *.md *.py *.json *.csv *.html *.gz *.bz2 *.xz);;All files (*)",
         )
         if paths:
             self.add_paths(paths)
 
     def choose_folder(self) -> None:
-        """Ask for a corpus folder (every file in it, recursively, hidden ones skipped)."""
+        """Ask for a corpus folder (its text files, recursively; hidden and binary ones skipped)."""
         path = file_dialogs.get_existing_directory(self, "Corpus folder", str(Path.home()))
         if path:
             self.add_paths([path])
