@@ -147,3 +147,19 @@ def test_a_damaged_settings_value_falls_back_to_the_default(make_window):
     panel = make_window().training.panel
     assert panel.vocab_size.value() == 1000
     assert panel.pretokenizer.currentData() == "gpt2"
+
+
+def test_the_lecture_demo_does_not_replace_the_remembered_settings(qtbot, make_window):
+    first = make_window()
+    panel = first.training.panel
+    panel.vocab_size.setValue(5000)
+    panel.set_source_kind(SOURCE_PYDOC)
+    with qtbot.waitSignal(panel.trainingFinished, timeout=30000):
+        panel.run_demo("none")
+    qtbot.waitUntil(lambda: not panel.running, timeout=10000)
+    assert panel.vocab_size.value() == 259
+    first.close()
+    again = make_window().training.panel
+    assert again.vocab_size.value() == 5000
+    assert again.source_kind() == SOURCE_PYDOC
+    assert again.tie_rule.currentData() == "lexicographic"

@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QDockWidget, QMenu
 
 from tokviz.gui.context import PanelContext
 from tokviz.gui.panels.timeline.panel import TimelineWidget
-from tokviz.gui.panels.training.memory import follow_train_settings, remember_train_settings
+from tokviz.gui.panels.training.memory import follow_train_settings
 from tokviz.gui.panels.training.panel import EXPORTS, SOURCE_EDITOR, TrainPanel
 from tokviz.gui.text.display import DisplayOptions
 from tokviz.gui.workers.debounce import Debouncer
@@ -43,7 +43,7 @@ def install(context: PanelContext) -> TrainingDocks:
     timeline = TimelineWidget(registry, parent)
     panel = TrainPanel(registry, context.editor_text, context.set_text, parent)
     panel.connect_timeline(timeline)
-    follow_train_settings(panel, context.settings)
+    follow_train_settings(panel, context.settings)  # restored now, remembered on every change
 
     train_dock = context.add_dock(
         panel, "Train", "trainDock", "Ctrl+Shift+T", area="right", visible=True, tabify_with="vocabDock"
@@ -104,7 +104,6 @@ def install(context: PanelContext) -> TrainingDocks:
 
     def shut_down_training() -> bool:
         panel.shutdown()
-        remember_train_settings(panel, context.settings)
         return True
 
     context.add_close_guard(shut_down_training)

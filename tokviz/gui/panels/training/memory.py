@@ -2,8 +2,9 @@
 
 What is remembered: the corpus kind, the listed files and folders (those gone since are dropped
 without a word), the vocabulary size, the special tokens, the pre-tokenizer and its custom regex,
-the tie rule and "Replace invalid UTF-8". The model name is not: it names one run. Values are
-written through :class:`~tokviz.gui.settings.Settings` whenever one of them changes.
+the tie rule and "Replace invalid UTF-8". The model name is not: it names one run; nor are the
+settings the lecture demo puts in for its run. Values are written through
+:class:`~tokviz.gui.settings.Settings` whenever one of them changes.
 """
 
 from __future__ import annotations
@@ -72,7 +73,8 @@ def follow_train_settings(form: TrainPanel, settings: Settings) -> None:
     restore_train_settings(form, settings)
 
     def save(*_args: object) -> None:
-        remember_train_settings(form, settings)
+        if not form.applying_demo:
+            remember_train_settings(form, settings)
 
     form.source.currentIndexChanged.connect(save)
     form.vocab_size.valueChanged.connect(save)

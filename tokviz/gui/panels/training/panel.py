@@ -92,6 +92,7 @@ class TrainPanel(TrainForm):
         self._info_job: Job | None = None
         self._file_job: Job | None = None
         self._info_generation = 0
+        self.applying_demo = False  # True while the lecture demo sets its widgets (not remembered)
         self._build_ui()
         self._wire()
         self._on_source_changed()
@@ -398,14 +399,20 @@ class TrainPanel(TrainForm):
             return None
         if self._set_editor_text is not None:
             self._set_editor_text(LECTURE_TEXT)
-        self.vocab_size.setValue(259)
-        self.specials.setText("")
-        self.set_pretokenizer(pretokenizer)
-        self.set_tie_rule("first-seen")
-        label = "no pre-tokenizer" if pretokenizer == "none" else f"{pretokenizer} chunks"
-        self.name.setText(f"lecture ({label})")
+        # The demo's settings are a one-off: the remembered settings stay the user's own.
+        self.applying_demo = True
+        try:
+            self.vocab_size.setValue(259)
+            self.specials.setText("")
+            self.set_pretokenizer(pretokenizer)
+            self.set_tie_rule("first-seen")
+            label = "no pre-tokenizer" if pretokenizer == "none" else f"{pretokenizer} chunks"
+            self.name.setText(f"lecture ({label})")
+            if self._editor_text is not None:
+                self.set_source_kind(SOURCE_EDITOR)
+        finally:
+            self.applying_demo = False
         if self._editor_text is not None:
-            self.set_source_kind(SOURCE_EDITOR)
             return self.start()
         return self.start(
             TrainSettings(LECTURE_TEXT, 259, (), pretokenizer, "first-seen", name=self.name.text())
