@@ -31,6 +31,7 @@ from .pretokenize import (
     NAMED_PATTERNS,
     Pretokenizer,
     SpecialSplitter,
+    compile_custom_pattern,
     pattern_overrun,
     resolve_pretokenizer,
     time_limit,
@@ -40,6 +41,10 @@ from .tokenizer import LONE_SURROGATE as _LONE_SURROGATE
 from .tokenizer import Tokenizer
 
 TIE_RULES = ("lexicographic", "first-seen")
+# When pre-tokens are counted in worker processes: "auto" for corpora of PARALLEL_THRESHOLD or more
+# with more than one worker, "always" (even for a small corpus, so that cancel can terminate a
+# slow custom pattern at once instead of waiting for its regex call to end), "never".
+PARALLEL_MODES = ("auto", "always", "never")
 PHASES = ("reading", "pre-tokenizing", "merging", "done")
 
 # Corpora larger than this (in characters) are pre-tokenized in worker processes.
@@ -119,9 +124,20 @@ def _worker_count(pattern_spec: str, specials: tuple[str, ...], text: str) -> di
     if state != key:
         _WORKER_STATE["key"] = key
         # Unbounded here, at full speed: the parent terminates a worker whose part overruns.
-        _WORKER_STATE["pre"] = resolve_pretokenizer(pattern_spec).unbounded()
+        _WORKER_STATE["pre"] = _worker_pretokenizer(pattern_spec)
         _WORKER_STATE["split"] = SpecialSplitter(specials)
     return count_words(text, _WORKER_STATE["pre"], _WORKER_STATE["split"])
+
+
+def _worker_pretokenizer(spec: str) -> Pretokenizer:
+    """The parent's pre-tokenizer rebuilt in a counting process, unbounded.
+
+    The parent has already resolved (and tried) a custom pattern, so here it is only compiled:
+    running the trial again would cost every process up to a quarter second per trial text.
+    """
+    if spec in NAMED_PATTERNS:
+        return resolve_pretokenizer(spec).unbounded()
+    return Pretokenizer("custom", spec, compile_custom_pattern(spec), False)
 
 
 def count_words(text: str, pre: Pretokenizer, splitter: SpecialSplitter) -> dict[str, int]:
@@ -160,6 +176,7 @@ def _count_corpus(
     cancel: CancelFlag | Callable[[], bool] | None,
     report_every: float,
     t0: float,
+    parallel_mode: str = "auto",
 ) -> Generator[Progress, None, tuple[Counter[str], int]]:
     """Count unique pre-tokens, yielding progress as parts are done; return (counts, bytes)."""
     files, text = resolve_source(source, errors)
@@ -180,7 +197,10 @@ def _count_corpus(
 
     counts: Counter[str] = Counter()
     n_workers = workers if workers is not None else min(os.cpu_count() or 1, 8)
-    parallel = n_workers > 1 and total >= PARALLEL_THRESHOLD
+    if parallel_mode == "auto":
+        parallel = n_workers > 1 and total >= PARALLEL_THRESHOLD
+    else:
+        parallel = parallel_mode == "always"
     parts = iter_parts(files, text, specials, safe_spaces, PART_SIZE, errors, on_bytes)
     if not parallel:
         for part in parts:
@@ -262,6 +282,7 @@ def train_iter(
     errors: str = "strict",
     workers: int | None = None,
     report_every: float = 0.05,
+    parallel: str = "auto",
 ) -> Generator[Progress, None, TrainResult]:
     """Train step by step: yields :class:`Progress` (with new merges) and returns the result.
 
@@ -272,15 +293,22 @@ def train_iter(
     mistake raises :class:`InvalidArgument` (or :class:`VocabSizeError`) at the call.
 
     While running it raises :class:`Cancelled` when ``cancel`` is set (checked at least every
-    few milliseconds) and :class:`CorpusError` for an unreadable or empty corpus.
+    few milliseconds) and :class:`CorpusError` for an unreadable or empty corpus. ``parallel``
+    (one of :data:`PARALLEL_MODES`) says when pre-tokens are counted in worker processes; a GUI
+    passes ``"always"`` for a custom pattern, whose regex runs over a whole document in one call
+    that only a process can be stopped in the middle of.
     """
     source = _corpus_argument("train_iter", positional, text, files, errors)
     if vocab_size is None:
         raise InvalidArgument("train_iter() needs vocab_size=... (256 bytes + merges + special tokens)")
     specials = _special_tokens_argument(special_tokens)
     _check_settings(vocab_size, specials, tie_break, errors, cancel, workers, report_every)
+    if parallel not in PARALLEL_MODES:
+        raise InvalidArgument(f"parallel= must be one of {', '.join(PARALLEL_MODES)}, got {parallel!r}")
     pre = resolve_pretokenizer(pretokenizer)
-    return _train_steps(source, vocab_size, specials, pre, tie_break, cancel, errors, workers, report_every)
+    return _train_steps(
+        source, vocab_size, specials, pre, tie_break, cancel, errors, workers, report_every, parallel
+    )
 
 
 def _corpus_argument(
@@ -396,6 +424,7 @@ def _train_steps(
     errors: str,
     workers: int | None,
     report_every: float,
+    parallel: str = "auto",
 ) -> Generator[Progress, None, TrainResult]:
     """The training generator behind :func:`train_iter`, on checked arguments."""
     t0 = time.perf_counter()
@@ -403,7 +432,7 @@ def _train_steps(
 
     yield Progress("reading", 0, 1, (), 0.0)
     counts, corpus_bytes = yield from _count_corpus(
-        source, pre, specials, errors, workers, cancel, report_every, t0
+        source, pre, specials, errors, workers, cancel, report_every, t0, parallel
     )
     yield Progress("pre-tokenizing", corpus_bytes, corpus_bytes, (), time.perf_counter() - t0)
     t_count = time.perf_counter()

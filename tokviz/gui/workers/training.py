@@ -31,6 +31,7 @@ from PySide6.QtCore import QObject, Qt, QThread, QTimer, Signal, Slot
 
 from tokviz.core.errors import Cancelled, TokvizError
 from tokviz.core.merges import MergeStep
+from tokviz.core.pretokenize import resolve_pretokenizer
 from tokviz.core.tokenizer import Tokenizer
 from tokviz.core.train import Progress, TrainResult, train_iter
 
@@ -116,6 +117,21 @@ def start_pretokenizer_server() -> None:
     thread = threading.Thread(target=run, name="tokviz-forkserver-start", daemon=True)
     thread.start()
     thread.join()
+
+
+def counting_mode(pretokenizer: str) -> str:
+    """How the core should count pre-tokens for this pre-tokenizer (``train_iter(parallel=...)``).
+
+    A custom pattern runs over a whole document in one regex call, which cannot be interrupted:
+    in this thread, cancel would wait for it (up to its time limit, 31 s on 3 MB). Counting in
+    worker processes, even for a small corpus, lets cancel terminate them at once. The named
+    patterns cut the text into small parts and check cancel between them, so they keep "auto".
+    """
+    try:
+        bounded = resolve_pretokenizer(pretokenizer).bounded
+    except TokvizError:
+        return "auto"  # train_iter raises the same error with its message
+    return "always" if bounded else "auto"
 
 
 def release_gradually(objects: list[Any], pause: Callable[[], None] | None = None) -> None:
@@ -304,6 +320,7 @@ class _Worker(QObject):
                 cancel=self.cancel,
                 errors=s.errors,
                 workers=s.workers,
+                parallel=counting_mode(s.pretokenizer),
             )
             result = self._drain(gen)
             self.cancel.courtesy()
