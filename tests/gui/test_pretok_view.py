@@ -24,7 +24,13 @@ def view(qtbot, gpt2, cl100k):
     v.resize(800, 500)
     v.show()
     v.set_text(TEXT)
+    settle(qtbot, v)
     return v
+
+
+def settle(qtbot, v: PretokView) -> None:
+    """Wait for the chunks and tokens computed in the background."""
+    qtbot.waitUntil(lambda: not v.computing, timeout=10000)
 
 
 def chunks_shown(v: PretokView) -> list[str]:
@@ -41,15 +47,17 @@ def test_gpt2_chunks_are_drawn_as_boxes_with_the_pattern_shown(view):
     assert view.stats.text().startswith(f"{len(chunks_shown(view))} chunks")
 
 
-def test_cl100k_cuts_numbers_into_threes(view):
+def test_cl100k_cuts_numbers_into_threes(qtbot, view):
     view.set_pattern("cl100k")
+    settle(qtbot, view)
 
     assert view.pattern.text() == CL100K_PATTERN
     assert "123" in chunks_shown(view) and "45" in chunks_shown(view)
 
 
-def test_no_pre_tokenizer_leaves_one_chunk(view):
+def test_no_pre_tokenizer_leaves_one_chunk(qtbot, view):
     view.set_pattern("none")
+    settle(qtbot, view)
 
     assert chunks_shown(view) == [TEXT]
     assert view.pattern.text().startswith("(no pattern") and view.pattern.isReadOnly()
@@ -57,6 +65,7 @@ def test_no_pre_tokenizer_leaves_one_chunk(view):
 
 def test_a_custom_regex_is_validated_as_it_is_typed(qtbot, view):
     assert view.set_pattern(r"\S+|\s+")
+    settle(qtbot, view)
     assert not view.pattern.isReadOnly() and view.error_message is None
     assert chunks_shown(view)[:3] == ["the", " ", "cat"]
 
@@ -64,28 +73,33 @@ def test_a_custom_regex_is_validated_as_it_is_typed(qtbot, view):
     view.pattern.setText("(unclosed")
     view.pattern.textEdited.emit("(unclosed")
     qtbot.waitUntil(lambda: view.error_message is not None, timeout=3000)
+    settle(qtbot, view)
 
     assert "invalid pre-tokenizer regex" in view.error_message
     assert view.pattern.property("invalid") is True
     assert chunks_shown(view) == before  # the last valid pattern stays in use
 
 
-def test_text_a_custom_pattern_does_not_match_still_gets_chunks(view):
+def test_text_a_custom_pattern_does_not_match_still_gets_chunks(qtbot, view):
     view.set_pattern("[a-z]+")
+    settle(qtbot, view)
 
     assert "".join(chunks_shown(view)) == TEXT  # nothing is dropped
 
 
 @pytest.mark.parametrize("kind", ["gpt2", "cl100k"])
-def test_tokens_of_the_matching_tokenizer_never_cross_a_chunk_boundary(view, varied_text, kind):
+def test_tokens_of_the_matching_tokenizer_never_cross_a_chunk_boundary(qtbot, view, varied_text, kind):
     view.set_pattern(kind)
     view.set_text(varied_text)
+    settle(qtbot, view)
 
     assert view.tokens_view.show_chunks and view.tokens_view.table is not None
     assert "0 cross a boundary" in view.tokens_label.text()
 
 
-def test_tokens_of_another_tokenizer_that_cross_a_chunk_boundary_are_counted(view, monkeypatch, cl100k):
+def test_tokens_of_another_tokenizer_that_cross_a_chunk_boundary_are_counted(
+    qtbot, view, monkeypatch, cl100k
+):
     # cl100k's tokens drawn on GPT-2's chunks: cl100k keeps "):\n" and ".x" whole, GPT-2's pattern
     # cuts them ("):" | "\n   ", "." | "x"), so exactly these two tokens cross a boundary.
     text = "if (x):\n    return self.x\n\n"
@@ -94,6 +108,7 @@ def test_tokens_of_another_tokenizer_that_cross_a_chunk_boundary_are_counted(vie
     monkeypatch.setattr(registry, "tokenizer", lambda key: cl100k if key == "gpt2" else real(key))
     view.set_pattern("gpt2")
     view.set_text(text)
+    settle(qtbot, view)
 
     table = view.tokens_view.table
     assert [text[s:e] for s, e in zip(table.start.tolist(), table.end.tolist())] == [
@@ -123,8 +138,9 @@ def test_tokens_of_another_tokenizer_that_cross_a_chunk_boundary_are_counted(vie
     assert "0 cross a boundary" not in view.tokens_label.text()
 
 
-def test_tokens_are_explained_not_shown_for_a_custom_pattern(view):
+def test_tokens_are_explained_not_shown_for_a_custom_pattern(qtbot, view):
     view.set_pattern(r"\w+|\W+")
+    settle(qtbot, view)
 
     assert view.tokens_view.table is None
     assert "GPT-2 and cl100k" in view.tokens_label.text()
@@ -142,6 +158,7 @@ def test_the_window_dock_follows_the_editor(qtbot):
     window.set_text(TEXT)
     view = window.pretok_dock.widget()
     qtbot.waitUntil(lambda: view.text == TEXT, timeout=5000)
+    settle(qtbot, view)
 
     assert chunks_shown(view) == resolve_pretokenizer("gpt2").split(TEXT)
     assert view.view.colors is window.colors

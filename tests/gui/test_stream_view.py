@@ -93,6 +93,8 @@ def panel(qtbot, gpt2):
     view.resize(700, 500)
     view.show()
     view.set_text(LECTURE_EXAMPLE)
+    # The editor's text is encoded in the background.
+    qtbot.waitUntil(lambda: view.trace is not None and not view.computing, timeout=10000)
     return view
 
 
@@ -148,6 +150,7 @@ def test_clicking_an_id_decodes_up_to_it(qtbot, panel):
 def test_another_tokenizer_streams_the_same_text(qtbot, panel, cl100k):
     panel.registry.load_builtin_now("cl100k")
     panel.set_tokenizer("cl100k")
+    qtbot.waitUntil(lambda: panel.trace.tokenizer is cl100k and not panel.computing, timeout=10000)
 
     assert panel.trace.tokenizer is cl100k and len(panel.trace) == len(cl100k.encode(LECTURE_EXAMPLE))
     assert panel.decoded_text == LECTURE_EXAMPLE

@@ -82,7 +82,10 @@ def _html(text: str) -> str:
 class StripSheet(QWidget):
     """One text as coloured token strips under several tokenizers, ready to be written as an image.
 
-    ``views`` are real :class:`TokenView` widgets; ``captions`` their headers.
+    ``views`` are real :class:`TokenView` widgets; ``captions`` their headers. ``tables`` may hold
+    each tokenizer's already computed table of ``text`` (the window's views have them): a table
+    for exactly this text is drawn as it is, so the export runs no regex; any other is encoded
+    here (with the time limit every custom pattern has, so a bad pattern is an error, not a hang).
     """
 
     def __init__(
@@ -97,6 +100,7 @@ class StripSheet(QWidget):
         max_width: int = DEFAULT_WIDTH,
         colors: TokenColors | None = None,
         note: str = "",
+        tables: Sequence[TokenTable | None] = (),
     ) -> None:
         super().__init__()
         self.colors = prepare_sheet(self, "renderSheet", dark, colors)
@@ -106,8 +110,9 @@ class StripSheet(QWidget):
         n_bytes = len(text.encode("utf-8", errors="surrogatepass"))
         kinds: set[str] = set()
         self.show()
-        for name, tok in tokenizers:
-            table = TokenTable.encode(tok, text)
+        for i, (name, tok) in enumerate(tokenizers):
+            known = tables[i] if i < len(tables) else None
+            table = known if known is not None and known.text == text else TokenTable.encode(tok, text)
             caption = QLabel(strip_caption(name, table, n_bytes), self)
             caption.setObjectName("renderCaption")
             caption.setFont(sans_font(point_size * 0.8))
@@ -173,11 +178,13 @@ def strip_sheet(
     point_size: float = DEFAULT_POINT_SIZE,
     max_width: int = DEFAULT_WIDTH,
     colors: TokenColors | None = None,
+    tables: Sequence[TokenTable | None] = (),
 ) -> StripSheet:
     """An offscreen sheet of ``text`` as strips: what ``tokviz render`` and the window's view exports draw.
 
     Texts over :data:`MAX_RENDER_CHARS` characters are cut there, and the sheet says so. The caller
-    owns the sheet (``deleteLater`` it when done).
+    owns the sheet (``deleteLater`` it when done). ``tables`` are known tables (see
+    :class:`StripSheet`); one for the whole text saves encoding it again.
     """
     ensure_app()
     note = ""
@@ -194,6 +201,7 @@ def strip_sheet(
         max_width=max_width,
         colors=colors,
         note=note,
+        tables=tables,
     )
 
 

@@ -6,9 +6,16 @@ chunks of the GPT-2 or cl100k pattern (or none, or a custom regex, validated as 
 boxes drawn by the token view's own painter, the pattern itself, and, for the two published
 patterns, the tokens of the tokenizer that learned its merges on those chunks, with the chunk
 boundaries marked, so the claim can be checked by eye.
+
+Every regex the view runs (the chunks, a custom pattern's trial, the tokens) runs in the background
+(:func:`compute_chunks` in a :class:`~tokviz.gui.workers.latest.LatestJob`), so a pattern that
+backtracks keeps the window turning until its time limit makes it the panel's one-line error;
+only the newest request is shown. Typing a pattern is checked at once only for its syntax.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numpy as np
 from PySide6.QtCore import QEvent, QRectF, Qt, Signal
@@ -26,8 +33,15 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from tokviz.core.pretokenize import PatternTimeoutError, Pretokenizer, resolve_pretokenizer, validate_pattern
+from tokviz.core.errors import PretokenizerError
+from tokviz.core.pretokenize import (
+    PatternTimeoutError,
+    Pretokenizer,
+    compile_custom_pattern,
+    resolve_pretokenizer,
+)
 from tokviz.core.registry import byte_tokenizer
+from tokviz.core.tokenizer import Tokenizer
 from tokviz.gui.context import PanelContext
 from tokviz.gui.drawing.images import VECTOR_PROPERTY
 from tokviz.gui.models.tokenizers import TokenizerRegistryModel
@@ -38,6 +52,7 @@ from tokviz.gui.text.token_table import INDEX, TokenTable
 from tokviz.gui.text.utf16 import utf16_offsets
 from tokviz.gui.widgets.token_view import TokenView
 from tokviz.gui.workers.debounce import Debouncer
+from tokviz.gui.workers.latest import LatestJob
 
 # Longer texts are cut here: the view is for looking at, and a regex over megabytes takes a while.
 MAX_PRETOK_CHARS = 200_000
@@ -62,6 +77,49 @@ def chunk_table(text: str, spans: list[tuple[int, int]]) -> TokenTable:
     return TokenTable(
         text, index, start, end, offsets[start], offsets[end], flags, flags.copy(), index.copy()
     )
+
+
+@dataclass(frozen=True)
+class ChunkResult:
+    """What :func:`compute_chunks` hands back to the view.
+
+    ``pretokenizer`` is None when the pattern was refused (``error`` says why; the view keeps its
+    last chunks); otherwise ``error`` is set when the pattern ran past its time limit on this text
+    and the text is shown as one chunk.
+    """
+
+    spec: str
+    text: str
+    pretokenizer: Pretokenizer | None
+    spans: list[tuple[int, int]]
+    table: TokenTable | None
+    tokens: TokenTable | None
+    tokenizer: Tokenizer | None
+    crossing: int
+    error: str | None
+
+
+def compute_chunks(spec: str, text: str, tokenizer: Tokenizer | None) -> ChunkResult:
+    """Resolve ``spec``, cut ``text`` into chunks and encode it with ``tokenizer`` (background work).
+
+    Resolving a custom pattern runs its trial on hostile texts, and cutting runs it with a time
+    limit: both can take seconds, so this runs in a worker thread, never the GUI's.
+    """
+    try:
+        pre = resolve_pretokenizer(spec)
+    except PretokenizerError as exc:
+        return ChunkResult(spec, text, None, [], None, None, None, 0, str(exc))
+    error: str | None = None
+    try:
+        spans = pre.spans(text)
+    except PatternTimeoutError as exc:
+        # A pattern that passed the trial but backtracks on this text ran to its time limit: say
+        # so under the pattern and show the text as one chunk, never a traceback.
+        error = str(exc)
+        spans = [(0, len(text))] if text else []
+    tokens = TokenTable.encode(tokenizer, text) if tokenizer is not None else None
+    crossing = _tokens_crossing(tokens, spans) if tokens is not None and len(tokens) else 0
+    return ChunkResult(spec, text, pre, spans, chunk_table(text, spans), tokens, tokenizer, crossing, error)
 
 
 class ChunkView(TokenView):
@@ -113,8 +171,13 @@ class PretokView(QWidget):
         self.text = ""
         self.pretokenizer: Pretokenizer = resolve_pretokenizer("gpt2")
         self._custom = ""
+        # The spec the chunks are computed for: a named pattern, or a custom one that compiles.
+        self._spec = "gpt2"
+        self._spans: list[tuple[int, int]] = []
+        self._spans_text = ""
         self._bytes = byte_tokenizer()
         self._waiting: str | None = None
+        self._jobs = LatestJob(self)
 
         self.choice = QComboBox(self)
         self.choice.setObjectName("pretokChoice")
@@ -186,7 +249,7 @@ class PretokView(QWidget):
         self.choice.currentIndexChanged.connect(self._on_choice)
         self.pattern.textEdited.connect(self._pattern_debouncer.trigger)
         self.whitespace.toggled.connect(self._on_whitespace)
-        self.show_tokens.toggled.connect(lambda *_: self._refresh_tokens())
+        self.show_tokens.toggled.connect(lambda *_: self._refresh())
         if registry is not None:
             registry.tokenizerLoaded.connect(self._on_loaded)
         self._on_whitespace(True)
@@ -219,24 +282,35 @@ class PretokView(QWidget):
             self._apply_custom()
             return
         self.pattern.setReadOnly(True)
-        self.pretokenizer = resolve_pretokenizer(kind)
+        self.pretokenizer = resolve_pretokenizer(kind)  # a named pattern: compiled, nothing run
+        self._spec = kind
         self.pattern.setText(self.pretokenizer.pattern or "(no pattern: the whole text is one chunk)")
         self._set_error(None)
         self._refresh()
         self.patternChanged.emit(kind)
 
     def _apply_custom(self) -> bool:
+        """Use the typed pattern; False (with the error shown) if it does not compile.
+
+        Only the syntax is checked here. The trial against catastrophic backtracking runs in the
+        background with the chunks; a pattern it refuses shows its error when that is done, and
+        the last usable pattern stays in use.
+        """
         if self.kind != "custom":
             return True
         spec = self.pattern.text()
-        message = validate_pattern(spec) if spec else "the pattern is empty"
+        message: str | None = "the pattern is empty" if not spec else None
+        if spec:
+            try:
+                compile_custom_pattern(spec)
+            except PretokenizerError as exc:
+                message = str(exc)
         self._set_error(message)
         if message is not None:
             return False
         self._custom = spec
-        self.pretokenizer = resolve_pretokenizer(spec)
+        self._spec = spec
         self._refresh()
-        self.patternChanged.emit(spec)
         return True
 
     def _set_error(self, message: str | None) -> None:
@@ -258,36 +332,71 @@ class PretokView(QWidget):
         self._refresh()
 
     def spans(self) -> list[tuple[int, int]]:
-        """The chunks of the current text, as code-point ranges."""
-        return self.pretokenizer.spans(self.text)
+        """The chunks last computed for the text, as code-point ranges (see :attr:`computing`)."""
+        return list(self._spans)
+
+    @property
+    def computing(self) -> bool:
+        """True while chunks (or a custom pattern's trial) are being computed in the background."""
+        return self._jobs.busy
 
     def _refresh(self) -> None:
-        try:
-            spans = self.spans()
-        except PatternTimeoutError as exc:
-            # A custom pattern that passed the trial but backtracks on this text ran to its time
-            # limit: say so under the pattern and show the text as one chunk, never a traceback.
-            self._set_error(str(exc))
-            spans = [(0, len(self.text))] if self.text else []
-        table = chunk_table(self.text, spans)
-        self.view.set_content(table, self._bytes)
+        """Recompute chunks and tokens in the background for the current pattern and text."""
+        spec, text = self._spec, self.text
+        key = self._tokenizer_key()
+        show = self.show_tokens.isChecked()
+        self.tokens_box.setVisible(show)
+        tok: Tokenizer | None = None
+        if show and key is not None and self.registry is not None:
+            tok = self.registry.tokenizer(key)
+            if tok is None:
+                self._waiting = key
+                self.tokens_label.setText(f"Loading {self.registry.label(key)}…")
+                self.registry.ensure_loaded(key)
+        self.stats.setText("computing the chunks…")
+        self._jobs.submit(lambda: compute_chunks(spec, text, tok), self._show_result, self._failed)
+
+    def _failed(self, exc: BaseException) -> None:
+        """Only a bug gets here (compute_chunks turns pattern errors into results): let it be seen."""
+        raise exc
+
+    def _show_result(self, result: ChunkResult) -> None:
+        """Draw a background result: the chunks, their statistics and the tokens."""
+        if result.pretokenizer is None:
+            # The trial refused the custom pattern: say why, keep the last usable pattern's chunks.
+            self._set_error(result.error)
+            self._spec = self.pretokenizer.to_json()
+            self._show_stats(self._spans_text, self._spans)
+            return
+        if result.error is not None:
+            self._set_error(result.error)
+        if result.pretokenizer.name == "custom" and self.pretokenizer.pattern != result.pretokenizer.pattern:
+            self.patternChanged.emit(result.spec)
+        self.pretokenizer = result.pretokenizer
+        self._spans = result.spans
+        self._spans_text = result.text
+        assert result.table is not None
+        self.view.set_content(result.table, self._bytes)
+        self._show_stats(result.text, result.spans)
+        self._show_tokens(result)
+
+    def _show_stats(self, text: str, spans: list[tuple[int, int]]) -> None:
         if spans:
             lengths = [e - s for s, e in spans]
             longest = int(np.argmax(lengths))
             s, e = spans[longest]
-            cut = f" (first {MAX_PRETOK_CHARS:,} characters)" if len(self.text) >= MAX_PRETOK_CHARS else ""
+            cut = f" (first {MAX_PRETOK_CHARS:,} characters)" if len(text) >= MAX_PRETOK_CHARS else ""
             self.stats.setText(
-                f"{len(spans):,} chunks{cut} · longest {self.text[s:e]!r} ({lengths[longest]} characters) · "
+                f"{len(spans):,} chunks{cut} · longest {text[s:e]!r} ({lengths[longest]} characters) · "
                 "merges happen only inside a chunk, so no token crosses a boundary"
             )
         else:
             self.stats.setText("No text.")
-        self._refresh_tokens()
 
     def _tokenizer_key(self) -> str | None:
         return self.kind if self.kind in ("gpt2", "cl100k") else None
 
-    def _refresh_tokens(self) -> None:
+    def _show_tokens(self, result: ChunkResult) -> None:
         key = self._tokenizer_key()
         show = self.show_tokens.isChecked()
         self.tokens_box.setVisible(show)
@@ -299,24 +408,19 @@ class PretokView(QWidget):
             )
             self.tokens_view.clear_content()
             return
-        tok = self.registry.tokenizer(key)
-        if tok is None:
-            self._waiting = key
-            self.tokens_label.setText(f"Loading {self.registry.label(key)}…")
-            self.registry.ensure_loaded(key)
-            return
-        table = TokenTable.encode(tok, self.text)
-        crossing = _tokens_crossing(table, self.spans()) if len(table) else 0
+        tok = result.tokenizer
+        if tok is None or result.tokens is None:
+            return  # still loading: the label says so, and the view refreshes once it is loaded
         self.tokens_label.setText(
-            f"<b>{self.registry.label(key)}</b> tokens, chunk boundaries marked |: {len(table):,} tokens, "
-            f"{crossing} cross a boundary"
+            f"<b>{self.registry.label(key)}</b> tokens, chunk boundaries marked |: {len(result.tokens):,} tokens, "
+            f"{result.crossing} cross a boundary"
         )
-        self.tokens_view.set_content(table, tok)
+        self.tokens_view.set_content(result.tokens, tok)
 
     def _on_loaded(self, key: str) -> None:
         if key == self._waiting:
             self._waiting = None
-            self._refresh_tokens()
+            self._refresh()
 
     def _on_whitespace(self, on: bool) -> None:
         options = DisplayOptions(whitespace=on)
@@ -360,8 +464,10 @@ def install(context: PanelContext) -> QDockWidget:
 
 __all__ = [
     "CHOICES",
+    "ChunkResult",
     "ChunkView",
     "PretokView",
     "chunk_table",
+    "compute_chunks",
     "install",
 ]

@@ -32,7 +32,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from tokviz.core.errors import ExportError
+from tokviz.core.errors import ExportError, TokvizError
+from tokviz.core.tokenizer import Tokenizer
 from tokviz.gui.drawing.images import (
     copy_image,
     is_vector,
@@ -40,6 +41,7 @@ from tokviz.gui.drawing.images import (
 )
 from tokviz.gui.drawing.strips import strip_sheet
 from tokviz.gui.settings import EXPORT_FORMAT, EXPORT_SCALE, EXPORT_TARGET
+from tokviz.gui.text.token_table import TokenTable
 from tokviz.gui.widgets import file_dialogs
 from tokviz.gui.widgets.token_panel import TokenPanel
 
@@ -64,11 +66,20 @@ class ExportTarget:
 
     @contextmanager
     def picture(self) -> Iterator[QWidget]:
-        """The widget to draw for this target: the live widget, or a sheet made now and dropped after."""
+        """The widget to draw for this target: the live widget, or a sheet made now and dropped after.
+
+        Making a sheet may encode the text; a custom pattern that runs past its time limit there
+        raises :class:`ExportError` with its one-line message.
+        """
         if self.sheet is None:
             yield self.widget
             return
-        sheet = self.sheet()
+        try:
+            sheet = self.sheet()
+        except ExportError:
+            raise
+        except TokvizError as exc:
+            raise ExportError(f"cannot draw {self.label}: {exc}") from None
         try:
             yield sheet
         finally:
@@ -117,12 +128,17 @@ def _sheet_of(window: MainWindow, only: TokenPanel | None) -> Callable[[], QWidg
     """Make the views' tokens (or one view's) into a sheet as wide as the views are on screen."""
 
     def make() -> QWidget:
-        panels = [p for p in window.panels if only is None or p is only]
-        tokenizers = [
-            (window.tokenizers.label(p.model.key), p.model.tokenizer)
-            for p in panels
-            if p.model.tokenizer is not None
-        ]
+        tokenizers: list[tuple[str, Tokenizer]] = []
+        tables: list[TokenTable | None] = []
+        for p in window.panels:
+            tok = p.model.tokenizer
+            if tok is None or (only is not None and p is not only):
+                continue
+            tokenizers.append((window.tokenizers.label(p.model.key), tok))
+            # A view's table of the current text is drawn as it is: the export then runs no regex
+            # in the GUI thread. Only a view still encoding (or a text over the sheet's limit) is
+            # encoded again, with the time limit of its pattern.
+            tables.append(p.model.table if p.model.current and not p.model.busy else None)
         options = window.display_options()
         return strip_sheet(
             window.text,
@@ -133,6 +149,7 @@ def _sheet_of(window: MainWindow, only: TokenPanel | None) -> Callable[[], QWidg
             point_size=window.point_size,
             max_width=max(400, (only or window.views_splitter).width()),
             colors=window.colors,
+            tables=tables,
         )
 
     return make
@@ -242,7 +259,12 @@ class ExportDialog(QDialog):
             self.format_box.setCurrentIndex(0)
         svg = self.kind() == "svg"
         self.scale_box.setEnabled(not svg)
-        size = target.pixel_size(1.0 if svg else self.scale())
+        try:
+            size = target.pixel_size(1.0 if svg else self.scale())
+        except ExportError as exc:
+            self.size_label.setText("")
+            self.message.setText(f"Export failed: {exc}")
+            return
         self.size_label.setText(
             f"{size.width()} × {size.height()} " + ("(SVG user units)" if svg else "pixels")
         )
@@ -282,7 +304,11 @@ class ExportDialog(QDialog):
 
     def _copy(self) -> None:
         self._remember()
-        image = self.exporter.copy(self.target(), self.scale())
+        try:
+            image = self.exporter.copy(self.target(), self.scale())
+        except ExportError as exc:
+            self.message.setText(f"Copy failed: {exc}")
+            return
         self.message.setText(f"Copied {image.width()} × {image.height()} pixels to the clipboard")
 
 
@@ -341,7 +367,11 @@ class Exporter:
             key = self.window.settings.get(EXPORT_TARGET)
             target = next((t for t in targets if t.key == key), targets[0])
         scale = self.window.settings.get(EXPORT_SCALE)
-        return self.copy(target, scale)
+        try:
+            return self.copy(target, scale)
+        except ExportError as exc:
+            self.window.statusBar().showMessage(f"Copy failed: {exc}", 10000)
+            return QImage()
 
     def open_dialog(self) -> ExportDialog:
         """Show the export dialog (non-modal; it lists the panels on screen when opened)."""

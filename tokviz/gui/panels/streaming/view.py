@@ -1,4 +1,10 @@
-"""The streaming-decode panel: step through ids, see what the streaming decoder prints and holds back."""
+"""The streaming-decode panel: step through ids, see what the streaming decoder prints and holds back.
+
+The editor's text is encoded in the background (:class:`~tokviz.gui.workers.latest.LatestJob`): a
+tokenizer from a file may carry a custom pattern that runs up to its time limit, and the window
+must keep turning meanwhile. The newest request wins; a pattern that times out is the panel's
+one-line error.
+"""
 
 from __future__ import annotations
 
@@ -21,6 +27,7 @@ from PySide6.QtWidgets import (
 )
 
 from tokviz.core.bytes_ import hex_bytes
+from tokviz.core.errors import TokvizError
 from tokviz.core.tokenizer import Tokenizer
 from tokviz.gui.drawing.images import VECTOR_PROPERTY
 from tokviz.gui.models.tokenizers import TokenizerRegistryModel
@@ -29,6 +36,7 @@ from tokviz.gui.panels.streaming.trace import StreamTrace, describe_pending, par
 from tokviz.gui.style.theme import TokenColors, token_colors
 from tokviz.gui.widgets.picker import TokenizerPicker
 from tokviz.gui.workers.debounce import Debouncer
+from tokviz.gui.workers.latest import LatestJob
 
 # The editor's text is encoded up to this many characters, and stepped through up to this many ids.
 MAX_STREAM_CHARS = 4000
@@ -59,6 +67,9 @@ class StreamDecodeView(QWidget):
         # Typed ids are parsed once typing pauses.
         self._typed_debouncer = Debouncer(250, self)
         self._typed_debouncer.triggered.connect(self._rebuild)
+        # The editor's text is encoded off the GUI thread; only the newest request is shown.
+        self._encoder = LatestJob(self)
+        self._encoder.idle.connect(self._show)
 
         self.picker = TokenizerPicker(registry, self)
         self.picker.setObjectName("streamTokenizerPicker")
@@ -223,6 +234,14 @@ class StreamDecodeView(QWidget):
         self.ids_edit.setReadOnly(on)
         if on:
             self._rebuild()
+        else:
+            self._encoder.drop()  # an encoding still running must not overwrite typed ids
+            self._show()
+
+    @property
+    def computing(self) -> bool:
+        """True while the editor's text is being encoded in the background."""
+        return self._encoder.busy
 
     def set_ids(self, ids: Sequence[int]) -> None:
         """Decode these ids instead of the editor's text."""
@@ -243,22 +262,47 @@ class StreamDecodeView(QWidget):
             self._waiting = self.key
             return
         self.error.hide()
-        note = ""
         if self.follow.isChecked():
             text = self.text[:MAX_STREAM_CHARS]
-            ids = tok.encode(text)
-            if len(ids) > MAX_STREAM_IDS or len(self.text) > MAX_STREAM_CHARS:
-                ids = ids[:MAX_STREAM_IDS]
-                note = f" (the first {len(ids):,} ids of the text)"
-            self.ids_edit.setText(" ".join(str(i) for i in ids))
-        else:
-            try:
-                ids = parse_ids(self.ids_edit.text(), tok.vocab_size, set(tok.vocab))
-            except ValueError as exc:
-                self.error.setText(str(exc))
-                self.error.show()
-                return
+            cut = len(self.text) > MAX_STREAM_CHARS
+            self._encoder.submit(
+                lambda: tok.encode(text),
+                lambda ids: self._encoded(tok, ids, cut),
+                self._encode_failed,
+            )
+            self._show()  # "computing…"
+            return
+        self._encoder.drop()
+        try:
+            ids = parse_ids(self.ids_edit.text(), tok.vocab_size, set(tok.vocab))
+        except ValueError as exc:
+            self.error.setText(str(exc))
+            self.error.show()
+            return
+        self._set_trace(tok, ids[:MAX_STREAM_IDS], "")
+
+    def _encoded(self, tok: Tokenizer, ids: list[int], cut: bool) -> None:
+        """The background encoding of the editor's text is back: show its ids."""
+        note = ""
+        if len(ids) > MAX_STREAM_IDS or cut:
             ids = ids[:MAX_STREAM_IDS]
+            note = f" (the first {len(ids):,} ids of the text)"
+        self.ids_edit.setText(" ".join(str(i) for i in ids))
+        self._set_trace(tok, ids, note)
+
+    def _encode_failed(self, exc: BaseException) -> None:
+        """The encoding failed (a custom pattern past its time limit): one line, no ids."""
+        if not isinstance(exc, TokvizError):
+            raise exc
+        self.error.setText(str(exc))
+        self.error.show()
+        tok = self.tokenizer
+        if tok is not None:
+            self.ids_edit.clear()
+            self._set_trace(tok, [], "")
+
+    def _set_trace(self, tok: Tokenizer, ids: list[int], note: str) -> None:
+        """Step through ``ids``, keeping the position when they are the ones already shown."""
         old = self.trace
         self.trace = StreamTrace(tok, ids)
         self._note = note
@@ -335,7 +379,8 @@ class StreamDecodeView(QWidget):
     def _show(self) -> None:
         n = len(self.trace) if self.trace else 0
         k = self.position
-        self.position_label.setText(f"{k} of {n} ids{self._note}")
+        busy = " · computing…" if self.computing else ""
+        self.position_label.setText(f"{k} of {n} ids{self._note}{busy}")
         for b, enabled in (
             (self.first_button, k > 0),
             (self.previous_button, k > 0),
