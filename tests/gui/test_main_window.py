@@ -9,7 +9,8 @@ from PySide6.QtWidgets import QApplication, QComboBox, QMessageBox, QPlainTextEd
 from tokviz.gui import MainWindow
 from tokviz.gui.models.tokenizers import KeyRole
 from tokviz.gui.settings import TEXT
-from tokviz.gui.widgets.token_view import TokenView, details_html
+from tokviz.gui.text.display import details_html
+from tokviz.gui.widgets.token_view import TokenView
 
 from ..texts import CAT
 

@@ -9,6 +9,7 @@ rendered with a handful of string operations instead of one per token. No Qt her
 
 from __future__ import annotations
 
+import html
 from dataclasses import dataclass
 
 import numpy as np
@@ -195,3 +196,30 @@ def token_details(tokenizer: Tokenizer, token_id: int, merges_ready: bool) -> To
         rank,
         parents,
     )
+
+
+def details_html(d: TokenDetails, tokenizer_name: str) -> str:
+    """The hover card for one token, as rich text."""
+    rows = [
+        ("id", str(d.id)),
+        ("text", d.text if d.text else "(empty)"),
+        ("bytes", d.hex),
+        ("length", f"{d.length} byte{'s' if d.length != 1 else ''}"),
+    ]
+    if d.special:
+        rows.append(("kind", "special token"))
+    elif d.partial:
+        rows.append(("kind", "part of a UTF-8 character"))
+    if d.rank is not None:
+        rows.append(("merge rank", str(d.rank)))
+    if d.parents is not None:
+        (a, ta), (b, tb) = d.parents
+        rows.append(("parents", f"{a} {ta!r} + {b} {tb!r}"))
+    elif d.length > 1 and not d.special and d.rank is None:
+        rows.append(("merge", "…"))
+    body = "".join(
+        f"<tr><td style='color:gray;padding-right:8px'>{html.escape(k)}</td>"
+        f"<td style='font-family:monospace'>{html.escape(v)}</td></tr>"
+        for k, v in rows
+    )
+    return f"<b>{html.escape(tokenizer_name)}</b><table>{body}</table>"

@@ -10,8 +10,6 @@ each token's text is its own text element at its box, so other SVG readers' font
 
 from __future__ import annotations
 
-import html
-
 import numpy as np
 from PySide6.QtCore import QEvent, QPoint, QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import (
@@ -33,36 +31,9 @@ from PySide6.QtWidgets import QPlainTextEdit, QToolTip, QWidget
 from tokviz.core.tokenizer import Tokenizer
 from tokviz.gui.compat import protect_none_refcount
 from tokviz.gui.style.theme import TokenColors, colour_indices_range, token_colors
-from tokviz.gui.text.display import DisplayOptions, TokenDetails, build_run, token_details
+from tokviz.gui.text.display import DisplayOptions, TokenDetails, build_run, details_html, token_details
 from tokviz.gui.text.token_table import INDEX, TableUpdate, TokenTable
 from tokviz.gui.widgets.highlighter import Box, block_boxes
-
-
-def details_html(d: TokenDetails, tokenizer_name: str) -> str:
-    """The hover card for one token, as rich text."""
-    rows = [
-        ("id", str(d.id)),
-        ("text", d.text if d.text else "(empty)"),
-        ("bytes", d.hex),
-        ("length", f"{d.length} byte{'s' if d.length != 1 else ''}"),
-    ]
-    if d.special:
-        rows.append(("kind", "special token"))
-    elif d.partial:
-        rows.append(("kind", "part of a UTF-8 character"))
-    if d.rank is not None:
-        rows.append(("merge rank", str(d.rank)))
-    if d.parents is not None:
-        (a, ta), (b, tb) = d.parents
-        rows.append(("parents", f"{a} {ta!r} + {b} {tb!r}"))
-    elif d.length > 1 and not d.special and d.rank is None:
-        rows.append(("merge", "…"))
-    body = "".join(
-        f"<tr><td style='color:gray;padding-right:8px'>{html.escape(k)}</td>"
-        f"<td style='font-family:monospace'>{html.escape(v)}</td></tr>"
-        for k, v in rows
-    )
-    return f"<b>{html.escape(tokenizer_name)}</b><table>{body}</table>"
 
 
 class TokenView(QPlainTextEdit):
