@@ -380,7 +380,10 @@ class _Worker(QObject):
 
     def _emit(self, item: Progress, rate: float, merged: int, pending: Iterable[MergeStep]) -> None:
         left = item.total - item.done
-        eta = left / rate if rate > 0 and item.phase in ("pre-tokenizing", "merging") else None
+        # Merges get cheaper as a run goes on, so an early rate overstates the time left: no
+        # estimate before a tenth of the phase is done.
+        settled = item.total > 0 and item.done >= item.total / 10
+        eta = left / rate if rate > 0 and settled and item.phase in ("pre-tokenizing", "merging") else None
         if pending:
             self.merges.emit(tuple(pending))
         self.status.emit(TrainStatus(item.phase, item.done, item.total, item.elapsed, rate, eta, merged))

@@ -10,8 +10,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from PySide6.QtCore import QTimer
-from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QDockWidget, QMenu
+from PySide6.QtGui import QAction, QGuiApplication
+from PySide6.QtWidgets import QDockWidget, QMenu, QMessageBox, QWidget
 
 from tokviz.gui.context import PanelContext
 from tokviz.gui.panels.timeline.panel import TimelineWidget
@@ -103,12 +103,28 @@ def install(context: PanelContext) -> TrainingDocks:
     panel.trainingFinished.connect(on_finished)
 
     def shut_down_training() -> bool:
+        if panel.running and not confirm_quit(parent):
+            return False
         panel.shutdown()
         return True
 
     context.add_close_guard(shut_down_training)
     menu = _train_menu(context, panel, timeline, train_dock, timeline_dock)
     return TrainingDocks(panel, timeline, train_dock, timeline_dock, menu)
+
+
+def confirm_quit(parent: QWidget) -> bool:
+    """Ask before a window closes on a training run (an offscreen app has nobody to ask: it quits)."""
+    if QGuiApplication.platformName() in ("offscreen", "minimal"):
+        return True
+    answer = QMessageBox.question(
+        parent,
+        "Quit while training?",
+        "A training run is in progress. Quit and lose it?",
+        QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+        QMessageBox.StandardButton.No,
+    )
+    return answer == QMessageBox.StandardButton.Yes
 
 
 def _train_menu(
