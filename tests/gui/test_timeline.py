@@ -269,3 +269,62 @@ def test_a_reopened_model_keeps_its_merge_statistics(qtbot, window, tmp_path):
     assert [cell(timeline.model, row, COUNT) for row in (1, 2, 3)] == ["2", "2", "2"]
     assert cell(timeline.model, 1, TIES) == "4"
     assert timeline.plot._corpus_visible, "the corpus-tokens plot is back"
+
+
+def test_the_transport_is_visible_in_the_dark_theme(qtbot):
+    """The play and step glyphs are drawn in the palette's text colour, not near-black on dark grey."""
+    from PySide6.QtGui import QColor, QPalette
+
+    from tokviz.gui.style.theme import app_palette
+
+    timeline = TimelineWidget()
+    qtbot.addWidget(timeline)
+    timeline.setPalette(app_palette(dark=True))
+    timeline.show()
+    qtbot.wait(10)
+    background = timeline.palette().color(QPalette.ColorRole.Button)
+    for button in (timeline.play_button, timeline.first_button, timeline.forward_button):
+        image = button.icon().pixmap(24, 24).toImage()
+        inked = [
+            QColor(image.pixel(x, y))
+            for x in range(image.width())
+            for y in range(image.height())
+            if QColor.fromRgba(image.pixel(x, y)).alpha() > 200
+        ]
+        assert inked, button.objectName()
+        brightest = max(c.lightness() for c in inked)
+        assert brightest - background.lightness() > 100, (
+            button.objectName(),
+            brightest,
+            background.lightness(),
+        )
+
+
+def test_long_runs_fit_the_step_box_the_counts_and_the_axis_titles(qtbot):
+    from PySide6.QtGui import QFontMetrics
+
+    from tokviz.gui.models.merge_model import COUNT
+
+    timeline = TimelineWidget()
+    qtbot.addWidget(timeline)
+    timeline.resize(900, 520)
+    timeline.show()
+    timeline.playback.set_total(100_000)
+    timeline.step_box.setValue(50_000)
+    qtbot.wait(10)
+    box = timeline.step_box
+    needed = QFontMetrics(box.font()).horizontalAdvance(box.text())
+    assert needed <= box.lineEdit().width(), f"'{box.text()}' needs {needed} px, has {box.lineEdit().width()}"
+    table = timeline.table
+    count = QFontMetrics(table.font()).horizontalAdvance("1,990,624")
+    assert count < table.columnWidth(COUNT) - 6, "a seven-digit count is shown whole"
+    plot = timeline.plot
+    plot.build()
+    trained = train_bpe(text=CAT, vocab_size=259, pretokenizer="none", tie_break="first-seen")
+    plot.set_corpus(trained.history, trained.initial_tokens)  # both plots, one above the other
+    plot.flush()
+    qtbot.wait(20)
+    text_label = plot.text_plot.getAxis("left").label.sceneBoundingRect()
+    corpus_label = plot.corpus_plot.getAxis("left").label.sceneBoundingRect()
+    assert plot.corpus_plot.isVisible() and not text_label.isEmpty() and not corpus_label.isEmpty()
+    assert not text_label.intersects(corpus_label), (text_label, corpus_label)
