@@ -337,8 +337,8 @@ def x_axis_labels(chart: ExchangeChart) -> tuple[list[tuple[QRectF, str]], QRect
 
 def test_docked_x_labels_never_overlap_at_any_width(qtbot, chart: ExchangeChart) -> None:
     inputs = len(chart.table.inputs)
-    for width in range(360, 1500, 40):
-        chart.resize(width, 480)
+    for width, height in [(w, h) for w in range(360, 1500, 40) for h in (340, 480)]:
+        chart.resize(width, height)
         qtbot.wait(20)
         labels, axis = x_axis_labels(chart)
         for k, (rect, text) in enumerate(labels):
@@ -346,6 +346,8 @@ def test_docked_x_labels_never_overlap_at_any_width(qtbot, chart: ExchangeChart)
             for other, other_text in labels[k + 1 :]:
                 assert not rect.intersects(other), f"at {width} px {text!r} runs into {other_text!r}"
         assert len(labels) == inputs, f"at {width} px only {[t for _r, t in labels]} are labelled"
+        caption, graphics = chart.canvas.caption.geometry(), chart.canvas.graphics.geometry()
+        assert not caption.intersects(graphics), f"at {width} px the summary runs into the plot"
         if width >= 800:
             assert labels[1][1] == "English prose\n2,169 bytes", "wide enough for the whole label"
 
