@@ -32,6 +32,7 @@ class TokenPanel(QWidget):
         self.model = TokenizationModel(registry, key, self)
         self.picker = TokenizerPicker(registry, self)
         self.picker.setObjectName("tokenizerPicker")
+        self.picker.setMinimumContentsLength(6)  # "GPT-2", "cl100k": four views fit a projector
         self.stats = QLabel(self)
         self.stats.setObjectName("tokenStats")
         self.stats.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -39,6 +40,7 @@ class TokenPanel(QWidget):
         self.stats.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.busy = QLabel("", self)
         self.busy.setObjectName("busyLabel")
+        self.busy.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)  # as the counts
         self.close_button = QToolButton(self)
         self.close_button.setObjectName("closeView")
         self.close_button.setText("✕")
