@@ -74,3 +74,14 @@ def test_quit_when_ready_closes_the_window_once_the_tokens_are_painted(qtbot):
     StartupProbe(window, quit_when_ready=True)
     window.show()
     qtbot.waitUntil(lambda: not window.isVisible(), timeout=20000)
+
+
+def test_font_database_warnings_stay_off_the_terminal():
+    from PySide6.QtCore import QLoggingCategory
+
+    from tokviz.gui.compat import quiet_font_database
+
+    quiet_font_database()
+    category = QLoggingCategory("qt.text.font.db")
+    assert not category.isWarningEnabled()
+    QLoggingCategory.setFilterRules("")
