@@ -416,3 +416,12 @@ def test_dropping_files_on_the_panel_adds_them_to_the_corpus(qtbot, panel, tmp_p
     assert panel.corpus_paths() == [str(corpus)]
     qtbot.waitUntil(lambda: "1 file" in panel.corpus_info.text(), timeout=10000)
     assert panel.preview.toPlainText().startswith("dropped text")
+
+
+def test_no_time_left_is_guessed_before_a_tenth_of_a_phase():
+    from tokviz.gui.workers.training import time_left
+
+    assert time_left("merging", 500, 10_000, rate=100.0) is None, "5 % done: too early to tell"
+    assert time_left("merging", 1_000, 10_000, rate=100.0) == 90.0
+    assert time_left("pre-tokenizing", 9, 10, rate=1.0) == 1.0
+    assert time_left("reading", 5, 10, rate=1.0) is None and time_left("merging", 5, 10, rate=0) is None

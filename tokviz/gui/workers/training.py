@@ -191,6 +191,17 @@ class TrainSettings:
     name: str = "trained"
 
 
+def time_left(phase: str, done: int, total: int, rate: float) -> float | None:
+    """Seconds left in a phase at ``rate``, or None while no honest estimate exists.
+
+    Merges get cheaper as a run goes on, so an early rate overstates the time left (a run once
+    said "38 s left" and ended 2.5 s later): there is no estimate before a tenth of the phase.
+    """
+    if phase not in ("pre-tokenizing", "merging") or rate <= 0 or total <= 0 or done < total / 10:
+        return None
+    return (total - done) / rate
+
+
 @dataclass(frozen=True)
 class TrainStatus:
     """What the progress bar shows: the phase, how far it is, its speed and the time it still needs.
@@ -379,11 +390,7 @@ class _Worker(QObject):
         return result
 
     def _emit(self, item: Progress, rate: float, merged: int, pending: Iterable[MergeStep]) -> None:
-        left = item.total - item.done
-        # Merges get cheaper as a run goes on, so an early rate overstates the time left: no
-        # estimate before a tenth of the phase is done.
-        settled = item.total > 0 and item.done >= item.total / 10
-        eta = left / rate if rate > 0 and settled and item.phase in ("pre-tokenizing", "merging") else None
+        eta = time_left(item.phase, item.done, item.total, rate)
         if pending:
             self.merges.emit(tuple(pending))
         self.status.emit(TrainStatus(item.phase, item.done, item.total, item.elapsed, rate, eta, merged))
