@@ -60,7 +60,7 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
-    _fsync_dir(folder)
+    fsync_dir(folder)
 
 
 def atomic_write_text(path: str | os.PathLike[str], text: str, encoding: str = "utf-8") -> None:
@@ -83,8 +83,8 @@ def _create_temp(folder: Path, name: str, mode: int) -> tuple[Path, int]:
     raise FileExistsError(f"could not create a temporary file next to {folder / name}")
 
 
-def _fsync_dir(folder: Path) -> None:
-    """Make the rename itself durable where the platform allows fsync on a directory."""
+def fsync_dir(folder: Path) -> None:
+    """Make renames in ``folder`` durable where the platform allows fsync on a directory."""
     if os.name != "posix":
         return
     try:

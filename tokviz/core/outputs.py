@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
 
+from .atomic import fsync_dir
 from .errors import TokvizError
 
 PathLike = str | os.PathLike[str]
@@ -316,7 +317,7 @@ class OutputWriter:
                 with _naming(str(output.path / name)):
                     _write_new(temp / name, manifest if name == MANIFEST_NAME else data[name], None)
                 _step()
-            _fsync_dir(temp)
+            fsync_dir(temp)
             self._staged.append(_Staged(temp, c.target, str(output.path)))
             return
         # An existing folder keeps its other files: the manifest goes first, then each file.
@@ -342,10 +343,10 @@ class OutputWriter:
                 done.append(s.given)
                 _step()
             for folder in {s.target.parent for s in self._staged}:
-                _fsync_dir(folder)
+                fsync_dir(folder)
             if journal is not None:
                 _remove(journal)
-                _fsync_dir(journal.parent)
+                fsync_dir(journal.parent)
                 _step()
         self._staged.clear()
         self._temps.clear()
@@ -387,7 +388,7 @@ class OutputWriter:
             _write_new(temp, json.dumps(record).encode(), None)
             os.replace(temp, journal)
         self._temps.remove(temp)
-        _fsync_dir(journal.parent)
+        fsync_dir(journal.parent)
         _step()
         return journal
 
@@ -431,7 +432,7 @@ def finish_interrupted(target: Path) -> list[Path]:
             continue
         finished.append(dest)
     for folder in {p.parent for p in finished}:
-        _fsync_dir(folder)
+        fsync_dir(folder)
     _remove(journal)
     return finished
 
@@ -543,22 +544,6 @@ def _remove(path: Path) -> None:
             path.rmdir()
         else:
             path.unlink()
-
-
-def _fsync_dir(folder: Path) -> None:
-    """Make renames in ``folder`` durable where the platform allows fsync on a directory."""
-    if os.name != "posix":
-        return
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
 
 
 _steps = 0
