@@ -61,6 +61,20 @@ def test_a_view_added_while_the_editor_is_empty_is_tokenized(qtbot, window):
     assert panel.model.current and panel.view.table is not None and len(panel.view.table) == 0
 
 
+def test_a_view_stops_saying_tokenizing_when_an_edit_made_during_a_worker_run_is_applied(qtbot, window):
+    """Found by the machine: a large change goes to a worker ("tokenizing…"); a small edit made
+    meanwhile is encoded in the GUI thread when the worker returns, and the note stayed for good."""
+    big = "hello world, this is a sentence. " * 2000
+    window.set_text(big)
+    window.retokenize_now()
+    assert any(p.busy.text() for p in window.panels), "the large change went to a worker"
+    window.set_text(big + "x")
+    window.retokenize_now()
+    qtbot.waitUntil(window.is_ready, timeout=WAIT_MS)
+    qtbot.wait(10)
+    assert [p.busy.text() for p in window.panels] == [""] * len(window.panels)
+
+
 def test_four_views_in_presentation_mode_fit_a_projector(qtbot, window):
     """Found by the machine (train, open a tokenizer twice, presentation mode): four views beside
     the Train dock needed 1,099 px; a view's busy note and picker no longer set its width."""
@@ -206,6 +220,8 @@ def test_window_lifecycles_keep_the_window_sound(qtbot, qtlog, window, make_wind
                 for picker in w.findChildren(TokenizerPicker):
                     assert picker.count() == w.tokenizers.rowCount()
                     assert picker_keys(picker) == expected
+                # A view that shows its tokens says nothing of loading or tokenizing.
+                assert [p.busy.text() for p in w.panels] == [""] * len(w.panels)
                 assert w.minimumSizeHint().width() <= PROJECTOR_WIDTH
 
         run_state_machine_as_test(

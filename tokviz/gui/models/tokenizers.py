@@ -382,7 +382,7 @@ class TokenizationModel(QObject):
             self._apply(update)
             if self._text is not None and self._text != update.table.text:
                 self._schedule(self._text)
-            else:
+            if self._job is None:  # also when the newer text was encoded at once, in this thread
                 self.busyChanged.emit(False)
 
         def failed(exc: BaseException) -> None:
