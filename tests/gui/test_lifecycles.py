@@ -20,6 +20,7 @@ from __future__ import annotations
 import itertools
 import os
 
+import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import (
@@ -86,6 +87,34 @@ def test_four_views_in_presentation_mode_fit_a_projector(qtbot, window):
     assert window.minimumSizeHint().width() <= PROJECTOR_WIDTH
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="known bug, not fixed: four views added in presentation mode need 1,043 px",
+)
+def test_four_views_added_in_presentation_mode_fit_a_projector(qtbot, window):
+    """Found by the machine (presentation mode, then three more views). A picker's minimum width is
+    computed once, in the font it first had: views added in presentation mode get 122 px pickers,
+    views from before keep 98 px ones even in the mode's larger type (which is why four views made
+    before the mode fit). Four honest views and the Train dock need 1,043 px; fixing it needs a
+    decision on how narrow a view may get, so it is reported here, not patched."""
+    window.remove_last_view()
+    window.training.train_dock.show()
+    window.presentation.set_active(True)
+    while len(window.panels) < 4:
+        window.add_view()
+    qtbot.waitUntil(window.is_ready, timeout=WAIT_MS)
+    assert window.minimumSizeHint().width() <= PROJECTOR_WIDTH
+
+
+def room_for_a_view(machine) -> bool:
+    """Whether the machine may add a view. KNOWN BUG, not fixed (see the xfail test above): views
+    added while presentation mode is on need 1,043 px for four, so the machine adds at most three
+    there until that is fixed; remove the second condition then."""
+    window = machine.window
+    limit = MAX_VIEWS - 1 if window.presentation.active else MAX_VIEWS
+    return len(window.panels) < limit
+
+
 def settle(qtbot, window) -> None:
     """Let queued events run: every view shows the editor's text and no tokenizer is loading."""
     qtbot.wait(5)
@@ -130,7 +159,7 @@ def test_window_lifecycles_keep_the_window_sound(qtbot, qtlog, window, make_wind
                 qtbot.wait(5)
 
             # ------------------------------------------------------------ views
-            @precondition(lambda self: len(self.window.panels) < MAX_VIEWS)
+            @precondition(room_for_a_view)
             @rule(key=st.sampled_from([None, "gpt2", "cl100k", "bytes"]) | st.integers(0, 8))
             def add_view(self, key) -> None:
                 if isinstance(key, int):  # any tokenizer on offer, trained and opened ones too
@@ -175,7 +204,7 @@ def test_window_lifecycles_keep_the_window_sound(qtbot, qtlog, window, make_wind
                 qtbot.waitUntil(lambda: not panel.running, timeout=WAIT_MS)
 
             # ------------------------------------------------------------ files
-            @precondition(lambda self: len(self.window.panels) < MAX_VIEWS)
+            @precondition(room_for_a_view)
             @rule()
             def open_tokenizer(self) -> None:
                 job = self.window.open_tokenizer_file(str(model_path))
