@@ -87,7 +87,7 @@ class TrainForm(QWidget):
         corpus = QGroupBox("Corpus", self)
         self.source = QComboBox(corpus)
         self.source.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-        self.source.setMinimumContentsLength(12)
+        self.source.setMinimumContentsLength(9)
         self.source.setObjectName("corpusSource")
         self.source.setAccessibleName("Training corpus")
         for key, label in SOURCES:
@@ -153,7 +153,7 @@ class TrainForm(QWidget):
         self.pretokenizer.setSizeAdjustPolicy(
             QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
         )
-        self.pretokenizer.setMinimumContentsLength(12)
+        self.pretokenizer.setMinimumContentsLength(9)
         self.pretokenizer.setObjectName("pretokenizerChoice")
         self.pretokenizer.setAccessibleName("Pre-tokenizer")
         self.pretokenizer.setToolTip("How the text is cut into chunks before BPE: merges never cross a cut")
@@ -169,7 +169,7 @@ class TrainForm(QWidget):
         self.pattern_error.setStyleSheet("color: #d6336c;")
         self.tie_rule = QComboBox(settings)
         self.tie_rule.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-        self.tie_rule.setMinimumContentsLength(12)
+        self.tie_rule.setMinimumContentsLength(9)
         self.tie_rule.setObjectName("tieRule")
         self.tie_rule.setAccessibleName("Tie rule")
         self.tie_rule.setToolTip("Which pair wins when several have the highest count")
@@ -193,7 +193,7 @@ class TrainForm(QWidget):
         form.addRow("Regex", self.pattern)
         form.addRow("", self.pattern_error)
         form.addRow("Ties", self.tie_rule)
-        form.addRow("", self.replace_invalid)
+        form.addRow(self.replace_invalid)  # across both columns: it would set the form's width
         form.addRow("Name", self.name)
         self.form = form
         return settings
@@ -251,10 +251,11 @@ class TrainForm(QWidget):
         """The lecture's worked example, with and without GPT-2 chunks."""
         demo = QGroupBox("Lecture demo", self)
         demo.setObjectName("demoBox")
-        self.demo_none_button = QPushButton("“the cat in the hat”, no pre-tokenizer", demo)
+        self.demo_none_button = QPushButton("“the cat in the hat”", demo)
         self.demo_none_button.setObjectName("demoNoneButton")
         self.demo_none_button.setToolTip(
-            "Train 3 merges on the lecture's example (first-seen ties): 18 → 16 → 14 → 12 tokens (Ctrl+Shift+L)"
+            "Train 3 merges on the lecture's example, no pre-tokenizer, first-seen ties: "
+            "18 → 16 → 14 → 12 tokens (Ctrl+Shift+L)"
         )
         self.demo_gpt2_button = QPushButton("… with GPT-2 chunks", demo)
         self.demo_gpt2_button.setObjectName("demoGpt2Button")
