@@ -419,7 +419,7 @@ def test_dropping_files_on_the_panel_adds_them_to_the_corpus(qtbot, panel, tmp_p
 
 
 def test_no_time_left_is_guessed_before_a_tenth_of_a_phase():
-    from tokviz.gui.workers.training import time_left
+    from tokviz.gui.workers.rates import time_left
 
     assert time_left("merging", 500, 10_000, rate=100.0) is None, "5 % done: too early to tell"
     assert time_left("merging", 1_000, 10_000, rate=100.0) == 90.0

@@ -34,6 +34,7 @@ from tokviz.core.merges import MergeStep
 from tokviz.core.pretokenize import resolve_pretokenizer
 from tokviz.core.tokenizer import Tokenizer
 from tokviz.core.train import Progress, TrainResult, train_iter
+from tokviz.gui.workers.rates import RateMeter, time_left
 
 # At most this many seconds between two progress signals (phase changes are sent at once).
 EMIT_INTERVAL = 0.1
@@ -191,17 +192,6 @@ class TrainSettings:
     name: str = "trained"
 
 
-def time_left(phase: str, done: int, total: int, rate: float) -> float | None:
-    """Seconds left in a phase at ``rate``, or None while no honest estimate exists.
-
-    Merges get cheaper as a run goes on, so an early rate overstates the time left (a run once
-    said "38 s left" and ended 2.5 s later): there is no estimate before a tenth of the phase.
-    """
-    if phase not in ("pre-tokenizing", "merging") or rate <= 0 or total <= 0 or done < total / 10:
-        return None
-    return (total - done) / rate
-
-
 @dataclass(frozen=True)
 class TrainStatus:
     """What the progress bar shows: the phase, how far it is, its speed and the time it still needs.
@@ -241,24 +231,6 @@ class TrainOutcome:
     settings: TrainSettings
     wall_time: float = 0.0
     extra: dict[str, Any] = field(default_factory=dict)
-
-
-class _RateMeter:
-    """Speed over the last few seconds, so the time left follows the merge loop as it slows down."""
-
-    def __init__(self, window: float = 3.0) -> None:
-        self.window = window
-        self.samples: list[tuple[float, int]] = []
-
-    def reset(self) -> None:
-        self.samples.clear()
-
-    def add(self, t: float, done: int) -> float:
-        self.samples.append((t, done))
-        while len(self.samples) > 2 and t - self.samples[1][0] >= self.window:
-            self.samples.pop(0)
-        t0, d0 = self.samples[0]
-        return (done - d0) / (t - t0) if t > t0 else 0.0
 
 
 class GuiFirst:
@@ -361,7 +333,7 @@ class _Worker(QObject):
         pending: list[MergeStep] = []
         last_emit = 0.0
         phase = ""
-        meter = _RateMeter()
+        meter = RateMeter()
         merged = 0
         while True:
             try:
