@@ -287,7 +287,8 @@ def install(context: PanelContext) -> QDockWidget:
         action_text="&Vocabulary browser",
         area="right",
         visible=True,
-        first_size=lambda: 470,
+        # A third of the window at most: on a 1024-pixel projector the views keep the room.
+        first_size=lambda: min(470, context.parent_widget().width() // 3),
     )
     browser.openTokenizerRequested.connect(context.open_tokenizer_dialog)
     browser.show_tokenizer(context.first_view_key(), "")

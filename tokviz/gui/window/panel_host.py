@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QEvent, QObject, Qt, Signal
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QFont, QKeySequence
 from PySide6.QtWidgets import QDockWidget, QMenu, QWidget
 
@@ -160,7 +160,8 @@ class PanelHost(QObject):
             return  # a saved layout keeps the user's sizes
         bottom = self._window.dockWidgetArea(dock) == Qt.DockWidgetArea.BottomDockWidgetArea
         orientation = Qt.Orientation.Vertical if bottom else Qt.Orientation.Horizontal
-        self._window.resizeDocks([dock], [size()], orientation)
+        # After the window's first layout: a dock shown with the window would be laid out again.
+        QTimer.singleShot(0, self, lambda: self._window.resizeDocks([dock], [size()], orientation))
 
     def add_menu(self, title: str, object_name: str) -> QMenu:
         menu = QMenu(title, self._window)
