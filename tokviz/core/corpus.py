@@ -46,7 +46,6 @@ _BINARY_SHARE = 0.3
 # backspace and escape (terminal colours in logs).
 _TEXT_CONTROLS = frozenset(b"\t\n\x0b\x0c\r\x08\x1b")
 _CONTROL_BYTES = bytes(b for b in range(32) if b not in _TEXT_CONTROLS) + b"\x7f"
-COMPRESSIONS = ("gzip", "bzip2", "xz")
 # A space after a non-space is always a chunk boundary for the named GPT-2 / cl100k patterns.
 _SAFE_SPACE = regex.compile(r"(?<=\S) ")
 
@@ -68,8 +67,8 @@ class CorpusSummary:
     """What a corpus scan found: the files it will read and those a folder walk left out.
 
     ``bytes`` counts the used files as stored (compressed files by their compressed size, as
-    training's progress does). ``skipped_kinds`` are the commonest suffixes of the files left
-    out, most frequent first, to say what they were (".pyc", ".so").
+    training's progress does). ``binary_kinds`` are the commonest suffixes of the binary files
+    left out, most frequent first, to say what they were (".pyc", ".so").
     """
 
     files: int = 0
@@ -79,7 +78,6 @@ class CorpusSummary:
     skipped_not_utf8: int = 0
     skipped_unreadable: int = 0
     skipped_bytes: int = 0
-    skipped_kinds: tuple[str, ...] = ()
     binary_kinds: tuple[str, ...] = field(default=(), repr=False)
 
     @property
@@ -271,7 +269,6 @@ class _FolderWalk:
         self.counts: Counter[str] = Counter()
         self.skipped_bytes = 0
         self.binary_suffixes: Counter[str] = Counter()
-        self.suffixes: Counter[str] = Counter()
 
     def text_files(self, root: Path) -> Iterator[CorpusFile]:
         """The files under ``root`` that are text, in sorted order; hidden ones are not looked at."""
@@ -289,7 +286,6 @@ class _FolderWalk:
                 continue
             self.counts[kind] += 1
             self.skipped_bytes += size
-            self.suffixes[_suffix(sub)] += 1
             if kind == BINARY:
                 self.binary_suffixes[_suffix(sub)] += 1
 
@@ -303,7 +299,6 @@ class _FolderWalk:
             skipped_not_utf8=self.counts[NOT_UTF8],
             skipped_unreadable=self.counts[UNREADABLE],
             skipped_bytes=self.skipped_bytes,
-            skipped_kinds=tuple(k for k, _ in self.suffixes.most_common()),
             binary_kinds=tuple(k for k, _ in self.binary_suffixes.most_common()),
         )
 

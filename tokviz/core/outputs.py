@@ -140,7 +140,7 @@ def _check_one(output: Output) -> CheckedOutput:
         if st is not None and not stat.S_ISDIR(st.st_mode):
             raise OutputError(f"{given} is {_kind(st.st_mode)}, not a folder; {output.what} writes a folder")
         if st is None:
-            _check_folder(target.parent, given, creates=target.name)
+            _check_folder(target.parent, given)
         else:
             _check_folder(target, given)
             for name in output.files:
@@ -164,7 +164,7 @@ def _check_file(target: Path, given: str, what: str) -> None:
     _check_folder(target.parent, given)
 
 
-def _check_folder(folder: Path, given: str, creates: str | None = None) -> None:
+def _check_folder(folder: Path, given: str) -> None:
     """The folder an output goes into exists, is a folder, and new files can be made in it."""
     st = _stat(folder, given)
     if st is None:
