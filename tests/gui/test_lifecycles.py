@@ -197,8 +197,7 @@ def test_window_lifecycles_keep_the_window_sound(qtbot, qtlog, window, make_wind
             @rule()
             def open_tokenizer(self) -> None:
                 job = self.window.open_tokenizer_file(str(model_path))
-                with qtbot.waitSignal(job.finished, timeout=WAIT_MS):
-                    pass
+                qtbot.waitUntil(lambda: job.done, timeout=WAIT_MS)
 
             # ------------------------------------------------------------ appearance
             @rule(theme=st.sampled_from(["dark", "light"]))

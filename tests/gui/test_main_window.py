@@ -422,8 +422,8 @@ def test_opening_a_tokenizer_file_adds_a_view_and_keeps_the_others(qtbot, window
     path = tmp_path / "mine.tokviz.json"
     save_model(path, tiny_bpe)
     before = [p.model.key for p in window.panels]
-    with qtbot.waitSignal(window.open_tokenizer_file(str(path)).finished, timeout=20000):
-        pass
+    job = window.open_tokenizer_file(str(path))
+    qtbot.waitUntil(lambda: job.done, timeout=20000)
     qtbot.waitUntil(lambda: len(window.panels) == len(before) + 1, timeout=5000)
     assert [p.model.key for p in window.panels][: len(before)] == before, "GPT-2 and cl100k stay"
     assert window.panels[-1].model.key == f"file:{path}"

@@ -259,8 +259,8 @@ def test_a_reopened_model_keeps_its_merge_statistics(qtbot, window, tmp_path):
     result = train_bpe(text=CAT, vocab_size=259, pretokenizer="none", tie_break="first-seen")
     path = tmp_path / "cat.tokviz.json"
     save_model(path, result.tokenizer("cat"), history=result.history)
-    with qtbot.waitSignal(window.open_tokenizer_file(str(path)).finished, timeout=20000):
-        pass
+    job = window.open_tokenizer_file(str(path))
+    qtbot.waitUntil(lambda: job.done, timeout=20000)
     key = f"file:{path}"
     timeline = window.training.timeline
     window.training.timeline_dock.show()
