@@ -213,3 +213,13 @@ def test_the_autosave_of_a_session_that_is_still_running_is_left_alone(window, t
         autosaver.discard()
     finally:
         held.unlock()
+
+
+def test_the_same_error_a_second_later_is_counted_not_listed(qtbot):
+    dialog = CrashDialog()
+    qtbot.addWidget(dialog)
+    trace = "versions\n\nTraceback ...\nRuntimeError: paintEvent is broken\n"
+    dialog.add_report("RuntimeError", f"2026-11-30T18:50:45  thread MainThread\n{trace}")
+    dialog.add_report("RuntimeError", f"2026-11-30T18:50:46  thread MainThread\n{trace}")
+    assert dialog.total == 2
+    assert len(dialog.reports) == 1

@@ -128,7 +128,7 @@ class CrashDialog(QDialog):
     def add_report(self, summary: str, details: str) -> None:
         """Show one more error; repeats of the same error are counted rather than listed again."""
         self.total += 1
-        if not self.reports or self.reports[-1] != details:
+        if not self.reports or _without_time(self.reports[-1]) != _without_time(details):
             self.reports.append(details)
             del self.reports[:-MAX_REPORTS]
         where = f"<br>The details were also saved to <tt>{self.log_path}</tt>." if self.log_path else ""
@@ -153,6 +153,11 @@ class CrashDialog(QDialog):
     def _quit(self) -> None:
         self.accept()
         self.quitRequested.emit()
+
+
+def _without_time(details: str) -> str:
+    """A report minus its timestamp line: the same error a second later is still the same error."""
+    return details.partition("\n")[2]
 
 
 def _html_escape(text: str) -> str:
