@@ -111,6 +111,12 @@ class Tokenizer:
         self._merge_count_hint = len(self.vocab) - 256 - len(self._special_ids)
         self._splitter = SpecialSplitter(self.special_tokens)
         self._engine = engine
+        # What the loader had to guess (e.g. "pre-tokenizer assumed: GPT-2"): shown by
+        # ``tokviz info``, the pickers and the views' tooltips, so a guess never reads as a fact.
+        self.assumptions: tuple[str, ...] = ()
+        # Why merge-by-merge replay cannot reproduce this tokenizer's ids (a normalizer, byte
+        # fallback, a model that is not BPE); None when replay is exact.
+        self.replay_note: str | None = None
         self._tables_built = False
         self._cache: dict[str, list[int]] = {}
         if engine is None:

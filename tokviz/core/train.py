@@ -19,7 +19,7 @@ import heapq
 import os
 import time
 from collections import Counter
-from collections.abc import Callable, Generator, Iterable
+from collections.abc import Callable, Generator, Iterable, Mapping
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Any, Never, Protocol
@@ -428,13 +428,37 @@ def _train_steps(
 ) -> Generator[Progress, None, TrainResult]:
     """The training generator behind :func:`train_iter`, on checked arguments."""
     t0 = time.perf_counter()
-    num_merges = vocab_size - 256 - len(specials)
-
     yield Progress("reading", 0, 1, (), 0.0)
     counts, corpus_bytes = yield from _count_corpus(
         source, pre, specials, errors, workers, cancel, report_every, t0, parallel
     )
     yield Progress("pre-tokenizing", corpus_bytes, corpus_bytes, (), time.perf_counter() - t0)
+    return (
+        yield from merge_counts(
+            counts, corpus_bytes, vocab_size, specials, pre, tie_break, cancel, report_every, t0
+        )
+    )
+
+
+def merge_counts(
+    counts: Mapping[str, int],
+    corpus_bytes: int,
+    vocab_size: int,
+    specials: list[str],
+    pre: Pretokenizer,
+    tie_break: str,
+    cancel: CancelFlag | Callable[[], bool] | None,
+    report_every: float = 0.05,
+    t0: float | None = None,
+) -> Generator[Progress, None, TrainResult]:
+    """The merge loop on a table of unique pre-tokens and their counts (in first-seen order).
+
+    Training from text counts first and then calls this; a saved count table can call it
+    directly, and gets exactly the merges the text would give.
+    """
+    if t0 is None:
+        t0 = time.perf_counter()
+    num_merges = vocab_size - 256 - len(specials)
     t_count = time.perf_counter()
     if not counts:
         raise CorpusError("the corpus is empty: it holds no text to train on")
@@ -446,7 +470,6 @@ def _train_steps(
             _check_cancel(cancel)
         words.append(list(word.encode("utf-8")))
         freqs.append(freq)
-    del counts
     initial_tokens = sum(len(w) * f for w, f in zip(words, freqs))
     yield Progress("merging", 0, num_merges, (), time.perf_counter() - t0)
 
