@@ -21,6 +21,7 @@ ROOT = Path(__file__).resolve().parent.parent
 BUNDLED = [
     "encodings/r50k_base.tiktoken",
     "encodings/cl100k_base.tiktoken",
+    "encodings/o200k_base.tiktoken",
     "encodings/SHA256SUMS",
     "encodings/NOTICE",
 ]
