@@ -1,0 +1,512 @@
+"""Choosing the text files of a corpus or an evaluation set from files, folders and globs.
+
+A folder is whatever happens to be in it (``/usr/lib/python3.11`` holds ``.pyc`` and ``.so``
+files beside the sources, a checkout holds ``.git``), so :func:`select_files` walks it and keeps
+only what is text: each file is sniffed by content (gzip, bzip2 and xz files decompressed first,
+see :mod:`tokviz.core.corpus`), and whatever is left out is counted by reason ("binary", "not
+UTF-8", "too large", ...), with the commonest suffixes of each kind, so a caller can say what it
+skipped in one line. ``include`` / ``exclude`` globs are matched on the path relative to the folder
+given (``*.py`` matches a name at any depth, ``src/**/*.py`` a path, ``build/`` or ``tests`` a
+whole folder); hidden files and folders (``.git``, ``.venv``) are not looked at; a folder reached
+twice through symbolic links (a link loop included) is walked once, and a file reached twice is
+used once; FIFOs, sockets and devices are never opened. The order is deterministic: the paths as
+given, each folder's entries sorted by name.
+
+The result feeds both training (:meth:`Selection.corpus_files` gives :class:`CorpusFile` items for
+:mod:`tokviz.core.train`) and evaluation (:mod:`tokviz.core.evaluation`). This module depends on
+``corpus`` for sniffing and reading; ``corpus`` does not depend on it.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import re
+import stat
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .corpus import (
+    BINARY,
+    NOT_UTF8,
+    SNIFF_SIZE,
+    TEXT,
+    UNREADABLE,
+    CorpusFile,
+    CorpusSummary,
+    iter_file_text,
+    sniff_file,
+)
+from .errors import Cancelled, CorpusError, InvalidArgument
+from .filekind import kind_problem, megabytes
+
+# Why a file was left out. The order is the order of the note.
+SKIP_BINARY = "binary"
+SKIP_NOT_UTF8 = "not-utf8"
+SKIP_TOO_LARGE = "too-large"
+SKIP_FILTERED = "filtered"
+SKIP_SPECIAL = "special"
+SKIP_UNREADABLE = "unreadable"
+SKIP_DUPLICATE = "duplicate"
+SKIP_REASONS = (
+    SKIP_BINARY,
+    SKIP_NOT_UTF8,
+    SKIP_TOO_LARGE,
+    SKIP_FILTERED,
+    SKIP_SPECIAL,
+    SKIP_UNREADABLE,
+    SKIP_DUPLICATE,
+)
+
+_MAGIC = re.compile(r"[*?[]")
+
+
+@dataclass(frozen=True)
+class SelectedFile:
+    """One chosen file: where it is, how it was reached, its size on disk and its compression.
+
+    ``root`` is the folder argument it was found under, as the user gave it (``None`` for a file
+    named directly or by a glob); ``relative`` is its path under that folder with ``/`` separators
+    (for a named file: the path as given).
+    """
+
+    path: Path
+    relative: str
+    root: str | None
+    size: int
+    compression: str | None = None
+
+    @property
+    def corpus_file(self) -> CorpusFile:
+        """The same file as :mod:`tokviz.core.corpus` reads it (training, evaluation)."""
+        return CorpusFile(self.path, self.size, self.compression)
+
+    @property
+    def folder(self) -> str:
+        """The folder it lies in, relative to its root (``""`` at the top; for a named file, its
+        folder as given), for per-folder totals."""
+        return self.relative.rpartition("/")[0]
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """How many files were left out for one reason, their bytes on disk, and what they were.
+
+    ``kinds`` are the commonest suffixes among them (".pyc", ".so", "no extension"), most frequent first.
+    """
+
+    reason: str
+    files: int
+    bytes: int
+    kinds: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Selection:
+    """What :func:`select_files` chose: the files in order, and the files it left out by reason."""
+
+    files: tuple[SelectedFile, ...]
+    skipped: tuple[Skipped, ...] = ()
+    max_size: int | None = field(default=None, repr=False)
+
+    @property
+    def bytes(self) -> int:
+        """Bytes on disk of the chosen files (compressed files by their compressed size)."""
+        return sum(f.size for f in self.files)
+
+    def skipped_count(self, reason: str | None = None) -> int:
+        """How many files were left out for ``reason`` (one of :data:`SKIP_REASONS`), or for any."""
+        return sum(s.files for s in self.skipped if reason is None or s.reason == reason)
+
+    def corpus_files(self) -> list[CorpusFile]:
+        """The chosen files as training reads them (:class:`tokviz.core.corpus.CorpusFile`)."""
+        return [f.corpus_file for f in self.files]
+
+    def corpus_summary(self) -> CorpusSummary:
+        """The counts as a :class:`CorpusSummary`, for code that shows one (files left out for a
+        reason it has no field for are counted as unreadable)."""
+        by = {s.reason: s for s in self.skipped}
+        binary = by.get(SKIP_BINARY)
+        other = sum(s.files for r, s in by.items() if r not in (SKIP_BINARY, SKIP_NOT_UTF8, SKIP_FILTERED))
+        return CorpusSummary(
+            files=len(self.files),
+            bytes=self.bytes,
+            compressed=sum(1 for f in self.files if f.compression),
+            skipped_binary=binary.files if binary else 0,
+            skipped_not_utf8=by[SKIP_NOT_UTF8].files if SKIP_NOT_UTF8 in by else 0,
+            skipped_unreadable=other,
+            skipped_bytes=sum(s.bytes for r, s in by.items() if r != SKIP_FILTERED),
+            binary_kinds=binary.kinds if binary else (),
+        )
+
+    def note(self, replace_hint: str = "--replace-invalid") -> str | None:
+        """One line about what was left out ("skipped 1,204 binary files (.pyc, .so); 3 files
+        larger than 1 MB"), or None when nothing was. ``replace_hint`` names the way to read
+        non-UTF-8 text anyway. Files left out by the include/exclude patterns were asked to be, so
+        they are mentioned last and briefly."""
+        parts = [_describe(s, self.max_size, replace_hint) for s in self.skipped]
+        return ("skipped " + "; ".join(parts)) if parts else None
+
+
+def _describe(s: Skipped, max_size: int | None, replace_hint: str) -> str:
+    n = f"{s.files:,} {'file' if s.files == 1 else 'files'}"
+    kinds = ""
+    if s.kinds:
+        kinds = f" ({', '.join(s.kinds[:3])}{', …' if len(s.kinds) > 3 else ''})"
+    if s.reason == SKIP_BINARY:
+        return f"{s.files:,} binary {'file' if s.files == 1 else 'files'}{kinds}"
+    if s.reason == SKIP_NOT_UTF8:
+        return f"{n} not in UTF-8{kinds} ({replace_hint} reads them)"
+    if s.reason == SKIP_TOO_LARGE:
+        cap = f" {megabytes(max_size)}" if max_size is not None else " the size limit"
+        return f"{n} larger than{cap}{kinds}"
+    if s.reason == SKIP_FILTERED:
+        return f"{n} by --include/--exclude"
+    if s.reason == SKIP_SPECIAL:
+        return f"{n} that are not regular files (FIFOs, sockets, devices)"
+    if s.reason == SKIP_DUPLICATE:
+        return f"{n} reached twice through links"
+    return f"{n} that could not be read{kinds}"
+
+
+# ----------------------------------------------------------------------------- globs
+def glob_to_regex(pattern: str) -> re.Pattern[str]:
+    """A compiled regex for one glob over ``/``-separated paths, matched with ``fullmatch``.
+
+    ``*`` and ``?`` stay inside one path segment, ``[abc]`` / ``[!abc]`` are character classes,
+    and ``**`` as a whole segment matches any number of segments, none included (``a/**/b``
+    matches ``a/b`` and ``a/x/y/b``; a trailing ``/**`` matches everything below).
+    """
+    out: list[str] = []
+    i, n = 0, len(pattern)
+    while i < n:
+        c = pattern[i]
+        if c == "*":
+            if pattern.startswith("**", i) and (i == 0 or pattern[i - 1] == "/"):
+                j = i + 2
+                if j == n:
+                    out.append(".*")
+                    i = j
+                    continue
+                if pattern[j] == "/":
+                    out.append("(?:.*/)?")
+                    i = j + 1
+                    continue
+            while i < n and pattern[i] == "*":
+                i += 1
+            out.append("[^/]*")
+            continue
+        if c == "?":
+            out.append("[^/]")
+        elif c == "[":
+            end = pattern.find(
+                "]", i + 2 if pattern.startswith("[!", i) or pattern.startswith("[]", i) else i + 1
+            )
+            if end < 0:
+                out.append(re.escape(c))
+            else:
+                body = pattern[i + 1 : end]
+                negate = body.startswith("!")
+                body = body[1:] if negate else body
+                body = body.replace("\\", "\\\\").replace("^", "\\^")
+                out.append(f"[{'^/' if negate else ''}{body}]")
+                i = end
+        else:
+            out.append(re.escape(c))
+        i += 1
+    return re.compile("".join(out), re.DOTALL)
+
+
+@dataclass(frozen=True)
+class _Glob:
+    regex: re.Pattern[str]
+    anchored: bool  # has a "/" inside: matched on the whole relative path, else on a name
+    folder_only: bool  # ended with "/": matches folders (and so everything under them)
+
+    @classmethod
+    def parse(cls, pattern: str) -> _Glob:
+        text = pattern.strip().replace(os.sep, "/")
+        while text.startswith("./"):
+            text = text[2:]
+        folder_only = text.endswith("/")
+        text = text.strip("/")
+        if not text:
+            raise InvalidArgument(f"the file pattern {pattern!r} matches nothing; give a glob such as '*.py'")
+        return cls(glob_to_regex(text), "/" in text, folder_only)
+
+    def matches(self, relative: str, is_folder: bool) -> bool:
+        if self.folder_only and not is_folder:
+            return False
+        subject = relative if self.anchored else relative.rpartition("/")[2]
+        return self.regex.fullmatch(subject) is not None
+
+
+class PathFilter:
+    """``include`` / ``exclude`` globs over relative paths (see :func:`select_files` for the rules)."""
+
+    def __init__(self, include: Sequence[str] = (), exclude: Sequence[str] = ()) -> None:
+        for value, what in ((include, "include"), (exclude, "exclude")):
+            if isinstance(value, str):
+                raise InvalidArgument(f"{what} must be a list of glob patterns, not one string")
+        self.include = [_Glob.parse(p) for p in include]
+        self.exclude = [_Glob.parse(p) for p in exclude]
+
+    def folder_excluded(self, relative: str) -> bool:
+        """Whether a folder (and so everything under it) is excluded."""
+        return any(g.matches(relative, True) for g in self.exclude)
+
+    def selects(self, relative: str) -> bool:
+        """Whether a file at ``relative`` is wanted: not excluded (itself or a folder above it),
+        and included (itself or a folder above it) when there are include patterns."""
+        folders = _folders_of(relative)
+        if any(g.matches(relative, False) for g in self.exclude):
+            return False
+        if any(self.folder_excluded(f) for f in folders):
+            return False
+        if not self.include:
+            return True
+        return any(g.matches(relative, False) for g in self.include) or any(
+            g.matches(f, True) for g in self.include for f in folders
+        )
+
+
+def _folders_of(relative: str) -> list[str]:
+    parts = relative.split("/")[:-1]
+    return ["/".join(parts[: k + 1]) for k in range(len(parts))]
+
+
+# ----------------------------------------------------------------------------- selecting
+def select_files(
+    paths: Iterable[str | os.PathLike[str]],
+    include: Sequence[str] = (),
+    exclude: Sequence[str] = (),
+    *,
+    max_size: int | None = None,
+    errors: str = "strict",
+    check_whole: bool = True,
+    cancel: Callable[[], bool] | None = None,
+) -> Selection:
+    """Choose the text files among ``paths`` (files, folders walked recursively, globs).
+
+    A path that does not exist but holds ``*``, ``?`` or ``[`` is expanded as a glob (``**``
+    recursive); each result is then a file or a folder like any other path. ``include`` and
+    ``exclude`` are glob lists matched on each file's path relative to the folder it was found
+    under (for a named file, the path as given): a pattern without ``/`` matches a name at any
+    depth, one with ``/`` the whole relative path, one ending in ``/`` a folder; a file is kept
+    when no exclude pattern matches it or a folder above it and, if there are include patterns,
+    one matches it or a folder above it.
+
+    Only text is kept: binary files, files over ``max_size`` bytes on disk, files that cannot be
+    read, FIFOs, devices and (unless ``errors="replace"``) text that is not UTF-8 are left out
+    and counted in :attr:`Selection.skipped`. With ``check_whole`` a file that starts as UTF-8 is
+    decoded to its end, so a bad byte deep inside is found now, not half-way through a run.
+    A path that does not exist, or a glob that matches nothing, is a :class:`CorpusError`.
+    ``cancel`` is polled between files; when it returns True, :class:`Cancelled` is raised.
+    """
+    if isinstance(paths, (str, os.PathLike)):
+        paths = [paths]
+    if errors not in ("strict", "replace"):
+        raise InvalidArgument(f"errors must be 'strict' or 'replace', not {errors!r}")
+    if max_size is not None and (isinstance(max_size, bool) or not isinstance(max_size, int) or max_size < 0):
+        raise InvalidArgument(f"max_size must be a non-negative number of bytes, not {max_size!r}")
+    walker = _Walker(PathFilter(include, exclude), max_size, errors, check_whole, cancel)
+    items = list(paths)
+    if not items:
+        raise CorpusError("no files were given")
+    for item in items:
+        walker.add(os.fspath(item))
+    return walker.result()
+
+
+class _Walker:
+    """The state of one selection: files kept, counts by reason, and what was already visited."""
+
+    def __init__(
+        self,
+        filters: PathFilter,
+        max_size: int | None,
+        errors: str,
+        check_whole: bool,
+        cancel: Callable[[], bool] | None,
+    ) -> None:
+        self.filters = filters
+        self.max_size = max_size
+        self.errors = errors
+        self.check_whole = check_whole
+        self.cancel = cancel
+        self.files: list[SelectedFile] = []
+        self.counts: Counter[str] = Counter()
+        self.sizes: Counter[str] = Counter()
+        self.kinds: dict[str, Counter[str]] = {}
+        self.seen_files: set[tuple[int, int]] = set()
+        self.seen_folders: set[tuple[int, int]] = set()
+
+    def result(self) -> Selection:
+        skipped = tuple(
+            Skipped(
+                r,
+                self.counts[r],
+                self.sizes[r],
+                tuple(k for k, _ in self.kinds.get(r, Counter()).most_common()),
+            )
+            for r in SKIP_REASONS
+            if self.counts[r]
+        )
+        return Selection(tuple(self.files), skipped, self.max_size)
+
+    def add(self, given: str) -> None:
+        """One argument: a folder, a file, or a glob that expands to them."""
+        try:
+            st = os.stat(given)
+        except FileNotFoundError:
+            if _MAGIC.search(given):
+                self._add_glob(given)
+                return
+            if os.path.lexists(given):
+                raise CorpusError(f"{given} is a broken symbolic link", path=given) from None
+            raise CorpusError(f"{given}: no such file or folder", path=given) from None
+        except OSError as exc:
+            raise CorpusError(f"cannot examine {given}: {exc.strerror or exc}", path=given) from None
+        if stat.S_ISDIR(st.st_mode):
+            self._walk(Path(given), given, st)
+            return
+        problem = kind_problem(st.st_mode)
+        if problem is not None:
+            raise CorpusError(f"{given} {problem}; give regular files or folders", path=given)
+        self._consider(Path(given), _clean(given), None, st)
+
+    def _add_glob(self, pattern: str) -> None:
+        found = sorted(glob.glob(pattern, recursive=True))
+        if not found:
+            raise CorpusError(f"no file or folder matches {pattern}", path=pattern)
+        for path in found:
+            try:
+                st = os.stat(path)
+            except OSError:
+                self._skip(SKIP_UNREADABLE, Path(path), 0)
+                continue
+            if stat.S_ISDIR(st.st_mode):
+                self._walk(Path(path), path, st)
+            else:
+                self._consider(Path(path), _clean(path), None, st)
+
+    def _walk(self, root: Path, given: str, st: os.stat_result) -> None:
+        self.seen_folders.add((st.st_dev, st.st_ino))
+        for entry, relative in self._entries(root, ""):
+            try:
+                entry_st = entry.stat()
+            except OSError:
+                self._skip(SKIP_UNREADABLE, Path(entry.path), 0)
+                continue
+            self._consider(Path(entry.path), relative, given, entry_st)
+
+    def _entries(self, folder: Path, prefix: str) -> Iterator[tuple[os.DirEntry[str], str]]:
+        """The non-folder entries under ``folder`` in sorted order, with their relative paths."""
+        try:
+            with os.scandir(folder) as it:
+                entries = sorted(it, key=lambda e: e.name)
+        except OSError:
+            return
+        for entry in entries:
+            if entry.name.startswith("."):
+                continue
+            relative = f"{prefix}{entry.name}"
+            try:
+                is_folder = entry.is_dir()  # follows links
+            except OSError:
+                is_folder = False
+            if not is_folder:
+                yield entry, relative
+                continue
+            try:
+                st = entry.stat()
+            except OSError:
+                continue
+            key = (st.st_dev, st.st_ino)
+            if key in self.seen_folders or self.filters.folder_excluded(relative):
+                continue  # a link loop, a folder already walked, or one left out whole
+            self.seen_folders.add(key)
+            yield from self._entries(Path(entry.path), relative + "/")
+
+    def _consider(self, path: Path, relative: str, root: str | None, st: os.stat_result) -> None:
+        if self.cancel is not None and self.cancel():
+            raise Cancelled("file selection cancelled")
+        if not stat.S_ISREG(st.st_mode):
+            self._skip(SKIP_SPECIAL, path, 0)
+            return
+        if not self.filters.selects(relative):
+            self._skip(SKIP_FILTERED, path, st.st_size)
+            return
+        key = (st.st_dev, st.st_ino)
+        if key in self.seen_files:
+            self._skip(SKIP_DUPLICATE, path, st.st_size)
+            return
+        self.seen_files.add(key)
+        if self.max_size is not None and st.st_size > self.max_size:
+            self._skip(SKIP_TOO_LARGE, path, st.st_size)
+            return
+        try:
+            kind, compression = sniff_file(path)
+        except OSError:
+            kind, compression = UNREADABLE, None
+        file = SelectedFile(path, relative, root, st.st_size, compression)
+        if kind == TEXT and self.check_whole and self.errors == "strict":
+            kind = _whole_file_kind(file)
+        if kind == TEXT or (kind == NOT_UTF8 and self.errors == "replace"):
+            self.files.append(file)
+            return
+        reason = {BINARY: SKIP_BINARY, NOT_UTF8: SKIP_NOT_UTF8}.get(kind, SKIP_UNREADABLE)
+        self._skip(reason, path, st.st_size)
+
+    def _skip(self, reason: str, path: Path, size: int) -> None:
+        self.counts[reason] += 1
+        self.sizes[reason] += size
+        if reason in (SKIP_BINARY, SKIP_NOT_UTF8, SKIP_TOO_LARGE, SKIP_UNREADABLE):
+            self.kinds.setdefault(reason, Counter())[suffix_kind(path)] += 1
+
+
+def _whole_file_kind(file: SelectedFile) -> str:
+    """``text`` when the whole file decodes as UTF-8, else ``not-utf8`` (or ``unreadable`` for a
+    damaged compressed file). Files no longer than the sniff are already known."""
+    if file.compression is None and file.size <= SNIFF_SIZE:
+        return TEXT
+    try:
+        for _ in iter_file_text(file.corpus_file):
+            pass
+    except CorpusError as exc:
+        return NOT_UTF8 if exc.offset is not None else UNREADABLE
+    return TEXT
+
+
+def suffix_kind(path: Path) -> str:
+    """How a left-out file is named in a note: its suffix (".pyc", ".tar.gz") or "no extension"."""
+    suffixes = path.suffixes
+    if not suffixes or len(path.suffix) > 8 or not path.suffix[1:].isalnum():
+        return "no extension"
+    if path.suffix in (".gz", ".bz2", ".xz") and len(suffixes) > 1 and len(suffixes[-2]) <= 5:
+        return "".join(suffixes[-2:])
+    return path.suffix
+
+
+def _clean(given: str) -> str:
+    """A named path as a relative path for the patterns: ``/`` separators, no leading ``./``."""
+    text = given.replace(os.sep, "/")
+    while text.startswith("./"):
+        text = text[2:]
+    return text
+
+
+def parse_size(text: str) -> int:
+    """A size such as ``500000``, ``64K``, ``10MB`` or ``1.5 GiB`` in bytes (K, M, G are powers of 1024).
+
+    Raises :class:`InvalidArgument` with an example for anything else, so ``--max-file-size`` can
+    use it directly.
+    """
+    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(i?b)?\s*", text, re.IGNORECASE)
+    if not m:
+        raise InvalidArgument(f"{text!r} is not a size; write e.g. 500000, 64K, 10MB or 1.5G")
+    number = float(m.group(1))
+    power = "kmgt".find(m.group(2).lower()) + 1 if m.group(2) else 0
+    return int(number * 1024**power)
