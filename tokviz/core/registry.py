@@ -34,7 +34,7 @@ from .formats.tiktoken_file import tiktoken_from_data
 from .merges import MergeStep
 from .tokenizer import Tokenizer
 
-BUILTIN_TOKENIZERS = ("bytes", "gpt2", "cl100k")
+BUILTIN_TOKENIZERS = ("bytes", "gpt2", "cl100k", "characters", "words")
 
 _ALIASES = {
     "bytes": "bytes",
@@ -45,6 +45,9 @@ _ALIASES = {
     "r50k_base": "gpt2",
     "cl100k": "cl100k",
     "cl100k_base": "cl100k",
+    "characters": "characters",
+    "chars": "characters",
+    "words": "words",
 }
 _DISPLAY_NAMES = {"gpt2": "GPT-2", "cl100k": "cl100k"}
 
@@ -78,10 +81,20 @@ def _bundled(key: str) -> Tokenizer:
     )
 
 
+def _lecture(key: str) -> Tokenizer:
+    from .lecture_tokenizers import character_tokenizer, default_words_tokenizer
+
+    return character_tokenizer() if key == "characters" else default_words_tokenizer()
+
+
 _BUILDERS: dict[str, Callable[[], Tokenizer]] = {
     "bytes": byte_tokenizer,
     "gpt2": lambda: _bundled("gpt2"),
     "cl100k": lambda: _bundled("cl100k"),
+    # The lecture's tokenizers that fail (core/lecture_tokenizers.py); ``words`` is built from
+    # tokviz's English sample here, and from the input text or a corpus by the CLI and the GUI.
+    "characters": lambda: _lecture("characters"),
+    "words": lambda: _lecture("words"),
 }
 
 

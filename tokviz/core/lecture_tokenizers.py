@@ -1,0 +1,377 @@
+"""The lecture's first two attempts at tokenization, which fail: one id per character, one per word.
+
+* :class:`CharacterTokenizer` (``characters``): a token is one Unicode code point and its id is the
+  code point itself (``ord``). Every text encodes, but the id space is all 1,114,112 code points
+  (0 to 0x10FFFF), most of them unassigned or rare, and a text needs one token per character.
+* :class:`WordTokenizer` (``words``): a token is a word, a run of whitespace or one punctuation
+  character (:data:`WORDS_PATTERN`); the vocabulary is every distinct one of them in a corpus,
+  most frequent first, plus ``<unk>`` (id 0). A word the corpus never had becomes ``<unk>``, and
+  decoding shows ``<unk>`` where it was: the word is lost.
+
+Both are :class:`~tokviz.core.tokenizer.Tokenizer` subclasses with no merges (``is_bpe`` is False,
+``replay_note`` says why there is nothing to replay), so every view, the chart and the CLI show
+them beside byte-level BPE. A lone surrogate reads as U+FFFD, as for every other tokenizer.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from collections.abc import Iterable, Iterator, Mapping
+from pathlib import Path
+
+import regex
+
+from .errors import ArgumentTypeError, CorpusError, InvalidArgument
+from .pretokenize import Pretokenizer, SpecialSplitter
+from .tokenizer import LONE_SURROGATE, Tokenizer, TokenSpan, _check_text, replace_lone_surrogates
+
+NOT_BPE_NOTE = "not BPE: there are no merges to replay"
+
+# The code-point space: ids 0 to 0x10FFFF, the surrogates D800-DFFF included (never produced).
+CODE_POINTS = 0x110000
+
+# A word is a run of word characters (letters of any script with their combining marks, digits,
+# the underscore: ``regex``'s Unicode ``\w``); a run of whitespace is one token; every other
+# character (punctuation, a symbol, an emoji) is a token by itself. Together they tile any text.
+WORDS_PATTERN = r"\w+|\s+|[^\w\s]"
+UNK = "<unk>"
+
+_CODE_POINT_PRETOKENIZER = Pretokenizer("none", None)
+_WORDS_PRETOKENIZER = Pretokenizer("words", WORDS_PATTERN, regex.compile(WORDS_PATTERN), True, False)
+_WORDS_RE = regex.compile(WORDS_PATTERN)
+
+
+def is_surrogate(code_point: int) -> bool:
+    """Whether an id of the characters tokenizer is a UTF-16 surrogate (never produced by encode)."""
+    return 0xD800 <= code_point <= 0xDFFF
+
+
+class CodePointVocab(Mapping[int, bytes]):
+    """``{code point: its UTF-8 bytes}`` for all 1,114,112 code points, computed on demand.
+
+    A dict of that size would cost ~150 MB; this answers any lookup at once and iterates in id
+    order. Surrogate ids map to their three-byte "surrogatepass" form (invalid UTF-8, decoded as
+    U+FFFD). ``extra`` holds special tokens, whose ids follow the code-point space.
+    """
+
+    def __init__(self, extra: Mapping[int, bytes] | None = None) -> None:
+        self.extra: dict[int, bytes] = dict(extra or {})
+
+    def __getitem__(self, token_id: int) -> bytes:
+        if type(token_id) is int and 0 <= token_id < CODE_POINTS:
+            return chr(token_id).encode("utf-8", "surrogatepass")
+        if isinstance(token_id, int) and not isinstance(token_id, bool) and token_id in self.extra:
+            return self.extra[token_id]
+        raise KeyError(token_id)
+
+    def __contains__(self, token_id: object) -> bool:
+        if isinstance(token_id, bool) or not isinstance(token_id, int):
+            return False
+        return 0 <= token_id < CODE_POINTS or token_id in self.extra
+
+    def __iter__(self) -> Iterator[int]:
+        yield from range(CODE_POINTS)
+        yield from sorted(self.extra)
+
+    def __len__(self) -> int:
+        return CODE_POINTS + len(self.extra)
+
+
+class _MergelessTokenizer(Tokenizer):
+    """What the two lecture tokenizers share: no merges, no tables, a note instead of replay."""
+
+    def _init_mergeless(
+        self, vocab: Mapping[int, bytes], specials: Mapping[str, int], pretokenizer: Pretokenizer, name: str
+    ) -> None:
+        # The base constructor would copy the vocabulary into a dict and build BPE tables from
+        # single bytes, neither of which these tokenizers have; set the same attributes directly.
+        self.name = name
+        self.pretokenizer = pretokenizer
+        self.vocab = vocab  # type: ignore[assignment]  # a Mapping: the characters' one is lazy
+        self._merges_source = None
+        self._merges = []
+        self._merge_count_hint = 0
+        self.special_tokens = dict(specials)
+        self._special_ids = set(self.special_tokens.values())
+        self._splitter = SpecialSplitter(self.special_tokens)
+        self._engine = None
+        self.assumptions = ()
+        self.replay_note = NOT_BPE_NOTE
+        self._cache = {}
+        self._merge_rank_of_id = {}
+        self._parents_of_id = {}
+        self._merge_new_ids = []
+        self._merge_parents = []
+        self._tables_built = True
+
+    def encode_with_merges(self, text: str, max_merges: int) -> list[int]:
+        """The plain encoding: there are no merges, so every step of a replay is the same."""
+        return self.encode(text)
+
+    def trace_chunk(self, data: bytes) -> tuple[list[int], list[int]]:
+        """The chunk's ids (its bytes read as UTF-8) and an empty merge trace."""
+        if not isinstance(data, (bytes, bytearray, memoryview)):
+            raise ArgumentTypeError(
+                f"trace_chunk takes bytes, got {type(data).__name__}; encode text to UTF-8 first"
+            )
+        return self.encode_ordinary(bytes(data).decode("utf-8", errors="replace")), []
+
+    def encode_spans(self, text: str, max_merges: int | None = None) -> list[TokenSpan]:
+        """Every token placed on the text: code-point offsets, the token's bytes, its chunk."""
+        _check_text(text)
+        if LONE_SURROGATE.search(text):
+            text = replace_lone_surrogates(text)
+        spans: list[TokenSpan] = []
+        chunk = 0
+        for start, end, special in self._splitter.segments(text):
+            if special:
+                sid = self.special_tokens[text[start:end]]
+                spans.append(TokenSpan(sid, start, end, self.vocab[sid], False, True, chunk))
+                chunk += 1
+            else:
+                chunk = self._spans_of(text[start:end], start, chunk, spans)
+        return spans
+
+    def _spans_of(self, segment: str, base: int, chunk: int, out: list[TokenSpan]) -> int:
+        """Append the spans of ordinary text ``segment`` (at ``base``); returns the next chunk number."""
+        raise NotImplementedError
+
+    def with_special_tokens(self, extra: Iterable[str]) -> Tokenizer:
+        """The same tokenizer with more special tokens (ids after the largest)."""
+        if isinstance(extra, (str, bytes)) or not isinstance(extra, Iterable):
+            raise ArgumentTypeError(
+                f"extra special tokens must be a list of strings, got {type(extra).__name__}"
+            )
+        names = list(extra)
+        for s in names:
+            if not isinstance(s, str):
+                raise ArgumentTypeError(f"special tokens must be strings, got {s!r}")
+            if LONE_SURROGATE.search(s):
+                raise InvalidArgument(
+                    f"the special token {s!r} holds a lone surrogate, which UTF-8 cannot encode"
+                )
+        specials = dict(self.special_tokens)
+        next_id = self._next_id()
+        for s in names:
+            if s and s not in specials:
+                specials[s] = next_id
+                next_id += 1
+        return self._copy_with(specials)
+
+    def _next_id(self) -> int:
+        raise NotImplementedError
+
+    def _copy_with(self, specials: dict[str, int]) -> Tokenizer:
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(name={self.name!r}, vocab_size={self.vocab_size})"
+
+
+class CharacterTokenizer(_MergelessTokenizer):
+    """One token per Unicode code point; the id is the code point (``ord``).
+
+    ``vocab_size`` is the id space the scheme implies, 1,114,112 (0x110000), though any text uses
+    a few hundred of them at most. Special tokens get ids from 0x110000 on.
+    """
+
+    def __init__(
+        self, special_tokens: Mapping[str, int] | Iterable[str] | None = None, name: str = "characters"
+    ) -> None:
+        specials: dict[str, int] = {}
+        if isinstance(special_tokens, Mapping):
+            specials = dict(special_tokens)
+        elif special_tokens is not None:
+            for s in special_tokens:
+                if s and s not in specials:
+                    specials[s] = CODE_POINTS + len(specials)
+        for s, i in specials.items():
+            if isinstance(i, bool) or not isinstance(i, int) or i < CODE_POINTS:
+                raise InvalidArgument(f"the special token {s!r} needs an id of 0x110000 or more, got {i!r}")
+        vocab = CodePointVocab({i: s.encode("utf-8") for s, i in specials.items()})
+        self._init_mergeless(vocab, specials, _CODE_POINT_PRETOKENIZER, name)
+
+    def encode_ordinary(self, text: str) -> list[int]:
+        """The code point of every character (a lone surrogate reads as U+FFFD, 65533)."""
+        _check_text(text)
+        if LONE_SURROGATE.search(text):
+            text = replace_lone_surrogates(text)
+        return list(map(ord, text))
+
+    def _spans_of(self, segment: str, base: int, chunk: int, out: list[TokenSpan]) -> int:
+        new = tuple.__new__
+        for offset, ch in enumerate(segment, base):
+            out.append(new(TokenSpan, (ord(ch), offset, offset + 1, ch.encode("utf-8"), False, False, chunk)))
+        return chunk + 1 if segment else chunk
+
+    def _unknown_id(self, token_id: object) -> InvalidArgument:
+        if isinstance(token_id, bool) or not isinstance(token_id, int):
+            return ArgumentTypeError(f"a token id must be an int, got {token_id!r}")
+        top = max(self.vocab.extra, default=CODE_POINTS - 1)  # type: ignore[attr-defined]
+        return InvalidArgument(
+            f"token id {token_id} is not in the vocabulary of {self.name} (ids 0 to {top})"
+        )
+
+    def _next_id(self) -> int:
+        return max(self.special_tokens.values(), default=CODE_POINTS - 1) + 1
+
+    def _copy_with(self, specials: dict[str, int]) -> Tokenizer:
+        return CharacterTokenizer(specials, self.name)
+
+
+class WordTokenizer(_MergelessTokenizer):
+    """A word-level vocabulary: one id per distinct word, whitespace run or punctuation character.
+
+    Build it with :meth:`from_text` or :meth:`from_files`. Id 0 is ``<unk>`` (a special token):
+    a piece the corpus never had encodes to it and decodes as ``<unk>``. ``corpus`` says what the
+    vocabulary was built from, for tooltips and ``tokviz info``.
+    """
+
+    def __init__(
+        self,
+        words: Iterable[str],
+        special_tokens: Iterable[str] | Mapping[str, int] | None = None,
+        name: str = "words",
+        corpus: str = "",
+    ) -> None:
+        vocab: dict[int, bytes] = {0: UNK.encode("utf-8")}
+        specials: dict[str, int] = {UNK: 0}
+        index: dict[str, int] = {}
+        for word in words:
+            if not isinstance(word, str):
+                raise ArgumentTypeError(f"words must be strings, got {word!r}")
+            if word and word not in index and word != UNK:
+                index[word] = len(vocab)
+                vocab[len(vocab)] = word.encode("utf-8", "replace")
+        if isinstance(special_tokens, Mapping):
+            for s, i in special_tokens.items():
+                specials[s] = i
+                vocab.setdefault(i, s.encode("utf-8"))
+        elif special_tokens is not None:
+            for s in special_tokens:
+                if s and s not in specials:
+                    specials[s] = max(vocab) + 1
+                    vocab[specials[s]] = s.encode("utf-8")
+        self.index = index
+        self.corpus = corpus
+        self._init_mergeless(vocab, specials, _WORDS_PRETOKENIZER, name)
+
+    @classmethod
+    def from_text(
+        cls, text: str | Iterable[str], *, max_words: int | None = None, name: str = "words", corpus: str = ""
+    ) -> WordTokenizer:
+        """The vocabulary of ``text`` (or of several texts): its pieces, most frequent first.
+
+        ``max_words`` keeps only that many of the most frequent (ties: the one seen first), so
+        rarer words become ``<unk>`` as in a real word-level model of limited size.
+        """
+        texts = [text] if isinstance(text, str) else list(text)
+        counts: Counter[str] = Counter()
+        for t in texts:
+            _check_text(t, "the text to build a words vocabulary from")
+            counts.update(_WORDS_RE.findall(replace_lone_surrogates(t)))
+        if max_words is not None and (
+            isinstance(max_words, bool) or not isinstance(max_words, int) or max_words < 0
+        ):
+            raise InvalidArgument(f"max_words must be a whole number >= 0, got {max_words!r}")
+        ranked = [w for w, _n in counts.most_common(max_words)]  # stable: ties keep first-seen order
+        return cls(ranked, name=name, corpus=corpus or _describe_texts(texts))
+
+    @classmethod
+    def from_files(
+        cls, paths: Iterable[str | os.PathLike[str]], *, max_words: int | None = None, name: str = "words"
+    ) -> WordTokenizer:
+        """The vocabulary of UTF-8 text files (a missing or non-UTF-8 file is a :class:`CorpusError`)."""
+        texts: list[str] = []
+        names: list[str] = []
+        for p in paths:
+            path = Path(p)
+            try:
+                data = path.read_bytes()
+            except OSError as exc:
+                raise CorpusError(f"{path}: {exc.strerror or exc}", str(path)) from None
+            try:
+                texts.append(data.decode("utf-8").removeprefix("\ufeff"))
+            except UnicodeDecodeError as exc:
+                raise CorpusError(
+                    f"{path} is not valid UTF-8 (byte offset {exc.start})", str(path), exc.start
+                ) from None
+            names.append(path.name)
+        if not names:
+            raise CorpusError("a words vocabulary needs at least one corpus file")
+        described = names[0] if len(names) == 1 else f"{names[0]} and {len(names) - 1} more files"
+        return cls.from_text(texts, max_words=max_words, name=name, corpus=described)
+
+    @property
+    def unk_id(self) -> int:
+        """The id of ``<unk>`` (0)."""
+        return self.special_tokens[UNK]
+
+    @property
+    def word_count(self) -> int:
+        """Distinct pieces in the vocabulary (``<unk>`` and other special tokens not counted)."""
+        return len(self.index)
+
+    def encode_ordinary(self, text: str) -> list[int]:
+        """The id of every piece of :data:`WORDS_PATTERN`; a piece not in the vocabulary is ``<unk>``."""
+        _check_text(text)
+        if LONE_SURROGATE.search(text):
+            text = replace_lone_surrogates(text)
+        get = self.index.get
+        unk = self.unk_id
+        return [get(piece, unk) for piece in _WORDS_RE.findall(text)]
+
+    def unknown_words(self, text: str) -> list[str]:
+        """The pieces of ``text`` that are not in the vocabulary, in order, repeats included."""
+        _check_text(text)
+        text = replace_lone_surrogates(text)
+        out: list[str] = []
+        for start, end, special in self._splitter.segments(text):
+            if not special:
+                out.extend(p for p in _WORDS_RE.findall(text[start:end]) if p not in self.index)
+        return out
+
+    def _spans_of(self, segment: str, base: int, chunk: int, out: list[TokenSpan]) -> int:
+        get = self.index.get
+        unk = self.unk_id
+        unk_bytes = self.vocab[unk]
+        new = tuple.__new__
+        for m in _WORDS_RE.finditer(segment):
+            s, e = m.span()
+            i = get(m.group(), unk)
+            data = unk_bytes if i == unk else self.vocab[i]
+            out.append(new(TokenSpan, (i, base + s, base + e, data, False, i == unk, chunk)))
+            chunk += 1
+        return chunk
+
+    def _next_id(self) -> int:
+        return max(self.vocab) + 1
+
+    def _copy_with(self, specials: dict[str, int]) -> Tokenizer:
+        extra = {s: i for s, i in specials.items() if s != UNK}
+        return WordTokenizer(self.index, extra, self.name, self.corpus)
+
+
+def _describe_texts(texts: list[str]) -> str:
+    """A short description of the texts a vocabulary came from (for tooltips and ``info``)."""
+    chars = sum(len(t) for t in texts)
+    return (
+        f"{len(texts)} texts, {chars:,} characters" if len(texts) > 1 else f"a text of {chars:,} characters"
+    )
+
+
+def character_tokenizer() -> CharacterTokenizer:
+    """The built-in ``characters`` tokenizer."""
+    return CharacterTokenizer()
+
+
+def default_words_tokenizer() -> WordTokenizer:
+    """The built-in ``words`` tokenizer: the vocabulary of tokviz's bundled English prose sample.
+
+    Commands that have a text (``tokviz encode``) or a corpus build their own instead.
+    """
+    from .resources import resource_path
+
+    text = resource_path("samples", "english.txt").read_text(encoding="utf-8")
+    return WordTokenizer.from_text(text, corpus="tokviz's English sample (english.txt)")
