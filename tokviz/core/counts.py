@@ -1,0 +1,538 @@
+"""Pre-token count tables: the unique pre-tokens of a corpus with their counts, saved and shared.
+
+BPE's merge loop needs only this table, which stays small (millions of rows) however large the
+corpus, so counting once and training many vocabulary sizes from the table saves the counting.
+A table keeps its rows in the order each pre-token first appears in the corpus: the
+``first-seen`` tie rule depends on it, so training from a table gives exactly the merges that
+training from the text gives, under either tie rule.
+
+Tables are written as Parquet (through the optional ``pyarrow``: columnar, compressed, readable
+by every data tool) or as plain TSV (no dependency, for reading by eye). Both carry the same
+metadata: the pre-tokenizer, the special tokens, how invalid UTF-8 was read, the corpus bytes,
+the files with their sizes and SHA-256 hashes, and the tokviz version. Tables counted with the
+same settings can be added (:func:`merge_tables`), so a corpus can be counted in parts.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import os
+import time
+from collections.abc import Callable, Generator, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, cast
+
+from .corpus import scan_source
+from .errors import CorpusError, TokvizError, VocabSizeError
+from .pretokenize import resolve_pretokenizer
+from .train import (
+    TIE_RULES,
+    CancelFlag,
+    Progress,
+    TrainResult,
+    _check_cancel,
+    _corpus_argument,
+    _count_corpus,
+    _special_tokens_argument,
+    merge_counts,
+)
+
+FORMAT = "tokviz-counts"
+FORMAT_VERSION = 1
+METADATA_KEY = b"tokviz"
+TSV_MAGIC = "# " + FORMAT
+PARQUET_SUFFIXES = (".parquet", ".pq")
+TSV_SUFFIXES = (".tsv",)
+INSTALL_PYARROW = "pip install 'tokviz-desktop[parquet]' (or pip install pyarrow)"
+_HASH_BLOCK = 1 << 20
+_TSV_ESCAPES = {"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"}
+_TSV_UNESCAPES = {"\\": "\\", "t": "\t", "n": "\n", "r": "\r"}
+
+
+class CountTableError(TokvizError):
+    """A count table cannot be read, written, merged or trained from; the message says why."""
+
+
+@dataclass(frozen=True)
+class CountedFile:
+    """One corpus file a table was counted from: its path as given, its size and its SHA-256."""
+
+    path: str
+    size: int
+    sha256: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """The file as the table's metadata stores it."""
+        return {"path": self.path, "size": self.size, "sha256": self.sha256}
+
+
+@dataclass
+class CountTable:
+    """Unique pre-tokens with their counts (in first-seen order) and how they were counted.
+
+    ``invalid_utf8`` is ``"strict"`` (invalid UTF-8 stopped counting) or ``"replace"`` (read as
+    U+FFFD). ``parts`` says how many tables were added to make this one.
+    """
+
+    counts: dict[str, int]
+    pretokenizer: str
+    special_tokens: tuple[str, ...] = ()
+    invalid_utf8: str = "strict"
+    corpus_bytes: int = 0
+    files: tuple[CountedFile, ...] = ()
+    tokviz_version: str = field(default_factory=lambda: tokviz_version())
+    parts: int = 1
+
+    @property
+    def unique(self) -> int:
+        """How many distinct pre-tokens the table holds (its rows)."""
+        return len(self.counts)
+
+    @property
+    def total(self) -> int:
+        """How many pre-tokens the corpus holds (the sum of the counts)."""
+        return sum(self.counts.values())
+
+    def metadata(self) -> dict[str, Any]:
+        """Everything about the table but its rows, as stored beside them (JSON-ready)."""
+        pre = resolve_pretokenizer(self.pretokenizer)
+        return {
+            "format": FORMAT,
+            "version": FORMAT_VERSION,
+            "order": "first-seen",
+            "pretokenizer": self.pretokenizer,
+            "pattern": pre.pattern,
+            "special_tokens": list(self.special_tokens),
+            "invalid_utf8": self.invalid_utf8,
+            "corpus_bytes": self.corpus_bytes,
+            "files": [f.to_json() for f in self.files],
+            "tokviz_version": self.tokviz_version,
+            "parts": self.parts,
+            "unique": self.unique,
+            "total": self.total,
+        }
+
+    def settings_difference(self, other: CountTable) -> str | None:
+        """Why ``other`` was counted differently from this table (None when the settings match)."""
+        if self.pretokenizer != other.pretokenizer:
+            return f"pre-tokenizer {self.pretokenizer!r} vs {other.pretokenizer!r}"
+        if set(self.special_tokens) != set(other.special_tokens):
+            return f"special tokens {list(self.special_tokens)} vs {list(other.special_tokens)}"
+        if self.invalid_utf8 != other.invalid_utf8:
+            return f"invalid UTF-8 {_utf8_words(self.invalid_utf8)} vs {_utf8_words(other.invalid_utf8)}"
+        return None
+
+    def describe(self) -> str:
+        """One line about the table: rows, corpus, files and settings."""
+        return describe_metadata(self.metadata())
+
+
+def describe_metadata(meta: Mapping[str, Any]) -> str:
+    """One line about a table from its metadata (see :meth:`CountTable.metadata`)."""
+    specials = meta.get("special_tokens") or []
+    files = meta.get("files") or []
+    parts = [
+        f"{meta.get('unique', 0):,} unique pre-tokens ({meta.get('total', 0):,} in all)",
+        f"{_mb(meta.get('corpus_bytes', 0))} from {len(files):,} file{'s' if len(files) != 1 else ''}"
+        if files
+        else f"{_mb(meta.get('corpus_bytes', 0))} of text",
+        f"pre-tokenizer {meta.get('pretokenizer')}",
+        f"special tokens {', '.join(specials)}" if specials else "no special tokens",
+        f"invalid UTF-8 {_utf8_words(str(meta.get('invalid_utf8')))}",
+    ]
+    return "; ".join(parts)
+
+
+def _mb(n: object) -> str:
+    size = n if isinstance(n, int) else 0
+    return f"{size / 1e6:,.1f} MB" if size >= 100_000 else f"{size:,} bytes"
+
+
+def _utf8_words(mode: str) -> str:
+    return "replaced by U+FFFD" if mode == "replace" else "refused"
+
+
+def tokviz_version() -> str:
+    """The installed tokviz version (or "unknown" when running from a checkout not installed)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("tokviz-desktop")
+    except PackageNotFoundError:
+        return "unknown"
+
+
+# ---------------------------------------------------------------------------- counting
+def file_sha256(path: str | os.PathLike[str], cancel: CancelFlag | Callable[[], bool] | None = None) -> str:
+    """The SHA-256 of a file's bytes as stored (hex), read in blocks; checks ``cancel`` between them."""
+    digest = hashlib.sha256()
+    try:
+        with open(path, "rb") as fh:
+            while block := fh.read(_HASH_BLOCK):
+                digest.update(block)
+                _check_cancel(cancel)
+    except OSError as exc:
+        raise CorpusError(f"cannot read {path}: {exc.strerror or exc}", path=str(path)) from None
+    return digest.hexdigest()
+
+
+def count_iter(
+    *,
+    text: str | None = None,
+    files: Sequence[str | os.PathLike[str]] | None = None,
+    special_tokens: Iterable[str] | None = None,
+    pretokenizer: str | None = "gpt2",
+    errors: str = "strict",
+    workers: int | None = None,
+    cancel: CancelFlag | Callable[[], bool] | None = None,
+    report_every: float = 0.05,
+    parallel: str = "auto",
+    hashes: bool = True,
+) -> Generator[Progress, None, CountTable]:
+    """Count a corpus into a :class:`CountTable`, yielding ``pre-tokenizing`` progress (bytes).
+
+    The counting is training's own (same parts, same worker processes, same errors), so a table
+    holds exactly what training from the text would merge. ``files`` may name folders, which
+    are walked as training walks them; with ``hashes`` each file's SHA-256 is recorded.
+    """
+    if errors not in ("strict", "replace"):
+        raise CountTableError(f"errors must be 'strict' or 'replace', got {errors!r}")
+    source = _corpus_argument("count_iter", (), text, files, errors)
+    if not isinstance(source, str):
+        # Folders become their text files here, so the metadata lists the files actually read.
+        items = source if isinstance(source, list) else [cast("str | os.PathLike[str]", source)]
+        source = [str(f.path) for f in scan_source(items, errors).files]
+    specials = _special_tokens_argument(special_tokens)
+    pre = resolve_pretokenizer(pretokenizer)
+    t0 = time.perf_counter()
+    counts, corpus_bytes = yield from _count_corpus(
+        source, pre, specials, errors, workers, cancel, report_every, t0, parallel
+    )
+    counted: list[CountedFile] = []
+    if not isinstance(source, str):
+        for p in source:
+            size = os.stat(p).st_size
+            counted.append(CountedFile(str(p), size, file_sha256(p, cancel) if hashes else None))
+    yield Progress("pre-tokenizing", corpus_bytes, corpus_bytes, (), time.perf_counter() - t0)
+    return CountTable(
+        counts=dict(counts),
+        pretokenizer=pre.to_json(),
+        special_tokens=tuple(specials),
+        invalid_utf8=errors,
+        corpus_bytes=corpus_bytes,
+        files=tuple(counted),
+    )
+
+
+def count_corpus(progress: Callable[[Progress], None] | None = None, **kwargs: Any) -> CountTable:
+    """Count a corpus (the keywords of :func:`count_iter`), calling ``progress`` with each report."""
+    gen = count_iter(**kwargs)
+    while True:
+        try:
+            item = next(gen)
+        except StopIteration as stop:
+            table: CountTable = stop.value
+            return table
+        if progress is not None:
+            progress(item)
+
+
+# ---------------------------------------------------------------------------- merging
+def merge_tables(tables: Sequence[CountTable]) -> CountTable:
+    """Add tables counted with the same settings; rows keep their first-seen order across them.
+
+    The result is the table of the tables' corpora read one after the other, in the order given
+    (so ``first-seen`` training on it equals training on those files in that order). Tables
+    counted with different settings are refused, naming the first difference.
+    """
+    if not tables:
+        raise CountTableError("no count tables to merge")
+    first = tables[0]
+    counts: dict[str, int] = dict(first.counts)
+    get = counts.get
+    for k, other in enumerate(tables[1:], start=2):
+        diff = first.settings_difference(other)
+        if diff is not None:
+            raise CountTableError(f"table 1 and table {k} were counted with different settings: {diff}")
+        for word, n in other.counts.items():
+            counts[word] = get(word, 0) + n
+    return replace(
+        first,
+        counts=counts,
+        corpus_bytes=sum(t.corpus_bytes for t in tables),
+        files=tuple(f for t in tables for f in t.files),
+        tokviz_version=tokviz_version(),
+        parts=sum(t.parts for t in tables),
+    )
+
+
+def add_ordered(left: dict[str, int], right: Mapping[str, int]) -> dict[str, int]:
+    """Add ``right``'s counts into ``left`` (in place, and returned): new rows go after ``left``'s.
+
+    Associative, so partial tables of consecutive corpus parts can be reduced in any tree shape
+    as long as each step keeps left before right.
+    """
+    get = left.get
+    for word, n in right.items():
+        left[word] = get(word, 0) + n
+    return left
+
+
+# ---------------------------------------------------------------------------- training
+def train_from_counts_iter(
+    table: CountTable,
+    vocab_size: int,
+    tie_break: str = "lexicographic",
+    cancel: CancelFlag | Callable[[], bool] | None = None,
+    report_every: float = 0.05,
+) -> Generator[Progress, None, TrainResult]:
+    """Train on a count table: the merge loop of :func:`~tokviz.core.train.train_iter`, without counting.
+
+    The special tokens and pre-tokenizer are the table's (they decided what was counted).
+    """
+    if tie_break not in TIE_RULES:
+        raise CountTableError(f"unknown tie rule {tie_break!r}; use one of {', '.join(TIE_RULES)}")
+    specials = list(table.special_tokens)
+    if not isinstance(vocab_size, int) or isinstance(vocab_size, bool) or vocab_size < 256 + len(specials):
+        raise VocabSizeError(
+            f"vocab size {vocab_size!r} is too small: it must hold the 256 bytes"
+            + (f" and {len(specials)} special tokens" if specials else "")
+            + f" (at least {256 + len(specials)})"
+        )
+    pre = resolve_pretokenizer(table.pretokenizer)
+    t0 = time.perf_counter()
+    yield Progress("reading", 0, 1, (), 0.0)
+    return (
+        yield from merge_counts(
+            table.counts, table.corpus_bytes, vocab_size, specials, pre, tie_break, cancel, report_every, t0
+        )
+    )
+
+
+def train_from_counts(
+    table: CountTable,
+    vocab_size: int,
+    tie_break: str = "lexicographic",
+    progress: Callable[[Progress], None] | None = None,
+    cancel: CancelFlag | Callable[[], bool] | None = None,
+) -> TrainResult:
+    """Train on a count table to the end (see :func:`train_from_counts_iter`)."""
+    gen = train_from_counts_iter(table, vocab_size, tie_break, cancel)
+    while True:
+        try:
+            item = next(gen)
+        except StopIteration as stop:
+            result: TrainResult = stop.value
+            return result
+        if progress is not None:
+            progress(item)
+
+
+# ---------------------------------------------------------------------------- files
+def table_format(path: str | os.PathLike[str]) -> str:
+    """``parquet`` or ``tsv``, from the file name; any other suffix is refused with the choices."""
+    name = os.fspath(path).lower()
+    if name.endswith(PARQUET_SUFFIXES):
+        return "parquet"
+    if name.endswith(TSV_SUFFIXES):
+        return "tsv"
+    raise CountTableError(f"{os.fspath(path)}: a count table is named .parquet or .tsv")
+
+
+def _pyarrow() -> tuple[Any, Any]:
+    """pyarrow and pyarrow.parquet, or a one-line error saying how to install them."""
+    try:
+        import pyarrow
+        import pyarrow.parquet
+    except ImportError:
+        raise CountTableError(
+            f"Parquet count tables need pyarrow: {INSTALL_PYARROW}; a .tsv table needs nothing extra"
+        ) from None
+    return pyarrow, pyarrow.parquet
+
+
+def table_bytes(table: CountTable, fmt: str) -> bytes:
+    """The table as a file's bytes, in ``parquet`` or ``tsv`` (see :func:`table_format`)."""
+    meta = json.dumps(table.metadata(), ensure_ascii=False, sort_keys=True)
+    if fmt == "tsv":
+        out = io.StringIO()
+        out.write(f"{TSV_MAGIC} {meta}\n")
+        out.write("count\tpretoken\n")
+        esc = _tsv_escape
+        for word, n in table.counts.items():
+            out.write(f"{n}\t{esc(word)}\n")
+        return out.getvalue().encode("utf-8")
+    pa, pq = _pyarrow()
+    arrow = pa.table(
+        {
+            "pretoken": pa.array(list(table.counts), pa.large_string()),
+            "count": pa.array(list(table.counts.values()), pa.int64()),
+        }
+    ).replace_schema_metadata({METADATA_KEY: meta.encode("utf-8")})
+    sink = pa.BufferOutputStream()
+    pq.write_table(arrow, sink, compression="zstd")
+    data: bytes = sink.getvalue().to_pybytes()
+    return data
+
+
+def save_table(table: CountTable, path: str | os.PathLike[str]) -> None:
+    """Write ``table`` to ``path`` atomically, in the format its name says."""
+    from .atomic import atomic_write_bytes
+
+    atomic_write_bytes(path, table_bytes(table, table_format(path)))
+
+
+def _tsv_escape(word: str) -> str:
+    if "\\" in word or "\t" in word or "\n" in word or "\r" in word:
+        return "".join(_TSV_ESCAPES.get(c, c) for c in word)
+    return word
+
+
+def _tsv_unescape(text: str, where: str) -> str:
+    if "\\" not in text:
+        return text
+    out: list[str] = []
+    i = 0
+    while i < len(text):
+        c = text[i]
+        if c == "\\":
+            nxt = text[i + 1 : i + 2]
+            if nxt not in _TSV_UNESCAPES:
+                raise CountTableError(f"{where}: unknown escape \\{nxt} in a pre-token")
+            out.append(_TSV_UNESCAPES[nxt])
+            i += 2
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
+def read_metadata(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """A table's metadata without reading its rows (fast, for showing what a table holds)."""
+    shown = os.fspath(path)
+    head = _head(shown)
+    if head.startswith(b"PAR1"):
+        _pa, pq = _pyarrow()
+        try:
+            raw = (pq.read_schema(shown).metadata or {}).get(METADATA_KEY)
+        except (OSError, ValueError) as exc:
+            raise CountTableError(f"{shown}: not a readable Parquet file ({exc})") from None
+        return _check_metadata(raw, shown)
+    with _open_text(shown) as fh:
+        first = fh.readline()
+    return _tsv_metadata(first, shown)
+
+
+def load_table(path: str | os.PathLike[str]) -> CountTable:
+    """Read a table written by :func:`save_table` (Parquet or TSV, told apart by content)."""
+    shown = os.fspath(path)
+    if _head(shown).startswith(b"PAR1"):
+        meta, words, counts = _read_parquet(shown)
+    else:
+        meta, words, counts = _read_tsv(shown)
+    table = dict(zip(words, counts))
+    if len(table) != len(words):
+        raise CountTableError(f"{shown}: a pre-token appears in more than one row")
+    if any(not isinstance(n, int) or n <= 0 for n in counts):
+        raise CountTableError(f"{shown}: every count must be a whole number of 1 or more")
+    try:
+        files = tuple(
+            CountedFile(str(f["path"]), int(f["size"]), f.get("sha256")) for f in meta.get("files", [])
+        )
+        result = CountTable(
+            counts=table,
+            pretokenizer=str(meta["pretokenizer"]),
+            special_tokens=tuple(str(s) for s in meta.get("special_tokens", [])),
+            invalid_utf8=str(meta.get("invalid_utf8", "strict")),
+            corpus_bytes=int(meta.get("corpus_bytes", 0)),
+            files=files,
+            tokviz_version=str(meta.get("tokviz_version", "unknown")),
+            parts=int(meta.get("parts", 1)),
+        )
+    except (KeyError, TypeError, ValueError) as exc:
+        raise CountTableError(f"{shown}: the table's metadata is damaged ({exc})") from None
+    if result.invalid_utf8 not in ("strict", "replace"):
+        raise CountTableError(f"{shown}: unknown invalid-UTF-8 setting {result.invalid_utf8!r}")
+    resolve_pretokenizer(result.pretokenizer)  # a damaged pattern fails here, with the regex's message
+    return result
+
+
+def _head(path: str) -> bytes:
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(4)
+    except FileNotFoundError:
+        raise CountTableError(f"count table not found: {path}") from None
+    except IsADirectoryError:
+        raise CountTableError(f"{path} is a folder, not a count table") from None
+    except OSError as exc:
+        raise CountTableError(f"cannot read {path}: {exc.strerror or exc}") from None
+
+
+def _open_text(path: str) -> io.TextIOWrapper:
+    # newline="" keeps "\r" inside lines: pre-tokens hold it escaped, and a stray one is an error.
+    return open(path, encoding="utf-8", newline="")
+
+
+def _check_metadata(raw: bytes | str | None, path: str) -> dict[str, Any]:
+    if raw is None:
+        raise CountTableError(f"{path} is not a tokviz count table (no tokviz metadata)")
+    try:
+        meta = json.loads(raw)
+    except (ValueError, UnicodeDecodeError):
+        raise CountTableError(f"{path}: the table's metadata is not valid JSON") from None
+    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+        raise CountTableError(f"{path} is not a tokviz count table")
+    if meta.get("version") != FORMAT_VERSION:
+        raise CountTableError(
+            f"{path} is a count table of format version {meta.get('version')!r}; "
+            f"this tokviz reads version {FORMAT_VERSION}"
+        )
+    return meta
+
+
+def _tsv_metadata(first: str, path: str) -> dict[str, Any]:
+    if not first.startswith(TSV_MAGIC + " "):
+        raise CountTableError(f"{path} is not a tokviz count table (Parquet or TSV written by tokviz count)")
+    return _check_metadata(first[len(TSV_MAGIC) + 1 :].rstrip("\n"), path)
+
+
+def _read_parquet(path: str) -> tuple[dict[str, Any], list[str], list[int]]:
+    _pa, pq = _pyarrow()
+    try:
+        arrow = pq.read_table(path)
+    except (OSError, ValueError) as exc:
+        raise CountTableError(f"{path}: not a readable Parquet file ({exc})") from None
+    meta = _check_metadata((arrow.schema.metadata or {}).get(METADATA_KEY), path)
+    if "pretoken" not in arrow.column_names or "count" not in arrow.column_names:
+        raise CountTableError(f"{path}: a count table needs the columns 'pretoken' and 'count'")
+    words = arrow.column("pretoken").to_pylist()
+    counts = arrow.column("count").to_pylist()
+    if any(w is None for w in words) or any(c is None for c in counts):
+        raise CountTableError(f"{path}: the table has empty cells")
+    return meta, words, counts
+
+
+def _read_tsv(path: str) -> tuple[dict[str, Any], list[str], list[int]]:
+    words: list[str] = []
+    counts: list[int] = []
+    try:
+        with _open_text(path) as fh:
+            meta = _tsv_metadata(fh.readline(), path)
+            if fh.readline() != "count\tpretoken\n":
+                raise CountTableError(f"{path}: the second line must be the header 'count<TAB>pretoken'")
+            for lineno, line in enumerate(fh, start=3):
+                if not line.endswith("\n"):
+                    raise CountTableError(f"{path}: line {lineno} is cut short (the file is incomplete)")
+                n, tab, word = line[:-1].partition("\t")
+                if not tab or not n.isdigit() or "\r" in word:
+                    raise CountTableError(f"{path}: line {lineno} is not 'count<TAB>pre-token'")
+                counts.append(int(n))
+                words.append(_tsv_unescape(word, f"{path}: line {lineno}"))
+    except UnicodeDecodeError as exc:
+        raise CountTableError(f"{path} is not UTF-8 text (byte {exc.start} of a block)") from None
+    except OSError as exc:
+        raise CountTableError(f"cannot read {path}: {exc.strerror or exc}") from None
+    return meta, words, counts
