@@ -21,6 +21,9 @@ def cut_mode(tokenizer: Tokenizer) -> str:
     boundary. ``"none"``: a custom pattern or whole-document BPE, so only the whole text is exact.
     A special token containing a space could straddle a cut, so it also means ``"none"``.
     """
+    declared = getattr(tokenizer, "declared_cut_mode", None)
+    if declared is not None:  # a tokenizer whose engine chunks text itself says what is safe
+        return str(declared)
     specials = tokenizer.special_tokens
     pre = tokenizer.pretokenizer
     if not tokenizer.is_bpe and pre.pattern is None and not specials:

@@ -46,6 +46,11 @@ class ExportError(TokvizError):
     """A vocabulary cannot be written in the requested format."""
 
 
+class ReplayUnavailable(TokvizError):
+    """Merge-by-merge replay cannot reproduce this tokenizer's ids; the message says why
+    (its ``replay_note``: a normalizer, byte fallback, a model that is not BPE)."""
+
+
 class Cancelled(TokvizError):
     """A long operation stopped because its cancel flag was set."""
 
