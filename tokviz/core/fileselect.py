@@ -220,13 +220,16 @@ def glob_to_regex(pattern: str) -> re.Pattern[str]:
 
 
 @dataclass(frozen=True)
-class _Glob:
+class PathGlob:
+    """One include/exclude glob: matched on a relative path (``/`` inside it) or on a name."""
+
     regex: re.Pattern[str]
     anchored: bool  # has a "/" inside: matched on the whole relative path, else on a name
     folder_only: bool  # ended with "/": matches folders (and so everything under them)
 
     @classmethod
-    def parse(cls, pattern: str) -> _Glob:
+    def parse(cls, pattern: str) -> PathGlob:
+        """Read one pattern (``*.py``, ``src/**/*.py``, ``build/``); an empty one is refused."""
         text = pattern.strip().replace(os.sep, "/")
         while text.startswith("./"):
             text = text[2:]
@@ -237,10 +240,15 @@ class _Glob:
         return cls(glob_to_regex(text), "/" in text, folder_only)
 
     def matches(self, relative: str, is_folder: bool) -> bool:
+        """Whether the file or folder at ``relative`` matches (folder-only globs match folders only)."""
         if self.folder_only and not is_folder:
             return False
         subject = relative if self.anchored else relative.rpartition("/")[2]
         return self.regex.fullmatch(subject) is not None
+
+    def matches_file(self, relative: str) -> bool:
+        """Whether a file at ``relative`` matches, itself or through a folder above it."""
+        return self.matches(relative, False) or any(self.matches(f, True) for f in _folders_of(relative))
 
 
 class PathFilter:
@@ -250,8 +258,8 @@ class PathFilter:
         for value, what in ((include, "include"), (exclude, "exclude")):
             if isinstance(value, str):
                 raise InvalidArgument(f"{what} must be a list of glob patterns, not one string")
-        self.include = [_Glob.parse(p) for p in include]
-        self.exclude = [_Glob.parse(p) for p in exclude]
+        self.include = [PathGlob.parse(p) for p in include]
+        self.exclude = [PathGlob.parse(p) for p in exclude]
 
     def folder_excluded(self, relative: str) -> bool:
         """Whether a folder (and so everything under it) is excluded."""
