@@ -13,7 +13,14 @@ from typing import IO, TYPE_CHECKING, Any
 
 from .command import UsageError, print_note
 from .drawing import qt_drawing
-from .options import check_image_path, check_only_with_picture, load_tokenizer, read_text_file
+from .options import (
+    add_words_corpus,
+    check_image_path,
+    check_only_with_picture,
+    is_words,
+    load_tokenizer,
+    read_text_file,
+)
 from .output import format_ratio, render_table
 
 if TYPE_CHECKING:
@@ -33,6 +40,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("files", nargs="*", metavar="FILE", help="text files ('-' for standard input)")
     p.add_argument("--text", metavar="T", help="compare on this text instead of files")
     p.add_argument("--format", choices=("table", "csv", "json"), default="table", help="output form")
+    add_words_corpus(p)
     plot = p.add_argument_group("chart (needs the desktop app's libraries; no display needed)")
     plot.add_argument(
         "--plot",
@@ -68,10 +76,19 @@ def run(args: argparse.Namespace) -> int:
         inputs[path] = read_text_file(path)
     check_plot_options(args)
     specs = list(dict.fromkeys(args.tokenizer or DEFAULT_COMPARE))
-    tokenizers = [load_tokenizer(spec) for spec in specs]
+    texts = list(inputs.values())
+    tokenizers = [load_tokenizer(spec, words_corpus=args.words_corpus, words_texts=texts) for spec in specs]
     rows = labelled_rows(inputs, specs, tokenizers)
-    emit = {"table": _compare_table, "csv": _compare_csv, "json": _compare_json}[args.format]
-    emit(rows, sys.stdout)
+    lecture = add_lesson_columns(rows, inputs, specs, tokenizers)
+    if args.format == "table":
+        _compare_table(rows, sys.stdout, lecture)
+    else:
+        {"csv": _compare_csv, "json": _compare_json}[args.format](rows, sys.stdout)
+    if lecture and any(is_words(spec) for spec in specs) and not args.words_corpus:
+        print_note(
+            "words: the vocabulary was built from the input itself, so no word is unknown; "
+            "give --words-corpus FILE to build it from other text"
+        )
     if args.plot:
         # The chart names the bundled tokenizers as the app does ("GPT-2", not "gpt2"); files keep
         # the name the user typed.
@@ -148,7 +165,29 @@ def plot_compare(
     return str(written)
 
 
-def _compare_table(rows: list[dict[str, Any]], out: IO[str]) -> None:
+def add_lesson_columns(
+    rows: list[dict[str, Any]], inputs: dict[str, str], specs: Sequence[str], tokenizers: Sequence[Tokenizer]
+) -> bool:
+    """With the lecture's characters or words tokenizer compared, add ``vocab_size`` and ``unknown``.
+
+    The lesson in numbers: characters need a token per character from a 1,114,112-id space, words
+    need a vocabulary entry per word and lose every word they never saw (``unknown``), bytes and
+    BPE lose nothing. Returns whether the columns were added.
+    """
+    from tokviz.core.lecture_tokenizers import CharacterTokenizer, WordTokenizer
+
+    if not any(isinstance(tok, CharacterTokenizer | WordTokenizer) for tok in tokenizers):
+        return False
+    labels = list(inputs)
+    for i, row in enumerate(rows):
+        tok = tokenizers[i % len(specs)]
+        row["vocab_size"] = tok.vocab_size
+        text = inputs[labels[i // len(specs)]]
+        row["unknown"] = len(tok.unknown_words(text)) if isinstance(tok, WordTokenizer) else 0
+    return True
+
+
+def _compare_table(rows: list[dict[str, Any]], out: IO[str], lesson: bool = False) -> None:
     headers = ["input", "tokenizer", "bytes", "tokens", "bytes/token", "attention x"]
     cells = [
         [
@@ -162,6 +201,11 @@ def _compare_table(rows: list[dict[str, Any]], out: IO[str]) -> None:
         for r in rows
     ]
     right = [False, False, True, True, True, False]
+    if lesson:
+        headers[-1:-1] = ["vocab size", "unknown"]
+        right[-1:-1] = [True, True]
+        for r, row in zip(rows, cells):
+            row[-1:-1] = [f"{r['vocab_size']:,}", str(r["unknown"])]
     out.write(render_table(headers, cells, right) + "\n")
 
 
@@ -177,6 +221,8 @@ def _compare_csv(rows: list[dict[str, Any]], out: IO[str]) -> None:
         "bytes_per_token",
         "attention_multiplier",
     ]
+    if rows and "vocab_size" in rows[0]:
+        fields += ["vocab_size", "unknown"]
     writer = csv.DictWriter(out, fieldnames=fields, extrasaction="ignore", lineterminator="\n")
     writer.writeheader()
     writer.writerows(rows)

@@ -7,12 +7,13 @@ import json
 import sys
 from typing import Any
 
-from .options import load_tokenizer
+from .options import add_words_corpus, load_tokenizer
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("tokenizer", metavar="NAME|PATH", help="bytes, gpt2, cl100k or a model/vocabulary file")
     p.add_argument("--format", choices=("text", "json"), default="text", help="output form")
+    add_words_corpus(p)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -20,7 +21,7 @@ def run(args: argparse.Namespace) -> int:
     warning the loader had about the file (tokens no merge makes), so a doubtful file is visible."""
     from tokviz.core.registry import load_warnings
 
-    tok = load_tokenizer(args.tokenizer)
+    tok = load_tokenizer(args.tokenizer, words_corpus=args.words_corpus)
     warnings = list(load_warnings(tok))
     pre = tok.pretokenizer
     specials = dict(sorted(tok.special_tokens.items(), key=lambda kv: kv[1]))
@@ -33,6 +34,9 @@ def run(args: argparse.Namespace) -> int:
         "pattern": pre.pattern,
         "warnings": warnings,
     }
+    lecture = lecture_note(tok)
+    if lecture:
+        info["about"] = lecture
     if args.format == "json":
         json.dump(info, sys.stdout, ensure_ascii=False, indent=2)
         sys.stdout.write("\n")
@@ -45,6 +49,19 @@ def run(args: argparse.Namespace) -> int:
         f"special tokens: {listed}",
         f"pre-tokenizer:  {pre.name}" + (f"  {pre.pattern}" if pre.name == "custom" else ""),
     ]
+    if lecture:
+        lines.append(f"about:          {lecture}")
     lines.extend(f"warning:        {w}" for w in warnings)
     sys.stdout.write("\n".join(lines) + "\n")
     return 0
+
+
+def lecture_note(tok: object) -> str:
+    """What the lecture's characters or words tokenizer is made of ("" for any other tokenizer)."""
+    from tokviz.core.lecture_tokenizers import CharacterTokenizer, WordTokenizer
+
+    if isinstance(tok, CharacterTokenizer):
+        return "one token per Unicode code point, id = the code point: 1,114,112 ids, most of them unused"
+    if isinstance(tok, WordTokenizer):
+        return f"one token per word, whitespace run or punctuation mark; {tok.word_count:,} of them from {tok.corpus}; others are <unk>"
+    return ""

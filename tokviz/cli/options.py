@@ -68,6 +68,18 @@ def add_tokenizer(p: ArgumentAdder, default: str) -> None:
     )
 
 
+def add_words_corpus(p: ArgumentAdder) -> None:
+    """``--words-corpus FILE`` (repeatable): what ``--tokenizer words`` builds its vocabulary from."""
+    p.add_argument(
+        "--words-corpus",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="build the 'words' tokenizer's vocabulary from these UTF-8 files (repeatable; "
+        "default: from the input text itself, so no word is unknown)",
+    )
+
+
 def add_input(p: ArgumentAdder) -> None:
     """The input text: a ``FILE`` argument or ``--text`` (read with :func:`input_text`)."""
     p.add_argument("file", nargs="?", metavar="FILE", help="a UTF-8 text file ('-' for standard input)")
@@ -115,11 +127,43 @@ def input_text(args: argparse.Namespace) -> str:
     return args.text if args.text is not None else read_text_file(args.file)
 
 
-def load_tokenizer(spec: str, special_tokens: Sequence[str] = ()) -> Tokenizer:
-    """Load a tokenizer by name or path, adding ``special_tokens`` to the ones it already has."""
+def is_words(spec: str) -> bool:
+    """Whether ``spec`` names the lecture's word-level tokenizer (built per input, not bundled)."""
+    return spec.strip().lower() == "words"
+
+
+def words_tokenizer(corpus_files: Sequence[str], texts: Sequence[str] | None) -> Tokenizer:
+    """The ``words`` tokenizer built from ``corpus_files`` if given, else from ``texts``.
+
+    With neither, the bundled default (tokviz's English sample) is used.
+    """
+    from tokviz.core.lecture_tokenizers import WordTokenizer
     from tokviz.core.registry import load_tokenizer as load
 
-    tok = load(spec)
+    if corpus_files:
+        texts = [read_text_file(path) for path in corpus_files]
+        named = corpus_files[0] if len(corpus_files) == 1 else f"{len(corpus_files)} corpus files"
+        return WordTokenizer.from_text(texts, corpus=named)
+    if texts is not None:
+        return WordTokenizer.from_text(list(texts), corpus="the input text")
+    return load("words")
+
+
+def load_tokenizer(
+    spec: str,
+    special_tokens: Sequence[str] = (),
+    *,
+    words_corpus: Sequence[str] = (),
+    words_texts: Sequence[str] | None = None,
+) -> Tokenizer:
+    """Load a tokenizer by name or path, adding ``special_tokens`` to the ones it already has.
+
+    ``words`` is built from ``words_corpus`` files, else from ``words_texts`` (the input being
+    encoded), else from the bundled default; see :func:`words_tokenizer`.
+    """
+    from tokviz.core.registry import load_tokenizer as load
+
+    tok = words_tokenizer(words_corpus, words_texts) if is_words(spec) else load(spec)
     extra = [s for s in dict.fromkeys(special_tokens) if s and s not in tok.special_tokens]
     if not extra:
         return tok
