@@ -1,8 +1,14 @@
-"""tokviz's own model file: versioned JSON with the vocabulary, merges, specials, settings and history."""
+"""tokviz's own model file: versioned JSON with the vocabulary, merges, specials, settings, history
+and provenance (the corpus files with sizes and SHA-256, the tokviz version, the date).
+
+``provenance`` is an optional key of format version 1: files written before it existed load as
+they always did (with empty provenance), and an older tokviz reading a newer file ignores it.
+"""
 
 from __future__ import annotations
 
 import json
+import weakref
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -38,6 +44,27 @@ class LoadedModel:
     tokenizer: Tokenizer
     settings: dict[str, Any] = field(default_factory=dict)
     history: list[MergeStep] = field(default_factory=list)
+    provenance: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ModelDetails:
+    """What a model file says about its tokenizer beyond the vocabulary: training settings and provenance."""
+
+    settings: dict[str, Any] = field(default_factory=dict)
+    provenance: dict[str, Any] = field(default_factory=dict)
+
+
+# The details of every tokenizer read from a model file, for as long as the tokenizer lives.
+_details: weakref.WeakKeyDictionary[Tokenizer, ModelDetails] = weakref.WeakKeyDictionary()
+
+
+def model_details(tokenizer: Tokenizer) -> ModelDetails | None:
+    """The settings and provenance of a tokenizer loaded from a tokviz model file, else ``None``.
+
+    ``tokviz info`` and the GUI show them (the corpus files and their hashes, the tie rule).
+    """
+    return _details.get(tokenizer)
 
 
 def save_model(
@@ -45,19 +72,22 @@ def save_model(
     tokenizer: Tokenizer,
     settings: Mapping[str, Any] | None = None,
     history: Sequence[MergeStep] | None = None,
+    provenance: Mapping[str, Any] | None = None,
 ) -> None:
     """Write a versioned tokviz model file, checked and atomic (see :mod:`tokviz.core.outputs`)."""
-    write_one(Output.file(path, "the model file"), model_file_bytes(tokenizer, settings, history))
+    write_one(Output.file(path, "the model file"), model_file_bytes(tokenizer, settings, history, provenance))
 
 
 def model_file_bytes(
     tokenizer: Tokenizer,
     settings: Mapping[str, Any] | None = None,
     history: Sequence[MergeStep] | None = None,
+    provenance: Mapping[str, Any] | None = None,
 ) -> bytes:
     """A versioned tokviz model file's bytes (JSON, token bytes as hex so nothing is lost).
 
-    One vocabulary entry, merge or history record per line keeps the file readable and diffable.
+    One vocabulary entry, merge, history record or corpus file per line keeps the file readable
+    and diffable. ``provenance`` (see :mod:`tokviz.core.provenance`) is written when given.
     """
     hexed = bytes.hex
 
@@ -98,12 +128,33 @@ def model_file_bytes(
     parts = [f"  {json.dumps(k)}: {dumps(v, 'name and pre-tokenizer')}" for k, v in header.items()]
     parts.append(f'  "special_tokens": {dumps(tokenizer.special_tokens, "special tokens")}')
     parts.append(f'  "settings": {dumps(dict(settings or {}), "settings")}')
+    if provenance:
+        parts.append(_provenance_block(dict(provenance), dumps))
     parts.append(
         block("vocab", [f'"{i}": "{hexed(tokenizer.vocab[i])}"' for i in sorted(tokenizer.vocab)], "{}")
     )
     parts.append(block("merges", [f'["{hexed(a)}", "{hexed(b)}"]' for a, b in tokenizer.merges], "[]"))
     parts.append(block("history", records, "[]"))
     return encode_text("{\n" + ",\n".join(parts) + "\n}\n", "the model file")
+
+
+def _provenance_block(provenance: dict[str, Any], dumps: Callable[[Any, str], str]) -> str:
+    """The provenance object with its corpus files one per line (the rest of it on one line each)."""
+    corpus = provenance.get("corpus")
+    files = corpus.get("files") if isinstance(corpus, dict) else None
+    if not isinstance(corpus, dict) or not isinstance(files, list) or not files:
+        return f'  "provenance": {dumps(provenance, "provenance")}'
+    inner = [f"    {json.dumps(k)}: {dumps(v, 'provenance')}" for k, v in provenance.items() if k != "corpus"]
+    rest = [f"      {json.dumps(k)}: {dumps(v, 'provenance')}" for k, v in corpus.items() if k != "files"]
+    listed = ",\n        ".join(dumps(f, "corpus files") for f in files)
+    corpus_lines = [
+        "{",
+        *[line + "," for line in rest],
+        f'      "files": [\n        {listed}\n      ]',
+        "    }",
+    ]
+    inner.append('    "corpus": ' + "\n".join(corpus_lines))
+    return '  "provenance": {\n' + ",\n".join(inner) + "\n  }"
 
 
 def load_model(path: PathLike) -> LoadedModel:
@@ -145,6 +196,9 @@ def model_from_json(data: Any, name: str = "model file") -> LoadedModel:
     settings = data.get("settings", {})
     if not isinstance(settings, dict):
         raise fail("settings must be a JSON object")
+    provenance = data.get("provenance", {})
+    if not isinstance(provenance, dict):
+        raise fail(f"the provenance must be a JSON object, not {json_kind(provenance)}")
 
     vocab = _model_vocab(data["vocab"], fail)
     merges = _model_merges(data["merges"], len(vocab), fail)
@@ -160,7 +214,9 @@ def model_from_json(data: Any, name: str = "model file") -> LoadedModel:
     warnings = judge_reach(
         name, len(learned), unmade(learned, merges), len(merges), "are never produced", ModelFileError
     )
-    return LoadedModel(remember_warnings(tokenizer, warnings), settings, history)
+    tokenizer = remember_warnings(tokenizer, warnings)
+    _details[tokenizer] = ModelDetails(settings, provenance)
+    return LoadedModel(tokenizer, settings, history, provenance)
 
 
 def _model_vocab(raw: Any, fail: Callable[[str], ModelFileError]) -> dict[int, bytes]:

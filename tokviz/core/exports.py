@@ -1,0 +1,267 @@
+"""Exporting a tokenizer to every format tokviz writes, each export complete or refused with the reason.
+
+One export can be several files, and they are written together or not at all
+(:class:`tokviz.core.outputs.OutputWriter`):
+
+- ``model``: the tokviz model file (settings, merge history and provenance travel with it).
+- ``hf``: ``tokenizer.json``. Given a folder (or a file named ``tokenizer.json``), the folder also
+  gets ``tokenizer_config.json`` and ``special_tokens_map.json``, so that
+  ``AutoTokenizer.from_pretrained(folder)`` knows the class, ``eos_token`` and the special tokens.
+- ``gpt2``: a folder with ``vocab.json`` + ``merges.txt`` and the same two config files. Those two
+  files cannot say how text is cut into chunks: every reader applies GPT-2's pattern. So for a
+  model trained with any other pre-tokenizer (``cl100k``, ``none``, a custom regex) the folder
+  also gets ``tokenizer.json`` (which holds the pattern), its config names a class that reads
+  that file, and the export says so: a folder never tokenizes differently without a word.
+  When tokenizer.json cannot hold the pattern either, the export is refused with the reason.
+- ``tiktoken``: the ``.tiktoken`` rank file and its sidecar ``<file>.json`` with the pattern and
+  the special tokens (:mod:`tokviz.core.formats.tiktoken_sidecar`), which tiktoken needs passed
+  in; the notes show the three lines of Python that do it.
+
+Exports to the same folder (``--export-gpt2 out --export-hf out/tokenizer.json``) become one
+folder output with all the files. :func:`export_problem` says, without writing anything, why a
+tokenizer cannot go to a format at all (the GUI greys that format out with the reason).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .errors import ExportError
+from .formats.gpt2_files import GPT2_FILES, gpt2_file_bytes
+from .formats.hf_config import CONFIG_FILES, FAST_CLASS, GPT2_CLASS, hf_config_files
+from .formats.hf_json import hf_file_bytes
+from .formats.hf_verify import pattern_problem
+from .formats.model_file import model_file_bytes
+from .formats.tiktoken_file import parse_tiktoken_file, tiktoken_file_bytes
+from .formats.tiktoken_sidecar import sidecar_bytes, sidecar_path, tiktoken_difference, tiktoken_snippet
+from .merges import MergeStep
+from .outputs import Output
+from .pretokenize import GPT2_PATTERN, Pretokenizer, resolve_pretokenizer
+from .tokenizer import Tokenizer
+
+EXPORT_KINDS = ("model", "hf", "gpt2", "tiktoken")
+EXPORT_LABELS = {
+    "model": "tokviz model file",
+    "hf": "Hugging Face tokenizer.json",
+    "gpt2": "vocab.json + merges.txt folder",
+    "tiktoken": ".tiktoken rank file",
+}
+HF_FILE = "tokenizer.json"
+HF_FOLDER_FILES = (HF_FILE, *CONFIG_FILES)
+
+Data = bytes | Mapping[str, bytes]
+
+
+@dataclass(frozen=True)
+class Export:
+    """One export a user asks for: a format (one of :data:`EXPORT_KINDS`), where, and how messages name it.
+
+    ``pretokenizer`` is the pre-tokenizer of the model to be exported (known before training
+    starts), because it decides which files a GPT-2 folder needs.
+    """
+
+    kind: str
+    path: Path
+    what: str
+    pretokenizer: Pretokenizer
+    # The path was given as a folder (ends in "/" or is one): an hf export gets the folder layout.
+    folder: bool = False
+
+    @classmethod
+    def of(
+        cls, kind: str, path: str | os.PathLike[str], what: str, pretokenizer: str | Pretokenizer
+    ) -> Export:
+        """An export of ``kind`` to ``path``; a folder path for ``hf`` gets the transformers folder layout."""
+        if kind not in EXPORT_KINDS:
+            raise ExportError(f"unknown export format {kind!r}; choose one of {', '.join(EXPORT_KINDS)}")
+        text = os.fspath(path)
+        folder = text.endswith(("/", os.sep)) or os.path.isdir(text)
+        return cls(kind, Path(text), what, resolve_pretokenizer(pretokenizer), folder)
+
+    @property
+    def needs_hf_json(self) -> bool:
+        """Whether this export writes a tokenizer.json (hf always; gpt2 when vocab/merges cannot hold the pattern)."""
+        return self.kind == "hf" or (self.kind == "gpt2" and not gpt2_holds(self.pretokenizer))
+
+    def outputs(self) -> list[Output]:
+        """The files and folders this export writes (a ``.tiktoken`` file and its sidecar are two)."""
+        if self.kind == "gpt2":
+            files = (*GPT2_FILES, *CONFIG_FILES) + ((HF_FILE,) if self.needs_hf_json else ())
+            return [Output.folder(self.path, self.what, files)]
+        if self.kind == "hf":
+            folder = self.hf_folder
+            if folder is not None:
+                return [Output.folder(folder, self.what, HF_FOLDER_FILES)]
+            return [Output.file(self.path, self.what)]
+        if self.kind == "tiktoken":
+            return [
+                Output.file(self.path, self.what),
+                Output.file(sidecar_path(self.path), f"{self.what} sidecar"),
+            ]
+        return [Output.file(self.path, self.what)]
+
+    @property
+    def hf_folder(self) -> Path | None:
+        """The folder an ``hf`` export writes with its config files, or ``None`` for a lone file."""
+        if self.folder:
+            return self.path
+        return self.path.parent if self.path.name == HF_FILE else None
+
+    def notes(self) -> list[str]:
+        """What the user must know about this export once it is written (one line each, snippets aside)."""
+        pre = self.pretokenizer
+        if self.kind == "gpt2" and self.needs_hf_json:
+            return [
+                f"{self.what}: vocab.json + merges.txt cannot hold the {pre.name} pre-tokenizer (a reader of those "
+                "two files alone chunks text like GPT-2), so the folder also has tokenizer.json with it; "
+                "AutoTokenizer.from_pretrained and tokviz read that one"
+            ]
+        if self.kind == "hf" and self.hf_folder is None:
+            return [
+                f"{self.what}: only {self.path.name} was written; for AutoTokenizer.from_pretrained "
+                "(eos_token and special tokens from tokenizer_config.json) export to a folder or to a file named tokenizer.json"
+            ]
+        if self.kind == "tiktoken":
+            side = sidecar_path(self.path)
+            return [
+                f"{self.what}: tiktoken needs the pattern and special tokens passed in; they are in {side.name} "
+                "(tokviz reads it back). In Python:\n" + tiktoken_snippet(self.path)
+            ]
+        return []
+
+
+def gpt2_holds(pre: Pretokenizer) -> bool:
+    """Whether vocab.json + merges.txt express ``pre`` (only GPT-2's own pattern: readers assume it)."""
+    return pre.pattern == GPT2_PATTERN
+
+
+def export_problem(tokenizer: Tokenizer, kind: str) -> str | None:
+    """Why ``tokenizer`` cannot be exported as ``kind`` at all, in one sentence, or ``None``.
+
+    Cheap (nothing is rendered): what the format can never hold. A vocabulary that fails a
+    format's finer rules (two ids with one text) still fails with :class:`ExportError` on export.
+    """
+    if tokenizer.replay_note:
+        return f"{tokenizer.name}'s ids do not follow from byte-level merges ({tokenizer.replay_note})"
+    if type(tokenizer) is not Tokenizer and tokenizer.merge_count == 0 and tokenizer.vocab_size > 256:
+        return f"{tokenizer.name} is not a byte-level BPE vocabulary; tokviz exports only those"
+    if kind in ("hf", "gpt2"):
+        pre = tokenizer.pretokenizer
+        if kind == "hf" or not gpt2_holds(pre):
+            problem = pattern_problem(pre)
+            if problem is not None:
+                return f"tokenizer.json cannot hold the {pre.name} pre-tokenizer: {problem}"
+    if kind == "tiktoken":
+        specials = set(tokenizer.special_tokens.values())
+        ids = sorted(i for i in tokenizer.vocab if i not in specials)
+        if ids != list(range(len(ids))):
+            return "a .tiktoken file's ranks are the ids 0..N-1, and this vocabulary's ordinary ids have gaps"
+    return None
+
+
+def formats_for(tokenizer: Tokenizer) -> dict[str, str | None]:
+    """Each export format and why ``tokenizer`` cannot go to it (``None``: it can)."""
+    return {kind: export_problem(tokenizer, kind) for kind in EXPORT_KINDS}
+
+
+@dataclass
+class ModelExtras:
+    """What only the tokviz model file holds: training settings, merge history and provenance."""
+
+    settings: Mapping[str, Any] = field(default_factory=dict)
+    history: Sequence[MergeStep] = ()
+    provenance: Mapping[str, Any] = field(default_factory=dict)
+
+
+def plan_outputs(exports: Sequence[Export]) -> list[Output]:
+    """The outputs of all ``exports``, folder outputs into one folder merged into one (all its files)."""
+    return [output for output, _ in _merged(exports)]
+
+
+def render_exports(
+    exports: Sequence[Export],
+    tokenizer: Tokenizer,
+    extras: ModelExtras | None = None,
+    sample: Iterable[str] = (),
+) -> list[tuple[Output, Data]]:
+    """Render every output of ``exports`` for ``tokenizer``: ``(output, bytes or {name: bytes})``.
+
+    Nothing is written; a format that cannot hold the vocabulary raises :class:`ExportError`
+    here, before anything is. ``sample`` is text (training text) tokenizer.json is verified on.
+    """
+    for export in exports:
+        if export.kind != "model":
+            problem = export_problem(tokenizer, export.kind)
+            if problem is not None:
+                raise ExportError(f"cannot write {export.what}: {problem}")
+    extras = extras or ModelExtras()
+    sample = list(sample)
+    cache: dict[str, Any] = {}
+
+    def once(key: str, make: Callable[[], Any]) -> Any:
+        if key not in cache:
+            cache[key] = make()
+        return cache[key]
+
+    def file_bytes(name: str, folder_files: Sequence[str]) -> bytes:
+        if name in GPT2_FILES:
+            return once("gpt2", lambda: gpt2_file_bytes(tokenizer))[name]
+        if name == HF_FILE:
+            return once("hf", lambda: hf_file_bytes(tokenizer, sample=sample))
+        cls = (
+            GPT2_CLASS if "vocab.json" in folder_files and gpt2_holds(tokenizer.pretokenizer) else FAST_CLASS
+        )
+        return once(f"config:{cls}", lambda: hf_config_files(tokenizer, cls))[name]
+
+    rendered: list[tuple[Output, Data]] = []
+    for output, export in _merged(exports):
+        if output.is_folder:
+            rendered.append((output, {name: file_bytes(name, output.files) for name in output.files}))
+        elif export.kind == "model":
+            rendered.append(
+                (output, model_file_bytes(tokenizer, extras.settings, extras.history, extras.provenance))
+            )
+        elif export.kind == "hf":
+            rendered.append((output, file_bytes(HF_FILE, ())))
+        elif output.path == export.path:  # the rank file
+            rendered.append((output, once("tiktoken", lambda: tiktoken_file_bytes(tokenizer))))
+        else:
+            rendered.append((output, sidecar_bytes(tokenizer)))
+    return rendered
+
+
+def export_warnings(exports: Sequence[Export], tokenizer: Tokenizer, sample: Iterable[str] = ()) -> list[str]:
+    """Problems found by loading a rendered export with its reference library (tiktoken for ``.tiktoken``)."""
+    warnings: list[str] = []
+    for export in exports:
+        if export.kind == "tiktoken":
+            ranks = parse_tiktoken_file(tiktoken_file_bytes(tokenizer), export.path.name)
+            difference = tiktoken_difference(tokenizer, ranks, sample)
+            if difference is not None:
+                warnings.append(f"{export.what}: {difference}; tokviz reads the file back exactly")
+    return warnings
+
+
+def _merged(exports: Sequence[Export]) -> list[tuple[Output, Export]]:
+    """Each output with the export it belongs to; folder outputs of one folder joined into one."""
+    out: list[tuple[Output, Export]] = []
+    folders: dict[str, int] = {}
+    for export in exports:
+        for output in export.outputs():
+            if not output.is_folder:
+                out.append((output, export))
+                continue
+            key = os.path.realpath(output.path)
+            if key not in folders:
+                folders[key] = len(out)
+                out.append((output, export))
+                continue
+            index = folders[key]
+            first, owner = out[index]
+            files = tuple(dict.fromkeys((*first.files, *output.files)))
+            out[index] = (Output.folder(first.path, f"{first.what} and {output.what}", files), owner)
+    return out

@@ -1,0 +1,90 @@
+"""``tokenizer_config.json`` and ``special_tokens_map.json``: what ``transformers`` reads beside a vocabulary.
+
+Without them ``AutoTokenizer.from_pretrained(folder)`` does not know the tokenizer's class, has no
+``eos_token`` and treats the special tokens as unknown text. Each special token's role (end of
+text, start of text, unknown, padding) is read from its spelling (``<|endoftext|>`` and ``</s>``
+end a text, ``<s>`` starts one, ``<pad>`` pads); every other special token is an additional special
+token. All four roles are written, ``null`` when the vocabulary has no such token, so that a
+class's own defaults (GPT-2's is ``<|endoftext|>`` for all of them) never add tokens the
+vocabulary does not have.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from ..tokenizer import Tokenizer
+from ._writing import encode_text
+
+CONFIG_FILES = ("tokenizer_config.json", "special_tokens_map.json")
+# transformers' class for a vocab.json + merges.txt folder, and for a lone tokenizer.json.
+GPT2_CLASS = "GPT2Tokenizer"
+FAST_CLASS = "PreTrainedTokenizerFast"
+
+# Spellings of each role in the tokenizers people train and publish, compared case-insensitively.
+_ROLE_SPELLINGS: dict[str, frozenset[str]] = {
+    "eos_token": frozenset(
+        {"<|endoftext|>", "</s>", "<eos>", "<|eos|>", "<|end_of_text|>", "[eos]", "<|end|>", "<|im_end|>"}
+    ),
+    "bos_token": frozenset({"<s>", "<bos>", "<|bos|>", "<|begin_of_text|>", "<|startoftext|>", "[bos]"}),
+    "unk_token": frozenset({"<unk>", "[unk]", "<|unk|>"}),
+    "pad_token": frozenset({"<pad>", "[pad]", "<|pad|>", "<|padding|>"}),
+}
+ROLES = tuple(_ROLE_SPELLINGS)
+
+
+def special_roles(specials: Mapping[str, int]) -> dict[str, str | None]:
+    """Each role (``eos_token``, ``bos_token``, ``unk_token``, ``pad_token``) and the special token
+    that plays it, or ``None``; the lowest id wins when several are spelled for one role."""
+    ordered = sorted(specials.items(), key=lambda item: item[1])
+    roles: dict[str, str | None] = {}
+    for role, spellings in _ROLE_SPELLINGS.items():
+        roles[role] = next((text for text, _ in ordered if text.lower() in spellings), None)
+    return roles
+
+
+def hf_config_files(tokenizer: Tokenizer, tokenizer_class: str) -> dict[str, bytes]:
+    """``tokenizer_config.json`` and ``special_tokens_map.json`` for ``tokenizer`` as ``{name: bytes}``.
+
+    ``tokenizer_class`` is :data:`GPT2_CLASS` for a vocab.json + merges.txt folder and
+    :data:`FAST_CLASS` when the folder's tokenizer.json is what must be read (its pre-tokenizer
+    is not GPT-2's, so no class built from vocab.json + merges.txt may be chosen instead).
+    """
+    specials = dict(sorted(tokenizer.special_tokens.items(), key=lambda item: item[1]))
+    roles = special_roles(specials)
+    others = [text for text in specials if text not in roles.values()]
+    config: dict[str, Any] = {"tokenizer_class": tokenizer_class}
+    if tokenizer_class == GPT2_CLASS:
+        config.update({"add_prefix_space": False, "add_bos_token": False, "errors": "replace"})
+    config.update(roles)
+    config.update(
+        {
+            "additional_special_tokens": others,
+            # Decoding gives back the text exactly: no " ." -> "." clean-up.
+            "clean_up_tokenization_spaces": False,
+            "added_tokens_decoder": {
+                str(token_id): {
+                    "content": text,
+                    "lstrip": False,
+                    "normalized": False,
+                    "rstrip": False,
+                    "single_word": False,
+                    "special": True,
+                }
+                for text, token_id in specials.items()
+            },
+        }
+    )
+    special_map: dict[str, Any] = {role: text for role, text in roles.items() if text is not None}
+    if others:
+        special_map["additional_special_tokens"] = others
+    return {
+        "tokenizer_config.json": _json_bytes(config, "tokenizer_config.json"),
+        "special_tokens_map.json": _json_bytes(special_map, "special_tokens_map.json"),
+    }
+
+
+def _json_bytes(value: Any, name: str) -> bytes:
+    return encode_text(json.dumps(value, ensure_ascii=False, indent=2) + "\n", name)

@@ -1,0 +1,152 @@
+"""Where a trained model came from: its corpus files (sizes and SHA-256), the tokviz version and the date.
+
+A model file that says which bytes it was trained on can be checked later ("is this the model of
+today's corpus?") and trained again exactly. :func:`corpus_record` hashes the files (or the text)
+training reads; :func:`make_provenance` adds the version, the date (UTC, ISO 8601) and how the
+files were chosen. :func:`provenance_lines` is how ``tokviz info`` and the GUI show it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Callable, Mapping, Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+from .errors import Cancelled, CorpusError
+
+_HASH_BLOCK = 1 << 20
+# A model file lists at most this many corpus files (the rest are counted, and hashed together).
+MAX_LISTED_FILES = 100_000
+
+
+def tokviz_version() -> str:
+    """The installed tokviz's version ("0.1.0"), or a note that it runs from a checkout."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("tokviz-desktop")
+    except PackageNotFoundError:
+        return "unknown (running from a checkout)"
+
+
+def utc_now() -> str:
+    """The current time in UTC as ISO 8601 to the second ("2026-11-30T19:20:05Z")."""
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def file_sha256(path: str | os.PathLike[str], cancel: Callable[[], bool] | None = None) -> tuple[int, str]:
+    """The size in bytes and SHA-256 (hex) of a file as stored on disk, read in 1 MB blocks."""
+    digest = hashlib.sha256()
+    size = 0
+    try:
+        with open(path, "rb") as f:
+            while block := f.read(_HASH_BLOCK):
+                if cancel is not None and cancel():
+                    raise Cancelled("cancelled while hashing the corpus")
+                digest.update(block)
+                size += len(block)
+    except OSError as exc:
+        raise CorpusError(f"cannot read {path}: {exc.strerror or exc}", path=str(path)) from None
+    return size, digest.hexdigest()
+
+
+def corpus_record(
+    files: Sequence[str | os.PathLike[str]] = (),
+    text: str | None = None,
+    description: str | None = None,
+    cancel: Callable[[], bool] | None = None,
+) -> dict[str, Any]:
+    """The corpus part of a model's provenance: each file with its size and SHA-256, and the total.
+
+    ``text`` (the editor's text, the Python docs) is recorded by its UTF-8 size and hash and by
+    ``description``. Paths are kept as given (relative stays relative, so no home folder leaks).
+    """
+    if text is not None:
+        data = text.encode("utf-8", errors="surrogatepass")
+        return {
+            "text": description or "text",
+            "bytes": len(data),
+            "sha256": hashlib.sha256(data).hexdigest(),
+        }
+    listed: list[dict[str, Any]] = []
+    total = 0
+    for number, path in enumerate(files):
+        size, sha = file_sha256(path, cancel)
+        total += size
+        if number < MAX_LISTED_FILES:
+            listed.append({"path": os.fspath(path), "bytes": size, "sha256": sha})
+    record: dict[str, Any] = {"files": listed, "total_bytes": total}
+    if len(files) > len(listed):
+        record["unlisted_files"] = len(files) - len(listed)
+    return record
+
+
+def make_provenance(
+    corpus: Mapping[str, Any],
+    selection: Mapping[str, Any] | None = None,
+    invalid_utf8: str = "strict",
+) -> dict[str, Any]:
+    """A model's provenance: the tokviz version, the date (UTC), the corpus record and how it was chosen.
+
+    ``selection`` holds the file filters and what they left out (``include``, ``exclude``,
+    ``max_file_size``, ``skipped``); ``invalid_utf8`` is ``strict`` or ``replace``.
+    """
+    out: dict[str, Any] = {
+        "tokviz_version": tokviz_version(),
+        "created": utc_now(),
+        "corpus": dict(corpus),
+        "invalid_utf8": invalid_utf8,
+    }
+    if selection:
+        out["selection"] = dict(selection)
+    return out
+
+
+def provenance_lines(provenance: Mapping[str, Any], limit: int = 5) -> list[str]:
+    """Lines for people (``tokviz info``): date, version, corpus total and the first ``limit`` files."""
+    lines: list[str] = []
+    if provenance.get("created"):
+        lines.append(
+            f"trained:        {provenance['created']} with tokviz {provenance.get('tokviz_version', '?')}"
+        )
+    corpus = provenance.get("corpus")
+    if isinstance(corpus, Mapping):
+        if "text" in corpus:
+            lines.append(
+                f"corpus:         {corpus.get('text')} ({_size(corpus.get('bytes'))}, sha256 {str(corpus.get('sha256'))[:16]}…)"
+            )
+        files = corpus.get("files")
+        if isinstance(files, list):
+            count = len(files) + int(corpus.get("unlisted_files", 0) or 0)
+            lines.append(
+                f"corpus:         {count:,} file{'' if count == 1 else 's'}, {_size(corpus.get('total_bytes'))}"
+            )
+            for entry in files[:limit]:
+                if isinstance(entry, Mapping):
+                    lines.append(
+                        f"  {entry.get('path')}  {_size(entry.get('bytes'))}  sha256 {str(entry.get('sha256'))[:16]}…"
+                    )
+            if count > limit:
+                lines.append(f"  … and {count - limit:,} more (tokviz info --format json lists them all)")
+    selection = provenance.get("selection")
+    if isinstance(selection, Mapping):
+        chosen = [
+            f"--{k.replace('_', '-')} {v}" for k in ("include", "exclude") for v in selection.get(k) or ()
+        ]
+        if selection.get("max_file_size"):
+            chosen.append(f"--max-file-size {selection['max_file_size']}")
+        if selection.get("skipped"):
+            chosen.append(str(selection["skipped"]))
+        if chosen:
+            lines.append("selection:      " + "; ".join(chosen))
+    if provenance.get("invalid_utf8") == "replace":
+        lines.append("invalid UTF-8:  replaced with U+FFFD")
+    return lines
+
+
+def _size(value: object) -> str:
+    if not isinstance(value, int):
+        return "? bytes"
+    return f"{value:,} bytes" if value < 10_000 else f"{value / 1e6:,.2f} MB"
