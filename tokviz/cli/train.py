@@ -27,13 +27,20 @@ if TYPE_CHECKING:
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "corpus",
-        nargs="+",
+        nargs="*",
         metavar="CORPUS",
         help="text files or folders (UTF-8; .gz, .bz2 and .xz are decompressed; folders skip binary files)",
     )
+    p.add_argument(
+        "--from-counts",
+        metavar="TABLE",
+        help="train on a count table from 'tokviz count' (.parquet or .tsv) instead of CORPUS files",
+    )
     p.add_argument("--vocab-size", type=int, required=True, metavar="N", help="256 bytes + merges + specials")
     add_special(p)
-    p.add_argument("--pretokenizer", default="gpt2", metavar="P", help="none, gpt2, cl100k or a regex")
+    p.add_argument(
+        "--pretokenizer", default=None, metavar="P", help="none, gpt2 (default), cl100k or a regex"
+    )
     add_tie_break(p)
     p.add_argument("-o", "--output", required=True, metavar="MODEL.json", help="where to save the model")
     p.add_argument("--export-gpt2", metavar="DIR", help="also write vocab.json and merges.txt into DIR")
@@ -55,14 +62,27 @@ def run(args: argparse.Namespace) -> int:
 
     if args.workers is not None and args.workers < 1:
         raise UsageError("--workers must be 1 or more")
+    table = None
+    if args.from_counts:
+        from .count import table_for_training
+
+        table = table_for_training(args)
+    elif not args.corpus:
+        raise UsageError("give the corpus (text files or folders) or --from-counts TABLE")
+    if args.pretokenizer is None:
+        args.pretokenizer = "gpt2"
     outputs = planned_outputs(args)
-    check_outputs(outputs, inputs=args.corpus)
+    check_outputs(outputs, inputs=args.corpus or [args.from_counts])
     check_exports_fit(args)
     errors = "replace" if args.replace_invalid else "strict"
-    corpus_files = scan_corpus(args.corpus, errors)
+    corpus_files = scan_corpus(args.corpus, errors) if table is None else []
     printer = ProgressPrinter(sys.stderr)
 
     def train(cancel: threading.Event) -> TrainResult:
+        if table is not None:
+            from tokviz.core.counts import train_from_counts
+
+            return train_from_counts(table, args.vocab_size, args.tie_break, progress=printer, cancel=cancel)
         return train_bpe(
             files=corpus_files,
             vocab_size=args.vocab_size,

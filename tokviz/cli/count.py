@@ -1,0 +1,272 @@
+"""``tokviz count``: count a corpus's pre-tokens into a table (locally or on Dask), or add tables.
+
+The table (Parquet or TSV, by the output's name) is what training needs from a corpus, so a big
+corpus is counted once, possibly on a cluster, and ``tokviz train --from-counts`` trains any
+vocabulary size from it with exactly the merges of training on the text. ``--merge`` adds tables
+counted with the same settings (parts of a corpus counted on different days or machines).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import threading
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, TypeVar
+
+from .command import EXIT_INTERRUPTED, UsageError, print_error, print_note
+from .options import add_special
+from .progress import ProgressPrinter
+
+if TYPE_CHECKING:
+    from tokviz.core.counts import CountTable
+    from tokviz.core.outputs import Output
+
+T = TypeVar("T")
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "inputs",
+        nargs="+",
+        metavar="CORPUS",
+        help="text files, folders or (with --dask) fsspec URLs; with --merge, the count tables to add",
+    )
+    p.add_argument(
+        "-o", "--output", required=True, metavar="TABLE", help="where to write the table (.parquet or .tsv)"
+    )
+    p.add_argument("--merge", action="store_true", help="add the count tables given (same settings) into one")
+    add_special(p)
+    p.add_argument("--pretokenizer", default="gpt2", metavar="P", help="none, gpt2, cl100k or a regex")
+    p.add_argument(
+        "--replace-invalid",
+        action="store_true",
+        help="read invalid UTF-8 as U+FFFD instead of stopping with an error",
+    )
+    p.add_argument("--workers", type=int, metavar="N", help="local counting processes (default: CPUs)")
+    p.add_argument(
+        "--dask",
+        metavar="SCHEDULER",
+        help="count on a Dask cluster: its scheduler address (tcp://host:8786) or 'local' for this machine",
+    )
+    p.add_argument(
+        "--chunk-mb",
+        type=float,
+        default=32.0,
+        metavar="MB",
+        help="with --dask, the size of the byte ranges each task counts (default 32)",
+    )
+    p.add_argument("--no-hashes", action="store_true", help="do not record the files' SHA-256 (saves a read)")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Count (or add tables), then write the table atomically; Ctrl+C writes nothing."""
+    from tokviz.core.counts import table_format
+    from tokviz.core.errors import Cancelled, CorpusError
+    from tokviz.core.outputs import Output, check_outputs
+
+    _check_options(args)
+    table_format(args.output)
+    output = Output.file(args.output, "-o")
+    local_inputs = [i for i in args.inputs if "://" not in i]
+    check_outputs([output], inputs=local_inputs)
+    printer = ProgressPrinter(sys.stderr)
+    t0 = time.perf_counter()
+    try:
+        if args.merge:
+            table = _merge(args.inputs)
+        elif args.dask:
+            table = _run_cancellable(lambda cancel: _count_dask(args, printer, cancel, t0))
+        else:
+            table = _run_cancellable(lambda cancel: _count_local(args, printer, cancel))
+    except (KeyboardInterrupt, Cancelled):
+        printer.close()
+        print_error("counting cancelled; nothing was written")
+        return EXIT_INTERRUPTED
+    except CorpusError as exc:
+        if exc.offset is not None and not args.replace_invalid and "U+FFFD" not in str(exc):
+            raise CorpusError(
+                f"{exc.path} is not valid UTF-8 (byte offset {exc.offset}); "
+                "use --replace-invalid to read it with U+FFFD replacement characters",
+                exc.path,
+                exc.offset,
+            ) from None
+        raise
+    finally:
+        printer.close()
+    elapsed = time.perf_counter() - t0
+    return _write(table, args, output, local_inputs, elapsed)
+
+
+def _check_options(args: argparse.Namespace) -> None:
+    if args.workers is not None and args.workers < 1:
+        raise UsageError("--workers must be 1 or more")
+    if not args.chunk_mb > 0:
+        raise UsageError("--chunk-mb must be more than 0")
+    if args.merge:
+        given = [
+            flag
+            for flag, value in (
+                ("--dask", args.dask),
+                ("--special-token", args.special_token),
+                ("--replace-invalid", args.replace_invalid),
+                ("--workers", args.workers),
+            )
+            if value
+        ]
+        if args.pretokenizer != "gpt2":
+            given.append("--pretokenizer")
+        if given:
+            raise UsageError(f"--merge adds tables as they were counted; {', '.join(given)} cannot apply")
+        if len(args.inputs) < 2:
+            raise UsageError("--merge needs two or more count tables")
+    elif args.dask and args.workers is not None:
+        raise UsageError("--workers is for local counting; a Dask cluster has its own workers")
+    elif not args.dask and any("://" in i for i in args.inputs):
+        raise UsageError("URLs are read by Dask workers: add --dask SCHEDULER (or --dask local)")
+
+
+def _merge(paths: list[str]) -> CountTable:
+    from tokviz.core.counts import CountTableError, load_table, merge_tables
+
+    tables = [load_table(p) for p in paths]
+    try:
+        return merge_tables(tables)
+    except CountTableError as exc:
+        # Name the tables by their paths rather than their positions.
+        for k, p in enumerate(paths, start=1):
+            exc.args = (str(exc).replace(f"table {k} ", f"{p} ").replace(f"table {k}:", f"{p}:"),)
+        raise
+
+
+def _count_local(args: argparse.Namespace, printer: ProgressPrinter, cancel: threading.Event) -> CountTable:
+    from tokviz.core.corpus import scan_source
+    from tokviz.core.counts import count_corpus
+
+    errors = "replace" if args.replace_invalid else "strict"
+    scan = scan_source(list(args.inputs), errors)
+    note = scan.summary.note("--replace-invalid")
+    if note is not None:
+        print_note(note)
+    files = [str(f.path) for f in scan.files]
+    return count_corpus(
+        printer,
+        files=files,
+        special_tokens=args.special_token,
+        pretokenizer=args.pretokenizer,
+        errors=errors,
+        workers=args.workers,
+        cancel=cancel,
+        hashes=not args.no_hashes,
+    )
+
+
+def _count_dask(
+    args: argparse.Namespace, printer: ProgressPrinter, cancel: threading.Event, t0: float
+) -> CountTable:
+    from tokviz.core.dask_count import count_on_dask
+    from tokviz.core.train import Progress
+
+    def progress(done: int, total: int) -> None:
+        printer(Progress("pre-tokenizing", done, total, (), time.perf_counter() - t0))
+
+    printer(Progress("pre-tokenizing", 0, 1, (), 0.0))
+    return count_on_dask(
+        args.inputs,
+        scheduler=args.dask,
+        special_tokens=args.special_token,
+        pretokenizer=args.pretokenizer,
+        errors="replace" if args.replace_invalid else "strict",
+        chunk_bytes=max(1, int(args.chunk_mb * (1 << 20))),
+        progress=progress,
+        cancel=cancel,
+        hashes=not args.no_hashes,
+    )
+
+
+def _run_cancellable(work: Callable[[threading.Event], T]) -> T:
+    """Run ``work`` on a thread so Ctrl+C sets its cancel flag and waits for a clean stop.
+
+    Raises :class:`KeyboardInterrupt` once the work has stopped after an interrupt.
+    """
+    cancel = threading.Event()
+    results: list[T] = []
+    errors: list[BaseException] = []
+
+    def target() -> None:
+        try:
+            results.append(work(cancel))
+        except BaseException as exc:  # noqa: BLE001 - handed back to the main thread
+            errors.append(exc)
+
+    worker = threading.Thread(target=target, name="tokviz-count", daemon=True)
+    worker.start()
+    interrupted = False
+    while worker.is_alive():
+        try:
+            worker.join(0.1)
+        except KeyboardInterrupt:
+            interrupted = True
+            cancel.set()
+    if interrupted:
+        raise KeyboardInterrupt
+    if errors:
+        raise errors[0]
+    return results[0]
+
+
+def _write(
+    table: CountTable, args: argparse.Namespace, output: Output, inputs: list[str], elapsed: float
+) -> int:
+    from tokviz.core.counts import table_bytes, table_format
+    from tokviz.core.outputs import write_outputs
+
+    data = table_bytes(table, table_format(args.output))
+    try:
+        write_outputs([(output, data)], inputs=inputs)
+    except KeyboardInterrupt:
+        print_error("saving cancelled; nothing was written")
+        return EXIT_INTERRUPTED
+    what = f"added {table.parts} tables" if args.merge else f"counted in {elapsed:.2f} s"
+    rate = f" ({table.corpus_bytes / 1e6 / elapsed:.1f} MB/s)" if not args.merge and elapsed > 0 else ""
+    print_note(f"{what}{rate}: {table.describe()}")
+    print(f"wrote {args.output} ({len(data) / 1e6:.2f} MB)", file=sys.stderr)
+    return 0
+
+
+def table_for_training(args: argparse.Namespace) -> CountTable:
+    """The table ``tokviz train --from-counts TABLE`` trains on, its settings checked against the options.
+
+    The table decided the pre-tokenizer and the special tokens, so those options may be left out
+    (they are then the table's) or repeat the table's; anything else is refused with the reason.
+    """
+    from tokviz.core.counts import load_table
+    from tokviz.core.pretokenize import resolve_pretokenizer
+
+    given = [
+        flag
+        for flag, value in (("--replace-invalid", args.replace_invalid), ("--workers", args.workers))
+        if value
+    ]
+    if args.corpus:
+        raise UsageError("give either CORPUS files or --from-counts TABLE, not both")
+    if given:
+        raise UsageError(f"{', '.join(given)} applies to counting, which --from-counts TABLE has done")
+    table = load_table(args.from_counts)
+    if (
+        args.pretokenizer is not None
+        and resolve_pretokenizer(args.pretokenizer).to_json() != table.pretokenizer
+    ):
+        raise UsageError(
+            f"--pretokenizer {args.pretokenizer} differs from the table's {table.pretokenizer!r}; "
+            "leave it out to use the table's"
+        )
+    if args.special_token and set(args.special_token) != set(table.special_tokens):
+        raise UsageError(
+            f"--special-token {args.special_token} differs from the table's {list(table.special_tokens)}; "
+            "leave it out to use the table's"
+        )
+    args.pretokenizer = table.pretokenizer
+    args.special_token = list(table.special_tokens)
+    return table
