@@ -55,14 +55,20 @@ COMMANDS: dict[str, CommandEntry] = {
     "render": CommandEntry(
         "tokviz.cli.render", "draw a text's coloured token strips into a PNG or SVG (no display needed)"
     ),
+    "count": CommandEntry(
+        "tokviz.cli.count", "count a corpus's pre-tokens into a table to train from (locally or on Dask)"
+    ),
     "compare": CommandEntry("tokviz.cli.compare", "compare token counts across tokenizers"),
     "info": CommandEntry("tokviz.cli.info", "describe a tokenizer"),
+    "usage": CommandEntry("tokviz.cli.usage", "what share of a vocabulary held-out text uses"),
+    "diff": CommandEntry("tokviz.cli.diff", "compare two merge lists (divergence, shifts)"),
 }
 
 EXAMPLES = """examples:
   tokviz encode --text "Hello, 🌍! 你好!" --format tokens
   tokviz replay --text "the cat in the hat" --merges 3 --pretokenizer none --tie-break first-seen
   tokviz train notes/*.txt --vocab-size 2000 -o model.json --export-hf tokenizer.json
+  tokviz count corpus/ -o counts.parquet && tokviz train --from-counts counts.parquet --vocab-size 32000 -o model.json
   tokviz compare README.md --tokenizer gpt2 --tokenizer model.json
   tokviz compare notes.txt essay.md --plot exchange-rate.png --scale 2
   tokviz render --text "Hello, 🌍! 你好!" --tokenizer gpt2 --tokenizer cl100k -o strips.png
