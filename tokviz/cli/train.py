@@ -4,6 +4,12 @@ Every output is checked before training starts (a missing folder fails at once, 
 run), and all of them are written together or not at all (:mod:`tokviz.core.outputs`). Training
 runs on a worker thread so Ctrl+C can ask it to stop at its next cancel check; an interrupted
 run exits 130 and writes nothing.
+
+Folders are filtered like ``tokviz eval``'s (``--include`` / ``--exclude`` globs, ``--max-file-size``;
+binary files skipped and counted), and the model file records which files were read, with their
+sizes and SHA-256, the tokviz version and the date (:mod:`tokviz.core.provenance`). Each export
+is complete or refused with the reason (:mod:`tokviz.core.exports`), and what a user must know
+about one (tiktoken needs the pattern passed in) is printed after it is written.
 """
 
 from __future__ import annotations
@@ -20,6 +26,9 @@ from .options import add_special, add_tie_break
 from .progress import ProgressPrinter
 
 if TYPE_CHECKING:
+    from tokviz.core.counts import CountTable
+    from tokviz.core.exports import Export
+    from tokviz.core.fileselect import Selection
     from tokviz.core.outputs import Output
     from tokviz.core.train import TrainResult
 
@@ -29,8 +38,26 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "corpus",
         nargs="*",
         metavar="CORPUS",
-        help="text files or folders (UTF-8; .gz, .bz2 and .xz are decompressed; folders skip binary files)",
+        help="text files, folders or globs (UTF-8; .gz, .bz2 and .xz are decompressed; folders skip binary files)",
     )
+    p.add_argument(
+        "--include",
+        action="append",
+        default=[],
+        metavar="GLOB",
+        help="use only files matching GLOB (relative to the folder given; '*.py', 'src/**/*.py'); repeatable",
+    )
+    p.add_argument(
+        "--exclude",
+        action="append",
+        default=[],
+        metavar="GLOB",
+        help="leave out files or folders matching GLOB ('tests/', '*_pb2.py'); repeatable",
+    )
+    p.add_argument(
+        "--max-file-size", metavar="SIZE", help="leave out files larger than SIZE (e.g. 500K, 10MB)"
+    )
+    p.add_argument("--name", metavar="NAME", help="the model's name (default: the -o file's name)")
     p.add_argument(
         "--from-counts",
         metavar="TABLE",
@@ -43,9 +70,23 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     add_tie_break(p)
     p.add_argument("-o", "--output", required=True, metavar="MODEL.json", help="where to save the model")
-    p.add_argument("--export-gpt2", metavar="DIR", help="also write vocab.json and merges.txt into DIR")
-    p.add_argument("--export-tiktoken", metavar="FILE", help="also write a .tiktoken rank file")
-    p.add_argument("--export-hf", metavar="FILE", help="also write a Hugging Face tokenizer.json")
+    p.add_argument(
+        "--export-gpt2",
+        metavar="DIR",
+        help="also write vocab.json + merges.txt with tokenizer_config.json into DIR "
+        "(and tokenizer.json when the pre-tokenizer is not GPT-2's)",
+    )
+    p.add_argument(
+        "--export-tiktoken",
+        metavar="FILE",
+        help="also write a .tiktoken rank file and FILE.json (pattern, specials)",
+    )
+    p.add_argument(
+        "--export-hf",
+        metavar="FILE|DIR/",
+        help="also write a Hugging Face tokenizer.json (into DIR/ or as FILE named tokenizer.json: "
+        "with tokenizer_config.json and special_tokens_map.json for AutoTokenizer)",
+    )
     p.add_argument(
         "--replace-invalid",
         action="store_true",
@@ -62,6 +103,9 @@ def run(args: argparse.Namespace) -> int:
 
     if args.workers is not None and args.workers < 1:
         raise UsageError("--workers must be 1 or more")
+    if args.name is not None and not args.name.strip():
+        raise UsageError("--name must not be empty")
+    max_size = _max_file_size(args.max_file_size)
     table = None
     if args.from_counts:
         from .count import table_for_training
@@ -75,7 +119,17 @@ def run(args: argparse.Namespace) -> int:
     check_outputs(outputs, inputs=args.corpus or [args.from_counts])
     check_exports_fit(args)
     errors = "replace" if args.replace_invalid else "strict"
-    corpus_files = scan_corpus(args.corpus, errors) if table is None else []
+    if table is None:
+        selection = select_corpus(args.corpus, args.include, args.exclude, max_size, errors)
+        corpus_files = [str(f.path) for f in selection.files]
+        provenance = corpus_provenance(selection, args, errors)
+    else:
+        if args.include or args.exclude or max_size is not None:
+            raise UsageError(
+                "--include, --exclude and --max-file-size choose corpus files; the table is counted"
+            )
+        corpus_files = []
+        provenance = table_provenance(table, args.from_counts)
     printer = ProgressPrinter(sys.stderr)
 
     def train(cancel: threading.Event) -> TrainResult:
@@ -113,7 +167,7 @@ def run(args: argparse.Namespace) -> int:
         raise
     finally:
         printer.close()
-    code = save_outputs(result, args, outputs)
+    code = save_outputs(result, args, outputs, provenance)
     if code:
         return code
     if result.stop_reason is not None:
@@ -131,19 +185,67 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def scan_corpus(paths: list[str], errors: str) -> list[str]:
-    """The text files training reads from ``paths``; a note on standard error says what folders left out.
+def _max_file_size(text: str | None) -> int | None:
+    """``--max-file-size`` in bytes (``None`` when not given); a bad size is a usage error."""
+    from tokviz.core.errors import InvalidArgument
+    from tokviz.core.fileselect import parse_size
+
+    if text is None:
+        return None
+    try:
+        return parse_size(text)
+    except InvalidArgument as exc:
+        raise UsageError(f"--max-file-size: {exc}") from None
+
+
+def select_corpus(
+    paths: list[str], include: list[str], exclude: list[str], max_size: int | None, errors: str
+) -> Selection:
+    """The text files training reads from ``paths``; a note on standard error says what was left out.
 
     Folders are walked once here and training gets the files found, so the note counts exactly
-    what was skipped ("skipped 717 binary files (.pyc, .so, .a, …)").
+    what was skipped ("skipped 717 binary files (.pyc, .so, .a, …)"). Nothing left is an error
+    that says what the filters and the folder walk left out.
     """
-    from tokviz.core.corpus import scan_source
+    from tokviz.core.errors import CorpusError, InvalidArgument
+    from tokviz.core.fileselect import select_files
 
-    scan = scan_source(list(paths), errors)
-    note = scan.summary.note("--replace-invalid")
+    try:
+        selection = select_files(paths, include, exclude, max_size=max_size, errors=errors)
+    except InvalidArgument as exc:
+        raise UsageError(str(exc)) from None
+    note = selection.note("--replace-invalid")
+    if not selection.files:
+        raise CorpusError(f"the corpus is empty: no text file is left ({note or 'no files'})")
     if note is not None:
         print_note(note)
-    return [str(f.path) for f in scan.files]
+    return selection
+
+
+def corpus_provenance(selection: Selection, args: argparse.Namespace, errors: str) -> dict[str, object]:
+    """The model file's provenance: each corpus file's size and SHA-256, the filters, version and date."""
+    from tokviz.core.provenance import corpus_record, make_provenance
+
+    chosen: dict[str, object] = {}
+    if args.include:
+        chosen["include"] = list(args.include)
+    if args.exclude:
+        chosen["exclude"] = list(args.exclude)
+    if args.max_file_size:
+        chosen["max_file_size"] = args.max_file_size
+    note = selection.note("--replace-invalid")
+    if note:
+        chosen["skipped"] = note
+    return make_provenance(corpus_record([str(f.path) for f in selection.files]), chosen, errors)
+
+
+def table_provenance(table: CountTable, path: str) -> dict[str, object]:
+    """The provenance of a model trained on a count table: the table and the files it counted."""
+    from tokviz.core.provenance import make_provenance
+
+    files = [{"path": f.path, "bytes": f.size, "sha256": f.sha256} for f in table.files]
+    corpus = {"count_table": path, "files": files, "total_bytes": sum(f.size for f in table.files)}
+    return make_provenance(corpus, None, str(table.metadata().get("invalid_utf8", "strict")))
 
 
 def run_training(train: Callable[[threading.Event], TrainResult]) -> TrainResult:
@@ -181,19 +283,24 @@ def run_training(train: Callable[[threading.Event], TrainResult]) -> TrainResult
     return results[0]
 
 
-def planned_outputs(args: argparse.Namespace) -> list[Output]:
-    """Every output the run asks for, named by its option in messages."""
-    from tokviz.core.formats.gpt2_files import GPT2_FILES
-    from tokviz.core.outputs import Output
+def planned_exports(args: argparse.Namespace) -> list[Export]:
+    """The model file and every export the run asks for, named by its option in messages."""
+    from tokviz.core.exports import Export
 
-    outputs = [Output.file(args.output, "-o")]
-    if args.export_gpt2:
-        outputs.append(Output.folder(args.export_gpt2, "--export-gpt2", GPT2_FILES))
-    if args.export_tiktoken:
-        outputs.append(Output.file(args.export_tiktoken, "--export-tiktoken"))
-    if args.export_hf:
-        outputs.append(Output.file(args.export_hf, "--export-hf"))
-    return outputs
+    pre = args.pretokenizer or "gpt2"
+    exports = [Export.of("model", args.output, "-o", pre)]
+    for kind, option in (("gpt2", "--export-gpt2"), ("tiktoken", "--export-tiktoken"), ("hf", "--export-hf")):
+        path = getattr(args, option[2:].replace("-", "_"))
+        if path:
+            exports.append(Export.of(kind, path, option, pre))
+    return exports
+
+
+def planned_outputs(args: argparse.Namespace) -> list[Output]:
+    """Every file and folder the run writes (exports into one folder share one output)."""
+    from tokviz.core.exports import plan_outputs
+
+    return plan_outputs(planned_exports(args))
 
 
 def check_exports_fit(args: argparse.Namespace) -> None:
@@ -203,12 +310,17 @@ def check_exports_fit(args: argparse.Namespace) -> None:
     from tokviz.core.bytes_ import bytes_to_gpt2_str
     from tokviz.core.errors import ExportError
     from tokviz.core.formats.hf_verify import pattern_problem
-    from tokviz.core.pretokenize import resolve_pretokenizer
 
-    if args.export_hf:
-        problem = pattern_problem(resolve_pretokenizer(args.pretokenizer))
+    for export in planned_exports(args):
+        if not export.needs_hf_json:
+            continue
+        problem = pattern_problem(export.pretokenizer)
         if problem is not None:
-            raise ExportError(f"--export-hf cannot write the pre-tokenizer {args.pretokenizer!r}: {problem}")
+            why = " (vocab.json + merges.txt cannot hold it, and tokenizer.json cannot either)"
+            raise ExportError(
+                f"{export.what} cannot write the pre-tokenizer {args.pretokenizer!r}"
+                f"{why if export.kind == 'gpt2' else ''}: {problem}"
+            )
 
     formats = [flag for flag in ("--export-gpt2", "--export-hf") if getattr(args, flag[2:].replace("-", "_"))]
     if not formats:
@@ -223,28 +335,26 @@ def check_exports_fit(args: argparse.Namespace) -> None:
             )
 
 
-def save_outputs(result: TrainResult, args: argparse.Namespace, outputs: list[Output]) -> int:
-    """Render every output, then write them all together; say where each one went.
+def save_outputs(
+    result: TrainResult,
+    args: argparse.Namespace,
+    outputs: list[Output],
+    provenance: dict[str, object] | None = None,
+) -> int:
+    """Render every output, then write them all together; say where each one went and what to know.
 
     A format that cannot hold the vocabulary fails here, before anything is written. Returns
     the exit status: 0, or 130 when Ctrl+C stopped the saving.
     """
-    from tokviz.core.formats.gpt2_files import gpt2_file_bytes
-    from tokviz.core.formats.hf_json import hf_file_bytes
-    from tokviz.core.formats.model_file import model_file_bytes
-    from tokviz.core.formats.tiktoken_file import tiktoken_file_bytes
+    from tokviz.core.exports import ModelExtras, export_warnings, render_exports
     from tokviz.core.outputs import InterruptedAfterCommit, write_outputs
 
-    name = os.path.splitext(os.path.basename(args.output))[0] or "trained"
+    name = (args.name or "").strip() or os.path.splitext(os.path.basename(args.output))[0] or "trained"
     tok = result.tokenizer(name)
-    render: dict[str, Callable[[], bytes | dict[str, bytes]]] = {
-        "-o": lambda: model_file_bytes(tok, settings=result.settings(), history=result.history),
-        "--export-gpt2": lambda: gpt2_file_bytes(tok),
-        "--export-tiktoken": lambda: tiktoken_file_bytes(tok),
-        "--export-hf": lambda: hf_file_bytes(tok),
-    }
+    exports = planned_exports(args)
+    extras = ModelExtras(result.settings(), result.history, provenance or {})
     try:
-        write_outputs([(o, render[o.what]()) for o in outputs], inputs=args.corpus)
+        write_outputs(render_exports(exports, tok, extras), inputs=args.corpus)
     except InterruptedAfterCommit:
         _say_written(outputs)
         print_error("interrupted; every output had already been written")
@@ -253,13 +363,18 @@ def save_outputs(result: TrainResult, args: argparse.Namespace, outputs: list[Ou
         print_error("saving cancelled; nothing was written")
         return EXIT_INTERRUPTED
     _say_written(outputs)
+    for warning in export_warnings(exports, tok):
+        print_note(warning)
+    for export in exports:
+        for note in export.notes():
+            print_note(note)
     return 0
 
 
 def _say_written(outputs: list[Output]) -> None:
-    """``wrote PATH`` on standard error for each output (both files of a GPT-2 folder)."""
+    """``wrote PATH`` on standard error for each output (a folder with the files written into it)."""
     for o in outputs:
         if o.is_folder:
-            print(f"wrote {o.path / o.files[0]} and {' and '.join(o.files[1:])}", file=sys.stderr)
+            print(f"wrote {', '.join(o.files)} into {o.path}", file=sys.stderr)
         else:
             print(f"wrote {o.path}", file=sys.stderr)
