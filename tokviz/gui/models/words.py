@@ -1,0 +1,122 @@
+"""Where the words tokenizer's vocabulary comes from in the window, and rebuilding it when that changes.
+
+The lecture's word-level tokenizer (:class:`~tokviz.core.lecture_tokenizers.WordTokenizer`) has a
+vocabulary only once it has a corpus. In the window the corpus is, by the user's choice:
+
+* the editor's text (the default): the vocabulary follows the text, rebuilt 0.6 s after the last
+  edit, so a word just typed is ``<unk>`` until then, and its size grows with every new word;
+* tokviz's English sample: a fixed vocabulary, so any other word (a name, another language) is
+  ``<unk>``: the lesson of unknown words;
+* text files the user chooses.
+
+A rebuilt tokenizer replaces the old one under the same registry key, and every view, the chart
+and the vocabulary browser switch to it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject, QTimer
+
+from tokviz.core.errors import TokvizError
+from tokviz.core.lecture_tokenizers import WordTokenizer
+from tokviz.core.registry import load_tokenizer
+from tokviz.core.tokenizer import Tokenizer
+from tokviz.gui.workers.jobs import Job, run_job
+
+if TYPE_CHECKING:
+    from tokviz.gui.models.tokenizers import TokenizerRegistryModel
+
+WORDS_KEY = "words"
+# The words vocabulary follows the editor's text this long after the last edit.
+WORDS_REBUILD_MS = 600
+FROM_EDITOR = "editor"
+FROM_SAMPLE = "sample"
+FROM_FILES = "files"
+SOURCES = (FROM_EDITOR, FROM_SAMPLE, FROM_FILES)
+
+
+class WordsCorpus(QObject):
+    """The words tokenizer's corpus for one registry, and its rebuilds (in a worker, latest wins)."""
+
+    def __init__(self, registry: TokenizerRegistryModel) -> None:
+        super().__init__(registry)
+        self.registry = registry
+        self.source = FROM_EDITOR
+        self.files: list[str] = []
+        self.editor_text = ""
+        self._generation = 0
+        self.timer = QTimer(self)
+        self.timer.setSingleShot(True)
+        self.timer.setInterval(WORDS_REBUILD_MS)
+        self.timer.timeout.connect(self.rebuild)
+
+    def builder(self) -> Callable[[], Tokenizer]:
+        """A function that builds the words tokenizer from the current corpus (run in a worker)."""
+        source, files, text = self.source, list(self.files), self.editor_text
+        if source == FROM_FILES and files:
+            return lambda: WordTokenizer.from_files(files)
+        if source == FROM_EDITOR:
+            return lambda: WordTokenizer.from_text(text, corpus="the editor's text")
+        return lambda: load_tokenizer(WORDS_KEY)
+
+    def describe(self, tok: Tokenizer | None) -> str:
+        """The words picker entry's tooltip: what a token is and which corpus the vocabulary is from."""
+        where = {
+            FROM_EDITOR: "the editor's text, rebuilt 0.6 s after you stop typing (a word you have just "
+            "typed shows as <unk> until then)",
+            FROM_SAMPLE: "tokviz's English sample (english.txt)",
+        }.get(self.source, ", ".join(Path(p).name for p in self.files))
+        size = f" ({tok.word_count:,} entries and <unk>)" if isinstance(tok, WordTokenizer) else ""
+        return (
+            "words: one token per word, whitespace run or punctuation mark. The vocabulary is every one "
+            f"of them in {where}{size}; anything else shows as <unk>. Choose the corpus with the "
+            "view's ‘Vocabulary’ button."
+        )
+
+    def set_source(self, source: str, files: Sequence[str] = ()) -> Job | None:
+        """Build the vocabulary from the editor's text, the English sample or ``files`` from now on."""
+        if source not in SOURCES:
+            raise ValueError(f"unknown words corpus {source!r}; choose one of {', '.join(SOURCES)}")
+        self.source = source
+        self.files = [str(f) for f in files] if source == FROM_FILES else []
+        return self.rebuild()
+
+    def note_editor_text(self, text: str) -> None:
+        """The editor's text changed: rebuild (debounced) when the vocabulary is built from it."""
+        if text == self.editor_text:
+            return
+        self.editor_text = text
+        entry = self.registry.entry(WORDS_KEY)
+        asked_for = entry is not None and (entry.tokenizer is not None or entry.loading is not None)
+        if self.source == FROM_EDITOR and asked_for:
+            self.timer.start()
+
+    def rebuild(self) -> Job | None:
+        """Build the words tokenizer again now, in a worker; views switch to it when it is done.
+
+        Returns the job, or None while nobody has asked for the words tokenizer (it is then built
+        from the current corpus when first asked for).
+        """
+        self.timer.stop()
+        entry = self.registry.entry(WORDS_KEY)
+        if entry is None or (entry.tokenizer is None and entry.loading is None):
+            return None
+        self._generation += 1
+        generation = self._generation
+        job = run_job(self.builder(), self)
+
+        def built(tok: Tokenizer) -> None:
+            if generation == self._generation:
+                self.registry.replace_tokenizer(WORDS_KEY, tok)
+
+        def failed(exc: BaseException) -> None:
+            message = str(exc) if isinstance(exc, TokvizError) else f"{type(exc).__name__}: {exc}"
+            self.registry.loadFailed.emit(", ".join(self.files) or WORDS_KEY, message)
+
+        job.returned.connect(built)
+        job.errored.connect(failed)
+        return job
