@@ -15,7 +15,9 @@ them beside byte-level BPE. A lone surrogate reads as U+FFFD, as for every other
 
 from __future__ import annotations
 
+import functools
 import os
+import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
@@ -76,6 +78,22 @@ class CodePointVocab(Mapping[int, bytes]):
 
     def __len__(self) -> int:
         return CODE_POINTS + len(self.extra)
+
+    def assigned_ids(self) -> list[int]:
+        """The ids worth listing: code points Unicode assigns (not unassigned, surrogate or private
+        use; about 145,000 in Python's Unicode data), then the special tokens."""
+        return list(assigned_code_points()) + sorted(self.extra)
+
+
+@functools.lru_cache(maxsize=1)
+def assigned_code_points() -> tuple[int, ...]:
+    """Every code point Python's Unicode database assigns (categories other than Cn, Cs, Co).
+
+    The rest of the 1,114,112 ids the characters tokenizer implies can never carry meaning;
+    computed once (about 0.2 s).
+    """
+    category = unicodedata.category
+    return tuple(i for i in range(CODE_POINTS) if category(chr(i)) not in ("Cn", "Cs", "Co"))
 
 
 class _MergelessTokenizer(Tokenizer):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -18,9 +19,11 @@ from typing import Any
 from PySide6.QtCore import QAbstractListModel, QModelIndex, QObject, QPersistentModelIndex, Qt, Signal
 
 from tokviz.core.errors import TokvizError
+from tokviz.core.lecture_tokenizers import CharacterTokenizer
 from tokviz.core.pretokenize import PatternTimeoutError
-from tokviz.core.registry import load_tokenizer
+from tokviz.core.registry import is_builtin, load_tokenizer
 from tokviz.core.tokenizer import Tokenizer
+from tokviz.gui.models.words import WORDS_KEY, WordsCorpus
 from tokviz.gui.text.token_table import TableUpdate, TokenTable, execute_plan, plan_edit
 from tokviz.gui.workers.jobs import Job, run_job
 
@@ -42,7 +45,15 @@ def encodes_in_gui_thread(key: str, tokenizer: Tokenizer, size: int) -> bool:
 OPEN_KEY = "__open__"
 # Built-in tokenizers are shared by every window of the process; one thread builds their tables.
 _TABLES_LOCK = threading.Lock()
-BUILTINS = (("bytes", "bytes"), ("gpt2", "GPT-2"), ("cl100k", "cl100k"))
+# Every built-in the core knows (o200k once it is bundled), then the lecture's two that fail.
+BUILTINS = (
+    ("bytes", "bytes"),
+    ("gpt2", "GPT-2"),
+    ("cl100k", "cl100k"),
+    ("o200k", "o200k"),
+    ("characters", "characters"),
+    ("words", "words"),
+)
 
 KeyRole = Qt.ItemDataRole.UserRole + 1
 IsActionRole = Qt.ItemDataRole.UserRole + 2
@@ -82,9 +93,13 @@ class TokenizerRegistryModel(QAbstractListModel):
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self._entries: list[TokenizerEntry] = [TokenizerEntry(k, label, k) for k, label in BUILTINS]
+        self._entries: list[TokenizerEntry] = [
+            TokenizerEntry(k, label, k) for k, label in BUILTINS if is_builtin(k)
+        ]
         self._queue: list[tuple[int, str, str]] = []
         self._running: Job | None = None
+        # Where the words tokenizer's vocabulary comes from; it rebuilds it as its corpus changes.
+        self.words = WordsCorpus(self)
 
     # ---------------------------------------------------------------- background queue
     # Loads and merge preparation run one at a time, loads first: pure-Python work in two threads
@@ -108,7 +123,8 @@ class TokenizerRegistryModel(QAbstractListModel):
                 self._run_next()
                 return
             source = entry.source or key
-            job = run_job(lambda: load_tokenizer(source), self)
+            build = self.words.builder() if key == WORDS_KEY else lambda: load_tokenizer(source)
+            job = run_job(build, self)
             entry.loading = job
 
             def loaded(tok: Tokenizer) -> None:
@@ -181,8 +197,11 @@ class TokenizerRegistryModel(QAbstractListModel):
             return "Open tokenizer…" if entry is None else entry.label
         if role == Qt.ItemDataRole.ToolTipRole:
             if entry is None:
-                return "Load a tokviz model, vocab.json + merges.txt, .tiktoken or tokenizer.json file"
-            return entry.source or entry.label
+                return (
+                    "Load a tokenizer: a tokviz model, tokenizer.json, vocab.json + merges.txt, a "
+                    "transformers folder, a .tiktoken or a SentencePiece .model file"
+                )
+            return self.describe(entry)
         if role == KeyRole:
             return OPEN_KEY if entry is None else entry.key
         if role == IsActionRole:
@@ -215,6 +234,44 @@ class TokenizerRegistryModel(QAbstractListModel):
         """Display name of a key."""
         entry = self.entry(key)
         return entry.label if entry else key
+
+    def describe(self, entry: TokenizerEntry) -> str:
+        """What a picker entry's tooltip says: where the tokenizer comes from, what it is, and
+        anything its loader had to assume ("pre-tokenizer assumed: GPT-2")."""
+        tok = entry.tokenizer
+        if isinstance(tok, CharacterTokenizer):
+            return (
+                "characters: one token per Unicode code point, id = the code point (ord). The scheme "
+                "implies 1,114,112 ids; about 145,000 are assigned characters and a text uses a few hundred."
+            )
+        if entry.key == WORDS_KEY:
+            return self.words.describe(tok)
+        lines = [entry.source or entry.label]
+        if tok is not None:
+            lines += [f"⚠ {a}" for a in tok.assumptions]
+            if tok.replay_note:
+                lines.append(f"replay: {tok.replay_note}")
+        return "\n".join(lines)
+
+    def assumptions(self, key: str) -> tuple[str, ...]:
+        """What the loader of ``key``'s tokenizer had to guess (empty when nothing, or not loaded)."""
+        tok = self.tokenizer(key)
+        return tuple(tok.assumptions) if tok is not None else ()
+
+    def note_editor_text(self, text: str) -> None:
+        """The editor's text changed (the words vocabulary may be built from it)."""
+        self.words.note_editor_text(text)
+
+    def replace_tokenizer(self, key: str, tok: Tokenizer) -> None:
+        """Put a new tokenizer under an existing key; everything showing the key switches to it."""
+        entry = self.entry(key)
+        if entry is None:
+            return
+        entry.tokenizer = tok
+        entry.merges_ready = False
+        row = self.row_of(key)
+        self.dataChanged.emit(self.index(row), self.index(row))
+        self.tokenizerLoaded.emit(key)
 
     # ---------------------------------------------------------------- changes
     def add_tokenizer(self, name: str, tokenizer: Tokenizer, counts: dict[int, int] | None = None) -> str:
@@ -251,17 +308,32 @@ class TokenizerRegistryModel(QAbstractListModel):
         if entry is None:
             raise KeyError(key)
         if entry.tokenizer is None:
-            entry.tokenizer = load_tokenizer(entry.source or key)
+            entry.tokenizer = (
+                self.words.builder()() if key == WORDS_KEY else load_tokenizer(entry.source or key)
+            )
             self.tokenizerLoaded.emit(key)
         return entry.tokenizer
 
-    def open_file(self, path: str | os.PathLike[str]) -> Job:
-        """Load a tokenizer file in a worker; on success it is added and ``tokenizerLoaded`` fires.
+    def open_file(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        pattern: str | None = None,
+        special_tokens: Sequence[str] = (),
+    ) -> Job:
+        """Load a tokenizer file or folder in a worker; on success it is added and ``tokenizerLoaded`` fires.
 
-        On failure nothing changes and ``loadFailed(path, message)`` fires.
+        ``pattern`` and ``special_tokens`` (from the Open tokenizer dialog) tell the loader what a
+        ``.tiktoken`` or vocab/merges file does not say. On failure nothing changes and
+        ``loadFailed(path, message)`` fires.
         """
         source = str(path)
-        job = run_job(lambda: load_tokenizer(source), self)
+        options: dict[str, Any] = {}
+        if pattern:
+            options["pattern"] = pattern
+        if special_tokens:
+            options["special_tokens"] = list(special_tokens)
+        job = run_job(lambda: load_tokenizer(source, **options), self)
 
         def done(tok: Tokenizer) -> None:
             key = f"file:{Path(source).resolve()}"
@@ -270,6 +342,8 @@ class TokenizerRegistryModel(QAbstractListModel):
             if existing is not None:
                 existing.tokenizer = tok
                 existing.merges_ready = False
+                row = self.row_of(key)
+                self.dataChanged.emit(self.index(row), self.index(row))
             else:
                 row = len(self._entries)
                 self.beginInsertRows(QModelIndex(), row, row)
@@ -347,6 +421,7 @@ class TokenizationModel(QObject):
     def set_text(self, text: str) -> None:
         """Tokenize a new version of the text (synchronously when the changed window is small)."""
         self._text = text
+        self.registry.note_editor_text(text)
         if self.tokenizer is None or self._job is not None:
             return
         self._schedule(text)
@@ -354,7 +429,14 @@ class TokenizationModel(QObject):
     def _on_loaded(self, key: str) -> None:
         if key != self.key:
             return
-        self.tokenizer = self.registry.tokenizer(key)
+        tok = self.registry.tokenizer(key)
+        if tok is not self.tokenizer and self.tokenizer is not None:
+            # A new tokenizer under the same key (the words vocabulary rebuilt, a file opened
+            # again): whatever was encoded or is being encoded with the old one is void.
+            self._generation += 1
+            self._job = None
+            self.table = None
+        self.tokenizer = tok
         self.tokenizerChanged.emit()
         if self._text is not None and self._job is None:
             self._schedule(self._text)

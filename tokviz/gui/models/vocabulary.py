@@ -1,5 +1,12 @@
-"""The vocabulary as a sortable Qt table model (id, token, length, merge rank, parents, bytes, count),
-and the overlap of two vocabularies."""
+"""The vocabulary as a sortable Qt table model (id, token, length, merge step, parents, bytes, count),
+and the overlap of two vocabularies.
+
+The Count column shows how often each token occurs on the text the browser counted (the editor's
+text or a folder, see :mod:`tokviz.gui.panels.vocabulary_usage`), or, before any count, the counts
+a trained model came with. A usage filter keeps the tokens used, never used, or suspicious (long
+and rare: :data:`tokviz.core.usage.SUSPICIOUS_SCORE`). Merge steps are 1-based, as the timeline
+numbers them.
+"""
 
 from __future__ import annotations
 
@@ -17,10 +24,19 @@ from PySide6.QtWidgets import (
 from tokviz.core.bytes_ import hex_bytes, printable_token
 from tokviz.core.pretokenize import shorten_pattern
 from tokviz.core.tokenizer import Tokenizer
+from tokviz.core.usage import SUSPICIOUS_SCORE
+from tokviz.gui.text.display import merge_step
 
-COLUMNS = ("Id", "Token", "Length", "Merge rank", "Parents", "Bytes", "Count")
+COLUMNS = ("Id", "Token", "Length", "Merge step", "Parents", "Bytes", "Count")
 ID, TOKEN, LENGTH, RANK, PARENTS, BYTES, COUNT = range(len(COLUMNS))
+STEP = RANK  # the column shows the merge's 1-based step (rank + 1), as the timeline does
 OVERLAP_MODES = ("all", "both", "only_a", "only_b")
+USAGE_MODES = ("all", "used", "unused", "suspicious")
+_TOOLTIPS = {
+    STEP: "The merge that made the token, numbered as the timeline numbers it (step 1 is the first merge)",
+    COUNT: "How often the token occurs on the counted text (or, for a model trained here, in its corpus)",
+    LENGTH: "Length in bytes",
+}
 
 
 class VocabModel(QAbstractTableModel):
@@ -39,6 +55,8 @@ class VocabModel(QAbstractTableModel):
         self._filter = ""
         self._regex = False
         self._membership: np.ndarray | None = None
+        self.usage_counts: np.ndarray | None = None
+        self._usage_mode = "all"
         self._sort: tuple[int, Qt.SortOrder] = (ID, Qt.SortOrder.AscendingOrder)
         self.filter_error: str | None = None
         self._cell_cache: dict[int, str] = {}
@@ -52,11 +70,10 @@ class VocabModel(QAbstractTableModel):
         self.tokenizer = tokenizer
         self.counts = counts
         self.merges_ready = merges_ready
-        self._ids = (
-            np.array(sorted(tokenizer.vocab), dtype=np.int64) if tokenizer else np.zeros(0, dtype=np.int64)
-        )
+        self._ids = browsable_ids(tokenizer) if tokenizer else np.zeros(0, dtype=np.int64)
         self._texts = None
         self._membership = None
+        self.usage_counts = None
         self._cell_cache = {}
         self._rows = self._compute_rows()
         self.endResetModel()
@@ -79,6 +96,53 @@ class VocabModel(QAbstractTableModel):
         self._membership = mask_ids
         self._refilter()
 
+    def set_usage(self, counts: np.ndarray | None) -> None:
+        """Counts per id on the counted text (``counts[id]``), or None; the Count column shows them."""
+        self.usage_counts = counts
+        if self._usage_mode != "all" or self._sort[0] == COUNT:
+            self._refilter()
+        elif self.rowCount():
+            self.dataChanged.emit(self.index(0, COUNT), self.index(self.rowCount() - 1, COUNT))
+
+    def set_usage_filter(self, mode: str) -> None:
+        """Keep every token ("all"), those "used" or "unused" on the counted text, or the "suspicious"."""
+        if mode not in USAGE_MODES:
+            raise ValueError(f"unknown usage filter {mode!r}; expected one of {', '.join(USAGE_MODES)}")
+        self._usage_mode = mode
+        self._refilter()
+
+    def count_of(self, token_id: int) -> int | None:
+        """The token's count on the counted text (or the trained model's corpus), None when unknown."""
+        if self.usage_counts is not None:
+            return int(self.usage_counts[token_id]) if 0 <= token_id < len(self.usage_counts) else 0
+        if self.counts is not None:
+            return self.counts.get(token_id)
+        return None
+
+    def _usage_mask(self) -> np.ndarray | None:
+        counts = self.usage_counts
+        tok = self.tokenizer
+        if self._usage_mode == "all" or counts is None or tok is None:
+            return None
+        ids = self._ids
+        inside = ids < len(counts)
+        c = np.zeros(len(ids), dtype=np.int64)
+        c[inside] = counts[ids[inside]]
+        special = np.isin(ids, np.fromiter(tok.special_tokens.values(), dtype=np.int64))
+        if self._usage_mode == "used":
+            return (c > 0) & ~special
+        if self._usage_mode == "unused":
+            return (c == 0) & ~special
+        lengths = self._lengths()
+        scores = lengths / (1.0 + np.log2(1.0 + c))
+        return (scores >= SUSPICIOUS_SCORE) & (lengths > 1) & ~special
+
+    def _lengths(self) -> np.ndarray:
+        tok = self.tokenizer
+        assert tok is not None
+        vocab = tok.vocab
+        return np.fromiter((len(vocab[i]) for i in self._ids.tolist()), dtype=np.int64, count=len(self._ids))
+
     def _refilter(self) -> None:
         self.beginResetModel()
         self._rows = self._compute_rows()
@@ -98,6 +162,9 @@ class VocabModel(QAbstractTableModel):
         if self.tokenizer is None:
             return np.zeros(0, dtype=np.int64)
         keep = np.ones(len(self._ids), dtype=bool)
+        usage = self._usage_mask()
+        if usage is not None:
+            keep &= usage
         if self._membership is not None:
             keep &= np.isin(self._ids, self._membership)
         if self._filter:
@@ -131,6 +198,12 @@ class VocabModel(QAbstractTableModel):
         if column in (RANK, PARENTS) and self.merges_ready:
             ranks = tok.merge_rank_of_id
             return np.fromiter((ranks.get(i, -1) for i in rows.tolist()), dtype=np.int64, count=len(rows))
+        if column == COUNT and self.usage_counts is not None:
+            usage = self.usage_counts
+            inside = rows < len(usage)
+            key = np.full(len(rows), -1, dtype=np.int64)
+            key[inside] = usage[rows[inside]]
+            return key
         if column == COUNT and self.counts:
             counts = self.counts
             return np.fromiter((counts.get(i, -1) for i in rows.tolist()), dtype=np.int64, count=len(rows))
@@ -161,12 +234,12 @@ class VocabModel(QAbstractTableModel):
     def headerData(
         self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
     ) -> Any:
-        if (
-            role == Qt.ItemDataRole.DisplayRole
-            and orientation == Qt.Orientation.Horizontal
-            and 0 <= section < len(COLUMNS)
-        ):
+        if orientation != Qt.Orientation.Horizontal or not 0 <= section < len(COLUMNS):
+            return None
+        if role == Qt.ItemDataRole.DisplayRole:
             return COLUMNS[section]
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return _TOOLTIPS.get(section)
         return None
 
     def token_id(self, row: int) -> int:
@@ -222,7 +295,7 @@ class VocabModel(QAbstractTableModel):
             if not self.merges_ready:
                 return "…" if len(data) > 1 else ""
             rank = tok.merge_rank_of_id.get(tid)
-            return "" if rank is None else str(rank)
+            return "" if rank is None else f"{merge_step(rank):,}"
         if col == PARENTS:
             if not self.merges_ready or tok.is_special(tid):
                 return ""
@@ -232,9 +305,7 @@ class VocabModel(QAbstractTableModel):
             a, b = pair
             return f"{printable_token(tok.vocab[a])} + {printable_token(tok.vocab[b])}"
         if col == COUNT:
-            if self.counts is None:
-                return ""
-            count = self.counts.get(tid)
+            count = self.count_of(tid)
             return "" if count is None else f"{count:,}"
         return ""
 
@@ -248,13 +319,23 @@ class VocabModel(QAbstractTableModel):
         self.layoutChanged.emit()
 
 
+def browsable_ids(tokenizer: Tokenizer) -> np.ndarray:
+    """The ids the browser lists, sorted: every id, except for a vocabulary that offers a shorter
+    list of the ids worth listing (the characters tokenizer: the ~145,000 assigned code points of
+    its 1,114,112 ids), so the table stays responsive."""
+    assigned = getattr(tokenizer.vocab, "assigned_ids", None)
+    ids = assigned() if callable(assigned) else sorted(tokenizer.vocab)
+    return np.array(ids, dtype=np.int64)
+
+
 def overlap(a: Tokenizer, b: Tokenizer) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Ids of ``a`` whose bytes ``b`` also has, ids only in ``a``, and ids of ``b`` only in ``b``.
 
     Tokens are compared by their bytes, so the same string under different ids counts as shared.
+    Only the ids the browser lists are compared (:func:`browsable_ids`).
     """
-    a_bytes = {v: i for i, v in a.vocab.items()}
-    b_bytes = {v: i for i, v in b.vocab.items()}
+    a_bytes = {a.vocab[i]: i for i in browsable_ids(a).tolist()}
+    b_bytes = {b.vocab[i]: i for i in browsable_ids(b).tolist()}
     both = np.array(sorted(i for v, i in a_bytes.items() if v in b_bytes), dtype=np.int64)
     only_a = np.array(sorted(i for v, i in a_bytes.items() if v not in b_bytes), dtype=np.int64)
     only_b = np.array(sorted(i for v, i in b_bytes.items() if v not in a_bytes), dtype=np.int64)

@@ -6,7 +6,7 @@ Views, the timeline and the streaming-decode panel each pick a tokenizer the sam
 
 from __future__ import annotations
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QComboBox, QWidget
 
 from tokviz.gui.models.tokenizers import OPEN_KEY, KeyRole, TokenizerRegistryModel
@@ -30,6 +30,9 @@ class TokenizerPicker(QComboBox):
             # A tokenizer added later shifts the rows: keep showing the one in use. A bound method,
             # so Qt drops the connection when this picker is deleted (a closed view's picker).
             registry.rowsInserted.connect(self._keep_key)
+            # The closed picker's tooltip is its entry's: what the tokenizer is, what was assumed.
+            registry.dataChanged.connect(self._update_tooltip)
+            registry.tokenizerLoaded.connect(self._update_tooltip)
         self.activated.connect(self._on_activated)
 
     def show_key(self, key: str | None) -> None:
@@ -40,6 +43,14 @@ class TokenizerPicker(QComboBox):
         row = self.registry.row_of(key)
         if row >= 0 and self.currentIndex() != row:
             self.setCurrentIndex(row)
+        self._update_tooltip()
+
+    def _update_tooltip(self, *_args: object) -> None:
+        if self.registry is None or not self._key:
+            return
+        row = self.registry.row_of(self._key)
+        tip = self.registry.data(self.registry.index(row), Qt.ItemDataRole.ToolTipRole) if row >= 0 else None
+        self.setToolTip(str(tip or ""))
 
     def _keep_key(self, *_args: object) -> None:
         self.show_key(self._key)
