@@ -37,6 +37,9 @@ def run(args: argparse.Namespace) -> int:
     lecture = lecture_note(tok)
     if lecture:
         info["about"] = lecture
+    provenance = model_provenance(tok)
+    if provenance:
+        info["provenance"] = provenance
     if args.format == "json":
         json.dump(info, sys.stdout, ensure_ascii=False, indent=2)
         sys.stdout.write("\n")
@@ -51,9 +54,22 @@ def run(args: argparse.Namespace) -> int:
     ]
     if lecture:
         lines.append(f"about:          {lecture}")
+    if provenance:
+        from tokviz.core.provenance import provenance_lines
+
+        lines.extend(provenance_lines(provenance))
     lines.extend(f"warning:        {w}" for w in warnings)
     sys.stdout.write("\n".join(lines) + "\n")
     return 0
+
+
+def model_provenance(tok: object) -> dict[str, Any]:
+    """Where a tokviz model file says its model came from (corpus files and hashes, version, date), or {}."""
+    from tokviz.core.formats.model_file import model_details
+    from tokviz.core.tokenizer import Tokenizer
+
+    details = model_details(tok) if isinstance(tok, Tokenizer) else None
+    return dict(details.provenance) if details is not None else {}
 
 
 def lecture_note(tok: object) -> str:
