@@ -311,13 +311,15 @@ def count_on_dask(
     hashes: bool = True,
     n_workers: int | None = None,
     processes: bool = True,
+    connect_timeout: float = 10.0,
 ) -> CountTable:
     """Count ``inputs`` on a Dask cluster and return the table (equal to :func:`~tokviz.core.counts.count_iter`'s).
 
     ``scheduler`` is an address (``tcp://host:8786``) or ``local`` for a ``LocalCluster`` of
     ``n_workers`` (default: the CPUs, at most 8) started and stopped here; ``processes`` chooses
     worker processes (the default, as pre-tokenizing holds the GIL) or threads. ``progress``
-    receives (bytes counted, total bytes) as ranges finish; ``cancel`` stops the count.
+    receives (bytes counted, total bytes) as ranges finish; ``cancel`` stops the count. A
+    scheduler that does not answer within ``connect_timeout`` seconds is a one-line error.
     """
     distributed = require_dask()
     if errors not in ("strict", "replace"):
@@ -328,7 +330,7 @@ def count_on_dask(
     splittable = (pre.name in NAMED_PATTERNS and pre.pattern is not None) or bool(specials)
     ranges = plan_ranges(files, chunk_bytes, splittable)
     total = sum(f.size for f in files)
-    with _client(distributed, scheduler, n_workers, processes) as client:
+    with _client(distributed, scheduler, n_workers, processes, connect_timeout) as client:
         spec = pre.to_json()
         leaves = [client.submit(count_range, r, spec, specials, errors, pure=False) for r in ranges]
         level = list(leaves)
@@ -393,8 +395,11 @@ def _wait(
 class _client:
     """A Dask client for ``scheduler`` (and the LocalCluster it needs), closed on exit."""
 
-    def __init__(self, distributed: Any, scheduler: str, n_workers: int | None, processes: bool) -> None:
+    def __init__(
+        self, distributed: Any, scheduler: str, n_workers: int | None, processes: bool, timeout: float
+    ) -> None:
         self.distributed = distributed
+        self.timeout = timeout
         self.scheduler = scheduler
         self.n_workers = n_workers
         self.processes = processes
@@ -415,7 +420,7 @@ class _client:
                 )
                 self.client = d.Client(self.cluster)
             else:
-                self.client = d.Client(self.scheduler, timeout="10s")
+                self.client = d.Client(self.scheduler, timeout=f"{self.timeout}s")
         except (OSError, TimeoutError, ValueError) as exc:
             self.__exit__(None, None, None)
             raise CountTableError(f"cannot reach the Dask scheduler at {self.scheduler}: {exc}") from None
