@@ -13,7 +13,7 @@ def test_registry_lists_builtins_then_open_tokenizer(qtmodeltester):
     model = TokenizerRegistryModel()
     qtmodeltester.check(model)
     labels = [model.index(r).data() for r in range(model.rowCount())]
-    assert labels == ["bytes", "GPT-2", "cl100k", "Open tokenizer…"]
+    assert labels == ["bytes", "GPT-2", "cl100k", "o200k", "characters", "words", "Open tokenizer…"]
     last = model.index(model.rowCount() - 1)
     assert last.data(KeyRole) == OPEN_KEY and last.data(IsActionRole)
 
