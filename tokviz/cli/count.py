@@ -123,6 +123,10 @@ def _check_options(args: argparse.Namespace) -> None:
             raise UsageError("--merge needs two or more count tables")
     elif args.dask and args.workers is not None:
         raise UsageError("--workers is for local counting; a Dask cluster has its own workers")
+    elif args.dask:
+        from tokviz.core.dask_count import require_dask
+
+        require_dask()
     elif not args.dask and any("://" in i for i in args.inputs):
         raise UsageError("URLs are read by Dask workers: add --dask SCHEDULER (or --dask local)")
 
@@ -171,7 +175,6 @@ def _count_dask(
     def progress(done: int, total: int) -> None:
         printer(Progress("pre-tokenizing", done, total, (), time.perf_counter() - t0))
 
-    printer(Progress("pre-tokenizing", 0, 1, (), 0.0))
     return count_on_dask(
         args.inputs,
         scheduler=args.dask,

@@ -68,8 +68,9 @@ def require_dask() -> Any:
         import dask.distributed
         import fsspec  # noqa: F401 - the workers read through it
     except ImportError as exc:
+        missing = exc.name or "dask"
         raise DaskUnavailable(
-            f"counting on Dask needs dask, distributed and fsspec ({exc}): {INSTALL_DASK}"
+            f"counting on Dask needs {missing}, which is not installed: {INSTALL_DASK}"
         ) from None
     return dask.distributed
 
