@@ -100,7 +100,8 @@ def test_hover_shows_id_bytes_text_length_rank_and_parents(qtbot, window, gpt2):
     left, right = gpt2.parents_of_id[262]
     assert d.parents == ((left, "·t"), (right, "he"))
     html = details_html(d, "GPT-2")
-    assert "262" in html and "20 74 68 65" in html and "merge rank" in html
+    assert "262" in html and "20 74 68 65" in html
+    assert f"merge step</td><td style='font-family:monospace'>{d.rank + 1:,}<" in html  # the timeline's step
 
 
 def test_hovering_a_token_highlights_its_text_in_the_editor_and_the_other_view(qtbot, window, gpt2):

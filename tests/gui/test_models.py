@@ -58,7 +58,7 @@ def test_vocab_model_shows_merge_rank_and_parents_when_ready(qtmodeltester, tiny
     model.set_tokenizer(tiny_bpe, counts={256: 99}, merges_ready=True)
     qtmodeltester.check(model)
     row = model.row_of_id(256)
-    assert model.index(row, RANK).data() == "0"
+    assert model.index(row, RANK).data() == "1"  # merge 0 is step 1, as the timeline numbers it
     left, right = tiny_bpe.merges[0]
     assert (left, right) == (b"a", b"t")  # the corpus's most frequent pair
     assert model.index(row, PARENTS).data().startswith("a") and "+" in model.index(row, PARENTS).data()

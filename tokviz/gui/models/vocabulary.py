@@ -10,6 +10,8 @@ numbers them.
 
 from __future__ import annotations
 
+import csv
+import io
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -309,6 +311,51 @@ class VocabModel(QAbstractTableModel):
             return "" if count is None else f"{count:,}"
         return ""
 
+    # ---------------------------------------------------------------- copying and export
+    def plain_cells(self, token_id: int) -> list[str]:
+        """One token's row as plain text: the token with real spaces (never the · glyph), every column."""
+        tok = self.tokenizer
+        assert tok is not None
+        data = tok.vocab[token_id]
+        special = tok.is_special(token_id)
+        step = parents = ""
+        if special:
+            step = "special"
+        elif self.merges_ready:
+            rank = tok.merge_rank_of_id.get(token_id)
+            step = "" if rank is None else str(merge_step(rank))
+            pair = tok.parents_of_id.get(token_id)
+            if pair is not None:
+                parents = f"{plain_token(tok.vocab[pair[0]])} + {plain_token(tok.vocab[pair[1]])}"
+        count = self.count_of(token_id)
+        return [
+            str(token_id),
+            plain_token(data),
+            str(len(data)),
+            step,
+            parents,
+            hex_bytes(data),
+            "" if count is None else str(count),
+        ]
+
+    def rows_tsv(self, rows: list[int]) -> str:
+        """The given rows as tab-separated lines (a spreadsheet pastes them as cells); tabs and line
+        breaks inside a token are written ``\\t``, ``\\n``, ``\\r`` so each token stays one cell."""
+        lines = []
+        for row in rows:
+            cells = self.plain_cells(self.token_id(row))
+            lines.append("\t".join(_one_cell(c) for c in cells))
+        return "\n".join(lines) + ("\n" if lines else "")
+
+    def filtered_csv(self) -> str:
+        """Every row the filter keeps, in the shown order, as CSV with a header (tokens verbatim, quoted)."""
+        out = io.StringIO()
+        writer = csv.writer(out, lineterminator="\n", quoting=csv.QUOTE_ALL)
+        writer.writerow(COLUMNS)
+        for tid in self._rows.tolist():
+            writer.writerow(self.plain_cells(int(tid)))
+        return out.getvalue()
+
     def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
         if not 0 <= column < len(COLUMNS):
             return
@@ -326,6 +373,21 @@ def browsable_ids(tokenizer: Tokenizer) -> np.ndarray:
     assigned = getattr(tokenizer.vocab, "assigned_ids", None)
     ids = assigned() if callable(assigned) else sorted(tokenizer.vocab)
     return np.array(ids, dtype=np.int64)
+
+
+def plain_token(data: bytes) -> str:
+    """Token bytes as text with real whitespace: valid UTF-8 as itself, other bytes as ``<F0 9F>``."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return printable_token(data, whitespace=False)
+
+
+_CELL_ESCAPES = str.maketrans({"\t": "\\t", "\n": "\\n", "\r": "\\r"})
+
+
+def _one_cell(text: str) -> str:
+    return text.translate(_CELL_ESCAPES)
 
 
 def overlap(a: Tokenizer, b: Tokenizer) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

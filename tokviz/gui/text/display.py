@@ -162,9 +162,25 @@ class TokenDetails:
     rank: int | None
     parents: tuple[tuple[int, str], tuple[int, str]] | None
 
+    @property
+    def step(self) -> int | None:
+        """The merge step that made the token as the timeline numbers it (1-based), or None."""
+        return None if self.rank is None else merge_step(self.rank)
+
+
+def merge_step(rank: int) -> int:
+    """The step number people read for the merge with 0-based ``rank``: the timeline's "Step N" is the
+    N-th merge, so the hover card, the status bar and the vocabulary all say ``rank + 1``."""
+    return rank + 1
+
+
+def merge_step_label(rank: int) -> str:
+    """``merge step 4,371`` for the merge with 0-based ``rank`` 4370, as the timeline says it."""
+    return f"merge step {merge_step(rank):,}"
+
 
 def token_details(tokenizer: Tokenizer, token_id: int, merges_ready: bool) -> TokenDetails:
-    """Id, bytes, text, length, merge rank and parents of one token.
+    """Id, bytes, text, length, merge rank (0-based; shown as a 1-based step) and parents of one token.
 
     ``merges_ready`` says the tokenizer's merge tables are built; until then rank and parents are
     None rather than forcing a slow merge recovery in the GUI thread.
@@ -211,7 +227,7 @@ def details_html(d: TokenDetails, tokenizer_name: str) -> str:
     elif d.partial:
         rows.append(("kind", "part of a UTF-8 character"))
     if d.rank is not None:
-        rows.append(("merge rank", str(d.rank)))
+        rows.append(("merge step", f"{merge_step(d.rank):,}"))
     if d.parents is not None:
         (a, ta), (b, tb) = d.parents
         rows.append(("parents", f"{a} {ta!r} + {b} {tb!r}"))

@@ -11,6 +11,7 @@ from PySide6.QtWidgets import (
     QTextEdit,
 )
 
+from tokviz.gui.text.display import merge_step_label
 from tokviz.gui.widgets.source_editor import scroll_edit_to, top_position
 from tokviz.gui.widgets.token_panel import TokenPanel
 
@@ -38,7 +39,7 @@ class ViewSyncMixin:
                 p.view.set_highlight(*other.tokens_overlapping(lo, hi))
         d = panel.view.details(index)
         if d is not None:
-            extra = f" · merge rank {d.rank}" if d.rank is not None else ""
+            extra = f" · {merge_step_label(d.rank)}" if d.rank is not None else ""
             self.statusBar().showMessage(
                 f"{panel.model.tokenizer.name if panel.model.tokenizer else ''} token {d.id}: {d.text!r} · {d.hex} · {d.length} bytes{extra}"
             )
