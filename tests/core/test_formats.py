@@ -380,29 +380,40 @@ def test_hf_merges_may_be_strings_or_pairs(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    ("changes", "message"),
+    "changes",
     [
-        (
-            {"model": {"type": "WordPiece", "vocab": {}}},
-            "the model is 'WordPiece', but tokviz reads only BPE models",
-        ),
-        ({"model": {"type": "Unigram", "vocab": []}}, "the model is 'Unigram'"),
-        (
-            {"pre_tokenizer": {"type": "Metaspace", "replacement": "▁"}},
-            "the pre-tokenizer \\(Metaspace\\) does not end in ByteLevel, so it is not a byte-level BPE",
-        ),
-        ({"pre_tokenizer": None}, "no byte-level pre-tokenizer, so it is not a byte-level BPE"),
-        ({"normalizer": {"type": "NFC"}}, "has a 'NFC' normalizer, which tokviz does not apply"),
-        ({"model_continuing_subword_prefix": "##"}, "uses continuing_subword_prefix '##'"),
-        ({"model_merges": [["t"]]}, "merge 0 is \\['t'\\], not 'left right' or \\[left, right\\]"),
-        ({"model_merges": ["t h"]}, "merge 0 makes b'th', which is not in the vocabulary"),
+        {"pre_tokenizer": {"type": "Metaspace", "replacement": "▁"}},
+        {"pre_tokenizer": None},
+        {"normalizer": {"type": "NFC"}},
+        {"model_continuing_subword_prefix": "##"},
     ],
 )
-def test_hf_files_that_are_not_byte_level_bpe_are_refused(
+def test_hf_files_that_are_not_byte_level_bpe_load_and_encode_like_the_library(
+    tmp_path: Path, changes: dict
+) -> None:
+    """Issue 13: what the tokenizers library reads, tokviz reads too (the library encodes)."""
+    path = _hf_json(tmp_path, **changes)
+    tok = load_hf(path)
+    hf = tokenizers.Tokenizer.from_file(str(path))
+    for text in ("the cat  sat", "Führer café\n\t", "😀 x"):
+        assert tok.encode(text) == hf.encode(text, add_special_tokens=False).ids
+    assert tok.replay_note  # the empty merge list has nothing to replay, and says so
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"model": {"type": "WordPiece", "vocab": {}}}, "cannot read it: missing field `"),
+        ({"model_merges": [["t"]]}, "cannot read it: data did not match any variant"),
+        ({"model_merges": ["t h"]}, "cannot read it: Token `th` out of vocabulary"),
+    ],
+)
+def test_hf_files_the_library_cannot_read_are_refused_with_its_reason(
     tmp_path: Path, changes: dict, message: str
 ) -> None:
-    with pytest.raises(TokenizerLoadError, match=message):
+    with pytest.raises(TokenizerLoadError, match=message) as info:
         load_hf(_hf_json(tmp_path, **changes))
+    assert "\n" not in str(info.value)
 
 
 # ---------------------------------------------------------------------------- regex dialects

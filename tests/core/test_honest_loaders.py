@@ -54,7 +54,7 @@ def test_an_empty_merges_txt_is_refused_not_read_as_specials(
     with pytest.raises(
         TokenizerLoadError, match="there are no merges, but the vocabulary has 344 tokens"
     ) as info:
-        load_tokenizer(hf_folder["vocab.json"].parent)
+        load_tokenizer(hf_folder["vocab.json"])  # the folder itself opens its tokenizer.json
     assert str(info.value).count("vocab.json") == 1
     assert "missing or empty" in str(info.value)
 

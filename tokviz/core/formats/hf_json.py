@@ -19,13 +19,13 @@ from ._common import (
     PathLike,
     _byte_level_strings,
     _check_count,
-    _is_int,
     _short,
     json_kind,
     read_json,
 )
+from ._reach import judge_reach, remember_warnings
 from ._writing import encode_text, write_one
-from .gpt2_files import _byte_level_tokenizer
+from .hf_engine import NEVER_IN_UTF8, build_hf_tokenizer, load_library_tokenizer
 from .hf_verify import verify_hf_export
 
 
@@ -211,15 +211,18 @@ def from_oniguruma(pattern: str) -> str:
 
 
 def load_hf(path: PathLike) -> Tokenizer:
-    """Load a Hugging Face ``tokenizer.json`` holding a byte-level BPE model."""
+    """Load any Hugging Face ``tokenizer.json`` (see :func:`hf_from_json`)."""
     p = Path(path)
     return hf_from_json(read_json(p, TokenizerLoadError, HF_JSON_CAP), p.name, p.parent.name or p.stem)
 
 
 def hf_from_json(data: Any, file_name: str = "tokenizer.json", name: str = "tokenizer.json") -> Tokenizer:
-    """Validate parsed ``tokenizer.json`` data and build the tokenizer.
+    """Build the tokenizer of parsed ``tokenizer.json`` data: the ``tokenizers`` library encodes.
 
-    Every added token (special or not) becomes a special token: HF matches both whole, before BPE.
+    Every file the library reads loads (any normalizer, pre-tokenizer, model and added tokens; see
+    :mod:`.hf_engine`); one it cannot read is refused with the library's reason. A BPE file whose
+    merges cannot make most of its vocabulary (merges missing or cut short) is refused as before,
+    and a byte with no token is named in :func:`load_warnings`.
     """
 
     def fail(message: str) -> TokenizerLoadError:
@@ -231,51 +234,68 @@ def hf_from_json(data: Any, file_name: str = "tokenizer.json", name: str = "toke
         raise fail('not a Hugging Face tokenizer file (no "model" object)')
     model = data["model"]
     kind = model.get("type", "BPE" if "merges" in model else None)
-    if kind != "BPE":
-        raise fail(f"the model is {_short(kind)}, but tokviz reads only BPE models")
-    for key in ("continuing_subword_prefix", "end_of_word_suffix"):
-        if model.get(key):
-            raise fail(f"the BPE model uses {key} {_short(model[key])}, which byte-level BPE does not")
-    if data.get("normalizer") is not None:
-        kind = data["normalizer"].get("type") if isinstance(data["normalizer"], dict) else data["normalizer"]
-        raise fail(f"the tokenizer has a {_short(kind)} normalizer, which tokviz does not apply")
-    pretokenizer = _pretokenizer_from_hf(data.get("pre_tokenizer"), fail)
+    if kind is None:
+        raise fail('the model has no "type" (BPE, WordPiece, Unigram or WordLevel)')
+    warnings: list[str] = []
+    if kind == "BPE":
+        warnings += _bpe_reach(data, file_name)
+    try:
+        hf = load_library_tokenizer(json.dumps(data, ensure_ascii=False))
+    except TokenizerLoadError as exc:
+        raise fail(str(exc)) from None
+    tok = build_hf_tokenizer(hf, name)
+    warnings += missing_byte_warnings(tok, file_name)
+    return remember_warnings(tok, warnings)
 
+
+def _bpe_reach(data: dict[str, Any], file_name: str) -> list[str]:
+    """Refuse BPE merges that cannot make most of the vocabulary; else warnings (see :mod:`._reach`)."""
+    model = data["model"]
     vocab = model.get("vocab")
     raw_merges = model.get("merges", [])
-    if not isinstance(raw_merges, list):
-        raise fail('"merges" must be a list')
+    if not isinstance(vocab, dict) or not isinstance(raw_merges, list):
+        return []  # the library names what is wrong with the shape
     _check_count(len(raw_merges), "merges", file_name, TokenizerLoadError)
-    merges: list[tuple[str, str]] = []
-    for index, merge in enumerate(raw_merges):
+    added = {e.get("content") for e in data.get("added_tokens") or [] if isinstance(e, dict)}
+    made: set[str] = set()
+    for merge in raw_merges:
         if isinstance(merge, str):
-            parts = merge.split(" ")
-        elif isinstance(merge, list):
-            parts = merge
-        else:
-            parts = []
-        if len(parts) != 2 or not all(isinstance(x, str) and x for x in parts):
-            raise fail(f"merge {index} is {_short(merge)}, not 'left right' or [left, right]")
-        merges.append((parts[0], parts[1]))
+            made.add(merge.replace(" ", "", 1))
+        elif isinstance(merge, list) and all(isinstance(x, str) for x in merge):
+            made.add("".join(merge))
+    fallback = bool(model.get("byte_fallback"))
+    learned = [
+        t
+        for t in vocab
+        if isinstance(t, str)
+        and len(t) > 1
+        and t not in added
+        and not (fallback and _BYTE_TOKEN.fullmatch(t))
+    ]
+    unreachable = [t for t in learned if t not in made]
+    return judge_reach(file_name, len(learned), unreachable, len(raw_merges), "are never produced")
 
-    added_raw = data.get("added_tokens") or []
-    if not isinstance(added_raw, list):
-        raise fail('"added_tokens" must be a list')
-    added: dict[str, int] = {}
-    for entry in added_raw:
-        if (
-            not isinstance(entry, dict)
-            or not isinstance(entry.get("content"), str)
-            or not _is_int(entry.get("id"))
-        ):
-            raise fail(f"added token {_short(entry)} needs a string content and an integer id")
-        added[entry["content"]] = entry["id"]
-    if isinstance(vocab, dict):
-        # An added token outside the model vocabulary keeps the id the file gives it.
-        vocab = dict(vocab)
-        for text, token_id in added.items():
-            vocab.setdefault(text, token_id)
-    return _byte_level_tokenizer(vocab, merges, file_name, None, pretokenizer, name, added=added)
+
+_BYTE_TOKEN = regex.compile(r"<0x[0-9A-Fa-f]{2}>")
+
+
+def missing_byte_warnings(tok: Tokenizer, file_name: str) -> list[str]:
+    """A line naming the bytes a byte-level vocabulary has no token for, when UTF-8 text can hold them.
+
+    The ``tokenizers`` library drops such a byte from the ids (tokviz shows the ids it gives: the
+    character's other tokens appear as partial tokens). Bytes UTF-8 never uses are not mentioned.
+    """
+    if not getattr(tok, "byte_level", False):
+        return []
+    present = {b[0] for i, b in tok.vocab.items() if len(b) == 1 and not tok.is_special(i)}
+    missing = [b for b in range(256) if b not in present and b not in NEVER_IN_UTF8]
+    if not missing:
+        return []
+    shown = " ".join(f"{b:02X}" for b in missing[:8]) + (" ..." if len(missing) > 8 else "")
+    return [
+        f"{file_name} has no token for {len(missing)} byte{'s' if len(missing) > 1 else ''} that UTF-8 text "
+        f"can hold ({shown}); the tokenizers library drops them from the ids, and so does tokviz"
+    ]
 
 
 def _pretokenizer_from_hf(spec: Any, fail: Callable[[str], TokenizerLoadError]) -> Pretokenizer:

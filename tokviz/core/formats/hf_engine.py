@@ -1,0 +1,652 @@
+"""An exact tokviz tokenizer over any Hugging Face ``tokenizers.Tokenizer`` (the library encodes).
+
+Whatever a ``tokenizer.json`` holds (normalizers, every pre-tokenizer and Split behaviour, added
+tokens special or not, byte fallback, ``ignore_merges``, BPE, WordPiece, Unigram, WordLevel), the
+``tokenizers`` library itself encodes, so tokviz's ids are the library's:
+``encode(text) == hf.encode(text, add_special_tokens=False).ids``. Post-processor templates (a
+BOS id Llama puts first, BERT's ``[CLS] ... [SEP]``) are not inserted: :attr:`HFTokenizer.template`
+reports them instead.
+
+Views get their spans from the library's offsets (code points of the original text, also when a
+normalizer changed it). Every id has surface bytes for the views and the vocabulary browser
+(:func:`surface_bytes`). BPE models keep their merges (hover parents, the timeline); merge-by-merge
+replay runs tokviz's own BPE with the library's chunking, and only where that provably gives the
+library's ids; otherwise :attr:`replay_note` says why and replay refuses with it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ..bytes_ import gpt2_str_to_bytes
+from ..errors import ArgumentTypeError, InvalidArgument, ReplayUnavailable, TokenizerLoadError
+from ..pretokenize import CL100K_PATTERN, GPT2_PATTERN, Pretokenizer
+from ..tokenizer import Tokenizer, TokenSpan, _check_count, _check_text, replace_lone_surrogates
+
+if TYPE_CHECKING:
+    import tokenizers
+
+__all__ = ["NEVER_IN_UTF8", "HFTokenizer", "ReferenceChunks", "build_hf_tokenizer", "load_library_tokenizer"]
+
+_BYTE_FALLBACK = re.compile(r"<0x([0-9A-Fa-f]{2})>")
+# Bytes that never occur in UTF-8 text: a vocabulary may lack them without changing any encoding.
+NEVER_IN_UTF8 = frozenset([0xC0, 0xC1, *range(0xF5, 0x100)])
+
+
+@dataclass(frozen=True)
+class ReferenceChunks(Pretokenizer):
+    """A pre-tokenizer whose chunks are the ``tokenizers`` library's own (its ``pre_tokenize_str``).
+
+    ``name`` and ``pattern`` describe the rule for people (``tokviz info``); the chunks come from
+    the reference engine, so no Unicode-version difference between regex engines can creep in.
+    ``reference`` is None when the tokenizer has no pre-tokenizer (the whole text is one chunk).
+    """
+
+    reference: Any = field(default=None, repr=False, compare=False)
+
+    def split(self, text: str) -> list[str]:
+        """The reference engine's chunks of ``text``, in order."""
+        return [text[s:e] for s, e in self.spans(text)]
+
+    def spans(self, text: str) -> list[tuple[int, int]]:
+        """Code-point ``(start, end)`` of every chunk; gaps are text the pre-tokenizer drops."""
+        if not isinstance(text, str):
+            raise ArgumentTypeError(f"the text to pre-tokenize must be a str, got {type(text).__name__}")
+        if not text:
+            return []
+        if self.reference is None:
+            return [(0, len(text))]
+        try:
+            pieces = self.reference.pre_tokenize_str(text)
+        except TypeError:  # a lone surrogate: read as U+FFFD, one code point for one
+            pieces = self.reference.pre_tokenize_str(replace_lone_surrogates(text))
+        return [(int(s), int(e)) for _piece, (s, e) in pieces]
+
+
+def _find(spec: Any, kind: str) -> list[dict[str, Any]]:
+    """Every component of type ``kind`` inside a normalizer/pre-tokenizer/decoder spec (nested too)."""
+    found: list[dict[str, Any]] = []
+    if isinstance(spec, dict):
+        if spec.get("type") == kind:
+            found.append(spec)
+        for value in spec.values():
+            if isinstance(value, (dict, list)):
+                found.extend(_find(value, kind))
+    elif isinstance(spec, list):
+        for item in spec:
+            found.extend(_find(item, kind))
+    return found
+
+
+def _types(spec: Any) -> list[str]:
+    """The component types of a spec, flattening Sequence steps ("NFC", "Split", "ByteLevel")."""
+    if not isinstance(spec, dict):
+        return []
+    steps = spec.get("normalizers") or spec.get("pretokenizers") or spec.get("decoders")
+    if spec.get("type") == "Sequence" and isinstance(steps, list):
+        return [t for s in steps for t in _types(s)]
+    return [str(spec.get("type"))]
+
+
+def describe_pipeline(doc: Mapping[str, Any]) -> str:
+    """One line naming a tokenizer.json's normalizer, pre-tokenizer and model, for ``tokviz info``."""
+    parts = []
+    normalizers = _types(doc.get("normalizer"))
+    if normalizers:
+        parts.append("+".join(normalizers))
+    pre = []
+    for step in _types(doc.get("pre_tokenizer")):
+        pre.append(step)
+    for split in _find(doc.get("pre_tokenizer"), "Split"):
+        behavior = str(split.get("behavior", "Isolated"))
+        if behavior != "Isolated" or split.get("invert"):
+            pre.append(f"({behavior}{', inverted' if split.get('invert') else ''})")
+    if pre:
+        parts.append(" ".join(pre))
+    model = doc.get("model") or {}
+    parts.append(str(model.get("type", "BPE")))
+    return "hf: " + ", ".join(parts)
+
+
+def surface_bytes(doc: Mapping[str, Any]) -> Callable[[str], bytes]:
+    """How a model token string reads as text bytes, from what the tokenizer.json says.
+
+    ByteLevel alphabets decode to their bytes (``Ġ`` is a space); ``<0xNN>`` byte-fallback tokens
+    are that byte; Metaspace's replacement (``▁``) is a space; WordPiece's ``##`` continuation
+    prefix and a BPE ``end_of_word_suffix`` are dropped (the token's text without them). Anything
+    else is the token's UTF-8.
+    """
+    model = doc.get("model") or {}
+    byte_level = bool(_find(doc.get("pre_tokenizer"), "ByteLevel") or _find(doc.get("decoder"), "ByteLevel"))
+    replacements = {
+        str(m.get("replacement", "\u2581"))
+        for key in ("pre_tokenizer", "decoder")
+        for m in _find(doc.get(key), "Metaspace")
+    }
+    for rep in _find(doc.get("decoder"), "Replace"):
+        pattern = rep.get("pattern")
+        if isinstance(pattern, dict) and isinstance(pattern.get("String"), str) and rep.get("content") == " ":
+            replacements.add(pattern["String"])
+    replacements.discard("")
+    fallback = bool(model.get("byte_fallback"))
+    prefix = model.get("continuing_subword_prefix") or ""
+    suffix = model.get("end_of_word_suffix") or ""
+
+    def read(token: str) -> bytes:
+        if byte_level:
+            try:
+                return gpt2_str_to_bytes(token)
+            except KeyError:
+                pass
+        if fallback:
+            m = _BYTE_FALLBACK.fullmatch(token)
+            if m:
+                return bytes([int(m.group(1), 16)])
+        if prefix and token.startswith(prefix) and len(token) > len(prefix):
+            token = token[len(prefix) :]
+        if suffix and token.endswith(suffix) and len(token) > len(suffix):
+            token = token[: -len(suffix)]
+        for rep in replacements:
+            token = token.replace(rep, " ")
+        return token.encode("utf-8", errors="replace")
+
+    return read
+
+
+def parse_merges(raw: Any) -> list[tuple[str, str]]:
+    """A model's merges as string pairs; both spellings (``"a b"`` and ``["a", "b"]``) are read."""
+    out: list[tuple[str, str]] = []
+    for merge in raw or []:
+        if isinstance(merge, str):
+            left, _, right = merge.partition(" ")
+        else:
+            left, right = merge[0], merge[1]
+        out.append((left, right))
+    return out
+
+
+class _Engine:
+    """tokviz's fast-engine protocol over a ``tokenizers.Tokenizer``: ids of plain text."""
+
+    def __init__(self, plain: Callable[[str], list[int]]) -> None:
+        self.encode_ordinary = plain
+
+
+def _ids(hf: tokenizers.Tokenizer, text: str) -> list[int]:
+    return list(_library_encode(hf, text).ids)
+
+
+def _library_encode(hf: tokenizers.Tokenizer, text: str) -> Any:
+    """The library's encoding of ``text`` (no template); a lone surrogate reads as U+FFFD.
+
+    A text the library cannot encode (a Unigram model without an unknown token meeting a character
+    it lacks) is an :class:`InvalidArgument` with the library's reason, in one line.
+    """
+    try:
+        try:
+            return hf.encode(text, add_special_tokens=False)
+        except TypeError:  # a lone surrogate: the library takes only valid Unicode
+            return hf.encode(replace_lone_surrogates(text), add_special_tokens=False)
+    except Exception as exc:  # the library raises plain Exception
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        raise InvalidArgument(f"the tokenizers library cannot encode this text: {first}") from None
+
+
+class HFTokenizer(Tokenizer):
+    """A tokenizer whose ids come from the Hugging Face ``tokenizers`` library (see the module).
+
+    ``special_tokens`` are the file's added tokens marked special; added tokens that are not
+    special (a character added to a vocabulary) are matched whole before the model, as the library
+    does, but are ordinary text for :meth:`encode_ordinary`. ``template`` names the ids a
+    post-processor would add around a sequence (not inserted by :meth:`encode`).
+    """
+
+    def __init__(
+        self,
+        hf: tokenizers.Tokenizer,
+        doc: Mapping[str, Any],
+        name: str,
+        *,
+        replayer: Tokenizer | None = None,
+        replay_note: str | None = None,
+        pretokenizer: Pretokenizer | None = None,
+        assumptions: tuple[str, ...] = (),
+    ) -> None:
+        self.hf = hf
+        self.document = doc
+        self._plain_hf: tokenizers.Tokenizer | None = None
+        model = doc.get("model") or {}
+        self.model_type = str(model.get("type", "BPE"))
+        read = surface_bytes(doc)
+        added = hf.get_added_tokens_decoder()
+        self.added_ids = frozenset(added)
+        vocab: dict[int, bytes] = {}
+        strings: dict[int, str] = {}
+        for token, token_id in hf.get_vocab(with_added_tokens=True).items():
+            strings[token_id] = token
+            vocab[token_id] = token.encode("utf-8") if token_id in added else read(token)
+        self.token_strings = strings
+        specials = {t.content: i for i, t in added.items() if t.special}
+        self._string_merges = parse_merges(model.get("merges")) if self.model_type == "BPE" else []
+        merges = [(read(a), read(b)) for a, b in self._string_merges]
+        pre = pretokenizer or ReferenceChunks(describe_pipeline(doc), None, reference=hf.pre_tokenizer)
+        super().__init__(vocab, merges, specials, pre, name=name, engine=_Engine(self._encode_plain))
+        self.byte_level = bool(
+            _find(doc.get("pre_tokenizer"), "ByteLevel") or _find(doc.get("decoder"), "ByteLevel")
+        )
+        self._replayer = replayer
+        self.replay_note = replay_note
+        self.assumptions = assumptions
+        self.template = _template(doc)
+        # "none": the editor re-encodes the whole text (see tokviz.core.cuts); None: the usual rules.
+        self.declared_cut_mode: str | None = "none"
+        self._string_tables: (
+            tuple[dict[int, int], dict[int, tuple[int, int]], list[int], list[tuple[int, int]]] | None
+        ) = None
+
+    # ------------------------------------------------------------------ encoding
+    def encode(self, text: str) -> list[int]:
+        """The library's ids for ``text`` (added tokens matched, no post-processor template)."""
+        _check_text(text)
+        return _ids(self.hf, text)
+
+    def _encode_plain(self, text: str) -> list[int]:
+        if not self.special_tokens:
+            return _ids(self.hf, text)
+        if self._plain_hf is None:
+            from tokenizers import Tokenizer as Library
+
+            plain = Library.from_str(self.hf.to_str())
+            plain.encode_special_tokens = True  # special tokens read as text; other added tokens still match
+            self._plain_hf = plain
+        return _ids(self._plain_hf, text)
+
+    def segments(self, text: str) -> Iterator[tuple[int, int, bool]]:
+        """``(start, end, added)`` ranges tiling ``text``: ``added`` marks one added token (one id).
+
+        Unlike tokviz's own tokenizers, a non-special added token is such a range too: the
+        library matches it whole before the model, so it is never merged across.
+        """
+        _check_text(text)
+        encoding = self._encoding(text)
+        pos = 0
+        out: list[tuple[int, int, bool]] = []
+        for token_id, (s, e) in zip(encoding.ids, encoding.offsets):
+            if token_id not in self.added_ids or e <= s or s < pos:
+                continue
+            if s > pos:
+                out.append((pos, s, False))
+            out.append((s, e, True))
+            pos = e
+        if pos < len(text):
+            out.append((pos, len(text), False))
+        return iter(out)
+
+    def _encoding(self, text: str) -> Any:
+        return _library_encode(self.hf, text)
+
+    def encode_spans(self, text: str, max_merges: int | None = None) -> list[TokenSpan]:
+        """Every token placed on ``text`` by the library's offsets (code points of the original text).
+
+        A token holding part of a character (a byte of an emoji, one of two tokens a normalizer
+        made from one character) is ``partial`` and covers the whole character. Text a model drops
+        (WordPiece's spaces, a byte with no token) lies between spans. ``chunk`` numbers the
+        pre-tokenizer's words. ``max_merges`` (replay) works only where :attr:`replay_note` is None.
+        """
+        _check_text(text)
+        if max_merges is not None:
+            max_merges = _check_count(max_merges, "max_merges")
+            return self._replay().encode_spans(text, max_merges)
+        encoding = self._encoding(text)
+        ids = encoding.ids
+        offsets = encoding.offsets
+        words = encoding.word_ids
+        vocab = self.vocab
+        specials = self._special_ids
+        spans: list[TokenSpan] = []
+        chunk = -1
+        last_word: object = object()
+        n = len(ids)
+        new = tuple.__new__
+        for k in range(n):
+            token_id = ids[k]
+            s, e = offsets[k]
+            data = vocab.get(token_id, b"")
+            word = words[k]
+            if word is None or word != last_word:
+                chunk += 1
+                last_word = word
+            partial = bool(
+                (k > 0 and offsets[k - 1][1] > s) or (k + 1 < n and offsets[k + 1][0] < e) or _cut_utf8(data)
+            )
+            spans.append(
+                new(TokenSpan, (token_id, s, e, data, partial and e > s, token_id in specials, max(chunk, 0)))
+            )
+        return spans
+
+    def _safe_cut(self, buffer: str, safe_spaces: bool) -> int:
+        """Where :meth:`encode_iterable` may cut: the start of the last special token, or 0.
+
+        The library handles the text between added tokens independently, so cutting before one is
+        exact (unless it strips spaces around itself); a document without special tokens is held
+        whole, and a Metaspace that prefixes only the first piece never lets a block be cut.
+        """
+        if any(
+            m.get("prepend_scheme") == "first" for m in _find(self.document.get("pre_tokenizer"), "Metaspace")
+        ):
+            return 0
+        longest = max((len(s) for s in self.special_tokens), default=0)
+        limit = len(buffer) - max(longest, 1)
+        cut = 0
+        for start, end, added in self.segments(buffer):
+            if added and start <= limit and self.hf.token_to_id(buffer[start:end]) in self._special_ids:
+                if not self._strips(buffer[start:end]):
+                    cut = start
+        return cut
+
+    def _strips(self, content: str) -> bool:
+        token_id = self.hf.token_to_id(content)
+        token = self.hf.get_added_tokens_decoder().get(token_id) if token_id is not None else None
+        return token is None or bool(token.lstrip or token.rstrip or token.single_word)
+
+    # ------------------------------------------------------------------ decoding
+    def decode(self, ids: Iterable[int]) -> str:
+        """Text of ``ids``: joined bytes for byte-level models, the library's decoder otherwise
+        (WordPiece puts spaces back between words, Metaspace turns ``▁`` into spaces)."""
+        if self.byte_level:
+            return super().decode(ids)
+        seq = list(ids) if not isinstance(ids, (list, tuple)) else ids
+        self.decode_bytes(seq)  # an unknown id is named as for every tokenizer
+        return str(self.hf.decode(list(seq), skip_special_tokens=False))
+
+    # ------------------------------------------------------------------ merges
+    def _tables(self) -> tuple[dict[int, int], dict[int, tuple[int, int]], list[int], list[tuple[int, int]]]:
+        """Merge tables from the file's own strings: made id -> rank, parents, per-rank ids."""
+        if self._string_tables is None:
+            to_id = self.hf.token_to_id
+            rank_of: dict[int, int] = {}
+            parents: dict[int, tuple[int, int]] = {}
+            made: list[int] = []
+            pairs: list[tuple[int, int]] = []
+            for rank, (a, b) in enumerate(self._string_merges):
+                left, right, new = to_id(a), to_id(b), to_id(a + b)
+                pair = (-1 if left is None else left, -1 if right is None else right)
+                made.append(-1 if new is None else new)
+                pairs.append(pair)
+                if new is not None and new not in rank_of:
+                    rank_of[new] = rank
+                    parents[new] = pair
+            self._string_tables = (rank_of, parents, made, pairs)
+        return self._string_tables
+
+    @property
+    def merge_rank_of_id(self) -> dict[int, int]:
+        """Merge index that created each merged id (from the file's merges)."""
+        return self._tables()[0]
+
+    @property
+    def parents_of_id(self) -> dict[int, tuple[int, int]]:
+        """The (left id, right id) each merged id was made from."""
+        return self._tables()[1]
+
+    def id_of_merge(self, rank: int) -> int:
+        """The id that merge number ``rank`` (0-based) creates."""
+        return self._tables()[2][self._rank(rank)]
+
+    def parents_of_merge(self, rank: int) -> tuple[int, int]:
+        """The (left id, right id) that merge number ``rank`` (0-based) joins."""
+        return self._tables()[3][self._rank(rank)]
+
+    def _rank(self, rank: object) -> int:
+        n = _check_count(rank, "a merge number")
+        if n >= len(self._string_merges):
+            raise InvalidArgument(
+                f"{self.name} has {len(self._string_merges):,} merges (numbered from 0), so there is no merge {n}"
+            )
+        return n
+
+    # ------------------------------------------------------------------ replay
+    def _replay(self) -> Tokenizer:
+        if self._replayer is None or self.replay_note is not None:
+            raise ReplayUnavailable(f"{self.name}: {self.replay_note or 'replay is not available'}")
+        return self._replayer
+
+    def encode_with_merges(self, text: str, max_merges: int) -> list[int]:
+        """Ids with only the first ``max_merges`` merges; refused with :attr:`replay_note` when replay
+        cannot reproduce the library's ids."""
+        _check_text(text)
+        return self._replay().encode_with_merges(text, max_merges)
+
+    def trace_chunk(self, data: bytes) -> tuple[list[int], list[int]]:
+        """One chunk's ids and the merges applied (replay); refused like :meth:`encode_with_merges`."""
+        return self._replay().trace_chunk(data)
+
+    def _bpe(self, data: bytes, max_rank: int | None = None) -> list[int]:
+        return self._replay()._bpe(data, max_rank)
+
+    def with_special_tokens(self, extra: Iterable[str]) -> Tokenizer:
+        """The same tokenizer with more special tokens (added to a copy of the library's tokenizer)."""
+        if isinstance(extra, (str, bytes)) or not isinstance(extra, Iterable):
+            raise ArgumentTypeError(
+                f"extra special tokens must be a list of strings, got {type(extra).__name__}"
+            )
+        extra = [s for s in extra if s]
+        for s in extra:
+            if not isinstance(s, str):
+                raise ArgumentTypeError(f"special tokens must be strings, got {s!r}")
+        from tokenizers import AddedToken
+        from tokenizers import Tokenizer as Library
+
+        copy = Library.from_str(self.hf.to_str())
+        copy.add_special_tokens([AddedToken(s, special=True, normalized=False) for s in extra])
+        doc = json.loads(copy.to_str())
+        replayer = self._replayer
+        if replayer is not None:
+            specials = {t.content: i for i, t in copy.get_added_tokens_decoder().items() if t.special}
+            replayer = Tokenizer(
+                replayer.vocab, replayer.merges, specials, replayer.pretokenizer, replayer.name
+            )
+        return HFTokenizer(
+            copy,
+            doc,
+            self.name,
+            replayer=replayer,
+            replay_note=self.replay_note,
+            pretokenizer=self.pretokenizer,
+            assumptions=self.assumptions,
+        )
+
+    def __repr__(self) -> str:
+        return (
+            f"HFTokenizer(name={self.name!r}, model={self.model_type}, vocab_size={self.vocab_size}, "
+            f"merges={self.merge_count}, pretokenizer={self.pretokenizer.name!r})"
+        )
+
+
+def _cut_utf8(data: bytes) -> bool:
+    """True when ``data`` is not whole UTF-8 characters (a token holding part of a character)."""
+    if data.isascii():
+        return False
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return True
+    return False
+
+
+def _template(doc: Mapping[str, Any]) -> tuple[str, ...]:
+    """The special tokens a post-processor puts around one sequence (``("<s>",)``, ``("[CLS]", "[SEP]")``)."""
+    post = doc.get("post_processor")
+    out: list[str] = []
+    for step in _find(post, "TemplateProcessing"):
+        for item in step.get("single") or []:
+            if isinstance(item, dict) and isinstance(item.get("SpecialToken"), dict):
+                out.append(str(item["SpecialToken"].get("id")))
+            elif isinstance(item, dict) and "Sequence" in item:
+                out.append("$A")
+        return tuple(out)
+    for kind, pair in (("BertProcessing", ("cls", "sep")), ("RobertaProcessing", ("cls", "sep"))):
+        for step in _find(post, kind):
+            cls, sep = step.get(pair[0]), step.get(pair[1])
+            if isinstance(cls, list) and isinstance(sep, list):
+                return (str(cls[0]), "$A", str(sep[0]))
+    return ()
+
+
+def load_library_tokenizer(text: str) -> tokenizers.Tokenizer:
+    """The library's tokenizer from a tokenizer.json text, or a one-line :class:`TokenizerLoadError`."""
+    from tokenizers import Tokenizer as Library
+
+    try:
+        return Library.from_str(text)
+    except Exception as exc:  # the library raises plain Exception with its serde message
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        raise TokenizerLoadError(f"the tokenizers library cannot read it: {first}") from None
+
+
+# Text the replayer must encode exactly like the library before replay is offered.
+_REPLAY_PROBE = (
+    "Hello, world! It's 2024 -- we're testing   spaces\t\ttabs\n\nnewlines\r\n and digits 1234567.",
+    "Ελληνικά русский עברית العربية हिन्दी 中文字符 日本語 한국어 ไทย",
+    "Emoji 😀👍🏽 👨\u200d👩\u200d👧 🇫🇷 e\u0301 \ufeffBOM \u00a0nbsp \u2028 x = f(a_b) // 0x1F;",
+)
+
+
+def _replay_obstacle(
+    doc: Mapping[str, Any], hf: tokenizers.Tokenizer, vocab: Mapping[str, int]
+) -> str | None:
+    """Why tokviz's merge-by-merge BPE cannot reproduce this file's ids, or None when it can."""
+    model = doc.get("model") or {}
+    kind = str(model.get("type", "BPE"))
+    if kind != "BPE":
+        return f"not BPE: a {kind} model has no merges to replay"
+    if not model.get("merges"):
+        return "the BPE model has no merges to replay"
+    if doc.get("normalizer") is not None:
+        names = "+".join(_types(doc["normalizer"])) or "a"
+        return f"replay is not exact: the {names} normalizer changes the text before BPE"
+    if model.get("byte_fallback"):
+        return "replay is not exact: byte fallback (<0xNN> tokens) is not merge-list BPE"
+    if model.get("ignore_merges"):
+        return "replay is not exact: ignore_merges takes whole words from the vocabulary before any merge"
+    if model.get("dropout"):
+        return "replay is not exact: BPE dropout skips merges at random"
+    if model.get("continuing_subword_prefix") or model.get("end_of_word_suffix"):
+        return "replay is not exact: the BPE marks word pieces with a prefix or suffix"
+    pre = doc.get("pre_tokenizer")
+    steps = pre.get("pretokenizers") if isinstance(pre, dict) and pre.get("type") == "Sequence" else [pre]
+    if not isinstance(steps, list) or not steps or not isinstance(steps[-1], dict):
+        return "replay is not exact: without a ByteLevel pre-tokenizer the model is not byte-level BPE"
+    last = steps[-1]
+    if last.get("type") != "ByteLevel":
+        return f"replay is not exact: the pre-tokenizer ({'+'.join(_types(pre))}) does not end in ByteLevel"
+    if last.get("add_prefix_space"):
+        return "replay is not exact: the ByteLevel pre-tokenizer adds a space before the text"
+    for split in _find(pre, "Split"):
+        if str(split.get("behavior")) == "Removed":
+            return "replay is not exact: the Split pre-tokenizer removes text"
+    for token in hf.get_added_tokens_decoder().values():
+        if token.lstrip or token.rstrip or token.single_word:
+            return (
+                f"replay is not exact: the added token {token.content!r} strips spaces or matches whole words"
+            )
+    return None
+
+
+def _display_pretokenizer(
+    doc: Mapping[str, Any], hf: tokenizers.Tokenizer, replayable: bool
+) -> ReferenceChunks:
+    """The pre-tokenizer tokviz shows: ``gpt2``, ``cl100k``, ``none`` or ``custom`` with its regex
+    where the file is a byte-level BPE tokviz could have written, else a description of the file's
+    pipeline. The chunks always come from the library."""
+    from .hf_json import from_oniguruma, to_oniguruma
+
+    pre = doc.get("pre_tokenizer")
+    reference = hf.pre_tokenizer
+    if replayable and isinstance(pre, dict):
+        if pre.get("type") == "ByteLevel":
+            if pre.get("use_regex", True):
+                return ReferenceChunks("gpt2", GPT2_PATTERN, reference=reference)
+            return ReferenceChunks("none", None, reference=reference)
+        steps = pre.get("pretokenizers") if pre.get("type") == "Sequence" else None
+        if isinstance(steps, list) and len(steps) == 2 and isinstance(steps[0], dict):
+            split, pattern = steps[0], steps[0].get("pattern")
+            isolated = (
+                split.get("type") == "Split"
+                and split.get("behavior") == "Isolated"
+                and not split.get("invert")
+            )
+            onig = pattern.get("Regex") if isinstance(pattern, dict) else None
+            if isolated and isinstance(onig, str):
+                for known, python in (("gpt2", GPT2_PATTERN), ("cl100k", CL100K_PATTERN)):
+                    if to_oniguruma(python) == onig:
+                        return ReferenceChunks(known, python, reference=reference)
+                try:
+                    return ReferenceChunks("custom", from_oniguruma(onig), reference=reference)
+                except TokenizerLoadError:
+                    pass
+    return ReferenceChunks(describe_pipeline(doc), None, reference=reference)
+
+
+def _make_replayer(
+    doc: Mapping[str, Any], hf: tokenizers.Tokenizer, pre: ReferenceChunks, name: str
+) -> tuple[Tokenizer | None, str | None]:
+    """tokviz's own BPE over the file's vocabulary and merges, chunked by the library; or why not."""
+    read = surface_bytes(doc)
+    added = hf.get_added_tokens_decoder()
+    vocab: dict[int, bytes] = {}
+    for token, token_id in hf.get_vocab(with_added_tokens=False).items():
+        if token_id not in added:
+            vocab[token_id] = read(token)
+    present = {b[0] for b in vocab.values() if len(b) == 1}
+    missing = sorted(set(range(256)) - present)
+    occurring = [b for b in missing if b not in NEVER_IN_UTF8]
+    if occurring:
+        shown = " ".join(f"{b:02X}" for b in occurring[:6]) + (" ..." if len(occurring) > 6 else "")
+        return (
+            None,
+            f"replay is not exact: the vocabulary has no token for the bytes {shown}, which the library drops",
+        )
+    next_id = max([*vocab, *added], default=-1) + 1
+    for b in missing:  # bytes UTF-8 never uses: placeholders no text can reach
+        vocab[next_id] = bytes([b])
+        next_id += 1
+    merges = [(read(a), read(b)) for a, b in parse_merges((doc.get("model") or {}).get("merges"))]
+    specials = {t.content: i for i, t in added.items()}
+    try:
+        replayer = Tokenizer(vocab, merges, specials, pre, name=name)
+    except TokenizerLoadError as exc:
+        return None, f"replay is not exact: {exc}"
+    for text in _REPLAY_PROBE:
+        if replayer.encode_with_merges(text, len(merges)) != _ids(hf, text):
+            return (
+                None,
+                "replay is not exact: merge-by-merge BPE does not give the library's ids on sample text",
+            )
+    return replayer, None
+
+
+def build_hf_tokenizer(
+    hf: tokenizers.Tokenizer, name: str, *, assumptions: tuple[str, ...] = ()
+) -> HFTokenizer:
+    """An :class:`HFTokenizer` over the library's tokenizer ``hf``, with replay where it is exact."""
+    doc = json.loads(hf.to_str())
+    note = _replay_obstacle(doc, hf, hf.get_vocab())
+    pre = _display_pretokenizer(doc, hf, note is None)
+    replayer = None
+    if note is None:
+        replayer, note = _make_replayer(doc, hf, pre, name)
+    if note is not None and not pre.name.startswith("hf:"):
+        pre = ReferenceChunks(describe_pipeline(doc), None, reference=hf.pre_tokenizer)
+    tok = HFTokenizer(
+        hf, doc, name, replayer=replayer, replay_note=note, pretokenizer=pre, assumptions=assumptions
+    )
+    # The editor may re-encode a window between safe cuts only where the chunking is GPT-2's.
+    spaced = any(any(c.isspace() for c in t.content) for t in hf.get_added_tokens_decoder().values())
+    if pre.name == "gpt2" and replayer is not None and not spaced:
+        tok.declared_cut_mode = None
+    return tok

@@ -1,0 +1,308 @@
+"""Folders as ``transformers`` saves them: ``vocab.json`` + ``merges.txt`` with their side files.
+
+The pair is a byte-level BPE (GPT-2's layout). Like ``GPT2TokenizerFast`` this builds a
+``tokenizers`` BPE with a ByteLevel pre-tokenizer and every added token the folder names:
+``tokenizer_config.json`` (``added_tokens_decoder``, ``add_prefix_space``, ``bos_token`` ...),
+``added_tokens.json`` and ``special_tokens_map.json``. Added tokens that are not special (a
+character such as ``ü`` added to a vocabulary) are matched as text before BPE, as the library
+does. The library then encodes (:mod:`.hf_engine`), so ids equal what ``transformers`` gives.
+
+What the folder does not say is assumed and said: without a ``tokenizer_config.json`` naming a
+GPT-2-style tokenizer class (or a ``pattern`` argument) the pre-tokenizer is GPT-2's, and the
+tokenizer's ``assumptions`` read ``"pre-tokenizer assumed: GPT-2"``. Without any side file, the
+vocabulary entries no merge makes (GPT-2's ``<|endoftext|>``) are taken as its special tokens, the
+only way they can be used (as tokviz always did; :mod:`._reach` refuses files where that would be
+most of the vocabulary).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from ..bytes_ import gpt2_str_to_bytes
+from ..errors import TokenizerLoadError
+from ..outputs import mismatched_files
+from ..pretokenize import NAMED_PATTERNS, resolve_pretokenizer
+from ..tokenizer import Tokenizer
+from ._common import (
+    MAX_ID,
+    MERGES_TXT_CAP,
+    VOCAB_JSON_CAP,
+    PathLike,
+    _check_count,
+    _is_int,
+    _parse_json,
+    _read_file,
+    _short,
+    json_kind,
+)
+from ._reach import judge_reach, remember_warnings
+from .gpt2_files import _parse_merges_txt
+from .hf_engine import build_hf_tokenizer
+from .hf_json import missing_byte_warnings, to_oniguruma
+
+SIDE_FILES = ("tokenizer_config.json", "special_tokens_map.json", "added_tokens.json")
+# transformers' tokenizer classes that read vocab.json + merges.txt with GPT-2's regex.
+GPT2_STYLE_CLASSES = frozenset(
+    f"{base}Tokenizer{fast}"
+    for base in (
+        "GPT2",
+        "Roberta",
+        "Bart",
+        "Longformer",
+        "CodeGen",
+        "Whisper",
+        "LED",
+        "Mvp",
+        "Blenderbot",
+        "Marian",
+    )
+    for fast in ("", "Fast")
+)
+PRETOKENIZER_ASSUMED = "pre-tokenizer assumed: GPT-2"
+_SPECIAL_KEYS = ("bos_token", "eos_token", "unk_token", "sep_token", "pad_token", "cls_token", "mask_token")
+
+
+def load_vocab_merges(
+    vocab_json: PathLike,
+    merges_txt: PathLike,
+    *,
+    pattern: str | None = None,
+    special_tokens: Mapping[str, int | None] | Iterable[str] | None = None,
+    name: str | None = None,
+) -> Tokenizer:
+    """Load a ``vocab.json`` + ``merges.txt`` pair and the side files beside it (see the module).
+
+    ``pattern`` (a regex, or ``gpt2``/``cl100k``) replaces the assumed GPT-2 pre-tokenizer;
+    ``special_tokens`` (texts, or ``{text: id}``) are added as special tokens, as the side files'
+    are. Raises :class:`TokenizerLoadError` naming the file and what is wrong.
+    """
+    vocab_path, merges_path = Path(vocab_json), Path(merges_txt)
+    vocab_data = _read_file(vocab_path, TokenizerLoadError, VOCAB_JSON_CAP)
+    merges_data = _read_file(merges_path, TokenizerLoadError, MERGES_TXT_CAP)
+    mismatch = mismatched_files([vocab_path, merges_path])
+    if mismatch is not None:
+        raise TokenizerLoadError(mismatch)
+    raw_vocab = _parse_json(vocab_data, vocab_path.name, TokenizerLoadError)
+    merges = _parse_merges_txt(merges_data, merges_path.name)
+    vocab = _checked_vocab(raw_vocab, vocab_path.name)
+    _check_merges(merges, vocab_path.name, merges_path.name, len(vocab))
+    side = _side_files(vocab_path.parent)
+    config = side.get("tokenizer_config.json", {})
+    added = _added_tokens(side, vocab)
+    if special_tokens is not None:
+        added.update(_given_specials(special_tokens, vocab, added))
+    made = {a + b for a, b in merges}
+    # Entries longer than one byte (or outside the byte map) that are not added tokens: merges make them.
+    learned = [t for t in vocab if t not in added and len(gpt2_bytes(t) or b"??") > 1]
+    unmade = [t for t in learned if t not in made]
+    if not side and special_tokens is None:
+        # A bare pair: what no merge makes can only be used as a special token (GPT-2's own layout).
+        warnings = judge_reach(
+            vocab_path.name, len(learned), unmade, len(merges), "are treated as special tokens"
+        )
+        for token in unmade:
+            added[token] = (vocab[token], True, {})
+    else:
+        warnings = judge_reach(vocab_path.name, len(learned), unmade, len(merges), "are never produced")
+
+    assumptions: tuple[str, ...] = ()
+    if pattern is None and str(config.get("tokenizer_class", "")) not in GPT2_STYLE_CLASSES:
+        assumptions = (PRETOKENIZER_ASSUMED,)
+    hf = _library_bpe(
+        vocab, merges, added, pattern, bool(config.get("add_prefix_space", False)), vocab_path.name
+    )
+    tok = build_hf_tokenizer(hf, name or vocab_path.parent.name or vocab_path.stem, assumptions=assumptions)
+    return remember_warnings(tok, [*warnings, *missing_byte_warnings(tok, vocab_path.name)])
+
+
+def gpt2_bytes(token: str) -> bytes | None:
+    """The bytes a GPT-2 byte-map string stands for, or None for a string outside the map."""
+    try:
+        return gpt2_str_to_bytes(token)
+    except KeyError:
+        return None
+
+
+def _checked_vocab(raw: Any, file_name: str) -> dict[str, int]:
+    if not isinstance(raw, dict):
+        raise TokenizerLoadError(
+            f"{file_name}: the vocabulary must be a JSON object of token -> id, not {json_kind(raw)}"
+        )
+    _check_count(len(raw), "vocabulary entries", file_name, TokenizerLoadError)
+    owner: dict[int, str] = {}
+    for key, token_id in raw.items():
+        if not _is_int(token_id) or not 0 <= token_id <= MAX_ID:
+            raise TokenizerLoadError(
+                f"{file_name}: token {_short(key)} has id {_short(token_id)}, not an integer id"
+            )
+        if token_id in owner:
+            raise TokenizerLoadError(
+                f"{file_name}: tokens {_short(owner[token_id])} and {_short(key)} share id {token_id}"
+            )
+        owner[token_id] = key
+    return dict(raw)
+
+
+def _check_merges(merges: list[tuple[str, str]], vocab_name: str, merges_name: str, vocab_size: int) -> None:
+    if len(merges) > vocab_size:
+        raise TokenizerLoadError(f"{vocab_name}: {len(merges):,} merges cannot fit {vocab_size:,} tokens")
+    for index, (left, right) in enumerate(merges):
+        if gpt2_bytes(left) is None or gpt2_bytes(right) is None:
+            raise TokenizerLoadError(
+                f"{merges_name}: merge {index} ({_short(left)} {_short(right)}) uses a character outside "
+                "GPT-2's byte map"
+            )
+
+
+def _side_files(folder: Path) -> dict[str, Any]:
+    """The side files present in ``folder``, parsed (each must be a JSON object)."""
+    out: dict[str, Any] = {}
+    for name in SIDE_FILES:
+        path = folder / name
+        if not path.is_file():
+            continue
+        value = _parse_json(_read_file(path, TokenizerLoadError, VOCAB_JSON_CAP), name, TokenizerLoadError)
+        if not isinstance(value, dict):
+            raise TokenizerLoadError(f"{name}: expected a JSON object, found {json_kind(value)}")
+        out[name] = value
+    return out
+
+
+def _content(value: Any) -> str | None:
+    """A special token named as a string or as ``{"content": ...}`` (transformers writes both)."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, dict) and isinstance(value.get("content"), str):
+        return str(value["content"])
+    return None
+
+
+AddedEntry = tuple[int | None, bool, dict[str, Any]]
+
+
+def _added_tokens(side: Mapping[str, Any], vocab: Mapping[str, int]) -> dict[str, AddedEntry]:
+    """``{content: (id or None, special, options)}`` from the side files, as transformers reads them."""
+    config = side.get("tokenizer_config.json", {})
+    added: dict[str, AddedEntry] = {}
+    decoder = config.get("added_tokens_decoder")
+    if isinstance(decoder, dict):
+        for key, entry in decoder.items():
+            content = _content(entry)
+            if content is None or not str(key).isdigit():
+                raise TokenizerLoadError(
+                    f"tokenizer_config.json: added token {_short(key)} needs an id and a content"
+                )
+            options = (
+                {k: bool(entry.get(k, False)) for k in ("lstrip", "rstrip", "single_word")}
+                if isinstance(entry, dict)
+                else {}
+            )
+            special = bool(entry.get("special", False)) if isinstance(entry, dict) else False
+            added[content] = (int(key), special, options)
+    listed = side.get("added_tokens.json", {})
+    for content, token_id in listed.items():
+        if not _is_int(token_id):
+            raise TokenizerLoadError(
+                f"added_tokens.json: token {_short(content)} has id {_short(token_id)}, not an integer"
+            )
+        added.setdefault(content, (token_id, False, {}))
+    specials: list[str] = []
+    for source in (side.get("special_tokens_map.json", {}), config):
+        for key in _SPECIAL_KEYS:
+            content = _content(source.get(key))
+            if content:
+                specials.append(content)
+        extra = source.get("additional_special_tokens")
+        if isinstance(extra, list):
+            specials.extend(c for c in map(_content, extra) if c)
+    for content in specials:
+        if content in added:
+            token_id, _special, options = added[content]
+            added[content] = (token_id, True, options)
+        elif content in vocab or side:
+            added[content] = (vocab.get(content), True, {})
+    return added
+
+
+def _given_specials(
+    given: Mapping[str, int | None] | Iterable[str], vocab: Mapping[str, int], added: Mapping[str, AddedEntry]
+) -> dict[str, AddedEntry]:
+    """The caller's special tokens: ``{text: id}`` (an id of None takes the vocabulary's or the next
+    free one) or texts."""
+    if isinstance(given, str) or not isinstance(given, (Mapping, Iterable)):
+        raise TokenizerLoadError(
+            f"special tokens must be a list of strings or a {{text: id}} mapping, not {type(given).__name__}"
+        )
+    out: dict[str, AddedEntry] = {}
+    if isinstance(given, Mapping):
+        for content, token_id in given.items():
+            if token_id is None:
+                out.update(_given_specials([content], vocab, added))
+                continue
+            if not isinstance(content, str) or not _is_int(token_id) or token_id < 0:
+                raise TokenizerLoadError(f"the special token {_short(content)} needs a text and an id >= 0")
+            out[content] = (token_id, True, {})
+        return out
+    for content in given:
+        if not isinstance(content, str) or not content:
+            raise TokenizerLoadError(f"special tokens must be non-empty strings, got {_short(content)}")
+        previous = added.get(content)
+        out[content] = (vocab.get(content, previous[0] if previous else None), True, {})
+    return out
+
+
+def _pre_tokenizer(pattern: str | None, add_prefix_space: bool) -> Any:
+    from tokenizers import Regex, pre_tokenizers
+
+    if pattern is None or resolve_pretokenizer(pattern).pattern == NAMED_PATTERNS["gpt2"]:
+        return pre_tokenizers.ByteLevel(add_prefix_space=add_prefix_space, use_regex=True)
+    pre = resolve_pretokenizer(pattern)  # checks the regex (PretokenizerError names the problem)
+    if pre.pattern is None:
+        return pre_tokenizers.ByteLevel(add_prefix_space=add_prefix_space, use_regex=False)
+    split = pre_tokenizers.Split(Regex(to_oniguruma(pre.pattern)), behavior="isolated", invert=False)
+    return pre_tokenizers.Sequence(
+        [split, pre_tokenizers.ByteLevel(add_prefix_space=add_prefix_space, use_regex=False)]
+    )
+
+
+def _library_bpe(
+    vocab: dict[str, int],
+    merges: list[tuple[str, str]],
+    added: Mapping[str, AddedEntry],
+    pattern: str | None,
+    add_prefix_space: bool,
+    file_name: str,
+) -> Any:
+    """The ``tokenizers`` BPE ``GPT2TokenizerFast`` would build, with every added token at its id."""
+    from tokenizers import AddedToken, decoders, models
+    from tokenizers import Tokenizer as Library
+
+    try:
+        library = Library(models.BPE(vocab=vocab, merges=merges))
+    except Exception as exc:  # the library raises plain Exception for merges outside the vocabulary
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        raise TokenizerLoadError(
+            f"{file_name}: the tokenizers library cannot build the BPE: {first}"
+        ) from None
+    library.pre_tokenizer = _pre_tokenizer(pattern, add_prefix_space)
+    library.decoder = decoders.ByteLevel()
+    order = sorted(added.items(), key=lambda item: (item[1][0] is None, item[1][0] or 0))
+    for content, (token_id, special, options) in order:
+        token = AddedToken(content, special=special, normalized=not special, **options)
+        if special:
+            library.add_special_tokens([token])
+        else:
+            library.add_tokens([token])
+        got = library.token_to_id(content)
+        if token_id is not None and got != token_id:
+            raise TokenizerLoadError(
+                f"{file_name}: the added token {_short(content)} should have id {token_id}, but the ids "
+                f"before it end at {got - 1 if got is not None else '?'} (a side file lists ids that do not follow the vocabulary)"
+            )
+    return library
+
+
+__all__ = ["GPT2_STYLE_CLASSES", "PRETOKENIZER_ASSUMED", "SIDE_FILES", "load_vocab_merges"]
