@@ -3,14 +3,31 @@
 Drop-in versions of ``QFileDialog``'s static functions: a dialog asked to start in the home folder
 (or on a default file name there) starts in the folder of the last file opened or saved instead,
 and every successful choice is remembered in the settings for the next dialog and the next session.
+The Open tokenizer dialog (:func:`ask_tokenizer`) also takes what a rank file cannot say: its
+pre-tokenizer pattern and special tokens.
 """
 
 from __future__ import annotations
 
+import shlex
+from dataclasses import dataclass
 from pathlib import Path
 
-from PySide6.QtWidgets import QFileDialog, QWidget
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFileDialog,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
 
+from tokviz.core.pretokenize import NAMED_PATTERNS, validate_pattern
 from tokviz.gui.settings import LAST_FOLDER, Settings
 
 
@@ -72,3 +89,137 @@ def get_existing_directory(parent: QWidget | None, caption: str, directory: str 
     if path:
         remember_folder(path)
     return path
+
+
+TOKENIZER_FILTER = (
+    "Tokenizers (tokenizer.json *.json *.tiktoken *.model merges.txt vocab.json *.txt);;All files (*)"
+)
+# The pattern choice that leaves the pre-tokenizer to the file (or to a stated guess).
+FROM_FILE = "As the file says (GPT-2 if it does not say)"
+
+
+@dataclass(frozen=True)
+class TokenizerRequest:
+    """What the Open tokenizer dialog asks to load: a file or folder, and what the file cannot say."""
+
+    path: str
+    pattern: str | None
+    special_tokens: tuple[str, ...]
+
+
+def parse_special_tokens(text: str) -> tuple[str, ...]:
+    """Special tokens typed in one field: separated by spaces, a token with a space in quotes."""
+    try:
+        parts = shlex.split(text, posix=True)
+    except ValueError:  # an unbalanced quote: take the text word by word
+        parts = text.split()
+    return tuple(dict.fromkeys(p for p in parts if p))
+
+
+class OpenTokenizerDialog(QDialog):
+    """Choose a tokenizer file or folder, and optionally its pre-tokenizer pattern and special tokens.
+
+    Any kind loads: a tokviz model, a Hugging Face tokenizer.json, a folder saved by
+    ``transformers``, vocab.json + merges.txt, a ``.tiktoken`` rank file or a SentencePiece
+    ``.model``. The pattern and special tokens are for the kinds that cannot say them themselves
+    (``.tiktoken`` and vocab/merges files); a typed regex is checked as you type.
+    """
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("openTokenizerDialog")
+        self.setWindowTitle("Open tokenizer")
+        self.path = QLineEdit(self)
+        self.path.setObjectName("tokenizerPath")
+        self.path.setPlaceholderText("a tokenizer file or a folder saved by transformers")
+        browse_file = QPushButton("File…", self)
+        browse_file.setObjectName("browseTokenizerFile")
+        browse_folder = QPushButton("Folder…", self)
+        browse_folder.setObjectName("browseTokenizerFolder")
+        browse_file.clicked.connect(self._choose_file)
+        browse_folder.clicked.connect(self._choose_folder)
+        self.pattern = QComboBox(self)
+        self.pattern.setObjectName("tokenizerPattern")
+        self.pattern.setEditable(True)
+        names = [n for n in (*NAMED_PATTERNS, "o200k") if n != "none" and validate_pattern(n) is None]
+        self.pattern.addItems([FROM_FILE, *dict.fromkeys(names), "none"])
+        self.pattern.setToolTip(
+            "The pre-tokenizer for a .tiktoken or vocab.json + merges.txt file, which do not store one: "
+            "a name (gpt2, cl100k, …) or your own regex. Other kinds carry their own."
+        )
+        self.specials = QLineEdit(self)
+        self.specials.setObjectName("tokenizerSpecialTokens")
+        self.specials.setPlaceholderText("<|endoftext|> <|im_start|>")
+        self.specials.setToolTip("Special tokens, separated by spaces (quote one that holds a space)")
+        self.problem = QLabel("", self)
+        self.problem.setObjectName("tokenizerDialogProblem")
+        self.problem.setWordWrap(True)
+        self.buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Open | QDialogButtonBox.StandardButton.Cancel, self
+        )
+        self.buttons.accepted.connect(self.accept)
+        self.buttons.rejected.connect(self.reject)
+
+        where = QHBoxLayout()
+        where.addWidget(self.path, 1)
+        where.addWidget(browse_file)
+        where.addWidget(browse_folder)
+        form = QFormLayout()
+        form.addRow("Tokenizer:", where)
+        form.addRow("Pre-tokenizer:", self.pattern)
+        form.addRow("Special tokens:", self.specials)
+        layout = QVBoxLayout(self)
+        layout.addLayout(form)
+        layout.addWidget(self.problem)
+        layout.addWidget(self.buttons)
+        self.path.textChanged.connect(self._check)
+        self.pattern.currentTextChanged.connect(self._check)
+        self.resize(640, self.sizeHint().height())
+        self._check()
+
+    def _choose_file(self) -> None:
+        path, _ = get_open_file_name(self, "Open tokenizer", str(Path.home()), TOKENIZER_FILTER)
+        if path:
+            self.path.setText(path)
+
+    def _choose_folder(self) -> None:
+        path = get_existing_directory(self, "Open a tokenizer folder", str(Path.home()))
+        if path:
+            self.path.setText(path)
+
+    def chosen_pattern(self) -> str | None:
+        """The pattern to pass to the loader, or None to leave it to the file."""
+        text = self.pattern.currentText()
+        return None if text in (FROM_FILE, "") else text
+
+    def _check(self, *_args: object) -> None:
+        pattern = self.chosen_pattern()
+        problem = validate_pattern(pattern) if pattern is not None else None
+        path = self.path.text().strip()
+        if problem:
+            self.problem.setText(problem)
+        elif path and not Path(path).exists():
+            problem = f"{path} does not exist"
+            self.problem.setText(problem)
+        else:
+            self.problem.setText("")
+        self.buttons.button(QDialogButtonBox.StandardButton.Open).setEnabled(bool(path) and not problem)
+
+    def request(self) -> TokenizerRequest:
+        """What to load, as the fields say now."""
+        return TokenizerRequest(
+            self.path.text().strip(), self.chosen_pattern(), parse_special_tokens(self.specials.text())
+        )
+
+
+def ask_tokenizer(parent: QWidget | None) -> TokenizerRequest | None:
+    """Show the Open tokenizer dialog (modal); the request, or None when cancelled."""
+    dialog = OpenTokenizerDialog(parent)
+    try:
+        if dialog.exec() != QDialog.DialogCode.Accepted:
+            return None
+        request = dialog.request()
+    finally:
+        dialog.deleteLater()
+    remember_folder(Path(request.path).parent if Path(request.path).is_file() else request.path)
+    return request

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QAction, QActionGroup
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
+    QMenu,
     QSizePolicy,
     QToolButton,
     QVBoxLayout,
@@ -13,6 +15,8 @@ from PySide6.QtWidgets import (
 )
 
 from tokviz.gui.models.tokenizers import TokenizationModel, TokenizerRegistryModel
+from tokviz.gui.models.words import FROM_EDITOR, FROM_FILES, FROM_SAMPLE, WORDS_KEY
+from tokviz.gui.widgets import file_dialogs
 from tokviz.gui.widgets.picker import TokenizerPicker
 from tokviz.gui.widgets.token_view import TokenView
 
@@ -47,11 +51,13 @@ class TokenPanel(QWidget):
         self.close_button.setAutoRaise(True)
         self.close_button.setToolTip("Close this view")
         self.view = TokenView(self)
+        self.words_button = self._words_button()
         self.set_number(number)
 
         header = QHBoxLayout()
         header.setContentsMargins(4, 2, 4, 2)
         header.addWidget(self.picker)
+        header.addWidget(self.words_button)
         header.addWidget(self.stats, 1)
         header.addWidget(self.busy)
         header.addWidget(self.close_button)
@@ -67,7 +73,51 @@ class TokenPanel(QWidget):
         self.close_button.clicked.connect(lambda: self.closeRequested.emit(self))
         self.model.busyChanged.connect(self._on_busy)
         self.model.tokenizerChanged.connect(self._on_busy)
+        self.model.tokenizerChanged.connect(self._update_words_button)
         self._on_busy()
+        self._update_words_button()
+
+    def _words_button(self) -> QToolButton:
+        """The "Vocabulary" menu of a words view: which corpus the word-level vocabulary is built from."""
+        button = QToolButton(self)
+        button.setObjectName("wordsCorpusButton")
+        button.setText("Vocabulary")
+        button.setAccessibleName("Words vocabulary corpus")
+        button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        menu = QMenu(button)
+        group = QActionGroup(menu)
+        self.words_actions: dict[str, QAction] = {}
+        for source, label in (
+            (FROM_EDITOR, "From the editor's text (follows your edits)"),
+            (FROM_SAMPLE, "From tokviz's English sample (other words are <unk>)"),
+            (FROM_FILES, "From text files…"),
+        ):
+            act = menu.addAction(label)
+            act.setCheckable(True)
+            group.addAction(act)
+            act.triggered.connect(lambda _on=False, s=source: self.choose_words_source(s))
+            self.words_actions[source] = act
+        button.setMenu(menu)
+        return button
+
+    def choose_words_source(self, source: str, files: list[str] | None = None) -> None:
+        """Build the words vocabulary from ``source``; for files, ask for them unless ``files`` is given."""
+        if source == FROM_FILES and files is None:
+            files, _ = file_dialogs.get_open_file_names(
+                self, "Corpus for the words vocabulary", "", "Text files (*.txt *.md *.py);;All files (*)"
+            )
+            if not files:
+                self._update_words_button()
+                return
+        self.registry.words.set_source(source, files or [])
+        self._update_words_button()
+
+    def _update_words_button(self, *_args: object) -> None:
+        words = self.registry.words
+        self.words_button.setVisible(self.model.key == WORDS_KEY)
+        for source, act in self.words_actions.items():
+            act.setChecked(source == words.source)
+        self.words_button.setToolTip(words.describe(self.registry.tokenizer(WORDS_KEY)))
 
     def set_number(self, number: int) -> None:
         """Accessible names say which view this is ("view 1" is the reference for difference marks)."""

@@ -32,6 +32,7 @@ from tokviz.core.tokenizer import Tokenizer
 from tokviz.gui.compat import protect_none_refcount
 from tokviz.gui.style.theme import TokenColors, colour_indices_range, token_colors
 from tokviz.gui.text.display import DisplayOptions, TokenDetails, build_run, details_html, token_details
+from tokviz.gui.text.token_notes import token_notes_html
 from tokviz.gui.text.token_table import INDEX, TableUpdate, TokenTable
 from tokviz.gui.widgets.highlighter import Box, block_boxes
 
@@ -445,6 +446,11 @@ class TokenView(QPlainTextEdit):
             return None
         return token_details(self.tokenizer, int(self.table.ids[index]), self.merges_ready)
 
+    def notes_html(self, index: int) -> str:
+        """What the card adds: an unknown word, a code point, what the loader assumed."""
+        assert self.table is not None and self.tokenizer is not None
+        return token_notes_html(self.tokenizer, self.table, index)
+
     def viewportEvent(self, event: QEvent) -> bool:
         if event.type() == QEvent.Type.ToolTip and isinstance(event, QHelpEvent):
             index = self.token_at(event.pos())
@@ -453,9 +459,8 @@ class TokenView(QPlainTextEdit):
                 QToolTip.hideText()
             else:
                 rect = next((b.rect for b in self._boxes if b.token == index), QRectF())
-                QToolTip.showText(
-                    event.globalPos(), details_html(d, self.tokenizer.name), self.viewport(), rect.toRect()
-                )
+                card = details_html(d, self.tokenizer.name) + self.notes_html(index)
+                QToolTip.showText(event.globalPos(), card, self.viewport(), rect.toRect())
             return True
         return super().viewportEvent(event)
 

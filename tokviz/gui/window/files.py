@@ -91,23 +91,29 @@ class FilesMixin:
         self.recent_menu.setEnabled(bool(recent))
 
     def choose_tokenizer_file(self, panel: TokenPanel | None) -> None:
-        """Ask for a tokenizer file; it is loaded in the background and shown in ``panel`` (or a new view)."""
-        path, _ = file_dialogs.get_open_file_name(
-            self,
-            "Open tokenizer",
-            str(Path.home()),
-            "Tokenizers (*.json *.tiktoken *.txt *.model);;All files (*)",
-        )
-        if path:
-            self.open_tokenizer_file(path, panel)
+        """Ask for a tokenizer file or folder (and, for rank files, its pattern and special tokens);
+        it is loaded in the background and shown in ``panel`` (or a new view)."""
+        request = file_dialogs.ask_tokenizer(self)
+        if request is not None:
+            self.open_tokenizer_file(
+                request.path, panel, pattern=request.pattern, special_tokens=request.special_tokens
+            )
 
-    def open_tokenizer_file(self, path: str, panel: TokenPanel | None = None):  # noqa: ANN201 - returns the Job
-        """Load a tokenizer file in the background; on success ``panel`` switches to it, or, without
-        a panel (File ▸ Open tokenizer), a new view shows it beside the others.
+    def open_tokenizer_file(  # noqa: ANN201 - returns the Job
+        self,
+        path: str,
+        panel: TokenPanel | None = None,
+        *,
+        pattern: str | None = None,
+        special_tokens: tuple[str, ...] = (),
+    ):
+        """Load a tokenizer file or folder in the background; on success ``panel`` switches to it, or,
+        without a panel (File ▸ Open tokenizer), a new view shows it beside the others.
 
-        A file that fails to load shows an error and changes nothing.
+        ``pattern`` and ``special_tokens`` go to the loader (a .tiktoken or vocab/merges file takes
+        them). A file that fails to load shows an error and changes nothing.
         """
-        job = self.tokenizers.open_file(path)
+        job = self.tokenizers.open_file(path, pattern=pattern, special_tokens=special_tokens)
 
         def done(_tok: object) -> None:
             key = job.property("key")

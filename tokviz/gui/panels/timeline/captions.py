@@ -5,6 +5,7 @@ from __future__ import annotations
 from tokviz.core.bytes_ import printable_token
 from tokviz.core.merges import MergeStep
 from tokviz.core.replay import ReplayTrace
+from tokviz.core.tokenizer import Tokenizer
 
 TRAINING_CAPTION = "<b>Training</b> · merges stream into the table"
 
@@ -52,3 +53,12 @@ def live_caption(last: MergeStep) -> str:
     """A running trainer's latest merge."""
     pair = f"{html_escape(printable_token(last.left))} + {html_escape(printable_token(last.right))}"
     return f"<b>Training</b> · {last.step:,} merges · latest <code>{pair}</code> (count {last.count:,})"
+
+
+def replay_note_message(tokenizer: Tokenizer) -> str:
+    """What the timeline shows instead of a replay for a tokenizer whose ids replay cannot reproduce.
+
+    The core's ``replay_note`` says why (``characters``: "not BPE: there are no merges to replay";
+    a tokenizer.json with a normalizer: what the normalizer changes).
+    """
+    return f"No merge replay for {tokenizer.name}: {tokenizer.replay_note}."

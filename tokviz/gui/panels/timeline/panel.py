@@ -33,7 +33,7 @@ from tokviz.core.replay import ReplayTrace
 from tokviz.core.tokenizer import Tokenizer
 from tokviz.gui.models.merge_model import MergeTableModel
 from tokviz.gui.models.tokenizers import TokenizerRegistryModel
-from tokviz.gui.panels.timeline.captions import step_caption
+from tokviz.gui.panels.timeline.captions import replay_note_message, step_caption
 from tokviz.gui.panels.timeline.live import LiveFeed
 from tokviz.gui.panels.timeline.merge_table import MergeTablePane
 from tokviz.gui.panels.timeline.playback import PlaybackBar
@@ -236,7 +236,7 @@ class TimelineWidget(QWidget):
             self._detach(f"Loading {self.registry.label(key)}…")
             self.registry.ensure_loaded(key)
             return
-        if tok.is_bpe and not self.registry.merges_ready(key):
+        if tok.is_bpe and not tok.replay_note and not self.registry.merges_ready(key):
             # The registry builds merge tables one tokenizer at a time (shared with hover cards).
             self._waiting_for = key
             self._detach(f"Recovering the merges of {self.registry.label(key)}…")
@@ -258,6 +258,10 @@ class TimelineWidget(QWidget):
         self.source = ReplaySource(tokenizer, key, history, corpus_initial)
         if key:
             self.picker.show_key(key)
+        if tokenizer.replay_note:
+            # Replay cannot reproduce this tokenizer's ids: say why rather than draw wrong ids.
+            self._detach(replay_note_message(tokenizer))
+            return
         if not tokenizer.is_bpe:
             self._detach(f"{tokenizer.name} has no merges: every byte stays a token of its own.")
             return
