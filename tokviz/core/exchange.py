@@ -17,7 +17,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from .evaluation import id_space, rounded_rows
 from .metrics import TextMetrics, attention_multiplier, compare_rows, embedding_parameters
+from .tokenizer import Tokenizer
 
 DEFAULT_EMBEDDING_DIM = 768
 # The pure byte tokenizer has exactly the 256 byte values and nothing else.
@@ -255,11 +257,12 @@ class ExchangeTable:
         return out
 
     def to_csv(self, d: int = DEFAULT_EMBEDDING_DIM) -> str:
-        """The numbers behind the chart as CSV (one line per input and tokenizer, full precision)."""
+        """The numbers behind the chart as CSV (one line per input and tokenizer), rounded as
+        ``tokviz compare --format csv`` rounds them (:func:`tokviz.core.evaluation.rounded`)."""
         buffer = io.StringIO()
         writer = csv.DictWriter(buffer, fieldnames=CSV_FIELDS, lineterminator="\n")
         writer.writeheader()
-        for row in self.rows(d):
+        for row in rounded_rows(self.rows(d)):
             writer.writerow({k: "" if row[k] is None else row[k] for k in CSV_FIELDS})
         return buffer.getvalue()
 
@@ -412,5 +415,8 @@ def _name_of(tokenizer: object) -> str:
 
 
 def _vocab_size_of(tokenizer: object) -> int | None:
+    """V of V x d: the id space (highest id + 1; cl100k 100,277), not the distinct tokens (100,261)."""
+    if isinstance(tokenizer, Tokenizer):
+        return id_space(tokenizer)
     size = getattr(tokenizer, "vocab_size", None)
     return size if isinstance(size, int) else None
