@@ -13,7 +13,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from dataclasses import dataclass
 
-from .errors import ArgumentTypeError, InvalidArgument
+from .errors import ArgumentTypeError, InvalidArgument, ReplayUnavailable
 from .merges import MergeStep
 from .tokenizer import LONE_SURROGATE, Tokenizer, TokenSpan, replace_lone_surrogates
 from .train import train_bpe
@@ -61,6 +61,8 @@ class ReplayTrace:
     def __init__(self, tokenizer: Tokenizer, text: str) -> None:
         if not isinstance(tokenizer, Tokenizer):
             raise ArgumentTypeError(f"a replay needs a Tokenizer, got {type(tokenizer).__name__}")
+        if tokenizer.replay_note:  # e.g. a normalizer or byte fallback: replayed merges would mislead
+            raise ReplayUnavailable(f"{tokenizer.name}: {tokenizer.replay_note}")
         text = _as_encoded(text)
         self.tokenizer = tokenizer
         self.text = text
