@@ -69,7 +69,7 @@ def test_not_utf8_files_in_a_folder_are_noted_with_the_flag_that_reads_them(
     args = ["train", str(folder), "--vocab-size", "270", "-o", str(tmp_path / "m.json"), "--workers", "1"]
     code, _, err = run(capsys, *args)
     assert code == 0, err
-    assert "tokviz: skipped 1 file that is not UTF-8 (--replace-invalid reads them)" in err
+    assert "tokviz: skipped 1 file not in UTF-8 (.txt) (--replace-invalid reads them)" in err
     code, _, err = run(capsys, *args, "--replace-invalid")
     assert code == 0, err
     assert "skipped" not in err

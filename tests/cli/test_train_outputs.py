@@ -25,11 +25,19 @@ from tokviz.core.errors import TokenizerLoadError
 from tokviz.core.formats import tokenizer_from_files
 from tokviz.core.outputs import FAULT_ENV, SIGINT_ENV, Output, check_outputs
 
-from .helpers import assert_one_line_error, child_env, run
+from .helpers import assert_one_line_error, run
+from .helpers import child_env as _child_env
+
+
+def child_env() -> dict[str, str]:
+    """The child's environment with a fixed provenance date, so two runs write identical model files."""
+    return dict(_child_env(), SOURCE_DATE_EPOCH="1700000000")
 
 posix_only = pytest.mark.skipif(os.name != "posix", reason="POSIX file kinds, signals and permission bits")
 FULL_RUN = ["-o", "m.json", "--export-gpt2", "d", "--export-tiktoken", "t.tiktoken", "--export-hf", "h.json"]
 SET = ("m.json", "d/vocab.json", "d/merges.txt", "t.tiktoken", "h.json")
+# Written with them, the same in both runs: the GPT-2 folder's config files and the .tiktoken sidecar.
+COMPANIONS = ("d/tokenizer_config.json", "d/special_tokens_map.json", "t.tiktoken.json")
 
 
 @pytest.fixture
@@ -161,7 +169,7 @@ def older_set(folder: Path, corpus: Path) -> dict[str, bytes]:
 
 def read_set(folder: Path) -> dict[str, bytes]:
     """The bytes of each output of the full run (missing files are left out)."""
-    return {name: (folder / name).read_bytes() for name in SET if (folder / name).is_file()}
+    return {name: (folder / name).read_bytes() for name in SET + COMPANIONS if (folder / name).is_file()}
 
 
 def test_a_special_token_that_clashes_with_a_learned_token_fails_before_writing(
@@ -229,8 +237,13 @@ def classify(folder: Path, old: dict[str, bytes], new: dict[str, bytes]) -> tupl
     check_outputs(
         [
             Output.file(folder / "m.json", "-o"),
-            Output.folder(folder / "d", "--export-gpt2", ("vocab.json", "merges.txt")),
+            Output.folder(
+                folder / "d",
+                "--export-gpt2",
+                ("vocab.json", "merges.txt", "tokenizer_config.json", "special_tokens_map.json"),
+            ),
             Output.file(folder / "t.tiktoken", "--export-tiktoken"),
+            Output.file(folder / "t.tiktoken.json", "--export-tiktoken sidecar"),
             Output.file(folder / "h.json", "--export-hf"),
         ]
     )
@@ -260,9 +273,9 @@ def test_killed_at_any_moment_the_outputs_are_all_old_or_all_new(tmp_path: Path,
     new = read_set(reference)
     assert all(new[name] != old[name] for name in SET)
 
-    # 14 steps: six temporary files, the journal, six renames, the journal's removal.
+    # 20 steps: nine temporary files, the journal, nine renames, the journal's removal.
     rng = random.Random(11)
-    plans: list[tuple[str, float]] = [(f"step {n}", n) for n in range(1, 15) for _ in range(5)]
+    plans: list[tuple[str, float]] = [(f"step {n}", n) for n in range(1, 21) for _ in range(5)]
     plans += [("kill", rng.uniform(0.2, 1.2) * duration) for _ in range(30)]
 
     def one_run(index: int, plan: tuple[str, float]) -> tuple[str, bool]:
@@ -285,10 +298,10 @@ def test_killed_at_any_moment_the_outputs_are_all_old_or_all_new(tmp_path: Path,
 
     print(f"\n{len(outcomes)} killed runs: {dict(Counter(outcomes))}; ", end="")
     print(f"a half-replaced GPT-2 pair was refused by the loader {sum(r for _, r in results)} times")
-    assert len(outcomes) == 100
+    assert len(outcomes) == 130
     # Kills before the journal is written leave the old set; after it, the next check finishes.
-    for (kind, step), outcome in zip(plans[:70], outcomes[:70], strict=True):
-        expected = "old" if step <= 6 else "new (finished)" if step <= 13 else "new"
+    for (kind, step), outcome in zip(plans[:100], outcomes[:100], strict=True):
+        expected = "old" if step <= 9 else "new (finished)" if step <= 19 else "new"
         assert outcome == expected, kind
 
 
@@ -319,13 +332,13 @@ def test_ctrl_c_at_any_step_of_saving_leaves_all_old_or_all_new_and_says_which(
         return done.returncode, done.stderr.splitlines()[-1], read_set(folder)
 
     with ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 2)) as pool:
-        results = list(pool.map(one_run, range(1, 15)))
+        results = list(pool.map(one_run, range(1, 21)))
 
     new = results[-1][2]
     assert all(new[name] != old[name] for name in SET)
     for step, (code, last_line, outputs) in enumerate(results, start=1):
         assert code == 130, step
-        if step <= 6:  # while the temporary files are written
+        if step <= 9:  # while the temporary files are written
             assert last_line == "tokviz: error: saving cancelled; nothing was written"
             assert outputs == old, step
         else:  # the journal is written: Ctrl+C waits for the renames

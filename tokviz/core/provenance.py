@@ -32,8 +32,14 @@ def tokviz_version() -> str:
 
 
 def utc_now() -> str:
-    """The current time in UTC as ISO 8601 to the second ("2026-11-30T19:20:05Z")."""
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    """The current time in UTC as ISO 8601 to the second ("2026-11-30T19:20:05Z").
+
+    ``SOURCE_DATE_EPOCH`` (seconds since 1970, the reproducible-builds convention) replaces the
+    clock when set, so two runs on the same corpus can write byte-identical model files.
+    """
+    epoch = os.environ.get("SOURCE_DATE_EPOCH", "").strip()
+    moment = datetime.fromtimestamp(int(epoch), UTC) if epoch.isdigit() else datetime.now(UTC)
+    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def file_sha256(path: str | os.PathLike[str], cancel: Callable[[], bool] | None = None) -> tuple[int, str]:
@@ -149,4 +155,6 @@ def provenance_lines(provenance: Mapping[str, Any], limit: int = 5) -> list[str]
 def _size(value: object) -> str:
     if not isinstance(value, int):
         return "? bytes"
-    return f"{value:,} bytes" if value < 10_000 else f"{value / 1e6:,.2f} MB"
+    if value < 1000:
+        return f"{value:,} bytes"
+    return f"{value / 1e3:,.1f} kB" if value < 1_000_000 else f"{value / 1e6:,.2f} MB"
