@@ -33,6 +33,7 @@ def child_env() -> dict[str, str]:
     """The child's environment with a fixed provenance date, so two runs write identical model files."""
     return dict(_child_env(), SOURCE_DATE_EPOCH="1700000000")
 
+
 posix_only = pytest.mark.skipif(os.name != "posix", reason="POSIX file kinds, signals and permission bits")
 FULL_RUN = ["-o", "m.json", "--export-gpt2", "d", "--export-tiktoken", "t.tiktoken", "--export-hf", "h.json"]
 SET = ("m.json", "d/vocab.json", "d/merges.txt", "t.tiktoken", "h.json")
