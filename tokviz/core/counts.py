@@ -330,6 +330,128 @@ def train_from_counts(
             progress(item)
 
 
+def is_count_table(path: str | os.PathLike[str]) -> bool:
+    """Whether ``path`` is a count table (``.parquet``, or ``.tsv`` starting with the tokviz header).
+
+    A ``.tsv`` of ordinary text stays a corpus file; only the header written by :func:`save_table`
+    makes it a table.
+    """
+    name = os.fspath(path).lower()
+    if not name.endswith(PARQUET_SUFFIXES + TSV_SUFFIXES) or not os.path.isfile(path):
+        return False
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(len(TSV_MAGIC) + 1)
+    except OSError:
+        return False
+    return head.startswith(b"PAR1") or head == (TSV_MAGIC + " ").encode()
+
+
+def table_among(paths: Sequence[str | os.PathLike[str]]) -> str | None:
+    """The count table named by ``paths`` (None when they are corpus files); a table with other files is refused."""
+    tables = [os.fspath(p) for p in paths if is_count_table(p)]
+    if not tables:
+        return None
+    if len(paths) > 1:
+        raise CountTableError(
+            f"{tables[0]} is a count table, which trains alone: remove the other files "
+            "(or add tables together with tokviz count --merge)"
+        )
+    return tables[0]
+
+
+def train_source_iter(
+    source: str | Sequence[str | os.PathLike[str]],
+    *,
+    vocab_size: int,
+    special_tokens: Iterable[str] = (),
+    pretokenizer: str | None = "gpt2",
+    tie_break: str = "lexicographic",
+    cancel: CancelFlag | Callable[[], bool] | None = None,
+    errors: str = "strict",
+    workers: int | None = None,
+    parallel: str = "auto",
+    kept: dict[str, Any] | None = None,
+) -> Generator[Progress, None, TrainResult]:
+    """Train on text (a ``str``), files, or a count table given as the only file; keep the table.
+
+    Training on text or files counts first (as :func:`~tokviz.core.train.train_iter` does, with the
+    same merges) and puts the :class:`CountTable` in ``kept["count_table"]``, so it can be saved
+    afterwards without counting again. A count table trains with its own pre-tokenizer and special
+    tokens. Arguments are checked at the call, before the generator starts.
+    """
+    from .train import train_iter
+
+    table_path = None if isinstance(source, str) else table_among(list(source))
+    if table_path is not None:
+        return _train_table_file(table_path, vocab_size, tie_break, cancel)
+    corpus: dict[str, Any] = {"text": source} if isinstance(source, str) else {"files": list(source)}
+    settings: dict[str, Any] = {
+        "special_tokens": list(special_tokens),
+        "pretokenizer": pretokenizer,
+        "errors": errors,
+        "workers": workers,
+        "cancel": cancel,
+        "parallel": parallel,
+    }
+    train_iter(
+        **corpus, vocab_size=vocab_size, tie_break=tie_break, **settings
+    ).close()  # checks every argument
+    return _count_then_train(corpus, settings, vocab_size, tie_break, kept)
+
+
+def _train_table_file(
+    path: str, vocab_size: int, tie_break: str, cancel: CancelFlag | Callable[[], bool] | None
+) -> Generator[Progress, None, TrainResult]:
+    yield Progress("reading", 0, 1, (), 0.0)
+    table = load_table(path)
+    return (yield from train_from_counts_iter(table, vocab_size, tie_break, cancel))
+
+
+def _count_then_train(
+    corpus: dict[str, Any],
+    settings: dict[str, Any],
+    vocab_size: int,
+    tie_break: str,
+    kept: dict[str, Any] | None,
+) -> Generator[Progress, None, TrainResult]:
+    t0 = time.perf_counter()
+    yield Progress("reading", 0, 1, (), 0.0)
+    table = yield from count_iter(**corpus, **settings, hashes=False)
+    if kept is not None:
+        kept["count_table"] = table
+    pre = resolve_pretokenizer(table.pretokenizer)
+    return (
+        yield from merge_counts(
+            table.counts,
+            table.corpus_bytes,
+            vocab_size,
+            list(table.special_tokens),
+            pre,
+            tie_break,
+            settings["cancel"],
+            0.05,
+            t0,
+        )
+    )
+
+
+def with_hashes(table: CountTable, cancel: CancelFlag | Callable[[], bool] | None = None) -> CountTable:
+    """``table`` with each file's SHA-256 filled in, refusing files that changed size since counting."""
+    files = []
+    for f in table.files:
+        try:
+            size = os.stat(f.path).st_size
+        except OSError as exc:
+            raise CountTableError(f"cannot read {f.path}: {exc.strerror or exc}") from None
+        if size != f.size:
+            raise CountTableError(
+                f"{f.path} changed since it was counted ({f.size:,} -> {size:,} bytes); train again to save its counts"
+            )
+        files.append(f if f.sha256 else replace(f, sha256=file_sha256(f.path, cancel)))
+    return replace(table, files=tuple(files))
+
+
 # ---------------------------------------------------------------------------- files
 def table_format(path: str | os.PathLike[str]) -> str:
     """``parquet`` or ``tsv``, from the file name; any other suffix is refused with the choices."""

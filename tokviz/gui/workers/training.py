@@ -29,11 +29,12 @@ from typing import Any
 import shiboken6
 from PySide6.QtCore import QObject, Qt, QThread, QTimer, Signal, Slot
 
+from tokviz.core.counts import train_source_iter
 from tokviz.core.errors import Cancelled, TokvizError
 from tokviz.core.merges import MergeStep
 from tokviz.core.pretokenize import resolve_pretokenizer
 from tokviz.core.tokenizer import Tokenizer
-from tokviz.core.train import Progress, TrainResult, train_iter
+from tokviz.core.train import Progress, TrainResult
 from tokviz.gui.workers.rates import RateMeter, time_left
 
 # At most this many seconds between two progress signals (phase changes are sent at once).
@@ -290,12 +291,14 @@ class _Worker(QObject):
         started = time.perf_counter()
         _enter_training_mode()
         gen = None
+        kept: dict[str, Any] = {}
         try:
             start_pretokenizer_server()
-            # The panel's source is the text itself (a str) or the paths to read (a list).
-            corpus: dict[str, Any] = {"text": s.source} if isinstance(s.source, str) else {"files": s.source}
-            gen = train_iter(
-                **corpus,
+            # The panel's source is the text itself (a str) or the paths to read (a list), which may
+            # be one count table; a run on text keeps its count table for "Save counts…".
+            source = s.source if isinstance(s.source, str) else [str(p) for p in s.source]
+            gen = train_source_iter(
+                source,
                 vocab_size=s.vocab_size,
                 special_tokens=list(s.special_tokens),
                 pretokenizer=s.pretokenizer,
@@ -304,12 +307,13 @@ class _Worker(QObject):
                 errors=s.errors,
                 workers=s.workers,
                 parallel=counting_mode(s.pretokenizer),
+                kept=kept,
             )
             result = self._drain(gen)
             self.cancel.courtesy()
             tokenizer = result.tokenizer(s.name)
             tokenizer.merge_rank_of_id  # noqa: B018 - build the merge tables here, not in the GUI thread
-            self.succeeded.emit(TrainOutcome(result, tokenizer, s, time.perf_counter() - started))
+            self.succeeded.emit(TrainOutcome(result, tokenizer, s, time.perf_counter() - started, kept))
         except Cancelled:
             self.cancelled.emit()
         except TokvizError as exc:

@@ -43,6 +43,7 @@ from tokviz.gui.panels.training.corpus import (
     parse_specials,
     pydoc_topics_text,
 )
+from tokviz.gui.panels.training.counts import save_counts_button
 from tokviz.gui.workers.training import TrainSettings
 
 PRETOKENIZERS = (
@@ -234,6 +235,7 @@ class TrainForm(QWidget):
         self.save_button.setToolTip(
             "Save as a tokviz model file (vocabulary, merges, settings and merge history)"
         )
+        self.save_counts_button = save_counts_button(self)
         self.export_button = QToolButton(self)
         self.export_button.setObjectName("exportButton")
         self.export_button.setText("Export ▾")
@@ -276,6 +278,7 @@ class TrainForm(QWidget):
         out_row = QHBoxLayout()
         out_row.addWidget(self.save_button)
         out_row.addWidget(self.export_button)
+        out_row.addWidget(self.save_counts_button)
         out_row.addStretch(1)
         inner = QWidget(self)
         layout = QVBoxLayout(inner)

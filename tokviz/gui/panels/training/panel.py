@@ -32,10 +32,10 @@ from tokviz.gui.panels.training.corpus import (
     SOURCE_PYDOC,
     SOURCE_SAMPLES,
     CorpusInfo,
-    describe_files,
     describe_text,
     pydoc_topics_text,
 )
+from tokviz.gui.panels.training.counts import SaveCounts, describe_corpus
 from tokviz.gui.panels.training.form import EXPORTS, TrainForm
 from tokviz.gui.panels.training.report import (
     file_stem,
@@ -95,6 +95,7 @@ class TrainPanel(TrainForm):
         self.applying_demo = False  # True while the lecture demo sets its widgets (not remembered)
         self._build_ui()
         self._wire()
+        self.save_counts = SaveCounts(self, self.save_counts_button)
         self._on_source_changed()
         self._on_pretokenizer_changed()
         self._update_vocab_hint()
@@ -228,7 +229,7 @@ class TrainPanel(TrainForm):
         self.corpus_info.setText("Measuring…")
         self.preview.setPlainText("")
         errors = "replace" if self.replace_invalid.isChecked() else "strict"
-        job = run_job(lambda: describe_files(paths, errors), self)
+        job = run_job(lambda: describe_corpus(paths, errors), self)
         self._info_job = job
 
         def done(info: CorpusInfo) -> None:
