@@ -19,14 +19,14 @@ def test_compare_defaults_to_bytes_gpt2_and_cl100k(
 
     rows = {r["tokenizer"]: r for r in json.loads(out)}
     assert code == 0
-    assert list(rows) == ["bytes", "gpt2", "cl100k"]
+    assert list(rows) == ["bytes", "GPT-2", "cl100k"]  # named as the app names them
     # cl100k's count comes from tiktoken itself, not from the row under test.
     assert [rows[n]["tokens"] for n in rows] == [20, 12, len(cl100k_tiktoken.encode(HELLO))]
     best = min(r["tokens"] for r in rows.values())
     for r in rows.values():
         assert r["bytes"] == 20
-        assert r["bytes_per_token"] == pytest.approx(20 / r["tokens"])
-        assert r["attention_multiplier"] == pytest.approx((r["tokens"] / best) ** 2)
+        assert r["bytes_per_token"] == round(20 / r["tokens"], 3)
+        assert r["attention_multiplier"] == round((r["tokens"] / best) ** 2, 3)
 
 
 def test_compare_table_and_csv(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
@@ -39,10 +39,11 @@ def test_compare_table_and_csv(capsys: pytest.CaptureFixture[str], tmp_path: Pat
     assert code == 0
     assert table[0].split() == ["input", "tokenizer", "bytes", "tokens", "bytes/token", "attention", "x"]
     assert table[1].split()[1:] == ["bytes", "17", "17", "1", "32.11"]
-    assert table[2].split()[1:] == ["gpt2", "17", "3", "5.67", "1", "(best)"]
+    assert table[2].split()[1:] == ["GPT-2", "17", "3", "5.67", "1", "(best)"]
 
     code, out, _ = run(capsys, "compare", str(a), "--tokenizer", "gpt2", "--format", "csv")
     assert out.splitlines() == [
-        "input,tokenizer,bytes,code_points,tokens,bytes_per_token,attention_multiplier",
-        f"{a},gpt2,17,17,3,{17 / 3},1.0",
+        "input,tokenizer,bytes,code_points,tokens,bytes_per_token,attention_multiplier,best,"
+        "vocab_size,embedding_dim,embedding_parameters",
+        f"{a},GPT-2,17,17,3,5.667,1.0,True,50257,768,{50257 * 768}",
     ]

@@ -59,6 +59,9 @@ COMMANDS: dict[str, CommandEntry] = {
         "tokviz.cli.count", "count a corpus's pre-tokens into a table to train from (locally or on Dask)"
     ),
     "compare": CommandEntry("tokviz.cli.compare", "compare token counts across tokenizers"),
+    "eval": CommandEntry(
+        "tokviz.cli.eval", "evaluate tokenizers on a folder: totals per tokenizer, folder or category"
+    ),
     "info": CommandEntry("tokviz.cli.info", "describe a tokenizer"),
     "usage": CommandEntry("tokviz.cli.usage", "what share of a vocabulary held-out text uses"),
     "diff": CommandEntry("tokviz.cli.diff", "compare two merge lists (divergence, shifts)"),
@@ -71,6 +74,7 @@ EXAMPLES = """examples:
   tokviz count corpus/ -o counts.parquet && tokviz train --from-counts counts.parquet --vocab-size 32000 -o model.json
   tokviz compare README.md --tokenizer gpt2 --tokenizer model.json
   tokviz compare notes.txt essay.md --plot exchange-rate.png --scale 2
+  tokviz eval heldout/ --include '*.py' --tokenizer gpt2 --tokenizer cl100k --format markdown
   tokviz render --text "Hello, 🌍! 你好!" --tokenizer gpt2 --tokenizer cl100k -o strips.png
   tokviz replay --text "the cat in the hat" --merges 3 --pretokenizer none --render merges.png
   tokviz info cl100k

@@ -1,19 +1,25 @@
 """``tokviz compare``: bytes, tokens, bytes per token and attention cost per input and tokenizer.
 
-The rows come from :func:`tokviz.core.metrics.compare_rows`; ``--plot`` draws the same rows as
-the chart panel does (Qt imported only then).
+An input is a text (``--text``), a file, standard input (``-``) or a folder: a folder counts as
+one input, the totals over its text files (``tokviz eval`` breaks a folder down further). Empty
+inputs make no rows. The rows are those of the chart panel (:class:`tokviz.core.exchange.ExchangeTable`):
+the CSV has the chart's CSV columns, numbers rounded alike, and tokenizers are named as the app
+names them ("GPT-2", a model file's stem). ``--plot`` draws the same rows as the chart panel
+does (Qt imported only then).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
-from typing import IO, TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any
 
 from .command import UsageError, print_note
 from .drawing import qt_drawing
 from .options import (
+    ArgumentAdder,
     add_words_corpus,
     check_image_path,
     check_only_with_picture,
@@ -21,13 +27,17 @@ from .options import (
     load_tokenizer,
     read_text_file,
 )
-from .output import format_ratio, render_table
+from .output import format_int, format_ratio, render_markdown, render_table
 
 if TYPE_CHECKING:
+    from tokviz.core.metrics import TextMetrics
     from tokviz.core.tokenizer import Tokenizer
 
 DEFAULT_COMPARE = ("bytes", "gpt2", "cl100k")
 PLOT_VIEWS = ("bytes", "attention", "vocab")
+FORMATS = ("table", "csv", "json", "markdown")
+# Above this many inputs the chart draws their total (one bar per tokenizer), and eval is suggested.
+PLOT_MAX_INPUTS = 12
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -37,16 +47,22 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         metavar="NAME|PATH",
         help=f"repeat to compare several (default: {', '.join(DEFAULT_COMPARE)})",
     )
-    p.add_argument("files", nargs="*", metavar="FILE", help="text files ('-' for standard input)")
-    p.add_argument("--text", metavar="T", help="compare on this text instead of files")
-    p.add_argument("--format", choices=("table", "csv", "json"), default="table", help="output form")
-    add_words_corpus(p)
-    plot = p.add_argument_group("chart (needs the desktop app's libraries; no display needed)")
-    plot.add_argument(
-        "--plot",
-        metavar="OUT.png|OUT.svg",
-        help="also draw the bytes-per-token chart into a PNG or SVG file (1280x720)",
+    p.add_argument(
+        "files",
+        nargs="*",
+        metavar="FILE",
+        help="text files ('-' for standard input) or folders (each the total over its text files)",
     )
+    p.add_argument("--text", metavar="T", help="compare on this text instead of files")
+    p.add_argument("--format", choices=FORMATS, default="table", help="output form (default: table)")
+    add_words_corpus(p)
+    add_plot_options(p, "also draw the bytes-per-token chart into a PNG or SVG file (1280x720)")
+
+
+def add_plot_options(p: argparse.ArgumentParser, plot_help: str) -> None:
+    """The chart options of ``compare`` and ``eval``: ``--plot`` and what shapes the picture."""
+    plot: ArgumentAdder = p.add_argument_group("chart (needs the desktop app's libraries; no display needed)")
+    plot.add_argument("--plot", metavar="OUT.png|OUT.svg", help=plot_help)
     plot.add_argument(
         "--scale", type=float, default=None, metavar="X", help="PNG pixels per point, e.g. 2 for 2560x1440"
     )
@@ -64,65 +80,131 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Print one row per input and tokenizer (table, CSV or JSON), then draw the chart if asked."""
+    """Print one row per input and tokenizer (table, CSV, JSON or markdown), then draw the chart if asked."""
     if args.text is not None and args.files:
         raise UsageError("give either --text or FILEs, not both")
     if args.text is None and not args.files:
-        raise UsageError("give the input as --text TEXT or as one or more FILEs")
-    inputs: dict[str, str] = {}
-    if args.text is not None:
-        inputs["text"] = args.text
-    for path in args.files:
-        inputs[path] = read_text_file(path)
+        raise UsageError("give the input as --text TEXT or as one or more FILEs or folders")
     check_plot_options(args)
+    texts: dict[str, str] = {}
+    folders: dict[str, Any] = {}
+    if args.text is not None:
+        texts["text"] = args.text
+    for path in args.files:
+        if path != "-" and os.path.isdir(path):
+            folders[path] = _folder_selection(path)
+        else:
+            texts[path] = read_text_file(path)
+    order = ["text"] if args.text is not None else list(dict.fromkeys(args.files))
     specs = list(dict.fromkeys(args.tokenizer or DEFAULT_COMPARE))
-    texts = list(inputs.values())
-    tokenizers = [load_tokenizer(spec, words_corpus=args.words_corpus, words_texts=texts) for spec in specs]
-    rows = labelled_rows(inputs, specs, tokenizers)
-    lecture = add_lesson_columns(rows, inputs, specs, tokenizers)
-    if args.format == "table":
-        _compare_table(rows, sys.stdout, lecture)
-    else:
-        {"csv": _compare_csv, "json": _compare_json}[args.format](rows, sys.stdout)
-    if lecture and any(is_words(spec) for spec in specs) and not args.words_corpus:
+    tokenizers = [
+        load_tokenizer(spec, words_corpus=args.words_corpus, words_texts=list(texts.values()))
+        for spec in specs
+    ]
+    rows = measured_rows(texts, folders, specs, tokenizers, args.embedding_dim or 768, order)
+    lesson = add_lesson_columns(rows, texts, specs, tokenizers)
+    sys.stdout.write(render_rows(rows, args.format, lesson))
+    if lesson and any(is_words(spec) for spec in specs) and not args.words_corpus:
         print_note(
             "words: the vocabulary was built from the input itself, so no word is unknown; "
             "give --words-corpus FILE to build it from other text"
         )
+    n_inputs = len(rows) // len(specs)
+    if n_inputs > PLOT_MAX_INPUTS and args.format == "table":
+        print_note(f"{n_inputs} inputs: 'tokviz eval FOLDER' gives totals per tokenizer and per sub-folder")
     if args.plot:
-        # The chart names the bundled tokenizers as the app does ("GPT-2", not "gpt2"); files keep
-        # the name the user typed.
-        names = {spec: chart_name(spec, tok) for spec, tok in zip(specs, tokenizers)}
-        sizes = {names[spec]: tok.vocab_size for spec, tok in zip(specs, tokenizers)}
-        chart_rows = [dict(row, tokenizer=names[row["tokenizer"]]) for row in rows]
+        sizes = {r["tokenizer"]: r["vocab_size"] for r in rows}
+        chart_rows = rows if n_inputs <= PLOT_MAX_INPUTS else _total_rows(rows, n_inputs)
         written = plot_compare(chart_rows, args.plot, sizes, args)
         print_note(f"chart written to {written}")
     return 0
 
 
+def _folder_selection(path: str) -> Any:
+    """The text files of a folder input; what was left out is said on standard error."""
+    from tokviz.core.fileselect import select_files
+
+    selection = select_files([path])
+    note = selection.note()
+    if note:
+        print_note(f"{path}: {note}")
+    return selection
+
+
+def measured_rows(
+    texts: dict[str, str],
+    folders: dict[str, Any],
+    specs: Sequence[str],
+    tokenizers: Sequence[Tokenizer],
+    embedding_dim: int = 768,
+    order: Sequence[str] = (),
+) -> list[dict[str, Any]]:
+    """The chart's rows (:meth:`ExchangeTable.rows`) for text and folder inputs, empty ones left out.
+
+    Tokenizers are named by :func:`tokviz.core.evaluation.unique_labels`; a folder's row holds the
+    totals over its text files; the vocabulary size is the id space (V in V x d). ``order`` lists
+    the input labels in the order to show (default: texts, then folders).
+    """
+    from tokviz.core.evaluation import evaluate, id_space, unique_labels
+    from tokviz.core.exchange import ExchangeTable
+    from tokviz.core.metrics import TextMetrics
+
+    names = unique_labels(specs, tokenizers)
+    measured: dict[str, tuple[TextMetrics, ...]] = {}
+    for label in order or [*texts, *folders]:
+        if label in texts:
+            metrics = tuple(TextMetrics.of(tok, texts[label]) for tok in tokenizers)
+            if not metrics[0].bytes:
+                print_note(f"{label} is empty: no rows for it")
+                continue
+            measured[label] = metrics
+            continue
+        selection = folders[label]
+        totals = evaluate(selection, tokenizers, names).totals if selection.files else ()
+        if not totals or not totals[0].bytes:
+            print_note(f"{label} holds no text: no rows for it")
+            continue
+        measured[label.rstrip("/" + os.sep) or label] = tuple(
+            TextMetrics(r.bytes, r.code_points, r.tokens, r.bytes_per_token) for r in totals
+        )
+    if not measured:
+        from tokviz.core.errors import CorpusError
+
+        raise CorpusError("nothing to compare: every input is empty")
+    table = ExchangeTable(
+        tuple(measured), tuple(names), tuple(measured.values()), tuple(id_space(t) for t in tokenizers)
+    )
+    return table.rows(embedding_dim)
+
+
 def labelled_rows(
     inputs: dict[str, str], tokenizer_specs: Sequence[str], tokenizers: Sequence[Tokenizer] | None = None
 ) -> list[dict[str, Any]]:
-    """Rows of :func:`tokviz.core.metrics.compare_rows`, labelled by the names the user gave.
-
-    Kept separate from the printing so other outputs (the ``--plot`` chart) use the same rows.
-    ``tokenizers`` are the loaded ``tokenizer_specs`` when the caller has them already.
-    """
-    from tokviz.core.metrics import compare_rows
-
+    """The rows ``compare`` prints for text inputs (see :func:`measured_rows`), for other callers."""
     if tokenizers is None:
         tokenizers = [load_tokenizer(spec) for spec in tokenizer_specs]
-    rows = compare_rows(inputs, tokenizers)
-    for i, row in enumerate(rows):
-        row["tokenizer"] = tokenizer_specs[i % len(tokenizer_specs)]
-    return rows
+    return measured_rows(inputs, {}, tokenizer_specs, tokenizers)
 
 
-def chart_name(spec: str, tokenizer: Tokenizer) -> str:
-    """A bundled tokenizer's display name (GPT-2, cl100k, bytes); anything else as the user named it."""
-    from tokviz.core.registry import is_builtin
-
-    return tokenizer.name if is_builtin(spec) else spec
+def _total_rows(rows: list[dict[str, Any]], n_inputs: int) -> list[dict[str, Any]]:
+    """One row per tokenizer summing all inputs: what a chart of many inputs can show legibly."""
+    totals: dict[str, dict[str, Any]] = {}
+    for r in rows:
+        t = totals.setdefault(
+            r["tokenizer"],
+            {
+                "input": f"all {n_inputs} inputs",
+                "tokenizer": r["tokenizer"],
+                "bytes": 0,
+                "code_points": 0,
+                "tokens": 0,
+            },
+        )
+        for key in ("bytes", "code_points", "tokens"):
+            t[key] += r[key]
+    for t in totals.values():
+        t["bytes_per_token"] = t["bytes"] / t["tokens"] if t["tokens"] else None
+    return list(totals.values())
 
 
 def check_plot_options(args: argparse.Namespace) -> None:
@@ -147,7 +229,7 @@ def check_plot_options(args: argparse.Namespace) -> None:
 
 
 def plot_compare(
-    rows: list[dict[str, Any]], path: str, vocab_sizes: dict[str, int], args: argparse.Namespace
+    rows: list[dict[str, Any]], path: str, vocab_sizes: dict[str, int | None], args: argparse.Namespace
 ) -> str:
     """Draw the rows as the chart panel does, into ``path``; Qt is imported only here."""
     with qt_drawing("--plot needs PySide6 and pyqtgraph"):
@@ -168,68 +250,71 @@ def plot_compare(
 def add_lesson_columns(
     rows: list[dict[str, Any]], inputs: dict[str, str], specs: Sequence[str], tokenizers: Sequence[Tokenizer]
 ) -> bool:
-    """With the lecture's characters or words tokenizer compared, add ``vocab_size`` and ``unknown``.
+    """With the lecture's characters or words tokenizer compared, add ``unknown`` (and show ``vocab_size``).
 
     The lesson in numbers: characters need a token per character from a 1,114,112-id space, words
     need a vocabulary entry per word and lose every word they never saw (``unknown``), bytes and
-    BPE lose nothing. Returns whether the columns were added.
+    BPE lose nothing. Returns whether the columns were added. A folder input's ``unknown`` is empty.
     """
     from tokviz.core.lecture_tokenizers import CharacterTokenizer, WordTokenizer
 
     if not any(isinstance(tok, CharacterTokenizer | WordTokenizer) for tok in tokenizers):
         return False
-    labels = list(inputs)
     for i, row in enumerate(rows):
         tok = tokenizers[i % len(specs)]
-        row["vocab_size"] = tok.vocab_size
-        text = inputs[labels[i // len(specs)]]
-        row["unknown"] = len(tok.unknown_words(text)) if isinstance(tok, WordTokenizer) else 0
+        text = inputs.get(row["input"])
+        if text is None:
+            row["unknown"] = None
+        else:
+            row["unknown"] = len(tok.unknown_words(text)) if isinstance(tok, WordTokenizer) else 0
     return True
 
 
-def _compare_table(rows: list[dict[str, Any]], out: IO[str], lesson: bool = False) -> None:
+def render_rows(rows: list[dict[str, Any]], form: str, lesson: bool = False) -> str:
+    """The rows as an aligned table, markdown, CSV (the chart's columns, rounded) or JSON."""
+    if form == "csv":
+        return _csv(rows, lesson)
+    if form == "json":
+        import json
+
+        from tokviz.core.evaluation import rounded_rows
+
+        return json.dumps(rounded_rows(rows), ensure_ascii=False, indent=2) + "\n"
     headers = ["input", "tokenizer", "bytes", "tokens", "bytes/token", "attention x"]
+    right = [False, False, True, True, True, False]
     cells = [
         [
             r["input"],
             r["tokenizer"],
-            str(r["bytes"]),
-            str(r["tokens"]),
+            format_int(r["bytes"]),
+            format_int(r["tokens"]),
             format_ratio(r["bytes_per_token"]),
             format_ratio(r["attention_multiplier"]) + ("  (best)" if r["best"] else ""),
         ]
         for r in rows
     ]
-    right = [False, False, True, True, True, False]
     if lesson:
         headers[-1:-1] = ["vocab size", "unknown"]
         right[-1:-1] = [True, True]
         for r, row in zip(rows, cells):
-            row[-1:-1] = [f"{r['vocab_size']:,}", str(r["unknown"])]
-    out.write(render_table(headers, cells, right) + "\n")
+            unknown = "-" if r["unknown"] is None else str(r["unknown"])
+            row[-1:-1] = [format_int(r["vocab_size"]), unknown]
+    if form == "markdown":
+        return render_markdown(headers, cells, right) + "\n"
+    return render_table(headers, cells, right) + "\n"
 
 
-def _compare_csv(rows: list[dict[str, Any]], out: IO[str]) -> None:
+def _csv(rows: list[dict[str, Any]], lesson: bool) -> str:
     import csv
+    import io
 
-    fields = [
-        "input",
-        "tokenizer",
-        "bytes",
-        "code_points",
-        "tokens",
-        "bytes_per_token",
-        "attention_multiplier",
-    ]
-    if rows and "vocab_size" in rows[0]:
-        fields += ["vocab_size", "unknown"]
-    writer = csv.DictWriter(out, fieldnames=fields, extrasaction="ignore", lineterminator="\n")
+    from tokviz.core.evaluation import rounded_rows
+    from tokviz.core.exchange import CSV_FIELDS
+
+    fields = [*CSV_FIELDS, "unknown"] if lesson else list(CSV_FIELDS)
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=fields, extrasaction="ignore", lineterminator="\n")
     writer.writeheader()
-    writer.writerows(rows)
-
-
-def _compare_json(rows: list[dict[str, Any]], out: IO[str]) -> None:
-    import json
-
-    json.dump(rows, out, ensure_ascii=False, indent=2)
-    out.write("\n")
+    for row in rounded_rows(rows):
+        writer.writerow({k: "" if row.get(k) is None else row[k] for k in fields})
+    return buffer.getvalue()

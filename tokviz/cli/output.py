@@ -51,3 +51,39 @@ def render_table(headers: Sequence[str], rows: Sequence[Sequence[str]], right: S
         return "  ".join(parts).rstrip()
 
     return "\n".join([line(headers), *(line(r) for r in rows)])
+
+
+def render_markdown(headers: Sequence[str], rows: Sequence[Sequence[str]], right: Sequence[bool]) -> str:
+    """A GitHub-flavoured markdown table, padded so it also reads as plain text; ``right`` marks
+    the numeric columns (aligned right with ``---:``). Pipes inside cells are escaped."""
+
+    def cell(text: str) -> str:
+        return text.replace("\\", "\\\\").replace("|", "\\|")
+
+    body = [[cell(c) for c in row] for row in rows]
+    head = [cell(h) for h in headers]
+    widths = [max(3, len(h)) for h in head]
+    for row in body:
+        widths = [max(w, len(c)) for w, c in zip(widths, row)]
+
+    def line(cells: Sequence[str]) -> str:
+        parts = [c.rjust(w) if r else c.ljust(w) for c, w, r in zip(cells, widths, right)]
+        return "| " + " | ".join(parts) + " |"
+
+    rule = "| " + " | ".join(("-" * (w - 1) + ":") if r else "-" * w for w, r in zip(widths, right)) + " |"
+    return "\n".join([line(head), rule, *(line(r) for r in body)])
+
+
+def format_int(n: int | None) -> str:
+    """A count with thousands separators (1,313); '-' for None."""
+    return "-" if n is None else f"{n:,}"
+
+
+def format_fixed(value: float | None, digits: int = 2) -> str:
+    """A decimal with a fixed number of digits, so a column lines up (4.40, 1.00); '-' for None."""
+    return "-" if value is None else f"{value:.{digits}f}"
+
+
+def format_percent(share: float | None, digits: int = 1) -> str:
+    """A share as a percentage (0.4601 -> '46.0%'); '-' for None."""
+    return "-" if share is None else f"{share * 100:.{digits}f}%"

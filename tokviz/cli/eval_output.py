@@ -1,0 +1,103 @@
+"""How ``tokviz eval`` writes its rows: an aligned table, CSV, JSON or a markdown table.
+
+Every form has the columns of :data:`tokviz.core.evaluation.EVAL_FIELDS`; CSV and JSON round
+the numbers with :func:`tokviz.core.evaluation.rounded` (never binary-float noise), the table and
+markdown show counts with thousands separators and the vocabulary share as a percentage.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from typing import TYPE_CHECKING
+
+from .output import format_fixed, format_int, format_percent, render_markdown, render_table
+
+if TYPE_CHECKING:
+    from tokviz.core.evaluation import EvalRow, Evaluation
+
+FORMATS = ("table", "csv", "json", "markdown")
+_HEADERS = (
+    ("group", False),
+    ("tokenizer", False),
+    ("files", True),
+    ("bytes", True),
+    ("tokens", True),
+    ("bytes/token", True),
+    ("x fewest", True),
+    ("tokens used", True),
+    ("vocab", True),
+    ("used", True),
+    ("mean len", True),
+)
+
+
+def render(evaluation: Evaluation, form: str, per_file: bool = False) -> str:
+    """The rows of ``evaluation`` in ``form`` (one of :data:`FORMATS`), ending with a newline."""
+    rows = evaluation.rows(per_file)
+    if form == "csv":
+        return _csv(rows)
+    if form == "json":
+        return _json(evaluation, rows)
+    cells = [_cells(r) for r in rows]
+    columns = list(range(len(_HEADERS)))
+    if not evaluation.groups and not per_file:
+        columns = columns[1:]  # only the totals: the group column would say "all" on every line
+    headers = [_HEADERS[c][0] for c in columns]
+    right = [_HEADERS[c][1] for c in columns]
+    picked = [[row[c] for c in columns] for row in cells]
+    if form == "markdown":
+        return render_markdown(headers, picked, right) + "\n\n" + caption(evaluation) + "\n"
+    return render_table(headers, picked, right) + "\n"
+
+
+def _cells(r: EvalRow) -> list[str]:
+    return [
+        r.group,
+        r.tokenizer,
+        format_int(r.files),
+        format_int(r.bytes),
+        format_int(r.tokens),
+        format_fixed(r.bytes_per_token, 2),
+        format_fixed(r.relative_tokens, 2),
+        format_int(r.vocab_used),
+        format_int(r.vocab_tokens),
+        format_percent(r.vocab_used_share),
+        format_fixed(r.mean_token_bytes, 1),
+    ]
+
+
+def caption(evaluation: Evaluation) -> str:
+    """The line under a markdown table: what was measured and what the less obvious columns mean."""
+    n = evaluation.totals[0].files if evaluation.totals else 0
+    text = (
+        f"*{n:,} {'file' if n == 1 else 'files'}, {evaluation.text_bytes:,} bytes of UTF-8 text. "
+        "bytes/token: UTF-8 bytes over tokens; x fewest: tokens over the fewest any tokenizer needs; "
+        "tokens used: distinct tokens that occur, of the vocabulary's; mean len: their mean length in bytes.*"
+    )
+    return text
+
+
+def _csv(rows: list[EvalRow]) -> str:
+    from tokviz.core.evaluation import EVAL_FIELDS, rounded_rows
+
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=EVAL_FIELDS, lineterminator="\n")
+    writer.writeheader()
+    for row in rounded_rows(r.as_dict() for r in rows):
+        writer.writerow({k: "" if v is None else v for k, v in row.items()})
+    return buffer.getvalue()
+
+
+def _json(evaluation: Evaluation, rows: list[EvalRow]) -> str:
+    from tokviz.core.evaluation import rounded_rows
+
+    selection = evaluation.selection
+    document = {
+        "rows": rounded_rows(r.as_dict() for r in rows),
+        "files": len(selection.files) - evaluation.empty_files,
+        "empty_files": evaluation.empty_files,
+        "skipped": {s.reason: s.files for s in selection.skipped},
+    }
+    return json.dumps(document, ensure_ascii=False, indent=2) + "\n"
