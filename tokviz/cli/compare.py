@@ -151,18 +151,19 @@ def measured_rows(
 
     names = unique_labels(specs, tokenizers)
     measured: dict[str, tuple[TextMetrics, ...]] = {}
+    notes: list[str] = []
     for label in order or [*texts, *folders]:
         if label in texts:
             metrics = tuple(TextMetrics.of(tok, texts[label]) for tok in tokenizers)
             if not metrics[0].bytes:
-                print_note(f"{label} is empty: no rows for it")
+                notes.append(f"{label} is empty: no rows for it")
                 continue
             measured[label] = metrics
             continue
         selection = folders[label]
         totals = evaluate(selection, tokenizers, names).totals if selection.files else ()
         if not totals or not totals[0].bytes:
-            print_note(f"{label} holds no text: no rows for it")
+            notes.append(f"{label} holds no text: no rows for it")
             continue
         measured[label.rstrip("/" + os.sep) or label] = tuple(
             TextMetrics(r.bytes, r.code_points, r.tokens, r.bytes_per_token) for r in totals
@@ -171,6 +172,8 @@ def measured_rows(
         from tokviz.core.errors import CorpusError
 
         raise CorpusError("nothing to compare: every input is empty")
+    for note in notes:
+        print_note(note)
     table = ExchangeTable(
         tuple(measured), tuple(names), tuple(measured.values()), tuple(id_space(t) for t in tokenizers)
     )
