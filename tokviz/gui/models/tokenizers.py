@@ -21,7 +21,7 @@ from PySide6.QtCore import QAbstractListModel, QModelIndex, QObject, QPersistent
 from tokviz.core.errors import TokvizError
 from tokviz.core.lecture_tokenizers import CharacterTokenizer
 from tokviz.core.pretokenize import PatternTimeoutError
-from tokviz.core.registry import is_builtin, load_tokenizer
+from tokviz.core.registry import is_builtin, load_tokenizer, load_warnings
 from tokviz.core.tokenizer import Tokenizer
 from tokviz.gui.models.words import WORDS_KEY, WordsCorpus
 from tokviz.gui.text.token_table import TableUpdate, TokenTable, execute_plan, plan_edit
@@ -249,6 +249,7 @@ class TokenizerRegistryModel(QAbstractListModel):
         lines = [entry.source or entry.label]
         if tok is not None:
             lines += [f"⚠ {a}" for a in tok.assumptions]
+            lines += [f"⚠ {w}" for w in load_warnings(tok)]
             if tok.replay_note:
                 lines.append(f"replay: {tok.replay_note}")
         return "\n".join(lines)

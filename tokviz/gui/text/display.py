@@ -9,6 +9,7 @@ rendered with a handful of string operations instead of one per token. No Qt her
 
 from __future__ import annotations
 
+import bisect
 import html
 from dataclasses import dataclass
 
@@ -112,20 +113,23 @@ def _build_text(
         lengths[partial_idx] = partial_lengths
     box_end = np.cumsum(lengths)
     box_start = box_end - lengths
-    # The document text: runs of whole-character tokens are single slices of the source.
+    # The document text: runs of whole-character tokens are single slices of the source. Text no
+    # token covers (a WordPiece model drops spaces; a byte with no token) is not shown, so a run
+    # is cut where one token does not end where the next starts.
     pieces: list[str] = []
     start_list = starts.tolist()
     end_list = ends.tolist()
+    cuts = (np.flatnonzero(starts[1:] != ends[:-1]) + 1).tolist()
     prev = 0
-    for k, label in zip(partial_idx.tolist(), shown):
-        if k > prev:
-            piece = text[start_list[prev] : end_list[k - 1]]
+    for k, label in zip([*partial_idx.tolist(), hi - lo], [*shown, ""]):
+        while prev < k:
+            i = bisect.bisect_right(cuts, prev)
+            stop = min(cuts[i], k) if i < len(cuts) else k
+            piece = text[start_list[prev] : end_list[stop - 1]]
             pieces.append(with_glyphs(piece) if glyphs else piece)
+            prev = stop
         pieces.append(label)
         prev = k + 1
-    if prev < hi - lo:
-        piece = text[start_list[prev] : end_list[-1]]
-        pieces.append(with_glyphs(piece) if glyphs else piece)
     return DisplayRun("".join(pieces), box_start.astype(INDEX), box_end.astype(INDEX))
 
 

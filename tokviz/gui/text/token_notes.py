@@ -9,12 +9,45 @@ guessed id never reads as a known one.
 from __future__ import annotations
 
 import html
+import weakref
 
+import numpy as np
+
+from tokviz.core.bytes_ import hex_bytes
 from tokviz.core.lecture_tokenizers import CharacterTokenizer, WordTokenizer
 from tokviz.core.tokenizer import Tokenizer
 from tokviz.gui.text.token_table import TokenTable
 
 WARNING_STYLE = "color:#b45309"
+# Single bytes a byte-level vocabulary has no token for, per tokenizer (found once, on first hover).
+_MISSING: weakref.WeakKeyDictionary[Tokenizer, frozenset[int]] = weakref.WeakKeyDictionary()
+
+
+def missing_single_bytes(tokenizer: Tokenizer) -> frozenset[int]:
+    """Byte values no ordinary token of a byte-level vocabulary holds alone (empty for the rest).
+
+    Only file-loaded byte-level vocabularies (MPT, StarCoder, Falcon...) can lack some: tokviz's own
+    BPE needs all 256, and the lecture's tokenizers are not byte-level.
+    """
+    if not getattr(tokenizer, "byte_level", False):
+        return frozenset()
+    found = _MISSING.get(tokenizer)
+    if found is None:
+        present = {b[0] for i, b in tokenizer.vocab.items() if len(b) == 1 and not tokenizer.is_special(i)}
+        found = _MISSING[tokenizer] = frozenset(set(range(256)) - present)
+    return found
+
+
+def dropped_bytes(tokenizer: Tokenizer, table: TokenTable, index: int) -> bytes:
+    """The bytes of the character under token ``index`` that no token holds (a byte with no token)."""
+    missing = missing_single_bytes(tokenizer)
+    if not missing:
+        return b""
+    start, end = int(table.start[index]), int(table.end[index])
+    around = np.flatnonzero((table.start < end) & (table.end > start)).tolist()
+    held = b"".join(tokenizer.id_bytes(int(table.ids[k])) for k in around if not table.special[k])
+    text = table.text[min(int(table.start[around[0]]), start) : max(int(table.end[around[-1]]), end)]
+    return bytes(b for b in text.encode("utf-8", "replace") if b in missing and b not in held)
 
 
 def token_notes_html(tokenizer: Tokenizer, table: TokenTable, index: int) -> str:
@@ -31,6 +64,17 @@ def token_notes_html(tokenizer: Tokenizer, table: TokenTable, index: int) -> str
                     WARNING_STYLE,
                     f"unknown word: {word!r} is not in the vocabulary ({tokenizer.word_count:,} entries "
                     f"from {tokenizer.corpus}); decoding gives <unk>, the word is lost",
+                )
+            )
+    if table.partial[index]:
+        dropped = dropped_bytes(tokenizer, table, index)
+        if dropped:
+            notes.append(
+                (
+                    WARNING_STYLE,
+                    f"the vocabulary has no token for the byte{'s' if len(dropped) > 1 else ''} "
+                    f"{hex_bytes(dropped)} of this character: dropped from the ids (as the tokenizers "
+                    "library drops it), so decoding loses the character",
                 )
             )
     notes += [(WARNING_STYLE, f"⚠ {a}") for a in tokenizer.assumptions]
