@@ -294,11 +294,14 @@ class VocabularyUsage:
         """The share of the vocabulary used, 0..1."""
         return self.used / self.vocabulary if self.vocabulary else 0.0
 
-    def headline(self) -> str:
-        """ "14,715 of 32,000 tokens used (46%)", the one line the report starts with."""
+    def percent(self) -> str:
+        """The share used as people write it: "46%", "0.2%" below one per cent, "0%" for none."""
         percent = self.share * 100
-        shown = f"{percent:.0f}" if percent >= 1 or percent == 0 else f"{percent:.1g}"
-        return f"{self.used:,} of {self.vocabulary:,} tokens used ({shown}%)"
+        return (f"{percent:.0f}" if percent >= 1 or percent == 0 else f"{percent:.1g}") + "%"
+
+    def headline(self) -> str:
+        """The line the report starts with: "14,715 of 32,000 tokens used (46%)"."""
+        return f"{self.used:,} of {self.vocabulary:,} tokens used ({self.percent()})"
 
     def merge_firing(self) -> MergeFiring:
         """Which merges never make a token in the output, and which are never applied at all.

@@ -4,13 +4,21 @@
 happen inside the model on numpy arrays (a proxy model would call back into Python millions of
 times to sort 200K rows), and cells are formatted only when the view asks for a visible row, so
 cl100k's 100K tokens scroll without lag. With a second tokenizer it also shows the overlap.
+
+It also counts what the vocabulary uses on the editor's text or on a folder (off the GUI thread,
+:mod:`.vocabulary_usage`): a headline ("46% of the vocabulary used"), a used / never used /
+suspicious filter, the Count column and a token-length histogram. The table copies real text
+and exports the filtered list (:mod:`.vocabulary_table`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from pathlib import Path
+
 import numpy as np
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QFont
+from PySide6.QtGui import QFont, QShowEvent, QTextCursor
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -21,8 +29,8 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QLineEdit,
+    QPlainTextEdit,
     QSpinBox,
-    QTableView,
     QWidget,
 )
 
@@ -30,26 +38,46 @@ from tokviz.gui.context import PanelContext
 from tokviz.gui.models.tokenizers import OPEN_KEY, KeyRole, TokenizerRegistryModel
 from tokviz.gui.models.vocabulary import (
     BYTES,
+    COLUMNS,
     COUNT,
     ID,
     LENGTH,
     PARENTS,
     RANK,
     TOKEN,
+    USAGE_MODES,
     VocabModel,
     overlap,
+    plain_token,
 )
+from tokviz.gui.panels.vocabulary_table import VocabTable, write_filtered_csv
+from tokviz.gui.panels.vocabulary_usage import LengthHistogram, UsageCounter, UsageResult
+from tokviz.gui.text.utf16 import Utf16Index
+from tokviz.gui.widgets import file_dialogs
 from tokviz.gui.workers.debounce import Debouncer
+
+USAGE_LABELS = ("All tokens", "Used on {where}", "Never used on {where}", "Suspicious: long and rare")
+_SUSPICIOUS_TIP = (
+    "Tokens that look under-trained on this text: long and unused, or long and rare "
+    "(score = length / (1 + log2(1 + count)) of 8 or more: unused and 8+ bytes, seen once and 16+ bytes, …)"
+)
 
 
 class VocabBrowser(QWidget):
     """Dock contents: tokenizer picker, filter, jump to id, overlap with a second tokenizer, the table."""
 
     openTokenizerRequested = Signal()
+    statusMessage = Signal(str)
 
-    def __init__(self, registry: TokenizerRegistryModel, parent: QWidget | None = None) -> None:
+    def __init__(
+        self,
+        registry: TokenizerRegistryModel,
+        parent: QWidget | None = None,
+        editor_text: Callable[[], str] | None = None,
+    ) -> None:
         super().__init__(parent)
         self._shown_key = ""
+        self._stale = False  # the editor's text changed while the browser was hidden
         self.setObjectName("vocabBrowser")
         self.registry = registry
         self.model = VocabModel(self)
@@ -81,11 +109,26 @@ class VocabBrowser(QWidget):
         self.summary = QLabel(self)
         self.summary.setObjectName("vocabSummary")
         self.summary.setWordWrap(True)
-        self.table = QTableView(self)
+        self.usage_mode = QComboBox(self)
+        self.usage_mode.setObjectName("vocabUsageMode")
+        self.usage_mode.setAccessibleName("Which tokens to list by their use")
+        self.usage_source = QComboBox(self)
+        self.usage_source.setObjectName("vocabUsageSource")
+        self.usage_source.setAccessibleName("Count the vocabulary's use on")
+        self.usage_source.addItem("the editor's text", "")
+        self.usage_source.addItem("a folder…", "?")
+        self.usage_source.setToolTip(
+            "Count how often each token occurs on the editor's text or on a folder's text files"
+        )
+        self.headline = QLabel(self)
+        self.headline.setObjectName("vocabUsageHeadline")
+        self.headline.setWordWrap(True)
+        self.histogram = LengthHistogram(self)
+        self.usage = UsageCounter(editor_text or str, self)
+        self.table = VocabTable(self.model, self)
         self.table.setTabKeyNavigation(False)  # Tab moves on to the next control, as everywhere else
         self.table.setObjectName("vocabTable")
         self.table.setAccessibleName("Vocabulary")
-        self.table.setModel(self.model)
         self.table.setSortingEnabled(True)
         self.table.sortByColumn(ID, Qt.SortOrder.AscendingOrder)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
@@ -93,17 +136,22 @@ class VocabBrowser(QWidget):
         self.table.verticalHeader().hide()
         self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
         self.table.horizontalHeader().setStretchLastSection(True)
+        # The count is read beside the token: shown third (the model's columns keep their order).
+        self.table.horizontalHeader().moveSection(COUNT, TOKEN + 1)
         self.table.setWordWrap(False)
+        # The token is what one reads: its column is the wide one; numbers need few digits.
         for col, width in (
             (ID, 58),
-            (TOKEN, 92),
+            (TOKEN, 150),
+            (COUNT, 64),
             (BYTES, 92),
-            (LENGTH, 54),
-            (RANK, 82),
+            (LENGTH, 50),
+            (RANK, 70),
             (PARENTS, 140),
-            (COUNT, 60),
         ):
-            self.table.setColumnWidth(col, width)
+            # Numeric columns are as wide as their title (and the sort arrow), no wider.
+            title = self.table.horizontalHeader().fontMetrics().horizontalAdvance(COLUMNS[col]) + 26
+            self.table.setColumnWidth(col, width if col in (TOKEN, PARENTS, BYTES) else max(width, title))
 
         grid = QGridLayout(self)
         grid.setContentsMargins(6, 6, 6, 6)
@@ -117,10 +165,18 @@ class VocabBrowser(QWidget):
         filters.addWidget(self.use_regex)
         filters.addWidget(self.jump, 1)
         grid.addLayout(filters, 3, 0, 1, 2)
-        grid.addWidget(self.overlap_mode, 4, 0, 1, 2)
-        grid.addWidget(self.summary, 5, 0, 1, 2)
-        grid.addWidget(self.table, 6, 0, 1, 2)
+        grid.addWidget(QLabel("Overlap", self), 4, 0)
+        grid.addWidget(self.overlap_mode, 4, 1)
+        grid.addWidget(QLabel("Use", self), 5, 0)
+        grid.addWidget(self.usage_mode, 5, 1)
+        grid.addWidget(QLabel("counted on", self), 6, 0)
+        grid.addWidget(self.usage_source, 6, 1)
+        grid.addWidget(self.headline, 7, 0, 1, 2)
+        grid.addWidget(self.histogram, 8, 0, 1, 2)
+        grid.addWidget(self.summary, 9, 0, 1, 2)
+        grid.addWidget(self.table, 10, 0, 1, 2)
         grid.setColumnStretch(1, 1)
+        grid.setRowStretch(10, 1)
 
         # The filter runs once typing pauses (a regex over 100K tokens is not free).
         self._filter_debouncer = Debouncer(150, self)
@@ -130,12 +186,19 @@ class VocabBrowser(QWidget):
         self.jump.valueChanged.connect(self.jump_to_id)
         self.picker.currentIndexChanged.connect(self._on_pick)
         self.compare.currentIndexChanged.connect(self._on_pick)
-        self.overlap_mode.currentIndexChanged.connect(self._apply_membership)
+        self.overlap_mode.currentIndexChanged.connect(self._on_overlap_mode)
+        self.usage_mode.currentIndexChanged.connect(self._apply_usage_mode)
+        self.usage_source.activated.connect(self._on_usage_source)
+        self.usage.counted.connect(self._on_counted)
+        self.usage.failed.connect(self._on_count_failed)
+        self.usage.busyChanged.connect(self._on_count_busy)
+        self.table.exportRequested.connect(self.export_csv)
         self.model.rowsFiltered.connect(self._update_summary)
         registry.tokenizerLoaded.connect(self._on_loaded)
         registry.mergesReady.connect(self._on_merges_ready)
         registry.rowsInserted.connect(self._refill_compare)
         self._refill_compare()
+        self._fill_usage_modes()
         self._update_summary()
 
     # ---------------------------------------------------------------- selection
@@ -173,6 +236,12 @@ class VocabBrowser(QWidget):
             entry = self.registry.entry(key)
             self.model.set_tokenizer(tok, entry.counts if entry else None, self.registry.merges_ready(key))
             self.jump.setRange(0, max(tok.vocab) if tok and tok.vocab else 0)
+            self.usage.set_tokenizer(tok)
+            result = self.usage.result
+            if result is not None and result.tokenizer is tok:
+                self._on_counted(result)
+            else:
+                self._show_usage(None)
 
     def _on_pick(self, *_args: object) -> None:
         key = self.key()
@@ -201,8 +270,9 @@ class VocabBrowser(QWidget):
         self.overlap_mode.clear()
         a = self.registry.label(self.key())
         if self._overlap is None:
+            # Without a second vocabulary the list offers to pick one (rather than sit disabled).
             self.overlap_mode.addItem("All tokens")
-            self.overlap_mode.setEnabled(False)
+            self.overlap_mode.addItem("Compare with another vocabulary…")
             current = 0
         else:
             both, only_a, only_b = self._overlap
@@ -212,9 +282,16 @@ class VocabBrowser(QWidget):
             self.overlap_mode.addItem(f"In both ({len(both):,})")
             self.overlap_mode.addItem(f"Only in {a} ({len(only_a):,})")
             self.overlap_mode.addItem(f"Only in {b} ({len(only_b):,})")
-            self.overlap_mode.setEnabled(True)
         self.overlap_mode.setCurrentIndex(min(current, self.overlap_mode.count() - 1))
         self.overlap_mode.blockSignals(False)
+
+    def _on_overlap_mode(self, *_args: object) -> None:
+        if self._overlap is None and self.overlap_mode.currentIndex() == 1:
+            self.overlap_mode.setCurrentIndex(0)
+            self.compare.setFocus()
+            self.compare.showPopup()
+            return
+        self._apply_membership()
 
     def _apply_membership(self, *_args: object) -> None:
         mode = self.overlap_mode.currentIndex()
@@ -258,7 +335,141 @@ class VocabBrowser(QWidget):
         elif tok is None:
             self.summary.setText("Loading…" if self.key() else "")
         else:
-            self.summary.setText(f"{self.model.rowCount():,} of {tok.vocab_size:,} tokens")
+            self.summary.setText(f"{self.model.rowCount():,} of {tok.vocab_size:,} tokens listed")
+
+    # ---------------------------------------------------------------- use on a text
+    def _fill_usage_modes(self, result: UsageResult | None = None) -> None:
+        where = "this text" if result is None or self.usage.folder is None else "the folder"
+        current = max(self.usage_mode.currentIndex(), 0)
+        self.usage_mode.blockSignals(True)
+        self.usage_mode.clear()
+        counts: tuple[str, ...] = ("", "", "", "")
+        if result is not None:
+            u = result.usage
+            suspicious = len(u.undertrained())
+            counts = (
+                f" ({u.vocabulary:,})",
+                f" ({u.used:,})",
+                f" ({u.vocabulary - u.used:,})",
+                f" ({suspicious:,})",
+            )
+        for label, count in zip(USAGE_LABELS, counts):
+            self.usage_mode.addItem(label.format(where=where) + count)
+        self.usage_mode.setItemData(3, _SUSPICIOUS_TIP, Qt.ItemDataRole.ToolTipRole)
+        self.usage_mode.setCurrentIndex(current)
+        self.usage_mode.blockSignals(False)
+
+    def usage_filter(self) -> str:
+        """The usage filter chosen: one of :data:`~tokviz.gui.models.vocabulary.USAGE_MODES`."""
+        return USAGE_MODES[max(self.usage_mode.currentIndex(), 0)]
+
+    def _apply_usage_mode(self, *_args: object) -> None:
+        self.model.set_usage_filter(self.usage_filter())
+
+    def _show_usage(self, result: UsageResult | None) -> None:
+        self._fill_usage_modes(result)
+        if result is None:
+            self.headline.setText("Counting…" if self.usage.busy else "")
+            self.histogram.set_histogram(None)
+            return
+        u = result.usage
+        self.headline.setText(
+            f"<b>{u.percent()} of the vocabulary used</b> on {result.where} ({u.used:,} of {u.vocabulary:,})"
+        )
+        tip = f"{u.headline()}; {u.counted.tokens:,} tokens in {u.counted.bytes:,} bytes counted"
+        self.headline.setToolTip(tip + (f"\n{result.note}" if result.note else ""))
+        self.histogram.set_histogram(u.length_histogram())
+
+    def _on_counted(self, result: UsageResult) -> None:
+        if result.tokenizer is not self.model.tokenizer:
+            return
+        self.model.set_usage(result.usage.counts)
+        self._show_usage(result)
+        if result.note:
+            self.statusMessage.emit(result.note)
+
+    def _on_count_failed(self, message: str) -> None:
+        self.headline.setText(message)
+        self.statusMessage.emit(message)
+
+    def _on_count_busy(self, busy: bool) -> None:
+        if busy and self.usage.result is None:
+            self.headline.setText("Counting…")
+
+    def _on_usage_source(self, index: int) -> None:
+        data = self.usage_source.itemData(index)
+        if data == "?":
+            folder = file_dialogs.get_existing_directory(self, "Count the vocabulary's use on a folder")
+            if not folder:
+                self.usage_source.setCurrentIndex(max(self.usage_source.findData(self.usage.folder or ""), 0))
+                return
+            self.count_folder(folder)
+            return
+        self.usage.set_folder(str(data) or None)
+
+    def count_folder(self, folder: str | None) -> None:
+        """Count the vocabulary's use on the text files of ``folder`` (None: the editor's text again)."""
+        if folder:
+            i = self.usage_source.findData(folder)
+            if i < 0:
+                self.usage_source.insertItem(1, f"folder {Path(folder).name or folder}", folder)
+                self.usage_source.setItemData(1, folder, Qt.ItemDataRole.ToolTipRole)
+                i = 1
+            self.usage_source.setCurrentIndex(i)
+        else:
+            self.usage_source.setCurrentIndex(0)
+        self.usage.set_folder(folder or None)
+        self._show_usage(None)
+
+    def text_edited(self) -> None:
+        """The editor's text changed: its count is made again after a pause (once shown, if hidden)."""
+        if self.isVisible():
+            self.usage.text_edited()
+        else:
+            self._stale = True
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        if self._stale:
+            self._stale = False
+            self.usage.text_edited()
+
+    def export_csv(self) -> None:
+        """Ask for a file and write the listed tokens (the filters applied) to it as CSV."""
+        path, _ = file_dialogs.get_save_file_name(
+            self, "Export listed tokens", f"{self.registry.label(self.key())}-tokens.csv", "CSV files (*.csv)"
+        )
+        if not path:
+            return
+        try:
+            n = write_filtered_csv(self.model, path)
+        except OSError as exc:
+            self.statusMessage.emit(f"Cannot write {Path(path).name}: {exc.strerror or exc}")
+            return
+        self.statusMessage.emit(f"Exported {n:,} tokens to {Path(path).name}")
+
+    def show_in_text(self, token_id: int, editor: QPlainTextEdit) -> bool:
+        """Select the token's next occurrence in ``editor`` (after the cursor, wrapping); False if none."""
+        tok = self.model.tokenizer
+        if tok is None:
+            return False
+        text = editor.toPlainText()
+        index = Utf16Index(text)
+        after = index.to_code_point(editor.textCursor().selectionEnd())
+        spans = [(s.start, s.end) for s in tok.encode_spans(text) if s.id == token_id]
+        if not spans:
+            self.statusMessage.emit(
+                f"{plain_token(tok.vocab[token_id])!r} does not occur in the editor's text"
+            )
+            return False
+        start, end = next(((a, b) for a, b in spans if a >= after), spans[0])
+        cursor = QTextCursor(editor.document())
+        cursor.setPosition(index.to_utf16(start))
+        cursor.setPosition(index.to_utf16(end), QTextCursor.MoveMode.KeepAnchor)
+        editor.setTextCursor(cursor)
+        editor.ensureCursorVisible()
+        editor.setFocus()
+        return True
 
     def follow_reference(self, key: str) -> None:
         """Browse the reference view's tokenizer (keeping the comparison the user chose)."""
@@ -278,7 +489,7 @@ class VocabBrowser(QWidget):
 
 def install(context: PanelContext) -> QDockWidget:
     """Dock the vocabulary browser on the right (shown); it follows the first view's tokenizer."""
-    browser = VocabBrowser(context.tokenizers, context.parent_widget())
+    browser = VocabBrowser(context.tokenizers, context.parent_widget(), context.editor_text)
     dock = context.add_dock(
         browser,
         "Vocabulary",
@@ -291,6 +502,11 @@ def install(context: PanelContext) -> QDockWidget:
         first_size=lambda: min(470, context.parent_widget().width() // 3),
     )
     browser.openTokenizerRequested.connect(context.open_tokenizer_dialog)
+    browser.statusMessage.connect(context.show_status)
+    context.textEdited.connect(browser.text_edited)
+    editor = context.parent_widget().findChild(QPlainTextEdit, "editor")
+    if editor is not None:
+        browser.table.showInTextRequested.connect(lambda tid: browser.show_in_text(tid, editor))
     browser.show_tokenizer(context.first_view_key(), "")
     context.referenceViewChanged.connect(browser.follow_reference)
     browser.follow_editor_font(context.text_font())

@@ -1,0 +1,180 @@
+"""The vocabulary browser counts what a vocabulary uses on the editor's text or a folder, copies real
+text, exports the listed tokens, and numbers merges as the timeline does."""
+
+from __future__ import annotations
+
+import csv
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import QPlainTextEdit
+
+from tokviz.core.tokenizer import Tokenizer
+from tokviz.core.usage import undertrained_score
+from tokviz.gui.models.merge_model import MergeTableModel
+from tokviz.gui.models.tokenizers import TokenizerRegistryModel
+from tokviz.gui.models.vocabulary import COUNT, RANK, TOKEN
+from tokviz.gui.panels import vocabulary_table
+from tokviz.gui.panels.vocabulary import VocabBrowser
+from tokviz.gui.text.display import details_html, token_details
+from tokviz.gui.widgets import file_dialogs
+
+TEXT = "the cat in the hat sat on the mat. the cat sat."
+
+
+def make_browser(qtbot, tokenizer: Tokenizer, text: str = TEXT) -> tuple[VocabBrowser, str]:
+    registry = TokenizerRegistryModel()
+    key = registry.add_tokenizer("tiny", tokenizer)
+    browser = VocabBrowser(registry, editor_text=lambda: text)
+    qtbot.addWidget(browser)
+    browser.show()
+    browser.show_tokenizer(key)
+    qtbot.waitUntil(lambda: browser.usage.result is not None, timeout=10000)
+    return browser, key
+
+
+def test_headline_count_column_and_used_filter_follow_the_editor_text(qtbot, tiny_bpe):
+    browser, _ = make_browser(qtbot, tiny_bpe)
+    model = browser.model
+
+    ids = Counter(tiny_bpe.encode_ordinary(TEXT))
+    ordinary = tiny_bpe.vocab_size - len(tiny_bpe.special_tokens)
+    assert (
+        f"of the vocabulary used</b> on the editor's text ({len(ids):,} of {ordinary:,})"
+        in browser.headline.text()
+    )
+    the = tiny_bpe.encode_ordinary(" the")[0]
+    assert model.index(model.row_of_id(the), COUNT).data() == f"{ids[the]:,}"
+
+    browser.usage_mode.setCurrentIndex(1)  # used on this text
+    assert {model.token_id(r) for r in range(model.rowCount())} == set(ids)
+    assert browser.usage_mode.currentText() == f"Used on this text ({len(ids):,})"
+    browser.usage_mode.setCurrentIndex(2)  # never used
+    assert model.rowCount() == ordinary - len(ids)
+    browser.usage_mode.setCurrentIndex(3)  # suspicious: long and rare
+    for r in range(model.rowCount()):
+        data = tiny_bpe.vocab[model.token_id(r)]
+        assert undertrained_score(len(data), ids[model.token_id(r)]) >= 8
+
+    model.sort(COUNT, Qt.SortOrder.DescendingOrder)
+    browser.usage_mode.setCurrentIndex(0)
+    assert model.token_id(0) == ids.most_common(1)[0][0]
+
+
+def test_editing_the_text_counts_again_after_a_pause(qtbot, tiny_bpe):
+    text = ["the cat"]
+    registry = TokenizerRegistryModel()
+    key = registry.add_tokenizer("tiny", tiny_bpe)
+    browser = VocabBrowser(registry, editor_text=lambda: text[0])
+    qtbot.addWidget(browser)
+    browser.show()
+    browser.show_tokenizer(key)
+    qtbot.waitUntil(lambda: browser.usage.result is not None, timeout=10000)
+    before = browser.usage.result
+    text[0] = TEXT + " def f(x): return x + 1"
+    browser.text_edited()
+    qtbot.waitUntil(
+        lambda: browser.usage.result is not before and browser.usage.result is not None, timeout=10000
+    )
+    assert browser.usage.result.usage.used == len(set(tiny_bpe.encode_ordinary(text[0])))
+
+
+def test_a_folder_is_counted_and_binaries_are_left_out(qtbot, tiny_bpe, tmp_path: Path):
+    (tmp_path / "a.txt").write_text(TEXT, encoding="utf-8")
+    (tmp_path / "b.md").write_text("def f(x):\n    return x + 1\n", encoding="utf-8")
+    (tmp_path / "c.pyc").write_bytes(bytes(range(256)))
+    browser, _ = make_browser(qtbot, tiny_bpe)
+
+    browser.count_folder(str(tmp_path))
+    qtbot.waitUntil(lambda: browser.usage.result is not None, timeout=10000)
+    result = browser.usage.result
+    assert result.where == f"folder {tmp_path.name} (2 files)"
+    assert "binary" in (result.note or "")
+    expected = set(tiny_bpe.encode_ordinary(TEXT)) | set(
+        tiny_bpe.encode_ordinary("def f(x):\n    return x + 1\n")
+    )
+    assert result.usage.used == len(expected)
+    assert browser.usage_source.currentText() == f"folder {tmp_path.name}"
+
+
+def test_ctrl_c_copies_rows_with_real_spaces_as_tsv(qtbot, gpt2):
+    browser, _ = make_browser(qtbot, gpt2)
+    table = browser.table
+    table.selectRow(browser.model.row_of_id(262))
+    table.setFocus()
+    qtbot.keyClick(table, Qt.Key.Key_C, Qt.KeyboardModifier.ControlModifier)
+
+    cells = QGuiApplication.clipboard().text().rstrip("\n").split("\t")
+    assert cells[:3] == ["262", " the", "4"]
+    assert cells[5] == "20 74 68 65"
+    assert (
+        browser.model.index(browser.model.row_of_id(262), TOKEN).data() == "·the"
+    )  # the table shows the glyph
+
+
+def test_export_writes_the_listed_tokens_as_csv(
+    qtbot, tiny_bpe, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    browser, _ = make_browser(qtbot, tiny_bpe)
+    browser.usage_mode.setCurrentIndex(1)
+    out = tmp_path / "used.csv"
+    monkeypatch.setattr(file_dialogs, "get_save_file_name", lambda *a, **k: (str(out), ""))
+    with qtbot.waitSignal(browser.statusMessage) as said:
+        browser.export_csv()
+
+    with out.open(encoding="utf-8", newline="") as fh:
+        rows = list(csv.reader(fh))
+    assert rows[0] == ["Id", "Token", "Length", "Merge step", "Parents", "Bytes", "Count"]
+    assert len(rows) - 1 == browser.model.rowCount() == len(set(tiny_bpe.encode_ordinary(TEXT)))
+    assert " the" in [r[1] for r in rows]
+    assert said.args == [f"Exported {browser.model.rowCount():,} tokens to used.csv"]
+    assert vocabulary_table.write_filtered_csv(browser.model, out) == browser.model.rowCount()
+
+
+def test_show_in_text_selects_the_next_occurrence(qtbot, tiny_bpe):
+    browser, _ = make_browser(qtbot, tiny_bpe)
+    editor = QPlainTextEdit()
+    qtbot.addWidget(editor)
+    editor.setPlainText(TEXT)
+    the = tiny_bpe.encode_ordinary(" the")[0]
+
+    assert browser.show_in_text(the, editor)
+    first = editor.textCursor().selectionStart()
+    assert editor.textCursor().selectedText() == " the"
+    assert browser.show_in_text(the, editor)
+    assert editor.textCursor().selectionStart() > first
+    with qtbot.waitSignal(browser.statusMessage):
+        assert not browser.show_in_text(tiny_bpe.special_tokens["<|endoftext|>"], editor)
+
+
+def test_the_overlap_list_offers_a_comparison_instead_of_sitting_disabled(qtbot, tiny_bpe, monkeypatch):
+    browser, _ = make_browser(qtbot, tiny_bpe)
+    opened = []
+    monkeypatch.setattr(browser.compare, "showPopup", lambda: opened.append(True))
+    assert browser.overlap_mode.isEnabled()
+    assert browser.overlap_mode.itemText(1) == "Compare with another vocabulary…"
+    browser.overlap_mode.setCurrentIndex(1)
+    assert browser.overlap_mode.currentIndex() == 0 and opened  # it opened the comparison picker instead
+
+
+def test_the_token_column_is_wide_and_the_count_narrow_beside_it(qtbot, tiny_bpe):
+    browser, _ = make_browser(qtbot, tiny_bpe)
+    header = browser.table.horizontalHeader()
+    assert browser.table.columnWidth(TOKEN) > 2 * browser.table.columnWidth(COUNT)
+    assert header.visualIndex(COUNT) == header.visualIndex(TOKEN) + 1
+
+
+def test_hover_vocabulary_and_timeline_say_the_same_step(qtbot, gpt2):
+    details = token_details(gpt2, 262, merges_ready=True)
+    timeline = MergeTableModel()
+    timeline.set_source(gpt2)
+
+    assert details.step == gpt2.merge_rank_of_id[262] + 1
+    assert timeline.merge_parts(details.step)[2] == 262  # the timeline's "Step N" makes this token
+    assert f">{details.step:,}<" in details_html(details, "GPT-2").split("merge step")[1]
+    browser, _ = make_browser(qtbot, gpt2)
+    browser.model.set_merges_ready(True)
+    assert browser.model.index(browser.model.row_of_id(262), RANK).data() == f"{details.step:,}"

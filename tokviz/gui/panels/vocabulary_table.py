@@ -1,0 +1,90 @@
+"""The vocabulary browser's table: copy rows, a context menu, export of the filtered list, show in text.
+
+Ctrl+C copies the selected rows as tab-separated text with the tokens' real spaces (the table
+draws them as ``·``), so they paste into a spreadsheet as cells. The context menu copies the token,
+its id or the whole row, and finds the token in the editor's text; File-like export writes every
+row the filters keep as CSV.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QPoint, Qt, Signal
+from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
+from PySide6.QtWidgets import QMenu, QTableView, QWidget
+
+from tokviz.core.atomic import atomic_write_text
+from tokviz.gui.models.vocabulary import VocabModel, plain_token
+
+
+class VocabTable(QTableView):
+    """A table of :class:`VocabModel` rows that copies real text and offers a context menu.
+
+    ``showInTextRequested(id)`` asks for the token's next occurrence in the editor's text;
+    ``exportRequested()`` asks for the filtered list to be saved (the panel picks the file).
+    """
+
+    showInTextRequested = Signal(int)
+    exportRequested = Signal()
+
+    def __init__(self, model: VocabModel, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.vocab_model = model
+        self.setModel(model)
+        self.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.customContextMenuRequested.connect(self._menu)
+        self.copy_action = QAction("&Copy rows", self)
+        self.copy_action.setShortcut(QKeySequence.StandardKey.Copy)
+        self.copy_action.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
+        self.copy_action.triggered.connect(self.copy_selection)
+        self.addAction(self.copy_action)
+
+    def selected_rows(self) -> list[int]:
+        """The selected rows in the order shown (the current row when nothing is selected)."""
+        rows = (
+            sorted({i.row() for i in self.selectionModel().selectedRows()}) if self.selectionModel() else []
+        )
+        if not rows and self.currentIndex().isValid():
+            rows = [self.currentIndex().row()]
+        return rows
+
+    def copy_selection(self) -> str:
+        """Copy the selected rows as TSV (real spaces; tabs and newlines in a token escaped); returns it."""
+        text = self.vocab_model.rows_tsv(self.selected_rows())
+        if text:
+            QGuiApplication.clipboard().setText(text)
+        return text
+
+    def _copy(self, text: str) -> None:
+        QGuiApplication.clipboard().setText(text)
+
+    def _menu(self, pos: QPoint) -> None:
+        index = self.indexAt(pos)
+        menu = QMenu(self)
+        menu.setObjectName("vocabContextMenu")
+        if index.isValid():
+            if index.row() not in self.selected_rows():
+                self.selectRow(index.row())
+            tid = self.vocab_model.token_id(index.row())
+            tok = self.vocab_model.tokenizer
+            assert tok is not None
+            menu.addAction("Copy &token", lambda: self._copy(plain_token(tok.vocab[tid])))
+            menu.addAction("Copy &id", lambda: self._copy(str(tid)))
+            rows = len(self.selected_rows())
+            menu.addAction(self.copy_action)
+            self.copy_action.setText("Copy &row" if rows == 1 else f"Copy {rows:,} &rows")
+            menu.addSeparator()
+            menu.addAction("&Show in text", lambda: self.showInTextRequested.emit(tid))
+            menu.addSeparator()
+        export = menu.addAction(
+            f"&Export {self.vocab_model.rowCount():,} listed tokens to CSV…", self.exportRequested.emit
+        )
+        export.setEnabled(self.vocab_model.rowCount() > 0)
+        menu.popup(self.viewport().mapToGlobal(pos))
+
+
+def write_filtered_csv(model: VocabModel, path: str | Path) -> int:
+    """Write the rows the filters keep to ``path`` as CSV (atomically); returns how many rows."""
+    atomic_write_text(path, model.filtered_csv())
+    return model.rowCount()

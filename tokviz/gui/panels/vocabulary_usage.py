@@ -1,0 +1,231 @@
+"""What the browsed vocabulary uses on the editor's text or a folder: counted off the GUI thread.
+
+:class:`UsageCounter` counts the shown tokenizer's ids (with :mod:`tokviz.core.usage`) on the
+editor's text, again after each pause in typing, or on the text files of a folder the user chose
+(:func:`tokviz.core.fileselect.select_files`: binaries skipped and counted). Only the newest
+request is delivered; a newer one cancels a folder count still running. :class:`LengthHistogram`
+draws the token-length histogram of the vocabulary, with the part the text uses.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from PySide6.QtCore import QEvent, QObject, QPointF, QRectF, QSize, Qt, Signal
+from PySide6.QtGui import QHelpEvent, QPainter, QPaintEvent, QPalette
+from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
+
+from tokviz.core.errors import Cancelled, TokvizError
+from tokviz.core.tokenizer import Tokenizer
+from tokviz.core.usage import LengthHistogram as Histogram
+from tokviz.core.usage import VocabularyUsage, count_files, vocabulary_usage
+from tokviz.gui.workers.debounce import Debouncer
+from tokviz.gui.workers.latest import LatestJob
+
+EDITOR = "editor"
+# The histogram's last bar holds every longer token.
+LAST_BUCKET = 16
+
+
+@dataclass(frozen=True)
+class UsageResult:
+    """One count: the tokenizer, what was counted (``where``: "the editor's text", "folder docs (328
+    files)"), the report, and a note on files left out (or None)."""
+
+    tokenizer: Tokenizer
+    where: str
+    usage: VocabularyUsage
+    note: str | None = None
+
+
+def _count_folder(tokenizer: Tokenizer, folder: str, cancel: threading.Event) -> UsageResult:
+    from tokviz.core.fileselect import select_files
+
+    selection = select_files([folder], cancel=cancel.is_set)
+    files = selection.corpus_files()
+    name = Path(folder).name or folder
+    if not files:
+        raise TokvizError(
+            f"the folder {name} holds no text files" + (f" ({selection.note()})" if selection.note() else "")
+        )
+    counts = count_files(tokenizer, files, cancel=cancel.is_set, errors="replace")
+    n = len(files)
+    return UsageResult(
+        tokenizer,
+        f"folder {name} ({n:,} {'file' if n == 1 else 'files'})",
+        VocabularyUsage(tokenizer, counts),
+        selection.note(),
+    )
+
+
+class UsageCounter(QObject):
+    """Counts a tokenizer's ids on the editor's text or a folder in the background.
+
+    ``counted(UsageResult)`` delivers the newest count; ``failed(message)`` a count that could not
+    be made (a folder without text files); ``busyChanged(bool)`` says a count is running.
+    """
+
+    counted = Signal(object)
+    failed = Signal(str)
+    busyChanged = Signal(bool)
+
+    def __init__(self, editor_text: Callable[[], str], parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._editor_text = editor_text
+        self.folder: str | None = None
+        self.tokenizer: Tokenizer | None = None
+        self.result: UsageResult | None = None
+        self._jobs = LatestJob(self)
+        self._jobs.idle.connect(lambda: self.busyChanged.emit(False))
+        self._cancel = threading.Event()
+        # Typing re-counts the editor's text once it pauses.
+        self._debouncer = Debouncer(400, self)
+        self._debouncer.triggered.connect(self.recount)
+
+    @property
+    def busy(self) -> bool:
+        """True while a count is running or waiting."""
+        return self._jobs.busy
+
+    def source(self) -> str:
+        """What is counted: :data:`EDITOR` or the folder's path."""
+        return self.folder or EDITOR
+
+    def set_tokenizer(self, tokenizer: Tokenizer | None) -> None:
+        """Count for another tokenizer (nothing for None); a result for the old one is dropped."""
+        if tokenizer is self.tokenizer:
+            return
+        self.tokenizer = tokenizer
+        self.result = None
+        self.recount()
+
+    def set_folder(self, folder: str | None) -> None:
+        """Count the text files of ``folder`` from now on, or the editor's text again with None."""
+        self.folder = folder
+        self.result = None
+        self.recount()
+
+    def text_edited(self) -> None:
+        """The editor's text changed: count it again after a pause (only when it is the source)."""
+        if self.folder is None:
+            self._debouncer.trigger()
+
+    def recount(self) -> None:
+        """Start counting the current source for the current tokenizer (a running count is cancelled)."""
+        self._cancel.set()
+        tok = self.tokenizer
+        if tok is None:
+            self._jobs.drop()
+            return
+        cancel = self._cancel = threading.Event()
+        folder = self.folder
+        if folder is None:
+            text = self._editor_text()
+
+            def work() -> UsageResult:
+                return UsageResult(tok, "the editor's text", vocabulary_usage(tok, [text], cancel.is_set))
+        else:
+
+            def work() -> UsageResult:
+                return _count_folder(tok, folder, cancel)
+
+        self.busyChanged.emit(True)
+        self._jobs.submit(work, self._deliver, self._error)
+
+    def _deliver(self, result: UsageResult) -> None:
+        if result.tokenizer is not self.tokenizer:
+            return
+        self.result = result
+        self.counted.emit(result)
+
+    def _error(self, exc: BaseException) -> None:
+        if isinstance(exc, Cancelled):
+            return
+        message = str(exc) if isinstance(exc, TokvizError) else f"{type(exc).__name__}: {exc}"
+        self.failed.emit(message)
+
+
+class LengthHistogram(QWidget):
+    """Bars of token lengths in bytes: the vocabulary's tokens (pale) and those the text uses (solid)."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("vocabLengthHistogram")
+        self.setAccessibleName("Token lengths")
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        self.buckets: list[tuple[str, int, int, int]] = []
+
+    def set_histogram(self, histogram: Histogram | None) -> None:
+        """Show ``histogram`` (None: nothing)."""
+        self.buckets = histogram.buckets(LAST_BUCKET) if histogram is not None else []
+        used = sum(b[2] for b in self.buckets)
+        total = sum(b[1] for b in self.buckets)
+        self.setAccessibleDescription(
+            f"token lengths 1 to {self.buckets[-1][0]} bytes; {used:,} of {total:,} tokens used"
+            if self.buckets
+            else ""
+        )
+        self.update()
+
+    def sizeHint(self) -> QSize:
+        return QSize(200, self.fontMetrics().height() * 5)
+
+    def minimumSizeHint(self) -> QSize:
+        return QSize(80, self.fontMetrics().height() * 5)
+
+    def _plot_rect(self) -> QRectF:
+        fm = self.fontMetrics()
+        return QRectF(2, fm.height() + 2, self.width() - 4, self.height() - 2 * fm.height() - 6)
+
+    def _bar_at(self, x: float) -> int:
+        if not self.buckets:
+            return -1
+        rect = self._plot_rect()
+        i = int((x - rect.left()) / (rect.width() / len(self.buckets)))
+        return i if 0 <= i < len(self.buckets) else -1
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        painter = QPainter(self)
+        pal = self.palette()
+        fm = self.fontMetrics()
+        painter.setPen(pal.color(QPalette.ColorRole.Text))
+        painter.drawText(QPointF(2, fm.ascent()), "Token lengths (bytes): vocabulary / used here")
+        if not self.buckets:
+            painter.end()
+            return
+        rect = self._plot_rect()
+        top = max(b[1] for b in self.buckets) or 1
+        width = rect.width() / len(self.buckets)
+        pale = pal.color(QPalette.ColorRole.Highlight)
+        pale.setAlpha(70)
+        solid = pal.color(QPalette.ColorRole.Highlight)
+        for i, (label, vocab, used, _occ) in enumerate(self.buckets):
+            x = rect.left() + i * width
+            for value, colour in ((vocab, pale), (used, solid)):
+                h = rect.height() * value / top
+                painter.fillRect(QRectF(x + 1, rect.bottom() - h, max(width - 2, 1), h), colour)
+            if i % 3 == 0 or i == len(self.buckets) - 1:
+                painter.drawText(
+                    QRectF(x - width, rect.bottom() + 2, 3 * width, fm.height()),
+                    Qt.AlignmentFlag.AlignHCenter,
+                    label,
+                )
+        painter.end()
+
+    def event(self, event: QEvent) -> bool:
+        if isinstance(event, QHelpEvent):
+            i = self._bar_at(event.pos().x())
+            if i >= 0:
+                label, vocab, used, occ = self.buckets[i]
+                QToolTip.showText(
+                    event.globalPos(),
+                    f"{label} bytes: {vocab:,} tokens in the vocabulary, {used:,} used here, {occ:,} occurrences",
+                    self,
+                )
+            else:
+                QToolTip.hideText()
+            return True
+        return super().event(event)
