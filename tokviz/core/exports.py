@@ -230,7 +230,8 @@ def render_exports(
         elif output.path == export.path:  # the rank file
             rendered.append((output, once("tiktoken", lambda: tiktoken_file_bytes(tokenizer))))
         else:
-            rendered.append((output, sidecar_bytes(tokenizer)))
+            rank_file = once("tiktoken", lambda: tiktoken_file_bytes(tokenizer))
+            rendered.append((output, sidecar_bytes(tokenizer, rank_file)))
     return rendered
 
 

@@ -5,15 +5,18 @@ pattern and the special tokens as arguments. So an export writes ``<file>.json``
 (``model.tiktoken`` -> ``model.tiktoken.json``)::
 
     {"format": "tokviz-tiktoken-sidecar", "version": 1, "name": "py32k", "pretokenizer": "cl100k",
-     "pattern": "...", "special_tokens": {"<|endoftext|>": 32000}}
+     "pattern": "...", "special_tokens": {"<|endoftext|>": 32000}, "sha256": "<of the rank file>"}
 
 tokviz reads it back when it loads the rank file, and :func:`tiktoken_snippet` shows the three
-lines of Python that build the same ``tiktoken.Encoding``. A model trained with no pre-tokenizer
+lines of Python that build the same ``tiktoken.Encoding``. They pass the rank file's SHA-256 to
+``load_tiktoken_bpe``: tiktoken caches every file it loads by its path (in the system's temporary
+folder), so without the hash a file exported again to the same path loads as the old one. A model trained with no pre-tokenizer
 gets tiktoken's whole-text pattern (``[\\s\\S]+``), which gives the same chunks.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Iterable
 from pathlib import Path
@@ -41,8 +44,9 @@ def tiktoken_pattern(pre: Pretokenizer) -> str:
     return WHOLE_TEXT_PATTERN if pre.pattern is None else pre.pattern
 
 
-def sidecar_bytes(tokenizer: Tokenizer) -> bytes:
-    """The sidecar JSON for ``tokenizer``'s rank file (pattern, pre-tokenizer name, special tokens)."""
+def sidecar_bytes(tokenizer: Tokenizer, rank_file: bytes) -> bytes:
+    """The sidecar JSON for ``tokenizer``'s rank file ``rank_file`` (pattern, pre-tokenizer name,
+    special tokens, and the rank file's SHA-256)."""
     doc = {
         "format": SIDECAR_FORMAT,
         "version": SIDECAR_VERSION,
@@ -50,6 +54,7 @@ def sidecar_bytes(tokenizer: Tokenizer) -> bytes:
         "pretokenizer": tokenizer.pretokenizer.name,
         "pattern": tiktoken_pattern(tokenizer.pretokenizer),
         "special_tokens": dict(sorted(tokenizer.special_tokens.items(), key=lambda item: item[1])),
+        "sha256": hashlib.sha256(rank_file).hexdigest(),
     }
     return encode_text(json.dumps(doc, ensure_ascii=False, indent=2) + "\n", "the .tiktoken sidecar")
 
@@ -59,9 +64,9 @@ def tiktoken_snippet(path: PathLike) -> str:
     ranks = Path(path).name
     side = sidecar_path(path).name
     return (
-        "import json, tiktoken; from tiktoken.load import load_tiktoken_bpe\n"
-        f'side = json.load(open("{side}", encoding="utf-8"))\n'
-        f'enc = tiktoken.Encoding(side["name"], pat_str=side["pattern"], mergeable_ranks=load_tiktoken_bpe("{ranks}"), '
+        "import json, pathlib, tiktoken; from tiktoken.load import load_tiktoken_bpe\n"
+        f'side = json.loads(pathlib.Path("{side}").read_text(encoding="utf-8"))\n'
+        f'enc = tiktoken.Encoding(side["name"], pat_str=side["pattern"], mergeable_ranks=load_tiktoken_bpe("{ranks}", side["sha256"]), '
         'special_tokens=side["special_tokens"])'
     )
 
