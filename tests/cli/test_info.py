@@ -24,6 +24,7 @@ def test_info_describes_a_tokenizer(
         "pretokenizer": "gpt2",
         # tiktoken's own published pattern for GPT-2 (its Encoding keeps it as _pat_str).
         "pattern": gpt2_tiktoken._pat_str,
+        "assumptions": [],
         "warnings": [],
     }
     assert "vocab size:     256" in run(capsys, "info", "bytes")[1]

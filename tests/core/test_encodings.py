@@ -78,15 +78,22 @@ def test_cl100k_ranks() -> None:
 
 @pytest.mark.parametrize(
     ("alias", "name"),
-    [("gpt2", "r50k_base"), ("r50k_base", "r50k_base"), ("GPT-2", "r50k_base"), ("cl100k", "cl100k_base")],
+    [
+        ("gpt2", "r50k_base"),
+        ("r50k_base", "r50k_base"),
+        ("GPT-2", "r50k_base"),
+        ("cl100k", "cl100k_base"),
+        ("o200k", "o200k_base"),
+        ("gpt-4o", "o200k_base"),
+    ],
 )
 def test_aliases(alias: str, name: str) -> None:
     assert bundled_encoding(alias).name == name
 
 
 def test_unknown_name_lists_the_choices() -> None:
-    with pytest.raises(TokenizerLoadError, match="no bundled encoding called 'o200k_base'.*cl100k"):
-        load_bundled_ranks("o200k_base")
+    with pytest.raises(TokenizerLoadError, match="no bundled encoding called 'p50k_base'.*cl100k"):
+        load_bundled_ranks("p50k_base")
 
 
 def test_each_call_returns_a_fresh_dict() -> None:

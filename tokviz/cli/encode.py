@@ -6,13 +6,13 @@ import argparse
 import json
 import sys
 
-from .options import add_input, add_special, add_tokenizer, add_words_corpus, input_text, load_tokenizer
+from .options import add_file_options, add_input, add_tokenizer, add_words_corpus, input_text, load_tokenizer
 from .output import token_label
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     add_tokenizer(p, "gpt2")
-    add_special(p)
+    add_file_options(p)
     add_input(p)
     add_words_corpus(p)
     p.add_argument("--format", choices=("ids", "tokens", "json"), default="ids", help="output form")
@@ -22,7 +22,11 @@ def run(args: argparse.Namespace) -> int:
     """Print the ids (one line), the tokens (``|``-separated) or JSON spans of the input text."""
     text = input_text(args)
     tok = load_tokenizer(
-        args.tokenizer, args.special_token, words_corpus=args.words_corpus, words_texts=[text]
+        args.tokenizer,
+        args.special_token,
+        pattern=args.pattern,
+        words_corpus=args.words_corpus,
+        words_texts=[text],
     )
     out = sys.stdout
     if args.format == "ids":

@@ -7,13 +7,14 @@ import json
 import sys
 from typing import Any
 
-from .options import add_words_corpus, load_tokenizer
+from .options import add_file_options, add_words_corpus, load_tokenizer
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("tokenizer", metavar="NAME|PATH", help="bytes, gpt2, cl100k or a model/vocabulary file")
     p.add_argument("--format", choices=("text", "json"), default="text", help="output form")
     add_words_corpus(p)
+    add_file_options(p)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -21,7 +22,9 @@ def run(args: argparse.Namespace) -> int:
     warning the loader had about the file (tokens no merge makes), so a doubtful file is visible."""
     from tokviz.core.registry import load_warnings
 
-    tok = load_tokenizer(args.tokenizer, words_corpus=args.words_corpus)
+    tok = load_tokenizer(
+        args.tokenizer, args.special_token, pattern=args.pattern, words_corpus=args.words_corpus
+    )
     warnings = list(load_warnings(tok))
     pre = tok.pretokenizer
     specials = dict(sorted(tok.special_tokens.items(), key=lambda kv: kv[1]))
@@ -32,6 +35,7 @@ def run(args: argparse.Namespace) -> int:
         "special_tokens": specials,
         "pretokenizer": pre.name,
         "pattern": pre.pattern,
+        "assumptions": list(tok.assumptions),
         "warnings": warnings,
     }
     lecture = lecture_note(tok)
@@ -45,13 +49,24 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write("\n")
         return 0
     listed = ", ".join(f"{s} ({i})" for s, i in specials.items()) or "none"
+    # What the loader had to guess is said as a guess ("pre-tokenizer assumed: GPT-2"), not as a fact.
+    guessed_pattern = [a for a in tok.assumptions if a.startswith("pre-tokenizer")]
+    guessed_specials = [a for a in tok.assumptions if a.startswith("special tokens")]
+    others = [a for a in tok.assumptions if a not in guessed_pattern + guessed_specials]
+    special_line = f"special tokens: {listed}"
+    if guessed_specials and not specials:
+        special_line = f"{guessed_specials[0]} (the file cannot hold them: give --special-token TEXT=ID)"
+    pre_line = f"pre-tokenizer:  {pre.name}" + (f"  {pre.pattern}" if pre.name == "custom" else "")
+    if guessed_pattern:
+        pre_line = f"{guessed_pattern[0]} (the file does not say: give --pattern)"
     lines = [
         f"name:           {tok.name}",
         f"vocab size:     {tok.vocab_size}",
         f"merges:         {tok.merge_count}",
-        f"special tokens: {listed}",
-        f"pre-tokenizer:  {pre.name}" + (f"  {pre.pattern}" if pre.name == "custom" else ""),
+        special_line,
+        pre_line,
     ]
+    lines.extend(f"assumed:        {a}" for a in others)
     if lecture:
         lines.append(f"about:          {lecture}")
     if provenance:

@@ -36,6 +36,37 @@ def add_special(p: ArgumentAdder) -> None:
     )
 
 
+def add_file_options(p: ArgumentAdder, special: bool = True) -> None:
+    """``--pattern REGEX`` and ``--special-token TEXT[=ID]`` (repeatable) for a tokenizer file.
+
+    A ``.tiktoken`` rank file (and a vocab.json + merges.txt pair) holds no pattern or special
+    tokens; these say what they are instead of tokviz assuming GPT-2's (see :func:`load_tokenizer`).
+    ``special`` is False for a command that already has ``--special-token``.
+    """
+    p.add_argument(
+        "--pattern",
+        metavar="REGEX",
+        help="the pre-tokenizer of a .tiktoken or vocab/merges file: a regex, or gpt2, cl100k, o200k "
+        "(default: the file's sidecar, OpenAI's published pattern, else GPT-2's, said as assumed)",
+    )
+    if special:
+        p.add_argument(
+            "--special-token",
+            action="append",
+            default=[],
+            metavar="TEXT[=ID]",
+            help="a special token (repeatable): never split, one id; =ID gives a rank file's token its id",
+        )
+
+
+def parse_special_token(value: str) -> tuple[str, int | None]:
+    """``TEXT=ID`` -> (TEXT, ID); ``TEXT`` (or a TEXT whose ``=`` is not followed by digits) -> (TEXT, None)."""
+    text, sep, number = value.rpartition("=")
+    if sep and text and number.isascii() and number.isdigit():
+        return text, int(number)
+    return value, None
+
+
 def add_picture_options(p: ArgumentAdder) -> None:
     """``--scale`` and ``--theme`` for the commands that draw pictures (``p``: a parser or an argument group)."""
     p.add_argument(
@@ -153,16 +184,26 @@ def load_tokenizer(
     spec: str,
     special_tokens: Sequence[str] = (),
     *,
+    pattern: str | None = None,
     words_corpus: Sequence[str] = (),
     words_texts: Sequence[str] | None = None,
 ) -> Tokenizer:
     """Load a tokenizer by name or path, adding ``special_tokens`` to the ones it already has.
 
+    ``special_tokens`` are ``TEXT`` or ``TEXT=ID`` (:func:`parse_special_token`); a tokenizer file
+    is loaded with them and ``pattern`` (a built-in keeps its own pattern and takes texts only).
     ``words`` is built from ``words_corpus`` files, else from ``words_texts`` (the input being
     encoded), else from the bundled default; see :func:`words_tokenizer`.
     """
+    from tokviz.core.registry import is_builtin
     from tokviz.core.registry import load_tokenizer as load
 
+    parsed = dict(parse_special_token(s) for s in special_tokens if s)
+    if not is_words(spec) and not is_builtin(spec) and (pattern is not None or parsed):
+        return load(spec, pattern=pattern, special_tokens=parsed or None)
+    if any(v is not None for v in parsed.values()):
+        raise UsageError(f"{spec} is built in: --special-token TEXT=ID gives ids only in a tokenizer file")
+    special_tokens = list(parsed)
     tok = words_tokenizer(words_corpus, words_texts) if is_words(spec) else load(spec)
     extra = [s for s in dict.fromkeys(special_tokens) if s and s not in tok.special_tokens]
     if not extra:

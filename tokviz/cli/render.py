@@ -7,6 +7,7 @@ import argparse
 from .command import print_note
 from .drawing import qt_drawing
 from .options import (
+    add_file_options,
     add_input,
     add_picture_options,
     add_words_corpus,
@@ -29,6 +30,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("-o", "--output", required=True, metavar="OUT.png|OUT.svg", help="the image to write")
     add_picture_options(p)
     add_words_corpus(p)
+    add_file_options(p)
     p.add_argument("--ids", action="store_true", help="draw token ids instead of their text")
     p.add_argument("--whitespace", action="store_true", help="show spaces, tabs and newlines as · → ↵")
 
@@ -38,7 +40,12 @@ def run(args: argparse.Namespace) -> int:
     text = input_text(args)
     check_picture_options(args, "-o", args.output)
     specs = list(dict.fromkeys(args.tokenizer or DEFAULT_TOKENIZERS))
-    tokenizers = [load_tokenizer(spec, words_corpus=args.words_corpus, words_texts=[text]) for spec in specs]
+    tokenizers = [
+        load_tokenizer(
+            spec, args.special_token, pattern=args.pattern, words_corpus=args.words_corpus, words_texts=[text]
+        )
+        for spec in specs
+    ]
     names = [tok.name for tok in tokenizers]
     if len(set(names)) != len(names):
         names = specs

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from .command import UsageError, print_note
 from .drawing import qt_drawing
 from .options import (
+    add_file_options,
     add_input,
     add_picture_options,
     add_tie_break,
@@ -40,6 +41,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--tokenizer", metavar="NAME|PATH", help="replay this tokenizer's merges instead of training"
     )
+    add_file_options(p)
     p.add_argument(
         "--only-changes",
         action="store_true",
@@ -68,7 +70,8 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(
                 "--pretokenizer and --tie-break apply only when training on the text (no --tokenizer)"
             )
-        replay = replay_tokenizer(load_tokenizer(args.tokenizer), text, args.merges)
+        tokenizer = load_tokenizer(args.tokenizer, args.special_token, pattern=args.pattern)
+        replay = replay_tokenizer(tokenizer, text, args.merges)
     else:
         replay = replay_training(
             text, args.merges, args.pretokenizer or "gpt2", args.tie_break or "lexicographic"

@@ -1,8 +1,10 @@
-"""OpenAI's published encodings shipped with tokviz (r50k_base = GPT-2, cl100k_base), loaded offline.
+"""OpenAI's published encodings shipped with tokviz (r50k_base = GPT-2, cl100k_base, o200k_base), loaded offline.
 
 The ``.tiktoken`` files live in ``resources/encodings``. Every load checks the file's SHA-256
 against the published digest, so a corrupt or swapped file is refused rather than used.
 Their merge lists come back from the rank tables through :func:`tokviz.core.recovery.recover_merges`.
+A copy of one that a user opens is recognised by its SHA-256
+(:data:`tokviz.core.formats.tiktoken_file.PUBLISHED_FILES`) and gets the same pattern and specials.
 """
 
 from __future__ import annotations
@@ -57,7 +59,16 @@ BUNDLED: dict[str, BundledEncoding] = {
         ),
         pattern="cl100k",
     ),
+    "o200k_base": BundledEncoding(
+        name="o200k_base",
+        filename="o200k_base.tiktoken",
+        sha256="446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d",
+        rank_count=199998,
+        special_tokens=MappingProxyType({"<|endoftext|>": 199999, "<|endofprompt|>": 200018}),
+        pattern="o200k",
+    ),
 }
+
 
 _ALIASES = {
     "r50k_base": "r50k_base",
@@ -66,11 +77,14 @@ _ALIASES = {
     "gpt-2": "r50k_base",
     "cl100k_base": "cl100k_base",
     "cl100k": "cl100k_base",
+    "o200k_base": "o200k_base",
+    "o200k": "o200k_base",
+    "gpt-4o": "o200k_base",
 }
 
 
 def bundled_encoding(name: str) -> BundledEncoding:
-    """The shipped encoding called ``name`` ("gpt2"/"r50k_base" or "cl100k"/"cl100k_base")."""
+    """The shipped encoding called ``name`` ("gpt2"/"r50k_base", "cl100k"/"cl100k_base" or "o200k"/"gpt-4o")."""
     key = _ALIASES.get(name.strip().lower()) if isinstance(name, str) else None
     if key is None:
         known = ", ".join(sorted(_ALIASES))

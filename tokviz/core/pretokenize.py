@@ -29,7 +29,24 @@ CL100K_PATTERN = (
     r"""|\s++$|\s*[\r\n]|\s+(?!\S)|\s"""
 )
 
+# o200k_base's pattern (GPT-4o), as tiktoken publishes it. It is not one of NAMED_PATTERNS: its
+# ``[\r\n/]*`` tail can run past a newline, so the safe cuts below do not hold for it, and training
+# offers the two classic patterns only.
+O200K_PATTERN = "|".join(
+    [
+        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+        r"""\p{N}{1,3}""",
+        r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""",
+        r"""\s*[\r\n]+""",
+        r"""\s+(?!\S)""",
+        r"""\s+""",
+    ]
+)
+
 NAMED_PATTERNS: dict[str, str | None] = {"none": None, "gpt2": GPT2_PATTERN, "cl100k": CL100K_PATTERN}
+# The published patterns tokviz knows by name (resolve_pretokenizer accepts each name).
+PUBLISHED_PATTERNS: dict[str, str] = {"gpt2": GPT2_PATTERN, "cl100k": CL100K_PATTERN, "o200k": O200K_PATTERN}
 
 # The same patterns restricted to ASCII text, for the standard ``re`` engine, which is about twice
 # as fast as ``regex`` on them. On pure-ASCII input they cut exactly the same chunks (the tests
@@ -43,7 +60,16 @@ _ASCII_PATTERNS: dict[str, re.Pattern[str]] = {
         r"""|\s++$|\s*[\r\n]|\s+(?!\S)|\s""",
         re.ASCII,
     ),
+    # In ASCII there is no Lt, Lm, Lo or M: upper case is A-Z and lower case a-z.
+    "o200k": re.compile(
+        r"""[^\r\nA-Za-z0-9]?[A-Z]*[a-z]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?"""
+        r"""|[^\r\nA-Za-z0-9]?[A-Z]+[a-z]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?"""
+        r"""|[0-9]{1,3}| ?[^\sA-Za-z0-9]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+""",
+        re.ASCII,
+    ),
 }
+# The patterns whose non-ASCII windows can be widened to the safe cuts (see _split_mixed).
+_MIXED_SAFE = ("gpt2", "cl100k")
 _NON_ASCII = re.compile(r"[^\x00-\x7f]+")
 
 # Time limits of a custom pattern. Legitimate pre-tokenizer regexes cut about 10 million
@@ -157,6 +183,8 @@ class Pretokenizer:
                 return self._compiled.findall(text)
             if text.isascii():
                 return fast.findall(text)
+            if self.name not in _MIXED_SAFE:
+                return self._compiled.findall(text)
             return self._split_mixed(text, fast)
         return [text[s:e] for s, e in self.spans(text)]
 
@@ -225,6 +253,21 @@ class Pretokenizer:
         return self.name if self.name in NAMED_PATTERNS else (self.pattern or "none")
 
 
+def reference_bound(pre: Pretokenizer) -> Pretokenizer:
+    """``pre`` cutting text exactly as tiktoken's regex engine does, for tokenizers tiktoken encodes.
+
+    ``regex`` knows a newer Unicode than tiktoken, so a code point assigned only in the newer
+    version would be cut differently (see :mod:`tokviz.core.unicode_reference`); the returned
+    pre-tokenizer treats such code points as tiktoken does. Name, pattern and equality stay those of
+    ``pre``. Trained tokviz models keep ``regex``'s own Unicode: they have no other reference.
+    """
+    from .unicode_reference import LazyReferencePattern
+
+    if pre.pattern is None or pre._compiled is None or isinstance(pre._compiled, LazyReferencePattern):
+        return pre
+    return replace(pre, _compiled=LazyReferencePattern(pre.pattern, pre._compiled))
+
+
 def _require_str(text: object) -> None:
     """Refuse a text that is not a ``str`` (None, bytes, a number) with a one-line TokvizError."""
     if not isinstance(text, str):
@@ -248,6 +291,8 @@ def resolve_pretokenizer(spec: str | Pretokenizer | None) -> Pretokenizer:
         key = "gpt2"
     if key in ("cl100k_base",):
         key = "cl100k"
+    if key in ("o200k", "o200k_base"):
+        return Pretokenizer("o200k", O200K_PATTERN, regex.compile(O200K_PATTERN), True)
     if key in NAMED_PATTERNS and NAMED_PATTERNS[key] is not None:
         pattern = NAMED_PATTERNS[key]
         return Pretokenizer(key, pattern, regex.compile(pattern), True)
@@ -256,7 +301,7 @@ def resolve_pretokenizer(spec: str | Pretokenizer | None) -> Pretokenizer:
     compiled, problem, too_slow = _checked_pattern(spec)
     if compiled is None:
         raise PatternTimeoutError(problem) if too_slow else PretokenizerError(problem)
-    name = {GPT2_PATTERN: "gpt2", CL100K_PATTERN: "cl100k"}.get(spec, "custom")
+    name = {GPT2_PATTERN: "gpt2", CL100K_PATTERN: "cl100k", O200K_PATTERN: "o200k"}.get(spec, "custom")
     return Pretokenizer(name, spec, compiled, False, name == "custom")
 
 
@@ -271,7 +316,7 @@ def _checked_pattern(pattern: str) -> tuple[regex.Pattern | None, str, bool]:
         compiled = compile_custom_pattern(pattern)
     except PretokenizerError as exc:
         return None, str(exc), False
-    if pattern not in (GPT2_PATTERN, CL100K_PATTERN):
+    if pattern not in (GPT2_PATTERN, CL100K_PATTERN, O200K_PATTERN):
         for text in _trial_texts(pattern):
             try:
                 for _ in compiled.finditer(text, timeout=TRIAL_TIME_LIMIT):

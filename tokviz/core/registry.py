@@ -1,25 +1,23 @@
 """One entry point for every tokenizer tokviz can show: a built-in name or a file or folder.
 
-Built-ins are the pure byte tokenizer and the bundled GPT-2 (r50k_base) and cl100k_base
-encodings. The bundled ones are built once per process (tiktoken encodes; their merge lists are
+Built-ins are the pure byte tokenizer and the bundled GPT-2 (r50k_base), cl100k_base and
+o200k_base (GPT-4o) encodings. The bundled ones are built once per process (tiktoken encodes; their merge lists are
 recovered only when something asks for them), so asking again is free.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import threading
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from .errors import TokenizerLoadError
 from .formats import (
     hf_from_json,
     model_from_json,
-    tokenizer_from_files,
     tokenizer_from_ranks,
 )
 from .formats._common import (
@@ -30,11 +28,13 @@ from .formats._common import (
     json_kind,
 )
 from .formats._reach import load_warnings as load_warnings  # re-exported: the GUI and CLI show them
-from .formats.tiktoken_file import tiktoken_from_data
+from .formats._reach import remember_warnings
+from .formats.hf_folder import load_vocab_merges
+from .formats.tiktoken_file import SpecialTokens, tiktoken_from_data
 from .merges import MergeStep
 from .tokenizer import Tokenizer
 
-BUILTIN_TOKENIZERS = ("bytes", "gpt2", "cl100k", "characters", "words")
+BUILTIN_TOKENIZERS = ("bytes", "gpt2", "cl100k", "o200k", "characters", "words")
 
 _ALIASES = {
     "bytes": "bytes",
@@ -45,11 +45,14 @@ _ALIASES = {
     "r50k_base": "gpt2",
     "cl100k": "cl100k",
     "cl100k_base": "cl100k",
+    "o200k": "o200k",
+    "o200k_base": "o200k",
+    "gpt-4o": "o200k",
     "characters": "characters",
     "chars": "characters",
     "words": "words",
 }
-_DISPLAY_NAMES = {"gpt2": "GPT-2", "cl100k": "cl100k"}
+_DISPLAY_NAMES = {"gpt2": "GPT-2", "cl100k": "cl100k", "o200k": "o200k"}
 
 _lock = threading.Lock()
 _cache: dict[str, Tokenizer] = {}
@@ -91,6 +94,7 @@ _BUILDERS: dict[str, Callable[[], Tokenizer]] = {
     "bytes": byte_tokenizer,
     "gpt2": lambda: _bundled("gpt2"),
     "cl100k": lambda: _bundled("cl100k"),
+    "o200k": lambda: _bundled("o200k"),
     # The lecture's tokenizers that fail (core/lecture_tokenizers.py); ``words`` is built from
     # tokviz's English sample here, and from the input text or a corpus by the CLI and the GUI.
     "characters": lambda: _lecture("characters"),
@@ -115,15 +119,29 @@ def builtin_tokenizer(name: str) -> Tokenizer:
     return tokenizer
 
 
-def load_tokenizer(name_or_path: str | os.PathLike[str]) -> Tokenizer:
+def load_tokenizer(
+    name_or_path: str | os.PathLike[str],
+    *,
+    pattern: str | None = None,
+    special_tokens: SpecialTokens | None = None,
+) -> Tokenizer:
     """Load a built-in tokenizer by name, or a tokenizer file or folder of any supported kind.
 
-    Files: a tokviz model file (JSON with ``"format": "tokviz-model"``), a GPT-2 ``vocab.json`` +
-    ``merges.txt`` pair (either file, or their folder), a ``.tiktoken`` rank file, or a Hugging
-    Face ``tokenizer.json``. Raises :class:`TokenizerLoadError` saying what was tried. Only
+    Files: a tokviz model file (JSON with ``"format": "tokviz-model"``), any Hugging Face
+    ``tokenizer.json`` (the ``tokenizers`` library encodes it), a folder as ``transformers`` saves
+    it (``tokenizer.json`` first, else ``vocab.json`` + ``merges.txt`` with ``added_tokens.json``,
+    ``special_tokens_map.json`` and ``tokenizer_config.json``; either file of the pair names it too),
+    a ``.tiktoken`` rank file, or a SentencePiece ``.model``. Raises :class:`TokenizerLoadError` saying what was tried. Only
     regular files are read, each with a size cap; :func:`load_warnings` tells what the loader
     found doubtful in a file that still loaded (some tokens no merge makes).
+
+    ``pattern`` (a regex or gpt2/cl100k/o200k) and ``special_tokens`` (``{text: id}``, an id of
+    None or a bare text taking the next free id) say what a rank file cannot: a ``.tiktoken`` file
+    takes them instead of its sidecar's or a guess, and so does a vocab.json + merges.txt pair. Other kinds carry their own pattern; they take
+    extra special tokens by text.
     """
+    if pattern is not None or special_tokens is not None:
+        return _load_with(name_or_path, pattern, special_tokens)
     if not isinstance(name_or_path, str | os.PathLike):
         raise TokenizerLoadError(
             f"a tokenizer is named by a string or a path, not {type(name_or_path).__name__}"
@@ -142,34 +160,104 @@ def load_tokenizer(name_or_path: str | os.PathLike[str]) -> Tokenizer:
 
 
 def _load_folder(folder: Path) -> Tokenizer:
-    if (folder / "vocab.json").exists() and (folder / "merges.txt").exists():
-        return tokenizer_from_files(folder / "vocab.json", folder / "merges.txt")
+    """A folder as transformers saves it (tokenizer.json first), or one rank file or .model."""
     if (folder / "tokenizer.json").is_file():
         return _load_file(folder / "tokenizer.json")
+    if (folder / "vocab.json").exists() and (folder / "merges.txt").exists():
+        return load_vocab_merges(folder / "vocab.json", folder / "merges.txt")
     tiktoken_files = sorted(folder.glob("*.tiktoken"))
     if len(tiktoken_files) == 1:
         return _load_tiktoken(tiktoken_files[0])
+    spm_files = sorted(folder.glob("*.model"))
+    if len(spm_files) == 1:
+        return _load_file(spm_files[0])
     raise TokenizerLoadError(
-        f"{folder} holds no tokenizer: looked for vocab.json + merges.txt, tokenizer.json "
-        "and a single .tiktoken file"
+        f"{folder} holds no tokenizer: looked for vocab.json + merges.txt, tokenizer.json, "
+        "a single .tiktoken file and a single SentencePiece .model file"
     )
 
 
+def _vocab_merges_pair(path: Path) -> tuple[Path, Path] | None:
+    """The vocab.json + merges.txt a path names (the pair's folder, or either file), else None."""
+    if path.is_dir():
+        if (path / "tokenizer.json").is_file():
+            return None
+        pair = (path / "vocab.json", path / "merges.txt")
+        return pair if pair[0].exists() and pair[1].exists() else None
+    name = path.name.lower()
+    if name not in ("vocab.json", "merges.txt"):
+        return None
+    return path.with_name("vocab.json"), path.with_name("merges.txt")
+
+
+def _load_with(
+    name_or_path: str | os.PathLike[str], pattern: str | None, special_tokens: SpecialTokens | None
+) -> Tokenizer:
+    """:func:`load_tokenizer` with a pattern or special tokens given (see there)."""
+    path = Path(name_or_path)
+    pair = _vocab_merges_pair(path)
+    if pair is not None and pair[0].exists() and pair[1].exists():
+        return load_vocab_merges(*pair, pattern=pattern, special_tokens=special_tokens)
+    if path.is_dir():
+        found = sorted(path.glob("*.tiktoken"))
+        if len(found) == 1 and not (path / "tokenizer.json").exists() and not (path / "vocab.json").exists():
+            path = found[0]
+    if path.is_file() and (path.suffix.lower() == ".tiktoken" or _looks_like_ranks(path)):
+        data = _read_file(path, TokenizerLoadError, TIKTOKEN_CAP)
+        return tiktoken_from_data(data, path, pattern=pattern, special_tokens=special_tokens, name=path.stem)
+    tokenizer = load_tokenizer(name_or_path)
+    shown = str(name_or_path)
+    if pattern is not None:
+        raise TokenizerLoadError(
+            f"{shown} carries its own pre-tokenizer; a pattern is given only to a .tiktoken rank file"
+        )
+    given = (
+        special_tokens.items()
+        if isinstance(special_tokens, Mapping)
+        else ((s, None) for s in special_tokens or ())
+    )
+    extra: list[str] = []
+    for text, token_id in given:
+        known = tokenizer.special_tokens.get(text)
+        if token_id is not None and known != token_id:
+            raise TokenizerLoadError(
+                f"{shown}: special token {text!r} can get an id ({token_id}) only in a .tiktoken rank file; "
+                "give it without =ID"
+            )
+        if known is None:
+            extra.append(text)
+    if not extra:
+        return tokenizer
+    return remember_warnings(tokenizer.with_special_tokens(extra), load_warnings(tokenizer))
+
+
+def _looks_like_ranks(path: Path) -> bool:
+    """Whether a file without the .tiktoken extension starts like a rank file (base64, space, digits)."""
+    with open(path, "rb") as f:
+        head = f.read(256).split(b"\n", 1)[0].rstrip(b"\r").split(b" ")
+    return len(head) == 2 and head[1].isdigit() and not head[0].startswith((b"{", b"["))
+
+
 def _load_tiktoken(path: Path) -> Tokenizer:
-    """A rank file; a copy of a published encoding (same SHA-256) gets its own pattern and specials."""
+    """A rank file; its pattern and specials come from a sidecar or OpenAI's published files, or are assumed."""
     return _tiktoken_from(_read_file(path, TokenizerLoadError, TIKTOKEN_CAP), path)
 
 
 def _tiktoken_from(data: bytes, path: Path) -> Tokenizer:
-    from .encodings import BUNDLED
+    return tiktoken_from_data(data, path, name=path.stem)
 
-    digest = hashlib.sha256(data).hexdigest()
-    for encoding in BUNDLED.values():
-        if encoding.sha256 == digest:
-            return tiktoken_from_data(
-                data, path.name, encoding.pattern, dict(encoding.special_tokens), name=path.stem
-            )
-    return tiktoken_from_data(data, path.name, name=path.stem)
+
+def _is_sentencepiece(path: Path) -> bool:
+    """A ``.model`` file that is not JSON (a tokviz model file may be named ``x.model`` too)."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(64)
+    except OSError:
+        return False
+    # A ModelProto starts with its first piece (field 1, length-delimited: byte 0x0A); JSON text
+    # that happens to start with a newline starts with a JSON value after it.
+    first = head.strip()[:1]
+    return head[:1] == b"\n" and not (first == b"{" or (first and first[0] in _JSON_STARTS))
 
 
 # What a JSON document can start with, besides an object's "{".
@@ -185,9 +273,13 @@ def _load_file(path: Path) -> Tokenizer:
                 f"{path.name} needs its partner {other.name} in the same folder ({path.parent})"
             )
         vocab, merges = (path, other) if name == "vocab.json" else (other, path)
-        return tokenizer_from_files(vocab, merges)
+        return load_vocab_merges(vocab, merges)
     if name.endswith(".tiktoken"):
         return _load_tiktoken(path)
+    if name.endswith(".model") and _is_sentencepiece(path):
+        from .formats.sentencepiece_file import sentencepiece_from_file
+
+        return sentencepiece_from_file(path)
     # One bounded read of a regular file (FIFOs and devices are refused before opening), then sniff.
     data = _read_file(path, TokenizerLoadError, ANY_TOKENIZER_FILE_CAP)
     head = data[:64].removeprefix(b"\xef\xbb\xbf").lstrip()

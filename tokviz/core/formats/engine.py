@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from ..errors import TokenizerLoadError
-from ..pretokenize import NAMED_PATTERNS, Pretokenizer, resolve_pretokenizer
+from ..pretokenize import Pretokenizer, reference_bound, resolve_pretokenizer
 from ..recovery import WHOLE_PIECE_PATTERN, recover_merges
 from ..tokenizer import Tokenizer
 
@@ -13,30 +13,38 @@ from ..tokenizer import Tokenizer
 class TiktokenEngine:
     """tokviz's fast-engine protocol over a ``tiktoken.Encoding`` built from a rank table.
 
-    For the named GPT-2 and cl100k patterns tiktoken also does the chunking (its patterns are
-    the same); for any other pre-tokenizer tokviz chunks, and an encoding whose pattern takes
-    each chunk whole only merges it (through tiktoken's public ``encode_ordinary``).
+    tiktoken is the reference for a rank table, so it also chunks the text with the
+    pre-tokenizer's pattern whenever its regex engine accepts that pattern (``whole_text``); a
+    pattern only Python's ``regex`` understands is chunked by tokviz, and tiktoken merges each chunk
+    (its pattern then takes a chunk whole). ``none`` keeps the text whole either way.
     """
 
     def __init__(self, ranks: Mapping[bytes, int], pretokenizer: Pretokenizer, name: str = "tokviz") -> None:
         import tiktoken
 
-        self._whole_text = pretokenizer.pattern is not None and pretokenizer.pattern == NAMED_PATTERNS.get(
-            pretokenizer.name
-        )
+        table = ranks if isinstance(ranks, dict) else dict(ranks)
         self._split = pretokenizer.split
-        pattern = pretokenizer.pattern if self._whole_text and pretokenizer.pattern else WHOLE_PIECE_PATTERN
-        self.encoding = tiktoken.Encoding(
-            name,
-            pat_str=pattern,
-            mergeable_ranks=ranks if isinstance(ranks, dict) else dict(ranks),
-            special_tokens={},
-        )
+        self.whole_text = False
+        self.encoding: tiktoken.Encoding | None = None
+        if pretokenizer.pattern is not None:
+            try:
+                self.encoding = tiktoken.Encoding(
+                    name, pat_str=pretokenizer.pattern, mergeable_ranks=table, special_tokens={}
+                )
+                self.whole_text = True
+            except ValueError:  # the Rust regex engine does not accept this pattern
+                self.encoding = None
+        if self.encoding is None:
+            self.encoding = tiktoken.Encoding(
+                name, pat_str=WHOLE_PIECE_PATTERN, mergeable_ranks=table, special_tokens={}
+            )
+            self.whole_text = pretokenizer.pattern is None
 
     def encode_ordinary(self, text: str) -> list[int]:
         """Ids of ``text`` with special-token strings treated as plain text."""
+        assert self.encoding is not None
         encode = self.encoding.encode_ordinary
-        if self._whole_text:
+        if self.whole_text:
             return encode(text)
         out: list[int] = []
         for chunk in self._split(text):
@@ -47,20 +55,29 @@ class TiktokenEngine:
 def tokenizer_from_ranks(
     ranks: Mapping[bytes, int],
     special_tokens: Mapping[str, int] | None = None,
-    pretokenizer: str = "gpt2",
+    pretokenizer: str | Pretokenizer = "gpt2",
     name: str = "tiktoken",
 ) -> Tokenizer:
-    """A tokenizer over a tiktoken rank table: tiktoken encodes, merges are recovered on first use."""
+    """A tokenizer over a tiktoken rank table: tiktoken encodes, merges are recovered on first use.
+
+    When tiktoken chunks the text, tokviz's own chunks (the views' chunk numbers, the pre-tokenizer
+    panel, replay) use the Unicode version tiktoken's regex engine knows
+    (:func:`~tokviz.core.pretokenize.reference_bound`), so both cut every text alike. A token with
+    no bytes (one line of Whisper's multilingual file) keeps its id for decoding; BPE never makes it.
+    """
     pre = resolve_pretokenizer(pretokenizer)
     frozen = dict(ranks)
     try:
         engine = TiktokenEngine(frozen, pre, name)
     except ValueError as exc:
         raise TokenizerLoadError(f"tiktoken cannot use this rank table: {exc}") from None
+    if engine.whole_text:
+        pre = reference_bound(pre)
     vocab = {rank: token for token, rank in frozen.items()}
+    mergeable = {token: rank for token, rank in frozen.items() if token}
     return Tokenizer(
         vocab,
-        lambda: recover_merges(frozen),
+        lambda: recover_merges(mergeable),
         dict(special_tokens or {}),
         pre,
         name=name,

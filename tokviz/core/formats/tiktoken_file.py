@@ -4,22 +4,28 @@ from __future__ import annotations
 
 import base64
 import binascii
-from collections.abc import Mapping
+import hashlib
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import ExportError, TokenizerLoadError
 from ..outputs import Output
+from ..pretokenize import Pretokenizer
 from ..tokenizer import Tokenizer
 from ._common import (
     MAX_ID,
     TIKTOKEN_CAP,
     PathLike,
     _check_count,
+    _is_int,
+    _parse_json,
     _read_file,
     _short,
 )
 from ._writing import encode_text, write_one
 from .engine import tokenizer_from_ranks
+from .tiktoken_sidecar import SIDECAR_FORMAT, SIDECAR_VERSION, WHOLE_TEXT_PATTERN, sidecar_path
 
 
 def export_tiktoken(tokenizer: Tokenizer, path: PathLike) -> Path:
@@ -71,37 +77,192 @@ def tiktoken_file_bytes(tokenizer: Tokenizer) -> bytes:
     return encode_text("".join(lines), "the .tiktoken file")
 
 
+# tokviz's sidecar next to a rank file (``name.tiktoken.json``, see tiktoken_sidecar.py): the
+# pattern and special tokens the format itself cannot carry.
+SIDECAR_CAP = 64 * 2**20
+ASSUMED_PATTERN = "pre-tokenizer assumed: GPT-2"
+ASSUMED_SPECIALS = "special tokens: none known"
+
+# A special token given by text alone (``--special-token TEXT``) gets the next free id.
+SpecialTokens = Mapping[str, int | None] | Iterable[str]
+
+
+@dataclass(frozen=True)
+class PublishedFile:
+    """A rank file OpenAI publishes for tiktoken, known by its SHA-256: its pattern and specials."""
+
+    name: str
+    pattern: str
+    special_tokens: Mapping[str, int]
+
+
+# Every rank file tiktoken_ext/openai_public.py loads, by the SHA-256 it checks, with the pattern
+# and specials it gives them (p50k_edit shares p50k_base's file; the file alone means p50k_base).
+PUBLISHED_FILES: dict[str, PublishedFile] = {
+    "306cd27f03c1a714eca7108e03d66b7dc042abe8c258b44c199a7ed9838dd930": PublishedFile(
+        "r50k_base", "gpt2", {"<|endoftext|>": 50256}
+    ),
+    "94b5ca7dff4d00767bc256fdd1b27e5b17361d7b8a5f968547f9f23eb70d2069": PublishedFile(
+        "p50k_base", "gpt2", {"<|endoftext|>": 50256}
+    ),
+    "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7": PublishedFile(
+        "cl100k_base",
+        "cl100k",
+        {
+            "<|endoftext|>": 100257,
+            "<|fim_prefix|>": 100258,
+            "<|fim_middle|>": 100259,
+            "<|fim_suffix|>": 100260,
+            "<|endofprompt|>": 100276,
+        },
+    ),
+    "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d": PublishedFile(
+        "o200k_base", "o200k", {"<|endoftext|>": 199999, "<|endofprompt|>": 200018}
+    ),
+}
+
+
 def load_tiktoken_file(
     path: PathLike,
-    pretokenizer: str = "gpt2",
-    special_tokens: Mapping[str, int] | None = None,
+    pretokenizer: str | Pretokenizer | None = None,
+    special_tokens: SpecialTokens | None = None,
     name: str | None = None,
 ) -> Tokenizer:
-    """Load a ``.tiktoken`` rank file: tiktoken encodes, and the merges are recovered on first use."""
+    """Load a ``.tiktoken`` rank file: tiktoken encodes, and the merges are recovered on first use.
+
+    The pattern and special tokens come from the arguments, else from a sidecar
+    ``<file>.tiktoken.json``, else from OpenAI's published files (by SHA-256); see
+    :func:`tiktoken_from_data`.
+    """
     p = Path(path)
-    return tiktoken_from_data(
-        _read_file(p, TokenizerLoadError, TIKTOKEN_CAP), p.name, pretokenizer, special_tokens, name or p.stem
-    )
+    data = _read_file(p, TokenizerLoadError, TIKTOKEN_CAP)
+    return tiktoken_from_data(data, p, pattern=pretokenizer, special_tokens=special_tokens, name=name)
+
+
+def read_sidecar(path: PathLike) -> tuple[str | None, dict[str, int] | None] | None:
+    """The ``(pattern, special tokens)`` of a rank file's sidecar, or None when it has none.
+
+    A field that is absent or null is None. A sidecar that exists but is not tokviz's format is
+    refused with a one-line :class:`TokenizerLoadError` naming it, never ignored.
+    """
+    side = sidecar_path(path)
+    if not side.exists():
+        return None
+    doc = _parse_json(_read_file(side, TokenizerLoadError, SIDECAR_CAP), side.name, TokenizerLoadError)
+    if not isinstance(doc, dict) or doc.get("format") != SIDECAR_FORMAT:
+        raise TokenizerLoadError(f'{side.name}: not a tokviz sidecar (expected "format": "{SIDECAR_FORMAT}")')
+    if doc.get("version") != SIDECAR_VERSION:
+        raise TokenizerLoadError(
+            f"{side.name}: sidecar version {doc.get('version')!r} is not {SIDECAR_VERSION}; update tokviz"
+        )
+    pattern = doc.get("pattern")
+    if pattern is not None and (not isinstance(pattern, str) or not pattern):
+        raise TokenizerLoadError(f'{side.name}: "pattern" must be a non-empty string or null')
+    if pattern == WHOLE_TEXT_PATTERN and doc.get("pretokenizer") == "none":
+        pattern = "none"  # tiktoken's spelling of "no pre-tokenizer"
+    raw = doc.get("special_tokens")
+    specials: dict[str, int] | None = None
+    if raw is not None:
+        if not isinstance(raw, dict):
+            raise TokenizerLoadError(f'{side.name}: "special_tokens" must be an object {{"text": id}}')
+        specials = {}
+        for text, token_id in raw.items():
+            if not text or not _is_int(token_id) or not 0 <= token_id <= MAX_ID:
+                raise TokenizerLoadError(
+                    f"{side.name}: special token {_short(text)} needs an id from 0 to 2^31 - 1, got {token_id!r}"
+                )
+            specials[text] = token_id
+    return pattern, specials
+
+
+def special_ids(given: SpecialTokens, ranks: Mapping[bytes, int], file_name: str) -> dict[str, int]:
+    """``{text: id}`` for special tokens given with or without ids: one without gets the next free id.
+
+    An id that is an ordinary rank or belongs to another special is refused, naming the file.
+    """
+    pairs = list(given.items()) if isinstance(given, Mapping) else [(text, None) for text in given]
+    taken = set(ranks.values())
+    out: dict[str, int] = {}
+    for text, token_id in pairs:
+        if not isinstance(text, str) or not text:
+            raise TokenizerLoadError(f"{file_name}: a special token must be a non-empty string, got {text!r}")
+        if token_id is None:
+            continue
+        if token_id in taken:
+            raise TokenizerLoadError(
+                f"{file_name}: special token {_short(text)} has id {token_id}, an ordinary rank"
+            )
+        if token_id in out.values():
+            raise TokenizerLoadError(
+                f"{file_name}: special token {_short(text)} has id {token_id}, already given"
+            )
+        out[text] = token_id
+    next_id = max([*taken, *out.values()], default=-1) + 1
+    for text, token_id in pairs:
+        if token_id is None and text not in out:
+            out[text] = next_id
+            next_id += 1
+    return out
+
+
+def _with_given(known: Mapping[str, int], given: SpecialTokens | None) -> dict[str, int | None]:
+    """The known special tokens with the given ones added: a given id wins, a bare text keeps a known id."""
+    out: dict[str, int | None] = dict(known)
+    pairs = given.items() if isinstance(given, Mapping) else ((text, None) for text in given or ())
+    for text, token_id in pairs:
+        if token_id is not None or text not in out:
+            out[text] = token_id
+    return out
 
 
 def tiktoken_from_data(
     data: bytes,
-    file_name: str,
-    pretokenizer: str = "gpt2",
-    special_tokens: Mapping[str, int] | None = None,
-    name: str = "tiktoken",
+    path: PathLike,
+    *,
+    pattern: str | Pretokenizer | None = None,
+    special_tokens: SpecialTokens | None = None,
+    name: str | None = None,
 ) -> Tokenizer:
-    """A tokenizer from the bytes of a ``.tiktoken`` file already read (``file_name`` starts messages)."""
+    """A tokenizer from the bytes of a ``.tiktoken`` file already read from ``path``.
+
+    A rank file holds no pattern and no special tokens. The pattern is the first of: ``pattern``;
+    the sidecar ``<file>.tiktoken.json`` next to ``path`` (:func:`read_sidecar`); OpenAI's own file
+    with the same SHA-256 (:data:`PUBLISHED_FILES`). The special tokens are the sidecar's or the
+    published file's, with ``special_tokens`` added (a given id wins; a text without one keeps a
+    known id or takes the next free one). Otherwise the GPT-2 pattern and no specials are used and
+    said so in ``tokenizer.assumptions``, so no guess reads as a fact.
+    """
+    p = Path(path)
+    file_name = p.name
     ranks = parse_tiktoken_file(data, file_name)
-    for text, token_id in (special_tokens or {}).items():
-        if token_id in ranks.values():
-            raise TokenizerLoadError(
-                f"{file_name}: special token {_short(text)} has id {token_id}, an ordinary rank"
-            )
+    side = read_sidecar(p) if p.name else None
+    published = PUBLISHED_FILES.get(hashlib.sha256(data).hexdigest())
+    assumptions: list[str] = []
+    chosen_pattern: str | Pretokenizer
+    if pattern is not None:
+        chosen_pattern = pattern
+    elif side is not None and side[0] is not None:
+        chosen_pattern = side[0]
+    elif published is not None:
+        chosen_pattern = published.pattern
+    else:
+        chosen_pattern = "gpt2"
+        assumptions.append(ASSUMED_PATTERN)
+    known: Mapping[str, int] | None = None
+    if side is not None and side[1] is not None:
+        known = side[1]
+    elif published is not None:
+        known = published.special_tokens
+    if known is None and special_tokens is None:
+        assumptions.append(ASSUMED_SPECIALS)
+    chosen_specials = _with_given(known or {}, special_tokens)
+    specials = special_ids(chosen_specials, ranks, file_name)
     try:
-        return tokenizer_from_ranks(ranks, special_tokens, pretokenizer, name)
+        tokenizer = tokenizer_from_ranks(ranks, specials, chosen_pattern, name or p.stem or "tiktoken")
     except TokenizerLoadError as exc:
         raise TokenizerLoadError(f"{file_name}: {exc}") from None
+    tokenizer.assumptions = tuple(assumptions)
+    return tokenizer
 
 
 def parse_tiktoken_file(data: bytes, name: str) -> dict[bytes, int]:
@@ -109,9 +270,10 @@ def parse_tiktoken_file(data: bytes, name: str) -> dict[bytes, int]:
 
     The one reader of the format, for user files and the bundled encodings alike. One
     ``base64-token rank`` pair per line, separated by one space (a blank line is skipped, a line
-    may end in CR). Stricter than tiktoken's own reader: the base64 must be valid, a token may not
-    be empty or listed twice, a rank must be a decimal integer below 2^31 and belong to one token,
-    and every single byte must have a token.
+    may end in CR). A token of padding alone (``= 50256``) is the empty token, as tiktoken reads it
+    (Whisper's multilingual file has one; BPE never produces it). Stricter than tiktoken's own
+    reader otherwise: the base64 must be valid, a token may not be listed twice, a rank must be a
+    decimal integer below 2^31 and belong to one token, and every single byte must have a token.
     """
     a2b = binascii.a2b_base64
     ranks: dict[bytes, int] = {}
@@ -126,13 +288,14 @@ def parse_tiktoken_file(data: bytes, name: str) -> dict[bytes, int]:
         # bytes.isdigit() accepts only the ASCII digits 0-9.
         if len(parts) != 2 or not parts[1].isdigit() or len(parts[1]) > 10:
             raise TokenizerLoadError(f"{name}, line {number}: not a 'base64-token rank' pair")
-        try:
-            token = a2b(parts[0], strict_mode=True)
-        except (binascii.Error, ValueError):
-            raise TokenizerLoadError(f"{name}, line {number}: the token is not valid base64") from None
+        if parts[0] and not parts[0].strip(b"="):
+            token = b""  # padding alone: tiktoken reads an empty token (Whisper's multilingual file)
+        else:
+            try:
+                token = a2b(parts[0], strict_mode=True)
+            except (binascii.Error, ValueError):
+                raise TokenizerLoadError(f"{name}, line {number}: the token is not valid base64") from None
         rank = int(parts[1])
-        if not token:
-            raise TokenizerLoadError(f"{name}, line {number}: the token is empty")
         if rank > MAX_ID:
             raise TokenizerLoadError(f"{name}, line {number}: rank {rank} is larger than 2^31 - 1")
         if token in ranks:

@@ -1,0 +1,360 @@
+"""SentencePiece ``.model`` files (Llama 2, T5, Gemma, Mistral v1), encoded by the ``sentencepiece`` package.
+
+The ids are the library's own (``SentencePieceProcessor.encode``, no BOS/EOS added), so they are
+exact by construction. Around them tokviz puts what its views need: every piece's bytes (``▁`` is
+a space, a byte piece ``<0xNN>`` is that byte), the places of the pieces on the original text (from
+the library's offsets, so a normalizer that changed the text still points at what the user typed),
+the control and user-defined pieces as special tokens, and the model's kind. Merge-by-merge replay
+is refused with a reason (:attr:`SentencePieceTokenizer.replay_note`): the pieces are chosen by
+their scores over the whole normalized text, not by a byte-level merge list.
+
+The model file is a protocol-buffer message; the few fields tokviz shows (each piece's type, the
+model type, byte fallback, the normalizer's name) are read by :func:`read_model_facts` without the
+``protobuf`` package, which ``sentencepiece`` does not require.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import ArgumentTypeError, ReplayUnavailable, TokenizerLoadError
+from ..pretokenize import Pretokenizer, SpecialSplitter
+from ..tokenizer import LONE_SURROGATE, Tokenizer, TokenSpan, _check_text, replace_lone_surrogates
+from ._common import PathLike, _read_file
+
+# Far above any published model (Gemma's 256K-piece model is 4 MB).
+SENTENCEPIECE_CAP = 256 * 2**20
+
+# The piece types of sentencepiece_model.proto.
+NORMAL, UNKNOWN, CONTROL, USER_DEFINED, UNUSED, BYTE = 1, 2, 3, 4, 5, 6
+MODEL_TYPES = {1: "unigram", 2: "BPE", 3: "word", 4: "char"}
+SPACE_MARK = "\u2581"  # ▁, SentencePiece's visible space
+
+
+@dataclass
+class ModelFacts:
+    """What :func:`read_model_facts` finds in a model file: piece types and the model's settings."""
+
+    piece_types: list[int] = field(default_factory=list)
+    model_type: str = "unigram"
+    byte_fallback: bool = False
+    normalizer: str = "nmt_nfkc"
+    add_dummy_prefix: bool = True
+
+
+def _varint(data: bytes, pos: int) -> tuple[int, int]:
+    """The varint at ``pos`` and the position after it."""
+    value = shift = 0
+    while True:
+        if pos >= len(data):
+            raise ValueError("truncated varint")
+        b = data[pos]
+        pos += 1
+        value |= (b & 0x7F) << shift
+        if b < 0x80:
+            return value, pos
+        shift += 7
+        if shift > 63:
+            raise ValueError("varint too long")
+
+
+def _fields(data: bytes) -> Iterator[tuple[int, int, Any]]:
+    """``(field number, wire type, value)`` of one protobuf message (a bytes value for length-delimited)."""
+    pos = 0
+    while pos < len(data):
+        key, pos = _varint(data, pos)
+        number, wire = key >> 3, key & 7
+        value: Any
+        if wire == 0:
+            value, pos = _varint(data, pos)
+        elif wire == 1:
+            value, pos = data[pos : pos + 8], pos + 8
+        elif wire == 2:
+            size, pos = _varint(data, pos)
+            value, pos = data[pos : pos + size], pos + size
+        elif wire == 5:
+            value, pos = data[pos : pos + 4], pos + 4
+        else:
+            raise ValueError(f"unsupported wire type {wire}")
+        if pos > len(data):
+            raise ValueError("truncated field")
+        yield number, wire, value
+
+
+def read_model_facts(data: bytes) -> ModelFacts:
+    """Piece types, model type, byte fallback and normalizer of a serialized ``ModelProto``.
+
+    Raises ``ValueError`` for bytes that are not such a message.
+    """
+    facts = ModelFacts()
+    for number, wire, value in _fields(data):
+        if number == 1 and wire == 2:  # SentencePiece pieces
+            kind = NORMAL
+            for n, w, v in _fields(value):
+                if n == 3 and w == 0:
+                    kind = v
+            facts.piece_types.append(kind)
+        elif number == 2 and wire == 2:  # TrainerSpec
+            for n, w, v in _fields(value):
+                if n == 3 and w == 0:
+                    facts.model_type = MODEL_TYPES.get(v, f"type {v}")
+                elif n == 35 and w == 0:
+                    facts.byte_fallback = bool(v)
+        elif number == 3 and wire == 2:  # NormalizerSpec
+            for n, w, v in _fields(value):
+                if n == 1 and w == 2:
+                    facts.normalizer = v.decode("utf-8", "replace")
+                elif n == 3 and w == 0:
+                    facts.add_dummy_prefix = bool(v)
+    return facts
+
+
+def piece_bytes(piece: str, kind: int) -> bytes:
+    """The bytes a piece stands for: ``▁`` is a space, ``<0xNN>`` (a byte piece) is that byte."""
+    if kind == BYTE and len(piece) == 6 and piece.startswith("<0x") and piece.endswith(">"):
+        return bytes([int(piece[3:5], 16)])
+    if kind in (NORMAL, USER_DEFINED):
+        return piece.replace(SPACE_MARK, " ").encode("utf-8")
+    return piece.encode("utf-8")
+
+
+def sentencepiece_from_file(path: PathLike, name: str | None = None) -> SentencePieceTokenizer:
+    """Open a SentencePiece ``.model`` file (read with a size cap; a bad file is one clear line)."""
+    from pathlib import Path
+
+    p = Path(path)
+    data = _read_file(p, TokenizerLoadError, SENTENCEPIECE_CAP)
+    return sentencepiece_from_bytes(data, p.name, name or p.stem)
+
+
+def sentencepiece_from_bytes(
+    data: bytes, file_name: str, name: str = "sentencepiece"
+) -> SentencePieceTokenizer:
+    """A tokenizer from the bytes of a ``.model`` file already read (``file_name`` starts messages)."""
+    import sentencepiece
+
+    try:
+        facts = read_model_facts(data)
+    except (ValueError, UnicodeDecodeError):
+        facts = None
+    if facts is None or not facts.piece_types:
+        raise TokenizerLoadError(f"{file_name}: not a SentencePiece model (no pieces in the file)")
+    try:
+        sp = sentencepiece.SentencePieceProcessor(model_proto=data)
+    except (RuntimeError, OSError, ValueError) as exc:
+        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise TokenizerLoadError(f"{file_name}: sentencepiece cannot load it ({reason})") from None
+    if sp.get_piece_size() != len(facts.piece_types):
+        raise TokenizerLoadError(f"{file_name}: the model's pieces could not be read")
+    return SentencePieceTokenizer(sp, facts, name)
+
+
+class _Engine:
+    """The fast-engine protocol over the library's encoder."""
+
+    def __init__(self, encode: Any) -> None:
+        self.encode_ordinary = encode
+
+
+class SentencePieceTokenizer(Tokenizer):
+    """A tokenizer whose ids come from the ``sentencepiece`` library (see the module).
+
+    ``special_tokens`` are the control pieces (``<s>``, ``</s>``, which the library never reads from
+    text) and the user-defined ones (which it always matches whole in text). :meth:`encode` and
+    :meth:`encode_ordinary` are therefore the same: the library has no "plain text" mode.
+    """
+
+    def __init__(
+        self,
+        sp: Any,
+        facts: ModelFacts,
+        name: str,
+        extra_specials: Mapping[str, int] | None = None,
+    ) -> None:
+        self.sp = sp
+        self.facts = facts
+        self.model_type = facts.model_type
+        self.piece_types = facts.piece_types
+        vocab: dict[int, bytes] = {}
+        specials: dict[str, int] = {}
+        for i, kind in enumerate(facts.piece_types):
+            piece = sp.id_to_piece(i)
+            vocab[i] = piece_bytes(piece, kind)
+            if kind in (CONTROL, USER_DEFINED):
+                specials[piece] = i
+        self.unk_id: int | None = sp.unk_id() if 0 <= sp.unk_id() < len(vocab) else None
+        # Special tokens added by tokviz (--special-token): cut out of the text before the library.
+        self.extra_specials: dict[str, int] = dict(extra_specials or {})
+        specials.update(self.extra_specials)
+        for text, token_id in self.extra_specials.items():
+            vocab[token_id] = text.encode("utf-8")
+        pre = Pretokenizer("sentencepiece", None)
+        super().__init__(vocab, [], specials, pre, name=name, engine=_Engine(self._encode_text))
+        self._splitter = SpecialSplitter(self.extra_specials)
+        self._merge_count_hint = 0
+        self.assumptions = ()
+        why = "pieces are chosen by score over the whole normalized text"
+        if facts.model_type == "unigram":
+            why = "a unigram model has no merges: it picks the most probable split of each word"
+        extras = [f"normalizer {facts.normalizer}"] if facts.normalizer not in ("identity", "") else []
+        if facts.byte_fallback:
+            extras.append("byte fallback")
+        detail = f" ({', '.join(extras)})" if extras else ""
+        self.replay_note = f"SentencePiece {facts.model_type} model{detail}: {why}, not by byte-level merges"
+        # The editor re-encodes the whole text: the library decides every piece (tokviz.core.cuts).
+        self.declared_cut_mode: str | None = "none"
+
+    # ------------------------------------------------------------------ encoding
+    def _library_ids(self, text: str) -> list[int]:
+        if LONE_SURROGATE.search(text):
+            text = replace_lone_surrogates(text)
+        return list(self.sp.encode(text))
+
+    def _encode_text(self, text: str) -> list[int]:
+        if not self.extra_specials:
+            return self._library_ids(text)
+        out: list[int] = []
+        for start, end, special in self._splitter.segments(text):
+            part = text[start:end]
+            out.extend([self.extra_specials[part]] if special else self._library_ids(part))
+        return out
+
+    def encode(self, text: str) -> list[int]:
+        """The library's ids for ``text`` (no BOS/EOS; user-defined pieces matched, as it does)."""
+        _check_text(text)
+        return self._encode_text(text)
+
+    def encode_ordinary(self, text: str) -> list[int]:
+        """The same as :meth:`encode`: the library always matches its user-defined pieces."""
+        _check_text(text)
+        return self._encode_text(text)
+
+    def encode_spans(self, text: str, max_merges: int | None = None) -> list[TokenSpan]:
+        """Every piece placed on ``text`` by the library's offsets (code points of the original text).
+
+        Byte pieces that together make one character are ``partial`` and each covers that
+        character; the space the model puts before the first word covers nothing (start = end).
+        ``chunk`` numbers the words (a piece that begins with ``▁`` starts one).
+        """
+        _check_text(text)
+        if max_merges is not None:
+            raise ReplayUnavailable(f"{self.name}: {self.replay_note}")
+        if LONE_SURROGATE.search(text):
+            text = replace_lone_surrogates(text)
+        spans: list[TokenSpan] = []
+        chunk = -1
+        for start, end, special in self._splitter.segments(text):
+            if special:
+                sid = self.extra_specials[text[start:end]]
+                chunk += 1
+                spans.append(TokenSpan(sid, start, end, self.vocab[sid], False, True, chunk))
+                continue
+            chunk = self._place_pieces(text[start:end], start, chunk, spans)
+        return spans
+
+    def _place_pieces(self, segment: str, base: int, chunk: int, out: list[TokenSpan]) -> int:
+        """Append the spans of ``segment`` (at ``base``); returns the last chunk number used."""
+        mapping = self.sp.encode_as_offset_mapping(segment)
+        ids: list[int] = mapping["ids"]
+        pieces: list[str] = mapping["pieces"]
+        offsets: list[tuple[int, int]] = mapping["offsets"]
+        types = self.piece_types
+        placed: list[list[Any]] = []
+        pending: list[int] = []  # byte pieces still waiting for the character they belong to
+        after_special = False
+        for k, (token_id, piece, (s, e)) in enumerate(zip(ids, pieces, offsets)):
+            kind = types[token_id] if 0 <= token_id < len(types) else NORMAL
+            special = kind in (CONTROL, USER_DEFINED)
+            if chunk < 0 or special or after_special or piece.startswith(SPACE_MARK):
+                chunk += 1
+            after_special = special
+            placed.append([token_id, base + s, base + e, self.vocab[token_id], False, special, chunk])
+            if kind != BYTE:
+                pending = []
+                continue
+            pending.append(k)
+            if e > s:  # the last byte piece of a character carries the character's place
+                whole = len(pending) == 1 and self.vocab[token_id][0] < 0x80
+                for j in pending:
+                    placed[j][1], placed[j][2], placed[j][4] = base + s, base + e, not whole
+                pending = []
+        out.extend(TokenSpan(*row) for row in placed)
+        return chunk
+
+    # ------------------------------------------------------------------ decoding
+    def decode(self, ids: Iterable[int]) -> str:
+        """The library's text for ``ids``: ``▁`` becomes a space, the leading one is dropped, byte
+        pieces join into characters, control pieces are left out (as ``sp.decode`` does)."""
+        seq = list(ids) if not isinstance(ids, (list, tuple)) else ids
+        self.decode_bytes(seq)  # an unknown id is named as for every tokenizer
+        extra = {i: s for s, i in self.extra_specials.items()}
+        if not extra:
+            return str(self.sp.decode(list(seq)))
+        out: list[str] = []
+        run: list[int] = []
+        for i in seq:
+            if i in extra:
+                out.append(str(self.sp.decode(run)))
+                out.append(extra[i])
+                run = []
+            else:
+                run.append(i)
+        out.append(str(self.sp.decode(run)))
+        return "".join(out)
+
+    # ------------------------------------------------------------------ no merges to replay
+    @property
+    def is_bpe(self) -> bool:
+        """True for a SentencePiece BPE model (its merges are not byte-level: see :attr:`replay_note`)."""
+        return self.model_type == "BPE"
+
+    @property
+    def merges(self) -> list[tuple[bytes, bytes]]:
+        """No byte-level merge list: a SentencePiece model ranks whole pieces by score."""
+        return []
+
+    @property
+    def merge_rank_of_id(self) -> dict[int, int]:
+        """Empty: no id is made by a byte-level merge."""
+        return {}
+
+    @property
+    def parents_of_id(self) -> dict[int, tuple[int, int]]:
+        """Empty: no id is made by a byte-level merge."""
+        return {}
+
+    def encode_with_merges(self, text: str, max_merges: int) -> list[int]:
+        """Refused with :attr:`replay_note`: replay cannot reproduce the library's ids."""
+        _check_text(text)
+        raise ReplayUnavailable(f"{self.name}: {self.replay_note}")
+
+    def trace_chunk(self, data: bytes) -> tuple[list[int], list[int]]:
+        """Refused with :attr:`replay_note`, like :meth:`encode_with_merges`."""
+        raise ReplayUnavailable(f"{self.name}: {self.replay_note}")
+
+    def _bpe(self, data: bytes, max_rank: int | None = None) -> list[int]:
+        raise ReplayUnavailable(f"{self.name}: {self.replay_note}")
+
+    def with_special_tokens(self, extra: Iterable[str]) -> Tokenizer:
+        """The same model with more special tokens: matched whole in text before the library runs."""
+        if isinstance(extra, (str, bytes)) or not isinstance(extra, Iterable):
+            raise ArgumentTypeError(
+                f"extra special tokens must be a list of strings, got {type(extra).__name__}"
+            )
+        added = dict(self.extra_specials)
+        next_id = max(self.vocab, default=-1) + 1
+        for s in extra:
+            if not isinstance(s, str):
+                raise ArgumentTypeError(f"special tokens must be strings, got {s!r}")
+            if s and s not in added and s not in self.special_tokens:
+                added[s] = next_id
+                next_id += 1
+        return SentencePieceTokenizer(self.sp, self.facts, self.name, added)
+
+    def __repr__(self) -> str:
+        return (
+            f"SentencePieceTokenizer(name={self.name!r}, model={self.model_type}, "
+            f"vocab_size={self.vocab_size}, normalizer={self.facts.normalizer!r})"
+        )
