@@ -94,6 +94,12 @@ def cl100k_tiktoken() -> tiktoken.Encoding:
     return _published_encoding("cl100k_base", "cl100k_base.tiktoken")
 
 
+@pytest.fixture(scope="session")
+def o200k_tiktoken() -> tiktoken.Encoding:
+    """tiktoken's own o200k_base encoding (GPT-4o), built offline from the bundled rank file."""
+    return _published_encoding("o200k_base", "o200k_base.tiktoken")
+
+
 VARIED_TEXT = (
     "Hello, 🌍! 你好! I'm sure you're right; they'll say we've done it, isn't it? DON'T SHOUT.\n"
     "Numbers: 0 7 42 1234567 3.14159 1,000,000 -273.15 2024-05-17 0xDEADBEEF\n"
