@@ -1,0 +1,107 @@
+"""A model file says where its model came from: corpus files with sizes and SHA-256, tokviz version, date.
+
+Files written before provenance existed still load, and an unknown key never stops a reader.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from tokviz.core.errors import ModelFileError
+from tokviz.core.formats.model_file import load_model, model_details, model_file_bytes, save_model
+from tokviz.core.provenance import corpus_record, make_provenance, provenance_lines, utc_now
+from tokviz.core.registry import load_tokenizer
+from tokviz.core.train import train_bpe
+
+
+@pytest.fixture
+def corpus(tmp_path: Path) -> list[Path]:
+    files = []
+    for name, text in (
+        ("a.txt", "the cat sat on the mat\n" * 40),
+        ("b.md", "# The hat\n\nthe cat in the hat\n" * 30),
+    ):
+        path = tmp_path / name
+        path.write_text(text, encoding="utf-8")
+        files.append(path)
+    return files
+
+
+def test_the_model_file_records_each_corpus_file_with_its_size_and_sha256(
+    corpus: list[Path], tmp_path: Path
+) -> None:
+    result = train_bpe(files=corpus, vocab_size=270, workers=1)
+    provenance = make_provenance(corpus_record([str(p) for p in corpus]), {"include": ["*.txt", "*.md"]})
+    path = tmp_path / "m.json"
+    save_model(path, result.tokenizer("cats"), result.settings(), result.history, provenance)
+
+    loaded = load_model(path)
+    files = loaded.provenance["corpus"]["files"]
+    assert [f["path"] for f in files] == [str(p) for p in corpus]
+    assert [f["bytes"] for f in files] == [p.stat().st_size for p in corpus]
+    assert [f["sha256"] for f in files] == [hashlib.sha256(p.read_bytes()).hexdigest() for p in corpus]
+    assert loaded.provenance["corpus"]["total_bytes"] == sum(p.stat().st_size for p in corpus)
+    assert loaded.provenance["tokviz_version"]
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", loaded.provenance["created"])
+    assert loaded.provenance["selection"] == {"include": ["*.txt", "*.md"]}
+    assert loaded.settings["tie_break"] == "lexicographic"
+    # One corpus file per line keeps the file diffable.
+    text = path.read_text(encoding="utf-8")
+    assert sum(1 for line in text.splitlines() if '"sha256"' in line) == len(corpus)
+
+    # Whoever loads the file through the registry (tokviz info, the GUI) sees the same details.
+    tok = load_tokenizer(path)
+    details = model_details(tok)
+    assert details is not None and details.provenance == loaded.provenance
+    assert model_details(load_tokenizer("gpt2")) is None
+
+
+def test_text_corpora_are_recorded_by_description_size_and_hash() -> None:
+    record = corpus_record(text="héllo", description="Editor text")
+    assert record == {
+        "text": "Editor text",
+        "bytes": 6,
+        "sha256": hashlib.sha256("héllo".encode()).hexdigest(),
+    }
+
+
+def test_an_old_model_file_without_provenance_still_loads(tmp_path: Path) -> None:
+    result = train_bpe(text="hello hello world " * 20, vocab_size=262)
+    data = json.loads(model_file_bytes(result.tokenizer("old"), result.settings(), result.history))
+    assert "provenance" not in data and data["version"] == 1
+    path = tmp_path / "old.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    loaded = load_model(path)
+    assert loaded.provenance == {} and loaded.tokenizer.merges == result.merges
+
+
+def test_a_provenance_that_is_not_an_object_is_refused_with_the_reason(tmp_path: Path) -> None:
+    result = train_bpe(text="hello hello world " * 20, vocab_size=262)
+    data = json.loads(model_file_bytes(result.tokenizer("m"), result.settings()))
+    data["provenance"] = ["a.txt"]
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(ModelFileError, match="bad.json: the provenance must be a JSON object, not an array"):
+        load_model(path)
+
+
+def test_source_date_epoch_fixes_the_date_for_reproducible_files(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
+    assert utc_now() == "2023-11-14T22:13:20Z"
+
+
+def test_provenance_reads_as_lines_for_people(corpus: list[Path]) -> None:
+    provenance = make_provenance(
+        corpus_record([str(p) for p in corpus]), {"exclude": ["tests/"], "skipped": "skipped 2 binary files"}
+    )
+    lines = provenance_lines(provenance, limit=1)
+    assert lines[0].startswith("trained:        ") and "with tokviz" in lines[0]
+    assert lines[1] == "corpus:         2 files, 1.8 kB"
+    assert lines[2].startswith(f"  {corpus[0]}  920 bytes  sha256 ")
+    assert lines[3] == "  … and 1 more (tokviz info --format json lists them all)"
+    assert lines[4] == "selection:      --exclude tests/; skipped 2 binary files"
