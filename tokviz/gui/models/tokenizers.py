@@ -77,6 +77,8 @@ class TokenizerEntry:
     merges_ready: bool = False
     loading: Job | None = field(default=None, repr=False)
     preparing: Job | None = field(default=None, repr=False)
+    # What the loader of a file was told (pattern, special tokens), so it loads the same way again.
+    options: dict[str, Any] = field(default_factory=dict)
 
 
 class TokenizerRegistryModel(QAbstractListModel):
@@ -90,6 +92,8 @@ class TokenizerRegistryModel(QAbstractListModel):
     tokenizerLoaded = Signal(str)
     loadFailed = Signal(str, str)
     mergesReady = Signal(str)
+    # A tokenizer file loaded, or a trained model was saved to one: its key (remembered across restarts).
+    fileOpened = Signal(str)
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -123,7 +127,8 @@ class TokenizerRegistryModel(QAbstractListModel):
                 self._run_next()
                 return
             source = entry.source or key
-            build = self.words.builder() if key == WORDS_KEY else lambda: load_tokenizer(source)
+            options = dict(entry.options)
+            build = self.words.builder() if key == WORDS_KEY else lambda: load_tokenizer(source, **options)
             job = run_job(build, self)
             entry.loading = job
 
@@ -297,6 +302,28 @@ class TokenizerRegistryModel(QAbstractListModel):
         self.tokenizerLoaded.emit(key)
         return key
 
+    def add_file_entry(self, path: str, label: str, options: dict[str, Any] | None = None) -> str:
+        """Offer a tokenizer file without loading it yet (one remembered from a past session); its key.
+
+        It loads, with ``options`` for the loader, when a picker or view first asks for it.
+        """
+        key = f"file:{Path(path).resolve()}"
+        if self.entry(key) is None:
+            row = len(self._entries)
+            self.beginInsertRows(QModelIndex(), row, row)
+            self._entries.append(TokenizerEntry(key, label, path, options=dict(options or {})))
+            self.endInsertRows()
+            self.tokenizersChanged.emit()
+        return key
+
+    def mark_saved(self, key: str, path: str) -> None:
+        """A tokenizer (a trained model) was saved to ``path``: it is that file now, remembered as such."""
+        entry = self.entry(key)
+        if entry is not None:
+            entry.source = path
+            entry.options = {}
+            self.fileOpened.emit(key)
+
     def ensure_loaded(self, key: str) -> None:
         """Queue loading a known entry; ``tokenizerLoaded(key)`` fires when it is ready."""
         entry = self.entry(key)
@@ -343,16 +370,18 @@ class TokenizerRegistryModel(QAbstractListModel):
             if existing is not None:
                 existing.tokenizer = tok
                 existing.merges_ready = False
+                existing.options = dict(options)
                 row = self.row_of(key)
                 self.dataChanged.emit(self.index(row), self.index(row))
             else:
                 row = len(self._entries)
                 self.beginInsertRows(QModelIndex(), row, row)
-                self._entries.append(TokenizerEntry(key, label, source, tok))
+                self._entries.append(TokenizerEntry(key, label, source, tok, options=dict(options)))
                 self.endInsertRows()
                 self.tokenizersChanged.emit()
             job.setProperty("key", key)
             self.tokenizerLoaded.emit(key)
+            self.fileOpened.emit(key)
 
         def failed(exc: BaseException) -> None:
             message = str(exc) if isinstance(exc, TokvizError) else f"{type(exc).__name__}: {exc}"
