@@ -34,6 +34,9 @@ SYNC_SCROLL: Key[bool] = Key("syncScroll", bool, True)
 VIEWS: Key[list[str]] = Key("views", list, ["gpt2", "cl100k"])
 TEXT: Key[str] = Key("text", str, "")
 RECENT_FILES: Key[list[str]] = Key("recentFiles", list, [])
+# Tokenizer files opened or trained models saved, most recent first: one JSON object each
+# ({"path", "label", "options"}); they come back in every picker and in File ▸ Open recent.
+REMEMBERED_TOKENIZERS: Key[list[str]] = Key("tokenizers/remembered", list, [])
 # Where every file dialog starts: the folder of the last file opened or saved.
 LAST_FOLDER: Key[str] = Key("lastFolder", str, "")
 GEOMETRY: Key[QByteArray | None] = Key("geometry", QByteArray, None)
