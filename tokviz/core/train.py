@@ -2,8 +2,8 @@
 
 The corpus is counted as a table of unique pre-tokens ("words") with their frequencies, in
 parallel processes for large inputs. The merge loop keeps pair counts incrementally, an index
-from each pair to the words that contain it, and a lazy priority queue, so each merge touches
-only the words it changes.
+from each pair to the positions where it occurs (:mod:`tokviz.core.pairindex`) and a lazy
+priority queue, so each merge costs its own occurrences, however long the words are.
 
 Tie rules, among the pairs with the highest count:
   * ``lexicographic``: the greatest ``(left bytes, right bytes)`` wins;
@@ -22,11 +22,13 @@ from collections import Counter
 from collections.abc import Callable, Generator, Iterable, Mapping
 from concurrent.futures import Future
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, Never, Protocol
 
 from .corpus import CorpusSource, iter_parts, resolve_source
 from .errors import ArgumentTypeError, Cancelled, CorpusError, InvalidArgument, VocabSizeError
 from .merges import MergeStep
+from .pairindex import LongWords
 from .pretokenize import (
     NAMED_PATTERNS,
     Pretokenizer,
@@ -52,8 +54,6 @@ PARALLEL_THRESHOLD = 4 << 20
 # Text parts of about this many characters: small enough that any part is counted in well
 # under 100 ms (so cancel is prompt), large enough that process overhead stays small.
 PART_SIZE = 1 << 18
-# Words longer than this (in tokens) take the merge path that scans with list.index and slices.
-_LONG_WORD = 64
 
 
 class CancelFlag(Protocol):
@@ -463,12 +463,12 @@ def merge_counts(
     if not counts:
         raise CorpusError("the corpus is empty: it holds no text to train on")
 
-    words: list[list[int]] = []
+    words: list[bytes] = []
     freqs: list[int] = []
     for k, (word, freq) in enumerate(counts.items()):
         if k & 0x3FFF == 0:
             _check_cancel(cancel)
-        words.append(list(word.encode("utf-8")))
+        words.append(word.encode("utf-8"))
         freqs.append(freq)
     initial_tokens = sum(len(w) * f for w, f in zip(words, freqs))
     yield Progress("merging", 0, num_merges, (), time.perf_counter() - t0)
@@ -593,42 +593,32 @@ def train_bpe(
 
 
 class _Merger:
-    """Incremental pair statistics over the unique-word table."""
+    """Incremental pair statistics: counts, a count histogram and a lazy priority queue.
+
+    Every word lives in one :class:`~tokviz.core.pairindex.LongWords` occurrence index, so a
+    merge costs its own sites whatever the words' lengths (measured faster than per-word lists
+    for short words too: 10,000 merges on 21 MB of Python source in 1.5 s instead of 3.6 s).
+    """
 
     def __init__(
         self,
-        words: list[list[int]],
+        encoded: list[bytes],
         freqs: list[int],
         vocab: dict[int, bytes],
         tie_break: str,
         cancel: CancelFlag | Callable[[], bool] | None = None,
     ) -> None:
         self.cancel = cancel
-        self.words = words
-        self.freqs = freqs
         self.vocab = vocab
         self.first_seen = tie_break == "first-seen"
-        counts: dict[tuple[int, int], int] = {}
-        where: dict[tuple[int, int], set[int]] = {}
-        for wi, word in enumerate(words):
-            if wi & 0xFFF == 0:
-                _check_cancel(cancel)
-            if len(word) < 2:
-                continue
-            f = freqs[wi]
-            for pair in zip(word, word[1:]):
-                counts[pair] = counts.get(pair, 0) + f
-                s = where.get(pair)
-                if s is None:
-                    where[pair] = {wi}
-                else:
-                    s.add(wi)
+        _check_cancel(cancel)
+        # Words of one byte hold no pair; leaving them out keeps the index smaller.
+        kept = [wi for wi, data in enumerate(encoded) if len(data) > 1]
+        self.index = LongWords([encoded[wi] for wi in kept], [freqs[wi] for wi in kept], kept)
+        _check_cancel(cancel)
+        counts = self.index.initial_counts
+        self.index.initial_counts = {}
         self.counts = counts
-        self.where = where
-        # Occurrences of each pair inside each long word (whole documents under "none").
-        self.word_pairs: dict[int, dict[tuple[int, int], int]] = {
-            wi: dict(Counter(zip(word, word[1:]))) for wi, word in enumerate(words) if len(word) > _LONG_WORD
-        }
         hist: dict[int, int] = {}
         for c in counts.values():
             hist[c] = hist.get(c, 0) + 1
@@ -687,204 +677,20 @@ class _Merger:
         return best, count, ties
 
     def _first_position(self, pair: tuple[int, int]) -> tuple[int, int]:
-        wi = min(self.where[pair])
-        word = self.words[wi]
-        a, b = pair
-        offset = 0
-        vocab = self.vocab
-        for i in range(len(word) - 1):
-            if word[i] == a and word[i + 1] == b:
-                return wi, offset
-            offset += len(vocab[word[i]])
-        raise AssertionError("pair index out of date")  # pragma: no cover
+        """(word index, byte offset) of the pair's first occurrence in the corpus."""
+        found = self.index.first_position(pair)
+        if found is None:
+            raise AssertionError("pair index out of date")  # pragma: no cover
+        return found
 
     def merge(self, a: int, b: int, new_id: int) -> int:
-        """Replace (a, b) by new_id in every word holding it; return the corpus tokens saved.
-
-        Only the pairs next to each merge site change; the common case of one site per word
-        takes a short path with no scan of the word beyond finding the site.
-        """
-        where = self.where
-        words = self.words
-        freqs = self.freqs
+        """Replace (a, b) by new_id at every site; return the corpus tokens saved."""
         self.inv[new_id] = _inverted(self.vocab[new_id])
-        merged_pair = (a, b)
-        holders = where.pop(merged_pair, ())
         deltas: dict[tuple[int, int], int] = {}
-        dget = deltas.get
-        replaced_total = 0
-        word_ids: Iterable[int] = holders
-        if self.cancel is not None and len(holders) > 4096:
-            word_ids = _checking(holders, self.cancel)
-        for wi in word_ids:
-            word = words[wi]
-            f = freqs[wi]
-            n = len(word)
-            if n > _LONG_WORD:
-                replaced_total += self._merge_many(wi, word, f, a, b, new_id, deltas)
-                continue
-            i = word.index(a)
-            while word[i + 1] != b if i + 1 < n else True:
-                i = word.index(a, i + 1)
-            # Is there a second site? (a then b again after this one)
-            rest = i + 2
-            single = a not in word[rest:] if rest < n else True
-            if not single:
-                j = word.index(a, rest)
-                single = True
-                while True:
-                    if j + 1 < n and word[j + 1] == b:
-                        single = False
-                        break
-                    if a not in word[j + 1 :]:
-                        break
-                    j = word.index(a, j + 1)
-            if single:
-                replaced_total += f
-                new = word[:i]
-                new.append(new_id)
-                new.extend(word[rest:])
-                words[wi] = new
-                if i > 0:
-                    x = word[i - 1]
-                    p = (x, a)
-                    deltas[p] = dget(p, 0) - f
-                    q = (x, new_id)
-                    deltas[q] = dget(q, 0) + f
-                    s_ = where.get(q)
-                    if s_ is None:
-                        where[q] = {wi}
-                    else:
-                        s_.add(wi)
-                    if p != merged_pair and (a not in new or not _has_pair(new, x, a)):
-                        s_ = where.get(p)
-                        if s_ is not None:
-                            s_.discard(wi)
-                if rest < n:
-                    y = word[rest]
-                    p = (b, y)
-                    deltas[p] = dget(p, 0) - f
-                    q = (new_id, y)
-                    deltas[q] = dget(q, 0) + f
-                    s_ = where.get(q)
-                    if s_ is None:
-                        where[q] = {wi}
-                    else:
-                        s_.add(wi)
-                    if p != merged_pair and (b not in new or not _has_pair(new, b, y)):
-                        s_ = where.get(p)
-                        if s_ is not None:
-                            s_.discard(wi)
-                continue
-            replaced_total += self._merge_many(wi, word, f, a, b, new_id, deltas)
-        self._apply(deltas, merged_pair)
-        return replaced_total
-
-    def _unindex(self, pair: tuple[int, int], wi: int) -> None:
-        s_ = self.where.get(pair)
-        if s_ is not None:
-            s_.discard(wi)
-
-    def _merge_many(
-        self,
-        wi: int,
-        word: list[int],
-        f: int,
-        a: int,
-        b: int,
-        new_id: int,
-        deltas: dict[tuple[int, int], int],
-    ) -> int:
-        """General case: several sites in one word (including overlapping runs like ``aaa``)."""
-        where = self.where
-        n = len(word)
-        # Find the sites by jumping between occurrences of ``a`` (a C-level scan), then copy the
-        # stretches between them by slicing: long words (whole documents with pre-tokenizer
-        # "none") cost a scan per merge, not a Python step per token.
-        sites: list[int] = []
-        find = word.index
-        i = find(a)
-        while True:
-            if i + 1 < n and word[i + 1] == b:
-                sites.append(i)
-                i += 2
-            else:
-                i += 1
-            try:
-                i = find(a, i)
-            except ValueError:
-                break
-        new: list[int] = []
-        prev = 0
-        for site in sites:
-            new += word[prev:site]
-            new.append(new_id)
-            prev = site + 2
-        new += word[prev:]
-        old_idx: set[int] = set()
-        for s in sites:
-            if s > 0:
-                old_idx.add(s - 1)
-            old_idx.add(s)
-            if s + 2 < n:
-                old_idx.add(s + 1)
-        removed: set[tuple[int, int]] = set()
-        for k in old_idx:
-            p = (word[k], word[k + 1])
-            deltas[p] = deltas.get(p, 0) - f
-            removed.add(p)
-        m = len(new)
-        new_idx: set[int] = set()
-        for shift, s in enumerate(sites):
-            pos = s - shift  # each earlier site shortened the word by one
-            if pos > 0:
-                new_idx.add(pos - 1)
-            if pos + 1 < m:
-                new_idx.add(pos)
-        added: set[tuple[int, int]] = set()
-        for k in new_idx:
-            p = (new[k], new[k + 1])
-            deltas[p] = deltas.get(p, 0) + f
-            added.add(p)
-            s_ = where.get(p)
-            if s_ is None:
-                where[p] = {wi}
-            else:
-                s_.add(wi)
-        local = self.word_pairs.get(wi)
-        if local is not None and len(new) <= _LONG_WORD:
-            # The word became short: from now on the short-word paths handle it.
-            del self.word_pairs[wi]
-            local = None
-        if local is not None:
-            # Long words keep their own pair counts, so "is this pair gone from the word?" is a
-            # lookup rather than a scan of the whole word.
-            for k in old_idx:
-                local[(word[k], word[k + 1])] -= 1
-            for k in new_idx:
-                q = (new[k], new[k + 1])
-                local[q] = local.get(q, 0) + 1
-            for p in removed:
-                if local.get(p, 0) <= 0:
-                    local.pop(p, None)
-                    if p != (a, b):
-                        self._unindex(p, wi)
-            self.words[wi] = new
-            return f * len(sites)
-        gone = removed - added
-        gone.discard((a, b))
-        if gone:
-            if len(gone) <= 8:
-                for p in gone:
-                    if not _has_pair(new, p[0], p[1]):
-                        self._unindex(p, wi)
-            else:
-                present = set(zip(new, new[1:]))
-                for p in gone:
-                    if p not in present:
-                        self._unindex(p, wi)
-        self.words[wi] = new
-        return f * len(sites)
+        check = None if self.cancel is None else partial(_check_cancel, self.cancel)
+        saved = self.index.merge(a, b, new_id, deltas, check)
+        self._apply(deltas, (a, b))
+        return saved
 
     def _apply(self, deltas: dict[tuple[int, int], int], merged_pair: tuple[int, int]) -> None:
         """Fold the count changes into the counts, the count histogram and the queue."""
@@ -916,26 +722,3 @@ class _Merger:
                 hist[old] = h
             else:
                 del hist[old]
-
-
-def _checking(items: Iterable[int], cancel: CancelFlag | Callable[[], bool]) -> Iterable[int]:
-    """Iterate while checking the cancel flag every few thousand items (for very large merges)."""
-    for k, item in enumerate(items):
-        if k & 0xFFF == 0:
-            _check_cancel(cancel)
-        yield item
-
-
-def _has_pair(word: list[int], x: int, y: int) -> bool:
-    """Whether ``x`` is directly followed by ``y`` somewhere in ``word``."""
-    if x not in word or y not in word:
-        return False
-    n = len(word) - 1
-    i = word.index(x)
-    while True:
-        if i < n and word[i + 1] == y:
-            return True
-        try:
-            i = word.index(x, i + 1)
-        except ValueError:
-            return False

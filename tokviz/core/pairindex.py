@@ -1,0 +1,328 @@
+"""An occurrence index for BPE training on long pre-tokens (Re-Pair style).
+
+Long words (CJK sentences under the GPT-2 pattern, whole documents under ``none``) are laid end to
+end in one sequence of symbols, a separator between words, as a doubly linked list over byte
+positions: a token lives at the position of its first byte. For every pair the index keeps the
+positions where it was created; entries are never removed, only checked when the pair is merged
+(a position whose pair has changed since cannot hold that pair again, because every merge makes a
+fresh id), so a merge costs its own occurrences, not the length of the words that hold them.
+"""
+
+from __future__ import annotations
+
+from array import array
+from bisect import bisect_right
+from collections.abc import Callable, Sequence
+from typing import Any
+
+# Pair (a, b) is keyed by a << _SHIFT | b: an int hashes faster than a tuple.
+_SHIFT = 32
+_SEP = -1  # the separator between words (and the dead-symbol mark; both are negative)
+_CHECK_EVERY = 0x3FFF
+# A merge with more recorded sites than this runs vectorized (numpy over the same arrays); fewer
+# sites are cheaper one by one in Python.
+_VECTOR_SITES = 192
+# Positions indexed at a time when the index is built (bounds its temporary arrays).
+_BLOCK = 1 << 22
+
+
+class LongWords:
+    """Pair counts and an occurrence index over the long words of a training corpus.
+
+    ``words`` are the words' bytes, ``freqs`` their counts and ``ids`` their indices in the
+    trainer's word table (used by the first-seen tie rule). Counts are exact: every adjacent pair
+    counts (``aaa`` holds two ``(a, a)``), and a merge replaces non-overlapping occurrences left
+    to right.
+    """
+
+    def __init__(self, words: Sequence[bytes], freqs: Sequence[int], ids: Sequence[int]) -> None:
+        import numpy as np
+
+        self.ids = list(ids)
+        lengths = np.fromiter((len(w) for w in words), dtype=np.int64, count=len(words))
+        # Layout: a separator, word 0, a separator, word 1, ..., a separator.
+        joined = np.frombuffer(b"\0" + b"\0".join(words) + b"\0", dtype=np.uint8)
+        n = len(joined)
+        gaps = np.concatenate(([0], np.cumsum(lengths + 1)))
+        self.starts = (gaps[:-1] + 1).tolist()
+        self.unit = all(f == 1 for f in freqs)
+        weight = None
+        if not self.unit:
+            weight = np.repeat(np.asarray(freqs, dtype=np.int64), lengths + 1)
+            weight = np.concatenate(([0], weight))
+        is_gap = np.zeros(n, dtype=bool)
+        is_gap[gaps] = True
+        totals = np.zeros(1 << 16, dtype=np.int64)
+        occ: dict[int, array[int]] = {}
+        # Every symbol is a byte at first, so a pair's code fits 16 bits and sorts by radix; the
+        # sequence is indexed in blocks so temporary arrays stay small for a huge single word.
+        for lo in range(0, n - 1, _BLOCK):
+            hi = min(lo + _BLOCK, n - 1)
+            left = joined[lo:hi].astype(np.uint16)
+            codes = (left << 8) | joined[lo + 1 : hi + 1]
+            ok = ~(is_gap[lo:hi] | is_gap[lo + 1 : hi + 1])
+            if weight is None:
+                totals += np.bincount(codes[ok], minlength=1 << 16)
+            else:
+                totals += np.bincount(codes[ok], weights=weight[lo:hi][ok], minlength=1 << 16).astype(
+                    np.int64
+                )
+            order = np.argsort(codes, kind="stable")
+            order = order[ok[order]]
+            grouped = codes[order]
+            raw = (order + lo).astype(np.int32).tobytes()
+            cuts = np.flatnonzero(grouped[1:] != grouped[:-1]) + 1
+            bounds = [0, *cuts.tolist(), len(grouped)]
+            for k, code in enumerate(grouped[bounds[:-1]].tolist() if len(grouped) else []):
+                key = (code >> 8) << _SHIFT | (code & 0xFF)
+                lst = occ.get(key)
+                if lst is None:
+                    lst = occ[key] = array("i")
+                lst.frombytes(raw[4 * bounds[k] : 4 * bounds[k + 1]])
+            del left, codes, ok, order, grouped, raw
+        found = np.flatnonzero(totals)
+        # Initial counts, keyed by (left, right) like the rest of the trainer.
+        self.initial_counts: dict[tuple[int, int], int] = {
+            (code >> 8, code & 0xFF): c for code, c in zip(found.tolist(), totals[found].tolist())
+        }
+        self.occ = occ
+        seq = joined.astype(np.int32)
+        del joined
+        seq[is_gap] = _SEP
+        del is_gap
+        self.sym = array("i", seq.tobytes())
+        del seq
+        self.nxt = array("i", np.arange(1, n + 1, dtype=np.int32).tobytes())
+        self.prv = array("i", np.arange(-1, n - 1, dtype=np.int32).tobytes())
+        self.wt: array[int] | None = None if weight is None else array("q", weight.tobytes())
+        # numpy views sharing memory with the arrays above (they are never resized).
+        self._np = np
+        self._small = True  # every id so far is below 2**16
+        self._sym = np.frombuffer(self.sym, dtype=np.int32)
+        self._nxt = np.frombuffer(self.nxt, dtype=np.int32)
+        self._prv = np.frombuffer(self.prv, dtype=np.int32)
+        self._wt = None if self.wt is None else np.frombuffer(self.wt, dtype=np.int64)
+
+    def merge(
+        self,
+        a: int,
+        b: int,
+        new_id: int,
+        deltas: dict[tuple[int, int], int],
+        check: Callable[[], None] | None = None,
+    ) -> int:
+        """Merge every occurrence of ``(a, b)`` into ``new_id``; add count changes to ``deltas``.
+
+        Returns the number of corpus tokens saved (occurrences times word counts).
+        """
+        positions = self.occ.pop(a << _SHIFT | b, None)
+        if positions is None:
+            return 0
+        if len(positions) > _VECTOR_SITES:
+            return self._merge_vector(positions, a, b, new_id, deltas)
+        # Overlapping runs (a == b) merge left to right, so their sites are taken in order.
+        sites: Sequence[int] = sorted(positions) if a == b else positions
+        sym = self.sym
+        nxt = self.nxt
+        prv = self.prv
+        wt = self.wt
+        left_w: dict[int, int] = {}
+        right_w: dict[int, int] = {}
+        left_at: dict[int, list[int]] = {}
+        right_at: dict[int, list[int]] = {}
+        lw_get = left_w.get
+        rw_get = right_w.get
+        la_get = left_at.get
+        ra_get = right_at.get
+        saved = 0
+        w = 1
+        done = 0
+        for i in sites:
+            if sym[i] != a:
+                continue
+            j = nxt[i]
+            if sym[j] != b:
+                continue
+            if check is not None:
+                done += 1
+                if done & _CHECK_EVERY == 0:
+                    check()
+            if wt is not None:
+                w = wt[i]
+            saved += w
+            k = nxt[j]
+            sym[i] = new_id
+            sym[j] = _SEP
+            nxt[i] = k
+            prv[k] = i
+            h = prv[i]
+            x = sym[h]
+            if x >= 0:
+                left_w[x] = lw_get(x, 0) + w
+                at = la_get(x)
+                if at is None:
+                    left_at[x] = [h]
+                else:
+                    at.append(h)
+            y = sym[k]
+            if y >= 0:
+                right_w[y] = rw_get(y, 0) + w
+                at = ra_get(y)
+                if at is None:
+                    right_at[y] = [i]
+                else:
+                    at.append(i)
+        occ = self.occ
+        get = deltas.get
+        for x, c in left_w.items():
+            p = (x, a)
+            deltas[p] = get(p, 0) - c
+            q = (x, new_id)
+            deltas[q] = get(q, 0) + c
+            key = x << _SHIFT | new_id
+            lst = occ.get(key)
+            if lst is None:
+                occ[key] = array("i", left_at[x])
+            else:
+                lst.extend(left_at[x])
+        for y, c in right_w.items():
+            p = (b, y)
+            deltas[p] = get(p, 0) - c
+            q = (new_id, y)
+            deltas[q] = get(q, 0) + c
+            key = new_id << _SHIFT | y
+            lst = occ.get(key)
+            if lst is None:
+                occ[key] = array("i", right_at[y])
+            else:
+                lst.extend(right_at[y])
+        return saved
+
+    def _merge_vector(
+        self, positions: array[int], a: int, b: int, new_id: int, deltas: dict[tuple[int, int], int]
+    ) -> int:
+        """:meth:`merge` for many sites at once, with numpy over the same arrays; the same result.
+
+        A pair shared by two neighbouring sites (``a b a b``: the middle ``(b, a)`` before, the
+        middle ``(new, new)`` after) is counted from the left site's side only, as the one-by-one
+        loop does.
+        """
+        np = self._np
+        sym = self._sym
+        nxt = self._nxt
+        prv = self._prv
+        self._small = new_id < 1 << 16
+        cand = np.frombuffer(positions, dtype=np.int32)
+        if a == b:
+            cand = np.sort(cand)
+        cand = cand[sym[cand] == a]
+        right = nxt[cand]
+        hit = sym[right] == b
+        sites = cand[hit]
+        ends = right[hit]
+        if a == b and len(sites) > 1:
+            # In a run of a's only every other pair from the run's start merges (left to right).
+            follows = np.zeros(len(sites), dtype=bool)
+            follows[1:] = ends[:-1] == sites[1:]
+            index = np.arange(len(sites))
+            run_start = np.maximum.accumulate(np.where(follows, 0, index))
+            keep = ((index - run_start) & 1) == 0
+            sites = sites[keep]
+            ends = ends[keep]
+        if not len(sites):
+            return 0
+        wt = self._wt
+        weights = None if wt is None else wt[sites]
+        saved = len(sites) if weights is None else int(weights.sum())
+        after = nxt[ends]
+        before = prv[sites]
+        x = sym[before]
+        y = sym[after]
+        # Left neighbours that are the end of another site are that site's right neighbours.
+        left_ok = x >= 0
+        left_ok &= ~((x == b) & (sym[prv[before]] == a))
+        right_ok = y >= 0
+        r_sites = sites[right_ok]
+        r_after = after[right_ok]
+        r_y = y[right_ok]
+        r_w = None if weights is None else weights[right_ok]
+        # A right neighbour that is itself a site becomes ``new_id`` too.
+        r_site = (r_y == a) & (sym[nxt[r_after]] == b)
+        l_x = x[left_ok]
+        l_pos = before[left_ok]
+        l_w = None if weights is None else weights[left_ok]
+        sym[sites] = new_id
+        sym[ends] = _SEP
+        nxt[sites] = after
+        prv[after] = sites
+        get = deltas.get
+        for k, c in self._totals(l_x, l_w):
+            p = (k, a)
+            deltas[p] = get(p, 0) - c
+            q = (k, new_id)
+            deltas[q] = get(q, 0) + c
+        for k, c in self._totals(r_y, r_w):
+            p = (b, k)
+            deltas[p] = get(p, 0) - c
+        plain = ~r_site
+        for k, c in self._totals(r_y[plain], None if r_w is None else r_w[plain]):
+            q = (new_id, k)
+            deltas[q] = get(q, 0) + c
+        twins = int(r_site.sum()) if r_w is None else int(r_w[r_site].sum())
+        if twins:
+            q = (new_id, new_id)
+            deltas[q] = get(q, 0) + twins
+        self._record(l_x, l_pos, lambda k: k << _SHIFT | new_id)
+        self._record(r_y[plain], r_sites[plain], lambda k: new_id << _SHIFT | k)
+        if twins:
+            self._record(r_y[r_site] * 0, r_sites[r_site], lambda k: new_id << _SHIFT | new_id)
+        return saved
+
+    def _totals(self, keys: Any, weights: Any) -> list[tuple[int, int]]:
+        """(key, total weight) for each distinct key (a symbol id) in ``keys``."""
+        np = self._np
+        if not len(keys):
+            return []
+        sums = np.bincount(keys) if weights is None else np.bincount(keys, weights=weights)
+        found = np.flatnonzero(sums)
+        return list(zip(found.tolist(), [int(v) for v in sums[found].tolist()]))
+
+    def _record(self, keys: Any, positions: Any, code: Callable[[int], int]) -> None:
+        """Append ``positions`` to the occurrence lists of the pairs ``code(key)``."""
+        if not len(keys):
+            return
+        np = self._np
+        # Ids below 2**16 sort by radix (several times faster than a comparison sort).
+        order = np.argsort(keys.astype(np.uint16) if self._small else keys, kind="stable")
+        grouped = keys[order]
+        raw = positions[order].astype(np.int32).tobytes()
+        cuts = np.flatnonzero(grouped[1:] != grouped[:-1]) + 1
+        bounds = [0, *cuts.tolist(), len(grouped)]
+        occ = self.occ
+        for k, key in enumerate(grouped[bounds[:-1]].tolist()):
+            c = code(key)
+            lst = occ.get(c)
+            if lst is None:
+                lst = occ[c] = array("i")
+            lst.frombytes(raw[4 * bounds[k] : 4 * bounds[k + 1]])
+
+    def first_position(self, pair: tuple[int, int]) -> tuple[int, int] | None:
+        """(word index, byte offset) of the pair's first occurrence in the long words, or None.
+
+        A token sits at the position of its first byte, so the byte offset is the distance from
+        the word's start, as the short-word search measures it.
+        """
+        a, b = pair
+        positions = self.occ.get(a << _SHIFT | b)
+        if not positions:
+            return None
+        sym = self.sym
+        nxt = self.nxt
+        best = -1
+        for i in positions:
+            if (best < 0 or i < best) and sym[i] == a and sym[nxt[i]] == b:
+                best = i
+        if best < 0:
+            return None
+        w = bisect_right(self.starts, best) - 1
+        return self.ids[w], best - self.starts[w]
