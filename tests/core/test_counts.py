@@ -11,6 +11,7 @@ from __future__ import annotations
 import gzip
 import hashlib
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -29,7 +30,7 @@ from tokviz.core.counts import (
     train_from_counts,
 )
 from tokviz.core.errors import CorpusError
-from tokviz.core.train import train_bpe
+from tokviz.core.train import TrainResult, train_bpe
 
 SPECIAL = "<|endoftext|>"
 
@@ -219,3 +220,34 @@ def test_without_pyarrow_parquet_says_how_to_install_it_and_tsv_still_works(
         save_table(table, tmp_path / "counts.parquet")
     save_table(table, tmp_path / "counts.tsv")
     assert load_table(tmp_path / "counts.tsv").counts == {"a": 1}
+
+
+def test_training_on_a_source_keeps_its_table_and_a_table_file_trains_alone(corpus: list[Path]) -> None:
+    from tokviz.core.counts import is_count_table, train_source_iter
+
+    kept: dict[str, object] = {}
+    gen = train_source_iter(
+        [str(p) for p in corpus], vocab_size=500, special_tokens=[SPECIAL], errors="replace", kept=kept
+    )
+    result = _finish(gen)
+    text = train_bpe(files=corpus, vocab_size=500, special_tokens=[SPECIAL], errors="replace")
+    assert result.merges == text.merges
+    table = kept["count_table"]
+    assert isinstance(table, CountTable)
+    path = corpus[0].parent / "kept.tsv"
+    save_table(table, path)
+    assert is_count_table(path) and not is_count_table(corpus[0])
+    assert _finish(train_source_iter([str(path)], vocab_size=500)).merges == text.merges
+    with pytest.raises(CountTableError, match="trains alone"):
+        train_source_iter([str(path), str(corpus[0])], vocab_size=500)
+    with pytest.raises(CountTableError, match="unknown tie rule"):
+        train_source_iter([str(path)], vocab_size=500, tie_break="random")
+
+
+def _finish(gen: Iterator[object]) -> TrainResult:
+    while True:
+        try:
+            next(gen)
+        except StopIteration as stop:
+            result: TrainResult = stop.value
+            return result

@@ -290,7 +290,8 @@ def train_from_counts_iter(
 ) -> Generator[Progress, None, TrainResult]:
     """Train on a count table: the merge loop of :func:`~tokviz.core.train.train_iter`, without counting.
 
-    The special tokens and pre-tokenizer are the table's (they decided what was counted).
+    The special tokens and pre-tokenizer are the table's (they decided what was counted). The
+    arguments are checked at the call, before the generator starts.
     """
     if tie_break not in TIE_RULES:
         raise CountTableError(f"unknown tie rule {tie_break!r}; use one of {', '.join(TIE_RULES)}")
@@ -301,12 +302,30 @@ def train_from_counts_iter(
             + (f" and {len(specials)} special tokens" if specials else "")
             + f" (at least {256 + len(specials)})"
         )
+    return _merge_table(table, vocab_size, tie_break, cancel, report_every)
+
+
+def _merge_table(
+    table: CountTable,
+    vocab_size: int,
+    tie_break: str,
+    cancel: CancelFlag | Callable[[], bool] | None,
+    report_every: float,
+) -> Generator[Progress, None, TrainResult]:
     pre = resolve_pretokenizer(table.pretokenizer)
     t0 = time.perf_counter()
     yield Progress("reading", 0, 1, (), 0.0)
     return (
         yield from merge_counts(
-            table.counts, table.corpus_bytes, vocab_size, specials, pre, tie_break, cancel, report_every, t0
+            table.counts,
+            table.corpus_bytes,
+            vocab_size,
+            list(table.special_tokens),
+            pre,
+            tie_break,
+            cancel,
+            report_every,
+            t0,
         )
     )
 
@@ -384,6 +403,8 @@ def train_source_iter(
 
     table_path = None if isinstance(source, str) else table_among(list(source))
     if table_path is not None:
+        if tie_break not in TIE_RULES:
+            raise CountTableError(f"unknown tie rule {tie_break!r}; use one of {', '.join(TIE_RULES)}")
         return _train_table_file(table_path, vocab_size, tie_break, cancel)
     corpus: dict[str, Any] = {"text": source} if isinstance(source, str) else {"files": list(source)}
     settings: dict[str, Any] = {
