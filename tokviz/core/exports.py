@@ -266,3 +266,37 @@ def _merged(exports: Sequence[Export]) -> list[tuple[Output, Export]]:
             files = tuple(dict.fromkeys((*first.files, *output.files)))
             out[index] = (Output.folder(first.path, f"{first.what} and {output.what}", files), owner)
     return out
+
+
+def extras_of(tokenizer: Tokenizer) -> ModelExtras:
+    """What a tokenizer opened from a tokviz model file carried (settings, history, provenance), else nothing."""
+    from .formats.model_file import model_details
+    from .registry import merge_history
+
+    details = model_details(tokenizer)
+    if details is None:
+        return ModelExtras(history=merge_history(tokenizer))
+    return ModelExtras(details.settings, merge_history(tokenizer), details.provenance)
+
+
+def write_export(
+    tokenizer: Tokenizer,
+    kind: str,
+    path: str | os.PathLike[str],
+    *,
+    what: str | None = None,
+    extras: ModelExtras | None = None,
+    inputs: Sequence[str | os.PathLike[str]] = (),
+) -> list[str]:
+    """Export ``tokenizer`` as ``kind`` to ``path`` (all its files or none); returns what the user must know.
+
+    The outputs are checked first (never one of ``inputs``, a device or a read-only file), and a
+    format that cannot hold the tokenizer raises :class:`ExportError` before anything is written.
+    ``extras`` default to what the tokenizer's model file carried (:func:`extras_of`).
+    """
+    from .outputs import write_outputs
+
+    export = Export.of(kind, path, what or EXPORT_LABELS.get(kind, kind), tokenizer.pretokenizer)
+    rendered = render_exports([export], tokenizer, extras if extras is not None else extras_of(tokenizer))
+    write_outputs(rendered, inputs)
+    return export.notes() + export_warnings([export], tokenizer)
