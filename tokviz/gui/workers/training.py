@@ -181,7 +181,8 @@ def release_gradually(objects: list[Any], pause: Callable[[], None] | None = Non
 
 @dataclass(frozen=True)
 class TrainSettings:
-    """Everything one training run needs; ``source`` is a str of text or a list of paths."""
+    """Everything one training run needs; ``source`` is a str of text or a list of paths (whose files
+    ``include``, ``exclude`` and ``max_file_size`` choose, as ``tokviz train``'s options do)."""
 
     source: object
     vocab_size: int
@@ -191,6 +192,20 @@ class TrainSettings:
     errors: str = "strict"
     workers: int | None = None
     name: str = "trained"
+    include: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+    max_file_size: int | None = None
+
+
+def selected_files(paths: list[str], s: TrainSettings) -> list[str]:
+    """The files the settings' filters keep of ``paths`` (the Train panel showed the same selection)."""
+    from tokviz.core.errors import CorpusError
+    from tokviz.core.fileselect import select_files
+
+    selection = select_files(paths, s.include, s.exclude, max_size=s.max_file_size, errors=s.errors)
+    if not selection.files:
+        raise CorpusError(f"no file is left to train on ({selection.note('Replace invalid UTF-8')})")
+    return [str(f.path) for f in selection.files]
 
 
 @dataclass(frozen=True)
@@ -297,6 +312,8 @@ class _Worker(QObject):
             # The panel's source is the text itself (a str) or the paths to read (a list), which may
             # be one count table; a run on text keeps its count table for "Save counts…".
             source = s.source if isinstance(s.source, str) else [str(p) for p in s.source]
+            if not isinstance(source, str) and (s.include or s.exclude or s.max_file_size is not None):
+                source = selected_files(source, s)
             gen = train_source_iter(
                 source,
                 vocab_size=s.vocab_size,
