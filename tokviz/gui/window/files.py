@@ -1,4 +1,4 @@
-"""Opening texts and tokenizer files: dialogs, recent files, drops, and load errors."""
+"""Opening texts and tokenizer files: dialogs, recent files and tokenizers, drops, and load errors."""
 
 from __future__ import annotations
 
@@ -20,6 +20,12 @@ from tokviz.gui.settings import (
 from tokviz.gui.text.utf16 import normalize_newlines
 from tokviz.gui.widgets import file_dialogs
 from tokviz.gui.widgets.token_panel import TokenPanel
+from tokviz.gui.window.remembered import (
+    RememberedTokenizer,
+    RememberedTokenizers,
+    forgotten_message,
+    write_remembered,
+)
 
 MAX_RECENT = 8
 
@@ -81,14 +87,44 @@ class FilesMixin:
         return self.settings.get(RECENT_FILES)
 
     def _fill_recent_menu(self) -> None:
+        """Texts first (Ctrl+Alt+1…), then the remembered tokenizers (each opens in a new view)."""
         self.recent_menu.clear()
+        self.recent_menu.setToolTipsVisible(True)
         recent = self._recent_files()
+        if recent:
+            self.recent_menu.addSection("Texts")
         for i, path in enumerate(recent, start=1):
             act = self.recent_menu.addAction(f"&{i} {Path(path).name}")
             act.setToolTip(path)
             act.setShortcut(QKeySequence(f"Ctrl+Alt+{i}"))
             act.triggered.connect(lambda *_, p=path: self.open_text_file(p))
-        self.recent_menu.setEnabled(bool(recent))
+        remembered = self.remembered.items() if getattr(self, "remembered", None) is not None else []
+        if remembered:
+            self.recent_menu.addSection("Tokenizers")
+        for item in remembered:
+            act = self.recent_menu.addAction(item.label.replace("&", "&&"))
+            act.setObjectName("recentTokenizer")
+            act.setToolTip(item.path)
+            act.triggered.connect(lambda *_, it=item: self.open_remembered_tokenizer(it))
+        self.recent_menu.setEnabled(bool(recent or remembered))
+
+    def restore_remembered_tokenizers(self) -> None:
+        """Offer the tokenizer files of past sessions in every picker (before the views come back);
+        files that are gone are forgotten, with a word in the status bar."""
+        self.remembered = RememberedTokenizers(self.tokenizers, self.settings, self)
+        missing = self.remembered.restore()
+        self.remembered.changed.connect(self._fill_recent_menu)
+        if missing:
+            self.statusBar().showMessage(forgotten_message(missing), 10000)
+
+    def open_remembered_tokenizer(self, item: RememberedTokenizer) -> None:
+        """Show a remembered tokenizer in a new view (it loads then); a file gone meanwhile is forgotten."""
+        if not Path(item.path).exists():
+            write_remembered(self.settings, [i for i in self.remembered.items() if i.path != item.path])
+            self._fill_recent_menu()
+            self.statusBar().showMessage(forgotten_message([item]), 8000)
+            return
+        self.add_view(self.remembered.key_of(item))
 
     def choose_tokenizer_file(self, panel: TokenPanel | None) -> None:
         """Ask for a tokenizer file or folder (and, for rank files, its pattern and special tokens);

@@ -351,6 +351,7 @@ class MainWindow(MenusMixin, FilesMixin, ViewSyncMixin, AppearanceMixin, QMainWi
         ):
             act.setChecked(s.get(key))
         self.act_sync.setChecked(s.get(SYNC_SCROLL))
+        self.restore_remembered_tokenizers()  # before the views: a view may show a remembered file
         keys = [k for k in s.get(VIEWS) if self.tokenizers.row_of(k) >= 0] or list(VIEWS.default)
         for key in keys:
             self.add_view(key)

@@ -441,10 +441,14 @@ class TrainPanel(TrainForm):
             return None
         res, tok, corpus = outcome.result, outcome.tokenizer, self._corpus_paths()
         output = Output.file(path, "the model file")
-        return self._file_task(
+        job = self._file_task(
             lambda: write_outputs([(output, model_file_bytes(tok, res.settings(), res.history))], corpus),
             f"Saved {Path(path).name}",
         )
+        # Saved, the model is that file: remembered, it comes back in the pickers after a restart.
+        key = self.key
+        job.returned.connect(lambda _value: self.registry.mark_saved(key, str(path)) if key else None)
+        return job
 
     def choose_export(self, kind: str) -> None:
         """Ask where to export: a folder for vocab.json + merges.txt, a file otherwise."""
