@@ -98,9 +98,10 @@ def test_words_unknown_word_is_lost_as_unk() -> None:
     ]
 
 
-def test_words_pattern_keeps_combining_marks_in_the_word() -> None:
+def test_words_pattern_keeps_combining_marks_in_the_word_and_splits_digits() -> None:
     tok = WordTokenizer.from_text("नमस्ते दुनिया, don't")
     assert tok.pretokenizer.split("नमस्ते दुनिया, don't") == ["नमस्ते", " ", "दुनिया", ",", " ", "don", "'", "t"]
+    assert tok.pretokenizer.split("pi_2 = 3.14") == ["pi", "_", "2", " ", "=", " ", "3", ".", "1", "4"]
 
 
 def test_words_max_words_keeps_the_most_frequent() -> None:

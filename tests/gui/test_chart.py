@@ -30,8 +30,8 @@ pytestmark = pytest.mark.qt_log_ignore("This plugin does not support raise")
 
 @pytest.fixture
 def registry(qtbot, byte_tokenizer, gpt2, cl100k) -> TokenizerRegistryModel:
-    model = TokenizerRegistryModel()
-    for key in ("bytes", "gpt2", "cl100k"):
+    model = TokenizerRegistryModel(builtins=("bytes", "gpt2", "cl100k"))
+    for key in model.keys():
         model.load_builtin_now(key)
     return model
 

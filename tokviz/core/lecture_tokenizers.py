@@ -3,8 +3,8 @@
 * :class:`CharacterTokenizer` (``characters``): a token is one Unicode code point and its id is the
   code point itself (``ord``). Every text encodes, but the id space is all 1,114,112 code points
   (0 to 0x10FFFF), most of them unassigned or rare, and a text needs one token per character.
-* :class:`WordTokenizer` (``words``): a token is a word, a run of whitespace or one punctuation
-  character (:data:`WORDS_PATTERN`); the vocabulary is every distinct one of them in a corpus,
+* :class:`WordTokenizer` (``words``): a token is a word, a digit, a run of whitespace or one
+  punctuation character (:data:`WORDS_PATTERN`); the vocabulary is every distinct one of them in a corpus,
   most frequent first, plus ``<unk>`` (id 0). A word the corpus never had becomes ``<unk>``, and
   decoding shows ``<unk>`` where it was: the word is lost.
 
@@ -33,10 +33,11 @@ NOT_BPE_NOTE = "not BPE: there are no merges to replay"
 # The code-point space: ids 0 to 0x10FFFF, the surrogates D800-DFFF included (never produced).
 CODE_POINTS = 0x110000
 
-# A word is a run of word characters (letters of any script with their combining marks, digits,
-# the underscore: ``regex``'s Unicode ``\w``); a run of whitespace is one token; every other
-# character (punctuation, a symbol, an emoji) is a token by itself. Together they tile any text.
-WORDS_PATTERN = r"\w+|\s+|[^\w\s]"
+# A word is a run of letters of any script with their combining marks (so a Hindi or Vietnamese
+# word stays whole); each digit is a token by itself (else every number would need its own
+# vocabulary entry, and a line of digits would be one "word"); a run of whitespace is one token;
+# every other character (punctuation, a symbol, an emoji) is a token by itself. They tile any text.
+WORDS_PATTERN = r"[\p{L}\p{M}]+|\p{N}|\s+|[^\p{L}\p{M}\p{N}\s]"
 UNK = "<unk>"
 
 _CODE_POINT_PRETOKENIZER = Pretokenizer("none", None)

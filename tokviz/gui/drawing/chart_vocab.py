@@ -21,6 +21,16 @@ if TYPE_CHECKING:
     from tokviz.gui.drawing.chart_canvas import ChartCanvas
 
 
+def code_point_note(vocab_size: int) -> str:
+    """For the characters tokenizer's vocabulary (every code point), how little of it is ever used."""
+    from tokviz.core.lecture_tokenizers import CODE_POINTS, assigned_code_points
+
+    if vocab_size != CODE_POINTS:
+        return ""
+    unused = 1 - len(assigned_code_points()) / CODE_POINTS
+    return f"<br>{CODE_POINTS:,} ids, {unused:.0%} never assigned"
+
+
 class VocabLayer:
     """The markers and labels of one :class:`ChartCanvas`'s vocabulary view."""
 
@@ -91,7 +101,8 @@ class VocabLayer:
             item.setData(x=[xs[k]], y=[bpts[k]], symbol="o", size=size, brush=color, pen=outline)
             item.setVisible(True)
             self.html[j] = (
-                f"<b style='color:{color.name()}'>{esc(point.tokenizer)}</b>",
+                f"<b style='color:{color.name()}'>{esc(point.tokenizer)}</b>"
+                + code_point_note(point.vocab_size),
                 f"{format_count(point.parameters)} parameters · {bpts[k]:.2f} bytes/token",
             )
             label.setFont(st.font(0.95))

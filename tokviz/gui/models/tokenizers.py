@@ -95,10 +95,13 @@ class TokenizerRegistryModel(QAbstractListModel):
     # A tokenizer file loaded, or a trained model was saved to one: its key (remembered across restarts).
     fileOpened = Signal(str)
 
-    def __init__(self, parent: QObject | None = None) -> None:
+    def __init__(self, parent: QObject | None = None, builtins: Sequence[str] | None = None) -> None:
         super().__init__(parent)
+        # ``builtins`` narrows the built-ins on offer (a script or test that wants only some).
         self._entries: list[TokenizerEntry] = [
-            TokenizerEntry(k, label, k) for k, label in BUILTINS if is_builtin(k)
+            TokenizerEntry(k, label, k)
+            for k, label in BUILTINS
+            if is_builtin(k) and (builtins is None or k in builtins)
         ]
         self._queue: list[tuple[int, str, str]] = []
         self._running: Job | None = None
