@@ -286,7 +286,7 @@ def parse_tiktoken_file(data: bytes, name: str) -> dict[bytes, int]:
             continue
         parts = line.split(b" ")
         # bytes.isdigit() accepts only the ASCII digits 0-9.
-        if len(parts) != 2 or not parts[1].isdigit() or len(parts[1]) > 10:
+        if len(parts) != 2 or not parts[0] or not parts[1].isdigit() or len(parts[1]) > 10:
             raise TokenizerLoadError(f"{name}, line {number}: not a 'base64-token rank' pair")
         if parts[0] and not parts[0].strip(b"="):
             token = b""  # padding alone: tiktoken reads an empty token (Whisper's multilingual file)
