@@ -120,3 +120,24 @@ def test_the_list_is_short_unique_and_survives_damage(settings, tmp_path):
         REMEMBERED_TOKENIZERS, ["{not json", '{"path": 3}', '{"path": "a.json", "options": {"x": 1}}']
     )
     assert read_remembered(settings) == [RememberedTokenizer("a.json", "a.json", {})]
+
+
+def test_the_train_panels_save_remembers_the_model_file(qtbot, settings, tmp_path):
+    from tokviz.gui.panels.training.panel import TrainPanel
+
+    text = ["the cat in the hat"]
+    registry = TokenizerRegistryModel()
+    remembered = RememberedTokenizers(registry, settings, registry)
+    panel = TrainPanel(registry, lambda: text[0], lambda t: text.__setitem__(0, t))
+    qtbot.addWidget(panel)
+    with qtbot.waitSignal(panel.trainingFinished, timeout=30000) as finished:
+        panel.run_demo()
+    qtbot.waitUntil(lambda: not panel.running, timeout=30000)
+    key = finished.args[1]
+
+    job = panel.save_model_to(tmp_path / "lecture.tokviz.json")
+    qtbot.waitUntil(lambda: job.done, timeout=20000)
+    assert remembered.items() == [
+        RememberedTokenizer(str(tmp_path / "lecture.tokviz.json"), registry.label(key))
+    ]
+    panel.shutdown()
