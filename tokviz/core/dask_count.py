@@ -41,7 +41,7 @@ from .corpus import (
 )
 from .counts import CountedFile, CountTable, CountTableError, add_ordered
 from .errors import Cancelled, CorpusError
-from .pretokenize import NAMED_PATTERNS, SpecialSplitter, resolve_pretokenizer
+from .pretokenize import NAMED_PATTERNS, Pretokenizer, SpecialSplitter, resolve_pretokenizer
 from .train import (
     PART_SIZE,
     CancelFlag,
@@ -239,7 +239,7 @@ def count_range(rng: ByteRange, spec: str, specials: tuple[str, ...], errors: st
     import fsspec
 
     f = rng.file
-    pre = _worker_pretokenizer(spec)
+    pre = _pretokenizer_on_worker(spec)
     splitter = SpecialSplitter(specials)
     safe_spaces = pre.name in NAMED_PATTERNS and pre.pattern is not None
     try:
@@ -276,6 +276,22 @@ def count_range(rng: ByteRange, spec: str, specials: tuple[str, ...], errors: st
     for part in iter_parts([], text, list(specials), safe_spaces, PART_SIZE):
         counts.update(count_words(part, pre, splitter))
     return "ok", dict(counts)
+
+
+_PRETOKENIZERS: dict[str, Pretokenizer] = {}
+
+
+def _pretokenizer_on_worker(spec: str) -> Pretokenizer:
+    """The pre-tokenizer for ``spec``, made once per worker process.
+
+    The named patterns run at full speed; a custom pattern keeps its time limit (a part that
+    overruns it is an error naming the pattern), as no parent watches a Dask worker.
+    """
+    pre = _PRETOKENIZERS.get(spec)
+    if pre is None:
+        pre = _worker_pretokenizer(spec) if spec in NAMED_PATTERNS else resolve_pretokenizer(spec)
+        _PRETOKENIZERS[spec] = pre
+    return pre
 
 
 def add_partials(left: _Partial, right: _Partial) -> _Partial:
@@ -331,7 +347,7 @@ def count_on_dask(
     splittable = (pre.name in NAMED_PATTERNS and pre.pattern is not None) or bool(specials)
     ranges = plan_ranges(files, chunk_bytes, splittable)
     total = sum(f.size for f in files)
-    with _client(distributed, scheduler, n_workers, processes, connect_timeout) as client:
+    with _Connection(distributed, scheduler, n_workers, processes, connect_timeout) as client:
         spec = pre.to_json()
         leaves = [client.submit(count_range, r, spec, specials, errors, pure=False) for r in ranges]
         level = list(leaves)
@@ -393,7 +409,7 @@ def _wait(
         time.sleep(0.1)
 
 
-class _client:
+class _Connection:
     """A Dask client for ``scheduler`` (and the LocalCluster it needs), closed on exit."""
 
     def __init__(
