@@ -31,6 +31,7 @@ SENTENCEPIECE_CAP = 256 * 2**20
 NORMAL, UNKNOWN, CONTROL, USER_DEFINED, UNUSED, BYTE = 1, 2, 3, 4, 5, 6
 MODEL_TYPES = {1: "unigram", 2: "BPE", 3: "word", 4: "char"}
 SPACE_MARK = "\u2581"  # ▁, SentencePiece's visible space
+GENERIC_STEMS = ("tokenizer", "spiece", "sentencepiece", "sentencepiece.bpe")
 
 
 @dataclass
@@ -126,7 +127,11 @@ def sentencepiece_from_file(path: PathLike, name: str | None = None) -> Sentence
 
     p = Path(path)
     data = _read_file(p, TokenizerLoadError, SENTENCEPIECE_CAP)
-    return sentencepiece_from_bytes(data, p.name, name or p.stem)
+    if name is None:
+        # transformers saves the model as tokenizer.model (T5: spiece.model): the folder names it.
+        generic = p.stem.lower() in GENERIC_STEMS and p.resolve().parent.name
+        name = p.resolve().parent.name if generic else p.stem
+    return sentencepiece_from_bytes(data, p.name, name)
 
 
 def sentencepiece_from_bytes(
