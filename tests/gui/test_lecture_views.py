@@ -133,3 +133,14 @@ def test_the_chart_measures_characters_and_words(qtbot) -> None:
     assert rows[(editor, "characters")]["tokens"] == 5
     assert rows[(editor, "words")]["tokens"] == 5
     assert rows[(editor, "characters")]["vocab_size"] == 1_114_112
+
+
+def test_the_words_corpus_is_remembered(qtbot, tmp_path) -> None:
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("hello world", encoding="utf-8")
+    TokenizerRegistryModel().words.set_source(FROM_FILES, [str(corpus)])
+    again = TokenizerRegistryModel()
+    assert again.words.source == FROM_FILES and again.words.files == [str(corpus)]
+    assert set(again.load_builtin_now(WORDS_KEY).index) == {"hello", " ", "world"}
+    corpus.unlink()  # gone by the next launch: back to the editor's text, no error
+    assert TokenizerRegistryModel().words.source == FROM_EDITOR

@@ -54,6 +54,10 @@ TRAIN_PRETOKENIZER: Key[str] = Key("train/pretokenizer", str, "gpt2")
 TRAIN_PATTERN: Key[str] = Key("train/pattern", str, "")
 TRAIN_TIE_RULE: Key[str] = Key("train/tieRule", str, "lexicographic")
 TRAIN_REPLACE_INVALID: Key[bool] = Key("train/replaceInvalid", bool, False)
+# The words tokenizer's corpus: "editor" (the editor's text), "sample" (the English sample) or
+# "files" (WORDS_FILES); see gui/models/words.py
+WORDS_SOURCE: Key[str] = Key("words/source", str, "editor")
+WORDS_FILES: Key[list[str]] = Key("words/files", list, [])
 # The exchange-rate chart: the text files added as groups of bars
 CHART_FILES: Key[list[str]] = Key("chart/files", list, [])
 # Presentation mode, and what to give back when it ends

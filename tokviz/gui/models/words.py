@@ -9,7 +9,7 @@ vocabulary only once it has a corpus. In the window the corpus is, by the user's
   ``<unk>``: the lesson of unknown words;
 * text files the user chooses.
 
-A rebuilt tokenizer replaces the old one under the same registry key, and every view, the chart
+The choice is remembered for the next launch. A rebuilt tokenizer replaces the old one under the same registry key, and every view, the chart
 and the vocabulary browser switch to it.
 """
 
@@ -25,6 +25,7 @@ from tokviz.core.errors import TokvizError
 from tokviz.core.lecture_tokenizers import WordTokenizer
 from tokviz.core.registry import load_tokenizer
 from tokviz.core.tokenizer import Tokenizer
+from tokviz.gui.settings import WORDS_FILES, WORDS_SOURCE, Settings
 from tokviz.gui.workers.jobs import Job, run_job
 
 if TYPE_CHECKING:
@@ -45,8 +46,14 @@ class WordsCorpus(QObject):
     def __init__(self, registry: TokenizerRegistryModel) -> None:
         super().__init__(registry)
         self.registry = registry
-        self.source = FROM_EDITOR
-        self.files: list[str] = []
+        # The corpus chosen last time, unless its files are gone (then the editor's text).
+        settings = Settings()
+        self.source = settings.get(WORDS_SOURCE)
+        self.files: list[str] = [str(f) for f in settings.get(WORDS_FILES)]
+        if self.source not in SOURCES or (
+            self.source == FROM_FILES and not (self.files and all(Path(f).is_file() for f in self.files))
+        ):
+            self.source, self.files = FROM_EDITOR, []
         self.editor_text = ""
         self._generation = 0
         self.timer = QTimer(self)
@@ -83,6 +90,9 @@ class WordsCorpus(QObject):
             raise ValueError(f"unknown words corpus {source!r}; choose one of {', '.join(SOURCES)}")
         self.source = source
         self.files = [str(f) for f in files] if source == FROM_FILES else []
+        settings = Settings()
+        settings.set(WORDS_SOURCE, source)
+        settings.set(WORDS_FILES, self.files)
         return self.rebuild()
 
     def note_editor_text(self, text: str) -> None:
