@@ -191,7 +191,9 @@ def _library_encode(hf: tokenizers.Tokenizer, text: str) -> Any:
             return hf.encode(text, add_special_tokens=False)
         except TypeError:  # a lone surrogate: the library takes only valid Unicode
             return hf.encode(replace_lone_surrogates(text), add_special_tokens=False)
-    except Exception as exc:  # the library raises plain Exception
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except BaseException as exc:  # plain Exception, or a Rust panic (a BaseException) on odd input
         first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
         raise InvalidArgument(f"the tokenizers library cannot encode this text: {first}") from None
 
@@ -292,8 +294,9 @@ class HFTokenizer(Tokenizer):
     def encode_spans(self, text: str, max_merges: int | None = None) -> list[TokenSpan]:
         """Every token placed on ``text`` by the library's offsets (code points of the original text).
 
-        A token holding part of a character (a byte of an emoji, one of two tokens a normalizer
-        made from one character) is ``partial`` and covers the whole character. Text a model drops
+        A token holding part of a UTF-8 character (a byte of an emoji, byte fallback) is ``partial``
+        and covers the whole character; tokens a normalizer made from one character (NFKC's ``ﬁ``)
+        each cover that character. Text a model drops
         (WordPiece's spaces, a byte with no token) lies between spans. ``chunk`` numbers the
         pre-tokenizer's words. ``max_merges`` (replay) works only where :attr:`replay_note` is None.
         """
@@ -320,12 +323,8 @@ class HFTokenizer(Tokenizer):
             if word is None or word != last_word:
                 chunk += 1
                 last_word = word
-            partial = bool(
-                (k > 0 and offsets[k - 1][1] > s) or (k + 1 < n and offsets[k + 1][0] < e) or _cut_utf8(data)
-            )
-            spans.append(
-                new(TokenSpan, (token_id, s, e, data, partial and e > s, token_id in specials, max(chunk, 0)))
-            )
+            partial = _cut_utf8(data) and e > s
+            spans.append(new(TokenSpan, (token_id, s, e, data, partial, token_id in specials, max(chunk, 0))))
         return spans
 
     def _safe_cut(self, buffer: str, safe_spaces: bool) -> int:

@@ -111,11 +111,11 @@ def load_vocab_merges(
     assumptions: tuple[str, ...] = ()
     if pattern is None and str(config.get("tokenizer_class", "")) not in GPT2_STYLE_CLASSES:
         assumptions = (PRETOKENIZER_ASSUMED,)
-    hf = _library_bpe(
+    hf, notes = _library_bpe(
         vocab, merges, added, pattern, bool(config.get("add_prefix_space", False)), vocab_path.name
     )
     tok = build_hf_tokenizer(hf, name or vocab_path.parent.name or vocab_path.stem, assumptions=assumptions)
-    return remember_warnings(tok, [*warnings, *missing_byte_warnings(tok, vocab_path.name)])
+    return remember_warnings(tok, [*warnings, *notes, *missing_byte_warnings(tok, vocab_path.name)])
 
 
 def gpt2_bytes(token: str) -> bytes | None:
@@ -196,7 +196,7 @@ def _added_tokens(side: Mapping[str, Any], vocab: Mapping[str, int]) -> dict[str
                     f"tokenizer_config.json: added token {_short(key)} needs an id and a content"
                 )
             options = (
-                {k: bool(entry.get(k, False)) for k in ("lstrip", "rstrip", "single_word")}
+                {k: bool(entry.get(k, False)) for k in ("lstrip", "rstrip", "single_word", "normalized")}
                 if isinstance(entry, dict)
                 else {}
             )
@@ -215,9 +215,12 @@ def _added_tokens(side: Mapping[str, Any], vocab: Mapping[str, int]) -> dict[str
             content = _content(source.get(key))
             if content:
                 specials.append(content)
-        extra = source.get("additional_special_tokens")
-        if isinstance(extra, list):
-            specials.extend(c for c in map(_content, extra) if c)
+        for key in ("additional_special_tokens", "extra_special_tokens"):  # transformers 4 and 5
+            extra = source.get(key)
+            if isinstance(extra, dict):
+                extra = list(extra.values())
+            if isinstance(extra, list):
+                specials.extend(c for c in map(_content, extra) if c)
     for content in specials:
         if content in added:
             token_id, _special, options = added[content]
@@ -275,8 +278,9 @@ def _library_bpe(
     pattern: str | None,
     add_prefix_space: bool,
     file_name: str,
-) -> Any:
-    """The ``tokenizers`` BPE ``GPT2TokenizerFast`` would build, with every added token at its id."""
+) -> tuple[Any, list[str]]:
+    """The ``tokenizers`` BPE ``GPT2TokenizerFast`` would build, with every added token, and notes
+    on listed ids the library does not give (transformers loads such folders the same way)."""
     from tokenizers import AddedToken, decoders, models
     from tokenizers import Tokenizer as Library
 
@@ -289,20 +293,22 @@ def _library_bpe(
         ) from None
     library.pre_tokenizer = _pre_tokenizer(pattern, add_prefix_space)
     library.decoder = decoders.ByteLevel()
+    notes: list[str] = []
     order = sorted(added.items(), key=lambda item: (item[1][0] is None, item[1][0] or 0))
     for content, (token_id, special, options) in order:
-        token = AddedToken(content, special=special, normalized=not special, **options)
+        settings = {"normalized": not special, **options}
+        token = AddedToken(content, special=special, **settings)
         if special:
             library.add_special_tokens([token])
         else:
             library.add_tokens([token])
         got = library.token_to_id(content)
         if token_id is not None and got != token_id:
-            raise TokenizerLoadError(
-                f"{file_name}: the added token {_short(content)} should have id {token_id}, but the ids "
-                f"before it end at {got - 1 if got is not None else '?'} (a side file lists ids that do not follow the vocabulary)"
+            notes.append(
+                f"the added token {_short(content)} is listed with id {token_id} but gets id {got}, "
+                "as in transformers (a token already in the vocabulary keeps its id; others take the next free one)"
             )
-    return library
+    return library, notes
 
 
 __all__ = ["GPT2_STYLE_CLASSES", "PRETOKENIZER_ASSUMED", "SIDE_FILES", "load_vocab_merges"]
