@@ -8,6 +8,7 @@ from pathlib import Path
 
 from tokviz.core.corpus import CorpusFile, open_decompressed, scan_source
 from tokviz.core.errors import TokvizError
+from tokviz.core.fileselect import select_files
 from tokviz.gui.panels.training.report import human_bytes
 
 SOURCE_FILES, SOURCE_EDITOR, SOURCE_PYDOC, SOURCE_SAMPLES = "files", "editor", "pydoc", "samples"
@@ -18,6 +19,8 @@ SOURCES = (
     (SOURCE_SAMPLES, "tokviz samples (built in)"),
 )
 PREVIEW_CHARS = 3000
+# How many of the files used the corpus line's tooltip lists.
+FILES_LISTED = 40
 
 
 def pydoc_topics_text() -> str:
@@ -41,22 +44,44 @@ class CorpusInfo:
     size: int
     error: str | None = None
     skipped: int = 0
+    files_used: tuple[str, ...] = ()
 
 
-def describe_files(paths: list[str], errors: str = "strict") -> CorpusInfo:
+def describe_files(
+    paths: list[str],
+    errors: str = "strict",
+    include: tuple[str, ...] = (),
+    exclude: tuple[str, ...] = (),
+    max_size: int | None = None,
+) -> CorpusInfo:
     """Size, files used and skipped, and a preview of files and folders (runs in a worker: folders may be large).
 
-    The scan is training's own (:func:`~tokviz.core.corpus.scan_source`, with the same ``errors``),
-    so the counts are what training will read. The preview shows only text that decoded cleanly,
-    from the first files (decompressed when compressed): never the bytes of a binary file.
+    The scan is training's own (:func:`~tokviz.core.corpus.scan_source`, or with ``include`` /
+    ``exclude`` / ``max_size`` :func:`~tokviz.core.fileselect.select_files`, with the same
+    ``errors``), so the counts are what training will read. The preview shows only text that
+    decoded cleanly, from the first files (decompressed when compressed): never the bytes of a
+    binary file. The files used are listed in :attr:`CorpusInfo.files_used`.
     """
     try:
-        scan = scan_source([Path(p) for p in paths], errors)
+        if include or exclude or max_size is not None:
+            selection = select_files(paths, include, exclude, max_size=max_size, errors=errors)
+            summary = selection.corpus_summary()
+            files = selection.corpus_files()
+            note = selection.note("“Replace invalid UTF-8”")
+            if note:
+                note = note.replace("by --include/--exclude", "by the include/exclude patterns")
+            if not files:
+                return CorpusInfo(
+                    "", "", 0, f"No file is left to train on: {note or 'the folders are empty'}."
+                )
+        else:
+            scan = scan_source([Path(p) for p in paths], errors)
+            summary, files = scan.summary, scan.files
+            note = summary.note("“Replace invalid UTF-8”")
     except TokvizError as exc:
         return CorpusInfo("", "", 0, str(exc))
-    summary = scan.summary
     preview = ""
-    for f in scan.files[:20]:
+    for f in files[:20]:
         try:
             preview += _clean_start(f, PREVIEW_CHARS - len(preview))
         except TokvizError as exc:
@@ -68,10 +93,12 @@ def describe_files(paths: list[str], errors: str = "strict") -> CorpusInfo:
     line = f"{n:,} file{'s' if n != 1 else ''} · {human_bytes(summary.bytes)}"
     if summary.compressed:
         line += f" ({summary.compressed:,} compressed)"
-    note = summary.note("“Replace invalid UTF-8”")
     if note:
         line += f" · {note}"
-    return CorpusInfo(line, preview, summary.bytes, skipped=summary.skipped)
+    used = tuple(f"{f.path}  ({human_bytes(f.size)})" for f in files[:FILES_LISTED])
+    if len(files) > FILES_LISTED:
+        used += (f"… and {len(files) - FILES_LISTED:,} more",)
+    return CorpusInfo(line, preview, summary.bytes, skipped=summary.skipped, files_used=used)
 
 
 def _clean_start(file: CorpusFile, limit: int) -> str:

@@ -37,11 +37,12 @@ PREVIEW_ROWS = 40
 TABLE_NOTE = "trains with the table's own pre-tokenizer and special tokens"
 
 
-def describe_corpus(paths: list[str], errors: str = "strict") -> CorpusInfo:
-    """What the panel shows for ``paths``: a count table's metadata and first rows, else the files' summary."""
+def describe_corpus(paths: list[str], errors: str = "strict", **filters: Any) -> CorpusInfo:
+    """What the panel shows for ``paths``: a count table's metadata and first rows, else the files'
+    summary (``filters``: ``include``, ``exclude``, ``max_size`` as :func:`describe_files` takes them)."""
     tables = [p for p in paths if is_count_table(p)]
     if not tables:
-        return describe_files(paths, errors)
+        return describe_files(paths, errors, **filters)
     if len(paths) > 1:
         return CorpusInfo(
             "", "", 0, f"{Path(tables[0]).name} is a count table, which trains alone: remove the other files"

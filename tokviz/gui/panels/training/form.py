@@ -44,6 +44,7 @@ from tokviz.gui.panels.training.corpus import (
     pydoc_topics_text,
 )
 from tokviz.gui.panels.training.counts import save_counts_button
+from tokviz.gui.panels.training.filters import FileFilters
 from tokviz.gui.workers.training import TrainSettings
 
 PRETOKENIZERS = (
@@ -113,6 +114,8 @@ class TrainForm(QWidget):
         fb.addWidget(self.add_folder_button)
         fb.addWidget(self.clear_files_button)
         fb.addStretch(1)
+        # Which files of the folders are used; binary ones never are (the corpus line counts them).
+        self.filters = FileFilters(corpus)
         self.corpus_info = QLabel(corpus)
         self.corpus_info.setObjectName("corpusInfo")
         self.corpus_info.setWordWrap(True)
@@ -127,6 +130,7 @@ class TrainForm(QWidget):
         cl.addWidget(self.source)
         cl.addWidget(self.files)
         cl.addWidget(self.file_buttons)
+        cl.addWidget(self.filters)
         cl.addWidget(self.corpus_info)
         cl.addWidget(self.preview)
         return corpus
@@ -378,6 +382,8 @@ class TrainForm(QWidget):
     def settings(self) -> TrainSettings:
         """The run the current settings describe (the corpus is read when training starts)."""
         name = self.name.text().strip() or self._auto_name()
+        include, exclude = self.filters.globs() if self.source_kind() == SOURCE_FILES else ((), ())
+        max_size = self.filters.max_bytes() if self.source_kind() == SOURCE_FILES else None
         return TrainSettings(
             source=self.corpus_source(),
             vocab_size=self.vocab_size.value(),
@@ -386,6 +392,9 @@ class TrainForm(QWidget):
             tie_break=str(self.tie_rule.currentData()),
             errors="replace" if self.replace_invalid.isChecked() else "strict",
             name=name,
+            include=include,
+            exclude=exclude,
+            max_file_size=max_size,
         )
 
     def _auto_name(self) -> str:

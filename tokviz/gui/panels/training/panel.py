@@ -8,7 +8,6 @@ while it trains (see :func:`tokviz.gui.panels.training.install.install`, which d
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -17,12 +16,6 @@ from PySide6.QtCore import Signal
 from PySide6.QtGui import QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import QWidget
 
-from tokviz.core.errors import TokvizError
-from tokviz.core.formats.gpt2_files import GPT2_FILES, gpt2_file_bytes
-from tokviz.core.formats.hf_json import hf_file_bytes
-from tokviz.core.formats.model_file import model_file_bytes
-from tokviz.core.formats.tiktoken_file import tiktoken_file_bytes
-from tokviz.core.outputs import Output, write_outputs
 from tokviz.core.resources import resource_path
 from tokviz.gui.models.tokenizers import TokenizerRegistryModel
 from tokviz.gui.panels.timeline.panel import TimelineWidget
@@ -38,12 +31,12 @@ from tokviz.gui.panels.training.corpus import (
 from tokviz.gui.panels.training.counts import SaveCounts, describe_corpus
 from tokviz.gui.panels.training.form import EXPORTS, TrainForm
 from tokviz.gui.panels.training.report import (
-    file_stem,
     finished_result,
     finished_status,
     html_text,
     progress_text,
 )
+from tokviz.gui.panels.training.saving import SavingMixin
 from tokviz.gui.widgets import file_dialogs
 from tokviz.gui.workers.jobs import Job, run_job
 from tokviz.gui.workers.training import TrainJob, TrainOutcome, TrainSettings, TrainStatus
@@ -52,7 +45,7 @@ LECTURE_TEXT = "the cat in the hat"
 FAILED_STATUS = "Training failed; nothing changed."
 
 
-class TrainPanel(TrainForm):
+class TrainPanel(SavingMixin, TrainForm):
     """Dock contents for training. Signals (GUI thread, in order for one run):
 
     ``trainingStarted(TrainSettings)``, then ``progressChanged(TrainStatus)`` and
@@ -91,6 +84,7 @@ class TrainPanel(TrainForm):
         self.last_status: TrainStatus | None = None
         self._info_job: Job | None = None
         self._file_job: Job | None = None
+        self.last_export_notes: list[str] = []
         self._info_generation = 0
         self.applying_demo = False  # True while the lecture demo sets its widgets (not remembered)
         self._build_ui()
@@ -106,6 +100,7 @@ class TrainPanel(TrainForm):
         self.add_files_button.clicked.connect(self.choose_files)
         self.add_folder_button.clicked.connect(self.choose_folder)
         self.clear_files_button.clicked.connect(self.clear_files)
+        self.filters.changed.connect(self._on_filters_changed)
         self.replace_invalid.toggled.connect(self._on_replace_invalid_toggled)
         self.vocab_size.valueChanged.connect(self._update_vocab_hint)
         self.specials.textChanged.connect(self._update_vocab_hint)
@@ -200,8 +195,15 @@ class TrainPanel(TrainForm):
         files = self.source_kind() == SOURCE_FILES
         self.files.setVisible(files)
         self.file_buttons.setVisible(files)
+        self.filters.setVisible(files)
         self._forget_stale_messages()
         self.refresh_corpus_info()
+
+    def _on_filters_changed(self) -> None:
+        """New include/exclude patterns or size cap: count what the folders give again."""
+        if self.source_kind() == SOURCE_FILES:
+            self._forget_stale_messages()
+            self.refresh_corpus_info()
 
     def _on_replace_invalid_toggled(self, *_args: object) -> None:
         """Folders skip non-UTF-8 files unless invalid UTF-8 is replaced: count them again."""
@@ -229,7 +231,11 @@ class TrainPanel(TrainForm):
         self.corpus_info.setText("Measuring…")
         self.preview.setPlainText("")
         errors = "replace" if self.replace_invalid.isChecked() else "strict"
-        job = run_job(lambda: describe_corpus(paths, errors), self)
+        filters: dict[str, Any] = {}
+        if kind == SOURCE_FILES and self.filters.active():
+            include, exclude = self.filters.globs()
+            filters = {"include": include, "exclude": exclude, "max_size": self.filters.max_bytes()}
+        job = run_job(lambda: describe_corpus(paths, errors, **filters), self)
         self._info_job = job
 
         def done(info: CorpusInfo) -> None:
@@ -244,6 +250,8 @@ class TrainPanel(TrainForm):
             self.corpus_info.setText(f"<span style='color:#d6336c'>{html_text(info.error)}</span>")
         else:
             self.corpus_info.setText(info.summary)
+        used = "\n".join(info.files_used)
+        self.corpus_info.setToolTip(f"Files used:\n{used}" if used else "")
         self.preview.setPlainText(info.preview)
 
     # ================================================================ settings
@@ -281,6 +289,9 @@ class TrainPanel(TrainForm):
         if settings is None:
             if self.source_kind() == SOURCE_FILES and not self.corpus_paths():
                 self._show_error("Add files or a folder to train on (or drop them on this panel).")
+                return None
+            if self.source_kind() == SOURCE_FILES and self.filters.problem():
+                self._show_error(self.filters.problem())
                 return None
             settings = self.settings()
         self._show_error(None)
@@ -327,6 +338,7 @@ class TrainPanel(TrainForm):
             self.source,
             self.files,
             self.file_buttons,
+            self.filters,
             self.vocab_size,
             self.specials,
             self.pretokenizer,
@@ -418,96 +430,6 @@ class TrainPanel(TrainForm):
         return self.start(
             TrainSettings(LECTURE_TEXT, 259, (), pretokenizer, "first-seen", name=self.name.text())
         )
-
-    # ================================================================ save and export
-    def choose_save_path(self) -> None:
-        """Ask where to save the trained model."""
-        if self.outcome is None:
-            return
-        default = str(Path.home() / f"{file_stem(self.outcome.settings.name)}.tokviz.json")
-        path, _ = file_dialogs.get_save_file_name(
-            self, "Save tokviz model", default, "tokviz model (*.json);;All files (*)"
-        )
-        if path:
-            self.save_model_to(path)
-
-    def save_model_to(self, path: str | os.PathLike[str]) -> Job | None:
-        """Save the trained model, its settings and merge history (in a worker); ``fileJobDone`` reports.
-
-        The path is checked like the CLI's ``-o`` (never the corpus, a device or a read-only file).
-        """
-        outcome = self.outcome
-        if outcome is None:
-            return None
-        res, tok, corpus = outcome.result, outcome.tokenizer, self._corpus_paths()
-        output = Output.file(path, "the model file")
-        job = self._file_task(
-            lambda: write_outputs([(output, model_file_bytes(tok, res.settings(), res.history))], corpus),
-            f"Saved {Path(path).name}",
-        )
-        # Saved, the model is that file: remembered, it comes back in the pickers after a restart.
-        key = self.key
-        job.returned.connect(lambda _value: self.registry.mark_saved(key, str(path)) if key else None)
-        return job
-
-    def choose_export(self, kind: str) -> None:
-        """Ask where to export: a folder for vocab.json + merges.txt, a file otherwise."""
-        if self.outcome is None:
-            return
-        stem = file_stem(self.outcome.settings.name)
-        if kind == "gpt2":
-            path = file_dialogs.get_existing_directory(
-                self, "Export vocab.json + merges.txt into", str(Path.home())
-            )
-        elif kind == "tiktoken":
-            path, _ = file_dialogs.get_save_file_name(
-                self, "Export .tiktoken", str(Path.home() / f"{stem}.tiktoken"), "tiktoken ranks (*.tiktoken)"
-            )
-        else:
-            path, _ = file_dialogs.get_save_file_name(
-                self, "Export tokenizer.json", str(Path.home() / "tokenizer.json"), "JSON (*.json)"
-            )
-        if path:
-            self.export_to(kind, path)
-
-    def export_to(self, kind: str, path: str | os.PathLike[str]) -> Job | None:
-        """Export the trained model as ``gpt2`` (folder), ``tiktoken`` or ``hf`` (files), in a worker.
-
-        The path is checked like the CLI's ``--export-*`` options, and written atomically.
-        """
-        if self.outcome is None:
-            return None
-        tok, corpus = self.outcome.tokenizer, self._corpus_paths()
-        formats: dict[str, tuple[Output, Callable[..., bytes | dict[str, bytes]]]] = {
-            "gpt2": (Output.folder(path, "the GPT-2 export", GPT2_FILES), gpt2_file_bytes),
-            "tiktoken": (Output.file(path, "the .tiktoken file"), tiktoken_file_bytes),
-            "hf": (Output.file(path, "tokenizer.json"), hf_file_bytes),
-        }
-        output, render = formats[kind]
-        return self._file_task(lambda: write_outputs([(output, render(tok))], corpus), f"Exported to {path}")
-
-    def _corpus_paths(self) -> list[str]:
-        """The files and folders the model was trained on: no save or export may overwrite them."""
-        source = self.outcome.settings.source if self.outcome is not None else None
-        return [str(p) for p in source] if isinstance(source, list | tuple) else []
-
-    def _file_task(self, fn: Callable[[], Any], success: str) -> Job:
-        self._show_error(None)
-        job = run_job(fn, self)
-        self._file_job = job
-
-        def done(_value: object) -> None:
-            self.status.setText(success)
-            self.fileJobDone.emit("")
-
-        def failed(exc: BaseException) -> None:
-            message = str(exc) if isinstance(exc, TokvizError) else f"{type(exc).__name__}: {exc}"
-            self._show_error(message)
-            self.fileJobDone.emit(message)
-
-        job.returned.connect(done)
-        job.errored.connect(failed)
-        return job
 
 
 __all__ = ["EXPORTS", "SOURCE_EDITOR", "SOURCE_FILES", "SOURCE_PYDOC", "SOURCE_SAMPLES", "TrainPanel"]
