@@ -54,6 +54,9 @@ TRAIN_PRETOKENIZER: Key[str] = Key("train/pretokenizer", str, "gpt2")
 TRAIN_PATTERN: Key[str] = Key("train/pattern", str, "")
 TRAIN_TIE_RULE: Key[str] = Key("train/tieRule", str, "lexicographic")
 TRAIN_REPLACE_INVALID: Key[bool] = Key("train/replaceInvalid", bool, False)
+TRAIN_INCLUDE: Key[str] = Key("train/include", str, "")
+TRAIN_EXCLUDE: Key[str] = Key("train/exclude", str, "")
+TRAIN_MAX_FILE_SIZE: Key[str] = Key("train/maxFileSize", str, "")
 # The words tokenizer's corpus: "editor" (the editor's text), "sample" (the English sample) or
 # "files" (WORDS_FILES); see gui/models/words.py
 WORDS_SOURCE: Key[str] = Key("words/source", str, "editor")

@@ -2,7 +2,7 @@
 
 What is remembered: the corpus kind, the listed files and folders (those gone since are dropped
 without a word), the vocabulary size, the special tokens, the pre-tokenizer and its custom regex,
-the tie rule and "Replace invalid UTF-8". The model name is not: it names one run; nor are the
+the tie rule, "Replace invalid UTF-8" and the folders' include/exclude patterns and size cap. The model name is not: it names one run; nor are the
 settings the lecture demo puts in for its run. Values are written through
 :class:`~tokviz.gui.settings.Settings` whenever one of them changes.
 """
@@ -17,6 +17,9 @@ from tokviz.gui.panels.training.corpus import SOURCE_FILES
 from tokviz.gui.panels.training.form import TrainForm
 from tokviz.gui.panels.training.panel import TrainPanel
 from tokviz.gui.settings import (
+    TRAIN_EXCLUDE,
+    TRAIN_INCLUDE,
+    TRAIN_MAX_FILE_SIZE,
     TRAIN_PATHS,
     TRAIN_PATTERN,
     TRAIN_PRETOKENIZER,
@@ -46,6 +49,9 @@ def restore_train_settings(form: TrainForm, settings: Settings) -> None:
         form.pretokenizer.setCurrentIndex(row)
     form.set_tie_rule(settings.get(TRAIN_TIE_RULE))
     form.replace_invalid.setChecked(settings.get(TRAIN_REPLACE_INVALID))
+    form.filters.set_values(
+        settings.get(TRAIN_INCLUDE), settings.get(TRAIN_EXCLUDE), settings.get(TRAIN_MAX_FILE_SIZE)
+    )
     kind = settings.get(TRAIN_SOURCE)
     row = form.source.findData(kind)
     model = form.source.model()
@@ -66,6 +72,9 @@ def remember_train_settings(form: TrainForm, settings: Settings) -> None:
     settings.set(TRAIN_PATTERN, form.pattern.text())
     settings.set(TRAIN_TIE_RULE, str(form.tie_rule.currentData()))
     settings.set(TRAIN_REPLACE_INVALID, form.replace_invalid.isChecked())
+    settings.set(TRAIN_INCLUDE, form.filters.include.text())
+    settings.set(TRAIN_EXCLUDE, form.filters.exclude.text())
+    settings.set(TRAIN_MAX_FILE_SIZE, form.filters.max_size.text())
 
 
 def follow_train_settings(form: TrainPanel, settings: Settings) -> None:
@@ -84,3 +93,4 @@ def follow_train_settings(form: TrainPanel, settings: Settings) -> None:
     form.tie_rule.currentIndexChanged.connect(save)
     form.replace_invalid.toggled.connect(save)
     form.corpusPathsChanged.connect(save)
+    form.filters.changed.connect(save)
