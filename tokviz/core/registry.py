@@ -209,7 +209,8 @@ def _load_with(
     shown = str(name_or_path)
     if pattern is not None:
         raise TokenizerLoadError(
-            f"{shown} carries its own pre-tokenizer; a pattern is given only to a .tiktoken rank file"
+            f"{shown} carries its own pre-tokenizer; a pattern is given only to a .tiktoken rank file "
+            "or a vocab.json + merges.txt pair"
         )
     given = (
         special_tokens.items()
