@@ -30,6 +30,7 @@ def test_characters_view_shows_one_token_per_code_point(qtbot, make_window) -> N
     panel = show_in_panel(qtbot, window, "characters")
     assert [int(i) for i in panel.view.table.ids] == [ord(c) for c in "Hi 🌍 你好"]
     assert "7 tokens" in panel.stats.text()
+    assert "ids of 1,114,112" in panel.lesson.text() and "never assigned" in panel.lesson.text()
     card = panel.view.notes_html(3)
     assert "U+1F30D" in card and "1,114,112" in card
     assert "1,114,112" in panel.picker.toolTip()
@@ -68,6 +69,9 @@ def test_words_view_follows_the_editor_and_shows_unknown_words(qtbot, make_windo
     card = panel.view.notes_html(unknown[0])
     assert "unknown word" in card and "English sample" in card
     assert bool(panel.view.table.special[unknown[0]])  # drawn like a special token: outlined
+    # The view shows what the model gets, <unk>, where the editor has the word it lost.
+    assert "Führer" not in panel.view.toPlainText() and "<unk>" in panel.view.toPlainText()
+    assert f"{len(unknown)} unknown" in panel.lesson.text()
 
 
 def test_words_from_a_corpus_file(qtbot, tmp_path) -> None:

@@ -81,7 +81,7 @@ class WordsCorpus(QObject):
         return (
             "words: one token per word, whitespace run or punctuation mark. The vocabulary is every one "
             f"of them in {where}{size}; anything else shows as <unk>. Choose the corpus with the "
-            "view's ‘Vocabulary’ button."
+            "view's ‘Vocab’ button."
         )
 
     def set_source(self, source: str, files: Sequence[str] = ()) -> Job | None:

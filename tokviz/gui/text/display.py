@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import bisect
 import html
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -83,6 +84,23 @@ def _newline_positions(table: TokenTable, lo_cp: int, hi_cp: int) -> np.ndarray:
     return np.flatnonzero(arr == 10).astype(np.int64) + lo_cp
 
 
+def _labelled(table: TokenTable, lo: int, hi: int, vocab: Mapping[int, bytes]) -> np.ndarray:
+    """Tokens ``[lo, hi)`` (relative) shown by their bytes rather than their source text: partial ones,
+    and special tokens that stand for text they do not hold (a word tokenizer's ``<unk>``, a
+    WordPiece ``[UNK]``): the view shows what the model gets, not the word it lost."""
+    partial = np.flatnonzero(table.partial[lo:hi])
+    special = np.flatnonzero(table.special[lo:hi])
+    if not special.size:
+        return partial
+    text, ids, starts, ends = table.text, table.ids, table.start, table.end
+    stand_ins = [
+        k
+        for k in special.tolist()
+        if vocab[int(ids[lo + k])] != text[int(starts[lo + k]) : int(ends[lo + k])].encode("utf-8", "replace")
+    ]
+    return np.union1d(partial, np.array(stand_ins, dtype=partial.dtype)) if stand_ins else partial
+
+
 def _build_text(
     table: TokenTable, lo: int, hi: int, vocab: dict[int, bytes], options: DisplayOptions
 ) -> DisplayRun:
@@ -97,7 +115,7 @@ def _build_text(
         code_points = np.frombuffer(text[base : int(ends[-1])].encode("utf-32-le"), dtype=np.uint32)
         grows = np.concatenate(([0], np.cumsum(np.isin(code_points, _GROWING), dtype=np.int64)))
         lengths = lengths + grows[ends - base] - grows[starts - base]
-    partial_idx = np.flatnonzero(table.partial[lo:hi])
+    partial_idx = _labelled(table, lo, hi, vocab)
     shown: list[str] = []
     if partial_idx.size:
         cache: dict[int, tuple[str, int]] = {}

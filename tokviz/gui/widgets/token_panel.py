@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QAction, QActionGroup
 from PySide6.QtWidgets import (
@@ -14,11 +15,31 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from tokviz.core.lecture_tokenizers import (
+    CODE_POINTS,
+    CharacterTokenizer,
+    WordTokenizer,
+    assigned_code_points,
+)
+from tokviz.core.tokenizer import Tokenizer
 from tokviz.gui.models.tokenizers import TokenizationModel, TokenizerRegistryModel
 from tokviz.gui.models.words import FROM_EDITOR, FROM_FILES, FROM_SAMPLE, WORDS_KEY
+from tokviz.gui.text.token_table import TokenTable
 from tokviz.gui.widgets import file_dialogs
 from tokviz.gui.widgets.picker import TokenizerPicker
 from tokviz.gui.widgets.token_view import TokenView
+
+
+def lesson_stats(tokenizer: Tokenizer | None, table: TokenTable) -> str:
+    """What the header adds for the lecture's tokenizers: the id space characters imply, and how
+    many of a text's words the words vocabulary lost as ``<unk>``."""
+    if isinstance(tokenizer, CharacterTokenizer):
+        unused = 1 - len(assigned_code_points()) / CODE_POINTS  # computed once, ~0.2 s
+        return f"ids of {CODE_POINTS:,}, {unused:.0%} never assigned"
+    if isinstance(tokenizer, WordTokenizer):
+        unknown = int(np.count_nonzero(table.ids == tokenizer.unk_id))
+        return f"vocab {tokenizer.vocab_size:,} · {unknown:,} unknown"
+    return ""
 
 
 class TokenPanel(QWidget):
@@ -42,6 +63,12 @@ class TokenPanel(QWidget):
         self.stats.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         # Narrow views clip the counts (the tooltip keeps them) instead of widening the window.
         self.stats.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        # A second header line for the lecture's tokenizers: what each one costs (see lesson_stats).
+        self.lesson = QLabel("", self)
+        self.lesson.setObjectName("lessonStats")
+        self.lesson.setContentsMargins(6, 0, 4, 2)
+        self.lesson.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.lesson.hide()
         self.busy = QLabel("", self)
         self.busy.setObjectName("busyLabel")
         self.busy.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)  # as the counts
@@ -65,6 +92,7 @@ class TokenPanel(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
         layout.addLayout(header)
+        layout.addWidget(self.lesson)
         layout.addWidget(self.view, 1)
 
         self.picker.show_key(key)
@@ -81,7 +109,7 @@ class TokenPanel(QWidget):
         """The "Vocabulary" menu of a words view: which corpus the word-level vocabulary is built from."""
         button = QToolButton(self)
         button.setObjectName("wordsCorpusButton")
-        button.setText("Vocabulary")
+        button.setText("Vocab")
         button.setAccessibleName("Words vocabulary corpus")
         button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         menu = QMenu(button)
@@ -144,8 +172,13 @@ class TokenPanel(QWidget):
         table = self.view.table
         if table is None or not self.model.current:
             self.stats.setText("")
+            self.lesson.hide()
             return
         n = len(table)
         ratio = f"{n_bytes / n:.2f}" if n else "–"
         self.stats.setText(f"{n:,} tokens · {ratio} bytes/token")
         self.stats.setToolTip(self.stats.text())
+        lesson = lesson_stats(self.model.tokenizer, table)
+        self.lesson.setText(lesson)
+        self.lesson.setToolTip(lesson)
+        self.lesson.setVisible(bool(lesson))
