@@ -4,8 +4,9 @@ The defined behaviour is the bundled GPT-2 and cl100k tokenizers' (which is tikt
 surrogate is read as U+FFFD, the replacement character, and nothing else changes. So encoding the text
 equals encoding :func:`replace_lone_surrogates` of it, and decoding gives that replaced text back.
 
-Every kind of tokenizer must agree: the byte tokenizer, tokenizers trained here, and those loaded from
-a model file, GPT-2 files, a Hugging Face tokenizer.json or a .tiktoken file. (Before this was
+Every kind of tokenizer must agree: the byte tokenizer, the bundled GPT-2, cl100k and o200k, tokenizers
+trained here, and those loaded from a model file, GPT-2 files, a Hugging Face tokenizer.json, a .tiktoken
+file or a SentencePiece .model (the library cannot take a lone surrogate at all; tokviz hands it U+FFFD). (Before this was
 defined, only the tiktoken-backed ones did it; the others, and every ``encode_spans``, raised
 UnicodeEncodeError.) Training is stricter: a lone surrogate in the corpus is a CorpusError naming its
 place, unless the caller asks for ``errors="replace"``.
@@ -71,20 +72,51 @@ def files(tmp_path_factory: pytest.TempPathFactory, trained: Tokenizer) -> dict[
     (folder / "hf").mkdir()
     export_hf(trained, folder / "hf" / "tokenizer.json")
     export_tiktoken(trained, folder / "tiny.tiktoken")
+    _train_sentencepiece(folder / "tiny.model")
     return {
         "model-file": folder / "tiny.tokviz.json",
         "gpt2-files": folder / "gpt2-files",
         "hf": folder / "hf" / "tokenizer.json",
         "tiktoken": folder / "tiny.tiktoken",
+        "sentencepiece": folder / "tiny.model",
     }
 
 
-@pytest.mark.parametrize(("name", "replacement_id"), [("gpt2", 4210), ("cl100k", 5809)])
+def _train_sentencepiece(path: Path) -> None:
+    """A lossless SentencePiece model: byte fallback, no normalization, spaces kept as they are."""
+    import io
+
+    import sentencepiece as spm
+
+    out = io.BytesIO()
+    spm.SentencePieceTrainer.train(
+        sentence_iterator=iter(["the cat in the hat, 日本語 🌍 <|endoftext|>"] * 50),
+        model_writer=out,
+        vocab_size=300,
+        model_type="bpe",
+        byte_fallback=True,
+        normalization_rule_name="identity",
+        remove_extra_whitespaces=False,
+        add_dummy_prefix=False,
+        hard_vocab_limit=False,
+        minloglevel=2,
+    )
+    path.write_bytes(out.getvalue())
+
+
+@pytest.fixture(scope="module")
+def oracles(
+    gpt2_tiktoken: tiktoken.Encoding, cl100k_tiktoken: tiktoken.Encoding, o200k_tiktoken: tiktoken.Encoding
+) -> dict[str, tiktoken.Encoding]:
+    return {"gpt2": gpt2_tiktoken, "cl100k": cl100k_tiktoken, "o200k": o200k_tiktoken}
+
+
+@pytest.mark.parametrize(("name", "replacement_id"), [("gpt2", 4210), ("cl100k", 5809), ("o200k", 3251)])
 def test_a_lone_surrogate_is_the_replacement_characters_token(
-    name: str, replacement_id: int, gpt2_tiktoken: tiktoken.Encoding, cl100k_tiktoken: tiktoken.Encoding
+    name: str, replacement_id: int, oracles: dict[str, tiktoken.Encoding]
 ) -> None:
     tok = load_tokenizer(name)
-    oracle = gpt2_tiktoken if name == "gpt2" else cl100k_tiktoken
+    oracle = oracles[name]
     assert tok.vocab[replacement_id] == b"\xef\xbf\xbd"  # U+FFFD in UTF-8, one token in both
     assert tok.encode("a\ud800b") == [tok.encode("a")[0], replacement_id, tok.encode("b")[0]]
     assert tok.encode("a\ud800b") == oracle.encode("a\ufffdb")
@@ -93,17 +125,28 @@ def test_a_lone_surrogate_is_the_replacement_characters_token(
 
 @SETTINGS
 @given(text=text_with_lone_surrogates())
-@pytest.mark.parametrize("name", ["gpt2", "cl100k"])
+@pytest.mark.parametrize("name", ["gpt2", "cl100k", "o200k"])
 def test_bundled_bpe_tokenizers_read_lone_surrogates_as_u_fffd(
-    name: str, text: str, gpt2_tiktoken: tiktoken.Encoding, cl100k_tiktoken: tiktoken.Encoding
+    name: str, text: str, oracles: dict[str, tiktoken.Encoding]
 ) -> None:
     tok = load_tokenizer(name)
-    oracle = gpt2_tiktoken if name == "gpt2" else cl100k_tiktoken
+    oracle = oracles[name]
     _reads_as_replacement(tok, text)
     assert tok.encode(text) == oracle.encode(replace_lone_surrogates(text), allowed_special="all")
 
 
-KINDS = ["bytes", "gpt2", "cl100k", "trained", "model-file", "gpt2-files", "hf", "tiktoken"]
+KINDS = [
+    "bytes",
+    "gpt2",
+    "cl100k",
+    "o200k",
+    "trained",
+    "model-file",
+    "gpt2-files",
+    "hf",
+    "tiktoken",
+    "sentencepiece",
+]
 
 
 def _tokenizer(kind: str, trained: Tokenizer, files: dict[str, Path]) -> Tokenizer:

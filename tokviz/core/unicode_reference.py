@@ -174,6 +174,13 @@ def differing_code_points(pattern: str) -> frozenset[str]:
     return frozenset(map(chr, out))
 
 
+@functools.lru_cache(maxsize=32)
+def _prepared(pattern: str) -> tuple[frozenset[str], Any]:
+    """``(differing code points, compiled exact pattern or None)`` for a pattern, once per process."""
+    differing = differing_code_points(pattern)
+    return differing, (regex.compile(reference_pattern(pattern)) if differing else None)
+
+
 class LazyReferencePattern:
     """A pattern that cuts as tiktoken's engine would, prepared on first use (a few 10-100 ms).
 
@@ -196,10 +203,7 @@ class LazyReferencePattern:
         if self._differing is None:
             with self._lock:
                 if self._differing is None:
-                    differing = differing_code_points(self.source)
-                    if differing:
-                        self._exact = regex.compile(reference_pattern(self.source))
-                    self._differing = differing
+                    self._differing, self._exact = _prepared(self.source)
         if not self._differing or self._differing.isdisjoint(text[pos:endpos]):
             return self._plain
         return self._exact
