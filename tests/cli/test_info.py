@@ -18,7 +18,8 @@ def test_info_describes_a_tokenizer(
     assert code == 0
     assert json.loads(out) == {
         "name": "GPT-2",
-        "vocab_size": 50257,
+        "vocab_size": 50257,  # the id space (highest id + 1), V of V x d
+        "distinct_tokens": 50257,
         "merges": 50000,
         "special_tokens": {"<|endoftext|>": 50256},
         "pretokenizer": "gpt2",

@@ -194,6 +194,8 @@ def test_globs_expand_and_named_files_keep_their_path(lib: Path) -> None:
         select_files([str(lib / "*.rs")])
     with pytest.raises(CorpusError, match="no such file"):
         select_files([lib / "missing.txt"])
+    with pytest.raises(CorpusError, match="standard input"):
+        select_files(["-"])
 
 
 def test_the_summary_and_corpus_files_feed_training(lib: Path) -> None:

@@ -25,12 +25,20 @@ def run(args: argparse.Namespace) -> int:
     tok = load_tokenizer(
         args.tokenizer, args.special_token, pattern=args.pattern, words_corpus=args.words_corpus
     )
+    from tokviz.core.evaluation import id_space, tokenizer_label
+
     warnings = list(load_warnings(tok))
     pre = tok.pretokenizer
     specials = dict(sorted(tok.special_tokens.items(), key=lambda kv: kv[1]))
+    # Named as the app names it (a tokenizer.json by its file, not its folder); the vocabulary
+    # size is the id space, V of V x d (cl100k: 100,277), with the distinct tokens beside it.
+    name = tokenizer_label(args.tokenizer, tok)
+    ids = id_space(tok)
+    tie_rule = model_tie_rule(tok)
     info: dict[str, Any] = {
-        "name": tok.name,
-        "vocab_size": tok.vocab_size,
+        "name": name,
+        "vocab_size": ids,
+        "distinct_tokens": tok.vocab_size,
         "merges": tok.merge_count,
         "special_tokens": specials,
         "pretokenizer": pre.name,
@@ -38,6 +46,8 @@ def run(args: argparse.Namespace) -> int:
         "assumptions": list(tok.assumptions),
         "warnings": warnings,
     }
+    if tie_rule:
+        info["tie_break"] = tie_rule
     lecture = lecture_note(tok)
     if lecture:
         info["about"] = lecture
@@ -59,13 +69,18 @@ def run(args: argparse.Namespace) -> int:
     pre_line = f"pre-tokenizer:  {pre.name}" + (f"  {pre.pattern}" if pre.name == "custom" else "")
     if guessed_pattern:
         pre_line = f"{guessed_pattern[0]} (the file does not say: give --pattern)"
+    size_line = f"vocab size:     {ids}"
+    if ids != tok.vocab_size:
+        size_line += f" ids (highest id {ids - 1} + 1; {tok.vocab_size} distinct tokens)"
     lines = [
-        f"name:           {tok.name}",
-        f"vocab size:     {tok.vocab_size}",
+        f"name:           {name}",
+        size_line,
         f"merges:         {tok.merge_count}",
         special_line,
         pre_line,
     ]
+    if tie_rule:
+        lines.append(f"tie rule:       {tie_rule} ({TIE_RULES.get(tie_rule, 'as trained')})")
     lines.extend(f"assumed:        {a}" for a in others)
     if lecture:
         lines.append(f"about:          {lecture}")
@@ -76,6 +91,23 @@ def run(args: argparse.Namespace) -> int:
     lines.extend(f"warning:        {w}" for w in warnings)
     sys.stdout.write("\n".join(lines) + "\n")
     return 0
+
+
+# What each tie rule means, for the line under the pre-tokenizer.
+TIE_RULES = {
+    "lexicographic": "among equal counts, the greatest (left, right) byte pair is merged",
+    "first-seen": "among equal counts, the pair seen first in the corpus is merged, as in the CS336 lecture",
+}
+
+
+def model_tie_rule(tok: object) -> str | None:
+    """The tie rule a tokviz model file says it was trained with, or None for other tokenizers."""
+    from tokviz.core.formats.model_file import model_details
+    from tokviz.core.tokenizer import Tokenizer
+
+    details = model_details(tok) if isinstance(tok, Tokenizer) else None
+    rule = details.settings.get("tie_break") if details is not None else None
+    return rule if isinstance(rule, str) else None
 
 
 def model_provenance(tok: object) -> dict[str, Any]:

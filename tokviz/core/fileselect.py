@@ -374,6 +374,10 @@ class _Walker:
                 return
             if os.path.lexists(given):
                 raise CorpusError(f"{given} is a broken symbolic link", path=given) from None
+            if given == "-":
+                raise CorpusError(
+                    "'-' (standard input) cannot be a corpus: save the text to a file and give its path"
+                ) from None
             raise CorpusError(f"{given}: no such file or folder", path=given) from None
         except OSError as exc:
             raise CorpusError(f"cannot examine {given}: {exc.strerror or exc}", path=given) from None
@@ -382,7 +386,9 @@ class _Walker:
             return
         problem = kind_problem(st.st_mode)
         if problem is not None:
-            raise CorpusError(f"{given} {problem}; give regular files or folders", path=given)
+            raise CorpusError(
+                f"the corpus {given} {problem}; a corpus must be regular files or folders", path=given
+            )
         self._consider(Path(given), _clean(given), None, st)
 
     def _add_glob(self, pattern: str) -> None:
