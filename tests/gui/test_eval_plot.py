@@ -41,3 +41,18 @@ def test_the_totals_plot_as_a_slide_sized_png(capsys: pytest.CaptureFixture[str]
     assert f"chart written to {chart}" in err and out.startswith("tokenizer")
     image = QImage(str(chart))
     assert (image.width(), image.height()) == (2560, 1440)
+
+
+def test_compare_draws_the_total_of_many_files(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    files = []
+    for i in range(15):
+        path = tmp_path / f"note{i:02d}.txt"
+        path.write_text(PROSE[: 100 + 10 * i], encoding="utf-8")
+        files.append(str(path))
+    chart = tmp_path / "many.svg"
+    code, out, err = run(capsys, "compare", *files, "--tokenizer", "gpt2", "--plot", str(chart))
+    assert code == 0, err
+    assert len(out.splitlines()) == 1 + 15  # the table still has every file
+    assert "'tokviz eval FOLDER'" in err
+    drawn = chart.read_text(encoding="utf-8")
+    assert "all 15 inputs" in drawn and "note07.txt" not in drawn
