@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Container, Sequence
 from dataclasses import dataclass
 
 from tokviz.core.bytes_ import hex_bytes, utf8_char_len
@@ -73,7 +73,7 @@ class StreamTrace:
         return self.text_at(len(self)) + tail
 
 
-def parse_ids(text: str, vocab_size: int | None = None, valid: set[int] | None = None) -> list[int]:
+def parse_ids(text: str, vocab_size: int | None = None, valid: Container[int] | None = None) -> list[int]:
     """Ids typed by a user: integers separated by spaces or commas; ValueError names the first bad one."""
     ids: list[int] = []
     for word in text.replace(",", " ").replace("[", " ").replace("]", " ").split():

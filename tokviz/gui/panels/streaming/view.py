@@ -274,7 +274,7 @@ class StreamDecodeView(QWidget):
             return
         self._encoder.drop()
         try:
-            ids = parse_ids(self.ids_edit.text(), tok.vocab_size, set(tok.vocab))
+            ids = parse_ids(self.ids_edit.text(), tok.vocab_size, tok.vocab.keys())
         except ValueError as exc:
             self.error.setText(str(exc))
             self.error.show()
