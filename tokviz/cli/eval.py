@@ -26,7 +26,18 @@ DEFAULT_EVAL = ("gpt2", "cl100k")
 PLOT_GROUPS = 10
 
 
+COLUMNS = """columns: bytes/token = UTF-8 bytes over tokens; x fewest = tokens over the fewest any
+tokenizer needs on the same files; tokens used = distinct tokens that occur, of the vocabulary's
+(vocab), and their share (used); mean len = their mean length in bytes. Empty files make no rows.
+
+example:
+  tokviz eval heldout/ --include '*.py' --tokenizer gpt2 --tokenizer cl100k --tokenizer py32k.json --format markdown
+"""
+
+
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.epilog = COLUMNS
+    p.formatter_class = argparse.RawDescriptionHelpFormatter
     p.add_argument(
         "paths",
         nargs="+",
