@@ -146,9 +146,12 @@ def export_problem(tokenizer: Tokenizer, kind: str) -> str | None:
     format's finer rules (two ids with one text) still fails with :class:`ExportError` on export.
     """
     if tokenizer.replay_note:
-        return f"{tokenizer.name}'s ids do not follow from byte-level merges ({tokenizer.replay_note})"
+        return (
+            f"the ids of {tokenizer.name} do not come from byte-level BPE merges alone ({tokenizer.replay_note}), "
+            "and every format tokviz writes holds only those"
+        )
     if type(tokenizer) is not Tokenizer and tokenizer.merge_count == 0 and tokenizer.vocab_size > 256:
-        return f"{tokenizer.name} is not a byte-level BPE vocabulary; tokviz exports only those"
+        return f"{tokenizer.name} is not a byte-level BPE vocabulary, and every format tokviz writes holds only those"
     if kind in ("hf", "gpt2"):
         pre = tokenizer.pretokenizer
         if kind == "hf" or not gpt2_holds(pre):

@@ -1,4 +1,5 @@
 """File ▸ Export panel… and File ▸ Copy image: pick a part of the window, a format and a scale.
+File ▸ Export tokenizer… (:mod:`tokviz.gui.window.export_model`) writes any tokenizer to a file format.
 
 What can be exported is found from the window (the token views, each view, every dock on
 screen, the whole window); the pictures themselves are drawn by :mod:`tokviz.gui.drawing.images`.
@@ -44,6 +45,7 @@ from tokviz.gui.settings import EXPORT_FORMAT, EXPORT_SCALE, EXPORT_TARGET
 from tokviz.gui.text.token_table import TokenTable
 from tokviz.gui.widgets import file_dialogs
 from tokviz.gui.widgets.token_panel import TokenPanel
+from tokviz.gui.window.export_model import ModelExportDialog
 
 if TYPE_CHECKING:
     from tokviz.gui.window.main_window import MainWindow
@@ -327,6 +329,13 @@ class Exporter:
             "&Copy image", "Ctrl+Shift+C", self.copy_current, name="actionCopyImage"
         )
         self.act_copy.setToolTip("Copy the focused panel (or all token views) as an image")
+        self.model_dialog: ModelExportDialog | None = None
+        self.act_export_model = window.new_action(
+            "Export &tokenizer…", None, self.open_model_dialog, name="actionExportTokenizer"
+        )
+        self.act_export_model.setToolTip(
+            "Write any tokenizer as a tokviz model, tokenizer.json, vocab.json + merges.txt or .tiktoken"
+        )
 
     def targets(self) -> list[ExportTarget]:
         """What can be exported now (see :func:`export_targets`)."""
@@ -373,6 +382,16 @@ class Exporter:
             self.window.statusBar().showMessage(f"Copy failed: {exc}", 10000)
             return QImage()
 
+    def open_model_dialog(self) -> ModelExportDialog:
+        """Show File ▸ Export tokenizer… with the first token view's tokenizer chosen."""
+        if self.model_dialog is None:
+            self.model_dialog = ModelExportDialog(self.window.tokenizers, self.window)
+        panels = self.window.panels
+        self.model_dialog.refresh(panels[0].model.key if panels else None)
+        self.model_dialog.show()
+        self.model_dialog.raise_()
+        return self.model_dialog
+
     def open_dialog(self) -> ExportDialog:
         """Show the export dialog (non-modal; it lists the panels on screen when opened)."""
         if self.dialog is None:
@@ -396,6 +415,7 @@ def install_export_actions(window: MainWindow) -> Exporter:
     exporter = Exporter(window)
     menu = _file_menu(window)
     if menu is not None:
+        menu.insertAction(window.act_quit, exporter.act_export_model)
         menu.insertAction(window.act_quit, exporter.act_export)
         menu.insertAction(window.act_quit, exporter.act_copy)
         menu.insertSeparator(window.act_quit)

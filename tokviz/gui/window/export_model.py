@@ -1,0 +1,218 @@
+"""File ▸ Export tokenizer…: write any tokenizer in the pickers to another format, or say why it cannot go there.
+
+Every tokenizer the registry offers can be picked (trained in this session, opened from a tokviz
+model file, a vocab.json + merges.txt folder, a tokenizer.json or a .tiktoken file, or a
+built-in). Each format it cannot go to is greyed out with the reason in its tooltip and listed
+under the form (a WordPiece or SentencePiece model is not a byte-level BPE and goes nowhere; a
+vocabulary with gaps in its ids cannot become a .tiktoken file). The export itself is
+:func:`tokviz.core.exports.write_export`, in a worker: every file of it is written, or none, and
+what the user must know afterwards (the tiktoken snippet) is shown in a box they can copy from.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import Signal
+from PySide6.QtGui import QStandardItemModel
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QLabel,
+    QPlainTextEdit,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from tokviz.core.errors import TokvizError
+from tokviz.core.exports import EXPORT_KINDS, EXPORT_LABELS, formats_for, write_export
+from tokviz.core.tokenizer import Tokenizer
+from tokviz.gui.widgets import file_dialogs
+from tokviz.gui.workers.jobs import Job, run_job
+
+if TYPE_CHECKING:
+    from tokviz.gui.models.tokenizers import TokenizerRegistryModel
+
+# The file name each format suggests (a folder for the two Hugging Face layouts).
+_SUFFIXES = {"model": ".tokviz.json", "tiktoken": ".tiktoken"}
+
+
+def safe_stem(name: str) -> str:
+    """A file name made of a tokenizer's name ("py 32k (cl100k)" -> "py-32k-cl100k")."""
+    stem = "".join(c if c.isalnum() or c in "-_." else "-" for c in name).strip("-.")
+    while "--" in stem:
+        stem = stem.replace("--", "-")
+    return stem or "tokenizer"
+
+
+class ModelExportDialog(QDialog):
+    """Pick a tokenizer and a format, then a file or folder; ``exported(message)`` follows each export
+    ("" when it worked, else the one-line reason)."""
+
+    exported = Signal(str)
+
+    def __init__(self, registry: TokenizerRegistryModel, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("modelExportDialog")
+        self.setWindowTitle("Export tokenizer")
+        self.registry = registry
+        self.job: Job | None = None
+        self.problems: dict[str, str | None] = {}
+        self.tokenizer_box = QComboBox(self)
+        self.tokenizer_box.setObjectName("exportModelTokenizer")
+        self.tokenizer_box.setAccessibleName("Tokenizer to export")
+        self.format_box = QComboBox(self)
+        self.format_box.setObjectName("exportModelFormat")
+        self.format_box.setAccessibleName("Export format")
+        for kind in EXPORT_KINDS:
+            self.format_box.addItem(EXPORT_LABELS[kind], kind)
+        self.why_not = QLabel(self)
+        self.why_not.setObjectName("exportModelWhyNot")
+        self.why_not.setWordWrap(True)
+        self.message = QLabel(self)
+        self.message.setObjectName("exportModelMessage")
+        self.message.setWordWrap(True)
+        self.notes = QPlainTextEdit(self)
+        self.notes.setObjectName("exportModelNotes")
+        self.notes.setAccessibleName("What to know about the export")
+        self.notes.setReadOnly(True)
+        self.notes.setMaximumHeight(120)
+        self.notes.hide()
+        self.save_button = QPushButton("&Export…", self)
+        self.save_button.setObjectName("exportModelSave")
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
+        buttons.addButton(self.save_button, QDialogButtonBox.ButtonRole.ActionRole)
+        buttons.rejected.connect(self.reject)
+        form = QFormLayout()
+        form.addRow("&Tokenizer:", self.tokenizer_box)
+        form.addRow("&Format:", self.format_box)
+        layout = QVBoxLayout(self)
+        layout.addLayout(form)
+        layout.addWidget(self.why_not)
+        layout.addWidget(self.message)
+        layout.addWidget(self.notes)
+        layout.addWidget(buttons)
+        self.tokenizer_box.currentIndexChanged.connect(self._update)
+        self.format_box.currentIndexChanged.connect(self._update_button)
+        self.save_button.clicked.connect(self._choose_path)
+        registry.tokenizerLoaded.connect(self._loaded)
+        registry.tokenizersChanged.connect(lambda: self.refresh(self.key()))
+        self.refresh()
+
+    # ------------------------------------------------------------------ state
+    def refresh(self, prefer: str | None = None) -> None:
+        """List every tokenizer on offer and select ``prefer`` (or keep the current one)."""
+        keep = prefer or self.key()
+        self.tokenizer_box.blockSignals(True)
+        self.tokenizer_box.clear()
+        for key in self.registry.keys():
+            self.tokenizer_box.addItem(self.registry.label(key), key)
+        self.tokenizer_box.setCurrentIndex(max(0, self.tokenizer_box.findData(keep)))
+        self.tokenizer_box.blockSignals(False)
+        self._update()
+
+    def key(self) -> str | None:
+        """The chosen tokenizer's registry key."""
+        data = self.tokenizer_box.currentData()
+        return str(data) if data is not None else None
+
+    def kind(self) -> str:
+        """The chosen format (one of :data:`tokviz.core.exports.EXPORT_KINDS`)."""
+        return str(self.format_box.currentData())
+
+    def tokenizer(self) -> Tokenizer | None:
+        """The chosen tokenizer, or ``None`` while it is still loading."""
+        key = self.key()
+        return self.registry.tokenizer(key) if key is not None else None
+
+    def _loaded(self, key: str) -> None:
+        if key == self.key():
+            self._update()
+
+    def _update(self, *_args: object) -> None:
+        key, tok = self.key(), self.tokenizer()
+        model = self.format_box.model()
+        if tok is None:
+            self.problems = dict.fromkeys(EXPORT_KINDS, "still loading")
+            self.why_not.setText("Loading the tokenizer…" if key is not None else "No tokenizer to export.")
+            if key is not None:
+                self.registry.ensure_loaded(key)
+        else:
+            self.problems = formats_for(tok)
+            missing = [f"{EXPORT_LABELS[k]}: {why}" for k, why in self.problems.items() if why]
+            self.why_not.setText("Not available — " + "; ".join(missing) if missing else "")
+        for row, kind in enumerate(EXPORT_KINDS):
+            item = model.item(row) if isinstance(model, QStandardItemModel) else None
+            if item is not None:
+                why = self.problems.get(kind)
+                item.setEnabled(why is None)
+                item.setToolTip(why or f"Write {EXPORT_LABELS[kind]}")
+        if self.problems.get(self.kind()) is not None:
+            usable = [k for k in EXPORT_KINDS if self.problems.get(k) is None]
+            if usable:
+                self.format_box.setCurrentIndex(self.format_box.findData(usable[0]))
+        self._update_button()
+
+    def _update_button(self, *_args: object) -> None:
+        self.save_button.setEnabled(self.job is None and self.problems.get(self.kind(), "") is None)
+
+    # ------------------------------------------------------------------ exporting
+    def _choose_path(self) -> None:
+        tok, kind = self.tokenizer(), self.kind()
+        if tok is None:
+            return
+        folder = file_dialogs.last_folder()
+        stem = safe_stem(tok.name)
+        if kind in ("gpt2", "hf"):
+            title = "Export vocab.json + merges.txt into" if kind == "gpt2" else "Export tokenizer.json into"
+            path = file_dialogs.get_existing_directory(self, title, folder)
+            path = f"{path}{os.sep}" if path and kind == "hf" else path
+        else:
+            filters = "tokviz model (*.json)" if kind == "model" else "tiktoken ranks (*.tiktoken)"
+            default = str(Path(folder) / f"{stem}{_SUFFIXES[kind]}")
+            path, _ = file_dialogs.get_save_file_name(self, f"Export {EXPORT_LABELS[kind]}", default, filters)
+        if path:
+            self.export_to(kind, path)
+
+    def export_to(self, kind: str, path: str | os.PathLike[str]) -> Job | None:
+        """Export the chosen tokenizer as ``kind`` to ``path`` in a worker (``exported`` reports)."""
+        tok = self.tokenizer()
+        if tok is None or self.job is not None:
+            return None
+        why = self.problems.get(kind)
+        if why is not None:
+            self._failed(f"cannot write {EXPORT_LABELS[kind]}: {why}")
+            return None
+        self.message.setText(f"Exporting {tok.name}…")
+        self.notes.hide()
+        job = run_job(lambda: write_export(tok, kind, path), self)
+        self.job = job
+        self._update_button()
+
+        def done(notes: object) -> None:
+            self.job = None
+            lines = [str(n) for n in notes] if isinstance(notes, list) else []
+            self.message.setText(f"Exported {tok.name} to {path}")
+            self.notes.setPlainText("\n\n".join(lines))
+            self.notes.setVisible(bool(lines))
+            file_dialogs.remember_folder(Path(path).parent if kind not in ("gpt2", "hf") else Path(path))
+            self._update_button()
+            self.exported.emit("")
+
+        def failed(exc: BaseException) -> None:
+            self.job = None
+            self._update_button()
+            self._failed(str(exc) if isinstance(exc, TokvizError) else f"{type(exc).__name__}: {exc}")
+
+        job.returned.connect(done)
+        job.errored.connect(failed)
+        return job
+
+    def _failed(self, message: str) -> None:
+        self.message.setText(f"Export failed: {message}")
+        self.exported.emit(message)
