@@ -358,17 +358,22 @@ class VocabularyUsage:
         scores[self.lengths < 2] = 0.0
         return scores
 
-    def undertrained(self, top: int | None = None, min_score: float = SUSPICIOUS_SCORE) -> list[TokenUse]:
-        """Likely under-trained tokens: merged tokens scoring at least ``min_score``, highest first.
+    def suspicious_ids(self, min_score: float = SUSPICIOUS_SCORE) -> np.ndarray:
+        """Ids of the likely under-trained tokens, highest score first (no merge list needed).
 
-        Ties (the same score) put the later merge first: it was learned from fewer occurrences.
+        Ties (the same score) put the higher id first: in a trained vocabulary, the later merge,
+        learned from fewer occurrences.
         """
         scores = self.scores()
         keep = np.flatnonzero(scores >= min_score)
         ids = self.ordinary_ids[keep]
-        order = np.lexsort((-ids, -scores[keep]))
-        chosen = ids[order] if top is None else ids[order][:top]
-        return [self.token(int(i)) for i in chosen]
+        return ids[np.lexsort((-ids, -scores[keep]))]
+
+    def undertrained(self, top: int | None = None, min_score: float = SUSPICIOUS_SCORE) -> list[TokenUse]:
+        """Likely under-trained tokens: merged tokens scoring at least ``min_score``, highest first,
+        with the merge step that made each (see :meth:`suspicious_ids` for the order)."""
+        ids = self.suspicious_ids(min_score)
+        return [self.token(int(i)) for i in (ids if top is None else ids[:top])]
 
     def length_histogram(self) -> LengthHistogram:
         """Tokens by byte length: in the vocabulary, used on the text, occurrences in the text."""

@@ -346,12 +346,11 @@ class VocabBrowser(QWidget):
         counts: tuple[str, ...] = ("", "", "", "")
         if result is not None:
             u = result.usage
-            suspicious = len(u.undertrained())
             counts = (
                 f" ({u.vocabulary:,})",
                 f" ({u.used:,})",
                 f" ({u.vocabulary - u.used:,})",
-                f" ({suspicious:,})",
+                f" ({result.suspicious:,})",
             )
         for label, count in zip(USAGE_LABELS, counts):
             self.usage_mode.addItem(label.format(where=where) + count)
@@ -378,7 +377,7 @@ class VocabBrowser(QWidget):
         )
         tip = f"{u.headline()}; {u.counted.tokens:,} tokens in {u.counted.bytes:,} bytes counted"
         self.headline.setToolTip(tip + (f"\n{result.note}" if result.note else ""))
-        self.histogram.set_histogram(u.length_histogram())
+        self.histogram.set_histogram(result.histogram)
 
     def _on_counted(self, result: UsageResult) -> None:
         if result.tokenizer is not self.model.tokenizer:

@@ -33,12 +33,23 @@ LAST_BUCKET = 16
 @dataclass(frozen=True)
 class UsageResult:
     """One count: the tokenizer, what was counted (``where``: "the editor's text", "folder docs (328
-    files)"), the report, and a note on files left out (or None)."""
+    files)"), the report, a note on files left out (or None), and what the browser shows of it,
+    computed in the worker too (the histogram, how many tokens look under-trained)."""
 
     tokenizer: Tokenizer
     where: str
     usage: VocabularyUsage
     note: str | None = None
+    histogram: Histogram | None = None
+    suspicious: int = 0
+
+
+def _finished(
+    tokenizer: Tokenizer, where: str, usage: VocabularyUsage, note: str | None = None
+) -> UsageResult:
+    """The result with everything the browser shows computed now, in the worker (never the merge
+    list: recovering cl100k's or o200k's takes seconds)."""
+    return UsageResult(tokenizer, where, usage, note, usage.length_histogram(), len(usage.suspicious_ids()))
 
 
 def _count_folder(tokenizer: Tokenizer, folder: str, cancel: threading.Event) -> UsageResult:
@@ -53,7 +64,7 @@ def _count_folder(tokenizer: Tokenizer, folder: str, cancel: threading.Event) ->
         )
     counts = count_files(tokenizer, files, cancel=cancel.is_set, errors="replace")
     n = len(files)
-    return UsageResult(
+    return _finished(
         tokenizer,
         f"folder {name} ({n:,} {'file' if n == 1 else 'files'})",
         VocabularyUsage(tokenizer, counts),
@@ -126,7 +137,7 @@ class UsageCounter(QObject):
             text = self._editor_text()
 
             def work() -> UsageResult:
-                return UsageResult(tok, "the editor's text", vocabulary_usage(tok, [text], cancel.is_set))
+                return _finished(tok, "the editor's text", vocabulary_usage(tok, [text], cancel.is_set))
         else:
 
             def work() -> UsageResult:
