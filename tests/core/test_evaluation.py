@@ -144,6 +144,7 @@ def test_tokenizers_are_named_as_the_app_names_them(tmp_path: Path) -> None:
     export = tmp_path / "py32k" / "tokenizer.json"
     export.parent.mkdir()
     assert tokenizer_label(str(export), trained) == "py32k"  # the stem only names the format
+    assert unique_labels(["a/m.json", "a/m.tiktoken"], [trained, trained]) == ["m.json", "m.tiktoken"]
     assert unique_labels(["a/x.json", "b/x.json"], [trained, trained]) == ["a/x.json", "b/x.json"]
 
 

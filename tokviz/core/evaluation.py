@@ -88,9 +88,13 @@ def tokenizer_label(spec: str, tokenizer: Tokenizer) -> str:
 
 
 def unique_labels(specs: Sequence[str], tokenizers: Sequence[Tokenizer]) -> list[str]:
-    """:func:`tokenizer_label` for each, with the spec as typed where two short names would clash."""
+    """:func:`tokviz.core.evaluation.tokenizer_label` for each; where two short names clash, the
+    file names (``m.json``, ``m.tiktoken``), and where those clash too, the specs as typed."""
     labels = [tokenizer_label(s, t) for s, t in zip(specs, tokenizers)]
-    return [label if labels.count(label) == 1 else spec for label, spec in zip(labels, specs)]
+    for fallback in (lambda spec: Path(spec).name or spec, lambda spec: spec):
+        clashing = {label for label in labels if labels.count(label) > 1}
+        labels = [fallback(spec) if label in clashing else label for label, spec in zip(labels, specs)]
+    return labels
 
 
 def id_space(tokenizer: Tokenizer) -> int:
