@@ -102,6 +102,17 @@ def test_file_open_tokenizer_uses_the_dialog(qtbot, make_window, monkeypatch, ra
     qtbot.waitUntil(lambda: panel.model.current and panel.view.table is panel.model.table, timeout=20000)
     tok = panel.model.tokenizer
     assert tok.special_tokens["<|endoftext|>"] in [int(i) for i in panel.view.table.ids]
+    assert not panel.lesson.isVisible()  # pattern and special tokens given: nothing was guessed
+
+
+def test_a_view_of_a_guessed_tokenizer_says_so_in_its_header(qtbot, make_window, rank_file: Path) -> None:
+    window = make_window(text="the cat")
+    job = window.open_tokenizer_file(str(rank_file))
+    qtbot.waitUntil(lambda: len(window.panels) == 3, timeout=20000)
+    panel = window.panels[-1]
+    qtbot.waitUntil(lambda: panel.model.current and panel.view.table is panel.model.table, timeout=20000)
+    assert job.property("key") == panel.model.key
+    assert panel.lesson.isVisible() and "⚠ pre-tokenizer assumed: GPT-2" in panel.lesson.text()
 
 
 def test_replay_note_replaces_the_replay(qtbot, rank_file: Path) -> None:

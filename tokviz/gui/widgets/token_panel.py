@@ -63,7 +63,8 @@ class TokenPanel(QWidget):
         self.stats.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         # Narrow views clip the counts (the tooltip keeps them) instead of widening the window.
         self.stats.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
-        # A second header line for the lecture's tokenizers: what each one costs (see lesson_stats).
+        # A second header line for the lecture's tokenizers (what each one costs, see lesson_stats)
+        # and for a tokenizer whose loader had to guess ("⚠ pre-tokenizer assumed: GPT-2").
         self.lesson = QLabel("", self)
         self.lesson.setObjectName("lessonStats")
         self.lesson.setContentsMargins(6, 0, 4, 2)
@@ -178,7 +179,9 @@ class TokenPanel(QWidget):
         ratio = f"{n_bytes / n:.2f}" if n else "–"
         self.stats.setText(f"{n:,} tokens · {ratio} bytes/token")
         self.stats.setToolTip(self.stats.text())
-        lesson = lesson_stats(self.model.tokenizer, table)
+        tok = self.model.tokenizer
+        guesses = [f"⚠ {a}" for a in tok.assumptions] if tok is not None else []
+        lesson = " · ".join(filter(None, [lesson_stats(tok, table), *guesses]))
         self.lesson.setText(lesson)
         self.lesson.setToolTip(lesson)
         self.lesson.setVisible(bool(lesson))
