@@ -127,6 +127,8 @@ def test_rows_go_to_a_file_written_at_the_end(
         (["--by", "category"], "--by category needs --categories FILE"),
         (["--max-file-size", "huge"], "is not a size"),
         (["--include", "*.rs"], "no text files to evaluate"),
+        (["--plot", "no/such/folder/chart.png"], "folder"),
+        (["-o", "no/such/folder/rows.csv"], "folder"),
     ],
 )
 def test_bad_requests_are_one_line(

@@ -104,10 +104,12 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--by category needs --categories FILE")
     if args.categories and args.by == "folder":
         raise UsageError("--categories goes with --by category, not --by folder")
-    if args.output:
+    # Outputs are checked before any work: a missing folder or a read-only file fails at once.
+    outputs = [(flag, path) for flag, path in (("--output", args.output), ("--plot", args.plot)) if path]
+    if outputs:
         from tokviz.core.outputs import Output, check_outputs
 
-        check_outputs([Output.file(args.output, "--output")], inputs=_named_files(args.paths))
+        check_outputs([Output.file(path, flag) for flag, path in outputs], inputs=_named_files(args.paths))
     max_size = parse_size(args.max_file_size) if args.max_file_size is not None else None
     categories = _read_categories(args.categories)
     specs = list(dict.fromkeys(args.tokenizer or DEFAULT_EVAL))
