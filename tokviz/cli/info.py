@@ -66,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
     special_line = f"special tokens: {listed}"
     if guessed_specials and not specials:
         special_line = f"{guessed_specials[0]} (the file cannot hold them: give --special-token TEXT=ID)"
-    pre_line = f"pre-tokenizer:  {pre.name}" + (f"  {pre.pattern}" if pre.name == "custom" else "")
+    pre_line = f"pre-tokenizer:  {pre.name}" + (f"  {pre.pattern}" if pre.name in ("custom", "words") else "")
     if guessed_pattern:
         pre_line = f"{guessed_pattern[0]} (the file does not say: give --pattern)"
     size_line = f"vocab size:     {ids}"
@@ -126,5 +126,5 @@ def lecture_note(tok: object) -> str:
     if isinstance(tok, CharacterTokenizer):
         return "one token per Unicode code point, id = the code point: 1,114,112 ids, most of them unused"
     if isinstance(tok, WordTokenizer):
-        return f"one token per word, whitespace run or punctuation mark; {tok.word_count:,} of them from {tok.corpus}; others are <unk>"
+        return f"one token per word, digit, whitespace run or punctuation mark; {tok.word_count:,} of them from {tok.corpus}; others are <unk>"
     return ""
