@@ -252,7 +252,7 @@ class CharacterTokenizer(_MergelessTokenizer):
 
 
 class WordTokenizer(_MergelessTokenizer):
-    """A word-level vocabulary: one id per distinct word, whitespace run or punctuation character.
+    """A word-level vocabulary: one id per distinct word, digit, whitespace run or punctuation character.
 
     Build it with :meth:`from_text` or :meth:`from_files`. Id 0 is ``<unk>`` (a special token):
     a piece the corpus never had encodes to it and decodes as ``<unk>``. ``corpus`` says what the

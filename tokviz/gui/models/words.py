@@ -79,7 +79,7 @@ class WordsCorpus(QObject):
         }.get(self.source, ", ".join(Path(p).name for p in self.files))
         size = f" ({tok.word_count:,} entries and <unk>)" if isinstance(tok, WordTokenizer) else ""
         return (
-            "words: one token per word, whitespace run or punctuation mark. The vocabulary is every one "
+            "words: one token per word, digit, whitespace run or punctuation mark. The vocabulary is every one "
             f"of them in {where}{size}; anything else shows as <unk>. Choose the corpus with the "
             "view's ‘Vocab’ button."
         )
