@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QFont, QShowEvent, QTextCursor
+from PySide6.QtGui import QFont, QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -50,9 +50,8 @@ from tokviz.gui.models.vocabulary import (
     overlap,
     plain_token,
 )
-from tokviz.gui.panels.vocabulary_table import VocabTable, write_filtered_csv
+from tokviz.gui.panels.vocabulary_table import VocabTable, select_next_occurrence, write_filtered_csv
 from tokviz.gui.panels.vocabulary_usage import LengthHistogram, UsageCounter, UsageResult
-from tokviz.gui.text.utf16 import Utf16Index
 from tokviz.gui.widgets import file_dialogs
 from tokviz.gui.workers.debounce import Debouncer
 
@@ -120,6 +119,10 @@ class VocabBrowser(QWidget):
         self.usage_source.setToolTip(
             "Count how often each token occurs on the editor's text or on a folder's text files"
         )
+        # Long entries ("Never used on this text (49,000)") elide rather than widen the dock.
+        for combo in (self.overlap_mode, self.usage_mode, self.usage_source):
+            combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+            combo.setMinimumContentsLength(12)
         self.headline = QLabel(self)
         self.headline.setObjectName("vocabUsageHeadline")
         self.headline.setWordWrap(True)
@@ -452,23 +455,10 @@ class VocabBrowser(QWidget):
         tok = self.model.tokenizer
         if tok is None:
             return False
-        text = editor.toPlainText()
-        index = Utf16Index(text)
-        after = index.to_code_point(editor.textCursor().selectionEnd())
-        spans = [(s.start, s.end) for s in tok.encode_spans(text) if s.id == token_id]
-        if not spans:
-            self.statusMessage.emit(
-                f"{plain_token(tok.vocab[token_id])!r} does not occur in the editor's text"
-            )
-            return False
-        start, end = next(((a, b) for a, b in spans if a >= after), spans[0])
-        cursor = QTextCursor(editor.document())
-        cursor.setPosition(index.to_utf16(start))
-        cursor.setPosition(index.to_utf16(end), QTextCursor.MoveMode.KeepAnchor)
-        editor.setTextCursor(cursor)
-        editor.ensureCursorVisible()
-        editor.setFocus()
-        return True
+        if select_next_occurrence(editor, tok, token_id):
+            return True
+        self.statusMessage.emit(f"{plain_token(tok.vocab[token_id])!r} does not occur in the editor's text")
+        return False
 
     def follow_reference(self, key: str) -> None:
         """Browse the reference view's tokenizer (keeping the comparison the user chose)."""

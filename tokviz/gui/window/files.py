@@ -91,14 +91,14 @@ class FilesMixin:
         self.recent_menu.clear()
         self.recent_menu.setToolTipsVisible(True)
         recent = self._recent_files()
-        if recent:
+        remembered = self.remembered.items() if getattr(self, "remembered", None) is not None else []
+        if recent and remembered:
             self.recent_menu.addSection("Texts")
         for i, path in enumerate(recent, start=1):
             act = self.recent_menu.addAction(f"&{i} {Path(path).name}")
             act.setToolTip(path)
             act.setShortcut(QKeySequence(f"Ctrl+Alt+{i}"))
             act.triggered.connect(lambda *_, p=path: self.open_text_file(p))
-        remembered = self.remembered.items() if getattr(self, "remembered", None) is not None else []
         if remembered:
             self.recent_menu.addSection("Tokenizers")
         for item in remembered:
