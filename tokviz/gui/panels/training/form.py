@@ -59,9 +59,9 @@ TIE_RULES = (
 )
 DEFAULT_VOCAB = 1000
 EXPORTS = (
-    ("gpt2", "vocab.json + merges.txt (GPT-2 layout)…"),
-    ("tiktoken", ".tiktoken rank file…"),
-    ("hf", "tokenizer.json (Hugging Face)…"),
+    ("gpt2", "vocab.json + merges.txt folder (transformers)…"),
+    ("tiktoken", ".tiktoken rank file (+ pattern sidecar)…"),
+    ("hf", "tokenizer.json folder (Hugging Face)…"),
 )
 
 
