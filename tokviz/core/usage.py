@@ -27,6 +27,8 @@ from __future__ import annotations
 
 import math
 import os
+import threading
+import weakref
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -78,8 +80,36 @@ class TokenCounts:
         return int(self.counts.sum())
 
 
+# A vocabulary's ordinary ids and their byte lengths, per tokenizer for as long as it lives: the
+# browser counts again after every pause in typing, and the characters tokenizer has 1.1M ids.
+_tables: weakref.WeakKeyDictionary[Tokenizer, tuple[np.ndarray, np.ndarray, int]] = (
+    weakref.WeakKeyDictionary()
+)
+_tables_lock = threading.Lock()
+
+
+def vocabulary_table(tokenizer: Tokenizer) -> tuple[np.ndarray, np.ndarray, int]:
+    """``(ordinary ids sorted, their byte lengths, id space)`` of a tokenizer, computed once per tokenizer.
+
+    Ordinary ids leave out the special tokens; the id space is the highest id (special ones too) + 1.
+    """
+    with _tables_lock:
+        found = _tables.get(tokenizer)
+    if found is not None:
+        return found
+    vocab = tokenizer.vocab
+    specials = set(tokenizer.special_tokens.values())
+    ids = np.array(sorted(i for i in vocab if i not in specials), dtype=np.int64)
+    lengths = np.fromiter((len(vocab[i]) for i in ids.tolist()), dtype=np.int64, count=len(ids))
+    space = max(int(ids[-1]) if len(ids) else -1, max(specials, default=-1)) + 1
+    table = (ids, lengths, space)
+    with _tables_lock:
+        _tables[tokenizer] = table
+    return table
+
+
 def _id_space(tokenizer: Tokenizer) -> int:
-    return max(tokenizer.vocab, default=-1) + 1
+    return vocabulary_table(tokenizer)[2]
 
 
 class _Counter:
@@ -255,19 +285,15 @@ class VocabularyUsage:
         """``counts[id]``: occurrences of each id on the text."""
         return self.counted.counts
 
-    @cached_property
+    @property
     def ordinary_ids(self) -> np.ndarray:
         """The ids of the vocabulary that plain text can produce (special tokens left out), sorted."""
-        tok = self.tokenizer
-        specials = set(tok.special_tokens.values())
-        return np.array(sorted(i for i in tok.vocab if i not in specials), dtype=np.int64)
+        return vocabulary_table(self.tokenizer)[0]
 
-    @cached_property
+    @property
     def lengths(self) -> np.ndarray:
         """Byte length of each of :attr:`ordinary_ids`."""
-        vocab = self.tokenizer.vocab
-        ids = self.ordinary_ids
-        return np.fromiter((len(vocab[i]) for i in ids.tolist()), dtype=np.int64, count=len(ids))
+        return vocabulary_table(self.tokenizer)[1]
 
     @cached_property
     def used_ids(self) -> np.ndarray:
