@@ -311,7 +311,8 @@ def _load_file(path: Path) -> Tokenizer:
             _histories[loaded.tokenizer] = tuple(loaded.history)
         return loaded.tokenizer
     if isinstance(parsed, dict) and "model" in parsed:
-        return hf_from_json(parsed, path.name, path.parent.name or path.stem)
+        text = data.decode("utf-8").removeprefix("\ufeff")  # valid: it parsed above
+        return hf_from_json(parsed, path.name, path.parent.name or path.stem, source=text)
     raise TokenizerLoadError(
         f'{path.name} is JSON but neither a tokviz model file (no "format") nor a Hugging Face '
         'tokenizer (no "model"); a vocab.json must be named vocab.json next to merges.txt'

@@ -18,11 +18,12 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..bytes_ import gpt2_str_to_bytes
+from ..bytes_ import unicode_to_bytes
 from ..errors import ArgumentTypeError, InvalidArgument, ReplayUnavailable, TokenizerLoadError
 from ..pretokenize import CL100K_PATTERN, GPT2_PATTERN, Pretokenizer
 from ..tokenizer import Tokenizer, TokenSpan, _check_count, _check_text, replace_lone_surrogates
@@ -33,6 +34,19 @@ if TYPE_CHECKING:
 __all__ = ["NEVER_IN_UTF8", "HFTokenizer", "ReferenceChunks", "build_hf_tokenizer", "load_library_tokenizer"]
 
 _BYTE_FALLBACK = re.compile(r"<0x([0-9A-Fa-f]{2})>")
+# GPT-2's byte map as a str.translate table (character -> the character of its byte, for latin-1),
+# and the characters outside the map: decoding 300K strings this way takes milliseconds.
+_TO_LATIN1 = {ord(c): b for c, b in unicode_to_bytes().items()}
+_OUTSIDE_MAP = re.compile("[^" + "".join(re.escape(c) for c in unicode_to_bytes()) + "]")
+
+
+def gpt2_bytes(token: str) -> bytes | None:
+    """The bytes a GPT-2 byte-map string stands for, or None when a character is outside the map."""
+    if _OUTSIDE_MAP.search(token):
+        return None
+    return token.translate(_TO_LATIN1).encode("latin-1")
+
+
 # Bytes that never occur in UTF-8 text: a vocabulary may lack them without changing any encoding.
 NEVER_IN_UTF8 = frozenset([0xC0, 0xC1, *range(0xF5, 0x100)])
 
@@ -138,10 +152,9 @@ def surface_bytes(doc: Mapping[str, Any]) -> Callable[[str], bytes]:
 
     def read(token: str) -> bytes:
         if byte_level:
-            try:
-                return gpt2_str_to_bytes(token)
-            except KeyError:
-                pass
+            data = gpt2_bytes(token)
+            if data is not None:
+                return data
         if fallback:
             m = _BYTE_FALLBACK.fullmatch(token)
             if m:
@@ -213,7 +226,7 @@ class HFTokenizer(Tokenizer):
         doc: Mapping[str, Any],
         name: str,
         *,
-        replayer: Tokenizer | None = None,
+        replayer: Callable[[], tuple[Tokenizer | None, str | None]] | None = None,
         replay_note: str | None = None,
         pretokenizer: Pretokenizer | None = None,
         assumptions: tuple[str, ...] = (),
@@ -234,13 +247,23 @@ class HFTokenizer(Tokenizer):
         self.token_strings = strings
         specials = {t.content: i for i, t in added.items() if t.special}
         self._string_merges = parse_merges(model.get("merges")) if self.model_type == "BPE" else []
-        merges = [(read(a), read(b)) for a, b in self._string_merges]
+        pairs = self._string_merges
         pre = pretokenizer or ReferenceChunks(describe_pipeline(doc), None, reference=hf.pre_tokenizer)
-        super().__init__(vocab, merges, specials, pre, name=name, engine=_Engine(self._encode_plain))
+        # The merges' bytes are worked out when something asks (the timeline), like tiktoken's.
+        super().__init__(
+            vocab,
+            lambda: [(read(a), read(b)) for a, b in pairs],
+            specials,
+            pre,
+            name=name,
+            engine=_Engine(self._encode_plain),
+        )
         self.byte_level = bool(
             _find(doc.get("pre_tokenizer"), "ByteLevel") or _find(doc.get("decoder"), "ByteLevel")
         )
-        self._replayer = replayer
+        self._replay_factory = replayer
+        self._replayer: Tokenizer | None = None
+        self._replay_lock = threading.Lock()
         self.replay_note = replay_note
         self.assumptions = assumptions
         self.template = _template(doc)
@@ -409,10 +432,28 @@ class HFTokenizer(Tokenizer):
         return n
 
     # ------------------------------------------------------------------ replay
+    @property
+    def merge_count(self) -> int:
+        """Number of merges in the file (0 for models that are not BPE)."""
+        return len(self._string_merges)
+
+    @property
+    def is_bpe(self) -> bool:
+        """True for a BPE model with merges."""
+        return bool(self._string_merges)
+
     def _replay(self) -> Tokenizer:
-        if self._replayer is None or self.replay_note is not None:
-            raise ReplayUnavailable(f"{self.name}: {self.replay_note or 'replay is not available'}")
-        return self._replayer
+        """tokviz's own BPE for replay, built on first use; refused with :attr:`replay_note`.
+
+        Building it also checks it on sample text against the library; a difference becomes the
+        note (and the refusal), so replay never shows ids the library would not give.
+        """
+        with self._replay_lock:
+            if self.replay_note is None and self._replayer is None and self._replay_factory is not None:
+                self._replayer, self.replay_note = self._replay_factory()
+            if self.replay_note is not None or self._replayer is None:
+                raise ReplayUnavailable(f"{self.name}: {self.replay_note or 'replay is not available'}")
+            return self._replayer
 
     def encode_with_merges(self, text: str, max_merges: int) -> list[int]:
         """Ids with only the first ``max_merges`` merges; refused with :attr:`replay_note` when replay
@@ -442,22 +483,7 @@ class HFTokenizer(Tokenizer):
 
         copy = Library.from_str(self.hf.to_str())
         copy.add_special_tokens([AddedToken(s, special=True, normalized=False) for s in extra])
-        doc = json.loads(copy.to_str())
-        replayer = self._replayer
-        if replayer is not None:
-            specials = {t.content: i for i, t in copy.get_added_tokens_decoder().items() if t.special}
-            replayer = Tokenizer(
-                replayer.vocab, replayer.merges, specials, replayer.pretokenizer, replayer.name
-            )
-        return HFTokenizer(
-            copy,
-            doc,
-            self.name,
-            replayer=replayer,
-            replay_note=self.replay_note,
-            pretokenizer=self.pretokenizer,
-            assumptions=self.assumptions,
-        )
+        return build_hf_tokenizer(copy, self.name, assumptions=self.assumptions)
 
     def __repr__(self) -> str:
         return (
@@ -515,9 +541,7 @@ _REPLAY_PROBE = (
 )
 
 
-def _replay_obstacle(
-    doc: Mapping[str, Any], hf: tokenizers.Tokenizer, vocab: Mapping[str, int]
-) -> str | None:
+def _replay_obstacle(doc: Mapping[str, Any], hf: tokenizers.Tokenizer) -> str | None:
     """Why tokviz's merge-by-merge BPE cannot reproduce this file's ids, or None when it can."""
     model = doc.get("model") or {}
     kind = str(model.get("type", "BPE"))
@@ -591,61 +615,71 @@ def _display_pretokenizer(
     return ReferenceChunks(describe_pipeline(doc), None, reference=reference)
 
 
+def _missing_byte_note(tok: HFTokenizer) -> str | None:
+    """Why replay cannot be exact when the vocabulary lacks bytes that UTF-8 text holds (the library
+    drops them; tokviz's BPE starts from every byte)."""
+    present = {b[0] for i, b in tok.vocab.items() if len(b) == 1 and i not in tok.added_ids}
+    occurring = [b for b in range(256) if b not in present and b not in NEVER_IN_UTF8]
+    if not occurring:
+        return None
+    shown = " ".join(f"{b:02X}" for b in occurring[:6]) + (" ..." if len(occurring) > 6 else "")
+    return f"replay is not exact: the vocabulary has no token for the bytes {shown}, which the library drops"
+
+
 def _make_replayer(
-    doc: Mapping[str, Any], hf: tokenizers.Tokenizer, pre: ReferenceChunks, name: str
-) -> tuple[Tokenizer | None, str | None]:
-    """tokviz's own BPE over the file's vocabulary and merges, chunked by the library; or why not."""
-    read = surface_bytes(doc)
-    added = hf.get_added_tokens_decoder()
-    vocab: dict[int, bytes] = {}
-    for token, token_id in hf.get_vocab(with_added_tokens=False).items():
-        if token_id not in added:
-            vocab[token_id] = read(token)
-    present = {b[0] for b in vocab.values() if len(b) == 1}
-    missing = sorted(set(range(256)) - present)
-    occurring = [b for b in missing if b not in NEVER_IN_UTF8]
-    if occurring:
-        shown = " ".join(f"{b:02X}" for b in occurring[:6]) + (" ..." if len(occurring) > 6 else "")
-        return (
-            None,
-            f"replay is not exact: the vocabulary has no token for the bytes {shown}, which the library drops",
-        )
-    next_id = max([*vocab, *added], default=-1) + 1
-    for b in missing:  # bytes UTF-8 never uses: placeholders no text can reach
-        vocab[next_id] = bytes([b])
-        next_id += 1
-    merges = [(read(a), read(b)) for a, b in parse_merges((doc.get("model") or {}).get("merges"))]
-    specials = {t.content: i for i, t in added.items()}
-    try:
-        replayer = Tokenizer(vocab, merges, specials, pre, name=name)
-    except TokenizerLoadError as exc:
-        return None, f"replay is not exact: {exc}"
-    for text in _REPLAY_PROBE:
-        if replayer.encode_with_merges(text, len(merges)) != _ids(hf, text):
-            return (
-                None,
-                "replay is not exact: merge-by-merge BPE does not give the library's ids on sample text",
-            )
-    return replayer, None
+    tok: HFTokenizer, pre: ReferenceChunks
+) -> Callable[[], tuple[Tokenizer | None, str | None]]:
+    """A function building tokviz's own BPE over the file's vocabulary and merges, chunked by the
+    library, and checking it against the library; it returns the replayer or why there is none."""
+
+    def build() -> tuple[Tokenizer | None, str | None]:
+        vocab = {i: b for i, b in tok.vocab.items() if i not in tok.added_ids}
+        present = {b[0] for b in vocab.values() if len(b) == 1}
+        next_id = max(tok.vocab, default=-1) + 1
+        for b in sorted(set(range(256)) - present):  # bytes UTF-8 never uses: placeholders no text reaches
+            vocab[next_id] = bytes([b])
+            next_id += 1
+        added = tok.hf.get_added_tokens_decoder()
+        specials = {t.content: i for i, t in added.items()}
+        try:
+            replayer = Tokenizer(vocab, tok.merges, specials, pre, name=tok.name)
+        except TokenizerLoadError as exc:
+            return None, f"replay is not exact: {exc}"
+        for text in _REPLAY_PROBE:
+            if replayer.encode_with_merges(text, tok.merge_count) != _ids(tok.hf, text):
+                return (
+                    None,
+                    "replay is not exact: merge-by-merge BPE does not give the library's ids on sample text",
+                )
+        return replayer, None
+
+    return build
 
 
 def build_hf_tokenizer(
-    hf: tokenizers.Tokenizer, name: str, *, assumptions: tuple[str, ...] = ()
+    hf: tokenizers.Tokenizer,
+    name: str,
+    *,
+    assumptions: tuple[str, ...] = (),
+    doc: Mapping[str, Any] | None = None,
 ) -> HFTokenizer:
-    """An :class:`HFTokenizer` over the library's tokenizer ``hf``, with replay where it is exact."""
-    doc = json.loads(hf.to_str())
-    note = _replay_obstacle(doc, hf, hf.get_vocab())
+    """An :class:`HFTokenizer` over the library's tokenizer ``hf``, with replay where it is exact.
+
+    ``doc`` is the parsed tokenizer.json when the caller has it (else it is read from ``hf``).
+    """
+    if doc is None:
+        doc = json.loads(hf.to_str())
+    note = _replay_obstacle(doc, hf)
     pre = _display_pretokenizer(doc, hf, note is None)
-    replayer = None
-    if note is None:
-        replayer, note = _make_replayer(doc, hf, pre, name)
     if note is not None and not pre.name.startswith("hf:"):
         pre = ReferenceChunks(describe_pipeline(doc), None, reference=hf.pre_tokenizer)
-    tok = HFTokenizer(
-        hf, doc, name, replayer=replayer, replay_note=note, pretokenizer=pre, assumptions=assumptions
-    )
+    tok = HFTokenizer(hf, doc, name, replay_note=note, pretokenizer=pre, assumptions=assumptions)
+    if note is None:
+        tok.replay_note = _missing_byte_note(tok)
+    if tok.replay_note is None:
+        tok._replay_factory = _make_replayer(tok, pre)
     # The editor may re-encode a window between safe cuts only where the chunking is GPT-2's.
     spaced = any(any(c.isspace() for c in t.content) for t in hf.get_added_tokens_decoder().values())
-    if pre.name == "gpt2" and replayer is not None and not spaced:
+    if tok.replay_note is None and pre.name == "gpt2" and not spaced:
         tok.declared_cut_mode = None
     return tok

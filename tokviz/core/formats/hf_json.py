@@ -19,9 +19,11 @@ from ._common import (
     PathLike,
     _byte_level_strings,
     _check_count,
+    _decode_text,
+    _parse_json,
+    _read_file,
     _short,
     json_kind,
-    read_json,
 )
 from ._reach import judge_reach, remember_warnings
 from ._writing import encode_text, write_one
@@ -213,16 +215,23 @@ def from_oniguruma(pattern: str) -> str:
 def load_hf(path: PathLike) -> Tokenizer:
     """Load any Hugging Face ``tokenizer.json`` (see :func:`hf_from_json`)."""
     p = Path(path)
-    return hf_from_json(read_json(p, TokenizerLoadError, HF_JSON_CAP), p.name, p.parent.name or p.stem)
+    data = _read_file(p, TokenizerLoadError, HF_JSON_CAP)
+    parsed = _parse_json(data, p.name, TokenizerLoadError)
+    return hf_from_json(
+        parsed, p.name, p.parent.name or p.stem, source=_decode_text(data, p.name, TokenizerLoadError)
+    )
 
 
-def hf_from_json(data: Any, file_name: str = "tokenizer.json", name: str = "tokenizer.json") -> Tokenizer:
+def hf_from_json(
+    data: Any, file_name: str = "tokenizer.json", name: str = "tokenizer.json", *, source: str | None = None
+) -> Tokenizer:
     """Build the tokenizer of parsed ``tokenizer.json`` data: the ``tokenizers`` library encodes.
 
     Every file the library reads loads (any normalizer, pre-tokenizer, model and added tokens; see
     :mod:`.hf_engine`); one it cannot read is refused with the library's reason. A BPE file whose
     merges cannot make most of its vocabulary (merges missing or cut short) is refused as before,
-    and a byte with no token is named in :func:`load_warnings`.
+    and a byte with no token is named in :func:`load_warnings`. ``source`` is the file's text when
+    the caller has it (the library then reads it as is, instead of ``data`` written out again).
     """
 
     def fail(message: str) -> TokenizerLoadError:
@@ -240,10 +249,10 @@ def hf_from_json(data: Any, file_name: str = "tokenizer.json", name: str = "toke
     if kind == "BPE":
         warnings += _bpe_reach(data, file_name)
     try:
-        hf = load_library_tokenizer(json.dumps(data, ensure_ascii=False))
+        hf = load_library_tokenizer(source if source is not None else json.dumps(data, ensure_ascii=False))
     except TokenizerLoadError as exc:
         raise fail(str(exc)) from None
-    tok = build_hf_tokenizer(hf, name)
+    tok = build_hf_tokenizer(hf, name, doc=data)
     warnings += missing_byte_warnings(tok, file_name)
     return remember_warnings(tok, warnings)
 
@@ -256,7 +265,12 @@ def _bpe_reach(data: dict[str, Any], file_name: str) -> list[str]:
     if not isinstance(vocab, dict) or not isinstance(raw_merges, list):
         return []  # the library names what is wrong with the shape
     _check_count(len(raw_merges), "merges", file_name, TokenizerLoadError)
-    added = {e.get("content") for e in data.get("added_tokens") or [] if isinstance(e, dict)}
+    entries = data.get("added_tokens")
+    added = {
+        e["content"]
+        for e in (entries if isinstance(entries, list) else [])
+        if isinstance(e, dict) and isinstance(e.get("content"), str)
+    }
     made: set[str] = set()
     for merge in raw_merges:
         if isinstance(merge, str):
