@@ -42,7 +42,9 @@ def not_regular_reason(path: str | os.PathLike[str]) -> str | None:
 
 
 def megabytes(n: int) -> str:
-    """A byte count as a short number of MB for messages ("64 MB", "1.5 MB")."""
+    """A byte count as a short number of MB for messages ("64 MB", "1.5 MB"; "20 KB" below 1 MB)."""
+    if n < 2**20:
+        return f"{n / 1024:.0f} KB" if n >= 1024 else f"{n:,} bytes"
     mb = n / 2**20
     return f"{mb:.0f} MB" if mb >= 10 or mb == int(mb) else f"{mb:.1f} MB"
 
