@@ -88,9 +88,13 @@ def test_a_folder_is_counted_and_binaries_are_left_out(qtbot, tiny_bpe, tmp_path
     (tmp_path / "c.pyc").write_bytes(bytes(range(256)))
     browser, _ = make_browser(qtbot, tiny_bpe)
 
+    progress: list[tuple[int, int]] = []
+    browser.usage.progressed.connect(lambda done, total: progress.append((done, total)))
     browser.count_folder(str(tmp_path))
     qtbot.waitUntil(lambda: browser.usage.result is not None, timeout=10000)
     result = browser.usage.result
+    text_bytes = (tmp_path / "a.txt").stat().st_size + (tmp_path / "b.md").stat().st_size
+    assert progress and progress[0][1] == text_bytes  # "Counting… 0.0 of 0.0 MB" while it runs
     assert result.where == f"folder {tmp_path.name} (2 files)"
     assert "binary" in (result.note or "")
     expected = set(tiny_bpe.encode_ordinary(TEXT)) | set(

@@ -195,6 +195,7 @@ class VocabBrowser(QWidget):
         self.usage.counted.connect(self._on_counted)
         self.usage.failed.connect(self._on_count_failed)
         self.usage.busyChanged.connect(self._on_count_busy)
+        self.usage.progressed.connect(self._on_count_progress)
         self.table.exportRequested.connect(self.export_csv)
         self.model.rowsFiltered.connect(self._update_summary)
         registry.tokenizerLoaded.connect(self._on_loaded)
@@ -397,6 +398,11 @@ class VocabBrowser(QWidget):
     def _on_count_busy(self, busy: bool) -> None:
         if busy and self.usage.result is None:
             self.headline.setText("Counting…")
+
+    def _on_count_progress(self, done: int, total: int) -> None:
+        if self.usage.busy and total:
+            mb = 2**20
+            self.headline.setText(f"Counting… {done / mb:,.1f} of {total / mb:,.1f} MB")
 
     def _on_usage_source(self, index: int) -> None:
         data = self.usage_source.itemData(index)

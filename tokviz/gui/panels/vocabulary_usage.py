@@ -10,6 +10,7 @@ draws the token-length histogram of the vocabulary, with the part the text uses.
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -52,7 +53,10 @@ def _finished(
     return UsageResult(tokenizer, where, usage, note, usage.length_histogram(), len(usage.suspicious_ids()))
 
 
-def _count_folder(tokenizer: Tokenizer, folder: str, cancel: threading.Event) -> UsageResult:
+def _count_folder(
+    tokenizer: Tokenizer, folder: str, cancel: threading.Event, progress: Callable[[int, int], None]
+) -> UsageResult:
+    """Select the folder's text files and count on them; ``progress(done, total)`` in bytes, in the worker."""
     from tokviz.core.fileselect import select_files
 
     selection = select_files([folder], cancel=cancel.is_set)
@@ -62,7 +66,19 @@ def _count_folder(tokenizer: Tokenizer, folder: str, cancel: threading.Event) ->
         raise TokvizError(
             f"the folder {name} holds no text files" + (f" ({selection.note()})" if selection.note() else "")
         )
-    counts = count_files(tokenizer, files, cancel=cancel.is_set, errors="replace")
+    total = sum(f.size for f in files)
+    done = 0
+    shown = 0.0
+
+    def read(n: int) -> None:
+        nonlocal done, shown
+        done += n
+        now = time.monotonic()
+        if now - shown >= 0.25:
+            shown = now
+            progress(done, total)
+
+    counts = count_files(tokenizer, files, cancel=cancel.is_set, on_bytes=read, errors="replace")
     n = len(files)
     return _finished(
         tokenizer,
@@ -82,6 +98,8 @@ class UsageCounter(QObject):
     counted = Signal(object)
     failed = Signal(str)
     busyChanged = Signal(bool)
+    # (bytes read, bytes in all) of a folder being counted; sent from the worker, delivered queued.
+    progressed = Signal(int, int)
 
     def __init__(self, editor_text: Callable[[], str], parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -141,7 +159,7 @@ class UsageCounter(QObject):
         else:
 
             def work() -> UsageResult:
-                return _count_folder(tok, folder, cancel)
+                return _count_folder(tok, folder, cancel, self.progressed.emit)
 
         self.busyChanged.emit(True)
         self._jobs.submit(work, self._deliver, self._error)
