@@ -21,7 +21,6 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from ..bytes_ import gpt2_str_to_bytes
 from ..errors import TokenizerLoadError
 from ..outputs import mismatched_files
 from ..pretokenize import NAMED_PATTERNS, resolve_pretokenizer
@@ -40,7 +39,7 @@ from ._common import (
 )
 from ._reach import judge_reach, remember_warnings
 from .gpt2_files import _parse_merges_txt
-from .hf_engine import build_hf_tokenizer
+from .hf_engine import _OUTSIDE_MAP, build_hf_tokenizer, gpt2_bytes
 from .hf_json import missing_byte_warnings, to_oniguruma
 
 SIDE_FILES = ("tokenizer_config.json", "special_tokens_map.json", "added_tokens.json")
@@ -118,14 +117,6 @@ def load_vocab_merges(
     return remember_warnings(tok, [*warnings, *notes, *missing_byte_warnings(tok, vocab_path.name)])
 
 
-def gpt2_bytes(token: str) -> bytes | None:
-    """The bytes a GPT-2 byte-map string stands for, or None for a string outside the map."""
-    try:
-        return gpt2_str_to_bytes(token)
-    except KeyError:
-        return None
-
-
 def _checked_vocab(raw: Any, file_name: str) -> dict[str, int]:
     if not isinstance(raw, dict):
         raise TokenizerLoadError(
@@ -149,8 +140,9 @@ def _checked_vocab(raw: Any, file_name: str) -> dict[str, int]:
 def _check_merges(merges: list[tuple[str, str]], vocab_name: str, merges_name: str, vocab_size: int) -> None:
     if len(merges) > vocab_size:
         raise TokenizerLoadError(f"{vocab_name}: {len(merges):,} merges cannot fit {vocab_size:,} tokens")
+    outside = _OUTSIDE_MAP.search
     for index, (left, right) in enumerate(merges):
-        if gpt2_bytes(left) is None or gpt2_bytes(right) is None:
+        if outside(left) or outside(right):
             raise TokenizerLoadError(
                 f"{merges_name}: merge {index} ({_short(left)} {_short(right)}) uses a character outside "
                 "GPT-2's byte map"
