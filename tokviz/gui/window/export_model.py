@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Signal
-from PySide6.QtGui import QStandardItemModel
+from PySide6.QtGui import QFontDatabase, QStandardItemModel
 from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
@@ -81,8 +81,11 @@ class ModelExportDialog(QDialog):
         self.notes.setObjectName("exportModelNotes")
         self.notes.setAccessibleName("What to know about the export")
         self.notes.setReadOnly(True)
-        self.notes.setMaximumHeight(120)
+        self.notes.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)  # the snippet stays runnable as shown
+        self.notes.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        self.notes.setMinimumHeight(130)
         self.notes.hide()
+        self.setMinimumWidth(560)
         self.save_button = QPushButton("&Export…", self)
         self.save_button.setObjectName("exportModelSave")
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
@@ -146,6 +149,7 @@ class ModelExportDialog(QDialog):
             self.problems = formats_for(tok)
             missing = [f"{EXPORT_LABELS[k]}: {why}" for k, why in self.problems.items() if why]
             self.why_not.setText("Not available — " + "; ".join(missing) if missing else "")
+        self.why_not.setVisible(bool(self.why_not.text()))
         for row, kind in enumerate(EXPORT_KINDS):
             item = model.item(row) if isinstance(model, QStandardItemModel) else None
             if item is not None:
@@ -188,6 +192,7 @@ class ModelExportDialog(QDialog):
         if why is not None:
             self._failed(f"cannot write {EXPORT_LABELS[kind]}: {why}")
             return None
+        self.format_box.setCurrentIndex(self.format_box.findData(kind))
         self.message.setText(f"Exporting {tok.name}…")
         self.notes.hide()
         job = run_job(lambda: write_export(tok, kind, path), self)
