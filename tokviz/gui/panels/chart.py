@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QMenu,
+    QSizePolicy,
     QSpinBox,
     QToolButton,
     QVBoxLayout,
@@ -31,10 +32,7 @@ from PySide6.QtWidgets import (
 )
 
 from tokviz.core.atomic import atomic_write_text
-from tokviz.core.exchange import (
-    DEFAULT_EMBEDDING_DIM,
-    ExchangeTable,
-)
+from tokviz.core.exchange import DEFAULT_EMBEDDING_DIM, ExchangeTable
 from tokviz.core.metrics import TextMetrics
 from tokviz.core.tokenizer import Tokenizer
 from tokviz.gui.context import PanelContext
@@ -144,6 +142,8 @@ class ExchangeChart(QWidget):
         self.export_button.setMenu(export_menu)
         self.status = QLabel(self)
         self.status.setObjectName("chartStatus")
+        # A long "loading GPT-2, cl100k, o200k, …" clips, never widening the window.
+        self.status.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
 
         bar = QHBoxLayout()
         bar.setContentsMargins(4, 2, 4, 2)
@@ -320,8 +320,8 @@ class ExchangeChart(QWidget):
         toks = self._tokenizers()
         texts = {item.label: item.text for item in inputs}
         request = (tuple(texts.items()), tuple(id(t) for _k, _l, t in toks))
-        pending = self._pending_names()
-        self.status.setText(f"loading {', '.join(pending)}…" if pending else "")
+        pending = ", ".join(self._pending_names())
+        self.status.setText(f"loading {pending}…" if pending else "")
         if request == self._last_request and self.table is not None:
             return
         self._dirty = False
