@@ -51,6 +51,12 @@ def run(args: argparse.Namespace) -> int:
     lecture = lecture_note(tok)
     if lecture:
         info["about"] = lecture
+    # A Hugging Face post-processor's template (Llama's BOS, BERT's [CLS] $A [SEP]) is reported, not inserted.
+    template = list(getattr(tok, "template", ()))
+    if template:
+        info["template"] = template
+    if tok.replay_note:
+        info["replay"] = tok.replay_note
     provenance = model_provenance(tok)
     if provenance:
         info["provenance"] = provenance
@@ -82,6 +88,12 @@ def run(args: argparse.Namespace) -> int:
     if tie_rule:
         lines.append(f"tie rule:       {tie_rule} ({TIE_RULES.get(tie_rule, 'as trained')})")
     lines.extend(f"assumed:        {a}" for a in others)
+    if template:
+        lines.append(
+            f"template:       {' '.join(template)}  (added by the post-processor; tokviz shows the text's own ids)"
+        )
+    if tok.replay_note:
+        lines.append(f"replay:         {tok.replay_note}")
     if lecture:
         lines.append(f"about:          {lecture}")
     if provenance:
