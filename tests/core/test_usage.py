@@ -184,3 +184,9 @@ def test_gpt2_and_cl100k_part_at_the_first_merge() -> None:
     assert diff.first_divergence is not None and diff.first_divergence[0] == 1
     assert diff.a_merges == 50_000 and diff.b_merges == 100_000
     assert diff.shared + len(diff.only_a) == 50_000
+
+
+def test_a_vocabulary_without_merges_compares_by_tokens_only() -> None:
+    diff = diff_merges(load_tokenizer("gpt2"), load_tokenizer("bytes"), "GPT-2", "bytes")
+    assert diff.summary() == "bytes has no merges (not BPE): only the tokens compare"
+    assert len(diff.tokens_only_a) == 50_000 and diff.tokens_only_b == []

@@ -486,6 +486,10 @@ class MergeDiff:
     def summary(self) -> str:
         """One sentence: equal, a prefix, or where the lists part."""
         a, b = self.a_name, self.b_name
+        if not self.a_merges or not self.b_merges:
+            none = [n for n, m in ((a, self.a_merges), (b, self.b_merges)) if not m]
+            who = " and ".join(none)
+            return f"{who} {'has' if len(none) == 1 else 'have'} no merges (not BPE): only the tokens compare"
         if self.is_prefix:
             if self.a_merges == self.b_merges:
                 return f"{a} and {b} have the same {self.a_merges:,} merges"
