@@ -63,6 +63,10 @@ COMMANDS: dict[str, CommandEntry] = {
         "tokviz.cli.eval", "evaluate tokenizers on a folder: totals per tokenizer, folder or category"
     ),
     "info": CommandEntry("tokviz.cli.info", "describe a tokenizer"),
+    "export": CommandEntry(
+        "tokviz.cli.export",
+        "write a tokenizer as tokenizer.json, vocab.json + merges.txt, .tiktoken or a model file",
+    ),
     "usage": CommandEntry("tokviz.cli.usage", "what share of a vocabulary held-out text uses"),
     "diff": CommandEntry("tokviz.cli.diff", "compare two merge lists (divergence, shifts)"),
 }
@@ -78,6 +82,7 @@ EXAMPLES = """examples:
   tokviz render --text "Hello, 🌍! 你好!" --tokenizer gpt2 --tokenizer cl100k -o strips.png
   tokviz replay --text "the cat in the hat" --merges 3 --pretokenizer none --render merges.png
   tokviz info cl100k
+  tokviz export model.json --to hf -o model-hf/
 """
 
 
