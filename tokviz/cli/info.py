@@ -11,7 +11,11 @@ from .options import add_file_options, add_words_corpus, load_tokenizer
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("tokenizer", metavar="NAME|PATH", help="bytes, gpt2, cl100k or a model/vocabulary file")
+    p.add_argument(
+        "tokenizer",
+        metavar="NAME|PATH",
+        help="bytes, gpt2, cl100k, o200k, characters, words or a tokenizer file or folder",
+    )
     p.add_argument("--format", choices=("text", "json"), default="text", help="output form")
     add_words_corpus(p)
     add_file_options(p)

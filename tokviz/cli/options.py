@@ -95,7 +95,7 @@ def add_tokenizer(p: ArgumentAdder, default: str) -> None:
         "--tokenizer",
         default=default,
         metavar="NAME|PATH",
-        help=f"bytes, gpt2, cl100k or a model/vocabulary file (default: {default})",
+        help=f"bytes, gpt2, cl100k, o200k, characters, words or a tokenizer file or folder (default: {default})",
     )
 
 
