@@ -144,3 +144,12 @@ def test_both_are_builtins_with_nothing_to_replay() -> None:
         assert tok.encode_with_merges("a b", 3) == tok.encode("a b")
         assert tok.merge_rank_of_id == {} and tok.parents_of_id == {}
         assert list(tok.encode_iterable(["the cat ", "sat"])) == tok.encode("the cat sat")
+
+
+def test_words_may_be_re_encoded_between_space_cuts() -> None:
+    from tokviz.core.cuts import cut_mode
+
+    tok = WordTokenizer.from_text("the cat")
+    assert cut_mode(tok) == "space"
+    assert cut_mode(tok.with_special_tokens(["<|end of text|>"])) == "none"
+    assert cut_mode(CharacterTokenizer()) == "any"

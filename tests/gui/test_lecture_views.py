@@ -9,12 +9,15 @@ from __future__ import annotations
 import time
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from tokviz.core.lecture_tokenizers import NOT_BPE_NOTE, CharacterTokenizer, WordTokenizer
 from tokviz.gui.models.tokenizers import TokenizerRegistryModel
 from tokviz.gui.models.vocabulary import VocabModel, overlap
 from tokviz.gui.models.words import FROM_EDITOR, FROM_FILES, FROM_SAMPLE, WORDS_KEY
 from tokviz.gui.panels.timeline.panel import TimelineWidget
+from tokviz.gui.text.token_table import TokenTable, update_table
 
 
 def show_in_panel(qtbot, window, key: str):  # noqa: ANN001, ANN201 - pytest fixtures, a TokenPanel
@@ -148,3 +151,23 @@ def test_the_words_corpus_is_remembered(qtbot, tmp_path) -> None:
     assert set(again.load_builtin_now(WORDS_KEY).index) == {"hello", " ", "world"}
     corpus.unlink()  # gone by the next launch: back to the editor's text, no error
     assert TokenizerRegistryModel().words.source == FROM_EDITOR
+
+
+@given(
+    st.text(alphabet="ab \n.é你🌍", max_size=40),
+    st.integers(0, 40),
+    st.integers(0, 5),
+    st.text(alphabet="ab \n.é你🌍", max_size=6),
+)
+def test_editing_a_words_view_re_encodes_only_around_the_edit_and_exactly(
+    text: str, at: int, removed: int, inserted: str
+) -> None:
+    """The words tokenizer declares the space cuts safe: a spliced table equals a fresh encode."""
+    tok = WordTokenizer.from_text("a b . é 你 🌍 ab ba")
+    old = TokenTable.encode(tok, text)
+    at = min(at, len(text))
+    new_text = text[:at] + inserted + text[at + removed :]
+    spliced = update_table(tok, old, new_text).table
+    fresh = TokenTable.encode(tok, new_text)
+    for name in ("ids", "start", "end", "start16", "end16", "special", "partial", "chunk"):
+        assert getattr(spliced, name).tolist() == getattr(fresh, name).tolist(), name

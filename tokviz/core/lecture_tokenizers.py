@@ -335,6 +335,16 @@ class WordTokenizer(_MergelessTokenizer):
         return cls.from_text(texts, max_words=max_words, name=name, corpus=described)
 
     @property
+    def declared_cut_mode(self) -> str:
+        """Where an edited text may be re-encoded in part (see :func:`tokviz.core.cuts.cut_mode`).
+
+        A piece never spans a space that follows a non-space, nor a lone newline between two
+        non-spaces, and each piece's id depends on the piece alone: the "space" cuts are exact,
+        unless a special token holds whitespace and could straddle one.
+        """
+        return "none" if any(" " in s or "\n" in s for s in self.special_tokens) else "space"
+
+    @property
     def unk_id(self) -> int:
         """The id of ``<unk>`` (0)."""
         return self.special_tokens[UNK]
