@@ -77,8 +77,7 @@ class TokenizerEntry:
     merges_ready: bool = False
     loading: Job | None = field(default=None, repr=False)
     preparing: Job | None = field(default=None, repr=False)
-    # What the loader of a file was told (pattern, special tokens), so it loads the same way again.
-    options: dict[str, Any] = field(default_factory=dict)
+    options: dict[str, Any] = field(default_factory=dict)  # a file's loader options (pattern, specials)
 
 
 class TokenizerRegistryModel(QAbstractListModel):
@@ -92,8 +91,7 @@ class TokenizerRegistryModel(QAbstractListModel):
     tokenizerLoaded = Signal(str)
     loadFailed = Signal(str, str)
     mergesReady = Signal(str)
-    # A tokenizer file loaded, or a trained model was saved to one: its key (remembered across restarts).
-    fileOpened = Signal(str)
+    fileOpened = Signal(str)  # a file loaded, or a trained model was saved to one: remembered (its key)
 
     def __init__(self, parent: QObject | None = None, builtins: Sequence[str] | None = None) -> None:
         super().__init__(parent)
@@ -306,10 +304,7 @@ class TokenizerRegistryModel(QAbstractListModel):
         return key
 
     def add_file_entry(self, path: str, label: str, options: dict[str, Any] | None = None) -> str:
-        """Offer a tokenizer file without loading it yet (one remembered from a past session); its key.
-
-        It loads, with ``options`` for the loader, when a picker or view first asks for it.
-        """
+        """Offer a file (remembered from a past session) to load, with ``options``, when first asked for."""
         key = f"file:{Path(path).resolve()}"
         if self.entry(key) is None:
             row = len(self._entries)
@@ -323,8 +318,7 @@ class TokenizerRegistryModel(QAbstractListModel):
         """A tokenizer (a trained model) was saved to ``path``: it is that file now, remembered as such."""
         entry = self.entry(key)
         if entry is not None:
-            entry.source = path
-            entry.options = {}
+            entry.source, entry.options = path, {}
             self.fileOpened.emit(key)
 
     def ensure_loaded(self, key: str) -> None:
