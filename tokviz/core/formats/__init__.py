@@ -13,18 +13,22 @@ from ._common import GPT2_MERGES_HEADER, MAX_ENTRIES, MAX_FILE_BYTES, MODEL_FORM
 from ._reach import load_warnings, remember_warnings
 from .engine import TiktokenEngine, tokenizer_from_ranks
 from .gpt2_files import export_gpt2, tokenizer_from_files
+from .hf_engine import HFTokenizer, build_hf_tokenizer
+from .hf_folder import load_vocab_merges
 from .hf_json import export_hf, from_oniguruma, hf_from_json, load_hf, to_oniguruma
 from .model_file import LoadedModel, load_model, model_from_json, save_model
 from .tiktoken_file import export_tiktoken, load_tiktoken_file, parse_tiktoken_file
 
 __all__ = [
     "GPT2_MERGES_HEADER",
+    "HFTokenizer",
     "MAX_ENTRIES",
     "MAX_FILE_BYTES",
     "MODEL_FORMAT",
     "MODEL_VERSION",
     "LoadedModel",
     "TiktokenEngine",
+    "build_hf_tokenizer",
     "export_gpt2",
     "export_hf",
     "export_tiktoken",
@@ -33,6 +37,7 @@ __all__ = [
     "load_hf",
     "load_model",
     "load_tiktoken_file",
+    "load_vocab_merges",
     "load_warnings",
     "model_from_json",
     "parse_tiktoken_file",

@@ -27,6 +27,7 @@ from ..bytes_ import unicode_to_bytes
 from ..errors import ArgumentTypeError, InvalidArgument, ReplayUnavailable, TokenizerLoadError
 from ..pretokenize import CL100K_PATTERN, GPT2_PATTERN, Pretokenizer
 from ..tokenizer import Tokenizer, TokenSpan, _check_count, _check_text, replace_lone_surrogates
+from .oniguruma import from_oniguruma, to_oniguruma
 
 if TYPE_CHECKING:
     import tokenizers
@@ -586,8 +587,6 @@ def _display_pretokenizer(
     """The pre-tokenizer tokviz shows: ``gpt2``, ``cl100k``, ``none`` or ``custom`` with its regex
     where the file is a byte-level BPE tokviz could have written, else a description of the file's
     pipeline. The chunks always come from the library."""
-    from .hf_json import from_oniguruma, to_oniguruma
-
     pre = doc.get("pre_tokenizer")
     reference = hf.pre_tokenizer
     if replayable and isinstance(pre, dict):

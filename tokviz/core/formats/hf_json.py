@@ -1,4 +1,9 @@
-"""Hugging Face ``tokenizer.json`` for a byte-level BPE, loadable by the ``tokenizers`` library."""
+"""Hugging Face ``tokenizer.json``: written for a byte-level BPE, read for any model.
+
+Writing (:func:`export_hf`) makes a file the ``tokenizers`` library encodes exactly like tokviz;
+reading (:func:`load_hf`, :func:`hf_from_json`) takes every file the library reads, and the library
+itself encodes (:mod:`.hf_engine`).
+"""
 
 from __future__ import annotations
 
@@ -10,7 +15,7 @@ from typing import Any
 import regex
 
 from ..bytes_ import bytes_to_gpt2_str
-from ..errors import ExportError, PretokenizerError, TokenizerLoadError
+from ..errors import PretokenizerError, TokenizerLoadError
 from ..outputs import Output
 from ..pretokenize import CL100K_PATTERN, GPT2_PATTERN, Pretokenizer, resolve_pretokenizer
 from ..tokenizer import Tokenizer
@@ -29,6 +34,7 @@ from ._reach import judge_reach, remember_warnings
 from ._writing import encode_text, write_one
 from .hf_engine import NEVER_IN_UTF8, build_hf_tokenizer, load_library_tokenizer
 from .hf_verify import verify_hf_export
+from .oniguruma import from_oniguruma, to_oniguruma
 
 
 def export_hf(tokenizer: Tokenizer, path: PathLike) -> Path:
@@ -110,106 +116,6 @@ def _hf_pre_tokenizer(pre: Pretokenizer) -> dict[str, Any]:
         "invert": False,
     }
     return {"type": "Sequence", "pretokenizers": [split, _byte_level(False)]}
-
-
-def _scan_pattern(pattern: str) -> list[tuple[str, str, int]]:
-    """Cut a regex into (kind, text, depth) pieces: ``esc`` escapes (``\\p{L}`` whole), ``class``
-    sets, ``interval`` quantifiers like ``{1,3}``, and ``char`` for every other character.
-
-    Enough structure to rewrite anchors and quantifiers without touching escapes or sets.
-    """
-    pieces: list[tuple[str, str, int]] = []
-    i, n, depth = 0, len(pattern), 0
-    while i < n:
-        c = pattern[i]
-        if c == "\\":
-            j = i + 2
-            if pattern[i + 1 : i + 2] in _BRACED_ESCAPES and pattern[j : j + 1] == "{":
-                close = pattern.find("}", j)
-                j = n if close < 0 else close + 1
-            pieces.append(("esc", pattern[i:j], depth))
-            i = j
-        elif c == "[":
-            j = i + 1
-            if pattern[j : j + 1] == "^":
-                j += 1
-            if pattern[j : j + 1] == "]":
-                j += 1
-            while j < n and pattern[j] != "]":
-                if pattern[j] == "\\":
-                    j += 2
-                elif pattern.startswith("[:", j) and ":]" in pattern[j:]:
-                    j = pattern.index(":]", j) + 2
-                else:
-                    j += 1
-            pieces.append(("class", pattern[i : j + 1], depth))
-            i = j + 1
-        elif c == "{" and (m := _INTERVAL.match(pattern, i)):
-            pieces.append(("interval", m.group(), depth))
-            i = m.end()
-        else:
-            if c == "(":
-                depth += 1
-            elif c == ")":
-                depth -= 1
-            pieces.append(("char", c, depth))
-            i += 1
-    return pieces
-
-
-_INTERVAL = regex.compile(r"\{[0-9]+(?:,[0-9]*)?\}")
-_BRACED_ESCAPES = frozenset("pPNxuUgk")
-
-
-def to_oniguruma(pattern: str) -> str:
-    """Rewrite a Python ``regex`` pattern for Oniguruma (HF tokenizers) with the same matches.
-
-    Python's ``$`` (end, or before a final newline) is Oniguruma's ``\\Z``; Python's ``\\Z`` is
-    Oniguruma's ``\\z``. Oniguruma reads ``X{n,m}+`` as a repeat, not a possessive interval;
-    at the end of a top-level alternative possessiveness changes nothing, so the ``+`` is dropped
-    there and refused anywhere else.
-    """
-    if regex.compile(pattern).flags & regex.MULTILINE:
-        raise ExportError("cannot write tokenizer.json: the pre-tokenizer regex uses the multiline flag")
-    pieces = _scan_pattern(pattern)
-    out: list[str] = []
-    for k, (kind, piece, _depth) in enumerate(pieces):
-        if kind == "esc" and piece == "\\Z":
-            out.append("\\z")
-        elif kind == "char" and piece == "$":
-            out.append("\\Z")
-        elif kind == "char" and piece == "+" and k > 0 and pieces[k - 1][0] == "interval":
-            after = pieces[k + 1] if k + 1 < len(pieces) else None
-            if after is not None and not (after[:2] == ("char", "|") and after[2] == 0):
-                raise ExportError(
-                    f"cannot write tokenizer.json: Oniguruma reads the possessive {pieces[k - 1][1]}+ "
-                    "as a repeat; write the pattern without that +"
-                )
-        else:
-            out.append(piece)
-    return "".join(out)
-
-
-def from_oniguruma(pattern: str) -> str:
-    """The inverse of :func:`to_oniguruma` for the anchors: ``\\z`` -> ``\\Z``, ``\\Z`` -> ``$``,
-    Oniguruma's line-end ``$`` -> ``(?m:$)``. ``X{n,m}+`` (a repeat there) is refused."""
-    out: list[str] = []
-    pieces = _scan_pattern(pattern)
-    for k, (kind, piece, _depth) in enumerate(pieces):
-        if kind == "esc" and piece == "\\z":
-            out.append("\\Z")
-        elif kind == "esc" and piece == "\\Z":
-            out.append("$")
-        elif kind == "char" and piece == "$":
-            out.append("(?m:$)")
-        elif kind == "char" and piece == "+" and k > 0 and pieces[k - 1][0] == "interval":
-            raise TokenizerLoadError(
-                f"the Split regex uses {pieces[k - 1][1]}+, which Oniguruma reads as a repeat; "
-                "tokviz cannot match it"
-            )
-        else:
-            out.append(piece)
-    return "".join(out)
 
 
 def load_hf(path: PathLike) -> Tokenizer:
