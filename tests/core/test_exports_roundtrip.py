@@ -14,8 +14,10 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
 
 from tests.multilingual import corpus_lines
+from tests.strategies import hard_text
 from tokviz.core.exports import Export, export_problem, export_warnings, plan_outputs, render_exports
 from tokviz.core.formats.hf_config import special_roles
 from tokviz.core.formats.tiktoken_sidecar import SIDECAR_FORMAT, sidecar_path
@@ -211,3 +213,40 @@ def test_gpt2_and_cl100k_themselves_export_to_every_format() -> None:
         assert {
             kind: export_problem(tok, kind) for kind in ("model", "hf", "gpt2", "tiktoken")
         } == dict.fromkeys(("model", "hf", "gpt2", "tiktoken"))
+
+
+@pytest.fixture(scope="module")
+def reference_encoders(
+    model: Tokenizer,
+) -> tuple[Callable[[str], Sequence[int]], Callable[[str], Sequence[int]]]:
+    """The model as the ``tokenizers`` library and tiktoken read its exports (files in memory)."""
+    tokenizers = pytest.importorskip("tokenizers")
+    tiktoken = pytest.importorskip("tiktoken")
+    from tokviz.core.formats.hf_json import hf_file_bytes
+    from tokviz.core.formats.tiktoken_file import parse_tiktoken_file, tiktoken_file_bytes
+    from tokviz.core.formats.tiktoken_sidecar import tiktoken_pattern
+
+    hf = tokenizers.Tokenizer.from_str(hf_file_bytes(model).decode("utf-8"))
+    enc = tiktoken.Encoding(
+        "m",
+        pat_str=tiktoken_pattern(model.pretokenizer),
+        mergeable_ranks=parse_tiktoken_file(tiktoken_file_bytes(model), "m.tiktoken"),
+        special_tokens=dict(model.special_tokens),
+    )
+    return (
+        lambda t: hf.encode(t, add_special_tokens=False).ids,
+        lambda t: enc.encode(t, allowed_special="all"),
+    )
+
+
+@settings(max_examples=60)
+@given(text=hard_text(specials=SPECIALS))
+def test_exports_encode_any_text_like_tokviz(
+    model: Tokenizer,
+    reference_encoders: tuple[Callable[[str], Sequence[int]], Callable[[str], Sequence[int]]],
+    text: str,
+) -> None:
+    hf, tiktoken_encode = reference_encoders
+    expected = model.encode(text)
+    assert list(hf(text)) == expected
+    assert list(tiktoken_encode(text)) == expected
