@@ -182,3 +182,18 @@ def test_hover_vocabulary_and_timeline_say_the_same_step(qtbot, gpt2):
     browser, _ = make_browser(qtbot, gpt2)
     browser.model.set_merges_ready(True)
     assert browser.model.index(browser.model.row_of_id(262), RANK).data() == f"{details.step:,}"
+
+
+def test_merges_never_applied_are_listed_once_the_merge_list_is_ready(qtbot, tiny_bpe):
+    from tokviz.core.usage import vocabulary_usage
+
+    browser, key = make_browser(qtbot, tiny_bpe)
+    qtbot.waitUntil(lambda: browser.registry.merges_ready(key), timeout=10000)
+    qtbot.waitUntil(lambda: browser.usage.result.never_applied is not None, timeout=10000)
+
+    firing = vocabulary_usage(tiny_bpe, [TEXT]).merge_firing()
+    expected = {tiny_bpe.id_of_merge(i) for i in firing.never_applied.tolist()}
+    browser.usage_mode.setCurrentIndex(4)
+    assert browser.usage_filter() == "idle"
+    assert {browser.model.token_id(r) for r in range(browser.model.rowCount())} == expected
+    assert browser.usage_mode.currentText() == f"Merges never applied ({len(expected):,})"

@@ -33,7 +33,7 @@ COLUMNS = ("Id", "Token", "Length", "Merge step", "Parents", "Bytes", "Count")
 ID, TOKEN, LENGTH, RANK, PARENTS, BYTES, COUNT = range(len(COLUMNS))
 STEP = RANK  # the column shows the merge's 1-based step (rank + 1), as the timeline does
 OVERLAP_MODES = ("all", "both", "only_a", "only_b")
-USAGE_MODES = ("all", "used", "unused", "suspicious")
+USAGE_MODES = ("all", "used", "unused", "suspicious", "idle")
 _TOOLTIPS = {
     STEP: "The merge that made the token, numbered as the timeline numbers it (step 1 is the first merge)",
     COUNT: "How often the token occurs on the counted text (or, for a model trained here, in its corpus)",
@@ -58,6 +58,7 @@ class VocabModel(QAbstractTableModel):
         self._regex = False
         self._membership: np.ndarray | None = None
         self.usage_counts: np.ndarray | None = None
+        self.never_applied: np.ndarray | None = None
         self._usage_mode = "all"
         self._sort: tuple[int, Qt.SortOrder] = (ID, Qt.SortOrder.AscendingOrder)
         self.filter_error: str | None = None
@@ -75,7 +76,7 @@ class VocabModel(QAbstractTableModel):
         self._ids = browsable_ids(tokenizer) if tokenizer else np.zeros(0, dtype=np.int64)
         self._texts = None
         self._membership = None
-        self.usage_counts = None
+        self.usage_counts = self.never_applied = None
         self._cell_cache = {}
         self._rows = self._compute_rows()
         self.endResetModel()
@@ -98,16 +99,21 @@ class VocabModel(QAbstractTableModel):
         self._membership = mask_ids
         self._refilter()
 
-    def set_usage(self, counts: np.ndarray | None) -> None:
-        """Counts per id on the counted text (``counts[id]``), or None; the Count column shows them."""
+    def set_usage(self, counts: np.ndarray | None, never_applied: np.ndarray | None = None) -> None:
+        """Counts per id on the counted text (``counts[id]``), or None; the Count column shows them.
+
+        ``never_applied`` are the ids made by merges the text never applies (the "idle" filter).
+        """
         self.usage_counts = counts
+        self.never_applied = never_applied
         if self._usage_mode != "all" or self._sort[0] == COUNT:
             self._refilter()
         elif self.rowCount():
             self.dataChanged.emit(self.index(0, COUNT), self.index(self.rowCount() - 1, COUNT))
 
     def set_usage_filter(self, mode: str) -> None:
-        """Keep every token ("all"), those "used" or "unused" on the counted text, or the "suspicious"."""
+        """Keep every token ("all"), those "used" or "unused" on the counted text, the "suspicious", or
+        the tokens of merges never applied ("idle")."""
         if mode not in USAGE_MODES:
             raise ValueError(f"unknown usage filter {mode!r}; expected one of {', '.join(USAGE_MODES)}")
         self._usage_mode = mode
@@ -135,6 +141,9 @@ class VocabModel(QAbstractTableModel):
             return (c > 0) & ~special
         if self._usage_mode == "unused":
             return (c == 0) & ~special
+        if self._usage_mode == "idle":
+            idle = self.never_applied
+            return np.isin(ids, idle) if idle is not None else np.zeros(len(ids), dtype=bool)
         lengths = self._lengths()
         scores = lengths / (1.0 + np.log2(1.0 + c))
         return (scores >= SUSPICIOUS_SCORE) & (lengths > 1) & ~special

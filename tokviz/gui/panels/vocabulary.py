@@ -51,15 +51,9 @@ from tokviz.gui.models.vocabulary import (
     plain_token,
 )
 from tokviz.gui.panels.vocabulary_table import VocabTable, select_next_occurrence, write_filtered_csv
-from tokviz.gui.panels.vocabulary_usage import LengthHistogram, UsageCounter, UsageResult
+from tokviz.gui.panels.vocabulary_usage import LengthHistogram, UsageCounter, UsageResult, usage_mode_items
 from tokviz.gui.widgets import file_dialogs
 from tokviz.gui.workers.debounce import Debouncer
-
-USAGE_LABELS = ("All tokens", "Used on {where}", "Never used on {where}", "Suspicious: long and rare")
-_SUSPICIOUS_TIP = (
-    "Tokens that look under-trained on this text: long and unused, or long and rare "
-    "(score = length / (1 + log2(1 + count)) of 8 or more: unused and 8+ bytes, seen once and 16+ bytes, …)"
-)
 
 
 class VocabBrowser(QWidget):
@@ -240,7 +234,7 @@ class VocabBrowser(QWidget):
             entry = self.registry.entry(key)
             self.model.set_tokenizer(tok, entry.counts if entry else None, self.registry.merges_ready(key))
             self.jump.setRange(0, max(tok.vocab) if tok and tok.vocab else 0)
-            self.usage.set_tokenizer(tok)
+            self.usage.set_tokenizer(tok, self.registry.merges_ready(key))
             result = self.usage.result
             if result is not None and result.tokenizer is tok:
                 self._on_counted(result)
@@ -331,6 +325,7 @@ class VocabBrowser(QWidget):
         tok = self.registry.tokenizer(key)
         if tok is not None and tok is self.model.tokenizer:
             self.model.set_merges_ready(True)
+            self.usage.set_merges_ready()
 
     def _update_summary(self) -> None:
         tok = self.model.tokenizer
@@ -343,22 +338,12 @@ class VocabBrowser(QWidget):
 
     # ---------------------------------------------------------------- use on a text
     def _fill_usage_modes(self, result: UsageResult | None = None) -> None:
-        where = "this text" if result is None or self.usage.folder is None else "the folder"
         current = max(self.usage_mode.currentIndex(), 0)
         self.usage_mode.blockSignals(True)
         self.usage_mode.clear()
-        counts: tuple[str, ...] = ("", "", "", "")
-        if result is not None:
-            u = result.usage
-            counts = (
-                f" ({u.vocabulary:,})",
-                f" ({u.used:,})",
-                f" ({u.vocabulary - u.used:,})",
-                f" ({result.suspicious:,})",
-            )
-        for label, count in zip(USAGE_LABELS, counts):
-            self.usage_mode.addItem(label.format(where=where) + count)
-        self.usage_mode.setItemData(3, _SUSPICIOUS_TIP, Qt.ItemDataRole.ToolTipRole)
+        for i, (label, tip) in enumerate(usage_mode_items(result, self.usage.folder is not None)):
+            self.usage_mode.addItem(label)
+            self.usage_mode.setItemData(i, tip, Qt.ItemDataRole.ToolTipRole)
         self.usage_mode.setCurrentIndex(current)
         self.usage_mode.blockSignals(False)
 
@@ -386,7 +371,7 @@ class VocabBrowser(QWidget):
     def _on_counted(self, result: UsageResult) -> None:
         if result.tokenizer is not self.model.tokenizer:
             return
-        self.model.set_usage(result.usage.counts)
+        self.model.set_usage(result.usage.counts, result.never_applied)
         self._show_usage(result)
         if result.note:
             self.statusMessage.emit(result.note)

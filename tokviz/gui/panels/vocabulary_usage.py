@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 from PySide6.QtCore import QEvent, QObject, QPointF, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QHelpEvent, QPainter, QPaintEvent, QPalette
 from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
@@ -31,6 +32,40 @@ EDITOR = "editor"
 LAST_BUCKET = 16
 
 
+USAGE_LABELS = (
+    "All tokens",
+    "Used on {where}",
+    "Never used on {where}",
+    "Suspicious: long and rare",
+    "Merges never applied",
+)
+_TIPS = (
+    "Every token of the vocabulary",
+    "Tokens that occur in the counted text",
+    "Tokens that never occur in the counted text (special tokens left out)",
+    "Tokens that look under-trained on this text: long and unused, or long and rare "
+    "(score = length / (1 + log2(1 + count)) of 8 or more: unused and 8+ bytes, seen once and 16+ bytes, …)",
+    "Tokens whose merge the text never applies, not even on the way to a longer token "
+    "(found once the merge list is ready)",
+)
+
+
+def usage_mode_items(result: UsageResult | None, folder: bool) -> list[tuple[str, str]]:
+    """``(label, tooltip)`` of each usage filter, with how many tokens it keeps once counted."""
+    where = "the folder" if folder else "this text"
+    counts: tuple[str, ...] = ("", "", "", "", "")
+    if result is not None:
+        u = result.usage
+        counts = (
+            f" ({u.vocabulary:,})",
+            f" ({u.used:,})",
+            f" ({u.vocabulary - u.used:,})",
+            f" ({result.suspicious:,})",
+            "" if result.never_applied is None else f" ({len(result.never_applied):,})",
+        )
+    return [(label.format(where=where) + n, tip) for label, n, tip in zip(USAGE_LABELS, counts, _TIPS)]
+
+
 @dataclass(frozen=True)
 class UsageResult:
     """One count: the tokenizer, what was counted (``where``: "the editor's text", "folder docs (328
@@ -43,18 +78,36 @@ class UsageResult:
     note: str | None = None
     histogram: Histogram | None = None
     suspicious: int = 0
+    # The ids made by merges never applied, not even on the way to a longer token (None until the
+    # tokenizer's merge tables are ready).
+    never_applied: np.ndarray | None = None
 
 
 def _finished(
-    tokenizer: Tokenizer, where: str, usage: VocabularyUsage, note: str | None = None
+    tokenizer: Tokenizer,
+    where: str,
+    usage: VocabularyUsage,
+    note: str | None = None,
+    merges_ready: bool = False,
 ) -> UsageResult:
-    """The result with everything the browser shows computed now, in the worker (never the merge
-    list: recovering cl100k's or o200k's takes seconds)."""
-    return UsageResult(tokenizer, where, usage, note, usage.length_histogram(), len(usage.suspicious_ids()))
+    """The result with everything the browser shows computed now, in the worker. The merges never
+    applied only once the registry has the merge tables (recovering cl100k's or o200k's takes
+    seconds, and the registry does it once, in its own queue)."""
+    never = None
+    if merges_ready:
+        idle = usage.merge_firing().never_applied.tolist()
+        never = np.unique(np.array([tokenizer.id_of_merge(i) for i in idle], dtype=np.int64))
+    return UsageResult(
+        tokenizer, where, usage, note, usage.length_histogram(), len(usage.suspicious_ids()), never
+    )
 
 
 def _count_folder(
-    tokenizer: Tokenizer, folder: str, cancel: threading.Event, progress: Callable[[int, int], None]
+    tokenizer: Tokenizer,
+    folder: str,
+    cancel: threading.Event,
+    progress: Callable[[int, int], None],
+    merges_ready: bool,
 ) -> UsageResult:
     """Select the folder's text files and count on them; ``progress(done, total)`` in bytes, in the worker."""
     from tokviz.core.fileselect import select_files
@@ -85,6 +138,7 @@ def _count_folder(
         f"folder {name} ({n:,} {'file' if n == 1 else 'files'})",
         VocabularyUsage(tokenizer, counts),
         selection.note(),
+        merges_ready,
     )
 
 
@@ -106,6 +160,7 @@ class UsageCounter(QObject):
         self._editor_text = editor_text
         self.folder: str | None = None
         self.tokenizer: Tokenizer | None = None
+        self.merges_ready = False
         self.result: UsageResult | None = None
         self._jobs = LatestJob(self)
         self._jobs.idle.connect(lambda: self.busyChanged.emit(False))
@@ -123,13 +178,36 @@ class UsageCounter(QObject):
         """What is counted: :data:`EDITOR` or the folder's path."""
         return self.folder or EDITOR
 
-    def set_tokenizer(self, tokenizer: Tokenizer | None) -> None:
-        """Count for another tokenizer (nothing for None); a result for the old one is dropped."""
+    def set_tokenizer(self, tokenizer: Tokenizer | None, merges_ready: bool = False) -> None:
+        """Count for another tokenizer (nothing for None); a result for the old one is dropped.
+
+        ``merges_ready`` says its merge tables are built, so the merges never applied are found too.
+        """
         if tokenizer is self.tokenizer:
             return
         self.tokenizer = tokenizer
+        self.merges_ready = merges_ready
         self.result = None
         self.recount()
+
+    def set_merges_ready(self) -> None:
+        """The tokenizer's merge tables are built now: add the merges never applied to the count."""
+        if self.merges_ready:
+            return
+        self.merges_ready = True
+        result = self.result
+        if result is None or self.busy:
+            self.recount()
+            return
+        cancel = self._cancel
+
+        def work() -> UsageResult:
+            if cancel.is_set():
+                raise Cancelled()
+            return _finished(result.tokenizer, result.where, result.usage, result.note, True)
+
+        self.busyChanged.emit(True)
+        self._jobs.submit(work, self._deliver, self._error)
 
     def set_folder(self, folder: str | None) -> None:
         """Count the text files of ``folder`` from now on, or the editor's text again with None."""
@@ -151,15 +229,17 @@ class UsageCounter(QObject):
             return
         cancel = self._cancel = threading.Event()
         folder = self.folder
+        ready = self.merges_ready
         if folder is None:
             text = self._editor_text()
 
             def work() -> UsageResult:
-                return _finished(tok, "the editor's text", vocabulary_usage(tok, [text], cancel.is_set))
+                usage = vocabulary_usage(tok, [text], cancel.is_set)
+                return _finished(tok, "the editor's text", usage, None, ready)
         else:
 
             def work() -> UsageResult:
-                return _count_folder(tok, folder, cancel, self.progressed.emit)
+                return _count_folder(tok, folder, cancel, self.progressed.emit, ready)
 
         self.busyChanged.emit(True)
         self._jobs.submit(work, self._deliver, self._error)
