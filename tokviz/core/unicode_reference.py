@@ -14,7 +14,9 @@ process), so the rewrite follows whatever Unicode the installed tiktoken has.
 
 from __future__ import annotations
 
+import array
 import functools
+import sys
 import threading
 from typing import Any
 
@@ -30,30 +32,65 @@ _PROPERTY = regex.compile(r"\\([pP])(\{[^}]*\}|[A-Za-z])")
 
 @functools.cache
 def _all_code_points() -> str:
-    return "".join(chr(c) for c in range(MAX_CODE_POINT + 1) if c not in _SURROGATES)
+    codes = array.array("I", range(_SURROGATES.start))
+    codes.extend(range(_SURROGATES.stop, MAX_CODE_POINT + 1))
+    return codes.tobytes().decode("utf-32-le" if sys.byteorder == "little" else "utf-32-be")
 
 
 @functools.cache
-def reference_members(prop: str) -> frozenset[int] | None:
-    """The code points tiktoken's regex engine matches with the class ``prop`` (e.g. ``\\p{L}``).
+def _candidates() -> str:
+    """The code points whose properties can differ between two Unicode versions.
 
-    None when tiktoken's engine does not accept the class (then the pattern keeps ``regex``'s own
-    meaning). Found by encoding every code point with a one-byte-per-rank table under the pattern
-    ``prop``: tiktoken keeps only the text its pattern matches, so the matched characters come back.
+    Those ``regex`` calls unassigned (Cn) are unassigned in every older version too, and private
+    use (Co) never changes, so only the other ~160,000 need asking tiktoken about.
+    """
+    return "".join(regex.findall(r"[^\p{Cn}\p{Co}]+", _all_code_points()))
+
+
+def _tiktoken_matches(prop: str, text: str) -> frozenset[int] | None:
+    """The characters of ``text`` that tiktoken's engine matches with the class ``prop``; None if it refuses it.
+
+    tiktoken keeps only the text its pattern matches, so with one rank per byte (and no merges)
+    the matched characters come back from the ids.
     """
     import tiktoken
 
     try:
         probe = tiktoken.Encoding(
             "tokviz-unicode-probe",
-            pat_str=prop,
+            pat_str=f"(?:{prop})+",  # runs, not single characters: far fewer pieces
             mergeable_ranks={bytes([b]): b for b in range(256)},
             special_tokens={},
         )
     except ValueError:
         return None
-    matched = bytes(probe.encode_ordinary(_all_code_points())).decode("utf-8")
-    return frozenset(map(ord, matched))
+    return frozenset(map(ord, bytes(probe.encode_ordinary(text)).decode("utf-8")))
+
+
+@functools.cache
+def atom_difference(atom: str) -> tuple[frozenset[int], frozenset[int]] | None:
+    """``(removed, added)``: code points ``regex`` matches with ``atom`` (a class or a property
+    escape) that tiktoken's engine does not, and the other way round; None if tiktoken refuses it."""
+    candidates = _candidates()
+    theirs = _tiktoken_matches(atom, candidates)
+    if theirs is None:
+        return None
+    ours = frozenset(map(ord, "".join(regex.findall(f"(?:{atom})+", candidates))))
+    return ours - theirs, theirs - ours
+
+
+def reference_members(prop: str) -> frozenset[int] | None:
+    r"""The code points tiktoken's regex engine matches with the class ``prop`` (e.g. ``\p{L}``).
+
+    None when tiktoken's engine does not accept the class. ``regex``'s own members with the code
+    points the two engines disagree on moved (used to check the rewrite; patterns need less).
+    """
+    difference = atom_difference(prop)
+    if difference is None:
+        return None
+    removed, added = difference
+    ours = frozenset(map(ord, "".join(regex.findall(f"(?:{prop})+", _all_code_points()))))
+    return (ours - removed) | added
 
 
 def _ranges(members: frozenset[int]) -> list[tuple[int, int]]:
@@ -71,20 +108,13 @@ def _escape(c: int) -> str:
     return f"\\U{c:08X}" if c > 0xFFFF else f"\\u{c:04X}"
 
 
-def _class_body(members: frozenset[int], negate: bool) -> str:
-    """The inside of a character class holding ``members`` (or every other code point)."""
-    runs = _ranges(members)
-    if negate:
-        gaps: list[tuple[int, int]] = []
-        start = 0
-        for first, last in runs:
-            if first > start:
-                gaps.append((start, first - 1))
-            start = last + 1
-        if start <= MAX_CODE_POINT:
-            gaps.append((start, MAX_CODE_POINT))
-        runs = gaps
-    return "".join(_escape(a) if a == b else f"{_escape(a)}-{_escape(b)}" for a, b in runs)
+def _class_of(members: frozenset[int]) -> str:
+    """A character class holding exactly ``members``."""
+    return (
+        "["
+        + "".join(_escape(a) if a == b else f"{_escape(a)}-{_escape(b)}" for a, b in _ranges(members))
+        + "]"
+    )
 
 
 def _class_spans(pattern: str) -> list[tuple[int, int]]:
@@ -113,37 +143,6 @@ def _class_spans(pattern: str) -> list[tuple[int, int]]:
     return spans
 
 
-def reference_pattern(pattern: str) -> str:
-    """``pattern`` with each property class replaced by the code points tiktoken's engine gives it.
-
-    Outside a character class ``\\p{X}`` becomes ``[...]`` and ``\\P{X}`` ``[^...]``; inside one the
-    same ranges are put in place (``\\P{X}`` as the complement's ranges). A property tiktoken does not
-    know is left as it is. ASCII-only patterns without properties come back unchanged.
-    """
-    classes = _class_spans(pattern)
-    out: list[str] = []
-    pos = 0
-    for m in _PROPERTY.finditer(pattern):
-        s, e = m.span()
-        if s > 0 and _escaped(pattern, s):
-            continue
-        inside = any(a < s < b for a, b in classes)
-        prop = f"\\p{m.group(2)}"
-        members = reference_members(prop)
-        if members is None:
-            continue
-        negate = m.group(1) == "P"
-        if inside:
-            body = _class_body(members, negate)
-        else:
-            body = f"[{'^' if negate else ''}{_class_body(members, False)}]"
-        out.append(pattern[pos:s])
-        out.append(body)
-        pos = e
-    out.append(pattern[pos:])
-    return "".join(out)
-
-
 def _escaped(pattern: str, at: int) -> bool:
     """Whether the backslash at ``at`` is itself escaped (preceded by an odd run of backslashes)."""
     k = at - 1
@@ -152,33 +151,58 @@ def _escaped(pattern: str, at: int) -> bool:
     return (at - 1 - k) % 2 == 1
 
 
-@functools.cache
-def _python_members(prop: str) -> frozenset[int]:
-    """The code points ``regex`` matches with the class ``prop`` (its own, newer Unicode)."""
-    return frozenset(map(ord, regex.findall(prop, _all_code_points())))
+def property_atoms(pattern: str) -> list[tuple[int, int]]:
+    """``(start, end)`` of each part of ``pattern`` whose meaning depends on Unicode's tables: a
+    character class holding a property escape, or a property escape outside any class."""
+    classes = _class_spans(pattern)
+    atoms: dict[tuple[int, int], None] = {}
+    for m in _PROPERTY.finditer(pattern):
+        s, e = m.span()
+        if s > 0 and _escaped(pattern, s):
+            continue
+        inside = next(((a, b) for a, b in classes if a < s < b), None)
+        atoms[inside or (s, e)] = None
+    return sorted(atoms)
+
+
+def reference_pattern(pattern: str) -> str:
+    """``pattern`` cutting as tiktoken's engine does: each :func:`property_atoms` part ``X`` becomes
+    ``(?:(?!REMOVED)X|ADDED)``, where REMOVED and ADDED are the (few) code points on which the two
+    engines' Unicode tables disagree. A part tiktoken does not accept, or agrees on, stays as it is.
+    """
+    out: list[str] = []
+    pos = 0
+    for s, e in property_atoms(pattern):
+        atom = pattern[s:e]
+        difference = atom_difference(atom)
+        if difference is None or not (difference[0] or difference[1]):
+            continue
+        removed, added = difference
+        keep = f"(?!{_class_of(removed)}){atom}" if removed else atom
+        out.append(pattern[pos:s])
+        out.append(f"(?:{keep}|{_class_of(added)})" if added else f"(?:{keep})")
+        pos = e
+    out.append(pattern[pos:])
+    return "".join(out)
 
 
 def differing_code_points(pattern: str) -> frozenset[str]:
-    """The characters whose property classes in ``pattern`` mean something else to tiktoken than to ``regex``.
+    """The characters on which ``pattern`` means something else to tiktoken than to ``regex``.
 
     On text without any of them the two engines cut alike, so the plain pattern can be used.
     """
     out: set[int] = set()
-    for m in _PROPERTY.finditer(pattern):
-        if m.start() > 0 and _escaped(pattern, m.start()):
-            continue
-        prop = f"\\p{m.group(2)}"
-        members = reference_members(prop)
-        if members is not None:
-            out |= members ^ _python_members(prop)
+    for s, e in property_atoms(pattern):
+        difference = atom_difference(pattern[s:e])
+        if difference is not None:
+            out |= difference[0] | difference[1]
     return frozenset(map(chr, out))
 
 
 @functools.lru_cache(maxsize=32)
-def _prepared(pattern: str) -> tuple[frozenset[str], Any]:
-    """``(differing code points, compiled exact pattern or None)`` for a pattern, once per process."""
-    differing = differing_code_points(pattern)
-    return differing, (regex.compile(reference_pattern(pattern)) if differing else None)
+def _exact(pattern: str) -> Any:
+    """:func:`reference_pattern` compiled, once per process."""
+    return regex.compile(reference_pattern(pattern))
 
 
 class LazyReferencePattern:
@@ -203,9 +227,13 @@ class LazyReferencePattern:
         if self._differing is None:
             with self._lock:
                 if self._differing is None:
-                    self._differing, self._exact = _prepared(self.source)
+                    self._differing = differing_code_points(self.source)
         if not self._differing or self._differing.isdisjoint(text[pos:endpos]):
             return self._plain
+        if self._exact is None:
+            with self._lock:
+                if self._exact is None:
+                    self._exact = _exact(self.source)
         return self._exact
 
     def findall(self, text: str, pos: int = 0, endpos: int | None = None, **kwargs: Any) -> Any:
