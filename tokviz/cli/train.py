@@ -393,8 +393,9 @@ def save_outputs(
     tok = result.tokenizer(name)
     exports = planned_exports(args)
     extras = ModelExtras(result.settings(), result.history, provenance or {})
+    sample = corpus_sample(provenance or {}, args.replace_invalid)
     try:
-        write_outputs(render_exports(exports, tok, extras), inputs=args.corpus)
+        write_outputs(render_exports(exports, tok, extras, sample), inputs=args.corpus)
     except InterruptedAfterCommit:
         _say_written(outputs)
         print_error("interrupted; every output had already been written")
@@ -403,12 +404,43 @@ def save_outputs(
         print_error("saving cancelled; nothing was written")
         return EXIT_INTERRUPTED
     _say_written(outputs)
-    for warning in export_warnings(exports, tok):
+    for warning in export_warnings(exports, tok, sample):
         print_note(warning)
     for export in exports:
         for note in export.notes():
             print_note(note)
     return 0
+
+
+def corpus_sample(provenance: dict[str, object], replace: bool, limit: int = 64_000) -> list[str]:
+    """Lines from the start of the first corpus files (about ``limit`` characters): exports are
+    checked on them too, so a pattern the other library reads otherwise shows on the user's text."""
+    from pathlib import Path
+
+    from tokviz.core.corpus import CorpusFile, iter_file_text, sniff_file
+    from tokviz.core.errors import TokvizError
+
+    corpus = provenance.get("corpus")
+    files = corpus.get("files", []) if isinstance(corpus, dict) else []
+    lines: list[str] = []
+    size = 0
+    for entry in files[:8]:
+        path = entry.get("path") if isinstance(entry, dict) else None
+        if not isinstance(path, str) or not os.path.isfile(path):
+            continue
+        try:
+            compression = sniff_file(Path(path))[1]
+            for block in iter_file_text(
+                CorpusFile(Path(path), 0, compression), "replace" if replace else "strict"
+            ):
+                lines.extend(block[: limit - size].splitlines(keepends=True))
+                size += len(block)
+                break
+        except (TokvizError, OSError):
+            continue
+        if size >= limit:
+            break
+    return lines
 
 
 def _say_written(outputs: list[Output]) -> None:
