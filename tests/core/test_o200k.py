@@ -10,8 +10,11 @@ import hashlib
 from pathlib import Path
 
 import pytest
+import regex
 import tiktoken
 import tiktoken_ext.openai_public as public
+from hypothesis import given
+from hypothesis import strategies as st
 
 from tests.multilingual import SPECIAL_STRINGS, corpus_lines
 from tokviz.core import encodings
@@ -143,3 +146,15 @@ def test_merges_are_recovered_and_replay_reaches_the_ids() -> None:
     assert len(tok.merges) == 199998 - 256
     text = "The merges of GPT-4o's vocabulary, replayed: 日本語."
     assert tok.encode_with_merges(text, tok.merge_count) == tok.encode_ordinary(text)
+
+
+@given(text=st.text(alphabet=st.characters(max_codepoint=0x7F), max_size=60))
+def test_the_ascii_fast_path_cuts_as_the_full_pattern(text: str) -> None:
+    pre = load_tokenizer("o200k").pretokenizer
+    assert pre.split(text) == regex.findall(O200K_PATTERN, text)
+
+
+def test_the_ascii_fast_path_on_contractions_and_slashes() -> None:
+    pre = load_tokenizer("o200k").pretokenizer
+    text = "I'M HERE, You're there; it's ok/fine?\n/path//x 12345 \r\n\t  end  "
+    assert pre.split(text) == regex.findall(O200K_PATTERN, text)

@@ -6,9 +6,10 @@ the newer version assigns as a letter (U+0C5C, say) is ``\\p{L}`` for ``regex`` 
 so "not a letter", for tiktoken, and ``"\\u0C5C's"`` would be cut differently. tiktoken encodes the
 text either way; the chunks tokviz shows (views, the pre-tokenizer panel, replay) must agree.
 
-:func:`reference_pattern` rewrites a pattern so that every property class (``\\p{L}``, ``\\P{N}``,
-``\\p{Lu}``, ...) means exactly the set of code points tiktoken's engine gives it: the set is found
-by asking tiktoken itself (one encode over all code points, about 10-60 ms per property, once per
+:func:`reference_pattern` rewrites the parts of a pattern that depend on Unicode's tables (a
+character class holding ``\\p{L}``, a lone ``\\p{N}``) so that they match exactly what tiktoken's
+engine matches. The code points on which the two engines disagree are found by asking tiktoken
+itself (an encode over the ~160,000 code points ``regex`` calls assigned, once per part and
 process), so the rewrite follows whatever Unicode the installed tiktoken has.
 """
 
@@ -211,8 +212,7 @@ class LazyReferencePattern:
     Stands in for a compiled ``regex`` pattern in a :class:`~tokviz.core.pretokenize.Pretokenizer`
     (``findall``, ``finditer``). Text holding none of :func:`differing_code_points` (nearly all
     text: they are the code points newer than tiktoken's Unicode) runs the plain pattern at full
-    speed; other text runs :func:`reference_pattern`, which is exact but slower (its classes are
-    long range lists).
+    speed; other text runs :func:`reference_pattern` (a look-ahead per class, a little slower).
     """
 
     def __init__(self, pattern: str, plain: Any) -> None:
