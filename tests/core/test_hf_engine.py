@@ -309,6 +309,20 @@ def test_extra_special_tokens_are_added_to_the_library(tmp_path: Path) -> None:
     assert more.special_tokens["<|user|>"] in ids and more.vocab_size == tok.vocab_size + 1
 
 
+def test_truncation_and_padding_in_the_file_do_not_cut_the_text(tmp_path: Path) -> None:
+    tk = Library.from_str(library("WordPiece").to_str())
+    tk.enable_truncation(max_length=8)
+    tk.enable_padding(length=8)
+    tk.save(str(tmp_path / "tokenizer.json"))
+    tok = load_tokenizer(tmp_path / "tokenizer.json")
+    text = " ".join(CHECK[:5])
+    plain = Library.from_file(str(tmp_path / "tokenizer.json"))
+    plain.no_truncation()
+    plain.no_padding()
+    assert tok.encode(text) == plain.encode(text, add_special_tokens=False).ids
+    assert len(tok.encode(text)) > 8
+
+
 # ---------------------------------------------------------------------------- spans and bytes
 def test_spans_point_into_the_original_text_when_a_normalizer_changes_it(tmp_path: Path) -> None:
     _tk, tok = saved("NFKC", tmp_path)

@@ -666,6 +666,12 @@ def build_hf_tokenizer(
 
     ``doc`` is the parsed tokenizer.json when the caller has it (else it is read from ``hf``).
     """
+    # A file's truncation or padding settings (max_length 512, say) would cut or pad what the views
+    # show: tokviz encodes the whole text, as hf.encode does without them.
+    if hf.truncation is not None:
+        hf.no_truncation()
+    if hf.padding is not None:
+        hf.no_padding()
     if doc is None:
         doc = json.loads(hf.to_str())
     note = _replay_obstacle(doc, hf)
