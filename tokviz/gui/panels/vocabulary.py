@@ -17,6 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
+import regex
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFont, QShowEvent
 from PySide6.QtWidgets import (
@@ -429,8 +430,9 @@ class VocabBrowser(QWidget):
 
     def export_csv(self) -> None:
         """Ask for a file and write the listed tokens (the filters applied) to it as CSV."""
+        name = "-".join(regex.findall(r"[\w.]+", self.registry.label(self.key()))) or "vocabulary"
         path, _ = file_dialogs.get_save_file_name(
-            self, "Export listed tokens", f"{self.registry.label(self.key())}-tokens.csv", "CSV files (*.csv)"
+            self, "Export listed tokens", str(Path.home() / f"{name}-tokens.csv"), "CSV files (*.csv)"
         )
         if not path:
             return
