@@ -178,17 +178,23 @@ def test_a_tokenizer_json_under_another_name_is_written_alone_and_the_user_is_to
 
 
 def test_roles_are_read_from_the_spelling_of_each_special_token() -> None:
-    assert special_roles({"<s>": 0, "</s>": 1, "<unk>": 2, "<pad>": 3}) == {
+    assert special_roles({"<s>": 0, "</s>": 1, "<unk>": 2, "<pad>": 3, "[MASK]": 4}) == {
         "eos_token": "</s>",
         "bos_token": "<s>",
         "unk_token": "<unk>",
         "pad_token": "<pad>",
+        "sep_token": None,
+        "cls_token": None,
+        "mask_token": "[MASK]",
     }
-    assert special_roles({"<|endoftext|>": 50256}) == {
+    assert special_roles({"<|endoftext|>": 50256, "<|im_end|>": 50257}) == {
         "eos_token": "<|endoftext|>",
         "bos_token": None,
         "unk_token": None,
         "pad_token": None,
+        "sep_token": None,
+        "cls_token": None,
+        "mask_token": None,
     }
     assert set(special_roles({"<|user|>": 5}).values()) == {None}
 
@@ -250,3 +256,22 @@ def test_exports_encode_any_text_like_tokviz(
     expected = model.encode(text)
     assert list(hf(text)) == expected
     assert list(tiktoken_encode(text)) == expected
+
+
+def test_bert_style_special_tokens_get_their_roles_in_transformers(tmp_path: Path) -> None:
+    transformers = pytest.importorskip("transformers")
+    specials = ["[PAD]", "[CLS]", "[SEP]", "[MASK]", "<|user|>"]
+    tok = train_bpe(text="the cat sat on the mat " * 40, vocab_size=280, special_tokens=specials).tokenizer(
+        "b"
+    )
+    export(tok, Export.of("hf", f"{tmp_path}/", "--export-hf", "gpt2"))
+    auto = transformers.AutoTokenizer.from_pretrained(str(tmp_path))
+    assert (auto.pad_token, auto.cls_token, auto.sep_token, auto.mask_token) == (
+        "[PAD]",
+        "[CLS]",
+        "[SEP]",
+        "[MASK]",
+    )
+    assert auto.eos_token is None and auto.unk_token is None
+    text = "[CLS] the cat<|user|>[MASK][SEP]"
+    assert auto.encode(text, add_special_tokens=False) == tok.encode(text)

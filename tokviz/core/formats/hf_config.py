@@ -3,8 +3,8 @@
 Without them ``AutoTokenizer.from_pretrained(folder)`` does not know the tokenizer's class, has no
 ``eos_token`` and treats the special tokens as unknown text. Each special token's role (end of
 text, start of text, unknown, padding) is read from its spelling (``<|endoftext|>`` and ``</s>``
-end a text, ``<s>`` starts one, ``<pad>`` pads); every other special token is an additional special
-token. All four roles are written, ``null`` when the vocabulary has no such token, so that a
+end a text, ``<s>`` starts one, ``<pad>`` pads, ``[SEP]``, ``[CLS]`` and ``[MASK]`` as BERT uses them);
+every other special token is an additional special token. All roles are written, ``null`` when the vocabulary has no such token, so that a
 class's own defaults (GPT-2's is ``<|endoftext|>`` for all of them) never add tokens the
 vocabulary does not have.
 """
@@ -31,13 +31,17 @@ _ROLE_SPELLINGS: dict[str, frozenset[str]] = {
     "bos_token": frozenset({"<s>", "<bos>", "<|bos|>", "<|begin_of_text|>", "<|startoftext|>", "[bos]"}),
     "unk_token": frozenset({"<unk>", "[unk]", "<|unk|>"}),
     "pad_token": frozenset({"<pad>", "[pad]", "<|pad|>", "<|padding|>"}),
+    "sep_token": frozenset({"[sep]", "<sep>", "<|sep|>"}),
+    "cls_token": frozenset({"[cls]", "<cls>", "<|cls|>"}),
+    "mask_token": frozenset({"[mask]", "<mask>", "<|mask|>"}),
 }
 ROLES = tuple(_ROLE_SPELLINGS)
 
 
 def special_roles(specials: Mapping[str, int]) -> dict[str, str | None]:
-    """Each role (``eos_token``, ``bos_token``, ``unk_token``, ``pad_token``) and the special token
-    that plays it, or ``None``; the lowest id wins when several are spelled for one role."""
+    """Each role (``eos_token``, ``bos_token``, ``unk_token``, ``pad_token``, ``sep_token``,
+    ``cls_token``, ``mask_token``) and the special token that plays it, or ``None``; the lowest id
+    wins when several are spelled for one role."""
     ordered = sorted(specials.items(), key=lambda item: item[1])
     roles: dict[str, str | None] = {}
     for role, spellings in _ROLE_SPELLINGS.items():
