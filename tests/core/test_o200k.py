@@ -124,7 +124,7 @@ def test_the_command_line_knows_o200k(
     assert code == 0
     assert [int(x) for x in out.split()] == o200k_tiktoken.encode("Hello, GPT-4o! 你好")
     code, out, _ = run(capsys, "info", "gpt-4o")
-    assert code == 0 and "vocab size:     200000" in out and "pre-tokenizer:  o200k" in out
+    assert code == 0 and "<|endofprompt|> (200018)" in out and "pre-tokenizer:  o200k" in out
     code, out, _ = run(
         capsys,
         "compare",
