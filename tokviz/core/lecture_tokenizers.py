@@ -21,7 +21,7 @@ import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from functools import partial
-from itertools import accumulate, repeat
+from itertools import accumulate, chain, repeat
 from pathlib import Path
 
 import regex
@@ -76,8 +76,7 @@ class CodePointVocab(Mapping[int, bytes]):
         return 0 <= token_id < CODE_POINTS or token_id in self.extra
 
     def __iter__(self) -> Iterator[int]:
-        yield from range(CODE_POINTS)
-        yield from sorted(self.extra)
+        return chain(range(CODE_POINTS), sorted(self.extra))  # C-level: max() over it takes ~20 ms
 
     def __len__(self) -> int:
         return CODE_POINTS + len(self.extra)

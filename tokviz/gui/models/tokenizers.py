@@ -19,10 +19,10 @@ from typing import Any
 from PySide6.QtCore import QAbstractListModel, QModelIndex, QObject, QPersistentModelIndex, Qt, Signal
 
 from tokviz.core.errors import TokvizError
-from tokviz.core.lecture_tokenizers import CharacterTokenizer
 from tokviz.core.pretokenize import PatternTimeoutError
-from tokviz.core.registry import is_builtin, load_tokenizer, load_warnings
+from tokviz.core.registry import is_builtin, load_tokenizer
 from tokviz.core.tokenizer import Tokenizer
+from tokviz.gui.models.entries import describe, warmed
 from tokviz.gui.models.words import WORDS_KEY, WordsCorpus
 from tokviz.gui.text.token_table import TableUpdate, TokenTable, execute_plan, plan_edit
 from tokviz.gui.workers.jobs import Job, run_job
@@ -129,7 +129,11 @@ class TokenizerRegistryModel(QAbstractListModel):
                 return
             source = entry.source or key
             options = dict(entry.options)
-            build = self.words.builder() if key == WORDS_KEY else lambda: load_tokenizer(source, **options)
+            build = (
+                self.words.builder()
+                if key == WORDS_KEY
+                else lambda: warmed(load_tokenizer(source, **options))
+            )
             job = run_job(build, self)
             entry.loading = job
 
@@ -207,7 +211,12 @@ class TokenizerRegistryModel(QAbstractListModel):
                     "Load a tokenizer: a tokviz model, tokenizer.json, vocab.json + merges.txt, a "
                     "transformers folder, a .tiktoken or a SentencePiece .model file"
                 )
-            return self.describe(entry)
+            tok = entry.tokenizer
+            return (
+                self.words.describe(tok)
+                if entry.key == WORDS_KEY
+                else describe(tok, entry.source or entry.label)
+            )
         if role == KeyRole:
             return OPEN_KEY if entry is None else entry.key
         if role == IsActionRole:
@@ -240,30 +249,6 @@ class TokenizerRegistryModel(QAbstractListModel):
         """Display name of a key."""
         entry = self.entry(key)
         return entry.label if entry else key
-
-    def describe(self, entry: TokenizerEntry) -> str:
-        """What a picker entry's tooltip says: where the tokenizer comes from, what it is, and
-        anything its loader had to assume ("pre-tokenizer assumed: GPT-2")."""
-        tok = entry.tokenizer
-        if isinstance(tok, CharacterTokenizer):
-            return (
-                "characters: one token per Unicode code point, id = the code point (ord). The scheme "
-                "implies 1,114,112 ids; about 145,000 are assigned characters and a text uses a few hundred."
-            )
-        if entry.key == WORDS_KEY:
-            return self.words.describe(tok)
-        lines = [entry.source or entry.label]
-        if tok is not None:
-            lines += [f"⚠ {a}" for a in tok.assumptions]
-            lines += [f"⚠ {w}" for w in load_warnings(tok)]
-            if tok.replay_note:
-                lines.append(f"replay: {tok.replay_note}")
-        return "\n".join(lines)
-
-    def assumptions(self, key: str) -> tuple[str, ...]:
-        """What the loader of ``key``'s tokenizer had to guess (empty when nothing, or not loaded)."""
-        tok = self.tokenizer(key)
-        return tuple(tok.assumptions) if tok is not None else ()
 
     def note_editor_text(self, text: str) -> None:
         """The editor's text changed (the words vocabulary may be built from it)."""
