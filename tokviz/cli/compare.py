@@ -20,6 +20,7 @@ from .command import UsageError, print_note
 from .drawing import qt_drawing
 from .options import (
     ArgumentAdder,
+    add_file_options,
     add_words_corpus,
     check_image_path,
     check_only_with_picture,
@@ -56,6 +57,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--text", metavar="T", help="compare on this text instead of files")
     p.add_argument("--format", choices=FORMATS, default="table", help="output form (default: table)")
     add_words_corpus(p)
+    add_file_options(p)
     add_plot_options(p, "also draw the bytes-per-token chart into a PNG or SVG file (1280x720)")
 
 
@@ -98,7 +100,13 @@ def run(args: argparse.Namespace) -> int:
     order = ["text"] if args.text is not None else list(dict.fromkeys(args.files))
     specs = list(dict.fromkeys(args.tokenizer or DEFAULT_COMPARE))
     tokenizers = [
-        load_tokenizer(spec, words_corpus=args.words_corpus, words_texts=list(texts.values()))
+        load_tokenizer(
+            spec,
+            args.special_token,
+            pattern=args.pattern,
+            words_corpus=args.words_corpus,
+            words_texts=list(texts.values()),
+        )
         for spec in specs
     ]
     rows = measured_rows(texts, folders, specs, tokenizers, args.embedding_dim or 768, order)
