@@ -108,12 +108,14 @@ class WordsCorpus(QObject):
     def rebuild(self) -> Job | None:
         """Build the words tokenizer again now, in a worker; views switch to it when it is done.
 
-        Returns the job, or None while nobody has asked for the words tokenizer (it is then built
-        from the current corpus when first asked for).
+        Returns the job, or None while the words tokenizer has not been built yet (its first
+        build uses the current corpus; one still running is followed by a rebuild).
         """
         self.timer.stop()
         entry = self.registry.entry(WORDS_KEY)
-        if entry is None or (entry.tokenizer is None and entry.loading is None):
+        if entry is None or entry.tokenizer is None:
+            if entry is not None and entry.loading is not None:
+                self.timer.start()  # the first build is running: rebuild after it, never race it
             return None
         self._generation += 1
         generation = self._generation
