@@ -50,19 +50,19 @@ def test_counts_equal_tiktoken_on_gpt2(held_out: str, gpt2_tiktoken: tiktoken.En
     assert counts.bytes == len(held_out.encode()) + 11
 
 
-def test_headline_counts_ordinary_tokens_used(pair: tuple[Tokenizer, Tokenizer], held_out: str) -> None:
+def test_headline_counts_the_tokens_used_of_the_whole_vocabulary(
+    pair: tuple[Tokenizer, Tokenizer], held_out: str
+) -> None:
     _, large = pair
     usage = vocabulary_usage(large, [held_out])
 
     ids = set(large.encode_ordinary(held_out))
     assert usage.used == len(ids)
-    assert usage.vocabulary == large.vocab_size - 1  # the special token cannot be produced by text
-    assert (
-        usage.headline()
-        == f"{len(ids):,} of {large.vocab_size - 1:,} tokens used ({round(100 * usage.share)}%)"
-    )
+    assert usage.vocabulary == large.vocab_size == 800  # the size it was trained for, the special token too
+    assert usage.headline() == f"{len(ids):,} of 800 tokens used ({round(100 * usage.share)}%)"
     assert set(usage.used_ids.tolist()) == ids
     assert len(usage.used_ids) + len(usage.unused_ids) == usage.vocabulary
+    assert large.special_tokens["<|endoftext|>"] in usage.unused_ids  # plain text never produces it
 
 
 def test_never_applied_merges_equal_an_exact_trace_of_the_encoder(
@@ -103,13 +103,13 @@ def test_length_histogram_adds_up(pair: tuple[Tokenizer, Tokenizer], held_out: s
     usage = vocabulary_usage(large, [held_out])
     hist = usage.length_histogram()
 
-    assert hist.vocabulary.sum() == usage.vocabulary
+    assert hist.vocabulary.sum() == usage.vocabulary - 1  # the special token has no place here
     assert hist.used.sum() == usage.used
     assert hist.occurrences.sum() == usage.counted.tokens
     assert hist.vocabulary[0] == 256  # every single byte
     buckets = hist.buckets(last=4)
     assert [b[0] for b in buckets] == ["1", "2", "3", "4+"]
-    assert sum(b[1] for b in buckets) == usage.vocabulary
+    assert sum(b[1] for b in buckets) == usage.vocabulary - 1
 
 
 def test_files_are_counted_like_their_texts(tmp_path: Path, held_out: str) -> None:

@@ -41,9 +41,9 @@ def test_headline_count_column_and_used_filter_follow_the_editor_text(qtbot, tin
     model = browser.model
 
     ids = Counter(tiny_bpe.encode_ordinary(TEXT))
-    ordinary = tiny_bpe.vocab_size - len(tiny_bpe.special_tokens)
+    size = tiny_bpe.vocab_size  # special tokens count in the vocabulary, as in tokviz eval
     assert (
-        f"of the vocabulary used</b> on the editor's text ({len(ids):,} of {ordinary:,})"
+        f"of the vocabulary used</b> on the editor's text ({len(ids):,} of {size:,})"
         in browser.headline.text()
     )
     the = tiny_bpe.encode_ordinary(" the")[0]
@@ -53,7 +53,7 @@ def test_headline_count_column_and_used_filter_follow_the_editor_text(qtbot, tin
     assert {model.token_id(r) for r in range(model.rowCount())} == set(ids)
     assert browser.usage_mode.currentText() == f"Used on this text ({len(ids):,})"
     browser.usage_mode.setCurrentIndex(2)  # never used
-    assert model.rowCount() == ordinary - len(ids)
+    assert model.rowCount() == size - len(ids)
     browser.usage_mode.setCurrentIndex(3)  # suspicious: long and rare
     for r in range(model.rowCount()):
         data = tiny_bpe.vocab[model.token_id(r)]

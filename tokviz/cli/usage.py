@@ -350,6 +350,8 @@ def write_json(reports: list[Report], top: int, out: IO[str]) -> None:
 
 
 CSV_FIELDS = ("tokenizer", "id", "token", "hex", "length", "count", "step", "score", "applied")
+# step: the merge that made the token (1-based, as the timeline numbers it; empty for single bytes
+# and special tokens); applied: whether the text applies that merge at all ("yes"/"no").
 
 
 def write_csv(reports: list[Report], _top: int, out: IO[str]) -> None:
@@ -363,10 +365,10 @@ def write_csv(reports: list[Report], _top: int, out: IO[str]) -> None:
         tok = u.tokenizer
         ranks = tok.merge_rank_of_id if tok.is_bpe else {}
         never = {tok.id_of_merge(i) for i in u.merge_firing().never_applied.tolist()}
-        scores = u.scores()
-        for k, tid in enumerate(u.ordinary_ids.tolist()):
+        score_of = dict(zip(u.ordinary_ids.tolist(), u.scores().tolist()))
+        for tid in u.all_ids.tolist():
             data = tok.vocab[tid]
-            rank = ranks.get(tid)
+            rank = None if tok.is_special(tid) else ranks.get(tid)
             applied = "" if rank is None else ("no" if tid in never else "yes")
             writer.writerow(
                 [
@@ -377,7 +379,7 @@ def write_csv(reports: list[Report], _top: int, out: IO[str]) -> None:
                     len(data),
                     int(u.counts[tid]),
                     "" if rank is None else rank + 1,
-                    round(float(scores[k]), 3),
+                    round(score_of.get(tid, 0.0), 3),
                     applied,
                 ]
             )

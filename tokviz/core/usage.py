@@ -19,8 +19,9 @@ Two meanings of "a merge never fires", both reported:
   merge list makes the same bytes twice, which trained lists almost never do, the later merge is
   counted with the first: :attr:`MergeFiring.repeated` says how many there are.)
 
-Special tokens are not part of the share: plain text never produces them (the text is encoded as
-ordinary text, as evaluation sets are), so "X of N tokens used" counts the N ordinary tokens.
+Special tokens count in the vocabulary, as in ``tokviz eval``: "14,715 of 32,000 tokens used" is
+out of every distinct token, the vocabulary size the model was trained for. The text is encoded
+as ordinary text (as evaluation sets are), so a special token is never used.
 """
 
 from __future__ import annotations
@@ -296,19 +297,27 @@ class VocabularyUsage:
         return vocabulary_table(self.tokenizer)[1]
 
     @cached_property
+    def all_ids(self) -> np.ndarray:
+        """Every distinct id of the vocabulary, special tokens too, sorted."""
+        specials = np.array(sorted(set(self.tokenizer.special_tokens.values())), dtype=np.int64)
+        return np.union1d(self.ordinary_ids, specials)
+
+    @cached_property
     def used_ids(self) -> np.ndarray:
-        """Ordinary ids that occur at least once on the text, sorted."""
-        return self.ordinary_ids[self.counts[self.ordinary_ids] > 0]
+        """Ids that occur at least once on the text, sorted."""
+        ids = self.all_ids
+        return ids[self.counts[ids] > 0]
 
     @cached_property
     def unused_ids(self) -> np.ndarray:
-        """Ordinary ids that never occur on the text, sorted."""
-        return self.ordinary_ids[self.counts[self.ordinary_ids] == 0]
+        """Ids that never occur on the text (special tokens among them), sorted."""
+        ids = self.all_ids
+        return ids[self.counts[ids] == 0]
 
     @property
     def vocabulary(self) -> int:
-        """Ordinary tokens in the vocabulary (the denominator of the share)."""
-        return len(self.ordinary_ids)
+        """Distinct tokens in the vocabulary, special tokens included (the denominator of the share)."""
+        return len(self.all_ids)
 
     @property
     def used(self) -> int:

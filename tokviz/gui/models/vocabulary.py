@@ -138,9 +138,9 @@ class VocabModel(QAbstractTableModel):
         c[inside] = counts[ids[inside]]
         special = np.isin(ids, np.fromiter(tok.special_tokens.values(), dtype=np.int64))
         if self._usage_mode == "used":
-            return (c > 0) & ~special
+            return c > 0
         if self._usage_mode == "unused":
-            return (c == 0) & ~special
+            return c == 0  # special tokens too: plain text never produces them
         if self._usage_mode == "idle":
             idle = self.never_applied
             return np.isin(ids, idle) if idle is not None else np.zeros(len(ids), dtype=bool)

@@ -42,7 +42,7 @@ USAGE_LABELS = (
 _TIPS = (
     "Every token of the vocabulary",
     "Tokens that occur in the counted text",
-    "Tokens that never occur in the counted text (special tokens left out)",
+    "Tokens that never occur in the counted text (special tokens among them: plain text never makes them)",
     "Tokens that look under-trained on this text: long and unused, or long and rare "
     "(score = length / (1 + log2(1 + count)) of 8 or more: unused and 8+ bytes, seen once and 16+ bytes, …)",
     "Tokens whose merge the text never applies, not even on the way to a longer token "
