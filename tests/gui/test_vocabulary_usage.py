@@ -197,3 +197,31 @@ def test_merges_never_applied_are_listed_once_the_merge_list_is_ready(qtbot, tin
     assert browser.usage_filter() == "idle"
     assert {browser.model.token_id(r) for r in range(browser.model.rowCount())} == expected
     assert browser.usage_mode.currentText() == f"Merges never applied ({len(expected):,})"
+
+
+def test_the_context_menu_copies_a_token_its_id_and_finds_it(qtbot, gpt2, monkeypatch):
+    from PySide6.QtWidgets import QMenu
+
+    browser, _ = make_browser(qtbot, gpt2)
+    table = browser.table
+    shown: list[QMenu] = []
+    monkeypatch.setattr(QMenu, "popup", lambda menu, *_: shown.append(menu))
+    row = browser.model.row_of_id(262)
+    table.scrollTo(browser.model.index(row, TOKEN))
+    table._menu(table.visualRect(browser.model.index(row, TOKEN)).center())
+
+    actions = {a.text(): a for a in shown[0].actions() if not a.isSeparator()}
+    assert list(actions) == [
+        "Copy &token",
+        "Copy &id",
+        "Copy &row",
+        "&Show in text",
+        "&Export 50,257 listed tokens to CSV…",
+    ]
+    actions["Copy &token"].trigger()
+    assert QGuiApplication.clipboard().text() == " the"
+    actions["Copy &id"].trigger()
+    assert QGuiApplication.clipboard().text() == "262"
+    with qtbot.waitSignal(table.showInTextRequested) as asked:
+        actions["&Show in text"].trigger()
+    assert asked.args == [262]
