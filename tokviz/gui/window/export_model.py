@@ -104,7 +104,7 @@ class ModelExportDialog(QDialog):
         self.format_box.currentIndexChanged.connect(self._update_button)
         self.save_button.clicked.connect(self._choose_path)
         registry.tokenizerLoaded.connect(self._loaded)
-        registry.tokenizersChanged.connect(lambda: self.refresh(self.key()))
+        registry.tokenizersChanged.connect(self._registry_changed)
         self.refresh()
 
     # ------------------------------------------------------------------ state
@@ -132,6 +132,10 @@ class ModelExportDialog(QDialog):
         """The chosen tokenizer, or ``None`` while it is still loading."""
         key = self.key()
         return self.registry.tokenizer(key) if key is not None else None
+
+    def _registry_changed(self) -> None:
+        """A tokenizer was added or removed: list them again, keeping the choice."""
+        self.refresh(self.key())
 
     def _loaded(self, key: str) -> None:
         if key == self.key():
