@@ -76,14 +76,17 @@ def with_model_changes(tk: Library, **changes: Any) -> Library:
     return Library.from_str(json.dumps(doc))
 
 
-def missing_bytes_bpe() -> tuple[Library, list[int]]:
-    """A byte-level BPE whose vocabulary lacks C0, C1, F5-FF (never in UTF-8) and two bytes UTF-8 uses."""
+def missing_bytes_bpe(utf8_too: bool = True) -> tuple[Library, list[int]]:
+    """A byte-level BPE whose vocabulary lacks C0, C1, F5-FF (never in UTF-8) and, with ``utf8_too``,
+    two bytes UTF-8 uses."""
     from tokviz.core.bytes_ import bytes_to_gpt2_str
 
     tk = byte_level_bpe(added=())
     doc = json.loads(tk.to_str())
     used = "".join(a + b for a, b in doc["model"]["merges"])
-    occurring = [b for b in (0x7F, 0xBF, 0x9B) if bytes_to_gpt2_str(bytes([b])) not in used][:2]
+    occurring = [b for b in (0x7F, 0xBF, 0x9B) if bytes_to_gpt2_str(bytes([b])) not in used][
+        : 2 if utf8_too else 0
+    ]
     dropped = [0xC0, 0xC1, *range(0xF5, 0x100), *occurring]
     for b in dropped:
         del doc["model"]["vocab"][bytes_to_gpt2_str(bytes([b]))]
@@ -389,6 +392,15 @@ def test_a_vocabulary_missing_bytes_loads_and_says_which(tmp_path: Path) -> None
     assert " ".join(f"{b:02X}" for b in sorted(occurring)) in warning and "C0" not in warning
     assert "drops them" in warning
     assert tok.replay_note is not None and "no token for the bytes" in tok.replay_note
+
+
+def test_bytes_utf8_never_uses_may_be_missing_and_replay_stays_exact(tmp_path: Path) -> None:
+    tk, _ = missing_bytes_bpe(utf8_too=False)
+    tk.save(str(tmp_path / "tokenizer.json"))
+    tok = load_tokenizer(tmp_path / "tokenizer.json")
+    assert load_warnings(tok) == () and tok.replay_note is None
+    text = CHECK[7] + " 😀 中文"
+    assert replay_tokenizer(tok, text, None).final == [tok.id_bytes(i) for i in reference_ids(tk, text) or []]
 
 
 # ---------------------------------------------------------------------------- merges and replay
