@@ -29,7 +29,9 @@ def choose(qtbot, dialog: ModelExportDialog, key: str) -> None:
     dialog.refresh(key)
     assert dialog.key() == key
     qtbot.waitUntil(lambda: dialog.tokenizer() is not None, timeout=30000)
-    qtbot.waitUntil(lambda: "still loading" not in dialog.problems.values(), timeout=30000)
+    qtbot.waitUntil(
+        lambda: not {"still loading", "still checking"} & set(dialog.problems.values()), timeout=30000
+    )
 
 
 def export(qtbot, dialog: ModelExportDialog, kind: str, path: str | Path) -> str:

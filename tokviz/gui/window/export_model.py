@@ -63,6 +63,7 @@ class ModelExportDialog(QDialog):
         self.registry = registry
         self.job: Job | None = None
         self.problems: dict[str, str | None] = {}
+        self._generation = 0
         self.tokenizer_box = QComboBox(self)
         self.tokenizer_box.setObjectName("exportModelTokenizer")
         self.tokenizer_box.setAccessibleName("Tokenizer to export")
@@ -142,18 +143,36 @@ class ModelExportDialog(QDialog):
             self._update()
 
     def _update(self, *_args: object) -> None:
+        """Find which formats the chosen tokenizer can go to, in a worker (a custom pattern is tried)."""
         key, tok = self.key(), self.tokenizer()
-        model = self.format_box.model()
+        self._generation += 1
+        generation = self._generation
         if tok is None:
-            self.problems = dict.fromkeys(EXPORT_KINDS, "still loading")
-            self.why_not.setText("Loading the tokenizer…" if key is not None else "No tokenizer to export.")
+            text = "Loading the tokenizer…" if key is not None else "No tokenizer to export."
+            self._show_problems(dict.fromkeys(EXPORT_KINDS, "still loading"), text)
             if key is not None:
                 self.registry.ensure_loaded(key)
-        else:
-            self.problems = formats_for(tok)
-            missing = [f"{EXPORT_LABELS[k]}: {why}" for k, why in self.problems.items() if why]
-            self.why_not.setText("Not available — " + "; ".join(missing) if missing else "")
-        self.why_not.setVisible(bool(self.why_not.text()))
+            return
+        self._show_problems(dict.fromkeys(EXPORT_KINDS, "still checking"), "Checking the formats…")
+        check = run_job(lambda: formats_for(tok), self)
+
+        def checked(problems: object) -> None:
+            if generation == self._generation and isinstance(problems, dict):
+                missing = [f"{EXPORT_LABELS[k]}: {why}" for k, why in problems.items() if why]
+                self._show_problems(problems, "Not available — " + "; ".join(missing) if missing else "")
+
+        def failed(exc: BaseException) -> None:
+            if generation == self._generation:
+                self._show_problems(dict.fromkeys(EXPORT_KINDS, str(exc)), f"Cannot export: {exc}")
+
+        check.returned.connect(checked)
+        check.errored.connect(failed)
+
+    def _show_problems(self, problems: dict[str, str | None], why_not: str) -> None:
+        self.problems = problems
+        self.why_not.setText(why_not)
+        self.why_not.setVisible(bool(why_not))
+        model = self.format_box.model()
         for row, kind in enumerate(EXPORT_KINDS):
             item = model.item(row) if isinstance(model, QStandardItemModel) else None
             if item is not None:
