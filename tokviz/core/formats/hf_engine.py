@@ -32,18 +32,29 @@ from .oniguruma import from_oniguruma, to_oniguruma
 if TYPE_CHECKING:
     import tokenizers
 
-__all__ = ["NEVER_IN_UTF8", "HFTokenizer", "ReferenceChunks", "build_hf_tokenizer", "load_library_tokenizer"]
+__all__ = [
+    "NEVER_IN_UTF8",
+    "OUTSIDE_GPT2_MAP",
+    "HFTokenizer",
+    "ReferenceChunks",
+    "build_hf_tokenizer",
+    "describe_pipeline",
+    "gpt2_bytes",
+    "load_library_tokenizer",
+    "parse_merges",
+    "surface_bytes",
+]
 
 _BYTE_FALLBACK = re.compile(r"<0x([0-9A-Fa-f]{2})>")
 # GPT-2's byte map as a str.translate table (character -> the character of its byte, for latin-1),
 # and the characters outside the map: decoding 300K strings this way takes milliseconds.
 _TO_LATIN1 = {ord(c): b for c, b in unicode_to_bytes().items()}
-_OUTSIDE_MAP = re.compile("[^" + "".join(re.escape(c) for c in unicode_to_bytes()) + "]")
+OUTSIDE_GPT2_MAP = re.compile("[^" + "".join(re.escape(c) for c in unicode_to_bytes()) + "]")
 
 
 def gpt2_bytes(token: str) -> bytes | None:
     """The bytes a GPT-2 byte-map string stands for, or None when a character is outside the map."""
-    if _OUTSIDE_MAP.search(token):
+    if OUTSIDE_GPT2_MAP.search(token):
         return None
     return token.translate(_TO_LATIN1).encode("latin-1")
 
@@ -113,9 +124,7 @@ def describe_pipeline(doc: Mapping[str, Any]) -> str:
     normalizers = _types(doc.get("normalizer"))
     if normalizers:
         parts.append("+".join(normalizers))
-    pre = []
-    for step in _types(doc.get("pre_tokenizer")):
-        pre.append(step)
+    pre = _types(doc.get("pre_tokenizer"))
     for split in _find(doc.get("pre_tokenizer"), "Split"):
         behavior = str(split.get("behavior", "Isolated"))
         if behavior != "Isolated" or split.get("invert"):

@@ -39,7 +39,7 @@ from ._common import (
 )
 from ._reach import judge_reach, remember_warnings
 from .gpt2_files import _parse_merges_txt
-from .hf_engine import _OUTSIDE_MAP, build_hf_tokenizer, gpt2_bytes
+from .hf_engine import OUTSIDE_GPT2_MAP, build_hf_tokenizer, gpt2_bytes
 from .hf_json import missing_byte_warnings, to_oniguruma
 
 SIDE_FILES = ("tokenizer_config.json", "special_tokens_map.json", "added_tokens.json")
@@ -56,7 +56,6 @@ GPT2_STYLE_CLASSES = frozenset(
         "LED",
         "Mvp",
         "Blenderbot",
-        "Marian",
     )
     for fast in ("", "Fast")
 )
@@ -108,8 +107,14 @@ def load_vocab_merges(
         warnings = judge_reach(vocab_path.name, len(learned), unmade, len(merges), "are never produced")
 
     assumptions: tuple[str, ...] = ()
-    if pattern is None and str(config.get("tokenizer_class", "")) not in GPT2_STYLE_CLASSES:
+    named_class = str(config.get("tokenizer_class") or "")
+    if pattern is None and named_class not in GPT2_STYLE_CLASSES:
         assumptions = (PRETOKENIZER_ASSUMED,)
+        if named_class:
+            warnings.append(
+                f"tokenizer_config.json names {named_class}, whose pre-tokenizer tokviz does not know; "
+                "GPT-2's is assumed (give the pattern if it differs)"
+            )
     hf, notes = _library_bpe(
         vocab, merges, added, pattern, bool(config.get("add_prefix_space", False)), vocab_path.name
     )
@@ -140,7 +145,7 @@ def _checked_vocab(raw: Any, file_name: str) -> dict[str, int]:
 def _check_merges(merges: list[tuple[str, str]], vocab_name: str, merges_name: str, vocab_size: int) -> None:
     if len(merges) > vocab_size:
         raise TokenizerLoadError(f"{vocab_name}: {len(merges):,} merges cannot fit {vocab_size:,} tokens")
-    outside = _OUTSIDE_MAP.search
+    outside = OUTSIDE_GPT2_MAP.search
     for index, (left, right) in enumerate(merges):
         if outside(left) or outside(right):
             raise TokenizerLoadError(
