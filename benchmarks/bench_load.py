@@ -112,6 +112,80 @@ def t5_unigram(folder: Path) -> Case:
     return _hf_file(_trained("Unigram"), folder)
 
 
+def _published_tiktoken(folder: Path, encoding: str) -> Case:
+    """A copy of one of OpenAI's rank files: tokviz knows it by its SHA-256; the reference is
+    tiktoken's own definition (its pattern and specials) reading the same file with its own loader."""
+    import os
+    import shutil
+    from unittest import mock
+
+    import tiktoken
+    import tiktoken_ext.openai_public as public
+    from tiktoken.load import load_tiktoken_bpe
+
+    from tokviz.core.resources import resource_path
+
+    os.environ["TIKTOKEN_CACHE_DIR"] = ""  # read the local file only, keep no cached copy
+    path = folder / f"copy-of-{encoding}.tiktoken"
+    shutil.copyfile(resource_path("encodings", f"{encoding}.tiktoken"), path)
+
+    def load() -> Any:
+        ranks = load_tiktoken_bpe(str(path))
+        with mock.patch.object(public, "load_tiktoken_bpe", lambda *args, **kwargs: ranks):
+            return tiktoken.Encoding(**getattr(public, encoding)())
+
+    return Case(path, load, lambda ref, text: ref.encode(text, allowed_special="all"), "tiktoken")
+
+
+def o200k_tiktoken(folder: Path) -> Case:
+    """o200k_base (GPT-4o, 200K tokens) as a .tiktoken file."""
+    return _published_tiktoken(folder, "o200k_base")
+
+
+def cl100k_tiktoken(folder: Path) -> Case:
+    """cl100k_base (100K tokens) as a .tiktoken file."""
+    return _published_tiktoken(folder, "cl100k_base")
+
+
+def _sentencepiece(folder: Path, kind: str) -> Case:
+    """A SentencePiece model trained here on the corpus (8,000 pieces, byte fallback, Llama-style)."""
+    import io
+
+    import sentencepiece as spm
+
+    from tests.multilingual import corpus_lines
+
+    out = io.BytesIO()
+    spm.SentencePieceTrainer.train(
+        sentence_iterator=iter(corpus_lines(20_000, seed=3)),
+        model_writer=out,
+        vocab_size=8000,
+        model_type=kind,
+        byte_fallback=True,
+        character_coverage=0.9995,
+        hard_vocab_limit=False,
+        minloglevel=2,
+    )
+    path = folder / "tokenizer.model"
+    path.write_bytes(out.getvalue())
+    return Case(
+        path,
+        lambda: spm.SentencePieceProcessor(model_file=str(path)),
+        lambda ref, text: ref.encode(text),
+        "sentencepiece",
+    )
+
+
+def sentencepiece_bpe(folder: Path) -> Case:
+    """SentencePiece BPE with byte fallback (Llama 2 / Mistral v1 style)."""
+    return _sentencepiece(folder, "bpe")
+
+
+def sentencepiece_unigram(folder: Path) -> Case:
+    """SentencePiece unigram with byte fallback (T5 / Gemma style)."""
+    return _sentencepiece(folder, "unigram")
+
+
 KINDS: dict[str, Callable[[Path], Case]] = {
     "tokenizer.json GPT-2 (50K BPE)": gpt2_tokenizer_json,
     "vocab+merges GPT-2 folder": gpt2_vocab_merges,
@@ -119,6 +193,10 @@ KINDS: dict[str, Callable[[Path], Case]] = {
     "tokenizer.json byte fallback": llama_byte_fallback,
     "tokenizer.json WordPiece": bert_wordpiece,
     "tokenizer.json Unigram": t5_unigram,
+    ".tiktoken o200k_base (200K)": o200k_tiktoken,
+    ".tiktoken cl100k_base (100K)": cl100k_tiktoken,
+    "SentencePiece BPE, byte fallback": sentencepiece_bpe,
+    "SentencePiece unigram, byte fallback": sentencepiece_unigram,
 }
 
 

@@ -73,7 +73,7 @@ def test_what_the_model_is_made_of(model: tuple[Path, spm.SentencePieceProcessor
     path, sp = model
     tok = load_tokenizer(path)
     facts = read_model_facts(path.read_bytes())
-    assert tok.vocab_size == sp.get_piece_size() == len(facts.piece_types)
+    assert tok.vocab_size == sp.get_piece_size() == facts.piece_count
     assert tok.is_bpe == (facts.model_type == "BPE")
     assert tok.merges == [] and tok.merge_rank_of_id == {} and tok.merge_count == 0
     # Control pieces and user-defined symbols are the special tokens.
