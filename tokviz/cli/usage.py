@@ -147,11 +147,13 @@ def _count(args: argparse.Namespace, tokenizers: Sequence[Tokenizer]) -> list[Vo
     total = sum(f.size for f in files) * len(tokenizers)
     meter = _Meter(total) if total > _PROGRESS_BYTES and sys.stderr.isatty() else None
     out = []
-    for tok in tokenizers:
-        counts = count_files(tok, files, on_bytes=meter, errors=errors)
-        out.append(VocabularyUsage(tok, counts))
-    if meter is not None:
-        meter.close()
+    try:
+        for tok in tokenizers:
+            counts = count_files(tok, files, on_bytes=meter, errors=errors)
+            out.append(VocabularyUsage(tok, counts))
+    finally:
+        if meter is not None:
+            meter.close()  # also on Ctrl+C or an error: the one-line message starts on a clean line
     return out
 
 
