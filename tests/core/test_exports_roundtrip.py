@@ -275,3 +275,14 @@ def test_bert_style_special_tokens_get_their_roles_in_transformers(tmp_path: Pat
     assert auto.eos_token is None and auto.unk_token is None
     text = "[CLS] the cat<|user|>[MASK][SEP]"
     assert auto.encode(text, add_special_tokens=False) == tok.encode(text)
+
+
+def test_a_pattern_tiktoken_refuses_is_said_and_tokviz_still_reads_the_file_back(tmp_path: Path) -> None:
+    pattern = r"(?V1)[\w--\d]+|\d|\s+|."  # a set difference: Python's regex module only
+    tok = train_bpe(text="abc123 def456 " * 40, vocab_size=270, pretokenizer=pattern).tokenizer("v1")
+    notes = export(
+        tok, Export.of("tiktoken", tmp_path / "v1.tiktoken", "--export-tiktoken", tok.pretokenizer)
+    )
+    assert any("tiktoken cannot use the pre-tokenizer pattern" in n for n in notes)
+    again = load_tokenizer(tmp_path / "v1.tiktoken")
+    assert again.encode("abc123 x") == tok.encode("abc123 x")

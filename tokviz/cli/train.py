@@ -352,6 +352,12 @@ def check_exports_fit(args: argparse.Namespace) -> None:
     from tokviz.core.formats.hf_verify import pattern_problem
 
     for export in planned_exports(args):
+        if export.kind == "tiktoken":
+            from tokviz.core.formats.tiktoken_sidecar import tiktoken_pattern_problem
+
+            reason = tiktoken_pattern_problem(export.pretokenizer)
+            if reason is not None:  # still written: tokviz reads the file and its sidecar back exactly
+                print_note(f"{export.what}: {reason}; tokviz will read the file back, tiktoken will not")
         if not export.needs_hf_json:
             continue
         problem = pattern_problem(export.pretokenizer)

@@ -71,6 +71,22 @@ def tiktoken_snippet(path: PathLike) -> str:
     )
 
 
+def tiktoken_pattern_problem(pre: Pretokenizer) -> str | None:
+    """Why tiktoken's regex engine refuses ``pre``'s pattern (one line), or ``None``; checked before training."""
+    import tiktoken
+
+    try:
+        tiktoken.Encoding(
+            "check",
+            pat_str=tiktoken_pattern(pre),
+            mergeable_ranks={bytes([b]): b for b in range(256)},
+            special_tokens={},
+        )
+    except ValueError as exc:
+        return f"tiktoken cannot use the pre-tokenizer pattern ({str(exc).splitlines()[0]})"
+    return None
+
+
 def tiktoken_difference(
     tokenizer: Tokenizer, ranks: dict[bytes, int], sample: Iterable[str] = ()
 ) -> str | None:
@@ -81,6 +97,9 @@ def tiktoken_difference(
     """
     import tiktoken
 
+    problem = tiktoken_pattern_problem(tokenizer.pretokenizer)
+    if problem is not None:
+        return problem
     try:
         encoding = tiktoken.Encoding(
             tokenizer.name or "tokviz",
