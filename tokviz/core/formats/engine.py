@@ -75,7 +75,7 @@ def tokenizer_from_ranks(
         pre = reference_bound(pre)
     vocab = {rank: token for token, rank in frozen.items()}
     mergeable = {token: rank for token, rank in frozen.items() if token}
-    return Tokenizer(
+    tokenizer = Tokenizer(
         vocab,
         lambda: recover_merges(mergeable),
         dict(special_tokens or {}),
@@ -83,3 +83,6 @@ def tokenizer_from_ranks(
         name=name,
         engine=engine,
     )
+    if len(mergeable) != len(frozen):  # the empty token is no merge: count without recovering them
+        tokenizer._merge_count_hint = len(mergeable) - 256
+    return tokenizer
