@@ -93,6 +93,22 @@ def missing_bytes_bpe(utf8_too: bool = True) -> tuple[Library, list[int]]:
     return Library.from_str(json.dumps(doc)), occurring
 
 
+def suffix_bpe() -> Library:
+    """CLIP's layout: a byte-level BPE whose word-final pieces end in ``</w>``."""
+    tk = Library(models.BPE(end_of_word_suffix="</w>"))
+    tk.normalizer = normalizers.Lowercase()
+    tk.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tk.decoder = decoders.BPEDecoder(suffix="</w>")
+    trainer = trainers.BpeTrainer(
+        vocab_size=700,
+        end_of_word_suffix="</w>",
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+        show_progress=False,
+    )
+    tk.train_from_iterator(TRAINING, trainer)
+    return tk
+
+
 def byte_fallback_bpe() -> Library:
     """Llama 2's layout: ``▁`` for spaces by normalizers, no pre-tokenizer, ``<0xNN>`` byte fallback."""
     tk = Library(models.BPE(unk_token="<unk>", byte_fallback=True, fuse_unk=True))
@@ -168,6 +184,7 @@ MODELS: dict[str, Callable[[], Library]] = {
     "ignore_merges": lambda: with_model_changes(byte_level_bpe(), ignore_merges=True),
     "missing bytes": lambda: missing_bytes_bpe()[0],
     "byte fallback": byte_fallback_bpe,
+    "end_of_word_suffix": suffix_bpe,
     "WordPiece": wordpiece,
     "Unigram": unigram,
     "WordLevel": wordlevel,

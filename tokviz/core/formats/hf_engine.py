@@ -161,6 +161,10 @@ def surface_bytes(doc: Mapping[str, Any]) -> Callable[[str], bytes]:
     suffix = model.get("end_of_word_suffix") or ""
 
     def read(token: str) -> bytes:
+        if prefix and token.startswith(prefix) and len(token) > len(prefix):
+            token = token[len(prefix) :]
+        if suffix and token.endswith(suffix) and len(token) > len(suffix):
+            token = token[: -len(suffix)]
         if byte_level:
             data = gpt2_bytes(token)
             if data is not None:
@@ -169,10 +173,6 @@ def surface_bytes(doc: Mapping[str, Any]) -> Callable[[str], bytes]:
             m = _BYTE_FALLBACK.fullmatch(token)
             if m:
                 return bytes([int(m.group(1), 16)])
-        if prefix and token.startswith(prefix) and len(token) > len(prefix):
-            token = token[len(prefix) :]
-        if suffix and token.endswith(suffix) and len(token) > len(suffix):
-            token = token[: -len(suffix)]
         for rep in replacements:
             token = token.replace(rep, " ")
         return token.encode("utf-8", errors="replace")
@@ -268,9 +268,11 @@ class HFTokenizer(Tokenizer):
             name=name,
             engine=_Engine(self._encode_plain),
         )
+        # Joined bytes decode a byte-level model exactly; pieces marked with ## or </w> need the
+        # library's decoder to put the spaces back.
         self.byte_level = bool(
             _find(doc.get("pre_tokenizer"), "ByteLevel") or _find(doc.get("decoder"), "ByteLevel")
-        )
+        ) and not (model.get("continuing_subword_prefix") or model.get("end_of_word_suffix"))
         self._replay_factory = replayer
         self._replayer: Tokenizer | None = None
         self._replay_lock = threading.Lock()
