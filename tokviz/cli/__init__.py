@@ -82,6 +82,8 @@ EXAMPLES = """examples:
   tokviz render --text "Hello, 🌍! 你好!" --tokenizer gpt2 --tokenizer cl100k -o strips.png
   tokviz replay --text "the cat in the hat" --merges 3 --pretokenizer none --render merges.png
   tokviz info cl100k
+  tokviz usage heldout/ --include '*.py' --tokenizer py8k.json --format markdown
+  tokviz diff py2k.json py8k.json
   tokviz export model.json --to hf -o model-hf/
 """
 
