@@ -301,7 +301,9 @@ class LengthHistogram(QWidget):
         pal = self.palette()
         fm = self.fontMetrics()
         painter.setPen(pal.color(QPalette.ColorRole.Text))
-        painter.drawText(QPointF(2, fm.ascent()), "Token lengths (bytes): vocabulary / used here")
+        painter.drawText(
+            QPointF(2, fm.ascent()), "Token lengths in bytes: pale in the vocabulary, solid used here"
+        )
         if not self.buckets:
             painter.end()
             return
