@@ -301,8 +301,9 @@ class LengthHistogram(QWidget):
         pal = self.palette()
         fm = self.fontMetrics()
         painter.setPen(pal.color(QPalette.ColorRole.Text))
+        title = "Token lengths in bytes: pale = vocabulary, solid = used here"
         painter.drawText(
-            QPointF(2, fm.ascent()), "Token lengths in bytes: pale in the vocabulary, solid used here"
+            QPointF(2, fm.ascent()), fm.elidedText(title, Qt.TextElideMode.ElideRight, self.width() - 4)
         )
         if not self.buckets:
             painter.end()
