@@ -48,6 +48,9 @@ def test_headline_count_column_and_used_filter_follow_the_editor_text(qtbot, tin
     )
     the = tiny_bpe.encode_ordinary(" the")[0]
     assert model.index(model.row_of_id(the), COUNT).data() == f"{ids[the]:,}"
+    histogram = browser.histogram
+    assert histogram.buckets[0][:3] == ("1", 256, len({i for i in ids if i < 256}))
+    assert not histogram.grab().isNull()  # it draws
 
     browser.usage_mode.setCurrentIndex(1)  # used on this text
     assert {model.token_id(r) for r in range(model.rowCount())} == set(ids)
