@@ -110,16 +110,11 @@ def run(args: argparse.Namespace) -> int:
 
 
 def short_names(specs: Sequence[str], tokenizers: Sequence[Tokenizer]) -> list[str]:
-    """How the report names each tokenizer: a built-in's display name (GPT-2), a file's stem (py32k)."""
-    from pathlib import Path
+    """How the report names each tokenizer: as ``tokviz eval`` and the app do ("GPT-2", "py8k", a
+    tokenizer.json by its folder), file names or the paths as typed where short names clash."""
+    from tokviz.core.evaluation import unique_labels
 
-    from tokviz.core.registry import is_builtin
-
-    names = [
-        tok.name if is_builtin(spec) else Path(spec).stem or spec for spec, tok in zip(specs, tokenizers)
-    ]
-    # Two files with one stem (a/model.json, b/model.json) keep the paths the user gave.
-    return [n if names.count(n) == 1 else spec for n, spec in zip(names, specs)]
+    return unique_labels(specs, tokenizers)
 
 
 def _count(args: argparse.Namespace, tokenizers: Sequence[Tokenizer]) -> list[VocabularyUsage]:
