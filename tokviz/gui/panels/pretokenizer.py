@@ -109,6 +109,10 @@ def compute_chunks(spec: str, text: str, tokenizer: Tokenizer | None) -> ChunkRe
         pre = resolve_pretokenizer(spec)
     except PretokenizerError as exc:
         return ChunkResult(spec, text, None, [], None, None, None, 0, str(exc))
+    if tokenizer is not None and tokenizer.pretokenizer == pre:
+        # The tokenizer's own pattern: cut as its engine does (tiktoken's Unicode for gpt2, cl100k,
+        # o200k and .tiktoken files), so no token is shown crossing a chunk it does not cross.
+        pre = tokenizer.pretokenizer
     error: str | None = None
     try:
         spans = pre.spans(text)
