@@ -212,3 +212,14 @@ def test_a_file_that_is_not_one_line_per_token_is_one_clear_line(tmp_path: Path)
     path.write_bytes(base64.b64encode(b"ab") + b" 1 2\n")
     with pytest.raises(TokenizerLoadError, match=r"bad.tiktoken, line 1: not a 'base64-token rank' pair"):
         load_tokenizer(path)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("pattern", ["gpt2", CL100K_PATTERN, r"\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+|\s+"])
+def test_ids_equal_tiktoken_on_the_whole_corpus(rank_file: Path, pattern: str) -> None:
+    specials = {"<|endoftext|>": 700, "<s>": 701, "</s>": 702}
+    tok = load_tokenizer(rank_file, pattern=pattern, special_tokens=specials)
+    oracle = _oracle(rank_file, tok.pretokenizer.pattern or "", specials)
+    lines = corpus_lines()
+    assert len(lines) >= 30_000
+    assert [tok.encode(x) for x in lines] == oracle.encode_batch(lines, allowed_special="all")
