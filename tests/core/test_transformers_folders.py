@@ -212,3 +212,36 @@ def test_a_vocabulary_missing_single_bytes_loads_with_transformers_ids(
     # The byte with no token is not in any span: the character's other bytes are partial tokens.
     spans = tok.encode_spans(text)
     assert b"".join(s.bytes for s in spans) == text.encode().replace(bytes([unused]), b"")
+
+
+def bert_folder(folder: Path, config: dict[str, object] | None) -> Path:
+    """BERT's slow-tokenizer folder: ``vocab.txt`` (one token per line) and maybe a config."""
+    from tests.core.test_hf_engine import library
+
+    vocab = library("WordPiece").get_vocab()
+    folder.mkdir(parents=True, exist_ok=True)
+    lines = [token for token, _ in sorted(vocab.items(), key=lambda item: item[1])]
+    (folder / "vocab.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    if config is not None:
+        (folder / "tokenizer_config.json").write_text(json.dumps(config), encoding="utf-8")
+    return folder
+
+
+@pytest.mark.parametrize(
+    "config",
+    [None, {"tokenizer_class": "BertTokenizer", "do_lower_case": False, "strip_accents": False}],
+    ids=["uncased by assumption", "cased config"],
+)
+def test_a_bert_vocab_txt_folder_opens_as_bert_tokenizer_fast_builds_it(
+    tmp_path: Path, config: dict[str, object] | None
+) -> None:
+    folder = bert_folder(tmp_path / "bert-mini", config)
+    tok = load_tokenizer(folder)
+    assert tok.template == ("[CLS]", "$A", "[SEP]")
+    assert tok.special_tokens == {"[PAD]": 0, "[UNK]": 1, "[CLS]": 2, "[SEP]": 3, "[MASK]": 4}
+    assert tok.assumptions == (() if config else ("pre-tokenizer assumed: BERT (lowercased)",))
+    assert load_tokenizer(folder / "vocab.txt").encode(TEXT) == tok.encode(TEXT)
+    transformers = pytest.importorskip("transformers")
+    fast = transformers.BertTokenizerFast.from_pretrained(str(folder))
+    for text in [TEXT, "Ça va? CAFÉ naïve", *LINES]:
+        assert tok.encode(text) == fast(text, add_special_tokens=False)["input_ids"], text

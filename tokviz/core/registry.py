@@ -29,7 +29,7 @@ from .formats._common import (
 )
 from .formats._reach import load_warnings as load_warnings  # re-exported: the GUI and CLI show them
 from .formats._reach import remember_warnings
-from .formats.hf_folder import load_vocab_merges
+from .formats.hf_folder import load_vocab_merges, load_wordpiece_vocab
 from .formats.tiktoken_file import SpecialTokens, tiktoken_from_data
 from .merges import MergeStep
 from .tokenizer import Tokenizer
@@ -165,6 +165,8 @@ def _load_folder(folder: Path) -> Tokenizer:
         return _load_file(folder / "tokenizer.json")
     if (folder / "vocab.json").exists() and (folder / "merges.txt").exists():
         return load_vocab_merges(folder / "vocab.json", folder / "merges.txt")
+    if (folder / "vocab.txt").is_file():
+        return load_wordpiece_vocab(folder / "vocab.txt")
     tiktoken_files = sorted(folder.glob("*.tiktoken"))
     if len(tiktoken_files) == 1:
         return _load_tiktoken(tiktoken_files[0])
@@ -172,8 +174,8 @@ def _load_folder(folder: Path) -> Tokenizer:
     if len(spm_files) == 1:
         return _load_file(spm_files[0])
     raise TokenizerLoadError(
-        f"{folder} holds no tokenizer: looked for vocab.json + merges.txt, tokenizer.json, "
-        "a single .tiktoken file and a single SentencePiece .model file"
+        f"{folder} holds no tokenizer: looked for vocab.json + merges.txt, tokenizer.json, BERT's "
+        "vocab.txt, a single .tiktoken file and a single SentencePiece .model file"
     )
 
 
@@ -277,6 +279,8 @@ def _load_file(path: Path) -> Tokenizer:
         return load_vocab_merges(vocab, merges)
     if name.endswith(".tiktoken"):
         return _load_tiktoken(path)
+    if name == "vocab.txt":
+        return load_wordpiece_vocab(path)
     if name.endswith(".model") and _is_sentencepiece(path):
         from .formats.sentencepiece_file import sentencepiece_from_file
 

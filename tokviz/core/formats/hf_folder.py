@@ -31,6 +31,7 @@ from ._common import (
     VOCAB_JSON_CAP,
     PathLike,
     _check_count,
+    _decode_text,
     _is_int,
     _parse_json,
     _read_file,
@@ -278,8 +279,8 @@ def _library_bpe(
 ) -> tuple[Any, list[str]]:
     """The ``tokenizers`` BPE ``GPT2TokenizerFast`` would build, with every added token, and notes
     on listed ids the library does not give (transformers loads such folders the same way)."""
-    from tokenizers import AddedToken, decoders, models
     from tokenizers import Tokenizer as Library
+    from tokenizers import decoders, models
 
     try:
         library = Library(models.BPE(vocab=vocab, merges=merges))
@@ -290,6 +291,13 @@ def _library_bpe(
         ) from None
     library.pre_tokenizer = _pre_tokenizer(pattern, add_prefix_space)
     library.decoder = decoders.ByteLevel()
+    return library, _add_tokens(library, added)
+
+
+def _add_tokens(library: Any, added: Mapping[str, AddedEntry]) -> list[str]:
+    """Add every added token in id order, as transformers does; notes on ids the library does not give."""
+    from tokenizers import AddedToken
+
     notes: list[str] = []
     order = sorted(added.items(), key=lambda item: (item[1][0] is None, item[1][0] or 0))
     for content, (token_id, special, options) in order:
@@ -305,7 +313,91 @@ def _library_bpe(
                 f"the added token {_short(content)} is listed with id {token_id} but gets id {got}, "
                 "as in transformers (a token already in the vocabulary keeps its id; others take the next free one)"
             )
-    return library, notes
+    return notes
 
 
-__all__ = ["GPT2_STYLE_CLASSES", "PRETOKENIZER_ASSUMED", "SIDE_FILES", "load_vocab_merges"]
+# BertTokenizer's special tokens when no file names them.
+BERT_SPECIALS = {
+    "unk_token": "[UNK]",
+    "sep_token": "[SEP]",
+    "pad_token": "[PAD]",
+    "cls_token": "[CLS]",
+    "mask_token": "[MASK]",
+}
+WORDPIECE_ASSUMED = "pre-tokenizer assumed: BERT (lowercased)"
+
+
+def load_wordpiece_vocab(
+    vocab_txt: PathLike,
+    *,
+    special_tokens: Mapping[str, int | None] | Iterable[str] | None = None,
+    name: str | None = None,
+) -> Tokenizer:
+    """Load BERT's ``vocab.txt`` (one WordPiece token per line, the line number its id) and the side
+    files beside it, built as ``BertTokenizerFast`` builds it: BERT's normalizer (lowercasing
+    unless ``do_lower_case`` is false, ``strip_accents``, ``tokenize_chinese_chars`` from
+    ``tokenizer_config.json``), BERT's pre-tokenizer, ``##`` pieces and ``[CLS] $A [SEP]``.
+
+    Without a ``tokenizer_config.json`` the pipeline is BERT's uncased one by assumption, and the
+    tokenizer's ``assumptions`` say so.
+    """
+    from tokenizers import Tokenizer as Library
+    from tokenizers import decoders, models, normalizers, pre_tokenizers, processors
+
+    path = Path(vocab_txt)
+    text = _decode_text(_read_file(path, TokenizerLoadError, VOCAB_JSON_CAP), path.name, TokenizerLoadError)
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    _check_count(len(lines), "lines", path.name, TokenizerLoadError)
+    vocab = {line.rstrip("\r"): index for index, line in enumerate(lines)}  # a repeated line: the last id
+    if not vocab:
+        raise TokenizerLoadError(f"{path.name}: the vocabulary is empty")
+    side = _side_files(path.parent)
+    config = side.get("tokenizer_config.json", {})
+    names = dict(BERT_SPECIALS)
+    for source in (config, side.get("special_tokens_map.json", {})):
+        for key in BERT_SPECIALS:
+            content = _content(source.get(key))
+            if content:
+                names[key] = content
+    unk = names["unk_token"]
+    if unk not in vocab:
+        raise TokenizerLoadError(f"{path.name}: the unknown token {_short(unk)} is not in the vocabulary")
+    library = Library(models.WordPiece(vocab=vocab, unk_token=unk, max_input_chars_per_word=100))
+    library.normalizer = normalizers.BertNormalizer(
+        clean_text=True,
+        handle_chinese_chars=bool(config.get("tokenize_chinese_chars", True)),
+        strip_accents=config.get("strip_accents"),
+        lowercase=bool(config.get("do_lower_case", True)),
+    )
+    library.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    library.decoder = decoders.WordPiece(prefix="##")
+    added = _added_tokens(side, vocab)
+    for content in names.values():
+        token_id, _special, options = added.get(content, (vocab.get(content), True, {}))
+        added[content] = (token_id, True, options)
+    if special_tokens is not None:
+        added.update(_given_specials(special_tokens, vocab, added))
+    notes = _add_tokens(library, added)
+    cls, sep = names["cls_token"], names["sep_token"]
+    if library.token_to_id(cls) is not None and library.token_to_id(sep) is not None:
+        library.post_processor = processors.TemplateProcessing(
+            single=f"{cls}:0 $A:0 {sep}:0",
+            pair=f"{cls}:0 $A:0 {sep}:0 $B:1 {sep}:1",
+            special_tokens=[(cls, library.token_to_id(cls)), (sep, library.token_to_id(sep))],
+        )
+    assumptions = () if "tokenizer_config.json" in side else (WORDPIECE_ASSUMED,)
+    tok = build_hf_tokenizer(library, name or path.parent.name or path.stem, assumptions=assumptions)
+    return remember_warnings(tok, notes)
+
+
+__all__ = [
+    "BERT_SPECIALS",
+    "GPT2_STYLE_CLASSES",
+    "PRETOKENIZER_ASSUMED",
+    "SIDE_FILES",
+    "WORDPIECE_ASSUMED",
+    "load_vocab_merges",
+    "load_wordpiece_vocab",
+]
