@@ -130,7 +130,8 @@ def load_tokenizer(
     Files: a tokviz model file (JSON with ``"format": "tokviz-model"``), any Hugging Face
     ``tokenizer.json`` (the ``tokenizers`` library encodes it), a folder as ``transformers`` saves
     it (``tokenizer.json`` first, else ``vocab.json`` + ``merges.txt`` with ``added_tokens.json``,
-    ``special_tokens_map.json`` and ``tokenizer_config.json``; either file of the pair names it too),
+    ``special_tokens_map.json`` and ``tokenizer_config.json``; either file of the pair names it too;
+    or BERT's ``vocab.txt``),
     a ``.tiktoken`` rank file, or a SentencePiece ``.model``. Raises :class:`TokenizerLoadError` saying what was tried. Only
     regular files are read, each with a size cap; :func:`load_warnings` tells what the loader
     found doubtful in a file that still loaded (some tokens no merge makes).
