@@ -152,3 +152,11 @@ def test_reference_pattern_rewrites_only_what_depends_on_unicode() -> None:
 def test_trained_models_keep_regexs_own_unicode() -> None:
     trained = train_bpe(text="the cat's hat " * 20, vocab_size=270, pretokenizer="gpt2").tokenizer("t")
     assert trained.pretokenizer.split("\u0c5c's") == resolve_pretokenizer("gpt2").split("\u0c5c's")
+
+
+def test_a_bound_pretokenizer_survives_pickling() -> None:
+    import pickle
+
+    pre = load_tokenizer("gpt2").pretokenizer
+    copy = pickle.loads(pickle.dumps(pre))
+    assert copy == pre and copy.split("x\u0c5c's") == pre.split("x\u0c5c's") == ["x", "\u0c5c'", "s"]

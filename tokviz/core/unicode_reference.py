@@ -222,6 +222,10 @@ class LazyReferencePattern:
         self._differing: frozenset[str] | None = None
         self._lock = threading.Lock()
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled as its pattern (a worker process prepares its own; the lock is not copied)."""
+        return (LazyReferencePattern, (self.source, self._plain))
+
     def _pick(self, text: str, pos: int, endpos: int | None) -> Any:
         """The plain pattern, or the exact one when ``text[pos:endpos]`` holds a differing code point."""
         if self._differing is None:
