@@ -153,3 +153,23 @@ def test_words_may_be_re_encoded_between_space_cuts() -> None:
     assert cut_mode(tok) == "space"
     assert cut_mode(tok.with_special_tokens(["<|end of text|>"])) == "none"
     assert cut_mode(CharacterTokenizer()) == "any"
+
+
+@pytest.mark.parametrize("name", ["characters", "words"])
+def test_bad_arguments_are_one_line_errors(name: str) -> None:
+    from tokviz.core.errors import TokvizError
+
+    tok = load_tokenizer(name)
+    for call in (
+        lambda: tok.encode(None),
+        lambda: tok.encode(b"bytes"),
+        lambda: tok.decode(["x"]),
+        lambda: tok.id_bytes(-1),
+        lambda: tok.encode_with_merges("a", -1),
+        lambda: tok.encode_spans("a", -1),
+        lambda: tok.trace_chunk("text"),
+        lambda: tok.with_special_tokens("<s>"),
+        lambda: tok.id_of_merge(0),
+    ):
+        with pytest.raises(TokvizError):
+            call()

@@ -28,7 +28,14 @@ import regex
 
 from .errors import ArgumentTypeError, CorpusError, InvalidArgument
 from .pretokenize import Pretokenizer, SpecialSplitter
-from .tokenizer import LONE_SURROGATE, Tokenizer, TokenSpan, _check_text, replace_lone_surrogates
+from .tokenizer import (
+    LONE_SURROGATE,
+    Tokenizer,
+    TokenSpan,
+    _check_count,
+    _check_text,
+    replace_lone_surrogates,
+)
 
 NOT_BPE_NOTE = "not BPE: there are no merges to replay"
 
@@ -127,6 +134,7 @@ class _MergelessTokenizer(Tokenizer):
 
     def encode_with_merges(self, text: str, max_merges: int) -> list[int]:
         """The plain encoding: there are no merges, so every step of a replay is the same."""
+        _check_count(max_merges, "max_merges")
         return self.encode(text)
 
     def trace_chunk(self, data: bytes) -> tuple[list[int], list[int]]:
@@ -140,6 +148,8 @@ class _MergelessTokenizer(Tokenizer):
     def encode_spans(self, text: str, max_merges: int | None = None) -> list[TokenSpan]:
         """Every token placed on the text: code-point offsets, the token's bytes, its chunk."""
         _check_text(text)
+        if max_merges is not None:
+            _check_count(max_merges, "max_merges")  # checked as everywhere; there are no merges
         if LONE_SURROGATE.search(text):
             text = replace_lone_surrogates(text)
         spans: list[TokenSpan] = []
