@@ -14,7 +14,7 @@ import pytest
 import sentencepiece as spm
 
 from tests.multilingual import corpus_lines
-from tokviz.core.errors import ReplayUnavailable, TokenizerLoadError
+from tokviz.core.errors import InvalidArgument, ReplayUnavailable, TokenizerLoadError
 from tokviz.core.formats.sentencepiece_file import SentencePieceTokenizer, read_model_facts
 from tokviz.core.registry import load_tokenizer
 
@@ -164,3 +164,24 @@ def test_a_broken_model_file_is_one_clear_line(tmp_path: Path, data: bytes) -> N
     with pytest.raises(TokenizerLoadError) as info:
         load_tokenizer(path)
     assert "broken.model" in str(info.value) and "\n" not in str(info.value)
+
+
+def test_every_public_method_answers(model: tuple[Path, spm.SentencePieceProcessor]) -> None:
+    path, sp = model
+    tok = load_tokenizer(path)
+    text = "Hello wörld, 日本語 <|endoftext|> again"
+    ids = sp.encode(text)
+    assert list(tok.encode_iterable([text[:7], text[7:]], block=4)) == ids
+    assert list(tok.segments(text)) == [(0, len(text), False)]
+    assert tok.decode_bytes(ids) == b"".join(tok.id_bytes(i) for i in ids)
+    assert tok.is_special(sp.piece_to_id("[CLS]")) and not tok.is_special(ids[0])
+    assert tok.vocab_size == len(tok.vocab) and tok.parents_of_id == {}
+    with pytest.raises(InvalidArgument, match="no byte-level merges"):
+        tok.id_of_merge(0)
+    with pytest.raises(InvalidArgument, match="no byte-level merges"):
+        tok.parents_of_merge(0)
+    with pytest.raises(ReplayUnavailable):
+        tok.trace_chunk(b"abc")
+    with pytest.raises(InvalidArgument, match="not in the vocabulary"):
+        tok.decode([sp.get_piece_size() + 5])
+    assert "SentencePieceTokenizer" in repr(tok)

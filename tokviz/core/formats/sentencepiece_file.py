@@ -20,7 +20,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import ArgumentTypeError, ReplayUnavailable, TokenizerLoadError
+from ..errors import ArgumentTypeError, InvalidArgument, ReplayUnavailable, TokenizerLoadError
 from ..pretokenize import Pretokenizer, SpecialSplitter
 from ..tokenizer import LONE_SURROGATE, Tokenizer, TokenSpan, _check_text, replace_lone_surrogates
 from ._common import PathLike, _read_file
@@ -378,6 +378,14 @@ class SentencePieceTokenizer(Tokenizer):
     def parents_of_id(self) -> dict[int, tuple[int, int]]:
         """Empty: no id is made by a byte-level merge."""
         return {}
+
+    def id_of_merge(self, rank: int) -> int:
+        """Refused: the model has no byte-level merges to number."""
+        raise InvalidArgument(f"{self.name} has no byte-level merges ({self.replay_note})")
+
+    def parents_of_merge(self, rank: int) -> tuple[int, int]:
+        """Refused: the model has no byte-level merges to number."""
+        raise InvalidArgument(f"{self.name} has no byte-level merges ({self.replay_note})")
 
     def encode_with_merges(self, text: str, max_merges: int) -> list[int]:
         """Refused with :attr:`replay_note`: replay cannot reproduce the library's ids."""
