@@ -242,7 +242,10 @@ class HFTokenizer(Tokenizer):
         assumptions: tuple[str, ...] = (),
     ) -> None:
         self.hf = hf
-        self.document = doc
+        # Only what later calls need is kept: the parsed file of a large vocabulary is tens of MB.
+        self._prefix_first_only = any(
+            m.get("prepend_scheme") == "first" for m in _find(doc.get("pre_tokenizer"), "Metaspace")
+        )
         self._plain_hf: tokenizers.Tokenizer | None = None
         model = doc.get("model") or {}
         self.model_type = str(model.get("type", "BPE"))
@@ -250,11 +253,8 @@ class HFTokenizer(Tokenizer):
         added = hf.get_added_tokens_decoder()
         self.added_ids = frozenset(added)
         vocab: dict[int, bytes] = {}
-        strings: dict[int, str] = {}
         for token, token_id in hf.get_vocab(with_added_tokens=True).items():
-            strings[token_id] = token
             vocab[token_id] = token.encode("utf-8") if token_id in added else read(token)
-        self.token_strings = strings
         specials = {t.content: i for i, t in added.items() if t.special}
         self._string_merges = parse_merges(model.get("merges")) if self.model_type == "BPE" else []
         pairs = self._string_merges
@@ -369,9 +369,7 @@ class HFTokenizer(Tokenizer):
         exact (unless it strips spaces around itself); a document without special tokens is held
         whole, and a Metaspace that prefixes only the first piece never lets a block be cut.
         """
-        if any(
-            m.get("prepend_scheme") == "first" for m in _find(self.document.get("pre_tokenizer"), "Metaspace")
-        ):
+        if self._prefix_first_only:
             return 0
         longest = max((len(s) for s in self.special_tokens), default=0)
         limit = len(buffer) - max(longest, 1)
