@@ -66,7 +66,7 @@ def merge_history(tokenizer: Tokenizer) -> tuple[MergeStep, ...]:
 
 
 def is_builtin(spec: str) -> bool:
-    """Whether ``spec`` names a bundled tokenizer (``bytes``, ``gpt2``, ``cl100k`` or an alias)."""
+    """Whether ``spec`` names a built-in tokenizer (``bytes``, ``gpt2``, ``cl100k``, ``o200k``, ... or an alias)."""
     return spec.strip().lower() in _ALIASES
 
 
@@ -103,7 +103,8 @@ _BUILDERS: dict[str, Callable[[], Tokenizer]] = {
 
 
 def builtin_tokenizer(name: str) -> Tokenizer:
-    """A built-in tokenizer by name (``bytes``, ``gpt2``/``r50k_base``, ``cl100k``/``cl100k_base``).
+    """A built-in tokenizer by name (``bytes``, ``gpt2``/``r50k_base``, ``cl100k``/``cl100k_base``,
+    ``o200k``/``o200k_base``/``gpt-4o``, ``characters``, ``words``).
 
     Each is built once per process, under a lock so that two threads asking at once share it.
     """
