@@ -223,3 +223,12 @@ def test_ids_equal_tiktoken_on_the_whole_corpus(rank_file: Path, pattern: str) -
     lines = corpus_lines()
     assert len(lines) >= 30_000
     assert [tok.encode(x) for x in lines] == oracle.encode_batch(lines, allowed_special="all")
+
+
+def test_a_sidecar_of_another_rank_file_is_refused(rank_file: Path) -> None:
+    doc = {"format": "tokviz-tiktoken-sidecar", "version": 1, "pattern": "cl100k", "sha256": "0" * 64}
+    rank_file.with_name(rank_file.name + ".json").write_text(json.dumps(doc), encoding="utf-8")
+    with pytest.raises(
+        TokenizerLoadError, match="small.tiktoken.json belongs to another version of small.tiktoken"
+    ):
+        load_tokenizer(rank_file)

@@ -139,11 +139,14 @@ def load_tiktoken_file(
     return tiktoken_from_data(data, p, pattern=pretokenizer, special_tokens=special_tokens, name=name)
 
 
-def read_sidecar(path: PathLike) -> tuple[str | None, dict[str, int] | None] | None:
+def read_sidecar(
+    path: PathLike, data: bytes | None = None
+) -> tuple[str | None, dict[str, int] | None] | None:
     """The ``(pattern, special tokens)`` of a rank file's sidecar, or None when it has none.
 
-    A field that is absent or null is None. A sidecar that exists but is not tokviz's format is
-    refused with a one-line :class:`TokenizerLoadError` naming it, never ignored.
+    A field that is absent or null is None. A sidecar that exists but is not tokviz's format, or
+    that names another rank file by its ``sha256`` (``data`` is the rank file's bytes), is refused
+    with a one-line :class:`TokenizerLoadError` naming it, never ignored or silently applied.
     """
     side = sidecar_path(path)
     if not side.exists():
@@ -154,6 +157,12 @@ def read_sidecar(path: PathLike) -> tuple[str | None, dict[str, int] | None] | N
     if doc.get("version") != SIDECAR_VERSION:
         raise TokenizerLoadError(
             f"{side.name}: sidecar version {doc.get('version')!r} is not {SIDECAR_VERSION}; update tokviz"
+        )
+    digest = doc.get("sha256")
+    if data is not None and isinstance(digest, str) and digest != hashlib.sha256(data).hexdigest():
+        raise TokenizerLoadError(
+            f"{side.name} belongs to another version of {Path(path).name} (its sha256 differs): "
+            "export the model again, or delete the sidecar and give --pattern and --special-token"
         )
     pattern = doc.get("pattern")
     if pattern is not None and (not isinstance(pattern, str) or not pattern):
@@ -235,7 +244,7 @@ def tiktoken_from_data(
     p = Path(path)
     file_name = p.name
     ranks = parse_tiktoken_file(data, file_name)
-    side = read_sidecar(p) if p.name else None
+    side = read_sidecar(p, data) if p.name else None
     published = PUBLISHED_FILES.get(hashlib.sha256(data).hexdigest())
     assumptions: list[str] = []
     chosen_pattern: str | Pretokenizer
