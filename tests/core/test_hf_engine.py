@@ -482,3 +482,20 @@ def test_a_file_the_library_refuses_is_refused_in_one_line(tmp_path: Path) -> No
     ) as info:
         load_tokenizer(tmp_path / "tokenizer.json")
     assert "\n" not in str(info.value)
+
+
+def test_a_split_regex_that_backtracks_without_end_fails_in_one_line(tmp_path: Path) -> None:
+    """Oniguruma stops a catastrophic pattern at its retry limit; tokviz says so instead of crashing."""
+    doc = json.loads(library("WordLevel").to_str())
+    doc["pre_tokenizer"] = {
+        "type": "Split",
+        "pattern": {"Regex": "(a|a)+$"},
+        "behavior": "Isolated",
+        "invert": False,
+    }
+    (tmp_path / "tokenizer.json").write_text(json.dumps(doc), encoding="utf-8")
+    tok = load_tokenizer(tmp_path / "tokenizer.json")
+    assert tok.encode("aaaa b") == Library.from_str(json.dumps(doc)).encode("aaaa b").ids
+    with pytest.raises(InvalidArgument, match="cannot encode this text: Onig: .*retry-limit") as info:
+        tok.encode("a" * 60 + "b")
+    assert "\n" not in str(info.value)

@@ -87,9 +87,16 @@ class ReferenceChunks(Pretokenizer):
         if self.reference is None:
             return [(0, len(text))]
         try:
-            pieces = self.reference.pre_tokenize_str(text)
-        except TypeError:  # a lone surrogate: read as U+FFFD, one code point for one
-            pieces = self.reference.pre_tokenize_str(replace_lone_surrogates(text))
+            try:
+                pieces = self.reference.pre_tokenize_str(text)
+            except TypeError:  # a lone surrogate: read as U+FFFD, one code point for one
+                pieces = self.reference.pre_tokenize_str(replace_lone_surrogates(text))
+        except (KeyboardInterrupt, SystemExit):
+            raise
+        except BaseException as exc:  # a Rust panic (Oniguruma's retry limit) is a BaseException
+            raise InvalidArgument(
+                f"the tokenizers library cannot pre-tokenize this text: {_first_line(exc)}"
+            ) from None
         return [(int(s), int(e)) for _piece, (s, e) in pieces]
 
 
@@ -217,8 +224,12 @@ def _library_encode(hf: tokenizers.Tokenizer, text: str) -> Any:
     except (KeyboardInterrupt, SystemExit):
         raise
     except BaseException as exc:  # plain Exception, or a Rust panic (a BaseException) on odd input
-        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-        raise InvalidArgument(f"the tokenizers library cannot encode this text: {first}") from None
+        raise InvalidArgument(f"the tokenizers library cannot encode this text: {_first_line(exc)}") from None
+
+
+def _first_line(exc: BaseException) -> str:
+    """The first line of a library error (a Rust panic's message can run to a backtrace)."""
+    return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
 
 
 class HFTokenizer(Tokenizer):
@@ -538,9 +549,10 @@ def load_library_tokenizer(text: str) -> tokenizers.Tokenizer:
 
     try:
         return Library.from_str(text)
-    except Exception as exc:  # the library raises plain Exception with its serde message
-        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-        raise TokenizerLoadError(f"the tokenizers library cannot read it: {first}") from None
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except BaseException as exc:  # plain Exception with its serde message, or a Rust panic
+        raise TokenizerLoadError(f"the tokenizers library cannot read it: {_first_line(exc)}") from None
 
 
 # Text the replayer must encode exactly like the library before replay is offered.

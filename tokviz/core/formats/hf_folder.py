@@ -284,7 +284,9 @@ def _library_bpe(
 
     try:
         library = Library(models.BPE(vocab=vocab, merges=merges))
-    except Exception as exc:  # the library raises plain Exception for merges outside the vocabulary
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except BaseException as exc:  # plain Exception for merges outside the vocabulary, or a Rust panic
         first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
         raise TokenizerLoadError(
             f"{file_name}: the tokenizers library cannot build the BPE: {first}"
