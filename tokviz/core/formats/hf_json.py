@@ -8,16 +8,16 @@ itself encodes (:mod:`.hf_engine`).
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 import regex
 
 from ..bytes_ import bytes_to_gpt2_str
-from ..errors import PretokenizerError, TokenizerLoadError
+from ..errors import TokenizerLoadError
 from ..outputs import Output
-from ..pretokenize import CL100K_PATTERN, GPT2_PATTERN, Pretokenizer, resolve_pretokenizer
+from ..pretokenize import GPT2_PATTERN, Pretokenizer
 from ..tokenizer import Tokenizer
 from ._common import (
     HF_JSON_CAP,
@@ -27,14 +27,14 @@ from ._common import (
     _decode_text,
     _parse_json,
     _read_file,
-    _short,
     json_kind,
 )
 from ._reach import judge_reach, remember_warnings
 from ._writing import encode_text, write_one
 from .hf_engine import NEVER_IN_UTF8, build_hf_tokenizer, load_library_tokenizer
 from .hf_verify import verify_hf_export
-from .oniguruma import from_oniguruma, to_oniguruma
+from .oniguruma import from_oniguruma as from_oniguruma  # re-exported: it used to live here
+from .oniguruma import to_oniguruma
 
 
 def export_hf(tokenizer: Tokenizer, path: PathLike) -> Path:
@@ -216,38 +216,3 @@ def missing_byte_warnings(tok: Tokenizer, file_name: str) -> list[str]:
         f"{file_name} has no token for {len(missing)} byte{'s' if len(missing) > 1 else ''} that UTF-8 text "
         f"can hold ({shown}); the tokenizers library drops them from the ids, and so does tokviz"
     ]
-
-
-def _pretokenizer_from_hf(spec: Any, fail: Callable[[str], TokenizerLoadError]) -> Pretokenizer:
-    """The tokviz pre-tokenizer equal to an HF byte-level pre-tokenizer, or a clear refusal."""
-    steps = spec.get("pretokenizers") if isinstance(spec, dict) and spec.get("type") == "Sequence" else [spec]
-    if not isinstance(steps, list) or not steps or not all(isinstance(s, dict) for s in steps):
-        raise fail("the tokenizer has no byte-level pre-tokenizer, so it is not a byte-level BPE")
-    *splits, last = steps
-    if last.get("type") != "ByteLevel":
-        types = ", ".join(str(s.get("type")) for s in steps)
-        raise fail(f"the pre-tokenizer ({types}) does not end in ByteLevel, so it is not a byte-level BPE")
-    if last.get("add_prefix_space"):
-        raise fail("the ByteLevel pre-tokenizer adds a prefix space, which tokviz does not do")
-    use_regex = last.get("use_regex", True)
-    if not splits:
-        return resolve_pretokenizer("gpt2" if use_regex else "none")
-    if len(splits) > 1 or use_regex or splits[0].get("type") != "Split":
-        types = ", ".join(str(s.get("type")) for s in steps)
-        raise fail(f"the pre-tokenizer ({types}) chunks text in a way tokviz cannot reproduce")
-    split = splits[0]
-    if str(split.get("behavior", "")).lower() != "isolated" or split.get("invert"):
-        raise fail("the Split pre-tokenizer must isolate its matches (behavior Isolated, invert false)")
-    pattern = split.get("pattern")
-    if isinstance(pattern, dict) and isinstance(pattern.get("Regex"), str):
-        onig = pattern["Regex"]
-        known = {to_oniguruma(p): n for n, p in (("gpt2", GPT2_PATTERN), ("cl100k", CL100K_PATTERN))}
-        python_pattern = known.get(onig) or from_oniguruma(onig)
-    elif isinstance(pattern, dict) and isinstance(pattern.get("String"), str):
-        python_pattern = regex.escape(pattern["String"])
-    else:
-        raise fail(f"the Split pattern {_short(pattern)} is neither a regex nor a string")
-    try:
-        return resolve_pretokenizer(python_pattern)
-    except PretokenizerError as exc:
-        raise fail(str(exc)) from None
