@@ -65,10 +65,13 @@ def tokenizer_from_files(
     pretokenizer: str = "gpt2",
     name: str | None = None,
 ) -> Tokenizer:
-    """Load a GPT-2 style ``vocab.json`` + ``merges.txt`` pair, keeping the file's own ids.
+    """Load a GPT-2 style ``vocab.json`` + ``merges.txt`` pair into tokviz's own BPE, keeping the ids.
 
     With ``special_tokens=None`` every vocabulary entry that is neither a single byte nor made by
     a merge (GPT-2's ``<|endoftext|>``) is taken as a special token, the only way it can be used.
+    The pair alone, with any ``pretokenizer``: :func:`tokviz.core.registry.load_tokenizer` opens
+    folders with :func:`.hf_folder.load_vocab_merges` instead, which reads the side files
+    ``transformers`` writes and lets the ``tokenizers`` library encode.
     """
     vocab_path, merges_path = Path(vocab_json), Path(merges_txt)
     # Bounded reads of regular files first: a FIFO or a device is refused before anything opens it.
