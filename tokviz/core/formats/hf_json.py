@@ -27,6 +27,7 @@ from ._common import (
     _decode_text,
     _parse_json,
     _read_file,
+    _short,
     json_kind,
 )
 from ._reach import judge_reach, remember_warnings
@@ -178,11 +179,15 @@ def _bpe_reach(data: dict[str, Any], file_name: str) -> list[str]:
         if isinstance(e, dict) and isinstance(e.get("content"), str)
     }
     made: set[str] = set()
-    for merge in raw_merges:
-        if isinstance(merge, str):
+    for index, merge in enumerate(raw_merges):
+        if isinstance(merge, str) and merge.count(" ") == 1 and " " not in (merge[0], merge[-1]):
             made.add(merge.replace(" ", "", 1))
-        elif isinstance(merge, list) and all(isinstance(x, str) for x in merge):
+        elif isinstance(merge, list) and len(merge) == 2 and all(isinstance(x, str) and x for x in merge):
             made.add("".join(merge))
+        else:  # said here with the merge's number: the library names only a column
+            raise TokenizerLoadError(
+                f"{file_name}: merge {index} is {_short(merge)}, not 'left right' or [left, right]"
+            )
     fallback = bool(model.get("byte_fallback"))
     learned = [
         t
