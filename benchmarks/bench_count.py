@@ -38,6 +38,19 @@ LEXICON = 4_000_000
 ZIPF_S = 1.1
 
 
+def _cpu_seconds() -> float:
+    """CPU time (user + system) of this process and of its children that have ended and been reaped.
+
+    Other jobs on a shared machine stretch wall times unevenly (a phase with more processes gets a
+    larger share of the CPUs), so the CPU each counter spends is the fairer comparison.
+    """
+    total = 0.0
+    for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN):
+        usage = resource.getrusage(who)
+        total += usage.ru_utime + usage.ru_stime
+    return total
+
+
 def _peak_rss_mb() -> float:
     """This process's peak RSS in MB: VmHWM, which (unlike ``ru_maxrss``) an exec'd child does not
     inherit from the process that forked it."""
@@ -100,9 +113,11 @@ def phase_local(path: str, workers: int, table_out: str) -> dict[str, Any]:
     table = count_corpus(files=[path], workers=workers, hashes=False)
     seconds = time.perf_counter() - t0
     rss = _peak_rss_mb()
+    cpu = _cpu_seconds()
     save_table(table, table_out)
     return {
         "seconds": seconds,
+        "cpu_seconds": cpu,
         "rss_mb": rss,
         "unique": table.unique,
         "total": table.total,
@@ -111,15 +126,16 @@ def phase_local(path: str, workers: int, table_out: str) -> dict[str, Any]:
 
 
 def phase_dask(path: str, workers: int, chunk_mb: float, local_table: str) -> dict[str, Any]:
-    from distributed import LocalCluster
-
     from tokviz.core.counts import load_table
-    from tokviz.core.dask_count import count_on_dask
+    from tokviz.core.dask_count import count_on_dask, local_cluster
 
+    # An idle cluster first: the CPU its processes take to start and stop is not counting.
+    before = _cpu_seconds()
+    with local_cluster(workers):
+        pass
+    idle_cpu = _cpu_seconds() - before
     t0 = time.perf_counter()
-    with LocalCluster(
-        n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None
-    ) as cluster:
+    with local_cluster(workers) as cluster:
         started = time.perf_counter() - t0
         t1 = time.perf_counter()
         table = count_on_dask(
@@ -127,9 +143,12 @@ def phase_dask(path: str, workers: int, chunk_mb: float, local_table: str) -> di
         )
         seconds = time.perf_counter() - t1
         rss = _peak_rss_mb()
+    # The cluster's processes have ended, so their CPU time is in; less what an idle cluster took.
+    cpu = _cpu_seconds() - before - 2 * idle_cpu
     local = load_table(local_table)
     return {
         "seconds": seconds,
+        "cpu_seconds": cpu,
         "start_seconds": started,
         "rss_mb": rss,
         "equal": list(local.counts.items()) == list(table.counts.items()),
@@ -196,7 +215,7 @@ def main(argv: list[str] | None = None) -> int:
         local = _run_phase("local", str(path), str(args.workers), table)
         print(
             f"local   count {local['seconds']:7.1f} s  {size_mb / local['seconds']:5.1f} MB/s  "
-            f"client peak RSS {local['rss_mb']:6.0f} MB",
+            f"CPU {local['cpu_seconds']:6.1f} s  client peak RSS {local['rss_mb']:6.0f} MB",
             flush=True,
         )
         print(
@@ -207,14 +226,15 @@ def main(argv: list[str] | None = None) -> int:
         dask = _run_phase("dask", str(path), str(args.workers), str(args.chunk_mb), table)
         print(
             f"dask    count {dask['seconds']:7.1f} s  {size_mb / dask['seconds']:5.1f} MB/s  "
-            f"client peak RSS {dask['rss_mb']:6.0f} MB (cluster start {dask['start_seconds']:.1f} s); "
+            f"CPU {dask['cpu_seconds']:6.1f} s  client peak RSS {dask['rss_mb']:6.0f} MB "
+            f"(cluster start {dask['start_seconds']:.1f} s); "
             f"table equal to local: {dask['equal']}",
             flush=True,
         )
         print(
             f"ratios  dask/local time {dask['seconds'] / local['seconds']:.2f}x "
             f"(with the cluster's start {(dask['seconds'] + dask['start_seconds']) / local['seconds']:.2f}x), "
-            f"client RSS {dask['rss_mb'] / local['rss_mb']:.2f}x",
+            f"CPU {dask['cpu_seconds'] / local['cpu_seconds']:.2f}x, client RSS {dask['rss_mb'] / local['rss_mb']:.2f}x",
             flush=True,
         )
         if args.merges:

@@ -409,6 +409,22 @@ def _wait(
         time.sleep(0.1)
 
 
+def local_cluster(n_workers: int | None = None, processes: bool = True) -> Any:
+    """A ``LocalCluster`` for counting: ``n_workers`` (default: the CPUs, at most 8) of one thread each.
+
+    The workers' statistical profiler is off: it samples every thread's stack every 10 ms, which
+    costs a CPU-bound pre-tokenizer a noticeable share of its time for a dashboard nobody opens.
+    """
+    import dask
+    import dask.distributed
+
+    n = n_workers or min(os.cpu_count() or 1, 8)
+    with dask.config.set({"distributed.worker.profile.enabled": False}):
+        return dask.distributed.LocalCluster(
+            n_workers=n, threads_per_worker=1, processes=processes, dashboard_address=None, silence_logs=40
+        )
+
+
 class _Connection:
     """A Dask client for ``scheduler`` (and the LocalCluster it needs), closed on exit."""
 
@@ -427,14 +443,7 @@ class _Connection:
         d = self.distributed
         try:
             if self.scheduler == "local":
-                n = self.n_workers or min(os.cpu_count() or 1, 8)
-                self.cluster = d.LocalCluster(
-                    n_workers=n,
-                    threads_per_worker=1,
-                    processes=self.processes,
-                    dashboard_address=None,
-                    silence_logs=40,
-                )
+                self.cluster = local_cluster(self.n_workers, self.processes)
                 self.client = d.Client(self.cluster)
             else:
                 self.client = d.Client(self.scheduler, timeout=f"{self.timeout}s")
