@@ -342,9 +342,9 @@ class HFTokenizer(Tokenizer):
 
         A token holding part of a UTF-8 character (a byte of an emoji, byte fallback) is ``partial``
         and covers the whole character; tokens a normalizer made from one character (NFKC's ``ﬁ``)
-        each cover that character. Text a model drops
-        (WordPiece's spaces, a byte with no token) lies between spans. ``chunk`` numbers the
-        pre-tokenizer's words. ``max_merges`` (replay) works only where :attr:`replay_note` is None.
+        each cover that character. Text a model drops (WordPiece's spaces, a byte the vocabulary has
+        no token for) lies between spans. ``chunk`` numbers the pre-tokenizer's words.
+        ``max_merges`` (replay) works only where :attr:`replay_note` is None.
         """
         _check_text(text)
         if max_merges is not None:
