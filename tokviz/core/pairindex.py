@@ -68,8 +68,8 @@ class LongWords:
                     np.int64
                 )
             order = np.argsort(codes, kind="stable")
-            order = order[ok[order]]
-            grouped = codes[order]
+            order = order[ok.take(order)]
+            grouped = codes.take(order)
             raw = (order + lo).astype(np.int32).tobytes()
             cuts = np.flatnonzero(grouped[1:] != grouped[:-1]) + 1
             bounds = [0, *cuts.tolist(), len(grouped)]
@@ -207,6 +207,7 @@ class LongWords:
         middle ``(new, new)`` after) is counted from the left site's side only, as the one-by-one
         loop does.
         """
+        # take/put rather than fancy indexing: several times faster on int32 positions.
         np = self._np
         sym = self._sym
         nxt = self._nxt
@@ -215,9 +216,9 @@ class LongWords:
         cand = np.frombuffer(positions, dtype=np.int32)
         if a == b:
             cand = np.sort(cand)
-        cand = cand[sym[cand] == a]
-        right = nxt[cand]
-        hit = sym[right] == b
+        cand = cand[sym.take(cand) == a]
+        right = nxt.take(cand)
+        hit = sym.take(right) == b
         sites = cand[hit]
         ends = right[hit]
         if a == b and len(sites) > 1:
@@ -232,29 +233,30 @@ class LongWords:
         if not len(sites):
             return 0
         wt = self._wt
-        weights = None if wt is None else wt[sites]
+        weights = None if wt is None else wt.take(sites)
         saved = len(sites) if weights is None else int(weights.sum())
-        after = nxt[ends]
-        before = prv[sites]
-        x = sym[before]
-        y = sym[after]
+        after = nxt.take(ends)
+        before = prv.take(sites)
+        x = sym.take(before)
+        y = sym.take(after)
         # Left neighbours that are the end of another site are that site's right neighbours.
         left_ok = x >= 0
-        left_ok &= ~((x == b) & (sym[prv[before]] == a))
+        left_ok &= ~((x == b) & (sym.take(prv.take(before)) == a))
         right_ok = y >= 0
         r_sites = sites[right_ok]
         r_after = after[right_ok]
         r_y = y[right_ok]
         r_w = None if weights is None else weights[right_ok]
         # A right neighbour that is itself a site becomes ``new_id`` too.
-        r_site = (r_y == a) & (sym[nxt[r_after]] == b)
+        r_site = (r_y == a) & (sym.take(nxt.take(r_after)) == b)
         l_x = x[left_ok]
         l_pos = before[left_ok]
         l_w = None if weights is None else weights[left_ok]
-        sym[sites] = new_id
-        sym[ends] = _SEP
-        nxt[sites] = after
-        prv[after] = sites
+        put = np.put
+        put(sym, sites, new_id)
+        put(sym, ends, _SEP)
+        put(nxt, sites, after)
+        put(prv, after, sites)
         get = deltas.get
         for k, c in self._totals(l_x, l_w):
             p = (k, a)
@@ -294,8 +296,8 @@ class LongWords:
         np = self._np
         # Ids below 2**16 sort by radix (several times faster than a comparison sort).
         order = np.argsort(keys.astype(np.uint16) if self._small else keys, kind="stable")
-        grouped = keys[order]
-        raw = positions[order].astype(np.int32).tobytes()
+        grouped = keys.take(order)
+        raw = positions.take(order).astype(np.int32).tobytes()
         cuts = np.flatnonzero(grouped[1:] != grouped[:-1]) + 1
         bounds = [0, *cuts.tolist(), len(grouped)]
         occ = self.occ
