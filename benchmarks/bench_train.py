@@ -4,10 +4,19 @@ Each trainer runs in a fresh subprocess so the peak RSS figures (``ru_maxrss``) 
 tokviz's pre-tokenization worker processes are reported separately (``RUSAGE_CHILDREN``). HF
 trains a ByteLevel BPE (``add_prefix_space=False``, the 256-byte initial alphabet, the same
 vocabulary size, ``min_frequency=0`` like tokviz, which merges any pair seen at least once) from
-the same file. Ratios are tokviz / HF, measured in the same run.
+the same file, with the GPT-2 pattern for ``--pretokenizer gpt2`` and no split for ``none``.
+Ratios are tokviz / HF, measured in the same run.
+
+Besides the corpora of ``corpora.py``, two are generated here for long pre-tokens:
+``chinese`` (5 MB of Chinese with no spaces, from a character chain over the Chinese texts that
+ship with tokviz and Python's tests, so GPT-2's pattern cuts it only at punctuation) and
+``oneline`` (the stdlib sources as one line of 50 MB, meant for ``--pretokenizer none``); their
+sizes are set with ``--mb``.
 
     python benchmarks/bench_train.py stdlib --vocab-size 10000
     python benchmarks/bench_train.py english --vocab-size 756 --tie-break first-seen
+    python benchmarks/bench_train.py chinese --vocab-size 1000
+    python benchmarks/bench_train.py oneline --pretokenizer none --vocab-size 10256
 """
 
 from __future__ import annotations
@@ -15,9 +24,11 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import random
 import resource
 import subprocess
 import sys
+import sysconfig
 import tempfile
 import time
 from pathlib import Path
@@ -27,19 +38,76 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(1, str(HERE.parent))
 
-from corpora import DEFAULT_BIG_MB, corpus_path  # noqa: E402
+from corpora import DEFAULT_BIG_MB, cache_dir, corpus_path  # noqa: E402
+
+GENERATED = {"chinese": 5, "oneline": 50}  # name -> default size in MB
+
+
+def chinese_text(n_bytes: int, seed: int = 15) -> str:
+    """About ``n_bytes`` of Chinese with no spaces: a seeded character chain over real Chinese text.
+
+    The chain follows which character comes after which in the sources (tokviz's Chinese sample
+    and the Chinese test texts of Python's ``cjkencodings``), with a 2% chance of jumping to any
+    character, so the corpus has the character frequencies and the punctuation rhythm of prose.
+    """
+    root = Path(sysconfig.get_paths()["stdlib"]) / "test" / "cjkencodings"
+    source = (HERE.parent / "resources" / "samples" / "chinese.txt").read_text(encoding="utf-8")
+    for name in ("gbk-utf8.txt", "big5-utf8.txt"):
+        if (root / name).exists():
+            source += (root / name).read_text(encoding="utf-8")
+    chars = [c for c in source if ord(c) > 0x2E80 or c == "\n"]
+    following: dict[str, list[str]] = {}
+    for a, b in zip(chars, chars[1:]):
+        following.setdefault(a, []).append(b)
+    rng = random.Random(seed)
+    keys = sorted(following)
+    out: list[str] = []
+    size = 0
+    c = chars[0]
+    while size < n_bytes:
+        options = following.get(c)
+        c = rng.choice(options) if options and rng.random() > 0.02 else rng.choice(keys)
+        out.append(c)
+        size += len(c.encode("utf-8"))
+    return "".join(out)
+
+
+def generated_path(name: str, mb: float, cache: str | None) -> Path:
+    """The generated corpus ``name`` of ``mb`` megabytes in the cache, built on first use."""
+    target = cache_dir(cache) / f"{name}-{mb:g}mb.txt"
+    if not target.exists():
+        n = int(mb * 1_000_000)
+        if name == "chinese":
+            data = chinese_text(n).encode("utf-8")
+        else:
+            # One line: the stdlib sources with every newline made a space, repeated to size.
+            src = corpus_path("stdlib", cache).read_bytes().replace(b"\n", b" ")
+            data = (src * (n // len(src) + 1))[:n]
+            data = data[: len(data.decode("utf-8", errors="ignore").encode("utf-8"))]
+        tmp = target.with_suffix(".partial")
+        tmp.write_bytes(data)
+        tmp.replace(target)
+    return target
 
 
 def _rss_mb(who: int) -> float:
     return resource.getrusage(who).ru_maxrss / 1024  # Linux reports kilobytes
 
 
-def run_tokviz(path: str, vocab_size: int, workers: int | None, tie_break: str) -> dict[str, Any]:
+def run_tokviz(
+    path: str, vocab_size: int, workers: int | None, tie_break: str, pretokenizer: str
+) -> dict[str, Any]:
     """Train with tokviz in this process and report timings, merges and peak memory."""
     from tokviz.core.train import train_bpe
 
     t0 = time.perf_counter()
-    result = train_bpe(files=Path(path), vocab_size=vocab_size, workers=workers, tie_break=tie_break)
+    result = train_bpe(
+        files=Path(path),
+        vocab_size=vocab_size,
+        workers=workers,
+        tie_break=tie_break,
+        pretokenizer=pretokenizer,
+    )
     wall = time.perf_counter() - t0
     return {
         "pretokenize": result.timings["pretokenize"],
@@ -52,14 +120,15 @@ def run_tokviz(path: str, vocab_size: int, workers: int | None, tie_break: str) 
     }
 
 
-def run_hf(path: str, vocab_size: int, min_frequency: int) -> dict[str, Any]:
+def run_hf(path: str, vocab_size: int, min_frequency: int, pretokenizer: str) -> dict[str, Any]:
     """Train HF's ByteLevel BPE in this process and report the same figures."""
     from tokenizers import Tokenizer, models, pre_tokenizers, trainers
 
     from tokviz.core.bytes_ import gpt2_str_to_bytes
 
     tok = Tokenizer(models.BPE())
-    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    # ByteLevel's regex is GPT-2's pattern; without it the whole text is one piece, like "none".
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=pretokenizer == "gpt2")
     trainer = trainers.BpeTrainer(
         vocab_size=vocab_size,
         initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
@@ -90,6 +159,7 @@ def _child(which: str, args: argparse.Namespace, path: Path) -> dict[str, Any]:
         out,
     ]
     cmd += ["--tie-break", args.tie_break, "--min-frequency", str(args.min_frequency)]
+    cmd += ["--pretokenizer", args.pretokenizer]
     if args.workers is not None:
         cmd += ["--workers", str(args.workers)]
     env = dict(
@@ -133,7 +203,8 @@ def report(
     rows.append(("peak RSS, largest worker", f"{tv['rss_workers']:.0f} MB", "-", ""))
     lines = [
         f"corpus {name}: {size / 1e6:.2f} MB, {tv['unique_words']:,} unique pre-tokens; vocab size "
-        f"{args.vocab_size}; tie-break {args.tie_break}; workers {args.workers or 'default'}; "
+        f"{args.vocab_size}; pre-tokenizer {args.pretokenizer}; tie-break {args.tie_break}; "
+        f"workers {args.workers or 'default'}; "
         f"HF min_frequency={args.min_frequency}",
     ]
     widths = [max(len(r[i]) for r in [("", "tokviz", "HF tokenizers", "tokviz/HF"), *rows]) for i in range(4)]
@@ -159,7 +230,9 @@ def report(
 def main(argv: list[str] | None = None) -> int:
     """Parse arguments, run both trainers in subprocesses, print the table."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("corpus", help="stdlib, english, big, or a file path")
+    parser.add_argument("corpus", help="stdlib, english, big, chinese, oneline, or a file path")
+    parser.add_argument("--pretokenizer", choices=("gpt2", "none"), default="gpt2")
+    parser.add_argument("--mb", type=float, help="size of a generated corpus (chinese 5, oneline 50)")
     parser.add_argument("--vocab-size", type=int, required=True)
     parser.add_argument("--workers", type=int)
     parser.add_argument("--tie-break", choices=("lexicographic", "first-seen"), default="lexicographic")
@@ -172,13 +245,16 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.run:
         data = (
-            run_tokviz(args.corpus, args.vocab_size, args.workers, args.tie_break)
+            run_tokviz(args.corpus, args.vocab_size, args.workers, args.tie_break, args.pretokenizer)
             if args.run == "tokviz"
-            else run_hf(args.corpus, args.vocab_size, args.min_frequency)
+            else run_hf(args.corpus, args.vocab_size, args.min_frequency, args.pretokenizer)
         )
         Path(args.out).write_text(json.dumps(data))
         return 0
-    path = corpus_path(args.corpus, args.cache, args.big_mb)
+    if args.corpus in GENERATED:
+        path = generated_path(args.corpus, args.mb or GENERATED[args.corpus], args.cache)
+    else:
+        path = corpus_path(args.corpus, args.cache, args.big_mb)
     tv = _child("tokviz", args, path)
     hf = None if args.skip_hf else _child("hf", args, path)
     print(report(args.corpus, path, args, tv, hf))

@@ -594,12 +594,25 @@ class Tokenizer:
             raise ArgumentTypeError(
                 f"encode_iterable takes an iterable of str pieces (a list, a file), got {type(iterable).__name__}"
             )
+        return chain.from_iterable(ids for _, ids in self.encode_blocks(iterable, block))
+
+    def encode_blocks(self, iterable: Iterable[str], block: int = 1 << 16) -> Iterator[tuple[str, list[int]]]:
+        """Encode a stream of strings block by block: ``(text, ids)`` for consecutive blocks.
+
+        The blocks joined are the input, and their ids joined are ``encode`` of the whole input;
+        each block is cut as :meth:`encode_iterable` cuts (about ``block`` characters, at a
+        place where encoding cannot change), so a caller can write a block's output and drop it.
+        """
+        if isinstance(iterable, (str, bytes)) or not isinstance(iterable, Iterable):
+            raise ArgumentTypeError(
+                f"encode_blocks takes an iterable of str pieces (a list, a file), got {type(iterable).__name__}"
+            )
         block = _check_count(block, "block")
         if block < 1:
             raise InvalidArgument("block must be 1 or more characters")
         return self._encode_pieces(iterable, block)
 
-    def _encode_pieces(self, iterable: Iterable[str], block: int) -> Iterator[int]:
+    def _encode_pieces(self, iterable: Iterable[str], block: int) -> Iterator[tuple[str, list[int]]]:
         safe_spaces = self.pretokenizer.name in NAMED_PATTERNS and self.pretokenizer.pattern is not None
         parts: list[str] = []
         size = 0
@@ -616,15 +629,17 @@ class Tokenizer:
             buffer = "".join(parts)
             cut = self._safe_cut(buffer, safe_spaces)
             if cut > 0:
-                yield from self.encode(buffer[:cut])
+                head = buffer[:cut]
+                yield head, self.encode(head)
                 buffer = buffer[cut:]
                 next_try = block
             else:
                 next_try = 2 * size  # no safe cut yet: wait for more text before looking again
             parts = [buffer]
             size = len(buffer)
-        if parts:
-            yield from self.encode("".join(parts))
+        rest = "".join(parts)
+        if rest:
+            yield rest, self.encode(rest)
 
     def _safe_cut(self, buffer: str, safe_spaces: bool) -> int:
         """The last place in ``buffer`` where encoding can be split without changing the result."""
