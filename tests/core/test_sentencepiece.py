@@ -123,7 +123,8 @@ def test_spans_point_at_the_original_text(model: tuple[Path, spm.SentencePiecePr
 def test_replay_is_refused_with_a_reason(model: tuple[Path, spm.SentencePieceProcessor]) -> None:
     path, _ = model
     tok = load_tokenizer(path)
-    assert tok.replay_note is not None and "not by byte-level merges" in tok.replay_note
+    assert tok.replay_note is not None and tok.replay_note.startswith("SentencePiece")
+    assert ("not by byte-level merges" if tok.is_bpe else "has no merges") in tok.replay_note
     with pytest.raises(ReplayUnavailable, match="SentencePiece"):
         tok.encode_with_merges("hello", 3)
     with pytest.raises(ReplayUnavailable):
@@ -185,3 +186,23 @@ def test_every_public_method_answers(model: tuple[Path, spm.SentencePieceProcess
     with pytest.raises(InvalidArgument, match="not in the vocabulary"):
         tok.decode([sp.get_piece_size() + 5])
     assert "SentencePieceTokenizer" in repr(tok)
+
+
+@pytest.mark.parametrize("kind", ["char", "word"])
+def test_char_and_word_models_open_too(tmp_path: Path, kind: str) -> None:
+    out = io.BytesIO()
+    spm.SentencePieceTrainer.train(
+        sentence_iterator=iter(LINES[:600]),
+        model_writer=out,
+        vocab_size=1000,
+        model_type=kind,
+        hard_vocab_limit=False,
+        character_coverage=0.995,
+        minloglevel=2,
+    )
+    path = tmp_path / f"{kind}.model"
+    path.write_bytes(out.getvalue())
+    tok, sp = load_tokenizer(path), spm.SentencePieceProcessor(model_file=str(path))
+    assert not tok.is_bpe and f"a {kind} model has no merges" in (tok.replay_note or "")
+    for line in corpus_lines(300, seed=9):
+        assert tok.encode(line) == sp.encode(line)

@@ -249,14 +249,19 @@ class SentencePieceTokenizer(Tokenizer):
         self._splitter = SpecialSplitter(self.extra_specials)
         self._merge_count_hint = 0
         self.assumptions = ()
-        why = "pieces are chosen by score over the whole normalized text"
-        if facts.model_type == "unigram":
-            why = "a unigram model has no merges: it picks the most probable split of each word"
+        why = {
+            "unigram": "a unigram model has no merges: it picks the most probable split of each word",
+            "char": "a char model has no merges: every character is a piece",
+            "word": "a word model has no merges: it looks whole words up",
+        }.get(
+            facts.model_type,
+            "pieces are chosen by score over the whole normalized text, not by byte-level merges",
+        )
         extras = [f"normalizer {facts.normalizer}"] if facts.normalizer not in ("identity", "") else []
         if facts.byte_fallback:
             extras.append("byte fallback")
         detail = f" ({', '.join(extras)})" if extras else ""
-        self.replay_note = f"SentencePiece {facts.model_type} model{detail}: {why}, not by byte-level merges"
+        self.replay_note = f"SentencePiece {facts.model_type} model{detail}: {why}"
         # The editor re-encodes the whole text: the library decides every piece (tokviz.core.cuts).
         self.declared_cut_mode: str | None = "none"
 
