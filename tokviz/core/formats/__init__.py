@@ -17,7 +17,8 @@ from .hf_engine import HFTokenizer, build_hf_tokenizer
 from .hf_folder import load_vocab_merges
 from .hf_json import export_hf, from_oniguruma, hf_from_json, load_hf, to_oniguruma
 from .model_file import LoadedModel, load_model, model_from_json, save_model
-from .tiktoken_file import export_tiktoken, load_tiktoken_file, parse_tiktoken_file
+from .sentencepiece_file import SentencePieceTokenizer, sentencepiece_from_file
+from .tiktoken_file import export_tiktoken, load_tiktoken_file, parse_tiktoken_file, tiktoken_from_data
 
 __all__ = [
     "GPT2_MERGES_HEADER",
@@ -27,6 +28,7 @@ __all__ = [
     "MODEL_FORMAT",
     "MODEL_VERSION",
     "LoadedModel",
+    "SentencePieceTokenizer",
     "TiktokenEngine",
     "build_hf_tokenizer",
     "export_gpt2",
@@ -44,6 +46,8 @@ __all__ = [
     "read_json",
     "remember_warnings",
     "save_model",
+    "sentencepiece_from_file",
+    "tiktoken_from_data",
     "to_oniguruma",
     "tokenizer_from_files",
     "tokenizer_from_ranks",
