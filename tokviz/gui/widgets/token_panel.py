@@ -22,7 +22,8 @@ from tokviz.core.lecture_tokenizers import (
     assigned_code_points,
 )
 from tokviz.core.tokenizer import Tokenizer
-from tokviz.gui.models.tokenizers import TokenizationModel, TokenizerRegistryModel
+from tokviz.gui.models.progressive import ProgressiveTokenizationModel
+from tokviz.gui.models.tokenizers import TokenizerRegistryModel
 from tokviz.gui.models.words import FROM_EDITOR, FROM_FILES, FROM_SAMPLE, WORDS_KEY
 from tokviz.gui.text.token_table import TokenTable
 from tokviz.gui.widgets import file_dialogs
@@ -54,7 +55,8 @@ class TokenPanel(QWidget):
         super().__init__(parent)
         self.setObjectName("tokenPanel")
         self.registry = registry
-        self.model = TokenizationModel(registry, key, self)
+        # A big paste shows its first piece at once; the rest follows in the background.
+        self.model = ProgressiveTokenizationModel(registry, key, self)
         self.picker = TokenizerPicker(registry, self)
         self.picker.setObjectName("tokenizerPicker")
         self.picker.setMinimumContentsLength(6)  # "GPT-2", "cl100k": four views fit a projector
@@ -79,6 +81,7 @@ class TokenPanel(QWidget):
         self.close_button.setAutoRaise(True)
         self.close_button.setToolTip("Close this view")
         self.view = TokenView(self)
+        self.model.display_options = lambda: self.view.options
         self.words_button = self._words_button()
         self.set_number(number)
 
@@ -102,6 +105,7 @@ class TokenPanel(QWidget):
         self.close_button.clicked.connect(lambda: self.closeRequested.emit(self))
         self.model.busyChanged.connect(self._on_busy)
         self.model.tokenizerChanged.connect(self._on_busy)
+        self.model.progressed.connect(self._on_busy)
         self.model.tokenizerChanged.connect(self._update_words_button)
         self._on_busy()
         self._update_words_button()
@@ -164,7 +168,9 @@ class TokenPanel(QWidget):
         if self.model.tokenizer is None:
             self.busy.setText(f"loading {self.registry.label(self.model.key)}…")
         elif self.model.busy:
-            self.busy.setText("tokenizing…")
+            progress = self.model.progress()
+            done = f" {progress[0] / max(progress[1], 1):.0%}" if progress is not None else ""
+            self.busy.setText(f"tokenizing…{done}")
         else:
             self.busy.setText("")
 

@@ -22,7 +22,6 @@ from PySide6.QtGui import (
     QPaintEngine,
     QPainter,
     QPaintEvent,
-    QPalette,
     QPen,
     QTextCursor,
 )
@@ -35,6 +34,7 @@ from tokviz.gui.text.display import DisplayOptions, TokenDetails, build_run, det
 from tokviz.gui.text.token_notes import token_notes_html
 from tokviz.gui.text.token_table import INDEX, TableUpdate, TokenTable
 from tokviz.gui.widgets.highlighter import Box, block_boxes
+from tokviz.gui.widgets.token_paint import paint_token_texts, same_boundaries
 
 
 class TokenView(QPlainTextEdit):
@@ -85,6 +85,8 @@ class TokenView(QPlainTextEdit):
         old_n = len(self.table) if self.table is not None else 0
         if update is not None and old_n - update.old_stop + update.new_stop != len(table):
             incremental = False  # the update was not computed from what this view shows
+        # A piece of a big paste landing below the screen changes nothing on it: no repaint.
+        below = incremental and update is not None and self._below_screen(table, update)
         self.table = table
         self.tokenizer = tokenizer
         if incremental:
@@ -92,9 +94,28 @@ class TokenView(QPlainTextEdit):
             self._replace(update, old_n)
         else:
             self._rebuild()
+        if below and self._hover < 0 and self._highlight == (0, 0):
+            return
         self._hover = -1
         self._highlight = (0, 0)
         self.viewport().update()
+
+    def _screen_span(self) -> tuple[int, int] | None:
+        """Source code points ``[lo, hi)`` of the tokens painted last (None before a paint)."""
+        table = self.table
+        if not self._boxes or table is None:
+            return None
+        tokens = [b.token for b in self._boxes]
+        t0, t1 = min(tokens), max(tokens)
+        if t1 >= len(table):
+            return None
+        return int(table.start[t0]), int(table.end[t1])
+
+    def _below_screen(self, table: TokenTable, update: TableUpdate) -> bool:
+        span = self._screen_span()
+        if span is None or update.first >= len(table):
+            return False
+        return int(table.start[update.first]) > span[1]
 
     def clear_content(self) -> None:
         """Show nothing (no tokenizer yet)."""
@@ -123,7 +144,10 @@ class TokenView(QPlainTextEdit):
         table, tok = self.table, self.tokenizer
         assert table is not None and tok is not None
         first, old_stop = update.first, update.old_stop
-        run = build_run(table, first, update.new_stop, tok.vocab, self.options)
+        # A piece of a big paste brings its display text, built in the worker for some options.
+        run = getattr(update, "run", None)
+        if run is None or getattr(update, "run_options", None) != self.options:
+            run = build_run(table, first, update.new_stop, tok.vocab, self.options)
         a = int(self.box_start[first]) if first < old_n else self._length16
         b = int(self.box_start[old_stop]) if old_stop < old_n else self._length16
         delta = run.length16 - (b - a)
@@ -164,8 +188,16 @@ class TokenView(QPlainTextEdit):
 
     def set_reference(self, reference: TokenTable | None) -> None:
         """The first view's tokens: boxes whose boundaries differ from it get a mark."""
-        self.reference = reference
-        self.viewport().update()
+        before, self.reference = self.reference, reference
+        if not self._same_on_screen(before, reference):
+            self.viewport().update()
+
+    def _same_on_screen(self, a: TokenTable | None, b: TokenTable | None) -> bool:
+        """True when two reference tables have the same token boundaries over what is on screen."""
+        span = self._screen_span()
+        return a is b or (
+            a is not None and b is not None and span is not None and same_boundaries(a, b, *span)
+        )
 
     def set_highlight(self, first: int, stop: int) -> None:
         """Outline tokens ``[first, stop)`` (the range hovered elsewhere or selected in the editor)."""
@@ -307,59 +339,13 @@ class TokenView(QPlainTextEdit):
             engine = painter.paintEngine()
             vector = engine is not None and engine.type() == QPaintEngine.Type.SVG
             if vector:
-                self._paint_token_texts(painter)
+                paint_token_texts(self, painter, self.box_start, self.box_end)
             painter.end()
             if not vector:
                 super().paintEvent(event)
             self._paint_overlays(boxes)
         else:
             super().paintEvent(event)
-
-    def _paint_token_texts(self, painter: QPainter) -> None:
-        """Each token's text as its own run starting at its box (how an SVG export draws the text).
-
-        The document draws a line as one run with a font list; an SVG reader that picks another font
-        (other advances) would let the letters drift across the boxes. Placed token by token, a
-        different font can at worst overflow its own box. Leading whitespace is skipped so that a
-        run starts at its first visible character, where Qt put it.
-        """
-        starts, ends = self.box_start, self.box_end
-        n = int(starts.size)
-        painter.setFont(self.document().defaultFont())
-        painter.setPen(QPen(self.palette().color(QPalette.ColorRole.Text)))
-        offset = self.contentOffset()
-        height = self.viewport().height()
-        block = self.firstVisibleBlock()
-        while block.isValid():
-            geom = self.blockBoundingGeometry(block).translated(offset)
-            if geom.top() > height:
-                break
-            layout = block.layout()
-            if block.isVisible() and geom.bottom() >= 0 and layout is not None:
-                units = block.text().encode("utf-16-le", "surrogatepass")
-                bpos = block.position()
-                origin = geom.topLeft() + layout.position()
-                for li in range(layout.lineCount()):
-                    line = layout.lineAt(li)
-                    lo = line.textStart()
-                    hi = lo + line.textLength()
-                    baseline = origin.y() + line.y() + line.ascent()
-                    t = int(np.searchsorted(ends, bpos + lo, side="right"))
-                    while t < n and starts[t] < bpos + hi:
-                        s = max(int(starts[t]) - bpos, lo)
-                        e = min(int(ends[t]) - bpos, hi)
-                        t += 1
-                        piece = units[2 * s : 2 * e].decode("utf-16-le", "surrogatepass")
-                        shown = piece.lstrip()
-                        if not shown.strip():
-                            continue
-                        s += (
-                            len(piece.encode("utf-16-le", "surrogatepass"))
-                            - len(shown.encode("utf-16-le", "surrogatepass"))
-                        ) // 2
-                        x = min(line.cursorToX(s)[0], line.cursorToX(e)[0])
-                        painter.drawText(QPointF(origin.x() + x, baseline), shown.rstrip())
-            block = block.next()
 
     def _paint_overlays(self, boxes: list[Box]) -> None:
         b = self._brushes()
