@@ -88,16 +88,17 @@ def read_utf8_pieces(path: str, block: int = READ_BLOCK) -> Iterator[str]:
         raise CorpusError(f"{path}: No such file or directory", path)
     if problem is not None:
         raise CorpusError(f"the input {path} {problem}; give a regular text file", path)
+    return _file_pieces(path, block)
+
+
+def _file_pieces(path: str, block: int) -> Iterator[str]:
+    """The decoded pieces of a file, opened when the first piece is asked for."""
     try:
-        fh = open(path, "rb")  # noqa: SIM115 - closed by the generator when it ends
+        fh = open(path, "rb")  # noqa: SIM115 - closed below, when the pieces end
     except OSError as exc:
         raise CorpusError(f"the input {path} cannot be opened ({exc.strerror or exc})", path) from None
-    return _closing(fh, _decoded(fh, path, block))
-
-
-def _closing(fh: BinaryIO, pieces: Iterator[str]) -> Iterator[str]:
     with fh:
-        yield from pieces
+        yield from _decoded(fh, path, block)
 
 
 def _decoded(fh: BinaryIO, name: str, block: int) -> Iterator[str]:
