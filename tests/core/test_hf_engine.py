@@ -499,3 +499,21 @@ def test_a_split_regex_that_backtracks_without_end_fails_in_one_line(tmp_path: P
     with pytest.raises(InvalidArgument, match="cannot encode this text: Onig: .*retry-limit") as info:
         tok.encode("a" * 60 + "b")
     assert "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize("pattern", ["gpt2", "cl100k"])
+def test_the_two_sides_of_a_safe_cut_encode_like_the_whole_text(tmp_path: Path, pattern: str) -> None:
+    """GPT-2 and cl100k chunking keep tokviz's safe cuts, so the editor re-encodes only a window."""
+    from tokviz.core.cuts import cut_mode
+    from tokviz.core.formats import export_hf
+    from tokviz.core.pretokenize import last_cut_before
+    from tokviz.core.train import train_bpe
+
+    trained = train_bpe(text="\n".join(TRAINING[:300]), vocab_size=400, pretokenizer=pattern).tokenizer("t")
+    export_hf(trained, tmp_path / "tokenizer.json")
+    tok = load_tokenizer(tmp_path / "tokenizer.json")
+    assert cut_mode(tok) == "space" and tok.pretokenizer.name == pattern
+    text = " ".join(CHECK[:40])
+    for at in range(1, len(text), 53):
+        cut = last_cut_before(text, at)
+        assert tok.encode(text[:cut]) + tok.encode(text[cut:]) == tok.encode(text), cut

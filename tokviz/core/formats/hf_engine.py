@@ -704,8 +704,9 @@ def build_hf_tokenizer(
         tok.replay_note = _missing_byte_note(tok)
     if tok.replay_note is None:
         tok._replay_factory = _make_replayer(tok, pre)
-    # The editor may re-encode a window between safe cuts only where the chunking is GPT-2's.
+    # The editor may re-encode a window between safe cuts only where the chunking is GPT-2's or
+    # cl100k's regex on the raw text (tokviz.core.cuts proves those cuts for them).
     spaced = any(any(c.isspace() for c in t.content) for t in hf.get_added_tokens_decoder().values())
-    if tok.replay_note is None and pre.name == "gpt2" and not spaced:
+    if tok.replay_note is None and pre.name in ("gpt2", "cl100k") and not spaced:
         tok.declared_cut_mode = None
     return tok
