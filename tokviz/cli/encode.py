@@ -95,6 +95,9 @@ def run(args: argparse.Namespace) -> int:
 
 def _write(tok: Tokenizer, pieces: Iterable[str], fmt: str, out: _Writer) -> None:
     """Encode ``pieces`` block by block and write each block's part of the output as it comes."""
+    if fmt == "json" and places_its_own_spans(tok):
+        _write_own_spans(tok, pieces, out)
+        return
     if fmt == "json":
         from tokviz.core.stream import JsonSpans
 
@@ -131,3 +134,33 @@ def _write(tok: Tokenizer, pieces: Iterable[str], fmt: str, out: _Writer) -> Non
         out.write(show(ids) if first else sep + show(ids))
         first = False
     out.write("\n")
+
+
+def places_its_own_spans(tok: Tokenizer) -> bool:
+    """Whether ``tok`` places its tokens on the text itself (a words ``<unk>`` covers the word it
+    lost; a library engine gives offsets), so JSON offsets cannot come from token byte lengths."""
+    from tokviz.core.tokenizer import Tokenizer as ByteLevelBPE
+
+    return type(tok).encode_spans is not ByteLevelBPE.encode_spans
+
+
+def _write_own_spans(tok: Tokenizer, pieces: Iterable[str], out: _Writer) -> None:
+    """``--format json`` from the tokenizer's own spans, block by block, in ``json.dump``'s form."""
+    import json
+
+    out.write("[")
+    base = 0
+    first = True
+    for text, _ids in tok.encode_blocks(pieces, JSON_BLOCK):
+        for span in tok.encode_spans(text):
+            item = {
+                "id": span.id,
+                "bytes": span.bytes.hex(),
+                "text": None if span.partial else span.bytes.decode("utf-8", errors="replace"),
+                "start": base + span.start,
+                "end": base + span.end,
+            }
+            out.write(("" if first else ", ") + json.dumps(item, ensure_ascii=False))
+            first = False
+        base += len(text)
+    out.write("]\n")
