@@ -232,3 +232,12 @@ def test_a_sidecar_of_another_rank_file_is_refused(rank_file: Path) -> None:
         TokenizerLoadError, match="small.tiktoken.json belongs to another version of small.tiktoken"
     ):
         load_tokenizer(rank_file)
+
+
+def test_a_rank_file_without_the_extension_takes_a_pattern_too(tmp_path: Path, rank_file: Path) -> None:
+    renamed = tmp_path / "ranks.txt"
+    renamed.write_bytes(rank_file.read_bytes())
+    assert load_tokenizer(renamed).assumptions == (ASSUMED_PATTERN, ASSUMED_SPECIALS)
+    tok = load_tokenizer(renamed, pattern="cl100k", special_tokens={"<|endoftext|>": None})
+    assert tok.pretokenizer.name == "cl100k" and tok.special_tokens == {"<|endoftext|>": 700}
+    assert tok.assumptions == ()
