@@ -40,6 +40,7 @@ CHECK = corpus_lines(600, seed=8)[120:] + corpus_lines(120)
 def byte_level_bpe(
     normalizer: Any = None,
     split: str | None = None,
+    invert: bool = False,
     prefix_space: bool = False,
     added: tuple[str, ...] = ("ü",),
     vocab_size: int = 700,
@@ -53,7 +54,7 @@ def byte_level_bpe(
         pattern = Regex(r"\s+")  # the behaviour decides where the spaces go (or that they go)
         tk.pre_tokenizer = pre_tokenizers.Sequence(
             [
-                pre_tokenizers.Split(pattern, behavior=split),
+                pre_tokenizers.Split(pattern, behavior=split, invert=invert),
                 pre_tokenizers.ByteLevel(add_prefix_space=prefix_space, use_regex=False),
             ]
         )
@@ -192,6 +193,7 @@ MODELS: dict[str, Callable[[], Library]] = {
         f"Split {b}": (lambda b=b: byte_level_bpe(split=b))
         for b in ("removed", "isolated", "merged_with_previous", "merged_with_next", "contiguous")
     },
+    "Split inverted": lambda: byte_level_bpe(split="isolated", invert=True),
 }
 
 _built: dict[str, Library] = {}
