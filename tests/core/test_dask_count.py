@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 from tokviz.core.corpus import iter_parts
 from tokviz.core.counts import count_corpus, train_from_counts
-from tokviz.core.dask_count import DaskUnavailable, count_on_dask, find_cut
+from tokviz.core.dask_count import DaskUnavailable, count_on_dask, find_cut, pack, unpack
 from tokviz.core.errors import CorpusError
 from tokviz.core.pretokenize import SpecialSplitter, resolve_pretokenizer
 from tokviz.core.train import count_words, train_bpe
@@ -179,3 +179,12 @@ def test_counting_between_safe_cuts_equals_counting_the_whole(
     cuts = sorted({0, len(data), *(find_cut(read, p, len(data), safe_spaces, encoded) for p in positions)})
     whole = _pieces_counts(data, [0, len(data)], "replace", specials, pattern)
     assert _pieces_counts(data, cuts, "replace", specials, pattern) == whole
+
+
+@given(
+    st.dictionaries(
+        st.text(st.characters(blacklist_categories=("Cs",))), st.integers(min_value=1, max_value=2**62)
+    )
+)
+def test_a_packed_table_unpacks_to_the_same_rows_in_the_same_order(counts: dict[str, int]) -> None:
+    assert list(unpack(pack(counts)).items()) == list(counts.items())
