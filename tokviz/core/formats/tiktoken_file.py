@@ -89,15 +89,17 @@ SpecialTokens = Mapping[str, int | None] | Iterable[str]
 
 @dataclass(frozen=True)
 class PublishedFile:
-    """A rank file OpenAI publishes for tiktoken, known by its SHA-256: its pattern and specials."""
+    """A rank file OpenAI publishes, known by its SHA-256: its pattern and specials (None: they
+    depend on the model using the file, so they stay unknown)."""
 
     name: str
     pattern: str
-    special_tokens: Mapping[str, int]
+    special_tokens: Mapping[str, int] | None
 
 
 # Every rank file tiktoken_ext/openai_public.py loads, by the SHA-256 it checks, with the pattern
-# and specials it gives them (p50k_edit shares p50k_base's file; the file alone means p50k_base).
+# and specials it gives them (p50k_edit shares p50k_base's file; the file alone means p50k_base),
+# and Whisper's multilingual file.
 PUBLISHED_FILES: dict[str, PublishedFile] = {
     "306cd27f03c1a714eca7108e03d66b7dc042abe8c258b44c199a7ed9838dd930": PublishedFile(
         "r50k_base", "gpt2", {"<|endoftext|>": 50256}
@@ -118,6 +120,11 @@ PUBLISHED_FILES: dict[str, PublishedFile] = {
     ),
     "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d": PublishedFile(
         "o200k_base", "o200k", {"<|endoftext|>": 199999, "<|endofprompt|>": 200018}
+    ),
+    # Whisper's multilingual.tiktoken (openai-whisper; its gpt2.tiktoken is r50k_base's file):
+    # GPT-2's pattern; its special tokens (languages, timestamps) differ between Whisper models.
+    "b34b360dbb493e781e479794586d661700670d65564001f23024971d1f2fa126": PublishedFile(
+        "whisper multilingual", "gpt2", None
     ),
 }
 
@@ -261,7 +268,7 @@ def tiktoken_from_data(
     if side is not None and side[1] is not None:
         known = side[1]
     elif published is not None:
-        known = published.special_tokens
+        known = published.special_tokens  # None when the file alone does not say
     if known is None and special_tokens is None:
         assumptions.append(ASSUMED_SPECIALS)
     chosen_specials = _with_given(known or {}, special_tokens)
