@@ -188,3 +188,14 @@ def test_counting_between_safe_cuts_equals_counting_the_whole(
 )
 def test_a_packed_table_unpacks_to_the_same_rows_in_the_same_order(counts: dict[str, int]) -> None:
     assert list(unpack(pack(counts)).items()) == list(counts.items())
+
+
+def test_relative_paths_are_named_as_given_and_read_by_absolute_path(
+    scheduler: str, corpus: list[Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(corpus[0].parent)
+    names = [p.name for p in corpus]
+    local = count_corpus(files=names, errors="replace")
+    on_dask = count_on_dask(names, scheduler=scheduler, errors="replace", chunk_bytes=5000)
+    assert [f.path for f in on_dask.files] == names
+    assert on_dask.metadata() == local.metadata()

@@ -84,6 +84,12 @@ class InputFile:
     url: str
     size: int
     compression: str | None = None
+    shown: str = ""
+
+    @property
+    def name(self) -> str:
+        """The file as the user named it (a local path as given, a URL as resolved)."""
+        return self.shown or self.url
 
 
 @dataclass(frozen=True)
@@ -111,8 +117,10 @@ def resolve_inputs(inputs: Sequence[str | os.PathLike[str]], errors: str = "stri
         text = os.fspath(item)
         if not _is_url(text):
             local = text[len("file://") :] if text.startswith("file://") else text
+            # Workers read the absolute path (their working folder may differ); the table names
+            # the path as given, as a local count does.
             files += [
-                InputFile(str(f.path), f.size, f.compression)
+                InputFile(str(f.path.resolve()), f.size, f.compression, str(f.path))
                 for f in scan_source([Path(local)], errors).files
             ]
             continue
@@ -284,17 +292,17 @@ def count_range(rng: ByteRange, spec: str, specials: tuple[str, ...], errors: st
                 data = read(start, end - start) if end > start else b""
                 base = start
     except (OSError, EOFError, ValueError) as exc:
-        return "error", (f"cannot read {f.url}: {exc}", f.url, None)
+        return "error", (f"cannot read {f.name}: {exc}", f.name, None)
     try:
         text = codecs.decode(data, "utf-8", errors)
     except UnicodeDecodeError as exc:
         where = " of its decompressed content" if f.compression else ""
         offset = base + exc.start
         message = (
-            f"{f.url} is not valid UTF-8 (byte offset {offset}{where}); "
+            f"{f.name} is not valid UTF-8 (byte offset {offset}{where}); "
             "it can be read with replacement characters instead"
         )
-        return "error", (message, f.url, offset)
+        return "error", (message, f.name, offset)
     del data
     counts: Counter[str] = Counter()
     for part in iter_parts([], text, list(specials), safe_spaces, PART_SIZE):
@@ -399,7 +407,7 @@ def count_on_dask(
         message, path, offset = payload
         raise CorpusError(message, path=path, offset=offset)
     counted = tuple(
-        CountedFile(f.url, f.size, hashes_found[k] if hashes else None) for k, f in enumerate(files)
+        CountedFile(f.name, f.size, hashes_found[k] if hashes else None) for k, f in enumerate(files)
     )
     return CountTable(
         counts=unpack(payload),
