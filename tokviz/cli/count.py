@@ -55,7 +55,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         type=float,
         default=32.0,
         metavar="MB",
-        help="with --dask, the size of the byte ranges each task counts (default 32)",
+        help="with --dask, the largest byte range one task counts (default 32; smaller when the "
+        "corpus would give a worker fewer than four)",
     )
     p.add_argument("--no-hashes", action="store_true", help="do not record the files' SHA-256 (saves a read)")
 
