@@ -64,17 +64,18 @@ def test_the_reference_unicode_version_is_found_by_probing_tiktoken() -> None:
     letters = reference_members(r"\p{L}")
     unassigned = reference_members(r"\p{Cn}")
     assert letters is not None and unassigned is not None
-    # tiktoken knows Unicode 16.0: its new letters (Cyrillic Tje, Garay) are letters ...
+    # tiktoken knows Unicode 16.0 (or newer): its new letters (Cyrillic Tje, Garay) are letters.
     assert {0x1C89, 0x10D4A} <= letters
-    # ... and the ones Unicode 17.0 adds are unassigned to it.
-    assert 0x0C5C in unassigned and 0x0C5C not in letters
-    # What differs from regex's view is almost only code points tiktoken does not know yet
-    # (U+0295 moved from Lo to Ll in Unicode 17).
     differing = {ord(c) for c in differing_code_points(O200K_PATTERN)}
     if not differing:
         pytest.skip("this regex module knows the same Unicode as tiktoken")
+    # With tiktoken 0.14 and regex 2026: the letters Unicode 17.0 adds are unassigned to tiktoken ...
+    if 0x0C5C in differing:
+        assert 0x0C5C in unassigned and 0x0C5C not in letters
+        assert bool(regex.match(r"\p{L}", "\u0c5c"))  # regex's newer Unicode
+    # ... and what differs is almost only code points tiktoken does not know yet
+    # (U+0295 moved from Lo to Ll in Unicode 17).
     assert len(differing - unassigned) <= 5
-    assert bool(regex.match(r"\p{L}", "\u0c5c"))  # regex's newer Unicode
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -86,9 +87,10 @@ def test_the_minimal_example_chunks_as_tiktoken_does(
     text = "\u0c5c's x\u0c5c \u0295's"
     assert tok.encode(text) == oracle.encode_ordinary(text)
     assert _chunk_ids(tok, oracle, text) == oracle.encode_ordinary(text)
-    # The plain pattern under regex's own Unicode would cut it otherwise.
+    # The plain pattern under regex's own Unicode would cut it otherwise (when their Unicode differs).
     plain = resolve_pretokenizer(name)
-    assert plain.split(text) != tok.pretokenizer.split(text)
+    if "\u0c5c" in differing_code_points(PATTERNS[name]):
+        assert plain.split(text) != tok.pretokenizer.split(text)
 
 
 @pytest.mark.parametrize("name", NAMES)
