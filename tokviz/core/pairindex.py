@@ -90,18 +90,18 @@ class LongWords:
         del joined
         seq[is_gap] = _SEP
         del is_gap
-        self.sym = array("i", seq.tobytes())
-        del seq
-        self.nxt = array("i", np.arange(1, n + 1, dtype=np.int32).tobytes())
-        self.prv = array("i", np.arange(-1, n - 1, dtype=np.int32).tobytes())
-        self.wt: array[int] | None = None if weight is None else array("q", weight.tobytes())
-        # numpy views sharing memory with the arrays above (they are never resized).
+        # numpy arrays for the vectorized merges, and memoryviews of the same memory for the
+        # one-by-one loop (indexing a memoryview is as fast as an array.array, with no copy).
         self._np = np
         self._small = True  # every id so far is below 2**16
-        self._sym = np.frombuffer(self.sym, dtype=np.int32)
-        self._nxt = np.frombuffer(self.nxt, dtype=np.int32)
-        self._prv = np.frombuffer(self.prv, dtype=np.int32)
-        self._wt = None if self.wt is None else np.frombuffer(self.wt, dtype=np.int64)
+        self._sym = seq
+        self._nxt = np.arange(1, n + 1, dtype=np.int32)
+        self._prv = np.arange(-1, n - 1, dtype=np.int32)
+        self._wt = weight
+        self.sym = seq.data
+        self.nxt = self._nxt.data
+        self.prv = self._prv.data
+        self.wt = None if weight is None else weight.data
 
     def merge(
         self,
