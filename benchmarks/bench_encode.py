@@ -1,9 +1,12 @@
-"""Encode throughput: tokviz's exact pure-Python encoder against tiktoken on the same vocabulary.
+"""Encode throughput: tokviz's encoder for a trained vocabulary against tiktoken on the same vocabulary.
 
 A 10K vocabulary is trained on the ``stdlib`` corpus (or loaded from the cache), and a
 ``tiktoken.Encoding`` is built from it: a trained model's ids are its ranks (256 + merge index),
 and the pre-tokenizer pattern is ``GPT2_PATTERN``. Both encode the same text on one thread; the
-outputs must be identical, and the ratio tokviz/tiktoken is the figure of merit (target >= 0.5x).
+outputs must be identical, and the ratio tokviz/tiktoken is the figure of merit (target >= 1.0x).
+tokviz's time is a first pass: a fresh tokenizer, so it includes building its tables and checking
+that tiktoken's rank rule is exact for this merge list (``tokviz.core.rankrule``); ``--python``
+measures the exact Python encoder instead.
 
     python benchmarks/bench_encode.py [--vocab-size 10000] [--mb 20] [--repeat 1]
 """
@@ -74,6 +77,9 @@ def main(argv: list[str] | None = None) -> int:
         "--repeat", type=int, default=1, help="take the best of N runs (tokviz cold each time)"
     )
     parser.add_argument("--cache", help="corpus and model cache directory")
+    parser.add_argument(
+        "--python", action="store_true", help="measure the exact Python encoder (no tiktoken)"
+    )
     args = parser.parse_args(argv)
 
     from tokviz.core.tokenizer import Tokenizer
@@ -85,12 +91,20 @@ def main(argv: list[str] | None = None) -> int:
     n_bytes = len(text.encode("utf-8"))
     enc = tiktoken_encoding(tok)
 
+    used: list[bool] = []
+
     def fresh() -> Tokenizer:
         # A new tokenizer per run so its chunk cache starts empty, like a first encode would.
-        return Tokenizer(tok.vocab, tok.merges, tok.special_tokens, tok.pretokenizer, name=tok.name)
+        made = Tokenizer(tok.vocab, tok.merges, tok.special_tokens, tok.pretokenizer, name=tok.name)
+        if args.python:
+            made._rank_checked = True  # as if the check had failed: the exact Python encoder
+        return made
 
     def tokviz_run() -> list[int]:
-        return fresh().encode_ordinary(text)
+        made = fresh()
+        ids = made.encode_ordinary(text)
+        used.append(made._rank_engine is not None)
+        return ids
 
     t_tv, ids_tv = best_time(tokviz_run, args.repeat)
     t_tt, ids_tt = best_time(lambda: enc.encode_ordinary(text), args.repeat)  # type: ignore[attr-defined]
@@ -107,7 +121,13 @@ def main(argv: list[str] | None = None) -> int:
     )
     rows = [
         ("", "time", "MB/s", "tokens", "vs tiktoken"),
-        ("tokviz (exact, Python)", f"{t_tv:.2f} s", f"{mbps_tv:.2f}", f"{len(ids_tv):,}", f"{ratio:.2f}x"),
+        (
+            "tokviz (" + ("tiktoken's engine, proved exact" if used[-1] else "exact Python") + ")",
+            f"{t_tv:.2f} s",
+            f"{mbps_tv:.2f}",
+            f"{len(ids_tv):,}",
+            f"{ratio:.2f}x",
+        ),
         ("tiktoken", f"{t_tt:.2f} s", f"{mbps_tt:.2f}", f"{len(ids_tt):,}", "1.00x"),
     ]
     widths = [max(len(r[i]) for r in rows) for i in range(5)]
@@ -115,7 +135,7 @@ def main(argv: list[str] | None = None) -> int:
         print("  ".join([r[0].ljust(widths[0]), *(c.rjust(w) for c, w in zip(r[1:], widths[1:]))]))
     if same:
         print(
-            f"outputs identical ({len(ids_tv):,} ids); target >= 0.5x: {'met' if ratio >= 0.5 else 'NOT met'}"
+            f"outputs identical ({len(ids_tv):,} ids); target >= 1.0x: {'met' if ratio >= 1.0 else 'NOT met'}"
         )
     else:
         print(
