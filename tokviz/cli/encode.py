@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 
 # Characters encoded at a time: large enough that per-block costs vanish, small enough that a
 # block's ids (and, for --format json, its items) stay a few tens of megabytes.
-BLOCK = 1 << 20
+BLOCK = 1 << 19
 READ_BLOCK = 1 << 20
 # JSON items are about 80 characters a token: smaller blocks keep them to a few tens of megabytes.
 JSON_BLOCK = 1 << 18
