@@ -1,4 +1,4 @@
-"""An occurrence index for BPE training on long pre-tokens (Re-Pair style).
+"""An occurrence index for BPE training, made for long pre-tokens and used for every word (Re-Pair style).
 
 Long words (CJK sentences under the GPT-2 pattern, whole documents under ``none``) are laid end to
 end in one sequence of symbols, a separator between words, as a doubly linked list over byte
@@ -23,19 +23,25 @@ _CHECK_EVERY = 0x3FFF
 # sites are cheaper one by one in Python.
 _VECTOR_SITES = 192
 # Positions indexed at a time when the index is built (bounds its temporary arrays).
-_BLOCK = 1 << 22
+_BLOCK = 1 << 20
 
 
 class LongWords:
-    """Pair counts and an occurrence index over the long words of a training corpus.
+    """Pair counts and an occurrence index over the words of a training corpus.
 
     ``words`` are the words' bytes, ``freqs`` their counts and ``ids`` their indices in the
-    trainer's word table (used by the first-seen tie rule). Counts are exact: every adjacent pair
-    counts (``aaa`` holds two ``(a, a)``), and a merge replaces non-overlapping occurrences left
-    to right.
+    trainer's word table (used by the first-seen tie rule); ``check`` is called between blocks
+    while the index is built (it raises to cancel). Counts are exact: every adjacent pair counts
+    (``aaa`` holds two ``(a, a)``), and a merge replaces non-overlapping occurrences left to right.
     """
 
-    def __init__(self, words: Sequence[bytes], freqs: Sequence[int], ids: Sequence[int]) -> None:
+    def __init__(
+        self,
+        words: Sequence[bytes],
+        freqs: Sequence[int],
+        ids: Sequence[int],
+        check: Callable[[], None] | None = None,
+    ) -> None:
         import numpy as np
 
         self.ids = list(ids)
@@ -57,6 +63,8 @@ class LongWords:
         # Every symbol is a byte at first, so a pair's code fits 16 bits and sorts by radix; the
         # sequence is indexed in blocks so temporary arrays stay small for a huge single word.
         for lo in range(0, n - 1, _BLOCK):
+            if check is not None:
+                check()  # a block takes tens of milliseconds: cancel stays prompt
             hi = min(lo + _BLOCK, n - 1)
             left = joined[lo:hi].astype(np.uint16)
             codes = (left << 8) | joined[lo + 1 : hi + 1]

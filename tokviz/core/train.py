@@ -616,7 +616,8 @@ class _Merger:
         _check_cancel(cancel)
         # Words of one byte hold no pair; leaving them out keeps the index smaller.
         kept = [wi for wi, data in enumerate(encoded) if len(data) > 1]
-        self.index = LongWords([encoded[wi] for wi in kept], [freqs[wi] for wi in kept], kept)
+        check = None if cancel is None else partial(_check_cancel, cancel)
+        self.index = LongWords([encoded[wi] for wi in kept], [freqs[wi] for wi in kept], kept, check)
         _check_cancel(cancel)
         counts = self.index.initial_counts
         self.index.initial_counts = {}
