@@ -269,6 +269,47 @@ def _is_sentencepiece(path: Path) -> bool:
 _JSON_STARTS = tuple(b'["-0123456789') + tuple(b"ntf")
 
 
+def _is_tekken(parsed: object) -> bool:
+    """Whether parsed JSON is mistral-common's tekken file (``config`` with a pattern, ``vocab`` of ranks)."""
+    if not isinstance(parsed, dict):
+        return False
+    config, vocab = parsed.get("config"), parsed.get("vocab")
+    return isinstance(config, dict) and "pattern" in config and isinstance(vocab, list)
+
+
+def _starts_like_model_proto(path: Path) -> bool:
+    """Whether a file of any name starts as a SentencePiece ModelProto does.
+
+    Mistral ships its models as ``tokenizer.model.v1`` or ``...model.v3``, so the extension cannot
+    decide. The first piece is field 1 (``0x0A``, a length) holding a SentencePiece whose first
+    field is its text (``0x0A`` again, a shorter length), which no text format starts with.
+    """
+    try:
+        with open(path, "rb") as f:
+            head = f.read(16)
+    except OSError:
+        return False
+
+    def varint(at: int) -> tuple[int, int]:
+        value = shift = 0
+        while at < len(head) and shift < 35:
+            byte = head[at]
+            value |= (byte & 0x7F) << shift
+            at += 1
+            if not byte & 0x80:
+                return value, at
+            shift += 7
+        return -1, at
+
+    if head[:1] != b"\n":
+        return False
+    outer, at = varint(1)
+    if outer <= 0 or head[at : at + 1] != b"\n":
+        return False
+    inner, _ = varint(at + 1)
+    return 0 <= inner < outer
+
+
 def _load_file(path: Path) -> Tokenizer:
     name = path.name.lower()
     if name in ("vocab.json", "merges.txt"):
@@ -283,10 +324,11 @@ def _load_file(path: Path) -> Tokenizer:
         return _load_tiktoken(path)
     if name == "vocab.txt":
         return load_wordpiece_vocab(path)
-    if name.endswith(".model") and _is_sentencepiece(path):
+    if (name.endswith(".model") and _is_sentencepiece(path)) or _starts_like_model_proto(path):
         from .formats.sentencepiece_file import sentencepiece_from_file
 
-        return sentencepiece_from_file(path)
+        # tokenizer.model.v3 (Mistral's names) is named in full; x.model keeps the loader's naming.
+        return sentencepiece_from_file(path, None if name.endswith(".model") else path.name)
     # One bounded read of a regular file (FIFOs and devices are refused before opening), then sniff.
     data = _read_file(path, TokenizerLoadError, ANY_TOKENIZER_FILE_CAP)
     head = data[:64].removeprefix(b"\xef\xbb\xbf").lstrip()
@@ -319,6 +361,12 @@ def _load_file(path: Path) -> Tokenizer:
     if isinstance(parsed, dict) and "model" in parsed:
         text = data.decode("utf-8").removeprefix("\ufeff")  # valid: it parsed above
         return hf_from_json(parsed, path.name, path.parent.name or path.stem, source=text)
+    if _is_tekken(parsed):
+        raise TokenizerLoadError(
+            f"{path.name} is a Mistral tekken tokenizer (mistral-common's own format: tiktoken ranks "
+            "with the special tokens' ids before them), which tokviz does not open; open the model's "
+            "Hugging Face tokenizer.json instead"
+        )
     raise TokenizerLoadError(
         f'{path.name} is JSON but neither a tokviz model file (no "format") nor a Hugging Face '
         'tokenizer (no "model"); a vocab.json must be named vocab.json next to merges.txt'

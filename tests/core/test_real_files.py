@@ -1,0 +1,163 @@
+"""Real tokenizer files from public models give their reference library's ids in tokviz.
+
+The files are in ``tests/data/real/`` (sources and licenses in its ``NOTICE``); derived ones are
+written by ``transformers`` in each test (see ``tests/core/real_files.py``). Each case is checked
+on a sample of the multilingual corpus here, and on all 30,000 lines in the slow tests: the ids
+equal the reference's, decoding equals the reference's decoding, and ``encode_spans`` lays the
+same ids on the text in order.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.core.real_files import (
+    DATA,
+    WHISPER_PATTERN,
+    RealCase,
+    available,
+    quiet_transformers,
+    real_cases,
+    whisper_tiktoken_specials,
+)
+from tests.multilingual import corpus_lines
+from tokviz.core.errors import TokenizerLoadError
+from tokviz.core.registry import load_tokenizer, load_warnings
+
+quiet_transformers()
+
+# Lines that found differences in other loaders, and the corpus's hardest kinds, always checked.
+HARD_LINES = [
+    "Der Führer des Museums",
+    "<|endoftext|>Hello<|startoftranscript|><|en|> world",
+    "<s>[INST] hi [/INST]</s> [CLS] x [SEP]",
+    "\u0c5c's  \t\n\n  end ",
+    "👨‍👩‍👧‍👦 family 🇩🇪 1️⃣ 👍🏽",
+    "def f(x):\n\treturn x  # ok\r\n",
+    "ﬁ ① Ⅷ ＡＢＣ ｶﾀｶﾅ",
+    "日本語のテキストと中文文本",
+    "",
+    " ",
+    "\x00\x7f\ufeff\U0010ffff",
+]
+# Slow cases: the whisper folder, its tokenizer.json and the Llama conversion take seconds to build or load.
+SLOW_TO_LOAD = {
+    "whisper multilingual folder",
+    "whisper multilingual tokenizer.json",
+    "mistral v1 as Llama tokenizer.json",
+}
+
+
+def _param(case: RealCase, always_slow: bool = False) -> Any:
+    marks = [pytest.mark.slow] if always_slow or case.name in SLOW_TO_LOAD else []
+    missing = available(case)
+    if missing:
+        marks.append(pytest.mark.skip(reason=missing))
+    return pytest.param(case, id=case.name.replace(" ", "-"), marks=marks)
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """Build (once per module) each case's file, tokviz's tokenizer and the reference."""
+    cache: dict[str, tuple[Any, Any]] = {}
+
+    def get(case: RealCase) -> tuple[Any, Any]:
+        if case.name not in cache:
+            path = case.build(tmp_path_factory.mktemp("real"))
+            cache[case.name] = (load_tokenizer(path, **case.load_kwargs), case.load_reference(path))
+        return cache[case.name]
+
+    return get
+
+
+def _check(case: RealCase, tokenizer: Any, ref: Any, lines: list[str], spans_every: int = 1) -> None:
+    differ = []
+    for i, line in enumerate(lines):
+        ids, expected = tokenizer.encode(line), case.encode_reference(ref, line)
+        if ids != expected:
+            differ.append((line, ids, expected))
+            continue
+        assert tokenizer.decode(ids) == case.decode_reference(ref, ids), line
+        if i % spans_every == 0:
+            spans = tokenizer.encode_spans(line)
+            assert [s.id for s in spans] == ids, line
+            assert all(0 <= s.start <= s.end <= len(line) for s in spans), line
+            assert [s.start for s in spans] == sorted(s.start for s in spans), line
+    assert not differ, (
+        f"{len(differ)} of {len(lines)} lines differ from {case.reference_name}, e.g. {differ[:2]}"
+    )
+
+
+@pytest.mark.parametrize("case", [_param(c) for c in real_cases()])
+def test_a_real_file_gives_its_reference_ids_on_a_sample(case: RealCase, built: Any) -> None:
+    tokenizer, ref = built(case)
+    _check(case, tokenizer, ref, HARD_LINES + corpus_lines(150, seed=7))
+
+
+@pytest.mark.parametrize("case", [_param(c, always_slow=True) for c in real_cases()])
+def test_a_real_file_gives_its_reference_ids_on_30000_lines(case: RealCase, built: Any) -> None:
+    tokenizer, ref = built(case)
+    _check(case, tokenizer, ref, corpus_lines(), spans_every=15)
+
+
+def test_whisper_folder_reads_its_added_token_and_its_empty_token() -> None:
+    # vocab.json holds "" at 50256 (no merge makes it) and added_tokens.json <|endoftext|> at 50257.
+    tokenizer = load_tokenizer(DATA / "whisper-multilingual")
+    assert tokenizer.special_tokens == {"<|endoftext|>": 50257}
+    assert tokenizer.encode("a<|endoftext|>b") == [64, 50257, 65]
+    assert any("''" in w for w in load_warnings(tokenizer))
+
+
+def test_whisper_tiktoken_file_says_its_special_tokens_are_unknown_until_given() -> None:
+    path = DATA / "multilingual.tiktoken"
+    bare = load_tokenizer(path)
+    assert bare.special_tokens == {}
+    assert bare.vocab_size == 50257  # the empty token at rank 50256 counts, as in tiktoken
+    given = load_tokenizer(path, pattern=WHISPER_PATTERN, special_tokens=whisper_tiktoken_specials(50257))
+    assert given.encode("<|startoftranscript|><|en|>") == [50258, 50259]
+
+
+def test_a_mistral_model_named_model_v1_opens_as_sentencepiece() -> None:
+    import sentencepiece
+
+    path = DATA / "mistral-tokenizer.model.v1"
+    sp = sentencepiece.SentencePieceProcessor(model_file=str(path))
+    tokenizer = load_tokenizer(path)
+    text = "[INST] Grüße 🤗 [/INST]"
+    assert tokenizer.encode(text) == sp.encode(text)
+    assert tokenizer.name == "mistral-tokenizer.model.v1"
+
+
+def test_a_tekken_file_is_refused_naming_the_format(tmp_path: Path) -> None:
+    # mistral-common's tekken_*.json, shaped as it ships (a few ranks instead of 150,000).
+    doc = {
+        "config": {"pattern": r"\s+|\S+", "num_vocab_tokens": 2, "default_num_special_tokens": 1000},
+        "vocab": [
+            {"rank": 0, "token_bytes": "AA==", "token_str": "\x00"},
+            {"rank": 1, "token_bytes": "AQ=="},
+        ],
+    }
+    path = tmp_path / "tekken_240718.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    with pytest.raises(TokenizerLoadError, match=r"Mistral tekken tokenizer .*does not open") as info:
+        load_tokenizer(path)
+    assert "\n" not in str(info.value)
+
+
+def test_a_file_that_only_starts_with_a_newline_is_not_taken_for_sentencepiece(tmp_path: Path) -> None:
+    path = tmp_path / "notes.v1"
+    path.write_bytes(b"\n\nhello\n")
+    with pytest.raises(TokenizerLoadError, match="not a tokenizer file tokviz knows"):
+        load_tokenizer(path)
+
+
+def test_the_notice_names_every_real_file_and_they_stay_small() -> None:
+    notice = (DATA / "NOTICE").read_text(encoding="utf-8")
+    files = [p for p in DATA.rglob("*") if p.is_file() and p.name != "NOTICE"]
+    for p in files:
+        assert p.relative_to(DATA).parts[0] in notice, p
+    assert sum(p.stat().st_size for p in files) <= 4_000_000
