@@ -12,7 +12,9 @@ just before the process is started:
 - window shown: the main window's first paint;
 - tokens painted: both views have painted the tokens of the default text.
 
-The issue's target is a visible window within 1.5 s. It also checks that importing the GUI does no
+The issue's target is a visible window within 1.5 s; issue 15's is 0.8 s with the merge timeline
+dock restored from the last session (a profile left that way by a first run), reported with its
+ratio to a fresh profile's launch. It also checks that importing the GUI does no
 tokenization work: a separate process imports ``tokviz.gui.app`` and ``tokviz.gui.window.main_window``
 with the tokenizer's entry points instrumented, and reports the import time and the calls made.
 """
@@ -31,6 +33,25 @@ import time
 from pathlib import Path
 
 TARGET_S = 1.5
+PYCACHE = str(Path(tempfile.gettempdir(), "tokviz-bench-pycache"))
+# Issue 15: with the merge timeline dock restored from the last session, visible within 0.8 s.
+TIMELINE_TARGET_S = 0.8
+
+# Run once in a profile to leave it as a user who closed tokviz with the merge timeline open would.
+TIMELINE_PROFILE = """
+import sys
+from PySide6.QtWidgets import QApplication, QDockWidget
+app = QApplication(sys.argv)
+app.setApplicationName("tokviz")
+app.setOrganizationName("tokviz")
+from tokviz.gui.window.main_window import MainWindow
+window = MainWindow()
+window.show()
+dock = window.findChild(QDockWidget, "timelineDock")
+dock.show()
+app.processEvents()
+window.save_settings()
+"""
 
 IMPORT_PROBE = """
 import json, sys, time
@@ -83,25 +104,45 @@ def start_xvfb() -> tuple[subprocess.Popen, str] | None:
     return proc, f":{int(number)}"
 
 
-def one_run(command: list[str], platform: str, display: str | None) -> dict[str, float]:
-    """Launch once with a fresh profile; seconds from launch to each milestone."""
+def profile_env(home: Path, platform: str, display: str | None) -> dict[str, str]:
+    """The environment of a launch whose settings, caches and runtime files live under ``home``."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("QT_", "TOKVIZ_"))}
+    # Bytecode as an installed app has it (pip compiles it): kept in one folder for every launch,
+    # even where PYTHONDONTWRITEBYTECODE is set (else each launch compiles tokviz again, ~0.4 s).
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env.update(
+        PYTHONPYCACHEPREFIX=PYCACHE,
+        QT_QPA_PLATFORM=platform,
+        HOME=str(home),
+        XDG_CONFIG_HOME=str(home / "config"),
+        XDG_DATA_HOME=str(home / "data"),
+        XDG_CACHE_HOME=str(home / "cache"),
+        XDG_RUNTIME_DIR=str(home / "runtime"),
+    )
+    if display:
+        env["DISPLAY"] = display
+    return env
+
+
+def one_run(
+    command: list[str], platform: str, display: str | None, timeline: bool = False
+) -> dict[str, float]:
+    """Launch once with a fresh profile (``timeline``: one left with the merge timeline dock open);
+    seconds from launch to each milestone."""
     with tempfile.TemporaryDirectory(prefix="tokviz-bench-") as tmp:
         home = Path(tmp)
         (home / "runtime").mkdir(mode=0o700)
         ready = home / "ready.json"
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("QT_", "TOKVIZ_"))}
-        env.update(
-            QT_QPA_PLATFORM=platform,
-            HOME=str(home),
-            XDG_CONFIG_HOME=str(home / "config"),
-            XDG_DATA_HOME=str(home / "data"),
-            XDG_CACHE_HOME=str(home / "cache"),
-            XDG_RUNTIME_DIR=str(home / "runtime"),
-            TOKVIZ_READY_FILE=str(ready),
-            TOKVIZ_QUIT_WHEN_READY="1",
-        )
-        if display:
-            env["DISPLAY"] = display
+        env = profile_env(home, platform, display)
+        if timeline:
+            subprocess.run(
+                [sys.executable, "-c", TIMELINE_PROFILE],
+                env=env,
+                check=True,
+                capture_output=True,
+                timeout=120,
+            )
+        env.update(TOKVIZ_READY_FILE=str(ready), TOKVIZ_QUIT_WHEN_READY="1")
         launched = time.time()
         proc = subprocess.run(command, env=env, capture_output=True, text=True, timeout=120)
         if proc.returncode != 0:
@@ -114,9 +155,9 @@ def one_run(command: list[str], platform: str, display: str | None) -> dict[str,
         }
 
 
-def summary(label: str, values: list[float]) -> str:
+def summary(label: str, values: list[float], target: float = TARGET_S) -> str:
     median = statistics.median(values)
-    verdict = "OK" if median <= TARGET_S else f"OVER the {TARGET_S} s target"
+    verdict = f"OK (target <= {target} s)" if median <= target else f"OVER the {target} s target"
     return f"  {label:16s} median {median:6.3f} s   max {max(values):6.3f} s   {verdict}"
 
 
@@ -169,6 +210,15 @@ def main() -> int:
             print(summary("window shown", [r["shown"] for r in runs]))
             print(summary("tokens painted", [r["tokens"] for r in runs]))
             failed |= statistics.median(r["shown"] for r in runs) > TARGET_S
+            one_run(command, platform, display, timeline=True)
+            restored = [one_run(command, platform, display, timeline=True) for _ in range(args.runs)]
+            print(f"  with the merge timeline dock restored ({args.runs} launches):")
+            print(summary("window shown", [r["shown"] for r in restored], TIMELINE_TARGET_S))
+            print(summary("tokens painted", [r["tokens"] for r in restored]))
+            shown = statistics.median(r["shown"] for r in restored)
+            fresh = statistics.median(r["shown"] for r in runs)
+            print(f"  {'ratio':16s} timeline restored / fresh profile: {shown / fresh:.2f}x")
+            failed |= shown > TIMELINE_TARGET_S
     finally:
         if xvfb is not None:
             xvfb[0].terminate()

@@ -162,7 +162,10 @@ class ProgressiveTokenizationModel(TokenizationModel):
             super()._schedule(text)
             return
         plan = plan_edit(tok, self.table, text)
-        if plan.unchanged or plan.size < PROGRESSIVE_MIN:
+        # A first table (start-up, another tokenizer) is built in a worker whatever its size: the
+        # GUI thread stays free to paint the window (the first non-ASCII encode of a process pays
+        # for a Unicode check, ~0.2 s).
+        if plan.unchanged or (plan.size < PROGRESSIVE_MIN and self.table is not None):
             super()._schedule(text)
             return
         self._start(tok, plan)

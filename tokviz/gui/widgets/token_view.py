@@ -67,6 +67,7 @@ class TokenView(QPlainTextEdit):
         self._length16 = 0
         self._boxes: list[Box] = []
         self.paint_count = 0
+        self.painted_table: TokenTable | None = None  # the table the last paint showed
         self._hover = -1
         self._highlight = (0, 0)
         self._syncing = False
@@ -300,6 +301,7 @@ class TokenView(QPlainTextEdit):
         boxes = self.visible_boxes()
         self._boxes = boxes
         self.paint_count += 1
+        self.painted_table = self.table
         clip = event.rect()
         clip_top, clip_bottom = clip.top(), clip.bottom() + 1
         if boxes and self.table is not None:

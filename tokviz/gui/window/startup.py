@@ -82,7 +82,6 @@ class StartupProbe(QObject):
         self.tokenized: float | None = None
         self.tokens_painted: float | None = None
         self.updates = 0
-        self._paints_at_tokenized: dict[int, int] = {}
         window.installEventFilter(self)
         window.textTokenized.connect(self._on_tokenized)
         if self.ready_file is not None:
@@ -107,24 +106,30 @@ class StartupProbe(QObject):
             if watched is self.window and self.shown is None:
                 self.shown = time.time()
                 self._write()
-            elif self.tokenized is not None and self.tokens_painted is None and self._all_views_painted():
-                self.tokens_painted = time.time()
-                self._write()
-                if self.quit_when_ready:
-                    QTimer.singleShot(0, self.window.close)
+            elif self.tokenized is not None and self.tokens_painted is None:
+                QTimer.singleShot(0, self._check_painted)  # after this paint has run
         return False
 
     def _all_views_painted(self) -> bool:
-        return all(p.view.paint_count > self._paints_at_tokenized.get(id(p), 0) for p in self.window.panels)
+        """Every view has painted the table it shows now (a view may have painted it before the
+        last view was tokenized: views repaint only when what is on their screen changes)."""
+        return all(p.view.painted_table is p.view.table is not None for p in self.window.panels)
+
+    def _check_painted(self) -> None:
+        if self.tokenized is None or self.tokens_painted is not None or not self._all_views_painted():
+            return
+        self.tokens_painted = time.time()
+        self._write()
+        if self.quit_when_ready:
+            QTimer.singleShot(0, self.window.close)
 
     def _on_tokenized(self) -> None:
         self.updates += 1
         if self.tokenized is None:
             self.tokenized = time.time()
-            # Count paints from here on; each view paints its tokens once after this point.
-            self._paints_at_tokenized = {id(p): p.view.paint_count for p in self.window.panels}
             for p in self.window.panels:
                 p.view.viewport().installEventFilter(self)
+            self._check_painted()
         self._write()
 
     def status(self) -> dict[str, Any]:

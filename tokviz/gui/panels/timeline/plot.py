@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from PySide6.QtCore import QEvent, QObject, Qt, Signal
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QFont, QPalette, QShowEvent
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
@@ -73,6 +73,39 @@ def warm_up_plotting() -> None:
         target=_import_pyqtgraph, args=(_done,), name="tokviz-pyqtgraph-import", daemon=True
     )
     _warmup.start()
+
+
+_PAINTED = "tokvizPainted"
+
+
+class _FirstPaint(QObject):
+    """Calls back once, just after the watched window's first paint."""
+
+    def __init__(self, window: QWidget, callback: Callable[[], object]) -> None:
+        super().__init__(window)
+        self._callback = callback
+        window.installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.Paint:
+            watched.removeEventFilter(self)
+            watched.setProperty(_PAINTED, True)
+            QTimer.singleShot(0, self._fire)  # after this paint is done
+        return False
+
+    def _fire(self) -> None:
+        callback, self._callback = self._callback, lambda: None
+        callback()
+        self.deleteLater()
+
+
+def after_first_paint(window: QWidget, callback: Callable[[], object]) -> None:
+    """Run ``callback`` in the GUI thread once ``window`` has painted for the first time (at once
+    if it has), so that start-up work a hidden or restored dock needs never delays the window."""
+    if window.property(_PAINTED) is True:
+        callback()
+        return
+    _FirstPaint(window, callback)
 
 
 def plotting_ready() -> bool:
@@ -169,8 +202,16 @@ class TokenCountPlot(QWidget):
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
-        if self.widget is None:
+        if self.widget is not None:
+            return
+        window = self.window()
+        if window is self or window.property(_PAINTED) is True:
             self.build()
+            return
+        # Shown with a window that has not painted yet (a dock restored from the last session):
+        # importing pyqtgraph (0.3-1 s) and its first paint (0.2 s) wait until the window is on
+        # screen, and the import runs in the background.
+        after_first_paint(window, lambda: when_plotting_ready(self.build))
 
     def build(self) -> None:
         """Create the plot items (done on first show; tests and scripts may call it directly)."""
