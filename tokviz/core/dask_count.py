@@ -9,10 +9,11 @@ special token straddling it; decoding is unchanged by such a cut, with or withou
 of invalid UTF-8. Compressed files, and files with no safe cut rule (pre-tokenizer ``none`` or a
 custom pattern without special tokens), are one range each.
 
-Partial tables are added pairwise on the workers, left before right, so the result keeps the
-corpus's first-seen order and equals the local table exactly; the client receives only the
-final table, so its memory follows the table, not the corpus. Tables travel between processes
-packed into two byte strings (:func:`pack`), which costs a copy rather than a pickle of every row. Inputs may be local paths or any
+Partial tables are added in corpus order (a worker adds each run of :data:`GROUP` consecutive
+ranges, the client adds the groups one at a time), so the result keeps the corpus's first-seen
+order and equals the local table exactly, and the client's memory follows the table, not the
+corpus. Tables travel between processes packed into two byte strings (:func:`pack`), which costs
+a copy rather than a pickle of every row. Inputs may be local paths or any
 ``fsspec`` URL the workers can read. ``dask.distributed`` and ``fsspec`` are imported only here,
 and only when a Dask count runs.
 """
@@ -41,7 +42,7 @@ from .corpus import (
     open_decompressed,
     scan_source,
 )
-from .counts import CountedFile, CountTable, CountTableError, add_ordered
+from .counts import CountedFile, CountTable, CountTableError
 from .errors import Cancelled, CorpusError
 from .pretokenize import NAMED_PATTERNS, Pretokenizer, SpecialSplitter, resolve_pretokenizer
 from .train import (
@@ -58,6 +59,8 @@ DEFAULT_CHUNK_BYTES = 32 << 20
 # How far past a range's end a worker reads at first when looking for its cut (doubled as needed).
 _CUT_WINDOW = 1 << 16
 _ASCII_GRAPHIC = frozenset(range(0x21, 0x7F))
+# Consecutive ranges a worker adds together before this process adds the groups in order.
+GROUP = 8
 
 
 class DaskUnavailable(CountTableError):
@@ -326,13 +329,26 @@ def _pretokenizer_on_worker(spec: str) -> Pretokenizer:
     return pre
 
 
-def add_partials(left: _Partial, right: _Partial) -> _Partial:
-    """(On a worker.) Two consecutive partial tables added, left's rows first; the first error wins."""
-    if left[0] != "ok":
-        return left
-    if right[0] != "ok":
-        return right
-    return "ok", pack(add_ordered(unpack(left[1]), unpack(right[1])))
+def add_partials(*parts: _Partial) -> _Partial:
+    """(On a worker.) Consecutive partial tables added in order, earlier rows first; the first error wins."""
+    acc: dict[str, int] = {}
+    for part in parts:
+        if part[0] != "ok":
+            return part
+        add_packed(acc, part[1])
+    return "ok", pack(acc)
+
+
+def add_packed(acc: dict[str, int], packed: tuple[bytes, bytes]) -> None:
+    """Add a :func:`pack`-ed table into ``acc`` in place; its new rows go after ``acc``'s."""
+    words, numbers = packed
+    values = array("q")
+    values.frombytes(numbers)
+    if not values:
+        return
+    get = acc.get
+    for word, n in zip(words.decode("utf-8", "surrogatepass").split(_SEP), values):
+        acc[word] = get(word, 0) + n
 
 
 def sha256_of(url: str) -> str:
@@ -386,23 +402,35 @@ def count_on_dask(
         ranges = plan_ranges(files, chunk, splittable)
         spec = pre.to_json()
         leaves = [client.submit(count_range, r, spec, specials, errors, pure=False) for r in ranges]
-        level = list(leaves)
-        while len(level) > 1:
-            paired = [
-                client.submit(add_partials, level[i], level[i + 1], pure=False)
-                for i in range(0, len(level) - 1, 2)
-            ]
-            level = paired + ([level[-1]] if len(level) % 2 else [])
+        # Workers add each run of GROUP consecutive ranges; this process adds the groups in order,
+        # one at a time, so its memory is the table and one group's table.
+        starts = range(0, len(leaves), GROUP)
+        tops: list[Any] = [
+            leaves[i]
+            if len(leaves[i : i + GROUP]) == 1
+            else client.submit(add_partials, *leaves[i : i + GROUP], pure=False)
+            for i in starts
+        ]
         digests = [client.submit(sha256_of, f.url, pure=False) for f in files] if hashes else []
+        meter = _Meter(leaves, ranges, total, progress)
+        del leaves
+        counts: dict[str, int] = {}
+        status: str = "ok"
+        payload: Any = None
         try:
-            _wait(level[0], leaves, ranges, total, progress, cancel)
-            status, payload = level[0].result()
-            hashes_found = [d.result() for d in digests]
+            for k, start in enumerate(starts):
+                _wait(tops[k], meter, cancel)
+                status, payload = tops[k].result()
+                tops[k] = None  # the workers may drop it now
+                meter.forget(range(start, start + GROUP))
+                if status != "ok":
+                    break
+                add_packed(counts, payload)
+                payload = None
+            hashes_found = [d.result() for d in digests] if status == "ok" else []
         except BaseException:
-            client.cancel([*level, *leaves, *digests])
+            client.cancel([f for f in (*tops, *meter.pending.values(), *digests) if f is not None])
             raise
-        finally:
-            del leaves
     if status != "ok":
         message, path, offset = payload
         raise CorpusError(message, path=path, offset=offset)
@@ -410,7 +438,7 @@ def count_on_dask(
         CountedFile(f.name, f.size, hashes_found[k] if hashes else None) for k, f in enumerate(files)
     )
     return CountTable(
-        counts=unpack(payload),
+        counts=counts,
         pretokenizer=spec,
         special_tokens=specials,
         invalid_utf8=errors,
@@ -419,28 +447,44 @@ def count_on_dask(
     )
 
 
-def _wait(
-    final: Any,
-    leaves: list[Any],
-    ranges: list[ByteRange],
-    total: int,
-    progress: Callable[[int, int], None] | None,
-    cancel: CancelFlag | Callable[[], bool] | None,
-) -> None:
-    """Wait for the final table, reporting the bytes of finished ranges and checking ``cancel``."""
-    pending = dict(enumerate(leaves))
-    done = 0
+class _Meter:
+    """Reports the bytes of the ranges counted so far, from the leaf tasks still held."""
+
+    def __init__(
+        self,
+        leaves: list[Any],
+        ranges: list[ByteRange],
+        total: int,
+        progress: Callable[[int, int], None] | None,
+    ) -> None:
+        self.pending = dict(enumerate(leaves))
+        self.ranges = ranges
+        self.total = total
+        self.progress = progress
+        self.done = 0
+
+    def poll(self) -> None:
+        """Count the ranges finished since the last poll, and report."""
+        self.forget([k for k, fut in self.pending.items() if fut.done()])
+
+    def forget(self, indexes: Iterable[int]) -> None:
+        """Count these ranges as done and let go of their tasks (their group has added them)."""
+        for k in indexes:
+            if self.pending.pop(k, None) is not None:
+                self.done += self.ranges[k].end - self.ranges[k].start
+        if self.progress is not None:
+            self.progress(min(self.done, self.total), self.total)
+
+
+def _wait(future: Any, meter: _Meter, cancel: CancelFlag | Callable[[], bool] | None) -> None:
+    """Wait for ``future``, reporting progress and checking ``cancel`` ten times a second."""
     while True:
         try:
             _check_cancel(cancel)
         except Cancelled:
             raise Cancelled("counting was cancelled") from None
-        for k in [k for k, fut in pending.items() if fut.done()]:
-            done += ranges[k].end - ranges[k].start
-            del pending[k]
-        if progress is not None:
-            progress(min(done, total), total)
-        if final.done():
+        meter.poll()
+        if future.done():
             return
         time.sleep(0.1)
 
