@@ -199,3 +199,18 @@ def test_relative_paths_are_named_as_given_and_read_by_absolute_path(
     on_dask = count_on_dask(names, scheduler=scheduler, errors="replace", chunk_bytes=5000)
     assert [f.path for f in on_dask.files] == names
     assert on_dask.metadata() == local.metadata()
+
+
+def test_a_worker_adds_consecutive_ranges_in_order_and_keeps_the_first_error(corpus: list[Path]) -> None:
+    from tokviz.core.dask_count import InputFile, add_partials, count_range, plan_ranges
+
+    file = corpus[0]
+    ranges = plan_ranges([InputFile(str(file), file.stat().st_size)], 2000, True)
+    parts = [count_range(r, "gpt2", (SPECIAL,), "strict") for r in ranges]
+    assert len(parts) > 3
+    status, packed = add_partials(*parts)
+    assert status == "ok"
+    local = count_corpus(files=[file], special_tokens=[SPECIAL])
+    assert list(unpack(packed).items()) == list(local.counts.items())
+    first, second = ("error", ("first", None, None)), ("error", ("second", None, None))
+    assert add_partials(parts[0], first, parts[1], second) == first

@@ -9,8 +9,8 @@ special token straddling it; decoding is unchanged by such a cut, with or withou
 of invalid UTF-8. Compressed files, and files with no safe cut rule (pre-tokenizer ``none`` or a
 custom pattern without special tokens), are one range each.
 
-Partial tables are added in corpus order (a worker adds each run of :data:`GROUP` consecutive
-ranges, the client adds the groups one at a time), so the result keeps the corpus's first-seen
+Partial tables are added in corpus order (on a big cluster a worker first adds runs of
+consecutive ranges; the client adds the results one at a time, as they come), so the result keeps the corpus's first-seen
 order and equals the local table exactly, and the client's memory follows the table, not the
 corpus. Tables travel between processes packed into two byte strings (:func:`pack`), which costs
 a copy rather than a pickle of every row. Inputs may be local paths or any
@@ -59,8 +59,8 @@ DEFAULT_CHUNK_BYTES = 32 << 20
 # How far past a range's end a worker reads at first when looking for its cut (doubled as needed).
 _CUT_WINDOW = 1 << 16
 _ASCII_GRAPHIC = frozenset(range(0x21, 0x7F))
-# Consecutive ranges a worker adds together before this process adds the groups in order.
-GROUP = 8
+# At most this many consecutive ranges are added together on a worker (see count_on_dask).
+MAX_GROUP = 16
 
 
 class DaskUnavailable(CountTableError):
@@ -402,13 +402,15 @@ def count_on_dask(
         ranges = plan_ranges(files, chunk, splittable)
         spec = pre.to_json()
         leaves = [client.submit(count_range, r, spec, specials, errors, pure=False) for r in ranges]
-        # Workers add each run of GROUP consecutive ranges; this process adds the groups in order,
-        # one at a time, so its memory is the table and one group's table.
-        starts = range(0, len(leaves), GROUP)
+        # This process adds the ranges' tables in order as they come, while the workers count on
+        # (its memory is the table and one range's table). It adds about a million rows a second,
+        # so for more than four worker threads, workers first add runs of consecutive ranges.
+        group = max(1, min(MAX_GROUP, threads // 4))
+        starts = range(0, len(leaves), group)
         tops: list[Any] = [
             leaves[i]
-            if len(leaves[i : i + GROUP]) == 1
-            else client.submit(add_partials, *leaves[i : i + GROUP], pure=False)
+            if len(leaves[i : i + group]) == 1
+            else client.submit(add_partials, *leaves[i : i + group], pure=False)
             for i in starts
         ]
         digests = [client.submit(sha256_of, f.url, pure=False) for f in files] if hashes else []
@@ -422,7 +424,7 @@ def count_on_dask(
                 _wait(tops[k], meter, cancel)
                 status, payload = tops[k].result()
                 tops[k] = None  # the workers may drop it now
-                meter.forget(range(start, start + GROUP))
+                meter.forget(range(start, start + group))
                 if status != "ok":
                     break
                 add_packed(counts, payload)
