@@ -9,6 +9,7 @@ lines whose decoded text differs, whether ``encode_spans`` tiles each line, and 
 of UTF-8, one thread, best of ``--repeat``) for both. Nothing is downloaded.
 
     python benchmarks/bench_real_files.py [--lines 30000] [--repeat 1] [--only SUBSTRING ...]
+        [--extra FILE_OR_FOLDER ...] [--extra-only]
 
 The exit status is 1 when any line's ids differ, so the script doubles as an acceptance check.
 """
@@ -25,7 +26,7 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
-from tests.core.real_files import RealCase, available, quiet_transformers, real_cases  # noqa: E402
+from tests.core.real_files import RealCase, available, case_for, quiet_transformers, real_cases  # noqa: E402
 from tests.multilingual import corpus_lines  # noqa: E402
 
 
@@ -87,6 +88,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--only", nargs="*", default=[], help="run the cases whose name holds one of these")
     parser.add_argument("--examples", action="store_true", help="print the first differing lines")
+    parser.add_argument(
+        "--extra",
+        nargs="*",
+        default=[],
+        type=Path,
+        help="your own files or folders too (a folder against transformers, tokenizer.json against "
+        "tokenizers, .tiktoken against tiktoken, anything else against sentencepiece)",
+    )
+    parser.add_argument("--extra-only", action="store_true", help="run only the --extra files")
     args = parser.parse_args(argv)
     quiet_transformers()
     lines = corpus_lines(args.lines)
@@ -97,7 +107,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     print("| --- | --- | --- | ---: | ---: | ---: | ---: | ---: |")
     failed = False
-    for case in real_cases():
+    builtin = [] if args.extra_only else real_cases()
+    for case in [*builtin, *map(case_for, args.extra)]:
         if args.only and not any(o.lower() in case.name.lower() for o in args.only):
             continue
         missing = available(case)

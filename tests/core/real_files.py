@@ -155,6 +155,40 @@ def _converted(class_name: str, model: Path, saved_as: str) -> Callable[[Path], 
     return build
 
 
+def _tiktoken_converted(encoding: str) -> Callable[[Path], Path]:
+    """A bundled OpenAI encoding turned into tokenizer.json by transformers' ``TikTokenConverter``.
+
+    This is how Llama 3 and similar files were made: a ``Split`` pre-tokenizer with the regex, a
+    ByteLevel step without its own regex, ``ignore_merges`` and the special tokens after the ranks.
+    """
+
+    def build(folder: Path) -> Path:
+        import base64
+
+        from transformers.convert_slow_tokenizer import TikTokenConverter
+
+        from tokviz.core.encodings import bundled_encoding, load_bundled_ranks
+        from tokviz.core.pretokenize import PUBLISHED_PATTERNS
+
+        folder.mkdir(parents=True, exist_ok=True)
+        ranks = folder / f"{encoding}.tiktoken"
+        lines = (
+            f"{base64.b64encode(t).decode()} {r}"
+            for t, r in sorted(load_bundled_ranks(encoding).items(), key=lambda x: x[1])
+        )
+        ranks.write_text("\n".join(lines) + "\n", encoding="ascii")
+        specials = sorted(
+            bundled_encoding(encoding).special_tokens, key=bundled_encoding(encoding).special_tokens.get
+        )
+        converter = TikTokenConverter(
+            vocab_file=str(ranks), pattern=PUBLISHED_PATTERNS[encoding], extra_special_tokens=specials
+        )
+        converter.converted().save(str(folder / "tokenizer.json"))
+        return folder / "tokenizer.json"
+
+    return build
+
+
 def bert_vocab_words() -> list[str]:
     """A BERT-style WordPiece vocabulary: specials, characters, ``##`` characters and words.
 
@@ -293,6 +327,16 @@ def real_cases() -> list[RealCase]:
             needs=("transformers", "google.protobuf"),
         ),
         RealCase(
+            "cl100k as tokenizer.json by TikTokenConverter",
+            "tokenizer.json (Split Isolated + ByteLevel, ignore_merges)",
+            "tokenizers",
+            _tiktoken_converted("cl100k"),
+            _tokenizers_file,
+            _tokenizers_encode,
+            _tokenizers_decode,
+            needs=("transformers",),
+        ),
+        RealCase(
             "BERT WordPiece tokenizer.json",
             "tokenizer.json (BertTokenizerFast: WordPiece)",
             "tokenizers",
@@ -313,6 +357,73 @@ def real_cases() -> list[RealCase]:
             needs=("transformers",),
         ),
     ]
+
+
+def case_for(path: Path) -> RealCase:
+    """A case for any file or folder a user has, its reference picked by its kind.
+
+    A folder or a ``tokenizer.json`` is checked against ``transformers`` / ``tokenizers``, a
+    ``.tiktoken`` file against tiktoken with the pattern and special tokens tokviz finds for it
+    (OpenAI's files are known by their SHA-256), anything else against ``sentencepiece``.
+    """
+    path = Path(path)
+    name = path.name
+    if path.is_dir():
+        return RealCase(
+            name,
+            "folder",
+            "transformers AutoTokenizer",
+            lambda _f: path,
+            _transformers_folder,
+            _transformers_encode,
+            _transformers_decode,
+            needs=("transformers",),
+        )
+    if name.endswith(".json"):
+        return RealCase(
+            name,
+            "tokenizer.json",
+            "tokenizers",
+            lambda _f: path,
+            _tokenizers_file,
+            _tokenizers_encode,
+            _tokenizers_decode,
+        )
+    if name.endswith(".tiktoken"):
+        return RealCase(
+            name,
+            ".tiktoken",
+            "tiktoken",
+            lambda _f: path,
+            _tiktoken_as_tokviz_reads,
+            _tiktoken_encode,
+            _tiktoken_decode,
+        )
+    return RealCase(
+        name,
+        "SentencePiece model",
+        "sentencepiece",
+        lambda _f: path,
+        _sentencepiece,
+        _sentencepiece_encode,
+        _sentencepiece_decode,
+    )
+
+
+def _tiktoken_as_tokviz_reads(path: Path) -> Any:
+    """tiktoken's Encoding with the ranks, pattern and special tokens tokviz found for ``path``."""
+    import tiktoken
+    from tiktoken.load import load_tiktoken_bpe
+
+    from tokviz.core.registry import load_tokenizer
+
+    tokenizer = load_tokenizer(path)
+    return tiktoken.Encoding(
+        name=path.name,
+        pat_str=tokenizer.pretokenizer.pattern,
+        mergeable_ranks=load_tiktoken_bpe(str(path)),
+        special_tokens=dict(tokenizer.special_tokens),
+    )
 
 
 def available(case: RealCase) -> str | None:

@@ -44,11 +44,12 @@ HARD_LINES = [
     " ",
     "\x00\x7f\ufeff\U0010ffff",
 ]
-# Slow cases: the whisper folder, its tokenizer.json and the Llama conversion take seconds to build or load.
+# Slow cases: the whisper folder, its tokenizer.json and the conversions take seconds to build or load.
 SLOW_TO_LOAD = {
     "whisper multilingual folder",
     "whisper multilingual tokenizer.json",
     "mistral v1 as Llama tokenizer.json",
+    "cl100k as tokenizer.json by TikTokenConverter",
 }
 
 
