@@ -36,11 +36,16 @@ PATHS = ["one by one", "vectorized"]
 
 @contextmanager
 def merging(path: str) -> Iterator[None]:
-    """Send every merge of the index down one path (the vectorized one with the index built in tiny blocks)."""
-    vector_sites, block = (0, 3) if path == "vectorized" else (1 << 30, pairindex._BLOCK)
+    """Send every merge of the index down one path.
+
+    The vectorized one runs with the index built in tiny blocks and its sites merged in parts of
+    two (so parts meet inside runs like ``aaaa`` and chains like ``abab``).
+    """
+    vector = path == "vectorized"
     with (
-        mock.patch.object(pairindex, "_VECTOR_SITES", vector_sites),
-        mock.patch.object(pairindex, "_BLOCK", block),
+        mock.patch.object(pairindex, "_VECTOR_SITES", 0 if vector else 1 << 30),
+        mock.patch.object(pairindex, "_BLOCK", 3 if vector else pairindex._BLOCK),
+        mock.patch.object(pairindex, "_PART_SITES", 2 if vector else pairindex._PART_SITES),
     ):
         yield
 

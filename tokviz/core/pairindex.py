@@ -24,6 +24,8 @@ _CHECK_EVERY = 0x3FFF
 _VECTOR_SITES = 192
 # Positions indexed at a time when the index is built (bounds its temporary arrays).
 _BLOCK = 1 << 20
+# Sites merged at once by the vectorized path (cancel is checked between such parts).
+_PART_SITES = 1 << 18
 
 
 class LongWords:
@@ -127,7 +129,7 @@ class LongWords:
         if positions is None:
             return 0
         if len(positions) > _VECTOR_SITES:
-            return self._merge_vector(positions, a, b, new_id, deltas)
+            return self._merge_vector(positions, a, b, new_id, deltas, check)
         # Overlapping runs (a == b) merge left to right, so their sites are taken in order.
         sites: Sequence[int] = sorted(positions) if a == b else positions
         sym = self.sym
@@ -207,7 +209,13 @@ class LongWords:
         return saved
 
     def _merge_vector(
-        self, positions: array[int], a: int, b: int, new_id: int, deltas: dict[tuple[int, int], int]
+        self,
+        positions: array[int],
+        a: int,
+        b: int,
+        new_id: int,
+        deltas: dict[tuple[int, int], int],
+        check: Callable[[], None] | None = None,
     ) -> int:
         """:meth:`merge` for many sites at once, with numpy over the same arrays; the same result.
 
@@ -219,7 +227,6 @@ class LongWords:
         np = self._np
         sym = self._sym
         nxt = self._nxt
-        prv = self._prv
         self._small = new_id < 1 << 16
         cand = np.frombuffer(positions, dtype=np.int32)
         if a == b:
@@ -240,6 +247,34 @@ class LongWords:
             ends = ends[keep]
         if not len(sites):
             return 0
+        if len(sites) <= _PART_SITES:
+            return self._merge_sites(sites, ends, a, b, new_id, deltas)
+        # Very many sites: merge them in parts (checking for cancel in between), cut only between
+        # sites that are not neighbours, so no part's neighbour is another part's site.
+        order = np.argsort(sites, kind="stable")
+        sites = sites.take(order)
+        ends = ends.take(order)
+        free = np.flatnonzero(nxt.take(ends[:-1]) != sites[1:]) + 1
+        cuts = [0]
+        for k in free.tolist():
+            if k - cuts[-1] >= _PART_SITES:
+                cuts.append(k)
+        cuts.append(len(sites))
+        saved = 0
+        for lo, hi in zip(cuts, cuts[1:]):
+            if check is not None:
+                check()
+            saved += self._merge_sites(sites[lo:hi], ends[lo:hi], a, b, new_id, deltas)
+        return saved
+
+    def _merge_sites(
+        self, sites: Any, ends: Any, a: int, b: int, new_id: int, deltas: dict[tuple[int, int], int]
+    ) -> int:
+        """Merge the sites ``sites`` (whose right halves are at ``ends``), all at once."""
+        np = self._np
+        sym = self._sym
+        nxt = self._nxt
+        prv = self._prv
         wt = self._wt
         weights = None if wt is None else wt.take(sites)
         saved = len(sites) if weights is None else int(weights.sum())
