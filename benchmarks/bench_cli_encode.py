@@ -3,7 +3,7 @@
 The plain script is what one would write by hand: read the whole file, ``enc.encode`` it with
 GPT-2's ranks (the same ``r50k_base.tiktoken`` file tokviz ships, so no network), and write the ids
 space-separated. ``tokviz encode FILE -o OUT`` must write the same bytes. Every run is a fresh
-process; its peak RSS is its own (``wait4``). Ratios are tokviz / plain script, in the same run.
+process, which reports its own peak RSS. Ratios are tokviz / plain script, in the same run.
 
     python benchmarks/bench_cli_encode.py [--mb 100] [--json-mb 10]
 """
@@ -37,6 +37,10 @@ ids = enc.encode(text, allowed_special="all")
 with open(sys.argv[3], "w") as out:
     out.write(" ".join(map(str, ids)) + "\\n")
 """
+# Each child reports its own peak RSS as the last line of its stderr (what wait4 reports for a
+# child can include its parent's memory from before the exec).
+REPORT = "\nimport resource\nsys.stderr.write(f'{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}\\n')\n"
+TOKVIZ = "import sys\nfrom tokviz.cli import main\ncode = main(sys.argv[1:])" + REPORT + "sys.exit(code)\n"
 
 
 def big_file(mb: int, cache: str | None) -> Path:
@@ -53,17 +57,16 @@ def big_file(mb: int, cache: str | None) -> Path:
 
 
 def measure(cmd: list[str]) -> tuple[float, float]:
-    """Wall seconds and peak RSS (MB) of one child process."""
+    """Wall seconds and peak RSS (MB, as the child reports it) of one child process."""
     env = dict(
         os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(HERE.parent), os.environ.get("PYTHONPATH")]))
     )
     t0 = time.perf_counter()
-    proc = subprocess.Popen(cmd, env=env)
-    _, status, usage = os.wait4(proc.pid, 0)
+    done = subprocess.run(cmd, env=env, capture_output=True, text=True)
     wall = time.perf_counter() - t0
-    if os.waitstatus_to_exitcode(status) != 0:
-        raise SystemExit(f"{' '.join(cmd)} failed")
-    return wall, usage.ru_maxrss / 1024
+    if done.returncode != 0:
+        raise SystemExit(f"{' '.join(cmd[:2])} ... failed: {done.stderr.strip()}")
+    return wall, int(done.stderr.split()[-1]) / 1024
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -74,13 +77,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cache", help="corpus cache directory")
     args = parser.parse_args(argv)
     ranks = HERE.parent / "resources" / "encodings" / "r50k_base.tiktoken"
-    tokviz = [sys.executable, "-m", "tokviz", "encode"]
+    tokviz = [sys.executable, "-c", TOKVIZ, "encode"]
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         out_plain = Path(tmp) / "plain.txt"
         out_tv = Path(tmp) / "tokviz.txt"
         path = big_file(args.mb, args.cache)
-        t_plain, m_plain = measure([sys.executable, "-c", PLAIN, str(ranks), str(path), str(out_plain)])
+        t_plain, m_plain = measure(
+            [sys.executable, "-c", PLAIN + REPORT, str(ranks), str(path), str(out_plain)]
+        )
         t_tv, m_tv = measure([*tokviz, str(path), "-o", str(out_tv)])
         same = out_plain.read_bytes() == out_tv.read_bytes()
         rows.append((f"ids, {args.mb} MB", t_tv, m_tv, t_plain, m_plain, same))
