@@ -39,14 +39,17 @@ from tokviz.gui.panels.timeline.merge_table import MergeTablePane
 from tokviz.gui.panels.timeline.playback import PlaybackBar
 from tokviz.gui.panels.timeline.plot import TokenCountPlot, when_plotting_ready
 from tokviz.gui.panels.timeline.replayer import Replayer, ReplaySource
+from tokviz.gui.panels.timeline.stepper import WholeTextTrace
 from tokviz.gui.panels.timeline.view import ReplayPane
 from tokviz.gui.style.theme import token_colors
 from tokviz.gui.text.display import DisplayOptions
 from tokviz.gui.text.token_table import TokenTable
 from tokviz.gui.widgets.picker import TokenizerPicker
 
-# Only the first this many characters of the editor's text are replayed (each step re-encodes them).
-REPLAY_LIMIT = 100_000
+# The editor's text is replayed whole up to this many characters (a step costs only the chunks
+# its merge changes, see stepper.py); the view shows VIEW_CHARS of it around where it looks.
+REPLAY_LIMIT = 2_000_000
+VIEW_CHARS = 24_000
 PICK_MESSAGE = "Pick a BPE tokenizer to replay its merges on the editor's text."
 
 
@@ -160,6 +163,7 @@ class TimelineWidget(QWidget):
         self.replayer.traced.connect(self._on_trace)
         self.replayer.traceFailed.connect(self._detach)
         self.replayer.rendered.connect(self._on_rendered)
+        self.view.scrolledToSource.connect(self._follow_scroll)
         self.replayer.renderFailed.connect(self._set_message)
         if self.registry is not None:
             # Bound methods: Qt disconnects them when this widget goes away.
@@ -412,6 +416,11 @@ class TimelineWidget(QWidget):
         tok = self.source.tokenizer
         if self.trace is None or self.trace.tokenizer is not tok:
             self._set_message(f"Tracing the merges of {tok.name} on the text…")
+            self.replayer.window = None
+        n = len(self.replay_text)
+        # A long text is shown a window at a time (where the view was, if it was).
+        start = self.replayer.window[0] if self.replayer.window is not None else 0
+        self.replayer.window = self._window_around(start) if n > VIEW_CHARS else None
         self.replayer.trace(tok, self.replay_text)
 
     def _on_trace(self, trace: ReplayTrace) -> None:
@@ -457,8 +466,41 @@ class TimelineWidget(QWidget):
         self._shown_step = step
         parts = self.model.merge_parts(step) if step else None
         first_chars = REPLAY_LIMIT if len(self.text) > REPLAY_LIMIT else None
-        self.caption.setText(step_caption(trace, step, len(table), self.total_steps, parts, first_chars))
+        n_tokens = trace.token_count(step)  # of the whole text; the view may show a window of it
+        self.caption.setText(step_caption(trace, step, n_tokens, self.total_steps, parts, first_chars))
+        if len(table) and (int(table.start[0]) > 0 or int(table.end[-1]) < len(trace.text)):
+            self.caption.setText(
+                self.caption.text()
+                + f" · showing characters {int(table.start[0]):,}–{int(table.end[-1]):,} of {len(trace.text):,}"
+            )
         self.stepShown.emit(step)
+        new_id = trace.new_id_at(step) if trace.changes_text(step) else None
+        if new_id is not None and isinstance(trace, WholeTextTrace) and not (table.ids == new_id).any():
+            where = trace.stepper.first_start(new_id)  # the merge happens outside the window: go there
+            if where is not None:
+                self._move_window(where)
+
+    def _window_around(self, cp: int) -> tuple[int, int]:
+        n = len(self.replay_text)
+        lo = max(0, min(cp - VIEW_CHARS // 4, n - VIEW_CHARS))
+        return lo, min(n, lo + VIEW_CHARS)
+
+    def _move_window(self, cp: int) -> None:
+        """Show the part of a long text around code point ``cp`` (at the current step)."""
+        if self.trace is None:
+            return
+        self.replayer.window = self._window_around(cp)
+        self.replayer.render(self.trace, self.step)
+
+    def _follow_scroll(self, cp: int) -> None:
+        """Scrolling near either end of the shown part of a long text moves the window along."""
+        window, trace = self.replayer.window, self.trace
+        if window is None or trace is None or self.replayer.rendering():
+            return
+        lo, hi = window
+        margin = VIEW_CHARS // 6
+        if (cp < lo + margin and lo > 0) or (cp > hi - 2 * margin and hi < len(trace.text)):
+            self._move_window(cp)
 
 
-__all__ = ["REPLAY_LIMIT", "TimelineWidget"]
+__all__ = ["REPLAY_LIMIT", "VIEW_CHARS", "TimelineWidget"]

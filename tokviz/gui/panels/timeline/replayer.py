@@ -1,6 +1,6 @@
 """The timeline's background work: tracing a text under a tokenizer, and encoding it at a step.
 
-A trace (see :class:`~tokviz.core.replay.ReplayTrace`) is built in a worker, one at a time: a
+A trace (a :class:`~tokviz.gui.panels.timeline.stepper.WholeTextTrace`) is built in a worker, one at a time: a
 request while one runs (typing in a long text) is traced once that one ends, so the worker pool
 never fills with stale work. A step of a short text is encoded at once in the GUI thread; a long
 text's steps are encoded in a worker, and only the latest step asked for is encoded next.
@@ -16,6 +16,7 @@ from PySide6.QtCore import QObject, Signal
 from tokviz.core.merges import MergeStep
 from tokviz.core.replay import ReplayTrace
 from tokviz.core.tokenizer import Tokenizer
+from tokviz.gui.panels.timeline.stepper import WholeTextTrace
 from tokviz.gui.text.token_table import TokenTable
 from tokviz.gui.workers.jobs import Job, run_job
 
@@ -24,13 +25,17 @@ SYNC_CHARS = 4000
 
 
 def prepare_trace(tokenizer: Tokenizer, text: str) -> ReplayTrace:
-    """Worker-thread part: build the merge tables (GPT-2 recovers its merges here) and the trace."""
+    """Worker-thread part: build the merge tables (GPT-2 recovers its merges here) and the trace,
+    whose steps cost only the chunks a merge changes (:class:`WholeTextTrace`)."""
     tokenizer.merge_rank_of_id  # noqa: B018 - forces the tables; ~0.5 s for cl100k the first time
-    return ReplayTrace(tokenizer, text)
+    return WholeTextTrace(tokenizer, text)
 
 
-def table_at(trace: ReplayTrace, step: int) -> TokenTable:
-    """The traced text encoded with the first ``step`` merges."""
+def table_at(trace: ReplayTrace, step: int, window: tuple[int, int] | None = None) -> TokenTable:
+    """The traced text encoded with the first ``step`` merges: the code points ``window`` (widened
+    to whole chunks), or all of it."""
+    if isinstance(trace, WholeTextTrace):
+        return trace.table_at(step, *window) if window is not None else trace.table_at(step)
     return TokenTable.from_spans(trace.text, trace.spans_at(step))
 
 
@@ -70,6 +75,8 @@ class Replayer(QObject):
         self._wanted: _TraceRequest | None = None
         self._render_job: Job | None = None
         self._render_wanted: tuple[ReplayTrace, int] | None = None
+        # The code points the view shows (a long text is shown a window at a time); None: all.
+        self.window: tuple[int, int] | None = None
 
     def tracing(self) -> bool:
         """True while a trace runs or waits to run."""
@@ -123,7 +130,7 @@ class Replayer(QObject):
     def render(self, trace: ReplayTrace, step: int) -> None:
         """Encode the traced text at ``step``; ``rendered`` follows (at once for a short text)."""
         if len(trace.text) <= SYNC_CHARS:
-            self.rendered.emit(trace, step, table_at(trace, step))
+            self.rendered.emit(trace, step, table_at(trace, step, self.window))
             return
         self._render_wanted = (trace, step)
         if self._render_job is None:
@@ -135,7 +142,8 @@ class Replayer(QObject):
             return
         trace, step = wanted
         generation = self.generation
-        job = run_job(lambda: table_at(trace, step), self)
+        window = self.window
+        job = run_job(lambda: table_at(trace, step, window), self)
         self._render_job = job
 
         def done(table: TokenTable) -> None:

@@ -100,6 +100,7 @@ class ReplayPane(QWidget):
         marked = table.ids == new_id if new_id is not None else np.zeros(len(table), dtype=bool)
         self.view.set_marked(marked)
         self.stack.setCurrentWidget(self.view)
-        if new_id is not None and self.view.first_marked_rect() is None:
+        # (A long text is shown a window at a time: the merge may be outside it; the panel moves it.)
+        if new_id is not None and marked.any() and self.view.first_marked_rect() is None:
             first = int(np.flatnonzero(marked)[0])
             self.view.scroll_to_source(int(table.start[first]))
