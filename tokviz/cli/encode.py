@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 # Characters encoded at a time: large enough that per-block costs vanish, small enough that a
 # block's ids (and, for --format json, its items) stay a few tens of megabytes.
 BLOCK = 1 << 19
-READ_BLOCK = 1 << 20
+READ_BLOCK = 1 << 20  # bytes read at a time to check the input is UTF-8
 # JSON items are about 80 characters a token: smaller blocks keep them to a few tens of megabytes.
 JSON_BLOCK = 1 << 18
 
@@ -83,7 +83,8 @@ def run(args: argparse.Namespace) -> int:
         if args.file != "-":
             # A bad byte is reported before anything is written (a read at C speed, from cache).
             check_utf8_file(args.file, READ_BLOCK)
-        pieces = read_utf8_pieces(args.file, READ_BLOCK)
+        # Pieces no larger than a block, so a block is not a whole read of the file.
+        pieces = read_utf8_pieces(args.file, JSON_BLOCK if args.format == "json" else BLOCK)
     if not args.output:
         _write(tok, pieces, args.format, sys.stdout)
         return 0
