@@ -162,3 +162,44 @@ def test_the_notice_names_every_real_file_and_they_stay_small() -> None:
     for p in files:
         assert p.relative_to(DATA).parts[0] in notice, p
     assert sum(p.stat().st_size for p in files) <= 4_000_000
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        _param(c)
+        for c in real_cases()
+        if c.name in ("sentencepiece kyoto ja unigram", "mistral v1 .model", "BERT vocab.txt folder")
+    ],
+)
+def test_a_long_text_streamed_in_pieces_gives_the_reference_ids_of_the_whole(
+    case: RealCase, built: Any
+) -> None:
+    # tokviz encode reads a file block by block; the cuts must not change a single id.
+    tokenizer, ref = built(case)
+    text = "\n".join(corpus_lines(600, seed=3))
+    pieces = [text[i : i + 997] for i in range(0, len(text), 997)]
+    assert list(tokenizer.encode_iterable(pieces, block=4096)) == case.encode_reference(ref, text)
+
+
+@pytest.mark.parametrize("case", [_param(c) for c in real_cases()])
+def test_a_lone_surrogate_reads_as_the_replacement_character(case: RealCase, built: Any) -> None:
+    tokenizer, _ = built(case)
+    assert tokenizer.encode("a\ud800b") == tokenizer.encode("a\ufffdb")
+
+
+def test_a_template_of_the_text_alone_is_not_reported(tmp_path: Path) -> None:
+    # transformers saves GPT-2-style folders with a TemplateProcessing of "$A" alone: nothing added.
+    from tokenizers import processors
+
+    from tests.core.made_by_others import hf_trained
+
+    tk = hf_trained("some text to train on, some text " * 20, vocab_size=300)
+    tk.post_processor = processors.TemplateProcessing(single="$A")
+    tk.save(str(tmp_path / "tokenizer.json"))
+    assert load_tokenizer(tmp_path / "tokenizer.json").template == ()
+    tk.post_processor = processors.TemplateProcessing(
+        single="<|endoftext|> $A", special_tokens=[("<|endoftext|>", tk.token_to_id("<|endoftext|>"))]
+    )
+    tk.save(str(tmp_path / "tokenizer.json"))
+    assert load_tokenizer(tmp_path / "tokenizer.json").template == ("<|endoftext|>", "$A")

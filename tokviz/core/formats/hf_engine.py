@@ -534,7 +534,8 @@ def _template(doc: Mapping[str, Any]) -> tuple[str, ...]:
                 out.append(str(item["SpecialToken"].get("id")))
             elif isinstance(item, dict) and "Sequence" in item:
                 out.append("$A")
-        return tuple(out)
+        # A template of the sequence alone (GPT-2 files saved by transformers) adds nothing.
+        return tuple(out) if out != ["$A"] else ()
     for kind, pair in (("BertProcessing", ("cls", "sep")), ("RobertaProcessing", ("cls", "sep"))):
         for step in _find(post, kind):
             cls, sep = step.get(pair[0]), step.get(pair[1])
