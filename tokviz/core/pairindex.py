@@ -23,9 +23,9 @@ _CHECK_EVERY = 0x3FFF
 # sites are cheaper one by one in Python.
 _VECTOR_SITES = 192
 # Positions indexed at a time when the index is built (bounds its temporary arrays).
-_BLOCK = 1 << 20
+_BLOCK = 1 << 19
 # Sites merged at once by the vectorized path (cancel is checked between such parts).
-_PART_SITES = 1 << 18
+_PART_SITES = 1 << 17
 
 
 class LongWords:
@@ -49,9 +49,14 @@ class LongWords:
         self.ids = list(ids)
         lengths = np.fromiter((len(w) for w in words), dtype=np.int64, count=len(words))
         # Layout: a separator, word 0, a separator, word 1, ..., a separator.
-        joined = np.frombuffer(b"\0" + b"\0".join(words) + b"\0", dtype=np.uint8)
-        n = len(joined)
         gaps = np.concatenate(([0], np.cumsum(lengths + 1)))
+        n = int(gaps[-1]) + 1
+        # One buffer filled in place: a 50 MB single word is copied once, not three times.
+        joined = np.zeros(n, dtype=np.uint8)
+        if len(words) == 1:
+            joined[1:-1] = np.frombuffer(words[0], dtype=np.uint8)
+        else:
+            joined[1:-1] = np.frombuffer(b"\0".join(words), dtype=np.uint8)
         self.starts = (gaps[:-1] + 1).tolist()
         self.unit = all(f == 1 for f in freqs)
         weight = None
