@@ -367,7 +367,7 @@ def case_for(path: Path) -> RealCase:
     (OpenAI's files are known by their SHA-256), anything else against ``sentencepiece``.
     """
     path = Path(path)
-    name = path.name
+    name = f"{path.parent.name}/{path.name}" if path.name == "tokenizer.json" else path.name
     if path.is_dir():
         return RealCase(
             name,
