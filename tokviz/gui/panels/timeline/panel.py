@@ -49,7 +49,7 @@ from tokviz.gui.widgets.picker import TokenizerPicker
 # The editor's text is replayed whole up to this many characters (a step costs only the chunks
 # its merge changes, see stepper.py); the view shows VIEW_CHARS of it around where it looks.
 REPLAY_LIMIT = 2_000_000
-VIEW_CHARS = 24_000
+VIEW_CHARS = 12_000
 PICK_MESSAGE = "Pick a BPE tokenizer to replay its merges on the editor's text."
 
 

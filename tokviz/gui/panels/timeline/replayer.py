@@ -35,7 +35,8 @@ def table_at(trace: ReplayTrace, step: int, window: tuple[int, int] | None = Non
     """The traced text encoded with the first ``step`` merges: the code points ``window`` (widened
     to whole chunks), or all of it."""
     if isinstance(trace, WholeTextTrace):
-        return trace.table_at(step, *window) if window is not None else trace.table_at(step)
+        # A window moves to where the step's merge is, if it is elsewhere (see WholeTextTrace).
+        return trace.table_at(step, *window, follow=True) if window is not None else trace.table_at(step)
     return TokenTable.from_spans(trace.text, trace.spans_at(step))
 
 
@@ -130,7 +131,7 @@ class Replayer(QObject):
     def render(self, trace: ReplayTrace, step: int) -> None:
         """Encode the traced text at ``step``; ``rendered`` follows (at once for a short text)."""
         if len(trace.text) <= SYNC_CHARS:
-            self.rendered.emit(trace, step, table_at(trace, step, self.window))
+            self._deliver(trace, step, table_at(trace, step, self.window))
             return
         self._render_wanted = (trace, step)
         if self._render_job is None:
@@ -150,7 +151,7 @@ class Replayer(QObject):
             self._render_job = None
             # A step asked for meanwhile makes this one stale: show only the latest.
             if generation == self.generation and self._render_wanted is None:
-                self.rendered.emit(trace, step, table)
+                self._deliver(trace, step, table)
             self._start_render()
 
         def failed(exc: BaseException) -> None:
@@ -161,3 +162,11 @@ class Replayer(QObject):
         job.returned.connect(done)
         job.errored.connect(failed)
         job.finished.connect(job.deleteLater)
+
+    def _deliver(self, trace: ReplayTrace, step: int, table: TokenTable) -> None:
+        if self.window is not None and len(table):
+            # The window may have moved to where the step's merge is: later steps start from there.
+            lo, hi = self.window
+            if not int(table.start[0]) <= lo < int(table.end[-1]):
+                self.window = (int(table.start[0]), int(table.start[0]) + hi - lo)
+        self.rendered.emit(trace, step, table)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections.abc import Iterable
+from itertools import accumulate
 
 import numpy as np
 
@@ -29,13 +30,14 @@ from tokviz.gui.text.utf16 import utf16_offsets
 class _Chunk:
     """One distinct chunk: its bytes, its trace, where it occurs, and how far it is replayed."""
 
-    __slots__ = ("applied", "data", "places", "trace")
+    __slots__ = ("applied", "data", "ids", "places", "trace")
 
     def __init__(self, data: bytes, trace: list[int]) -> None:
         self.data = data
         self.trace = trace
         self.places: list[int] = []  # byte offset of each occurrence
         self.applied = 0  # trace entries applied in ``id_at``
+        self.ids: list[int] | None = None  # the tokens after ``applied`` entries (None: the bytes)
 
 
 class ReplayStepper:
@@ -96,6 +98,7 @@ class ReplayStepper:
         self._ranks = sorted(by_rank)
         self._by_rank = [by_rank[r] for r in self._ranks]
         self.step = 0
+        self._merges: dict[int, tuple[int, int, int]] = {}
 
     def applications(self) -> dict[int, int]:
         """How many times each merge (by index) applies to the whole text."""
@@ -117,22 +120,35 @@ class ReplayStepper:
         self._replay(touched.values(), step)
         self.step = step
 
+    def _merge(self, rank: int) -> tuple[int, int, int]:
+        """Left id, right id and new id of merge ``rank`` (looked up once: the core checks its argument)."""
+        found = self._merges.get(rank)
+        if found is None:
+            a, b = self.tokenizer.parents_of_merge(rank)
+            found = self._merges[rank] = (a, b, self.tokenizer.id_of_merge(rank))
+        return found
+
     def _replay(self, chunks: Iterable[_Chunk], step: int) -> None:
-        tok = self.tokenizer
         lengths = self._lengths
+        merge = self._merge
         for chunk in chunks:
             n = bisect_left(chunk.trace, step)
             if n == chunk.applied:
                 continue
-            ids = self._byte_ids[np.frombuffer(chunk.data, dtype=np.uint8)].tolist()
-            for rank in chunk.trace[:n]:
-                a, b = tok.parents_of_merge(rank)
+            if n > chunk.applied and chunk.ids is not None:  # forwards: go on from where it is
+                ids, todo = chunk.ids, chunk.trace[chunk.applied : n]
+            else:
+                ids = self._byte_ids[np.frombuffer(chunk.data, dtype=np.uint8)].tolist()
+                todo = chunk.trace[:n]
+            for rank in todo:
+                a, b, new = merge(rank)
                 k = 0
                 while not (ids[k] == a and ids[k + 1] == b):
                     k += 1
-                ids[k : k + 2] = [tok.id_of_merge(rank)]
+                ids[k : k + 2] = [new]
+            chunk.ids = ids
             pattern = np.full(len(chunk.data), -1, dtype=np.int32)
-            offsets = np.cumsum([0] + [lengths[i] for i in ids[:-1]])
+            offsets = list(accumulate([lengths[i] for i in ids[:-1]], initial=0))
             pattern[offsets] = ids
             places = np.array(chunk.places, dtype=np.int64)
             self.id_at[places[:, None] + np.arange(len(chunk.data))] = pattern
@@ -221,10 +237,23 @@ class WholeTextTrace(ReplayTrace):
         self.events = events
         self._event_steps = [e.step for e in events]
 
-    def table_at(self, step: int, lo: int = 0, hi: int | None = None) -> TokenTable:
-        """Tokens of code points ``[lo, hi)`` (whole chunks) after the first ``step`` merges."""
-        self.stepper.go_to(max(0, min(int(step), self.total_steps)))
-        return self.stepper.table(lo, hi)
+    def table_at(self, step: int, lo: int = 0, hi: int | None = None, follow: bool = False) -> TokenTable:
+        """Tokens of code points ``[lo, hi)`` (whole chunks) after the first ``step`` merges.
+
+        With ``follow``, a window where merge ``step`` makes no token moves (same width) to the
+        first place it does, so a step shows what it changed without a second round trip.
+        """
+        step = max(0, min(int(step), self.total_steps))
+        self.stepper.go_to(step)
+        table = self.stepper.table(lo, hi)
+        new_id = self.new_id_at(step) if follow and hi is not None and self.changes_text(step) else None
+        if new_id is not None and hi is not None and not (table.ids == new_id).any():
+            where = self.stepper.first_start(new_id)
+            if where is not None:
+                width = hi - lo
+                lo = max(0, min(where - width // 4, len(self.text) - width))
+                table = self.stepper.table(lo, lo + width)
+        return table
 
 
 __all__ = ["ReplayStepper", "WholeTextTrace"]

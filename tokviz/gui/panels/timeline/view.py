@@ -46,7 +46,7 @@ class ReplayView(TokenView):
         painter.setPen(QPen(self.mark_color, 2.5))
         painter.setBrush(QBrush(fill))
         n = len(self.marked)
-        for box in self.visible_boxes():
+        for box in self._boxes:  # what the token view's paint just laid out
             if box.token < n and self.marked[box.token]:
                 painter.drawRoundedRect(box.rect.adjusted(0.5, 0.5, -0.5, -0.5), 3, 3)
         painter.end()
