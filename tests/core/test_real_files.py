@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
 
 from tests.core.real_files import (
     DATA,
@@ -25,6 +26,7 @@ from tests.core.real_files import (
     whisper_tiktoken_specials,
 )
 from tests.multilingual import corpus_lines
+from tests.strategies import hard_text
 from tokviz.core.errors import TokenizerLoadError
 from tokviz.core.registry import load_tokenizer, load_warnings
 
@@ -203,3 +205,24 @@ def test_a_template_of_the_text_alone_is_not_reported(tmp_path: Path) -> None:
     )
     tk.save(str(tmp_path / "tokenizer.json"))
     assert load_tokenizer(tmp_path / "tokenizer.json").template == ("<|endoftext|>", "$A")
+
+
+_QUICK = {c.name: c for c in real_cases()}
+_LOADED: dict[str, tuple[Any, Any]] = {}
+
+
+def _quick(name: str) -> tuple[RealCase, Any, Any]:
+    """A committed file (no transformers needed) loaded once per process, with its reference."""
+    case = _QUICK[name]
+    if name not in _LOADED:
+        path = case.build(DATA)
+        _LOADED[name] = (load_tokenizer(path, **case.load_kwargs), case.load_reference(path))
+    return (case, *_LOADED[name])
+
+
+@settings(max_examples=60)  # three libraries per example; the 30,000-line tests cover breadth
+@given(hard_text(max_run=300, specials=("<|endoftext|>", "<|startoftranscript|>", "<s>", "</s>", "[INST]")))
+def test_generated_hard_text_gives_the_reference_ids_for_every_committed_kind(text: str) -> None:
+    for name in ("whisper multilingual.tiktoken", "sentencepiece kyoto ja unigram", "mistral v1 .model"):
+        case, tokenizer, ref = _quick(name)
+        assert tokenizer.encode(text) == case.encode_reference(ref, text), name
