@@ -226,3 +226,17 @@ def test_generated_hard_text_gives_the_reference_ids_for_every_committed_kind(te
     for name in ("whisper multilingual.tiktoken", "sentencepiece kyoto ja unigram", "mistral v1 .model"):
         case, tokenizer, ref = _quick(name)
         assert tokenizer.encode(text) == case.encode_reference(ref, text), name
+
+
+def test_a_folder_with_mistrals_model_file_opens_and_one_with_several_names_them(tmp_path: Path) -> None:
+    import shutil
+
+    one = tmp_path / "one"
+    one.mkdir()
+    shutil.copyfile(DATA / "mistral-tokenizer.model.v1", one / "tokenizer.model.v1")
+    assert load_tokenizer(one).vocab_size == 32000
+    shutil.copyfile(DATA / "mistral-tokenizer.model.v1", one / "tokenizer.model.v3")
+    with pytest.raises(
+        TokenizerLoadError, match=r"holds 2 tokenizer files \(tokenizer.model.v1, tokenizer.model.v3\)"
+    ):
+        load_tokenizer(one)

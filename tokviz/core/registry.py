@@ -173,8 +173,16 @@ def _load_folder(folder: Path) -> Tokenizer:
     if len(tiktoken_files) == 1:
         return _load_tiktoken(tiktoken_files[0])
     spm_files = sorted(folder.glob("*.model"))
+    if not spm_files:  # Mistral's names: tokenizer.model.v1, ...model.v3
+        spm_files = [p for p in sorted(folder.glob("*.model.*")) if _starts_like_model_proto(p)]
     if len(spm_files) == 1:
         return _load_file(spm_files[0])
+    several = spm_files if len(spm_files) > 1 else tiktoken_files if len(tiktoken_files) > 1 else []
+    if several:
+        names = ", ".join(p.name for p in several[:4]) + (", ..." if len(several) > 4 else "")
+        raise TokenizerLoadError(
+            f"{folder} holds {len(several)} tokenizer files ({names}): open one of them by its path"
+        )
     raise TokenizerLoadError(
         f"{folder} holds no tokenizer: looked for vocab.json + merges.txt, tokenizer.json, BERT's "
         "vocab.txt, a single .tiktoken file and a single SentencePiece .model file"
