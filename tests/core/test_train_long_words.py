@@ -31,7 +31,7 @@ def _merges_and_counts(text: str, vocab_size: int, pretokenizer: str, tie_break:
     return result.merges, [h.count for h in result.history]
 
 
-PATHS = ["one by one", "vectorized"]
+PATHS = ["one by one", "vectorized", "without numpy"]
 
 
 @contextmanager
@@ -39,10 +39,13 @@ def merging(path: str) -> Iterator[None]:
     """Send every merge of the index down one path.
 
     The vectorized one runs with the index built in tiny blocks and its sites merged in parts of
-    two (so parts meet inside runs like ``aaaa`` and chains like ``abab``).
+    two (so parts meet inside runs like ``aaaa`` and chains like ``abab``); the one without numpy
+    is how a small corpus is trained when numpy is not loaded.
     """
     vector = path == "vectorized"
+    use_numpy = pairindex._use_numpy if path != "without numpy" else (lambda size: False)
     with (
+        mock.patch.object(pairindex, "_use_numpy", use_numpy),
         mock.patch.object(pairindex, "_VECTOR_SITES", 0 if vector else 1 << 30),
         mock.patch.object(pairindex, "_BLOCK", 3 if vector else pairindex._BLOCK),
         mock.patch.object(pairindex, "_PART_SITES", 2 if vector else pairindex._PART_SITES),

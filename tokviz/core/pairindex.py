@@ -10,6 +10,7 @@ fresh id), so a merge costs its own occurrences, not the length of the words tha
 
 from __future__ import annotations
 
+import sys
 from array import array
 from bisect import bisect_right
 from collections.abc import Callable, Sequence
@@ -26,6 +27,8 @@ _VECTOR_SITES = 192
 _BLOCK = 1 << 19
 # Sites merged at once by the vectorized path (cancel is checked between such parts).
 _PART_SITES = 1 << 17
+# A corpus of fewer bytes than this is indexed without numpy when numpy is not loaded yet.
+_PLAIN_BYTES = 1 << 18
 
 
 class LongWords:
@@ -44,9 +47,18 @@ class LongWords:
         ids: Sequence[int],
         check: Callable[[], None] | None = None,
     ) -> None:
+        self.ids = list(ids)
+        self._small = True  # every id so far is below 2**16
+        # Symbols, links and word counts by position: memoryviews of numpy arrays, or arrays.
+        self.sym: Any
+        self.nxt: Any
+        self.prv: Any
+        self.wt: Any
+        if not _use_numpy(sum(map(len, words))):
+            self._init_plain(words, freqs)
+            return
         import numpy as np
 
-        self.ids = list(ids)
         lengths = np.fromiter((len(w) for w in words), dtype=np.int64, count=len(words))
         # Layout: a separator, word 0, a separator, word 1, ..., a separator.
         gaps = np.concatenate(([0], np.cumsum(lengths + 1)))
@@ -107,8 +119,7 @@ class LongWords:
         del is_gap
         # numpy arrays for the vectorized merges, and memoryviews of the same memory for the
         # one-by-one loop (indexing a memoryview is as fast as an array.array, with no copy).
-        self._np = np
-        self._small = True  # every id so far is below 2**16
+        self._np: Any = np
         self._sym = seq
         self._nxt = np.arange(1, n + 1, dtype=np.int32)
         self._prv = np.arange(-1, n - 1, dtype=np.int32)
@@ -117,6 +128,40 @@ class LongWords:
         self.nxt = self._nxt.data
         self.prv = self._prv.data
         self.wt = None if weight is None else weight.data
+
+    def _init_plain(self, words: Sequence[bytes], freqs: Sequence[int]) -> None:
+        """The same index for a small corpus, without numpy (whose import costs more than it saves)."""
+        seq = array("i", [_SEP])
+        unit = all(f == 1 for f in freqs)
+        weight = None if unit else array("q", [0])
+        starts: list[int] = []
+        counts: dict[tuple[int, int], int] = {}
+        occ: dict[int, array[int]] = {}
+        for word, f in zip(words, freqs):
+            start = len(seq)
+            starts.append(start)
+            seq.extend(word)
+            seq.append(_SEP)
+            if weight is not None:
+                weight.extend([f] * (len(word) + 1))
+            for pos, pair in enumerate(zip(word, word[1:]), start):
+                counts[pair] = counts.get(pair, 0) + f
+                key = pair[0] << _SHIFT | pair[1]
+                lst = occ.get(key)
+                if lst is None:
+                    occ[key] = array("i", [pos])
+                else:
+                    lst.append(pos)
+        n = len(seq)
+        self.starts = starts
+        self.unit = unit
+        self.initial_counts = counts
+        self.occ = occ
+        self._np = None
+        self.sym = seq
+        self.nxt = array("i", range(1, n + 1))
+        self.prv = array("i", range(-1, n - 1))
+        self.wt = weight
 
     def merge(
         self,
@@ -133,7 +178,7 @@ class LongWords:
         positions = self.occ.pop(a << _SHIFT | b, None)
         if positions is None:
             return 0
-        if len(positions) > _VECTOR_SITES:
+        if len(positions) > _VECTOR_SITES and self._np is not None:
             return self._merge_vector(positions, a, b, new_id, deltas, check)
         # Overlapping runs (a == b) merge left to right, so their sites are taken in order.
         sites: Sequence[int] = sorted(positions) if a == b else positions
@@ -376,3 +421,9 @@ class LongWords:
             return None
         w = bisect_right(self.starts, best) - 1
         return self.ids[w], best - self.starts[w]
+
+
+def _use_numpy(size: int) -> bool:
+    """Whether to index ``size`` bytes of words with numpy: when it is loaded already, or for a
+    corpus large enough that its vectorized merges pay for importing it (about 0.1 s)."""
+    return "numpy" in sys.modules or size >= _PLAIN_BYTES
