@@ -49,7 +49,7 @@ def _place_segment(
     tokenizer: Tokenizer, segment: str, base: int, chunk_base: int
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
     """ids, start, end (code points + ``base``), partial, chunk of one ordinary segment, and its chunk count."""
-    chunks = tokenizer.pretokenizer.spans(segment)
+    chunk_ends = _chunk_ends(tokenizer, segment)
     ids = np.asarray(tokenizer.encode_ordinary(segment), dtype=np.int64)
     lengths = _id_lengths(tokenizer)[ids]
     ends_b = np.cumsum(lengths)
@@ -66,12 +66,28 @@ def _place_segment(
         end = char_at[ends_b - 1]
         after = np.append(continuation, False)  # a token ending at the last byte splits nothing
         partial = continuation[starts_b] | after[ends_b]
-    if chunks:
-        chunk_ends = np.fromiter((e for _s, e in chunks), dtype=np.int64, count=len(chunks))
-        chunk = np.minimum(np.searchsorted(chunk_ends, start, side="right"), len(chunks) - 1)
+    if chunk_ends.size:
+        chunk = np.minimum(np.searchsorted(chunk_ends, start, side="right"), chunk_ends.size - 1)
     else:
         chunk = np.zeros(ids.size, dtype=np.int64)
-    return ids, start + base, end + base, partial, chunk + chunk_base, len(chunks)
+    return ids, start + base, end + base, partial, chunk + chunk_base, int(chunk_ends.size)
+
+
+def _chunk_ends(tokenizer: Tokenizer, segment: str) -> np.ndarray:
+    """End (code point) of each pre-tokenizer chunk of ``segment``, as ``pretokenizer.spans`` says.
+
+    When the pattern's matches tile the segment (the named patterns do), the ends are the running
+    sum of the matches' lengths: one C-level split instead of a Python tuple per chunk (0.4 s of
+    the 0.5 s a 1 MB table costs otherwise). Anything else asks ``spans``.
+    """
+    pre = tokenizer.pretokenizer
+    if segment and pre.pattern is not None:
+        pieces = pre.split(segment)
+        lengths = np.fromiter(map(len, pieces), dtype=np.int64, count=len(pieces))
+        if int(lengths.sum()) == len(segment):
+            return np.cumsum(lengths)
+    spans = pre.spans(segment)
+    return np.fromiter((e for _s, e in spans), dtype=np.int64, count=len(spans))
 
 
 def encode_range(
