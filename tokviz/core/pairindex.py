@@ -1,8 +1,8 @@
 """An occurrence index for BPE training, made for long pre-tokens and used for every word (Re-Pair style).
 
-Long words (CJK sentences under the GPT-2 pattern, whole documents under ``none``) are laid end to
-end in one sequence of symbols, a separator between words, as a doubly linked list over byte
-positions: a token lives at the position of its first byte. For every pair the index keeps the
+The words (long ones too: CJK sentences under the GPT-2 pattern, whole documents under ``none``)
+are laid end to end in one sequence of symbols, a separator between words, as a doubly linked
+list over byte positions: a token lives at the position of its first byte. For every pair the index keeps the
 positions where it was created; entries are never removed, only checked when the pair is merged
 (a position whose pair has changed since cannot hold that pair again, because every merge makes a
 fresh id), so a merge costs its own occurrences, not the length of the words that hold them.
@@ -31,7 +31,7 @@ _PART_SITES = 1 << 17
 _PLAIN_BYTES = 1 << 18
 
 
-class LongWords:
+class PairIndex:
     """Pair counts and an occurrence index over the words of a training corpus.
 
     ``words`` are the words' bytes, ``freqs`` their counts and ``ids`` their indices in the
