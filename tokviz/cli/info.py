@@ -5,9 +5,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 from typing import Any
 
 from .options import add_file_options, add_words_corpus, load_tokenizer
+
+# A Llama-3 or Mistral v3 file has hundreds of control tokens: the text view names the first few.
+SPECIALS_SHOWN = 12
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -24,7 +28,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Print the name, vocabulary size, merge count, special tokens and pre-tokenizer, and any
     warning the loader had about the file (tokens no merge makes), so a doubtful file is visible."""
-    from tokviz.core.registry import load_warnings
+    from tokviz.core.registry import is_builtin, load_warnings
 
     tok = load_tokenizer(
         args.tokenizer, args.special_token, pattern=args.pattern, words_corpus=args.words_corpus
@@ -37,6 +41,9 @@ def run(args: argparse.Namespace) -> int:
     # Named as the app names it (a tokenizer.json by its file, not its folder); the vocabulary
     # size is the id space, V of V x d (cl100k: 100,277), with the distinct tokens beside it.
     name = tokenizer_label(args.tokenizer, tok)
+    # A file's full path, so two tokenizers of one name (a folder multilingual/ and a file
+    # multilingual.tiktoken) can be told apart; built-ins have none.
+    source = None if is_builtin(args.tokenizer) else str(Path(args.tokenizer).resolve())
     ids = id_space(tok)
     tie_rule = model_tie_rule(tok)
     info: dict[str, Any] = {
@@ -50,6 +57,8 @@ def run(args: argparse.Namespace) -> int:
         "assumptions": list(tok.assumptions),
         "warnings": warnings,
     }
+    if source:
+        info["source"] = source
     if tie_rule:
         info["tie_break"] = tie_rule
     lecture = lecture_note(tok)
@@ -68,7 +77,10 @@ def run(args: argparse.Namespace) -> int:
         json.dump(info, sys.stdout, ensure_ascii=False, indent=2)
         sys.stdout.write("\n")
         return 0
-    listed = ", ".join(f"{s} ({i})" for s, i in specials.items()) or "none"
+    shown = list(specials.items())[:SPECIALS_SHOWN]
+    listed = ", ".join(f"{s} ({i})" for s, i in shown) or "none"
+    if len(specials) > SPECIALS_SHOWN:
+        listed = f"{len(specials):,}: {listed}, ... (--format json lists them all)"
     # What the loader had to guess is said as a guess ("pre-tokenizer assumed: GPT-2"), not as a fact.
     guessed_pattern = [a for a in tok.assumptions if a.startswith("pre-tokenizer")]
     guessed_specials = [a for a in tok.assumptions if a.startswith("special tokens")]
@@ -84,6 +96,7 @@ def run(args: argparse.Namespace) -> int:
         size_line += f" ids (highest id {ids - 1} + 1; {tok.vocab_size} distinct tokens)"
     lines = [
         f"name:           {name}",
+        *([f"{'folder:' if Path(source).is_dir() else 'file:':<16}{source}"] if source else []),
         size_line,
         f"merges:         {tok.merge_count}",
         special_line,

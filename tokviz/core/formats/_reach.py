@@ -74,8 +74,19 @@ def judge_reach(
             f"{file_name}: {n:,} of the {learned:,} tokens longer than one byte cannot be made by the "
             f"{merge_count:,} merges ({examples}); is the merge list cut short or from another vocabulary?"
         )
+    if merge_count == 0 and n == 1:
+        return [
+            f"{file_name} has no merges; its one token longer than one byte ({examples}) {_singular(fate)}"
+        ]
     if merge_count == 0:
         return [f"{file_name} has no merges; its {n:,} tokens longer than one byte ({examples}) {fate}"]
     if n > FEW_UNMADE or fate != "are treated as special tokens":
+        if n == 1:
+            return [f"1 token of {file_name} cannot be made by its merges ({examples}) and {_singular(fate)}"]
         return [f"{n:,} tokens of {file_name} cannot be made by its merges ({examples}) and {fate}"]
     return []
+
+
+def _singular(fate: str) -> str:
+    """ "are never produced" said of one token: "is never produced"."""
+    return "is" + fate[3:] if fate.startswith("are ") else fate
