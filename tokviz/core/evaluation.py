@@ -88,13 +88,32 @@ def tokenizer_label(spec: str, tokenizer: Tokenizer) -> str:
 
 
 def unique_labels(specs: Sequence[str], tokenizers: Sequence[Tokenizer]) -> list[str]:
-    """:func:`tokviz.core.evaluation.tokenizer_label` for each; where two short names clash, the
-    file names (``m.json``, ``m.tiktoken``), and where those clash too, the specs as typed."""
-    labels = [tokenizer_label(s, t) for s, t in zip(specs, tokenizers)]
-    for fallback in (lambda spec: Path(spec).name or spec, lambda spec: spec):
-        clashing = {label for label in labels if labels.count(label) > 1}
-        labels = [fallback(spec) if label in clashing else label for label, spec in zip(labels, specs)]
-    return labels
+    """:func:`tokviz.core.evaluation.tokenizer_label` for each, made distinct by
+    :func:`distinct_labels` where two short names clash."""
+    return distinct_labels([tokenizer_label(s, t) for s, t in zip(specs, tokenizers)], specs)
+
+
+def distinct_labels(labels: Sequence[str], specs: Sequence[str | None]) -> list[str]:
+    """``labels`` with every clash resolved from the clashing entries' ``specs`` (paths).
+
+    Clashing names become the file names (``multilingual`` and ``multilingual.tiktoken``), then
+    the parent folder and file name (``a/x.json``, ``b/x.json``), then the specs as typed. An
+    entry without a spec (a built-in, a model trained in the app) keeps its label, so the app's
+    pickers and the CLI's tables name the same tokenizers alike.
+    """
+
+    def parent_and_name(spec: str) -> str:
+        path = Path(spec)
+        return f"{path.parent.name}/{path.name}" if path.parent.name else spec
+
+    out = list(labels)
+    for fallback in (lambda spec: Path(spec).name or spec, parent_and_name, lambda spec: spec):
+        clashing = {label for label in out if out.count(label) > 1}
+        out = [
+            fallback(spec) if label in clashing and spec is not None else label
+            for label, spec in zip(out, specs)
+        ]
+    return out
 
 
 def id_space(tokenizer: Tokenizer) -> int:

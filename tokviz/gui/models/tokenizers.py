@@ -19,6 +19,7 @@ from typing import Any
 from PySide6.QtCore import QAbstractListModel, QModelIndex, QObject, QPersistentModelIndex, Qt, Signal
 
 from tokviz.core.errors import TokvizError
+from tokviz.core.evaluation import distinct_labels, tokenizer_label
 from tokviz.core.pretokenize import PatternTimeoutError
 from tokviz.core.registry import is_builtin, load_tokenizer
 from tokviz.core.tokenizer import Tokenizer
@@ -103,6 +104,7 @@ class TokenizerRegistryModel(QAbstractListModel):
         ]
         self._queue: list[tuple[int, str, str]] = []
         self._running: Job | None = None
+        self._shown: dict[str, str] = {}  # each key's label, made distinct by _relabel
         # Where the words tokenizer's vocabulary comes from; it rebuilds it as its corpus changes.
         self.words = WordsCorpus(self)
 
@@ -204,7 +206,7 @@ class TokenizerRegistryModel(QAbstractListModel):
         action = index.row() == len(self._entries)
         entry = None if action else self._entries[index.row()]
         if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.AccessibleTextRole):
-            return "Open tokenizer…" if entry is None else entry.label
+            return "Open tokenizer…" if entry is None else self._shown.get(entry.key, entry.label)
         if role == Qt.ItemDataRole.ToolTipRole:
             if entry is None:
                 return (
@@ -212,11 +214,8 @@ class TokenizerRegistryModel(QAbstractListModel):
                     "transformers folder, a .tiktoken or a SentencePiece .model file"
                 )
             tok = entry.tokenizer
-            return (
-                self.words.describe(tok)
-                if entry.key == WORDS_KEY
-                else describe(tok, entry.source or entry.label)
-            )
+            where = entry.key[5:] if entry.key.startswith("file:") else entry.source or entry.label
+            return self.words.describe(tok) if entry.key == WORDS_KEY else describe(tok, where)
         if role == KeyRole:
             return OPEN_KEY if entry is None else entry.key
         if role == IsActionRole:
@@ -248,7 +247,18 @@ class TokenizerRegistryModel(QAbstractListModel):
     def label(self, key: str) -> str:
         """Display name of a key."""
         entry = self.entry(key)
-        return entry.label if entry else key
+        return self._shown.get(key, entry.label) if entry else key
+
+    def _relabel(self) -> None:
+        """Give entries that share a name distinct ones (a folder ``multilingual`` and a file
+        ``multilingual.tiktoken``) as :func:`tokviz.core.evaluation.distinct_labels` does for the CLI."""
+        specs = [e.key[5:] if e.key.startswith("file:") else None for e in self._entries]
+        for row, (entry, label) in enumerate(
+            zip(self._entries, distinct_labels([e.label for e in self._entries], specs))
+        ):
+            if self._shown.setdefault(entry.key, label) != label:
+                self._shown[entry.key] = label
+                self.dataChanged.emit(self.index(row), self.index(row))
 
     def note_editor_text(self, text: str) -> None:
         """The editor's text changed (the words vocabulary may be built from it)."""
@@ -284,6 +294,7 @@ class TokenizerRegistryModel(QAbstractListModel):
             self.beginInsertRows(QModelIndex(), row, row)
             self._entries.append(TokenizerEntry(key, name, None, tokenizer, counts))
             self.endInsertRows()
+            self._relabel()
         self.tokenizersChanged.emit()
         self.tokenizerLoaded.emit(key)
         return key
@@ -296,6 +307,7 @@ class TokenizerRegistryModel(QAbstractListModel):
             self.beginInsertRows(QModelIndex(), row, row)
             self._entries.append(TokenizerEntry(key, label, path, options=dict(options or {})))
             self.endInsertRows()
+            self._relabel()
             self.tokenizersChanged.emit()
         return key
 
@@ -347,7 +359,8 @@ class TokenizerRegistryModel(QAbstractListModel):
 
         def done(tok: Tokenizer) -> None:
             key = f"file:{Path(source).resolve()}"
-            label = tok.name if tok.name and tok.name != "custom" else Path(source).name
+            # Named as the CLI names it (tokviz info); a clash with another entry is resolved in _relabel.
+            label = tokenizer_label(source, tok)
             existing = self.entry(key)
             if existing is not None:
                 existing.tokenizer = tok
@@ -360,6 +373,7 @@ class TokenizerRegistryModel(QAbstractListModel):
                 self.beginInsertRows(QModelIndex(), row, row)
                 self._entries.append(TokenizerEntry(key, label, source, tok, options=dict(options)))
                 self.endInsertRows()
+                self._relabel()
                 self.tokenizersChanged.emit()
             job.setProperty("key", key)
             self.tokenizerLoaded.emit(key)
