@@ -18,7 +18,6 @@ from PySide6.QtGui import (
     QTextCursor,
 )
 from PySide6.QtWidgets import (
-    QLabel,
     QMainWindow,
     QSplitter,
     QWidget,
@@ -47,6 +46,7 @@ from tokviz.gui.style.theme import token_colors
 from tokviz.gui.text.samples import DEFAULT_TEXT, Sample
 from tokviz.gui.text.token_table import TableUpdate
 from tokviz.gui.text.utf16 import Utf16Index, normalize_newlines, plain_text_from_raw
+from tokviz.gui.widgets.elided import ElidedLabel
 from tokviz.gui.widgets.source_editor import SourceEditor
 from tokviz.gui.widgets.token_panel import TokenPanel
 from tokviz.gui.window.appearance import AppearanceMixin
@@ -130,7 +130,7 @@ class MainWindow(MenusMixin, FilesMixin, ViewSyncMixin, AppearanceMixin, QMainWi
         self.splitter.setChildrenCollapsible(False)
         self.setCentralWidget(self.splitter)
 
-        self.status_label = QLabel(self)
+        self.status_label = ElidedLabel("", self)  # ends in "…" when narrow, the whole text in its tooltip
         self.status_label.setObjectName("statusStats")
         self.statusBar().addPermanentWidget(self.status_label, 1)
 
