@@ -158,3 +158,15 @@ def test_the_output_cannot_be_the_input(capsys: pytest.CaptureFixture[str], text
     assert code == 1
     assert_one_line_error(err, str(text_file))
     assert text_file.read_bytes() == TEXT.encode("utf-8")
+
+
+@pytest.mark.parametrize("block", [1, 7, 300, 1 << 20])
+def test_encode_blocks_tiles_the_input_and_its_ids(block: int) -> None:
+    tok = load_tokenizer("gpt2")
+    pieces = [TEXT[i : i + 97] for i in range(0, len(TEXT), 97)]
+
+    blocks = list(tok.encode_blocks(pieces, block))
+
+    assert "".join(text for text, _ in blocks) == TEXT
+    assert [i for _, ids in blocks for i in ids] == tok.encode(TEXT)
+    assert all(ids == tok.encode(text) for text, ids in blocks)
