@@ -17,6 +17,7 @@ import numpy as np
 
 from tokviz.core.cuts import cut_mode, first_cut_after, last_cut_before
 from tokviz.core.tokenizer import Tokenizer, TokenSpan
+from tokviz.gui.text.unknown import unknown_mask
 from tokviz.gui.text.utf16 import utf16_offsets
 
 # Token arrays use 32-bit integers: half the memory traffic of int64 when a 1 MB text's 500K
@@ -56,7 +57,7 @@ class TokenTable:
     @classmethod
     def encode(cls, tokenizer: Tokenizer, text: str) -> TokenTable:
         """Encode the whole text with the core and store the result."""
-        return cls.from_spans(text, tokenizer.encode_spans(text))
+        return _flag_unknown(tokenizer, cls.from_spans(text, tokenizer.encode_spans(text)))
 
     def token_index_at(self, cp: int) -> int:
         """Index of the token covering code point ``cp`` (the last one starting at or before it), or -1."""
@@ -247,6 +248,7 @@ def execute_plan(tokenizer: Tokenizer, old: TokenTable | None, plan: EditPlan) -
     any_cut = cut_mode(tokenizer) == "any"
     chunk_base = max(prev_chunk, 0) if any_cut else prev_chunk + 1
     mid = _arrays_from_spans(window_text, spans, plan.start, start16, chunk_base, text)
+    mid = _flag_unknown(tokenizer, mid)
     shift = len(text) - len(old.text)
     window16 = int(mid.end16[-1]) - start16 if len(mid) else 0
     old_end16 = int(old.start16[old_stop]) if old_stop < len(old) else int(old.end16[-1])
@@ -279,6 +281,15 @@ def execute_plan(tokenizer: Tokenizer, old: TokenTable | None, plan: EditPlan) -
 def update_table(tokenizer: Tokenizer, old: TokenTable | None, new_text: str) -> TableUpdate:
     """Plan and execute in one step (what a caller without threads wants)."""
     return execute_plan(tokenizer, old, plan_edit(tokenizer, old, new_text))
+
+
+def _flag_unknown(tokenizer: Tokenizer, table: TokenTable) -> TokenTable:
+    """Flag ``<unk>`` tokens as stand-ins (``special``), as the words tokenizer's are: the views
+    then draw them as ``<unk>``, not as the text the model lost (a SentencePiece model's ``<unk>``)."""
+    mask = unknown_mask(tokenizer, table.ids)
+    if mask is not None and mask.any():
+        table.special[mask] = True
+    return table
 
 
 def _arrays_from_spans(

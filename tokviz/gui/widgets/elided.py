@@ -27,14 +27,23 @@ class ElidedLabel(QLabel):
         super().__init__(text, parent)
         self._mode = mode
         self._own_tip = ""
+        self._shorter: tuple[str, ...] = ()
         self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.setTextFormat(Qt.TextFormat.PlainText)
         self._sync_tip()
 
     def setText(self, text: str) -> None:  # noqa: N802 - Qt's name
         """Show ``text`` (elided when narrow); the tooltip follows unless one was set on purpose."""
+        self._shorter = ()
         super().setText(text)
         self._sync_tip()
+
+    def set_text_forms(self, text: str, *shorter: str) -> None:
+        """Show ``text``, or when it does not fit the first of the ``shorter`` forms that does
+        ("59 tokens · 3.21 bytes/token", then "59 tokens", then "59"); the last one is elided."""
+        self.setText(text)
+        self._shorter = shorter
+        self.update()
 
     def setToolTip(self, tip: str) -> None:  # noqa: N802 - Qt's name
         """A tooltip of its own (more than the text); an empty one goes back to the full text."""
@@ -45,12 +54,18 @@ class ElidedLabel(QLabel):
         super().setToolTip(self._own_tip or self.text())
 
     def is_elided(self) -> bool:
-        """True when the text does not fit and is shown cut with "…"."""
+        """True when the whole text does not fit (a shorter form, or "…", is shown)."""
         return self.fontMetrics().horizontalAdvance(self.text()) > self.contentsRect().width()
 
     def displayed_text(self) -> str:
-        """The text as painted: whole, or elided to the width."""
-        return self.fontMetrics().elidedText(self.text(), self._mode, max(self.contentsRect().width(), 0))
+        """The text as painted: whole, its first shorter form that fits, or the last form elided."""
+        width = max(self.contentsRect().width(), 0)
+        metrics = self.fontMetrics()
+        forms = (self.text(), *self._shorter)
+        for form in forms:
+            if metrics.horizontalAdvance(form) <= width:
+                return form
+        return metrics.elidedText(forms[-1], self._mode, width)
 
     def paintEvent(self, _event: QPaintEvent) -> None:  # noqa: N802 - Qt's name
         painter = QPainter(self)

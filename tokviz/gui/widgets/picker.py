@@ -7,7 +7,8 @@ Views, the timeline and the streaming-decode panel each pick a tokenizer the sam
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QComboBox, QWidget
+from PySide6.QtGui import QPaintEvent
+from PySide6.QtWidgets import QComboBox, QStyle, QStyleOptionComboBox, QStylePainter, QWidget
 
 from tokviz.gui.models.tokenizers import OPEN_KEY, KeyRole, TokenizerRegistryModel
 
@@ -54,6 +55,24 @@ class TokenizerPicker(QComboBox):
 
     def _keep_key(self, *_args: object) -> None:
         self.show_key(self._key)
+
+    def paintEvent(self, _event: QPaintEvent) -> None:  # noqa: N802 - Qt's name
+        """Draw the current name elided in the middle when narrow ("multi…tiktoken", "botch…_1000"):
+        the end of a name tells files apart, so it stays visible; the tooltip has the full path."""
+        if self.isEditable():
+            super().paintEvent(_event)
+            return
+        painter = QStylePainter(self)
+        option = QStyleOptionComboBox()
+        self.initStyleOption(option)
+        painter.drawComplexControl(QStyle.ComplexControl.CC_ComboBox, option)
+        field = self.style().subControlRect(
+            QStyle.ComplexControl.CC_ComboBox, option, QStyle.SubControl.SC_ComboBoxEditField, self
+        )
+        option.currentText = self.fontMetrics().elidedText(
+            option.currentText, Qt.TextElideMode.ElideMiddle, max(field.width() - 4, 0)
+        )
+        painter.drawControl(QStyle.ControlElement.CE_ComboBoxLabel, option)
 
     def _on_activated(self, row: int) -> None:
         key = self.itemData(row, KeyRole)

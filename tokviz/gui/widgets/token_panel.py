@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QAction, QActionGroup
+from PySide6.QtGui import QAction, QActionGroup, QResizeEvent
 from PySide6.QtWidgets import (
     QHBoxLayout,
-    QLabel,
     QMenu,
     QSizePolicy,
     QToolButton,
@@ -26,20 +25,26 @@ from tokviz.gui.models.progressive import ProgressiveTokenizationModel
 from tokviz.gui.models.tokenizers import TokenizerRegistryModel
 from tokviz.gui.models.words import FROM_EDITOR, FROM_FILES, FROM_SAMPLE, WORDS_KEY
 from tokviz.gui.text.token_table import TokenTable
+from tokviz.gui.text.unknown import count_unknown, unknown_id
 from tokviz.gui.widgets import file_dialogs
+from tokviz.gui.widgets.elided import ElidedLabel
 from tokviz.gui.widgets.picker import TokenizerPicker
 from tokviz.gui.widgets.token_view import TokenView
 
 
 def lesson_stats(tokenizer: Tokenizer | None, table: TokenTable) -> str:
     """What the header adds for the lecture's tokenizers: the id space characters imply, and how
-    many of a text's words the words vocabulary lost as ``<unk>``."""
+    many of a text's words the words vocabulary (or any tokenizer with an unknown id) lost as ``<unk>``."""
     if isinstance(tokenizer, CharacterTokenizer):
         unused = 1 - len(assigned_code_points()) / CODE_POINTS  # computed once, ~0.2 s
         return f"ids of {CODE_POINTS:,}, {unused:.0%} never assigned"
     if isinstance(tokenizer, WordTokenizer):
         unknown = int(np.count_nonzero(table.ids == tokenizer.unk_id))
         return f"vocab {tokenizer.vocab_size:,} · {unknown:,} unknown"
+    unknown = count_unknown(tokenizer, table.ids) or 0  # a SentencePiece <unk>, a WordPiece [UNK]
+    if unknown and tokenizer is not None:
+        piece = tokenizer.vocab[int(unknown_id(tokenizer) or 0)].decode("utf-8", "replace")
+        return f"{unknown:,} unknown ({piece}): text the model never sees"
     return ""
 
 
@@ -60,19 +65,19 @@ class TokenPanel(QWidget):
         self.picker = TokenizerPicker(registry, self)
         self.picker.setObjectName("tokenizerPicker")
         self.picker.setMinimumContentsLength(6)  # "GPT-2", "cl100k": four views fit a projector
-        self.stats = QLabel(self)
+        self.stats = ElidedLabel("", self)
         self.stats.setObjectName("tokenStats")
         self.stats.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         # Narrow views clip the counts (the tooltip keeps them) instead of widening the window.
         self.stats.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         # A second header line for the lecture's tokenizers (what each one costs, see lesson_stats)
         # and for a tokenizer whose loader had to guess ("⚠ pre-tokenizer assumed: GPT-2").
-        self.lesson = QLabel("", self)
+        self.lesson = ElidedLabel("", self)
         self.lesson.setObjectName("lessonStats")
         self.lesson.setContentsMargins(6, 0, 4, 2)
         self.lesson.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.lesson.hide()
-        self.busy = QLabel("", self)
+        self.busy = ElidedLabel("", self)
         self.busy.setObjectName("busyLabel")
         self.busy.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)  # as the counts
         self.close_button = QToolButton(self)
@@ -81,6 +86,7 @@ class TokenPanel(QWidget):
         self.close_button.setAutoRaise(True)
         self.close_button.setToolTip("Close this view")
         self.view = TokenView(self)
+        self._lesson = ""  # the second header line's own text (the counts join it when cramped)
         self.model.display_options = lambda: self.view.options
         self.words_button = self._words_button()
         self.set_number(number)
@@ -179,15 +185,26 @@ class TokenPanel(QWidget):
         table = self.view.table
         if table is None or not self.model.current:
             self.stats.setText("")
+            self._lesson = ""
             self.lesson.hide()
             return
         n = len(table)
         ratio = f"{n_bytes / n:.2f}" if n else "–"
-        self.stats.setText(f"{n:,} tokens · {ratio} bytes/token")
-        self.stats.setToolTip(self.stats.text())
+        self.stats.set_text_forms(f"{n:,} tokens · {ratio} bytes/token", f"{n:,} tokens", f"{n:,}")
         tok = self.model.tokenizer
         guesses = [f"⚠ {a}" for a in tok.assumptions] if tok is not None else []
-        lesson = " · ".join(filter(None, [lesson_stats(tok, table), *guesses]))
+        self._lesson = " · ".join(filter(None, [lesson_stats(tok, table), *guesses]))
+        self._place_stats()
+
+    def _place_stats(self) -> None:
+        """A header too narrow for even the token count (six views on a projector) shows the counts
+        on the second line instead, so the number is never cut to nothing."""
+        count = self.stats.text().split(" ", 1)[0]
+        cramped = self.stats.fontMetrics().horizontalAdvance(count) > self.stats.contentsRect().width()
+        lesson = " · ".join(filter(None, [self.stats.text() if count and cramped else "", self._lesson]))
         self.lesson.setText(lesson)
-        self.lesson.setToolTip(lesson)
         self.lesson.setVisible(bool(lesson))
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt's name
+        super().resizeEvent(event)
+        self._place_stats()
