@@ -208,7 +208,12 @@ class PresentationMode(QObject):
 
     # ---------------------------------------------------------------- chrome
     def chrome(self) -> dict[str, QWidget]:
-        """The non-essential parts of the window, by a stable name: toolbars, vocabulary dock, status bar."""
+        """The non-essential parts of the window, by a stable name: toolbars, the side docks (the
+        vocabulary and what is tabbed with it, such as Train), status bar.
+
+        Hiding the vocabulary alone raised the Train dock tabbed behind it, a third of a projector's
+        screen; docks at the bottom (the timeline the lecture steps through) stay.
+        """
         w = self.window
         parts: dict[str, QWidget] = {}
         for bar in w.findChildren(QToolBar):
@@ -217,15 +222,24 @@ class PresentationMode(QObject):
         vocabulary = w.findChild(QDockWidget, "vocabDock")
         if vocabulary is not None:
             parts["dock:vocabDock"] = vocabulary
+        sides = (Qt.DockWidgetArea.LeftDockWidgetArea, Qt.DockWidgetArea.RightDockWidgetArea)
+        for dock in w.findChildren(QDockWidget):
+            if dock.objectName() and not dock.isFloating() and w.dockWidgetArea(dock) in sides:
+                parts.setdefault(f"dock:{dock.objectName()}", dock)
         parts["statusbar"] = w.statusBar()
         return parts
+
+    @staticmethod
+    def _shown(part: QWidget) -> bool:
+        """Whether a part is on: a dock behind another tab is not visible but still open."""
+        return not part.isHidden() if isinstance(part, QDockWidget) else part.isVisible()
 
     def _enter(self, restoring: bool) -> None:
         w = self.window
         s = w.settings
         parts = self.chrome()
         if not restoring or not s.contains(RESTORE_CHROME):
-            s.set(RESTORE_CHROME, [name for name, part in parts.items() if part.isVisible()] or [""])
+            s.set(RESTORE_CHROME, [name for name, part in parts.items() if self._shown(part)] or [""])
             s.set(RESTORE_POINT_SIZE, w.point_size)
             s.set(RESTORE_WINDOW_STATE, int(w.windowState().value))
         self._active = True
@@ -249,6 +263,8 @@ class PresentationMode(QObject):
         for name in names:
             if name in parts:
                 parts[name].show()
+        if "dock:vocabDock" in names and "dock:vocabDock" in parts:
+            parts["dock:vocabDock"].raise_()  # its tab in front again, as before
         w.setFont(QFont())
         w.setPalette(QPalette())
         point_size = s.get(RESTORE_POINT_SIZE)
