@@ -200,8 +200,8 @@ class PlaybackBar(QWidget):
             self._syncing = False
 
     def reset(self) -> None:
-        """Nothing to step through."""
-        self.slider.setRange(0, 0)
+        """Nothing to step through: slider, step box and "/ 0" say so (no stale total)."""
+        self.set_total(0)
 
     def show_step(self, step: int) -> None:
         """Move the slider and the step box to ``step`` without asking for it."""

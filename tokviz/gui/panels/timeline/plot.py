@@ -226,7 +226,7 @@ class TokenCountPlot(QWidget):
         self.widget = w
         text_plot = w.addPlot(row=0, col=0, axisItems={"left": _count_axis(pg, "left")})
         text_plot.setMenuEnabled(False)
-        text_plot.setLabel("left", "text", **_LABEL_STYLE)
+        text_plot.setLabel("left", "tokens", **_LABEL_STYLE)  # "text" over a corpus plot (_refresh_layout)
         text_plot.showGrid(x=True, y=True, alpha=0.15)
         text_plot.setMouseEnabled(x=True, y=False)
         text_plot.hideButtons()
@@ -397,6 +397,9 @@ class TokenCountPlot(QWidget):
         if self._text_xy is None:
             self.text_curve.setData([], [])
             self.ratio_curve.setData([], [])
+            # No stale ranges of the tokenizer replayed before (80…20 tokens, 2.5 bytes/token).
+            self.text_plot.setYRange(0, 1, padding=0)
+            self.ratio_box.setYRange(0, 1, padding=0)
             return
         x, y, ratio = self._text_xy
         self.text_curve.setData(x, y)
@@ -430,6 +433,8 @@ class TokenCountPlot(QWidget):
         below = self._corpus_visible
         self.text_plot.getAxis("bottom").setStyle(showValues=not below)
         self.text_plot.setLabel("bottom", "" if below else "merge step", **_LABEL_STYLE)
+        # The editor text's token count; over the corpus's plot, "text" tells the two apart in less height.
+        self.text_plot.setLabel("left", "text" if below else "tokens", **_LABEL_STYLE)
         if self._x_max != self._shown_x_max:
             self._shown_x_max = self._x_max
             # Set on both: a hidden plot's view box cannot drive its visible partner.
