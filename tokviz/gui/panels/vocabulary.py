@@ -100,6 +100,7 @@ class VocabBrowser(QWidget):
         self.jump.setAccessibleName("Jump to id")
         self.jump.setPrefix("id ")
         self.jump.setKeyboardTracking(False)
+        self.jump.setToolTip("Scroll the table to this token id")
         self.summary = QLabel(self)
         self.summary.setObjectName("vocabSummary")
         self.summary.setWordWrap(True)
@@ -161,6 +162,10 @@ class VocabBrowser(QWidget):
         grid.addWidget(self.filter, 2, 0, 1, 2)
         filters = QHBoxLayout()
         filters.addWidget(self.use_regex)
+        jump_label = QLabel("Go to", self)  # the id box alone did not say what it does
+        jump_label.setBuddy(self.jump)
+        filters.addSpacing(8)
+        filters.addWidget(jump_label)
         filters.addWidget(self.jump, 1)
         grid.addLayout(filters, 3, 0, 1, 2)
         grid.addWidget(QLabel("Overlap", self), 4, 0)

@@ -296,15 +296,23 @@ class LengthHistogram(QWidget):
         i = int((x - rect.left()) / (rect.width() / len(self.buckets)))
         return i if 0 <= i < len(self.buckets) else -1
 
+    def shown_title(self) -> str:
+        """The title as drawn: a shorter form before an elided one, so a 1024-pixel screen's dock
+        still says which bar is which."""
+        fm = self.fontMetrics()
+        forms = (
+            "Token lengths in bytes: pale = vocabulary, solid = used here",
+            "Lengths (bytes): pale = vocab, solid = used",
+        )
+        title = next((f for f in forms if fm.horizontalAdvance(f) <= self.width() - 4), forms[-1])
+        return fm.elidedText(title, Qt.TextElideMode.ElideRight, self.width() - 4)
+
     def paintEvent(self, event: QPaintEvent) -> None:
         painter = QPainter(self)
         pal = self.palette()
         fm = self.fontMetrics()
         painter.setPen(pal.color(QPalette.ColorRole.Text))
-        title = "Token lengths in bytes: pale = vocabulary, solid = used here"
-        painter.drawText(
-            QPointF(2, fm.ascent()), fm.elidedText(title, Qt.TextElideMode.ElideRight, self.width() - 4)
-        )
+        painter.drawText(QPointF(2, fm.ascent()), self.shown_title())
         if not self.buckets:
             painter.end()
             return
