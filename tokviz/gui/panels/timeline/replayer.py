@@ -16,7 +16,7 @@ from PySide6.QtCore import QObject, Signal
 from tokviz.core.merges import MergeStep
 from tokviz.core.replay import ReplayTrace
 from tokviz.core.tokenizer import Tokenizer
-from tokviz.gui.panels.timeline.stepper import WholeTextTrace
+from tokviz.gui.panels.timeline.stepper import MissingByteError, WholeTextTrace
 from tokviz.gui.text.token_table import TokenTable
 from tokviz.gui.workers.jobs import Job, run_job
 
@@ -28,7 +28,10 @@ def prepare_trace(tokenizer: Tokenizer, text: str) -> ReplayTrace:
     """Worker-thread part: build the merge tables (GPT-2 recovers its merges here) and the trace,
     whose steps cost only the chunks a merge changes (:class:`WholeTextTrace`)."""
     tokenizer.merge_rank_of_id  # noqa: B018 - forces the tables; ~0.5 s for cl100k the first time
-    return WholeTextTrace(tokenizer, text)
+    try:
+        return WholeTextTrace(tokenizer, text)
+    except MissingByteError:  # a vocabulary without some single byte: the core's replay, whole text
+        return ReplayTrace(tokenizer, text)
 
 
 def table_at(trace: ReplayTrace, step: int, window: tuple[int, int] | None = None) -> TokenTable:

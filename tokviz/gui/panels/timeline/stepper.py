@@ -27,6 +27,10 @@ from tokviz.gui.text.token_table import INDEX, TokenTable
 from tokviz.gui.text.utf16 import utf16_offsets
 
 
+class MissingByteError(ValueError):
+    """The vocabulary lacks a single byte the text holds: the core's own replay handles that case."""
+
+
 class _Chunk:
     """One distinct chunk: its bytes, its trace, where it occurs, and how far it is replayed."""
 
@@ -58,6 +62,8 @@ class ReplayStepper:
         byte_id = {b: i for i, b in vocab.items() if len(b) == 1}
         self._byte_ids = np.array([byte_id.get(bytes([b]), -1) for b in range(256)], dtype=np.int32)
         self.id_at = self._byte_ids[raw] if self.n_bytes else np.zeros(0, dtype=np.int32)
+        if (self.id_at < 0).any():
+            raise MissingByteError("a byte of the text has no token of its own")
         self._lengths = {i: len(b) for i, b in vocab.items()}
         chunks: dict[str, _Chunk] = {}
         chunk_starts: list[int] = []
@@ -256,4 +262,4 @@ class WholeTextTrace(ReplayTrace):
         return table
 
 
-__all__ = ["ReplayStepper", "WholeTextTrace"]
+__all__ = ["MissingByteError", "ReplayStepper", "WholeTextTrace"]
