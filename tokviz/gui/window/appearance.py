@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from PySide6.QtCore import QTimer
 from PySide6.QtGui import (
     QColor,
 )
@@ -12,6 +13,7 @@ from PySide6.QtWidgets import (
 from tokviz.gui.settings import (
     POINT_SIZE,
 )
+from tokviz.gui.style.dock_buttons import recolour_dock_buttons
 from tokviz.gui.style.fonts import mono_font
 from tokviz.gui.style.theme import TokenColors, app_palette, system_prefers_dark, token_colors
 from tokviz.gui.text.display import DisplayOptions
@@ -55,6 +57,9 @@ class AppearanceMixin:
         for p in self.panels:
             p.view.set_colors(self._colors)
         self._update_legend()
+        # Fusion's grey float/close icons vanish on the dark theme; docks added later get theirs next turn.
+        recolour_dock_buttons(self)
+        QTimer.singleShot(0, self, lambda: recolour_dock_buttons(self))
         if self._hover is not None:
             self._on_hover(*self._hover)
         self.colorsChanged.emit(self._colors)

@@ -1,0 +1,30 @@
+"""The docks' float and close buttons are drawn in the theme's text colour, so they stay visible
+on the dark theme (Fusion's own icons are grey on dark grey)."""
+
+from __future__ import annotations
+
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import QAbstractButton, QDockWidget
+
+from tokviz.gui.style.dock_buttons import CLOSE, FLOAT
+
+
+def _ink(button: QAbstractButton) -> QColor:
+    """The most opaque pixel of the button's icon: the colour its strokes are drawn in."""
+    image = button.icon().pixmap(16, 16).toImage()
+    pixels = (image.pixelColor(x, y) for x in range(image.width()) for y in range(image.height()))
+    return max(pixels, key=lambda c: c.alpha())
+
+
+def test_dock_buttons_follow_the_theme(qtbot, make_window) -> None:
+    window = make_window(size=(1024, 768))
+    dock = window.findChild(QDockWidget, "vocabDock")
+    window.set_theme("dark")
+    qtbot.wait(10)
+    close, float_ = (dock.findChild(QAbstractButton, name) for name in (CLOSE, FLOAT))
+
+    for button in (close, float_):
+        assert _ink(button).lightness() > 200, "light strokes on the dark title bar"
+    window.set_theme("light")
+    qtbot.wait(10)
+    assert _ink(close).lightness() < 60
