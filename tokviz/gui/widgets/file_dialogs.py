@@ -9,6 +9,7 @@ pre-tokenizer pattern and special tokens.
 
 from __future__ import annotations
 
+import os
 import shlex
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,15 +43,18 @@ def remember_folder(folder: str | Path) -> None:
     Settings().set(LAST_FOLDER, str(folder))
 
 
-def start_path(directory: str) -> str:
-    """Where a dialog asked for ``directory`` should start: the last folder instead of the home folder."""
+def start_path(directory: str | os.PathLike[str]) -> str:
+    """Where a dialog asked for ``directory`` should start: the last folder instead of the home folder.
+
+    Always a ``str`` (Qt's dialogs refuse a ``Path``: a folder outside home once crashed the export).
+    """
     home = Path.home()
     asked = Path(directory) if directory else home
     if asked == home:
         return str(last_folder())
     if asked.parent == home:  # a default file name in the home folder
         return str(last_folder() / asked.name)
-    return directory
+    return os.fspath(directory)
 
 
 def get_open_file_name(

@@ -197,7 +197,7 @@ class ModelExportDialog(QDialog):
         stem = safe_stem(tok.name)
         if kind in ("gpt2", "hf"):
             title = "Export vocab.json + merges.txt into" if kind == "gpt2" else "Export tokenizer.json into"
-            path = file_dialogs.get_existing_directory(self, title, folder)
+            path = file_dialogs.get_existing_directory(self, title, str(folder))
             path = f"{path}{os.sep}" if path and kind == "hf" else path
         else:
             filters = "tokviz model (*.json)" if kind == "model" else "tiktoken ranks (*.tiktoken)"
