@@ -44,6 +44,7 @@ def test_six_views_at_1024_elide_their_headers_and_the_status_bar(qtbot, make_wi
         assert shown in (h.text(), f"{count} tokens", count) or (
             shown == "" and panel.lesson.isVisibleTo(window) and panel.lesson.text().startswith(h.text())
         )
+    assert window.width() <= 1024, "six views still fit a 1024-pixel projector"
     status = window.status_label
     assert status.is_elided() and status.displayed_text().endswith("…")
     assert status.toolTip() == status.text()

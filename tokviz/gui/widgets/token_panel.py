@@ -65,6 +65,8 @@ class TokenPanel(QWidget):
         self.picker = TokenizerPicker(registry, self)
         self.picker.setObjectName("tokenizerPicker")
         self.picker.setMinimumContentsLength(6)  # "GPT-2", "cl100k": four views fit a projector
+        # Six views still fit 1024 pixels: a squeezed picker elides its name ("cl1…k"), never the window.
+        self.picker.setMinimumWidth(self.picker.fontMetrics().horizontalAdvance("GPT-2") + 36)
         self.stats = ElidedLabel("", self)
         self.stats.setObjectName("tokenStats")
         self.stats.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -201,8 +203,10 @@ class TokenPanel(QWidget):
         on the second line instead, so the number is never cut to nothing."""
         count = self.stats.text().split(" ", 1)[0]
         cramped = self.stats.fontMetrics().horizontalAdvance(count) > self.stats.contentsRect().width()
-        lesson = " · ".join(filter(None, [self.stats.text() if count and cramped else "", self._lesson]))
-        self.lesson.setText(lesson)
+        moved = count and cramped
+        lesson = " · ".join(filter(None, [self.stats.text() if moved else "", self._lesson]))
+        shorter = " · ".join(filter(None, [f"{count} tokens" if moved else "", self._lesson]))
+        self.lesson.set_text_forms(lesson, *([shorter] if shorter != lesson else []))
         self.lesson.setVisible(bool(lesson))
 
     def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt's name
