@@ -49,3 +49,13 @@ def test_the_view_header_counts_unknown_pieces(qtbot, make_window, botchan) -> N
 
     assert window.panels[0].lesson.text().startswith("3 unknown (<unk>")
     assert window.panels[1].lesson.text() == "" or "unknown" not in window.panels[1].lesson.text()
+
+
+def test_the_hover_card_says_which_text_was_lost(botchan) -> None:
+    from tokviz.gui.text.token_notes import token_notes_html
+
+    table = TokenTable.encode(botchan, TEXT)
+    first_unk = int(np.flatnonzero(table.ids == 0)[0])
+    note = token_notes_html(botchan, table, first_unk)
+    assert "cannot spell &#x27;你好&#x27;" in note and "the text is lost" in note
+    assert token_notes_html(botchan, table, first_unk + 1) == ""

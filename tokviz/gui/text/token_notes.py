@@ -1,7 +1,8 @@
 """Lines a token's hover card adds for what the token's details alone do not say (no Qt here).
 
 For the lecture's tokenizers, what the id means: a code point (``characters``), or that the word
-under the mouse is not in the vocabulary and is lost as ``<unk>`` (``words``). For a tokenizer
+under the mouse is not in the vocabulary and is lost as ``<unk>`` (``words``, and the text a
+SentencePiece or WordPiece unknown token replaced). For a tokenizer
 whose loader had to guess (``pre-tokenizer assumed: GPT-2``), the guess, on every card, so a
 guessed id never reads as a known one.
 """
@@ -17,6 +18,7 @@ from tokviz.core.bytes_ import hex_bytes
 from tokviz.core.lecture_tokenizers import CharacterTokenizer, WordTokenizer
 from tokviz.core.tokenizer import Tokenizer
 from tokviz.gui.text.token_table import TokenTable
+from tokviz.gui.text.unknown import unknown_id
 
 WARNING_STYLE = "color:#b45309"
 # Single bytes a byte-level vocabulary has no token for, per tokenizer (found once, on first hover).
@@ -64,6 +66,17 @@ def token_notes_html(tokenizer: Tokenizer, table: TokenTable, index: int) -> str
                     WARNING_STYLE,
                     f"unknown word: {word!r} is not in the vocabulary ({tokenizer.word_count:,} entries "
                     f"from {tokenizer.corpus}); decoding gives <unk>, the word is lost",
+                )
+            )
+    elif token_id == unknown_id(tokenizer) and table.end[index] > table.start[index]:
+        # A SentencePiece <unk>, a WordPiece [UNK]: the text it replaced never reaches the model.
+        text = table.text[int(table.start[index]) : int(table.end[index])]
+        piece = tokenizer.vocab[token_id].decode("utf-8", "replace")
+        if text != piece:
+            notes.append(
+                (
+                    WARNING_STYLE,
+                    f"unknown: the vocabulary cannot spell {text!r}; decoding gives {piece}, the text is lost",
                 )
             )
     if table.partial[index]:
