@@ -45,6 +45,9 @@ def wait_until(app: QApplication, predicate, timeout: float = 120.0) -> None:  #
     deadline = time.perf_counter() + timeout
     while not predicate():
         app.processEvents()
+        # Sleep a little between turns, as an idle event loop does: spinning would keep the GIL
+        # from the workers whose results are being waited for.
+        time.sleep(0.0002)
         if time.perf_counter() > deadline:
             raise TimeoutError("the window did not become ready")
 

@@ -68,6 +68,7 @@ class TokenView(QPlainTextEdit):
         self._boxes: list[Box] = []
         self.paint_count = 0
         self.painted_table: TokenTable | None = None  # the table the last paint showed
+        self._quiet_insert = False
         self._hover = -1
         self._highlight = (0, 0)
         self._syncing = False
@@ -92,7 +93,11 @@ class TokenView(QPlainTextEdit):
         self.tokenizer = tokenizer
         if incremental:
             assert update is not None
-            self._replace(update, old_n)
+            self._quiet_insert = below and self._hover < 0 and self._highlight == (0, 0)
+            try:
+                self._replace(update, old_n)
+            finally:
+                self._quiet_insert = False
         else:
             self._rebuild()
         if below and self._hover < 0 and self._highlight == (0, 0):
@@ -156,10 +161,18 @@ class TokenView(QPlainTextEdit):
         cursor.setPosition(a)
         cursor.setPosition(b, QTextCursor.MoveMode.KeepAnchor)
         self._syncing = True
+        # Text landing below the screen (a piece of a big paste) repaints nothing on it: the
+        # layout's repaint request is held back, and only the scroll bar learns the new size.
+        layout = self.document().documentLayout() if self._quiet_insert else None
+        if layout is not None:
+            layout.blockSignals(True)
         try:
             cursor.insertText(run.text)
         finally:
             self._syncing = False
+            if layout is not None:
+                layout.blockSignals(False)
+                layout.documentSizeChanged.emit(layout.documentSize())
         self.box_start = np.concatenate(
             (self.box_start[:first], run.box_start + a, self.box_start[old_stop:] + delta)
         )
