@@ -98,7 +98,7 @@ class TokenPanel(QWidget):
         header.addWidget(self.picker)
         header.addWidget(self.words_button)
         header.addWidget(self.stats, 1)
-        header.addWidget(self.busy)
+        header.addWidget(self.busy, 1)  # shown only while busy, sharing the counts' room
         header.addWidget(self.close_button)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -181,6 +181,8 @@ class TokenPanel(QWidget):
             self.busy.setText(f"tokenizing…{done}")
         else:
             self.busy.setText("")
+        # Hidden when idle (the counts get the room); "loading cl100k…" never gets zero width.
+        self.busy.setVisible(bool(self.busy.text()))
 
     def update_stats(self, n_bytes: int) -> None:
         """Header text: token count and bytes per token of the current table."""
