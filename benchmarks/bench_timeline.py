@@ -46,6 +46,7 @@ def wait_until(app: QApplication, predicate, timeout: float = 300.0) -> None:  #
     deadline = time.perf_counter() + timeout
     while not predicate():
         app.processEvents()
+        time.sleep(0.0002)  # as an idle event loop: spinning would keep the GIL from the worker
         if time.perf_counter() > deadline:
             raise TimeoutError("the timeline did not become ready")
 
