@@ -221,6 +221,10 @@ class ModelExportDialog(QDialog):
         job = run_job(lambda: write_export(tok, kind, path), self)
         self.job = job
         self._update_button()
+        key = self.key()
+        entry = self.registry.entry(key) if key is not None else None
+        # A model trained in the app, exported as a tokviz model file, is saved: remembered as that file.
+        saves = kind == "model" and entry is not None and entry.source is None and entry.tokenizer is tok
 
         def done(notes: object) -> None:
             self.job = None
@@ -229,6 +233,8 @@ class ModelExportDialog(QDialog):
             self.notes.setPlainText("\n\n".join(lines))
             self.notes.setVisible(bool(lines))
             file_dialogs.remember_folder(Path(path).parent if kind not in ("gpt2", "hf") else Path(path))
+            if saves and key is not None:
+                self.registry.mark_saved(key, os.fspath(path))
             self._update_button()
             self.exported.emit("")
 
