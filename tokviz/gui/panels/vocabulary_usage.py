@@ -23,7 +23,7 @@ from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
 from tokviz.core.errors import Cancelled, TokvizError
 from tokviz.core.tokenizer import Tokenizer
 from tokviz.core.usage import LengthHistogram as Histogram
-from tokviz.core.usage import VocabularyUsage, count_files, vocabulary_usage
+from tokviz.core.usage import TokenCounts, VocabularyUsage, count_files, count_tokens
 from tokviz.gui.workers.debounce import Debouncer
 from tokviz.gui.workers.latest import LatestJob
 
@@ -42,7 +42,7 @@ USAGE_LABELS = (
 _TIPS = (
     "Every token of the vocabulary",
     "Tokens that occur in the counted text",
-    "Tokens that never occur in the counted text (special tokens among them: plain text never makes them)",
+    "Tokens that never occur in the counted text (special tokens among them, unless typed in the editor)",
     "Tokens that look under-trained on this text: long and unused, or long and rare "
     "(score = length / (1 + log2(1 + count)) of 8 or more: unused and 8+ bytes, seen once and 16+ bytes, …)",
     "Tokens whose merge the text never applies, not even on the way to a longer token "
@@ -142,6 +142,26 @@ def _count_folder(
     )
 
 
+def editor_usage(
+    tokenizer: Tokenizer, text: str, cancel: Callable[[], bool] | None = None
+) -> VocabularyUsage:
+    """The vocabulary's use on the editor's text, counted as its views encode it: a special token
+    typed in the text (``<|endoftext|>``) counts as that token, as the views draw it.
+
+    Files (a folder) are counted as plain text, as ``tokviz usage`` does; the editor is what the views show.
+    """
+    ordinary: list[str] = []
+    specials: list[int] = []
+    for start, end, special in tokenizer.segments(text):
+        if special:
+            specials.append(tokenizer.special_tokens[text[start:end]])
+        elif end > start:
+            ordinary.append(text[start:end])
+    counts = count_tokens(tokenizer, ordinary, cancel).counts
+    np.add.at(counts, np.asarray(specials, dtype=np.int64), 1)
+    return VocabularyUsage(tokenizer, TokenCounts(counts, 1, len(text.encode("utf-8", "surrogatepass"))))
+
+
 class UsageCounter(QObject):
     """Counts a tokenizer's ids on the editor's text or a folder in the background.
 
@@ -234,7 +254,7 @@ class UsageCounter(QObject):
             text = self._editor_text()
 
             def work() -> UsageResult:
-                usage = vocabulary_usage(tok, [text], cancel.is_set)
+                usage = editor_usage(tok, text, cancel.is_set)
                 return _finished(tok, "the editor's text", usage, None, ready)
         else:
 
