@@ -114,9 +114,12 @@ def test_ctrl_c_copies_rows_with_real_spaces_as_tsv(qtbot, gpt2):
     table.setFocus()
     qtbot.keyClick(table, Qt.Key.Key_C, Qt.KeyboardModifier.ControlModifier)
 
-    cells = QGuiApplication.clipboard().text().rstrip("\n").split("\t")
-    assert cells[:3] == ["262", " the", "4"]
-    assert cells[5] == "20 74 68 65"
+    header, row = (line.split("\t") for line in QGuiApplication.clipboard().text().rstrip("\n").split("\n"))
+    # A header line, and the columns in the order the table shows them (Count beside the token).
+    assert header == ["Id", "Token", "Count", "Length", "Merge step", "Parents", "Bytes"]
+    cells = dict(zip(header, row))
+    assert [cells["Id"], cells["Token"], cells["Length"]] == ["262", " the", "4"]
+    assert cells["Bytes"] == "20 74 68 65"
     assert (
         browser.model.index(browser.model.row_of_id(262), TOKEN).data() == "·the"
     )  # the table shows the glyph

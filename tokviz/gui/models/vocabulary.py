@@ -13,7 +13,7 @@ from __future__ import annotations
 import csv
 import io
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -347,13 +347,18 @@ class VocabModel(QAbstractTableModel):
             "" if count is None else str(count),
         ]
 
-    def rows_tsv(self, rows: list[int]) -> str:
+    def rows_tsv(self, rows: list[int], columns: Sequence[int] | None = None) -> str:
         """The given rows as tab-separated lines (a spreadsheet pastes them as cells); tabs and line
-        breaks inside a token are written ``\\t``, ``\\n``, ``\\r`` so each token stays one cell."""
-        lines = []
+        breaks inside a token are written ``\\t``, ``\\n``, ``\\r`` so each token stays one cell.
+
+        With ``columns`` (the table's on-screen order), a header line of their titles comes first
+        and every row's cells follow that order.
+        """
+        lines = [] if columns is None or not rows else ["\t".join(COLUMNS[c] for c in columns)]
         for row in rows:
             cells = self.plain_cells(self.token_id(row))
-            lines.append("\t".join(_one_cell(c) for c in cells))
+            shown = cells if columns is None else [cells[c] for c in columns]
+            lines.append("\t".join(_one_cell(c) for c in shown))
         return "\n".join(lines) + ("\n" if lines else "")
 
     def filtered_csv(self) -> str:

@@ -52,8 +52,12 @@ class VocabTable(QTableView):
         return rows
 
     def copy_selection(self) -> str:
-        """Copy the selected rows as TSV (real spaces; tabs and newlines in a token escaped); returns it."""
-        text = self.vocab_model.rows_tsv(self.selected_rows())
+        """Copy the selected rows as TSV with a header line, columns as on screen (real spaces; tabs and
+        newlines in a token escaped); returns it."""
+        header = self.horizontalHeader()
+        shown = [header.logicalIndex(v) for v in range(header.count())]  # the order on screen, with a header
+        columns = [c for c in shown if not header.isSectionHidden(c)]
+        text = self.vocab_model.rows_tsv(self.selected_rows(), columns)
         if text:
             QGuiApplication.clipboard().setText(text)
         return text
