@@ -27,6 +27,7 @@ def main(argv: list[str] | None = None) -> int:
     from tokviz.gui.window.crash import install_crash_safety
     from tokviz.gui.window.main_window import MainWindow
     from tokviz.gui.window.startup import StartupProbe
+    from tokviz.gui.window.termination import install_termination
 
     protect_none_refcount()
     quiet_font_database()
@@ -43,6 +44,7 @@ def main(argv: list[str] | None = None) -> int:
     app.setDesktopFileName("io.github.tokviz.Tokviz")  # packaging/: ties the window to its .desktop entry
     window = MainWindow()
     install_crash_safety(window)
+    install_termination(window, window)  # SIGTERM (logout, kill) keeps the session as Ctrl+Q does
     StartupProbe.from_environment(window)
     window.show()
     if "--startup-time" in (argv or sys.argv):
