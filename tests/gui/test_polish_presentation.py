@@ -4,6 +4,7 @@ pops up in its place), keeps the bottom timeline, and gives the docks back as th
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QDockWidget
 
 
@@ -46,3 +47,18 @@ def test_a_train_dock_closed_before_stays_closed_after(qtbot, make_window) -> No
 
     assert train.isHidden() and not _dock(window, "vocabDock").isHidden()
     assert window.dockWidgetArea(train) == Qt.DockWidgetArea.RightDockWidgetArea
+
+
+def test_the_lecture_demo_in_presentation_mode_leaves_the_train_form_hidden(qtbot, make_window) -> None:
+    window = make_window(size=(1024, 768))
+    window.presentation.set_active(True)
+    demo = next(a for a in window.findChildren(QAction) if a.objectName() == "actionLectureDemo")
+
+    demo.trigger()
+    timeline = _dock(window, "timelineDock")
+    qtbot.waitUntil(lambda: timeline.isVisible() and timeline.widget().is_ready(), timeout=20000)
+
+    assert _dock(window, "trainDock").isHidden()
+    window.presentation.set_active(False)
+    demo.trigger()
+    assert not _dock(window, "trainDock").isHidden(), "outside presentation the demo shows its form"

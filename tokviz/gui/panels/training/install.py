@@ -144,6 +144,12 @@ def _train_menu(
         train_dock.show()
         train_dock.raise_()
 
+    def show_train_dock_unless_presenting() -> None:
+        # A demo in presentation mode gives the timeline and the views the room, not the Train form.
+        presentation = getattr(context.parent_widget(), "presentation", None)
+        if presentation is None or not presentation.active:
+            show_train_dock()
+
     def add(text: str, slot: Callable[[], object], shortcut: str, name: str) -> QAction:
         return context.add_action(text, slot, shortcut, name=name, menu=menu)
 
@@ -153,13 +159,13 @@ def _train_menu(
     cancel_action = add("&Cancel training", panel.cancel, "Ctrl+Shift+X", "actionCancelTraining")
     add(
         "&Lecture demo: the cat in the hat",
-        lambda: (show_train_dock(), panel.run_demo("none")),
+        lambda: (show_train_dock_unless_presenting(), panel.run_demo("none")),
         "Ctrl+Shift+L",
         "actionLectureDemo",
     )
     add(
         "Lecture demo with &GPT-2 chunks",
-        lambda: (show_train_dock(), panel.run_demo("gpt2")),
+        lambda: (show_train_dock_unless_presenting(), panel.run_demo("gpt2")),
         "Ctrl+Shift+G",
         "actionLectureDemoGpt2",
     )
