@@ -260,13 +260,20 @@ def _tiktoken_from(data: bytes, path: Path) -> Tokenizer:
     return tiktoken_from_data(data, path, name=path.stem)
 
 
+def _head(path: Path, size: int) -> bytes:
+    """The first ``size`` bytes of a regular file; b"" for anything else (a FIFO is never opened)."""
+    try:
+        if not path.is_file():
+            return b""
+        with open(path, "rb") as f:
+            return f.read(size)
+    except OSError:
+        return b""
+
+
 def _is_sentencepiece(path: Path) -> bool:
     """A ``.model`` file that is not JSON (a tokviz model file may be named ``x.model`` too)."""
-    try:
-        with open(path, "rb") as f:
-            head = f.read(64)
-    except OSError:
-        return False
+    head = _head(path, 64)
     # A ModelProto starts with its first piece (field 1, length-delimited: byte 0x0A); JSON text
     # that happens to start with a newline starts with a JSON value after it.
     first = head.strip()[:1]
@@ -292,11 +299,7 @@ def _starts_like_model_proto(path: Path) -> bool:
     decide. The first piece is field 1 (``0x0A``, a length) holding a SentencePiece whose first
     field is its text (``0x0A`` again, a shorter length), which no text format starts with.
     """
-    try:
-        with open(path, "rb") as f:
-            head = f.read(16)
-    except OSError:
-        return False
+    head = _head(path, 16)
 
     def varint(at: int) -> tuple[int, int]:
         value = shift = 0
