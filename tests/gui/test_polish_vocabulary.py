@@ -24,6 +24,20 @@ def test_a_wide_histogram_shows_the_whole_title_and_a_very_narrow_one_elides(qtb
     histogram = LengthHistogram()
     qtbot.addWidget(histogram)
     histogram.resize(900, 80)
-    assert histogram.shown_title() == "Token lengths in bytes: pale = vocabulary, solid = used here"
+    assert (
+        histogram.shown_title() == "Token lengths in bytes (log scale): pale = vocabulary, solid = used here"
+    )
     histogram.resize(80, 80)
     assert histogram.shown_title().endswith("…")
+
+
+def test_a_few_used_tokens_stay_visible_beside_a_large_vocabulary() -> None:
+    full = 60.0
+    used, vocabulary = (
+        LengthHistogram.bar_height(97, 50_257, full),
+        LengthHistogram.bar_height(50_257, 50_257, full),
+    )
+    assert vocabulary == full and used > full / 3  # linear: 0.1 px
+    assert (
+        LengthHistogram.bar_height(0, 50_257, full) == 0.0 and LengthHistogram.bar_height(1, 1, full) == full
+    )

@@ -9,6 +9,7 @@ draws the token-length histogram of the vocabulary, with the part the text uses.
 
 from __future__ import annotations
 
+import math
 import threading
 import time
 from collections.abc import Callable
@@ -321,11 +322,18 @@ class LengthHistogram(QWidget):
         still says which bar is which."""
         fm = self.fontMetrics()
         forms = (
-            "Token lengths in bytes: pale = vocabulary, solid = used here",
-            "Lengths (bytes): pale = vocab, solid = used",
+            "Token lengths in bytes (log scale): pale = vocabulary, solid = used here",
+            "Lengths in bytes, log: pale = vocab, solid = used",
+            "Lengths (log): pale = vocab, solid = used",
         )
         title = next((f for f in forms if fm.horizontalAdvance(f) <= self.width() - 4), forms[-1])
         return fm.elidedText(title, Qt.TextElideMode.ElideRight, self.width() - 4)
+
+    @staticmethod
+    def bar_height(value: int, top: int, full: float) -> float:
+        """A bar's height on a log scale: the 97 tokens a short text uses of GPT-2's 50,257 stay
+        visible (a tenth of a pixel on a linear scale) next to the vocabulary's bar."""
+        return full * math.log1p(value) / math.log1p(max(top, 1)) if value > 0 else 0.0
 
     def paintEvent(self, event: QPaintEvent) -> None:
         painter = QPainter(self)
@@ -345,7 +353,7 @@ class LengthHistogram(QWidget):
         for i, (label, vocab, used, _occ) in enumerate(self.buckets):
             x = rect.left() + i * width
             for value, colour in ((vocab, pale), (used, solid)):
-                h = rect.height() * value / top
+                h = self.bar_height(value, top, rect.height())
                 painter.fillRect(QRectF(x + 1, rect.bottom() - h, max(width - 2, 1), h), colour)
             if i % 3 == 0 or i == len(self.buckets) - 1:
                 painter.drawText(
