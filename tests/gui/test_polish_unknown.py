@@ -32,13 +32,13 @@ def test_unknown_pieces_are_drawn_as_unk_and_flagged(botchan) -> None:
     assert unk.sum() == 3 and table.special[unk].all() and not table.special[~unk].any()
     run = build_run(table, 0, len(table), botchan.vocab, DisplayOptions())
     assert "你好" not in run.text and "Ελληνικά" not in run.text and run.text.count("<unk>") == 3
-    assert count_unknown(botchan, table.ids) == 3
+    assert count_unknown(botchan, table) == 3
 
 
 def test_an_edit_flags_unknown_pieces_too(botchan) -> None:
     old = TokenTable.encode(botchan, "plain english text here")
     new = update_table(botchan, old, "plain english 한국어 text here").table
-    assert np.count_nonzero(new.special) == count_unknown(botchan, new.ids) == 1
+    assert np.count_nonzero(new.special) == count_unknown(botchan, new) == 1
 
 
 def test_the_view_header_counts_unknown_pieces(qtbot, make_window, botchan) -> None:

@@ -41,7 +41,7 @@ def lesson_stats(tokenizer: Tokenizer | None, table: TokenTable) -> str:
     if isinstance(tokenizer, WordTokenizer):
         unknown = int(np.count_nonzero(table.ids == tokenizer.unk_id))
         return f"vocab {tokenizer.vocab_size:,} · {unknown:,} unknown"
-    unknown = count_unknown(tokenizer, table.ids) or 0  # a SentencePiece <unk>, a WordPiece [UNK]
+    unknown = count_unknown(tokenizer, table) or 0  # a SentencePiece <unk>, a WordPiece [UNK]
     if unknown and tokenizer is not None:
         piece = tokenizer.vocab[int(unknown_id(tokenizer) or 0)].decode("utf-8", "replace")
         return f"{unknown:,} unknown ({piece}): text the model never sees"
