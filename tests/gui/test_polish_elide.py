@@ -67,3 +67,15 @@ def test_a_picker_elides_names_in_the_middle_so_their_ends_tell_them_apart(qtbot
     assert picker.fontMetrics().horizontalAdvance("botchan_en_bpe_1000") > field.width()
     picker.repaint()  # paints without error, eliding "botc…1000"
     assert picker.currentText() == "botchan_en_bpe_1000"
+
+
+def test_a_view_picker_shows_a_long_name_whole_when_its_header_has_room(qtbot, make_window) -> None:
+    window = make_window(size=(1366, 768))
+    model = window.tokenizers.load_builtin_now("gpt2")
+    key = window.tokenizers.add_tokenizer("botchan_en_bpe_1000", model)
+    window.panels[0].select_tokenizer(key)
+    qtbot.wait(20)
+
+    picker = window.panels[0].picker
+    assert picker.sizeHint().width() > picker.fontMetrics().horizontalAdvance("botchan_en_bpe_1000")
+    assert picker.width() >= picker.sizeHint().width()  # two views at 1366: room for the whole name

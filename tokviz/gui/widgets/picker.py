@@ -6,7 +6,7 @@ Views, the timeline and the streaming-decode panel each pick a tokenizer the sam
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtGui import QPaintEvent
 from PySide6.QtWidgets import QComboBox, QStyle, QStyleOptionComboBox, QStylePainter, QWidget
 
@@ -23,6 +23,9 @@ class TokenizerPicker(QComboBox):
         super().__init__(parent)
         self.registry = registry
         self._key: str | None = None
+        # A view's picker asks for room for its whole name (up to this many characters) when the
+        # header has it; docks keep the short width so a long path never widens them.
+        self.fit_name_chars = 0
         # Long names (file paths) are elided rather than widening every dock that holds a picker.
         self.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.setMinimumContentsLength(10)
@@ -35,6 +38,20 @@ class TokenizerPicker(QComboBox):
             registry.dataChanged.connect(self._update_tooltip)
             registry.tokenizerLoaded.connect(self._update_tooltip)
         self.activated.connect(self._on_activated)
+        self.currentIndexChanged.connect(lambda _row: self.updateGeometry())
+        if registry is not None:
+            registry.dataChanged.connect(lambda *_: self.updateGeometry())
+
+    def sizeHint(self) -> QSize:  # noqa: N802 - Qt's name
+        """Qt's hint, wider by what the current name needs beyond it (``fit_name_chars`` at most)."""
+        hint = super().sizeHint()
+        if self.fit_name_chars <= 0:
+            return hint
+        metrics = self.fontMetrics()
+        name = self.currentText()[: self.fit_name_chars]
+        shortest = metrics.horizontalAdvance("x" * self.minimumContentsLength())
+        extra = metrics.horizontalAdvance(name) - shortest
+        return QSize(hint.width() + max(extra, 0), hint.height())
 
     def show_key(self, key: str | None) -> None:
         """Show ``key`` as the current tokenizer (without emitting ``picked``)."""

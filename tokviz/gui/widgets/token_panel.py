@@ -67,6 +67,7 @@ class TokenPanel(QWidget):
         self.picker.setMinimumContentsLength(6)  # "GPT-2", "cl100k": four views fit a projector
         # Six views still fit 1024 pixels: a squeezed picker elides its name ("cl1…k"), never the window.
         self.picker.setMinimumWidth(self.picker.fontMetrics().horizontalAdvance("GPT-2") + 36)
+        self.picker.fit_name_chars = 24  # "multilingual.tiktoken" whole when the header has room
         self.stats = ElidedLabel("", self)
         self.stats.setObjectName("tokenStats")
         self.stats.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
