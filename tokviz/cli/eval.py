@@ -109,7 +109,10 @@ def run(args: argparse.Namespace) -> int:
     if outputs:
         from tokviz.core.outputs import Output, check_outputs
 
-        check_outputs([Output.file(path, flag) for flag, path in outputs], inputs=_named_files(args.paths))
+        check_outputs(
+            [Output.file(path, flag) for flag, path in outputs],
+            inputs=_named_files(args.paths) + _files_inside(args.paths, [path for _, path in outputs]),
+        )
     max_size = parse_size(args.max_file_size) if args.max_file_size is not None else None
     categories = _read_categories(args.categories)
     specs = list(dict.fromkeys(args.tokenizer or DEFAULT_EVAL))
@@ -148,6 +151,19 @@ def _named_files(paths: list[str]) -> list[str]:
     import os
 
     return [p for p in paths if os.path.isfile(p)]
+
+
+def _files_inside(paths: list[str], outputs: list[str]) -> list[str]:
+    """Outputs that already exist inside an input folder: writing one would overwrite the corpus."""
+    import os
+
+    folders = [os.path.realpath(p) for p in paths if os.path.isdir(p)]
+    inside = []
+    for out in outputs:
+        real = os.path.realpath(out)
+        if os.path.isfile(real) and any(real.startswith(folder + os.sep) for folder in folders):
+            inside.append(out)
+    return inside
 
 
 def _read_categories(path: str | None) -> Any:

@@ -19,6 +19,7 @@ import hashlib
 import io
 import json
 import os
+import stat
 import time
 from collections.abc import Callable, Generator, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -603,7 +604,10 @@ def load_table(path: str | os.PathLike[str]) -> CountTable:
 
 
 def _head(path: str) -> bytes:
+    """The first bytes of a count table, after checking it is a regular file (never a FIFO or device)."""
     try:
+        if not stat.S_ISREG(os.stat(path).st_mode) and not os.path.isdir(path):
+            raise CountTableError(f"{path} is not a regular file (a FIFO or device), so not a count table")
         with open(path, "rb") as fh:
             return fh.read(4)
     except FileNotFoundError:
