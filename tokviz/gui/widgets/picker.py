@@ -38,9 +38,14 @@ class TokenizerPicker(QComboBox):
             registry.dataChanged.connect(self._update_tooltip)
             registry.tokenizerLoaded.connect(self._update_tooltip)
         self.activated.connect(self._on_activated)
-        self.currentIndexChanged.connect(lambda _row: self.updateGeometry())
+        # Bound methods, so Qt drops the connections when this picker is deleted.
+        self.currentIndexChanged.connect(self._name_changed)
         if registry is not None:
-            registry.dataChanged.connect(lambda *_: self.updateGeometry())
+            registry.dataChanged.connect(self._name_changed)
+
+    def _name_changed(self, *_args: object) -> None:
+        if self.fit_name_chars > 0:
+            self.updateGeometry()
 
     def sizeHint(self) -> QSize:  # noqa: N802 - Qt's name
         """Qt's hint, wider by what the current name needs beyond it (``fit_name_chars`` at most)."""
