@@ -50,7 +50,7 @@ def test_copy_version_info_names_every_runtime_version(qtbot):
 
 
 def test_the_bundled_vocabularies_are_listed():
-    assert bundled_vocabularies() == ["cl100k_base.tiktoken", "r50k_base.tiktoken"]
+    assert bundled_vocabularies() == ["cl100k_base.tiktoken", "o200k_base.tiktoken", "r50k_base.tiktoken"]
 
 
 def test_the_app_icon_has_every_size_from_16_to_256(qtbot):  # qtbot: QIcon needs a QApplication

@@ -331,7 +331,7 @@ class Exporter:
         self.act_copy.setToolTip("Copy the focused panel (or all token views) as an image")
         self.model_dialog: ModelExportDialog | None = None
         self.act_export_model = window.new_action(
-            "Export &tokenizer…", None, self.open_model_dialog, name="actionExportTokenizer"
+            "Export &tokenizer…", "Ctrl+Alt+E", self.open_model_dialog, name="actionExportTokenizer"
         )
         self.act_export_model.setToolTip(
             "Write any tokenizer as a tokviz model, tokenizer.json, vocab.json + merges.txt or .tiktoken"

@@ -38,7 +38,8 @@ text, for your model or for GPT-2 itself (Ctrl+] and Ctrl+[ step, Ctrl+Shift+P p
 <li><b>Measure the exchange rate.</b> The chart (Ctrl+Shift+B) shows bytes per token per
 tokenizer and what it means for attention cost.</li>
 <li><b>Make a slide.</b> Presentation mode (F11) enlarges everything with colour-blind-safe colours;
-File ▸ Export panel (Ctrl+Shift+E) writes any part of the window as PNG or SVG.</li>
+File ▸ Export panel (Ctrl+Shift+E) writes any part of the window as PNG or SVG, and File ▸ Export
+tokenizer (Ctrl+Alt+E) writes any tokenizer for Hugging Face, tiktoken or tokviz.</li>
 </ol>
 <p>Keys move between parts of the window: Ctrl+Tab and Ctrl+Shift+Tab leave the editor (Tab
 types a tab, which is text like any other), Ctrl+E comes back to it. Help ▸ Keyboard shortcuts
