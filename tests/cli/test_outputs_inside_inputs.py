@@ -53,3 +53,25 @@ def test_a_fifo_is_not_opened_as_a_count_table(capsys: pytest.CaptureFixture[str
     code, _, err = run(capsys, "count", "--merge", str(fifo), str(fifo), "-o", str(tmp_path / "all.tsv"))
     assert code == 1
     assert_one_line_error(err, "not a regular file")
+
+
+def test_count_chooses_files_like_train(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    corpus = tmp_path / "corpus"
+    (corpus / "docs").mkdir(parents=True)
+    (corpus / "a.py").write_text("hello world hello\n", encoding="utf-8")
+    (corpus / "docs" / "b.txt").write_text("never counted\n", encoding="utf-8")
+    table = tmp_path / "counts.tsv"
+
+    code, _, err = run(capsys, "count", str(corpus), "--include", "*.py", "-o", str(table))
+
+    assert code == 0, err
+    assert "skipped 1 file by --include/--exclude" in err
+    text = table.read_text(encoding="utf-8")
+    assert " world" in text and "never" not in text
+
+
+def test_count_filters_do_not_mix_with_merge(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    code, _, err = run(
+        capsys, "count", "--merge", "a.tsv", "b.tsv", "--include", "*.py", "-o", str(tmp_path / "x.tsv")
+    )
+    assert code == 2 and "--include" in err

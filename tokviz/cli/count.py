@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, TypeVar
 from .command import EXIT_INTERRUPTED, UsageError, print_error, print_note
 from .options import add_special
 from .progress import ProgressPrinter
+from .train import add_file_filters
 
 if TYPE_CHECKING:
     from tokviz.core.counts import CountTable
@@ -37,6 +38,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "-o", "--output", required=True, metavar="TABLE", help="where to write the table (.parquet or .tsv)"
     )
     p.add_argument("--merge", action="store_true", help="add the count tables given (same settings) into one")
+    add_file_filters(p)
     add_special(p)
     p.add_argument("--pretokenizer", default="gpt2", metavar="P", help="none, gpt2, cl100k or a regex")
     p.add_argument(
@@ -113,6 +115,9 @@ def _check_options(args: argparse.Namespace) -> None:
                 ("--special-token", args.special_token),
                 ("--replace-invalid", args.replace_invalid),
                 ("--workers", args.workers),
+                ("--include", args.include),
+                ("--exclude", args.exclude),
+                ("--max-file-size", args.max_file_size),
             )
             if value
         ]
@@ -122,6 +127,10 @@ def _check_options(args: argparse.Namespace) -> None:
             raise UsageError(f"--merge adds tables as they were counted; {', '.join(given)} cannot apply")
         if len(args.inputs) < 2:
             raise UsageError("--merge needs two or more count tables")
+    elif args.dask and (args.include or args.exclude or args.max_file_size):
+        raise UsageError(
+            "--include, --exclude and --max-file-size choose local files; with --dask, name the files to count"
+        )
     elif args.dask and args.workers is not None:
         raise UsageError("--workers is for local counting; a Dask cluster has its own workers")
     elif args.dask:
@@ -146,15 +155,15 @@ def _merge(paths: list[str]) -> CountTable:
 
 
 def _count_local(args: argparse.Namespace, printer: ProgressPrinter, cancel: threading.Event) -> CountTable:
-    from tokviz.core.corpus import scan_source
     from tokviz.core.counts import count_corpus
 
+    from .train import max_file_size, select_corpus
+
     errors = "replace" if args.replace_invalid else "strict"
-    scan = scan_source(list(args.inputs), errors)
-    note = scan.summary.note("--replace-invalid")
-    if note is not None:
-        print_note(note)
-    files = [str(f.path) for f in scan.files]
+    selection = select_corpus(
+        list(args.inputs), args.include, args.exclude, max_file_size(args.max_file_size), errors
+    )
+    files = [str(f.path) for f in selection.files]
     return count_corpus(
         printer,
         files=files,

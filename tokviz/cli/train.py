@@ -40,23 +40,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         metavar="CORPUS",
         help="text files, folders or globs (UTF-8; .gz, .bz2 and .xz are decompressed; folders skip binary files)",
     )
-    p.add_argument(
-        "--include",
-        action="append",
-        default=[],
-        metavar="GLOB",
-        help="use only files matching GLOB (relative to the folder given; '*.py', 'src/**/*.py'); repeatable",
-    )
-    p.add_argument(
-        "--exclude",
-        action="append",
-        default=[],
-        metavar="GLOB",
-        help="leave out files or folders matching GLOB ('tests/', '*_pb2.py'); repeatable",
-    )
-    p.add_argument(
-        "--max-file-size", metavar="SIZE", help="leave out files larger than SIZE (e.g. 500K, 10MB)"
-    )
+    add_file_filters(p)
     p.add_argument("--name", metavar="NAME", help="the model's name (default: the -o file's name)")
     p.add_argument(
         "--from-counts",
@@ -105,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--workers must be 1 or more")
     if args.name is not None and not args.name.strip():
         raise UsageError("--name must not be empty")
-    max_size = _max_file_size(args.max_file_size)
+    max_size = max_file_size(args.max_file_size)
     table = None
     if args.from_counts:
         from .count import table_for_training
@@ -185,7 +169,28 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _max_file_size(text: str | None) -> int | None:
+def add_file_filters(p: argparse.ArgumentParser) -> None:
+    """``--include`` / ``--exclude`` / ``--max-file-size``: which files of a folder make the corpus."""
+    p.add_argument(
+        "--include",
+        action="append",
+        default=[],
+        metavar="GLOB",
+        help="use only files matching GLOB (relative to the folder given; '*.py', 'src/**/*.py'); repeatable",
+    )
+    p.add_argument(
+        "--exclude",
+        action="append",
+        default=[],
+        metavar="GLOB",
+        help="leave out files or folders matching GLOB ('tests/', '*_pb2.py'); repeatable",
+    )
+    p.add_argument(
+        "--max-file-size", metavar="SIZE", help="leave out files larger than SIZE (e.g. 500K, 10MB)"
+    )
+
+
+def max_file_size(text: str | None) -> int | None:
     """``--max-file-size`` in bytes (``None`` when not given); a bad size is a usage error."""
     from tokviz.core.errors import InvalidArgument
     from tokviz.core.fileselect import parse_size
