@@ -278,3 +278,18 @@ def test_factors_read_as_prose(value: float, text: str) -> None:
 )
 def test_counts_get_a_unit(value: int, text: str) -> None:
     assert format_count(value) == text
+
+
+def test_a_tokenizer_that_loses_words_to_unk_is_never_the_best_while_another_keeps_everything():
+    from tokviz.core.lecture_tokenizers import WordTokenizer
+    from tokviz.core.registry import builtin_tokenizer
+
+    words = WordTokenizer.from_text("hello there")
+    gpt2 = builtin_tokenizer("gpt2")
+    table = ExchangeTable.measure(
+        {"chinese": "你好世界 hello there"}, [words, gpt2], names=["words", "GPT-2"]
+    )
+
+    assert table.metric(0, 0).unknown > 0 and table.tokens(0, 0) < table.tokens(0, 1)
+    assert table.best(0) == (1,)
+    assert table.fewest_tokens(0) == table.tokens(0, 1)

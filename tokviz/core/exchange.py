@@ -168,15 +168,23 @@ class ExchangeTable:
         return not self.tokenizers or all(self.is_empty(i) for i in range(len(self.inputs)))
 
     def fewest_tokens(self, i: int) -> int:
-        """The smallest token count any tokenizer needs for input ``i``."""
-        return min((m.tokens for m in self.metrics[i]), default=0)
+        """The token count of the best tokenizer for input ``i`` (see :meth:`best`); 0 when empty."""
+        best = self.best(i)
+        return self.metrics[i][best[0]].tokens if best else 0
 
     def best(self, i: int) -> tuple[int, ...]:
-        """Tokenizers (column indices) that need the fewest tokens for input ``i``; none if it is empty."""
+        """Tokenizers (column indices) that need the fewest tokens for input ``i``; none if it is empty.
+
+        A tokenizer that lost part of the text to ``<unk>`` cannot win while another kept it all:
+        fewer tokens for less text is not a better rate.
+        """
         if self.is_empty(i):
             return ()
-        fewest = self.fewest_tokens(i)
-        return tuple(j for j, m in enumerate(self.metrics[i]) if m.tokens == fewest)
+        row = self.metrics[i]
+        lossless = [j for j, m in enumerate(row) if not m.unknown]
+        candidates = lossless or list(range(len(row)))
+        fewest = min(row[j].tokens for j in candidates)
+        return tuple(j for j in candidates if row[j].tokens == fewest)
 
     def attention(self, i: int, j: int) -> float | None:
         """Dense-attention cost of input ``i`` under tokenizer ``j`` relative to the best tokenizer.

@@ -29,6 +29,8 @@ class TextMetrics:
     code_points: int
     tokens: int
     bytes_per_token: float | None
+    # Tokens that stand for text the tokenizer could not represent (<unk>): the text is lost.
+    unknown: int = 0
 
     @classmethod
     def of(cls, tokenizer: _Encodes, text: str) -> TextMetrics:
@@ -42,8 +44,11 @@ class TextMetrics:
         if LONE_SURROGATE.search(text):
             text = replace_lone_surrogates(text)
         n_bytes = len(text.encode("utf-8"))
-        n_tokens = len(tokenizer.encode(text))
-        return cls(n_bytes, len(text), n_tokens, n_bytes / n_tokens if n_tokens else None)
+        ids = tokenizer.encode(text)
+        n_tokens = len(ids)
+        unk = getattr(tokenizer, "unk_id", None)
+        unknown = ids.count(unk) if isinstance(unk, int) else 0
+        return cls(n_bytes, len(text), n_tokens, n_bytes / n_tokens if n_tokens else None, unknown)
 
 
 def attention_multiplier(n: int, n_ref: int) -> float:
