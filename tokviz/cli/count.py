@@ -16,9 +16,9 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, TypeVar
 
 from .command import EXIT_INTERRUPTED, UsageError, print_error, print_note
+from .corpus_files import add_file_filters
 from .options import add_special
 from .progress import ProgressPrinter
-from .train import add_file_filters
 
 if TYPE_CHECKING:
     from tokviz.core.counts import CountTable
@@ -157,7 +157,7 @@ def _merge(paths: list[str]) -> CountTable:
 def _count_local(args: argparse.Namespace, printer: ProgressPrinter, cancel: threading.Event) -> CountTable:
     from tokviz.core.counts import count_corpus
 
-    from .train import max_file_size, select_corpus
+    from .corpus_files import max_file_size, select_corpus
 
     errors = "replace" if args.replace_invalid else "strict"
     selection = select_corpus(

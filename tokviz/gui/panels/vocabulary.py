@@ -123,6 +123,9 @@ class VocabBrowser(QWidget):
         self.headline.setObjectName("vocabUsageHeadline")
         self.headline.setWordWrap(True)
         self.histogram = LengthHistogram(self)
+        # On a 768-pixel projector with every panel open the histogram gives way before the window
+        # outgrows the screen (its hint is 70 px); at the dock's usual height it keeps its size.
+        self.histogram.setMinimumHeight(28)
         self.usage = UsageCounter(editor_text or str, self)
         self.table = VocabTable(self.model, self)
         self.table.setTabKeyNavigation(False)  # Tab moves on to the next control, as everywhere else

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from PySide6.QtCore import QSettings, QSize, Qt, Signal
+from PySide6.QtCore import QPoint, QSettings, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import (
     QAction,
     QCloseEvent,
     QGuiApplication,
     QKeySequence,
+    QResizeEvent,
     QTextCursor,
 )
 from PySide6.QtWidgets import (
@@ -374,6 +375,23 @@ class MainWindow(MenusMixin, FilesMixin, ViewSyncMixin, AppearanceMixin, QMainWi
         # Leave room for the window manager's frame, title bar and where it places a new window
         # (openbox: 45 px down; 40 px left a 1024 x 768 screen's bottom 10 px cut off).
         return DEFAULT_SIZE.boundedTo(QSize(free.width() - 16, free.height() - 64))
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        # Opening a dock can make the window taller than the room below it: move it back on screen.
+        QTimer.singleShot(0, self._keep_on_screen)
+
+    def _keep_on_screen(self) -> None:
+        """Move a window that grew past the screen's free area back inside it (never off its top-left)."""
+        screen = self.screen()
+        if screen is None or self.isMaximized() or self.isFullScreen() or not self.isVisible():
+            return
+        free = screen.availableGeometry()
+        frame = self.frameGeometry()
+        dx = max(0, frame.right() - free.right())
+        dy = max(0, frame.bottom() - free.bottom())
+        if dx or dy:
+            self.move(QPoint(max(free.left(), frame.left() - dx), max(free.top(), frame.top() - dy)))
 
     def save_settings(self) -> None:
         """Remember text (unless huge), views, options, theme, zoom and window layout."""

@@ -1,0 +1,18 @@
+"""A window that grows (a dock opened on a short projector) moves back inside the screen."""
+
+from __future__ import annotations
+
+
+def test_a_window_that_grows_past_the_bottom_moves_up(qtbot, window):
+    free = window.screen().availableGeometry()
+    window.resize(min(600, free.width() - 40), min(400, free.height() - 40))
+    window.move(free.left() + 10, free.bottom() - 200)
+    qtbot.wait(20)
+
+    window.resize(window.width(), min(free.height() - 20, window.height() + 150))
+
+    def inside() -> bool:
+        frame = window.frameGeometry()
+        return frame.bottom() <= free.bottom() and frame.top() >= free.top()
+
+    qtbot.waitUntil(inside, timeout=3000)
