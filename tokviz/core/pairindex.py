@@ -10,7 +10,9 @@ fresh id), so a merge costs its own occurrences, not the length of the words tha
 
 from __future__ import annotations
 
+import importlib
 import sys
+import threading
 from array import array
 from bisect import bisect_right
 from collections.abc import Callable, Sequence
@@ -427,3 +429,13 @@ def _use_numpy(size: int) -> bool:
     """Whether to index ``size`` bytes of words with numpy: when it is loaded already, or for a
     corpus large enough that its vectorized merges pay for importing it (about 0.1 s)."""
     return "numpy" in sys.modules or size >= _PLAIN_BYTES
+
+
+def preload_numpy(size: int) -> None:
+    """Start importing numpy in the background when a corpus of ``size`` bytes will need it.
+
+    The import takes a few hundred milliseconds that cannot be interrupted; done while the corpus
+    is counted, it is over before the index is built, so a cancel is never kept waiting by it.
+    """
+    if "numpy" not in sys.modules and size >= _PLAIN_BYTES:
+        threading.Thread(target=importlib.import_module, args=("numpy",), daemon=True).start()

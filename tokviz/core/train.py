@@ -28,7 +28,7 @@ from typing import Any, Never, Protocol
 from .corpus import CorpusSource, iter_parts, resolve_source
 from .errors import ArgumentTypeError, Cancelled, CorpusError, InvalidArgument, VocabSizeError
 from .merges import MergeStep
-from .pairindex import PairIndex
+from .pairindex import PairIndex, preload_numpy
 from .pretokenize import (
     NAMED_PATTERNS,
     Pretokenizer,
@@ -203,6 +203,8 @@ def _count_corpus(
         parallel = parallel_mode == "always"
     parts = iter_parts(files, text, specials, safe_spaces, PART_SIZE, errors, on_bytes)
     if not parallel:
+        # Not before a fork: a second thread would make the worker pool use a slower fork server.
+        preload_numpy(total)
         for part in parts:
             _check_cancel(cancel)
             counts.update(count_words(part, pre, splitter))
