@@ -8,7 +8,11 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Protocol
+import threading
+from collections.abc import Callable
+from typing import Protocol, TypeVar
+
+T = TypeVar("T")
 
 PROG = "tokviz"
 
@@ -42,3 +46,38 @@ def print_error(message: str) -> None:
 def print_note(message: str) -> None:
     """``tokviz: MESSAGE`` on standard error (where a picture went, what was cut)."""
     print(f"{PROG}: {message}", file=sys.stderr)
+
+
+def run_cancellable(work: Callable[[threading.Event], T], name: str) -> T:
+    """Run ``work`` on a thread named ``name`` so Ctrl+C sets its cancel flag and waits for a clean stop.
+
+    Raises :class:`KeyboardInterrupt` once the work has stopped after an interrupt (it ends at its
+    next cancel check), and re-raises whatever else the work raised.
+    """
+    cancel = threading.Event()
+    results: list[T] = []
+    errors: list[BaseException] = []
+
+    def target() -> None:
+        try:
+            results.append(work(cancel))
+        except BaseException as exc:  # noqa: BLE001 - handed back to the main thread
+            errors.append(exc)
+
+    worker = threading.Thread(target=target, name=name, daemon=True)
+    interrupted = False
+    while True:
+        try:
+            if worker.ident is None:
+                worker.start()
+            while worker.is_alive():
+                worker.join(0.1)
+            break
+        except KeyboardInterrupt:
+            interrupted = True
+            cancel.set()
+    if interrupted:
+        raise KeyboardInterrupt
+    if errors:
+        raise errors[0]
+    return results[0]

@@ -12,10 +12,9 @@ import argparse
 import sys
 import threading
 import time
-from collections.abc import Callable
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING
 
-from .command import EXIT_INTERRUPTED, UsageError, print_error, print_note
+from .command import EXIT_INTERRUPTED, UsageError, print_error, print_note, run_cancellable
 from .corpus_files import add_file_filters
 from .options import add_special
 from .progress import ProgressPrinter
@@ -23,8 +22,6 @@ from .progress import ProgressPrinter
 if TYPE_CHECKING:
     from tokviz.core.counts import CountTable
     from tokviz.core.outputs import Output
-
-T = TypeVar("T")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -80,9 +77,9 @@ def run(args: argparse.Namespace) -> int:
         if args.merge:
             table = _merge(args.inputs)
         elif args.dask:
-            table = _run_cancellable(lambda cancel: _count_dask(args, printer, cancel, t0))
+            table = run_cancellable(lambda cancel: _count_dask(args, printer, cancel, t0), "tokviz-count")
         else:
-            table = _run_cancellable(lambda cancel: _count_local(args, printer, cancel))
+            table = run_cancellable(lambda cancel: _count_local(args, printer, cancel), "tokviz-count")
     except (KeyboardInterrupt, Cancelled):
         printer.close()
         print_error("counting cancelled; nothing was written")
@@ -196,37 +193,6 @@ def _count_dask(
         cancel=cancel,
         hashes=not args.no_hashes,
     )
-
-
-def _run_cancellable(work: Callable[[threading.Event], T]) -> T:
-    """Run ``work`` on a thread so Ctrl+C sets its cancel flag and waits for a clean stop.
-
-    Raises :class:`KeyboardInterrupt` once the work has stopped after an interrupt.
-    """
-    cancel = threading.Event()
-    results: list[T] = []
-    errors: list[BaseException] = []
-
-    def target() -> None:
-        try:
-            results.append(work(cancel))
-        except BaseException as exc:  # noqa: BLE001 - handed back to the main thread
-            errors.append(exc)
-
-    worker = threading.Thread(target=target, name="tokviz-count", daemon=True)
-    worker.start()
-    interrupted = False
-    while worker.is_alive():
-        try:
-            worker.join(0.1)
-        except KeyboardInterrupt:
-            interrupted = True
-            cancel.set()
-    if interrupted:
-        raise KeyboardInterrupt
-    if errors:
-        raise errors[0]
-    return results[0]
 
 
 def _write(

@@ -18,10 +18,9 @@ import argparse
 import os
 import sys
 import threading
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from .command import EXIT_INTERRUPTED, UsageError, print_error, print_note
+from .command import EXIT_INTERRUPTED, UsageError, print_error, print_note, run_cancellable
 from .corpus_files import add_file_filters, max_file_size, select_corpus
 from .options import add_special, add_tie_break
 from .progress import ProgressPrinter
@@ -135,7 +134,7 @@ def run(args: argparse.Namespace) -> int:
         )
 
     try:
-        result = run_training(train)
+        result = run_cancellable(train, "tokviz-train")
     except (KeyboardInterrupt, Cancelled):
         printer.close()
         print_error("training cancelled; nothing was written")
@@ -194,41 +193,6 @@ def table_provenance(table: CountTable, path: str) -> dict[str, object]:
     files = [{"path": f.path, "bytes": f.size, "sha256": f.sha256} for f in table.files]
     corpus = {"count_table": path, "files": files, "total_bytes": sum(f.size for f in table.files)}
     return make_provenance(corpus, None, str(table.metadata().get("invalid_utf8", "strict")))
-
-
-def run_training(train: Callable[[threading.Event], TrainResult]) -> TrainResult:
-    """Run ``train`` on a worker thread so Ctrl+C can set its cancel flag and wait for a clean stop.
-
-    Raises :class:`KeyboardInterrupt` once the training thread has stopped after an interrupt.
-    """
-    cancel = threading.Event()
-    results: list[TrainResult] = []
-    errors: list[BaseException] = []
-
-    def target() -> None:
-        try:
-            results.append(train(cancel))
-        except BaseException as exc:  # noqa: BLE001 - handed back to the main thread
-            errors.append(exc)
-
-    worker = threading.Thread(target=target, name="tokviz-train", daemon=True)
-    interrupted = False
-    while True:
-        try:
-            if worker.ident is None:
-                worker.start()
-            while worker.is_alive():
-                worker.join(0.1)
-            break
-        except KeyboardInterrupt:
-            # Ask the trainer to stop, then keep waiting: it ends at its next cancel check.
-            interrupted = True
-            cancel.set()
-    if interrupted:
-        raise KeyboardInterrupt
-    if errors:
-        raise errors[0]
-    return results[0]
 
 
 def planned_exports(args: argparse.Namespace) -> list[Export]:
