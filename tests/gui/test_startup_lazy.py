@@ -54,6 +54,29 @@ def test_a_restored_timeline_builds_its_plot_after_the_window_is_painted(qtbot):
     window.close()
 
 
+def test_a_restored_timeline_starts_tracing_after_the_window_is_painted(qtbot):
+    """Choosing the timeline's tokenizer loads GPT-2's merges and traces in a worker: both
+    compete with the first paint, so they wait for it (the dock then follows the first view)."""
+    first = MainWindow()
+    qtbot.addWidget(first)
+    first.show()
+    first.findChild(QDockWidget, "timelineDock").show()
+    qtbot.waitUntil(first.is_ready, timeout=20000)
+    first.save_settings()
+    first.close()
+
+    window = MainWindow()
+    qtbot.addWidget(window)
+    timeline = window.training.timeline
+    watch = FirstPaintWatch(window, timeline.needs_tokenizer)
+    window.show()
+    qtbot.waitUntil(lambda: bool(watch.seen), timeout=20000)
+    assert watch.seen == [True], "the timeline asked for a tokenizer before the window's first paint"
+    qtbot.waitUntil(lambda: timeline.source is not None, timeout=20000)
+    assert timeline.replay_text == window.editor.toPlainText()
+    window.close()
+
+
 def test_after_first_paint_waits_for_the_paint_then_runs_once(qtbot):
     widget = QWidget()
     qtbot.addWidget(widget)

@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QDockWidget, QMenu, QMessageBox, QWidget
 
 from tokviz.gui.context import PanelContext
 from tokviz.gui.panels.timeline.panel import TimelineWidget
+from tokviz.gui.panels.timeline.plot import after_first_paint
 from tokviz.gui.panels.training.memory import follow_train_settings
 from tokviz.gui.panels.training.panel import EXPORTS, SOURCE_EDITOR, TrainPanel
 from tokviz.gui.text.display import DisplayOptions
@@ -78,7 +79,13 @@ def install(context: PanelContext) -> TrainingDocks:
     context.textEdited.connect(debouncer.trigger)
 
     def on_timeline_visible(visible: bool) -> None:
-        if not visible:
+        if visible:
+            # A dock restored from the last session starts tracing (GPT-2's merges, a worker)
+            # only once the window is on screen: that work would otherwise delay its first paint.
+            after_first_paint(parent.window(), follow_first_view)
+
+    def follow_first_view() -> None:
+        if not timeline_dock.isVisible():
             return
         timeline.set_text(context.editor_text())
         if timeline.needs_tokenizer():
