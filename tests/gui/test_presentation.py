@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtGui import QColor, QKeySequence
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QDockWidget, QScrollArea
 
 from tokviz.gui import MainWindow
 from tokviz.gui.style.theme import HUES, colour_indices
@@ -150,3 +150,27 @@ def test_presentation_mode_is_remembered_with_the_layout_to_return_to(qtbot):
     assert second.statusBar().isVisible() and second.vocab_dock.isVisible()
     assert second.point_size == size
     second.close()
+
+
+def test_the_train_form_is_not_cut_off_in_presentation_mode(qtbot, window):
+    """F11 then Ctrl+Shift+T at a projector: the larger font makes the Train form wider, and its
+    dock follows rather than cutting the form under a horizontal scroll bar (at 1024 px the spin
+    box arrows and the tie rule were cut off)."""
+    dock = window.findChild(QDockWidget, "trainDock")
+    scroll = dock.findChild(QScrollArea, "trainScroll")
+    form = scroll.widget()
+    normal = form.minimumSizeHint().width()
+    window.presentation.set_active(True)
+    qtbot.waitUntil(lambda: form.minimumSizeHint().width() > normal, timeout=5000)
+
+    qtbot.keyClick(
+        window.editor, Qt.Key.Key_T, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier
+    )
+
+    qtbot.waitUntil(lambda: scroll.isVisible(), timeout=5000)
+    qtbot.waitUntil(lambda: scroll.viewport().width() >= form.minimumSizeHint().width(), timeout=5000)
+    assert not scroll.horizontalScrollBar().isVisible()
+    # The dock's minimum follows the form's, so a narrow window squeezes the views, not the form.
+    needed = form.minimumSizeHint().width() + scroll.verticalScrollBar().sizeHint().width()
+    qtbot.waitUntil(lambda: dock.minimumSizeHint().width() >= needed, timeout=5000)
+    window.presentation.set_active(False)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import QSize, Qt
+from PySide6.QtCore import QEvent, QObject, QSize, Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -419,6 +419,17 @@ class TrainForm(QWidget):
 
 class _FormScroll(QScrollArea):
     """Scrolls the form up and down, but is never narrower than the form (so nothing is cut off)."""
+
+    def setWidget(self, widget: QWidget) -> None:
+        super().setWidget(widget)
+        widget.installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        # The form's minimum width follows its font (presentation mode, zoom): tell the dock, whose
+        # layout would otherwise keep the old minimum and squeeze the form under a scroll bar.
+        if watched is self.widget() and event.type() == QEvent.Type.LayoutRequest:
+            self.updateGeometry()
+        return super().eventFilter(watched, event)
 
     def minimumSizeHint(self) -> QSize:
         inner = self.widget()
