@@ -293,3 +293,29 @@ def test_a_tokenizer_that_loses_words_to_unk_is_never_the_best_while_another_kee
     assert table.metric(0, 0).unknown > 0 and table.tokens(0, 0) < table.tokens(0, 1)
     assert table.best(0) == (1,)
     assert table.fewest_tokens(0) == table.tokens(0, 1)
+
+
+def test_rows_from_the_cli_keep_their_unknown_count_so_the_plot_marks_lossy_bars():
+    rows = [
+        {
+            "input": "zh",
+            "tokenizer": "words",
+            "bytes": 80,
+            "code_points": 40,
+            "tokens": 23,
+            "bytes_per_token": 80 / 23,
+            "unknown": 5,
+        },
+        {
+            "input": "zh",
+            "tokenizer": "GPT-2",
+            "bytes": 80,
+            "code_points": 40,
+            "tokens": 38,
+            "bytes_per_token": 80 / 38,
+            "unknown": 0,
+        },
+    ]
+    table = ExchangeTable.from_rows(rows)
+    assert [table.metric(0, j).unknown for j in range(2)] == [5, 0]
+    assert table.best(0) == (1,), "fewer tokens for less text is not the best rate"

@@ -357,3 +357,29 @@ def test_the_summary_compares_the_samples_not_whatever_the_editor_holds(qtbot, c
     chart.set_samples_shown(False)  # with nothing else to compare, the editor's text is measured
     qtbot.waitUntil(lambda: chart.is_ready() and len(chart.table.inputs) == 1, timeout=20000)
     assert chart.canvas.caption.text().startswith("On Editor text")
+
+
+def test_a_bar_that_lost_text_to_unk_is_hatched_and_says_so(qtbot, gpt2) -> None:
+    from PySide6.QtCore import Qt
+
+    from tokviz.core.lecture_tokenizers import WordTokenizer
+
+    words = WordTokenizer.from_text("hello there")
+    table = ExchangeTable.measure(
+        {"chinese": "你好世界 hello there", "english": "hello there"}, [words, gpt2], names=["words", "GPT-2"]
+    )
+    canvas = render_canvas(table, style=ChartStyle(dark=False, large=False))
+    qtbot.addWidget(canvas)
+    columns = canvas.bar_columns()
+    words_bars = canvas.bars.items[columns.index(0)]
+    gpt2_bars = canvas.bars.items[columns.index(1)]
+
+    styles = [b.style() for b in words_bars.opts["brushes"]]
+    assert styles == [Qt.BrushStyle.BDiagPattern, Qt.BrushStyle.SolidPattern], "lossy on Chinese only"
+    assert {b.style() for b in gpt2_bars.opts["brushes"]} == {Qt.BrushStyle.SolidPattern}
+    lost = table.metric(0, 0)
+    assert f"<b>lossy:</b> {lost.unknown} of the {lost.tokens} tokens are &lt;unk&gt;" in canvas.describe_bar(
+        0, 0
+    )
+    assert "lossy" not in canvas.describe_bar(1, 0)
+    assert "lossy" in canvas.bars.label_texts[0][0] and "lossy" not in canvas.bars.label_texts[1][0]

@@ -131,7 +131,7 @@ class ExchangeTable:
         tokenizers = tuple(dict.fromkeys(r["tokenizer"] for r in rows))
         cells = {
             (r["input"], r["tokenizer"]): TextMetrics(
-                r["bytes"], r["code_points"], r["tokens"], r["bytes_per_token"]
+                r["bytes"], r["code_points"], r["tokens"], r["bytes_per_token"], r.get("unknown") or 0
             )
             for r in rows
         }

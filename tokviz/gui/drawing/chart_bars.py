@@ -11,7 +11,7 @@ import math
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QFontMetricsF
+from PySide6.QtGui import QBrush, QFontMetricsF
 
 from tokviz.core.exchange import ExchangeTable
 from tokviz.gui.drawing.chart_style import byte_color
@@ -131,11 +131,14 @@ class BarLayer:
             item = self.items[k]
             if item.scene() is None:
                 plot.addItem(item)
+            # A tokenizer that lost text to <unk> gets a hatched bar: its rate is not comparable.
+            lossy = QBrush(color, Qt.BrushStyle.BDiagPattern)
+            solid = pg.mkBrush(color)
             item.setOpts(
                 x=x,
                 height=heights,
                 width=width * 0.92,
-                brush=pg.mkBrush(color),
+                brushes=[lossy if table.metric(i, j).unknown else solid for i in range(n_in)],
                 pen=pg.mkPen(color.darker(130), width=st.pen_scale),
             )
             # An empty input's NaN bar draws nothing, and reads back as NaN.

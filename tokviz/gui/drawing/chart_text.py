@@ -89,6 +89,8 @@ def bar_label_texts(table: ExchangeTable, view: str, i: int, j: int) -> tuple[st
     """A bar's value label, in full and in short (for narrow bars), as lines joined by <br>."""
     if view == "bytes":
         value = table.bytes_per_token(i, j) or 0.0
+        if table.metric(i, j).unknown:  # text lost to <unk>: the rate is not a real saving
+            return f"{value:.2f}<br>lossy", f"{value:.1f}*"
         return f"{value:.2f}", f"{value:.1f}"
     multiplier = format_factor(table.attention(i, j) or 1.0)
     return f"×{multiplier}<br>{table.tokens(i, j):,}", f"×{multiplier}"
@@ -105,6 +107,11 @@ def describe_bar(table: ExchangeTable, i: int, j: int) -> str:
         f"{m.bytes:,} bytes ({m.code_points:,} code points) → {m.tokens:,} tokens",
         f"<b>{fmt_bpt(m.bytes_per_token)} bytes per token</b>",
     ]
+    if m.unknown:
+        lines.append(
+            f"<b>lossy:</b> {m.unknown:,} of the {m.tokens:,} tokens are &lt;unk&gt; (text it cannot "
+            "represent), so fewer tokens here is not a better rate (hatched bar)"
+        )
     if multiplier is not None:
         if j in best:
             lines.append(f"attention cost ×1 (fewest tokens, {table.fewest_tokens(i):,})")
