@@ -22,6 +22,7 @@ def test_info_describes_a_tokenizer(
         "distinct_tokens": 50257,
         "merges": 50000,
         "special_tokens": {"<|endoftext|>": 50256},
+        "special_tokens_in_text": True,  # tiktoken's allowed_special="all": the text <|endoftext|> is one id
         "pretokenizer": "gpt2",
         # tiktoken's own published pattern for GPT-2 (its Encoding keeps it as _pat_str).
         "pattern": gpt2_tiktoken._pat_str,

@@ -121,6 +121,33 @@ def _tiktoken_decode(ref: Any, ids: list[int]) -> str:
     return str(ref.decode(ids))
 
 
+class _Tekken:
+    """mistral-common's Tekkenizer as its source builds it (mistral-common itself pins numpy < 2.4,
+    so it is not installed here): tiktoken over the first ``default_vocab_size - n`` ranks of the
+    ``vocab`` list with the file's pattern and no special tokens; a rank's id is ``rank + n``."""
+
+    def __init__(self, path: Path) -> None:
+        import base64
+        import json
+
+        import tiktoken
+
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        config = doc["config"]
+        self.n = config["default_num_special_tokens"]
+        inner = config["default_vocab_size"] - self.n
+        ranks = {base64.b64decode(e["token_bytes"]): e["rank"] for e in doc["vocab"][:inner]}
+        self.encoding = tiktoken.Encoding(
+            path.name, pat_str=config["pattern"], mergeable_ranks=ranks, special_tokens={}
+        )
+
+    def encode(self, text: str) -> list[int]:
+        return [t + self.n for t in self.encoding.encode(text)]
+
+    def decode(self, ids: list[int]) -> str:
+        return str(self.encoding.decode([t - self.n for t in ids if t >= self.n]))
+
+
 # ------------------------------------------------------------------------------- derived files
 def _saved_by_transformers(source: Path) -> Callable[[Path], Path]:
     """``AutoTokenizer.from_pretrained(source).save_pretrained(folder)``: a real tokenizer.json."""
@@ -305,6 +332,15 @@ def real_cases() -> list[RealCase]:
             _sentencepiece,
             _sentencepiece_encode,
             _sentencepiece_decode,
+        ),
+        RealCase(
+            "mistral tekken (first 5,000 ranks)",
+            "tekken.json (mistral-common: 1,000 special ids, then tiktoken ranks)",
+            "tiktoken, as mistral-common's Tekkenizer builds it",
+            _data("tekken_240911_first5000.json"),
+            _Tekken,
+            lambda ref, text: ref.encode(text),
+            lambda ref, ids: ref.decode(ids),
         ),
         RealCase(
             "mistral v1 as Llama tokenizer.json",

@@ -9,7 +9,6 @@ same ids on the text in order.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -133,22 +132,6 @@ def test_a_mistral_model_named_model_v1_opens_as_sentencepiece() -> None:
     text = "[INST] Grüße 🤗 [/INST]"
     assert tokenizer.encode(text) == sp.encode(text)
     assert tokenizer.name == "mistral-tokenizer.model.v1"
-
-
-def test_a_tekken_file_is_refused_naming_the_format(tmp_path: Path) -> None:
-    # mistral-common's tekken_*.json, shaped as it ships (a few ranks instead of 150,000).
-    doc = {
-        "config": {"pattern": r"\s+|\S+", "num_vocab_tokens": 2, "default_num_special_tokens": 1000},
-        "vocab": [
-            {"rank": 0, "token_bytes": "AA==", "token_str": "\x00"},
-            {"rank": 1, "token_bytes": "AQ=="},
-        ],
-    }
-    path = tmp_path / "tekken_240718.json"
-    path.write_text(json.dumps(doc), encoding="utf-8")
-    with pytest.raises(TokenizerLoadError, match=r"Mistral tekken tokenizer .*does not open") as info:
-        load_tokenizer(path)
-    assert "\n" not in str(info.value)
 
 
 def test_a_file_that_only_starts_with_a_newline_is_not_taken_for_sentencepiece(tmp_path: Path) -> None:

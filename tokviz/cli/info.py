@@ -52,6 +52,7 @@ def run(args: argparse.Namespace) -> int:
         "distinct_tokens": tok.vocab_size,
         "merges": tok.merge_count,
         "special_tokens": specials,
+        "special_tokens_in_text": tok.specials_in_text,
         "pretokenizer": pre.name,
         "pattern": pre.pattern,
         "assumptions": list(tok.assumptions),
@@ -86,6 +87,8 @@ def run(args: argparse.Namespace) -> int:
     guessed_specials = [a for a in tok.assumptions if a.startswith("special tokens")]
     others = [a for a in tok.assumptions if a not in guessed_pattern + guessed_specials]
     special_line = f"special tokens: {listed}"
+    if specials and not tok.specials_in_text:
+        special_line = f"special tokens (ids only: text never becomes them): {listed}"
     if guessed_specials and not specials:
         special_line = f"{guessed_specials[0]} (the file cannot hold them: give --special-token TEXT=ID)"
     pre_line = f"pre-tokenizer:  {pre.name}" + (f"  {pre.pattern}" if pre.name in ("custom", "words") else "")

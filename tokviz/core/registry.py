@@ -30,6 +30,7 @@ from .formats._common import (
 from .formats._reach import load_warnings as load_warnings  # re-exported: the GUI and CLI show them
 from .formats._reach import remember_warnings
 from .formats.hf_folder import load_vocab_merges, load_wordpiece_vocab
+from .formats.tekken_file import is_tekken, tekken_from_json
 from .formats.tiktoken_file import SpecialTokens, tiktoken_from_data
 from .merges import MergeStep
 from .tokenizer import Tokenizer
@@ -284,14 +285,6 @@ def _is_sentencepiece(path: Path) -> bool:
 _JSON_STARTS = tuple(b'["-0123456789') + tuple(b"ntf")
 
 
-def _is_tekken(parsed: object) -> bool:
-    """Whether parsed JSON is mistral-common's tekken file (``config`` with a pattern, ``vocab`` of ranks)."""
-    if not isinstance(parsed, dict):
-        return False
-    config, vocab = parsed.get("config"), parsed.get("vocab")
-    return isinstance(config, dict) and "pattern" in config and isinstance(vocab, list)
-
-
 def _starts_like_model_proto(path: Path) -> bool:
     """Whether a file of any name starts as a SentencePiece ModelProto does.
 
@@ -372,12 +365,8 @@ def _load_file(path: Path) -> Tokenizer:
     if isinstance(parsed, dict) and "model" in parsed:
         text = data.decode("utf-8").removeprefix("\ufeff")  # valid: it parsed above
         return hf_from_json(parsed, path.name, path.parent.name or path.stem, source=text)
-    if _is_tekken(parsed):
-        raise TokenizerLoadError(
-            f"{path.name} is a Mistral tekken tokenizer (mistral-common's own format: tiktoken ranks "
-            "with the special tokens' ids before them), which tokviz does not open; open the model's "
-            "Hugging Face tokenizer.json instead"
-        )
+    if is_tekken(parsed):
+        return tekken_from_json(parsed, path.name, path.stem)
     raise TokenizerLoadError(
         f'{path.name} is JSON but neither a tokviz model file (no "format") nor a Hugging Face '
         'tokenizer (no "model"); a vocab.json must be named vocab.json next to merges.txt'

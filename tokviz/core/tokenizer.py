@@ -91,6 +91,8 @@ class Tokenizer:
     # sets its attributes without this constructor still reads them.
     _rank_engine: RankEngine | None = None
     _rank_checked = False
+    # Whether encode() reads special-token strings in the text (see __init__); a class default too.
+    specials_in_text = True
 
     def __init__(
         self,
@@ -100,6 +102,8 @@ class Tokenizer:
         pretokenizer: str | Pretokenizer | None = "gpt2",
         name: str = "custom",
         engine: FastEngine | None = None,
+        *,
+        specials_in_text: bool = True,
     ) -> None:
         if not isinstance(name, str):
             raise ArgumentTypeError(f"a tokenizer's name must be a str, got {type(name).__name__}")
@@ -116,7 +120,11 @@ class Tokenizer:
         self.special_tokens: dict[str, int] = self._resolve_specials(special_tokens)
         self._special_ids = set(self.special_tokens.values())
         self._merge_count_hint = len(self.vocab) - 256 - len(self._special_ids)
-        self._splitter = SpecialSplitter(self.special_tokens)
+        # Whether encode() reads special-token strings in the text as their ids (tiktoken's
+        # allowed_special="all"). A format whose library never does (Mistral's tekken) turns it
+        # off: its special ids then only decode.
+        self.specials_in_text = specials_in_text
+        self._splitter = SpecialSplitter(self.special_tokens if specials_in_text else ())
         self._engine = engine
         # What the loader had to guess (e.g. "pre-tokenizer assumed: GPT-2"): shown by
         # ``tokviz info``, the pickers and the views' tooltips, so a guess never reads as a fact.
@@ -707,7 +715,15 @@ class Tokenizer:
                 next_id += 1
         merges: Sequence[tuple[bytes, bytes]] | Callable[[], Sequence[tuple[bytes, bytes]]]
         merges = self._merges if self._merges is not None else (lambda: self.merges)
-        return Tokenizer(self.vocab, merges, specials, self.pretokenizer, self.name, self._engine)
+        return Tokenizer(
+            self.vocab,
+            merges,
+            specials,
+            self.pretokenizer,
+            self.name,
+            self._engine,
+            specials_in_text=self.specials_in_text,
+        )
 
     def __repr__(self) -> str:
         return (

@@ -57,6 +57,8 @@ def tokenizer_from_ranks(
     special_tokens: Mapping[str, int] | None = None,
     pretokenizer: str | Pretokenizer = "gpt2",
     name: str = "tiktoken",
+    *,
+    specials_in_text: bool = True,
 ) -> Tokenizer:
     """A tokenizer over a tiktoken rank table: tiktoken encodes, merges are recovered on first use.
 
@@ -64,6 +66,7 @@ def tokenizer_from_ranks(
     panel, replay) use the Unicode version tiktoken's regex engine knows
     (:func:`~tokviz.core.pretokenize.reference_bound`), so both cut every text alike. A token with
     no bytes (one line of Whisper's multilingual file) keeps its id for decoding; BPE never makes it.
+    ``specials_in_text=False``: the special ids only decode (see :class:`~tokviz.core.tokenizer.Tokenizer`).
     """
     pre = resolve_pretokenizer(pretokenizer)
     frozen = dict(ranks)
@@ -82,6 +85,7 @@ def tokenizer_from_ranks(
         pre,
         name=name,
         engine=engine,
+        specials_in_text=specials_in_text,
     )
     if len(mergeable) != len(frozen):  # the empty token is no merge: count without recovering them
         tokenizer._merge_count_hint = len(mergeable) - 256
