@@ -56,7 +56,8 @@ def test_a_restored_timeline_builds_its_plot_after_the_window_is_painted(qtbot):
 
 def test_a_restored_timeline_starts_tracing_after_the_window_is_painted(qtbot):
     """Choosing the timeline's tokenizer loads GPT-2's merges and traces in a worker: both
-    compete with the first paint, so they wait for it (the dock then follows the first view)."""
+    compete with the first paint and the views' first tokens, so they wait for them (the dock then
+    follows the first view)."""
     first = MainWindow()
     qtbot.addWidget(first)
     first.show()
@@ -69,9 +70,13 @@ def test_a_restored_timeline_starts_tracing_after_the_window_is_painted(qtbot):
     qtbot.addWidget(window)
     timeline = window.training.timeline
     watch = FirstPaintWatch(window, timeline.needs_tokenizer)
+    at_first_tokens: list[bool] = []
+    window.textTokenized.connect(lambda: at_first_tokens.append(timeline.needs_tokenizer()))
     window.show()
     qtbot.waitUntil(lambda: bool(watch.seen), timeout=20000)
     assert watch.seen == [True], "the timeline asked for a tokenizer before the window's first paint"
+    qtbot.waitUntil(lambda: bool(at_first_tokens), timeout=20000)
+    assert at_first_tokens[0], "the timeline asked for a tokenizer before the views showed their tokens"
     qtbot.waitUntil(lambda: timeline.source is not None, timeout=20000)
     assert timeline.replay_text == window.editor.toPlainText()
     window.close()

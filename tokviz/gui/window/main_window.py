@@ -59,6 +59,7 @@ from tokviz.gui.window.presentation import PresentationMode, install_presentatio
 from tokviz.gui.window.view_sync import ViewSyncMixin
 from tokviz.gui.workers.debounce import Debouncer
 from tokviz.gui.workers.gc_guard import collect_garbage_in_gui_thread
+from tokviz.gui.workers.settle import mark_views_settled
 
 # Texts longer than this are not written to the settings file (reopen the file instead).
 DEFAULT_SIZE = QSize(1360, 860)
@@ -280,6 +281,7 @@ class MainWindow(MenusMixin, FilesMixin, ViewSyncMixin, AppearanceMixin, QMainWi
         self._update_status()
         self._on_editor_selection()
         if self.is_ready():
+            mark_views_settled(self)
             self.textTokenized.emit()
             # Merge ranks for hover cards are recovered once the views are filled, in the background.
             for p in self.panels:

@@ -20,6 +20,7 @@ from PySide6.QtWidgets import QVBoxLayout, QWidget
 from tokviz.core.merges import MergeStep
 from tokviz.core.replay import ReplayTrace
 from tokviz.gui.workers.debounce import Debouncer
+from tokviz.gui.workers.settle import after_views_settle
 
 if TYPE_CHECKING:
     import pyqtgraph as pg
@@ -210,8 +211,8 @@ class TokenCountPlot(QWidget):
             return
         # Shown with a window that has not painted yet (a dock restored from the last session):
         # importing pyqtgraph (0.3-1 s) and its first paint (0.2 s) wait until the window is on
-        # screen, and the import runs in the background.
-        after_first_paint(window, lambda: when_plotting_ready(self.build))
+        # screen and its views show their tokens, and the import runs in the background.
+        after_first_paint(window, lambda: after_views_settle(window, lambda: when_plotting_ready(self.build)))
 
     def build(self) -> None:
         """Create the plot items (done on first show; tests and scripts may call it directly)."""

@@ -15,11 +15,11 @@ from PySide6.QtWidgets import QDockWidget, QMenu, QMessageBox, QWidget
 
 from tokviz.gui.context import PanelContext
 from tokviz.gui.panels.timeline.panel import TimelineWidget
-from tokviz.gui.panels.timeline.plot import after_first_paint
 from tokviz.gui.panels.training.memory import follow_train_settings
 from tokviz.gui.panels.training.panel import EXPORTS, SOURCE_EDITOR, TrainPanel
 from tokviz.gui.text.display import DisplayOptions
 from tokviz.gui.workers.debounce import Debouncer
+from tokviz.gui.workers.settle import after_views_settle
 
 TEXT_DEBOUNCE_MS = 150
 # pyqtgraph takes most of a second to import: do it in the background once the window is up.
@@ -80,9 +80,9 @@ def install(context: PanelContext) -> TrainingDocks:
 
     def on_timeline_visible(visible: bool) -> None:
         if visible:
-            # A dock restored from the last session starts tracing (GPT-2's merges, a worker)
-            # only once the window is on screen: that work would otherwise delay its first paint.
-            after_first_paint(parent.window(), follow_first_view)
+            # A dock restored from the last session starts tracing (GPT-2's merges, a worker) once
+            # the views show their first tokens: it would otherwise delay the window and the views.
+            after_views_settle(parent.window(), follow_first_view)
 
     def follow_first_view() -> None:
         if not timeline_dock.isVisible():
