@@ -1,8 +1,8 @@
 """A lecturer's projector: the real app in a real X window with a window manager, every panel open.
 
-At 1024×768, 1366×768 and 1920×1080, in the light and dark themes and in presentation mode, the app
-is launched as a user launches it, every panel is opened with its shortcut, and then the window and
-every dock must lie within the screen and no dock may be squeezed below what its contents need
+At 1024×768, 1366×768 and 1920×1080 the app is launched as a user launches it, every panel is
+opened with its shortcut, and in the light theme, the dark theme and presentation mode in turn the
+window and every dock must lie within the screen and no dock may be squeezed below what its contents need
 (the app reports its layout through ``TOKVIZ_READY_FILE``). A screenshot of each is kept under
 ``build/journeys/`` for people to look at (CI keeps that folder as an artifact).
 """
@@ -68,9 +68,22 @@ def inside(rect: list[int], screen: list[int], slack: int = 1) -> bool:
     return x >= sx - slack and y >= sy - slack and x + w <= sx + sw + slack and y + h <= sy + sh + slack
 
 
-@pytest.mark.parametrize("mode", list(MODES))
+def check_layout(status: dict, size: tuple[int, int], mode: str) -> None:
+    """The window and every dock within the screen, no dock squeezed below what it needs."""
+    layout = status["layout"]
+    screen = [0, 0, *size]
+    names = {d["name"] for d in layout["docks"]}
+    assert "trainDock" in names and names & {"timelineDock", "roundTripDock"}, (mode, names)
+    assert inside(layout["window"], screen), f"{mode}: the window {layout['window']} leaves the {size} screen"
+    for dock in layout["docks"]:
+        assert inside(dock["rect"], screen), f"{mode}: {dock['name']} at {dock['rect']} is off the screen"
+        assert not dock["clipped"], f"{mode}: {dock['name']} is {dock['rect'][2:]} but needs {dock['needs']}"
+
+
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
-def test_every_panel_open_fits_the_screen(tmp_path, size, mode):
+def test_every_panel_open_fits_the_screen(tmp_path, size):
+    """One session per screen size, as a lecturer's: every panel opened, then light, dark and
+    presentation mode in turn, each checked and photographed."""
     tool("xdotool")
     command, _how = tokviz_command()
     ready_file = tmp_path / "ready.json"
@@ -85,29 +98,24 @@ def test_every_panel_open_fits_the_screen(tmp_path, size, mode):
         try:
             wait_for(lambda: read_status(ready_file).get("ready"), "the first tokens", app, 60)
             window = xdotool(display, "search", "--sync", "--onlyvisible", "--class", "^tokviz$").split()[0]
-            for key in MODES[mode] + PANEL_KEYS:
-                xdotool(display, "windowactivate", "--sync", window)
-                xdotool(display, "key", "--clearmodifiers", key)
-                time.sleep(0.4)
-            time.sleep(1.5)  # the layout settles, the status follows within half a second
-            if "trainDock" not in {d["name"] for d in read_status(ready_file)["layout"]["docks"]}:
-                # Behind the Vocabulary tab (light and dark): its shortcut brings it to the front.
-                xdotool(display, "windowactivate", "--sync", window)
-                xdotool(display, "key", "--clearmodifiers", "ctrl+shift+t")
-                time.sleep(1.5)
-            status = read_status(ready_file)
-            SHOTS.mkdir(parents=True, exist_ok=True)
-            screenshot(display, SHOTS / f"{size[0]}x{size[1]}-{mode}.png")
-            layout = status["layout"]
-            screen = [0, 0, *size]
-            names = {d["name"] for d in layout["docks"]}
-            assert "trainDock" in names and names & {"timelineDock", "roundTripDock"}, names
-            assert inside(layout["window"], screen), f"the window {layout['window']} leaves the {size} screen"
-            for dock in layout["docks"]:
-                assert inside(dock["rect"], screen), f"{dock['name']} at {dock['rect']} is off the screen"
-                assert not dock["clipped"], f"{dock['name']} is {dock['rect'][2:]} but needs {dock['needs']}"
-            xdotool(display, "windowactivate", "--sync", window)
-            xdotool(display, "key", "--clearmodifiers", "ctrl+q")
+
+            def press(*keys: str, settle: float = 0.4) -> None:
+                for key in keys:
+                    xdotool(display, "windowactivate", "--sync", window)
+                    xdotool(display, "key", "--clearmodifiers", key)
+                    time.sleep(settle)
+
+            press(*PANEL_KEYS)
+            for mode, keys in MODES.items():
+                press(*keys)
+                time.sleep(1.5)  # the layout settles, the status follows within half a second
+                if "trainDock" not in {d["name"] for d in read_status(ready_file)["layout"]["docks"]}:
+                    # Behind the Vocabulary tab (light and dark): its shortcut brings it to the front.
+                    press("ctrl+shift+t", settle=1.5)
+                SHOTS.mkdir(parents=True, exist_ok=True)
+                screenshot(display, SHOTS / f"{size[0]}x{size[1]}-{mode}.png")
+                check_layout(read_status(ready_file), size, mode)
+            press("ctrl+q", settle=0)
             assert app.wait(30) == 0
         finally:
             if app.poll() is None:
