@@ -34,6 +34,7 @@ def test_every_panel_is_reachable_with_tab_from_the_editor(qtbot, window):
         dock.show()
     timeline = window.training.timeline
     window.training.timeline_dock.raise_()
+    window.vocab_dock.raise_()  # the Train panel is the tab behind it
     qtbot.waitUntil(lambda: timeline.slider.isEnabled(), timeout=30000)
     window.activateWindow()
     window.editor.setFocus()
@@ -43,15 +44,22 @@ def test_every_panel_is_reachable_with_tab_from_the_editor(qtbot, window):
         "tokenView",
         "vocabFilter",  # the vocabulary browser
         "vocabTable",
-        "corpusSource",  # the Train panel
-        "vocabSize",
-        "trainButton",
         "timelineTokenizerPicker",  # the merge timeline
         "timelineSlider",
         "timelineStep",
         "mergeTable",
     ):
         assert name in visited, f"{name} cannot be reached with Tab"
+    hidden = {"corpusSource", "vocabSize", "trainButton"}
+    assert not visited & hidden, "Tab stopped on the controls of a tab that is behind another, unseen"
+
+    qtbot.keyClick(
+        window.editor, Qt.Key.Key_T, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier
+    )
+    window.editor.setFocus()
+    visited = set(tab_cycle(qtbot, window))
+    assert hidden <= visited, "the Train panel in front is reached with Tab"
+    assert "vocabFilter" not in visited
 
 
 def test_ctrl_shift_tab_leaves_the_editor_backwards(qtbot, window):

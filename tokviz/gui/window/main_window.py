@@ -19,8 +19,11 @@ from PySide6.QtGui import (
     QTextCursor,
 )
 from PySide6.QtWidgets import (
+    QApplication,
+    QDockWidget,
     QMainWindow,
     QSplitter,
+    QTabBar,
     QWidget,
 )
 
@@ -378,6 +381,17 @@ class MainWindow(MenusMixin, FilesMixin, ViewSyncMixin, AppearanceMixin, QMainWi
         # (openbox: 45 px down; 40 px left a 1024 x 768 screen's bottom 10 px cut off).
         return DEFAULT_SIZE.boundedTo(QSize(free.width() - 16, free.height() - 64))
 
+    def focusNextPrevChild(self, next: bool) -> bool:  # noqa: A002 - Qt's name
+        """Tab and Ctrl+Tab skip the controls of a dock whose tab is behind another: Qt keeps such a
+        dock "visible" off the screen, so its controls would take the focus unseen."""
+        for _ in range(500):  # every stop of the chain at most, never forever
+            if not super().focusNextPrevChild(next):
+                return False
+            widget = QApplication.focusWidget()
+            if widget is None or not in_hidden_dock_tab(widget):
+                return True
+        return True
+
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
         # Opening a dock can make the window taller than the room below it: move it back on screen.
@@ -421,3 +435,14 @@ class MainWindow(MenusMixin, FilesMixin, ViewSyncMixin, AppearanceMixin, QMainWi
         self.retokenize_now()
         self.save_settings()
         super().closeEvent(event)
+
+
+def in_hidden_dock_tab(widget: QWidget) -> bool:
+    """Whether ``widget`` is kept off the screen by the main window: in a dock whose tab is behind
+    another, or a dock area's spare tab bar (Qt parks both outside the window, still "visible")."""
+    if isinstance(widget, QTabBar):
+        return widget.visibleRegion().isEmpty()
+    parent: QWidget | None = widget
+    while parent is not None and not isinstance(parent, QDockWidget):
+        parent = parent.parentWidget()
+    return parent is not None and parent.visibleRegion().isEmpty()
