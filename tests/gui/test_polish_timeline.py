@@ -35,3 +35,33 @@ def test_a_tokenizer_without_merges_resets_the_slider_and_the_plot(qtbot) -> Non
     assert plot.curve_data()[0].size == 0
     assert plot.text_plot.viewRange()[1] == [0.0, 1.0]
     assert plot.text_plot.getAxis("left").labelText == "tokens"
+
+
+def test_every_axis_title_is_readable_in_the_dark_theme(qtbot) -> None:
+    from PySide6.QtGui import QColor
+
+    from tokviz.gui.style.theme import app_palette
+
+    timeline = TimelineWidget(TokenizerRegistryModel(builtins=["characters"]))
+    qtbot.addWidget(timeline)
+    timeline.resize(1000, 360)
+    timeline.show()
+    timeline.setPalette(app_palette(True))
+    timeline.set_text(TEXT)
+    model = train_bpe(text=TEXT, vocab_size=270).tokenizer("tiny")
+    with qtbot.waitSignal(timeline.traceReady, timeout=30000):
+        timeline.set_tokenizer(model)
+    qtbot.waitUntil(timeline.is_ready, timeout=30000)
+    plot = timeline.plot
+    plot.curve_data()  # builds the plot and lays out its titles
+    plot.apply_palette()
+    plot.flush()
+
+    for item in (plot.text_plot, plot.corpus_plot):
+        for side in ("left", "bottom", "right"):
+            axis = item.getAxis(side)
+            if axis.labelText:
+                color = QColor(axis.labelStyle.get("color", "#000000"))
+                assert color.lightness() > 150, (
+                    f"{side} title {axis.labelText!r} is {color.name()} on a dark plot"
+                )

@@ -76,6 +76,13 @@ def warm_up_plotting() -> None:
     _warmup.start()
 
 
+def _relabel(plot: Any, side: str, text: str) -> None:
+    """Change an axis title, keeping its colour (pyqtgraph's setLabel replaces the whole style, so
+    a title set after the dark theme's colours would be drawn in the default dark grey)."""
+    axis = plot.getAxis(side)
+    axis.setLabel(text, **{**axis.labelStyle, **_LABEL_STYLE})
+
+
 _PAINTED = "tokvizPainted"
 
 
@@ -433,9 +440,9 @@ class TokenCountPlot(QWidget):
         # The lower plot carries the step axis; the upper one's would only repeat it.
         below = self._corpus_visible
         self.text_plot.getAxis("bottom").setStyle(showValues=not below)
-        self.text_plot.setLabel("bottom", "" if below else "merge step", **_LABEL_STYLE)
+        _relabel(self.text_plot, "bottom", "" if below else "merge step")
         # The editor text's token count; over the corpus's plot, "text" tells the two apart in less height.
-        self.text_plot.setLabel("left", "text" if below else "tokens", **_LABEL_STYLE)
+        _relabel(self.text_plot, "left", "text" if below else "tokens")
         if self._x_max != self._shown_x_max:
             self._shown_x_max = self._x_max
             # Set on both: a hidden plot's view box cannot drive its visible partner.
