@@ -3,6 +3,8 @@ leaves no stale numbers: the slider reads "/ 0", the plot is empty with fresh ra
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from tokviz.core.registry import load_tokenizer
 from tokviz.core.train import train_bpe
 from tokviz.gui.models.tokenizers import TokenizerRegistryModel
@@ -65,3 +67,36 @@ def test_every_axis_title_is_readable_in_the_dark_theme(qtbot) -> None:
                 assert color.lightness() > 150, (
                     f"{side} title {axis.labelText!r} is {color.name()} on a dark plot"
                 )
+
+
+def test_the_plot_shows_every_step_after_switching_to_a_model_with_its_history(qtbot) -> None:
+    """From GPT-2 (50,000 merges) to a trained model whose history adds the corpus plot: both plots
+    show steps 0 to the last, aligned (they once showed 124-959 of 1,047, step 0 off the plot)."""
+    corpus = Path(__file__).read_text(encoding="utf-8") * 3
+    result = train_bpe(text=corpus, vocab_size=700)
+    model = result.tokenizer("trained")
+    timeline = TimelineWidget(TokenizerRegistryModel(builtins=["gpt2"]))
+    qtbot.addWidget(timeline)
+    timeline.resize(1000, 400)
+    timeline.show()
+    timeline.set_text(corpus[:2000])
+    timeline.set_tokenizer_key("gpt2")
+    qtbot.waitUntil(timeline.is_ready, timeout=60000)
+    plot = timeline.plot
+    plot.curve_data()
+
+    timeline.set_tokenizer(model, result.history)
+    qtbot.waitUntil(timeline.is_ready, timeout=60000)
+    plot.curve_data()
+    qtbot.wait(100)  # the corpus plot appears and is laid out
+
+    last = model.merge_count
+    for item in (plot.text_plot, plot.corpus_plot):
+        low, high = item.viewRange()[0]
+        assert low <= 0 < last <= high and high - low < last * 1.1, (
+            item is plot.corpus_plot,
+            low,
+            high,
+            last,
+        )
+    assert plot.corpus_plot.isVisible()

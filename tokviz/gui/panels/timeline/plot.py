@@ -284,10 +284,26 @@ class TokenCountPlot(QWidget):
             plot.getAxis("left").setWidth(64)
             plot.getAxis("right").setWidth(48)
         self._shown_x_max = -1
+        # pyqtgraph's setXLink maps ranges through the two views' pixels, and a plot that has just
+        # appeared is not laid out yet: its partner then showed steps 124-959 of 0-1,047. The
+        # ranges are copied as values instead (the equal axis widths above keep steps aligned).
+        self._following = False
+        for plot, other in ((text_plot, corpus_plot), (corpus_plot, text_plot)):
+            plot.vb.sigXRangeChanged.connect(lambda _vb, rng, other=other: self._follow_x(other, rng))
         self.apply_palette()
         self._refresh_text()
         self._refresh_corpus()
         self._refresh_layout()
+
+    def _follow_x(self, other: Any, x_range: tuple[float, float]) -> None:
+        """Show in ``other`` the steps the user or the code just showed in its partner."""
+        if self._following or not getattr(self, "_linked", False):
+            return
+        self._following = True
+        try:
+            other.setXRange(*x_range, padding=0)
+        finally:
+            self._following = False
 
     def _sync_ratio_box(self) -> None:
         self.ratio_box.setGeometry(self.text_plot.vb.sceneBoundingRect())
@@ -431,11 +447,10 @@ class TokenCountPlot(QWidget):
         text_visible = self._text_xy is not None or not self._corpus_visible
         self.text_plot.setVisible(text_visible)
         self.corpus_plot.setVisible(self._corpus_visible)
-        # Linked x axes only while both plots are shown: a hidden view box has no width to map.
+        # Both plots show the same steps while both are shown (see _follow_x).
         linked = text_visible and self._corpus_visible
         if linked != getattr(self, "_linked", None):
             self._linked = linked
-            self.corpus_plot.setXLink(self.text_plot if linked else None)
             self._shown_x_max = -1
         # The lower plot carries the step axis; the upper one's would only repeat it.
         below = self._corpus_visible
