@@ -383,3 +383,30 @@ def test_a_bar_that_lost_text_to_unk_is_hatched_and_says_so(qtbot, gpt2) -> None
     )
     assert "lossy" not in canvas.describe_bar(1, 0)
     assert "lossy" in canvas.bars.label_texts[0][0] and "lossy" not in canvas.bars.label_texts[1][0]
+    assert "▨</span>&nbsp;lossy: text lost to &lt;unk&gt;" in canvas.legend.text(), (
+        "the key stays when labels cannot"
+    )
+
+
+def test_a_short_chart_keeps_its_plot_and_shows_the_summary_whole_or_in_a_tooltip(
+    qtbot, byte_tokenizer, gpt2
+) -> None:
+    """Docked in presentation mode at 768 px the chart is ~300 px tall: the summary once showed only
+    its last word, cut, under the axis title. Now it shows whole or moves to the legend's tooltip,
+    the input names take one line and the y title its short form."""
+    table = ExchangeTable.measure({s.label: s.text for s in sample_inputs()}, [byte_tokenizer, gpt2])
+    canvas = render_canvas(table, style=ChartStyle(dark=False, large=True))
+    qtbot.addWidget(canvas)
+    canvas.show()
+    assert canvas.caption.isVisible() and canvas.legend.toolTip() == "", "an export has room for everything"
+
+    canvas.resize(1000, 290)
+    qtbot.waitUntil(lambda: canvas.caption.isHidden(), timeout=3000)
+    assert canvas.legend.toolTip() == canvas.caption.text() != ""
+    ticks = canvas.plot.getAxis("bottom")._tickLevels[0]
+    assert all("\n" not in text for _x, text in ticks), ticks
+    assert canvas.plot.getAxis("left").labelText == "bytes/token"
+
+    canvas.resize(1000, 700)
+    qtbot.waitUntil(lambda: canvas.caption.isVisible(), timeout=3000)
+    assert canvas.plot.getAxis("left").labelText == "bytes per token"

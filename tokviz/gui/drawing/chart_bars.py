@@ -33,7 +33,8 @@ def bar_value(table: ExchangeTable, view: str, i: int, j: int) -> float:
 
 
 def category_labels(name: str, n_bytes: int) -> list[str]:
-    """An input's x-axis label, longest first: name and size; over lines; first word; 4 letters; 3; none.
+    """An input's x-axis label, longest first: name and size; over lines; the name alone; first
+    word; 4 letters; 3; none.
 
     Docked at a narrow width the full labels of neighbouring groups would run into each other,
     and pyqtgraph silently drops a label that sticks out of the axis (the first group lost its).
@@ -46,7 +47,11 @@ def category_labels(name: str, n_bytes: int) -> list[str]:
         "\n".join([" ".join(words[:half]), " ".join(words[half:]), size]) if half else f"{name}\n{size}"
     )
     short = first if len(first) <= 5 else first[:4] + "…"
-    return [f"{name}\n{size}", two_lines, first, short, first[:3], ""]
+    return [f"{name}\n{size}", two_lines, name, first, short, first[:3], ""]
+
+
+# Each bar view's y-axis title, in full and short (a short plot cannot hold the full one).
+AXIS_TITLES = {"bytes": ("bytes per token", "bytes/token"), "attention": ("attention cost (×)", "cost (×)")}
 
 
 class BarLayer:
@@ -97,10 +102,10 @@ class BarLayer:
         table, view, st, plot = canvas.table, canvas.view, canvas.style_, canvas.plot
         bottom = plot.getAxis("bottom")
         if view == "bytes":
-            canvas.set_axis_labels("bytes per token", "input (its size in UTF-8 bytes)")
+            canvas.set_axis_labels(AXIS_TITLES["bytes"][0], "input (its size in UTF-8 bytes)")
         else:
             canvas.set_axis_labels(
-                "attention cost (×)",
+                AXIS_TITLES["attention"][0],
                 "input (bar labels: cost multiplier, then token count)",
             )
         self.clear()
@@ -229,15 +234,33 @@ class BarLayer:
             self.canvas.plot.getAxis("bottom").style.get("tickFont") or self.canvas.style_.font()
         )
         room = slot_px - 8
+        # A short chart (a docked one in presentation mode) keeps room for the plot and the summary
+        # under it: no more label lines than its height allows (see ChartCanvas.reserve_bottom_axis).
+        max_lines = max(1, int((self.canvas.graphics_room() - 130) / metrics.height() - 1.4))
         for variant in range(len(self.tick_variants[0])):
             widest = max(
                 metrics.horizontalAdvance(line)
                 for forms in self.tick_variants
                 for line in forms[variant].split("\n")
             )
-            if widest <= room:
+            lines = max(forms[variant].count("\n") + 1 for forms in self.tick_variants)
+            if widest <= room and lines <= max_lines:
                 break
         self._set_ticks(variant)
+
+    def _fit_axis_title(self) -> None:
+        """The y axis's title in full when it fits the plot's height, else its short form."""
+        axis = self.canvas.plot.getAxis("left")
+        full = AXIS_TITLES.get(self.canvas.view)
+        if full is None:
+            return
+        fits = (
+            QFontMetricsF(self.canvas.style_.font()).horizontalAdvance(full[0])
+            <= self.canvas.plot.vb.height()
+        )
+        wanted = full[0] if fits else full[1]
+        if axis.labelText != wanted:
+            axis.setLabel(wanted, **axis.labelStyle)
 
     def fit_labels(self) -> None:
         """Give bars the longest value labels that fit over them (none at tiny sizes), and the inputs
@@ -249,6 +272,7 @@ class BarLayer:
         if not px or not math.isfinite(px):
             return
         self._fit_ticks(1 / px)
+        self._fit_axis_title()
         bar_px = (self.geometry[0][1] - self.geometry[0][0]) / px
         metrics = QFontMetricsF(self.canvas.style_.font(0.9))
         labels = self.labels[: len(self.geometry)]

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QPoint, QPointF, QSize, Qt
-from PySide6.QtGui import QColor, QCursor, QFontMetricsF, QImage, QPainter, QPalette, QShowEvent
+from PySide6.QtGui import QColor, QCursor, QFontMetricsF, QImage, QPainter, QPalette, QResizeEvent, QShowEvent
 from PySide6.QtWidgets import QGraphicsView, QLabel, QSizePolicy, QToolTip, QVBoxLayout, QWidget
 
 from tokviz.core.errors import ExportError
@@ -246,6 +246,31 @@ class ChartCanvas(QWidget):
         self.plot.setLabel("left", left, **style)
         self.plot.setLabel("bottom", bottom, **style)
 
+    def graphics_room(self) -> float:
+        """The height left for the plot once the title, legend and summary have theirs (pixels)."""
+        margins = self._layout.contentsMargins()
+        width = max(1, self.width() - margins.left() - margins.right())
+        used = margins.top() + margins.bottom()
+        # The summary counts even while hidden (see _fit_caption), so the two decisions never chase each other.
+        for label in (self.title, self.legend, self.caption):
+            if not label.isHidden() or label is self.caption:
+                used += label.heightForWidth(width) + self._layout.spacing()
+        return float(self.height() - used)
+
+    def _fit_caption(self) -> None:
+        """Show the summary under the plot only whole: a chart too short for both (docked in
+        presentation mode at 768 px) keeps the plot and puts the summary in the legend's tooltip."""
+        if self.graphics is None:
+            return
+        fits = self.graphics_room() >= self.graphics.minimumHeight()
+        if self.caption.isHidden() == fits:
+            self.caption.setVisible(fits)
+        self.legend.setToolTip("" if fits else self.caption.text())
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._fit_caption()
+
     def reserve_bottom_axis(self, lines: float) -> None:
         """Give the x axis room for ``lines`` lines of text, and never squeeze the plot below it.
 
@@ -300,6 +325,7 @@ class ChartCanvas(QWidget):
             self.vocab.place_labels()
         else:
             self.bars.fit_labels()
+        self._fit_caption()
 
     # ---------------------------------------------------------------- hover
     def describe_bar(self, i: int, j: int) -> str:

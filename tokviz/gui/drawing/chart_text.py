@@ -82,6 +82,12 @@ def legend_html(
         parts.append(_swatch(color_of(j), label))
     if view == "attention":
         parts.append(_swatch(style.muted, "1× = the best tokenizer for that input", line=True))
+    if view in ("bytes", "attention") and any(
+        table.metric(i, j).unknown for i in range(len(table.inputs)) for j in columns
+    ):
+        # The hatched bars' key: it stays when the bars are too narrow for their "lossy" labels.
+        hatch = f"<span style='color:{style.foreground.name()};'>▨</span>"
+        parts.append(f"<span style='white-space:nowrap'>{hatch}&nbsp;lossy: text lost to &lt;unk&gt;</span>")
     return "&nbsp;&nbsp;&nbsp; ".join(parts)
 
 
