@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shlex
 import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Protocol
@@ -150,12 +151,29 @@ def read_text_file(path: str) -> str:
 
 
 def input_text(args: argparse.Namespace) -> str:
-    """The text named by :func:`add_input`'s options: exactly one of ``--text`` and ``FILE``."""
+    """The text named by :func:`add_input`'s options: exactly one of ``--text`` and ``FILE``.
+
+    A FILE that does not exist is often text typed where a path goes (``tokviz render "some
+    text"``): the message then says how to give text.
+    """
+    from tokviz.core.errors import CorpusError
+
     if args.text is not None and args.file is not None:
         raise UsageError("give either --text or FILE, not both")
     if args.text is None and args.file is None:
         raise UsageError("give the input as --text TEXT or as a FILE")
-    return args.text if args.text is not None else read_text_file(args.file)
+    if args.text is not None:
+        return str(args.text)
+    try:
+        return read_text_file(args.file)
+    except CorpusError as exc:
+        looks_like_text = any(c.isspace() for c in args.file) or not any(c in args.file for c in "./\\")
+        if looks_like_text and str(exc).endswith("No such file or directory"):
+            raise CorpusError(
+                f"{args.file}: no such file (to give the text itself: --text {shlex.quote(args.file)})",
+                args.file,
+            ) from None
+        raise
 
 
 def is_words(spec: str) -> bool:
