@@ -35,3 +35,22 @@ def test_a_default_name_keeps_its_name_in_the_last_folder(tmp_path):
 def test_a_folder_that_is_gone_falls_back_to_home(tmp_path):
     file_dialogs.remember_folder(tmp_path / "deleted")
     assert file_dialogs.last_folder() == Path.home()
+
+
+def test_a_save_dialog_starts_where_the_last_file_was_saved_not_in_a_read_only_corpus_folder(
+    monkeypatch, tmp_path
+):
+    corpus = tmp_path / "usr-lib-json"  # as /usr/lib/python3.11/json, which a user cannot write to
+    slides = tmp_path / "slides"
+    corpus.mkdir()
+    slides.mkdir()
+    monkeypatch.setattr(file_dialogs.os, "access", lambda path, mode: Path(path) != corpus)
+    default = str(Path.home() / "bpe-2000.tokviz.json")
+
+    file_dialogs.remember_folder(corpus)  # Add folder… in the Train panel
+    assert file_dialogs.start_path(default, saving=True) == default, "not into the corpus folder"
+    assert file_dialogs.start_path(str(Path.home())) == str(corpus), "opening still starts there"
+
+    file_dialogs.remember_folder(slides, saved=True)  # a model saved with the slides
+    file_dialogs.remember_folder(corpus)  # then another corpus opened
+    assert file_dialogs.start_path(default, saving=True) == str(slides / "bpe-2000.tokviz.json")

@@ -39,6 +39,8 @@ RECENT_FILES: Key[list[str]] = Key("recentFiles", list, [])
 REMEMBERED_TOKENIZERS: Key[list[str]] = Key("tokenizers/remembered", list, [])
 # Where every file dialog starts: the folder of the last file opened or saved.
 LAST_FOLDER: Key[str] = Key("lastFolder", str, "")
+# Where the last file was saved: save dialogs start there, not in a corpus folder one may not write to.
+LAST_SAVE_FOLDER: Key[str] = Key("lastSaveFolder", str, "")
 GEOMETRY: Key[QByteArray | None] = Key("geometry", QByteArray, None)
 WINDOW_STATE: Key[QByteArray | None] = Key("windowState", QByteArray, None)
 # File ▸ Export panel

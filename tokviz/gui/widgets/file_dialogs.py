@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
 )
 
 from tokviz.core.pretokenize import NAMED_PATTERNS, validate_pattern
-from tokviz.gui.settings import LAST_FOLDER, Settings
+from tokviz.gui.settings import LAST_FOLDER, LAST_SAVE_FOLDER, Settings
 
 
 def last_folder() -> Path:
@@ -38,22 +38,36 @@ def last_folder() -> Path:
     return folder if folder.is_dir() else Path.home()
 
 
-def remember_folder(folder: str | Path) -> None:
-    """Start the next dialog in ``folder``."""
+def last_save_folder() -> Path:
+    """Where the last file was saved; before the first save, the last folder if it can be written
+    to (a corpus folder such as /usr/lib/python3.11/json cannot), else the home folder."""
+    saved = Settings().get(LAST_SAVE_FOLDER)
+    if saved and Path(saved).is_dir():
+        return Path(saved)
+    folder = last_folder()
+    return folder if os.access(folder, os.W_OK) else Path.home()
+
+
+def remember_folder(folder: str | Path, saved: bool = False) -> None:
+    """Start the next dialog in ``folder`` (and the next save dialog too when a file was ``saved`` there)."""
     Settings().set(LAST_FOLDER, str(folder))
+    if saved:
+        Settings().set(LAST_SAVE_FOLDER, str(folder))
 
 
-def start_path(directory: str | os.PathLike[str]) -> str:
-    """Where a dialog asked for ``directory`` should start: the last folder instead of the home folder.
+def start_path(directory: str | os.PathLike[str], saving: bool = False) -> str:
+    """Where a dialog asked for ``directory`` should start: the last folder (the last save folder
+    when ``saving``) instead of the home folder.
 
     Always a ``str`` (Qt's dialogs refuse a ``Path``: a folder outside home once crashed the export).
     """
     home = Path.home()
     asked = Path(directory) if directory else home
+    base = last_save_folder() if saving else last_folder()
     if asked == home:
-        return str(last_folder())
+        return str(base)
     if asked.parent == home:  # a default file name in the home folder
-        return str(last_folder() / asked.name)
+        return str(base / asked.name)
     return os.fspath(directory)
 
 
@@ -80,10 +94,10 @@ def get_open_file_names(
 def get_save_file_name(
     parent: QWidget | None, caption: str, directory: str = "", filter: str = ""
 ) -> tuple[str, str]:
-    """``QFileDialog.getSaveFileName`` that starts in, and remembers, the last folder."""
-    path, chosen = QFileDialog.getSaveFileName(parent, caption, start_path(directory), filter)
+    """``QFileDialog.getSaveFileName`` that starts in, and remembers, the last folder saved to."""
+    path, chosen = QFileDialog.getSaveFileName(parent, caption, start_path(directory, saving=True), filter)
     if path:
-        remember_folder(Path(path).parent)
+        remember_folder(Path(path).parent, saved=True)
     return path, chosen
 
 

@@ -300,7 +300,7 @@ class ExportDialog(QDialog):
         except (OSError, ExportError) as exc:
             self.message.setText(f"Export failed: {exc}")
             return None
-        file_dialogs.remember_folder(written.parent)
+        file_dialogs.remember_folder(written.parent, saved=True)
         self.message.setText(f"Saved {written.name}")
         return written
 

@@ -232,7 +232,9 @@ class ModelExportDialog(QDialog):
             self.message.setText(f"Exported {tok.name} to {path}")
             self.notes.setPlainText("\n\n".join(lines))
             self.notes.setVisible(bool(lines))
-            file_dialogs.remember_folder(Path(path).parent if kind not in ("gpt2", "hf") else Path(path))
+            file_dialogs.remember_folder(
+                Path(path).parent if kind not in ("gpt2", "hf") else Path(path), saved=True
+            )
             if saves and key is not None:
                 self.registry.mark_saved(key, os.fspath(path))
             self._update_button()
