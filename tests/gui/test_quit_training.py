@@ -17,17 +17,28 @@ def start_a_long_run(qtbot, window):
 
 def test_quitting_during_training_asks_and_no_keeps_everything(qtbot, window, monkeypatch):
     asked: list[bool] = []
-    monkeypatch.setattr(install, "confirm_quit", lambda parent: asked.append(True) or False)
+    monkeypatch.setattr(install, "confirm_quit", lambda parent, panel=None: asked.append(True) or False)
     panel = start_a_long_run(qtbot, window)
     assert window.close() is False, "the window stays open"
     assert asked == [True] and window.isVisible() and panel.running
-    monkeypatch.setattr(install, "confirm_quit", lambda parent: True)
+    monkeypatch.setattr(install, "confirm_quit", lambda parent, panel=None: True)
     assert window.close() is True
     qtbot.waitUntil(lambda: not panel.running, timeout=10000)  # cancelled, its thread ended
 
 
 def test_no_question_without_a_run(qtbot, window, monkeypatch):
     monkeypatch.setattr(
-        install, "confirm_quit", lambda parent: (_ for _ in ()).throw(AssertionError("asked"))
+        install, "confirm_quit", lambda parent, panel=None: (_ for _ in ()).throw(AssertionError("asked"))
     )
     assert window.close() is True
+
+
+def test_the_question_follows_a_run_that_finishes_while_it_is_open(qtbot):
+    from tokviz.gui.panels.training.install import QuitQuestion
+
+    box = QuitQuestion(None)
+    qtbot.addWidget(box)
+    assert "in progress" in box.text() and box.defaultButton() is box.button(box.StandardButton.No)
+    box.on_finished(object(), "bpe-2000")
+    assert box.text() == "The training run has finished; its model is not saved yet. Quit anyway?"
+    assert box.windowTitle() == "Quit without saving?"

@@ -110,7 +110,7 @@ def install(context: PanelContext) -> TrainingDocks:
     panel.trainingFinished.connect(on_finished)
 
     def shut_down_training() -> bool:
-        if panel.running and not confirm_quit(parent):
+        if panel.running and not confirm_quit(parent, panel):
             return False
         panel.shutdown()
         return True
@@ -120,18 +120,33 @@ def install(context: PanelContext) -> TrainingDocks:
     return TrainingDocks(panel, timeline, train_dock, timeline_dock, menu)
 
 
-def confirm_quit(parent: QWidget) -> bool:
+class QuitQuestion(QMessageBox):
+    """ "Quit and lose the run?", which follows the run: finished while asked, it says so."""
+
+    def __init__(self, parent: QWidget | None) -> None:
+        super().__init__(
+            QMessageBox.Icon.Question,
+            "Quit while training?",
+            "A training run is in progress. Quit and lose it?",
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+            parent,
+        )
+        self.setDefaultButton(QMessageBox.StandardButton.No)
+
+    def on_finished(self, *_args: object) -> None:
+        """The run ended while the question was open: what quitting loses now is the unsaved model."""
+        self.setWindowTitle("Quit without saving?")
+        self.setText("The training run has finished; its model is not saved yet. Quit anyway?")
+
+
+def confirm_quit(parent: QWidget, panel: TrainPanel | None = None) -> bool:
     """Ask before a window closes on a training run (an offscreen app has nobody to ask: it quits)."""
     if QGuiApplication.platformName() in ("offscreen", "minimal"):
         return True
-    answer = QMessageBox.question(
-        parent,
-        "Quit while training?",
-        "A training run is in progress. Quit and lose it?",
-        QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
-        QMessageBox.StandardButton.No,
-    )
-    return answer == QMessageBox.StandardButton.Yes
+    box = QuitQuestion(parent)
+    if panel is not None:
+        panel.trainingFinished.connect(box.on_finished)
+    return box.exec() == QMessageBox.StandardButton.Yes
 
 
 def _train_menu(
