@@ -163,3 +163,28 @@ def test_the_lecture_demo_does_not_replace_the_remembered_settings(qtbot, make_w
     assert again.vocab_size.value() == 5000
     assert again.source_kind() == SOURCE_PYDOC
     assert again.tie_rule.currentData() == "lexicographic"
+
+
+def test_a_restored_corpus_shows_its_size_and_preview_when_the_panel_is_seen(qtbot, tmp_path) -> None:
+    from PySide6.QtWidgets import QDockWidget
+
+    from tokviz.gui.window.main_window import MainWindow
+
+    corpus = tmp_path / "notes.txt"
+    corpus.write_text("the cat in the hat sat on the mat\\n" * 50, encoding="utf-8")
+    first = MainWindow()
+    qtbot.addWidget(first)
+    first.training.panel.add_paths([str(corpus)])
+    first.save_settings()
+    first.close()
+
+    window = MainWindow()
+    qtbot.addWidget(window)
+    window.show()
+    panel = window.training.panel
+    assert panel.corpus_paths() == [str(corpus)]
+    window.findChild(QDockWidget, "trainDock").show()
+    window.findChild(QDockWidget, "trainDock").raise_()
+    qtbot.waitUntil(lambda: "1 file" in panel.corpus_info.text(), timeout=20000)
+    assert panel.preview.toPlainText().startswith("the cat in the hat")
+    window.close()

@@ -49,6 +49,15 @@ def install(context: PanelContext) -> TrainingDocks:
     train_dock = context.add_dock(
         panel, "Train", "trainDock", "Ctrl+Shift+T", area="right", visible=True, tabify_with="vocabDock"
     )
+
+    # The restored corpus's size line and preview are measured (a worker reading the files) when
+    # the Train panel is first seen, once the views show their tokens: not at every launch.
+    def measure_restored_corpus(visible: bool) -> None:
+        if visible and not panel.running:
+            train_dock.visibilityChanged.disconnect(measure_restored_corpus)
+            after_views_settle(parent.window(), panel.refresh_corpus_info)
+
+    train_dock.visibilityChanged.connect(measure_restored_corpus)
     timeline_dock = context.add_dock(
         timeline,
         "Merge timeline",
