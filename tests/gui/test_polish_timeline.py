@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tokviz.core.registry import load_tokenizer
+from tokviz.core.tokenizer import Tokenizer
 from tokviz.core.train import train_bpe
 from tokviz.gui.models.tokenizers import TokenizerRegistryModel
 from tokviz.gui.panels.timeline.panel import TimelineWidget
@@ -13,16 +14,24 @@ from tokviz.gui.panels.timeline.panel import TimelineWidget
 TEXT = "the cat in the hat sat on the mat " * 4
 
 
-def test_a_tokenizer_without_merges_resets_the_slider_and_the_plot(qtbot) -> None:
+def replaying_a_tiny_model(qtbot, palette=None) -> tuple[TimelineWidget, Tokenizer]:
+    """A shown timeline replaying a model trained on ``TEXT`` (``palette``: the window's, e.g. dark)."""
     timeline = TimelineWidget(TokenizerRegistryModel(builtins=["characters"]))
     qtbot.addWidget(timeline)
     timeline.resize(1000, 360)
     timeline.show()
+    if palette is not None:
+        timeline.setPalette(palette)
     timeline.set_text(TEXT)
     model = train_bpe(text=TEXT, vocab_size=270).tokenizer("tiny")
     with qtbot.waitSignal(timeline.traceReady, timeout=30000):
         timeline.set_tokenizer(model)
     qtbot.waitUntil(timeline.is_ready, timeout=30000)
+    return timeline, model
+
+
+def test_a_tokenizer_without_merges_resets_the_slider_and_the_plot(qtbot) -> None:
+    timeline, model = replaying_a_tiny_model(qtbot)
     plot = timeline.plot
     plot.curve_data()  # builds the plot and applies pending data
     assert timeline.playback.total_label.text() == f"/ {model.merge_count}"
@@ -44,16 +53,7 @@ def test_every_axis_title_is_readable_in_the_dark_theme(qtbot) -> None:
 
     from tokviz.gui.style.theme import app_palette
 
-    timeline = TimelineWidget(TokenizerRegistryModel(builtins=["characters"]))
-    qtbot.addWidget(timeline)
-    timeline.resize(1000, 360)
-    timeline.show()
-    timeline.setPalette(app_palette(True))
-    timeline.set_text(TEXT)
-    model = train_bpe(text=TEXT, vocab_size=270).tokenizer("tiny")
-    with qtbot.waitSignal(timeline.traceReady, timeout=30000):
-        timeline.set_tokenizer(model)
-    qtbot.waitUntil(timeline.is_ready, timeout=30000)
+    timeline, _model = replaying_a_tiny_model(qtbot, app_palette(True))
     plot = timeline.plot
     plot.curve_data()  # builds the plot and lays out its titles
     plot.apply_palette()

@@ -32,7 +32,8 @@ class FirstPaintWatch(QObject):
         return False
 
 
-def test_a_restored_timeline_builds_its_plot_after_the_window_is_painted(qtbot):
+def leave_the_timeline_open(qtbot) -> None:
+    """A session that ends with the merge timeline open: the next window restores it."""
     first = MainWindow()
     qtbot.addWidget(first)
     first.show()
@@ -40,6 +41,10 @@ def test_a_restored_timeline_builds_its_plot_after_the_window_is_painted(qtbot):
     qtbot.waitUntil(first.is_ready, timeout=20000)
     first.save_settings()
     first.close()
+
+
+def test_a_restored_timeline_builds_its_plot_after_the_window_is_painted(qtbot):
+    leave_the_timeline_open(qtbot)
 
     window = MainWindow()  # the same settings: the timeline dock comes back open
     qtbot.addWidget(window)
@@ -58,13 +63,7 @@ def test_a_restored_timeline_starts_tracing_after_the_window_is_painted(qtbot):
     """Choosing the timeline's tokenizer loads GPT-2's merges and traces in a worker: both
     compete with the first paint and the views' first tokens, so they wait for them (the dock then
     follows the first view)."""
-    first = MainWindow()
-    qtbot.addWidget(first)
-    first.show()
-    first.findChild(QDockWidget, "timelineDock").show()
-    qtbot.waitUntil(first.is_ready, timeout=20000)
-    first.save_settings()
-    first.close()
+    leave_the_timeline_open(qtbot)
 
     window = MainWindow()
     qtbot.addWidget(window)

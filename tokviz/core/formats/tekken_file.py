@@ -97,19 +97,17 @@ def _ranks(entries: list[Any], shift: int, file_name: str) -> dict[bytes, int]:
     """``{token bytes: rank + shift}``, checking each entry as mistral-common does."""
     ranks: dict[bytes, int] = {}
     for i, entry in enumerate(entries):
-        if (
-            not isinstance(entry, dict)
-            or entry.get("rank") != i
-            or not isinstance(entry.get("token_bytes"), str)
-        ):
-            raise TokenizerLoadError(
-                f"{file_name}: vocab entry {i} must be {{rank: {i}, token_bytes: base64}}, got {_short(entry)}"
-            )
+        token = _field(
+            entry,
+            i,
+            "token_bytes",
+            f"{file_name}: vocab entry {i} must be {{rank: {i}, token_bytes: base64}}",
+        )
         try:
-            data = base64.b64decode(entry["token_bytes"], validate=True)
+            data = base64.b64decode(token, validate=True)
         except (binascii.Error, ValueError):
             raise TokenizerLoadError(
-                f"{file_name}: vocab entry {i} has token_bytes that are not base64: {_short(entry['token_bytes'])}"
+                f"{file_name}: vocab entry {i} has token_bytes that are not base64: {_short(token)}"
             ) from None
         if i < 256 and data != bytes([i]):
             raise TokenizerLoadError(
@@ -123,6 +121,13 @@ def _ranks(entries: list[Any], shift: int, file_name: str) -> dict[bytes, int]:
     return ranks
 
 
+def _field(entry: object, rank: int, key: str, what: str) -> str:
+    """``entry[key]`` of a ``{rank, key: str}`` entry at position ``rank``, or an error saying ``what``."""
+    if not isinstance(entry, dict) or entry.get("rank") != rank or not isinstance(entry.get(key), str):
+        raise TokenizerLoadError(f"{what}, got {_short(entry)}")
+    return str(entry[key])
+
+
 def _specials(given: object, version: object, n_special: int, file_name: str) -> dict[str, int]:
     """The special tokens' ``{text: id}``: the file's list (or the legacy names), then fillers to ``n``."""
     if given is None:
@@ -134,15 +139,8 @@ def _specials(given: object, version: object, n_special: int, file_name: str) ->
     elif isinstance(given, list):
         names = []
         for k, entry in enumerate(given):
-            if (
-                not isinstance(entry, dict)
-                or entry.get("rank") != k
-                or not isinstance(entry.get("token_str"), str)
-            ):
-                raise TokenizerLoadError(
-                    f"{file_name}: special token {k} must be {{rank: {k}, token_str: text}}, got {_short(entry)}"
-                )
-            names.append(entry["token_str"])
+            what = f"{file_name}: special token {k} must be {{rank: {k}, token_str: text}}"
+            names.append(_field(entry, k, "token_str", what))
     else:
         raise TokenizerLoadError(f"{file_name}: special_tokens must be a list, got {_short(given)}")
     if len(names) > n_special:

@@ -6,6 +6,7 @@ thread soon after start-up, and :func:`when_plotting_ready` builds the plot once
 
 from __future__ import annotations
 
+import atexit
 import importlib
 import sys
 import threading
@@ -74,6 +75,9 @@ def warm_up_plotting() -> None:
         target=_import_pyqtgraph, args=(_done,), name="tokviz-pyqtgraph-import", daemon=True
     )
     _warmup.start()
+    # Quitting (or a test run ending) in the middle of the import would tear the interpreter down
+    # under a thread still loading extension modules, which can crash the exit: let it finish.
+    atexit.register(_warmup.join, 20)
 
 
 def _relabel(plot: Any, side: str, text: str) -> None:
