@@ -100,3 +100,24 @@ def test_the_plot_shows_every_step_after_switching_to_a_model_with_its_history(q
             last,
         )
     assert plot.corpus_plot.isVisible()
+
+
+def test_a_trained_models_counts_come_before_the_id_and_empty_columns_are_hidden(qtbot) -> None:
+    from tokviz.gui.models.merge_model import COLUMNS, COUNT, ID, TIES
+
+    timeline, model = replaying_a_tiny_model(qtbot)
+    table = timeline.table
+    header = table.horizontalHeader()
+    assert table.isColumnHidden(COUNT) and table.isColumnHidden(TIES), "no history: no empty columns"
+
+    result = train_bpe(text=TEXT, vocab_size=270)
+    timeline.set_tokenizer(result.tokenizer("with history"), result.history)
+    qtbot.waitUntil(timeline.is_ready, timeout=30000)
+
+    shown = [
+        COLUMNS[header.logicalIndex(v)]
+        for v in range(len(COLUMNS))
+        if not table.isColumnHidden(header.logicalIndex(v))
+    ]
+    assert shown[:6] == ["Step", "Merge", "New token", "Count", "Ties", "Id"]
+    assert header.visualIndex(ID) > header.visualIndex(TIES)

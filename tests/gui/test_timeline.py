@@ -316,8 +316,12 @@ def test_long_runs_fit_the_step_box_the_counts_and_the_axis_titles(qtbot):
     needed = QFontMetrics(box.font()).horizontalAdvance(box.text())
     assert needed <= box.lineEdit().width(), f"'{box.text()}' needs {needed} px, has {box.lineEdit().width()}"
     table = timeline.table
+    assert table.isColumnHidden(COUNT), "no training history: no empty Count column"
+    timeline.begin_live(100_000)  # a run streams its merges: their counts are shown
+    assert not table.isColumnHidden(COUNT)
     count = QFontMetrics(table.font()).horizontalAdvance("1,990,624")
     assert count < table.columnWidth(COUNT) - 6, "a seven-digit count is shown whole"
+    timeline.end_live()
     plot = timeline.plot
     plot.build()
     trained = train_bpe(text=CAT, vocab_size=259, pretokenizer="none", tie_break="first-seen")

@@ -128,6 +128,10 @@ class MergeTableModel(QAbstractTableModel):
         self._live_records.extend(records)
         self.endInsertRows()
 
+    def has_history(self) -> bool:
+        """True when the merges come with a training run's counts (in the app, or saved in the model)."""
+        return self.live or bool(self.history)
+
     def set_current_step(self, step: int) -> None:
         """Shade the row of the step the timeline shows."""
         old = self.row_of_step(self.current_step)

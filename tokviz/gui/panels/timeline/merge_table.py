@@ -46,9 +46,24 @@ class MergeTableView(QTableView):
         self.verticalHeader().hide()
         self.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
         self.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 6)
-        self.horizontalHeader().setStretchLastSection(True)
-        self.horizontalHeader().setHighlightSections(False)
+        header = self.horizontalHeader()
+        header.setStretchLastSection(True)
+        header.setHighlightSections(False)
+        # A training run's Count and Ties come right after the new token, the id after them: in a
+        # narrow dock (a 1024 px projector) they are the columns a lecturer shows.
+        header.moveSection(header.visualIndex(ID), header.visualIndex(TIES))
         self.size_columns()
+        model.modelReset.connect(self.show_history_columns)
+        model.rowsInserted.connect(self.show_history_columns)
+        self.show_history_columns()
+
+    def show_history_columns(self, *_args: object) -> None:
+        """Count, Ties and Corpus tokens only for merges that come with a training history."""
+        model = self.model()
+        shown = isinstance(model, MergeTableModel) and model.has_history()
+        for col in (COUNT, TIES, CORPUS_TOKENS):
+            if self.isColumnHidden(col) == shown:
+                self.setColumnHidden(col, not shown)
 
     def size_columns(self) -> None:
         """Column widths from the font, so headers and typical values fit at any zoom."""
