@@ -130,7 +130,7 @@ def install(context: PanelContext) -> TrainingDocks:
 
 
 class QuitQuestion(QMessageBox):
-    """ "Quit and lose the run?", which follows the run: finished while asked, it says so."""
+    """The question before quitting on a run, which follows the run: finished while asked, it says so."""
 
     def __init__(self, parent: QWidget | None) -> None:
         super().__init__(
@@ -155,7 +155,9 @@ def confirm_quit(parent: QWidget, panel: TrainPanel | None = None) -> bool:
     box = QuitQuestion(parent)
     if panel is not None:
         panel.trainingFinished.connect(box.on_finished)
-    return box.exec() == QMessageBox.StandardButton.Yes
+    answer = box.exec()
+    box.deleteLater()
+    return answer == QMessageBox.StandardButton.Yes
 
 
 def _train_menu(
