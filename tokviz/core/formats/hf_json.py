@@ -34,7 +34,7 @@ from ._reach import judge_reach, remember_warnings
 from ._writing import encode_text, write_one
 from .hf_engine import NEVER_IN_UTF8, build_hf_tokenizer, load_library_tokenizer
 from .hf_verify import verify_hf_export
-from .oniguruma import from_oniguruma as from_oniguruma  # re-exported: it used to live here
+from .oniguruma import from_oniguruma as from_oniguruma  # re-exported for code that imports it from here
 from .oniguruma import to_oniguruma
 
 
