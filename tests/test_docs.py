@@ -127,6 +127,7 @@ def _environment(folder: Path) -> dict[str, str]:
     env["PATH"] = f"{bin_dir}{os.pathsep}{env.get('PATH', '')}"
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT), *filter(None, [env.get("PYTHONPATH")])])
     env["QT_QPA_PLATFORM"] = "offscreen"
+    (folder.parent / "home").mkdir(exist_ok=True)
     env["HOME"] = str(folder.parent / "home")
     env["XDG_CONFIG_HOME"] = str(folder.parent / "home" / "config")
     return env
@@ -179,11 +180,20 @@ def test_pictures_the_documents_show_exist() -> None:
             assert (document.parent / target).is_file(), f"{document.name}: no picture at {target}"
 
 
+def _anchors(page: Path) -> set[str]:
+    """The anchors GitHub gives ``page``'s headings: lower case, punctuation dropped, spaces to hyphens."""
+    headings = re.findall(r"^#+\s+(.+?)\s*$", page.read_text(encoding="utf-8"), re.M)
+    return {re.sub(r"[^\w\- ]", "", heading.lower()).replace(" ", "-") for heading in headings}
+
+
 def test_links_between_the_documents_lead_somewhere() -> None:
     for document in [*DOCUMENTS, ROOT / "CONTRIBUTING.md"]:
         text = document.read_text(encoding="utf-8")
-        for target in re.findall(r"\]\(([^)#:]+\.md)(?:#[^)]*)?\)", text):
-            assert (document.parent / target).is_file(), f"{document.name}: no page at {target}"
+        for target, anchor in re.findall(r"\]\(([^)#:]*\.md)?(?:#([^)]*))?\)", text):
+            page = (document.parent / target) if target else document
+            assert page.is_file(), f"{document.name}: no page at {target}"
+            if anchor:
+                assert anchor in _anchors(page), f"{document.name}: {target or 'itself'} has no #{anchor}"
 
 
 @pytest.mark.slow
