@@ -8,7 +8,6 @@ back to the thread that owns the widgets.
 from __future__ import annotations
 
 import sys
-import traceback
 from collections.abc import Callable
 from typing import Any
 
@@ -53,7 +52,6 @@ class _Runner(QRunnable):
             value = self._job._fn()
             ok = True
         except BaseException as exc:  # noqa: BLE001 - handed to the GUI thread, never lost
-            exc.__traceback_text__ = traceback.format_exc()  # type: ignore[attr-defined]
             value, ok = exc, False
         try:
             self._relay.done.emit(self._job, ok, value)

@@ -22,7 +22,7 @@ import sys
 import threading
 import time
 import traceback
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -179,12 +179,16 @@ def release_gradually(objects: list[Any], pause: Callable[[], None] | None = Non
         del obj
 
 
+# What a run trains on: the text itself, or the paths of files, folders or one count table.
+CorpusSource = str | Sequence[str | os.PathLike[str]]
+
+
 @dataclass(frozen=True)
 class TrainSettings:
     """Everything one training run needs; ``source`` is a str of text or a list of paths (whose files
     ``include``, ``exclude`` and ``max_file_size`` choose, as ``tokviz train``'s options do)."""
 
-    source: object
+    source: CorpusSource
     vocab_size: int
     special_tokens: tuple[str, ...] = ()
     pretokenizer: str = "gpt2"
