@@ -26,7 +26,6 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import QPlainTextEdit, QToolTip, QWidget
 
 from tokviz.core.tokenizer import Tokenizer
-from tokviz.gui.compat import protect_none_refcount
 from tokviz.gui.style.theme import TokenColors, colour_indices_range, token_colors
 from tokviz.gui.text.display import DisplayOptions, TokenDetails, build_run, details_html, token_details
 from tokviz.gui.text.token_notes import token_notes_html
@@ -49,7 +48,6 @@ class TokenView(QPlainTextEdit):
     scrolledToSource = Signal(int)
 
     def __init__(self, parent: QWidget | None = None) -> None:
-        protect_none_refcount()
         super().__init__(parent)
         self.setObjectName("tokenView")
         self.setAccessibleName("Token view")

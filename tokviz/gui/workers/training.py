@@ -16,7 +16,6 @@ slices, and the pre-tokenizer processes run at a low CPU priority.
 from __future__ import annotations
 
 import atexit
-import gc
 import os
 import sys
 import threading
@@ -31,6 +30,7 @@ from PySide6.QtCore import QObject, Qt, QThread, QTimer, Signal, Slot
 
 from tokviz.core.counts import train_source_iter
 from tokviz.core.errors import Cancelled, TokvizError
+from tokviz.core.interpreter import pause_automatic_gc, shorten_switch_interval
 from tokviz.core.merges import MergeStep
 from tokviz.core.pretokenize import resolve_pretokenizer
 from tokviz.core.tokenizer import Tokenizer
@@ -50,41 +50,6 @@ GUI_MAX_LAG: float | None = 0.006
 PRETOKENIZER_NICE = 10
 # Big containers are freed this many items at a time (each slice is well under a millisecond).
 RELEASE_SLICE = 4096
-
-_mode_lock = threading.Lock()
-_runs = 0
-_saved_gc = False
-_saved_switch = 0.005
-
-
-def _enter_training_mode() -> None:
-    """Settings for the time a run trains (reference counted, so overlapping runs are fine).
-
-    Automatic cyclic garbage collection is switched off: the trainer builds millions of small lists
-    and sets, and a full collection walks all of them while holding the GIL, which froze the window
-    for up to 130 ms and doubled the training time. Reference counting still frees everything the
-    trainer drops; cycles wait until the run ends. The GIL switch interval is shortened (see
-    ``SWITCH_INTERVAL``).
-    """
-    global _runs, _saved_gc, _saved_switch
-    with _mode_lock:
-        if _runs == 0:
-            _saved_gc = gc.isenabled()
-            _saved_switch = sys.getswitchinterval()
-            gc.disable()
-            sys.setswitchinterval(min(_saved_switch, SWITCH_INTERVAL))
-        _runs += 1
-
-
-def _exit_training_mode() -> None:
-    global _runs
-    with _mode_lock:
-        _runs -= 1
-        if _runs == 0:
-            sys.setswitchinterval(_saved_switch)
-            if _saved_gc:
-                gc.enable()
-
 
 _server_lock = threading.Lock()
 _server_started = False
@@ -306,9 +271,22 @@ class _Worker(QObject):
 
     @Slot()
     def run(self) -> None:
+        """Train with automatic garbage collection paused and a short GIL switch interval.
+
+        The trainer builds millions of small lists and sets, and a full collection walks all of
+        them while holding the GIL, which froze the window for up to 130 ms and doubled the
+        training time. Reference counting still frees everything the trainer drops; cycles wait
+        until the run ends. Both settings come back when the run ends, even if it fails.
+        """
+        try:
+            with pause_automatic_gc(), shorten_switch_interval(SWITCH_INTERVAL):
+                self._train()
+        finally:
+            self.done.emit()
+
+    def _train(self) -> None:
         s = self.settings
         started = time.perf_counter()
-        _enter_training_mode()
         gen = None
         kept: dict[str, Any] = {}
         try:
@@ -351,8 +329,6 @@ class _Worker(QObject):
         finally:
             gen = None
             release_gradually(self.leftovers, self.cancel.courtesy)
-            _exit_training_mode()
-            self.done.emit()
 
     def _drain(self, gen: Any) -> TrainResult:
         pending: list[MergeStep] = []
