@@ -187,6 +187,17 @@ def test_a_run_trains_with_collection_paused_and_gives_the_interpreter_back_when
     assert (gc.isenabled(), sys.getswitchinterval()) == before
 
 
+def test_the_trainers_tables_are_freed_in_slices_and_what_is_shared_is_left_alone():
+    size = training.RELEASE_SLICE
+    shared = [[1], [2]]
+    leftovers = [[[i] for i in range(3 * size)], {i: set(range(2 * size)) for i in range(3)}, shared]
+    pauses: list[int] = []
+    training.release_gradually(leftovers, lambda: pauses.append(1))
+    assert leftovers == [] and shared == [[1], [2]]
+    # Three slices of the word list, one of the pair index, then two of each of its three big sets.
+    assert len(pauses) == 3 + 1 + 3 * 2
+
+
 def test_a_real_run_streams_every_merge_once_and_in_order(qtbot, english_text):
     # An interval longer than the run: merges are sent only when merging starts and with "done".
     job = TrainJob(TrainSettings(english_text, 5000), interval=3600)

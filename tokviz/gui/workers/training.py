@@ -111,37 +111,52 @@ def release_gradually(objects: list[Any], pause: Callable[[], None] | None = Non
     """
     stack = list(objects)
     objects.clear()
+    nap = pause if pause is not None else _no_pause
     while stack:
         obj = stack.pop()
         # References: ``obj`` here and getrefcount's argument. More means someone else holds it.
         if sys.getrefcount(obj) > 2:
             continue
         if type(obj) is list:
-            while obj:
-                del obj[-RELEASE_SLICE:]
-                if pause is not None:
-                    pause()
+            _empty_list(obj, nap)
         elif type(obj) is set:
-            while obj:
-                for _ in range(min(RELEASE_SLICE, len(obj))):
-                    obj.pop()
-                if pause is not None:
-                    pause()
+            _empty_set(obj, nap)
         elif type(obj) is dict:
-            while obj:
-                for _ in range(min(RELEASE_SLICE, len(obj))):
-                    value = obj.popitem()[1]
-                    # A big value (the pair index holds sets of 100,000 words) is taken apart later.
-                    if type(value) in (list, set, dict) and len(value) > RELEASE_SLICE:
-                        stack.append(value)
-                    del value
-                if pause is not None:
-                    pause()
+            _empty_dict(obj, nap, stack)
         elif hasattr(obj, "__dict__") and not isinstance(obj, type):
             attrs = vars(obj)
             stack.extend(attrs.values())
             attrs.clear()
         del obj
+
+
+def _no_pause() -> None:
+    pass
+
+
+def _empty_list(items: list[Any], pause: Callable[[], None]) -> None:
+    while items:
+        del items[-RELEASE_SLICE:]
+        pause()
+
+
+def _empty_set(items: set[Any], pause: Callable[[], None]) -> None:
+    while items:
+        for _ in range(min(RELEASE_SLICE, len(items))):
+            items.pop()
+        pause()
+
+
+def _empty_dict(items: dict[Any, Any], pause: Callable[[], None], later: list[Any]) -> None:
+    """Empty ``items`` a slice at a time; a big value is put on ``later`` to be taken apart in turn."""
+    while items:
+        for _ in range(min(RELEASE_SLICE, len(items))):
+            value = items.popitem()[1]
+            # The pair index holds sets of 100,000 words: each is freed in slices too.
+            if type(value) in (list, set, dict) and len(value) > RELEASE_SLICE:
+                later.append(value)
+            del value
+        pause()
 
 
 # What a run trains on: the text itself, or the paths of files, folders or one count table.
