@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import gc
+import sys
 import threading
+from collections.abc import Iterator
 
 import pytest
 from PySide6.QtCore import Qt
@@ -164,6 +167,35 @@ def test_the_worker_sends_at_most_one_batch_per_interval(qtbot, monkeypatch, eng
     # ... and every merge arrives exactly once, in order, in batches that never overlap.
     assert [r for b in batches for r in b] == history
     assert all(b and b[-1].step < nxt[0].step for b, nxt in zip(batches, batches[1:]))
+
+
+def test_a_run_trains_with_collection_paused_and_gives_the_interpreter_back_when_it_fails(qtbot, monkeypatch):
+    inside: list[tuple[bool, float]] = []
+
+    def failing_trainer(*args: object, **kwargs: object) -> Iterator[Progress]:
+        inside.append((gc.isenabled(), sys.getswitchinterval()))
+        raise ValueError("the corpus is bad")
+        yield Progress("reading", 0, 1)
+
+    monkeypatch.setattr(training, "train_source_iter", failing_trainer)
+    before = gc.isenabled(), sys.getswitchinterval()
+    job = TrainJob(TrainSettings(CAT, 300))
+    with qtbot.waitSignal(job.stopped, timeout=30000):
+        job.start()
+    assert job.error == "ValueError: the corpus is bad"
+    assert inside == [(False, pytest.approx(min(before[1], training.SWITCH_INTERVAL)))]
+    assert (gc.isenabled(), sys.getswitchinterval()) == before
+
+
+def test_the_trainers_tables_are_freed_in_slices_and_what_is_shared_is_left_alone():
+    size = training.RELEASE_SLICE
+    shared = [[1], [2]]
+    leftovers = [[[i] for i in range(3 * size)], {i: set(range(2 * size)) for i in range(3)}, shared]
+    pauses: list[int] = []
+    training.release_gradually(leftovers, lambda: pauses.append(1))
+    assert leftovers == [] and shared == [[1], [2]]
+    # Three slices of the word list, one of the pair index, then two of each of its three big sets.
+    assert len(pauses) == 3 + 1 + 3 * 2
 
 
 def test_a_real_run_streams_every_merge_once_and_in_order(qtbot, english_text):

@@ -95,6 +95,9 @@ class Settings:
         except (TypeError, ValueError):
             return key.default
         if key.type is list:
+            # Qt turns a single stored value into a one-item list; anything else is not a list.
+            if not isinstance(value, list):
+                return key.default
             return cast(T, [str(item) for item in value if str(item)])
         return cast(T, value)
 

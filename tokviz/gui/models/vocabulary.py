@@ -289,36 +289,46 @@ class VocabModel(QAbstractTableModel):
         if col == ID:
             return str(tid)
         if col == TOKEN:
-            cached = self._cell_cache.get(tid)
-            if cached is None:
-                cached = (
-                    data.decode("utf-8", errors="replace") if tok.is_special(tid) else printable_token(data)
-                )
-                self._cell_cache[tid] = cached
-            return cached
+            return self._token_text(tok, tid, data)
         if col == BYTES:
             return hex_bytes(data)
         if col == LENGTH:
             return str(len(data))
         if col == RANK:
-            if tok.is_special(tid):
-                return "special"
-            if not self.merges_ready:
-                return "…" if len(data) > 1 else ""
-            rank = tok.merge_rank_of_id.get(tid)
-            return "" if rank is None else f"{merge_step(rank):,}"
+            return self._step_text(tok, tid, data)
         if col == PARENTS:
-            if not self.merges_ready or tok.is_special(tid):
-                return ""
-            pair = tok.parents_of_id.get(tid)
-            if pair is None:
-                return ""
-            a, b = pair
-            return f"{printable_token(tok.vocab[a])} + {printable_token(tok.vocab[b])}"
+            return self._parents_text(tok, tid)
         if col == COUNT:
             count = self.count_of(tid)
             return "" if count is None else f"{count:,}"
         return ""
+
+    def _token_text(self, tok: Tokenizer, tid: int, data: bytes) -> str:
+        """The token as shown (· for a space, <F0> for a stray byte), cached: views ask on every repaint."""
+        cached = self._cell_cache.get(tid)
+        if cached is None:
+            cached = data.decode("utf-8", errors="replace") if tok.is_special(tid) else printable_token(data)
+            self._cell_cache[tid] = cached
+        return cached
+
+    def _step_text(self, tok: Tokenizer, tid: int, data: bytes) -> str:
+        """The merge step that made the token ("…" while the merge tables are still being built)."""
+        if tok.is_special(tid):
+            return "special"
+        if not self.merges_ready:
+            return "…" if len(data) > 1 else ""
+        rank = tok.merge_rank_of_id.get(tid)
+        return "" if rank is None else f"{merge_step(rank):,}"
+
+    def _parents_text(self, tok: Tokenizer, tid: int) -> str:
+        """The two tokens the token was merged from."""
+        if not self.merges_ready or tok.is_special(tid):
+            return ""
+        pair = tok.parents_of_id.get(tid)
+        if pair is None:
+            return ""
+        a, b = pair
+        return f"{printable_token(tok.vocab[a])} + {printable_token(tok.vocab[b])}"
 
     # ---------------------------------------------------------------- copying and export
     def plain_cells(self, token_id: int) -> list[str]:

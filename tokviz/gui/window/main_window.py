@@ -27,7 +27,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from tokviz.gui.compat import protect_none_refcount
 from tokviz.gui.context import Installer
 from tokviz.gui.models.tokenizers import TokenizerRegistryModel
 from tokviz.gui.panels import chart, pretokenizer, roundtrip, streaming, vocabulary
@@ -95,7 +94,6 @@ class MainWindow(MenusMixin, FilesMixin, ViewSyncMixin, AppearanceMixin, QMainWi
         parent: QWidget | None = None,
         panels: Sequence[tuple[str, Installer]] = DEFAULT_PANELS,
     ) -> None:
-        protect_none_refcount()
         collect_garbage_in_gui_thread()
         super().__init__(parent)
         self.setObjectName("mainWindow")

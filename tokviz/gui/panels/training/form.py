@@ -328,7 +328,7 @@ class TrainForm(QWidget):
         """The editor's current text ('' without an editor)."""
         return self._editor_text() if self._editor_text is not None else ""
 
-    def corpus_source(self) -> object:
+    def corpus_source(self) -> str | list[Path]:
         """What the trainer reads: a list of paths, or the text itself."""
         kind = self.source_kind()
         if kind == SOURCE_FILES:
