@@ -35,6 +35,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "-o", "--output", required=True, metavar="TABLE", help="where to write the table (.parquet or .tsv)"
     )
     p.add_argument("--merge", action="store_true", help="add the count tables given (same settings) into one")
+    p.add_argument(
+        "--allow-overlap",
+        action="store_true",
+        help="with --merge, add tables even when they count the same file (or are the same table)",
+    )
     add_file_filters(p)
     add_special(p)
     p.add_argument("--pretokenizer", default="gpt2", metavar="P", help="none, gpt2, cl100k or a regex")
@@ -75,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
     t0 = time.perf_counter()
     try:
         if args.merge:
-            table = _merge(args.inputs)
+            table = _merge(args.inputs, args.allow_overlap)
         elif args.dask:
             table = run_cancellable(lambda cancel: _count_dask(args, printer, cancel, t0), "tokviz-count")
         else:
@@ -124,6 +129,8 @@ def _check_options(args: argparse.Namespace) -> None:
             raise UsageError(f"--merge adds tables as they were counted; {', '.join(given)} cannot apply")
         if len(args.inputs) < 2:
             raise UsageError("--merge needs two or more count tables")
+    elif args.allow_overlap:
+        raise UsageError("--allow-overlap is for --merge, which adds count tables")
     elif args.dask and (args.include or args.exclude or args.max_file_size):
         raise UsageError(
             "--include, --exclude and --max-file-size choose local files; with --dask, name the files to count"
@@ -138,16 +145,13 @@ def _check_options(args: argparse.Namespace) -> None:
         raise UsageError("URLs are read by Dask workers: add --dask SCHEDULER (or --dask local)")
 
 
-def _merge(paths: list[str]) -> CountTable:
-    from tokviz.core.counts import CountTableError, load_table, merge_tables
+def _merge(paths: list[str], allow_overlap: bool) -> CountTable:
+    from tokviz.core.counts import OverlapError, merge_table_files
 
-    tables = [load_table(p) for p in paths]
     try:
-        return merge_tables(tables)
-    except CountTableError as exc:
-        # Name the tables by their paths rather than their positions.
-        for k, p in enumerate(paths, start=1):
-            exc.args = (str(exc).replace(f"table {k} ", f"{p} ").replace(f"table {k}:", f"{p}:"),)
+        return merge_table_files(paths, allow_overlap)
+    except OverlapError as exc:
+        exc.args = (f"{exc}; add --allow-overlap to add them anyway",)
         raise
 
 
