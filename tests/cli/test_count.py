@@ -95,6 +95,12 @@ def test_merge_refuses_tables_counted_differently(
             "--special-token cannot apply",
         ),
         (["count", "s3://bucket/corpus.txt", "-o", "out.tsv"], "add --dask"),
+        (["count", "{corpus}", "--worker-timeout", "5", "-o", "out.tsv"], "are for counting with --dask"),
+        (
+            ["count", "{corpus}", "--dask", "local", "--connect-timeout", "0", "-o", "o.tsv"],
+            "more than 0 seconds",
+        ),
+        (["count", "{corpus}", "--allow-overlap", "-o", "out.tsv"], "--allow-overlap is for --merge"),
         (["train", "--vocab-size", "300", "-o", "m.json"], "or --from-counts TABLE"),
         (
             ["train", "{corpus}", "--from-counts", "{table}", "--vocab-size", "300", "-o", "m.json"],
