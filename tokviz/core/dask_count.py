@@ -550,8 +550,11 @@ def _result(
             return future.result(timeout=0.1)
         except TimeoutError:
             continue
-        except Exception as exc:  # a task that failed on the cluster (its workers died too often)
-            raise DaskError(f"a Dask task failed: {type(exc).__name__}: {_first_line(exc)}") from None
+        except Exception as exc:  # the scheduler went away, or a task's workers died too often
+            raise DaskError(
+                f"counting on the Dask cluster at {watchdog.scheduler} failed: "
+                f"{type(exc).__name__}: {_first_line(exc)}"
+            ) from None
 
 
 def _first_line(exc: BaseException) -> str:
