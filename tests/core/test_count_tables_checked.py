@@ -66,6 +66,27 @@ def test_a_count_past_the_bound_is_never_written(tmp_path: Path, suffix: str) ->
     assert not (tmp_path / f"t{suffix}").exists()
 
 
+@pytest.mark.parametrize(
+    ("table", "message"),
+    [
+        (
+            CountTable({"a": 1, "b\ud800": 2}, "gpt2"),
+            r"row 2 \('b\\ud800'\): the pre-token holds a lone surrogate",
+        ),
+        (CountTable({"a": 1}, "gpt2", special_tokens=("", "x")), r"metadata 'special_tokens'\[1\] must be"),
+        (CountTable({"a": 1}, "gpt2", corpus_bytes=-5), "metadata 'corpus_bytes' must be a whole number"),
+    ],
+    ids=["surrogate", "empty-special", "negative-bytes"],
+)
+def test_a_table_that_would_not_read_back_is_never_written(
+    tmp_path: Path, table: CountTable, message: str
+) -> None:
+    for suffix in (".tsv", ".parquet"):
+        with pytest.raises(CountTableError, match=message):
+            save_table(table, tmp_path / f"t{suffix}")
+        assert not (tmp_path / f"t{suffix}").exists()
+
+
 def test_adding_tables_past_the_bound_names_the_table_and_row() -> None:
     a = CountTable({"x": 1, "ab": 2**62}, "gpt2")
     b = CountTable({"ab": 2**62, "y": 1}, "gpt2")

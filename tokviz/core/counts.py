@@ -576,11 +576,16 @@ def _pyarrow() -> tuple[Any, Any]:
 def table_bytes(table: CountTable, fmt: str) -> bytes:
     """The table as a file's bytes, in ``parquet`` or ``tsv`` (see :func:`table_format`).
 
-    A count that a table cannot hold (see :data:`MAX_COUNT`) is refused, naming its row, so every
-    table written reads back.
+    A count that a table cannot hold (see :data:`MAX_COUNT`), a pre-token UTF-8 cannot encode and
+    metadata outside its schema are refused, naming the row or key, so every table written reads
+    back.
     """
-    _check_counts(table.counts)
-    meta = json.dumps(table.metadata(), ensure_ascii=False, sort_keys=True)
+    _check_rows(table.counts)
+    metadata = table.metadata()
+    problem = check_keys(metadata, METADATA_SCHEMA, "")
+    if problem:
+        raise CountTableError(f"metadata {problem}, so the table cannot be written")
+    meta = json.dumps(metadata, ensure_ascii=False, sort_keys=True)
     if fmt == "tsv":
         out = io.StringIO()
         out.write(f"{TSV_MAGIC} {meta}\n")
@@ -602,16 +607,31 @@ def table_bytes(table: CountTable, fmt: str) -> bytes:
     return data
 
 
-def _check_counts(counts: Mapping[str, int]) -> None:
+def _check_rows(counts: Mapping[str, int]) -> None:
     values = counts.values()
-    if all(type(n) is int for n in values) and (
-        not values or (min(values) >= 1 and max(values) <= MAX_COUNT)
+    if not (
+        all(type(n) is int for n in values)
+        and (not values or (min(values) >= 1 and max(values) <= MAX_COUNT))
     ):
-        return
-    for row, (word, n) in enumerate(counts.items(), start=1):
-        problem = count_problem(n)
-        if problem:
-            raise CountTableError(f"row {row} ({word!r}): {problem}, so the table cannot be written")
+        row, word, problem = next(
+            (r, w, p) for r, (w, n) in enumerate(counts.items(), 1) if (p := count_problem(n))
+        )
+        raise CountTableError(f"row {row} ({word!r}): {problem}, so the table cannot be written")
+    try:
+        "".join(counts).encode("utf-8")
+    except UnicodeEncodeError:
+        row, word = next((r, w) for r, w in enumerate(counts, 1) if not _encodable(w))
+        raise CountTableError(
+            f"row {row} ({word!r}): the pre-token holds a lone surrogate, which UTF-8 cannot encode"
+        ) from None
+
+
+def _encodable(word: str) -> bool:
+    try:
+        word.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def save_table(table: CountTable, path: str | os.PathLike[str]) -> None:

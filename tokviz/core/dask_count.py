@@ -15,7 +15,9 @@ order and equals the local table exactly, and the client's memory follows the ta
 corpus. Tables travel between processes packed into two byte strings (:func:`pack`), which costs
 a copy rather than a pickle of every row. Inputs may be local paths or any
 ``fsspec`` URL the workers can read. ``dask.distributed`` and ``fsspec`` are imported only here,
-and only when a Dask count runs.
+and only when a Dask count runs. A compressed file is read by its worker in blocks through the
+local count's stream reader. Reaching the scheduler, a count that stops moving and Dask's log are
+handled by :mod:`tokviz.core.dask_client`, each failure in bounded time and one line.
 """
 
 from __future__ import annotations
