@@ -273,9 +273,9 @@ def unpack(packed: tuple[bytes, bytes]) -> dict[str, int]:
 def count_range(rng: ByteRange, spec: str, specials: tuple[str, ...], errors: str) -> _Partial:
     """(On a worker.) One byte range's counts: ``("ok", packed table)`` or ``("error", (message, path, offset))``.
 
-    Errors are returned rather than raised so the reduction keeps the corpus's first one. A
-    compressed file is read and counted in blocks, as a local count reads it, so a worker's
-    memory follows the table, not the decompressed file.
+    Errors are returned rather than raised so the reduction keeps the corpus's first one. A whole
+    file (every compressed one among them) is read and counted in blocks, as a local count reads
+    it, so a worker's memory follows the table, not the decompressed file.
     """
     import fsspec
 
@@ -286,7 +286,7 @@ def count_range(rng: ByteRange, spec: str, specials: tuple[str, ...], errors: st
         with fsspec.open(rng.file.url, "rb") as fh:
             parts = (
                 _stream_parts(fh, rng.file, specials, safe_spaces, errors)
-                if rng.file.compression
+                if rng.whole
                 else _range_parts(fh, rng, specials, safe_spaces, errors)
             )
             splitter = SpecialSplitter(specials)
@@ -302,7 +302,7 @@ def count_range(rng: ByteRange, spec: str, specials: tuple[str, ...], errors: st
 def _stream_parts(
     fh: Any, f: InputFile, specials: tuple[str, ...], safe_spaces: bool, errors: str
 ) -> Iterator[str]:
-    """A compressed file's text in parts, decompressed and decoded block by block."""
+    """A whole file's text in parts, decompressed (when it is) and decoded block by block."""
     pieces = iter_stream_text(fh, f.name, f.compression, errors)
     return text_parts(pieces, list(specials), safe_spaces, PART_SIZE)
 
@@ -310,7 +310,7 @@ def _stream_parts(
 def _range_parts(
     fh: Any, rng: ByteRange, specials: tuple[str, ...], safe_spaces: bool, errors: str
 ) -> Iterator[str]:
-    """A byte range's text (moved to the safe cuts at or after its ends) in parts."""
+    """A part of a file's text (its ends moved to the safe cuts at or after them) in parts."""
     f = rng.file
 
     def read(offset: int, length: int) -> bytes:
@@ -318,8 +318,8 @@ def _range_parts(
         return cast(bytes, fh.read(length))
 
     encoded = [s.encode("utf-8") for s in specials]
-    start = 0 if rng.whole else find_cut(read, rng.start, f.size, safe_spaces, encoded)
-    end = f.size if rng.whole else find_cut(read, rng.end, f.size, safe_spaces, encoded)
+    start = find_cut(read, rng.start, f.size, safe_spaces, encoded)
+    end = find_cut(read, rng.end, f.size, safe_spaces, encoded)
     data = read(start, end - start) if end > start else b""
     try:
         text = codecs.decode(data, "utf-8", errors)
