@@ -35,6 +35,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "-o", "--output", required=True, metavar="TABLE", help="where to write the table (.parquet or .tsv)"
     )
     p.add_argument("--merge", action="store_true", help="add the count tables given (same settings) into one")
+    p.add_argument(
+        "--allow-overlap",
+        action="store_true",
+        help="with --merge, add tables even when they count the same file (or are the same table)",
+    )
     add_file_filters(p)
     add_special(p)
     p.add_argument("--pretokenizer", default="gpt2", metavar="P", help="none, gpt2, cl100k or a regex")
@@ -57,6 +62,18 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="with --dask, the largest byte range one task counts (default 32; smaller when the "
         "corpus would give a worker fewer than four)",
     )
+    p.add_argument(
+        "--connect-timeout",
+        type=float,
+        metavar="S",
+        help="with --dask, seconds the scheduler has to answer (default 10)",
+    )
+    p.add_argument(
+        "--worker-timeout",
+        type=float,
+        metavar="S",
+        help="with --dask, seconds to wait while no worker is alive and no range is counted (default 60)",
+    )
     p.add_argument("--no-hashes", action="store_true", help="do not record the files' SHA-256 (saves a read)")
 
 
@@ -75,7 +92,7 @@ def run(args: argparse.Namespace) -> int:
     t0 = time.perf_counter()
     try:
         if args.merge:
-            table = _merge(args.inputs)
+            table = _merge(args.inputs, args.allow_overlap)
         elif args.dask:
             table = run_cancellable(lambda cancel: _count_dask(args, printer, cancel, t0), "tokviz-count")
         else:
@@ -105,49 +122,64 @@ def _check_options(args: argparse.Namespace) -> None:
     if not args.chunk_mb > 0:
         raise UsageError("--chunk-mb must be more than 0")
     if args.merge:
-        given = [
-            flag
-            for flag, value in (
-                ("--dask", args.dask),
-                ("--special-token", args.special_token),
-                ("--replace-invalid", args.replace_invalid),
-                ("--workers", args.workers),
-                ("--include", args.include),
-                ("--exclude", args.exclude),
-                ("--max-file-size", args.max_file_size),
-            )
-            if value
-        ]
-        if args.pretokenizer != "gpt2":
-            given.append("--pretokenizer")
-        if given:
-            raise UsageError(f"--merge adds tables as they were counted; {', '.join(given)} cannot apply")
-        if len(args.inputs) < 2:
-            raise UsageError("--merge needs two or more count tables")
-    elif args.dask and (args.include or args.exclude or args.max_file_size):
+        _check_merge_options(args)
+    elif args.allow_overlap:
+        raise UsageError("--allow-overlap is for --merge, which adds count tables")
+    elif args.dask:
+        _check_dask_options(args)
+    elif any("://" in i for i in args.inputs):
+        raise UsageError("URLs are read by Dask workers: add --dask SCHEDULER (or --dask local)")
+    if not args.dask and (args.connect_timeout is not None or args.worker_timeout is not None):
+        raise UsageError("--connect-timeout and --worker-timeout are for counting with --dask")
+
+
+def _check_merge_options(args: argparse.Namespace) -> None:
+    given = [
+        flag
+        for flag, value in (
+            ("--dask", args.dask),
+            ("--special-token", args.special_token),
+            ("--replace-invalid", args.replace_invalid),
+            ("--workers", args.workers),
+            ("--include", args.include),
+            ("--exclude", args.exclude),
+            ("--max-file-size", args.max_file_size),
+        )
+        if value
+    ]
+    if args.pretokenizer != "gpt2":
+        given.append("--pretokenizer")
+    if given:
+        raise UsageError(f"--merge adds tables as they were counted; {', '.join(given)} cannot apply")
+    if len(args.inputs) < 2:
+        raise UsageError("--merge needs two or more count tables")
+
+
+def _check_dask_options(args: argparse.Namespace) -> None:
+    if args.include or args.exclude or args.max_file_size:
         raise UsageError(
             "--include, --exclude and --max-file-size choose local files; with --dask, name the files to count"
         )
-    elif args.dask and args.workers is not None:
+    if args.workers is not None:
         raise UsageError("--workers is for local counting; a Dask cluster has its own workers")
-    elif args.dask:
-        from tokviz.core.dask_count import require_dask
+    for flag, value in (
+        ("--connect-timeout", args.connect_timeout),
+        ("--worker-timeout", args.worker_timeout),
+    ):
+        if value is not None and not 0 < value < float("inf"):
+            raise UsageError(f"{flag} must be more than 0 seconds")
+    from tokviz.core.dask_count import require_dask
 
-        require_dask()
-    elif not args.dask and any("://" in i for i in args.inputs):
-        raise UsageError("URLs are read by Dask workers: add --dask SCHEDULER (or --dask local)")
+    require_dask()
 
 
-def _merge(paths: list[str]) -> CountTable:
-    from tokviz.core.counts import CountTableError, load_table, merge_tables
+def _merge(paths: list[str], allow_overlap: bool) -> CountTable:
+    from tokviz.core.counts import OverlapError, merge_table_files
 
-    tables = [load_table(p) for p in paths]
     try:
-        return merge_tables(tables)
-    except CountTableError as exc:
-        # Name the tables by their paths rather than their positions.
-        for k, p in enumerate(paths, start=1):
-            exc.args = (str(exc).replace(f"table {k} ", f"{p} ").replace(f"table {k}:", f"{p}:"),)
+        return merge_table_files(paths, allow_overlap)
+    except OverlapError as exc:
+        exc.args = (f"{exc}; add --allow-overlap to add them anyway",)
         raise
 
 
@@ -176,6 +208,7 @@ def _count_local(args: argparse.Namespace, printer: ProgressPrinter, cancel: thr
 def _count_dask(
     args: argparse.Namespace, printer: ProgressPrinter, cancel: threading.Event, t0: float
 ) -> CountTable:
+    from tokviz.core.dask_client import CONNECT_TIMEOUT, WORKER_TIMEOUT
     from tokviz.core.dask_count import count_on_dask
     from tokviz.core.train import Progress
 
@@ -192,6 +225,8 @@ def _count_dask(
         progress=progress,
         cancel=cancel,
         hashes=not args.no_hashes,
+        connect_timeout=args.connect_timeout or CONNECT_TIMEOUT,
+        worker_timeout=args.worker_timeout or WORKER_TIMEOUT,
     )
 
 

@@ -26,6 +26,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import regex
 
@@ -358,18 +359,38 @@ def iter_file_text(
     content). ``on_read`` receives the bytes of the file used since its last call, counted as
     stored on disk, so progress over compressed files is measured against their stored size.
     """
+    try:
+        with open(file.path, "rb") as raw:
+            yield from iter_stream_text(raw, str(file.path), file.compression, errors, block_size, on_read)
+    except OSError as exc:
+        raise CorpusError(f"cannot read {file.path}: {exc.strerror or exc}", path=str(file.path)) from None
+
+
+def iter_stream_text(
+    raw: Any,
+    name: str,
+    compression: str | None,
+    errors: str = "strict",
+    block_size: int | None = None,
+    on_read: Callable[[int], None] | None = None,
+) -> Iterator[str]:
+    """:func:`iter_file_text` for a file already open as ``raw`` (a local file or an fsspec one).
+
+    ``name`` is how messages name the file; ``raw`` is read in blocks and decompressed on the fly,
+    so a compressed file of any size costs a block of memory. The caller closes ``raw``.
+    """
     block_size = block_size or BLOCK_SIZE
     decoder = codecs.getincrementaldecoder("utf-8")(errors=errors)
     offset = 0
     used = 0
-    where_text = " of its decompressed content" if file.compression else ""
+    where_text = " of its decompressed content" if compression else ""
     try:
-        with open(file.path, "rb") as raw, open_decompressed(file.path, file.compression, raw) as fh:
+        with open_decompressed(Path(name), compression, raw) as fh:
             while True:
                 block = fh.read(block_size)
                 final = not block
                 if on_read is not None:
-                    now = raw.tell() if file.compression else used + len(block)
+                    now = raw.tell() if compression else used + len(block)
                     if now > used:
                         on_read(now - used)
                         used = now
@@ -377,12 +398,12 @@ def iter_file_text(
                 try:
                     text = decoder.decode(block, final=final)
                 except UnicodeDecodeError as exc:
-                    where = offset - pending + exc.start
+                    where = max(offset - pending + exc.start, 0)
                     raise CorpusError(
-                        f"{file.path} is not valid UTF-8 (byte offset {max(where, 0)}{where_text}); "
+                        f"{name} is not valid UTF-8 (byte offset {where}{where_text}); "
                         "it can be read with replacement characters instead",
-                        path=str(file.path),
-                        offset=max(where, 0),
+                        path=name,
+                        offset=where,
                     ) from None
                 if text:
                     yield text
@@ -390,9 +411,9 @@ def iter_file_text(
                     return
                 offset += len(block)
     except (EOFError, lzma.LZMAError, gzip.BadGzipFile) as exc:
-        raise CorpusError(f"cannot decompress {file.path}: {exc}", path=str(file.path)) from None
+        raise CorpusError(f"cannot decompress {name}: {exc}", path=name) from None
     except OSError as exc:
-        raise CorpusError(f"cannot read {file.path}: {exc.strerror or exc}", path=str(file.path)) from None
+        raise CorpusError(f"cannot read {name}: {exc.strerror or exc}", path=name) from None
 
 
 def iter_parts(
@@ -410,12 +431,70 @@ def iter_parts(
     documents), and, for the named patterns, a space that follows a non-space. ``on_bytes``
     receives the bytes consumed: of the text's UTF-8, or of the files as stored on disk.
     """
+    cut_point = safe_cut_finder(specials, safe_spaces, part_size)
+    if text is not None:
+        pieces: Iterable[str] = _chunks_of(text, BLOCK_SIZE)
+        if on_bytes is not None:
+            pieces = _counting_bytes(pieces, on_bytes)
+        yield from _cut_parts(pieces, cut_point, part_size)
+        return
+    # Files report the bytes read from disk themselves (compressed files by stored size).
+    for f in files:
+        yield from _cut_parts(iter_file_text(f, errors, on_read=on_bytes), cut_point, part_size)
+
+
+def text_parts(
+    pieces: Iterable[str], specials: list[str], safe_spaces: bool, part_size: int
+) -> Iterator[str]:
+    """One document's text, given in ``pieces`` of any size, in parts cut only at safe places.
+
+    A pre-token split across two pieces is whole in one part, so counting each part counts the
+    document exactly (see :func:`iter_parts`, which does this for every file of a corpus).
+    """
+    return _cut_parts(pieces, safe_cut_finder(specials, safe_spaces, part_size), part_size)
+
+
+def _counting_bytes(pieces: Iterable[str], on_bytes: Callable[[int], None]) -> Iterator[str]:
+    for piece in pieces:
+        on_bytes(len(piece.encode("utf-8")) if not piece.isascii() else len(piece))
+        yield piece
+
+
+def _cut_parts(pieces: Iterable[str], cut_point: Callable[[str], int], part_size: int) -> Iterator[str]:
+    """Gather ``pieces`` and yield parts of about ``part_size`` characters at ``cut_point``'s cuts."""
+    buf = ""
+    for piece in pieces:
+        buf += piece
+        while len(buf) >= part_size:
+            cut = cut_point(buf)
+            if cut <= 0:
+                break
+            yield buf[:cut]
+            buf = buf[cut:]
+    if buf:
+        yield buf
+
+
+def safe_cut_finder(specials: list[str], safe_spaces: bool, part_size: int) -> Callable[[str], int]:
+    """A function giving the last safe cut in a buffer's final ``part_size`` characters (0: none).
+
+    A buffer's last characters (as many as the longest special token) are never cut, as more
+    text may complete a special token there.
+    """
     special_re = (
         regex.compile("|".join(regex.escape(s) for s in sorted(specials, key=len, reverse=True)))
         if specials
         else None
     )
     longest = max((len(s) for s in specials), default=0)
+
+    def inside_special(buf: str, pos: int) -> bool:
+        if special_re is None:
+            return False
+        lo = max(0, pos - longest)
+        return any(
+            m.start() < pos < m.end() for m in special_re.finditer(buf, lo, min(len(buf), pos + longest))
+        )
 
     def cut_point(buf: str) -> int:
         limit = len(buf) - max(longest, 1)
@@ -425,46 +504,15 @@ def iter_parts(
         if safe_spaces:
             pos = buf.rfind(" ", lo, limit + 1)
             while pos > 0:
-                if not buf[pos - 1].isspace() and not _inside_special(buf, pos):
+                if not buf[pos - 1].isspace() and not inside_special(buf, pos):
                     return pos
                 pos = buf.rfind(" ", lo, pos)
-        if special_re is not None:
-            last = 0
-            for m in special_re.finditer(buf, 0, limit + longest):
-                if m.start() <= limit:
-                    last = m.start()
-            return last
-        return 0
-
-    def _inside_special(buf: str, pos: int) -> bool:
         if special_re is None:
-            return False
-        lo = max(0, pos - longest)
-        for m in special_re.finditer(buf, lo, min(len(buf), pos + longest)):
-            if m.start() < pos < m.end():
-                return True
-        return False
+            return 0
+        starts = [m.start() for m in special_re.finditer(buf, 0, limit + longest) if m.start() <= limit]
+        return starts[-1] if starts else 0
 
-    count_text = on_bytes if text is not None else None
-    if text is not None:
-        sources: Iterable[Iterable[str]] = [_chunks_of(text, BLOCK_SIZE)]
-    else:
-        # Files report the bytes read from disk themselves (compressed files by stored size).
-        sources = (iter_file_text(f, errors, on_read=on_bytes) for f in files)
-    for pieces in sources:
-        buf = ""
-        for piece in pieces:
-            if count_text is not None:
-                count_text(len(piece.encode("utf-8")) if not piece.isascii() else len(piece))
-            buf += piece
-            while len(buf) >= part_size:
-                cut = cut_point(buf)
-                if cut <= 0:
-                    break
-                yield buf[:cut]
-                buf = buf[cut:]
-        if buf:
-            yield buf
+    return cut_point
 
 
 def _chunks_of(text: str, size: int) -> Iterator[str]:

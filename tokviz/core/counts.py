@@ -26,6 +26,15 @@ from dataclasses import dataclass, field, replace
 from typing import Any, cast
 
 from .corpus import scan_source
+from .count_schema import (
+    MAX_COUNT,
+    MAX_COUNT_TEXT,
+    METADATA_SCHEMA,
+    check_keys,
+    count_problem,
+    parse_count,
+    shown_cell,
+)
 from .errors import CorpusError, TokvizError, VocabSizeError
 from .pretokenize import resolve_pretokenizer
 from .train import (
@@ -54,6 +63,10 @@ _TSV_UNESCAPES = {"\\": "\\", "t": "\t", "n": "\n", "r": "\r"}
 
 class CountTableError(TokvizError):
     """A count table cannot be read, written, merged or trained from; the message says why."""
+
+
+class OverlapError(CountTableError):
+    """Tables to add count the same source file (or are the same table): adding them would count it twice."""
 
 
 @dataclass(frozen=True)
@@ -241,24 +254,27 @@ def count_corpus(progress: Callable[[Progress], None] | None = None, **kwargs: A
 
 
 # ---------------------------------------------------------------------------- merging
-def merge_tables(tables: Sequence[CountTable]) -> CountTable:
+def merge_tables(tables: Sequence[CountTable], allow_overlap: bool = False) -> CountTable:
     """Add tables counted with the same settings; rows keep their first-seen order across them.
 
     The result is the table of the tables' corpora read one after the other, in the order given
     (so ``first-seen`` training on it equals training on those files in that order). Tables
-    counted with different settings are refused, naming the first difference.
+    counted with different settings are refused, naming the first difference; so are tables that
+    count the same source file (by SHA-256) unless ``allow_overlap``, and a sum past
+    :data:`MAX_COUNT`, naming the table and row that reach it.
     """
     if not tables:
         raise CountTableError("no count tables to merge")
     first = tables[0]
-    counts: dict[str, int] = dict(first.counts)
-    get = counts.get
     for k, other in enumerate(tables[1:], start=2):
         diff = first.settings_difference(other)
         if diff is not None:
             raise CountTableError(f"table 1 and table {k} were counted with different settings: {diff}")
-        for word, n in other.counts.items():
-            counts[word] = get(word, 0) + n
+    if not allow_overlap:
+        _refuse_shared_files(tables)
+    counts: dict[str, int] = dict(first.counts)
+    for k, other in enumerate(tables[1:], start=2):
+        _add_bounded(counts, other.counts, f"table {k}")
     return replace(
         first,
         counts=counts,
@@ -267,6 +283,66 @@ def merge_tables(tables: Sequence[CountTable]) -> CountTable:
         tokviz_version=tokviz_version(),
         parts=sum(t.parts for t in tables),
     )
+
+
+def _refuse_shared_files(tables: Sequence[CountTable]) -> None:
+    """Refuse tables of which two count a source file of the same SHA-256."""
+    owner: dict[str, tuple[int, str]] = {}
+    for k, table in enumerate(tables, start=1):
+        for f in table.files:
+            if f.sha256 is None:
+                continue
+            earlier = owner.setdefault(f.sha256, (k, f.path))
+            if earlier[0] != k:
+                raise OverlapError(
+                    f"table {earlier[0]} and table {k} both count {earlier[1]} "
+                    f"(SHA-256 {f.sha256[:12]}…): adding them would count it twice"
+                )
+
+
+def _add_bounded(counts: dict[str, int], other: Mapping[str, int], name: str) -> None:
+    """Add ``other``'s rows into ``counts`` (new rows last), refusing a sum past :data:`MAX_COUNT`."""
+    get = counts.get
+    for row, (word, n) in enumerate(other.items(), start=1):
+        total = get(word, 0) + n
+        if total > MAX_COUNT:
+            raise CountTableError(
+                f"{name}: row {row} ({word!r}) brings its count to {total:,}, "
+                f"past the largest a table holds ({MAX_COUNT_TEXT})"
+            )
+        counts[word] = total
+
+
+def merge_table_files(paths: Sequence[str | os.PathLike[str]], allow_overlap: bool = False) -> CountTable:
+    """Read the tables at ``paths`` and add them (see :func:`merge_tables`); messages name the files.
+
+    The same table given twice (or a copy of it) is refused unless ``allow_overlap``: its rows
+    would be counted twice even when it records no source file hashes.
+    """
+    shown = [os.fspath(p) for p in paths]
+    tables = [load_table(p) for p in shown]
+    try:
+        if not allow_overlap:
+            _refuse_same_table(shown)
+        return merge_tables(tables, allow_overlap)
+    except CountTableError as exc:
+        # Name the tables by their paths rather than their positions.
+        message = str(exc)
+        for k, p in enumerate(shown, start=1):
+            message = message.replace(f"table {k} ", f"{p} ").replace(f"table {k}:", f"{p}:")
+        exc.args = (message,)
+        raise
+
+
+def _refuse_same_table(paths: Sequence[str]) -> None:
+    seen: dict[str, str] = {}
+    for p in paths:
+        digest = file_sha256(p)
+        if digest in seen:
+            raise OverlapError(
+                f"{seen[digest]} and {p} are the same table: adding them would count its rows twice"
+            )
+        seen[digest] = p
 
 
 def add_ordered(left: dict[str, int], right: Mapping[str, int]) -> dict[str, int]:
@@ -498,8 +574,18 @@ def _pyarrow() -> tuple[Any, Any]:
 
 
 def table_bytes(table: CountTable, fmt: str) -> bytes:
-    """The table as a file's bytes, in ``parquet`` or ``tsv`` (see :func:`table_format`)."""
-    meta = json.dumps(table.metadata(), ensure_ascii=False, sort_keys=True)
+    """The table as a file's bytes, in ``parquet`` or ``tsv`` (see :func:`table_format`).
+
+    A count that a table cannot hold (see :data:`MAX_COUNT`), a pre-token UTF-8 cannot encode and
+    metadata outside its schema are refused, naming the row or key, so every table written reads
+    back.
+    """
+    _check_rows(table.counts)
+    metadata = table.metadata()
+    problem = check_keys(metadata, METADATA_SCHEMA, "")
+    if problem:
+        raise CountTableError(f"metadata {problem}, so the table cannot be written")
+    meta = json.dumps(metadata, ensure_ascii=False, sort_keys=True)
     if fmt == "tsv":
         out = io.StringIO()
         out.write(f"{TSV_MAGIC} {meta}\n")
@@ -519,6 +605,33 @@ def table_bytes(table: CountTable, fmt: str) -> bytes:
     pq.write_table(arrow, sink, compression="zstd")
     data: bytes = sink.getvalue().to_pybytes()
     return data
+
+
+def _check_rows(counts: Mapping[str, int]) -> None:
+    values = counts.values()
+    if not (
+        all(type(n) is int for n in values)
+        and (not values or (min(values) >= 1 and max(values) <= MAX_COUNT))
+    ):
+        row, word, problem = next(
+            (r, w, p) for r, (w, n) in enumerate(counts.items(), 1) if (p := count_problem(n))
+        )
+        raise CountTableError(f"row {row} ({word!r}): {problem}, so the table cannot be written")
+    try:
+        "".join(counts).encode("utf-8")
+    except UnicodeEncodeError:
+        row, word = next((r, w) for r, w in enumerate(counts, 1) if not _encodable(w))
+        raise CountTableError(
+            f"row {row} ({word!r}): the pre-token holds a lone surrogate, which UTF-8 cannot encode"
+        ) from None
+
+
+def _encodable(word: str) -> bool:
+    try:
+        word.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def save_table(table: CountTable, path: str | os.PathLike[str]) -> None:
@@ -570,35 +683,27 @@ def read_metadata(path: str | os.PathLike[str]) -> dict[str, Any]:
 
 
 def load_table(path: str | os.PathLike[str]) -> CountTable:
-    """Read a table written by :func:`save_table` (Parquet or TSV, told apart by content)."""
+    """Read a table written by :func:`save_table` (Parquet or TSV, told apart by content).
+
+    Every row and metadata key is checked (see :mod:`tokviz.core.count_schema`); a refusal names
+    the file and the row or key.
+    """
     shown = os.fspath(path)
     if _head(shown).startswith(b"PAR1"):
-        meta, words, counts = _read_parquet(shown)
+        meta, counts = _read_parquet(shown)
     else:
-        meta, words, counts = _read_tsv(shown)
-    table = dict(zip(words, counts))
-    if len(table) != len(words):
-        raise CountTableError(f"{shown}: a pre-token appears in more than one row")
-    if any(not isinstance(n, int) or n <= 0 for n in counts):
-        raise CountTableError(f"{shown}: every count must be a whole number of 1 or more")
-    try:
-        files = tuple(
-            CountedFile(str(f["path"]), int(f["size"]), f.get("sha256")) for f in meta.get("files", [])
-        )
-        result = CountTable(
-            counts=table,
-            pretokenizer=str(meta["pretokenizer"]),
-            special_tokens=tuple(str(s) for s in meta.get("special_tokens", [])),
-            invalid_utf8=str(meta.get("invalid_utf8", "strict")),
-            corpus_bytes=int(meta.get("corpus_bytes", 0)),
-            files=files,
-            tokviz_version=str(meta.get("tokviz_version", "unknown")),
-            parts=int(meta.get("parts", 1)),
-        )
-    except (KeyError, TypeError, ValueError) as exc:
-        raise CountTableError(f"{shown}: the table's metadata is damaged ({exc})") from None
-    if result.invalid_utf8 not in ("strict", "replace"):
-        raise CountTableError(f"{shown}: unknown invalid-UTF-8 setting {result.invalid_utf8!r}")
+        meta, counts = _read_tsv(shown)
+    files = tuple(CountedFile(f["path"], f["size"], f.get("sha256")) for f in meta.get("files", []))
+    result = CountTable(
+        counts=counts,
+        pretokenizer=meta["pretokenizer"],
+        special_tokens=tuple(meta.get("special_tokens", [])),
+        invalid_utf8=meta.get("invalid_utf8", "strict"),
+        corpus_bytes=meta.get("corpus_bytes", 0),
+        files=files,
+        tokviz_version=meta.get("tokviz_version", "unknown"),
+        parts=meta.get("parts", 1),
+    )
     resolve_pretokenizer(result.pretokenizer)  # a damaged pattern fails here, with the regex's message
     return result
 
@@ -628,7 +733,7 @@ def _check_metadata(raw: bytes | str | None, path: str) -> dict[str, Any]:
         raise CountTableError(f"{path} is not a tokviz count table (no tokviz metadata)")
     try:
         meta = json.loads(raw)
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, UnicodeDecodeError, RecursionError):
         raise CountTableError(f"{path}: the table's metadata is not valid JSON") from None
     if not isinstance(meta, dict) or meta.get("format") != FORMAT:
         raise CountTableError(f"{path} is not a tokviz count table")
@@ -637,6 +742,9 @@ def _check_metadata(raw: bytes | str | None, path: str) -> dict[str, Any]:
             f"{path} is a count table of format version {meta.get('version')!r}; "
             f"this tokviz reads version {FORMAT_VERSION}"
         )
+    problem = check_keys(meta, METADATA_SCHEMA, "")
+    if problem:
+        raise CountTableError(f"{path}: metadata {problem}")
     return meta
 
 
@@ -646,8 +754,8 @@ def _tsv_metadata(first: str, path: str) -> dict[str, Any]:
     return _check_metadata(first[len(TSV_MAGIC) + 1 :].rstrip("\n"), path)
 
 
-def _read_parquet(path: str) -> tuple[dict[str, Any], list[str], list[int]]:
-    _pa, pq = _pyarrow()
+def _read_parquet(path: str) -> tuple[dict[str, Any], dict[str, int]]:
+    pa, pq = _pyarrow()
     try:
         arrow = pq.read_table(path)
     except (OSError, ValueError) as exc:
@@ -655,31 +763,67 @@ def _read_parquet(path: str) -> tuple[dict[str, Any], list[str], list[int]]:
     meta = _check_metadata((arrow.schema.metadata or {}).get(METADATA_KEY), path)
     if "pretoken" not in arrow.column_names or "count" not in arrow.column_names:
         raise CountTableError(f"{path}: a count table needs the columns 'pretoken' and 'count'")
+    words_type = arrow.schema.field("pretoken").type
+    counts_type = arrow.schema.field("count").type
+    if not (pa.types.is_string(words_type) or pa.types.is_large_string(words_type)):
+        raise CountTableError(f"{path}: the column 'pretoken' must hold strings, not {words_type}")
+    if not pa.types.is_integer(counts_type):
+        raise CountTableError(f"{path}: the column 'count' must hold whole numbers, not {counts_type}")
     words = arrow.column("pretoken").to_pylist()
-    counts = arrow.column("count").to_pylist()
-    if any(w is None for w in words) or any(c is None for c in counts):
-        raise CountTableError(f"{path}: the table has empty cells")
-    return meta, words, counts
+    numbers = arrow.column("count").to_pylist()
+    for row, (word, n) in enumerate(zip(words, numbers), start=1):
+        if word is None or n is None:
+            raise CountTableError(f"{path}: row {row} has an empty cell")
+    counts = dict(zip(words, numbers))
+    if len(counts) != len(words):
+        raise CountTableError(f"{path}: row {_first_repeat(words)}")
+    if numbers and (min(numbers) < 1 or max(numbers) > MAX_COUNT):
+        row, word, n = next((r, w, c) for r, (w, c) in enumerate(counts.items(), 1) if count_problem(c))
+        raise CountTableError(f"{path}: row {row} ({word!r}): {count_problem(n)}")
+    return meta, counts
 
 
-def _read_tsv(path: str) -> tuple[dict[str, Any], list[str], list[int]]:
-    words: list[str] = []
-    counts: list[int] = []
+def _first_repeat(words: Sequence[str]) -> str:
+    """Where the first pre-token that is in an earlier row too sits: "ROW: the pre-token ... too"."""
+    seen: set[str] = set()
+    for row, word in enumerate(words, start=1):
+        if word in seen:
+            return f"{row}: the pre-token {word!r} is in an earlier row too"
+        seen.add(word)
+    raise AssertionError("no repeated pre-token")  # pragma: no cover
+
+
+def _read_tsv(path: str) -> tuple[dict[str, Any], dict[str, int]]:
+    counts: dict[str, int] = {}
     try:
         with _open_text(path) as fh:
             meta = _tsv_metadata(fh.readline(), path)
             if fh.readline() != "count\tpretoken\n":
                 raise CountTableError(f"{path}: the second line must be the header 'count<TAB>pretoken'")
             for lineno, line in enumerate(fh, start=3):
-                if not line.endswith("\n"):
-                    raise CountTableError(f"{path}: line {lineno} is cut short (the file is incomplete)")
-                n, tab, word = line[:-1].partition("\t")
-                if not tab or not n.isdigit() or "\r" in word:
-                    raise CountTableError(f"{path}: line {lineno} is not 'count<TAB>pre-token'")
-                counts.append(int(n))
-                words.append(_tsv_unescape(word, f"{path}: line {lineno}"))
+                word, n = _tsv_row(line, f"{path}: line {lineno}")
+                if word in counts:
+                    raise CountTableError(
+                        f"{path}: line {lineno}: the pre-token {word!r} is in an earlier row too"
+                    )
+                counts[word] = n
     except UnicodeDecodeError as exc:
         raise CountTableError(f"{path} is not UTF-8 text (byte {exc.start} of a block)") from None
     except OSError as exc:
         raise CountTableError(f"cannot read {path}: {exc.strerror or exc}") from None
-    return meta, words, counts
+    return meta, counts
+
+
+def _tsv_row(line: str, where: str) -> tuple[str, int]:
+    """One TSV row as (pre-token, count); ``where`` names the file and line in a refusal."""
+    if not line.endswith("\n"):
+        raise CountTableError(f"{where} is cut short (the file is incomplete)")
+    cell, tab, word = line[:-1].partition("\t")
+    if not tab or "\r" in word:
+        raise CountTableError(f"{where} is not 'count<TAB>pre-token'")
+    n = parse_count(cell)
+    if n is None:
+        raise CountTableError(
+            f"{where}: the count {shown_cell(cell)} is not a whole number from {MAX_COUNT_TEXT}"
+        )
+    return _tsv_unescape(word, where), n

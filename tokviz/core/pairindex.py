@@ -31,6 +31,11 @@ _BLOCK = 1 << 19
 _PART_SITES = 1 << 17
 # A corpus of fewer bytes than this is indexed without numpy when numpy is not loaded yet.
 _PLAIN_BYTES = 1 << 18
+# numpy adds weighted pair counts as float64, exact only while every sum stays below 2**53; a corpus
+# whose weighted length (every pair count is at most that) reaches it is indexed with Python ints.
+_FLOAT_EXACT = 1 << 53
+# Word counts past this do not fit the int64 weights.
+_INT64_MAX = (1 << 63) - 1
 
 
 class PairIndex:
@@ -56,7 +61,7 @@ class PairIndex:
         self.nxt: Any
         self.prv: Any
         self.wt: Any
-        if not _use_numpy(sum(map(len, words))):
+        if not _use_numpy(sum(map(len, words))) or _exceeds_floats(words, freqs):
             self._init_plain(words, freqs)
             return
         import numpy as np
@@ -135,7 +140,8 @@ class PairIndex:
         """The same index for a small corpus, without numpy (whose import costs more than it saves)."""
         seq = array("i", [_SEP])
         unit = all(f == 1 for f in freqs)
-        weight = None if unit else array("q", [0])
+        # Weights past int64 are kept as Python ints (exact at any size, only slower).
+        weight: Any = None if unit else array("q", [0]) if max(freqs) <= _INT64_MAX else [0]
         starts: list[int] = []
         counts: dict[tuple[int, int], int] = {}
         occ: dict[int, array[int]] = {}
@@ -423,6 +429,13 @@ class PairIndex:
             return None
         w = bisect_right(self.starts, best) - 1
         return self.ids[w], best - self.starts[w]
+
+
+def _exceeds_floats(words: Sequence[bytes], freqs: Sequence[int]) -> bool:
+    """Whether a pair count of these words could reach 2**53, past which float64 sums are not exact."""
+    if not freqs or max(freqs) * sum(map(len, words)) < _FLOAT_EXACT:
+        return False  # the quick bound holds (unweighted counts are added as int64 anyway)
+    return sum(len(w) * f for w, f in zip(words, freqs)) >= _FLOAT_EXACT
 
 
 def _use_numpy(size: int) -> bool:
