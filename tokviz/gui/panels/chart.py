@@ -17,7 +17,7 @@ from PySide6.QtCore import (
     Qt,
     Signal,
 )
-from PySide6.QtGui import QPalette
+from PySide6.QtGui import QPalette, QShowEvent
 from PySide6.QtWidgets import (
     QComboBox,
     QDockWidget,
@@ -385,7 +385,7 @@ class ExchangeChart(QWidget):
         texts = {item.label: item.text for item in self.inputs()}
         return self._last_request == (tuple(texts.items()), tuple(id(t) for _k, _l, t in toks))
 
-    def showEvent(self, event: QEvent) -> None:
+    def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
         self.schedule()
 
@@ -479,8 +479,8 @@ class ExchangeChart(QWidget):
 def install(context: PanelContext) -> QDockWidget:
     """Add the chart as a dock (hidden at first; View menu and Ctrl+Shift+B toggle it); returns the dock.
 
-    The chart (``dock.widget()``) follows the editor's text while it is visible, and every
-    tokenizer in the registry.
+    The chart (``dock.widget()``) follows the editor's text while it is visible, every
+    tokenizer in the registry, and presentation mode (its large text).
     """
     chart = ExchangeChart(context.tokenizers, context.parent_widget())
     parent = context.parent_widget()
@@ -500,6 +500,9 @@ def install(context: PanelContext) -> QDockWidget:
     context.settings.set(CHART_FILES, chart.added_paths())
     chart.filesChanged.connect(lambda: context.settings.set(CHART_FILES, chart.added_paths()))
     chart.exported.connect(lambda path: context.show_status(f"Chart saved to {path}"))
+    if context.is_presentation():
+        chart.set_large_text(True)
+    context.presentationChanged.connect(chart.set_large_text)
     return dock
 
 
