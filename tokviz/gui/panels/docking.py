@@ -58,6 +58,7 @@ def refresh_while_visible(
     debouncer = Debouncer(delay_ms, dock)
     debouncer.triggered.connect(guarded)
     trigger.connect(debouncer.trigger)
+
     def on_visible(visible: bool) -> None:
         if visible:
             guarded()

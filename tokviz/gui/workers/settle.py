@@ -53,9 +53,11 @@ class _Waiter(QObject):
     def __init__(self, settle: Settle, callback: Callable[[], object]) -> None:
         super().__init__(settle)
         self._callback: Callable[[], object] | None = callback
-        # After the views' update has been handled, not inside it.
-        settle.settled.connect(lambda: QTimer.singleShot(0, self, self._fire))
+        settle.settled.connect(self._fire_soon)  # a bound method: dropped with this waiter
         QTimer.singleShot(FALLBACK_MS, self, self._fire)
+
+    def _fire_soon(self) -> None:
+        QTimer.singleShot(0, self, self._fire)  # after the views' update has been handled, not inside it
 
     def _fire(self) -> None:
         callback, self._callback = self._callback, None
