@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from PySide6.QtGui import QColor, QPalette
 
-from tokviz.gui.style.theme import TokenColors, app_palette
+from tokviz.gui.style.theme import ColourValue, TokenColors, app_palette, palette_from
 
 # Okabe & Ito (2008), "Color Universal Design": distinguishable under the common colour-vision deficiencies.
 OKABE_ITO = {
@@ -65,45 +65,46 @@ def _fills(dark: bool) -> tuple[QColor, ...]:
     return tuple(QColor(table[slot // 2][light]) for slot in range(12) for light in (0, 1))
 
 
+def _presentation_table(dark: bool) -> dict[str, ColourValue]:
+    """Pure black or white text and strong marks, by TokenColors field."""
+    if dark:
+        return {
+            "text": "#ffffff",
+            "base": "#000000",
+            "partial_fill": "#3a3a3a",
+            "partial_hatch": (255, 255, 255, 70),
+            "partial_border": "#ffffff",
+            "special_fill": "#000000",
+            "special_border": "#ffffff",
+            "chunk_mark": "#ffffff",
+            "diff_mark": _mix(OKABE_ITO["vermillion"], "#ffffff", 0.2),
+            "hover": "#ffffff",
+            "highlight": _mix(OKABE_ITO["sky blue"], "#ffffff", 0.2),
+            "highlight_fill": (86, 180, 233, 90),
+            "editor_highlight": _mix(OKABE_ITO["blue"], "#000000", 0.3),
+            "muted": "#c8c8c8",
+        }
+    return {
+        "text": "#000000",
+        "base": "#ffffff",
+        "partial_fill": "#ececec",
+        "partial_hatch": (0, 0, 0, 60),
+        "partial_border": "#000000",
+        "special_fill": "#ffffff",
+        "special_border": "#000000",
+        "chunk_mark": "#000000",
+        "diff_mark": OKABE_ITO["vermillion"],
+        "hover": "#000000",
+        "highlight": OKABE_ITO["blue"],
+        "highlight_fill": (0, 114, 178, 60),
+        "editor_highlight": _mix(OKABE_ITO["sky blue"], "#ffffff", 0.5),
+        "muted": "#404040",
+    }
+
+
 def presentation_colors(dark: bool) -> TokenColors:
     """The presentation palette for a light or a dark background: pure black or white text, strong marks."""
-    if dark:
-        return TokenColors(
-            dark=True,
-            fills=_fills(True),
-            text=QColor("#ffffff"),
-            base=QColor("#000000"),
-            partial_fill=QColor("#3a3a3a"),
-            partial_hatch=QColor(255, 255, 255, 70),
-            partial_border=QColor("#ffffff"),
-            special_fill=QColor("#000000"),
-            special_border=QColor("#ffffff"),
-            chunk_mark=QColor("#ffffff"),
-            diff_mark=_mix(OKABE_ITO["vermillion"], "#ffffff", 0.2),
-            hover=QColor("#ffffff"),
-            highlight=_mix(OKABE_ITO["sky blue"], "#ffffff", 0.2),
-            highlight_fill=QColor(86, 180, 233, 90),
-            editor_highlight=_mix(OKABE_ITO["blue"], "#000000", 0.3),
-            muted=QColor("#c8c8c8"),
-        )
-    return TokenColors(
-        dark=False,
-        fills=_fills(False),
-        text=QColor("#000000"),
-        base=QColor("#ffffff"),
-        partial_fill=QColor("#ececec"),
-        partial_hatch=QColor(0, 0, 0, 60),
-        partial_border=QColor("#000000"),
-        special_fill=QColor("#ffffff"),
-        special_border=QColor("#000000"),
-        chunk_mark=QColor("#000000"),
-        diff_mark=QColor(OKABE_ITO["vermillion"]),
-        hover=QColor("#000000"),
-        highlight=QColor(OKABE_ITO["blue"]),
-        highlight_fill=QColor(0, 114, 178, 60),
-        editor_highlight=_mix(OKABE_ITO["sky blue"], "#ffffff", 0.5),
-        muted=QColor("#404040"),
-    )
+    return palette_from(dark, _fills(dark), _presentation_table(dark))
 
 
 def presentation_palette(dark: bool) -> QPalette:
