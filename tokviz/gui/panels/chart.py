@@ -12,11 +12,7 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
 
-from PySide6.QtCore import (
-    QEvent,
-    Qt,
-    Signal,
-)
+from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtGui import QPalette, QShowEvent
 from PySide6.QtWidgets import (
     QComboBox,
