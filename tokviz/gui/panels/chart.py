@@ -344,14 +344,14 @@ class ExchangeChart(QWidget):
         if self._dirty:
             self.refresh_now()
 
-    def _measure(self, tokenizer: object, text: str) -> TextMetrics:
+    def _measure(self, tokenizer: Tokenizer, text: str) -> TextMetrics:
         """TextMetrics.of with a cache (runs in the worker; one job at a time touches the cache)."""
         key = (id(tokenizer), text)
         hit = self._cache.get(key)
         if hit is not None and hit[0] is tokenizer:
             self._cache.move_to_end(key)
             return hit[1]
-        metrics = TextMetrics.of(tokenizer, text)  # type: ignore[arg-type]
+        metrics = TextMetrics.of(tokenizer, text)
         self._cache[key] = (tokenizer, metrics)
         while len(self._cache) > CACHE_ENTRIES:
             self._cache.popitem(last=False)
