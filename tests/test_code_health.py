@@ -25,7 +25,7 @@ MAX_MODULE_LINES = 520
 # ``ignore_errors = true``). That list may only shrink: it may name at most this many modules, each
 # must exist, and each must still have errors, so a module that type-checks comes off the list and
 # stays checked from then on. Lower this number whenever the list shrinks; never raise it.
-MAX_MODULES_NOT_TYPE_CHECKED = 10
+MAX_MODULES_NOT_TYPE_CHECKED = 0
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
@@ -79,6 +79,8 @@ def test_the_list_of_modules_not_type_checked_only_shrinks(tmp_path):
     gone = [m for m in modules if not module_file(m).is_file()]
     assert not gone, f"take these off the list in pyproject.toml, they no longer exist: {gone}"
 
+    if not modules:
+        return  # the whole package type-checks; test_the_package_type_checks keeps it so
     # The same check with every module's errors reported: each listed module must still have some.
     text = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
     assert text.count("ignore_errors = true") == 1

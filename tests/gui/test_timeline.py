@@ -180,8 +180,8 @@ def test_clicking_a_row_jumps_to_that_step_and_the_plot_follows(qtbot, timeline,
     timeline.plot.build()
     x, y = timeline.plot.curve_data()
     assert y[0] == 18 and y[-1] == 12 and x[-1] == 3
-    assert timeline.plot.cursor.value() == 2
-    timeline.plot.cursor.setValue(1)  # dragging the cursor moves the replay
+    assert timeline.plot.step_line.value() == 2
+    timeline.plot.step_line.setValue(1)  # dragging the cursor moves the replay
     qtbot.waitUntil(lambda: timeline.is_ready() and timeline.step == 1)
     xs, ys = timeline.plot.corpus_data()
     assert ys.tolist() == [18, 16, 14, 12]

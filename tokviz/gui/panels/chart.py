@@ -12,12 +12,8 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
 
-from PySide6.QtCore import (
-    QEvent,
-    Qt,
-    Signal,
-)
-from PySide6.QtGui import QPalette
+from PySide6.QtCore import QEvent, Qt, Signal
+from PySide6.QtGui import QPalette, QShowEvent
 from PySide6.QtWidgets import (
     QComboBox,
     QDockWidget,
@@ -348,14 +344,14 @@ class ExchangeChart(QWidget):
         if self._dirty:
             self.refresh_now()
 
-    def _measure(self, tokenizer: object, text: str) -> TextMetrics:
+    def _measure(self, tokenizer: Tokenizer, text: str) -> TextMetrics:
         """TextMetrics.of with a cache (runs in the worker; one job at a time touches the cache)."""
         key = (id(tokenizer), text)
         hit = self._cache.get(key)
         if hit is not None and hit[0] is tokenizer:
             self._cache.move_to_end(key)
             return hit[1]
-        metrics = TextMetrics.of(tokenizer, text)  # type: ignore[arg-type]
+        metrics = TextMetrics.of(tokenizer, text)
         self._cache[key] = (tokenizer, metrics)
         while len(self._cache) > CACHE_ENTRIES:
             self._cache.popitem(last=False)
@@ -385,7 +381,7 @@ class ExchangeChart(QWidget):
         texts = {item.label: item.text for item in self.inputs()}
         return self._last_request == (tuple(texts.items()), tuple(id(t) for _k, _l, t in toks))
 
-    def showEvent(self, event: QEvent) -> None:
+    def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
         self.schedule()
 
@@ -479,8 +475,8 @@ class ExchangeChart(QWidget):
 def install(context: PanelContext) -> QDockWidget:
     """Add the chart as a dock (hidden at first; View menu and Ctrl+Shift+B toggle it); returns the dock.
 
-    The chart (``dock.widget()``) follows the editor's text while it is visible, and every
-    tokenizer in the registry.
+    The chart (``dock.widget()``) follows the editor's text while it is visible, every
+    tokenizer in the registry, and presentation mode (its large text).
     """
     chart = ExchangeChart(context.tokenizers, context.parent_widget())
     parent = context.parent_widget()
@@ -500,6 +496,9 @@ def install(context: PanelContext) -> QDockWidget:
     context.settings.set(CHART_FILES, chart.added_paths())
     chart.filesChanged.connect(lambda: context.settings.set(CHART_FILES, chart.added_paths()))
     chart.exported.connect(lambda path: context.show_status(f"Chart saved to {path}"))
+    if context.is_presentation():
+        chart.set_large_text(True)
+    context.presentationChanged.connect(chart.set_large_text)
     return dock
 
 

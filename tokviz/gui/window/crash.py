@@ -45,6 +45,10 @@ from tokviz.gui.window.about import runtime_versions
 if TYPE_CHECKING:
     from tokviz.gui.window.main_window import MainWindow
 
+# The two hooks the reporter replaces while the GUI runs, and puts back.
+ExceptHook = Callable[[type[BaseException], BaseException, TracebackType | None], object]
+ThreadExceptHook = Callable[[threading.ExceptHookArgs], object]
+
 # Reports kept in the dialog; an exception raised on every repaint must not grow it without bound.
 MAX_REPORTS = 20
 MAX_LOG_BYTES = 1_000_000
@@ -185,7 +189,7 @@ class CrashReporter(QObject):
         self.before_report = before_report
         self.dialog: CrashDialog | None = None
         self.count = 0
-        self._previous_hooks: tuple[object, object] | None = None
+        self._previous_hooks: tuple[ExceptHook, ThreadExceptHook] | None = None
         self._reporting = threading.local()
         # Queued even when emitted in the GUI thread: the dialog is never built inside a paintEvent.
         self._reported.connect(self._show, Qt.ConnectionType.QueuedConnection)
@@ -201,14 +205,14 @@ class CrashReporter(QObject):
     def uninstall(self) -> None:
         """Put back the hooks that were there before :meth:`install`."""
         if self._previous_hooks is not None:
-            sys.excepthook, threading.excepthook = self._previous_hooks  # type: ignore[assignment]
+            sys.excepthook, threading.excepthook = self._previous_hooks
             self._previous_hooks = None
 
     def excepthook(self, exc_type: type[BaseException], exc: BaseException, tb: TracebackType | None) -> None:
         """``sys.excepthook``: KeyboardInterrupt goes to the previous hook; anything else is reported and the app goes on."""
         if issubclass(exc_type, KeyboardInterrupt):
             previous = self._previous_hooks[0] if self._previous_hooks else sys.__excepthook__
-            previous(exc_type, exc, tb)  # type: ignore[operator]
+            previous(exc_type, exc, tb)
             return
         self.report(exc_type, exc, tb, threading.current_thread().name)
 

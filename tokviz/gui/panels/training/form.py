@@ -10,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import QEvent, QObject, QSize, Qt
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtGui import QAction, QKeySequence, QStandardItemModel
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -412,7 +412,8 @@ class TrainForm(QWidget):
     @staticmethod
     def _disable_item(combo: QComboBox, key: str) -> None:
         row = combo.findData(key)
-        item = combo.model().item(row)  # type: ignore[attr-defined]
+        model = combo.model()
+        item = model.item(row) if isinstance(model, QStandardItemModel) else None  # a combo box's own model
         if item is not None:
             item.setEnabled(False)
 
