@@ -21,7 +21,14 @@ import threading
 from typing import TYPE_CHECKING
 
 from .command import EXIT_INTERRUPTED, UsageError, print_error, print_note, run_cancellable
-from .corpus_files import add_file_filters, max_file_size, select_corpus
+from .corpus_files import (
+    add_file_filters,
+    add_reading_options,
+    check_workers,
+    max_file_size,
+    read_corpus,
+    select_corpus,
+)
 from .options import add_special, add_tie_break
 from .progress import ProgressPrinter
 
@@ -71,22 +78,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="also write a Hugging Face tokenizer.json (into DIR/ or as FILE named tokenizer.json: "
         "with tokenizer_config.json and special_tokens_map.json for AutoTokenizer)",
     )
-    p.add_argument(
-        "--replace-invalid",
-        action="store_true",
-        help="read invalid UTF-8 as U+FFFD instead of stopping with an error",
-    )
-    p.add_argument("--workers", type=int, metavar="N", help="pre-tokenization processes (default: CPUs)")
+    add_reading_options(p, workers_help="pre-tokenization processes (default: CPUs)")
 
 
 def run(args: argparse.Namespace) -> int:
     """Train, then save the model (and any exports) only when training finished."""
-    from tokviz.core.errors import Cancelled, CorpusError
     from tokviz.core.outputs import check_outputs
     from tokviz.core.train import train_bpe
 
-    if args.workers is not None and args.workers < 1:
-        raise UsageError("--workers must be 1 or more")
+    check_workers(args)
     if args.name is not None and not args.name.strip():
         raise UsageError("--name must not be empty")
     max_size = max_file_size(args.max_file_size)
@@ -133,24 +133,11 @@ def run(args: argparse.Namespace) -> int:
             workers=args.workers,
         )
 
-    try:
-        result = run_cancellable(train, "tokviz-train")
-    except (KeyboardInterrupt, Cancelled):
-        printer.close()
-        print_error("training cancelled; nothing was written")
+    result = read_corpus(
+        lambda: run_cancellable(train, "tokviz-train"), "training", printer, args.replace_invalid
+    )
+    if result is None:
         return EXIT_INTERRUPTED
-    except CorpusError as exc:
-        printer.close()
-        if exc.offset is not None and not args.replace_invalid:
-            raise CorpusError(
-                f"{exc.path} is not valid UTF-8 (byte offset {exc.offset}); "
-                "use --replace-invalid to read it with U+FFFD replacement characters",
-                exc.path,
-                exc.offset,
-            ) from None
-        raise
-    finally:
-        printer.close()
     code = save_outputs(result, args, outputs, provenance)
     if code:
         return code
