@@ -38,6 +38,7 @@ from .train import (
     _count_corpus,
     _special_tokens_argument,
     merge_counts,
+    run_to_end,
 )
 
 FORMAT = "tokviz-counts"
@@ -229,15 +230,7 @@ def count_iter(
 
 def count_corpus(progress: Callable[[Progress], None] | None = None, **kwargs: Any) -> CountTable:
     """Count a corpus (the keywords of :func:`count_iter`), calling ``progress`` with each report."""
-    gen = count_iter(**kwargs)
-    while True:
-        try:
-            item = next(gen)
-        except StopIteration as stop:
-            table: CountTable = stop.value
-            return table
-        if progress is not None:
-            progress(item)
+    return run_to_end(count_iter(**kwargs), progress)
 
 
 # ---------------------------------------------------------------------------- merging
@@ -339,15 +332,7 @@ def train_from_counts(
     cancel: CancelFlag | Callable[[], bool] | None = None,
 ) -> TrainResult:
     """Train on a count table to the end (see :func:`train_from_counts_iter`)."""
-    gen = train_from_counts_iter(table, vocab_size, tie_break, cancel)
-    while True:
-        try:
-            item = next(gen)
-        except StopIteration as stop:
-            result: TrainResult = stop.value
-            return result
-        if progress is not None:
-            progress(item)
+    return run_to_end(train_from_counts_iter(table, vocab_size, tie_break, cancel), progress)
 
 
 def is_count_table(path: str | os.PathLike[str]) -> bool:

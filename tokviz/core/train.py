@@ -23,7 +23,7 @@ from collections.abc import Callable, Generator, Iterable, Mapping
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any, Never, Protocol
+from typing import Any, Never, Protocol, TypeVar
 
 from .corpus import CorpusSource, iter_parts, resolve_source
 from .errors import ArgumentTypeError, Cancelled, CorpusError, InvalidArgument, VocabSizeError
@@ -41,6 +41,9 @@ from .pretokenize import (
 from .procpool import stop_pool, worker_pool
 from .tokenizer import LONE_SURROGATE as _LONE_SURROGATE
 from .tokenizer import Tokenizer
+
+Report = TypeVar("Report")
+Result = TypeVar("Result")
 
 TIE_RULES = ("lexicographic", "first-seen")
 # When pre-tokens are counted in worker processes: "auto" for corpora of PARALLEL_THRESHOLD or more
@@ -546,6 +549,19 @@ def _ran_out_message(merges: int, reached: int, requested: int) -> str:
     )
 
 
+def run_to_end(gen: Generator[Report, None, Result], progress: Callable[[Report], None] | None) -> Result:
+    """Drive a reporting generator (``train_iter`` and its kin) to its return value, handing each
+    report to ``progress``: the blocking form of every ``*_iter`` function."""
+    while True:
+        try:
+            item = next(gen)
+        except StopIteration as stop:
+            result: Result = stop.value
+            return result
+        if progress is not None:
+            progress(item)
+
+
 def train_bpe(
     *positional: Never,
     text: str | None = None,
@@ -586,14 +602,7 @@ def train_bpe(
         errors=errors,
         workers=workers,
     )
-    while True:
-        try:
-            item = next(gen)
-        except StopIteration as stop:
-            result: TrainResult = stop.value
-            return result
-        if progress is not None:
-            progress(item)
+    return run_to_end(gen, progress)
 
 
 class _Merger:
