@@ -103,17 +103,7 @@ def run(args: argparse.Namespace) -> int:
     check_outputs(outputs, inputs=args.corpus or [args.from_counts])
     check_exports_fit(args)
     errors = "replace" if args.replace_invalid else "strict"
-    if table is None:
-        selection = select_corpus(args.corpus, args.include, args.exclude, max_size, errors)
-        corpus_files = [str(f.path) for f in selection.files]
-        provenance = corpus_provenance(selection, args, errors)
-    else:
-        if args.include or args.exclude or max_size is not None:
-            raise UsageError(
-                "--include, --exclude and --max-file-size choose corpus files; the table is counted"
-            )
-        corpus_files = []
-        provenance = table_provenance(table, args.from_counts)
+    corpus_files, provenance = _training_input(args, table, max_size, errors)
     printer = ProgressPrinter(sys.stderr)
 
     def train(cancel: threading.Event) -> TrainResult:
@@ -141,6 +131,24 @@ def run(args: argparse.Namespace) -> int:
     code = save_outputs(result, args, outputs, provenance)
     if code:
         return code
+    _say_trained(result)
+    return 0
+
+
+def _training_input(
+    args: argparse.Namespace, table: CountTable | None, max_size: int | None, errors: str
+) -> tuple[list[str], dict[str, object]]:
+    """The corpus files to read (none for a count table) and the provenance the model records."""
+    if table is None:
+        selection = select_corpus(args.corpus, args.include, args.exclude, max_size, errors)
+        return [str(f.path) for f in selection.files], corpus_provenance(selection, args, errors)
+    if args.include or args.exclude or max_size is not None:
+        raise UsageError("--include, --exclude and --max-file-size choose corpus files; the table is counted")
+    return [], table_provenance(table, args.from_counts)
+
+
+def _say_trained(result: TrainResult) -> None:
+    """The run's summary on standard error, after a note when it stopped before the size asked."""
     if result.stop_reason is not None:
         # Not an error (the model is complete for this corpus), but never a silent surprise.
         print_note(f"stopped early: {result.stop_reason}")
@@ -153,7 +161,6 @@ def run(args: argparse.Namespace) -> int:
         f"{merges_per_s:,.0f} merges/s); vocab size {len(result.vocab)}",
         file=sys.stderr,
     )
-    return 0
 
 
 def corpus_provenance(selection: Selection, args: argparse.Namespace, errors: str) -> dict[str, object]:
