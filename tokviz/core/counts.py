@@ -305,17 +305,19 @@ def _merge_table(
     tie_break: str,
     cancel: CancelFlag | Callable[[], bool] | None,
     report_every: float,
+    t0: float | None = None,
 ) -> Generator[Progress, None, TrainResult]:
-    pre = resolve_pretokenizer(table.pretokenizer)
-    t0 = time.perf_counter()
-    yield Progress("reading", 0, 1, (), 0.0)
+    """The merges of ``table``; a run started at ``t0`` has said it is reading already."""
+    if t0 is None:
+        t0 = time.perf_counter()
+        yield Progress("reading", 0, 1, (), 0.0)
     return (
         yield from merge_counts(
             table.counts,
             table.corpus_bytes,
             vocab_size,
             list(table.special_tokens),
-            pre,
+            resolve_pretokenizer(table.pretokenizer),
             tie_break,
             cancel,
             report_every,
@@ -427,20 +429,7 @@ def _count_then_train(
     table = yield from count_iter(**corpus, **settings, hashes=False)
     if kept is not None:
         kept["count_table"] = table
-    pre = resolve_pretokenizer(table.pretokenizer)
-    return (
-        yield from merge_counts(
-            table.counts,
-            table.corpus_bytes,
-            vocab_size,
-            list(table.special_tokens),
-            pre,
-            tie_break,
-            settings["cancel"],
-            0.05,
-            t0,
-        )
-    )
+    return (yield from _merge_table(table, vocab_size, tie_break, settings["cancel"], 0.05, t0))
 
 
 def with_hashes(table: CountTable, cancel: CancelFlag | Callable[[], bool] | None = None) -> CountTable:

@@ -40,7 +40,7 @@ from .pretokenize import (
 )
 from .procpool import stop_pool, worker_pool
 from .tokenizer import LONE_SURROGATE as _LONE_SURROGATE
-from .tokenizer import Tokenizer
+from .tokenizer import Tokenizer, checked_special_names
 
 Report = TypeVar("Report")
 Result = TypeVar("Result")
@@ -376,15 +376,7 @@ def _special_tokens_argument(special_tokens: object) -> list[str]:
             f"special_tokens= must be a list of strings, got {type(special_tokens).__name__}"
             + (f" (write [{special_tokens!r}] for one token)" if isinstance(special_tokens, str) else "")
         )
-    tokens = list(special_tokens)
-    for s in tokens:
-        if not isinstance(s, str):
-            raise ArgumentTypeError(f"special tokens must be strings, got {s!r}")
-        if _LONE_SURROGATE.search(s):
-            raise InvalidArgument(
-                f"the special token {s!r} holds a lone surrogate, which UTF-8 cannot encode"
-            )
-    return list(dict.fromkeys(s for s in tokens if s))
+    return list(dict.fromkeys(s for s in checked_special_names(special_tokens) if s))
 
 
 def _check_settings(
