@@ -16,8 +16,8 @@ from tokviz.core.usage import undertrained_score
 from tokviz.gui.models.merge_model import MergeTableModel
 from tokviz.gui.models.tokenizers import TokenizerRegistryModel
 from tokviz.gui.models.vocabulary import COUNT, RANK, TOKEN
-from tokviz.gui.panels import vocabulary_table
 from tokviz.gui.panels.vocabulary import VocabBrowser
+from tokviz.gui.panels.vocabulary import table as vocabulary_table
 from tokviz.gui.text.display import details_html, token_details
 from tokviz.gui.widgets import file_dialogs
 

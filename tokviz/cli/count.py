@@ -15,7 +15,7 @@ import time
 from typing import TYPE_CHECKING
 
 from .command import EXIT_INTERRUPTED, UsageError, print_error, print_note, run_cancellable
-from .corpus_files import add_file_filters
+from .corpus_files import add_file_filters, add_reading_options, check_workers, read_corpus
 from .options import add_special
 from .progress import ProgressPrinter
 
@@ -43,12 +43,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_file_filters(p)
     add_special(p)
     p.add_argument("--pretokenizer", default="gpt2", metavar="P", help="none, gpt2, cl100k or a regex")
-    p.add_argument(
-        "--replace-invalid",
-        action="store_true",
-        help="read invalid UTF-8 as U+FFFD instead of stopping with an error",
-    )
-    p.add_argument("--workers", type=int, metavar="N", help="local counting processes (default: CPUs)")
+    add_reading_options(p, workers_help="local counting processes (default: CPUs)")
     p.add_argument(
         "--dask",
         metavar="SCHEDULER",
@@ -80,7 +75,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Count (or add tables), then write the table atomically; Ctrl+C writes nothing."""
     from tokviz.core.counts import table_format
-    from tokviz.core.errors import Cancelled, CorpusError
     from tokviz.core.outputs import Output, check_outputs
 
     _check_options(args)
@@ -90,35 +84,23 @@ def run(args: argparse.Namespace) -> int:
     check_outputs([output], inputs=local_inputs)
     printer = ProgressPrinter(sys.stderr)
     t0 = time.perf_counter()
-    try:
+
+    def count() -> CountTable:
         if args.merge:
-            table = _merge(args.inputs, args.allow_overlap)
-        elif args.dask:
-            table = run_cancellable(lambda cancel: _count_dask(args, printer, cancel, t0), "tokviz-count")
-        else:
-            table = run_cancellable(lambda cancel: _count_local(args, printer, cancel), "tokviz-count")
-    except (KeyboardInterrupt, Cancelled):
-        printer.close()
-        print_error("counting cancelled; nothing was written")
+            return _merge(args.inputs, args.allow_overlap)
+        if args.dask:
+            return run_cancellable(lambda cancel: _count_dask(args, printer, cancel, t0), "tokviz-count")
+        return run_cancellable(lambda cancel: _count_local(args, printer, cancel), "tokviz-count")
+
+    table = read_corpus(count, "counting", printer, args.replace_invalid)
+    if table is None:
         return EXIT_INTERRUPTED
-    except CorpusError as exc:
-        if exc.offset is not None and not args.replace_invalid and "U+FFFD" not in str(exc):
-            raise CorpusError(
-                f"{exc.path} is not valid UTF-8 (byte offset {exc.offset}); "
-                "use --replace-invalid to read it with U+FFFD replacement characters",
-                exc.path,
-                exc.offset,
-            ) from None
-        raise
-    finally:
-        printer.close()
     elapsed = time.perf_counter() - t0
     return _write(table, args, output, local_inputs, elapsed)
 
 
 def _check_options(args: argparse.Namespace) -> None:
-    if args.workers is not None and args.workers < 1:
-        raise UsageError("--workers must be 1 or more")
+    check_workers(args)
     if not args.chunk_mb > 0:
         raise UsageError("--chunk-mb must be more than 0")
     if args.merge:

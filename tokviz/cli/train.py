@@ -21,7 +21,14 @@ import threading
 from typing import TYPE_CHECKING
 
 from .command import EXIT_INTERRUPTED, UsageError, print_error, print_note, run_cancellable
-from .corpus_files import add_file_filters, max_file_size, select_corpus
+from .corpus_files import (
+    add_file_filters,
+    add_reading_options,
+    check_workers,
+    max_file_size,
+    read_corpus,
+    select_corpus,
+)
 from .options import add_special, add_tie_break
 from .progress import ProgressPrinter
 
@@ -71,22 +78,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="also write a Hugging Face tokenizer.json (into DIR/ or as FILE named tokenizer.json: "
         "with tokenizer_config.json and special_tokens_map.json for AutoTokenizer)",
     )
-    p.add_argument(
-        "--replace-invalid",
-        action="store_true",
-        help="read invalid UTF-8 as U+FFFD instead of stopping with an error",
-    )
-    p.add_argument("--workers", type=int, metavar="N", help="pre-tokenization processes (default: CPUs)")
+    add_reading_options(p, workers_help="pre-tokenization processes (default: CPUs)")
 
 
 def run(args: argparse.Namespace) -> int:
     """Train, then save the model (and any exports) only when training finished."""
-    from tokviz.core.errors import Cancelled, CorpusError
     from tokviz.core.outputs import check_outputs
     from tokviz.core.train import train_bpe
 
-    if args.workers is not None and args.workers < 1:
-        raise UsageError("--workers must be 1 or more")
+    check_workers(args)
     if args.name is not None and not args.name.strip():
         raise UsageError("--name must not be empty")
     max_size = max_file_size(args.max_file_size)
@@ -103,17 +103,7 @@ def run(args: argparse.Namespace) -> int:
     check_outputs(outputs, inputs=args.corpus or [args.from_counts])
     check_exports_fit(args)
     errors = "replace" if args.replace_invalid else "strict"
-    if table is None:
-        selection = select_corpus(args.corpus, args.include, args.exclude, max_size, errors)
-        corpus_files = [str(f.path) for f in selection.files]
-        provenance = corpus_provenance(selection, args, errors)
-    else:
-        if args.include or args.exclude or max_size is not None:
-            raise UsageError(
-                "--include, --exclude and --max-file-size choose corpus files; the table is counted"
-            )
-        corpus_files = []
-        provenance = table_provenance(table, args.from_counts)
+    corpus_files, provenance = _training_input(args, table, max_size, errors)
     printer = ProgressPrinter(sys.stderr)
 
     def train(cancel: threading.Event) -> TrainResult:
@@ -133,27 +123,32 @@ def run(args: argparse.Namespace) -> int:
             workers=args.workers,
         )
 
-    try:
-        result = run_cancellable(train, "tokviz-train")
-    except (KeyboardInterrupt, Cancelled):
-        printer.close()
-        print_error("training cancelled; nothing was written")
+    result = read_corpus(
+        lambda: run_cancellable(train, "tokviz-train"), "training", printer, args.replace_invalid
+    )
+    if result is None:
         return EXIT_INTERRUPTED
-    except CorpusError as exc:
-        printer.close()
-        if exc.offset is not None and not args.replace_invalid:
-            raise CorpusError(
-                f"{exc.path} is not valid UTF-8 (byte offset {exc.offset}); "
-                "use --replace-invalid to read it with U+FFFD replacement characters",
-                exc.path,
-                exc.offset,
-            ) from None
-        raise
-    finally:
-        printer.close()
     code = save_outputs(result, args, outputs, provenance)
     if code:
         return code
+    _say_trained(result)
+    return 0
+
+
+def _training_input(
+    args: argparse.Namespace, table: CountTable | None, max_size: int | None, errors: str
+) -> tuple[list[str], dict[str, object]]:
+    """The corpus files to read (none for a count table) and the provenance the model records."""
+    if table is None:
+        selection = select_corpus(args.corpus, args.include, args.exclude, max_size, errors)
+        return [str(f.path) for f in selection.files], corpus_provenance(selection, args, errors)
+    if args.include or args.exclude or max_size is not None:
+        raise UsageError("--include, --exclude and --max-file-size choose corpus files; the table is counted")
+    return [], table_provenance(table, args.from_counts)
+
+
+def _say_trained(result: TrainResult) -> None:
+    """The run's summary on standard error, after a note when it stopped before the size asked."""
     if result.stop_reason is not None:
         # Not an error (the model is complete for this corpus), but never a silent surprise.
         print_note(f"stopped early: {result.stop_reason}")
@@ -166,7 +161,6 @@ def run(args: argparse.Namespace) -> int:
         f"{merges_per_s:,.0f} merges/s); vocab size {len(result.vocab)}",
         file=sys.stderr,
     )
-    return 0
 
 
 def corpus_provenance(selection: Selection, args: argparse.Namespace, errors: str) -> dict[str, object]:

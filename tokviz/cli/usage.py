@@ -22,6 +22,7 @@ from typing import IO, TYPE_CHECKING, Any
 import numpy as np
 
 from .command import UsageError, print_note
+from .corpus_files import add_file_filters
 from .options import load_tokenizer
 from .output import format_ratio, render_table, text_or_hex, token_label
 
@@ -50,21 +51,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         metavar="NAME|PATH",
         help="a built-in name or a tokenizer file (repeat for several)",
     )
-    p.add_argument(
-        "--include",
-        action="append",
-        default=[],
-        metavar="GLOB",
-        help="only files matching (e.g. '*.py'; repeatable)",
-    )
-    p.add_argument(
-        "--exclude",
-        action="append",
-        default=[],
-        metavar="GLOB",
-        help="leave out matching files or folders (repeatable)",
-    )
-    p.add_argument("--max-file-size", metavar="SIZE", help="leave out files larger than this (e.g. 10MB)")
+    add_file_filters(p)
     p.add_argument(
         "--replace-invalid",
         action="store_true",

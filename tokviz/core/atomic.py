@@ -44,14 +44,7 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
             raise
         raise type(exc)(exc.errno, exc.strerror, str(path)) from None
     try:
-        try:
-            view = memoryview(data).cast("B")
-            written = 0
-            while written < len(view):
-                written += os.write(fd, view[written:])
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+        write_and_close(fd, data)
         if old_mode is not None and os.name == "posix":
             # os.open applied the umask; an existing file keeps its exact mode.
             os.chmod(tmp, old_mode)
@@ -61,6 +54,18 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
             os.unlink(tmp)
         raise
     fsync_dir(folder)
+
+
+def write_and_close(fd: int, data: bytes) -> None:
+    """Write all of ``data`` to the open file ``fd``, fsync it and close it (closed even on error)."""
+    try:
+        view = memoryview(data).cast("B")
+        written = 0
+        while written < len(view):
+            written += os.write(fd, view[written:])
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def atomic_write_text(path: str | os.PathLike[str], text: str, encoding: str = "utf-8") -> None:

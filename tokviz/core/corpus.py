@@ -281,14 +281,14 @@ class _FolderWalk:
                 size, kind, compression = 0, UNREADABLE, None
             file = CorpusFile(sub, size, compression)
             if kind == TEXT and self.errors == "strict":
-                kind = _read_to_the_end(file)
+                kind = whole_file_kind(file)
             if kind == TEXT or (kind == NOT_UTF8 and self.errors == "replace"):
                 yield file
                 continue
             self.counts[kind] += 1
             self.skipped_bytes += size
             if kind == BINARY:
-                self.binary_suffixes[_suffix(sub)] += 1
+                self.binary_suffixes[suffix_kind(sub)] += 1
 
     def summary(self, files: list[CorpusFile]) -> CorpusSummary:
         """The counts of this walk with the files finally used."""
@@ -304,7 +304,7 @@ class _FolderWalk:
         )
 
 
-def _read_to_the_end(file: CorpusFile) -> str:
+def whole_file_kind(file: CorpusFile) -> str:
     """``text`` when the whole file decodes as UTF-8, else ``not-utf8`` (or ``unreadable``).
 
     In strict mode a folder's file that is UTF-8 at its start but not further on (an old
@@ -322,7 +322,7 @@ def _read_to_the_end(file: CorpusFile) -> str:
     return TEXT
 
 
-def _suffix(path: Path) -> str:
+def suffix_kind(path: Path) -> str:
     """How a skipped file is named in the note: its suffix (".pyc"; ".tar.gz"), or its name."""
     suffixes = path.suffixes
     if not suffixes or len(path.suffix) > 8 or not path.suffix[1:].isalnum():

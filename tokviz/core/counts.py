@@ -47,6 +47,7 @@ from .train import (
     _count_corpus,
     _special_tokens_argument,
     merge_counts,
+    run_to_end,
 )
 
 FORMAT = "tokviz-counts"
@@ -242,15 +243,7 @@ def count_iter(
 
 def count_corpus(progress: Callable[[Progress], None] | None = None, **kwargs: Any) -> CountTable:
     """Count a corpus (the keywords of :func:`count_iter`), calling ``progress`` with each report."""
-    gen = count_iter(**kwargs)
-    while True:
-        try:
-            item = next(gen)
-        except StopIteration as stop:
-            table: CountTable = stop.value
-            return table
-        if progress is not None:
-            progress(item)
+    return run_to_end(count_iter(**kwargs), progress)
 
 
 # ---------------------------------------------------------------------------- merging
@@ -388,17 +381,19 @@ def _merge_table(
     tie_break: str,
     cancel: CancelFlag | Callable[[], bool] | None,
     report_every: float,
+    t0: float | None = None,
 ) -> Generator[Progress, None, TrainResult]:
-    pre = resolve_pretokenizer(table.pretokenizer)
-    t0 = time.perf_counter()
-    yield Progress("reading", 0, 1, (), 0.0)
+    """The merges of ``table``; a run started at ``t0`` has said it is reading already."""
+    if t0 is None:
+        t0 = time.perf_counter()
+        yield Progress("reading", 0, 1, (), 0.0)
     return (
         yield from merge_counts(
             table.counts,
             table.corpus_bytes,
             vocab_size,
             list(table.special_tokens),
-            pre,
+            resolve_pretokenizer(table.pretokenizer),
             tie_break,
             cancel,
             report_every,
@@ -415,15 +410,7 @@ def train_from_counts(
     cancel: CancelFlag | Callable[[], bool] | None = None,
 ) -> TrainResult:
     """Train on a count table to the end (see :func:`train_from_counts_iter`)."""
-    gen = train_from_counts_iter(table, vocab_size, tie_break, cancel)
-    while True:
-        try:
-            item = next(gen)
-        except StopIteration as stop:
-            result: TrainResult = stop.value
-            return result
-        if progress is not None:
-            progress(item)
+    return run_to_end(train_from_counts_iter(table, vocab_size, tie_break, cancel), progress)
 
 
 def is_count_table(path: str | os.PathLike[str]) -> bool:
@@ -518,20 +505,7 @@ def _count_then_train(
     table = yield from count_iter(**corpus, **settings, hashes=False)
     if kept is not None:
         kept["count_table"] = table
-    pre = resolve_pretokenizer(table.pretokenizer)
-    return (
-        yield from merge_counts(
-            table.counts,
-            table.corpus_bytes,
-            vocab_size,
-            list(table.special_tokens),
-            pre,
-            tie_break,
-            settings["cancel"],
-            0.05,
-            t0,
-        )
-    )
+    return (yield from _merge_table(table, vocab_size, tie_break, settings["cancel"], 0.05, t0))
 
 
 def with_hashes(table: CountTable, cancel: CancelFlag | Callable[[], bool] | None = None) -> CountTable:

@@ -31,13 +31,13 @@ from pathlib import Path
 from .corpus import (
     BINARY,
     NOT_UTF8,
-    SNIFF_SIZE,
     TEXT,
     UNREADABLE,
     CorpusFile,
     CorpusSummary,
-    iter_file_text,
     sniff_file,
+    suffix_kind,
+    whole_file_kind,
 )
 from .errors import Cancelled, CorpusError, InvalidArgument
 from .filekind import kind_problem, megabytes
@@ -467,7 +467,7 @@ class _Walker:
             kind, compression = UNREADABLE, None
         file = SelectedFile(path, relative, root, st.st_size, compression)
         if kind == TEXT and self.check_whole and self.errors == "strict":
-            kind = _whole_file_kind(file)
+            kind = whole_file_kind(file.corpus_file)
         if kind == TEXT or (kind == NOT_UTF8 and self.errors == "replace"):
             self.files.append(file)
             return
@@ -479,29 +479,6 @@ class _Walker:
         self.sizes[reason] += size
         if reason in (SKIP_BINARY, SKIP_NOT_UTF8, SKIP_TOO_LARGE, SKIP_UNREADABLE):
             self.kinds.setdefault(reason, Counter())[suffix_kind(path)] += 1
-
-
-def _whole_file_kind(file: SelectedFile) -> str:
-    """``text`` when the whole file decodes as UTF-8, else ``not-utf8`` (or ``unreadable`` for a
-    damaged compressed file). Files no longer than the sniff are already known."""
-    if file.compression is None and file.size <= SNIFF_SIZE:
-        return TEXT
-    try:
-        for _ in iter_file_text(file.corpus_file):
-            pass
-    except CorpusError as exc:
-        return NOT_UTF8 if exc.offset is not None else UNREADABLE
-    return TEXT
-
-
-def suffix_kind(path: Path) -> str:
-    """How a left-out file is named in a note: its suffix (".pyc", ".tar.gz") or "no extension"."""
-    suffixes = path.suffixes
-    if not suffixes or len(path.suffix) > 8 or not path.suffix[1:].isalnum():
-        return "no extension"
-    if path.suffix in (".gz", ".bz2", ".xz") and len(suffixes) > 1 and len(suffixes[-2]) <= 5:
-        return "".join(suffixes[-2:])
-    return path.suffix
 
 
 def _clean(given: str) -> str:

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
 
-from .atomic import fsync_dir
+from .atomic import fsync_dir, write_and_close
 from .errors import TokvizError
 
 PathLike = str | os.PathLike[str]
@@ -503,14 +503,7 @@ def _fresh_name(target: Path) -> Path:
 def _write_new(path: Path, data: bytes, mode: int | None) -> None:
     """Create ``path`` (which must not exist), write ``data`` in full and fsync it."""
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _O_BINARY, 0o666 if mode is None else mode)
-    try:
-        view = memoryview(data).cast("B")
-        written = 0
-        while written < len(view):
-            written += os.write(fd, view[written:])
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+    write_and_close(fd, data)
     if mode is not None and os.name == "posix":
         os.chmod(path, mode)  # os.open applied the umask; an existing file keeps its exact mode
 

@@ -15,6 +15,7 @@ import sys
 import threading
 from array import array
 from bisect import bisect_right
+from collections import defaultdict
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -196,12 +197,10 @@ class PairIndex:
         wt = self.wt
         left_w: dict[int, int] = {}
         right_w: dict[int, int] = {}
-        left_at: dict[int, list[int]] = {}
-        right_at: dict[int, list[int]] = {}
+        left_at: defaultdict[int, list[int]] = defaultdict(list)
+        right_at: defaultdict[int, list[int]] = defaultdict(list)
         lw_get = left_w.get
         rw_get = right_w.get
-        la_get = left_at.get
-        ra_get = right_at.get
         saved = 0
         w = 1
         done = 0
@@ -227,44 +226,43 @@ class PairIndex:
             x = sym[h]
             if x >= 0:
                 left_w[x] = lw_get(x, 0) + w
-                at = la_get(x)
-                if at is None:
-                    left_at[x] = [h]
-                else:
-                    at.append(h)
+                left_at[x].append(h)
             y = sym[k]
             if y >= 0:
                 right_w[y] = rw_get(y, 0) + w
-                at = ra_get(y)
-                if at is None:
-                    right_at[y] = [i]
-                else:
-                    at.append(i)
+                right_at[y].append(i)
+        self._move_neighbours(left_w, left_at, a, new_id, deltas, on_left=True)
+        self._move_neighbours(right_w, right_at, b, new_id, deltas, on_left=False)
+        return saved
+
+    def _move_neighbours(
+        self,
+        weights: dict[int, int],
+        sites: dict[int, list[int]],
+        merged: int,
+        new_id: int,
+        deltas: dict[tuple[int, int], int],
+        on_left: bool,
+    ) -> None:
+        """The tokens that stood beside a merged pair, on one side: each ``x`` left of it turns its
+        pairs ``(x, a)`` into ``(x, new_id)`` (``merged`` is ``a``); each ``x`` right of it turns
+        ``(b, x)`` into ``(new_id, x)`` (``merged`` is ``b``). Count changes go into ``deltas``, the
+        new pairs' sites into the index.
+        """
         occ = self.occ
         get = deltas.get
-        for x, c in left_w.items():
-            p = (x, a)
-            deltas[p] = get(p, 0) - c
-            q = (x, new_id)
-            deltas[q] = get(q, 0) + c
-            key = x << _SHIFT | new_id
+        for x, c in weights.items():
+            if on_left:
+                old, new, key = (x, merged), (x, new_id), x << _SHIFT | new_id
+            else:
+                old, new, key = (merged, x), (new_id, x), new_id << _SHIFT | x
+            deltas[old] = get(old, 0) - c
+            deltas[new] = get(new, 0) + c
             lst = occ.get(key)
             if lst is None:
-                occ[key] = array("i", left_at[x])
+                occ[key] = array("i", sites[x])
             else:
-                lst.extend(left_at[x])
-        for y, c in right_w.items():
-            p = (b, y)
-            deltas[p] = get(p, 0) - c
-            q = (new_id, y)
-            deltas[q] = get(q, 0) + c
-            key = new_id << _SHIFT | y
-            lst = occ.get(key)
-            if lst is None:
-                occ[key] = array("i", right_at[y])
-            else:
-                lst.extend(right_at[y])
-        return saved
+                lst.extend(sites[x])
 
     def _merge_vector(
         self,

@@ -34,6 +34,27 @@ def replace_lone_surrogates(text: str) -> str:
     return LONE_SURROGATE.sub("\ufffd", text)
 
 
+def checked_special_names(names: Iterable[object]) -> list[str]:
+    """``names`` as a list, each a ``str`` that UTF-8 can encode (a special token is matched as text)."""
+    checked: list[str] = []
+    for s in names:
+        if not isinstance(s, str):
+            raise ArgumentTypeError(f"special tokens must be strings, got {s!r}")
+        if LONE_SURROGATE.search(s):
+            raise InvalidArgument(
+                f"the special token {s!r} holds a lone surrogate, which UTF-8 cannot encode"
+            )
+        checked.append(s)
+    return checked
+
+
+def extra_special_names(extra: object) -> list[str]:
+    """The special tokens given to ``with_special_tokens``: a list (not one bare string) of names."""
+    if isinstance(extra, (str, bytes)) or not isinstance(extra, Iterable):
+        raise ArgumentTypeError(f"extra special tokens must be a list of strings, got {type(extra).__name__}")
+    return checked_special_names(extra)
+
+
 def _check_text(text: object, what: str = "text") -> None:
     """Refuse a non-``str`` text with a message naming it (bytes must be decoded first)."""
     if not isinstance(text, str):
@@ -699,14 +720,7 @@ class Tokenizer:
 
         Tokens it already has keep their ids; a lazy merge list stays lazy.
         """
-        if isinstance(extra, (str, bytes)) or not isinstance(extra, Iterable):
-            raise ArgumentTypeError(
-                f"extra special tokens must be a list of strings, got {type(extra).__name__}"
-            )
-        extra = list(extra)
-        for s in extra:
-            if not isinstance(s, str):
-                raise ArgumentTypeError(f"special tokens must be strings, got {s!r}")
+        extra = extra_special_names(extra)
         specials = dict(self.special_tokens)
         next_id = max(self.vocab, default=-1) + 1
         for s in extra:

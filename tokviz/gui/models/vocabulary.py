@@ -2,7 +2,7 @@
 and the overlap of two vocabularies.
 
 The Count column shows how often each token occurs on the text the browser counted (the editor's
-text or a folder, see :mod:`tokviz.gui.panels.vocabulary_usage`), or, before any count, the counts
+text or a folder, see :mod:`tokviz.gui.panels.vocabulary.usage`), or, before any count, the counts
 a trained model came with. A usage filter keeps the tokens used, never used, or suspicious (long
 and rare: :data:`tokviz.core.usage.SUSPICIOUS_SCORE`). Merge steps are 1-based, as the timeline
 numbers them.

@@ -6,9 +6,9 @@ times to sort 200K rows), and cells are formatted only when the view asks for a 
 cl100k's 100K tokens scroll without lag. With a second tokenizer it also shows the overlap.
 
 It also counts what the vocabulary uses on the editor's text or on a folder (off the GUI thread,
-:mod:`.vocabulary_usage`): a headline ("46% of the vocabulary used"), a used / never used /
+:mod:`.usage`): a headline ("46% of the vocabulary used"), a used / never used /
 suspicious filter, the Count column and a token-length histogram. The table copies real text
-and exports the filtered list (:mod:`.vocabulary_table`).
+and exports the filtered list (:mod:`.table`).
 """
 
 from __future__ import annotations
@@ -50,13 +50,13 @@ from tokviz.gui.models.vocabulary import (
     overlap,
     plain_token,
 )
-from tokviz.gui.panels.vocabulary_table import (
+from tokviz.gui.panels.vocabulary.table import (
     TextTarget,
     VocabTable,
     select_next_occurrence,
     write_filtered_csv,
 )
-from tokviz.gui.panels.vocabulary_usage import LengthHistogram, UsageCounter, UsageResult, usage_mode_items
+from tokviz.gui.panels.vocabulary.usage import LengthHistogram, UsageCounter, UsageResult, usage_mode_items
 from tokviz.gui.widgets import file_dialogs
 from tokviz.gui.workers.debounce import Debouncer
 
