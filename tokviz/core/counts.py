@@ -26,7 +26,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, cast
 
 from .corpus import scan_source
-from .errors import CorpusError, TokvizError, VocabSizeError
+from .errors import CorpusError, PretokenizerError, TokvizError, VocabSizeError
 from .pretokenize import resolve_pretokenizer
 from .train import (
     TIE_RULES,
@@ -599,7 +599,10 @@ def load_table(path: str | os.PathLike[str]) -> CountTable:
         raise CountTableError(f"{shown}: the table's metadata is damaged ({exc})") from None
     if result.invalid_utf8 not in ("strict", "replace"):
         raise CountTableError(f"{shown}: unknown invalid-UTF-8 setting {result.invalid_utf8!r}")
-    resolve_pretokenizer(result.pretokenizer)  # a damaged pattern fails here, with the regex's message
+    try:  # a damaged or hostile pattern fails here, with the regex's message
+        resolve_pretokenizer(result.pretokenizer)
+    except PretokenizerError as exc:
+        raise CountTableError(f"{shown}: {exc}") from None
     return result
 
 

@@ -27,6 +27,7 @@ from ..bytes_ import unicode_to_bytes
 from ..errors import ArgumentTypeError, InvalidArgument, ReplayUnavailable, TokenizerLoadError
 from ..pretokenize import CL100K_PATTERN, GPT2_PATTERN, Pretokenizer
 from ..tokenizer import Tokenizer, TokenSpan, _check_count, _check_text, replace_lone_surrogates
+from .native_stderr import native_stderr_held
 from .oniguruma import from_oniguruma, to_oniguruma
 
 if TYPE_CHECKING:
@@ -87,10 +88,11 @@ class ReferenceChunks(Pretokenizer):
         if self.reference is None:
             return [(0, len(text))]
         try:
-            try:
-                pieces = self.reference.pre_tokenize_str(text)
-            except TypeError:  # a lone surrogate: read as U+FFFD, one code point for one
-                pieces = self.reference.pre_tokenize_str(replace_lone_surrogates(text))
+            with native_stderr_held():
+                try:
+                    pieces = self.reference.pre_tokenize_str(text)
+                except TypeError:  # a lone surrogate: read as U+FFFD, one code point for one
+                    pieces = self.reference.pre_tokenize_str(replace_lone_surrogates(text))
         except (KeyboardInterrupt, SystemExit):
             raise
         except BaseException as exc:  # a Rust panic (Oniguruma's retry limit) is a BaseException
@@ -217,10 +219,11 @@ def _library_encode(hf: tokenizers.Tokenizer, text: str) -> Any:
     it lacks) is an :class:`InvalidArgument` with the library's reason, in one line.
     """
     try:
-        try:
-            return hf.encode(text, add_special_tokens=False)
-        except TypeError:  # a lone surrogate: the library takes only valid Unicode
-            return hf.encode(replace_lone_surrogates(text), add_special_tokens=False)
+        with native_stderr_held():  # a panic's report would reach the terminal before our one line
+            try:
+                return hf.encode(text, add_special_tokens=False)
+            except TypeError:  # a lone surrogate: the library takes only valid Unicode
+                return hf.encode(replace_lone_surrogates(text), add_special_tokens=False)
     except (KeyboardInterrupt, SystemExit):
         raise
     except BaseException as exc:  # plain Exception, or a Rust panic (a BaseException) on odd input
@@ -575,6 +578,11 @@ def _replay_obstacle(doc: Mapping[str, Any], hf: tokenizers.Tokenizer) -> str | 
     if doc.get("normalizer") is not None:
         names = "+".join(_types(doc["normalizer"])) or "a"
         return f"replay is not exact: the {names} normalizer changes the text before BPE"
+    return _model_obstacle(model) or _pre_tokenizer_obstacle(doc.get("pre_tokenizer")) or _added_obstacle(hf)
+
+
+def _model_obstacle(model: Mapping[str, Any]) -> str | None:
+    """Why the BPE model's own settings keep replay from being exact, or None."""
     if model.get("byte_fallback"):
         return "replay is not exact: byte fallback (<0xNN> tokens) is not merge-list BPE"
     if model.get("ignore_merges"):
@@ -583,7 +591,11 @@ def _replay_obstacle(doc: Mapping[str, Any], hf: tokenizers.Tokenizer) -> str | 
         return "replay is not exact: BPE dropout skips merges at random"
     if model.get("continuing_subword_prefix") or model.get("end_of_word_suffix"):
         return "replay is not exact: the BPE marks word pieces with a prefix or suffix"
-    pre = doc.get("pre_tokenizer")
+    return None
+
+
+def _pre_tokenizer_obstacle(pre: Any) -> str | None:
+    """Why the pre-tokenizer keeps replay from being exact (not ending in a plain ByteLevel), or None."""
     steps = pre.get("pretokenizers") if isinstance(pre, dict) and pre.get("type") == "Sequence" else [pre]
     if not isinstance(steps, list) or not steps or not isinstance(steps[-1], dict):
         return "replay is not exact: without a ByteLevel pre-tokenizer the model is not byte-level BPE"
@@ -595,6 +607,11 @@ def _replay_obstacle(doc: Mapping[str, Any], hf: tokenizers.Tokenizer) -> str | 
     for split in _find(pre, "Split"):
         if str(split.get("behavior")) == "Removed":
             return "replay is not exact: the Split pre-tokenizer removes text"
+    return None
+
+
+def _added_obstacle(hf: tokenizers.Tokenizer) -> str | None:
+    """Why an added token keeps replay from being exact (it strips spaces or matches words), or None."""
     for token in hf.get_added_tokens_decoder().values():
         if token.lstrip or token.rstrip or token.single_word:
             return (
