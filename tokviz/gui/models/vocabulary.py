@@ -24,7 +24,9 @@ from PySide6.QtWidgets import (
 )
 
 from tokviz.core.bytes_ import hex_bytes, printable_token
+from tokviz.core.errors import PretokenizerError
 from tokviz.core.pretokenize import shorten_pattern
+from tokviz.core.regex_bounds import check_pattern_bounds
 from tokviz.core.tokenizer import Tokenizer
 from tokviz.core.usage import SUSPICIOUS_SCORE
 from tokviz.gui.text.display import merge_step
@@ -182,7 +184,11 @@ class VocabModel(QAbstractTableModel):
             texts = self.texts()
             if self._regex:
                 try:
+                    check_pattern_bounds(self._filter, "the filter regex")  # before the engine builds it
                     pattern = regex.compile(self._filter)
+                except PretokenizerError as exc:
+                    self.filter_error = str(exc)
+                    return np.zeros(0, dtype=np.int64)
                 except regex.error as exc:
                     self.filter_error = f"invalid regex: {exc}"
                     return np.zeros(0, dtype=np.int64)
@@ -301,24 +307,32 @@ class VocabModel(QAbstractTableModel):
         if col == LENGTH:
             return str(len(data))
         if col == RANK:
-            if tok.is_special(tid):
-                return "special"
-            if not self.merges_ready:
-                return "…" if len(data) > 1 else ""
-            rank = tok.merge_rank_of_id.get(tid)
-            return "" if rank is None else f"{merge_step(rank):,}"
+            return self._rank_text(tok, tid)
         if col == PARENTS:
-            if not self.merges_ready or tok.is_special(tid):
-                return ""
-            pair = tok.parents_of_id.get(tid)
-            if pair is None:
-                return ""
-            a, b = pair
-            return f"{printable_token(tok.vocab[a])} + {printable_token(tok.vocab[b])}"
+            return self._parents_text(tok, tid)
         if col == COUNT:
             count = self.count_of(tid)
             return "" if count is None else f"{count:,}"
         return ""
+
+    def _rank_text(self, tok: Tokenizer, tid: int) -> str:
+        """The Rank cell: the merge step that made the token ("…" while the merges are worked out)."""
+        if tok.is_special(tid):
+            return "special"
+        if not self.merges_ready:
+            return "…" if len(tok.vocab[tid]) > 1 else ""
+        rank = tok.merge_rank_of_id.get(tid)
+        return "" if rank is None else f"{merge_step(rank):,}"
+
+    def _parents_text(self, tok: Tokenizer, tid: int) -> str:
+        """The Parents cell: the two tokens merged into this one, or nothing."""
+        if not self.merges_ready or tok.is_special(tid):
+            return ""
+        pair = tok.parents_of_id.get(tid)
+        if pair is None:
+            return ""
+        a, b = pair
+        return f"{printable_token(tok.vocab[a])} + {printable_token(tok.vocab[b])}"
 
     # ---------------------------------------------------------------- copying and export
     def plain_cells(self, token_id: int) -> list[str]:

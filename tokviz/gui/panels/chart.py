@@ -7,7 +7,6 @@ every tokenizer on offer, and exports it as PNG, SVG and CSV.
 
 from __future__ import annotations
 
-import contextlib
 from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
@@ -33,6 +32,7 @@ from PySide6.QtWidgets import (
 
 from tokviz.core.atomic import atomic_write_text
 from tokviz.core.exchange import DEFAULT_EMBEDDING_DIM, ExchangeTable
+from tokviz.core.filekind import ReadProblem, read_regular_file
 from tokviz.core.metrics import TextMetrics
 from tokviz.core.tokenizer import Tokenizer
 from tokviz.gui.context import PanelContext
@@ -57,6 +57,10 @@ from tokviz.gui.settings import CHART_FILES
 from tokviz.gui.widgets import file_dialogs
 from tokviz.gui.workers.debounce import Debouncer
 from tokviz.gui.workers.jobs import Job, run_job
+
+# The largest text file the chart reads (a few MB of text already takes seconds to encode with
+# every tokenizer); a larger one, a FIFO or a device is skipped with a message.
+CHART_FILE_CAP = 8 << 20
 
 
 # ----------------------------------------------------------------------------- the panel
@@ -196,9 +200,14 @@ class ExchangeChart(QWidget):
         self.schedule()
 
     def add_file(self, path: str | Path) -> ChartInput:
-        """Add a UTF-8 text file as a group of bars (invalid bytes read as U+FFFD)."""
+        """Add a UTF-8 text file as a group of bars (invalid bytes read as U+FFFD).
+
+        Only a regular file of at most :data:`CHART_FILE_CAP` bytes is read (a FIFO would block
+        the window, ``/dev/zero`` never ends); anything else raises
+        :class:`~tokviz.core.filekind.ReadProblem` saying what the path is.
+        """
         p = Path(path)
-        text = p.read_bytes().decode("utf-8", errors="replace").removeprefix("\ufeff")
+        text = read_regular_file(p, CHART_FILE_CAP).decode("utf-8", errors="replace").removeprefix("\ufeff")
         taken = {i.label for i in self.inputs()}
         label, n = p.name, 2
         while label in taken:
@@ -300,8 +309,8 @@ class ExchangeChart(QWidget):
         if path:
             try:
                 self.add_file(path)
-            except OSError as exc:
-                self._report(f"Cannot read {Path(path).name}: {exc.strerror or exc}")
+            except ReadProblem as exc:
+                self._report(f"Cannot add {Path(path).name}: it {exc.reason}")
 
     # ---------------------------------------------------------------- computing
     def schedule(self, *_args: object) -> None:
@@ -494,9 +503,15 @@ def install(context: PanelContext) -> QDockWidget:
         first_size=lambda: max(340, parent.height() * 2 // 5),
     )
     follow_editor_text(context, dock, chart.set_text, DEBOUNCE_MS)
-    for path in context.settings.get(CHART_FILES):  # files gone or unreadable since are dropped
-        with contextlib.suppress(OSError):
+    skipped: list[str] = []
+    for path in context.settings.get(CHART_FILES):  # files gone, unreadable or not text since are dropped
+        try:
             chart.add_file(path)
+        except ReadProblem as exc:
+            if exc.reason != "does not exist":
+                skipped.append(f"{Path(path).name} ({exc.reason})")
+    if skipped:
+        context.show_status(f"Chart: skipped {', '.join(skipped)}")
     context.settings.set(CHART_FILES, chart.added_paths())
     chart.filesChanged.connect(lambda: context.settings.set(CHART_FILES, chart.added_paths()))
     chart.exported.connect(lambda path: context.show_status(f"Chart saved to {path}"))

@@ -30,6 +30,7 @@ from tokviz.gui.panels.training.corpus import (
 )
 from tokviz.gui.panels.training.counts import SaveCounts, describe_corpus
 from tokviz.gui.panels.training.form import EXPORTS, TrainForm
+from tokviz.gui.panels.training.pattern_check import CHECKING
 from tokviz.gui.panels.training.report import (
     finished_result,
     finished_status,
@@ -106,6 +107,7 @@ class TrainPanel(SavingMixin, TrainForm):
         self.specials.textChanged.connect(self._update_vocab_hint)
         self.pretokenizer.currentIndexChanged.connect(self._on_pretokenizer_changed)
         self.pattern.textChanged.connect(self._validate_pattern)
+        self.pattern_check.checked.connect(self._validate_pattern)
         self.train_button.clicked.connect(lambda: self.start())
         self.cancel_button.clicked.connect(self.cancel)
         self.save_button.clicked.connect(self.choose_save_path)
@@ -264,13 +266,16 @@ class TrainPanel(SavingMixin, TrainForm):
         self._validate_pattern()
 
     def _validate_pattern(self, *_args: object) -> None:
+        """Show why the custom regex cannot be used; while a worker checks it, Train waits."""
         problem = self.pattern_problem()
-        self.pattern_error.setText(problem or "")
-        self.form.setRowVisible(self.pattern_error, bool(problem))
+        shown = problem if problem != CHECKING else None
+        self.pattern_error.setText(shown or "")
+        self.form.setRowVisible(self.pattern_error, bool(shown))
         self._update_train_enabled()
 
     def _update_train_enabled(self) -> None:
-        self.train_button.setEnabled(not self.running and self.pattern_problem() is None)
+        # While the regex is checked, Train stays on: a run resolves the pattern first and fails with its error.
+        self.train_button.setEnabled(not self.running and self.pattern_problem() in (None, CHECKING))
 
     # ================================================================ training
     @property
@@ -283,7 +288,7 @@ class TrainPanel(SavingMixin, TrainForm):
         if self.running:
             return None
         problem = self.pattern_problem()
-        if problem:
+        if problem and problem != CHECKING:
             self._show_error(problem)
             return None
         if settings is None:
