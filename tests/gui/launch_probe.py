@@ -3,8 +3,8 @@
 Run as ``python -m tests.gui.launch_probe CAP SETTINGS.ini [--type PATTERN] [--wait-error]`` by
 tests/gui/test_hostile_settings.py, offscreen. ``CAP`` bytes of address space (0: none) keep a
 build that starts building a huge regex or reading ``/dev/zero`` from filling the machine.
-``--type`` types PATTERN as the Train panel's custom regex and into the pre-tokenizer dock once the
-window is up; ``--wait-error`` waits for a load error (a remembered file) before reporting.
+``--type`` types PATTERN as the Train panel's custom regex, into the pre-tokenizer dock and into
+the Open tokenizer dialog once the window is up; ``--wait-error`` waits for a load error (a remembered file) before reporting.
 """
 
 from __future__ import annotations
@@ -36,7 +36,16 @@ def _type_pattern(app: Any, window: Any, pattern: str) -> dict[str, object]:
     dock = window.installed["pretokenizer"].widget()
     accepted = dock.set_pattern(pattern)
     _turn(app, LAUNCH_SECONDS, lambda: dock.error_message is not None and not dock.computing)
-    return {"dock_accepted": accepted, "dock_error": dock.error_message}
+    from tokviz.gui.widgets.file_dialogs import OpenTokenizerDialog
+
+    dialog = OpenTokenizerDialog(window)
+    dialog.pattern.setEditText(pattern)
+    _turn(app, LAUNCH_SECONDS, lambda: dialog.problem.text())
+    return {
+        "dock_accepted": accepted,
+        "dock_error": dock.error_message,
+        "dialog_problem": dialog.problem.text(),
+    }
 
 
 def main() -> None:

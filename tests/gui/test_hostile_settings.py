@@ -66,6 +66,7 @@ def test_typing_a_pattern_too_large_to_compile_is_refused_and_never_saved(tmp_pa
     report = _launch(tmp_path, "[train]\npattern=\\\\w+\n", "--type", HUGE_REPEAT)
     assert "repeats too much" in report["pattern_error"]
     assert report["dock_accepted"] is False and "repeats too much" in report["dock_error"]
+    assert "repeats too much" in report["dialog_problem"]
     assert report["saved_pattern"] != HUGE_REPEAT
 
 

@@ -44,7 +44,7 @@ from tokviz.gui.panels.training.corpus import (
 )
 from tokviz.gui.panels.training.counts import save_counts_button
 from tokviz.gui.panels.training.filters import FileFilters
-from tokviz.gui.panels.training.pattern_check import PatternCheck
+from tokviz.gui.workers.pattern_check import PatternCheck
 from tokviz.gui.workers.training import TrainSettings
 
 PRETOKENIZERS = (

@@ -18,7 +18,6 @@ from PySide6.QtGui import QStandardItemModel
 from tokviz.gui.panels.training.corpus import SOURCE_FILES
 from tokviz.gui.panels.training.form import TrainForm
 from tokviz.gui.panels.training.panel import TrainPanel
-from tokviz.gui.panels.training.pattern_check import CHECKING, size_problem
 from tokviz.gui.settings import (
     TRAIN_EXCLUDE,
     TRAIN_INCLUDE,
@@ -33,6 +32,7 @@ from tokviz.gui.settings import (
     TRAIN_VOCAB_SIZE,
     Settings,
 )
+from tokviz.gui.workers.pattern_check import CHECKING, size_problem
 
 
 def restore_train_settings(form: TrainForm, settings: Settings) -> str | None:

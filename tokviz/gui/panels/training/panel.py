@@ -30,7 +30,6 @@ from tokviz.gui.panels.training.corpus import (
 )
 from tokviz.gui.panels.training.counts import SaveCounts, describe_corpus
 from tokviz.gui.panels.training.form import EXPORTS, TrainForm
-from tokviz.gui.panels.training.pattern_check import CHECKING
 from tokviz.gui.panels.training.report import (
     finished_result,
     finished_status,
@@ -40,6 +39,7 @@ from tokviz.gui.panels.training.report import (
 from tokviz.gui.panels.training.saving import SavingMixin
 from tokviz.gui.widgets import file_dialogs
 from tokviz.gui.workers.jobs import Job, run_job
+from tokviz.gui.workers.pattern_check import CHECKING
 from tokviz.gui.workers.training import TrainJob, TrainOutcome, TrainSettings, TrainStatus
 
 LECTURE_TEXT = "the cat in the hat"

@@ -1,4 +1,5 @@
-"""The Train panel's custom regex is checked in the background, never in the GUI thread.
+"""A typed custom regex is checked in the background, never in the GUI thread (the Train panel's
+field, the Open tokenizer dialog's pattern).
 
 Checking a regex means compiling it and trying it on short hostile texts (a catastrophic pattern
 takes a quarter second there), so :class:`PatternCheck` runs
@@ -12,7 +13,7 @@ from __future__ import annotations
 from PySide6.QtCore import QObject, Signal
 
 from tokviz.core.errors import PretokenizerError
-from tokviz.core.pretokenize import validate_pattern
+from tokviz.core.pretokenize import NAMED_PATTERNS, PUBLISHED_PATTERNS, validate_pattern
 from tokviz.core.regex_bounds import check_pattern_bounds
 from tokviz.gui.workers.latest import LatestJob
 
@@ -52,6 +53,8 @@ class PatternCheck(QObject):
 
         Asking about a pattern not known yet starts its check in the background.
         """
+        if pattern in NAMED_PATTERNS or pattern in PUBLISHED_PATTERNS:
+            return None  # a published pattern, by its name
         if pattern in self._verdicts:
             return self._verdicts[pattern]
         refused = size_problem(pattern)
