@@ -32,7 +32,6 @@ from PySide6.QtWidgets import (
 
 from tokviz.core.atomic import atomic_write_text
 from tokviz.core.exchange import DEFAULT_EMBEDDING_DIM, ExchangeTable
-from tokviz.core.filekind import ReadProblem, read_regular_file
 from tokviz.core.metrics import TextMetrics
 from tokviz.core.tokenizer import Tokenizer
 from tokviz.gui.context import PanelContext
@@ -52,15 +51,12 @@ from tokviz.gui.drawing.chart_style import (
     short_labels,
 )
 from tokviz.gui.models.tokenizers import TokenizerRegistryModel
+from tokviz.gui.panels.chart_files import ReadProblem, add_remembered_files, read_chart_text
 from tokviz.gui.panels.docking import follow_editor_text
 from tokviz.gui.settings import CHART_FILES
 from tokviz.gui.widgets import file_dialogs
 from tokviz.gui.workers.debounce import Debouncer
 from tokviz.gui.workers.jobs import Job, run_job
-
-# The largest text file the chart reads (a few MB of text already takes seconds to encode with
-# every tokenizer); a larger one, a FIFO or a device is skipped with a message.
-CHART_FILE_CAP = 8 << 20
 
 
 # ----------------------------------------------------------------------------- the panel
@@ -200,14 +196,9 @@ class ExchangeChart(QWidget):
         self.schedule()
 
     def add_file(self, path: str | Path) -> ChartInput:
-        """Add a UTF-8 text file as a group of bars (invalid bytes read as U+FFFD).
-
-        Only a regular file of at most :data:`CHART_FILE_CAP` bytes is read (a FIFO would block
-        the window, ``/dev/zero`` never ends); anything else raises
-        :class:`~tokviz.core.filekind.ReadProblem` saying what the path is.
-        """
+        """Add a UTF-8 text file as a group of bars (a regular file under a size cap: see chart_files)."""
         p = Path(path)
-        text = read_regular_file(p, CHART_FILE_CAP).decode("utf-8", errors="replace").removeprefix("\ufeff")
+        text = read_chart_text(p)
         taken = {i.label for i in self.inputs()}
         label, n = p.name, 2
         while label in taken:
@@ -503,15 +494,9 @@ def install(context: PanelContext) -> QDockWidget:
         first_size=lambda: max(340, parent.height() * 2 // 5),
     )
     follow_editor_text(context, dock, chart.set_text, DEBOUNCE_MS)
-    skipped: list[str] = []
-    for path in context.settings.get(CHART_FILES):  # files gone, unreadable or not text since are dropped
-        try:
-            chart.add_file(path)
-        except ReadProblem as exc:
-            if exc.reason != "does not exist":
-                skipped.append(f"{Path(path).name} ({exc.reason})")
-    if skipped:
-        context.show_status(f"Chart: skipped {', '.join(skipped)}")
+    skipped = add_remembered_files(chart.add_file, context.settings.get(CHART_FILES))
+    if skipped:  # a FIFO, a device or a file too large is named; one gone since is dropped quietly
+        context.show_status(skipped)
     context.settings.set(CHART_FILES, chart.added_paths())
     chart.filesChanged.connect(lambda: context.settings.set(CHART_FILES, chart.added_paths()))
     chart.exported.connect(lambda path: context.show_status(f"Chart saved to {path}"))
