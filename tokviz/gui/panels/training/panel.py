@@ -266,7 +266,7 @@ class TrainPanel(SavingMixin, TrainForm):
         self._validate_pattern()
 
     def _validate_pattern(self, *_args: object) -> None:
-        """Show why the custom regex cannot be used; while a worker checks it, Train waits."""
+        """Show why the custom regex cannot be used (nothing while a worker is still checking it)."""
         problem = self.pattern_problem()
         shown = problem if problem != CHECKING else None
         self.pattern_error.setText(shown or "")
@@ -274,7 +274,7 @@ class TrainPanel(SavingMixin, TrainForm):
         self._update_train_enabled()
 
     def _update_train_enabled(self) -> None:
-        # While the regex is checked, Train stays on: a run resolves the pattern first and fails with its error.
+        # While the regex is checked Train stays on: a run resolves the pattern first and fails with its error.
         self.train_button.setEnabled(not self.running and self.pattern_problem() in (None, CHECKING))
 
     # ================================================================ training
