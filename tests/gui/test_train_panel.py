@@ -281,7 +281,9 @@ def test_a_bad_regex_is_reported_as_you_type_and_blocks_training(qtbot, panel):
     panel.set_pretokenizer("custom")
     assert panel.pattern.isVisible()
     qtbot.keyClicks(panel.pattern, r"\s?\w+|(")
-    assert panel.pattern_error.isVisible() and "regex" in panel.pattern_error.text()
+    # The regex is checked in a worker; the error shows when it answers.
+    qtbot.waitUntil(lambda: panel.pattern_error.isVisible())
+    assert "regex" in panel.pattern_error.text()
     assert not panel.train_button.isEnabled()
     qtbot.keyClick(panel.pattern, Qt.Key.Key_Backspace)
     qtbot.keyClick(panel.pattern, Qt.Key.Key_Backspace)

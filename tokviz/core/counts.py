@@ -35,7 +35,7 @@ from .count_schema import (
     parse_count,
     shown_cell,
 )
-from .errors import CorpusError, TokvizError, VocabSizeError
+from .errors import CorpusError, PretokenizerError, TokvizError, VocabSizeError
 from .pretokenize import resolve_pretokenizer
 from .train import (
     TIE_RULES,
@@ -678,7 +678,10 @@ def load_table(path: str | os.PathLike[str]) -> CountTable:
         tokviz_version=meta.get("tokviz_version", "unknown"),
         parts=meta.get("parts", 1),
     )
-    resolve_pretokenizer(result.pretokenizer)  # a damaged pattern fails here, with the regex's message
+    try:  # a damaged or hostile pattern fails here, with the regex's message
+        resolve_pretokenizer(result.pretokenizer)
+    except PretokenizerError as exc:
+        raise CountTableError(f"{shown}: {exc}") from None
     return result
 
 

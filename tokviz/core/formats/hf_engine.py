@@ -27,6 +27,7 @@ from ..bytes_ import unicode_to_bytes
 from ..errors import ArgumentTypeError, InvalidArgument, ReplayUnavailable, TokenizerLoadError
 from ..pretokenize import CL100K_PATTERN, GPT2_PATTERN, Pretokenizer
 from ..tokenizer import Tokenizer, TokenSpan, _check_count, _check_text, replace_lone_surrogates
+from .native_stderr import native_stderr_held
 from .oniguruma import from_oniguruma, to_oniguruma
 
 if TYPE_CHECKING:
@@ -87,10 +88,11 @@ class ReferenceChunks(Pretokenizer):
         if self.reference is None:
             return [(0, len(text))]
         try:
-            try:
-                pieces = self.reference.pre_tokenize_str(text)
-            except TypeError:  # a lone surrogate: read as U+FFFD, one code point for one
-                pieces = self.reference.pre_tokenize_str(replace_lone_surrogates(text))
+            with native_stderr_held():
+                try:
+                    pieces = self.reference.pre_tokenize_str(text)
+                except TypeError:  # a lone surrogate: read as U+FFFD, one code point for one
+                    pieces = self.reference.pre_tokenize_str(replace_lone_surrogates(text))
         except (KeyboardInterrupt, SystemExit):
             raise
         except BaseException as exc:  # a Rust panic (Oniguruma's retry limit) is a BaseException
@@ -217,10 +219,11 @@ def _library_encode(hf: tokenizers.Tokenizer, text: str) -> Any:
     it lacks) is an :class:`InvalidArgument` with the library's reason, in one line.
     """
     try:
-        try:
-            return hf.encode(text, add_special_tokens=False)
-        except TypeError:  # a lone surrogate: the library takes only valid Unicode
-            return hf.encode(replace_lone_surrogates(text), add_special_tokens=False)
+        with native_stderr_held():  # a panic's report would reach the terminal before our one line
+            try:
+                return hf.encode(text, add_special_tokens=False)
+            except TypeError:  # a lone surrogate: the library takes only valid Unicode
+                return hf.encode(replace_lone_surrogates(text), add_special_tokens=False)
     except (KeyboardInterrupt, SystemExit):
         raise
     except BaseException as exc:  # plain Exception, or a Rust panic (a BaseException) on odd input

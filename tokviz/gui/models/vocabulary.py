@@ -24,7 +24,9 @@ from PySide6.QtWidgets import (
 )
 
 from tokviz.core.bytes_ import hex_bytes, printable_token
+from tokviz.core.errors import PretokenizerError
 from tokviz.core.pretokenize import shorten_pattern
+from tokviz.core.regex_bounds import check_pattern_bounds
 from tokviz.core.tokenizer import Tokenizer
 from tokviz.core.usage import SUSPICIOUS_SCORE
 from tokviz.gui.text.display import merge_step
@@ -182,7 +184,11 @@ class VocabModel(QAbstractTableModel):
             texts = self.texts()
             if self._regex:
                 try:
+                    check_pattern_bounds(self._filter, "the filter regex")  # before the engine builds it
                     pattern = regex.compile(self._filter)
+                except PretokenizerError as exc:
+                    self.filter_error = str(exc)
+                    return np.zeros(0, dtype=np.int64)
                 except regex.error as exc:
                     self.filter_error = f"invalid regex: {exc}"
                     return np.zeros(0, dtype=np.int64)

@@ -7,7 +7,6 @@ every tokenizer on offer, and exports it as PNG, SVG and CSV.
 
 from __future__ import annotations
 
-import contextlib
 from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
@@ -48,6 +47,7 @@ from tokviz.gui.drawing.chart_style import (
     short_labels,
 )
 from tokviz.gui.models.tokenizers import TokenizerRegistryModel
+from tokviz.gui.panels.chart_files import ReadProblem, add_remembered_files, read_chart_text
 from tokviz.gui.panels.docking import follow_editor_text
 from tokviz.gui.settings import CHART_FILES
 from tokviz.gui.widgets import file_dialogs
@@ -192,9 +192,9 @@ class ExchangeChart(QWidget):
         self.schedule()
 
     def add_file(self, path: str | Path) -> ChartInput:
-        """Add a UTF-8 text file as a group of bars (invalid bytes read as U+FFFD)."""
+        """Add a UTF-8 text file as a group of bars (a regular file under a size cap: see chart_files)."""
         p = Path(path)
-        text = p.read_bytes().decode("utf-8", errors="replace").removeprefix("\ufeff")
+        text = read_chart_text(p)
         taken = {i.label for i in self.inputs()}
         label, n = p.name, 2
         while label in taken:
@@ -296,8 +296,8 @@ class ExchangeChart(QWidget):
         if path:
             try:
                 self.add_file(path)
-            except OSError as exc:
-                self._report(f"Cannot read {Path(path).name}: {exc.strerror or exc}")
+            except ReadProblem as exc:
+                self._report(f"Cannot add {Path(path).name}: it {exc.reason}")
 
     # ---------------------------------------------------------------- computing
     def schedule(self, *_args: object) -> None:
@@ -490,9 +490,10 @@ def install(context: PanelContext) -> QDockWidget:
         first_size=lambda: max(340, parent.height() * 2 // 5),
     )
     follow_editor_text(context, dock, chart.set_text, DEBOUNCE_MS)
-    for path in context.settings.get(CHART_FILES):  # files gone or unreadable since are dropped
-        with contextlib.suppress(OSError):
-            chart.add_file(path)
+    remembered: list[str] = context.settings.get(CHART_FILES)
+    skipped = add_remembered_files(chart.add_file, remembered)
+    if skipped:  # a FIFO, a device or a file too large is named; one gone since is dropped quietly
+        context.show_status(skipped)
     context.settings.set(CHART_FILES, chart.added_paths())
     chart.filesChanged.connect(lambda: context.settings.set(CHART_FILES, chart.added_paths()))
     chart.exported.connect(lambda path: context.show_status(f"Chart saved to {path}"))

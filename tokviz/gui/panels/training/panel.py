@@ -42,6 +42,7 @@ from tokviz.gui.panels.training.report import (
 from tokviz.gui.panels.training.saving import ModelFiles
 from tokviz.gui.widgets import file_dialogs
 from tokviz.gui.workers.jobs import Job, run_job
+from tokviz.gui.workers.pattern_check import CHECKING
 from tokviz.gui.workers.training import TrainJob, TrainOutcome, TrainSettings, TrainStatus
 
 LECTURE_TEXT = "the cat in the hat"
@@ -108,6 +109,7 @@ class TrainPanel(TrainForm):
         self.specials.textChanged.connect(self._update_vocab_hint)
         self.pretokenizer.currentIndexChanged.connect(self._on_pretokenizer_changed)
         self.pattern.textChanged.connect(self._validate_pattern)
+        self.pattern_check.checked.connect(self._validate_pattern)
         self.train_button.clicked.connect(lambda: self.start())
         self.cancel_button.clicked.connect(self.cancel)
         self.save_button.clicked.connect(self.model_files.choose_save_path)
@@ -319,13 +321,16 @@ class TrainPanel(TrainForm):
         self._validate_pattern()
 
     def _validate_pattern(self, *_args: object) -> None:
+        """Show why the custom regex cannot be used (nothing while a worker is still checking it)."""
         problem = self.pattern_problem()
-        self.pattern_error.setText(problem or "")
-        self.form.setRowVisible(self.pattern_error, bool(problem))
+        shown = problem if problem != CHECKING else None
+        self.pattern_error.setText(shown or "")
+        self.form.setRowVisible(self.pattern_error, bool(shown))
         self._update_train_enabled()
 
     def _update_train_enabled(self) -> None:
-        self.train_button.setEnabled(not self.running and self.pattern_problem() is None)
+        # While the regex is checked Train stays on: a run resolves the pattern first and fails with its error.
+        self.train_button.setEnabled(not self.running and self.pattern_problem() in (None, CHECKING))
 
     # ================================================================ training
     @property
@@ -337,7 +342,10 @@ class TrainPanel(TrainForm):
         """Train with ``settings`` (default: the panel's) in a worker thread; returns the job, or None on a settings error."""
         if self.running:
             return None
-        problem = self.pattern_problem() or (self._corpus_problem() if settings is None else None)
+        problem = self.pattern_problem()
+        if problem == CHECKING:
+            problem = None  # the run resolves the pattern first and fails with its message
+        problem = problem or (self._corpus_problem() if settings is None else None)
         if problem:
             self._show_error(problem)
             return None
