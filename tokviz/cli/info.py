@@ -8,6 +8,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from tokviz.core.safe_text import encodable, terminal_text
+
 from .options import add_file_options, add_words_corpus, load_tokenizer
 
 # A Llama-3 or Mistral v3 file has hundreds of control tokens: the text view names the first few.
@@ -75,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
     if provenance:
         info["provenance"] = provenance
     if args.format == "json":
-        json.dump(info, sys.stdout, ensure_ascii=False, indent=2)
+        json.dump(encodable(info), sys.stdout, ensure_ascii=False, indent=2)
         sys.stdout.write("\n")
         return 0
     shown = list(specials.items())[:SPECIALS_SHOWN]
@@ -121,7 +123,7 @@ def run(args: argparse.Namespace) -> int:
 
         lines.extend(provenance_lines(provenance))
     lines.extend(f"warning:        {w}" for w in warnings)
-    sys.stdout.write("\n".join(lines) + "\n")
+    sys.stdout.write("\n".join(terminal_text(line) for line in lines) + "\n")
     return 0
 
 

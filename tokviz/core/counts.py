@@ -27,6 +27,7 @@ from typing import Any, cast
 
 from .corpus import scan_source
 from .errors import CorpusError, TokvizError, VocabSizeError
+from .path_record import path_fields, recorded_path
 from .pretokenize import resolve_pretokenizer
 from .train import (
     TIE_RULES,
@@ -66,7 +67,7 @@ class CountedFile:
 
     def to_json(self) -> dict[str, Any]:
         """The file as the table's metadata stores it."""
-        return {"path": self.path, "size": self.size, "sha256": self.sha256}
+        return {**path_fields(self.path), "size": self.size, "sha256": self.sha256}
 
 
 @dataclass
@@ -583,7 +584,7 @@ def load_table(path: str | os.PathLike[str]) -> CountTable:
         raise CountTableError(f"{shown}: every count must be a whole number of 1 or more")
     try:
         files = tuple(
-            CountedFile(str(f["path"]), int(f["size"]), f.get("sha256")) for f in meta.get("files", [])
+            CountedFile(str(recorded_path(f)), int(f["size"]), f.get("sha256")) for f in meta.get("files", [])
         )
         result = CountTable(
             counts=table,
@@ -595,7 +596,7 @@ def load_table(path: str | os.PathLike[str]) -> CountTable:
             tokviz_version=str(meta.get("tokviz_version", "unknown")),
             parts=int(meta.get("parts", 1)),
         )
-    except (KeyError, TypeError, ValueError) as exc:
+    except (AttributeError, KeyError, TypeError, ValueError) as exc:
         raise CountTableError(f"{shown}: the table's metadata is damaged ({exc})") from None
     if result.invalid_utf8 not in ("strict", "replace"):
         raise CountTableError(f"{shown}: unknown invalid-UTF-8 setting {result.invalid_utf8!r}")

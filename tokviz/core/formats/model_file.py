@@ -17,6 +17,7 @@ from typing import Any
 from ..errors import ExportError, ModelFileError, PretokenizerError, TokenizerLoadError
 from ..merges import MergeStep
 from ..outputs import Output
+from ..path_record import read_entry, recorded_entry
 from ..tokenizer import Tokenizer
 from ._common import (
     _DECIMAL,
@@ -146,7 +147,9 @@ def _provenance_block(provenance: dict[str, Any], dumps: Callable[[Any, str], st
         return f'  "provenance": {dumps(provenance, "provenance")}'
     inner = [f"    {json.dumps(k)}: {dumps(v, 'provenance')}" for k, v in provenance.items() if k != "corpus"]
     rest = [f"      {json.dumps(k)}: {dumps(v, 'provenance')}" for k, v in corpus.items() if k != "files"]
-    listed = ",\n        ".join(dumps(f, "corpus files") for f in files)
+    listed = ",\n        ".join(
+        dumps(recorded_entry(f) if isinstance(f, dict) else f, "corpus files") for f in files
+    )
     corpus_lines = [
         "{",
         *[line + "," for line in rest],
@@ -215,8 +218,19 @@ def model_from_json(data: Any, name: str = "model file") -> LoadedModel:
         name, len(learned), unmade(learned, merges), len(merges), "are never produced", ModelFileError
     )
     tokenizer = remember_warnings(tokenizer, warnings)
+    provenance = _read_provenance(provenance)
     _details[tokenizer] = ModelDetails(settings, provenance)
     return LoadedModel(tokenizer, settings, history, provenance)
+
+
+def _read_provenance(provenance: dict[str, Any]) -> dict[str, Any]:
+    """The provenance as recorded: each corpus file's path as it was given (see :mod:`..path_record`)."""
+    corpus = provenance.get("corpus")
+    files = corpus.get("files") if isinstance(corpus, dict) else None
+    if not isinstance(corpus, dict) or not isinstance(files, list):
+        return provenance
+    listed = [read_entry(f) if isinstance(f, dict) else f for f in files]
+    return {**provenance, "corpus": {**corpus, "files": listed}}
 
 
 def _model_vocab(raw: Any, fail: Callable[[str], ModelFileError]) -> dict[int, bytes]:
