@@ -17,6 +17,7 @@ from typing import NamedTuple, Protocol, SupportsIndex
 from .errors import ArgumentTypeError, InvalidArgument, TokenizerLoadError
 from .pretokenize import NAMED_PATTERNS, Pretokenizer, SpecialSplitter, last_cut_before, resolve_pretokenizer
 from .rankrule import RankEngine, consistent_merges
+from .vocab_rules import vocabulary_problem
 
 # Chunks longer than this are merged with a heap instead of rescanning all pairs each round.
 _LONG_CHUNK = 96
@@ -118,6 +119,11 @@ class Tokenizer:
         )
         self._merge_count_hint = len(self.vocab) - 256
         self.special_tokens: dict[str, int] = self._resolve_specials(special_tokens)
+        problem = vocabulary_problem(
+            self.vocab, self.special_tokens, None if self._merges is None else len(self._merges)
+        )
+        if problem:
+            raise TokenizerLoadError(problem)
         self._special_ids = set(self.special_tokens.values())
         self._merge_count_hint = len(self.vocab) - 256 - len(self._special_ids)
         # Whether encode() reads special-token strings in the text as their ids (tiktoken's

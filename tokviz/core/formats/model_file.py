@@ -8,6 +8,7 @@ they always did (with empty provenance), and an older tokviz reading a newer fil
 from __future__ import annotations
 
 import json
+import re
 import weakref
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -19,12 +20,11 @@ from ..merges import MergeStep
 from ..outputs import Output
 from ..path_record import read_entry, recorded_entry
 from ..tokenizer import Tokenizer
+from ..vocab_rules import id_problem, specials_problem
 from ._common import (
-    _DECIMAL,
     _HEX,
     _HISTORY_INT_FIELDS,
     MAX_ENTRIES,
-    MAX_ID,
     MODEL_FILE_CAP,
     MODEL_FORMAT,
     MODEL_VERSION,
@@ -36,6 +36,9 @@ from ._common import (
 )
 from ._reach import judge_reach, remember_warnings, unmade
 from ._writing import encode_text, write_one
+
+# A vocabulary key: decimal digits (the id's range is checked by the rules shared with the constructor).
+_DIGITS = re.compile(r"[0-9]{1,30}")
 
 
 @dataclass(frozen=True)
@@ -240,12 +243,16 @@ def _model_vocab(raw: Any, fail: Callable[[str], ModelFileError]) -> dict[int, b
         raise fail(f"the vocabulary has {len(raw):,} entries, more than the limit of {MAX_ENTRIES:,}")
     vocab: dict[int, bytes] = {}
     for key, value in raw.items():
-        if not _DECIMAL.fullmatch(key) or int(key) > MAX_ID:
+        if not _DIGITS.fullmatch(key):
             raise fail(f"vocabulary id {_short(key)} is not a non-negative integer below 2^31")
         token_id = int(key)
+        problem = id_problem(token_id)
+        if problem:
+            raise fail(problem)
         if token_id in vocab:
             raise fail(f"vocabulary id {token_id} appears twice")
-        if not isinstance(value, str) or not _HEX.fullmatch(value):
+        # An empty value is the constructor's to refuse, with the message it gives everywhere.
+        if not isinstance(value, str) or not (value == "" or _HEX.fullmatch(value)):
             raise fail(f"vocabulary id {token_id} has {_short(value)}, not the token's bytes as hex")
         vocab[token_id] = bytes.fromhex(value)
     return vocab
@@ -276,21 +283,13 @@ def _model_specials(
     if not isinstance(raw, dict):
         raise fail('"special_tokens" must be an object mapping each special token to its id')
     specials: dict[str, int] = {}
-    owners: dict[int, str] = {}
     for text, token_id in raw.items():
-        if not text:
-            raise fail("a special token is the empty string")
-        if not _is_int(token_id) or not 0 <= token_id <= MAX_ID:
+        if not _is_int(token_id):
             raise fail(f"special token {_short(text)} has id {_short(token_id)}, not a non-negative integer")
-        if token_id in owners:
-            raise fail(f"special tokens {_short(owners[token_id])} and {_short(text)} share id {token_id}")
-        data = text.encode("utf-8", errors="surrogatepass")
-        if token_id in vocab and vocab[token_id] != data:
-            raise fail(
-                f"special token {_short(text)} has id {token_id}, which the vocabulary gives other bytes"
-            )
-        owners[token_id] = text
         specials[text] = token_id
+    problem = specials_problem(specials, vocab)
+    if problem:
+        raise fail(problem)
     return specials
 
 
