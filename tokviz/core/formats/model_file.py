@@ -174,6 +174,30 @@ def model_from_json(data: Any, name: str = "model file") -> LoadedModel:
     def fail(message: str) -> ModelFileError:
         return ModelFileError(f"{name}: {message}")
 
+    _check_header(data, fail)
+    model_name, pretokenizer, settings, provenance = _model_fields(data, name, fail)
+    vocab = _model_vocab(data["vocab"], fail)
+    merges = _model_merges(data["merges"], len(vocab), fail)
+    specials = _model_specials(data.get("special_tokens", {}), vocab, fail)
+    history = _model_history(data.get("history", []), fail)
+    try:
+        tokenizer = Tokenizer(vocab, merges, specials, pretokenizer, name=model_name)
+    except (TokenizerLoadError, PretokenizerError) as exc:
+        raise fail(str(exc)) from None
+    # Learned tokens no merge makes are never produced: refused when most are, else flagged.
+    special_ids = set(specials.values())
+    learned = [b for i, b in vocab.items() if i not in special_ids and len(b) > 1]
+    warnings = judge_reach(
+        name, len(learned), unmade(learned, merges), len(merges), "are never produced", ModelFileError
+    )
+    tokenizer = remember_warnings(tokenizer, warnings)
+    provenance = _read_provenance(provenance)
+    _details[tokenizer] = ModelDetails(settings, provenance)
+    return LoadedModel(tokenizer, settings, history, provenance)
+
+
+def _check_header(data: Any, fail: Callable[[str], ModelFileError]) -> None:
+    """A JSON object of tokviz's model format, in a version this tokviz reads, with vocab and merges."""
     if not isinstance(data, dict):
         raise fail(f"not a tokviz model file (expected a JSON object, found {json_kind(data)})")
     if data.get("format") != MODEL_FORMAT:
@@ -193,6 +217,11 @@ def model_from_json(data: Any, name: str = "model file") -> LoadedModel:
         if key not in data:
             raise fail(f'the "{key}" entry is missing')
 
+
+def _model_fields(
+    data: dict[str, Any], name: str, fail: Callable[[str], ModelFileError]
+) -> tuple[str, str, dict[str, Any], dict[str, Any]]:
+    """The model's name, pre-tokenizer, settings and provenance, each checked for its JSON type."""
     model_name = data.get("name", Path(name).stem)
     if not isinstance(model_name, str):
         raise fail(f"the name must be a string, not {_short(model_name)}")
@@ -205,25 +234,7 @@ def model_from_json(data: Any, name: str = "model file") -> LoadedModel:
     provenance = data.get("provenance", {})
     if not isinstance(provenance, dict):
         raise fail(f"the provenance must be a JSON object, not {json_kind(provenance)}")
-
-    vocab = _model_vocab(data["vocab"], fail)
-    merges = _model_merges(data["merges"], len(vocab), fail)
-    specials = _model_specials(data.get("special_tokens", {}), vocab, fail)
-    history = _model_history(data.get("history", []), fail)
-    try:
-        tokenizer = Tokenizer(vocab, merges, specials, pretokenizer, name=model_name)
-    except (TokenizerLoadError, PretokenizerError) as exc:
-        raise fail(str(exc)) from None
-    # Learned tokens no merge makes are never produced: refused when most are, else flagged.
-    special_ids = set(specials.values())
-    learned = [b for i, b in vocab.items() if i not in special_ids and len(b) > 1]
-    warnings = judge_reach(
-        name, len(learned), unmade(learned, merges), len(merges), "are never produced", ModelFileError
-    )
-    tokenizer = remember_warnings(tokenizer, warnings)
-    provenance = _read_provenance(provenance)
-    _details[tokenizer] = ModelDetails(settings, provenance)
-    return LoadedModel(tokenizer, settings, history, provenance)
+    return model_name, pretokenizer, settings, provenance
 
 
 def _read_provenance(provenance: dict[str, Any]) -> dict[str, Any]:
