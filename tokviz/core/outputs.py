@@ -348,9 +348,20 @@ class OutputWriter:
             self.discard()
 
     def stage(self, output: Output, data: bytes | Mapping[str, bytes]) -> None:
-        """Write ``output``'s contents to temporary files: bytes for a file, ``{name: bytes}`` for a folder."""
+        """Write ``output``'s contents to temporary files: bytes for a file, ``{name: bytes}`` for a folder.
+
+        A failure discards everything staged so far (and lets other runs write these outputs again).
+        """
         c = self._checked(output)
         self._hold_lock()
+        try:
+            self._stage(c, output, data)
+        except BaseException:
+            self.discard()
+            raise
+
+    def _stage(self, c: CheckedOutput, output: Output, data: bytes | Mapping[str, bytes]) -> None:
+        """Stage one checked output (see :meth:`stage`)."""
         if not output.is_folder:
             if not isinstance(data, bytes):
                 raise OutputError(f"{output.what} is a file: stage its bytes")
