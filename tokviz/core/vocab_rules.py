@@ -45,9 +45,6 @@ def vocabulary_problem(
             problem = id_problem(token_id)
             if problem:
                 return problem
-    if not all(vocab.values()):
-        empty = min(i for i, b in vocab.items() if not b)
-        return f"vocabulary id {empty} holds no bytes (every token holds at least one)"
     if merge_count is not None and merge_count > len(vocab):
         return f"{merge_count:,} merges cannot fit a vocabulary of {len(vocab):,} entries"
     return None

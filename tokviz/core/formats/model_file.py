@@ -262,7 +262,7 @@ def _model_vocab(raw: Any, fail: Callable[[str], ModelFileError]) -> dict[int, b
             raise fail(problem)
         if token_id in vocab:
             raise fail(f"vocabulary id {token_id} appears twice")
-        # An empty value is the constructor's to refuse, with the message it gives everywhere.
+        # An empty value is a token of no bytes (Whisper's rank files have one; BPE never makes it).
         if not isinstance(value, str) or not (value == "" or _HEX.fullmatch(value)):
             raise fail(f"vocabulary id {token_id} has {_short(value)}, not the token's bytes as hex")
         vocab[token_id] = bytes.fromhex(value)
