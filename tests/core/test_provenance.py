@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -105,3 +107,17 @@ def test_provenance_reads_as_lines_for_people(corpus: list[Path]) -> None:
     assert lines[2].startswith(f"  {corpus[0]}  920 bytes  sha256 ")
     assert lines[3] == "  … and 1 more (tokviz info --format json lists them all)"
     assert lines[4] == "selection:      --exclude tests/; skipped 2 binary files"
+
+
+@pytest.mark.skipif(os.name != "posix" or sys.platform == "darwin", reason="file names are bytes on Linux")
+def test_a_corpus_file_whose_name_is_not_utf8_is_saved_and_read_back_exactly(tmp_path: Path) -> None:
+    odd = os.fsdecode(os.path.join(os.fsencode(tmp_path), b"z\xff.txt"))
+    with open(odd, "wb") as f:
+        f.write(b"hello hello hello")
+    tok = train_bpe(text="hello hello hello", vocab_size=258, pretokenizer="none").tokenizer()
+    # What the GUI's Save model… and tokviz train both do: the provenance of the files read.
+    save_model(tmp_path / "m.json", tok, provenance=make_provenance(corpus_record([odd])))
+    listed = json.loads((tmp_path / "m.json").read_bytes())["provenance"]["corpus"]["files"][0]
+    assert listed["path"].endswith("z\\xff.txt") and "path_bytes" in listed
+    (entry,) = load_model(tmp_path / "m.json").provenance["corpus"]["files"]
+    assert entry["path"] == odd and entry["sha256"] == hashlib.sha256(b"hello hello hello").hexdigest()

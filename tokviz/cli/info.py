@@ -8,6 +8,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tokviz.core.safe_text import encodable, terminal_text
+
 from .options import add_file_options, add_words_corpus, load_tokenizer
 
 if TYPE_CHECKING:
@@ -36,10 +38,10 @@ def run(args: argparse.Namespace) -> int:
     )
     info = describe(tok, args.tokenizer)
     if args.format == "json":
-        json.dump(info, sys.stdout, ensure_ascii=False, indent=2)
+        json.dump(encodable(info), sys.stdout, ensure_ascii=False, indent=2)
         sys.stdout.write("\n")
     else:
-        sys.stdout.write("\n".join(text_lines(tok, info)) + "\n")
+        sys.stdout.write("\n".join(terminal_text(line) for line in text_lines(tok, info)) + "\n")
     return 0
 
 

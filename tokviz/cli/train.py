@@ -189,6 +189,12 @@ def table_provenance(table: CountTable, path: str) -> dict[str, object]:
     return make_provenance(corpus, None, str(table.metadata().get("invalid_utf8", "strict")))
 
 
+def _name_of(output: str) -> str:
+    """The model's default name: the -o file's name without its extension, undecodable bytes as ``\\xNN``."""
+    stem = os.path.splitext(os.path.basename(output))[0]
+    return os.fsencode(stem).decode("utf-8", "backslashreplace") or "trained"
+
+
 def planned_exports(args: argparse.Namespace) -> list[Export]:
     """The model file and every export the run asks for, named by its option in messages."""
     from tokviz.core.exports import Export
@@ -261,7 +267,7 @@ def save_outputs(
     from tokviz.core.exports import ModelExtras, export_warnings, render_exports
     from tokviz.core.outputs import InterruptedAfterCommit, write_outputs
 
-    name = (args.name or "").strip() or os.path.splitext(os.path.basename(args.output))[0] or "trained"
+    name = (args.name or "").strip() or _name_of(args.output)
     tok = result.tokenizer(name)
     exports = planned_exports(args)
     extras = ModelExtras(result.settings(), result.history, provenance or {})
@@ -317,8 +323,10 @@ def corpus_sample(provenance: dict[str, object], replace: bool, limit: int = 64_
 
 def _say_written(outputs: list[Output]) -> None:
     """``wrote PATH`` on standard error for each output (a folder with the files written into it)."""
+    from tokviz.core.safe_text import terminal_text
+
     for o in outputs:
         if o.is_folder:
-            print(f"wrote {', '.join(o.files)} into {o.path}", file=sys.stderr)
+            print(f"wrote {', '.join(o.files)} into {terminal_text(str(o.path))}", file=sys.stderr)
         else:
-            print(f"wrote {o.path}", file=sys.stderr)
+            print(f"wrote {terminal_text(str(o.path))}", file=sys.stderr)

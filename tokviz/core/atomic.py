@@ -13,9 +13,10 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-import secrets
 import stat
 from pathlib import Path
+
+from .output_lock import temp_name
 
 _O_BINARY = getattr(os, "O_BINARY", 0)  # Windows: no newline translation on a raw descriptor
 
@@ -80,7 +81,7 @@ def _create_temp(folder: Path, name: str, mode: int) -> tuple[Path, int]:
     """Create a fresh, exclusive temporary file next to the target; return its path and descriptor."""
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _O_BINARY
     for _ in range(100):
-        tmp = folder / f".{name}.{secrets.token_hex(6)}.tmp"
+        tmp = temp_name(folder / name)  # names this process, so a check never removes it while it runs
         try:
             return tmp, os.open(tmp, flags, mode)
         except FileExistsError:

@@ -92,6 +92,7 @@ FILE_SCHEMA: dict[str, tuple[bool, NamedCheck]] = {
     "path": (True, _named(text)),
     "size": (True, _named(whole(0))),
     "sha256": (False, _named(_sha256_or_none)),
+    "path_bytes": (False, _named(text)),  # the exact bytes (hex) of a name that is not UTF-8
 }
 
 

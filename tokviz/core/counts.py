@@ -36,6 +36,7 @@ from .count_schema import (
     shown_cell,
 )
 from .errors import CorpusError, PretokenizerError, TokvizError, VocabSizeError
+from .path_record import path_fields, recorded_path
 from .pretokenize import resolve_pretokenizer
 from .train import (
     TIE_RULES,
@@ -80,7 +81,7 @@ class CountedFile:
 
     def to_json(self) -> dict[str, Any]:
         """The file as the table's metadata stores it."""
-        return {"path": self.path, "size": self.size, "sha256": self.sha256}
+        return {**path_fields(self.path), "size": self.size, "sha256": self.sha256}
 
 
 @dataclass
@@ -667,7 +668,9 @@ def load_table(path: str | os.PathLike[str]) -> CountTable:
         meta, counts = _read_parquet(shown)
     else:
         meta, counts = _read_tsv(shown)
-    files = tuple(CountedFile(f["path"], f["size"], f.get("sha256")) for f in meta.get("files", []))
+    files = tuple(
+        CountedFile(str(recorded_path(f)), f["size"], f.get("sha256")) for f in meta.get("files", [])
+    )
     result = CountTable(
         counts=counts,
         pretokenizer=meta["pretokenizer"],

@@ -14,8 +14,10 @@ autosave file; a file left behind by a session whose lock is gone is restored at
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import os
+import re
 import sys
 import threading
 import traceback
@@ -24,7 +26,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QLockFile, QObject, QStandardPaths, Qt, QTimer, Signal, Slot
+from PySide6.QtCore import QLockFile, QObject, QStandardPaths, QSysInfo, Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QFontDatabase, QGuiApplication
 from PySide6.QtWidgets import (
     QApplication,
@@ -40,6 +42,7 @@ from PySide6.QtWidgets import (
 )
 
 from tokviz.core.atomic import atomic_write_text
+from tokviz.core.procpool import process_alive
 from tokviz.gui.window.about import runtime_versions
 
 if TYPE_CHECKING:
@@ -57,6 +60,7 @@ AUTOSAVE_DELAY_MS = 2000
 BIG_AUTOSAVE = 2_000_000
 BIG_AUTOSAVE_DELAY_MS = 10_000
 MAX_AUTOSAVE = 50_000_000
+_AUTOSAVE_LOCK = re.compile(r"autosave-(?P<pid>[0-9]{1,10})\.lock")
 
 
 def app_data_dir() -> Path:
@@ -287,6 +291,31 @@ class CrashReporter(QObject):
             app.quit()
 
 
+def remove_dead_sessions_locks(folder: Path) -> list[Path]:
+    """Remove the ``autosave-<pid>.lock`` files of sessions whose process is gone; returns them.
+
+    A crashed or killed session cannot remove its own lock, and nothing else would, so they piled
+    up. The owner is the process the lock names inside (the one in the file name when the lock
+    cannot be read); a lock taken on another machine is left alone. A crashed session's text
+    stays: without its lock it is restored as before.
+    """
+    removed: list[Path] = []
+    for path in folder.glob("autosave-*.lock"):
+        match = _AUTOSAVE_LOCK.fullmatch(path.name)
+        if match is None:
+            continue
+        pid, host, _app = QLockFile(str(path)).getLockInfo()
+        if host and host != QSysInfo.machineHostName():
+            continue
+        owner = pid if pid > 0 else int(match["pid"])
+        if owner == os.getpid() or process_alive(owner):
+            continue
+        with contextlib.suppress(OSError):
+            path.unlink()
+            removed.append(path)
+    return removed
+
+
 class Autosaver(QObject):
     """Keeps a copy of the editor's text on disk while tokviz runs, and restores one a crash left behind.
 
@@ -307,6 +336,7 @@ class Autosaver(QObject):
         self.folder.mkdir(parents=True, exist_ok=True)
         self.delay_ms = delay_ms
         self.path = self.folder / f"autosave-{os.getpid()}.txt"
+        remove_dead_sessions_locks(self.folder)
         self.lock = QLockFile(str(self.path.with_suffix(".lock")))
         self.lock.setStaleLockTime(0)
         self.lock.tryLock(0)
