@@ -10,6 +10,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, TypeVar
 
 from .command import UsageError, print_error, print_note
+from .options import ArgumentAdder
 
 if TYPE_CHECKING:
     from tokviz.core.errors import CorpusError
@@ -39,6 +40,19 @@ def add_file_filters(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--max-file-size", metavar="SIZE", help="leave out files larger than SIZE (e.g. 500K, 10MB)"
     )
+    add_include_binary(p)
+
+
+# Files named on the command line are always read; folders and globs leave out what looks binary.
+INCLUDE_BINARY_HELP = (
+    "also read the files of folders and globs that look binary (NUL or control bytes) when they "
+    "are UTF-8 (all of them with --replace-invalid); files named on the command line always are"
+)
+
+
+def add_include_binary(p: ArgumentAdder) -> None:
+    """``--include-binary``: read the files a folder walk would leave out as binary."""
+    p.add_argument("--include-binary", action="store_true", help=INCLUDE_BINARY_HELP)
 
 
 def add_reading_options(p: argparse.ArgumentParser, workers_help: str) -> None:
@@ -108,7 +122,12 @@ def max_file_size(text: str | None) -> int | None:
 
 
 def select_corpus(
-    paths: list[str], include: list[str], exclude: list[str], max_size: int | None, errors: str
+    paths: list[str],
+    include: list[str],
+    exclude: list[str],
+    max_size: int | None,
+    errors: str,
+    include_binary: bool = False,
 ) -> Selection:
     """The text files training reads from ``paths``; a note on standard error says what was left out.
 
@@ -120,7 +139,9 @@ def select_corpus(
     from tokviz.core.fileselect import select_files
 
     try:
-        selection = select_files(paths, include, exclude, max_size=max_size, errors=errors)
+        selection = select_files(
+            paths, include, exclude, max_size=max_size, errors=errors, include_binary=include_binary
+        )
     except InvalidArgument as exc:
         raise UsageError(str(exc)) from None
     refuse_unusable_named_files(paths, selection, include, exclude, max_size, errors)

@@ -126,6 +126,7 @@ def _check_merge_options(args: argparse.Namespace) -> None:
             ("--include", args.include),
             ("--exclude", args.exclude),
             ("--max-file-size", args.max_file_size),
+            ("--include-binary", args.include_binary),
         )
         if value
     ]
@@ -138,9 +139,10 @@ def _check_merge_options(args: argparse.Namespace) -> None:
 
 
 def _check_dask_options(args: argparse.Namespace) -> None:
-    if args.include or args.exclude or args.max_file_size:
+    if args.include or args.exclude or args.max_file_size or args.include_binary:
         raise UsageError(
-            "--include, --exclude and --max-file-size choose local files; with --dask, name the files to count"
+            "--include, --exclude, --max-file-size and --include-binary choose local files; "
+            "with --dask, name the files to count"
         )
     if args.workers is not None:
         raise UsageError("--workers is for local counting; a Dask cluster has its own workers")
@@ -172,7 +174,12 @@ def _count_local(args: argparse.Namespace, printer: ProgressPrinter, cancel: thr
 
     errors = "replace" if args.replace_invalid else "strict"
     selection = select_corpus(
-        list(args.inputs), args.include, args.exclude, max_file_size(args.max_file_size), errors
+        list(args.inputs),
+        args.include,
+        args.exclude,
+        max_file_size(args.max_file_size),
+        errors,
+        args.include_binary,
     )
     files = [str(f.path) for f in selection.files]
     return count_corpus(

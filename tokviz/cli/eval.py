@@ -15,6 +15,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 from .command import UsageError, print_note
 from .compare import add_plot_options, check_plot_options, plot_compare
+from .corpus_files import add_include_binary
 from .eval_output import FORMATS, render
 from .options import load_tokenizer
 
@@ -70,6 +71,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="read files that are not UTF-8 with U+FFFD for the bad bytes instead of skipping them",
     )
+    add_include_binary(pick)
     show = p.add_argument_group("what to show")
     show.add_argument(
         "--by",
@@ -118,7 +120,14 @@ def run(args: argparse.Namespace) -> int:
     specs = list(dict.fromkeys(args.tokenizer or DEFAULT_EVAL))
     tokenizers = [load_tokenizer(spec) for spec in specs]
     errors = "replace" if args.replace_invalid else "strict"
-    selection = select_files(args.paths, args.include, args.exclude, max_size=max_size, errors=errors)
+    selection = select_files(
+        args.paths,
+        args.include,
+        args.exclude,
+        max_size=max_size,
+        errors=errors,
+        include_binary=args.include_binary,
+    )
     note = selection.note()
     if not selection.files:
         raise _nothing_to_evaluate(note)

@@ -140,10 +140,15 @@ def _training_input(
 ) -> tuple[list[str], dict[str, object]]:
     """The corpus files to read (none for a count table) and the provenance the model records."""
     if table is None:
-        selection = select_corpus(args.corpus, args.include, args.exclude, max_size, errors)
+        selection = select_corpus(
+            args.corpus, args.include, args.exclude, max_size, errors, args.include_binary
+        )
         return [str(f.path) for f in selection.files], corpus_provenance(selection, args, errors)
-    if args.include or args.exclude or max_size is not None:
-        raise UsageError("--include, --exclude and --max-file-size choose corpus files; the table is counted")
+    if args.include or args.exclude or max_size is not None or args.include_binary:
+        raise UsageError(
+            "--include, --exclude, --max-file-size and --include-binary choose corpus files; "
+            "the table is counted"
+        )
     return [], table_provenance(table, args.from_counts)
 
 

@@ -121,7 +121,14 @@ def _count(args: argparse.Namespace, tokenizers: Sequence[Tokenizer]) -> list[Vo
 
     max_size = parse_size(args.max_file_size) if args.max_file_size else None
     errors = "replace" if args.replace_invalid else "strict"
-    selection = select_files(args.paths, args.include, args.exclude, max_size=max_size, errors=errors)
+    selection = select_files(
+        args.paths,
+        args.include,
+        args.exclude,
+        max_size=max_size,
+        errors=errors,
+        include_binary=args.include_binary,
+    )
     note = selection.note()
     if note:
         print_note(note)

@@ -10,8 +10,9 @@ A folder is a collection of whatever happens to be in it (``/usr/lib/python3.11`
 and ``.so`` files next to the sources), so a folder walk looks at the first few KB of each file
 (decompressed first, when compressed) and leaves out those that are not text, counting them in a
 :class:`CorpusSummary` the CLI and the GUI show. Unless invalid UTF-8 is to be replaced, a folder's
-text files are also checked to the end, so a run never stops at a bad byte deep in one of them. A file named explicitly was asked for, so when it
-is binary that is an error, not a silent skip.
+text files are also checked to the end, so a run never stops at a bad byte deep in one of them. A file named explicitly was asked for, so it
+is read even when the sniff calls it binary (UTF-8 text with NUL bytes is text); only one that is
+not UTF-8 either is an error, not a silent skip.
 """
 
 from __future__ import annotations
@@ -214,7 +215,9 @@ def scan_source(source: CorpusSource, errors: str = "strict") -> CorpusScan:
     A ``str`` is the text itself. A path (``os.PathLike``) or a list of paths (``str`` or
     ``PathLike`` items) is read from disk; folders contribute their files recursively in sorted
     order, skipping hidden ones, binary ones and (unless ``errors="replace"``) text that is not
-    UTF-8; the summary counts them. A binary file named explicitly raises :class:`CorpusError`.
+    UTF-8; the summary counts them. A file named explicitly is read whatever the sniff says of it
+    (a log with NUL bytes is still UTF-8 text); one that is binary and not UTF-8 raises
+    :class:`CorpusError` unless ``errors="replace"``.
     """
     if isinstance(source, str):
         return CorpusScan([], source, CorpusSummary())
@@ -228,7 +231,7 @@ def scan_source(source: CorpusSource, errors: str = "strict") -> CorpusScan:
         if path.is_dir():
             files.extend(walk.text_files(path))
         elif path.is_file():
-            files.append(_named_file(path))
+            files.append(_named_file(path, errors))
         else:
             raise CorpusError(_not_a_corpus_file(path), path=str(path))
     summary = walk.summary(files)
@@ -245,21 +248,23 @@ def resolve_source(source: CorpusSource, errors: str = "strict") -> tuple[list[C
     return scan.files, scan.text
 
 
-def _named_file(path: Path) -> CorpusFile:
-    """A file the user named: read it whatever its name, but refuse one that is not text at all."""
+def _named_file(path: Path, errors: str = "strict") -> CorpusFile:
+    """A file the user named: read it whatever its name or the control characters in it, but
+    refuse (unless invalid UTF-8 is to be replaced) one that is binary and not UTF-8."""
     try:
         kind, compression = sniff_file(path)
     except OSError as exc:
         raise CorpusError(f"cannot read {path}: {exc.strerror or exc}", path=str(path)) from None
     packed = f"{compression}-compressed " if compression else ""
-    if kind == BINARY:
+    file = CorpusFile(path, path.stat().st_size, compression)
+    if kind == BINARY and errors != "replace" and decodes_to_end(file) != TEXT:
         raise CorpusError(
             f"{path} is a {packed}binary file, not text; a corpus file must hold UTF-8 text",
             path=str(path),
         )
     if kind == UNREADABLE:
         raise CorpusError(f"cannot decompress {path}: the file is damaged or cut short", path=str(path))
-    return CorpusFile(path, path.stat().st_size, compression)
+    return file
 
 
 class _FolderWalk:
@@ -314,6 +319,12 @@ def whole_file_kind(file: CorpusFile) -> str:
     """
     if file.compression is None and file.size <= SNIFF_SIZE:
         return TEXT
+    return decodes_to_end(file)
+
+
+def decodes_to_end(file: CorpusFile) -> str:
+    """``text`` when the whole file (decompressed) decodes as UTF-8, else ``not-utf8`` (or
+    ``unreadable`` for a damaged compressed file): whatever the sniff said, read to the end."""
     try:
         for _ in iter_file_text(file):
             pass

@@ -35,6 +35,7 @@ from .corpus import (
     UNREADABLE,
     CorpusFile,
     CorpusSummary,
+    decodes_to_end,
     sniff_file,
     suffix_kind,
     whole_file_kind,
@@ -295,6 +296,7 @@ def select_files(
     errors: str = "strict",
     check_whole: bool = True,
     cancel: Callable[[], bool] | None = None,
+    include_binary: bool = False,
 ) -> Selection:
     """Choose the text files among ``paths`` (files, folders walked recursively, globs).
 
@@ -311,7 +313,10 @@ def select_files(
     and counted in :attr:`Selection.skipped`. With ``check_whole`` a file that starts as UTF-8 is
     decoded to its end, so a bad byte deep inside is found now, not half-way through a run.
     A path that does not exist, or a glob that matches nothing, is a :class:`CorpusError`.
-    ``cancel`` is polled between files; when it returns True, :class:`Cancelled` is raised.
+    The binary sniff is for files found in folders and globs: a file named in ``paths`` was asked
+    for, and is kept when it decodes as UTF-8 (NUL bytes and all); ``include_binary`` does the
+    same for every file. ``cancel`` is polled between files; when it returns True,
+    :class:`Cancelled` is raised.
     """
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
@@ -320,6 +325,7 @@ def select_files(
     if max_size is not None and (isinstance(max_size, bool) or not isinstance(max_size, int) or max_size < 0):
         raise InvalidArgument(f"max_size must be a non-negative number of bytes, not {max_size!r}")
     walker = _Walker(PathFilter(include, exclude), max_size, errors, check_whole, cancel)
+    walker.include_binary = include_binary
     items = list(paths)
     if not items:
         raise CorpusError("no files were given")
@@ -344,6 +350,7 @@ class _Walker:
         self.errors = errors
         self.check_whole = check_whole
         self.cancel = cancel
+        self.include_binary = False
         self.files: list[SelectedFile] = []
         self.counts: Counter[str] = Counter()
         self.sizes: Counter[str] = Counter()
@@ -389,7 +396,7 @@ class _Walker:
             raise CorpusError(
                 f"the corpus {given} {problem}; a corpus must be regular files or folders", path=given
             )
-        self._consider(Path(given), _clean(given), None, st)
+        self._consider(Path(given), _clean(given), None, st, named=True)
 
     def _add_glob(self, pattern: str) -> None:
         found = sorted(glob.glob(pattern, recursive=True))
@@ -444,7 +451,9 @@ class _Walker:
             self.seen_folders.add(key)
             yield from self._entries(Path(entry.path), relative + "/")
 
-    def _consider(self, path: Path, relative: str, root: str | None, st: os.stat_result) -> None:
+    def _consider(
+        self, path: Path, relative: str, root: str | None, st: os.stat_result, named: bool = False
+    ) -> None:
         if self.cancel is not None and self.cancel():
             raise Cancelled("file selection cancelled")
         if not stat.S_ISREG(st.st_mode):
@@ -468,6 +477,8 @@ class _Walker:
         file = SelectedFile(path, relative, root, st.st_size, compression)
         if kind == TEXT and self.check_whole and self.errors == "strict":
             kind = whole_file_kind(file.corpus_file)
+        elif kind == BINARY and (named or self.include_binary):
+            kind = NOT_UTF8 if self.errors == "replace" else decodes_to_end(file.corpus_file)
         if kind == TEXT or (kind == NOT_UTF8 and self.errors == "replace"):
             self.files.append(file)
             return
