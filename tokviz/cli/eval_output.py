@@ -74,8 +74,8 @@ def caption(evaluation: Evaluation) -> str:
     """The line under a markdown table: what was measured and what the less obvious columns mean."""
     n = evaluation.totals[0].files if evaluation.totals else 0
     text = (
-        f"*{n:,} {'file' if n == 1 else 'files'}, {evaluation.text_bytes:,} bytes of UTF-8 text. "
-        "bytes/token: UTF-8 bytes over tokens; x fewest: tokens over the fewest any tokenizer needs; "
+        f"*{n:,} {'file' if n == 1 else 'files'}, {evaluation.text_bytes:,} bytes of text. "
+        "bytes/token: the input's bytes over tokens; x fewest: tokens over the fewest any tokenizer needs; "
         "tokens used: distinct tokens that occur, of the vocabulary's; mean len: their mean length in bytes.*"
     )
     return text

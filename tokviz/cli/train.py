@@ -128,7 +128,9 @@ def run(args: argparse.Namespace) -> int:
     )
     if result is None:
         return EXIT_INTERRUPTED
-    code = save_outputs(result, args, outputs, provenance)
+    from tokviz.core.provenance import record_text_bytes
+
+    code = save_outputs(result, args, outputs, record_text_bytes(provenance, result.text_bytes))
     if code:
         return code
     _say_trained(result)
@@ -159,8 +161,10 @@ def _say_trained(result: TrainResult) -> None:
         print_note(f"stopped early: {result.stop_reason}")
     t = result.timings
     merges_per_s = len(result.merges) / t["merge"] if t.get("merge") else 0.0
+    from tokviz.core.sizes import text_and_file_size
+
     print(
-        f"trained {len(result.merges)} merges on {result.corpus_bytes / 1e6:.2f} MB "
+        f"trained {len(result.merges)} merges on {text_and_file_size(result.text_bytes, result.corpus_bytes)} "
         f"({result.unique_words} unique pre-tokens) in {t.get('total', 0.0):.2f} s "
         f"(pre-tokenize {t.get('pretokenize', 0.0):.2f} s, merges {t.get('merge', 0.0):.2f} s, "
         f"{merges_per_s:,.0f} merges/s); vocab size {len(result.vocab)}",

@@ -363,16 +363,21 @@ def iter_file_text(
     errors: str = "strict",
     block_size: int | None = None,
     on_read: Callable[[int], None] | None = None,
+    on_content: Callable[[int], None] | None = None,
 ) -> Iterator[str]:
     """Decode one file block by block; a strict decode error names the file and byte offset.
 
     A compressed file is decompressed as it is read (the offset is then one in its decompressed
     content). ``on_read`` receives the bytes of the file used since its last call, counted as
     stored on disk, so progress over compressed files is measured against their stored size.
+    ``on_content`` receives the bytes of content decoded (decompressed, and before any invalid
+    byte becomes U+FFFD): the input's own size, which bytes per token divide.
     """
     try:
         with open(file.path, "rb") as raw:
-            yield from iter_stream_text(raw, str(file.path), file.compression, errors, block_size, on_read)
+            yield from iter_stream_text(
+                raw, str(file.path), file.compression, errors, block_size, on_read, on_content
+            )
     except OSError as exc:
         raise CorpusError(f"cannot read {file.path}: {exc.strerror or exc}", path=str(file.path)) from None
 
@@ -384,6 +389,7 @@ def iter_stream_text(
     errors: str = "strict",
     block_size: int | None = None,
     on_read: Callable[[int], None] | None = None,
+    on_content: Callable[[int], None] | None = None,
 ) -> Iterator[str]:
     """:func:`iter_file_text` for a file already open as ``raw`` (a local file or an fsspec one).
 
@@ -400,6 +406,8 @@ def iter_stream_text(
             while True:
                 block = fh.read(block_size)
                 final = not block
+                if on_content is not None:
+                    on_content(len(block))
                 if on_read is not None:
                     now = raw.tell() if compression else used + len(block)
                     if now > used:
@@ -435,23 +443,28 @@ def iter_parts(
     part_size: int,
     errors: str = "strict",
     on_bytes: Callable[[int], None] | None = None,
+    on_content: Callable[[int], None] | None = None,
 ) -> Iterator[str]:
     """Yield corpus text in parts of about ``part_size`` characters, cut only at safe places.
 
     Safe places are the start of a special token, a file boundary (files are separate
     documents), and, for the named patterns, a space that follows a non-space. ``on_bytes``
     receives the bytes consumed: of the text's UTF-8, or of the files as stored on disk.
+    ``on_content`` receives the text's size in bytes: its UTF-8, or the files' content as
+    :func:`iter_file_text` counts it (decompressed, invalid bytes as they were).
     """
     cut_point = safe_cut_finder(specials, safe_spaces, part_size)
     if text is not None:
         pieces: Iterable[str] = _chunks_of(text, BLOCK_SIZE)
-        if on_bytes is not None:
-            pieces = _counting_bytes(pieces, on_bytes)
+        for counter in (on_bytes, on_content):
+            if counter is not None:
+                pieces = _counting_bytes(pieces, counter)
         yield from _cut_parts(pieces, cut_point, part_size)
         return
     # Files report the bytes read from disk themselves (compressed files by stored size).
     for f in files:
-        yield from _cut_parts(iter_file_text(f, errors, on_read=on_bytes), cut_point, part_size)
+        pieces = iter_file_text(f, errors, on_read=on_bytes, on_content=on_content)
+        yield from _cut_parts(pieces, cut_point, part_size)
 
 
 def text_parts(

@@ -135,6 +135,7 @@ METADATA_SCHEMA: dict[str, tuple[bool, NamedCheck]] = {
     "special_tokens": (False, _special_tokens),
     "invalid_utf8": (False, _named(one_of("strict", "replace"))),
     "corpus_bytes": (False, _named(whole(0))),
+    "text_bytes": (False, _named(whole(0))),
     "files": (False, _files),
     "tokviz_version": (False, _named(text)),
     "parts": (False, _named(whole(1))),

@@ -38,6 +38,7 @@ from .count_schema import (
 from .errors import CorpusError, PretokenizerError, TokvizError, VocabSizeError
 from .path_record import path_fields, recorded_path
 from .pretokenize import resolve_pretokenizer
+from .sizes import text_and_file_size
 from .train import (
     TIE_RULES,
     CancelFlag,
@@ -89,7 +90,9 @@ class CountTable:
     """Unique pre-tokens with their counts (in first-seen order) and how they were counted.
 
     ``invalid_utf8`` is ``"strict"`` (invalid UTF-8 stopped counting) or ``"replace"`` (read as
-    U+FFFD). ``parts`` says how many tables were added to make this one.
+    U+FFFD). ``parts`` says how many tables were added to make this one. ``corpus_bytes`` is the
+    corpus as stored on disk (compressed files by their compressed size); ``text_bytes`` the bytes
+    of its text (see :mod:`tokviz.core.sizes`), None for a table written before it was recorded.
     """
 
     counts: dict[str, int]
@@ -100,6 +103,7 @@ class CountTable:
     files: tuple[CountedFile, ...] = ()
     tokviz_version: str = field(default_factory=lambda: tokviz_version())
     parts: int = 1
+    text_bytes: int | None = None
 
     @property
     def unique(self) -> int:
@@ -123,6 +127,7 @@ class CountTable:
             "special_tokens": list(self.special_tokens),
             "invalid_utf8": self.invalid_utf8,
             "corpus_bytes": self.corpus_bytes,
+            **({"text_bytes": self.text_bytes} if self.text_bytes is not None else {}),
             "files": [f.to_json() for f in self.files],
             "tokviz_version": self.tokviz_version,
             "parts": self.parts,
@@ -151,7 +156,7 @@ def describe_metadata(meta: Mapping[str, Any]) -> str:
     files = meta.get("files") or []
     parts = [
         f"{meta.get('unique', 0):,} unique pre-tokens ({meta.get('total', 0):,} in all)",
-        f"{_mb(meta.get('corpus_bytes', 0))} from {len(files):,} file{'s' if len(files) != 1 else ''}"
+        f"{_corpus_size(meta)} from {len(files):,} file{'s' if len(files) != 1 else ''}"
         if files
         else f"{_mb(meta.get('corpus_bytes', 0))} of text",
         f"pre-tokenizer {meta.get('pretokenizer')}",
@@ -159,6 +164,17 @@ def describe_metadata(meta: Mapping[str, Any]) -> str:
         f"invalid UTF-8 {_utf8_words(str(meta.get('invalid_utf8')))}",
     ]
     return "; ".join(parts)
+
+
+def _corpus_size(meta: Mapping[str, Any]) -> str:
+    """The files' text and, where it differs, their size on disk (tables of old record the latter only)."""
+    text_bytes = meta.get("text_bytes")
+    file_bytes = meta.get("corpus_bytes", 0)
+    return text_and_file_size(
+        text_bytes if isinstance(text_bytes, int) else None,
+        file_bytes if isinstance(file_bytes, int) else 0,
+        _mb,
+    )
 
 
 def _mb(n: object) -> str:
@@ -223,7 +239,7 @@ def count_iter(
     specials = _special_tokens_argument(special_tokens)
     pre = resolve_pretokenizer(pretokenizer)
     t0 = time.perf_counter()
-    counts, corpus_bytes = yield from _count_corpus(
+    counts, corpus_bytes, text_bytes = yield from _count_corpus(
         source, pre, specials, errors, workers, cancel, report_every, t0, parallel
     )
     counted: list[CountedFile] = []
@@ -239,6 +255,7 @@ def count_iter(
         invalid_utf8=errors,
         corpus_bytes=corpus_bytes,
         files=tuple(counted),
+        text_bytes=text_bytes,
     )
 
 
@@ -273,6 +290,9 @@ def merge_tables(tables: Sequence[CountTable], allow_overlap: bool = False) -> C
         first,
         counts=counts,
         corpus_bytes=sum(t.corpus_bytes for t in tables),
+        text_bytes=None
+        if any(t.text_bytes is None for t in tables)
+        else sum(t.text_bytes or 0 for t in tables),
         files=tuple(f for t in tables for f in t.files),
         tokviz_version=tokviz_version(),
         parts=sum(t.parts for t in tables),
@@ -399,6 +419,7 @@ def _merge_table(
             cancel,
             report_every,
             t0,
+            text_bytes=table.text_bytes,
         )
     )
 
@@ -680,6 +701,7 @@ def load_table(path: str | os.PathLike[str]) -> CountTable:
         files=files,
         tokviz_version=meta.get("tokviz_version", "unknown"),
         parts=meta.get("parts", 1),
+        text_bytes=meta.get("text_bytes"),
     )
     try:  # a damaged or hostile pattern fails here, with the regex's message
         resolve_pretokenizer(result.pretokenizer)

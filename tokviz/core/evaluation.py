@@ -46,7 +46,7 @@ EVAL_FIELDS = (
 )
 # What each column means, for help texts and the markdown caption.
 FIELD_HELP = {
-    "bytes_per_token": "UTF-8 bytes of text over tokens",
+    "bytes_per_token": "bytes of the input (decompressed, invalid bytes as they were) over tokens",
     "relative_tokens": "tokens over the fewest any tokenizer needs on the same files",
     "vocab_used": "distinct tokens that occur",
     "vocab_tokens": "distinct tokens in the vocabulary, special tokens included",
@@ -254,7 +254,7 @@ class EvalRow:
 
     @property
     def bytes_per_token(self) -> float | None:
-        """UTF-8 bytes over tokens; None when there are no tokens."""
+        """The input's bytes over tokens (see :mod:`tokviz.core.sizes`); None when there are no tokens."""
         return self.bytes / self.tokens if self.tokens else None
 
     @property
@@ -299,7 +299,7 @@ class Evaluation:
 
     @property
     def text_bytes(self) -> int:
-        """UTF-8 bytes of all the text evaluated."""
+        """Bytes of all the input evaluated (decompressed; invalid bytes as they were)."""
         return self.totals[0].bytes if self.totals else 0
 
 
@@ -330,7 +330,8 @@ def evaluate(
     ``names`` label the tokenizers (default: their names); ``group_of`` puts each file in a group
     (by folder, by category) and ``group_order`` lists groups to show first in that order.
     Special-token strings in a file count as one special token, as :meth:`Tokenizer.encode` does.
-    ``errors="replace"`` reads invalid UTF-8 as U+FFFD (three bytes each); otherwise a file that
+    ``errors="replace"`` reads invalid UTF-8 as U+FFFD (counted as the bytes they were in the
+    file, see :mod:`tokviz.core.sizes`); otherwise a file that
     is not UTF-8 is a :class:`CorpusError`. ``progress`` is called after each file and tokenizer;
     ``cancel`` is polled as often, and :class:`Cancelled` raised when it returns True.
     """
@@ -389,13 +390,18 @@ def _check_cancel(cancel: Callable[[], bool] | None) -> None:
 
 
 def _measure(tok: Tokenizer, file: SelectedFile, errors: str) -> _Tally:
-    """One file under one tokenizer: its bytes, code points, tokens and distinct ids."""
+    """One file under one tokenizer: its bytes, code points, tokens and distinct ids.
+
+    The bytes are the input's (decompressed): an invalid byte read as U+FFFD counts as the one
+    byte it was, so bytes per token never grow because the file was damaged."""
     tally = _Tally(files=1)
 
+    def count_bytes(n: int) -> None:
+        tally.bytes += n
+
     def pieces() -> Iterator[str]:
-        for piece in iter_file_text(file.corpus_file, errors):
+        for piece in iter_file_text(file.corpus_file, errors, on_content=count_bytes):
             tally.code_points += len(piece)
-            tally.bytes += len(piece) if piece.isascii() else len(piece.encode("utf-8"))
             yield piece
 
     ids = tok.encode_iterable(pieces())

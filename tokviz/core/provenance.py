@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from .errors import Cancelled, CorpusError
+from .sizes import text_and_file_size
 
 _HASH_BLOCK = 1 << 20
 # A model file lists at most this many corpus files (the rest are counted, and hashed together).
@@ -110,6 +111,19 @@ def make_provenance(
     return out
 
 
+def record_text_bytes(provenance: dict[str, Any], text_bytes: int | None) -> dict[str, Any]:
+    """``provenance`` with the bytes of text trained on beside the files' bytes on disk.
+
+    The two differ for compressed files (67.2 MB of text in 55.98 MB of ``.gz``), so the corpus
+    record gains ``text_bytes`` then; it is left out where it would only repeat ``total_bytes``
+    (older model files have no such key and load as before). See :mod:`tokviz.core.sizes`.
+    """
+    corpus = provenance.get("corpus")
+    if text_bytes is None or not isinstance(corpus, dict) or corpus.get("total_bytes") in (None, text_bytes):
+        return provenance
+    return {**provenance, "corpus": {**corpus, "text_bytes": text_bytes}}
+
+
 def provenance_lines(provenance: Mapping[str, Any], limit: int = 5) -> list[str]:
     """Lines for people (``tokviz info``): date, version, corpus total and the first ``limit`` files."""
     lines: list[str] = []
@@ -126,9 +140,7 @@ def provenance_lines(provenance: Mapping[str, Any], limit: int = 5) -> list[str]
         files = corpus.get("files")
         if isinstance(files, list):
             count = len(files) + int(corpus.get("unlisted_files", 0) or 0)
-            lines.append(
-                f"corpus:         {count:,} file{'' if count == 1 else 's'}, {_size(corpus.get('total_bytes'))}"
-            )
+            lines.append(f"corpus:         {count:,} file{'' if count == 1 else 's'}, {_files_size(corpus)}")
             for entry in files[:limit]:
                 if isinstance(entry, Mapping):
                     lines.append(
@@ -150,6 +162,14 @@ def provenance_lines(provenance: Mapping[str, Any], limit: int = 5) -> list[str]
     if provenance.get("invalid_utf8") == "replace":
         lines.append("invalid UTF-8:  replaced with U+FFFD")
     return lines
+
+
+def _files_size(corpus: Mapping[str, Any]) -> str:
+    """The files' size on disk, with the bytes of their text first when those were recorded."""
+    text_bytes, total = corpus.get("text_bytes"), corpus.get("total_bytes")
+    if not isinstance(text_bytes, int) or not isinstance(total, int):
+        return _size(total)
+    return text_and_file_size(text_bytes, total, _size)
 
 
 def _size(value: object) -> str:

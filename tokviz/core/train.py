@@ -23,7 +23,7 @@ from collections.abc import Callable, Generator, Iterable, Mapping
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any, Never, Protocol, TypeVar
+from typing import Any, NamedTuple, Never, Protocol, TypeVar
 
 from .corpus import CorpusSource, iter_parts, resolve_source
 from .errors import ArgumentTypeError, Cancelled, CorpusError, InvalidArgument, VocabSizeError
@@ -94,6 +94,14 @@ class TrainResult:
     unique_words: int
     timings: dict[str, float] = field(default_factory=dict)
     stop_reason: str | None = None
+    text_bytes: int | None = None
+
+    @property
+    def text_size(self) -> int:
+        """Bytes of text trained on: the input's bytes after decompression (an invalid byte read
+        as U+FFFD counts as the one byte it was). ``corpus_bytes`` is the files as stored; the
+        two differ for compressed files. Falls back to ``corpus_bytes`` when not measured."""
+        return self.text_bytes if self.text_bytes is not None else self.corpus_bytes
 
     @property
     def stopped_early(self) -> bool:
@@ -118,6 +126,15 @@ class TrainResult:
 
 
 # ---------------------------------------------------------------------------- counting
+class CorpusCount(NamedTuple):
+    """A counted corpus: its pre-tokens with their counts, its bytes as stored on disk, and the
+    bytes of its text (decompressed; see :attr:`TrainResult.text_size`)."""
+
+    counts: Counter[str]
+    file_bytes: int
+    text_bytes: int
+
+
 _WORKER_STATE: dict[str, Any] = {}
 
 
@@ -180,17 +197,21 @@ def _count_corpus(
     report_every: float,
     t0: float,
     parallel_mode: str = "auto",
-) -> Generator[Progress, None, tuple[Counter[str], int]]:
-    """Count unique pre-tokens, yielding progress as parts are done; return (counts, bytes)."""
+) -> Generator[Progress, None, CorpusCount]:
+    """Count unique pre-tokens, yielding progress as parts are done; return them with the sizes."""
     files, text = resolve_source(source, errors)
     total = sum(f.size for f in files) if text is None else len(text.encode("utf-8"))
     splitter = SpecialSplitter(specials)
     safe_spaces = pre.name in NAMED_PATTERNS and pre.pattern is not None
     read = [0]
+    content = [0]
     last = [0.0]
 
     def on_bytes(n: int) -> None:
         read[0] += n
+
+    def on_content(n: int) -> None:
+        content[0] += n
 
     def progress() -> Generator[Progress, None, None]:
         now = time.perf_counter()
@@ -204,7 +225,7 @@ def _count_corpus(
         parallel = n_workers > 1 and total >= PARALLEL_THRESHOLD
     else:
         parallel = parallel_mode == "always"
-    parts = iter_parts(files, text, specials, safe_spaces, PART_SIZE, errors, on_bytes)
+    parts = iter_parts(files, text, specials, safe_spaces, PART_SIZE, errors, on_bytes, on_content)
     if not parallel:
         # Not before a fork: a second thread would make the worker pool use a slower fork server.
         preload_numpy(total)
@@ -212,7 +233,7 @@ def _count_corpus(
             _check_cancel(cancel)
             counts.update(count_words(part, pre, splitter))
             yield from progress()
-        return counts, total
+        return CorpusCount(counts, total, content[0])
     spec = pre.to_json()
     pending: list[tuple[Future[dict[str, int]], int]] = []
     pool = worker_pool(n_workers, _mp_context())
@@ -235,7 +256,7 @@ def _count_corpus(
         # On cancel or error, nothing is left running: the workers are terminated and reaped
         # (a part with a slow pattern can take seconds), and they die with this process anyway.
         stop_pool(pool, finished)
-    return counts, total
+    return CorpusCount(counts, total, content[0])
 
 
 def _wait(
@@ -426,13 +447,23 @@ def _train_steps(
     """The training generator behind :func:`train_iter`, on checked arguments."""
     t0 = time.perf_counter()
     yield Progress("reading", 0, 1, (), 0.0)
-    counts, corpus_bytes = yield from _count_corpus(
+    counted = yield from _count_corpus(
         source, pre, specials, errors, workers, cancel, report_every, t0, parallel
     )
+    corpus_bytes = counted.file_bytes
     yield Progress("pre-tokenizing", corpus_bytes, corpus_bytes, (), time.perf_counter() - t0)
     return (
         yield from merge_counts(
-            counts, corpus_bytes, vocab_size, specials, pre, tie_break, cancel, report_every, t0
+            counted.counts,
+            corpus_bytes,
+            vocab_size,
+            specials,
+            pre,
+            tie_break,
+            cancel,
+            report_every,
+            t0,
+            text_bytes=counted.text_bytes,
         )
     )
 
@@ -447,11 +478,13 @@ def merge_counts(
     cancel: CancelFlag | Callable[[], bool] | None,
     report_every: float = 0.05,
     t0: float | None = None,
+    text_bytes: int | None = None,
 ) -> Generator[Progress, None, TrainResult]:
     """The merge loop on a table of unique pre-tokens and their counts (in first-seen order).
 
     Training from text counts first and then calls this; a saved count table can call it
-    directly, and gets exactly the merges the text would give.
+    directly, and gets exactly the merges the text would give. ``corpus_bytes`` and
+    ``text_bytes`` are recorded in the result (see :attr:`TrainResult.text_size`).
     """
     if t0 is None:
         t0 = time.perf_counter()
@@ -530,6 +563,7 @@ def merge_counts(
         unique_words=unique_words,
         timings={"pretokenize": t_count - t0, "merge": t_end - t_count, "total": t_end - t0},
         stop_reason=stop_reason,
+        text_bytes=text_bytes,
     )
 
 

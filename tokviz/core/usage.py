@@ -124,6 +124,10 @@ class _Counter:
         self.documents = 0
         self.bytes = 0
 
+    def count_bytes(self, n: int) -> None:
+        """Add ``n`` bytes of input read (as :func:`~tokviz.core.corpus.iter_file_text` counts them)."""
+        self.bytes += n
+
     def add_text(self, text: str) -> None:
         if self.cancel is not None and self.cancel():
             raise Cancelled()
@@ -199,17 +203,17 @@ def count_files(
     A long file is encoded in parts cut where the tokenizer's chunking cannot change (a space
     after a non-space, for the named patterns), so memory follows the block size. ``on_bytes``
     receives the bytes read from disk, for progress. Invalid UTF-8 is an error naming the file
-    unless ``errors="replace"``.
+    unless ``errors="replace"``; the bytes counted are the files' content (decompressed, an
+    invalid byte as the one byte it was), as :mod:`tokviz.core.sizes` defines them.
     """
     safe_spaces = _safe_spaces(tokenizer)
     counter = _Counter(tokenizer, cancel)
     for item in files:
         file = _corpus_file(item)
         counter.documents += 1
-        for part in iter_parts([file], None, [], safe_spaces, BLOCK_SIZE, errors, on_bytes):
-            counter.bytes += (
-                len(part) if part.isascii() else len(part.encode("utf-8", errors="surrogatepass"))
-            )
+        for part in iter_parts(
+            [file], None, [], safe_spaces, BLOCK_SIZE, errors, on_bytes, counter.count_bytes
+        ):
             counter.add_text(part)
     return counter.result()
 

@@ -91,8 +91,8 @@ def describe_files(
         preview += "\n"
     n = summary.files
     line = f"{n:,} file{'s' if n != 1 else ''} · {human_bytes(summary.bytes)}"
-    if summary.compressed:
-        line += f" ({summary.compressed:,} compressed)"
+    if summary.compressed:  # the text is larger: the run says how large, once it has read it
+        line += f" on disk ({summary.compressed:,} compressed)"
     if note:
         line += f" · {note}"
     used = tuple(f"{f.path}  ({human_bytes(f.size)})" for f in files[:FILES_LISTED])

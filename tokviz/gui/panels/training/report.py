@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from tokviz.core.sizes import text_and_file_size
+
 if TYPE_CHECKING:
     from tokviz.gui.workers.training import TrainOutcome, TrainStatus
 
@@ -62,7 +64,7 @@ def finished_result(outcome: TrainOutcome) -> str:
     short = f" Stopped early: {html_text(res.stop_reason)}." if res.stop_reason else ""
     return (
         f"<b>{html_text(outcome.settings.name)}</b>: {len(res.vocab):,} tokens ({merges:,} merges) from "
-        f"{human_bytes(res.corpus_bytes)}, {res.unique_words:,} unique chunks; "
+        f"{text_and_file_size(res.text_bytes, res.corpus_bytes, human_bytes)}, {res.unique_words:,} unique chunks; "
         f"{res.initial_tokens:,} → {res.history[-1].tokens_after if res.history else res.initial_tokens:,} corpus tokens. "
         f"Now in every tokenizer picker.{short}"
     )

@@ -20,7 +20,7 @@ from PySide6.QtWidgets import QWidget
 from tokviz.core.counts import CountTable
 from tokviz.core.errors import TokvizError
 from tokviz.core.exports import ModelExtras, write_export
-from tokviz.core.provenance import corpus_record, file_sha256, make_provenance
+from tokviz.core.provenance import corpus_record, file_sha256, make_provenance, record_text_bytes
 from tokviz.gui.panels.training.lifecycle import TrainingRun
 from tokviz.gui.panels.training.report import file_stem
 from tokviz.gui.widgets import file_dialogs
@@ -55,7 +55,7 @@ def outcome_provenance(outcome: TrainOutcome) -> dict[str, Any]:
         else:
             paths = s.source if isinstance(s.source, list | tuple) else []
             corpus = corpus_record([str(p) for p in paths if Path(p).is_file()])
-    return make_provenance(corpus, chosen, s.errors)
+    return record_text_bytes(make_provenance(corpus, chosen, s.errors), outcome.result.text_bytes)
 
 
 class ModelFiles(QObject):
