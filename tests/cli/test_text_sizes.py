@@ -77,7 +77,7 @@ def test_a_plain_text_corpus_says_its_size_once(capsys: pytest.CaptureFixture[st
     model = tmp_path / "m.json"
     code, _, err = run(capsys, "train", str(path), "--vocab-size", "270", "-o", str(model), "--workers", "1")
     assert code == 0, err
-    assert f"on {mb(path.stat().st_size)} of text (" in err
+    assert f"on {mb(path.stat().st_size)} of text, " in err
     assert "compressed" not in err
     assert "text_bytes" not in json.loads(model.read_text(encoding="utf-8"))["provenance"]["corpus"]
 

@@ -164,8 +164,8 @@ def _say_trained(result: TrainResult) -> None:
     from tokviz.core.sizes import text_and_file_size
 
     print(
-        f"trained {len(result.merges)} merges on {text_and_file_size(result.text_bytes, result.corpus_bytes)} "
-        f"({result.unique_words} unique pre-tokens) in {t.get('total', 0.0):.2f} s "
+        f"trained {len(result.merges)} merges on {text_and_file_size(result.text_bytes, result.corpus_bytes)}, "
+        f"{result.unique_words} unique pre-tokens, in {t.get('total', 0.0):.2f} s "
         f"(pre-tokenize {t.get('pretokenize', 0.0):.2f} s, merges {t.get('merge', 0.0):.2f} s, "
         f"{merges_per_s:,.0f} merges/s); vocab size {len(result.vocab)}",
         file=sys.stderr,

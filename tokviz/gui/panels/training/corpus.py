@@ -10,6 +10,7 @@ from tokviz.core.corpus import CorpusFile, open_decompressed, scan_source
 from tokviz.core.errors import TokvizError
 from tokviz.core.fileselect import select_files
 from tokviz.gui.panels.training.report import human_bytes
+from tokviz.gui.panels.training.table_settings import TableSettings
 
 SOURCE_FILES, SOURCE_EDITOR, SOURCE_PYDOC, SOURCE_SAMPLES = "files", "editor", "pydoc", "samples"
 SOURCES = (
@@ -45,6 +46,7 @@ class CorpusInfo:
     error: str | None = None
     skipped: int = 0
     files_used: tuple[str, ...] = ()
+    table: TableSettings | None = None  # the count table's own settings, when the corpus is one
 
 
 def describe_files(

@@ -31,6 +31,7 @@ from tokviz.gui.panels.training.corpus import CorpusInfo, describe_files
 from tokviz.gui.panels.training.lifecycle import TrainingRun
 from tokviz.gui.panels.training.report import file_stem
 from tokviz.gui.panels.training.saving import ModelFiles
+from tokviz.gui.panels.training.table_settings import TableSettings
 from tokviz.gui.widgets import file_dialogs
 from tokviz.gui.workers.jobs import Job
 from tokviz.gui.workers.training import TrainOutcome
@@ -57,7 +58,8 @@ def describe_corpus(paths: list[str], errors: str = "strict", **filters: Any) ->
     top = heapq.nlargest(PREVIEW_ROWS, table.counts.items(), key=lambda item: item[1])
     rows = "The most frequent pre-tokens:\n" + "\n".join(f"{n:>12,}  {word!r}" for word, n in top)
     summary = f"Count table · {describe_metadata(meta)} · {TABLE_NOTE}"
-    return CorpusInfo(summary, rows, int(meta.get("corpus_bytes", 0)))
+    settings = TableSettings(tuple(table.special_tokens), table.pretokenizer)
+    return CorpusInfo(summary, rows, int(meta.get("corpus_bytes", 0)), table=settings)
 
 
 def kept_table(outcome: TrainOutcome | None) -> CountTable | None:

@@ -44,6 +44,7 @@ from tokviz.gui.panels.training.corpus import (
 )
 from tokviz.gui.panels.training.counts import save_counts_button
 from tokviz.gui.panels.training.filters import FileFilters
+from tokviz.gui.panels.training.table_settings import TableLock
 from tokviz.gui.workers.pattern_check import PatternCheck
 from tokviz.gui.workers.training import TrainSettings
 
@@ -202,6 +203,7 @@ class TrainForm(QWidget):
         form.addRow(self.replace_invalid)  # across both columns: it would set the form's width
         form.addRow("Name", self.name)
         self.form = form
+        self.table_lock = TableLock(self)
         return settings
 
     def _build_run_controls(self) -> None:
@@ -368,8 +370,14 @@ class TrainForm(QWidget):
             return "Type a regex: each match becomes one chunk."
         return self.pattern_check.problem(self.pattern.text())
 
-    def _update_vocab_hint(self, *_args: object) -> None:
-        n_special = len(parse_specials(self.specials.text()))
+    def special_tokens(self) -> list[str]:
+        """The special tokens a run uses: a count table's own while it is the corpus, else the field's."""
+        locked = self.table_lock.special_tokens()
+        return locked if locked is not None else parse_specials(self.specials.text())
+
+    def update_vocab_hint(self, *_args: object) -> None:
+        """Say what the vocabulary size holds: 256 bytes, the special tokens and at most how many merges."""
+        n_special = len(self.special_tokens())
         vocab = self.vocab_size.value()
         floor = 256 + n_special
         if vocab < floor:
@@ -388,7 +396,7 @@ class TrainForm(QWidget):
         return TrainSettings(
             source=self.corpus_source(),
             vocab_size=self.vocab_size.value(),
-            special_tokens=tuple(parse_specials(self.specials.text())),
+            special_tokens=tuple(self.special_tokens()),
             pretokenizer=self.pretokenizer_spec(),
             tie_break=str(self.tie_rule.currentData()),
             errors="replace" if self.replace_invalid.isChecked() else "strict",

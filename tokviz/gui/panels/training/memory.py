@@ -100,9 +100,10 @@ def remember_train_settings(form: TrainForm, settings: Settings) -> None:
     settings.set(TRAIN_SOURCE, form.source_kind())
     settings.set(TRAIN_PATHS, form.corpus_paths())
     settings.set(TRAIN_VOCAB_SIZE, form.vocab_size.value())
-    settings.set(TRAIN_SPECIAL_TOKENS, form.specials.text())
-    settings.set(TRAIN_PRETOKENIZER, str(form.pretokenizer.currentData()))
-    _remember_pattern(form, settings)
+    if not form.table_lock.locked:  # a count table's settings are shown, not the user's
+        settings.set(TRAIN_SPECIAL_TOKENS, form.specials.text())
+        settings.set(TRAIN_PRETOKENIZER, str(form.pretokenizer.currentData()))
+        _remember_pattern(form, settings)
     settings.set(TRAIN_TIE_RULE, str(form.tie_rule.currentData()))
     settings.set(TRAIN_REPLACE_INVALID, form.replace_invalid.isChecked())
     settings.set(TRAIN_INCLUDE, form.filters.include.text())

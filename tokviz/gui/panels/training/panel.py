@@ -95,7 +95,7 @@ class TrainPanel(TrainForm):
         self.save_counts = SaveCounts(self.run, self.model_files, self.save_counts_button, self)
         self._on_source_changed()
         self._on_pretokenizer_changed()
-        self._update_vocab_hint()
+        self.update_vocab_hint()
         self._set_running(False)
 
     def _wire(self) -> None:
@@ -105,8 +105,8 @@ class TrainPanel(TrainForm):
         self.clear_files_button.clicked.connect(self.clear_files)
         self.filters.changed.connect(self._on_filters_changed)
         self.replace_invalid.toggled.connect(self._on_replace_invalid_toggled)
-        self.vocab_size.valueChanged.connect(self._update_vocab_hint)
-        self.specials.textChanged.connect(self._update_vocab_hint)
+        self.vocab_size.valueChanged.connect(self.update_vocab_hint)
+        self.specials.textChanged.connect(self.update_vocab_hint)
         self.pretokenizer.currentIndexChanged.connect(self._on_pretokenizer_changed)
         self.pattern.textChanged.connect(self._validate_pattern)
         self.pattern_check.checked.connect(self._validate_pattern)
@@ -303,6 +303,8 @@ class TrainPanel(TrainForm):
         job.returned.connect(done)
 
     def _show_info(self, info: CorpusInfo) -> None:
+        self.table_lock.show(info.table)
+        self._set_running(self.running)
         if info.error:
             self.corpus_info.setText(f"<span style='color:#d6336c'>{html_text(info.error)}</span>")
         else:
@@ -376,9 +378,6 @@ class TrainPanel(TrainForm):
             self.file_buttons,
             self.filters,
             self.vocab_size,
-            self.specials,
-            self.pretokenizer,
-            self.pattern,
             self.tie_rule,
             self.replace_invalid,
             self.name,
@@ -386,8 +385,7 @@ class TrainPanel(TrainForm):
             self.demo_gpt2_button,
         ):
             w.setEnabled(not running)
-        if not running:
-            self.pattern.setEnabled(self.pretokenizer.currentData() == "custom")
+        self.table_lock.apply_enabled(not running)  # a count table's settings stay locked
         has_model = self.outcome is not None and not running
         self.save_button.setEnabled(has_model)
         self.export_button.setEnabled(has_model)
