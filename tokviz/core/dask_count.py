@@ -42,6 +42,7 @@ from .corpus import (
     compression_of,
     iter_parts,
     iter_stream_text,
+    open_decompressed,
     scan_source,
     text_parts,
 )
@@ -383,6 +384,17 @@ def sha256_of(url: str) -> str:
     return digest.hexdigest()
 
 
+def content_size(url: str, compression: str) -> int:
+    """(On a worker.) The bytes of a compressed file's content, decompressed block by block."""
+    import fsspec
+
+    size = 0
+    with fsspec.open(url, "rb") as fh, open_decompressed(Path(url), compression, fh) as stream:
+        while block := stream.read(1 << 20):
+            size += len(block)
+    return size
+
+
 # ---------------------------------------------------------------------------- on the client
 def count_on_dask(
     inputs: Sequence[str | os.PathLike[str]],
@@ -434,6 +446,7 @@ def count_on_dask(
         invalid_utf8=errors,
         corpus_bytes=job.total,
         files=counted,
+        text_bytes=job.text_bytes,
     )
 
 
@@ -449,6 +462,7 @@ class _Job:
     progress: Callable[[int, int], None] | None
     cancel: CancelFlag | Callable[[], bool] | None
     splittable: bool = False
+    text_bytes: int = 0  # the corpus's bytes of text, known once :meth:`run` is done
 
     @property
     def total(self) -> int:
@@ -476,14 +490,20 @@ class _Job:
             for i in range(0, len(leaves), group)
         ]
         digests = [client.submit(sha256_of, f.url, pure=False) for f in self.files] if hashes else []
+        # An uncompressed file is its own text (an invalid byte counts as the byte it was).
+        packed = [f for f in self.files if f.compression]
+        sizes = [client.submit(content_size, f.url, f.compression, pure=False) for f in packed]
         meter = _Meter(leaves, ranges, self.total, self.progress)
         del leaves
         try:
             counts = self._gather(tops, group, meter, watchdog)
-            return counts, [_result(d, meter, self.cancel, watchdog) for d in digests]
+            hashed = [_result(d, meter, self.cancel, watchdog) for d in digests]
+            unpacked = sum(_result(s, meter, self.cancel, watchdog) for s in sizes)
         except BaseException:
-            client.cancel([f for f in (*tops, *meter.pending.values(), *digests) if f is not None])
+            client.cancel([f for f in (*tops, *meter.pending.values(), *digests, *sizes) if f is not None])
             raise
+        self.text_bytes = self.total - sum(f.size for f in packed) + unpacked
+        return counts, hashed
 
     def _gather(self, tops: list[Any], group: int, meter: _Meter, watchdog: Watchdog) -> dict[str, int]:
         """Add the groups' tables in corpus order as they finish; the corpus's first error is raised."""
