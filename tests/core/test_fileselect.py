@@ -198,12 +198,11 @@ def test_globs_expand_and_named_files_keep_their_path(lib: Path) -> None:
         select_files(["-"])
 
 
-def test_the_summary_and_corpus_files_feed_training(lib: Path) -> None:
+def test_the_counts_and_corpus_files_feed_training(lib: Path) -> None:
     selection = select_files([lib])
-    summary = selection.corpus_summary()
-    assert summary.files == len(selection.files) == len(selection.corpus_files())
-    assert summary.skipped_binary == 4
-    assert summary.bytes == selection.bytes
+    assert len(selection.files) == len(selection.corpus_files())
+    assert selection.skipped_count(SKIP_BINARY) == selection.left_out() == 4
+    assert selection.compressed == 3
 
 
 def test_cancel_stops_between_files(lib: Path) -> None:

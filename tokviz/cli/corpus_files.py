@@ -5,7 +5,6 @@ exactly the same files and say the same about what they left out."""
 from __future__ import annotations
 
 import argparse
-import os
 from typing import TYPE_CHECKING
 
 from .command import UsageError, print_note
@@ -54,7 +53,9 @@ def select_corpus(
     """The text files training reads from ``paths``; a note on standard error says what was left out.
 
     Folders are walked once here and training gets the files found, so the note counts exactly
-    what was skipped ("skipped 717 binary files (.pyc, .so, .a, …)"). Nothing left is an error
+    what was skipped ("skipped 717 binary files (.pyc, .so, .a, …)"). A file named on the command
+    line was asked for: when it is binary or not UTF-8 that is an error naming it (and the byte
+    offset, and ``--replace-invalid``), not a silent skip as in a folder. Nothing left is an error
     that says what the filters and the folder walk left out.
     """
     from tokviz.core.errors import CorpusError, InvalidArgument
@@ -64,49 +65,18 @@ def select_corpus(
         selection = select_files(paths, include, exclude, max_size=max_size, errors=errors)
     except InvalidArgument as exc:
         raise UsageError(str(exc)) from None
-    refuse_unusable_named_files(paths, selection, include, exclude, max_size, errors)
+    except CorpusError as exc:
+        if exc.offset is None:
+            raise
+        raise CorpusError(
+            f"{exc.path} is not valid UTF-8 (byte offset {exc.offset}); "
+            "use --replace-invalid to read it with U+FFFD replacement characters",
+            exc.path,
+            exc.offset,
+        ) from None
     note = selection.note("--replace-invalid")
     if not selection.files:
         raise CorpusError(f"the corpus is empty: no text file is left ({note or 'no files'})")
     if note is not None:
         print_note(note)
     return selection
-
-
-def refuse_unusable_named_files(
-    paths: list[str],
-    selection: Selection,
-    include: list[str],
-    exclude: list[str],
-    max_size: int | None,
-    errors: str,
-) -> None:
-    """A file named on the command line was asked for: when it is binary or not UTF-8 that is an error
-    naming it (and the byte offset, and ``--replace-invalid``), not a silent skip as in a folder."""
-    from tokviz.core.corpus import iter_file_text, scan_source
-    from tokviz.core.errors import CorpusError
-    from tokviz.core.fileselect import PathFilter
-
-    chosen = {os.path.realpath(f.path) for f in selection.files}
-    filters = PathFilter(include, exclude)
-    for item in paths:
-        if not os.path.isfile(item) or os.path.realpath(item) in chosen:
-            continue
-        relative = item.replace(os.sep, "/")
-        while relative.startswith("./"):
-            relative = relative[2:]
-        if not filters.selects(relative) or (max_size is not None and os.path.getsize(item) > max_size):
-            continue  # left out as the options asked
-        named = scan_source([item], errors).files[0]  # a binary file is an error that names it
-        try:
-            for _ in iter_file_text(named, errors):
-                pass
-        except CorpusError as exc:
-            if exc.offset is None:
-                raise
-            raise CorpusError(
-                f"{item} is not valid UTF-8 (byte offset {exc.offset}); "
-                "use --replace-invalid to read it with U+FFFD replacement characters",
-                item,
-                exc.offset,
-            ) from None

@@ -6,12 +6,9 @@ their name) are decompressed on the fly, block by block like any other file. Inv
 error that names the file and byte offset, unless the caller asked to continue with replacement
 characters.
 
-A folder is a collection of whatever happens to be in it (``/usr/lib/python3.11`` holds ``.pyc``
-and ``.so`` files next to the sources), so a folder walk looks at the first few KB of each file
-(decompressed first, when compressed) and leaves out those that are not text, counting them in a
-:class:`CorpusSummary` the CLI and the GUI show. Unless invalid UTF-8 is to be replaced, a folder's
-text files are also checked to the end, so a run never stops at a bad byte deep in one of them. A file named explicitly was asked for, so when it
-is binary that is an error, not a silent skip.
+Which files make a corpus is chosen by :mod:`tokviz.core.fileselect`, with the tools here: the
+first few KB of each file (decompressed first, when compressed) tell text from binary
+(:func:`sniff_file`), and :func:`iter_file_text` reads a file to its end.
 """
 
 from __future__ import annotations
@@ -22,15 +19,13 @@ import gzip
 import io
 import lzma
 import os
-from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import regex
 
 from .errors import CorpusError
-from .filekind import not_regular_reason
 
 # What training reads: the text itself, a path, or several paths (files or folders).
 CorpusSource = str | os.PathLike[str] | Iterable[str | os.PathLike[str]]
@@ -60,67 +55,6 @@ class CorpusFile:
     path: Path
     size: int
     compression: str | None = None
-
-
-@dataclass(frozen=True)
-class CorpusSummary:
-    """What a corpus scan found: the files it will read and those a folder walk left out.
-
-    ``bytes`` counts the used files as stored (compressed files by their compressed size, as
-    training's progress does). ``binary_kinds`` are the commonest suffixes of the binary files
-    left out, most frequent first, to say what they were (".pyc", ".so").
-    """
-
-    files: int = 0
-    bytes: int = 0
-    compressed: int = 0
-    skipped_binary: int = 0
-    skipped_not_utf8: int = 0
-    skipped_unreadable: int = 0
-    skipped_bytes: int = 0
-    binary_kinds: tuple[str, ...] = field(default=(), repr=False)
-
-    @property
-    def skipped(self) -> int:
-        """How many files of the folders were left out, for any reason."""
-        return self.skipped_binary + self.skipped_not_utf8 + self.skipped_unreadable
-
-    def note(self, replace_hint: str = "--replace-invalid") -> str | None:
-        """One line about the files left out ("skipped 1,406 binary files (.pyc, .so, …)"), or None.
-
-        ``replace_hint`` names the way to read non-UTF-8 text anyway (a CLI flag, a checkbox).
-        """
-        parts = []
-        if self.skipped_binary:
-            parts.append(f"skipped {_files(self.skipped_binary, 'binary file')}{_kinds(self.binary_kinds)}")
-        if self.skipped_not_utf8:
-            parts.append(
-                f"skipped {_files(self.skipped_not_utf8, 'file')} that "
-                f"{'is' if self.skipped_not_utf8 == 1 else 'are'} not UTF-8 ({replace_hint} reads them)"
-            )
-        if self.skipped_unreadable:
-            parts.append(f"skipped {_files(self.skipped_unreadable, 'unreadable file')}")
-        return "; ".join(parts) or None
-
-
-def _files(n: int, noun: str) -> str:
-    return f"{n:,} {noun}{'' if n == 1 else 's'}"
-
-
-def _kinds(kinds: tuple[str, ...]) -> str:
-    if not kinds:
-        return ""
-    shown = kinds[:3]
-    return f" ({', '.join(shown)}{', …' if len(kinds) > 3 else ''})"
-
-
-@dataclass(frozen=True)
-class CorpusScan:
-    """A resolved corpus: the files to read (or the text itself) and what the scan found."""
-
-    files: list[CorpusFile]
-    text: str | None
-    summary: CorpusSummary
 
 
 def compression_of(head: bytes) -> str | None:
@@ -205,145 +139,6 @@ def sniff_file(path: Path) -> tuple[str, str | None]:
         except _DECOMPRESS_ERRORS:
             return UNREADABLE, compression
         return classify_head(content, len(content) < SNIFF_SIZE), compression
-
-
-def scan_source(source: CorpusSource, errors: str = "strict") -> CorpusScan:
-    """Resolve ``source`` into files to read (or literal text), leaving out what is not text.
-
-    A ``str`` is the text itself. A path (``os.PathLike``) or a list of paths (``str`` or
-    ``PathLike`` items) is read from disk; folders contribute their files recursively in sorted
-    order, skipping hidden ones, binary ones and (unless ``errors="replace"``) text that is not
-    UTF-8; the summary counts them. A binary file named explicitly raises :class:`CorpusError`.
-    """
-    if isinstance(source, str):
-        return CorpusScan([], source, CorpusSummary())
-    items = [source] if isinstance(source, os.PathLike) else list(source)
-    if not items:
-        raise CorpusError("the corpus is empty: no files were given")
-    files: list[CorpusFile] = []
-    walk = _FolderWalk(errors)
-    for item in items:
-        path = Path(item)
-        if path.is_dir():
-            files.extend(walk.text_files(path))
-        elif path.is_file():
-            files.append(_named_file(path))
-        else:
-            raise CorpusError(_not_a_corpus_file(path), path=str(path))
-    summary = walk.summary(files)
-    if not files:
-        found = summary.note("replacing invalid UTF-8")
-        holds = f"no text files ({found})" if found else "no files"
-        raise CorpusError(f"the corpus is empty: the folder holds {holds}")
-    return CorpusScan(files, None, summary)
-
-
-def resolve_source(source: CorpusSource, errors: str = "strict") -> tuple[list[CorpusFile], str | None]:
-    """Split ``source`` into files to read or literal text (see :func:`scan_source`)."""
-    scan = scan_source(source, errors)
-    return scan.files, scan.text
-
-
-def _named_file(path: Path) -> CorpusFile:
-    """A file the user named: read it whatever its name, but refuse one that is not text at all."""
-    try:
-        kind, compression = sniff_file(path)
-    except OSError as exc:
-        raise CorpusError(f"cannot read {path}: {exc.strerror or exc}", path=str(path)) from None
-    packed = f"{compression}-compressed " if compression else ""
-    if kind == BINARY:
-        raise CorpusError(
-            f"{path} is a {packed}binary file, not text; a corpus file must hold UTF-8 text",
-            path=str(path),
-        )
-    if kind == UNREADABLE:
-        raise CorpusError(f"cannot decompress {path}: the file is damaged or cut short", path=str(path))
-    return CorpusFile(path, path.stat().st_size, compression)
-
-
-class _FolderWalk:
-    """Walks folders for a scan, keeping the text files and counting the others by kind."""
-
-    def __init__(self, errors: str) -> None:
-        self.errors = errors
-        self.counts: Counter[str] = Counter()
-        self.skipped_bytes = 0
-        self.binary_suffixes: Counter[str] = Counter()
-
-    def text_files(self, root: Path) -> Iterator[CorpusFile]:
-        """The files under ``root`` that are text, in sorted order; hidden ones are not looked at."""
-        for sub in sorted(p for p in root.rglob("*") if not _hidden(p, root) and p.is_file()):
-            try:
-                size = sub.stat().st_size
-                kind, compression = sniff_file(sub)
-            except OSError:
-                size, kind, compression = 0, UNREADABLE, None
-            file = CorpusFile(sub, size, compression)
-            if kind == TEXT and self.errors == "strict":
-                kind = _read_to_the_end(file)
-            if kind == TEXT or (kind == NOT_UTF8 and self.errors == "replace"):
-                yield file
-                continue
-            self.counts[kind] += 1
-            self.skipped_bytes += size
-            if kind == BINARY:
-                self.binary_suffixes[_suffix(sub)] += 1
-
-    def summary(self, files: list[CorpusFile]) -> CorpusSummary:
-        """The counts of this walk with the files finally used."""
-        return CorpusSummary(
-            files=len(files),
-            bytes=sum(f.size for f in files),
-            compressed=sum(1 for f in files if f.compression),
-            skipped_binary=self.counts[BINARY],
-            skipped_not_utf8=self.counts[NOT_UTF8],
-            skipped_unreadable=self.counts[UNREADABLE],
-            skipped_bytes=self.skipped_bytes,
-            binary_kinds=tuple(k for k, _ in self.binary_suffixes.most_common()),
-        )
-
-
-def _read_to_the_end(file: CorpusFile) -> str:
-    """``text`` when the whole file decodes as UTF-8, else ``not-utf8`` (or ``unreadable``).
-
-    In strict mode a folder's file that is UTF-8 at its start but not further on (an old
-    changelog with Latin-1 names) would stop a long run at its first bad byte, so it is checked
-    to the end (streamed) before training and left out like any other non-UTF-8 file. A
-    compressed file cut short is found here too. Files no longer than the sniff are known.
-    """
-    if file.compression is None and file.size <= SNIFF_SIZE:
-        return TEXT
-    try:
-        for _ in iter_file_text(file):
-            pass
-    except CorpusError as exc:
-        return NOT_UTF8 if exc.offset is not None else UNREADABLE
-    return TEXT
-
-
-def _suffix(path: Path) -> str:
-    """How a skipped file is named in the note: its suffix (".pyc"; ".tar.gz"), or its name."""
-    suffixes = path.suffixes
-    if not suffixes or len(path.suffix) > 8 or not path.suffix[1:].isalnum():
-        return "no extension"
-    if path.suffix in (".gz", ".bz2", ".xz") and len(suffixes) > 1 and len(suffixes[-2]) <= 5:
-        return "".join(suffixes[-2:])
-    return path.suffix
-
-
-def _not_a_corpus_file(path: Path) -> str:
-    """Why ``path`` cannot be read as a corpus file: missing, or what else it is (a FIFO would
-    block the reader forever and a device such as /dev/zero never ends, so both are refused)."""
-    reason = not_regular_reason(path)
-    if reason == "does not exist":
-        if str(path) == "-":
-            return "'-' (standard input) cannot be a corpus: save the text to a file and give its path"
-        return f"corpus file not found: {path}"
-    return f"the corpus {path} {reason}; a corpus must be regular files or folders"
-
-
-def _hidden(path: Path, root: Path) -> bool:
-    return any(part.startswith(".") for part in path.relative_to(root).parts)
 
 
 def iter_file_text(

@@ -23,10 +23,10 @@ import stat
 import time
 from collections.abc import Callable, Generator, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, cast
+from typing import Any
 
-from .corpus import scan_source
 from .errors import CorpusError, TokvizError, VocabSizeError
+from .fileselect import corpus_source
 from .pretokenize import resolve_pretokenizer
 from .train import (
     TIE_RULES,
@@ -203,8 +203,7 @@ def count_iter(
     source = _corpus_argument("count_iter", (), text, files, errors)
     if not isinstance(source, str):
         # Folders become their text files here, so the metadata lists the files actually read.
-        items = source if isinstance(source, list) else [cast("str | os.PathLike[str]", source)]
-        source = [str(f.path) for f in scan_source(items, errors).files]
+        source = [str(f.path) for f in corpus_source(source, errors)[0]]
     specials = _special_tokens_argument(special_tokens)
     pre = resolve_pretokenizer(pretokenizer)
     t0 = time.perf_counter()

@@ -40,10 +40,10 @@ from .corpus import (
     compression_of,
     iter_parts,
     open_decompressed,
-    scan_source,
 )
 from .counts import CountedFile, CountTable, CountTableError
 from .errors import Cancelled, CorpusError
+from .fileselect import corpus_source
 from .pretokenize import NAMED_PATTERNS, Pretokenizer, SpecialSplitter, resolve_pretokenizer
 from .train import (
     PART_SIZE,
@@ -124,7 +124,7 @@ def resolve_inputs(inputs: Sequence[str | os.PathLike[str]], errors: str = "stri
             # the path as given, as a local count does.
             files += [
                 InputFile(str(f.path.resolve()), f.size, f.compression, str(f.path))
-                for f in scan_source([Path(local)], errors).files
+                for f in corpus_source([Path(local)], errors)[0]
             ]
             continue
         files += _remote_files(text, errors)

@@ -25,8 +25,9 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, Never, Protocol
 
-from .corpus import CorpusSource, iter_parts, resolve_source
+from .corpus import CorpusSource, iter_parts
 from .errors import ArgumentTypeError, Cancelled, CorpusError, InvalidArgument, VocabSizeError
+from .fileselect import corpus_source
 from .merges import MergeStep
 from .pairindex import PairIndex, preload_numpy
 from .pretokenize import (
@@ -179,7 +180,7 @@ def _count_corpus(
     parallel_mode: str = "auto",
 ) -> Generator[Progress, None, tuple[Counter[str], int]]:
     """Count unique pre-tokens, yielding progress as parts are done; return (counts, bytes)."""
-    files, text = resolve_source(source, errors)
+    files, text = corpus_source(source, errors)
     total = sum(f.size for f in files) if text is None else len(text.encode("utf-8"))
     splitter = SpecialSplitter(specials)
     safe_spaces = pre.name in NAMED_PATTERNS and pre.pattern is not None
@@ -316,7 +317,7 @@ def train_iter(
 def _corpus_argument(
     caller: str, positional: tuple[object, ...], text: object, files: object, errors: str
 ) -> CorpusSource:
-    """The corpus as :func:`~tokviz.core.corpus.resolve_source` takes it, from ``text=``/``files=``.
+    """The corpus as :func:`~tokviz.core.fileselect.corpus_source` takes it, from ``text=``/``files=``.
 
     Text is returned as a ``str``; files always as a list, so that a single ``str`` path is never
     mistaken for text further down.
