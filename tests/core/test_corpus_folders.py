@@ -191,3 +191,18 @@ def test_a_damaged_compressed_file_named_explicitly_is_an_error(tmp_path):
     cut.write_bytes(gzip.compress(GZ.encode() * 50)[:40])
     with pytest.raises(CorpusError, match=r"cannot decompress .*cut\.txt\.gz"):
         select_files([cut])
+
+
+def test_a_stretch_with_no_safe_place_to_cut_is_cut_at_a_bounded_length(monkeypatch):
+    import tokviz.core.corpus as corpus
+
+    monkeypatch.setattr(corpus, "LONGEST_PART", 1000)
+    monkeypatch.setattr(corpus, "BLOCK_SIZE", 300)  # the text arrives as a file's blocks do
+    text = "a few words " * 20 + "b" * 3500 + " and the end"
+    parts = list(iter_parts([], text, [], True, 100))
+    assert "".join(parts) == text
+    runs = [p for p in parts if set(p) == {"b"} or p.startswith(" b")]
+    # Cut after the last safe place before the run, then every 1,000 characters as it is read.
+    assert [len(p) for p in runs[:3]] == [1000, 1000, 1000]
+    assert runs[0] == " " + "b" * 999
+    assert max(len(p) for p in parts) <= 1000

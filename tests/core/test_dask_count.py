@@ -155,7 +155,7 @@ def _pieces_counts(
     for start, end in zip(cuts, cuts[1:]):
         text = codecs.decode(data[start:end], "utf-8", errors)
         for part in iter_parts([], text, specials, pattern != "none", 1 << 18):
-            counts.update(count_words(part, pre, splitter))
+            counts.update(count_words(part, pre, splitter)[0])
     return counts
 
 

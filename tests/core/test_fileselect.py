@@ -24,7 +24,9 @@ from tokviz.core.fileselect import (
     SKIP_NOT_UTF8,
     SKIP_SPECIAL,
     SKIP_TOO_LARGE,
+    SKIP_UNREADABLE_FOLDER,
     PathFilter,
+    corpus_source,
     glob_to_regex,
     parse_size,
     select_files,
@@ -217,3 +219,40 @@ def test_sizes_are_read_the_way_people_write_them() -> None:
     assert parse_size("1.5 GiB") == int(1.5 * 2**30)
     with pytest.raises(InvalidArgument, match="not a size"):
         parse_size("ten megs")
+
+
+def test_a_folder_that_cannot_be_listed_is_counted_like_a_file_that_cannot_be_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write(tmp_path, "ok.txt", "readable text\n")
+    write(tmp_path, "private/secret.txt", "never listed\n")
+    real_scandir = os.scandir
+
+    def scandir(path):  # what a folder without read permission does for a user who is not root
+        if Path(path).name == "private":
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_scandir(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    selection = select_files([tmp_path])
+    assert relatives(selection) == ["ok.txt"]
+    assert selection.skipped_count(SKIP_UNREADABLE_FOLDER) == 1 == selection.left_out()
+    assert selection.note() == "skipped 1 folder that could not be read"
+    with pytest.raises(
+        CorpusError, match=r"the corpus is empty: .*\(skipped 1 folder that could not be read\)"
+    ):
+        corpus_source([tmp_path / "private"])
+
+
+def test_a_text_padded_with_nul_bytes_past_the_sniff_is_left_out_as_binary(tmp_path: Path) -> None:
+    padded = write(tmp_path, "log.txt", "a real log line\n" * 1000)
+    with open(padded, "ab") as fh:
+        fh.truncate(5 << 20)  # what `truncate -s` does: zeros after the text
+    write(tmp_path, "ok.txt", "fine\n")
+    for errors in ("strict", "replace"):
+        selection = select_files([tmp_path], errors=errors)
+        assert relatives(selection) == ["ok.txt"]
+        assert selection.skipped_count(SKIP_BINARY) == 1
+        assert selection.note() == "skipped 1 binary file (.txt)"
+    # Named explicitly, it was asked for: it is read (its NUL bytes are text to the trainer).
+    assert relatives(select_files([padded])) == [str(padded).replace(os.sep, "/")]

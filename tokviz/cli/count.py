@@ -200,6 +200,7 @@ def _write(
 ) -> int:
     from tokviz.core.counts import table_bytes, table_format
     from tokviz.core.outputs import write_outputs
+    from tokviz.core.pretokenize import long_pretokens_note
 
     data = table_bytes(table, table_format(args.output))
     try:
@@ -210,6 +211,9 @@ def _write(
     what = f"added {table.parts} tables" if args.merge else f"counted in {elapsed:.2f} s"
     rate = f" ({table.corpus_bytes / 1e6 / elapsed:.1f} MB/s)" if not args.merge and elapsed > 0 else ""
     print_note(f"{what}{rate}: {table.describe()}")
+    note = long_pretokens_note(table.long_pretokens)
+    if note is not None:
+        print_note(f"warning: {note}")
     print(f"wrote {args.output} ({len(data) / 1e6:.2f} MB)", file=sys.stderr)
     return 0
 

@@ -154,6 +154,8 @@ def run(args: argparse.Namespace) -> int:
     code = save_outputs(result, args, outputs, provenance)
     if code:
         return code
+    if result.long_pretokens_note is not None:
+        print_note(f"warning: {result.long_pretokens_note}")
     if result.stop_reason is not None:
         # Not an error (the model is complete for this corpus), but never a silent surprise.
         print_note(f"stopped early: {result.stop_reason}")

@@ -202,64 +202,95 @@ def iter_parts(
     """Yield corpus text in parts of about ``part_size`` characters, cut only at safe places.
 
     Safe places are the start of a special token, a file boundary (files are separate
-    documents), and, for the named patterns, a space that follows a non-space. ``on_bytes``
-    receives the bytes consumed: of the text's UTF-8, or of the files as stored on disk.
+    documents), and, for the named patterns, a space that follows a non-space. A stretch with no
+    safe place (20 MB of "a", a whole document under ``none``) is cut after the last safe place
+    before it and then every :data:`LONGEST_PART` characters, so a part is never much longer than
+    that. ``on_bytes`` receives the bytes consumed: of the text's UTF-8, or of the files as stored
+    on disk.
     """
-    special_re = (
-        regex.compile("|".join(regex.escape(s) for s in sorted(specials, key=len, reverse=True)))
-        if specials
-        else None
-    )
-    longest = max((len(s) for s in specials), default=0)
-
-    def cut_point(buf: str) -> int:
-        limit = len(buf) - max(longest, 1)
-        if limit <= 0:
-            return 0
-        lo = max(0, limit - part_size)
-        if safe_spaces:
-            pos = buf.rfind(" ", lo, limit + 1)
-            while pos > 0:
-                if not buf[pos - 1].isspace() and not _inside_special(buf, pos):
-                    return pos
-                pos = buf.rfind(" ", lo, pos)
-        if special_re is not None:
-            last = 0
-            for m in special_re.finditer(buf, 0, limit + longest):
-                if m.start() <= limit:
-                    last = m.start()
-            return last
-        return 0
-
-    def _inside_special(buf: str, pos: int) -> bool:
-        if special_re is None:
-            return False
-        lo = max(0, pos - longest)
-        for m in special_re.finditer(buf, lo, min(len(buf), pos + longest)):
-            if m.start() < pos < m.end():
-                return True
-        return False
-
-    count_text = on_bytes if text is not None else None
+    cutter = _PartCutter(specials, safe_spaces, part_size)
     if text is not None:
-        sources: Iterable[Iterable[str]] = [_chunks_of(text, BLOCK_SIZE)]
-    else:
+        yield from cutter.parts(_chunks_of(text, BLOCK_SIZE), on_bytes)
+        return
+    for f in files:
         # Files report the bytes read from disk themselves (compressed files by stored size).
-        sources = (iter_file_text(f, errors, on_read=on_bytes) for f in files)
-    for pieces in sources:
+        yield from cutter.parts(iter_file_text(f, errors, on_read=on_bytes), None)
+
+
+# A part with no safe place to cut is cut anyway at this many characters (see iter_parts): the
+# pre-tokens it holds are cut at LONGEST_PRETOKEN characters anyway, 64 times fewer.
+LONGEST_PART = 1 << 22
+
+
+class _PartCutter:
+    """Where text may be cut into parts without changing how it pre-tokenizes."""
+
+    def __init__(self, specials: list[str], safe_spaces: bool, part_size: int) -> None:
+        self.special_re = (
+            regex.compile("|".join(regex.escape(s) for s in sorted(specials, key=len, reverse=True)))
+            if specials
+            else None
+        )
+        self.longest = max((len(s) for s in specials), default=0)
+        self.safe_spaces = safe_spaces
+        self.part_size = part_size
+
+    def parts(self, pieces: Iterable[str], count_text: Callable[[int], None] | None) -> Iterator[str]:
+        """The parts of one document given in ``pieces``; ``count_text`` gets each piece's UTF-8 size."""
         buf = ""
         for piece in pieces:
             if count_text is not None:
                 count_text(len(piece.encode("utf-8")) if not piece.isascii() else len(piece))
             buf += piece
-            while len(buf) >= part_size:
-                cut = cut_point(buf)
+            while len(buf) >= self.part_size:
+                cut = self.cut_point(buf, self.part_size)
+                if cut <= 0 and len(buf) >= LONGEST_PART + self.longest:
+                    cut = self.cut_point(buf, len(buf)) or LONGEST_PART
                 if cut <= 0:
                     break
                 yield buf[:cut]
                 buf = buf[cut:]
         if buf:
             yield buf
+
+    def cut_point(self, buf: str, reach: int) -> int:
+        """The last safe place in the ``reach`` characters before ``buf``'s end (less the longest
+        special token, which may still be incomplete), or 0."""
+        limit = len(buf) - max(self.longest, 1)
+        if limit <= 0:
+            return 0
+        lo = max(0, limit - reach)
+        if self.safe_spaces:
+            pos = self._space_cut(buf, lo, limit)
+            if pos > 0:
+                return pos
+        return self._special_cut(buf, limit)
+
+    def _space_cut(self, buf: str, lo: int, limit: int) -> int:
+        pos = buf.rfind(" ", lo, limit + 1)
+        while pos > 0:
+            if not buf[pos - 1].isspace() and not self._inside_special(buf, pos):
+                return pos
+            pos = buf.rfind(" ", lo, pos)
+        return 0
+
+    def _special_cut(self, buf: str, limit: int) -> int:
+        if self.special_re is None:
+            return 0
+        last = 0
+        for m in self.special_re.finditer(buf, 0, limit + self.longest):
+            if m.start() <= limit:
+                last = m.start()
+        return last
+
+    def _inside_special(self, buf: str, pos: int) -> bool:
+        if self.special_re is None:
+            return False
+        lo = max(0, pos - self.longest)
+        return any(
+            m.start() < pos < m.end()
+            for m in self.special_re.finditer(buf, lo, min(len(buf), pos + self.longest))
+        )
 
 
 def _chunks_of(text: str, size: int) -> Iterator[str]:

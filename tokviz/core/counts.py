@@ -74,7 +74,8 @@ class CountTable:
     """Unique pre-tokens with their counts (in first-seen order) and how they were counted.
 
     ``invalid_utf8`` is ``"strict"`` (invalid UTF-8 stopped counting) or ``"replace"`` (read as
-    U+FFFD). ``parts`` says how many tables were added to make this one.
+    U+FFFD). ``parts`` says how many tables were added to make this one. ``long_pretokens`` is
+    how many pre-tokens this count cut into pieces (as training does; not stored in the file).
     """
 
     counts: dict[str, int]
@@ -85,6 +86,7 @@ class CountTable:
     files: tuple[CountedFile, ...] = ()
     tokviz_version: str = field(default_factory=lambda: tokviz_version())
     parts: int = 1
+    long_pretokens: int = field(default=0, compare=False)
 
     @property
     def unique(self) -> int:
@@ -207,7 +209,7 @@ def count_iter(
     specials = _special_tokens_argument(special_tokens)
     pre = resolve_pretokenizer(pretokenizer)
     t0 = time.perf_counter()
-    counts, corpus_bytes = yield from _count_corpus(
+    counts, corpus_bytes, cut = yield from _count_corpus(
         source, pre, specials, errors, workers, cancel, report_every, t0, parallel
     )
     counted: list[CountedFile] = []
@@ -223,6 +225,7 @@ def count_iter(
         invalid_utf8=errors,
         corpus_bytes=corpus_bytes,
         files=tuple(counted),
+        long_pretokens=cut,
     )
 
 

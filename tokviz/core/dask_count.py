@@ -309,7 +309,7 @@ def count_range(rng: ByteRange, spec: str, specials: tuple[str, ...], errors: st
     del data
     counts: Counter[str] = Counter()
     for part in iter_parts([], text, list(specials), safe_spaces, PART_SIZE):
-        counts.update(count_words(part, pre, splitter))
+        counts.update(count_words(part, pre, splitter)[0])
     return "ok", pack(counts)
 
 

@@ -31,10 +31,13 @@ from .fileselect import corpus_source
 from .merges import MergeStep
 from .pairindex import PairIndex, preload_numpy
 from .pretokenize import (
+    LONGEST_PRETOKEN,
     NAMED_PATTERNS,
     Pretokenizer,
     SpecialSplitter,
     compile_custom_pattern,
+    cut_long_pretokens,
+    long_pretokens_note,
     pattern_overrun,
     resolve_pretokenizer,
     time_limit,
@@ -78,6 +81,8 @@ class TrainResult:
 
     ``stop_reason`` is None when training made every merge the requested vocabulary size asked
     for; otherwise it says, in one sentence, why it stopped sooner (see :attr:`stopped_early`).
+    ``long_pretokens`` counts the pre-tokens longer than
+    :data:`~tokviz.core.pretokenize.LONGEST_PRETOKEN` characters that were cut into pieces.
     """
 
     vocab: dict[int, bytes]
@@ -92,6 +97,12 @@ class TrainResult:
     unique_words: int
     timings: dict[str, float] = field(default_factory=dict)
     stop_reason: str | None = None
+    long_pretokens: int = 0
+
+    @property
+    def long_pretokens_note(self) -> str | None:
+        """One line saying that long pre-tokens were cut (the CLI and the GUI show it), or None."""
+        return long_pretokens_note(self.long_pretokens)
 
     @property
     def stopped_early(self) -> bool:
@@ -116,10 +127,12 @@ class TrainResult:
 
 
 # ---------------------------------------------------------------------------- counting
+# The unique pre-tokens of a text with their counts, and how many long ones were cut.
+WordCounts = tuple[dict[str, int], int]
 _WORKER_STATE: dict[str, Any] = {}
 
 
-def _worker_count(pattern_spec: str, specials: tuple[str, ...], text: str) -> dict[str, int]:
+def _worker_count(pattern_spec: str, specials: tuple[str, ...], text: str) -> WordCounts:
     key = (pattern_spec, specials)
     state = _WORKER_STATE.get("key")
     if state != key:
@@ -141,12 +154,18 @@ def _worker_pretokenizer(spec: str) -> Pretokenizer:
     return Pretokenizer("custom", spec, compile_custom_pattern(spec), False)
 
 
-def count_words(text: str, pre: Pretokenizer, splitter: SpecialSplitter) -> dict[str, int]:
-    """Unique pre-tokens of one text part with their counts, in order of first appearance."""
+def count_words(text: str, pre: Pretokenizer, splitter: SpecialSplitter) -> WordCounts:
+    """Unique pre-tokens of one text part with their counts, in order of first appearance, and how
+    many pre-tokens longer than :data:`~tokviz.core.pretokenize.LONGEST_PRETOKEN` were cut."""
     counts: Counter[str] = Counter()
+    cut = 0
     for doc in splitter.documents(text):
-        counts.update(pre.split(doc))
-    return counts
+        words = pre.split(doc)
+        if len(doc) > LONGEST_PRETOKEN:
+            words, n = cut_long_pretokens(words)
+            cut += n
+        counts.update(words)
+    return counts, cut
 
 
 def _check_cancel(cancel: CancelFlag | Callable[[], bool] | None) -> None:
@@ -178,8 +197,9 @@ def _count_corpus(
     report_every: float,
     t0: float,
     parallel_mode: str = "auto",
-) -> Generator[Progress, None, tuple[Counter[str], int]]:
-    """Count unique pre-tokens, yielding progress as parts are done; return (counts, bytes)."""
+) -> Generator[Progress, None, tuple[Counter[str], int, int]]:
+    """Count unique pre-tokens, yielding progress as parts are done; return (counts, bytes, long
+    pre-tokens cut)."""
     files, text = corpus_source(source, errors)
     total = sum(f.size for f in files) if text is None else len(text.encode("utf-8"))
     splitter = SpecialSplitter(specials)
@@ -197,6 +217,12 @@ def _count_corpus(
             yield Progress("pre-tokenizing", min(read[0], total), total, (), now - t0)
 
     counts: Counter[str] = Counter()
+    cut = [0]
+
+    def add(found: WordCounts) -> None:
+        counts.update(found[0])
+        cut[0] += found[1]
+
     n_workers = workers if workers is not None else min(os.cpu_count() or 1, 8)
     if parallel_mode == "auto":
         parallel = n_workers > 1 and total >= PARALLEL_THRESHOLD
@@ -208,11 +234,11 @@ def _count_corpus(
         preload_numpy(total)
         for part in parts:
             _check_cancel(cancel)
-            counts.update(count_words(part, pre, splitter))
+            add(count_words(part, pre, splitter))
             yield from progress()
-        return counts, total
+        return counts, total, cut[0]
     spec = pre.to_json()
-    pending: list[tuple[Future[dict[str, int]], int]] = []
+    pending: list[tuple[Future[WordCounts], int]] = []
     pool = worker_pool(n_workers, _mp_context())
     # When the part waited for last was seen done (or the pool made): the next one started by then.
     started = [time.monotonic()]
@@ -223,26 +249,26 @@ def _count_corpus(
             pending.append((pool.submit(_worker_count, spec, tuple(specials), part), len(part)))
             # Keep a bounded number of parts in flight: memory follows the unique-word table.
             while len(pending) >= 2 * n_workers:
-                counts.update(_wait(*pending.pop(0), pre, cancel, started))
+                add(_wait(*pending.pop(0), pre, cancel, started))
                 yield from progress()
         while pending:
-            counts.update(_wait(*pending.pop(0), pre, cancel, started))
+            add(_wait(*pending.pop(0), pre, cancel, started))
             yield from progress()
         finished = True
     finally:
         # On cancel or error, nothing is left running: the workers are terminated and reaped
         # (a part with a slow pattern can take seconds), and they die with this process anyway.
         stop_pool(pool, finished)
-    return counts, total
+    return counts, total, cut[0]
 
 
 def _wait(
-    fut: Future[dict[str, int]],
+    fut: Future[WordCounts],
     size: int,
     pre: Pretokenizer,
     cancel: CancelFlag | Callable[[], bool] | None,
     started: list[float],
-) -> dict[str, int]:
+) -> WordCounts:
     """The counts of one part, checking the cancel flag while waiting.
 
     A custom pattern runs unbounded in the workers, so the limit is kept here: a part still not
@@ -432,15 +458,15 @@ def _train_steps(
     """The training generator behind :func:`train_iter`, on checked arguments."""
     t0 = time.perf_counter()
     yield Progress("reading", 0, 1, (), 0.0)
-    counts, corpus_bytes = yield from _count_corpus(
+    counts, corpus_bytes, cut = yield from _count_corpus(
         source, pre, specials, errors, workers, cancel, report_every, t0, parallel
     )
     yield Progress("pre-tokenizing", corpus_bytes, corpus_bytes, (), time.perf_counter() - t0)
-    return (
-        yield from merge_counts(
-            counts, corpus_bytes, vocab_size, specials, pre, tie_break, cancel, report_every, t0
-        )
+    result = yield from merge_counts(
+        counts, corpus_bytes, vocab_size, specials, pre, tie_break, cancel, report_every, t0
     )
+    result.long_pretokens = cut
+    return result
 
 
 def merge_counts(
