@@ -106,7 +106,7 @@ def run(args: argparse.Namespace) -> int:
     if table is None:
         selection = select_corpus(args.corpus, args.include, args.exclude, max_size, errors)
         corpus_files = [str(f.path) for f in selection.files]
-        provenance = corpus_provenance(selection, args, errors)
+        provenance = None  # made from what training read, once it has
     else:
         if args.include or args.exclude or max_size is not None:
             raise UsageError(
@@ -151,6 +151,8 @@ def run(args: argparse.Namespace) -> int:
         raise
     finally:
         printer.close()
+    if provenance is None:
+        provenance = corpus_provenance(selection, args, errors, result)
     code = save_outputs(result, args, outputs, provenance)
     if code:
         return code
@@ -171,8 +173,11 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def corpus_provenance(selection: Selection, args: argparse.Namespace, errors: str) -> dict[str, object]:
-    """The model file's provenance: each corpus file's size and SHA-256, the filters, version and date."""
+def corpus_provenance(
+    selection: Selection, args: argparse.Namespace, errors: str, result: TrainResult
+) -> dict[str, object]:
+    """The model file's provenance: each corpus file's size and SHA-256 as training read it (so a
+    file changed since names no wrong bytes), the filters, version and date."""
     from tokviz.core.provenance import corpus_record, make_provenance
 
     chosen: dict[str, object] = {}
@@ -185,7 +190,7 @@ def corpus_provenance(selection: Selection, args: argparse.Namespace, errors: st
     note = selection.note("--replace-invalid")
     if note:
         chosen["skipped"] = note
-    return make_provenance(corpus_record([str(f.path) for f in selection.files]), chosen, errors)
+    return make_provenance(corpus_record(read=result.files_read), chosen, errors)
 
 
 def table_provenance(table: CountTable, path: str) -> dict[str, object]:

@@ -16,12 +16,14 @@ from __future__ import annotations
 import bz2
 import codecs
 import gzip
+import hashlib
 import io
 import lzma
 import os
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, cast
 
 import regex
 
@@ -141,53 +143,129 @@ def sniff_file(path: Path) -> tuple[str, str | None]:
         return classify_head(content, len(content) < SNIFF_SIZE), compression
 
 
+@dataclass(frozen=True)
+class FileRead:
+    """One corpus file as a run read it: its path, its bytes as stored and their SHA-256.
+
+    The hash is of the bytes actually read (compressed files: the stored, compressed bytes), so a
+    model's provenance names what it was trained on even if the file changes afterwards.
+    """
+
+    path: str
+    size: int
+    sha256: str
+
+
+class ReadLog:
+    """Collects a :class:`FileRead` for each file :func:`iter_file_text` reads to its end."""
+
+    def __init__(self) -> None:
+        self.files: list[FileRead] = []
+
+
+class _WitnessReader(io.RawIOBase):
+    """A file read through this counts and hashes its bytes as they go by."""
+
+    def __init__(self, raw: io.BufferedReader) -> None:
+        super().__init__()
+        self.raw = raw
+        self.digest = hashlib.sha256()
+        self.count = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        n = self.raw.readinto(buffer) or 0
+        if n:
+            self.digest.update(memoryview(buffer)[:n])
+            self.count += n
+        return n
+
+    def tell(self) -> int:
+        return self.count
+
+
 def iter_file_text(
     file: CorpusFile,
     errors: str = "strict",
     block_size: int | None = None,
     on_read: Callable[[int], None] | None = None,
+    log: ReadLog | None = None,
 ) -> Iterator[str]:
     """Decode one file block by block; a strict decode error names the file and byte offset.
 
     A compressed file is decompressed as it is read (the offset is then one in its decompressed
     content). ``on_read`` receives the bytes of the file used since its last call, counted as
     stored on disk, so progress over compressed files is measured against their stored size.
+    A file whose size or modification time changed while it was read (cut short or written to by
+    another program) is a :class:`CorpusError` that names it: what was read is no version of the
+    file. ``log`` receives the size and SHA-256 of the bytes read once the file is read to its end.
     """
-    block_size = block_size or BLOCK_SIZE
-    decoder = codecs.getincrementaldecoder("utf-8")(errors=errors)
-    offset = 0
-    used = 0
-    where_text = " of its decompressed content" if file.compression else ""
     try:
-        with open(file.path, "rb") as raw, open_decompressed(file.path, file.compression, raw) as fh:
-            while True:
-                block = fh.read(block_size)
-                final = not block
-                if on_read is not None:
-                    now = raw.tell() if file.compression else used + len(block)
-                    if now > used:
-                        on_read(now - used)
-                        used = now
-                pending = len(decoder.getstate()[0])  # bytes of an unfinished character, held back
-                try:
-                    text = decoder.decode(block, final=final)
-                except UnicodeDecodeError as exc:
-                    where = offset - pending + exc.start
-                    raise CorpusError(
-                        f"{file.path} is not valid UTF-8 (byte offset {max(where, 0)}{where_text}); "
-                        "it can be read with replacement characters instead",
-                        path=str(file.path),
-                        offset=max(where, 0),
-                    ) from None
-                if text:
-                    yield text
-                if final:
-                    return
-                offset += len(block)
+        with open(file.path, "rb") as raw:
+            before = os.fstat(raw.fileno())
+            witness = _WitnessReader(raw)
+            with open_decompressed(file.path, file.compression, cast(io.BufferedReader, witness)) as fh:
+                yield from _decoded_blocks(file, fh, errors, block_size or BLOCK_SIZE, witness, on_read)
+            _check_unchanged(file, before, os.fstat(raw.fileno()), witness.count)
     except (EOFError, lzma.LZMAError, gzip.BadGzipFile) as exc:
         raise CorpusError(f"cannot decompress {file.path}: {exc}", path=str(file.path)) from None
     except OSError as exc:
         raise CorpusError(f"cannot read {file.path}: {exc.strerror or exc}", path=str(file.path)) from None
+    if log is not None:
+        log.files.append(FileRead(str(file.path), witness.count, witness.digest.hexdigest()))
+
+
+def _decoded_blocks(
+    file: CorpusFile,
+    fh: io.IOBase,
+    errors: str,
+    block_size: int,
+    witness: _WitnessReader,
+    on_read: Callable[[int], None] | None,
+) -> Iterator[str]:
+    """The text of ``fh`` block by block, reporting the stored bytes used to ``on_read``."""
+    decoder = codecs.getincrementaldecoder("utf-8")(errors=errors)
+    offset = 0
+    used = 0
+    while True:
+        block = fh.read(block_size)
+        final = not block
+        if on_read is not None and witness.count > used:
+            on_read(witness.count - used)
+            used = witness.count
+        pending = len(decoder.getstate()[0])  # bytes of an unfinished character, held back
+        try:
+            text = decoder.decode(block, final=final)
+        except UnicodeDecodeError as exc:
+            raise _not_utf8(file, offset - pending + exc.start) from None
+        if text:
+            yield text
+        if final:
+            return
+        offset += len(block)
+
+
+def _not_utf8(file: CorpusFile, where: int) -> CorpusError:
+    where_text = " of its decompressed content" if file.compression else ""
+    return CorpusError(
+        f"{file.path} is not valid UTF-8 (byte offset {max(where, 0)}{where_text}); "
+        "it can be read with replacement characters instead",
+        path=str(file.path),
+        offset=max(where, 0),
+    )
+
+
+def _check_unchanged(file: CorpusFile, before: os.stat_result, after: os.stat_result, read: int) -> None:
+    """Refuse a file that changed while it was read: its size or time differ, or fewer bytes came."""
+    changed = (after.st_size, after.st_mtime_ns) != (before.st_size, before.st_mtime_ns)
+    if changed or read != before.st_size:
+        raise CorpusError(
+            f"{file.path} changed while it was read ({before.st_size:,} bytes when reading began, "
+            f"{after.st_size:,} when it ended); read it again once nothing writes to it",
+            path=str(file.path),
+        )
 
 
 def iter_parts(
@@ -198,6 +276,7 @@ def iter_parts(
     part_size: int,
     errors: str = "strict",
     on_bytes: Callable[[int], None] | None = None,
+    log: ReadLog | None = None,
 ) -> Iterator[str]:
     """Yield corpus text in parts of about ``part_size`` characters, cut only at safe places.
 
@@ -206,7 +285,7 @@ def iter_parts(
     safe place (20 MB of "a", a whole document under ``none``) is cut after the last safe place
     before it and then every :data:`LONGEST_PART` characters, so a part is never much longer than
     that. ``on_bytes`` receives the bytes consumed: of the text's UTF-8, or of the files as stored
-    on disk.
+    on disk; ``log`` the size and SHA-256 of each file read (see :func:`iter_file_text`).
     """
     cutter = _PartCutter(specials, safe_spaces, part_size)
     if text is not None:
@@ -214,7 +293,7 @@ def iter_parts(
         return
     for f in files:
         # Files report the bytes read from disk themselves (compressed files by stored size).
-        yield from cutter.parts(iter_file_text(f, errors, on_read=on_bytes), None)
+        yield from cutter.parts(iter_file_text(f, errors, on_read=on_bytes, log=log), None)
 
 
 # A part with no safe place to cut is cut anyway at this many characters (see iter_parts): the

@@ -209,23 +209,20 @@ def count_iter(
     specials = _special_tokens_argument(special_tokens)
     pre = resolve_pretokenizer(pretokenizer)
     t0 = time.perf_counter()
-    counts, corpus_bytes, cut = yield from _count_corpus(
+    counted = yield from _count_corpus(
         source, pre, specials, errors, workers, cancel, report_every, t0, parallel
     )
-    counted: list[CountedFile] = []
-    if not isinstance(source, str):
-        for p in source:
-            size = os.stat(p).st_size
-            counted.append(CountedFile(str(p), size, file_sha256(p, cancel) if hashes else None))
-    yield Progress("pre-tokenizing", corpus_bytes, corpus_bytes, (), time.perf_counter() - t0)
+    # Sizes and hashes of the bytes counted, taken as they were read (not read again after).
+    read = tuple(CountedFile(f.path, f.size, f.sha256 if hashes else None) for f in counted.files_read)
+    yield Progress("pre-tokenizing", counted.bytes, counted.bytes, (), time.perf_counter() - t0)
     return CountTable(
-        counts=dict(counts),
+        counts=dict(counted.counts),
         pretokenizer=pre.to_json(),
         special_tokens=tuple(specials),
         invalid_utf8=errors,
-        corpus_bytes=corpus_bytes,
-        files=tuple(counted),
-        long_pretokens=cut,
+        corpus_bytes=counted.bytes,
+        files=read,
+        long_pretokens=counted.long_pretokens,
     )
 
 

@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
+from .corpus import FileRead
 from .errors import Cancelled, CorpusError
 
 _HASH_BLOCK = 1 << 20
@@ -63,11 +64,15 @@ def corpus_record(
     text: str | None = None,
     description: str | None = None,
     cancel: Callable[[], bool] | None = None,
+    read: Sequence[FileRead] | None = None,
 ) -> dict[str, Any]:
     """The corpus part of a model's provenance: each file with its size and SHA-256, and the total.
 
-    ``text`` (the editor's text, the Python docs) is recorded by its UTF-8 size and hash and by
-    ``description``. Paths are kept as given (relative stays relative, so no home folder leaks).
+    ``read`` is what training read (:attr:`~tokviz.core.train.TrainResult.files_read`): its sizes
+    and hashes are of the bytes trained on, so they are used as they are; ``files`` are hashed
+    here otherwise. ``text`` (the editor's text, the Python docs) is recorded by its UTF-8 size
+    and hash and by ``description``. Paths are kept as given (relative stays relative, so no home
+    folder leaks).
     """
     if text is not None:
         data = text.encode("utf-8", errors="surrogatepass")
@@ -76,16 +81,12 @@ def corpus_record(
             "bytes": len(data),
             "sha256": hashlib.sha256(data).hexdigest(),
         }
-    listed: list[dict[str, Any]] = []
-    total = 0
-    for number, path in enumerate(files):
-        size, sha = file_sha256(path, cancel)
-        total += size
-        if number < MAX_LISTED_FILES:
-            listed.append({"path": os.fspath(path), "bytes": size, "sha256": sha})
-    record: dict[str, Any] = {"files": listed, "total_bytes": total}
-    if len(files) > len(listed):
-        record["unlisted_files"] = len(files) - len(listed)
+    if read is None:
+        read = [FileRead(os.fspath(path), *file_sha256(path, cancel)) for path in files]
+    listed = [{"path": f.path, "bytes": f.size, "sha256": f.sha256} for f in read[:MAX_LISTED_FILES]]
+    record: dict[str, Any] = {"files": listed, "total_bytes": sum(f.size for f in read)}
+    if len(read) > len(listed):
+        record["unlisted_files"] = len(read) - len(listed)
     return record
 
 

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, Never, Protocol
 
-from .corpus import CorpusSource, iter_parts
+from .corpus import CorpusSource, FileRead, ReadLog, iter_parts
 from .errors import ArgumentTypeError, Cancelled, CorpusError, InvalidArgument, VocabSizeError
 from .fileselect import corpus_source
 from .merges import MergeStep
@@ -82,7 +82,8 @@ class TrainResult:
     ``stop_reason`` is None when training made every merge the requested vocabulary size asked
     for; otherwise it says, in one sentence, why it stopped sooner (see :attr:`stopped_early`).
     ``long_pretokens`` counts the pre-tokens longer than
-    :data:`~tokviz.core.pretokenize.LONGEST_PRETOKEN` characters that were cut into pieces.
+    :data:`~tokviz.core.pretokenize.LONGEST_PRETOKEN` characters that were cut into pieces;
+    ``files_read`` holds each corpus file's size and SHA-256 as training read it (for provenance).
     """
 
     vocab: dict[int, bytes]
@@ -98,6 +99,7 @@ class TrainResult:
     timings: dict[str, float] = field(default_factory=dict)
     stop_reason: str | None = None
     long_pretokens: int = 0
+    files_read: tuple[FileRead, ...] = ()
 
     @property
     def long_pretokens_note(self) -> str | None:
@@ -127,6 +129,17 @@ class TrainResult:
 
 
 # ---------------------------------------------------------------------------- counting
+@dataclass(frozen=True)
+class Counted:
+    """A counted corpus: unique pre-tokens with their counts (first-seen order), its bytes, how
+    many long pre-tokens were cut, and each file as it was read (size and SHA-256)."""
+
+    counts: Counter[str]
+    bytes: int
+    long_pretokens: int
+    files_read: tuple[FileRead, ...]
+
+
 # The unique pre-tokens of a text with their counts, and how many long ones were cut.
 WordCounts = tuple[dict[str, int], int]
 _WORKER_STATE: dict[str, Any] = {}
@@ -197,9 +210,8 @@ def _count_corpus(
     report_every: float,
     t0: float,
     parallel_mode: str = "auto",
-) -> Generator[Progress, None, tuple[Counter[str], int, int]]:
-    """Count unique pre-tokens, yielding progress as parts are done; return (counts, bytes, long
-    pre-tokens cut)."""
+) -> Generator[Progress, None, Counted]:
+    """Count unique pre-tokens, yielding progress as parts are done."""
     files, text = corpus_source(source, errors)
     total = sum(f.size for f in files) if text is None else len(text.encode("utf-8"))
     splitter = SpecialSplitter(specials)
@@ -228,7 +240,8 @@ def _count_corpus(
         parallel = n_workers > 1 and total >= PARALLEL_THRESHOLD
     else:
         parallel = parallel_mode == "always"
-    parts = iter_parts(files, text, specials, safe_spaces, PART_SIZE, errors, on_bytes)
+    log = ReadLog()
+    parts = iter_parts(files, text, specials, safe_spaces, PART_SIZE, errors, on_bytes, log)
     if not parallel:
         # Not before a fork: a second thread would make the worker pool use a slower fork server.
         preload_numpy(total)
@@ -236,7 +249,7 @@ def _count_corpus(
             _check_cancel(cancel)
             add(count_words(part, pre, splitter))
             yield from progress()
-        return counts, total, cut[0]
+        return Counted(counts, total, cut[0], tuple(log.files))
     spec = pre.to_json()
     pending: list[tuple[Future[WordCounts], int]] = []
     pool = worker_pool(n_workers, _mp_context())
@@ -259,7 +272,7 @@ def _count_corpus(
         # On cancel or error, nothing is left running: the workers are terminated and reaped
         # (a part with a slow pattern can take seconds), and they die with this process anyway.
         stop_pool(pool, finished)
-    return counts, total, cut[0]
+    return Counted(counts, total, cut[0], tuple(log.files))
 
 
 def _wait(
@@ -458,14 +471,15 @@ def _train_steps(
     """The training generator behind :func:`train_iter`, on checked arguments."""
     t0 = time.perf_counter()
     yield Progress("reading", 0, 1, (), 0.0)
-    counts, corpus_bytes, cut = yield from _count_corpus(
+    counted = yield from _count_corpus(
         source, pre, specials, errors, workers, cancel, report_every, t0, parallel
     )
-    yield Progress("pre-tokenizing", corpus_bytes, corpus_bytes, (), time.perf_counter() - t0)
+    yield Progress("pre-tokenizing", counted.bytes, counted.bytes, (), time.perf_counter() - t0)
     result = yield from merge_counts(
-        counts, corpus_bytes, vocab_size, specials, pre, tie_break, cancel, report_every, t0
+        counted.counts, counted.bytes, vocab_size, specials, pre, tie_break, cancel, report_every, t0
     )
-    result.long_pretokens = cut
+    result.long_pretokens = counted.long_pretokens
+    result.files_read = counted.files_read
     return result
 
 
