@@ -120,37 +120,47 @@ def provenance_lines(provenance: Mapping[str, Any], limit: int = 5) -> list[str]
         )
     corpus = provenance.get("corpus")
     if isinstance(corpus, Mapping):
-        if "text" in corpus:
-            lines.append(
-                f"corpus:         {corpus.get('text')} ({_size(corpus.get('bytes'))}, sha256 {str(corpus.get('sha256'))[:16]}…)"
-            )
-        files = corpus.get("files")
-        if isinstance(files, list):
-            count = len(files) + int(corpus.get("unlisted_files", 0) or 0)
-            lines.append(
-                f"corpus:         {count:,} file{'' if count == 1 else 's'}, {_size(corpus.get('total_bytes'))}"
-            )
-            for entry in files[:limit]:
-                if isinstance(entry, Mapping):
-                    lines.append(
-                        f"  {entry.get('path')}  {_size(entry.get('bytes'))}  sha256 {str(entry.get('sha256'))[:16]}…"
-                    )
-            if count > limit:
-                lines.append(f"  … and {count - limit:,} more (tokviz info --format json lists them all)")
+        lines += _corpus_lines(corpus, limit)
     selection = provenance.get("selection")
     if isinstance(selection, Mapping):
-        chosen = [
-            f"--{k.replace('_', '-')} {v}" for k in ("include", "exclude") for v in selection.get(k) or ()
-        ]
-        if selection.get("max_file_size"):
-            chosen.append(f"--max-file-size {selection['max_file_size']}")
-        if selection.get("skipped"):
-            chosen.append(str(selection["skipped"]))
-        if chosen:
-            lines.append("selection:      " + "; ".join(chosen))
+        lines += _selection_lines(selection)
     if provenance.get("invalid_utf8") == "replace":
         lines.append("invalid UTF-8:  replaced with U+FFFD")
     return lines
+
+
+def _corpus_lines(corpus: Mapping[str, Any], limit: int) -> list[str]:
+    """The corpus: text by its size and hash, or the file count, total and the first ``limit`` files."""
+    lines: list[str] = []
+    if "text" in corpus:
+        lines.append(
+            f"corpus:         {corpus.get('text')} ({_size(corpus.get('bytes'))}, sha256 {str(corpus.get('sha256'))[:16]}…)"
+        )
+    files = corpus.get("files")
+    if not isinstance(files, list):
+        return lines
+    count = len(files) + int(corpus.get("unlisted_files", 0) or 0)
+    lines.append(
+        f"corpus:         {count:,} file{'' if count == 1 else 's'}, {_size(corpus.get('total_bytes'))}"
+    )
+    lines += [
+        f"  {entry.get('path')}  {_size(entry.get('bytes'))}  sha256 {str(entry.get('sha256'))[:16]}…"
+        for entry in files[:limit]
+        if isinstance(entry, Mapping)
+    ]
+    if count > limit:
+        lines.append(f"  … and {count - limit:,} more (tokviz info --format json lists them all)")
+    return lines
+
+
+def _selection_lines(selection: Mapping[str, Any]) -> list[str]:
+    """How the files were chosen: the include/exclude patterns, the size cap and what was left out."""
+    chosen = [f"--{k.replace('_', '-')} {v}" for k in ("include", "exclude") for v in selection.get(k) or ()]
+    if selection.get("max_file_size"):
+        chosen.append(f"--max-file-size {selection['max_file_size']}")
+    if selection.get("skipped"):
+        chosen.append(str(selection["skipped"]))
+    return ["selection:      " + "; ".join(chosen)] if chosen else []
 
 
 def _size(value: object) -> str:
