@@ -144,3 +144,23 @@ def test_training_cuts_a_huge_pretoken_says_so_once_and_a_count_table_trains_the
     assert (
         train_bpe(text=corpus.read_text(encoding="utf-8"), vocab_size=280, workers=1).merges == trained.merges
     )
+
+
+def test_merging_a_long_run_of_one_letter_needs_a_bounded_memory_per_byte() -> None:
+    import tracemalloc
+
+    from tokviz.core.pretokenize import resolve_pretokenizer
+    from tokviz.core.train import merge_counts
+
+    n = 1 << 20  # one word of a million a's: each merge's sites form one chain of neighbours
+    tracemalloc.start()
+    try:
+        steps = merge_counts({"a" * n: 1}, n, 262, [], resolve_pretokenizer("none"), "lexicographic", None)
+        for _ in steps:
+            pass
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    # The index holds about 17 bytes a byte and a merge's temporary arrays about 45 more (they
+    # were 75: the run arithmetic in 64-bit arrays lived on through the whole merge).
+    assert peak < 75 * n
