@@ -142,7 +142,7 @@ def test_bad_requests_are_one_line(
 def test_a_missing_folder_is_named(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     code, out, err = run(capsys, "eval", str(tmp_path / "nowhere"))
     assert (code, out) == (1, "")
-    assert_one_line_error(err, "nowhere: no such file or folder")
+    assert_one_line_error(err, "nowhere: file or folder not found")
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGINT to a child process")

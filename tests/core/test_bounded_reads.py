@@ -166,7 +166,7 @@ def test_a_dash_as_a_corpus_is_not_a_missing_file(tmp_path: Path, monkeypatch: p
     monkeypatch.chdir(tmp_path)
     with pytest.raises(CorpusError, match=r"'-' \(standard input\) cannot be a corpus"):
         corpus_source(["-"])
-    with pytest.raises(CorpusError, match="absent.txt: no such file or folder"):
+    with pytest.raises(CorpusError, match="absent.txt: file or folder not found"):
         corpus_source(["absent.txt"])
 
 

@@ -194,7 +194,7 @@ def test_globs_expand_and_named_files_keep_their_path(lib: Path) -> None:
     assert len(recursive.files) == 4
     with pytest.raises(CorpusError, match="no file or folder matches"):
         select_files([str(lib / "*.rs")])
-    with pytest.raises(CorpusError, match="no such file"):
+    with pytest.raises(CorpusError, match="missing.txt: file or folder not found"):
         select_files([lib / "missing.txt"])
     with pytest.raises(CorpusError, match="standard input"):
         select_files(["-"])

@@ -537,7 +537,7 @@ def _missing(given: str) -> str:
         return f"{given} is a broken symbolic link"
     if given == "-":
         return "'-' (standard input) cannot be a corpus: save the text to a file and give its path"
-    return f"{given}: no such file or folder"
+    return f"{given}: file or folder not found"
 
 
 def _refuse_if_not_text(file: SelectedFile, kind: str) -> None:
