@@ -164,12 +164,12 @@ class ReadLog:
 
 
 class _WitnessReader(io.RawIOBase):
-    """A file read through this counts and hashes its bytes as they go by."""
+    """A file read through this counts its bytes as they go by, and hashes them with ``hashing``."""
 
-    def __init__(self, raw: io.BufferedReader) -> None:
+    def __init__(self, raw: io.BufferedReader, hashing: bool) -> None:
         super().__init__()
         self.raw = raw
-        self.digest = hashlib.sha256()
+        self.digest = hashlib.sha256() if hashing else None
         self.count = 0
 
     def readable(self) -> bool:
@@ -177,9 +177,9 @@ class _WitnessReader(io.RawIOBase):
 
     def readinto(self, buffer: Any) -> int:
         n = self.raw.readinto(buffer) or 0
-        if n:
+        if n and self.digest is not None:
             self.digest.update(memoryview(buffer)[:n])
-            self.count += n
+        self.count += n
         return n
 
     def tell(self) -> int:
@@ -205,7 +205,7 @@ def iter_file_text(
     try:
         with open(file.path, "rb") as raw:
             before = os.fstat(raw.fileno())
-            witness = _WitnessReader(raw)
+            witness = _WitnessReader(raw, hashing=log is not None)
             with open_decompressed(file.path, file.compression, cast(io.BufferedReader, witness)) as fh:
                 yield from _decoded_blocks(file, fh, errors, block_size or BLOCK_SIZE, witness, on_read)
             _check_unchanged(file, before, os.fstat(raw.fileno()), witness.count)
@@ -213,7 +213,7 @@ def iter_file_text(
         raise CorpusError(f"cannot decompress {file.path}: {exc}", path=str(file.path)) from None
     except OSError as exc:
         raise CorpusError(f"cannot read {file.path}: {exc.strerror or exc}", path=str(file.path)) from None
-    if log is not None:
+    if log is not None and witness.digest is not None:
         log.files.append(FileRead(str(file.path), witness.count, witness.digest.hexdigest()))
 
 

@@ -12,12 +12,14 @@ kind, so a caller can say what it skipped in one line. A folder's files are also
 end before use: text that stops being UTF-8 deep inside, and a run of NUL bytes past the sniffed
 start (a text file padded to gigabytes), make a file left out like any other. A file named
 explicitly was asked for: when it is binary, that is an error naming it, not a silent skip; it
-is not read to its end here (reading it names a byte that is not UTF-8, with its offset). ``include`` / ``exclude`` globs are matched on the path relative to the folder
-given (``*.py`` matches a name at any depth, ``src/**/*.py`` a path, ``build/`` or ``tests`` a
-whole folder); hidden files and folders (``.git``, ``.venv``) are not looked at; a folder reached
-twice through symbolic links (a link loop included) is walked once, and a file reached twice is
-used once; FIFOs, sockets and devices are never opened. The order is deterministic: the paths as
-given, each folder's entries sorted by name.
+is not read to its end here (reading it names a byte that is not UTF-8, with its offset).
+
+``include`` / ``exclude`` globs are matched on the path relative to the folder given (``*.py``
+matches a name at any depth, ``src/**/*.py`` a path, ``build/`` or ``tests`` a whole folder);
+hidden files and folders (``.git``, ``.venv``) are not looked at; a folder reached twice through
+symbolic links (a link loop included) is walked once, and a file reached twice is used once; FIFOs,
+sockets and devices are never opened. The order is deterministic: the paths as given, each folder's
+entries sorted by name.
 
 The result feeds both training (:func:`corpus_source` and :meth:`Selection.corpus_files` give
 :class:`CorpusFile` items for :mod:`tokviz.core.train`) and evaluation
