@@ -111,3 +111,15 @@ def test_a_file_padded_with_nul_bytes_named_explicitly_is_read_within_the_cap(
     done = tokviz_capped(cap, "train", str(padded), "--vocab-size", "280", "-o", str(out), "--workers", "1")
     assert done.returncode == 0, done.stderr[-2000:]
     assert len(warnings(done.stderr)) == 1
+
+
+def test_evaluating_a_named_file_padded_with_nul_bytes_stays_within_the_cap(cap: int, tmp_path: Path) -> None:
+    padded = tmp_path / "padded.txt"
+    padded.write_bytes(b"some text before the zeros\n" * 800)
+    with open(padded, "ab") as fh:
+        fh.truncate(20 << 20)
+    done = tokviz_capped(cap, "eval", str(padded), "--tokenizer", "gpt2")
+    assert done.returncode == 0, done.stderr[-2000:]
+    [line] = warnings(done.stderr)
+    assert "cut every 1,048,576 characters" in line
+    assert "20,971,520" in done.stdout  # every byte is counted

@@ -125,6 +125,8 @@ def run(args: argparse.Namespace) -> int:
     if note and not args.quiet:
         print_note(note)
     evaluation = _evaluate(args, specs, tokenizers, selection, categories, errors)
+    if evaluation.long_stretches_note is not None:
+        print_note(f"warning: {evaluation.long_stretches_note}")
     if evaluation.empty_files and not args.quiet:
         n = evaluation.empty_files
         print_note(f"{n:,} empty {'file' if n == 1 else 'files'} left out of the rows")

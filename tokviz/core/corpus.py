@@ -157,10 +157,12 @@ class FileRead:
 
 
 class ReadLog:
-    """Collects a :class:`FileRead` for each file :func:`iter_file_text` reads to its end."""
+    """What a run's reading saw: a :class:`FileRead` for each file :func:`iter_file_text` read to
+    its end, and how often :func:`iter_parts` cut text where it found no safe place."""
 
     def __init__(self) -> None:
         self.files: list[FileRead] = []
+        self.forced_cuts = 0
 
 
 class _WitnessReader(io.RawIOBase):
@@ -277,17 +279,18 @@ def iter_parts(
     errors: str = "strict",
     on_bytes: Callable[[int], None] | None = None,
     log: ReadLog | None = None,
+    longest_part: int | None = None,
 ) -> Iterator[str]:
     """Yield corpus text in parts of about ``part_size`` characters, cut only at safe places.
 
     Safe places are the start of a special token, a file boundary (files are separate
     documents), and, for the named patterns, a space that follows a non-space. A stretch with no
     safe place (20 MB of "a", a whole document under ``none``) is cut after the last safe place
-    before it and then every :data:`LONGEST_PART` characters, so a part is never much longer than
-    that. ``on_bytes`` receives the bytes consumed: of the text's UTF-8, or of the files as stored
+    before it and then every ``longest_part`` (:data:`LONGEST_PART`) characters, so a part is never
+    much longer than that; ``log`` counts those cuts. ``on_bytes`` receives the bytes consumed: of the text's UTF-8, or of the files as stored
     on disk; ``log`` the size and SHA-256 of each file read (see :func:`iter_file_text`).
     """
-    cutter = _PartCutter(specials, safe_spaces, part_size)
+    cutter = _PartCutter(specials, safe_spaces, part_size, longest_part or LONGEST_PART, log or ReadLog())
     if text is not None:
         yield from cutter.parts(_chunks_of(text, BLOCK_SIZE), on_bytes)
         return
@@ -304,7 +307,9 @@ LONGEST_PART = 1 << 22
 class _PartCutter:
     """Where text may be cut into parts without changing how it pre-tokenizes."""
 
-    def __init__(self, specials: list[str], safe_spaces: bool, part_size: int) -> None:
+    def __init__(
+        self, specials: list[str], safe_spaces: bool, part_size: int, longest_part: int, log: ReadLog
+    ) -> None:
         self.special_re = (
             regex.compile("|".join(regex.escape(s) for s in sorted(specials, key=len, reverse=True)))
             if specials
@@ -313,6 +318,8 @@ class _PartCutter:
         self.longest = max((len(s) for s in specials), default=0)
         self.safe_spaces = safe_spaces
         self.part_size = part_size
+        self.longest_part = longest_part
+        self.log = log
 
     def parts(self, pieces: Iterable[str], count_text: Callable[[int], None] | None) -> Iterator[str]:
         """The parts of one document given in ``pieces``; ``count_text`` gets each piece's UTF-8 size."""
@@ -323,14 +330,23 @@ class _PartCutter:
             buf += piece
             while len(buf) >= self.part_size:
                 cut = self.cut_point(buf, self.part_size)
-                if cut <= 0 and len(buf) >= LONGEST_PART + self.longest:
-                    cut = self.cut_point(buf, len(buf)) or LONGEST_PART
+                if cut <= 0 and len(buf) >= self.longest_part + self.longest:
+                    cut = self.forced_cut(buf)
                 if cut <= 0:
                     break
                 yield buf[:cut]
                 buf = buf[cut:]
         if buf:
             yield buf
+
+    def forced_cut(self, buf: str) -> int:
+        """Where to cut a buffer too long to wait for a safe place in reach: at the last safe place
+        anywhere in it, or at ``longest_part`` characters when it has none (counted in the log)."""
+        cut = self.cut_point(buf, len(buf))
+        if cut > 0:
+            return cut
+        self.log.forced_cuts += 1
+        return self.longest_part
 
     def cut_point(self, buf: str, reach: int) -> int:
         """The last safe place in the ``reach`` characters before ``buf``'s end (less the longest
