@@ -27,6 +27,7 @@ from .progress import ProgressPrinter
 
 if TYPE_CHECKING:
     from tokviz.core.counts import CountTable
+    from tokviz.core.errors import CorpusError
     from tokviz.core.exports import Export
     from tokviz.core.fileselect import Selection
     from tokviz.core.outputs import Output
@@ -85,10 +86,7 @@ def run(args: argparse.Namespace) -> int:
     from tokviz.core.outputs import check_outputs
     from tokviz.core.train import train_bpe
 
-    if args.workers is not None and args.workers < 1:
-        raise UsageError("--workers must be 1 or more")
-    if args.name is not None and not args.name.strip():
-        raise UsageError("--name must not be empty")
+    _check_settings(args)
     max_size = max_file_size(args.max_file_size)
     table = None
     if args.from_counts:
@@ -141,14 +139,7 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_INTERRUPTED
     except CorpusError as exc:
         printer.close()
-        if exc.offset is not None and not args.replace_invalid:
-            raise CorpusError(
-                f"{exc.path} is not valid UTF-8 (byte offset {exc.offset}); "
-                "use --replace-invalid to read it with U+FFFD replacement characters",
-                exc.path,
-                exc.offset,
-            ) from None
-        raise
+        raise _with_replace_hint(exc, args.replace_invalid) from None
     finally:
         printer.close()
     if provenance is None:
@@ -156,6 +147,34 @@ def run(args: argparse.Namespace) -> int:
     code = save_outputs(result, args, outputs, provenance)
     if code:
         return code
+    _report(result)
+    return 0
+
+
+def _with_replace_hint(exc: CorpusError, replacing: bool) -> CorpusError:
+    """A corpus error as the CLI says it: bad UTF-8 names ``--replace-invalid``, the way round it."""
+    from tokviz.core.errors import CorpusError as Error
+
+    if exc.offset is None or replacing:
+        return exc
+    return Error(
+        f"{exc.path} is not valid UTF-8 (byte offset {exc.offset}); "
+        "use --replace-invalid to read it with U+FFFD replacement characters",
+        exc.path,
+        exc.offset,
+    )
+
+
+def _check_settings(args: argparse.Namespace) -> None:
+    """Refuse settings no run can use, before the corpus is read."""
+    if args.workers is not None and args.workers < 1:
+        raise UsageError("--workers must be 1 or more")
+    if args.name is not None and not args.name.strip():
+        raise UsageError("--name must not be empty")
+
+
+def _report(result: TrainResult) -> None:
+    """What a finished run says on stderr: a warning about cut pre-tokens, an early stop, the totals."""
     if result.long_pretokens_note is not None:
         print_note(f"warning: {result.long_pretokens_note}")
     if result.stop_reason is not None:
@@ -170,7 +189,6 @@ def run(args: argparse.Namespace) -> int:
         f"{merges_per_s:,.0f} merges/s); vocab size {len(result.vocab)}",
         file=sys.stderr,
     )
-    return 0
 
 
 def corpus_provenance(
