@@ -7,8 +7,8 @@
 #
 # TOKVIZ_BUILD_DIR=DIR puts everything in DIR instead of build/ (tests/test_packaging.py uses a temporary one).
 #
-# Needs the app's dependencies and PyInstaller in the current Python:
-#   python -m pip install . pyinstaller && packaging/build.sh
+# Needs the app's dependencies and PyInstaller in the Python found as `python` on PATH, e.g. a venv:
+#   python3 -m venv .venv && .venv/bin/pip install . pyinstaller && PATH="$PWD/.venv/bin:$PATH" packaging/build.sh
 # Install the archive for one user with:
 #   tar -xzf build/tokviz-*.tar.gz -C ~/.local --strip-components=1
 set -euo pipefail

@@ -1,23 +1,33 @@
 """The checks that keep the house standing, run with the rest of the suite (and so in CI).
 
 Lint and format (ruff), the import contracts (import-linter: the core imports no Qt, the GUI's
-layers point one way, panels are independent of each other), the type check of the core and the
-CLI (mypy), and a size limit that keeps GUI and CLI modules to one job each.
+layers point one way, panels are independent of each other), the type check of the whole package
+(mypy, with a list of modules whose errors are not reported yet that may only shrink), function
+complexity (ruff's C901, configured in pyproject.toml) and a module size limit.
 """
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-# "No module in tokviz/gui or tokviz/cli is over ~500 lines": a module that grows past this has
-# taken on a second job and should be split by responsibility.
-MAX_MODULE_LINES = 520
+# One job per module, for every part of the package. The largest modules (core/tokenizer.py, the
+# Tokenizer and its encoding paths; core/train.py; core/formats/hf_engine.py) run to 730-780 lines
+# with their docstrings and each still do one thing; a module past 1,000 lines has taken on a
+# second job and should be split by responsibility. Function size is checked by C901, not here.
+MAX_MODULE_LINES = 1000
+# pyproject.toml may name modules whose mypy errors are not reported yet (an override with
+# ``ignore_errors = true``). That list may only shrink: it may name at most this many modules, each
+# must exist, and each must still have errors, so a module that type-checks comes off the list and
+# stays checked from then on. Lower this number whenever the list shrinks; never raise it.
+MAX_MODULES_NOT_TYPE_CHECKED = 0
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
@@ -47,13 +57,48 @@ def test_the_import_contracts_hold():
     assert "0 broken" in done.stdout
 
 
-def test_the_core_and_the_cli_type_check():
-    done = run(sys.executable, "-m", "mypy", "tokviz/core", "tokviz/cli")
+def test_the_package_type_checks():
+    done = run(sys.executable, "-m", "mypy")
     assert done.returncode == 0, done.stdout + done.stderr
 
 
-@pytest.mark.parametrize("package", ["tokviz/gui", "tokviz/cli"])
-def test_gui_and_cli_modules_stay_small(package):
+def modules_not_type_checked() -> list[str]:
+    """The modules of pyproject.toml's mypy override that hides their errors."""
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    overrides = config["tool"]["mypy"]["overrides"]
+    return [module for o in overrides if o.get("ignore_errors") for module in o["module"]]
+
+
+def module_file(module: str) -> Path:
+    path = ROOT.joinpath(*module.split("."))
+    return path / "__init__.py" if path.is_dir() else path.with_suffix(".py")
+
+
+def test_the_list_of_modules_not_type_checked_only_shrinks(tmp_path):
+    modules = modules_not_type_checked()
+    assert len(modules) <= MAX_MODULES_NOT_TYPE_CHECKED, "type-check a module instead of hiding its errors"
+    assert all("*" not in m for m in modules), "name each module: a pattern would hide new modules too"
+    gone = [m for m in modules if not module_file(m).is_file()]
+    assert not gone, f"take these off the list in pyproject.toml, they no longer exist: {gone}"
+
+    if not modules:
+        return  # the whole package type-checks; test_the_package_type_checks keeps it so
+    # The same check with every module's errors reported: each listed module must still have some.
+    text = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    assert text.count("ignore_errors = true") == 1
+    config = tmp_path / "pyproject.toml"
+    config.write_text(text.replace("ignore_errors = true", "ignore_errors = false"), encoding="utf-8")
+    done = run(sys.executable, "-m", "mypy", "--config-file", str(config))
+    failing = {
+        ".".join(Path(match).with_suffix("").parts).removesuffix(".__init__")
+        for match in re.findall(r"^(\S+\.py):\d+: error:", done.stdout, re.MULTILINE)
+    }
+    type_checked = [m for m in modules if m not in failing]
+    assert not type_checked, f"these type-check now: take them off the list in pyproject.toml: {type_checked}"
+
+
+@pytest.mark.parametrize("package", ["tokviz/core", "tokviz/gui", "tokviz/cli"])
+def test_modules_stay_one_job_long(package):
     sizes = {
         str(path.relative_to(ROOT)): len(path.read_text(encoding="utf-8").splitlines())
         for path in (ROOT / package).rglob("*.py")

@@ -22,9 +22,23 @@ def setup_commands() -> list[str]:
 
 def test_readme_shows_exactly_the_install_and_test_commands() -> None:
     assert setup_commands() == [
-        "python -m pip install . && tokviz",
-        "python -m pip install '.[test]' && python -m pytest",
+        "python3 -m venv .venv && .venv/bin/pip install . && .venv/bin/tokviz",
+        "python3 -m venv .venv && .venv/bin/pip install '.[test]' && .venv/bin/python -m pytest",
     ]
+
+
+def test_setup_commands_work_where_the_system_python_is_externally_managed() -> None:
+    """Debian 12 and Ubuntu 24.04 refuse ``pip install`` outside a venv and have no ``python`` command.
+
+    So each command makes its own virtual environment with ``python3`` and runs pip, Python and
+    tokviz from it, whatever else it runs (a test command split into lanes keeps to this too).
+    """
+    for command in setup_commands():
+        steps = [step.strip() for step in command.split("&&")]
+        assert steps[0] == "python3 -m venv .venv", command
+        for step in steps[1:]:
+            program = step.split()[0]
+            assert program.startswith(".venv/bin/"), f"{step!r} should run from .venv/bin: {command}"
 
 
 def test_ci_runs_the_readme_test_command() -> None:

@@ -78,6 +78,25 @@ def test_wheel_maps_resources_into_the_package(dist: Path) -> None:
     assert "tokviz = tokviz.cli:main" in entry_points
 
 
+def test_wheel_ships_py_typed_so_type_checkers_read_tokviz_hints(dist: Path) -> None:
+    with zipfile.ZipFile(_one(dist, "*.whl")) as wheel:
+        assert "tokviz/py.typed" in wheel.namelist()
+
+
+def test_screenshots_stay_out_of_the_wheel_and_the_sdist(dist: Path) -> None:
+    """The documentation's pictures live in docs/images; an install needs none of them."""
+    with zipfile.ZipFile(_one(dist, "*.whl")) as wheel:
+        wheel_pictures = [n for n in wheel.namelist() if "screenshots" in n or n.startswith("docs/")]
+        # The only pictures the app needs are its window icons.
+        other_pngs = [n for n in wheel.namelist() if n.endswith(".png") and "/icons/" not in n]
+    with tarfile.open(_one(dist, "*.tar.gz")) as sdist:
+        names = [name.split("/", 1)[1] for name in sdist.getnames() if "/" in name]
+    assert wheel_pictures == []
+    assert other_pngs == []
+    assert not [n for n in names if "screenshots" in n or n.startswith("docs/images")]
+    assert "docs/cli.md" in names, "the sdist carries the docs' text, whose examples tests/test_docs.py runs"
+
+
 def test_installed_wheel_finds_its_resources(dist: Path, tmp_path: Path) -> None:
     venv = tmp_path / "venv"
     # --system-site-packages: the runtime dependencies (and pip) come from this interpreter.

@@ -95,6 +95,12 @@ def test_merge_refuses_tables_counted_differently(
             "--special-token cannot apply",
         ),
         (["count", "s3://bucket/corpus.txt", "-o", "out.tsv"], "add --dask"),
+        (["count", "{corpus}", "--worker-timeout", "5", "-o", "out.tsv"], "are for counting with --dask"),
+        (
+            ["count", "{corpus}", "--dask", "local", "--connect-timeout", "0", "-o", "o.tsv"],
+            "more than 0 seconds",
+        ),
+        (["count", "{corpus}", "--allow-overlap", "-o", "out.tsv"], "--allow-overlap is for --merge"),
         (["train", "--vocab-size", "300", "-o", "m.json"], "or --from-counts TABLE"),
         (
             ["train", "{corpus}", "--from-counts", "{table}", "--vocab-size", "300", "-o", "m.json"],
@@ -203,3 +209,76 @@ def test_dask_local_starts_a_cluster_of_processes(
     assert list(load_table(tmp_path / "d.tsv").counts.items()) == list(
         load_table(tmp_path / "l.tsv").counts.items()
     )
+
+
+def _table_tsv(path: Path, rows: str, **meta: object) -> Path:
+    header = {"format": "tokviz-counts", "version": 1, "pretokenizer": "none", **meta}
+    path.write_text(f"# tokviz-counts {json.dumps(header)}\ncount\tpretoken\n{rows}", encoding="utf-8")
+    return path
+
+
+def test_merge_refuses_a_table_given_twice_unless_overlap_is_allowed(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, files: list[str]
+) -> None:
+    part = str(tmp_path / "part1.parquet")
+    assert run(capsys, "count", files[0], "-o", part)[0] == 0
+    out = tmp_path / "twice.parquet"
+    code, _, err = run(capsys, "count", "--merge", part, part, "-o", str(out))
+    assert code == 1 and not out.exists()
+    assert_one_line_error(err, "are the same table", "--allow-overlap")
+    code, _, err = run(capsys, "count", "--merge", part, part, "--allow-overlap", "-o", str(out))
+    assert code == 0, err
+    once = load_table(part).counts
+    assert load_table(out).counts == {w: 2 * n for w, n in once.items()}
+
+
+def test_merge_refuses_tables_that_count_the_same_file(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, files: list[str]
+) -> None:
+    a, b = str(tmp_path / "a.tsv"), str(tmp_path / "b.tsv")
+    assert run(capsys, "count", files[0], "--replace-invalid", "-o", a)[0] == 0
+    assert run(capsys, "count", files[1], files[0], "--replace-invalid", "-o", b)[0] == 0
+    code, _, err = run(capsys, "count", "--merge", a, b, "-o", str(tmp_path / "c.tsv"))
+    assert code == 1
+    assert_one_line_error(err, f"{a} and {b} both count {files[0]}", "twice", "--allow-overlap")
+
+
+def test_merge_never_writes_a_table_train_refuses(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    a = _table_tsv(tmp_path / "a.tsv", f"{2**62}\tab\n")
+    b = _table_tsv(tmp_path / "b.tsv", f"1\tcd\n{2**62}\tab\n")
+    code, _, err = run(capsys, "count", "--merge", str(a), str(b), "-o", str(tmp_path / "c.tsv"))
+    assert code == 1 and not (tmp_path / "c.tsv").exists()
+    assert_one_line_error(err, f"{b}: row 2 ('ab')", "2^63-1")
+
+
+def test_training_from_counts_near_2_to_the_63_is_exact(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    table = _table_tsv(tmp_path / "big.tsv", f"{2**63 - 1}\tab\n{2**60}\tzy\n1\t{'q' * 120_000}\n")
+    model = tmp_path / "m.json"
+    code, _, err = run(capsys, "train", "--from-counts", str(table), "--vocab-size", "258", "-o", str(model))
+    assert code == 0, err
+    assert merges_of(model)[:2] == [["61", "62"], ["7a", "79"]]  # a+b first, then z+y (bytes in hex)
+
+
+@pytest.mark.parametrize(
+    ("rows", "meta", "message"),
+    [
+        ("1\tab\n", {"special_tokens": "abc"}, "metadata 'special_tokens' must be a list of strings"),
+        ("1\tab\n", {"special_tokens": ["", "a"]}, "metadata 'special_tokens'[1] must be a non-empty string"),
+        ("1\tab\n", {"corpus_bytes": -1}, "metadata 'corpus_bytes' must be a whole number of 0 or more"),
+        ("\u00b2\tab\n", {}, "line 3: the count '\u00b2'"),
+        ("9" * 5000 + "\tab\n", {}, "line 3: the count"),
+        (f"{2**64}\tab\n", {}, "line 3: the count"),
+    ],
+    ids=["specials-string", "empty-special", "negative-bytes", "superscript", "5000-digits", "2^64"],
+)
+def test_a_damaged_table_for_training_is_one_line_naming_the_file(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, rows: str, meta: dict[str, object], message: str
+) -> None:
+    table = _table_tsv(tmp_path / "t.tsv", rows, **meta)
+    code, _, err = run(
+        capsys, "train", "--from-counts", str(table), "--vocab-size", "300", "-o", str(tmp_path / "m.json")
+    )
+    assert code == 1
+    assert_one_line_error(err, f"{table}: {message}")

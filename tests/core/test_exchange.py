@@ -319,3 +319,10 @@ def test_rows_from_the_cli_keep_their_unknown_count_so_the_plot_marks_lossy_bars
     table = ExchangeTable.from_rows(rows)
     assert [table.metric(0, j).unknown for j in range(2)] == [5, 0]
     assert table.best(0) == (1,), "fewer tokens for less text is not the best rate"
+
+
+def test_csv_quotes_an_input_a_spreadsheet_would_run_as_a_formula(tokenizers: list[Tokenizer]) -> None:
+    table = ExchangeTable.measure({"=cmd|calc": "hello", "-a": "hi"}, tokenizers)
+    rows = list(csv.DictReader(io.StringIO(table.to_csv())))
+    assert {r["input"] for r in rows} == {"'=cmd|calc", "'-a"}
+    assert all(not r["bytes"].startswith("'") for r in rows), "numbers are left as they are"

@@ -258,7 +258,7 @@ def _changed(**changes: object) -> dict:
         ),
         (
             _changed(vocab=_valid_model()["vocab"] | {"99999999999": "61"}),
-            "'99999999999' is not a non-negative integer below 2\\^31",
+            "vocabulary id 99999999999 is not a non-negative integer below 2\\^31",
         ),
         (_changed(vocab=_valid_model()["vocab"] | {"0256": "6162"}), "vocabulary id 256 appears twice"),
         (

@@ -6,6 +6,7 @@ import errno
 import json
 import os
 import stat
+import subprocess
 import sys
 from pathlib import Path
 
@@ -17,7 +18,7 @@ from tokviz.core.formats import export_gpt2, load_model, save_model, tokenizer_f
 from tokviz.core.formats.gpt2_files import gpt2_file_bytes
 from tokviz.core.formats.hf_json import hf_file_bytes
 from tokviz.core.formats.model_file import model_file_bytes
-from tokviz.core.outputs import MANIFEST_NAME, Output, OutputError, OutputWriter, check_outputs, write_outputs
+from tokviz.core.outputs import MANIFEST_NAME, Output, OutputError, check_outputs, write_outputs
 from tokviz.core.tokenizer import Tokenizer
 
 GPT2 = ("vocab.json", "merges.txt")
@@ -281,19 +282,37 @@ def test_a_pair_replaced_by_hand_is_not_held_to_an_old_manifest(tmp_path: Path) 
     assert back.merges == NEW.merges
 
 
+ROOT = Path(__file__).resolve().parents[2]
+# A run writing ``run_outputs`` steps: 5 staged files, the journal, 5 renames, the journal removed.
+STAGED_STEPS, JOURNAL_STEP = 5, 6
+
+
+def run_in_child(folder: Path, **env: str) -> subprocess.CompletedProcess[str]:
+    """Write ``run_outputs(folder)`` in another process, with the test hooks of ``env`` set."""
+    script = (
+        "import sys; from pathlib import Path\n"
+        "from tests.core.test_outputs import run_outputs\n"
+        "from tokviz.core.outputs import write_outputs\n"
+        "write_outputs(run_outputs(Path(sys.argv[1])))\n"
+    )
+    path = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
+    return subprocess.run(
+        [sys.executable, "-c", script, str(folder)],
+        env=dict(os.environ, PYTHONPATH=path, **env),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
 def test_a_commit_killed_half_way_is_finished_by_the_next_check(tmp_path: Path) -> None:
     old_set(tmp_path)
-    contents = run_outputs(tmp_path)
-    checked = check_outputs([o for o, _ in contents])
-    writer = OutputWriter(checked)
-    for output, data in contents:
-        writer.stage(output, data)
-    journal = writer._write_journal()
-    first = writer._staged[0]
-    os.replace(first.temp, first.target)  # the model is renamed, then the process is killed
+    killed = run_in_child(tmp_path, **{outputs.FAULT_ENV: str(JOURNAL_STEP + 2)})  # two renames done
+    assert killed.returncode == 137, killed.stderr
+    journal = tmp_path / f".m.json{outputs.JOURNAL_SUFFIX}"
     assert journal.exists() and load_model(tmp_path / "m.json").tokenizer.merges == NEW.merges
 
-    check_outputs([o for o, _ in contents])  # what the next run does first
+    check_outputs([o for o, _ in run_outputs(tmp_path)])  # what the next run does first
     assert not journal.exists()
     assert snapshot(tmp_path) == _new_set(tmp_path)
 
@@ -333,10 +352,97 @@ def test_ctrl_c_during_the_renames_is_held_until_all_are_done(
 
 def test_temporary_files_a_killed_run_left_are_removed_by_the_next_check(tmp_path: Path) -> None:
     old = old_set(tmp_path)
-    writer = OutputWriter(check_outputs([o for o, _ in run_outputs(tmp_path)]))
-    for output, data in run_outputs(tmp_path):
-        writer.stage(output, data)  # the process is killed here, before the commit
-    (tmp_path / "..m.json.tokviz-commit.0123456789ab.tmp").write_text("{")  # a journal cut short
+    killed = run_in_child(tmp_path, **{outputs.FAULT_ENV: str(STAGED_STEPS)})  # killed before the commit
+    assert killed.returncode == 137, killed.stderr
+    (tmp_path / "..m.json.tokviz-commit.0123456789ab.tmp").write_text("{")  # an older tokviz's, cut short
     assert len([p for p in tmp_path.rglob("*.tmp")]) == 6
     check_outputs([o for o, _ in run_outputs(tmp_path)])
     assert snapshot(tmp_path) == old
+
+
+def test_the_temporary_files_of_a_running_process_are_left_alone(tmp_path: Path) -> None:
+    old_set(tmp_path)
+    ours = tmp_path / f".m.json.{os.getpid()}-0123456789ab.tmp"  # as another thread of a live run stages
+    ours.write_text("being written")
+    check_outputs([o for o, _ in run_outputs(tmp_path)])
+    assert ours.read_text() == "being written"
+
+
+@pytest.mark.skipif(os.name != "posix", reason="SIGTERM")
+def test_sigterm_during_the_renames_is_held_until_all_are_done(tmp_path: Path) -> None:
+    import signal
+
+    old_set(tmp_path)
+    script = (
+        "import sys; from pathlib import Path\n"
+        "from tests.core.test_outputs import run_outputs\n"
+        "from tokviz.core.outputs import write_outputs\n"
+        "write_outputs(run_outputs(Path(sys.argv[1])))\n"
+        "print('went on after the commit')\n"
+    )
+    path = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
+    env = dict(os.environ, PYTHONPATH=path, **{outputs.PAUSE_ENV: str(JOURNAL_STEP + 2)})
+    with subprocess.Popen(
+        [sys.executable, "-c", script, str(tmp_path)],
+        env=env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    ) as child:
+        assert child.stderr is not None and child.stdin is not None and child.stdout is not None
+        assert child.stderr.readline().startswith("paused after step 8")  # two of five renames done
+        child.send_signal(signal.SIGTERM)
+        try:
+            child.stdin.write("go on\n")
+            child.stdin.flush()
+        except BrokenPipeError:
+            pass  # the signal ended the child at once
+        assert child.wait(timeout=120) == -signal.SIGTERM
+        assert child.stdout.read() == "", "the process ends right after the commit"
+    assert snapshot(tmp_path) == _new_set(tmp_path)
+    assert not list(tmp_path.rglob("*.tmp")) and not list(tmp_path.glob(f"*{outputs.JOURNAL_SUFFIX}"))
+
+
+RACING_RUNS, ROUNDS = 3, 30
+RACER = """
+import sys
+from pathlib import Path
+from tokviz.core.outputs import Output, write_outputs
+
+folder, run, rounds = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3])
+for n in range(rounds):
+    tag = f"{run}-{n}".encode()
+    write_outputs(
+        [
+            (Output.file(folder / "m.json", "-o"), tag),
+            (Output.folder(folder / "d", "--export-gpt2", ("vocab.json", "merges.txt")), {"vocab.json": tag, "merges.txt": tag}),
+            (Output.file(folder / "t.tiktoken", "--export-tiktoken"), tag),
+        ]
+    )
+"""
+
+
+def test_runs_writing_the_same_outputs_at_once_end_as_one_whole_set(tmp_path: Path) -> None:
+    path = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
+    racers = [
+        subprocess.Popen(
+            [sys.executable, "-c", RACER, str(tmp_path), f"run{k}", str(ROUNDS)],
+            env=dict(os.environ, PYTHONPATH=path),
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for k in range(RACING_RUNS)
+    ]
+    for racer in racers:
+        _out, err = racer.communicate(timeout=600)
+        assert racer.returncode == 0, err
+    files = snapshot(tmp_path)
+    written = {name: data for name, data in files.items() if name != f"d/{MANIFEST_NAME}"}
+    assert sorted(written) == ["d/merges.txt", "d/vocab.json", "m.json", "t.tiktoken"]
+    tags = set(written.values())
+    assert len(tags) == 1, f"outputs of several runs: {written}"
+    assert tags.pop().endswith(f"-{ROUNDS - 1}".encode())
+    assert outputs.mismatched_files([tmp_path / "d" / "vocab.json", tmp_path / "d" / "merges.txt"]) is None
+    leftovers = [p.name for p in tmp_path.rglob(".*") if p.name != MANIFEST_NAME]
+    assert leftovers == [], "no temporary file or journal is left"

@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -154,3 +156,32 @@ def test_a_count_table_records_the_hash_of_the_bytes_it_counted(tmp_path: Path) 
     assert [(f.size, f.sha256) for f in table.files] == [
         (len(b), hashlib.sha256(b).hexdigest()) for b in stored
     ]
+
+
+@pytest.mark.skipif(os.name != "posix" or sys.platform == "darwin", reason="file names are bytes on Linux")
+def test_a_corpus_file_whose_name_is_not_utf8_is_saved_and_read_back_exactly(tmp_path: Path) -> None:
+    odd = os.fsdecode(os.path.join(os.fsencode(tmp_path), b"z\xff.txt"))
+    with open(odd, "wb") as f:
+        f.write(b"hello hello hello")
+    tok = train_bpe(text="hello hello hello", vocab_size=258, pretokenizer="none").tokenizer()
+    # What the GUI's Save model… and tokviz train both do: the provenance of the files read.
+    save_model(tmp_path / "m.json", tok, provenance=make_provenance(corpus_record([odd])))
+    listed = json.loads((tmp_path / "m.json").read_bytes())["provenance"]["corpus"]["files"][0]
+    assert listed["path"].endswith("z\\xff.txt") and "path_bytes" in listed
+    (entry,) = load_model(tmp_path / "m.json").provenance["corpus"]["files"]
+    assert entry["path"] == odd and entry["sha256"] == hashlib.sha256(b"hello hello hello").hexdigest()
+
+
+@pytest.mark.skipif(os.name != "posix" or sys.platform == "darwin", reason="file names are bytes on Linux")
+def test_the_bytes_trained_on_are_recorded_under_a_name_that_is_not_utf8(tmp_path: Path) -> None:
+    odd = os.fsdecode(os.path.join(os.fsencode(tmp_path), b"z\xff.txt"))
+    with open(odd, "wb") as f:
+        f.write(b"hello hello hello")
+    result = train_bpe(files=[odd], vocab_size=258, workers=1)
+    save_model(
+        tmp_path / "m.json",
+        result.tokenizer(),
+        provenance=make_provenance(corpus_record(read=result.files_read)),
+    )
+    (entry,) = load_model(tmp_path / "m.json").provenance["corpus"]["files"]
+    assert entry["path"] == odd and entry["sha256"] == hashlib.sha256(b"hello hello hello").hexdigest()

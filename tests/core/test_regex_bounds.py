@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from tokviz.core import Tokenizer, TokvizError, pretokenize, resolve_pretokenizer, train_bpe, validate_pattern
+from tokviz.core.pool_internals import PoolInternals
 from tokviz.core.pretokenize import PatternTimeoutError, shorten_pattern, time_limit
 from tokviz.core.procpool import process_alive, stop_pool, worker_pool
 from tokviz.core.registry import load_tokenizer
@@ -170,10 +171,9 @@ def test_a_stopped_pool_leaves_no_worker_running() -> None:
     pool = worker_pool(2, multiprocessing.get_context("forkserver"))
     futures = [pool.submit(_busy, 60.0) for _ in range(4)]
     deadline = time.monotonic() + SAFETY
-    while not all(p.is_alive() for p in pool._processes.values()) or len(pool._processes) < 2:
+    while len(workers := PoolInternals.of(pool).processes) < 2 or not all(p.is_alive() for p in workers):
         assert time.monotonic() < deadline
         time.sleep(0.05)
-    workers = list(pool._processes.values())
     stop_pool(pool, finished=False)
     assert not any(p.is_alive() for p in workers)
     assert not any(process_alive(p.pid) for p in workers if p.pid is not None)

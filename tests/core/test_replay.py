@@ -5,21 +5,18 @@ from __future__ import annotations
 from tokviz.core import load_tokenizer, train_bpe
 from tokviz.core.replay import ReplayTrace, replay_tokenizer, replay_training
 
+from ..texts import CAT, CAT_MERGES, CAT_TOKEN_COUNTS, CAT_TRAINING
+
 DEMO = "Hello, 🌍! 你好!"
 
 
 def test_the_lecture_demo_replays_the_seed_table():
-    tok = train_bpe(
-        text="the cat in the hat", vocab_size=259, pretokenizer="none", tie_break="first-seen"
-    ).tokenizer()
-    trace = ReplayTrace(tok, "the cat in the hat")
-    assert [trace.token_count(k) for k in range(4)] == [18, 16, 14, 12]
-    assert [(e.step, e.count) for e in trace.events] == [(1, 2), (2, 2), (3, 2)]
-    assert [(e.left, e.right, e.left_id, e.right_id, e.new_id) for e in trace.events] == [
-        (b"t", b"h", 116, 104, 256),
-        (b"th", b"e", 256, 101, 257),
-        (b"the", b" ", 257, 32, 258),
-    ]
+    tok = train_bpe(text=CAT, **CAT_TRAINING).tokenizer()
+    trace = ReplayTrace(tok, CAT)
+    assert [trace.token_count(k) for k in range(4)] == CAT_TOKEN_COUNTS
+    assert [(e.left, e.right, e.new_id, e.count) for e in trace.events] == [m[:4] for m in CAT_MERGES]
+    assert [e.step for e in trace.events] == [1, 2, 3]
+    assert [(e.left_id, e.right_id) for e in trace.events] == [(116, 104), (256, 101), (257, 32)]
     at3 = trace.spans_at(3)
     assert [s.bytes for s in at3][:2] == [b"the ", b"c"]
     assert [s.id for s in at3 if s.id == trace.new_id_at(3)] == [258, 258]

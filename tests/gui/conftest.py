@@ -39,16 +39,6 @@ def tiny_bpe() -> Tokenizer:
     return train_bpe(text=corpus, vocab_size=300, special_tokens=["<|endoftext|>"]).tokenizer("tiny")
 
 
-@pytest.fixture(scope="session", autouse=True)
-def _qt_binding_workarounds():
-    """PySide6 6.12.0 on Python 3.11 leaks None references; see tokviz.gui.compat."""
-    try:
-        from tokviz.gui.compat import protect_none_refcount
-    except ImportError:
-        return
-    protect_none_refcount()
-
-
 @pytest.fixture(autouse=True)
 def _garbage_collected_in_the_gui_thread(qapp):
     """As in the app: a pool thread must never run Python's GC and destroy a widget (a deadlock)."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import textwrap
@@ -223,3 +224,30 @@ def test_the_same_error_a_second_later_is_counted_not_listed(qtbot):
     dialog.add_report("RuntimeError", f"2026-11-30T18:50:46  thread MainThread\n{trace}")
     assert dialog.total == 2
     assert len(dialog.reports) == 1
+
+
+def a_dead_pid() -> int:
+    """The id of a process that has ended (and been reaped)."""
+    child = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True
+    )
+    return int(child.stdout)
+
+
+def test_locks_of_sessions_that_died_are_removed_at_start(qtbot, window, tmp_path):
+    dead = tmp_path / f"autosave-{a_dead_pid()}.lock"
+    dead.write_text("left by a killed session")
+    crashed_text = dead.with_suffix(".txt")
+    crashed_text.write_text("unsaved work", encoding="utf-8")
+    alive = tmp_path / f"autosave-{os.getppid()}.lock"  # a session still running
+    alive.write_text("held")
+    other = tmp_path / "autosave-notes.lock"
+    other.write_text("not a session's lock")
+
+    autosaver = Autosaver(window, tmp_path)
+
+    assert not dead.exists()
+    assert alive.exists() and other.exists()
+    assert autosaver.path.with_suffix(".lock").exists(), "this session's own lock is kept"
+    assert autosaver.orphans() == [crashed_text], "the dead session's text is still restored"
+    autosaver.discard()

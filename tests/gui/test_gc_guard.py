@@ -6,7 +6,9 @@ import gc
 import threading
 import weakref
 
-from tokviz.gui.workers.gc_guard import collect_garbage_in_gui_thread
+from PySide6.QtCore import QObject
+
+from tokviz.gui.workers.gc_guard import GuiThreadCollector, collect_garbage_in_gui_thread
 
 
 class Cycle:
@@ -31,3 +33,13 @@ def test_automatic_collection_is_off_and_the_gui_thread_collects_cycles(qtbot):
     qtbot.waitUntil(lambda: ref() is None, timeout=5000)
     assert guard.collections >= 1
     assert Cycle.last_thread == threading.main_thread().name
+
+
+def test_a_second_collector_going_away_leaves_collection_off_for_the_window(qtbot):
+    window_collector = collect_garbage_in_gui_thread()
+    assert window_collector is not None and not gc.isenabled()
+    owner = QObject()
+    GuiThreadCollector(owner)
+    with qtbot.waitSignal(owner.destroyed):
+        owner.deleteLater()
+    assert not gc.isenabled(), "the window's collector still needs automatic collection off"

@@ -115,7 +115,8 @@ def test_the_training_panel_refuses_the_pattern_as_you_type(qtbot, window):
     panel = window.training.panel
     panel.set_pretokenizer("custom")
     panel.pattern.setText(CATASTROPHIC)
-    assert panel.pattern_error.isVisible() and "takes too long" in panel.pattern_error.text()
+    qtbot.waitUntil(lambda: panel.pattern_error.isVisible(), timeout=SAFETY_MS)  # checked in a worker
+    assert "takes too long" in panel.pattern_error.text()
     assert not panel.train_button.isEnabled()
 
 

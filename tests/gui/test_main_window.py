@@ -332,9 +332,9 @@ def test_dropping_a_file_on_the_editor_opens_it(qtbot, window, tmp_path):
 
 
 def test_a_huge_text_is_not_written_to_the_settings(qtbot, window, monkeypatch):
-    import tokviz.gui.window.main_window as main_window
+    import tokviz.gui.window.session as session
 
-    monkeypatch.setattr(main_window, "MAX_SAVED_TEXT", 10)
+    monkeypatch.setattr(session, "MAX_SAVED_TEXT", 10)
     set_text(qtbot, window, "far more than ten characters")
     window.save_settings()
     assert not window.settings.contains(TEXT)

@@ -47,7 +47,9 @@ def test_the_dialog_takes_a_path_a_pattern_and_special_tokens(qtbot, rank_file: 
     assert open_button.isEnabled() and dialog.chosen_pattern() is None
     assert dialog.pattern.currentText() == FROM_FILE
     dialog.pattern.setEditText("(")
-    assert not open_button.isEnabled() and dialog.problem.text()
+    assert not open_button.isEnabled()
+    qtbot.waitUntil(lambda: dialog.problem.text() != "")  # the regex is checked in a worker
+    assert "regex" in dialog.problem.text() and not open_button.isEnabled()
     dialog.pattern.setCurrentText("cl100k")
     dialog.specials.setText('<|endoftext|> "<|a b|>" <|endoftext|>')
     assert open_button.isEnabled()

@@ -7,7 +7,7 @@ import numpy as np
 
 from tokviz.core.registry import load_tokenizer
 from tokviz.core.tokenizer import Tokenizer
-from tokviz.gui.panels.vocabulary_usage import editor_usage
+from tokviz.gui.panels.vocabulary.usage import editor_usage
 
 TEXT = "Hello world<|endoftext|>The cat sat.<|endoftext|>"
 

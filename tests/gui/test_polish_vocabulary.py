@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QDockWidget, QLabel
 
-from tokviz.gui.panels.vocabulary_usage import LengthHistogram
+from tokviz.gui.panels.vocabulary.usage import LengthHistogram
 
 
 def test_the_vocabulary_dock_explains_itself_at_1024(qtbot, make_window) -> None:

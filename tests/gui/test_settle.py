@@ -2,36 +2,42 @@
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QWidget
+from PySide6.QtCore import QObject, Signal
 
 from tokviz.gui.workers import settle
-from tokviz.gui.workers.settle import after_views_settle, mark_views_settled, views_settled
+from tokviz.gui.workers.settle import Settle
+
+
+class Views(QObject):
+    """Stands in for the window: says when its views show the text."""
+
+    textTokenized = Signal()
 
 
 def test_the_call_waits_for_the_views_then_runs_once(qtbot) -> None:
-    window = QWidget()
-    qtbot.addWidget(window)
+    views = Views()
+    start_up = Settle(views)
+    views.textTokenized.connect(start_up.mark_settled)
     calls: list[str] = []
-    after_views_settle(window, lambda: calls.append("restored panel"))
+    start_up.after_settled(lambda: calls.append("restored panel"))
     qtbot.wait(20)
-    assert calls == [] and not views_settled(window)
+    assert calls == [] and not start_up.is_settled()
 
-    mark_views_settled(window)
+    views.textTokenized.emit()
     qtbot.waitUntil(lambda: calls == ["restored panel"], timeout=2000)
-    mark_views_settled(window)
+    views.textTokenized.emit()
     qtbot.wait(20)
     assert calls == ["restored panel"], "once only"
-    after_views_settle(window, lambda: calls.append("opened later"))
+    start_up.after_settled(lambda: calls.append("opened later"))
     assert calls == ["restored panel", "opened later"], "settled views: at once"
 
 
 def test_views_that_never_fill_do_not_hold_the_panel_forever(qtbot, monkeypatch) -> None:
     monkeypatch.setattr(settle, "FALLBACK_MS", 30)
-    window = QWidget()
-    qtbot.addWidget(window)
+    start_up = Settle()
     calls: list[int] = []
-    after_views_settle(window, lambda: calls.append(1))
+    start_up.after_settled(lambda: calls.append(1))
     qtbot.waitUntil(lambda: calls == [1], timeout=2000)
-    mark_views_settled(window)
+    start_up.mark_settled()
     qtbot.wait(20)
     assert calls == [1]

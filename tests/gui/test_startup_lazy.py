@@ -12,9 +12,9 @@ from PySide6.QtWidgets import QDockWidget, QWidget
 
 from tokviz.gui.models.progressive import ProgressiveTokenizationModel
 from tokviz.gui.models.tokenizers import TokenizerRegistryModel
-from tokviz.gui.panels.timeline.plot import after_first_paint
 from tokviz.gui.text.token_table import TokenTable
 from tokviz.gui.window.main_window import MainWindow
+from tokviz.gui.workers.settle import after_first_paint
 
 
 class FirstPaintWatch(QObject):

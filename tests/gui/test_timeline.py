@@ -13,13 +13,13 @@ from tokviz.gui.models.tokenizers import TokenizerRegistryModel
 from tokviz.gui.panels.timeline.panel import TimelineWidget
 from tokviz.gui.panels.timeline.replayer import SYNC_CHARS
 
-from ..texts import CAT
+from ..texts import CAT, CAT_TOKEN_COUNTS, CAT_TRAINING
 
 
 @pytest.fixture(scope="module")
 def lecture_model():
     """The lecture's worked example: 3 merges, no pre-tokenizer, first-seen ties."""
-    return train_bpe(text=CAT, vocab_size=259, pretokenizer="none", tie_break="first-seen")
+    return train_bpe(text=CAT, **CAT_TRAINING)
 
 
 @pytest.fixture
@@ -57,7 +57,7 @@ def test_the_lecture_demo_shows_the_seed_table(qtbot, timeline, lecture_model):
     replay(qtbot, timeline, tok, CAT, lecture_model.history, lecture_model.initial_tokens)
     model = timeline.model
     assert timeline.total_steps == 3 and timeline.slider.maximum() == 3
-    assert [cell(model, r, TEXT_TOKENS) for r in range(4)] == ["18", "16", "14", "12"]
+    assert [cell(model, r, TEXT_TOKENS) for r in range(4)] == [str(n) for n in CAT_TOKEN_COUNTS]
     assert [cell(model, r, NEW) for r in range(1, 4)] == ["th", "the", "the·"]
     assert [cell(model, r, MERGE) for r in range(1, 4)] == ["t + h", "th + e", "the + ·"]
     assert cell(model, 0, STEP) == "start"
@@ -179,12 +179,12 @@ def test_clicking_a_row_jumps_to_that_step_and_the_plot_follows(qtbot, timeline,
     assert timeline.slider.value() == 2 and timeline.step_box.value() == 2
     timeline.plot.build()
     x, y = timeline.plot.curve_data()
-    assert y[0] == 18 and y[-1] == 12 and x[-1] == 3
-    assert timeline.plot.cursor.value() == 2
-    timeline.plot.cursor.setValue(1)  # dragging the cursor moves the replay
+    assert y[0] == CAT_TOKEN_COUNTS[0] and y[-1] == CAT_TOKEN_COUNTS[-1] and x[-1] == 3
+    assert timeline.plot.step_line.value() == 2
+    timeline.plot.step_line.setValue(1)  # dragging the cursor moves the replay
     qtbot.waitUntil(lambda: timeline.is_ready() and timeline.step == 1)
     xs, ys = timeline.plot.corpus_data()
-    assert ys.tolist() == [18, 16, 14, 12]
+    assert ys.tolist() == CAT_TOKEN_COUNTS
 
 
 def test_play_visits_each_change_then_stops(qtbot, timeline, lecture_model):

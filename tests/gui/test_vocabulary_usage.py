@@ -10,15 +10,14 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
-from PySide6.QtWidgets import QPlainTextEdit
 
 from tokviz.core.tokenizer import Tokenizer
 from tokviz.core.usage import undertrained_score
 from tokviz.gui.models.merge_model import MergeTableModel
 from tokviz.gui.models.tokenizers import TokenizerRegistryModel
 from tokviz.gui.models.vocabulary import COUNT, RANK, TOKEN
-from tokviz.gui.panels import vocabulary_table
 from tokviz.gui.panels.vocabulary import VocabBrowser
+from tokviz.gui.panels.vocabulary import table as vocabulary_table
 from tokviz.gui.text.display import details_html, token_details
 from tokviz.gui.widgets import file_dialogs
 
@@ -144,18 +143,33 @@ def test_export_writes_the_listed_tokens_as_csv(
     assert vocabulary_table.write_filtered_csv(browser.model, out) == browser.model.rowCount()
 
 
+class Editor:
+    """The part of the panel context "Show in text" uses: the text and a selection in it."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.selection = (0, 0)
+
+    def editor_text(self) -> str:
+        return self.text
+
+    def editor_selection(self) -> tuple[int, int]:
+        return self.selection
+
+    def show_in_editor(self, start: int, end: int) -> None:
+        self.selection = (start, end)
+
+
 def test_show_in_text_selects_the_next_occurrence(qtbot, tiny_bpe):
     browser, _ = make_browser(qtbot, tiny_bpe)
-    editor = QPlainTextEdit()
-    qtbot.addWidget(editor)
-    editor.setPlainText(TEXT)
+    editor = Editor(TEXT)
     the = tiny_bpe.encode_ordinary(" the")[0]
 
     assert browser.show_in_text(the, editor)
-    first = editor.textCursor().selectionStart()
-    assert editor.textCursor().selectedText() == " the"
+    first, end = editor.selection
+    assert TEXT[first:end] == " the"
     assert browser.show_in_text(the, editor)
-    assert editor.textCursor().selectionStart() > first
+    assert editor.selection[0] > first
     with qtbot.waitSignal(browser.statusMessage):
         assert not browser.show_in_text(tiny_bpe.special_tokens["<|endoftext|>"], editor)
 

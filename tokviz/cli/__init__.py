@@ -8,7 +8,7 @@ starts fast and never loads Qt. A new command is a new module plus one line in :
 Errors a user can cause print one line, ``tokviz: error: ...``, and exit 1; usage errors exit 2
 (argparse's convention); an interrupted training run exits 130 and writes nothing.
 
-Two kinds of input are refused here, once for every command: ``--text`` (and ``--special-token``)
+Two kinds of input are refused here, once for every command: ``--text`` (``--name``, ``--special-token``)
 holding bytes that are not UTF-8 (Python keeps them as lone surrogates in ``sys.argv``; they are
 an error like invalid UTF-8 in an input file, never a silent U+FFFD), and writing to a closed
 standard output (``>&-``), which is an error (exit 1) where a reader that went away (``| head``)
@@ -188,7 +188,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def check_text_arguments(args: argparse.Namespace) -> None:
-    """Refuse ``--text`` and ``--special-token`` values that are not valid UTF-8, naming the byte.
+    """Refuse ``--text``, ``--name`` and ``--special-token`` values that are not valid UTF-8, naming the byte.
 
     On POSIX, bytes of ``sys.argv`` that are not UTF-8 arrive as lone surrogates (Python's
     ``surrogateescape``). Read as text they would become U+FFFD in one output and a crash in
@@ -197,15 +197,17 @@ def check_text_arguments(args: argparse.Namespace) -> None:
     from tokviz.core.errors import CorpusError
 
     values: list[tuple[str, str]] = []
-    if isinstance(getattr(args, "text", None), str):
-        values.append(("--text", args.text))
+    for flag in ("text", "name"):
+        if isinstance(getattr(args, flag, None), str):
+            values.append((f"--{flag}", getattr(args, flag)))
     values += [
         ("--special-token", v) for v in getattr(args, "special_token", None) or [] if isinstance(v, str)
     ]
     for flag, value in values:
         problem = _utf8_problem(value)
         if problem is not None:
-            raise CorpusError(f"{flag} is not valid UTF-8 ({problem}); put the text in a UTF-8 file instead")
+            hint = "give a UTF-8 name" if flag == "--name" else "put the text in a UTF-8 file instead"
+            raise CorpusError(f"{flag} is not valid UTF-8 ({problem}); {hint}")
 
 
 def _utf8_problem(value: str) -> str | None:

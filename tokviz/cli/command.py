@@ -39,13 +39,18 @@ class Command(Protocol):
 
 def print_error(message: str) -> None:
     """``tokviz: error: MESSAGE`` on one line of standard error."""
-    one_line = " ".join(message.split())
+    from tokviz.core.safe_text import terminal_text
+
+    one_line = terminal_text(" ".join(message.split()))
     print(f"{PROG}: error: {one_line}", file=sys.stderr)
 
 
 def print_note(message: str) -> None:
-    """``tokviz: MESSAGE`` on standard error (where a picture went, what was cut)."""
-    print(f"{PROG}: {message}", file=sys.stderr)
+    """``tokviz: MESSAGE`` on standard error (where a picture went, what was cut), control characters escaped."""
+    from tokviz.core.safe_text import terminal_text
+
+    shown = "\n".join(terminal_text(line) for line in message.split("\n"))
+    print(f"{PROG}: {shown}", file=sys.stderr)
 
 
 def run_cancellable(work: Callable[[threading.Event], T], name: str) -> T:

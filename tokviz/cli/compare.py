@@ -289,8 +289,9 @@ def render_rows(rows: list[dict[str, Any]], form: str, lesson: bool = False) -> 
         import json
 
         from tokviz.core.evaluation import rounded_rows
+        from tokviz.core.safe_text import encodable
 
-        return json.dumps(rounded_rows(rows), ensure_ascii=False, indent=2) + "\n"
+        return json.dumps(encodable(rounded_rows(rows)), ensure_ascii=False, indent=2) + "\n"
     headers = ["input", "tokenizer", "bytes", "tokens", "bytes/token", "attention x"]
     right = [False, False, True, True, True, False]
     cells = [
@@ -321,11 +322,12 @@ def _csv(rows: list[dict[str, Any]], lesson: bool) -> str:
 
     from tokviz.core.evaluation import rounded_rows
     from tokviz.core.exchange import CSV_FIELDS
+    from tokviz.core.safe_text import csv_cell
 
     fields = [*CSV_FIELDS, "unknown"] if lesson else list(CSV_FIELDS)
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=fields, extrasaction="ignore", lineterminator="\n")
     writer.writeheader()
     for row in rounded_rows(rows):
-        writer.writerow({k: "" if row.get(k) is None else row[k] for k in fields})
+        writer.writerow({k: "" if row.get(k) is None else csv_cell(row[k]) for k in fields})
     return buffer.getvalue()

@@ -1,16 +1,22 @@
-"""Which files of the folders given make a corpus: the ``--include`` / ``--exclude`` /
-``--max-file-size`` options and the selection ``train`` and ``count`` both use, so the two read
-exactly the same files and say the same about what they left out."""
+"""Which files of the folders given make a corpus, and how they are read: the options, the
+selection and the run ``train`` and ``count`` both use, so the two read exactly the same files,
+say the same about what they left out and stop the same way on Ctrl+C or invalid UTF-8."""
 
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, TypeVar
 
-from .command import UsageError, print_note
+from .command import UsageError, print_error, print_note
 
 if TYPE_CHECKING:
+    from tokviz.core.errors import CorpusError
     from tokviz.core.fileselect import Selection
+
+    from .progress import ProgressPrinter
+
+T = TypeVar("T")
 
 
 def add_file_filters(p: argparse.ArgumentParser) -> None:
@@ -32,6 +38,59 @@ def add_file_filters(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--max-file-size", metavar="SIZE", help="leave out files larger than SIZE (e.g. 500K, 10MB)"
     )
+
+
+def add_reading_options(p: argparse.ArgumentParser, workers_help: str) -> None:
+    """``--replace-invalid`` and ``--workers N``: how the corpus's text is decoded, and by how many processes."""
+    p.add_argument(
+        "--replace-invalid",
+        action="store_true",
+        help="read invalid UTF-8 as U+FFFD instead of stopping with an error",
+    )
+    p.add_argument("--workers", type=int, metavar="N", help=workers_help)
+
+
+def check_workers(args: argparse.Namespace) -> None:
+    """``--workers`` below 1 is a usage error."""
+    if args.workers is not None and args.workers < 1:
+        raise UsageError("--workers must be 1 or more")
+
+
+def invalid_utf8(path: str | None, offset: int) -> CorpusError:
+    """The error for a file that is not UTF-8: where, and that ``--replace-invalid`` reads it anyway."""
+    from tokviz.core.errors import CorpusError
+
+    return CorpusError(
+        f"{path} is not valid UTF-8 (byte offset {offset}); "
+        "use --replace-invalid to read it with U+FFFD replacement characters",
+        path,
+        offset,
+    )
+
+
+def read_corpus(
+    work: Callable[[], T], doing: str, printer: ProgressPrinter, replace_invalid: bool
+) -> T | None:
+    """Run ``work`` (usually through :func:`run_cancellable`); ``None`` when Ctrl+C stopped it.
+
+    A cancelled run says "``doing`` cancelled; nothing was written". Invalid UTF-8 read strictly
+    becomes :func:`invalid_utf8`'s error. The progress line is ended in every case.
+    """
+    from tokviz.core.errors import Cancelled, CorpusError
+
+    try:
+        return work()
+    except (KeyboardInterrupt, Cancelled):
+        printer.close()
+        print_error(f"{doing} cancelled; nothing was written")
+        return None
+    except CorpusError as exc:
+        printer.close()
+        if exc.offset is not None and not replace_invalid and "U+FFFD" not in str(exc):
+            raise invalid_utf8(exc.path, exc.offset) from None
+        raise
+    finally:
+        printer.close()
 
 
 def max_file_size(text: str | None) -> int | None:
@@ -68,12 +127,7 @@ def select_corpus(
     except CorpusError as exc:
         if exc.offset is None:
             raise
-        raise CorpusError(
-            f"{exc.path} is not valid UTF-8 (byte offset {exc.offset}); "
-            "use --replace-invalid to read it with U+FFFD replacement characters",
-            exc.path,
-            exc.offset,
-        ) from None
+        raise invalid_utf8(exc.path, exc.offset) from None
     note = selection.note("--replace-invalid")
     if not selection.files:
         raise CorpusError(f"the corpus is empty: no text file is left ({note or 'no files'})")

@@ -15,7 +15,7 @@ import time
 from typing import TYPE_CHECKING
 
 from .command import EXIT_INTERRUPTED, UsageError, print_error, print_note, run_cancellable
-from .corpus_files import add_file_filters
+from .corpus_files import add_file_filters, add_reading_options, check_workers, read_corpus
 from .options import add_special
 from .progress import ProgressPrinter
 
@@ -35,15 +35,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "-o", "--output", required=True, metavar="TABLE", help="where to write the table (.parquet or .tsv)"
     )
     p.add_argument("--merge", action="store_true", help="add the count tables given (same settings) into one")
+    p.add_argument(
+        "--allow-overlap",
+        action="store_true",
+        help="with --merge, add tables even when they count the same file (or are the same table)",
+    )
     add_file_filters(p)
     add_special(p)
     p.add_argument("--pretokenizer", default="gpt2", metavar="P", help="none, gpt2, cl100k or a regex")
-    p.add_argument(
-        "--replace-invalid",
-        action="store_true",
-        help="read invalid UTF-8 as U+FFFD instead of stopping with an error",
-    )
-    p.add_argument("--workers", type=int, metavar="N", help="local counting processes (default: CPUs)")
+    add_reading_options(p, workers_help="local counting processes (default: CPUs)")
     p.add_argument(
         "--dask",
         metavar="SCHEDULER",
@@ -57,13 +57,24 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="with --dask, the largest byte range one task counts (default 32; smaller when the "
         "corpus would give a worker fewer than four)",
     )
+    p.add_argument(
+        "--connect-timeout",
+        type=float,
+        metavar="S",
+        help="with --dask, seconds the scheduler has to answer (default 10)",
+    )
+    p.add_argument(
+        "--worker-timeout",
+        type=float,
+        metavar="S",
+        help="with --dask, seconds to wait while no worker is alive and no range is counted (default 60)",
+    )
     p.add_argument("--no-hashes", action="store_true", help="do not record the files' SHA-256 (saves a read)")
 
 
 def run(args: argparse.Namespace) -> int:
     """Count (or add tables), then write the table atomically; Ctrl+C writes nothing."""
     from tokviz.core.counts import table_format
-    from tokviz.core.errors import Cancelled, CorpusError
     from tokviz.core.outputs import Output, check_outputs
 
     _check_options(args)
@@ -73,81 +84,84 @@ def run(args: argparse.Namespace) -> int:
     check_outputs([output], inputs=local_inputs)
     printer = ProgressPrinter(sys.stderr)
     t0 = time.perf_counter()
-    try:
+
+    def count() -> CountTable:
         if args.merge:
-            table = _merge(args.inputs)
-        elif args.dask:
-            table = run_cancellable(lambda cancel: _count_dask(args, printer, cancel, t0), "tokviz-count")
-        else:
-            table = run_cancellable(lambda cancel: _count_local(args, printer, cancel), "tokviz-count")
-    except (KeyboardInterrupt, Cancelled):
-        printer.close()
-        print_error("counting cancelled; nothing was written")
+            return _merge(args.inputs, args.allow_overlap)
+        if args.dask:
+            return run_cancellable(lambda cancel: _count_dask(args, printer, cancel, t0), "tokviz-count")
+        return run_cancellable(lambda cancel: _count_local(args, printer, cancel), "tokviz-count")
+
+    table = read_corpus(count, "counting", printer, args.replace_invalid)
+    if table is None:
         return EXIT_INTERRUPTED
-    except CorpusError as exc:
-        if exc.offset is not None and not args.replace_invalid and "U+FFFD" not in str(exc):
-            raise CorpusError(
-                f"{exc.path} is not valid UTF-8 (byte offset {exc.offset}); "
-                "use --replace-invalid to read it with U+FFFD replacement characters",
-                exc.path,
-                exc.offset,
-            ) from None
-        raise
-    finally:
-        printer.close()
     elapsed = time.perf_counter() - t0
     return _write(table, args, output, local_inputs, elapsed)
 
 
 def _check_options(args: argparse.Namespace) -> None:
-    if args.workers is not None and args.workers < 1:
-        raise UsageError("--workers must be 1 or more")
+    check_workers(args)
     if not args.chunk_mb > 0:
         raise UsageError("--chunk-mb must be more than 0")
     if args.merge:
-        given = [
-            flag
-            for flag, value in (
-                ("--dask", args.dask),
-                ("--special-token", args.special_token),
-                ("--replace-invalid", args.replace_invalid),
-                ("--workers", args.workers),
-                ("--include", args.include),
-                ("--exclude", args.exclude),
-                ("--max-file-size", args.max_file_size),
-            )
-            if value
-        ]
-        if args.pretokenizer != "gpt2":
-            given.append("--pretokenizer")
-        if given:
-            raise UsageError(f"--merge adds tables as they were counted; {', '.join(given)} cannot apply")
-        if len(args.inputs) < 2:
-            raise UsageError("--merge needs two or more count tables")
-    elif args.dask and (args.include or args.exclude or args.max_file_size):
+        _check_merge_options(args)
+    elif args.allow_overlap:
+        raise UsageError("--allow-overlap is for --merge, which adds count tables")
+    elif args.dask:
+        _check_dask_options(args)
+    elif any("://" in i for i in args.inputs):
+        raise UsageError("URLs are read by Dask workers: add --dask SCHEDULER (or --dask local)")
+    if not args.dask and (args.connect_timeout is not None or args.worker_timeout is not None):
+        raise UsageError("--connect-timeout and --worker-timeout are for counting with --dask")
+
+
+def _check_merge_options(args: argparse.Namespace) -> None:
+    given = [
+        flag
+        for flag, value in (
+            ("--dask", args.dask),
+            ("--special-token", args.special_token),
+            ("--replace-invalid", args.replace_invalid),
+            ("--workers", args.workers),
+            ("--include", args.include),
+            ("--exclude", args.exclude),
+            ("--max-file-size", args.max_file_size),
+        )
+        if value
+    ]
+    if args.pretokenizer != "gpt2":
+        given.append("--pretokenizer")
+    if given:
+        raise UsageError(f"--merge adds tables as they were counted; {', '.join(given)} cannot apply")
+    if len(args.inputs) < 2:
+        raise UsageError("--merge needs two or more count tables")
+
+
+def _check_dask_options(args: argparse.Namespace) -> None:
+    if args.include or args.exclude or args.max_file_size:
         raise UsageError(
             "--include, --exclude and --max-file-size choose local files; with --dask, name the files to count"
         )
-    elif args.dask and args.workers is not None:
+    if args.workers is not None:
         raise UsageError("--workers is for local counting; a Dask cluster has its own workers")
-    elif args.dask:
-        from tokviz.core.dask_count import require_dask
+    for flag, value in (
+        ("--connect-timeout", args.connect_timeout),
+        ("--worker-timeout", args.worker_timeout),
+    ):
+        if value is not None and not 0 < value < float("inf"):
+            raise UsageError(f"{flag} must be more than 0 seconds")
+    from tokviz.core.dask_count import require_dask
 
-        require_dask()
-    elif not args.dask and any("://" in i for i in args.inputs):
-        raise UsageError("URLs are read by Dask workers: add --dask SCHEDULER (or --dask local)")
+    require_dask()
 
 
-def _merge(paths: list[str]) -> CountTable:
-    from tokviz.core.counts import CountTableError, load_table, merge_tables
+def _merge(paths: list[str], allow_overlap: bool) -> CountTable:
+    from tokviz.core.counts import OverlapError, merge_table_files
 
-    tables = [load_table(p) for p in paths]
     try:
-        return merge_tables(tables)
-    except CountTableError as exc:
-        # Name the tables by their paths rather than their positions.
-        for k, p in enumerate(paths, start=1):
-            exc.args = (str(exc).replace(f"table {k} ", f"{p} ").replace(f"table {k}:", f"{p}:"),)
+        return merge_table_files(paths, allow_overlap)
+    except OverlapError as exc:
+        exc.args = (f"{exc}; add --allow-overlap to add them anyway",)
         raise
 
 
@@ -176,6 +190,7 @@ def _count_local(args: argparse.Namespace, printer: ProgressPrinter, cancel: thr
 def _count_dask(
     args: argparse.Namespace, printer: ProgressPrinter, cancel: threading.Event, t0: float
 ) -> CountTable:
+    from tokviz.core.dask_client import CONNECT_TIMEOUT, WORKER_TIMEOUT
     from tokviz.core.dask_count import count_on_dask
     from tokviz.core.train import Progress
 
@@ -192,6 +207,8 @@ def _count_dask(
         progress=progress,
         cancel=cancel,
         hashes=not args.no_hashes,
+        connect_timeout=args.connect_timeout or CONNECT_TIMEOUT,
+        worker_timeout=args.worker_timeout or WORKER_TIMEOUT,
     )
 
 

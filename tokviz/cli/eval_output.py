@@ -12,6 +12,8 @@ import io
 import json
 from typing import TYPE_CHECKING
 
+from tokviz.core.safe_text import csv_cell, encodable
+
 from .output import format_fixed, format_int, format_percent, render_markdown, render_table
 
 if TYPE_CHECKING:
@@ -86,7 +88,7 @@ def _csv(rows: list[EvalRow]) -> str:
     writer = csv.DictWriter(buffer, fieldnames=EVAL_FIELDS, lineterminator="\n")
     writer.writeheader()
     for row in rounded_rows(r.as_dict() for r in rows):
-        writer.writerow({k: "" if v is None else v for k, v in row.items()})
+        writer.writerow({k: "" if v is None else csv_cell(v) for k, v in row.items()})
     return buffer.getvalue()
 
 
@@ -100,4 +102,4 @@ def _json(evaluation: Evaluation, rows: list[EvalRow]) -> str:
         "empty_files": evaluation.empty_files,
         "skipped": {s.reason: s.files for s in selection.skipped},
     }
-    return json.dumps(document, ensure_ascii=False, indent=2) + "\n"
+    return json.dumps(encodable(document), ensure_ascii=False, indent=2) + "\n"

@@ -6,9 +6,14 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from tokviz.core.safe_text import encodable, terminal_text
 
 from .options import add_file_options, add_words_corpus, load_tokenizer
+
+if TYPE_CHECKING:
+    from tokviz.core.tokenizer import Tokenizer
 
 # A Llama-3 or Mistral v3 file has hundreds of control tokens: the text view names the first few.
 SPECIALS_SHOWN = 12
@@ -28,101 +33,116 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Print the name, vocabulary size, merge count, special tokens and pre-tokenizer, and any
     warning the loader had about the file (tokens no merge makes), so a doubtful file is visible."""
-    from tokviz.core.registry import is_builtin, load_warnings
-
     tok = load_tokenizer(
         args.tokenizer, args.special_token, pattern=args.pattern, words_corpus=args.words_corpus
     )
-    from tokviz.core.evaluation import id_space, tokenizer_label
+    info = describe(tok, args.tokenizer)
+    if args.format == "json":
+        json.dump(encodable(info), sys.stdout, ensure_ascii=False, indent=2)
+        sys.stdout.write("\n")
+    else:
+        sys.stdout.write("\n".join(terminal_text(line) for line in text_lines(tok, info)) + "\n")
+    return 0
 
-    warnings = list(load_warnings(tok))
+
+def describe(tok: Tokenizer, given: str) -> dict[str, Any]:
+    """Everything ``info`` says about ``tok`` (opened from ``given``), as ``--format json`` prints it."""
+    from tokviz.core.evaluation import id_space, tokenizer_label
+    from tokviz.core.registry import is_builtin, load_warnings
+
     pre = tok.pretokenizer
-    specials = dict(sorted(tok.special_tokens.items(), key=lambda kv: kv[1]))
-    # Named as the app names it (a tokenizer.json by its file, not its folder); the vocabulary
-    # size is the id space, V of V x d (cl100k: 100,277), with the distinct tokens beside it.
-    name = tokenizer_label(args.tokenizer, tok)
-    # A file's full path, so two tokenizers of one name (a folder multilingual/ and a file
-    # multilingual.tiktoken) can be told apart; built-ins have none.
-    source = None if is_builtin(args.tokenizer) else str(Path(args.tokenizer).resolve())
-    ids = id_space(tok)
-    tie_rule = model_tie_rule(tok)
     info: dict[str, Any] = {
-        "name": name,
-        "vocab_size": ids,
+        # Named as the app names it (a tokenizer.json by its file, not its folder).
+        "name": tokenizer_label(given, tok),
+        # The id space, V of V x d (cl100k: 100,277), with the distinct tokens beside it.
+        "vocab_size": id_space(tok),
         "distinct_tokens": tok.vocab_size,
         "merges": tok.merge_count,
-        "special_tokens": specials,
+        "special_tokens": dict(sorted(tok.special_tokens.items(), key=lambda kv: kv[1])),
         "special_tokens_in_text": tok.specials_in_text,
         "pretokenizer": pre.name,
         "pattern": pre.pattern,
         "assumptions": list(tok.assumptions),
-        "warnings": warnings,
+        "warnings": list(load_warnings(tok)),
     }
-    if source:
-        info["source"] = source
-    if tie_rule:
-        info["tie_break"] = tie_rule
-    lecture = lecture_note(tok)
-    if lecture:
-        info["about"] = lecture
-    # A Hugging Face post-processor's template (Llama's BOS, BERT's [CLS] $A [SEP]) is reported, not inserted.
-    template = list(getattr(tok, "template", ()))
-    if template:
-        info["template"] = template
-    if tok.replay_note:
-        info["replay"] = tok.replay_note
-    provenance = model_provenance(tok)
-    if provenance:
-        info["provenance"] = provenance
-    if args.format == "json":
-        json.dump(info, sys.stdout, ensure_ascii=False, indent=2)
-        sys.stdout.write("\n")
-        return 0
+    optional = {
+        # A file's full path, so two tokenizers of one name (a folder multilingual/ and a file
+        # multilingual.tiktoken) can be told apart; built-ins have none.
+        "source": None if is_builtin(given) else str(Path(given).resolve()),
+        "tie_break": model_tie_rule(tok),
+        "about": lecture_note(tok),
+        # A Hugging Face post-processor's template (Llama's BOS, BERT's [CLS] $A [SEP]) is reported, not inserted.
+        "template": list(getattr(tok, "template", ())),
+        "replay": tok.replay_note,
+        "provenance": model_provenance(tok),
+    }
+    info.update((key, value) for key, value in optional.items() if value)
+    return info
+
+
+def text_lines(tok: Tokenizer, info: dict[str, Any]) -> list[str]:
+    """The text form of :func:`describe`'s ``info``: one ``label: value`` line each."""
+    source = info.get("source")
+    lines = [
+        f"name:           {info['name']}",
+        *([f"{'folder:' if Path(source).is_dir() else 'file:':<16}{source}"] if source else []),
+        _size_line(info["vocab_size"], tok.vocab_size),
+        f"merges:         {tok.merge_count}",
+        _special_tokens_line(tok, info["special_tokens"]),
+        _pretokenizer_line(tok),
+    ]
+    if "tie_break" in info:
+        lines.append(
+            f"tie rule:       {info['tie_break']} ({TIE_RULES.get(info['tie_break'], 'as trained')})"
+        )
+    lines.extend(f"assumed:        {a}" for a in tok.assumptions if not a.startswith(SAID_ELSEWHERE))
+    if "template" in info:
+        lines.append(
+            f"template:       {' '.join(info['template'])}  (added by the post-processor; tokviz shows the text's own ids)"
+        )
+    if "replay" in info:
+        lines.append(f"replay:         {info['replay']}")
+    if "about" in info:
+        lines.append(f"about:          {info['about']}")
+    if "provenance" in info:
+        from tokviz.core.provenance import provenance_lines
+
+        lines.extend(provenance_lines(info["provenance"]))
+    lines.extend(f"warning:        {w}" for w in info["warnings"])
+    return lines
+
+
+# What the loader had to guess is said as a guess ("pre-tokenizer assumed: GPT-2"), not as a fact,
+# on the line it is about; other assumptions get lines of their own.
+SAID_ELSEWHERE = ("pre-tokenizer", "special tokens")
+
+
+def _size_line(ids: int, distinct: int) -> str:
+    line = f"vocab size:     {ids}"
+    if ids != distinct:
+        line += f" ids (highest id {ids - 1} + 1; {distinct} distinct tokens)"
+    return line
+
+
+def _special_tokens_line(tok: Tokenizer, specials: dict[str, int]) -> str:
+    guessed = [a for a in tok.assumptions if a.startswith("special tokens")]
+    if guessed and not specials:
+        return f"{guessed[0]} (the file cannot hold them: give --special-token TEXT=ID)"
     shown = list(specials.items())[:SPECIALS_SHOWN]
     listed = ", ".join(f"{s} ({i})" for s, i in shown) or "none"
     if len(specials) > SPECIALS_SHOWN:
         listed = f"{len(specials):,}: {listed}, ... (--format json lists them all)"
-    # What the loader had to guess is said as a guess ("pre-tokenizer assumed: GPT-2"), not as a fact.
-    guessed_pattern = [a for a in tok.assumptions if a.startswith("pre-tokenizer")]
-    guessed_specials = [a for a in tok.assumptions if a.startswith("special tokens")]
-    others = [a for a in tok.assumptions if a not in guessed_pattern + guessed_specials]
-    special_line = f"special tokens: {listed}"
     if specials and not tok.specials_in_text:
-        special_line = f"special tokens (ids only: text never becomes them): {listed}"
-    if guessed_specials and not specials:
-        special_line = f"{guessed_specials[0]} (the file cannot hold them: give --special-token TEXT=ID)"
-    pre_line = f"pre-tokenizer:  {pre.name}" + (f"  {pre.pattern}" if pre.name in ("custom", "words") else "")
-    if guessed_pattern:
-        pre_line = f"{guessed_pattern[0]} (the file does not say: give --pattern)"
-    size_line = f"vocab size:     {ids}"
-    if ids != tok.vocab_size:
-        size_line += f" ids (highest id {ids - 1} + 1; {tok.vocab_size} distinct tokens)"
-    lines = [
-        f"name:           {name}",
-        *([f"{'folder:' if Path(source).is_dir() else 'file:':<16}{source}"] if source else []),
-        size_line,
-        f"merges:         {tok.merge_count}",
-        special_line,
-        pre_line,
-    ]
-    if tie_rule:
-        lines.append(f"tie rule:       {tie_rule} ({TIE_RULES.get(tie_rule, 'as trained')})")
-    lines.extend(f"assumed:        {a}" for a in others)
-    if template:
-        lines.append(
-            f"template:       {' '.join(template)}  (added by the post-processor; tokviz shows the text's own ids)"
-        )
-    if tok.replay_note:
-        lines.append(f"replay:         {tok.replay_note}")
-    if lecture:
-        lines.append(f"about:          {lecture}")
-    if provenance:
-        from tokviz.core.provenance import provenance_lines
+        return f"special tokens (ids only: text never becomes them): {listed}"
+    return f"special tokens: {listed}"
 
-        lines.extend(provenance_lines(provenance))
-    lines.extend(f"warning:        {w}" for w in warnings)
-    sys.stdout.write("\n".join(lines) + "\n")
-    return 0
+
+def _pretokenizer_line(tok: Tokenizer) -> str:
+    guessed = [a for a in tok.assumptions if a.startswith("pre-tokenizer")]
+    if guessed:
+        return f"{guessed[0]} (the file does not say: give --pattern)"
+    pre = tok.pretokenizer
+    return f"pre-tokenizer:  {pre.name}" + (f"  {pre.pattern}" if pre.name in ("custom", "words") else "")
 
 
 # What each tie rule means, for the line under the pre-tokenizer.

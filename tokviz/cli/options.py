@@ -217,6 +217,10 @@ def load_tokenizer(
     from tokviz.core.registry import load_tokenizer as load
 
     parsed = dict(parse_special_token(s) for s in special_tokens if s)
+    if pattern is not None:
+        from tokviz.core.regex_bounds import check_pattern_bounds
+
+        check_pattern_bounds(pattern, "the --pattern regex")
     if not is_words(spec) and not is_builtin(spec) and (pattern is not None or parsed):
         return load(spec, pattern=pattern, special_tokens=parsed or None)
     if any(v is not None for v in parsed.values()):

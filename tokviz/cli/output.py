@@ -6,6 +6,7 @@ import json
 from collections.abc import Sequence
 
 from tokviz.core.bytes_ import printable_token
+from tokviz.core.safe_text import terminal_text
 
 
 def token_label(data: bytes) -> str:
@@ -41,7 +42,13 @@ def format_ratio(value: float | None, digits: int = 2) -> str:
 
 
 def render_table(headers: Sequence[str], rows: Sequence[Sequence[str]], right: Sequence[bool]) -> str:
-    """Plain aligned columns; ``right`` marks the numeric columns."""
+    """Plain aligned columns; ``right`` marks the numeric columns.
+
+    Control characters in a cell are shown as escapes (``\\n``, ``\\x1b``): they would break
+    the row or drive the terminal.
+    """
+    headers = [terminal_text(h) for h in headers]
+    rows = [[terminal_text(c) for c in row] for row in rows]
     widths = [len(h) for h in headers]
     for row in rows:
         widths = [max(w, len(c)) for w, c in zip(widths, row)]
@@ -55,10 +62,11 @@ def render_table(headers: Sequence[str], rows: Sequence[Sequence[str]], right: S
 
 def render_markdown(headers: Sequence[str], rows: Sequence[Sequence[str]], right: Sequence[bool]) -> str:
     """A GitHub-flavoured markdown table, padded so it also reads as plain text; ``right`` marks
-    the numeric columns (aligned right with ``---:``). Pipes inside cells are escaped."""
+    the numeric columns (aligned right with ``---:``). Pipes and control characters inside cells
+    are escaped."""
 
     def cell(text: str) -> str:
-        return text.replace("\\", "\\\\").replace("|", "\\|")
+        return terminal_text(text).replace("\\", "\\\\").replace("|", "\\|")
 
     body = [[cell(c) for c in row] for row in rows]
     head = [cell(h) for h in headers]

@@ -21,13 +21,19 @@ import threading
 from typing import TYPE_CHECKING
 
 from .command import EXIT_INTERRUPTED, UsageError, print_error, print_note, run_cancellable
-from .corpus_files import add_file_filters, max_file_size, select_corpus
+from .corpus_files import (
+    add_file_filters,
+    add_reading_options,
+    check_workers,
+    max_file_size,
+    read_corpus,
+    select_corpus,
+)
 from .options import add_special, add_tie_break
 from .progress import ProgressPrinter
 
 if TYPE_CHECKING:
     from tokviz.core.counts import CountTable
-    from tokviz.core.errors import CorpusError
     from tokviz.core.exports import Export
     from tokviz.core.fileselect import Selection
     from tokviz.core.outputs import Output
@@ -72,21 +78,17 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="also write a Hugging Face tokenizer.json (into DIR/ or as FILE named tokenizer.json: "
         "with tokenizer_config.json and special_tokens_map.json for AutoTokenizer)",
     )
-    p.add_argument(
-        "--replace-invalid",
-        action="store_true",
-        help="read invalid UTF-8 as U+FFFD instead of stopping with an error",
-    )
-    p.add_argument("--workers", type=int, metavar="N", help="pre-tokenization processes (default: CPUs)")
+    add_reading_options(p, workers_help="pre-tokenization processes (default: CPUs)")
 
 
 def run(args: argparse.Namespace) -> int:
     """Train, then save the model (and any exports) only when training finished."""
-    from tokviz.core.errors import Cancelled, CorpusError
     from tokviz.core.outputs import check_outputs
     from tokviz.core.train import train_bpe
 
-    _check_settings(args)
+    check_workers(args)
+    if args.name is not None and not args.name.strip():
+        raise UsageError("--name must not be empty")
     max_size = max_file_size(args.max_file_size)
     table = None
     if args.from_counts:
@@ -101,17 +103,7 @@ def run(args: argparse.Namespace) -> int:
     check_outputs(outputs, inputs=args.corpus or [args.from_counts])
     check_exports_fit(args)
     errors = "replace" if args.replace_invalid else "strict"
-    if table is None:
-        selection = select_corpus(args.corpus, args.include, args.exclude, max_size, errors)
-        corpus_files = [str(f.path) for f in selection.files]
-        provenance = None  # made from what training read, once it has
-    else:
-        if args.include or args.exclude or max_size is not None:
-            raise UsageError(
-                "--include, --exclude and --max-file-size choose corpus files; the table is counted"
-            )
-        corpus_files = []
-        provenance = table_provenance(table, args.from_counts)
+    corpus_files, source = _training_input(args, table, max_size, errors)
     printer = ProgressPrinter(sys.stderr)
 
     def train(cancel: threading.Event) -> TrainResult:
@@ -131,50 +123,46 @@ def run(args: argparse.Namespace) -> int:
             workers=args.workers,
         )
 
-    try:
-        result = run_cancellable(train, "tokviz-train")
-    except (KeyboardInterrupt, Cancelled):
-        printer.close()
-        print_error("training cancelled; nothing was written")
+    result = read_corpus(
+        lambda: run_cancellable(train, "tokviz-train"), "training", printer, args.replace_invalid
+    )
+    if result is None:
         return EXIT_INTERRUPTED
-    except CorpusError as exc:
-        printer.close()
-        raise _with_replace_hint(exc, args.replace_invalid) from None
-    finally:
-        printer.close()
-    if provenance is None:
-        provenance = corpus_provenance(selection, args, errors, result)
-    code = save_outputs(result, args, outputs, provenance)
+    code = save_outputs(result, args, outputs, _provenance(args, source, errors, result))
     if code:
         return code
-    _report(result)
+    _say_trained(result)
     return 0
 
 
-def _with_replace_hint(exc: CorpusError, replacing: bool) -> CorpusError:
-    """A corpus error as the CLI says it: bad UTF-8 names ``--replace-invalid``, the way round it."""
-    from tokviz.core.errors import CorpusError as Error
-
-    if exc.offset is None or replacing:
-        return exc
-    return Error(
-        f"{exc.path} is not valid UTF-8 (byte offset {exc.offset}); "
-        "use --replace-invalid to read it with U+FFFD replacement characters",
-        exc.path,
-        exc.offset,
-    )
-
-
-def _check_settings(args: argparse.Namespace) -> None:
-    """Refuse settings no run can use, before the corpus is read."""
-    if args.workers is not None and args.workers < 1:
-        raise UsageError("--workers must be 1 or more")
-    if args.name is not None and not args.name.strip():
-        raise UsageError("--name must not be empty")
+def _training_input(
+    args: argparse.Namespace, table: CountTable | None, max_size: int | None, errors: str
+) -> tuple[list[str], CountTable | Selection]:
+    """The corpus files to read (none for a count table), and where they come from: the count
+    table, or the selection of files."""
+    if table is None:
+        selection = select_corpus(args.corpus, args.include, args.exclude, max_size, errors)
+        return [str(f.path) for f in selection.files], selection
+    if args.include or args.exclude or max_size is not None:
+        raise UsageError("--include, --exclude and --max-file-size choose corpus files; the table is counted")
+    return [], table
 
 
-def _report(result: TrainResult) -> None:
-    """What a finished run says on stderr: a warning about cut pre-tokens, an early stop, the totals."""
+def _provenance(
+    args: argparse.Namespace, source: CountTable | Selection, errors: str, result: TrainResult
+) -> dict[str, object]:
+    """The provenance the model records, made once training has read the corpus (from the bytes
+    it read) or trained from the count table."""
+    from tokviz.core.counts import CountTable
+
+    if isinstance(source, CountTable):
+        return table_provenance(source, args.from_counts)
+    return corpus_provenance(source, args, errors, result)
+
+
+def _say_trained(result: TrainResult) -> None:
+    """The run's summary on standard error: a warning about cut pre-tokens, a note when it stopped
+    before the size asked, and the totals."""
     if result.long_pretokens_note is not None:
         print_note(f"warning: {result.long_pretokens_note}")
     if result.stop_reason is not None:
@@ -218,6 +206,12 @@ def table_provenance(table: CountTable, path: str) -> dict[str, object]:
     files = [{"path": f.path, "bytes": f.size, "sha256": f.sha256} for f in table.files]
     corpus = {"count_table": path, "files": files, "total_bytes": sum(f.size for f in table.files)}
     return make_provenance(corpus, None, str(table.metadata().get("invalid_utf8", "strict")))
+
+
+def _name_of(output: str) -> str:
+    """The model's default name: the -o file's name without its extension, undecodable bytes as ``\\xNN``."""
+    stem = os.path.splitext(os.path.basename(output))[0]
+    return os.fsencode(stem).decode("utf-8", "backslashreplace") or "trained"
 
 
 def planned_exports(args: argparse.Namespace) -> list[Export]:
@@ -292,7 +286,7 @@ def save_outputs(
     from tokviz.core.exports import ModelExtras, export_warnings, render_exports
     from tokviz.core.outputs import InterruptedAfterCommit, write_outputs
 
-    name = (args.name or "").strip() or os.path.splitext(os.path.basename(args.output))[0] or "trained"
+    name = (args.name or "").strip() or _name_of(args.output)
     tok = result.tokenizer(name)
     exports = planned_exports(args)
     extras = ModelExtras(result.settings(), result.history, provenance or {})
@@ -348,8 +342,10 @@ def corpus_sample(provenance: dict[str, object], replace: bool, limit: int = 64_
 
 def _say_written(outputs: list[Output]) -> None:
     """``wrote PATH`` on standard error for each output (a folder with the files written into it)."""
+    from tokviz.core.safe_text import terminal_text
+
     for o in outputs:
         if o.is_folder:
-            print(f"wrote {', '.join(o.files)} into {o.path}", file=sys.stderr)
+            print(f"wrote {', '.join(o.files)} into {terminal_text(str(o.path))}", file=sys.stderr)
         else:
-            print(f"wrote {o.path}", file=sys.stderr)
+            print(f"wrote {terminal_text(str(o.path))}", file=sys.stderr)

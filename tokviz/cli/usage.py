@@ -21,7 +21,10 @@ from typing import IO, TYPE_CHECKING, Any
 
 import numpy as np
 
+from tokviz.core.safe_text import csv_cell, terminal_text
+
 from .command import UsageError, print_note
+from .corpus_files import add_file_filters
 from .options import load_tokenizer
 from .output import format_ratio, render_table, text_or_hex, token_label
 
@@ -50,21 +53,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         metavar="NAME|PATH",
         help="a built-in name or a tokenizer file (repeat for several)",
     )
-    p.add_argument(
-        "--include",
-        action="append",
-        default=[],
-        metavar="GLOB",
-        help="only files matching (e.g. '*.py'; repeatable)",
-    )
-    p.add_argument(
-        "--exclude",
-        action="append",
-        default=[],
-        metavar="GLOB",
-        help="leave out matching files or folders (repeatable)",
-    )
-    p.add_argument("--max-file-size", metavar="SIZE", help="leave out files larger than this (e.g. 10MB)")
+    add_file_filters(p)
     p.add_argument(
         "--replace-invalid",
         action="store_true",
@@ -179,9 +168,7 @@ def _about(r: Report) -> str:
     c = r.usage.counted
     docs = f"{c.documents:,} {'file' if c.documents == 1 else 'files'}, " if c.documents > 1 else ""
     mean = format_ratio(r.usage.mean_token_length())
-    return (
-        f"{r.name}: {r.usage.headline()} on {docs}{c.bytes:,} bytes, {c.tokens:,} tokens ({mean} bytes/token)"
-    )
+    return f"{terminal_text(r.name)}: {r.usage.headline()} on {docs}{c.bytes:,} bytes, {c.tokens:,} tokens ({mean} bytes/token)"
 
 
 def _firing_line(r: Report) -> str:
@@ -266,7 +253,7 @@ def write_table(reports: list[Report], top: int, out: IO[str]) -> None:
 
 
 def _md_code(data: bytes) -> str:
-    text = token_label(data).replace("|", "\\|")
+    text = terminal_text(token_label(data)).replace("|", "\\|")
     fence = "``" if "`" in text else "`"
     pad = " " if text.startswith("`") or text.endswith("`") else ""
     return f"{fence}{pad}{text}{pad}{fence}"
@@ -274,7 +261,7 @@ def _md_code(data: bytes) -> str:
 
 def _md_table(headers: Sequence[str], rows: Sequence[Sequence[str]], right: Sequence[bool]) -> str:
     lines = ["| " + " | ".join(headers) + " |", "|" + "|".join("---:" if r else "---" for r in right) + "|"]
-    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    lines += ["| " + " | ".join(terminal_text(c) for c in row) + " |" for row in rows]
     return "\n".join(lines)
 
 
@@ -283,7 +270,7 @@ def write_markdown(reports: list[Report], top: int, out: IO[str]) -> None:
     for n, r in enumerate(reports):
         if n:
             out.write("\n")
-        out.write(f"## {r.name}\n\n{_about(r).split(': ', 1)[1]}\n\n")
+        out.write(f"## {terminal_text(r.name)}\n\n{_about(r).split(': ', 1)[1]}\n\n")
         out.write(_md_table(_HISTOGRAM_HEADERS, _histogram_rows(r), [False, True, True, True]) + "\n\n")
         out.write(f"Likely under-trained tokens ({_SCORE_RULE}; · is a space):\n\n")
         suspects = _suspect_rows(r, top, _md_code)
@@ -367,16 +354,15 @@ def write_csv(reports: list[Report], _top: int, out: IO[str]) -> None:
             data = tok.vocab[tid]
             rank = None if tok.is_special(tid) else ranks.get(tid)
             applied = "" if rank is None else ("no" if tid in never else "yes")
-            writer.writerow(
-                [
-                    r.name,
-                    tid,
-                    text_or_hex(data),
-                    data.hex(),
-                    len(data),
-                    int(u.counts[tid]),
-                    "" if rank is None else rank + 1,
-                    round(score_of.get(tid, 0.0), 3),
-                    applied,
-                ]
-            )
+            row = [
+                r.name,
+                tid,
+                text_or_hex(data),
+                data.hex(),
+                len(data),
+                int(u.counts[tid]),
+                "" if rank is None else rank + 1,
+                round(score_of.get(tid, 0.0), 3),
+                applied,
+            ]
+            writer.writerow([csv_cell(v) for v in row])

@@ -19,6 +19,7 @@ from .errors import (
 )
 from .merges import MergeStep
 from .pretokenize import PatternTimeoutError, Pretokenizer, resolve_pretokenizer, validate_pattern
+from .regex_bounds import PatternTooLargeError
 from .stream import StreamingDecoder
 from .tokenizer import Tokenizer, TokenSpan
 from .train import Progress, TrainResult, train_bpe, train_iter
@@ -33,6 +34,7 @@ __all__ = [
     "MergeStep",
     "ModelFileError",
     "PatternTimeoutError",
+    "PatternTooLargeError",
     "PretokenizerError",
     "Pretokenizer",
     "Progress",

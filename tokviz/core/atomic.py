@@ -13,9 +13,10 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-import secrets
 import stat
 from pathlib import Path
+
+from .output_lock import temp_name
 
 _O_BINARY = getattr(os, "O_BINARY", 0)  # Windows: no newline translation on a raw descriptor
 
@@ -44,14 +45,7 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
             raise
         raise type(exc)(exc.errno, exc.strerror, str(path)) from None
     try:
-        try:
-            view = memoryview(data).cast("B")
-            written = 0
-            while written < len(view):
-                written += os.write(fd, view[written:])
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+        write_and_close(fd, data)
         if old_mode is not None and os.name == "posix":
             # os.open applied the umask; an existing file keeps its exact mode.
             os.chmod(tmp, old_mode)
@@ -61,6 +55,18 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
             os.unlink(tmp)
         raise
     fsync_dir(folder)
+
+
+def write_and_close(fd: int, data: bytes) -> None:
+    """Write all of ``data`` to the open file ``fd``, fsync it and close it (closed even on error)."""
+    try:
+        view = memoryview(data).cast("B")
+        written = 0
+        while written < len(view):
+            written += os.write(fd, view[written:])
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def atomic_write_text(path: str | os.PathLike[str], text: str, encoding: str = "utf-8") -> None:
@@ -75,7 +81,7 @@ def _create_temp(folder: Path, name: str, mode: int) -> tuple[Path, int]:
     """Create a fresh, exclusive temporary file next to the target; return its path and descriptor."""
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _O_BINARY
     for _ in range(100):
-        tmp = folder / f".{name}.{secrets.token_hex(6)}.tmp"
+        tmp = temp_name(folder / name)  # names this process, so a check never removes it while it runs
         try:
             return tmp, os.open(tmp, flags, mode)
         except FileExistsError:

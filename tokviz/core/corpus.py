@@ -23,7 +23,7 @@ import os
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import regex
 
@@ -208,55 +208,14 @@ def iter_file_text(
         with open(file.path, "rb") as raw:
             before = os.fstat(raw.fileno())
             witness = _WitnessReader(raw, hashing=log is not None)
-            with open_decompressed(file.path, file.compression, cast(io.BufferedReader, witness)) as fh:
-                yield from _decoded_blocks(file, fh, errors, block_size or BLOCK_SIZE, witness, on_read)
+            yield from iter_stream_text(
+                witness, str(file.path), file.compression, errors, block_size, on_read
+            )
             _check_unchanged(file, before, os.fstat(raw.fileno()), witness.count)
-    except (EOFError, lzma.LZMAError, gzip.BadGzipFile) as exc:
-        raise CorpusError(f"cannot decompress {file.path}: {exc}", path=str(file.path)) from None
     except OSError as exc:
         raise CorpusError(f"cannot read {file.path}: {exc.strerror or exc}", path=str(file.path)) from None
     if log is not None and witness.digest is not None:
         log.files.append(FileRead(str(file.path), witness.count, witness.digest.hexdigest()))
-
-
-def _decoded_blocks(
-    file: CorpusFile,
-    fh: io.IOBase,
-    errors: str,
-    block_size: int,
-    witness: _WitnessReader,
-    on_read: Callable[[int], None] | None,
-) -> Iterator[str]:
-    """The text of ``fh`` block by block, reporting the stored bytes used to ``on_read``."""
-    decoder = codecs.getincrementaldecoder("utf-8")(errors=errors)
-    offset = 0
-    used = 0
-    while True:
-        block = fh.read(block_size)
-        final = not block
-        if on_read is not None and witness.count > used:
-            on_read(witness.count - used)
-            used = witness.count
-        pending = len(decoder.getstate()[0])  # bytes of an unfinished character, held back
-        try:
-            text = decoder.decode(block, final=final)
-        except UnicodeDecodeError as exc:
-            raise _not_utf8(file, offset - pending + exc.start) from None
-        if text:
-            yield text
-        if final:
-            return
-        offset += len(block)
-
-
-def _not_utf8(file: CorpusFile, where: int) -> CorpusError:
-    where_text = " of its decompressed content" if file.compression else ""
-    return CorpusError(
-        f"{file.path} is not valid UTF-8 (byte offset {max(where, 0)}{where_text}); "
-        "it can be read with replacement characters instead",
-        path=str(file.path),
-        offset=max(where, 0),
-    )
 
 
 def _check_unchanged(file: CorpusFile, before: os.stat_result, after: os.stat_result, read: int) -> None:
@@ -268,6 +227,59 @@ def _check_unchanged(file: CorpusFile, before: os.stat_result, after: os.stat_re
             f"{after.st_size:,} when it ended); read it again once nothing writes to it",
             path=str(file.path),
         )
+
+
+def iter_stream_text(
+    raw: Any,
+    name: str,
+    compression: str | None,
+    errors: str = "strict",
+    block_size: int | None = None,
+    on_read: Callable[[int], None] | None = None,
+) -> Iterator[str]:
+    """:func:`iter_file_text` for a file already open as ``raw`` (a local file or an fsspec one).
+
+    ``name`` is how messages name the file; ``raw`` is read in blocks and decompressed on the fly,
+    so a compressed file of any size costs a block of memory. ``on_read`` receives the bytes of
+    ``raw`` used since its last call. The caller closes ``raw``.
+    """
+    decoder = codecs.getincrementaldecoder("utf-8")(errors=errors)
+    offset = 0
+    used = 0
+    try:
+        with open_decompressed(Path(name), compression, raw) as fh:
+            while True:
+                block = fh.read(block_size or BLOCK_SIZE)
+                final = not block
+                if on_read is not None:
+                    now = raw.tell() if compression else used + len(block)
+                    if now > used:
+                        on_read(now - used)
+                        used = now
+                pending = len(decoder.getstate()[0])  # bytes of an unfinished character, held back
+                try:
+                    text = decoder.decode(block, final=final)
+                except UnicodeDecodeError as exc:
+                    raise _not_utf8(name, compression, offset - pending + exc.start) from None
+                if text:
+                    yield text
+                if final:
+                    return
+                offset += len(block)
+    except (EOFError, lzma.LZMAError, gzip.BadGzipFile) as exc:
+        raise CorpusError(f"cannot decompress {name}: {exc}", path=name) from None
+    except OSError as exc:
+        raise CorpusError(f"cannot read {name}: {exc.strerror or exc}", path=name) from None
+
+
+def _not_utf8(name: str, compression: str | None, where: int) -> CorpusError:
+    where_text = " of its decompressed content" if compression else ""
+    return CorpusError(
+        f"{name} is not valid UTF-8 (byte offset {max(where, 0)}{where_text}); "
+        "it can be read with replacement characters instead",
+        path=name,
+        offset=max(where, 0),
+    )
 
 
 def iter_parts(
@@ -297,6 +309,24 @@ def iter_parts(
     for f in files:
         # Files report the bytes read from disk themselves (compressed files by stored size).
         yield from cutter.parts(iter_file_text(f, errors, on_read=on_bytes, log=log), None)
+
+
+def text_parts(
+    pieces: Iterable[str],
+    specials: list[str],
+    safe_spaces: bool,
+    part_size: int,
+    log: ReadLog | None = None,
+    longest_part: int | None = None,
+) -> Iterator[str]:
+    """One document's text, given in ``pieces`` of any size, in parts cut as :func:`iter_parts`
+    cuts each file (a Dask worker reads a whole file this way).
+
+    A pre-token split across two pieces is whole in one part, so counting each part counts the
+    document exactly as a local count does; ``log`` counts the cuts made where no safe place was.
+    """
+    cutter = _PartCutter(specials, safe_spaces, part_size, longest_part or LONGEST_PART, log or ReadLog())
+    return cutter.parts(pieces, None)
 
 
 # A part with no safe place to cut is cut anyway at this many characters (see iter_parts): the

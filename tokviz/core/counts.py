@@ -25,8 +25,18 @@ from collections.abc import Callable, Generator, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from .errors import CorpusError, TokvizError, VocabSizeError
+from .count_schema import (
+    MAX_COUNT,
+    MAX_COUNT_TEXT,
+    METADATA_SCHEMA,
+    check_keys,
+    count_problem,
+    parse_count,
+    shown_cell,
+)
+from .errors import CorpusError, PretokenizerError, TokvizError, VocabSizeError
 from .fileselect import corpus_source
+from .path_record import path_fields, recorded_path
 from .pretokenize import resolve_pretokenizer
 from .train import (
     TIE_RULES,
@@ -38,6 +48,7 @@ from .train import (
     _count_corpus,
     _special_tokens_argument,
     merge_counts,
+    run_to_end,
 )
 
 FORMAT = "tokviz-counts"
@@ -56,6 +67,10 @@ class CountTableError(TokvizError):
     """A count table cannot be read, written, merged or trained from; the message says why."""
 
 
+class OverlapError(CountTableError):
+    """Tables to add count the same source file (or are the same table): adding them would count it twice."""
+
+
 @dataclass(frozen=True)
 class CountedFile:
     """One corpus file a table was counted from: its path as given, its size and its SHA-256."""
@@ -66,7 +81,7 @@ class CountedFile:
 
     def to_json(self) -> dict[str, Any]:
         """The file as the table's metadata stores it."""
-        return {"path": self.path, "size": self.size, "sha256": self.sha256}
+        return {**path_fields(self.path), "size": self.size, "sha256": self.sha256}
 
 
 @dataclass
@@ -228,36 +243,31 @@ def count_iter(
 
 def count_corpus(progress: Callable[[Progress], None] | None = None, **kwargs: Any) -> CountTable:
     """Count a corpus (the keywords of :func:`count_iter`), calling ``progress`` with each report."""
-    gen = count_iter(**kwargs)
-    while True:
-        try:
-            item = next(gen)
-        except StopIteration as stop:
-            table: CountTable = stop.value
-            return table
-        if progress is not None:
-            progress(item)
+    return run_to_end(count_iter(**kwargs), progress)
 
 
 # ---------------------------------------------------------------------------- merging
-def merge_tables(tables: Sequence[CountTable]) -> CountTable:
+def merge_tables(tables: Sequence[CountTable], allow_overlap: bool = False) -> CountTable:
     """Add tables counted with the same settings; rows keep their first-seen order across them.
 
     The result is the table of the tables' corpora read one after the other, in the order given
     (so ``first-seen`` training on it equals training on those files in that order). Tables
-    counted with different settings are refused, naming the first difference.
+    counted with different settings are refused, naming the first difference; so are tables that
+    count the same source file (by SHA-256) unless ``allow_overlap``, and a sum past
+    :data:`MAX_COUNT`, naming the table and row that reach it.
     """
     if not tables:
         raise CountTableError("no count tables to merge")
     first = tables[0]
-    counts: dict[str, int] = dict(first.counts)
-    get = counts.get
     for k, other in enumerate(tables[1:], start=2):
         diff = first.settings_difference(other)
         if diff is not None:
             raise CountTableError(f"table 1 and table {k} were counted with different settings: {diff}")
-        for word, n in other.counts.items():
-            counts[word] = get(word, 0) + n
+    if not allow_overlap:
+        _refuse_shared_files(tables)
+    counts: dict[str, int] = dict(first.counts)
+    for k, other in enumerate(tables[1:], start=2):
+        _add_bounded(counts, other.counts, f"table {k}")
     return replace(
         first,
         counts=counts,
@@ -266,6 +276,66 @@ def merge_tables(tables: Sequence[CountTable]) -> CountTable:
         tokviz_version=tokviz_version(),
         parts=sum(t.parts for t in tables),
     )
+
+
+def _refuse_shared_files(tables: Sequence[CountTable]) -> None:
+    """Refuse tables of which two count a source file of the same SHA-256."""
+    owner: dict[str, tuple[int, str]] = {}
+    for k, table in enumerate(tables, start=1):
+        for f in table.files:
+            if f.sha256 is None:
+                continue
+            earlier = owner.setdefault(f.sha256, (k, f.path))
+            if earlier[0] != k:
+                raise OverlapError(
+                    f"table {earlier[0]} and table {k} both count {earlier[1]} "
+                    f"(SHA-256 {f.sha256[:12]}…): adding them would count it twice"
+                )
+
+
+def _add_bounded(counts: dict[str, int], other: Mapping[str, int], name: str) -> None:
+    """Add ``other``'s rows into ``counts`` (new rows last), refusing a sum past :data:`MAX_COUNT`."""
+    get = counts.get
+    for row, (word, n) in enumerate(other.items(), start=1):
+        total = get(word, 0) + n
+        if total > MAX_COUNT:
+            raise CountTableError(
+                f"{name}: row {row} ({word!r}) brings its count to {total:,}, "
+                f"past the largest a table holds ({MAX_COUNT_TEXT})"
+            )
+        counts[word] = total
+
+
+def merge_table_files(paths: Sequence[str | os.PathLike[str]], allow_overlap: bool = False) -> CountTable:
+    """Read the tables at ``paths`` and add them (see :func:`merge_tables`); messages name the files.
+
+    The same table given twice (or a copy of it) is refused unless ``allow_overlap``: its rows
+    would be counted twice even when it records no source file hashes.
+    """
+    shown = [os.fspath(p) for p in paths]
+    tables = [load_table(p) for p in shown]
+    try:
+        if not allow_overlap:
+            _refuse_same_table(shown)
+        return merge_tables(tables, allow_overlap)
+    except CountTableError as exc:
+        # Name the tables by their paths rather than their positions.
+        message = str(exc)
+        for k, p in enumerate(shown, start=1):
+            message = message.replace(f"table {k} ", f"{p} ").replace(f"table {k}:", f"{p}:")
+        exc.args = (message,)
+        raise
+
+
+def _refuse_same_table(paths: Sequence[str]) -> None:
+    seen: dict[str, str] = {}
+    for p in paths:
+        digest = file_sha256(p)
+        if digest in seen:
+            raise OverlapError(
+                f"{seen[digest]} and {p} are the same table: adding them would count its rows twice"
+            )
+        seen[digest] = p
 
 
 def add_ordered(left: dict[str, int], right: Mapping[str, int]) -> dict[str, int]:
@@ -311,17 +381,19 @@ def _merge_table(
     tie_break: str,
     cancel: CancelFlag | Callable[[], bool] | None,
     report_every: float,
+    t0: float | None = None,
 ) -> Generator[Progress, None, TrainResult]:
-    pre = resolve_pretokenizer(table.pretokenizer)
-    t0 = time.perf_counter()
-    yield Progress("reading", 0, 1, (), 0.0)
+    """The merges of ``table``; a run started at ``t0`` has said it is reading already."""
+    if t0 is None:
+        t0 = time.perf_counter()
+        yield Progress("reading", 0, 1, (), 0.0)
     return (
         yield from merge_counts(
             table.counts,
             table.corpus_bytes,
             vocab_size,
             list(table.special_tokens),
-            pre,
+            resolve_pretokenizer(table.pretokenizer),
             tie_break,
             cancel,
             report_every,
@@ -338,15 +410,7 @@ def train_from_counts(
     cancel: CancelFlag | Callable[[], bool] | None = None,
 ) -> TrainResult:
     """Train on a count table to the end (see :func:`train_from_counts_iter`)."""
-    gen = train_from_counts_iter(table, vocab_size, tie_break, cancel)
-    while True:
-        try:
-            item = next(gen)
-        except StopIteration as stop:
-            result: TrainResult = stop.value
-            return result
-        if progress is not None:
-            progress(item)
+    return run_to_end(train_from_counts_iter(table, vocab_size, tie_break, cancel), progress)
 
 
 def is_count_table(path: str | os.PathLike[str]) -> bool:
@@ -441,20 +505,7 @@ def _count_then_train(
     table = yield from count_iter(**corpus, **settings, hashes=False)
     if kept is not None:
         kept["count_table"] = table
-    pre = resolve_pretokenizer(table.pretokenizer)
-    return (
-        yield from merge_counts(
-            table.counts,
-            table.corpus_bytes,
-            vocab_size,
-            list(table.special_tokens),
-            pre,
-            tie_break,
-            settings["cancel"],
-            0.05,
-            t0,
-        )
-    )
+    return (yield from _merge_table(table, vocab_size, tie_break, settings["cancel"], 0.05, t0))
 
 
 def with_hashes(table: CountTable, cancel: CancelFlag | Callable[[], bool] | None = None) -> CountTable:
@@ -497,8 +548,18 @@ def _pyarrow() -> tuple[Any, Any]:
 
 
 def table_bytes(table: CountTable, fmt: str) -> bytes:
-    """The table as a file's bytes, in ``parquet`` or ``tsv`` (see :func:`table_format`)."""
-    meta = json.dumps(table.metadata(), ensure_ascii=False, sort_keys=True)
+    """The table as a file's bytes, in ``parquet`` or ``tsv`` (see :func:`table_format`).
+
+    A count that a table cannot hold (see :data:`MAX_COUNT`), a pre-token UTF-8 cannot encode and
+    metadata outside its schema are refused, naming the row or key, so every table written reads
+    back.
+    """
+    _check_rows(table.counts)
+    metadata = table.metadata()
+    problem = check_keys(metadata, METADATA_SCHEMA, "")
+    if problem:
+        raise CountTableError(f"metadata {problem}, so the table cannot be written")
+    meta = json.dumps(metadata, ensure_ascii=False, sort_keys=True)
     if fmt == "tsv":
         out = io.StringIO()
         out.write(f"{TSV_MAGIC} {meta}\n")
@@ -518,6 +579,33 @@ def table_bytes(table: CountTable, fmt: str) -> bytes:
     pq.write_table(arrow, sink, compression="zstd")
     data: bytes = sink.getvalue().to_pybytes()
     return data
+
+
+def _check_rows(counts: Mapping[str, int]) -> None:
+    values = counts.values()
+    if not (
+        all(type(n) is int for n in values)
+        and (not values or (min(values) >= 1 and max(values) <= MAX_COUNT))
+    ):
+        row, word, problem = next(
+            (r, w, p) for r, (w, n) in enumerate(counts.items(), 1) if (p := count_problem(n))
+        )
+        raise CountTableError(f"row {row} ({word!r}): {problem}, so the table cannot be written")
+    try:
+        "".join(counts).encode("utf-8")
+    except UnicodeEncodeError:
+        row, word = next((r, w) for r, w in enumerate(counts, 1) if not _encodable(w))
+        raise CountTableError(
+            f"row {row} ({word!r}): the pre-token holds a lone surrogate, which UTF-8 cannot encode"
+        ) from None
+
+
+def _encodable(word: str) -> bool:
+    try:
+        word.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def save_table(table: CountTable, path: str | os.PathLike[str]) -> None:
@@ -569,36 +657,33 @@ def read_metadata(path: str | os.PathLike[str]) -> dict[str, Any]:
 
 
 def load_table(path: str | os.PathLike[str]) -> CountTable:
-    """Read a table written by :func:`save_table` (Parquet or TSV, told apart by content)."""
+    """Read a table written by :func:`save_table` (Parquet or TSV, told apart by content).
+
+    Every row and metadata key is checked (see :mod:`tokviz.core.count_schema`); a refusal names
+    the file and the row or key.
+    """
     shown = os.fspath(path)
     if _head(shown).startswith(b"PAR1"):
-        meta, words, counts = _read_parquet(shown)
+        meta, counts = _read_parquet(shown)
     else:
-        meta, words, counts = _read_tsv(shown)
-    table = dict(zip(words, counts))
-    if len(table) != len(words):
-        raise CountTableError(f"{shown}: a pre-token appears in more than one row")
-    if any(not isinstance(n, int) or n <= 0 for n in counts):
-        raise CountTableError(f"{shown}: every count must be a whole number of 1 or more")
-    try:
-        files = tuple(
-            CountedFile(str(f["path"]), int(f["size"]), f.get("sha256")) for f in meta.get("files", [])
-        )
-        result = CountTable(
-            counts=table,
-            pretokenizer=str(meta["pretokenizer"]),
-            special_tokens=tuple(str(s) for s in meta.get("special_tokens", [])),
-            invalid_utf8=str(meta.get("invalid_utf8", "strict")),
-            corpus_bytes=int(meta.get("corpus_bytes", 0)),
-            files=files,
-            tokviz_version=str(meta.get("tokviz_version", "unknown")),
-            parts=int(meta.get("parts", 1)),
-        )
-    except (KeyError, TypeError, ValueError) as exc:
-        raise CountTableError(f"{shown}: the table's metadata is damaged ({exc})") from None
-    if result.invalid_utf8 not in ("strict", "replace"):
-        raise CountTableError(f"{shown}: unknown invalid-UTF-8 setting {result.invalid_utf8!r}")
-    resolve_pretokenizer(result.pretokenizer)  # a damaged pattern fails here, with the regex's message
+        meta, counts = _read_tsv(shown)
+    files = tuple(
+        CountedFile(str(recorded_path(f)), f["size"], f.get("sha256")) for f in meta.get("files", [])
+    )
+    result = CountTable(
+        counts=counts,
+        pretokenizer=meta["pretokenizer"],
+        special_tokens=tuple(meta.get("special_tokens", [])),
+        invalid_utf8=meta.get("invalid_utf8", "strict"),
+        corpus_bytes=meta.get("corpus_bytes", 0),
+        files=files,
+        tokviz_version=meta.get("tokviz_version", "unknown"),
+        parts=meta.get("parts", 1),
+    )
+    try:  # a damaged or hostile pattern fails here, with the regex's message
+        resolve_pretokenizer(result.pretokenizer)
+    except PretokenizerError as exc:
+        raise CountTableError(f"{shown}: {exc}") from None
     return result
 
 
@@ -627,7 +712,7 @@ def _check_metadata(raw: bytes | str | None, path: str) -> dict[str, Any]:
         raise CountTableError(f"{path} is not a tokviz count table (no tokviz metadata)")
     try:
         meta = json.loads(raw)
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, UnicodeDecodeError, RecursionError):
         raise CountTableError(f"{path}: the table's metadata is not valid JSON") from None
     if not isinstance(meta, dict) or meta.get("format") != FORMAT:
         raise CountTableError(f"{path} is not a tokviz count table")
@@ -636,6 +721,9 @@ def _check_metadata(raw: bytes | str | None, path: str) -> dict[str, Any]:
             f"{path} is a count table of format version {meta.get('version')!r}; "
             f"this tokviz reads version {FORMAT_VERSION}"
         )
+    problem = check_keys(meta, METADATA_SCHEMA, "")
+    if problem:
+        raise CountTableError(f"{path}: metadata {problem}")
     return meta
 
 
@@ -645,8 +733,8 @@ def _tsv_metadata(first: str, path: str) -> dict[str, Any]:
     return _check_metadata(first[len(TSV_MAGIC) + 1 :].rstrip("\n"), path)
 
 
-def _read_parquet(path: str) -> tuple[dict[str, Any], list[str], list[int]]:
-    _pa, pq = _pyarrow()
+def _read_parquet(path: str) -> tuple[dict[str, Any], dict[str, int]]:
+    pa, pq = _pyarrow()
     try:
         arrow = pq.read_table(path)
     except (OSError, ValueError) as exc:
@@ -654,31 +742,67 @@ def _read_parquet(path: str) -> tuple[dict[str, Any], list[str], list[int]]:
     meta = _check_metadata((arrow.schema.metadata or {}).get(METADATA_KEY), path)
     if "pretoken" not in arrow.column_names or "count" not in arrow.column_names:
         raise CountTableError(f"{path}: a count table needs the columns 'pretoken' and 'count'")
+    words_type = arrow.schema.field("pretoken").type
+    counts_type = arrow.schema.field("count").type
+    if not (pa.types.is_string(words_type) or pa.types.is_large_string(words_type)):
+        raise CountTableError(f"{path}: the column 'pretoken' must hold strings, not {words_type}")
+    if not pa.types.is_integer(counts_type):
+        raise CountTableError(f"{path}: the column 'count' must hold whole numbers, not {counts_type}")
     words = arrow.column("pretoken").to_pylist()
-    counts = arrow.column("count").to_pylist()
-    if any(w is None for w in words) or any(c is None for c in counts):
-        raise CountTableError(f"{path}: the table has empty cells")
-    return meta, words, counts
+    numbers = arrow.column("count").to_pylist()
+    for row, (word, n) in enumerate(zip(words, numbers), start=1):
+        if word is None or n is None:
+            raise CountTableError(f"{path}: row {row} has an empty cell")
+    counts = dict(zip(words, numbers))
+    if len(counts) != len(words):
+        raise CountTableError(f"{path}: row {_first_repeat(words)}")
+    if numbers and (min(numbers) < 1 or max(numbers) > MAX_COUNT):
+        row, word, n = next((r, w, c) for r, (w, c) in enumerate(counts.items(), 1) if count_problem(c))
+        raise CountTableError(f"{path}: row {row} ({word!r}): {count_problem(n)}")
+    return meta, counts
 
 
-def _read_tsv(path: str) -> tuple[dict[str, Any], list[str], list[int]]:
-    words: list[str] = []
-    counts: list[int] = []
+def _first_repeat(words: Sequence[str]) -> str:
+    """Where the first pre-token that is in an earlier row too sits: "ROW: the pre-token ... too"."""
+    seen: set[str] = set()
+    for row, word in enumerate(words, start=1):
+        if word in seen:
+            return f"{row}: the pre-token {word!r} is in an earlier row too"
+        seen.add(word)
+    raise AssertionError("no repeated pre-token")  # pragma: no cover
+
+
+def _read_tsv(path: str) -> tuple[dict[str, Any], dict[str, int]]:
+    counts: dict[str, int] = {}
     try:
         with _open_text(path) as fh:
             meta = _tsv_metadata(fh.readline(), path)
             if fh.readline() != "count\tpretoken\n":
                 raise CountTableError(f"{path}: the second line must be the header 'count<TAB>pretoken'")
             for lineno, line in enumerate(fh, start=3):
-                if not line.endswith("\n"):
-                    raise CountTableError(f"{path}: line {lineno} is cut short (the file is incomplete)")
-                n, tab, word = line[:-1].partition("\t")
-                if not tab or not n.isdigit() or "\r" in word:
-                    raise CountTableError(f"{path}: line {lineno} is not 'count<TAB>pre-token'")
-                counts.append(int(n))
-                words.append(_tsv_unescape(word, f"{path}: line {lineno}"))
+                word, n = _tsv_row(line, f"{path}: line {lineno}")
+                if word in counts:
+                    raise CountTableError(
+                        f"{path}: line {lineno}: the pre-token {word!r} is in an earlier row too"
+                    )
+                counts[word] = n
     except UnicodeDecodeError as exc:
         raise CountTableError(f"{path} is not UTF-8 text (byte {exc.start} of a block)") from None
     except OSError as exc:
         raise CountTableError(f"cannot read {path}: {exc.strerror or exc}") from None
-    return meta, words, counts
+    return meta, counts
+
+
+def _tsv_row(line: str, where: str) -> tuple[str, int]:
+    """One TSV row as (pre-token, count); ``where`` names the file and line in a refusal."""
+    if not line.endswith("\n"):
+        raise CountTableError(f"{where} is cut short (the file is incomplete)")
+    cell, tab, word = line[:-1].partition("\t")
+    if not tab or "\r" in word:
+        raise CountTableError(f"{where} is not 'count<TAB>pre-token'")
+    n = parse_count(cell)
+    if n is None:
+        raise CountTableError(
+            f"{where}: the count {shown_cell(cell)} is not a whole number from {MAX_COUNT_TEXT}"
+        )
+    return _tsv_unescape(word, where), n

@@ -15,7 +15,9 @@ order and equals the local table exactly, and the client's memory follows the ta
 corpus. Tables travel between processes packed into two byte strings (:func:`pack`), which costs
 a copy rather than a pickle of every row. Inputs may be local paths or any
 ``fsspec`` URL the workers can read. ``dask.distributed`` and ``fsspec`` are imported only here,
-and only when a Dask count runs.
+and only when a Dask count runs. A compressed file is read by its worker in blocks through the
+local count's stream reader. Reaching the scheduler, a count that stops moving and Dask's log are
+handled by :mod:`tokviz.core.dask_client`, each failure in bounded time and one line.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ import os
 import time
 from array import array
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
@@ -39,9 +41,11 @@ from .corpus import (
     classify_head,
     compression_of,
     iter_parts,
-    open_decompressed,
+    iter_stream_text,
+    text_parts,
 )
 from .counts import CountedFile, CountTable, CountTableError
+from .dask_client import CONNECT_TIMEOUT, WORKER_TIMEOUT, DaskError, Watchdog, connect, dask_log_kept
 from .errors import Cancelled, CorpusError
 from .fileselect import corpus_source
 from .pretokenize import NAMED_PATTERNS, Pretokenizer, SpecialSplitter, resolve_pretokenizer
@@ -269,48 +273,65 @@ def unpack(packed: tuple[bytes, bytes]) -> dict[str, int]:
 def count_range(rng: ByteRange, spec: str, specials: tuple[str, ...], errors: str) -> _Partial:
     """(On a worker.) One byte range's counts: ``("ok", packed table)`` or ``("error", (message, path, offset))``.
 
-    Errors are returned rather than raised so the reduction keeps the corpus's first one.
+    Errors are returned rather than raised so the reduction keeps the corpus's first one. A whole
+    file (every compressed one among them) is read and counted in blocks, as a local count reads
+    it, so a worker's memory follows the table, not the decompressed file.
     """
     import fsspec
 
-    f = rng.file
     pre = _pretokenizer_on_worker(spec)
-    splitter = SpecialSplitter(specials)
     safe_spaces = pre.name in NAMED_PATTERNS and pre.pattern is not None
+    counts: Counter[str] = Counter()
     try:
-        with fsspec.open(f.url, "rb") as fh:
-            if f.compression:
-                with open_decompressed(Path(f.url), f.compression, cast(Any, fh)) as stream:
-                    data = stream.read()
-                base = 0
-            else:
-
-                def read(offset: int, length: int) -> bytes:
-                    fh.seek(offset)
-                    return cast(bytes, fh.read(length))
-
-                encoded = [s.encode("utf-8") for s in specials]
-                start = 0 if rng.whole else find_cut(read, rng.start, f.size, safe_spaces, encoded)
-                end = f.size if rng.whole else find_cut(read, rng.end, f.size, safe_spaces, encoded)
-                data = read(start, end - start) if end > start else b""
-                base = start
+        with fsspec.open(rng.file.url, "rb") as fh:
+            parts = (
+                _stream_parts(fh, rng.file, specials, safe_spaces, errors)
+                if rng.whole
+                else _range_parts(fh, rng, specials, safe_spaces, errors)
+            )
+            splitter = SpecialSplitter(specials)
+            for part in parts:
+                counts.update(count_words(part, pre, splitter)[0])
+    except CorpusError as exc:
+        return "error", (str(exc), exc.path, exc.offset)
     except (OSError, EOFError, ValueError) as exc:
-        return "error", (f"cannot read {f.name}: {exc}", f.name, None)
+        return "error", (f"cannot read {rng.file.name}: {exc}", rng.file.name, None)
+    return "ok", pack(counts)
+
+
+def _stream_parts(
+    fh: Any, f: InputFile, specials: tuple[str, ...], safe_spaces: bool, errors: str
+) -> Iterator[str]:
+    """A whole file's text in parts, decompressed (when it is) and decoded block by block."""
+    pieces = iter_stream_text(fh, f.name, f.compression, errors)
+    return text_parts(pieces, list(specials), safe_spaces, PART_SIZE)
+
+
+def _range_parts(
+    fh: Any, rng: ByteRange, specials: tuple[str, ...], safe_spaces: bool, errors: str
+) -> Iterator[str]:
+    """A part of a file's text (its ends moved to the safe cuts at or after them) in parts."""
+    f = rng.file
+
+    def read(offset: int, length: int) -> bytes:
+        fh.seek(offset)
+        return cast(bytes, fh.read(length))
+
+    encoded = [s.encode("utf-8") for s in specials]
+    start = find_cut(read, rng.start, f.size, safe_spaces, encoded)
+    end = find_cut(read, rng.end, f.size, safe_spaces, encoded)
+    data = read(start, end - start) if end > start else b""
     try:
         text = codecs.decode(data, "utf-8", errors)
     except UnicodeDecodeError as exc:
-        where = " of its decompressed content" if f.compression else ""
-        offset = base + exc.start
+        offset = start + exc.start
         message = (
-            f"{f.name} is not valid UTF-8 (byte offset {offset}{where}); "
+            f"{f.name} is not valid UTF-8 (byte offset {offset}); "
             "it can be read with replacement characters instead"
         )
-        return "error", (message, f.name, offset)
+        raise CorpusError(message, path=f.name, offset=offset) from None
     del data
-    counts: Counter[str] = Counter()
-    for part in iter_parts([], text, list(specials), safe_spaces, PART_SIZE):
-        counts.update(count_words(part, pre, splitter)[0])
-    return "ok", pack(counts)
+    return iter_parts([], text, list(specials), safe_spaces, PART_SIZE)
 
 
 _PRETOKENIZERS: dict[str, Pretokenizer] = {}
@@ -376,7 +397,8 @@ def count_on_dask(
     hashes: bool = True,
     n_workers: int | None = None,
     processes: bool = True,
-    connect_timeout: float = 10.0,
+    connect_timeout: float = CONNECT_TIMEOUT,
+    worker_timeout: float = WORKER_TIMEOUT,
 ) -> CountTable:
     """Count ``inputs`` on a Dask cluster and return the table (equal to :func:`~tokviz.core.counts.count_iter`'s).
 
@@ -384,69 +406,98 @@ def count_on_dask(
     ``n_workers`` (default: the CPUs, at most 8) started and stopped here; ``processes`` chooses
     worker processes (the default, as pre-tokenizing holds the GIL) or threads. ``progress``
     receives (bytes counted, total bytes) as ranges finish; ``cancel`` stops the count. A
-    scheduler that does not answer within ``connect_timeout`` seconds is a one-line error.
+    scheduler that does not answer within ``connect_timeout`` seconds (10 by default), or that
+    answers with something other than Dask's protocol, is a one-line :class:`DaskError`; so is
+    a count that has had no worker alive and no range finished for ``worker_timeout`` seconds
+    (60 by default). Dask's own log is kept off the terminal meanwhile.
     """
     distributed = require_dask()
     if errors not in ("strict", "replace"):
         raise CountTableError(f"errors must be 'strict' or 'replace', got {errors!r}")
+    for name, value in (("connect_timeout", connect_timeout), ("worker_timeout", worker_timeout)):
+        if not value > 0:
+            raise CountTableError(f"{name} must be more than 0 seconds, got {value!r}")
     specials = tuple(_special_tokens_argument(special_tokens))
     pre = resolve_pretokenizer(pretokenizer)
     files = resolve_inputs(inputs, errors)
-    splittable = (pre.name in NAMED_PATTERNS and pre.pattern is not None) or bool(specials)
-    total = sum(f.size for f in files)
-    with _Connection(distributed, scheduler, n_workers, processes, connect_timeout) as client:
+    job = _Job(files, pre.to_json(), specials, errors, chunk_bytes, progress, cancel)
+    job.splittable = (pre.name in NAMED_PATTERNS and pre.pattern is not None) or bool(specials)
+    with dask_log_kept() as keeper:
+        with _Connection(distributed, scheduler, n_workers, processes, connect_timeout) as client:
+            watchdog = Watchdog(client, scheduler, worker_timeout, keeper)
+            counts, digests = job.run(client, watchdog, hashes)
+    counted = tuple(CountedFile(f.name, f.size, digests[k] if hashes else None) for k, f in enumerate(files))
+    return CountTable(
+        counts=counts,
+        pretokenizer=job.spec,
+        special_tokens=specials,
+        invalid_utf8=errors,
+        corpus_bytes=job.total,
+        files=counted,
+    )
+
+
+@dataclass
+class _Job:
+    """One count on a cluster: what to count and how; :meth:`run` submits it and adds the results."""
+
+    files: list[InputFile]
+    spec: str
+    specials: tuple[str, ...]
+    errors: str
+    chunk_bytes: int
+    progress: Callable[[int, int], None] | None
+    cancel: CancelFlag | Callable[[], bool] | None
+    splittable: bool = False
+
+    @property
+    def total(self) -> int:
+        """The corpus's bytes as stored."""
+        return sum(f.size for f in self.files)
+
+    def run(self, client: Any, watchdog: Watchdog, hashes: bool) -> tuple[dict[str, int], list[str]]:
+        """Count on ``client``'s cluster: the table, and the files' SHA-256 (when ``hashes``)."""
         # Ranges no larger than a quarter of each worker thread's share (down to 1 MB), so that no
         # worker is left counting a long last range alone.
         threads = max(1, sum(client.nthreads().values()))
-        chunk = min(chunk_bytes, max(1 << 20, total // (4 * threads) + 1))
-        ranges = plan_ranges(files, chunk, splittable)
-        spec = pre.to_json()
-        leaves = [client.submit(count_range, r, spec, specials, errors, pure=False) for r in ranges]
+        chunk = min(self.chunk_bytes, max(1 << 20, self.total // (4 * threads) + 1))
+        ranges = plan_ranges(self.files, chunk, self.splittable)
+        leaves = [
+            client.submit(count_range, r, self.spec, self.specials, self.errors, pure=False) for r in ranges
+        ]
         # This process adds the ranges' tables in order as they come, while the workers count on
         # (its memory is the table and one range's table). It adds about a million rows a second,
         # so for more than four worker threads, workers first add runs of consecutive ranges.
         group = max(1, min(MAX_GROUP, threads // 4))
-        starts = range(0, len(leaves), group)
         tops: list[Any] = [
             leaves[i]
             if len(leaves[i : i + group]) == 1
             else client.submit(add_partials, *leaves[i : i + group], pure=False)
-            for i in starts
+            for i in range(0, len(leaves), group)
         ]
-        digests = [client.submit(sha256_of, f.url, pure=False) for f in files] if hashes else []
-        meter = _Meter(leaves, ranges, total, progress)
+        digests = [client.submit(sha256_of, f.url, pure=False) for f in self.files] if hashes else []
+        meter = _Meter(leaves, ranges, self.total, self.progress)
         del leaves
-        counts: dict[str, int] = {}
-        status: str = "ok"
-        payload: Any = None
         try:
-            for k, start in enumerate(starts):
-                _wait(tops[k], meter, cancel)
-                status, payload = tops[k].result()
-                tops[k] = None  # the workers may drop it now
-                meter.forget(range(start, start + group))
-                if status != "ok":
-                    break
-                add_packed(counts, payload)
-                payload = None
-            hashes_found = [d.result() for d in digests] if status == "ok" else []
+            counts = self._gather(tops, group, meter, watchdog)
+            return counts, [_result(d, meter, self.cancel, watchdog) for d in digests]
         except BaseException:
             client.cancel([f for f in (*tops, *meter.pending.values(), *digests) if f is not None])
             raise
-    if status != "ok":
-        message, path, offset = payload
-        raise CorpusError(message, path=path, offset=offset)
-    counted = tuple(
-        CountedFile(f.name, f.size, hashes_found[k] if hashes else None) for k, f in enumerate(files)
-    )
-    return CountTable(
-        counts=counts,
-        pretokenizer=spec,
-        special_tokens=specials,
-        invalid_utf8=errors,
-        corpus_bytes=total,
-        files=counted,
-    )
+
+    def _gather(self, tops: list[Any], group: int, meter: _Meter, watchdog: Watchdog) -> dict[str, int]:
+        """Add the groups' tables in corpus order as they finish; the corpus's first error is raised."""
+        counts: dict[str, int] = {}
+        for k in range(len(tops)):
+            status, payload = _result(tops[k], meter, self.cancel, watchdog)
+            tops[k] = None  # the workers may drop it now
+            meter.forget(range(k * group, (k + 1) * group))
+            if status != "ok":
+                message, path, offset = payload
+                raise CorpusError(message, path=path, offset=offset)
+            add_packed(counts, payload)
+            del payload
+        return counts
 
 
 class _Meter:
@@ -465,9 +516,11 @@ class _Meter:
         self.progress = progress
         self.done = 0
 
-    def poll(self) -> None:
-        """Count the ranges finished since the last poll, and report."""
-        self.forget([k for k, fut in self.pending.items() if fut.done()])
+    def poll(self) -> bool:
+        """Count the ranges finished since the last poll, and report; whether any had finished."""
+        finished = [k for k, fut in self.pending.items() if fut.done()]
+        self.forget(finished)
+        return bool(finished)
 
     def forget(self, indexes: Iterable[int]) -> None:
         """Count these ranges as done and let go of their tasks (their group has added them)."""
@@ -478,17 +531,36 @@ class _Meter:
             self.progress(min(self.done, self.total), self.total)
 
 
-def _wait(future: Any, meter: _Meter, cancel: CancelFlag | Callable[[], bool] | None) -> None:
-    """Wait for ``future``, reporting progress and checking ``cancel`` ten times a second."""
+def _result(
+    future: Any, meter: _Meter, cancel: CancelFlag | Callable[[], bool] | None, watchdog: Watchdog
+) -> Any:
+    """``future``'s result, reporting progress, checking ``cancel`` and the watchdog ten times a second.
+
+    A finished task's result may live on a worker that has died since: fetching it then sends the
+    task back to be counted again, so the fetch too is given a tenth of a second at a time.
+    """
     while True:
         try:
             _check_cancel(cancel)
         except Cancelled:
             raise Cancelled("counting was cancelled") from None
-        meter.poll()
-        if future.done():
-            return
-        time.sleep(0.1)
+        watchdog.check(meter.poll())
+        if not future.done():
+            time.sleep(0.1)
+            continue
+        try:
+            return future.result(timeout=0.1)
+        except TimeoutError:
+            continue
+        except Exception as exc:  # the scheduler went away, or a task's workers died too often
+            raise DaskError(
+                f"counting on the Dask cluster at {watchdog.scheduler} failed: "
+                f"{type(exc).__name__}: {_first_line(exc)}"
+            ) from None
+
+
+def _first_line(exc: BaseException) -> str:
+    return (str(exc).strip().splitlines() or [""])[0]
 
 
 def local_cluster(n_workers: int | None = None, processes: bool = True) -> Any:
@@ -525,16 +597,15 @@ class _Connection:
         self.client: Any = None
 
     def __enter__(self) -> Any:
-        d = self.distributed
+        if self.scheduler != "local":
+            self.client = connect(self.distributed, self.scheduler, self.timeout)
+            return self.client
         try:
-            if self.scheduler == "local":
-                self.cluster = local_cluster(self.n_workers, self.processes)
-                self.client = d.Client(self.cluster)
-            else:
-                self.client = d.Client(self.scheduler, timeout=f"{self.timeout}s")
+            self.cluster = local_cluster(self.n_workers, self.processes)
+            self.client = self.distributed.Client(self.cluster)
         except (OSError, TimeoutError, ValueError) as exc:
             self.__exit__(None, None, None)
-            raise CountTableError(f"cannot reach the Dask scheduler at {self.scheduler}: {exc}") from None
+            raise DaskError(f"cannot start a local Dask cluster: {_first_line(exc)}") from None
         return self.client
 
     def __exit__(self, *exc: object) -> None:

@@ -19,6 +19,7 @@ from typing import Any, Protocol
 
 from .evaluation import id_space, rounded_rows
 from .metrics import TextMetrics, attention_multiplier, compare_rows, embedding_parameters
+from .safe_text import csv_cell
 from .tokenizer import Tokenizer
 
 DEFAULT_EMBEDDING_DIM = 768
@@ -266,12 +267,13 @@ class ExchangeTable:
 
     def to_csv(self, d: int = DEFAULT_EMBEDDING_DIM) -> str:
         """The numbers behind the chart as CSV (one line per input and tokenizer), rounded as
-        ``tokviz compare --format csv`` rounds them (:func:`tokviz.core.evaluation.rounded`)."""
+        ``tokviz compare --format csv`` rounds them (:func:`tokviz.core.evaluation.rounded`), text
+        a spreadsheet would run as a formula quoted (:func:`tokviz.core.safe_text.csv_cell`)."""
         buffer = io.StringIO()
         writer = csv.DictWriter(buffer, fieldnames=CSV_FIELDS, lineterminator="\n")
         writer.writeheader()
         for row in rounded_rows(self.rows(d)):
-            writer.writerow({k: "" if row[k] is None else row[k] for k in CSV_FIELDS})
+            writer.writerow({k: "" if row[k] is None else csv_cell(row[k]) for k in CSV_FIELDS})
         return buffer.getvalue()
 
 

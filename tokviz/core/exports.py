@@ -196,46 +196,56 @@ def render_exports(
     Nothing is written; a format that cannot hold the vocabulary raises :class:`ExportError`
     here, before anything is. ``sample`` is text (training text) tokenizer.json is verified on.
     """
+    _refuse_unexportable(exports, tokenizer)
+    renderer = _Renderer(tokenizer, extras or ModelExtras(), list(sample))
+    return [(output, renderer.render(output, export)) for output, export in _merged(exports)]
+
+
+def _refuse_unexportable(exports: Sequence[Export], tokenizer: Tokenizer) -> None:
+    """:class:`ExportError` for the first export whose format can never hold ``tokenizer``."""
     for export in exports:
         if export.kind != "model":
             problem = export_problem(tokenizer, export.kind)
             if problem is not None:
                 raise ExportError(f"cannot write {export.what}: {problem}")
-    extras = extras or ModelExtras()
-    sample = list(sample)
-    cache: dict[str, Any] = {}
 
-    def once(key: str, make: Callable[[], Any]) -> Any:
-        if key not in cache:
-            cache[key] = make()
-        return cache[key]
 
-    def file_bytes(name: str, folder_files: Sequence[str]) -> bytes:
-        if name in GPT2_FILES:
-            return once("gpt2", lambda: gpt2_file_bytes(tokenizer))[name]
-        if name == HF_FILE:
-            return once("hf", lambda: hf_file_bytes(tokenizer, sample=sample))
-        cls = (
-            GPT2_CLASS if "vocab.json" in folder_files and gpt2_holds(tokenizer.pretokenizer) else FAST_CLASS
-        )
-        return once(f"config:{cls}", lambda: hf_config_files(tokenizer, cls))[name]
+@dataclass
+class _Renderer:
+    """Renders outputs' bytes, each format once (a folder and a lone file share one tokenizer.json)."""
 
-    rendered: list[tuple[Output, Data]] = []
-    for output, export in _merged(exports):
+    tokenizer: Tokenizer
+    extras: ModelExtras
+    sample: list[str]
+    cache: dict[str, Any] = field(default_factory=dict)
+
+    def render(self, output: Output, export: Export) -> Data:
+        """The bytes of one output (``{name: bytes}`` for a folder)."""
+        tok = self.tokenizer
         if output.is_folder:
-            rendered.append((output, {name: file_bytes(name, output.files) for name in output.files}))
-        elif export.kind == "model":
-            rendered.append(
-                (output, model_file_bytes(tokenizer, extras.settings, extras.history, extras.provenance))
-            )
-        elif export.kind == "hf":
-            rendered.append((output, file_bytes(HF_FILE, ())))
-        elif output.path == export.path:  # the rank file
-            rendered.append((output, once("tiktoken", lambda: tiktoken_file_bytes(tokenizer))))
-        else:
-            rank_file = once("tiktoken", lambda: tiktoken_file_bytes(tokenizer))
-            rendered.append((output, sidecar_bytes(tokenizer, rank_file)))
-    return rendered
+            return {name: self.file_bytes(name, output.files) for name in output.files}
+        if export.kind == "model":
+            return model_file_bytes(tok, self.extras.settings, self.extras.history, self.extras.provenance)
+        if export.kind == "hf":
+            return self.file_bytes(HF_FILE, ())
+        rank_file: bytes = self.once("tiktoken", lambda: tiktoken_file_bytes(tok))
+        return rank_file if output.path == export.path else sidecar_bytes(tok, rank_file)
+
+    def file_bytes(self, name: str, folder_files: Sequence[str]) -> bytes:
+        """One file of a folder export (or a lone tokenizer.json)."""
+        tok = self.tokenizer
+        if name in GPT2_FILES:
+            return self.once("gpt2", lambda: gpt2_file_bytes(tok))[name]
+        if name == HF_FILE:
+            return self.once("hf", lambda: hf_file_bytes(tok, sample=self.sample))
+        cls = GPT2_CLASS if "vocab.json" in folder_files and gpt2_holds(tok.pretokenizer) else FAST_CLASS
+        return self.once(f"config:{cls}", lambda: hf_config_files(tok, cls))[name]
+
+    def once(self, key: str, make: Callable[[], Any]) -> Any:
+        """``make()``'s result, made on the first call for ``key`` only."""
+        if key not in self.cache:
+            self.cache[key] = make()
+        return self.cache[key]
 
 
 def export_warnings(exports: Sequence[Export], tokenizer: Tokenizer, sample: Iterable[str] = ()) -> list[str]:

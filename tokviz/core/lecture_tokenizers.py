@@ -34,6 +34,7 @@ from .tokenizer import (
     TokenSpan,
     _check_count,
     _check_text,
+    extra_special_names,
     replace_lone_surrogates,
 )
 
@@ -169,18 +170,7 @@ class _MergelessTokenizer(Tokenizer):
 
     def with_special_tokens(self, extra: Iterable[str]) -> Tokenizer:
         """The same tokenizer with more special tokens (ids after the largest)."""
-        if isinstance(extra, (str, bytes)) or not isinstance(extra, Iterable):
-            raise ArgumentTypeError(
-                f"extra special tokens must be a list of strings, got {type(extra).__name__}"
-            )
-        names = list(extra)
-        for s in names:
-            if not isinstance(s, str):
-                raise ArgumentTypeError(f"special tokens must be strings, got {s!r}")
-            if LONE_SURROGATE.search(s):
-                raise InvalidArgument(
-                    f"the special token {s!r} holds a lone surrogate, which UTF-8 cannot encode"
-                )
+        names = extra_special_names(extra)
         specials = dict(self.special_tokens)
         next_id = self._next_id()
         for s in names:

@@ -11,7 +11,11 @@ stays on one file system), fsyncs it, and renames the files into place only when
 written. Until then a failure or Ctrl+C removes the temporary files and leaves the old outputs
 untouched. The renames are recorded first in a small journal beside the first output: a process
 killed in the middle of them leaves the journal, and the next check of the same outputs finishes
-the renames, so the outputs end all new. A folder of several files (GPT-2's ``vocab.json`` +
+the renames, so the outputs end all new. Ctrl+C and SIGTERM arriving during the renames are held
+until the last one is done. Two runs writing into the same folders take turns (see
+:mod:`tokviz.core.output_lock`): each holds the folders' lock from staging to its last rename, so
+the outputs end as one run's whole set, and a check removes only temporary files and journals
+whose run is gone. A folder of several files (GPT-2's ``vocab.json`` +
 ``merges.txt``) also gets a manifest of their checksums, written before them, so a loader can
 refuse a pair that is half old and half new (:func:`mismatched_files`).
 """
@@ -23,30 +27,33 @@ import errno
 import hashlib
 import json
 import os
-import re
-import secrets
 import signal
 import stat
+import sys
 import threading
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
 
-from .atomic import fsync_dir
+from .atomic import fsync_dir, write_and_close
 from .errors import TokvizError
+from .output_lock import TEMP_NAME, locked_folders, temp_is_stale, temp_name
 
 PathLike = str | os.PathLike[str]
 
 MANIFEST_NAME = ".tokviz-files.json"
 MANIFEST_FORMAT = "tokviz-files"
 JOURNAL_SUFFIX = ".tokviz-commit"
-# Tests set these to N to end the process (like a kill) or to press Ctrl+C right after the N-th
-# write or rename step.
+# Tests set these to N to end the process (like a kill), to press Ctrl+C, or to pause (saying so
+# on standard error and waiting for a line on standard input) right after the N-th write or
+# rename step.
 FAULT_ENV = "TOKVIZ_TEST_EXIT_AFTER_STEP"
 SIGINT_ENV = "TOKVIZ_TEST_SIGINT_AFTER_STEP"
+PAUSE_ENV = "TOKVIZ_TEST_PAUSE_AFTER_STEP"
+_HELD_SIGNALS = tuple(s for s in (signal.SIGINT, getattr(signal, "SIGTERM", None)) if s is not None)
+_LOCK_TRIES = 20
 _O_BINARY = getattr(os, "O_BINARY", 0)  # Windows: no newline translation on a raw descriptor
-_TEMP_NAME = re.compile(r"\.(?P<name>.+)\.[0-9a-f]{12}\.tmp")
 _KINDS = (
     (stat.S_ISFIFO, "a FIFO (named pipe)"),
     (stat.S_ISCHR, "a character device"),
@@ -109,14 +116,8 @@ def check_outputs(outputs: Sequence[Output], inputs: Sequence[PathLike] = ()) ->
     """
     _refuse_inside_new_folders(outputs)
     checked = [_check_one(o) for o in outputs]
-    for c in checked:
-        targets = [c.target]
-        if c.output.is_folder and c.exists:
-            targets += [c.target / MANIFEST_NAME, *(_real(c.target / name) for name in c.output.files)]
-        for target in targets:
-            finish_interrupted(target)
-            _remove_stale_temps(target)
-            _remove_stale_temps(target.parent / f".{target.name}{JOURNAL_SUFFIX}")  # a journal cut short
+    with _locked(checked):
+        _recover(checked)
     files: list[tuple[Path, Output, str]] = []  # (real path, owner, how to name it)
     for c in checked:
         if c.output.is_folder:
@@ -127,6 +128,54 @@ def check_outputs(outputs: Sequence[Output], inputs: Sequence[PathLike] = ()) ->
     _refuse_overlaps(checked, files)
     _refuse_inputs(files, inputs)
     return checked
+
+
+def _rename_targets(checked: Sequence[CheckedOutput]) -> list[Path]:
+    """Every path a commit of ``checked`` may rename onto (a folder's manifest and files included)."""
+    targets: list[Path] = []
+    for c in checked:
+        targets.append(c.target)
+        if c.output.is_folder and c.target.is_dir():
+            targets += [c.target / MANIFEST_NAME, *(_real(c.target / name) for name in c.output.files)]
+    return targets
+
+
+def _recover(checked: Sequence[CheckedOutput]) -> None:
+    """Finish commits that were killed half way and remove temporary files whose run is gone.
+
+    Runs under the outputs' lock: no live run is committing into these folders meanwhile.
+    """
+    for target in _rename_targets(checked):
+        finish_interrupted(target)
+        _remove_stale_temps(target)
+        _remove_stale_temps(_journal_path(target))  # a journal cut short
+
+
+@contextlib.contextmanager
+def _locked(checked: Sequence[CheckedOutput]) -> Iterator[None]:
+    """Hold the lock of every folder the outputs, and any journal beside them, rename into.
+
+    A journal names folders of its own; it is read before locking to know them, and again once
+    locked: if it changed meanwhile, the locks are taken again with its new folders.
+    """
+    targets = _rename_targets(checked)
+    folders = {t.parent for t in targets} | {t for t in targets if t.is_dir()}
+    for _ in range(_LOCK_TRIES):
+        wanted = {_real(f) for f in folders | _journal_folders(targets)}
+        with locked_folders(wanted):
+            if {_real(f) for f in _journal_folders(targets)} <= wanted:
+                yield
+                return
+    raise OutputError(f"{targets[0]}: other runs keep changing these outputs; try again")
+
+
+def _journal_folders(targets: Sequence[Path]) -> set[Path]:
+    """The folders that journals beside ``targets`` rename into."""
+    folders: set[Path] = set()
+    for target in targets:
+        for _temp, dest in _journal_renames(_journal_path(target)):
+            folders.add(dest.parent)
+    return folders
 
 
 def _check_one(output: Output) -> CheckedOutput:
@@ -280,12 +329,14 @@ class OutputWriter:
     """Writes checked outputs to temporary files, then renames them all into place at once.
 
     Use it as a context manager: leaving it by an exception (or Ctrl+C) before :meth:`commit`
-    removes every temporary file, so the old outputs stay as they were.
+    removes every temporary file, so the old outputs stay as they were. From the first
+    :meth:`stage` to the end of :meth:`commit` (or :meth:`discard`) it holds the outputs' lock.
     """
 
     checked: Sequence[CheckedOutput]
     _staged: list[_Staged] = field(default_factory=list)
     _temps: list[Path] = field(default_factory=list)
+    _lock: contextlib.ExitStack | None = None
 
     def __enter__(self) -> OutputWriter:
         """The writer itself; leaving the block by an exception discards what was staged."""
@@ -297,8 +348,20 @@ class OutputWriter:
             self.discard()
 
     def stage(self, output: Output, data: bytes | Mapping[str, bytes]) -> None:
-        """Write ``output``'s contents to temporary files: bytes for a file, ``{name: bytes}`` for a folder."""
+        """Write ``output``'s contents to temporary files: bytes for a file, ``{name: bytes}`` for a folder.
+
+        A failure discards everything staged so far (and lets other runs write these outputs again).
+        """
         c = self._checked(output)
+        self._hold_lock()
+        try:
+            self._stage(c, output, data)
+        except BaseException:
+            self.discard()
+            raise
+
+    def _stage(self, c: CheckedOutput, output: Output, data: bytes | Mapping[str, bytes]) -> None:
+        """Stage one checked output (see :meth:`stage`)."""
         if not output.is_folder:
             if not isinstance(data, bytes):
                 raise OutputError(f"{output.what} is a file: stage its bytes")
@@ -307,7 +370,7 @@ class OutputWriter:
         if isinstance(data, bytes) or set(data) != set(output.files):
             raise OutputError(f"{output.what} is a folder: stage {{name: bytes}} for each of {output.files}")
         manifest = _manifest(data)
-        if not c.exists:
+        if not os.path.isdir(c.target):  # looked at again under the lock: another run may have made it
             # A new folder is built whole under a temporary name and appears in one rename.
             temp = _fresh_name(c.target)
             with _naming(str(output.path)):
@@ -326,30 +389,37 @@ class OutputWriter:
             self._stage_file(_real(c.target / name), str(output.path / name), data[name])
 
     def commit(self) -> None:
-        """Rename every staged file into place (journalled, with Ctrl+C held until the end)."""
-        with _hold_sigint():
-            journal = self._write_journal() if len(self._staged) > 1 else None
-            done: list[str] = []
-            for s in self._staged:
-                try:
-                    _rename(s.temp, s.target)
-                except OSError as exc:
-                    self._staged = self._staged[len(done) :]
-                    self.discard()
-                    if journal is not None:
-                        _remove(journal)
-                    written = f" ({', '.join(done)} already written)" if done else ""
-                    raise OutputError(f"cannot write {s.given}: {exc.strerror or exc}{written}") from None
-                done.append(s.given)
-                _step()
-            for folder in {s.target.parent for s in self._staged}:
-                fsync_dir(folder)
-            if journal is not None:
-                _remove(journal)
-                fsync_dir(journal.parent)
-                _step()
+        """Rename every staged file into place (journalled, with Ctrl+C and SIGTERM held until the end)."""
+        try:
+            with _hold_signals():
+                self._rename_all()
+        finally:
+            self._release_lock()
         self._staged.clear()
         self._temps.clear()
+
+    def _rename_all(self) -> None:
+        """Write the journal, rename each staged file onto its target, then remove the journal."""
+        journal = self._write_journal() if len(self._staged) > 1 else None
+        done: list[str] = []
+        for s in self._staged:
+            try:
+                _rename(s.temp, s.target)
+            except OSError as exc:
+                self._staged = self._staged[len(done) :]
+                self.discard()
+                if journal is not None:
+                    _remove(journal)
+                written = f" ({', '.join(done)} already written)" if done else ""
+                raise OutputError(f"cannot write {s.given}: {exc.strerror or exc}{written}") from None
+            done.append(s.given)
+            _step()
+        for folder in {s.target.parent for s in self._staged}:
+            fsync_dir(folder)
+        if journal is not None:
+            _remove(journal)
+            fsync_dir(journal.parent)
+            _step()
 
     def discard(self) -> None:
         """Remove every temporary file and folder; the targets are untouched."""
@@ -357,6 +427,22 @@ class OutputWriter:
             _remove(temp)
         self._temps.clear()
         self._staged.clear()
+        self._release_lock()
+
+    def _hold_lock(self) -> None:
+        """Take the outputs' lock (once), then tidy what killed runs left, before anything is staged."""
+        if self._lock is not None:
+            return
+        stack = contextlib.ExitStack()
+        stack.enter_context(_locked(self.checked))
+        self._lock = stack
+        _recover(self.checked)
+
+    def _release_lock(self) -> None:
+        """Let other runs write these outputs again."""
+        if self._lock is not None:
+            self._lock.close()
+            self._lock = None
 
     def _checked(self, output: Output) -> CheckedOutput:
         """The check result of ``output``: only checked outputs may be written."""
@@ -410,22 +496,11 @@ def finish_interrupted(target: Path) -> list[Path]:
     Only renames that the journal lists, of tokviz's own temporary names beside their targets,
     are done; a journal that does not hold to this is removed and nothing else happens.
     """
-    journal = target.parent / f".{target.name}{JOURNAL_SUFFIX}"
-    try:
-        renames = json.loads(journal.read_bytes())["renames"]
-    except FileNotFoundError:
-        return []
-    except (OSError, ValueError, KeyError, TypeError):
-        _remove(journal)
+    journal = _journal_path(target)
+    if not os.path.lexists(journal):
         return []
     finished: list[Path] = []
-    for pair in renames if isinstance(renames, list) else ():
-        if not (isinstance(pair, list) and len(pair) == 2 and all(isinstance(p, str) for p in pair)):
-            continue
-        temp, dest = Path(pair[0]), Path(pair[1])
-        match = _TEMP_NAME.fullmatch(temp.name)
-        if temp.parent != dest.parent or match is None or match["name"] != dest.name:
-            continue
+    for temp, dest in _journal_renames(journal):
         try:
             _rename(temp, dest)
         except OSError:
@@ -437,15 +512,39 @@ def finish_interrupted(target: Path) -> list[Path]:
     return finished
 
 
+def _journal_path(target: Path) -> Path:
+    """Where a commit whose first output is ``target`` keeps its journal."""
+    return target.parent / f".{target.name}{JOURNAL_SUFFIX}"
+
+
+def _journal_renames(journal: Path) -> list[tuple[Path, Path]]:
+    """The (temporary file, target) renames a journal lists that hold to the rules; none if unreadable.
+
+    Only tokviz's own temporary names beside their targets are taken.
+    """
+    try:
+        renames = json.loads(journal.read_bytes())["renames"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return []
+    found: list[tuple[Path, Path]] = []
+    for pair in renames if isinstance(renames, list) else ():
+        if not (isinstance(pair, list) and len(pair) == 2 and all(isinstance(p, str) for p in pair)):
+            continue
+        temp, dest = Path(pair[0]), Path(pair[1])
+        match = TEMP_NAME.fullmatch(temp.name)
+        if temp.parent == dest.parent and match is not None and match["name"] == dest.name:
+            found.append((temp, dest))
+    return found
+
+
 def _remove_stale_temps(target: Path) -> None:
-    """Remove tokviz's temporary files for ``target`` that no journal needs (a kill left them)."""
+    """Remove tokviz's temporary files for ``target`` whose run is no longer running (a kill left them)."""
     try:
         names = os.listdir(target.parent)
     except OSError:
         return
     for name in names:
-        match = _TEMP_NAME.fullmatch(name)
-        if match is not None and match["name"] == target.name:
+        if temp_is_stale(name, target.name):
             _remove(target.parent / name)
 
 
@@ -492,9 +591,9 @@ def mismatched_files(paths: Sequence[PathLike]) -> str | None:
 
 # ============================================================================ small helpers
 def _fresh_name(target: Path) -> Path:
-    """A temporary name beside ``target`` that nothing uses yet."""
+    """A temporary name beside ``target`` that nothing uses yet (naming this process, see output_lock)."""
     for _ in range(100):
-        temp = target.parent / f".{target.name}.{secrets.token_hex(6)}.tmp"
+        temp = temp_name(target)
         if not os.path.lexists(temp):
             return temp
     raise OutputError(f"cannot find a free temporary name beside {target}")
@@ -503,14 +602,7 @@ def _fresh_name(target: Path) -> Path:
 def _write_new(path: Path, data: bytes, mode: int | None) -> None:
     """Create ``path`` (which must not exist), write ``data`` in full and fsync it."""
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _O_BINARY, 0o666 if mode is None else mode)
-    try:
-        view = memoryview(data).cast("B")
-        written = 0
-        while written < len(view):
-            written += os.write(fd, view[written:])
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+    write_and_close(fd, data)
     if mode is not None and os.name == "posix":
         os.chmod(path, mode)  # os.open applied the umask; an existing file keeps its exact mode
 
@@ -552,19 +644,26 @@ _steps = 0
 def _step() -> None:
     """Count one write or rename step; a test can end the process here as a kill would, or press Ctrl+C."""
     global _steps
-    kill, interrupt = os.environ.get(FAULT_ENV), os.environ.get(SIGINT_ENV)
-    if not (kill or interrupt):
+    kill, interrupt, pause = (os.environ.get(v) for v in (FAULT_ENV, SIGINT_ENV, PAUSE_ENV))
+    if not (kill or interrupt or pause):
         return
     _steps += 1
     if kill and _steps == int(kill):
         os._exit(137)
     if interrupt and _steps == int(interrupt):
         signal.raise_signal(signal.SIGINT)
+    if pause and _steps == int(pause):
+        print(f"paused after step {_steps}", file=sys.stderr, flush=True)
+        sys.stdin.readline()
 
 
 @contextlib.contextmanager
-def _hold_sigint() -> Iterator[None]:
-    """Hold Ctrl+C while the renames run, then deliver it: the outputs end all new, never mixed."""
+def _hold_signals() -> Iterator[None]:
+    """Hold Ctrl+C and SIGTERM while the renames run, then deliver them: the outputs end all new.
+
+    A held SIGTERM is raised again once the renames are done, so its own handler (or the default
+    end of the process) follows; a held Ctrl+C becomes :class:`InterruptedAfterCommit`.
+    """
     if threading.current_thread() is not threading.main_thread():
         yield
         return
@@ -573,10 +672,14 @@ def _hold_sigint() -> Iterator[None]:
     def remember(signum: int, _frame: FrameType | None) -> None:
         pending.append(signum)
 
-    previous = signal.signal(signal.SIGINT, remember)
+    previous = {signum: signal.signal(signum, remember) for signum in _HELD_SIGNALS}
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, previous)
-    if pending:
+        for signum, handler in previous.items():
+            signal.signal(signum, signal.SIG_DFL if handler is None else handler)
+    for signum in dict.fromkeys(pending):
+        if signum != signal.SIGINT:
+            signal.raise_signal(signum)
+    if signal.SIGINT in pending:
         raise InterruptedAfterCommit

@@ -15,6 +15,7 @@ import sys
 import threading
 from array import array
 from bisect import bisect_right
+from collections import defaultdict
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -31,6 +32,11 @@ _BLOCK = 1 << 19
 _PART_SITES = 1 << 17
 # A corpus of fewer bytes than this is indexed without numpy when numpy is not loaded yet.
 _PLAIN_BYTES = 1 << 18
+# numpy adds weighted pair counts as float64, exact only while every sum stays below 2**53; a corpus
+# whose weighted length (every pair count is at most that) reaches it is indexed with Python ints.
+_FLOAT_EXACT = 1 << 53
+# Word counts past this do not fit the int64 weights.
+_INT64_MAX = (1 << 63) - 1
 
 
 class PairIndex:
@@ -56,7 +62,7 @@ class PairIndex:
         self.nxt: Any
         self.prv: Any
         self.wt: Any
-        if not _use_numpy(sum(map(len, words))):
+        if not _use_numpy(sum(map(len, words))) or _exceeds_floats(words, freqs):
             self._init_plain(words, freqs)
             return
         import numpy as np
@@ -135,7 +141,8 @@ class PairIndex:
         """The same index for a small corpus, without numpy (whose import costs more than it saves)."""
         seq = array("i", [_SEP])
         unit = all(f == 1 for f in freqs)
-        weight = None if unit else array("q", [0])
+        # Weights past int64 are kept as Python ints (exact at any size, only slower).
+        weight: Any = None if unit else array("q", [0]) if max(freqs) <= _INT64_MAX else [0]
         starts: list[int] = []
         counts: dict[tuple[int, int], int] = {}
         occ: dict[int, array[int]] = {}
@@ -190,12 +197,10 @@ class PairIndex:
         wt = self.wt
         left_w: dict[int, int] = {}
         right_w: dict[int, int] = {}
-        left_at: dict[int, list[int]] = {}
-        right_at: dict[int, list[int]] = {}
+        left_at: defaultdict[int, list[int]] = defaultdict(list)
+        right_at: defaultdict[int, list[int]] = defaultdict(list)
         lw_get = left_w.get
         rw_get = right_w.get
-        la_get = left_at.get
-        ra_get = right_at.get
         saved = 0
         w = 1
         done = 0
@@ -221,44 +226,43 @@ class PairIndex:
             x = sym[h]
             if x >= 0:
                 left_w[x] = lw_get(x, 0) + w
-                at = la_get(x)
-                if at is None:
-                    left_at[x] = [h]
-                else:
-                    at.append(h)
+                left_at[x].append(h)
             y = sym[k]
             if y >= 0:
                 right_w[y] = rw_get(y, 0) + w
-                at = ra_get(y)
-                if at is None:
-                    right_at[y] = [i]
-                else:
-                    at.append(i)
+                right_at[y].append(i)
+        self._move_neighbours(left_w, left_at, a, new_id, deltas, on_left=True)
+        self._move_neighbours(right_w, right_at, b, new_id, deltas, on_left=False)
+        return saved
+
+    def _move_neighbours(
+        self,
+        weights: dict[int, int],
+        sites: dict[int, list[int]],
+        merged: int,
+        new_id: int,
+        deltas: dict[tuple[int, int], int],
+        on_left: bool,
+    ) -> None:
+        """The tokens that stood beside a merged pair, on one side: each ``x`` left of it turns its
+        pairs ``(x, a)`` into ``(x, new_id)`` (``merged`` is ``a``); each ``x`` right of it turns
+        ``(b, x)`` into ``(new_id, x)`` (``merged`` is ``b``). Count changes go into ``deltas``, the
+        new pairs' sites into the index.
+        """
         occ = self.occ
         get = deltas.get
-        for x, c in left_w.items():
-            p = (x, a)
-            deltas[p] = get(p, 0) - c
-            q = (x, new_id)
-            deltas[q] = get(q, 0) + c
-            key = x << _SHIFT | new_id
+        for x, c in weights.items():
+            if on_left:
+                old, new, key = (x, merged), (x, new_id), x << _SHIFT | new_id
+            else:
+                old, new, key = (merged, x), (new_id, x), new_id << _SHIFT | x
+            deltas[old] = get(old, 0) - c
+            deltas[new] = get(new, 0) + c
             lst = occ.get(key)
             if lst is None:
-                occ[key] = array("i", left_at[x])
+                occ[key] = array("i", sites[x])
             else:
-                lst.extend(left_at[x])
-        for y, c in right_w.items():
-            p = (b, y)
-            deltas[p] = get(p, 0) - c
-            q = (new_id, y)
-            deltas[q] = get(q, 0) + c
-            key = new_id << _SHIFT | y
-            lst = occ.get(key)
-            if lst is None:
-                occ[key] = array("i", right_at[y])
-            else:
-                lst.extend(right_at[y])
-        return saved
+                lst.extend(sites[x])
 
     def _merge_vector(
         self,
@@ -434,6 +438,13 @@ class PairIndex:
             return None
         w = bisect_right(self.starts, best) - 1
         return self.ids[w], best - self.starts[w]
+
+
+def _exceeds_floats(words: Sequence[bytes], freqs: Sequence[int]) -> bool:
+    """Whether a pair count of these words could reach 2**53, past which float64 sums are not exact."""
+    if not freqs or max(freqs) * sum(map(len, words)) < _FLOAT_EXACT:
+        return False  # the quick bound holds (unweighted counts are added as int64 anyway)
+    return sum(len(w) * f for w, f in zip(words, freqs)) >= _FLOAT_EXACT
 
 
 def _use_numpy(size: int) -> bool:

@@ -10,6 +10,8 @@ tried on a few short hostile texts when it is resolved, and each later run has a
 grows with the text (:func:`time_limit`). A pattern with catastrophic backtracking such as
 ``(a|a)+$`` then fails with a one-line :class:`PatternTimeoutError` instead of hanging the CLI or
 the window. The named GPT-2 / cl100k patterns are linear and keep their unbounded fast paths.
+Before any of that, a pattern too long or repeating too much to compile in bounded memory is
+refused unread by the engine (:mod:`.regex_bounds`).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from dataclasses import dataclass, field, replace
 import regex
 
 from .errors import ArgumentTypeError, PretokenizerError
+from .regex_bounds import check_pattern_bounds, shorten_pattern
 
 GPT2_PATTERN = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s"""
 CL100K_PATTERN = (
@@ -109,14 +112,6 @@ def pattern_overrun(pattern: str | None, seconds: float, n_chars: int) -> Patter
         f"the pre-tokenizer regex {shorten_pattern(pattern or '')} takes too long "
         f"(over {seconds:.1f} s on {n_chars:,} characters; catastrophic backtracking?)"
     )
-
-
-def shorten_pattern(pattern: str, width: int = 40) -> str:
-    """The pattern quoted on one line for a message: control characters escaped, long ones cut."""
-    shown = "".join(c if c.isprintable() else repr(c)[1:-1] for c in pattern)
-    if len(shown) > width:
-        shown = shown[: width - 1] + "\u2026"
-    return f"'{shown}'"
 
 
 # Where the named GPT-2 / cl100k patterns always have a chunk boundary, whatever follows: before a
@@ -298,6 +293,7 @@ def resolve_pretokenizer(spec: str | Pretokenizer | None) -> Pretokenizer:
         return Pretokenizer(key, pattern, regex.compile(pattern), True)
     if spec == "":
         raise PretokenizerError("the pre-tokenizer regex is empty")
+    check_pattern_bounds(spec)  # before the cache below keeps the pattern, and before compiling
     compiled, problem, too_slow = _checked_pattern(spec)
     if compiled is None:
         raise PatternTimeoutError(problem) if too_slow else PretokenizerError(problem)
@@ -348,7 +344,12 @@ def _trial_texts(pattern: str) -> list[str]:
 
 
 def compile_custom_pattern(pattern: str) -> regex.Pattern:
-    """Compile a user's regex, turning any failure into a one-line :class:`PretokenizerError`."""
+    """Compile a user's regex, turning any failure into a one-line :class:`PretokenizerError`.
+
+    A pattern too long or repeating too much is refused before the engine sees it
+    (:func:`~tokviz.core.regex_bounds.check_pattern_bounds`).
+    """
+    check_pattern_bounds(pattern)
     try:
         return regex.compile(pattern)
     except regex.error as exc:

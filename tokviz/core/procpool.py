@@ -20,6 +20,8 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from multiprocessing.context import BaseContext
 
+from .pool_internals import PoolInternals
+
 # How often a worker checks that the process that started the pool is still alive (seconds).
 PARENT_CHECK_INTERVAL = 0.2
 # How long stop_pool waits for terminated workers before it kills them (seconds).
@@ -51,9 +53,9 @@ def stop_pool(pool: ProcessPoolExecutor, finished: bool) -> None:
     if finished:
         pool.shutdown(wait=True)
         return
-    processes = list(pool._processes.values()) if pool._processes else []
-    results = pool._result_queue  # shutdown() forgets it
+    internals = PoolInternals.of(pool)  # read first: shutdown() forgets the result pipe
     pool.shutdown(wait=False, cancel_futures=True)
+    processes = internals.processes
     for proc in processes:
         if proc.is_alive():
             proc.terminate()
@@ -68,9 +70,7 @@ def stop_pool(pool: ProcessPoolExecutor, finished: bool) -> None:
     # (Ctrl+C then printed "cancelled" and hung). With every worker gone, closing this process's
     # end of the pipe turns that wait into an end of file, which the manager takes for a broken
     # pool: it fails what is left and exits.
-    writer = getattr(results, "_writer", None)
-    if writer is not None:
-        writer.close()
+    internals.close_result_pipe()
 
 
 def _init_worker(parent_pid: int, parent_start: str | None) -> None:

@@ -333,29 +333,16 @@ def _load_file(path: Path) -> Tokenizer:
 
         # tokenizer.model.v3 (Mistral's names) is named in full; x.model keeps the loader's naming.
         return sentencepiece_from_file(path, None if name.endswith(".model") else path.name)
-    # One bounded read of a regular file (FIFOs and devices are refused before opening), then sniff.
+    return _load_by_content(path)
+
+
+def _load_by_content(path: Path) -> Tokenizer:
+    """A file whose name does not say its format: one bounded read (FIFOs and devices are refused
+    before opening), then a JSON object is a model or a Hugging Face tokenizer, anything else a rank file."""
     data = _read_file(path, TokenizerLoadError, ANY_TOKENIZER_FILE_CAP)
     head = data[:64].removeprefix(b"\xef\xbb\xbf").lstrip()
     if not head.startswith(b"{"):
-        if head[:1] and head[0] in _JSON_STARTS:
-            try:
-                value = json.loads(data.decode("utf-8").removeprefix("\ufeff"))
-            except (ValueError, RecursionError):
-                pass
-            else:
-                raise TokenizerLoadError(
-                    f"{path.name}: expected a JSON object (a tokviz model or a Hugging Face tokenizer), "
-                    f"found {json_kind(value)}"
-                )
-        # Not JSON: the only text format left is a rank file with another extension.
-        try:
-            return _tiktoken_from(data, path)
-        except TokenizerLoadError as exc:
-            reason = str(exc).removeprefix(f"{path.name}").lstrip(":, ")
-            raise TokenizerLoadError(
-                f"{path.name} is not a tokenizer file tokviz knows: not JSON (a tokviz model or a Hugging Face tokenizer), "
-                f"and not a .tiktoken rank file ({reason})"
-            ) from None
+        return _load_not_json_object(data, head, path)
     parsed = _parse_json(data, path.name, TokenizerLoadError)
     if isinstance(parsed, dict) and "format" in parsed:
         loaded = model_from_json(parsed, path.name)
@@ -371,3 +358,26 @@ def _load_file(path: Path) -> Tokenizer:
         f'{path.name} is JSON but neither a tokviz model file (no "format") nor a Hugging Face '
         'tokenizer (no "model"); a vocab.json must be named vocab.json next to merges.txt'
     )
+
+
+def _load_not_json_object(data: bytes, head: bytes, path: Path) -> Tokenizer:
+    """Other JSON (a list, a string) is refused as such; the only text format left is a rank file
+    with another extension."""
+    if head[:1] and head[0] in _JSON_STARTS:
+        try:
+            value = json.loads(data.decode("utf-8").removeprefix("\ufeff"))
+        except (ValueError, RecursionError):
+            pass
+        else:
+            raise TokenizerLoadError(
+                f"{path.name}: expected a JSON object (a tokviz model or a Hugging Face tokenizer), "
+                f"found {json_kind(value)}"
+            )
+    try:
+        return _tiktoken_from(data, path)
+    except TokenizerLoadError as exc:
+        reason = str(exc).removeprefix(f"{path.name}").lstrip(":, ")
+        raise TokenizerLoadError(
+            f"{path.name} is not a tokenizer file tokviz knows: not JSON (a tokviz model or a Hugging Face tokenizer), "
+            f"and not a .tiktoken rank file ({reason})"
+        ) from None

@@ -34,8 +34,9 @@ class Replay:
     vocab_size: int
 
 
-def _replayed_step(tokenizer: Tokenizer, rank: int, applications: int, tokens_after: int) -> MergeStep:
-    """Merge number ``rank`` (0-based) of ``tokenizer``, applied ``applications`` times to a text."""
+def replayed_step(tokenizer: Tokenizer, rank: int, applications: int, tokens_after: int) -> MergeStep:
+    """Merge number ``rank`` (0-based) of ``tokenizer``, applied ``applications`` times to a text
+    (leaving ``tokens_after`` tokens): one event of a replay."""
     left, right = tokenizer.merges[rank]
     left_id, right_id = tokenizer.parents_of_merge(rank)
     return MergeStep(
@@ -86,7 +87,7 @@ class ReplayTrace:
         tokens = initial
         for rank in sorted(applied):
             tokens -= applied[rank]
-            events.append(_replayed_step(tokenizer, rank, applied[rank], tokens))
+            events.append(replayed_step(tokenizer, rank, applied[rank], tokens))
         self.events = events
         self._event_steps = [e.step for e in events]
 
@@ -168,7 +169,7 @@ def replay_tokenizer(tok: Tokenizer, text: str, merges: int | None) -> Replay:
     for rank in range(k):
         n = applied.get(rank + 1, 0)
         tokens -= n
-        steps.append(_replayed_step(tok, rank, n, tokens))
+        steps.append(replayed_step(tok, rank, n, tokens))
     ids = tok.encode_with_merges(text, k)
     if steps and steps[-1].tokens_after != len(ids):  # pragma: no cover - guards the argument above
         raise AssertionError("replay counts disagree with the encoder")

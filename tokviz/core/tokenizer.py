@@ -17,6 +17,7 @@ from typing import NamedTuple, Protocol, SupportsIndex
 from .errors import ArgumentTypeError, InvalidArgument, TokenizerLoadError
 from .pretokenize import NAMED_PATTERNS, Pretokenizer, SpecialSplitter, last_cut_before, resolve_pretokenizer
 from .rankrule import RankEngine, consistent_merges
+from .vocab_rules import vocabulary_problem
 
 # Chunks longer than this are merged with a heap instead of rescanning all pairs each round.
 _LONG_CHUNK = 96
@@ -32,6 +33,27 @@ LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 def replace_lone_surrogates(text: str) -> str:
     """``text`` with each lone surrogate replaced by U+FFFD, the reading every encoder uses."""
     return LONE_SURROGATE.sub("\ufffd", text)
+
+
+def checked_special_names(names: Iterable[object]) -> list[str]:
+    """``names`` as a list, each a ``str`` that UTF-8 can encode (a special token is matched as text)."""
+    checked: list[str] = []
+    for s in names:
+        if not isinstance(s, str):
+            raise ArgumentTypeError(f"special tokens must be strings, got {s!r}")
+        if LONE_SURROGATE.search(s):
+            raise InvalidArgument(
+                f"the special token {s!r} holds a lone surrogate, which UTF-8 cannot encode"
+            )
+        checked.append(s)
+    return checked
+
+
+def extra_special_names(extra: object) -> list[str]:
+    """The special tokens given to ``with_special_tokens``: a list (not one bare string) of names."""
+    if isinstance(extra, (str, bytes)) or not isinstance(extra, Iterable):
+        raise ArgumentTypeError(f"extra special tokens must be a list of strings, got {type(extra).__name__}")
+    return checked_special_names(extra)
 
 
 def _check_text(text: object, what: str = "text") -> None:
@@ -118,6 +140,11 @@ class Tokenizer:
         )
         self._merge_count_hint = len(self.vocab) - 256
         self.special_tokens: dict[str, int] = self._resolve_specials(special_tokens)
+        problem = vocabulary_problem(
+            self.vocab, self.special_tokens, None if self._merges is None else len(self._merges)
+        )
+        if problem:
+            raise TokenizerLoadError(problem)
         self._special_ids = set(self.special_tokens.values())
         self._merge_count_hint = len(self.vocab) - 256 - len(self._special_ids)
         # Whether encode() reads special-token strings in the text as their ids (tiktoken's
@@ -163,29 +190,31 @@ class Tokenizer:
 
     # ------------------------------------------------------------------ construction
     def _resolve_specials(self, specials: Mapping[str, int] | Iterable[str] | None) -> dict[str, int]:
+        """The special tokens as ``{text: id}``, from a list of texts or a mapping (checked first)."""
         if specials is None:
             return {}
         if isinstance(specials, (str, bytes)) or not isinstance(specials, (Mapping, Iterable)):
             raise ArgumentTypeError(
                 f"special_tokens must be a list of strings or a {{text: id}} mapping, got {type(specials).__name__}"
             )
-        names = list(specials)
-        for s in names:
-            if not isinstance(s, str):
-                raise ArgumentTypeError(f"special tokens must be strings, got {s!r}")
-            if LONE_SURROGATE.search(s):
-                raise InvalidArgument(
-                    f"the special token {s!r} holds a lone surrogate, which UTF-8 cannot encode"
-                )
+        names = checked_special_names(specials)
         if isinstance(specials, Mapping):
-            given: dict[str, int] = {}
-            for s, i in specials.items():
-                if isinstance(i, bool) or not isinstance(i, int) or i < 0:
-                    raise InvalidArgument(f"the special token {s!r} needs an id >= 0, got {i!r}")
-                given[s] = i
-            for s, i in given.items():
-                self.vocab.setdefault(i, s.encode("utf-8"))
-            return given
+            return self._specials_by_id(specials)
+        return self._specials_by_text(names)
+
+    def _specials_by_id(self, specials: Mapping[str, int]) -> dict[str, int]:
+        """Specials given as ``{text: id}``: each id is taken as given (and gets the text's bytes if new)."""
+        given: dict[str, int] = {}
+        for s, i in specials.items():
+            if isinstance(i, bool) or not isinstance(i, int) or i < 0:
+                raise InvalidArgument(f"the special token {s!r} needs an id >= 0, got {i!r}")
+            given[s] = i
+        for s, i in given.items():
+            self.vocab.setdefault(i, s.encode("utf-8"))
+        return given
+
+    def _specials_by_text(self, names: Sequence[str]) -> dict[str, int]:
+        """Specials given by text: an id the vocabulary already has for the text, else a new one."""
         # A special given by text keeps an id the vocabulary already has for it past the BPE region
         # (trained models and GPT-2's vocab.json put specials there); otherwise it is appended.
         bpe_end = 256 + (len(self._merges) if self._merges is not None else self._merge_count_hint)
@@ -699,14 +728,7 @@ class Tokenizer:
 
         Tokens it already has keep their ids; a lazy merge list stays lazy.
         """
-        if isinstance(extra, (str, bytes)) or not isinstance(extra, Iterable):
-            raise ArgumentTypeError(
-                f"extra special tokens must be a list of strings, got {type(extra).__name__}"
-            )
-        extra = list(extra)
-        for s in extra:
-            if not isinstance(s, str):
-                raise ArgumentTypeError(f"special tokens must be strings, got {s!r}")
+        extra = extra_special_names(extra)
         specials = dict(self.special_tokens)
         next_id = max(self.vocab, default=-1) + 1
         for s in extra:

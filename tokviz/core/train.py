@@ -23,7 +23,7 @@ from collections.abc import Callable, Generator, Iterable, Mapping
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any, Never, Protocol
+from typing import Any, Never, Protocol, TypeVar
 
 from .corpus import CorpusSource, FileRead, ReadLog, iter_parts
 from .errors import ArgumentTypeError, Cancelled, CorpusError, InvalidArgument, VocabSizeError
@@ -44,7 +44,10 @@ from .pretokenize import (
 )
 from .procpool import stop_pool, worker_pool
 from .tokenizer import LONE_SURROGATE as _LONE_SURROGATE
-from .tokenizer import Tokenizer
+from .tokenizer import Tokenizer, checked_special_names
+
+Report = TypeVar("Report")
+Result = TypeVar("Result")
 
 TIE_RULES = ("lexicographic", "first-seen")
 # When pre-tokens are counted in worker processes: "auto" for corpora of PARALLEL_THRESHOLD or more
@@ -413,15 +416,7 @@ def _special_tokens_argument(special_tokens: object) -> list[str]:
             f"special_tokens= must be a list of strings, got {type(special_tokens).__name__}"
             + (f" (write [{special_tokens!r}] for one token)" if isinstance(special_tokens, str) else "")
         )
-    tokens = list(special_tokens)
-    for s in tokens:
-        if not isinstance(s, str):
-            raise ArgumentTypeError(f"special tokens must be strings, got {s!r}")
-        if _LONE_SURROGATE.search(s):
-            raise InvalidArgument(
-                f"the special token {s!r} holds a lone surrogate, which UTF-8 cannot encode"
-            )
-    return list(dict.fromkeys(s for s in tokens if s))
+    return list(dict.fromkeys(s for s in checked_special_names(special_tokens) if s))
 
 
 def _check_settings(
@@ -587,6 +582,19 @@ def _ran_out_message(merges: int, reached: int, requested: int) -> str:
     )
 
 
+def run_to_end(gen: Generator[Report, None, Result], progress: Callable[[Report], None] | None) -> Result:
+    """Drive a reporting generator (``train_iter`` and its kin) to its return value, handing each
+    report to ``progress``: the blocking form of every ``*_iter`` function."""
+    while True:
+        try:
+            item = next(gen)
+        except StopIteration as stop:
+            result: Result = stop.value
+            return result
+        if progress is not None:
+            progress(item)
+
+
 def train_bpe(
     *positional: Never,
     text: str | None = None,
@@ -627,14 +635,7 @@ def train_bpe(
         errors=errors,
         workers=workers,
     )
-    while True:
-        try:
-            item = next(gen)
-        except StopIteration as stop:
-            result: TrainResult = stop.value
-            return result
-        if progress is not None:
-            progress(item)
+    return run_to_end(gen, progress)
 
 
 class _Merger:

@@ -90,7 +90,8 @@ def reference_members(prop: str) -> frozenset[int] | None:
     r"""The code points tiktoken's regex engine matches with the class ``prop`` (e.g. ``\p{L}``).
 
     None when tiktoken's engine does not accept the class. ``regex``'s own members with the code
-    points the two engines disagree on moved (used to check the rewrite; patterns need less).
+    points the two engines disagree on moved (the tests check the rewritten classes against it; patterns
+    need less).
     """
     difference = atom_difference(prop)
     if difference is None:

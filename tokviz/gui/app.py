@@ -22,14 +22,13 @@ def main(argv: list[str] | None = None) -> int:
         print(f"tokviz: {qt_import_problem(exc)}", file=sys.stderr)
         return 1
 
-    from tokviz.gui.compat import protect_none_refcount, quiet_font_database
+    from tokviz.gui.compat import quiet_font_database
     from tokviz.gui.window.about import app_icon
     from tokviz.gui.window.crash import install_crash_safety
     from tokviz.gui.window.main_window import MainWindow
     from tokviz.gui.window.startup import StartupProbe
     from tokviz.gui.window.termination import install_termination
 
-    protect_none_refcount()
     quiet_font_database()
     app = QApplication.instance()
     owns_app = app is None

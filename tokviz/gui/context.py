@@ -45,7 +45,9 @@ class PanelContext(Protocol):
     view shows the current text; ``colorsChanged(TokenColors)`` after a theme or presentation-mode
     change; ``fontChanged(QFont)`` when the editor's font changes (zoom, presentation mode);
     ``displayOptionsChanged(DisplayOptions)`` when ids/whitespace display is switched;
-    ``referenceViewChanged(key)`` when the first view (the reference) shows another tokenizer.
+    ``referenceViewChanged(key)`` when the first view (the reference) shows another tokenizer;
+    ``presentationChanged(on)`` after presentation mode was switched on or off (a panel with a
+    presentation size of its own, such as the chart's large text, follows it).
     """
 
     textEdited: SignalInstance
@@ -54,6 +56,7 @@ class PanelContext(Protocol):
     fontChanged: SignalInstance
     displayOptionsChanged: SignalInstance
     referenceViewChanged: SignalInstance
+    presentationChanged: SignalInstance
 
     @property
     def tokenizers(self) -> TokenizerRegistryModel:
@@ -91,6 +94,24 @@ class PanelContext(Protocol):
 
     def views_ready(self) -> bool:
         """True when every token view shows the current text."""
+        ...
+
+    def when_views_ready(self, callback: Callable[[], object]) -> None:
+        """Run ``callback`` once, after the window's first paint and its views' first tokens (at
+        once if both are over; after a few seconds at most if the views never fill): start-up work
+        of a restored panel waits so that it never delays the window."""
+        ...
+
+    def is_presentation(self) -> bool:
+        """Whether presentation mode is on (``presentationChanged`` says when it changes)."""
+        ...
+
+    def editor_selection(self) -> tuple[int, int]:
+        """The editor's selection as code points ``(start, end)`` (equal when nothing is selected)."""
+        ...
+
+    def show_in_editor(self, start: int, end: int) -> None:
+        """Select code points ``start..end`` of the editor's text, scroll them into view, focus the editor."""
         ...
 
     def view_tokens(self) -> list[ViewTokens]:

@@ -7,6 +7,7 @@ file always has the declared type (a damaged or hand-edited file falls back to t
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar, cast
 
@@ -17,16 +18,38 @@ T = TypeVar("T")
 
 @dataclass(frozen=True)
 class Key(Generic[T]):
-    """A setting: its name in the INI file, the Python type of its value and the value when unset."""
+    """A setting: its name in the INI file, the Python type of its value and the value when unset.
+
+    A number may have bounds (``low``, ``high``): a stored value outside them is clamped to them, and
+    one that is not finite (``1e999``, ``nan``) reads as the default. A string may have ``choices``:
+    any other stored string reads as the default. So a hand-edited file never reaches the window
+    with a value it cannot use.
+    """
 
     name: str
     type: type
     default: T
+    low: float | None = None
+    high: float | None = None
+    choices: tuple[str, ...] = ()
+
+    def checked(self, value: Any) -> T:
+        """``value`` read from the file, made valid: clamped into the bounds, or the default."""
+        if self.type in (int, float):
+            if not isinstance(value, (int, float)) or isinstance(value, bool) or not math.isfinite(value):
+                return self.default
+            if self.low is not None and value < self.low:
+                value = self.type(self.low)
+            if self.high is not None and value > self.high:
+                value = self.type(self.high)
+        elif self.choices and value not in self.choices:
+            return self.default
+        return cast(T, value)
 
 
 # The window
-THEME: Key[str] = Key("theme", str, "system")
-POINT_SIZE: Key[float] = Key("pointSize", float, 13.0)
+THEME: Key[str] = Key("theme", str, "system", choices=("system", "light", "dark"))
+POINT_SIZE: Key[float] = Key("pointSize", float, 13.0, low=7.0, high=48.0)
 SHOW_IDS: Key[bool] = Key("showIds", bool, False)
 SHOW_WHITESPACE: Key[bool] = Key("showWhitespace", bool, False)
 SHOW_CHUNKS: Key[bool] = Key("showChunks", bool, False)
@@ -45,16 +68,16 @@ GEOMETRY: Key[QByteArray | None] = Key("geometry", QByteArray, None)
 WINDOW_STATE: Key[QByteArray | None] = Key("windowState", QByteArray, None)
 # File ▸ Export panel
 EXPORT_TARGET: Key[str] = Key("export/target", str, "views")
-EXPORT_SCALE: Key[float] = Key("export/scale", float, 2.0)
-EXPORT_FORMAT: Key[str] = Key("export/format", str, "png")
+EXPORT_SCALE: Key[float] = Key("export/scale", float, 2.0, low=0.25, high=8.0)
+EXPORT_FORMAT: Key[str] = Key("export/format", str, "png", choices=("png", "svg"))
 # The Train panel: the corpus and the settings of the next run (see panels/training/memory.py)
 TRAIN_SOURCE: Key[str] = Key("train/source", str, "files")
 TRAIN_PATHS: Key[list[str]] = Key("train/paths", list, [])
-TRAIN_VOCAB_SIZE: Key[int] = Key("train/vocabSize", int, 1000)
+TRAIN_VOCAB_SIZE: Key[int] = Key("train/vocabSize", int, 1000, low=0, high=2**31 - 1)
 TRAIN_SPECIAL_TOKENS: Key[str] = Key("train/specialTokens", str, "<|endoftext|>")
 TRAIN_PRETOKENIZER: Key[str] = Key("train/pretokenizer", str, "gpt2")
 TRAIN_PATTERN: Key[str] = Key("train/pattern", str, "")
-TRAIN_TIE_RULE: Key[str] = Key("train/tieRule", str, "lexicographic")
+TRAIN_TIE_RULE: Key[str] = Key("train/tieRule", str, "lexicographic", choices=("lexicographic", "first-seen"))
 TRAIN_REPLACE_INVALID: Key[bool] = Key("train/replaceInvalid", bool, False)
 TRAIN_INCLUDE: Key[str] = Key("train/include", str, "")
 TRAIN_EXCLUDE: Key[str] = Key("train/exclude", str, "")
@@ -68,8 +91,8 @@ CHART_FILES: Key[list[str]] = Key("chart/files", list, [])
 # Presentation mode, and what to give back when it ends
 PRESENTATION_ON: Key[bool] = Key("presentation/on", bool, False)
 RESTORE_CHROME: Key[list[str] | None] = Key("presentation/restoreChrome", list, None)
-RESTORE_POINT_SIZE: Key[float | None] = Key("presentation/restorePointSize", float, None)
-RESTORE_WINDOW_STATE: Key[int] = Key("presentation/restoreWindowState", int, 0)
+RESTORE_POINT_SIZE: Key[float | None] = Key("presentation/restorePointSize", float, None, low=7.0, high=48.0)
+RESTORE_WINDOW_STATE: Key[int] = Key("presentation/restoreWindowState", int, 0, low=0, high=15)
 
 
 def app_settings() -> QSettings:
@@ -92,11 +115,14 @@ class Settings:
             return cast(T, raw) if isinstance(raw, QByteArray) else key.default
         try:
             value = self.store.value(key.name, key.default, type=key.type)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):  # "abc", "nan" or "1e308" for a number
             return key.default
         if key.type is list:
+            # Qt turns a single stored value into a one-item list; anything else is not a list.
+            if not isinstance(value, list):
+                return key.default
             return cast(T, [str(item) for item in value if str(item)])
-        return cast(T, value)
+        return key.checked(value)
 
     def set(self, key: Key[T], value: T) -> None:
         """Remember ``value`` under ``key``."""

@@ -13,6 +13,9 @@ from ..bytes_ import bytes_to_gpt2_str
 from ..errors import ExportError, TokenizerLoadError
 from ..filekind import ReadProblem, read_regular_file
 from ..tokenizer import Tokenizer
+from ..vocab_rules import MAX_ENTRIES as MAX_ENTRIES
+from ..vocab_rules import MAX_ID as MAX_ID
+from ..vocab_rules import short as _short
 
 PathLike = str | os.PathLike[str]
 
@@ -31,8 +34,6 @@ MERGES_TXT_CAP = 128 * 2**20
 TIKTOKEN_CAP = 128 * 2**20
 # A file of unknown kind is sniffed and parsed as whichever of the above it turns out to be.
 ANY_TOKENIZER_FILE_CAP = max(MODEL_FILE_CAP, HF_JSON_CAP, TIKTOKEN_CAP)
-MAX_ENTRIES = 10_000_000
-MAX_ID = 2**31 - 1
 GPT2_MERGES_HEADER = "#version: 0.2"
 BOM = "\ufeff"
 
@@ -115,11 +116,6 @@ def json_kind(value: object) -> str:
     if isinstance(value, int | float):
         return "a number"
     return "an object"
-
-
-def _short(value: object, limit: int = 40) -> str:
-    text = repr(value)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _check_count(n: int, what: str, name: str, error: type[TokenizerLoadError]) -> None:

@@ -129,82 +129,16 @@ def _byte_level_tokenizer(
     Entries no merge makes are refused when they are most of the vocabulary (the merges are
     missing or cut short), else taken as specials (see :mod:`._reach`).
     """
-    if not isinstance(raw_vocab, dict):
-        raise TokenizerLoadError(
-            f"{vocab_name}: the vocabulary must be a JSON object of token -> id, not {json_kind(raw_vocab)}"
-        )
-    _check_count(len(raw_vocab), "vocabulary entries", vocab_name, TokenizerLoadError)
-    if len(raw_merges) > len(raw_vocab):
-        raise TokenizerLoadError(
-            f"{vocab_name}: {len(raw_merges):,} merges cannot fit {len(raw_vocab):,} tokens"
-        )
-    ids: dict[str, int] = {}
-    owner: dict[int, str] = {}
-    for key, token_id in raw_vocab.items():
-        if not _is_int(token_id) or not 0 <= token_id <= MAX_ID:
-            raise TokenizerLoadError(
-                f"{vocab_name}: token {_short(key)} has id {_short(token_id)}, not an integer id"
-            )
-        if token_id in owner:
-            raise TokenizerLoadError(
-                f"{vocab_name}: tokens {_short(owner[token_id])} and {_short(key)} share id {token_id}"
-            )
-        owner[token_id] = key
-        ids[key] = token_id
-
-    merges: list[tuple[bytes, bytes]] = []
-    for index, (left, right) in enumerate(raw_merges):
-        try:
-            merges.append((gpt2_str_to_bytes(left), gpt2_str_to_bytes(right)))
-        except KeyError:
-            raise TokenizerLoadError(
-                f"{merges_name or vocab_name}: merge {index} ({_short(left)} {_short(right)}) "
-                "uses a character outside GPT-2's byte map"
-            ) from None
-
-    specials: dict[str, int] = dict(added or {})
-    if isinstance(special_tokens, Mapping):
-        specials.update({str(s): int(i) for s, i in special_tokens.items()})
-    elif special_tokens is not None:
-        next_id = max(owner, default=-1) + 1
-        for s in special_tokens:
-            if s in specials:
-                continue
-            if s in ids:
-                specials[s] = ids[s]
-            else:
-                specials[s] = next_id
-                next_id += 1
-
-    made: set[bytes] | None = None
-    if special_tokens is None:
-        made = {bytes([b]) for b in range(256)}
-        made.update(left + right for left, right in merges)
-    special_ids = set(specials.values())
-    vocab: dict[int, bytes] = {}
-    promoted: list[str] = []
-    learned = 0
-    for key, token_id in ids.items():
-        if token_id in special_ids:
-            vocab[token_id] = key.encode("utf-8")
-            continue
-        try:
-            data = gpt2_str_to_bytes(key)
-        except KeyError:
-            data = None
-        if data is None or len(data) > 1:
-            learned += 1
-        if made is not None and (data is None or data not in made):
-            specials[key] = token_id  # never produced by BPE: usable only as a special token
-            promoted.append(key)
-            vocab[token_id] = key.encode("utf-8")
-            continue
-        if data is None:
-            raise TokenizerLoadError(
-                f"{vocab_name}: token {_short(key)} (id {token_id}) uses a character outside GPT-2's "
-                "byte map; if it is a special token, name it as one"
-            )
-        vocab[token_id] = data
+    ids = checked_vocab(raw_vocab, vocab_name)
+    if len(raw_merges) > len(ids):
+        raise TokenizerLoadError(f"{vocab_name}: {len(raw_merges):,} merges cannot fit {len(ids):,} tokens")
+    merges = _byte_merges(raw_merges, merges_name or vocab_name)
+    specials = _named_specials(ids, added, special_tokens)
+    # Without special tokens named, a token no merge makes can only be a special token.
+    made = (
+        None if special_tokens is not None else {bytes([b]) for b in range(256)} | {a + b for a, b in merges}
+    )
+    vocab, promoted, learned = _byte_vocab(ids, specials, made, vocab_name)
     try:
         tokenizer = Tokenizer(vocab, merges, specials, pretokenizer, name=name)
     except TokenizerLoadError as exc:
@@ -218,3 +152,97 @@ def _byte_level_tokenizer(
             vocab_name, len(plain), unmade(plain, merges), len(merges), "are never produced"
         )
     return remember_warnings(tokenizer, warnings)
+
+
+def checked_vocab(raw: Any, file_name: str) -> dict[str, int]:
+    """A vocabulary read from JSON as ``{token: id}``: an object of integer ids, each id used once."""
+    if not isinstance(raw, dict):
+        raise TokenizerLoadError(
+            f"{file_name}: the vocabulary must be a JSON object of token -> id, not {json_kind(raw)}"
+        )
+    _check_count(len(raw), "vocabulary entries", file_name, TokenizerLoadError)
+    owner: dict[int, str] = {}
+    for key, token_id in raw.items():
+        if not _is_int(token_id) or not 0 <= token_id <= MAX_ID:
+            raise TokenizerLoadError(
+                f"{file_name}: token {_short(key)} has id {_short(token_id)}, not an integer id"
+            )
+        if token_id in owner:
+            raise TokenizerLoadError(
+                f"{file_name}: tokens {_short(owner[token_id])} and {_short(key)} share id {token_id}"
+            )
+        owner[token_id] = key
+    return dict(raw)
+
+
+def _byte_merges(raw_merges: list[tuple[str, str]], file_name: str) -> list[tuple[bytes, bytes]]:
+    """The merges as byte pairs; a character outside GPT-2's byte map is an error naming the merge."""
+    merges: list[tuple[bytes, bytes]] = []
+    for index, (left, right) in enumerate(raw_merges):
+        try:
+            merges.append((gpt2_str_to_bytes(left), gpt2_str_to_bytes(right)))
+        except KeyError:
+            raise TokenizerLoadError(
+                f"{file_name}: merge {index} ({_short(left)} {_short(right)}) "
+                "uses a character outside GPT-2's byte map"
+            ) from None
+    return merges
+
+
+def _named_specials(
+    ids: dict[str, int],
+    added: Mapping[str, int] | None,
+    special_tokens: Mapping[str, int] | Sequence[str] | None,
+) -> dict[str, int]:
+    """The added tokens and the special tokens named: a mapping as given; a name in the vocabulary
+    keeps its id, any other gets the next id after the largest."""
+    specials: dict[str, int] = dict(added or {})
+    if isinstance(special_tokens, Mapping):
+        specials.update({str(s): int(i) for s, i in special_tokens.items()})
+        return specials
+    next_id = max(ids.values(), default=-1) + 1
+    for s in special_tokens or ():
+        if s in specials:
+            continue
+        if s in ids:
+            specials[s] = ids[s]
+        else:
+            specials[s] = next_id
+            next_id += 1
+    return specials
+
+
+def _byte_vocab(
+    ids: dict[str, int], specials: dict[str, int], made: set[bytes] | None, vocab_name: str
+) -> tuple[dict[int, bytes], list[str], int]:
+    """Each id's bytes, the tokens promoted to specials and the count of learned (multi-byte) tokens.
+
+    A special token's bytes are its UTF-8 text. With ``made`` (the tokens the merges can make), a
+    token outside it is added to ``specials``, since BPE never produces it.
+    """
+    special_ids = set(specials.values())
+    vocab: dict[int, bytes] = {}
+    promoted: list[str] = []
+    learned = 0
+    for key, token_id in ids.items():
+        if token_id in special_ids:
+            vocab[token_id] = key.encode("utf-8")
+            continue
+        try:
+            data: bytes | None = gpt2_str_to_bytes(key)
+        except KeyError:
+            data = None
+        if data is None or len(data) > 1:
+            learned += 1
+        if made is not None and (data is None or data not in made):
+            specials[key] = token_id
+            promoted.append(key)
+            vocab[token_id] = key.encode("utf-8")
+        elif data is None:
+            raise TokenizerLoadError(
+                f"{vocab_name}: token {_short(key)} (id {token_id}) uses a character outside GPT-2's "
+                "byte map; if it is a special token, name it as one"
+            )
+        else:
+            vocab[token_id] = data
+    return vocab, promoted, learned

@@ -27,6 +27,7 @@ from ..bytes_ import unicode_to_bytes
 from ..errors import ArgumentTypeError, InvalidArgument, ReplayUnavailable, TokenizerLoadError
 from ..pretokenize import CL100K_PATTERN, GPT2_PATTERN, Pretokenizer
 from ..tokenizer import Tokenizer, TokenSpan, _check_count, _check_text, replace_lone_surrogates
+from .native_stderr import native_stderr_held
 from .oniguruma import from_oniguruma, to_oniguruma
 
 if TYPE_CHECKING:
@@ -87,10 +88,11 @@ class ReferenceChunks(Pretokenizer):
         if self.reference is None:
             return [(0, len(text))]
         try:
-            try:
-                pieces = self.reference.pre_tokenize_str(text)
-            except TypeError:  # a lone surrogate: read as U+FFFD, one code point for one
-                pieces = self.reference.pre_tokenize_str(replace_lone_surrogates(text))
+            with native_stderr_held():
+                try:
+                    pieces = self.reference.pre_tokenize_str(text)
+                except TypeError:  # a lone surrogate: read as U+FFFD, one code point for one
+                    pieces = self.reference.pre_tokenize_str(replace_lone_surrogates(text))
         except (KeyboardInterrupt, SystemExit):
             raise
         except BaseException as exc:  # a Rust panic (Oniguruma's retry limit) is a BaseException
@@ -217,10 +219,11 @@ def _library_encode(hf: tokenizers.Tokenizer, text: str) -> Any:
     it lacks) is an :class:`InvalidArgument` with the library's reason, in one line.
     """
     try:
-        try:
-            return hf.encode(text, add_special_tokens=False)
-        except TypeError:  # a lone surrogate: the library takes only valid Unicode
-            return hf.encode(replace_lone_surrogates(text), add_special_tokens=False)
+        with native_stderr_held():  # a panic's report would reach the terminal before our one line
+            try:
+                return hf.encode(text, add_special_tokens=False)
+            except TypeError:  # a lone surrogate: the library takes only valid Unicode
+                return hf.encode(replace_lone_surrogates(text), add_special_tokens=False)
     except (KeyboardInterrupt, SystemExit):
         raise
     except BaseException as exc:  # plain Exception, or a Rust panic (a BaseException) on odd input
@@ -566,6 +569,11 @@ _REPLAY_PROBE = (
 
 def _replay_obstacle(doc: Mapping[str, Any], hf: tokenizers.Tokenizer) -> str | None:
     """Why tokviz's merge-by-merge BPE cannot reproduce this file's ids, or None when it can."""
+    return _model_obstacle(doc) or _pretokenizer_obstacle(doc) or _added_token_obstacle(hf)
+
+
+def _model_obstacle(doc: Mapping[str, Any]) -> str | None:
+    """What in the model (or a normalizer before it) is not plain merge-list BPE, or None."""
     model = doc.get("model") or {}
     kind = str(model.get("type", "BPE"))
     if kind != "BPE":
@@ -583,6 +591,11 @@ def _replay_obstacle(doc: Mapping[str, Any], hf: tokenizers.Tokenizer) -> str | 
         return "replay is not exact: BPE dropout skips merges at random"
     if model.get("continuing_subword_prefix") or model.get("end_of_word_suffix"):
         return "replay is not exact: the BPE marks word pieces with a prefix or suffix"
+    return None
+
+
+def _pretokenizer_obstacle(doc: Mapping[str, Any]) -> str | None:
+    """What keeps the pre-tokenizer from being byte-level chunks of the whole text, or None."""
     pre = doc.get("pre_tokenizer")
     steps = pre.get("pretokenizers") if isinstance(pre, dict) and pre.get("type") == "Sequence" else [pre]
     if not isinstance(steps, list) or not steps or not isinstance(steps[-1], dict):
@@ -592,9 +605,13 @@ def _replay_obstacle(doc: Mapping[str, Any], hf: tokenizers.Tokenizer) -> str | 
         return f"replay is not exact: the pre-tokenizer ({'+'.join(_types(pre))}) does not end in ByteLevel"
     if last.get("add_prefix_space"):
         return "replay is not exact: the ByteLevel pre-tokenizer adds a space before the text"
-    for split in _find(pre, "Split"):
-        if str(split.get("behavior")) == "Removed":
-            return "replay is not exact: the Split pre-tokenizer removes text"
+    if any(str(split.get("behavior")) == "Removed" for split in _find(pre, "Split")):
+        return "replay is not exact: the Split pre-tokenizer removes text"
+    return None
+
+
+def _added_token_obstacle(hf: tokenizers.Tokenizer) -> str | None:
+    """An added token that matches other than as its exact text, or None."""
     for token in hf.get_added_tokens_decoder().values():
         if token.lstrip or token.rstrip or token.single_word:
             return (

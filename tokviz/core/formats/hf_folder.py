@@ -26,7 +26,6 @@ from ..outputs import mismatched_files
 from ..pretokenize import NAMED_PATTERNS, resolve_pretokenizer
 from ..tokenizer import Tokenizer
 from ._common import (
-    MAX_ID,
     MERGES_TXT_CAP,
     VOCAB_JSON_CAP,
     PathLike,
@@ -39,7 +38,7 @@ from ._common import (
     json_kind,
 )
 from ._reach import judge_reach, remember_warnings
-from .gpt2_files import _parse_merges_txt
+from .gpt2_files import _parse_merges_txt, checked_vocab
 from .hf_engine import OUTSIDE_GPT2_MAP, build_hf_tokenizer, gpt2_bytes
 from .hf_json import missing_byte_warnings, to_oniguruma
 
@@ -86,7 +85,7 @@ def load_vocab_merges(
         raise TokenizerLoadError(mismatch)
     raw_vocab = _parse_json(vocab_data, vocab_path.name, TokenizerLoadError)
     merges = _parse_merges_txt(merges_data, merges_path.name)
-    vocab = _checked_vocab(raw_vocab, vocab_path.name)
+    vocab = checked_vocab(raw_vocab, vocab_path.name)
     _check_merges(merges, vocab_path.name, merges_path.name, len(vocab))
     side = _side_files(vocab_path.parent)
     config = side.get("tokenizer_config.json", {})
@@ -121,26 +120,6 @@ def load_vocab_merges(
     )
     tok = build_hf_tokenizer(hf, name or vocab_path.parent.name or vocab_path.stem, assumptions=assumptions)
     return remember_warnings(tok, [*warnings, *notes, *missing_byte_warnings(tok, vocab_path.name)])
-
-
-def _checked_vocab(raw: Any, file_name: str) -> dict[str, int]:
-    if not isinstance(raw, dict):
-        raise TokenizerLoadError(
-            f"{file_name}: the vocabulary must be a JSON object of token -> id, not {json_kind(raw)}"
-        )
-    _check_count(len(raw), "vocabulary entries", file_name, TokenizerLoadError)
-    owner: dict[int, str] = {}
-    for key, token_id in raw.items():
-        if not _is_int(token_id) or not 0 <= token_id <= MAX_ID:
-            raise TokenizerLoadError(
-                f"{file_name}: token {_short(key)} has id {_short(token_id)}, not an integer id"
-            )
-        if token_id in owner:
-            raise TokenizerLoadError(
-                f"{file_name}: tokens {_short(owner[token_id])} and {_short(key)} share id {token_id}"
-            )
-        owner[token_id] = key
-    return dict(raw)
 
 
 def _check_merges(merges: list[tuple[str, str]], vocab_name: str, merges_name: str, vocab_size: int) -> None:
@@ -184,48 +163,54 @@ AddedEntry = tuple[int | None, bool, dict[str, Any]]
 def _added_tokens(side: Mapping[str, Any], vocab: Mapping[str, int]) -> dict[str, AddedEntry]:
     """``{content: (id or None, special, options)}`` from the side files, as transformers reads them."""
     config = side.get("tokenizer_config.json", {})
-    added: dict[str, AddedEntry] = {}
-    decoder = config.get("added_tokens_decoder")
-    if isinstance(decoder, dict):
-        for key, entry in decoder.items():
-            content = _content(entry)
-            if content is None or not str(key).isdigit():
-                raise TokenizerLoadError(
-                    f"tokenizer_config.json: added token {_short(key)} needs an id and a content"
-                )
-            options = (
-                {k: bool(entry.get(k, False)) for k in ("lstrip", "rstrip", "single_word", "normalized")}
-                if isinstance(entry, dict)
-                else {}
-            )
-            special = bool(entry.get("special", False)) if isinstance(entry, dict) else False
-            added[content] = (int(key), special, options)
-    listed = side.get("added_tokens.json", {})
-    for content, token_id in listed.items():
+    added = _decoder_tokens(config)
+    for content, token_id in side.get("added_tokens.json", {}).items():
         if not _is_int(token_id):
             raise TokenizerLoadError(
                 f"added_tokens.json: token {_short(content)} has id {_short(token_id)}, not an integer"
             )
         added.setdefault(content, (token_id, False, {}))
-    specials: list[str] = []
-    for source in (side.get("special_tokens_map.json", {}), config):
-        for key in _SPECIAL_KEYS:
-            content = _content(source.get(key))
-            if content:
-                specials.append(content)
-        for key in ("additional_special_tokens", "extra_special_tokens"):  # transformers 4 and 5
-            extra = source.get(key)
-            if isinstance(extra, dict):
-                extra = list(extra.values())
-            if isinstance(extra, list):
-                specials.extend(c for c in map(_content, extra) if c)
-    for content in specials:
+    for content in _special_names(side.get("special_tokens_map.json", {})) + _special_names(config):
         if content in added:
             token_id, _special, options = added[content]
             added[content] = (token_id, True, options)
         elif content in vocab or side:
             added[content] = (vocab.get(content), True, {})
     return added
+
+
+def _decoder_tokens(config: Mapping[str, Any]) -> dict[str, AddedEntry]:
+    """The added tokens of tokenizer_config.json's ``added_tokens_decoder`` (``{"id": {content, ...}}``)."""
+    decoder = config.get("added_tokens_decoder")
+    if not isinstance(decoder, dict):
+        return {}
+    added: dict[str, AddedEntry] = {}
+    for key, entry in decoder.items():
+        content = _content(entry)
+        if content is None or not str(key).isdigit():
+            raise TokenizerLoadError(
+                f"tokenizer_config.json: added token {_short(key)} needs an id and a content"
+            )
+        if isinstance(entry, dict):
+            options = {
+                k: bool(entry.get(k, False)) for k in ("lstrip", "rstrip", "single_word", "normalized")
+            }
+            added[content] = (int(key), bool(entry.get("special", False)), options)
+        else:
+            added[content] = (int(key), False, {})
+    return added
+
+
+def _special_names(source: Mapping[str, Any]) -> list[str]:
+    """The special tokens a side file names: bos/eos/... and the additional (or extra) ones."""
+    names = [content for key in _SPECIAL_KEYS if (content := _content(source.get(key)))]
+    for key in ("additional_special_tokens", "extra_special_tokens"):  # transformers 4 and 5
+        extra = source.get(key)
+        if isinstance(extra, dict):
+            extra = list(extra.values())
+        if isinstance(extra, list):
+            names.extend(c for c in map(_content, extra) if c)
+    return names
 
 
 def _given_specials(

@@ -8,16 +8,17 @@ itself encodes (:mod:`.hf_engine`).
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 import regex
 
 from ..bytes_ import bytes_to_gpt2_str
-from ..errors import TokenizerLoadError
+from ..errors import PretokenizerError, TokenizerLoadError
 from ..outputs import Output
 from ..pretokenize import GPT2_PATTERN, Pretokenizer
+from ..regex_bounds import check_pattern_bounds
 from ..tokenizer import Tokenizer
 from ._common import (
     HF_JSON_CAP,
@@ -34,7 +35,7 @@ from ._reach import judge_reach, remember_warnings
 from ._writing import encode_text, write_one
 from .hf_engine import NEVER_IN_UTF8, build_hf_tokenizer, load_library_tokenizer
 from .hf_verify import verify_hf_export
-from .oniguruma import from_oniguruma as from_oniguruma  # re-exported: it used to live here
+from .oniguruma import from_oniguruma as from_oniguruma  # re-exported for code that imports it from here
 from .oniguruma import to_oniguruma
 
 
@@ -155,6 +156,12 @@ def hf_from_json(
     warnings: list[str] = []
     if kind == "BPE":
         warnings += _bpe_reach(data, file_name)
+    for key in _PIPELINE_KEYS:
+        for pattern in library_regexes(data.get(key)):
+            try:
+                check_pattern_bounds(pattern, f"the {key.replace('_', '-')} regex")
+            except PretokenizerError as exc:
+                raise fail(str(exc)) from None
     try:
         hf = load_library_tokenizer(source if source is not None else json.dumps(data, ensure_ascii=False))
     except TokenizerLoadError as exc:
@@ -162,6 +169,24 @@ def hf_from_json(
     tok = build_hf_tokenizer(hf, name, doc=data)
     warnings += missing_byte_warnings(tok, file_name)
     return remember_warnings(tok, warnings)
+
+
+# The parts of a tokenizer.json that hold regexes (the model's vocabulary is not walked).
+_PIPELINE_KEYS = ("normalizer", "pre_tokenizer", "post_processor", "decoder")
+
+
+def library_regexes(spec: Any) -> Iterator[str]:
+    """Every ``{"Regex": ...}`` pattern in a tokenizer.json (Split, Replace, ...): the library
+    compiles each one when it reads the file."""
+    if isinstance(spec, dict):
+        for key, value in spec.items():
+            if key == "Regex" and isinstance(value, str):
+                yield value
+            elif isinstance(value, (dict, list)):
+                yield from library_regexes(value)
+    elif isinstance(spec, list):
+        for item in spec:
+            yield from library_regexes(item)
 
 
 def _bpe_reach(data: dict[str, Any], file_name: str) -> list[str]:

@@ -8,6 +8,7 @@ they always did (with empty provenance), and an older tokviz reading a newer fil
 from __future__ import annotations
 
 import json
+import re
 import weakref
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -17,13 +18,13 @@ from typing import Any
 from ..errors import ExportError, ModelFileError, PretokenizerError, TokenizerLoadError
 from ..merges import MergeStep
 from ..outputs import Output
+from ..path_record import read_entry, recorded_entry
 from ..tokenizer import Tokenizer
+from ..vocab_rules import id_problem, specials_problem
 from ._common import (
-    _DECIMAL,
     _HEX,
     _HISTORY_INT_FIELDS,
     MAX_ENTRIES,
-    MAX_ID,
     MODEL_FILE_CAP,
     MODEL_FORMAT,
     MODEL_VERSION,
@@ -35,6 +36,9 @@ from ._common import (
 )
 from ._reach import judge_reach, remember_warnings, unmade
 from ._writing import encode_text, write_one
+
+# A vocabulary key: decimal digits (the id's range is checked by the rules shared with the constructor).
+_DIGITS = re.compile(r"[0-9]{1,30}")
 
 
 @dataclass(frozen=True)
@@ -146,7 +150,9 @@ def _provenance_block(provenance: dict[str, Any], dumps: Callable[[Any, str], st
         return f'  "provenance": {dumps(provenance, "provenance")}'
     inner = [f"    {json.dumps(k)}: {dumps(v, 'provenance')}" for k, v in provenance.items() if k != "corpus"]
     rest = [f"      {json.dumps(k)}: {dumps(v, 'provenance')}" for k, v in corpus.items() if k != "files"]
-    listed = ",\n        ".join(dumps(f, "corpus files") for f in files)
+    listed = ",\n        ".join(
+        dumps(recorded_entry(f) if isinstance(f, dict) else f, "corpus files") for f in files
+    )
     corpus_lines = [
         "{",
         *[line + "," for line in rest],
@@ -168,6 +174,30 @@ def model_from_json(data: Any, name: str = "model file") -> LoadedModel:
     def fail(message: str) -> ModelFileError:
         return ModelFileError(f"{name}: {message}")
 
+    _check_header(data, fail)
+    model_name, pretokenizer, settings, provenance = _model_fields(data, name, fail)
+    vocab = _model_vocab(data["vocab"], fail)
+    merges = _model_merges(data["merges"], len(vocab), fail)
+    specials = _model_specials(data.get("special_tokens", {}), vocab, fail)
+    history = _model_history(data.get("history", []), fail)
+    try:
+        tokenizer = Tokenizer(vocab, merges, specials, pretokenizer, name=model_name)
+    except (TokenizerLoadError, PretokenizerError) as exc:
+        raise fail(str(exc)) from None
+    # Learned tokens no merge makes are never produced: refused when most are, else flagged.
+    special_ids = set(specials.values())
+    learned = [b for i, b in vocab.items() if i not in special_ids and len(b) > 1]
+    warnings = judge_reach(
+        name, len(learned), unmade(learned, merges), len(merges), "are never produced", ModelFileError
+    )
+    tokenizer = remember_warnings(tokenizer, warnings)
+    provenance = _read_provenance(provenance)
+    _details[tokenizer] = ModelDetails(settings, provenance)
+    return LoadedModel(tokenizer, settings, history, provenance)
+
+
+def _check_header(data: Any, fail: Callable[[str], ModelFileError]) -> None:
+    """A JSON object of tokviz's model format, in a version this tokviz reads, with vocab and merges."""
     if not isinstance(data, dict):
         raise fail(f"not a tokviz model file (expected a JSON object, found {json_kind(data)})")
     if data.get("format") != MODEL_FORMAT:
@@ -187,6 +217,11 @@ def model_from_json(data: Any, name: str = "model file") -> LoadedModel:
         if key not in data:
             raise fail(f'the "{key}" entry is missing')
 
+
+def _model_fields(
+    data: dict[str, Any], name: str, fail: Callable[[str], ModelFileError]
+) -> tuple[str, str, dict[str, Any], dict[str, Any]]:
+    """The model's name, pre-tokenizer, settings and provenance, each checked for its JSON type."""
     model_name = data.get("name", Path(name).stem)
     if not isinstance(model_name, str):
         raise fail(f"the name must be a string, not {_short(model_name)}")
@@ -199,24 +234,17 @@ def model_from_json(data: Any, name: str = "model file") -> LoadedModel:
     provenance = data.get("provenance", {})
     if not isinstance(provenance, dict):
         raise fail(f"the provenance must be a JSON object, not {json_kind(provenance)}")
+    return model_name, pretokenizer, settings, provenance
 
-    vocab = _model_vocab(data["vocab"], fail)
-    merges = _model_merges(data["merges"], len(vocab), fail)
-    specials = _model_specials(data.get("special_tokens", {}), vocab, fail)
-    history = _model_history(data.get("history", []), fail)
-    try:
-        tokenizer = Tokenizer(vocab, merges, specials, pretokenizer, name=model_name)
-    except (TokenizerLoadError, PretokenizerError) as exc:
-        raise fail(str(exc)) from None
-    # Learned tokens no merge makes are never produced: refused when most are, else flagged.
-    special_ids = set(specials.values())
-    learned = [b for i, b in vocab.items() if i not in special_ids and len(b) > 1]
-    warnings = judge_reach(
-        name, len(learned), unmade(learned, merges), len(merges), "are never produced", ModelFileError
-    )
-    tokenizer = remember_warnings(tokenizer, warnings)
-    _details[tokenizer] = ModelDetails(settings, provenance)
-    return LoadedModel(tokenizer, settings, history, provenance)
+
+def _read_provenance(provenance: dict[str, Any]) -> dict[str, Any]:
+    """The provenance as recorded: each corpus file's path as it was given (see :mod:`..path_record`)."""
+    corpus = provenance.get("corpus")
+    files = corpus.get("files") if isinstance(corpus, dict) else None
+    if not isinstance(corpus, dict) or not isinstance(files, list):
+        return provenance
+    listed = [read_entry(f) if isinstance(f, dict) else f for f in files]
+    return {**provenance, "corpus": {**corpus, "files": listed}}
 
 
 def _model_vocab(raw: Any, fail: Callable[[str], ModelFileError]) -> dict[int, bytes]:
@@ -226,12 +254,16 @@ def _model_vocab(raw: Any, fail: Callable[[str], ModelFileError]) -> dict[int, b
         raise fail(f"the vocabulary has {len(raw):,} entries, more than the limit of {MAX_ENTRIES:,}")
     vocab: dict[int, bytes] = {}
     for key, value in raw.items():
-        if not _DECIMAL.fullmatch(key) or int(key) > MAX_ID:
+        if not _DIGITS.fullmatch(key):
             raise fail(f"vocabulary id {_short(key)} is not a non-negative integer below 2^31")
         token_id = int(key)
+        problem = id_problem(token_id)
+        if problem:
+            raise fail(problem)
         if token_id in vocab:
             raise fail(f"vocabulary id {token_id} appears twice")
-        if not isinstance(value, str) or not _HEX.fullmatch(value):
+        # An empty value is a token of no bytes (Whisper's rank files have one; BPE never makes it).
+        if not isinstance(value, str) or not (value == "" or _HEX.fullmatch(value)):
             raise fail(f"vocabulary id {token_id} has {_short(value)}, not the token's bytes as hex")
         vocab[token_id] = bytes.fromhex(value)
     return vocab
@@ -262,21 +294,13 @@ def _model_specials(
     if not isinstance(raw, dict):
         raise fail('"special_tokens" must be an object mapping each special token to its id')
     specials: dict[str, int] = {}
-    owners: dict[int, str] = {}
     for text, token_id in raw.items():
-        if not text:
-            raise fail("a special token is the empty string")
-        if not _is_int(token_id) or not 0 <= token_id <= MAX_ID:
+        if not _is_int(token_id):
             raise fail(f"special token {_short(text)} has id {_short(token_id)}, not a non-negative integer")
-        if token_id in owners:
-            raise fail(f"special tokens {_short(owners[token_id])} and {_short(text)} share id {token_id}")
-        data = text.encode("utf-8", errors="surrogatepass")
-        if token_id in vocab and vocab[token_id] != data:
-            raise fail(
-                f"special token {_short(text)} has id {token_id}, which the vocabulary gives other bytes"
-            )
-        owners[token_id] = text
         specials[text] = token_id
+    problem = specials_problem(specials, vocab)
+    if problem:
+        raise fail(problem)
     return specials
 
 

@@ -9,57 +9,9 @@ from __future__ import annotations
 import regex
 
 from ..errors import ExportError, TokenizerLoadError
+from ..regex_scan import scan_pattern
 
 __all__ = ["from_oniguruma", "to_oniguruma"]
-
-
-def _scan_pattern(pattern: str) -> list[tuple[str, str, int]]:
-    """Cut a regex into (kind, text, depth) pieces: ``esc`` escapes (``\\p{L}`` whole), ``class``
-    sets, ``interval`` quantifiers like ``{1,3}``, and ``char`` for every other character.
-
-    Enough structure to rewrite anchors and quantifiers without touching escapes or sets.
-    """
-    pieces: list[tuple[str, str, int]] = []
-    i, n, depth = 0, len(pattern), 0
-    while i < n:
-        c = pattern[i]
-        if c == "\\":
-            j = i + 2
-            if pattern[i + 1 : i + 2] in _BRACED_ESCAPES and pattern[j : j + 1] == "{":
-                close = pattern.find("}", j)
-                j = n if close < 0 else close + 1
-            pieces.append(("esc", pattern[i:j], depth))
-            i = j
-        elif c == "[":
-            j = i + 1
-            if pattern[j : j + 1] == "^":
-                j += 1
-            if pattern[j : j + 1] == "]":
-                j += 1
-            while j < n and pattern[j] != "]":
-                if pattern[j] == "\\":
-                    j += 2
-                elif pattern.startswith("[:", j) and ":]" in pattern[j:]:
-                    j = pattern.index(":]", j) + 2
-                else:
-                    j += 1
-            pieces.append(("class", pattern[i : j + 1], depth))
-            i = j + 1
-        elif c == "{" and (m := _INTERVAL.match(pattern, i)):
-            pieces.append(("interval", m.group(), depth))
-            i = m.end()
-        else:
-            if c == "(":
-                depth += 1
-            elif c == ")":
-                depth -= 1
-            pieces.append(("char", c, depth))
-            i += 1
-    return pieces
-
-
-_INTERVAL = regex.compile(r"\{[0-9]+(?:,[0-9]*)?\}")
-_BRACED_ESCAPES = frozenset("pPNxuUgk")
 
 
 def to_oniguruma(pattern: str) -> str:
@@ -72,7 +24,7 @@ def to_oniguruma(pattern: str) -> str:
     """
     if regex.compile(pattern).flags & regex.MULTILINE:
         raise ExportError("cannot write tokenizer.json: the pre-tokenizer regex uses the multiline flag")
-    pieces = _scan_pattern(pattern)
+    pieces = scan_pattern(pattern)
     out: list[str] = []
     for k, (kind, piece, _depth) in enumerate(pieces):
         if kind == "esc" and piece == "\\Z":
@@ -95,7 +47,7 @@ def from_oniguruma(pattern: str) -> str:
     """The inverse of :func:`to_oniguruma` for the anchors: ``\\z`` -> ``\\Z``, ``\\Z`` -> ``$``,
     Oniguruma's line-end ``$`` -> ``(?m:$)``. ``X{n,m}+`` (a repeat there) is refused."""
     out: list[str] = []
-    pieces = _scan_pattern(pattern)
+    pieces = scan_pattern(pattern)
     for k, (kind, piece, _depth) in enumerate(pieces):
         if kind == "esc" and piece == "\\z":
             out.append("\\Z")

@@ -15,7 +15,8 @@ import binascii
 from collections.abc import Mapping
 from typing import Any
 
-from ..errors import TokenizerLoadError
+from ..errors import PretokenizerError, TokenizerLoadError
+from ..regex_bounds import check_pattern_bounds
 from ..tokenizer import Tokenizer
 from ._common import MAX_ENTRIES, _is_int, _short
 from .engine import tokenizer_from_ranks
@@ -65,6 +66,10 @@ def tekken_from_json(parsed: Mapping[str, Any], file_name: str, name: str) -> To
     pattern = config.get("pattern")
     if not isinstance(pattern, str) or not pattern:
         raise TokenizerLoadError(f"{file_name}: config.pattern must be a regex string")
+    try:
+        check_pattern_bounds(pattern, "config.pattern")
+    except PretokenizerError as exc:
+        raise TokenizerLoadError(f"{file_name}: {exc}") from None
     n_special = _config_int(config, "default_num_special_tokens", file_name)
     vocab_size = _config_int(config, "default_vocab_size", file_name)
     entries = parsed["vocab"]
@@ -80,7 +85,7 @@ def tekken_from_json(parsed: Mapping[str, Any], file_name: str, name: str) -> To
     specials = _specials(parsed.get("special_tokens"), config.get("version"), n_special, file_name)
     try:
         return tokenizer_from_ranks(ranks, specials, pattern, name, specials_in_text=False)
-    except TokenizerLoadError as exc:
+    except (TokenizerLoadError, PretokenizerError) as exc:
         raise TokenizerLoadError(f"{file_name}: {exc}") from None
 
 

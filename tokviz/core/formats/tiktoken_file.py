@@ -9,9 +9,10 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import ExportError, TokenizerLoadError
+from ..errors import ExportError, PretokenizerError, TokenizerLoadError
 from ..outputs import Output
 from ..pretokenize import Pretokenizer
+from ..regex_bounds import check_pattern_bounds
 from ..tokenizer import Tokenizer
 from ._common import (
     MAX_ID,
@@ -171,11 +172,7 @@ def read_sidecar(
             f"{side.name} belongs to another version of {Path(path).name} (its sha256 differs): "
             "export the model again, or delete the sidecar and give --pattern and --special-token"
         )
-    pattern = doc.get("pattern")
-    if pattern is not None and (not isinstance(pattern, str) or not pattern):
-        raise TokenizerLoadError(f'{side.name}: "pattern" must be a non-empty string or null')
-    if pattern == WHOLE_TEXT_PATTERN and doc.get("pretokenizer") == "none":
-        pattern = "none"  # tiktoken's spelling of "no pre-tokenizer"
+    pattern = _sidecar_pattern(doc, side.name)
     raw = doc.get("special_tokens")
     specials: dict[str, int] | None = None
     if raw is not None:
@@ -189,6 +186,22 @@ def read_sidecar(
                 )
             specials[text] = token_id
     return pattern, specials
+
+
+def _sidecar_pattern(doc: Mapping[str, object], side_name: str) -> str | None:
+    """The sidecar's pattern (``"none"`` for tiktoken's whole-text one), checked before any compile."""
+    pattern = doc.get("pattern")
+    if pattern is None:
+        return None
+    if not isinstance(pattern, str) or not pattern:
+        raise TokenizerLoadError(f'{side_name}: "pattern" must be a non-empty string or null')
+    try:
+        check_pattern_bounds(pattern, '"pattern"')
+    except PretokenizerError as exc:
+        raise TokenizerLoadError(f"{side_name}: {exc}") from None
+    if pattern == WHOLE_TEXT_PATTERN and doc.get("pretokenizer") == "none":
+        return "none"  # tiktoken's spelling of "no pre-tokenizer"
+    return pattern
 
 
 def special_ids(given: SpecialTokens, ranks: Mapping[bytes, int], file_name: str) -> dict[str, int]:

@@ -483,9 +483,6 @@ def plot_compare_rows(
     """Draw ``tokviz compare`` rows (labelled as the user named the tokenizers) into a PNG or SVG file."""
     from PySide6.QtWidgets import QApplication
 
-    from tokviz.gui.compat import protect_none_refcount
-
-    protect_none_refcount()
     app = QApplication.instance() or QApplication(["tokviz"])
     assert app is not None
     renamed = short_labels([str(r["input"]) for r in rows])

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING, cast
 
 from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QPoint, QRect, QSize, Qt
 from PySide6.QtGui import (
@@ -20,6 +21,7 @@ from PySide6.QtGui import (
     QFont,
     QGuiApplication,
     QImage,
+    QImageWriter,
     QPainter,
     QPalette,
     QRegion,
@@ -29,6 +31,9 @@ from PySide6.QtWidgets import QWidget
 from tokviz.core.atomic import atomic_write_bytes
 from tokviz.core.errors import ExportError
 from tokviz.gui.widgets.token_view import TokenView
+
+if TYPE_CHECKING:
+    from tokviz.gui.widgets.token_panel import TokenPanel
 
 # A dynamic property a panel sets to say it draws only shapes and text (so SVG is offered for it).
 VECTOR_PROPERTY = "tokvizVectorExport"
@@ -94,10 +99,11 @@ def png_bytes(image: QImage) -> bytes:
     data = QByteArray()
     buffer = QBuffer(data)
     buffer.open(QIODevice.OpenModeFlag.WriteOnly)
-    ok = image.save(buffer, "PNG")
+    writer = QImageWriter(buffer, QByteArray(b"png"))
+    ok = writer.write(image)
     buffer.close()
     if not ok:
-        raise ExportError("Qt could not encode the image as PNG")
+        raise ExportError(f"Qt could not encode the image as PNG ({writer.errorString()})")
     return bytes(data.data())
 
 
@@ -185,23 +191,27 @@ def _css_families(match: re.Match[bytes], emoji: bool = True) -> bytes:
     return b'font-family="' + ", ".join(families).encode("utf-8") + b'"'
 
 
-def _token_panels(widget: QWidget) -> list[QWidget]:
-    """The token panels a view export is made of (the widget itself, or those in the views' splitter)."""
+def _token_panels(widget: QWidget) -> list[TokenPanel]:
+    """The token panels a view export is made of (the widget itself, or those in the views' splitter).
+
+    Panels are found by their object name: importing the panel class here would load the tokenizer
+    models into every ``tokviz render``, which draws through this module.
+    """
     if widget.objectName() == "tokenPanel":
-        return [widget]
+        return [cast("TokenPanel", widget)]
     if widget.objectName() == "viewsSplitter":
-        return [w for w in widget.findChildren(QWidget, "tokenPanel") if w.isVisible()]
+        return [cast("TokenPanel", w) for w in widget.findChildren(QWidget, "tokenPanel") if w.isVisible()]
     return []
 
 
-def _paint_token_panels(root: QWidget, panels: list[QWidget], painter: QPainter) -> None:
+def _paint_token_panels(root: QWidget, panels: list[TokenPanel], painter: QPainter) -> None:
     """Token panels for a vector file: each header as text, each view drawn by its own painter.
 
     Styles draw combo boxes from cached bitmaps; a drawing meant for slides needs the tokenizer's
     name as text rather than a picture of a picker.
     """
     for panel in panels:
-        picker, stats, view = panel.picker, panel.stats, panel.view  # type: ignore[attr-defined]
+        picker, stats, view = panel.picker, panel.stats, panel.view
         origin = picker.mapTo(root, QPoint(0, 0))
         font = QFont(panel.font())
         font.setBold(True)

@@ -148,7 +148,7 @@ class ReplaySheet(QWidget):
         text_pen = QPen(self.colors.text)
         muted_pen = QPen(self.colors.muted)
         tfm = QFontMetricsF(self.title_font)
-        y = PAD
+        y: float = PAD
         painter.setFont(self.title_font)
         painter.setPen(text_pen)
         painter.drawText(QPointF(PAD, y + tfm.ascent()), self.title)

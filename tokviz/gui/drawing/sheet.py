@@ -9,7 +9,6 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import QApplication, QWidget
 
 from tokviz.core.errors import ExportError
-from tokviz.gui.compat import protect_none_refcount
 from tokviz.gui.style.theme import TokenColors, app_palette, token_colors
 
 # QImage and most viewers cope with up to 32767 pixels in each direction.
@@ -19,7 +18,6 @@ PAD = 24
 
 def ensure_app() -> QApplication:
     """The running QApplication, or a new one for headless drawing (Fusion style, as the window uses)."""
-    protect_none_refcount()
     app = QApplication.instance()
     if app is None:
         app = QApplication(["tokviz"])

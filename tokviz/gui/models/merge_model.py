@@ -231,12 +231,19 @@ class MergeTableModel(QAbstractTableModel):
             return None
         step = self.step_of_row(index.row())
         col = index.column()
-        if role == Qt.ItemDataRole.DisplayRole:
+        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.AccessibleTextRole):
             return self._display(step, col)
         if role == StepRole:
             return step
         if role == ChangesTextRole:
             return self._changes_text(step)
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return self._tooltip(step)
+        return self._look(step, col, role)
+
+    def _look(self, step: int, col: int, role: int) -> Any:
+        """How a cell looks: alignment, bold when the merge changes the text, muted when it does not,
+        shaded on the timeline's step."""
         if role == Qt.ItemDataRole.TextAlignmentRole:
             if col in _NUMERIC:
                 return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
@@ -249,10 +256,6 @@ class MergeTableModel(QAbstractTableModel):
             return None
         if role == Qt.ItemDataRole.BackgroundRole:
             return self.current_fill if step == self.current_step else None
-        if role == Qt.ItemDataRole.ToolTipRole:
-            return self._tooltip(step)
-        if role == Qt.ItemDataRole.AccessibleTextRole:
-            return self._display(step, col)
         return None
 
     def _changes_text(self, step: int) -> bool:
@@ -262,25 +265,37 @@ class MergeTableModel(QAbstractTableModel):
         if col == STEP:
             return f"{step:,}" if step else "start"
         if step == 0:
-            if col == MERGE:
-                return "single bytes"
-            if col == TEXT_TOKENS:
-                return f"{self.trace.initial_tokens:,}" if self.trace is not None else ""
-            if col == CORPUS_TOKENS:
-                return f"{self.corpus_initial:,}" if self.corpus_initial is not None else ""
-            return ""
+            return self._start_text(col)
         if col in (MERGE, NEW, ID):
-            parts = self.merge_parts(step)
-            if parts is None:
-                return ""
-            left, right, new_id = parts
-            if col == MERGE:
-                return f"{printable_token(left)} + {printable_token(right)}"
-            if col == NEW:
-                return printable_token(left + right)
-            return str(new_id)
+            return self._merge_text(step, col)
         if col == TEXT_TOKENS:
             return f"{self.trace.token_count(step):,}" if self.trace is not None else ""
+        return self._training_text(step, col)
+
+    def _start_text(self, col: int) -> str:
+        """The start row: the text and the corpus as single bytes."""
+        if col == MERGE:
+            return "single bytes"
+        if col == TEXT_TOKENS:
+            return f"{self.trace.initial_tokens:,}" if self.trace is not None else ""
+        if col == CORPUS_TOKENS:
+            return f"{self.corpus_initial:,}" if self.corpus_initial is not None else ""
+        return ""
+
+    def _merge_text(self, step: int, col: int) -> str:
+        """The merge's pair, its new token or the new token's id."""
+        parts = self.merge_parts(step)
+        if parts is None:
+            return ""
+        left, right, new_id = parts
+        if col == MERGE:
+            return f"{printable_token(left)} + {printable_token(right)}"
+        if col == NEW:
+            return printable_token(left + right)
+        return str(new_id)
+
+    def _training_text(self, step: int, col: int) -> str:
+        """What the training run recorded: the pair's count, its ties, the corpus's tokens after."""
         rec = self.record(step)
         if rec is None:
             return ""

@@ -1,7 +1,7 @@
 """Tokenize a big change visible part first, the rest piece by piece in the background.
 
-A 1 MB paste used to wait for the whole text's table (3.8 s for two views) before either view
-showed a token. :class:`ProgressiveTokenizationModel` cuts a large window at safe cuts
+Waiting for the whole text's table would keep a 1 MB paste from showing a single token for
+seconds (3.8 s for two views). :class:`ProgressiveTokenizationModel` cuts a large window at safe cuts
 (:func:`~tokviz.gui.workers.fast_table.piece_cuts`): the first piece (what a view shows first) is
 encoded and shown at once, then each following piece is encoded in a worker and spliced in, one
 job per view at a time so every view gets its first piece early and views progress in parallel.

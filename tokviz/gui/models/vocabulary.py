@@ -2,7 +2,7 @@
 and the overlap of two vocabularies.
 
 The Count column shows how often each token occurs on the text the browser counted (the editor's
-text or a folder, see :mod:`tokviz.gui.panels.vocabulary_usage`), or, before any count, the counts
+text or a folder, see :mod:`tokviz.gui.panels.vocabulary.usage`), or, before any count, the counts
 a trained model came with. A usage filter keeps the tokens used, never used, or suspicious (long
 and rare: :data:`tokviz.core.usage.SUSPICIOUS_SCORE`). Merge steps are 1-based, as the timeline
 numbers them.
@@ -24,7 +24,9 @@ from PySide6.QtWidgets import (
 )
 
 from tokviz.core.bytes_ import hex_bytes, printable_token
+from tokviz.core.errors import PretokenizerError
 from tokviz.core.pretokenize import shorten_pattern
+from tokviz.core.regex_bounds import check_pattern_bounds
 from tokviz.core.tokenizer import Tokenizer
 from tokviz.core.usage import SUSPICIOUS_SCORE
 from tokviz.gui.text.display import merge_step
@@ -182,7 +184,11 @@ class VocabModel(QAbstractTableModel):
             texts = self.texts()
             if self._regex:
                 try:
+                    check_pattern_bounds(self._filter, "the filter regex")  # before the engine builds it
                     pattern = regex.compile(self._filter)
+                except PretokenizerError as exc:
+                    self.filter_error = str(exc)
+                    return np.zeros(0, dtype=np.int64)
                 except regex.error as exc:
                     self.filter_error = f"invalid regex: {exc}"
                     return np.zeros(0, dtype=np.int64)
@@ -289,36 +295,46 @@ class VocabModel(QAbstractTableModel):
         if col == ID:
             return str(tid)
         if col == TOKEN:
-            cached = self._cell_cache.get(tid)
-            if cached is None:
-                cached = (
-                    data.decode("utf-8", errors="replace") if tok.is_special(tid) else printable_token(data)
-                )
-                self._cell_cache[tid] = cached
-            return cached
+            return self._token_text(tok, tid, data)
         if col == BYTES:
             return hex_bytes(data)
         if col == LENGTH:
             return str(len(data))
         if col == RANK:
-            if tok.is_special(tid):
-                return "special"
-            if not self.merges_ready:
-                return "…" if len(data) > 1 else ""
-            rank = tok.merge_rank_of_id.get(tid)
-            return "" if rank is None else f"{merge_step(rank):,}"
+            return self._step_text(tok, tid, data)
         if col == PARENTS:
-            if not self.merges_ready or tok.is_special(tid):
-                return ""
-            pair = tok.parents_of_id.get(tid)
-            if pair is None:
-                return ""
-            a, b = pair
-            return f"{printable_token(tok.vocab[a])} + {printable_token(tok.vocab[b])}"
+            return self._parents_text(tok, tid)
         if col == COUNT:
             count = self.count_of(tid)
             return "" if count is None else f"{count:,}"
         return ""
+
+    def _token_text(self, tok: Tokenizer, tid: int, data: bytes) -> str:
+        """The token as shown (· for a space, <F0> for a stray byte), cached: views ask on every repaint."""
+        cached = self._cell_cache.get(tid)
+        if cached is None:
+            cached = data.decode("utf-8", errors="replace") if tok.is_special(tid) else printable_token(data)
+            self._cell_cache[tid] = cached
+        return cached
+
+    def _step_text(self, tok: Tokenizer, tid: int, data: bytes) -> str:
+        """The merge step that made the token ("…" while the merge tables are still being built)."""
+        if tok.is_special(tid):
+            return "special"
+        if not self.merges_ready:
+            return "…" if len(data) > 1 else ""
+        rank = tok.merge_rank_of_id.get(tid)
+        return "" if rank is None else f"{merge_step(rank):,}"
+
+    def _parents_text(self, tok: Tokenizer, tid: int) -> str:
+        """The two tokens the token was merged from."""
+        if not self.merges_ready or tok.is_special(tid):
+            return ""
+        pair = tok.parents_of_id.get(tid)
+        if pair is None:
+            return ""
+        a, b = pair
+        return f"{printable_token(tok.vocab[a])} + {printable_token(tok.vocab[b])}"
 
     # ---------------------------------------------------------------- copying and export
     def plain_cells(self, token_id: int) -> list[str]:

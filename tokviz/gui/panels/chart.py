@@ -7,17 +7,12 @@ every tokenizer on offer, and exports it as PNG, SVG and CSV.
 
 from __future__ import annotations
 
-import contextlib
 from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
 
-from PySide6.QtCore import (
-    QEvent,
-    Qt,
-    Signal,
-)
-from PySide6.QtGui import QPalette
+from PySide6.QtCore import QEvent, Qt, Signal
+from PySide6.QtGui import QPalette, QShowEvent
 from PySide6.QtWidgets import (
     QComboBox,
     QDockWidget,
@@ -52,6 +47,7 @@ from tokviz.gui.drawing.chart_style import (
     short_labels,
 )
 from tokviz.gui.models.tokenizers import TokenizerRegistryModel
+from tokviz.gui.panels.chart_files import ReadProblem, add_remembered_files, read_chart_text
 from tokviz.gui.panels.docking import follow_editor_text
 from tokviz.gui.settings import CHART_FILES
 from tokviz.gui.widgets import file_dialogs
@@ -196,9 +192,9 @@ class ExchangeChart(QWidget):
         self.schedule()
 
     def add_file(self, path: str | Path) -> ChartInput:
-        """Add a UTF-8 text file as a group of bars (invalid bytes read as U+FFFD)."""
+        """Add a UTF-8 text file as a group of bars (a regular file under a size cap: see chart_files)."""
         p = Path(path)
-        text = p.read_bytes().decode("utf-8", errors="replace").removeprefix("\ufeff")
+        text = read_chart_text(p)
         taken = {i.label for i in self.inputs()}
         label, n = p.name, 2
         while label in taken:
@@ -300,8 +296,8 @@ class ExchangeChart(QWidget):
         if path:
             try:
                 self.add_file(path)
-            except OSError as exc:
-                self._report(f"Cannot read {Path(path).name}: {exc.strerror or exc}")
+            except ReadProblem as exc:
+                self._report(f"Cannot add {Path(path).name}: it {exc.reason}")
 
     # ---------------------------------------------------------------- computing
     def schedule(self, *_args: object) -> None:
@@ -348,14 +344,14 @@ class ExchangeChart(QWidget):
         if self._dirty:
             self.refresh_now()
 
-    def _measure(self, tokenizer: object, text: str) -> TextMetrics:
+    def _measure(self, tokenizer: Tokenizer, text: str) -> TextMetrics:
         """TextMetrics.of with a cache (runs in the worker; one job at a time touches the cache)."""
         key = (id(tokenizer), text)
         hit = self._cache.get(key)
         if hit is not None and hit[0] is tokenizer:
             self._cache.move_to_end(key)
             return hit[1]
-        metrics = TextMetrics.of(tokenizer, text)  # type: ignore[arg-type]
+        metrics = TextMetrics.of(tokenizer, text)
         self._cache[key] = (tokenizer, metrics)
         while len(self._cache) > CACHE_ENTRIES:
             self._cache.popitem(last=False)
@@ -385,7 +381,7 @@ class ExchangeChart(QWidget):
         texts = {item.label: item.text for item in self.inputs()}
         return self._last_request == (tuple(texts.items()), tuple(id(t) for _k, _l, t in toks))
 
-    def showEvent(self, event: QEvent) -> None:
+    def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
         self.schedule()
 
@@ -479,8 +475,8 @@ class ExchangeChart(QWidget):
 def install(context: PanelContext) -> QDockWidget:
     """Add the chart as a dock (hidden at first; View menu and Ctrl+Shift+B toggle it); returns the dock.
 
-    The chart (``dock.widget()``) follows the editor's text while it is visible, and every
-    tokenizer in the registry.
+    The chart (``dock.widget()``) follows the editor's text while it is visible, every
+    tokenizer in the registry, and presentation mode (its large text).
     """
     chart = ExchangeChart(context.tokenizers, context.parent_widget())
     parent = context.parent_widget()
@@ -494,12 +490,16 @@ def install(context: PanelContext) -> QDockWidget:
         first_size=lambda: max(340, parent.height() * 2 // 5),
     )
     follow_editor_text(context, dock, chart.set_text, DEBOUNCE_MS)
-    for path in context.settings.get(CHART_FILES):  # files gone or unreadable since are dropped
-        with contextlib.suppress(OSError):
-            chart.add_file(path)
+    remembered: list[str] = context.settings.get(CHART_FILES)
+    skipped = add_remembered_files(chart.add_file, remembered)
+    if skipped:  # a FIFO, a device or a file too large is named; one gone since is dropped quietly
+        context.show_status(skipped)
     context.settings.set(CHART_FILES, chart.added_paths())
     chart.filesChanged.connect(lambda: context.settings.set(CHART_FILES, chart.added_paths()))
     chart.exported.connect(lambda path: context.show_status(f"Chart saved to {path}"))
+    if context.is_presentation():
+        chart.set_large_text(True)
+    context.presentationChanged.connect(chart.set_large_text)
     return dock
 
 

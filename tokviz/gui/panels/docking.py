@@ -58,5 +58,10 @@ def refresh_while_visible(
     debouncer = Debouncer(delay_ms, dock)
     debouncer.triggered.connect(guarded)
     trigger.connect(debouncer.trigger)
-    dock.visibilityChanged.connect(lambda visible: visible and guarded())
+
+    def on_visible(visible: bool) -> None:
+        if visible:
+            guarded()
+
+    dock.visibilityChanged.connect(on_visible)
     return guarded

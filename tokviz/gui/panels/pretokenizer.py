@@ -37,9 +37,9 @@ from tokviz.core.errors import PretokenizerError
 from tokviz.core.pretokenize import (
     PatternTimeoutError,
     Pretokenizer,
-    compile_custom_pattern,
     resolve_pretokenizer,
 )
+from tokviz.core.regex_bounds import check_pattern_bounds
 from tokviz.core.registry import byte_tokenizer
 from tokviz.core.tokenizer import Tokenizer
 from tokviz.gui.context import PanelContext
@@ -294,11 +294,11 @@ class PretokView(QWidget):
         self.patternChanged.emit(kind)
 
     def _apply_custom(self) -> bool:
-        """Use the typed pattern; False (with the error shown) if it does not compile.
+        """Use the typed pattern; False (with the error shown) if it is empty or too large to compile.
 
-        Only the syntax is checked here. The trial against catastrophic backtracking runs in the
-        background with the chunks; a pattern it refuses shows its error when that is done, and
-        the last usable pattern stays in use.
+        Only the size gate runs here (it reads the pattern without compiling it). Compiling and the
+        trial against catastrophic backtracking run in the background with the chunks; a pattern
+        they refuse shows its error when that is done, and the last usable pattern stays in use.
         """
         if self.kind != "custom":
             return True
@@ -306,7 +306,7 @@ class PretokView(QWidget):
         message: str | None = "the pattern is empty" if not spec else None
         if spec:
             try:
-                compile_custom_pattern(spec)
+                check_pattern_bounds(spec)
             except PretokenizerError as exc:
                 message = str(exc)
         self._set_error(message)

@@ -55,45 +55,79 @@ def _fills(dark: bool) -> tuple[QColor, ...]:
     return tuple(out)
 
 
+ColourValue = str | tuple[int, int, int, int] | QColor
+"""A colour in a palette table: ``"#rrggbb"``, ``(r, g, b, alpha)`` or a QColor."""
+
+# The themes' token colours by TokenColors field (the fills come from _fills).
+THEME_COLOURS: dict[bool, dict[str, ColourValue]] = {
+    True: {
+        "text": "#ececec",
+        "base": "#1e1f22",
+        "partial_fill": "#4a3a12",
+        "partial_hatch": (201, 154, 46, 60),
+        "partial_border": "#f0b640",
+        "special_fill": "#4b2f73",
+        "special_border": "#c39bff",
+        "chunk_mark": "#f2f2f2",
+        "diff_mark": "#ff5c8a",
+        "hover": "#ffffff",
+        "highlight": "#4fc3f7",
+        "highlight_fill": (79, 195, 247, 70),
+        "editor_highlight": "#2f5b7a",
+        "muted": "#9a9a9a",
+    },
+    False: {
+        "text": "#111111",
+        "base": "#ffffff",
+        "partial_fill": "#fff1c7",
+        "partial_hatch": (217, 165, 32, 75),
+        "partial_border": "#b7791f",
+        "special_fill": "#e6dafc",
+        "special_border": "#6b3fb8",
+        "chunk_mark": "#1b1b1b",
+        "diff_mark": "#d6246e",
+        "hover": "#111111",
+        "highlight": "#0a66c2",
+        "highlight_fill": (10, 102, 194, 45),
+        "editor_highlight": "#bfe0ff",
+        "muted": "#6b6b6b",
+    },
+}
+
+
+def _qcolor(value: ColourValue) -> QColor:
+    if isinstance(value, QColor):
+        return QColor(value)
+    return QColor(*value) if isinstance(value, tuple) else QColor(value)
+
+
+def palette_from(dark: bool, fills: tuple[QColor, ...], table: dict[str, ColourValue]) -> TokenColors:
+    """The :class:`TokenColors` a palette table gives (one entry per field, see :data:`THEME_COLOURS`):
+    the themes and presentation mode differ only in their tables."""
+    c = {name: _qcolor(value) for name, value in table.items()}
+    return TokenColors(
+        dark=dark,
+        fills=fills,
+        text=c["text"],
+        base=c["base"],
+        partial_fill=c["partial_fill"],
+        partial_hatch=c["partial_hatch"],
+        partial_border=c["partial_border"],
+        special_fill=c["special_fill"],
+        special_border=c["special_border"],
+        chunk_mark=c["chunk_mark"],
+        diff_mark=c["diff_mark"],
+        hover=c["hover"],
+        highlight=c["highlight"],
+        highlight_fill=c["highlight_fill"],
+        editor_highlight=c["editor_highlight"],
+        muted=c["muted"],
+    )
+
+
 def token_colors(dark: bool) -> TokenColors:
     """The token palette for a light or a dark background."""
-    if dark:
-        return TokenColors(
-            dark=True,
-            fills=_fills(True),
-            text=QColor("#ececec"),
-            base=QColor("#1e1f22"),
-            partial_fill=QColor("#4a3a12"),
-            partial_hatch=QColor(201, 154, 46, 60),
-            partial_border=QColor("#f0b640"),
-            special_fill=QColor("#4b2f73"),
-            special_border=QColor("#c39bff"),
-            chunk_mark=QColor("#f2f2f2"),
-            diff_mark=QColor("#ff5c8a"),
-            hover=QColor("#ffffff"),
-            highlight=QColor("#4fc3f7"),
-            highlight_fill=QColor(79, 195, 247, 70),
-            editor_highlight=QColor("#2f5b7a"),
-            muted=QColor("#9a9a9a"),
-        )
-    return TokenColors(
-        dark=False,
-        fills=_fills(False),
-        text=QColor("#111111"),
-        base=QColor("#ffffff"),
-        partial_fill=QColor("#fff1c7"),
-        partial_hatch=QColor(217, 165, 32, 75),
-        partial_border=QColor("#b7791f"),
-        special_fill=QColor("#e6dafc"),
-        special_border=QColor("#6b3fb8"),
-        chunk_mark=QColor("#1b1b1b"),
-        diff_mark=QColor("#d6246e"),
-        hover=QColor("#111111"),
-        highlight=QColor("#0a66c2"),
-        highlight_fill=QColor(10, 102, 194, 45),
-        editor_highlight=QColor("#bfe0ff"),
-        muted=QColor("#6b6b6b"),
-    )
+    return palette_from(dark, _fills(dark), THEME_COLOURS[dark])
 
 
 def colour_indices(ids: np.ndarray) -> np.ndarray:

@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
 
 from tokviz.core.pretokenize import NAMED_PATTERNS, validate_pattern
 from tokviz.gui.settings import LAST_FOLDER, LAST_SAVE_FOLDER, Settings
+from tokviz.gui.workers.pattern_check import CHECKING, PatternCheck
 
 
 def last_folder() -> Path:
@@ -157,6 +158,7 @@ class OpenTokenizerDialog(QDialog):
         browse_file.clicked.connect(self._choose_file)
         browse_folder.clicked.connect(self._choose_folder)
         self.pattern = QComboBox(self)
+        self.pattern_check = PatternCheck(self)
         self.pattern.setObjectName("tokenizerPattern")
         self.pattern.setEditable(True)
         names = [n for n in (*NAMED_PATTERNS, "o200k") if n != "none" and validate_pattern(n) is None]
@@ -192,6 +194,7 @@ class OpenTokenizerDialog(QDialog):
         layout.addWidget(self.buttons)
         self.path.textChanged.connect(self._check)
         self.pattern.currentTextChanged.connect(self._check)
+        self.pattern_check.checked.connect(self._check)
         self.resize(640, self.sizeHint().height())
         self._check()
 
@@ -211,16 +214,13 @@ class OpenTokenizerDialog(QDialog):
         return None if text in (FROM_FILE, "") else text
 
     def _check(self, *_args: object) -> None:
+        """Say what keeps the request from loading; a typed regex is checked in a worker meanwhile."""
         pattern = self.chosen_pattern()
-        problem = validate_pattern(pattern) if pattern is not None else None
+        problem = self.pattern_check.problem(pattern) if pattern is not None else None
         path = self.path.text().strip()
-        if problem:
-            self.problem.setText(problem)
-        elif path and not Path(path).exists():
+        if problem is None and path and not Path(path).exists():
             problem = f"{path} does not exist"
-            self.problem.setText(problem)
-        else:
-            self.problem.setText("")
+        self.problem.setText("" if problem == CHECKING else problem or "")
         self.buttons.button(QDialogButtonBox.StandardButton.Open).setEnabled(bool(path) and not problem)
 
     def request(self) -> TokenizerRequest:

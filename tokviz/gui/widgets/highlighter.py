@@ -10,10 +10,20 @@ why a 1 MB document repaints as fast as a 1 KB one.
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import cast
 
 from PySide6.QtCore import QPointF, QRectF
-from PySide6.QtGui import QTextBlock
+from PySide6.QtGui import QTextBlock, QTextLine
+
+# QTextLine.cursorToX(position) returns (x, position); PySide6's stub declares the result ``object``.
+CursorToX = Callable[[int], tuple[float, int]]
+
+
+def cursor_to_x(line: QTextLine) -> CursorToX:
+    """``line.cursorToX`` typed as what it returns, bound once per line (the loops call it per token)."""
+    return cast(CursorToX, line.cursorToX)
 
 
 @dataclass(slots=True)
@@ -70,6 +80,7 @@ def block_boxes(
     k = first
     for li in range(n_lines):
         line = layout.lineAt(li)
+        to_x = cursor_to_x(line)
         ls = line.textStart()
         le = ls + line.textLength()
         last = li == n_lines - 1
@@ -83,11 +94,11 @@ def block_boxes(
         while j < stop and starts[j] < hi:
             s = max(starts[j], lo) - bpos
             e = min(ends[j], hi) - bpos
-            x1 = line.cursorToX(s)[0]
+            x1 = to_x(s)[0]
             if e > le:
-                x2 = line.cursorToX(le)[0] + newline_width
+                x2 = to_x(le)[0] + newline_width
             else:
-                x2 = line.cursorToX(e)[0]
+                x2 = to_x(e)[0]
             if x2 < x1:  # right-to-left text
                 x1, x2 = x2, x1
             if x2 > x1:

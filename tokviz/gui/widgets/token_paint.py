@@ -1,18 +1,103 @@
 """Drawing helpers of the token view that need no view state of their own.
 
-``paint_token_texts`` places each token's text at its box when a view is painted into an SVG file;
-``same_boundaries`` tells whether a reference table changed where a view shows tokens, so a piece
-of a big paste landing off screen does not repaint every view.
+``TokenBrushes`` holds the pens and brushes of one theme; the ``paint_*`` functions draw the marks
+over the token boxes (chunk starts, differences from the reference, outlines); ``paint_token_texts``
+places each token's text at its box when a view is painted into an SVG file; ``same_boundaries``
+tells whether a reference table changed where a view shows tokens, so a piece of a big paste
+landing off screen does not repaint every view.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
-from PySide6.QtCore import QPointF
-from PySide6.QtGui import QPainter, QPalette, QPen
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtGui import QBrush, QPainter, QPalette, QPen
 from PySide6.QtWidgets import QPlainTextEdit
 
+from tokviz.gui.style.theme import TokenColors
 from tokviz.gui.text.token_table import TokenTable
+from tokviz.gui.widgets.highlighter import Box, cursor_to_x
+
+
+@dataclass(frozen=True, slots=True)
+class TokenBrushes:
+    """Explicit QBrush/QPen objects for one theme, built once.
+
+    Passing a QColor where Qt wants a brush converts it on every call, which is slow in a paint
+    loop that draws thousands of boxes.
+    """
+
+    fills: list[QBrush]
+    special: QBrush
+    special_pen: QPen
+    partial: QBrush
+    hatch: QBrush
+    partial_pen: QPen
+    no_brush: QBrush
+    no_pen: QPen
+    chunk_pen: QPen
+    diff: QBrush
+    highlight: QBrush
+    highlight_pen: QPen
+    hover_pen: QPen
+
+    @classmethod
+    def of(cls, c: TokenColors) -> TokenBrushes:
+        """The brushes and pens that paint with the colours ``c``."""
+        return cls(
+            fills=[QBrush(f) for f in c.fills],
+            special=QBrush(c.special_fill),
+            special_pen=QPen(c.special_border, 1.6),
+            partial=QBrush(c.partial_fill),
+            hatch=QBrush(c.partial_hatch, Qt.BrushStyle.BDiagPattern),
+            partial_pen=QPen(c.partial_border, 1.4, Qt.PenStyle.DashLine),
+            no_brush=QBrush(Qt.BrushStyle.NoBrush),
+            no_pen=QPen(Qt.PenStyle.NoPen),
+            chunk_pen=QPen(c.chunk_mark, 2.0),
+            diff=QBrush(c.diff_mark),
+            highlight=QBrush(c.highlight_fill),
+            highlight_pen=QPen(c.highlight, 2.0),
+            hover_pen=QPen(c.hover, 2.0),
+        )
+
+
+def paint_chunk_starts(painter: QPainter, boxes: list[Box], chunk: np.ndarray, lo: int, pen: QPen) -> None:
+    """A bar at the left of each token that starts a new pre-tokenizer chunk.
+
+    ``boxes`` show tokens ``lo`` up to ``hi`` (exclusive); ``chunk`` is the table's chunk number
+    of every token.
+    """
+    hi = max(box.token for box in boxes) + 1
+    before = chunk[lo - 1 : hi - 1] if lo > 0 else np.concatenate((chunk[:1], chunk[: hi - 1]))
+    chunk_start = (chunk[lo:hi] != before).tolist()
+    painter.setPen(pen)
+    for box in boxes:
+        if box.first and chunk_start[box.token - lo]:
+            painter.drawLine(QPointF(box.x, box.y - 1), QPointF(box.x, box.y + box.h + 1))
+
+
+def paint_differences(
+    painter: QPainter, boxes: list[Box], differs: list[bool], lo: int, b: TokenBrushes
+) -> None:
+    """A bar under each token that the reference tokenization cuts differently (``differs[t - lo]``)."""
+    painter.setPen(b.no_pen)
+    painter.setBrush(b.diff)
+    for box in boxes:
+        if differs[box.token - lo]:
+            painter.drawRect(QRectF(box.x + 1, box.y + box.h - 3, box.w - 2, 2.5))
+
+
+def paint_outlines(
+    painter: QPainter, boxes: list[Box], first: int, stop: int, brush: QBrush, pen: QPen
+) -> None:
+    """A rounded outline around the boxes of tokens ``first`` up to ``stop`` (exclusive)."""
+    painter.setBrush(brush)
+    painter.setPen(pen)
+    for box in boxes:
+        if first <= box.token < stop:
+            painter.drawRoundedRect(QRectF(box.x + 0.5, box.y + 0.5, box.w - 1, box.h - 1), 3, 3)
 
 
 def same_boundaries(a: TokenTable, b: TokenTable, lo: int, hi: int) -> bool:
@@ -59,6 +144,7 @@ def paint_token_texts(view: QPlainTextEdit, painter: QPainter, starts: np.ndarra
             origin = geom.topLeft() + layout.position()
             for li in range(layout.lineCount()):
                 line = layout.lineAt(li)
+                to_x = cursor_to_x(line)
                 lo = line.textStart()
                 hi = lo + line.textLength()
                 baseline = origin.y() + line.y() + line.ascent()
@@ -75,6 +161,6 @@ def paint_token_texts(view: QPlainTextEdit, painter: QPainter, starts: np.ndarra
                         len(piece.encode("utf-16-le", "surrogatepass"))
                         - len(shown.encode("utf-16-le", "surrogatepass"))
                     ) // 2
-                    x = min(line.cursorToX(s)[0], line.cursorToX(e)[0])
+                    x = min(to_x(s)[0], to_x(e)[0])
                     painter.drawText(QPointF(origin.x() + x, baseline), shown.rstrip())
         block = block.next()

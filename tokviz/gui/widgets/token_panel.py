@@ -49,10 +49,13 @@ def lesson_stats(tokenizer: Tokenizer | None, table: TokenTable) -> str:
 
 
 class TokenPanel(QWidget):
-    """One compared view: a tokenizer picker, its counts, and the token view."""
+    """One compared view: a tokenizer picker, its counts, and the token view.
 
-    closeRequested = Signal(object)
-    openTokenizerRequested = Signal(object)
+    ``closeRequested(panel)`` and ``openTokenizerRequested(panel)`` carry the panel itself.
+    """
+
+    closeRequested = Signal(QWidget)
+    openTokenizerRequested = Signal(QWidget)
 
     def __init__(
         self, registry: TokenizerRegistryModel, key: str, number: int, parent: QWidget | None = None

@@ -11,9 +11,8 @@ each token's text is its own text element at its box, so other SVG readers' font
 from __future__ import annotations
 
 import numpy as np
-from PySide6.QtCore import QEvent, QPoint, QPointF, QRectF, Qt, Signal
+from PySide6.QtCore import QEvent, QPoint, QRectF, Qt, Signal
 from PySide6.QtGui import (
-    QBrush,
     QColor,
     QFont,
     QHelpEvent,
@@ -22,19 +21,24 @@ from PySide6.QtGui import (
     QPaintEngine,
     QPainter,
     QPaintEvent,
-    QPen,
     QTextCursor,
 )
 from PySide6.QtWidgets import QPlainTextEdit, QToolTip, QWidget
 
 from tokviz.core.tokenizer import Tokenizer
-from tokviz.gui.compat import protect_none_refcount
 from tokviz.gui.style.theme import TokenColors, colour_indices_range, token_colors
 from tokviz.gui.text.display import DisplayOptions, TokenDetails, build_run, details_html, token_details
 from tokviz.gui.text.token_notes import token_notes_html
 from tokviz.gui.text.token_table import INDEX, TableUpdate, TokenTable
 from tokviz.gui.widgets.highlighter import Box, block_boxes
-from tokviz.gui.widgets.token_paint import paint_token_texts, same_boundaries
+from tokviz.gui.widgets.token_paint import (
+    TokenBrushes,
+    paint_chunk_starts,
+    paint_differences,
+    paint_outlines,
+    paint_token_texts,
+    same_boundaries,
+)
 
 
 class TokenView(QPlainTextEdit):
@@ -44,7 +48,6 @@ class TokenView(QPlainTextEdit):
     scrolledToSource = Signal(int)
 
     def __init__(self, parent: QWidget | None = None) -> None:
-        protect_none_refcount()
         super().__init__(parent)
         self.setObjectName("tokenView")
         self.setAccessibleName("Token view")
@@ -68,6 +71,8 @@ class TokenView(QPlainTextEdit):
         self._boxes: list[Box] = []
         self.paint_count = 0
         self.painted_table: TokenTable | None = None  # the table the last paint showed
+        self._brush_theme: TokenColors | None = None
+        self._brush_cache: TokenBrushes | None = None
         self._quiet_insert = False
         self._hover = -1
         self._highlight = (0, 0)
@@ -286,28 +291,11 @@ class TokenView(QPlainTextEdit):
         return (ref.start[i] != starts) | (ref.end[j] != ends)
 
     # ---------------------------------------------------------------- painting
-    def _brushes(self) -> dict[str, object]:
-        # Explicit QBrush/QPen objects, built once per theme: passing a QColor where Qt wants a
-        # brush converts it on every call, which is slow in a paint loop (and PySide 6.12 has
-        # been seen to miscount references on that path).
-        c = self.colors
-        if getattr(self, "_brush_theme", None) is not c:
-            self._brush_theme = c
-            self._brush_cache = {
-                "fills": [QBrush(f) for f in c.fills],
-                "special": QBrush(c.special_fill),
-                "special_pen": QPen(c.special_border, 1.6),
-                "partial": QBrush(c.partial_fill),
-                "hatch": QBrush(c.partial_hatch, Qt.BrushStyle.BDiagPattern),
-                "partial_pen": QPen(c.partial_border, 1.4, Qt.PenStyle.DashLine),
-                "no_brush": QBrush(Qt.BrushStyle.NoBrush),
-                "no_pen": QPen(Qt.PenStyle.NoPen),
-                "chunk_pen": QPen(c.chunk_mark, 2.0),
-                "diff": QBrush(c.diff_mark),
-                "highlight": QBrush(c.highlight_fill),
-                "highlight_pen": QPen(c.highlight, 2.0),
-                "hover_pen": QPen(c.hover, 2.0),
-            }
+    def _brushes(self) -> TokenBrushes:
+        """The pens and brushes of the current theme (built again only when the theme changes)."""
+        if self._brush_cache is None or self._brush_theme is not self.colors:
+            self._brush_theme = self.colors
+            self._brush_cache = TokenBrushes.of(self.colors)
         return self._brush_cache
 
     def paintEvent(self, event: QPaintEvent) -> None:
@@ -319,8 +307,8 @@ class TokenView(QPlainTextEdit):
         clip_top, clip_bottom = clip.top(), clip.bottom() + 1
         if boxes and self.table is not None:
             b = self._brushes()
-            fills = b["fills"]
-            no_pen, no_brush = b["no_pen"], b["no_brush"]
+            fills = b.fills
+            no_pen, no_brush = b.no_pen, b.no_brush
             t0 = boxes[0].token
             t1 = max(box.token for box in boxes) + 1
             special = self.table.special[t0:t1].tolist()
@@ -335,16 +323,16 @@ class TokenView(QPlainTextEdit):
                 t = box.token - t0
                 r = QRectF(box.x + 1.0, box.y + 1.0, box.w - 2.0, box.h - 2.0)
                 if special[t]:
-                    painter.setBrush(b["special"])
-                    painter.setPen(b["special_pen"])
+                    painter.setBrush(b.special)
+                    painter.setPen(b.special_pen)
                     painter.drawRoundedRect(r, 3, 3)
                     painter.setPen(no_pen)
                 elif partial[t]:
-                    painter.setBrush(b["partial"])
+                    painter.setBrush(b.partial)
                     painter.drawRoundedRect(r, 3, 3)
-                    painter.setBrush(b["hatch"])
+                    painter.setBrush(b.hatch)
                     painter.drawRoundedRect(r, 3, 3)
-                    painter.setPen(b["partial_pen"])
+                    painter.setPen(b.partial_pen)
                     painter.setBrush(no_brush)
                     painter.drawRoundedRect(r, 3, 3)
                     painter.setPen(no_pen)
@@ -358,45 +346,27 @@ class TokenView(QPlainTextEdit):
             painter.end()
             if not vector:
                 super().paintEvent(event)
-            self._paint_overlays(boxes)
+            self._paint_overlays(self.table, boxes)
         else:
             super().paintEvent(event)
 
-    def _paint_overlays(self, boxes: list[Box]) -> None:
+    def _paint_overlays(self, table: TokenTable, boxes: list[Box]) -> None:
+        """Marks over the text: chunk starts, differences from the reference, selection and hover."""
         b = self._brushes()
         painter = QPainter(self.viewport())
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         lo = boxes[0].token
         hi = max(box.token for box in boxes) + 1
         if self.show_chunks:
-            painter.setPen(b["chunk_pen"])
-            chunk = self.table.chunk
-            before = chunk[lo - 1 : hi - 1] if lo > 0 else np.concatenate((chunk[:1], chunk[: hi - 1]))
-            chunk_start = (chunk[lo:hi] != before).tolist()
-            for box in boxes:
-                if box.first and chunk_start[box.token - lo]:
-                    painter.drawLine(QPointF(box.x, box.y - 1), QPointF(box.x, box.y + box.h + 1))
+            paint_chunk_starts(painter, boxes, table.chunk, lo, b.chunk_pen)
         differs = self._differs(lo, hi)
         if differs.any():
-            flags = differs.tolist()
-            painter.setPen(b["no_pen"])
-            painter.setBrush(b["diff"])
-            for box in boxes:
-                if flags[box.token - lo]:
-                    painter.drawRect(QRectF(box.x + 1, box.y + box.h - 3, box.w - 2, 2.5))
+            paint_differences(painter, boxes, differs.tolist(), lo, b)
         first, stop = self._highlight
         if stop > first:
-            painter.setBrush(b["highlight"])
-            painter.setPen(b["highlight_pen"])
-            for box in boxes:
-                if first <= box.token < stop:
-                    painter.drawRoundedRect(QRectF(box.x + 0.5, box.y + 0.5, box.w - 1, box.h - 1), 3, 3)
+            paint_outlines(painter, boxes, first, stop, b.highlight, b.highlight_pen)
         if self._hover >= 0:
-            painter.setBrush(b["no_brush"])
-            painter.setPen(b["hover_pen"])
-            for box in boxes:
-                if box.token == self._hover:
-                    painter.drawRoundedRect(QRectF(box.x + 0.5, box.y + 0.5, box.w - 1, box.h - 1), 3, 3)
+            paint_outlines(painter, boxes, self._hover, self._hover + 1, b.no_brush, b.hover_pen)
         painter.end()
 
     # ---------------------------------------------------------------- mouse

@@ -14,8 +14,10 @@ autosave file; a file left behind by a session whose lock is gone is restored at
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import os
+import re
 import sys
 import threading
 import traceback
@@ -24,7 +26,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QLockFile, QObject, QStandardPaths, Qt, QTimer, Signal, Slot
+from PySide6.QtCore import QLockFile, QObject, QStandardPaths, QSysInfo, Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QFontDatabase, QGuiApplication
 from PySide6.QtWidgets import (
     QApplication,
@@ -40,10 +42,15 @@ from PySide6.QtWidgets import (
 )
 
 from tokviz.core.atomic import atomic_write_text
+from tokviz.core.procpool import process_alive
 from tokviz.gui.window.about import runtime_versions
 
 if TYPE_CHECKING:
     from tokviz.gui.window.main_window import MainWindow
+
+# The two hooks the reporter replaces while the GUI runs, and puts back.
+ExceptHook = Callable[[type[BaseException], BaseException, TracebackType | None], object]
+ThreadExceptHook = Callable[[threading.ExceptHookArgs], object]
 
 # Reports kept in the dialog; an exception raised on every repaint must not grow it without bound.
 MAX_REPORTS = 20
@@ -53,6 +60,7 @@ AUTOSAVE_DELAY_MS = 2000
 BIG_AUTOSAVE = 2_000_000
 BIG_AUTOSAVE_DELAY_MS = 10_000
 MAX_AUTOSAVE = 50_000_000
+_AUTOSAVE_LOCK = re.compile(r"autosave-(?P<pid>[0-9]{1,10})\.lock")
 
 
 def app_data_dir() -> Path:
@@ -185,7 +193,7 @@ class CrashReporter(QObject):
         self.before_report = before_report
         self.dialog: CrashDialog | None = None
         self.count = 0
-        self._previous_hooks: tuple[object, object] | None = None
+        self._previous_hooks: tuple[ExceptHook, ThreadExceptHook] | None = None
         self._reporting = threading.local()
         # Queued even when emitted in the GUI thread: the dialog is never built inside a paintEvent.
         self._reported.connect(self._show, Qt.ConnectionType.QueuedConnection)
@@ -201,14 +209,14 @@ class CrashReporter(QObject):
     def uninstall(self) -> None:
         """Put back the hooks that were there before :meth:`install`."""
         if self._previous_hooks is not None:
-            sys.excepthook, threading.excepthook = self._previous_hooks  # type: ignore[assignment]
+            sys.excepthook, threading.excepthook = self._previous_hooks
             self._previous_hooks = None
 
     def excepthook(self, exc_type: type[BaseException], exc: BaseException, tb: TracebackType | None) -> None:
         """``sys.excepthook``: KeyboardInterrupt goes to the previous hook; anything else is reported and the app goes on."""
         if issubclass(exc_type, KeyboardInterrupt):
             previous = self._previous_hooks[0] if self._previous_hooks else sys.__excepthook__
-            previous(exc_type, exc, tb)  # type: ignore[operator]
+            previous(exc_type, exc, tb)
             return
         self.report(exc_type, exc, tb, threading.current_thread().name)
 
@@ -283,6 +291,31 @@ class CrashReporter(QObject):
             app.quit()
 
 
+def remove_dead_sessions_locks(folder: Path) -> list[Path]:
+    """Remove the ``autosave-<pid>.lock`` files of sessions whose process is gone; returns them.
+
+    A crashed or killed session cannot remove its own lock, and nothing else would, so they piled
+    up. The owner is the process the lock names inside (the one in the file name when the lock
+    cannot be read); a lock taken on another machine is left alone. A crashed session's text
+    stays: without its lock it is restored as before.
+    """
+    removed: list[Path] = []
+    for path in folder.glob("autosave-*.lock"):
+        match = _AUTOSAVE_LOCK.fullmatch(path.name)
+        if match is None:
+            continue
+        pid, host, _app = QLockFile(str(path)).getLockInfo()
+        if host and host != QSysInfo.machineHostName():
+            continue
+        owner = pid if pid > 0 else int(match["pid"])
+        if owner == os.getpid() or process_alive(owner):
+            continue
+        with contextlib.suppress(OSError):
+            path.unlink()
+            removed.append(path)
+    return removed
+
+
 class Autosaver(QObject):
     """Keeps a copy of the editor's text on disk while tokviz runs, and restores one a crash left behind.
 
@@ -303,6 +336,7 @@ class Autosaver(QObject):
         self.folder.mkdir(parents=True, exist_ok=True)
         self.delay_ms = delay_ms
         self.path = self.folder / f"autosave-{os.getpid()}.txt"
+        remove_dead_sessions_locks(self.folder)
         self.lock = QLockFile(str(self.path.with_suffix(".lock")))
         self.lock.setStaleLockTime(0)
         self.lock.tryLock(0)

@@ -16,9 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QSize
-from PySide6.QtGui import (
-    QImage,
-)
+from PySide6.QtGui import QImage, QStandardItemModel
 from PySide6.QtWidgets import (
     QApplication,
     QComboBox,
@@ -255,8 +253,9 @@ class ExportDialog(QDialog):
 
     def _update(self, *_args: object) -> None:
         target = self.target()
-        svg_item = self.format_box.model().item(1)  # type: ignore[attr-defined]
-        svg_item.setEnabled(target.vector)
+        formats = self.format_box.model()
+        if isinstance(formats, QStandardItemModel):  # a combo box's own model
+            formats.item(1).setEnabled(target.vector)
         if not target.vector and self.kind() == "svg":
             self.format_box.setCurrentIndex(0)
         svg = self.kind() == "svg"

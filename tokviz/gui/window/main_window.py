@@ -1,72 +1,66 @@
 """The main window: an editor, any number of token views side by side, and the vocabulary dock.
 
 Layout and wiring only. Tokens come from the core through :class:`TokenizationModel` (one per
-view); the window moves the editor's text to the models after a short debounce, and moves hover,
-selection and scroll positions between the editor and the views by source position.
+view); the window moves the editor's text to the models after a short debounce. Its parts (menus,
+appearance, hover and scroll sync, files, presentation mode, the panels' host) are objects it
+owns, each given what it needs, and connected to each other in one place.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from PySide6.QtCore import QPoint, QSettings, QSize, Qt, QTimer, Signal
+from PySide6.QtCore import QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import (
     QAction,
     QCloseEvent,
+    QDragEnterEvent,
+    QDropEvent,
     QGuiApplication,
-    QKeySequence,
     QResizeEvent,
     QTextCursor,
 )
 from PySide6.QtWidgets import (
     QApplication,
-    QDockWidget,
     QMainWindow,
+    QMessageBox,
     QSplitter,
-    QTabBar,
     QWidget,
 )
 
-from tokviz.gui.compat import protect_none_refcount
 from tokviz.gui.context import Installer
 from tokviz.gui.models.tokenizers import TokenizerRegistryModel
 from tokviz.gui.panels import chart, pretokenizer, roundtrip, streaming, vocabulary
 from tokviz.gui.panels.training import install as training
+from tokviz.gui.panels.training.install import TrainingDocks
 from tokviz.gui.settings import (
-    GEOMETRY,
-    POINT_SIZE,
-    SHOW_CHUNKS,
-    SHOW_IDS,
-    SHOW_WHITESPACE,
-    SYNC_SCROLL,
-    TEXT,
-    THEME,
-    VIEWS,
     WINDOW_STATE,
     Settings,
 )
-from tokviz.gui.style.fonts import mono_font
-from tokviz.gui.style.theme import token_colors
-from tokviz.gui.text.samples import DEFAULT_TEXT, Sample
+from tokviz.gui.style.theme import TokenColors
+from tokviz.gui.text.display import DisplayOptions
+from tokviz.gui.text.samples import Sample
 from tokviz.gui.text.token_table import TableUpdate
 from tokviz.gui.text.utf16 import Utf16Index, normalize_newlines, plain_text_from_raw
 from tokviz.gui.widgets.elided import ElidedLabel
 from tokviz.gui.widgets.source_editor import SourceEditor
 from tokviz.gui.widgets.token_panel import TokenPanel
-from tokviz.gui.window.appearance import AppearanceMixin
-from tokviz.gui.window.export import install_export_actions
-from tokviz.gui.window.files import FilesMixin
-from tokviz.gui.window.menus import MenusMixin
+from tokviz.gui.window.actions import make_action, on_trigger
+from tokviz.gui.window.appearance import Appearance
+from tokviz.gui.window.export import Exporter, install_export_actions
+from tokviz.gui.window.files import FileOpener
+from tokviz.gui.window.geometry import in_hidden_dock_tab, keep_on_screen
+from tokviz.gui.window.help import GettingStartedDialog, ShortcutsDialog
+from tokviz.gui.window.menus import WindowMenus
 from tokviz.gui.window.panel_host import PanelHost
-from tokviz.gui.window.presentation import PresentationMode, install_presentation_mode
-from tokviz.gui.window.view_sync import ViewSyncMixin
+from tokviz.gui.window.presentation import PresentationMode
+from tokviz.gui.window.remembered import RememberedTokenizers
+from tokviz.gui.window.session import restore_dock_layout, restore_session, save_session
+from tokviz.gui.window.view_sync import ViewSync
 from tokviz.gui.workers.debounce import Debouncer
 from tokviz.gui.workers.gc_guard import collect_garbage_in_gui_thread
-from tokviz.gui.workers.settle import mark_views_settled
+from tokviz.gui.workers.jobs import Job
 
-# Texts longer than this are not written to the settings file (reopen the file instead).
-DEFAULT_SIZE = QSize(1360, 860)
-MAX_SAVED_TEXT = 200_000
 # Edits are coalesced by a 0 ms timer: it fires once the pending input events are handled, so a
 # burst of keys (or a key held down) costs one update. Huge texts also wait for a pause in typing.
 BIG_TEXT = 2_000_000
@@ -83,11 +77,17 @@ DEFAULT_PANELS: tuple[tuple[str, Installer], ...] = (
 )
 
 
-class MainWindow(MenusMixin, FilesMixin, ViewSyncMixin, AppearanceMixin, QMainWindow):
-    """The tokviz window. ``MainWindow()`` works whenever a QApplication exists."""
+class MainWindow(QMainWindow):
+    """The tokviz window. ``MainWindow()`` works whenever a QApplication exists.
+
+    The window lays out the editor and the views and owns its parts, each built with what it needs
+    and wired in :meth:`_connect_signals`: :class:`WindowMenus` (actions, menus, toolbar),
+    :class:`Appearance` (theme, colours, zoom, display options), :class:`ViewSync` (hover, selection,
+    scrolling), :class:`FileOpener` (texts, tokenizer files, recent files),
+    :class:`PresentationMode` and the :class:`PanelHost` the panels receive.
+    """
 
     textTokenized = Signal()
-    colorsChanged = Signal(object)  # TokenColors, after a theme or presentation-mode change
 
     def __init__(
         self,
@@ -95,7 +95,6 @@ class MainWindow(MenusMixin, FilesMixin, ViewSyncMixin, AppearanceMixin, QMainWi
         parent: QWidget | None = None,
         panels: Sequence[tuple[str, Installer]] = DEFAULT_PANELS,
     ) -> None:
-        protect_none_refcount()
         collect_garbage_in_gui_thread()
         super().__init__(parent)
         self.setObjectName("mainWindow")
@@ -105,24 +104,15 @@ class MainWindow(MenusMixin, FilesMixin, ViewSyncMixin, AppearanceMixin, QMainWi
         # A saved dock layout keeps the user's dock sizes; without one, docks get sensible first sizes.
         self.restored_layout = self.settings.contains(WINDOW_STATE)
         self.tokenizers = TokenizerRegistryModel(self)
-        self.tokenizers.loadFailed.connect(self._on_load_failed)
-        self.tokenizers.mergesReady.connect(self._on_merges_ready)
         self.panels: list[TokenPanel] = []
         self.text = ""
         self._index = Utf16Index("")
         self._n_bytes = 0
-        self._hover: tuple[TokenPanel, int] | None = None
-        self._syncing = False
         # Set once the editor's text has gone to the views: a view added later gets it too, even "".
         self._text_handed_out = False
-        self._theme = "system"
-        self._point_size = POINT_SIZE.default
         self.last_error: str | None = None
-        self.presentation: PresentationMode | None = None
 
         self.editor = SourceEditor(self)
-        self.editor.fileDropped.connect(self.open_text_file)
-        self.host = PanelHost(self)
         self.views_splitter = QSplitter(Qt.Orientation.Horizontal, self)
         self.views_splitter.setObjectName("viewsSplitter")
         self.views_splitter.setChildrenCollapsible(False)
@@ -134,38 +124,88 @@ class MainWindow(MenusMixin, FilesMixin, ViewSyncMixin, AppearanceMixin, QMainWi
         self.splitter.setStretchFactor(1, 2)
         self.splitter.setChildrenCollapsible(False)
         self.setCentralWidget(self.splitter)
-
         self.status_label = ElidedLabel("", self)  # ends in "…" when narrow, the whole text in its tooltip
         self.status_label.setObjectName("statusStats")
         self.statusBar().addPermanentWidget(self.status_label, 1)
-
         self._edits = Debouncer(0, self)
-        self._edits.triggered.connect(self.retokenize_now)
-        self.editor.document().contentsChanged.connect(self._on_text_edited)
-        self.editor.selectionChanged.connect(self._on_editor_selection)
-        self.editor.verticalScrollBar().valueChanged.connect(self._on_editor_scrolled)
 
-        self._build_actions()
-        self._build_menus()
-        self._restore()
-        self._apply_theme()
-        self._apply_zoom()
+        self.menus = WindowMenus(self)
+        self.appearance = Appearance(self, self.editor, self.panels)
+        self.view_sync = ViewSync(self.editor, self.panels, self.statusBar(), self.appearance.colors, self)
+        self.files = FileOpener(self, self.settings, self.tokenizers, self.menus.recent_menu)
+        self.presentation = PresentationMode(self, self.settings, self.appearance)
+        self.host = PanelHost(self)
+        self._expose_menus(self.menus)
+        self._connect_signals()
+
+        restore_session(self)
         # The right-hand docks run the full height; bottom docks sit under the editor and views.
         self.setCorner(Qt.Corner.BottomRightCorner, Qt.DockWidgetArea.RightDockWidgetArea)
         self.installed: dict[str, object] = {name: install(self.host) for name, install in panels}
         self.vocab_dock = self.installed.get("vocabulary")
-        self.training = self.installed.get("training")
+        training_docks = self.installed.get("training")
+        self.training = training_docks if isinstance(training_docks, TrainingDocks) else None
         self.chart_dock = self.installed.get("chart")
         self.pretok_dock = self.installed.get("pretokenizer")
         self.stream_dock = self.installed.get("streaming")
         self.roundtrip_dock = self.installed.get("roundtrip")
-        self.exporter = install_export_actions(self)
-        self._restore_dock_layout()
-        install_presentation_mode(self)  # last: it may hide docks added above
-        hints = QGuiApplication.styleHints()
-        hints.colorSchemeChanged.connect(lambda *_: self._apply_theme())
+        self.exporter: Exporter = install_export_actions(self)
+        restore_dock_layout(self)
+        self.view_menu.addSeparator()
+        self.view_menu.addAction(self.presentation.action)
+        self.presentation.restore()  # last: it may hide docks added above
 
-    # ================================================================ actions and menus
+    def _expose_menus(self, menus: WindowMenus) -> None:
+        """The window's own names for what scripts and tests reach through it."""
+        self.act_quit = menus.act_quit
+        self.act_ids = menus.act_ids
+        self.act_ws = menus.act_ws
+        self.act_chunks = menus.act_chunks
+        self.act_sync = menus.act_sync
+        self.act_about = menus.act_about
+        self.act_remove_view = menus.act_remove_view
+        self.recent_menu = menus.recent_menu
+        self.view_menu = menus.view_menu
+        self.help_menu = menus.help_menu
+        self.sample_actions = menus.sample_actions
+        self.legend = menus.legend
+
+    def _connect_signals(self) -> None:
+        """Wire the parts together: every connection between them is made here."""
+        m, look, sync, files = self.menus, self.appearance, self.view_sync, self.files
+        on_trigger(m.act_open, files.choose_text_file)
+        on_trigger(m.act_open_tokenizer, files.choose_tokenizer_file)
+        on_trigger(m.act_quit, self.close)
+        m.act_ids.toggled.connect(self._on_display_options)
+        m.act_ws.toggled.connect(self._on_display_options)
+        m.act_chunks.toggled.connect(look.set_show_chunks)
+        on_trigger(m.act_add_view, self.add_view)
+        on_trigger(m.act_remove_view, self.remove_last_view)
+        m.act_sync.toggled.connect(sync.set_scroll_together)
+        on_trigger(m.act_zoom_in, lambda: look.zoom(1))
+        on_trigger(m.act_zoom_out, lambda: look.zoom(-1))
+        on_trigger(m.act_zoom_reset, lambda: look.zoom(0))
+        on_trigger(m.act_focus_editor, self.editor.setFocus)
+        on_trigger(m.act_getting_started, lambda: m.open_help(GettingStartedDialog(self)))
+        on_trigger(m.act_shortcuts, lambda: m.open_help(ShortcutsDialog(self)))
+        on_trigger(m.act_about, self._about)
+        m.sampleChosen.connect(self.load_sample)
+        m.themeChosen.connect(look.set_theme)
+        look.themeChanged.connect(m.check_theme)
+        look.colorsChanged.connect(self._on_colors)
+        look.displayOptionsChanged.connect(self.host.displayOptionsChanged)
+        self.presentation.toggled.connect(self.host.presentationChanged)
+        files.textOpened.connect(self._show_opened_text)
+        files.tokenizerOpened.connect(self._show_opened_tokenizer)
+        files.message.connect(lambda text, msecs: self.statusBar().showMessage(text, msecs))
+        files.failed.connect(self._show_error)
+        self.editor.fileDropped.connect(files.open_text_file)
+        self.tokenizers.mergesReady.connect(self._on_merges_ready)
+        self._edits.triggered.connect(self.retokenize_now)
+        self.editor.document().contentsChanged.connect(self._on_text_edited)
+        QGuiApplication.styleHints().colorSchemeChanged.connect(lambda *_: look.apply_theme())
+
+    # ================================================================ actions
     def new_action(
         self,
         text: str,
@@ -174,21 +214,120 @@ class MainWindow(MenusMixin, FilesMixin, ViewSyncMixin, AppearanceMixin, QMainWi
         checkable: bool = False,
         name: str = "",
     ) -> QAction:
-        """A window-wide action: its shortcuts work wherever the focus is in the window."""
-        action = QAction(text, self)
-        if shortcut:
-            keys = [shortcut] if isinstance(shortcut, str) else shortcut
-            action.setShortcuts([QKeySequence(k) for k in keys])
-            action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
-        action.setCheckable(checkable)
-        if name:
-            action.setObjectName(name)
+        """A window-wide action: its shortcuts work wherever the focus is; checkable ones pass their state."""
+        action = make_action(self, text, shortcut, checkable=checkable, name=name)
         if checkable:
             action.toggled.connect(slot)
         else:
-            action.triggered.connect(lambda *_: slot())
-        self.addAction(action)
+            on_trigger(action, slot)
         return action
+
+    def _about(self) -> None:
+        from tokviz.gui.window.about import show_about
+
+        show_about(self)
+
+    # ================================================================ appearance
+    def display_options(self) -> DisplayOptions:
+        """What the token views show besides the tokens (ids, visible whitespace)."""
+        return self.appearance.display_options()
+
+    def _on_display_options(self, _checked: bool = False) -> None:
+        self.appearance.set_display_options(
+            DisplayOptions(show_ids=self.act_ids.isChecked(), whitespace=self.act_ws.isChecked())
+        )
+
+    def _on_colors(self, colors: TokenColors) -> None:
+        self.menus.show_legend(colors)
+        self.view_sync.set_colors(colors)
+        self.host.colorsChanged.emit(colors)
+
+    @property
+    def colors(self) -> TokenColors:
+        """The token colours in use."""
+        return self.appearance.colors
+
+    def set_theme(self, theme: str) -> None:
+        """``"system"``, ``"light"`` or ``"dark"``."""
+        self.appearance.set_theme(theme)
+
+    def is_dark(self) -> bool:
+        """Whether the dark theme is in use."""
+        return self.appearance.is_dark()
+
+    @property
+    def point_size(self) -> float:
+        """Current font size of the editor and views."""
+        return self.appearance.point_size
+
+    def set_point_size(self, size: float) -> None:
+        """Use ``size`` points for the editor and views (presentation mode, scripts)."""
+        self.appearance.set_point_size(size)
+
+    def zoom(self, step: int) -> None:
+        """Bigger (+1), smaller (-1) or default (0) text in the editor and views."""
+        self.appearance.zoom(step)
+
+    def selected_tokens(self, panel: TokenPanel) -> tuple[int, int]:
+        """The token range a view currently outlines (editor selection or hover elsewhere)."""
+        return self.view_sync.selected_tokens(panel)
+
+    # ================================================================ files
+    @property
+    def remembered(self) -> RememberedTokenizers:
+        """The tokenizer files that come back after a restart."""
+        return self.files.remembered
+
+    def choose_text_file(self) -> None:
+        """Ask for a text file and open it."""
+        self.files.choose_text_file()
+
+    def open_text_file(self, path: str) -> bool:
+        """Load a UTF-8 text file into the editor and remember it among the recent files."""
+        return self.files.open_text_file(path)
+
+    def choose_tokenizer_file(self, panel: TokenPanel | None = None) -> None:
+        """Ask for a tokenizer file and show it in ``panel`` (or a new view)."""
+        self.files.choose_tokenizer_file(panel)
+
+    def open_tokenizer_file(
+        self,
+        path: str,
+        panel: TokenPanel | None = None,
+        *,
+        pattern: str | None = None,
+        special_tokens: tuple[str, ...] = (),
+    ) -> Job:
+        """Load a tokenizer file in the background and show it in ``panel`` (or a new view)."""
+        return self.files.open_tokenizer_file(path, panel, pattern=pattern, special_tokens=special_tokens)
+
+    def _show_opened_text(self, text: str, name: str) -> None:
+        self.editor.setPlainText(text)
+        self.setWindowTitle(f"{name} — tokviz")
+
+    def _show_opened_tokenizer(self, key: str, panel: TokenPanel | None) -> None:
+        if panel is None:
+            self.add_view(key)
+        elif panel in self.panels:
+            panel.select_tokenizer(key)
+
+    def _show_error(self, title: str, message: str) -> None:
+        self.last_error = message
+        box = QMessageBox(QMessageBox.Icon.Warning, title, message, QMessageBox.StandardButton.Ok, self)
+        box.setObjectName("errorDialog")
+        box.setWindowModality(Qt.WindowModality.WindowModal)
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        box.open()
+
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
+        if event.mimeData().hasUrls():
+            event.acceptProposedAction()
+
+    def dropEvent(self, event: QDropEvent) -> None:
+        urls = [u for u in event.mimeData().urls() if u.isLocalFile()]
+        if urls:
+            self.files.open_text_file(urls[0].toLocalFile())
+            event.acceptProposedAction()
 
     # ================================================================ views
     def add_view(self, key: str | None = None) -> TokenPanel:
@@ -197,18 +336,14 @@ class MainWindow(MenusMixin, FilesMixin, ViewSyncMixin, AppearanceMixin, QMainWi
             used = {p.model.key for p in self.panels}
             key = next((k for k in ("gpt2", "cl100k", "bytes") if k not in used), "gpt2")
         panel = TokenPanel(self.tokenizers, key, len(self.panels) + 1, self)
-        panel.view.setFont(mono_font(self._point_size))
-        panel.view.set_colors(self._colors)
-        panel.view.set_options(self.display_options())
-        panel.view.set_show_chunks(self.act_chunks.isChecked())
+        self.appearance.style_view(panel)
         panel.model.tableChanged.connect(lambda update, p=panel: self._on_table_changed(p, update))
         panel.model.busyChanged.connect(lambda _busy: self._update_status())
         panel.model.failed.connect(lambda message: self._show_error("Tokenizing failed", message))
         panel.model.tokenizerChanged.connect(lambda p=panel: self._on_panel_tokenizer(p))
-        panel.view.tokenHovered.connect(lambda index, p=panel: self._on_hover(p, index))
-        panel.view.scrolledToSource.connect(lambda cp, p=panel: self._sync_scroll(cp, p))
+        self.view_sync.watch(panel)
         panel.closeRequested.connect(self.remove_view)
-        panel.openTokenizerRequested.connect(self.choose_tokenizer_file)
+        panel.openTokenizerRequested.connect(self.files.choose_tokenizer_file)
         self.panels.append(panel)
         self.views_splitter.addWidget(panel)
         self._update_close_buttons()
@@ -268,6 +403,7 @@ class MainWindow(MenusMixin, FilesMixin, ViewSyncMixin, AppearanceMixin, QMainWi
             return
         self.text = text
         self._index = Utf16Index(text)
+        self.view_sync.set_text(text, self._index)
         self._n_bytes = len(text.encode("utf-8", errors="surrogatepass"))
         self._text_handed_out = True
         for p in self.panels:
@@ -282,9 +418,8 @@ class MainWindow(MenusMixin, FilesMixin, ViewSyncMixin, AppearanceMixin, QMainWi
         panel.view.set_content(update.table, tok, update)
         self._refresh_references()
         self._update_status()
-        self._on_editor_selection()
+        self.view_sync.follow_editor_selection()
         if self.is_ready():
-            mark_views_settled(self)
             self.textTokenized.emit()
             # Merge ranks for hover cards are recovered once the views are filled, in the background.
             for p in self.panels:
@@ -336,51 +471,6 @@ class MainWindow(MenusMixin, FilesMixin, ViewSyncMixin, AppearanceMixin, QMainWi
         return [len(p.model.table) if p.model.table is not None else -1 for p in self.panels]
 
     # ================================================================ settings
-    def _restore_dock_layout(self) -> None:
-        """Put every dock back where the user left it (docks are added after ``_restore``)."""
-        state = self.settings.get(WINDOW_STATE)
-        if state is not None:
-            self.restoreState(state)
-
-    def _restore(self) -> None:
-        s = self.settings
-        self._theme = s.get(THEME)
-        if self._theme not in self.theme_actions:
-            self._theme = "system"
-        self.theme_actions[self._theme].setChecked(True)
-        self._point_size = s.get(POINT_SIZE)
-        self._colors = token_colors(self.is_dark())
-        for act, key in (
-            (self.act_ids, SHOW_IDS),
-            (self.act_ws, SHOW_WHITESPACE),
-            (self.act_chunks, SHOW_CHUNKS),
-        ):
-            act.setChecked(s.get(key))
-        self.act_sync.setChecked(s.get(SYNC_SCROLL))
-        self.restore_remembered_tokenizers()  # before the views: a view may show a remembered file
-        keys = [k for k in s.get(VIEWS) if self.tokenizers.row_of(k) >= 0] or list(VIEWS.default)
-        for key in keys:
-            self.add_view(key)
-        self._fill_recent_menu()
-        geometry = s.get(GEOMETRY)
-        if geometry is not None:
-            self.restoreGeometry(geometry)
-        else:
-            self.resize(self._first_size())
-        self._restore_dock_layout()
-        self.editor.setPlainText(s.get(TEXT) or DEFAULT_TEXT)
-        self.retokenize_now()
-
-    def _first_size(self) -> QSize:
-        """The size of a first launch: 1360 × 860, or the screen's free area on a smaller screen."""
-        screen = self.screen() or QGuiApplication.primaryScreen()
-        if screen is None:
-            return DEFAULT_SIZE
-        free = screen.availableGeometry()
-        # Leave room for the window manager's frame, title bar and where it places a new window
-        # (openbox: 45 px down; 40 px left a 1024 x 768 screen's bottom 10 px cut off).
-        return DEFAULT_SIZE.boundedTo(QSize(free.width() - 16, free.height() - 64))
-
     def focusNextPrevChild(self, next: bool) -> bool:  # noqa: A002 - Qt's name
         """Tab and Ctrl+Tab skip the controls of a dock whose tab is behind another: Qt keeps such a
         dock "visible" off the screen, so its controls would take the focus unseen."""
@@ -395,38 +485,11 @@ class MainWindow(MenusMixin, FilesMixin, ViewSyncMixin, AppearanceMixin, QMainWi
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
         # Opening a dock can make the window taller than the room below it: move it back on screen.
-        QTimer.singleShot(0, self._keep_on_screen)
-
-    def _keep_on_screen(self) -> None:
-        """Move a window that grew past the screen's free area back inside it (never off its top-left)."""
-        screen = self.screen()
-        if screen is None or self.isMaximized() or self.isFullScreen() or not self.isVisible():
-            return
-        free = screen.availableGeometry()
-        frame = self.frameGeometry()
-        dx = max(0, frame.right() - free.right())
-        dy = max(0, frame.bottom() - free.bottom())
-        if dx or dy:
-            self.move(QPoint(max(free.left(), frame.left() - dx), max(free.top(), frame.top() - dy)))
+        QTimer.singleShot(0, self, lambda: keep_on_screen(self))
 
     def save_settings(self) -> None:
         """Remember text (unless huge), views, options, theme, zoom and window layout."""
-        s = self.settings
-        text = self.text
-        if len(text) <= MAX_SAVED_TEXT:
-            s.set(TEXT, text)
-        else:
-            s.remove(TEXT)
-        s.set(VIEWS, [p.model.key for p in self.panels if not p.model.key.startswith("model:")])
-        s.set(THEME, self._theme)
-        s.set(POINT_SIZE, self._point_size)
-        s.set(SHOW_IDS, self.act_ids.isChecked())
-        s.set(SHOW_WHITESPACE, self.act_ws.isChecked())
-        s.set(SHOW_CHUNKS, self.act_chunks.isChecked())
-        s.set(SYNC_SCROLL, self.act_sync.isChecked())
-        s.set(GEOMETRY, self.saveGeometry())
-        s.set(WINDOW_STATE, self.saveState())
-        s.sync()
+        save_session(self)
 
     def closeEvent(self, event: QCloseEvent) -> None:
         if not self.host.may_close():
@@ -435,14 +498,3 @@ class MainWindow(MenusMixin, FilesMixin, ViewSyncMixin, AppearanceMixin, QMainWi
         self.retokenize_now()
         self.save_settings()
         super().closeEvent(event)
-
-
-def in_hidden_dock_tab(widget: QWidget) -> bool:
-    """Whether ``widget`` is kept off the screen by the main window: in a dock whose tab is behind
-    another, or a dock area's spare tab bar (Qt parks both outside the window, still "visible")."""
-    if isinstance(widget, QTabBar):
-        return widget.visibleRegion().isEmpty()
-    parent: QWidget | None = widget
-    while parent is not None and not isinstance(parent, QDockWidget):
-        parent = parent.parentWidget()
-    return parent is not None and parent.visibleRegion().isEmpty()

@@ -1,118 +1,127 @@
-"""The window's actions, menus and toolbar: every command has a shortcut and a place in a menu."""
+"""The window's actions, menus and toolbar: every command has a shortcut and a place in a menu.
+
+:class:`WindowMenus` builds them on the window it is given and connects none of the commands:
+the window wires each action to the part that carries it out. Only the Samples and Theme entries,
+which pass a value, report through signals of their own.
+"""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QAction, QActionGroup
-from PySide6.QtWidgets import QDialog, QLabel, QToolBar
+from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtGui import QAction, QActionGroup, QColor
+from PySide6.QtWidgets import QDialog, QLabel, QMainWindow, QMenu, QToolBar
 
-from tokviz.gui.text.samples import CATEGORY_SAMPLES, LECTURE_SAMPLES, SHOWCASE
-from tokviz.gui.window.help import GettingStartedDialog, ShortcutsDialog
+from tokviz.gui.style.theme import TokenColors
+from tokviz.gui.text.samples import CATEGORY_SAMPLES, LECTURE_SAMPLES, SHOWCASE, Sample
+from tokviz.gui.window.actions import make_action
+
+THEME_ENTRIES = (
+    ("system", "Follow &system", "Ctrl+Alt+0"),
+    ("light", "&Light", "Ctrl+Alt+L"),
+    ("dark", "&Dark", "Ctrl+Alt+D"),
+)
 
 
-class MenusMixin:
-    """Part of :class:`~tokviz.gui.window.main_window.MainWindow`; see the module's docstring."""
+class WindowMenus(QObject):
+    """File, Samples, View and Help menus and the display toolbar of one window.
+
+    ``sampleChosen(Sample)`` when a sample is picked; ``themeChosen(str)`` when a theme is checked.
+    """
+
+    sampleChosen = Signal(object)
+    themeChosen = Signal(str)
+
+    def __init__(self, window: QMainWindow) -> None:
+        super().__init__(window)
+        self._window = window
+        self.help_dialog: QDialog | None = None
+        self._build_actions()
+        self._build_menus()
 
     def _build_actions(self) -> None:
-        a = self.new_action
-        self.act_open = a("&Open text…", "Ctrl+O", self.choose_text_file, name="actionOpenText")
-        self.act_open_tokenizer = a(
-            "Open &tokenizer…",
-            "Ctrl+Shift+O",
-            lambda: self.choose_tokenizer_file(None),
-            name="actionOpenTokenizer",
+        w = self._window
+        self.act_open = make_action(w, "&Open text…", "Ctrl+O", name="actionOpenText")
+        self.act_open_tokenizer = make_action(
+            w, "Open &tokenizer…", "Ctrl+Shift+O", name="actionOpenTokenizer"
         )
-        self.act_quit = a("&Quit", "Ctrl+Q", self.close, name="actionQuit")
-        self.act_ids = a(
-            "Show token &ids", "Ctrl+I", self._on_display_options, checkable=True, name="actionShowIds"
+        self.act_quit = make_action(w, "&Quit", "Ctrl+Q", name="actionQuit")
+        self.act_ids = make_action(w, "Show token &ids", "Ctrl+I", checkable=True, name="actionShowIds")
+        self.act_ws = make_action(
+            w, "Show &whitespace (· ↵ →)", "Ctrl+Shift+W", checkable=True, name="actionShowWhitespace"
         )
-        self.act_ws = a(
-            "Show &whitespace (· ↵ →)",
-            "Ctrl+Shift+W",
-            self._on_display_options,
-            checkable=True,
-            name="actionShowWhitespace",
+        self.act_chunks = make_action(
+            w, "Show pre-tokenizer &chunks", "Ctrl+Shift+K", checkable=True, name="actionShowChunks"
         )
-        self.act_chunks = a(
-            "Show pre-tokenizer &chunks",
-            "Ctrl+Shift+K",
-            self._on_chunks,
-            checkable=True,
-            name="actionShowChunks",
-        )
-        self.act_add_view = a("&Add view", "Ctrl+Shift+N", lambda: self.add_view(), name="actionAddView")
-        self.act_remove_view = a(
-            "&Remove last view", "Ctrl+Shift+R", self.remove_last_view, name="actionRemoveView"
-        )
-        self.act_sync = a(
-            "&Synchronised scrolling",
-            "Ctrl+Shift+S",
-            lambda _on: None,
-            checkable=True,
-            name="actionSyncScroll",
+        self.act_add_view = make_action(w, "&Add view", "Ctrl+Shift+N", name="actionAddView")
+        self.act_remove_view = make_action(w, "&Remove last view", "Ctrl+Shift+R", name="actionRemoveView")
+        self.act_sync = make_action(
+            w, "&Synchronised scrolling", "Ctrl+Shift+S", checkable=True, name="actionSyncScroll"
         )
         self.act_sync.setChecked(True)
-        self.act_zoom_in = a("Zoom &in", ["Ctrl+=", "Ctrl++"], lambda: self.zoom(1), name="actionZoomIn")
-        self.act_zoom_out = a("Zoom &out", "Ctrl+-", lambda: self.zoom(-1), name="actionZoomOut")
-        self.act_zoom_reset = a("&Reset zoom", "Ctrl+0", lambda: self.zoom(0), name="actionZoomReset")
-        self.act_focus_editor = a("Focus &editor", "Ctrl+E", self.editor.setFocus, name="actionFocusEditor")
+        self.act_zoom_in = make_action(w, "Zoom &in", ["Ctrl+=", "Ctrl++"], name="actionZoomIn")
+        self.act_zoom_out = make_action(w, "Zoom &out", "Ctrl+-", name="actionZoomOut")
+        self.act_zoom_reset = make_action(w, "&Reset zoom", "Ctrl+0", name="actionZoomReset")
+        self.act_focus_editor = make_action(w, "Focus &editor", "Ctrl+E", name="actionFocusEditor")
         self.theme_group = QActionGroup(self)
         self.theme_actions: dict[str, QAction] = {}
-        for key, label, shortcut in (
-            ("system", "Follow &system", "Ctrl+Alt+0"),
-            ("light", "&Light", "Ctrl+Alt+L"),
-            ("dark", "&Dark", "Ctrl+Alt+D"),
-        ):
-            act = a(
-                label,
-                shortcut,
-                lambda on, k=key: on and self.set_theme(k),
-                checkable=True,
-                name=f"actionTheme_{key}",
-            )
+        for key, label, shortcut in THEME_ENTRIES:
+            act = make_action(w, label, shortcut, checkable=True, name=f"actionTheme_{key}")
+            act.toggled.connect(lambda on, k=key: self.themeChosen.emit(k) if on else None)
             self.theme_group.addAction(act)
             self.theme_actions[key] = act
-        self.act_getting_started = a(
-            "&Getting started",
-            "F1",
-            lambda: self._open_help(GettingStartedDialog(self)),
-            name="actionGettingStarted",
-        )
-        self.act_shortcuts = a(
-            "&Keyboard shortcuts",
-            "Ctrl+/",
-            lambda: self._open_help(ShortcutsDialog(self)),
-            name="actionShortcuts",
-        )
-        self.act_about = a("&About tokviz", "Ctrl+F1", self._about, name="actionAbout")
+        self.act_getting_started = make_action(w, "&Getting started", "F1", name="actionGettingStarted")
+        self.act_shortcuts = make_action(w, "&Keyboard shortcuts", "Ctrl+/", name="actionShortcuts")
+        self.act_about = make_action(w, "&About tokviz", "Ctrl+F1", name="actionAbout")
 
     def _build_menus(self) -> None:
-        bar = self.menuBar()
+        bar = self._window.menuBar()
         file_menu = bar.addMenu("&File")
         file_menu.addAction(self.act_open)
-        self.recent_menu = file_menu.addMenu("Open &recent")
+        self.recent_menu: QMenu = file_menu.addMenu("Open &recent")
         self.recent_menu.setObjectName("recentMenu")
         file_menu.addAction(self.act_open_tokenizer)
         file_menu.addSeparator()
         file_menu.addAction(self.act_quit)
+        self._build_samples_menu(bar.addMenu("&Samples"))
+        self._build_view_menu(bar.addMenu("&View"))
 
-        samples = bar.addMenu("&Samples")
+        self.help_menu: QMenu = bar.addMenu("&Help")
+        self.help_menu.addAction(self.act_getting_started)
+        self.help_menu.addAction(self.act_shortcuts)
+        self.help_menu.addSeparator()
+        self.help_menu.addAction(self.act_about)
+
+        tools = QToolBar("Display", self._window)
+        tools.setObjectName("displayToolBar")
+        tools.setMovable(False)
+        for act in (self.act_ids, self.act_ws, self.act_chunks):
+            tools.addAction(act)
+        tools.addSeparator()
+        tools.addAction(self.act_add_view)
+        tools.addSeparator()
+        self.legend = QLabel(self._window)
+        self.legend.setObjectName("legend")
+        tools.addWidget(self.legend)
+        self._window.addToolBar(tools)
+
+    def _build_samples_menu(self, samples: QMenu) -> None:
         samples.setObjectName("samplesMenu")
         self.sample_actions: list[QAction] = []
         number = 1
         for group in ((SHOWCASE,), LECTURE_SAMPLES, CATEGORY_SAMPLES):
             for sample in group:
-                act = self.new_action(
-                    sample.title,
-                    f"Alt+{number % 10}" if number <= 10 else None,
-                    lambda s=sample: self.load_sample(s),
-                )
+                shortcut = f"Alt+{number % 10}" if number <= 10 else None
+                act = make_action(self._window, sample.title, shortcut)
+                act.triggered.connect(lambda *_, s=sample: self._choose_sample(s))
                 samples.addAction(act)
                 self.sample_actions.append(act)
                 number += 1
             samples.addSeparator()
 
-        view = bar.addMenu("&View")
+    def _choose_sample(self, sample: Sample) -> None:
+        self.sampleChosen.emit(sample)
+
+    def _build_view_menu(self, view: QMenu) -> None:
         self.view_menu = view
         for act in (self.act_ids, self.act_ws, self.act_chunks):
             view.addAction(act)
@@ -128,26 +137,33 @@ class MenusMixin:
         view.addSeparator()
         view.addAction(self.act_focus_editor)
 
-        self.help_menu = bar.addMenu("&Help")
-        self.help_menu.addAction(self.act_getting_started)
-        self.help_menu.addAction(self.act_shortcuts)
-        self.help_menu.addSeparator()
-        self.help_menu.addAction(self.act_about)
+    def check_theme(self, theme: str) -> None:
+        """Show ``theme`` as the checked entry of View ▸ Theme."""
+        act = self.theme_actions[theme]
+        if not act.isChecked():
+            act.setChecked(True)
 
-        tools = QToolBar("Display", self)
-        tools.setObjectName("displayToolBar")
-        tools.setMovable(False)
-        for act in (self.act_ids, self.act_ws, self.act_chunks):
-            tools.addAction(act)
-        tools.addSeparator()
-        tools.addAction(self.act_add_view)
-        tools.addSeparator()
-        self.legend = QLabel(self)
-        self.legend.setObjectName("legend")
-        tools.addWidget(self.legend)
-        self.addToolBar(tools)
+    def show_legend(self, c: TokenColors) -> None:
+        """Explain the token marks in the toolbar, in the colours they are drawn with."""
 
-    def _open_help(self, dialog: QDialog) -> None:
+        def swatch(fill: QColor, border: QColor, label: str) -> str:
+            return (
+                f"<span style='background:{fill.name()};border:1px solid {border.name()};'>&nbsp;&nbsp;&nbsp;</span>"
+                f"&nbsp;{label}"
+            )
+
+        self.legend.setText(
+            "&nbsp;&nbsp;"
+            + swatch(c.partial_fill, c.partial_border, "part of a UTF-8 character")
+            + "&nbsp;&nbsp;&nbsp;"
+            + swatch(c.special_fill, c.special_border, "special token")
+            + "&nbsp;&nbsp;&nbsp;"
+            + f"<span style='color:{c.diff_mark.name()};'><b>▁▁</b></span>&nbsp;differs from view 1"
+            + "&nbsp;&nbsp;&nbsp;"
+            + f"<span style='color:{c.chunk_mark.name()};'><b>|</b></span>&nbsp;chunk boundary"
+        )
+
+    def open_help(self, dialog: QDialog) -> None:
         """Show a help dialog without blocking the window (it deletes itself when closed)."""
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.show()

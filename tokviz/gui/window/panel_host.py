@@ -1,8 +1,9 @@
 """The window's side of :class:`tokviz.gui.context.PanelContext`: what panels get, and nothing more.
 
-The host is a QObject owned by the window. It re-emits the window's text, colour, font and
-display-option changes as its own signals and turns a panel's requests (a dock, a menu, an
-action, a close guard) into window operations, so panels never touch the window itself.
+The host is a QObject owned by the window. It carries the window's text, colour, font,
+display-option and presentation-mode changes as its own signals (the window emits or forwards
+them), and turns a panel's requests (a dock, a menu, an action, a selection in the editor, work
+that waits for start-up, a close guard) into window operations, so panels never touch the window.
 """
 
 from __future__ import annotations
@@ -11,11 +12,12 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QFont, QKeySequence
+from PySide6.QtGui import QAction, QFont, QKeySequence, QTextCursor
 from PySide6.QtWidgets import QDockWidget, QMenu, QWidget
 
 from tokviz.gui.context import DockArea, ViewTokens
-from tokviz.gui.text.utf16 import plain_text_from_raw
+from tokviz.gui.text.utf16 import Utf16Index, plain_text_from_raw
+from tokviz.gui.workers.settle import Settle, first_paint_of
 
 if TYPE_CHECKING:
     from tokviz.gui.models.tokenizers import TokenizerRegistryModel
@@ -32,10 +34,11 @@ class PanelHost(QObject):
 
     textEdited = Signal()
     textTokenized = Signal()
-    colorsChanged = Signal(object)  # TokenColors
+    colorsChanged = Signal(object)  # TokenColors: a Python object, so the slots are typed instead
     fontChanged = Signal(QFont)
     displayOptionsChanged = Signal(object)  # DisplayOptions
     referenceViewChanged = Signal(str)  # registry key of the first view's tokenizer
+    presentationChanged = Signal(bool)
 
     def __init__(self, window: MainWindow) -> None:
         super().__init__(window)
@@ -43,9 +46,11 @@ class PanelHost(QObject):
         self._guards: list[Callable[[], bool]] = []
         self._first_sizes: dict[QDockWidget, Callable[[], int]] = {}
         self._bottom_docks: list[QDockWidget] = []
+        self._settle = Settle(self)
+        self._first_paint = first_paint_of(window)  # watching from before the window shows
         window.editor.document().contentsChanged.connect(self.textEdited)
         window.textTokenized.connect(self.textTokenized)
-        window.colorsChanged.connect(self.colorsChanged)
+        window.textTokenized.connect(self._settle.mark_settled)
         window.editor.installEventFilter(self)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
@@ -82,6 +87,27 @@ class PanelHost(QObject):
 
     def views_ready(self) -> bool:
         return self._window.is_ready()
+
+    def when_views_ready(self, callback: Callable[[], object]) -> None:
+        self._first_paint.after(lambda: self._settle.after_settled(callback))
+
+    def is_presentation(self) -> bool:
+        return self._window.presentation.active
+
+    def editor_selection(self) -> tuple[int, int]:
+        cursor = self._window.editor.textCursor()
+        index = Utf16Index(self.editor_text())
+        return index.to_code_point(cursor.selectionStart()), index.to_code_point(cursor.selectionEnd())
+
+    def show_in_editor(self, start: int, end: int) -> None:
+        editor = self._window.editor
+        index = Utf16Index(self.editor_text())
+        cursor = QTextCursor(editor.document())
+        cursor.setPosition(index.to_utf16(start))
+        cursor.setPosition(index.to_utf16(end), QTextCursor.MoveMode.KeepAnchor)
+        editor.setTextCursor(cursor)
+        editor.ensureCursorVisible()
+        editor.setFocus()
 
     def view_tokens(self) -> list[ViewTokens]:
         out = []

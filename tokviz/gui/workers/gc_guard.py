@@ -4,7 +4,8 @@ Python's cyclic garbage collector runs in whichever thread happens to allocate w
 crossed. With background jobs encoding text, that is often a pool thread; if the garbage holds a
 QWidget (a closed panel's menu, a pyqtgraph plot), its C++ destructor then runs in that thread
 and waits for Qt's lock while the GUI thread, inside Qt, waits for the GIL: the window freezes
-for good. So automatic collection is switched off while the window runs, and a timer in the GUI
+for good. So automatic collection is switched off while the window runs (a hold from
+:mod:`tokviz.core.interpreter`, given back when the collector is destroyed), and a timer in the GUI
 thread collects each generation once Python's own thresholds say it is due.
 """
 
@@ -14,6 +15,8 @@ import gc
 
 import shiboken6
 from PySide6.QtCore import QCoreApplication, QObject, QTimer
+
+from tokviz.core.interpreter import pause_automatic_gc
 
 # How often the GUI thread looks at the allocation counts; a collection of the young generation
 # takes well under a millisecond, so this costs nothing noticeable.
@@ -29,12 +32,12 @@ class GuiThreadCollector(QObject):
         super().__init__(parent)
         self.thresholds = gc.get_threshold()
         self.collections = 0
-        gc.disable()
+        self.automatic_gc_paused = pause_automatic_gc()
         self.timer = QTimer(self)
         self.timer.setInterval(interval_ms)
         self.timer.timeout.connect(self.collect_if_due)
         self.timer.start()
-        self.destroyed.connect(gc.enable)
+        self.destroyed.connect(self.automatic_gc_paused.release)
 
     def collect_if_due(self) -> None:
         """Collect the oldest generation whose count passed its threshold (as Python itself would)."""

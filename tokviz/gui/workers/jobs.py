@@ -7,13 +7,18 @@ back to the thread that owns the widgets.
 
 from __future__ import annotations
 
-import sys
-import traceback
 from collections.abc import Callable
 from typing import Any
 
 import shiboken6
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
+
+from tokviz.core.interpreter import shorten_switch_interval
+
+# While a job runs, a thread waiting for the GIL gets it after at most this long (seconds). A job
+# running pure Python holds the GIL and the GUI thread re-takes it after every Qt call, so this keeps
+# that wait (and so the window's latency) around a millisecond.
+SWITCH_INTERVAL = 0.001
 
 
 class Job(QObject):
@@ -50,10 +55,10 @@ class _Runner(QRunnable):
 
     def run(self) -> None:
         try:
-            value = self._job._fn()
+            with shorten_switch_interval(SWITCH_INTERVAL):
+                value = self._job._fn()
             ok = True
         except BaseException as exc:  # noqa: BLE001 - handed to the GUI thread, never lost
-            exc.__traceback_text__ = traceback.format_exc()  # type: ignore[attr-defined]
             value, ok = exc, False
         try:
             self._relay.done.emit(self._job, ok, value)
@@ -85,9 +90,6 @@ _pool: QThreadPool | None = None
 def _get_relay() -> _Relay:
     global _relay, _pool
     if _relay is None:
-        # A worker running pure Python holds the GIL; the GUI thread re-takes it after every Qt call.
-        # A short switch interval keeps that wait (and so the window's latency) around a millisecond.
-        sys.setswitchinterval(min(sys.getswitchinterval(), 0.001))
         _relay = _Relay()
         _pool = QThreadPool()
         _pool.setMaxThreadCount(2)

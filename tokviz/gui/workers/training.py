@@ -16,13 +16,12 @@ slices, and the pre-tokenizer processes run at a low CPU priority.
 from __future__ import annotations
 
 import atexit
-import gc
 import os
 import sys
 import threading
 import time
 import traceback
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -31,6 +30,7 @@ from PySide6.QtCore import QObject, Qt, QThread, QTimer, Signal, Slot
 
 from tokviz.core.counts import train_source_iter
 from tokviz.core.errors import Cancelled, TokvizError
+from tokviz.core.interpreter import pause_automatic_gc, shorten_switch_interval
 from tokviz.core.merges import MergeStep
 from tokviz.core.pretokenize import resolve_pretokenizer
 from tokviz.core.tokenizer import Tokenizer
@@ -50,41 +50,6 @@ GUI_MAX_LAG: float | None = 0.006
 PRETOKENIZER_NICE = 10
 # Big containers are freed this many items at a time (each slice is well under a millisecond).
 RELEASE_SLICE = 4096
-
-_mode_lock = threading.Lock()
-_runs = 0
-_saved_gc = False
-_saved_switch = 0.005
-
-
-def _enter_training_mode() -> None:
-    """Settings for the time a run trains (reference counted, so overlapping runs are fine).
-
-    Automatic cyclic garbage collection is switched off: the trainer builds millions of small lists
-    and sets, and a full collection walks all of them while holding the GIL, which froze the window
-    for up to 130 ms and doubled the training time. Reference counting still frees everything the
-    trainer drops; cycles wait until the run ends. The GIL switch interval is shortened (see
-    ``SWITCH_INTERVAL``).
-    """
-    global _runs, _saved_gc, _saved_switch
-    with _mode_lock:
-        if _runs == 0:
-            _saved_gc = gc.isenabled()
-            _saved_switch = sys.getswitchinterval()
-            gc.disable()
-            sys.setswitchinterval(min(_saved_switch, SWITCH_INTERVAL))
-        _runs += 1
-
-
-def _exit_training_mode() -> None:
-    global _runs
-    with _mode_lock:
-        _runs -= 1
-        if _runs == 0:
-            sys.setswitchinterval(_saved_switch)
-            if _saved_gc:
-                gc.enable()
-
 
 _server_lock = threading.Lock()
 _server_started = False
@@ -146,32 +111,18 @@ def release_gradually(objects: list[Any], pause: Callable[[], None] | None = Non
     """
     stack = list(objects)
     objects.clear()
+    nap = pause if pause is not None else _no_pause
     while stack:
         obj = stack.pop()
         # References: ``obj`` here and getrefcount's argument. More means someone else holds it.
         if sys.getrefcount(obj) > 2:
             continue
         if type(obj) is list:
-            while obj:
-                del obj[-RELEASE_SLICE:]
-                if pause is not None:
-                    pause()
+            _empty_list(obj, nap)
         elif type(obj) is set:
-            while obj:
-                for _ in range(min(RELEASE_SLICE, len(obj))):
-                    obj.pop()
-                if pause is not None:
-                    pause()
+            _empty_set(obj, nap)
         elif type(obj) is dict:
-            while obj:
-                for _ in range(min(RELEASE_SLICE, len(obj))):
-                    value = obj.popitem()[1]
-                    # A big value (the pair index holds sets of 100,000 words) is taken apart later.
-                    if type(value) in (list, set, dict) and len(value) > RELEASE_SLICE:
-                        stack.append(value)
-                    del value
-                if pause is not None:
-                    pause()
+            _empty_dict(obj, nap, stack)
         elif hasattr(obj, "__dict__") and not isinstance(obj, type):
             attrs = vars(obj)
             stack.extend(attrs.values())
@@ -179,12 +130,45 @@ def release_gradually(objects: list[Any], pause: Callable[[], None] | None = Non
         del obj
 
 
+def _no_pause() -> None:
+    pass
+
+
+def _empty_list(items: list[Any], pause: Callable[[], None]) -> None:
+    while items:
+        del items[-RELEASE_SLICE:]
+        pause()
+
+
+def _empty_set(items: set[Any], pause: Callable[[], None]) -> None:
+    while items:
+        for _ in range(min(RELEASE_SLICE, len(items))):
+            items.pop()
+        pause()
+
+
+def _empty_dict(items: dict[Any, Any], pause: Callable[[], None], later: list[Any]) -> None:
+    """Empty ``items`` a slice at a time; a big value is put on ``later`` to be taken apart in turn."""
+    while items:
+        for _ in range(min(RELEASE_SLICE, len(items))):
+            value = items.popitem()[1]
+            # The pair index holds sets of 100,000 words: each is freed in slices too.
+            if type(value) in (list, set, dict) and len(value) > RELEASE_SLICE:
+                later.append(value)
+            del value
+        pause()
+
+
+# What a run trains on: the text itself, or the paths of files, folders or one count table.
+CorpusSource = str | Sequence[str | os.PathLike[str]]
+
+
 @dataclass(frozen=True)
 class TrainSettings:
     """Everything one training run needs; ``source`` is a str of text or a list of paths (whose files
     ``include``, ``exclude`` and ``max_file_size`` choose, as ``tokviz train``'s options do)."""
 
-    source: object
+    source: CorpusSource
     vocab_size: int
     special_tokens: tuple[str, ...] = ()
     pretokenizer: str = "gpt2"
@@ -302,9 +286,22 @@ class _Worker(QObject):
 
     @Slot()
     def run(self) -> None:
+        """Train with automatic garbage collection paused and a short GIL switch interval.
+
+        The trainer builds millions of small lists and sets, and a full collection walks all of
+        them while holding the GIL, which froze the window for up to 130 ms and doubled the
+        training time. Reference counting still frees everything the trainer drops; cycles wait
+        until the run ends. Both settings come back when the run ends, even if it fails.
+        """
+        try:
+            with pause_automatic_gc(), shorten_switch_interval(SWITCH_INTERVAL):
+                self._train()
+        finally:
+            self.done.emit()
+
+    def _train(self) -> None:
         s = self.settings
         started = time.perf_counter()
-        _enter_training_mode()
         gen = None
         kept: dict[str, Any] = {}
         try:
@@ -347,8 +344,6 @@ class _Worker(QObject):
         finally:
             gen = None
             release_gradually(self.leftovers, self.cancel.courtesy)
-            _exit_training_mode()
-            self.done.emit()
 
     def _drain(self, gen: Any) -> TrainResult:
         pending: list[MergeStep] = []

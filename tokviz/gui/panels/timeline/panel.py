@@ -14,7 +14,7 @@ background work (:mod:`.replayer`) and the live training feed (:mod:`.live`).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from PySide6.QtCore import QEvent, Qt, Signal, SignalInstance
 from PySide6.QtGui import QColor, QPalette
@@ -317,6 +317,11 @@ class TimelineWidget(QWidget):
         """Take token colours from the window (theme and presentation mode) from now on."""
         self._window_colors = True
         colors_changed.connect(self.view.set_colors)  # a bound method: dropped with the view
+
+    def set_start_gate(self, gate: Callable[[Callable[[], object]], None]) -> None:
+        """Build a plot shown with a window that is not up yet through ``gate`` (the context's
+        ``when_views_ready``), so a restored dock never delays the window's first paint."""
+        self.plot.start_gate = gate
 
     def prepare_plot_in_background(self) -> None:
         """Import pyqtgraph in a worker thread now, and build the plot once that is done."""

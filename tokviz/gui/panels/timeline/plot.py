@@ -14,14 +14,13 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtGui import QFont, QPalette, QShowEvent
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from tokviz.core.merges import MergeStep
 from tokviz.core.replay import ReplayTrace
 from tokviz.gui.workers.debounce import Debouncer
-from tokviz.gui.workers.settle import after_views_settle
 
 if TYPE_CHECKING:
     import pyqtgraph as pg
@@ -85,39 +84,6 @@ def _relabel(plot: Any, side: str, text: str) -> None:
     a title set after the dark theme's colours would be drawn in the default dark grey)."""
     axis = plot.getAxis(side)
     axis.setLabel(text, **{**axis.labelStyle, **_LABEL_STYLE})
-
-
-_PAINTED = "tokvizPainted"
-
-
-class _FirstPaint(QObject):
-    """Calls back once, just after the watched window's first paint."""
-
-    def __init__(self, window: QWidget, callback: Callable[[], object]) -> None:
-        super().__init__(window)
-        self._callback = callback
-        window.installEventFilter(self)
-
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if event.type() == QEvent.Type.Paint:
-            watched.removeEventFilter(self)
-            watched.setProperty(_PAINTED, True)
-            QTimer.singleShot(0, self._fire)  # after this paint is done
-        return False
-
-    def _fire(self) -> None:
-        callback, self._callback = self._callback, lambda: None
-        callback()
-        self.deleteLater()
-
-
-def after_first_paint(window: QWidget, callback: Callable[[], object]) -> None:
-    """Run ``callback`` in the GUI thread once ``window`` has painted for the first time (at once
-    if it has), so that start-up work a hidden or restored dock needs never delays the window."""
-    if window.property(_PAINTED) is True:
-        callback()
-        return
-    _FirstPaint(window, callback)
 
 
 def plotting_ready() -> bool:
@@ -196,6 +162,11 @@ class TokenCountPlot(QWidget):
         self._layout = QVBoxLayout(self)
         self._layout.setContentsMargins(0, 0, 0, 0)
         self.widget: pg.GraphicsLayoutWidget | None = None
+        # What a plot shown before the window is up waits for (see TimelineWidget.set_start_gate).
+        self.start_gate: Callable[[Callable[[], object]], None] | None = None
+        self._showing = False
+        self._linked: bool | None = None
+        self._shown_top: float | None = None
         self._text_xy: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
         self._corpus = _Series()
         self._corpus_visible = False
@@ -216,14 +187,24 @@ class TokenCountPlot(QWidget):
         super().showEvent(event)
         if self.widget is not None:
             return
-        window = self.window()
-        if window is self or window.property(_PAINTED) is True:
+        if self.start_gate is None:
             self.build()
             return
-        # Shown with a window that has not painted yet (a dock restored from the last session):
+        # Shown with a window that is not up yet (a dock restored from the last session):
         # importing pyqtgraph (0.3-1 s) and its first paint (0.2 s) wait until the window is on
-        # screen and its views show their tokens, and the import runs in the background.
-        after_first_paint(window, lambda: after_views_settle(window, lambda: when_plotting_ready(self.build)))
+        # screen and its views show their tokens, and the import runs in the background. A gate
+        # that is open already runs the build at once, inside this show.
+        self._showing = True
+        try:
+            self.start_gate(self._build_after_start_up)
+        finally:
+            self._showing = False
+
+    def _build_after_start_up(self) -> None:
+        if self._showing:
+            self.build()
+        else:
+            when_plotting_ready(self.build)
 
     def build(self) -> None:
         """Create the plot items (done on first show; tests and scripts may call it directly)."""
@@ -262,11 +243,11 @@ class TokenCountPlot(QWidget):
             curve.setDownsampling(auto=True, method="peak")
             curve.setClipToView(True)
         text_plot.vb.sigResized.connect(self._sync_ratio_box)
-        self.cursor = pg.InfiniteLine(pos=0, angle=90, movable=True, pen=pg.mkPen("#d9480f", width=2))
-        self.cursor.setZValue(10)
-        self.cursor.setToolTip("Drag to another merge step")
-        self.cursor.sigPositionChanged.connect(self._on_cursor_dragged)
-        text_plot.addItem(self.cursor)
+        self.step_line = pg.InfiniteLine(pos=0, angle=90, movable=True, pen=pg.mkPen("#d9480f", width=2))
+        self.step_line.setZValue(10)
+        self.step_line.setToolTip("Drag to another merge step")
+        self.step_line.sigPositionChanged.connect(self._on_cursor_dragged)
+        text_plot.addItem(self.step_line)
 
         corpus_plot = w.addPlot(
             row=1, col=0, axisItems={"left": _count_axis(pg, "left"), "bottom": _count_axis(pg, "bottom")}
@@ -301,7 +282,7 @@ class TokenCountPlot(QWidget):
 
     def _follow_x(self, other: Any, x_range: tuple[float, float]) -> None:
         """Show in ``other`` the steps the user or the code just showed in its partner."""
-        if self._following or not getattr(self, "_linked", False):
+        if self._following or not self._linked:
             return
         self._following = True
         try:
@@ -406,7 +387,7 @@ class TokenCountPlot(QWidget):
             return
         self._moving = True
         try:
-            self.cursor.setValue(step)
+            self.step_line.setValue(step)
             self.corpus_cursor.setValue(step)
         finally:
             self._moving = False
@@ -414,7 +395,7 @@ class TokenCountPlot(QWidget):
     def _on_cursor_dragged(self) -> None:
         if self._moving:
             return
-        step = int(round(self.cursor.value()))
+        step = int(round(self.step_line.value()))
         step = min(max(step, 0), self._x_max)
         self.corpus_cursor.setValue(step)
         self.cursorMoved.emit(step)
@@ -441,7 +422,7 @@ class TokenCountPlot(QWidget):
             return
         x, y = self._corpus.data()
         self.corpus_curve.setData(x, y)
-        if self._corpus_top > 0 and self._corpus_top != getattr(self, "_shown_top", None):
+        if self._corpus_top > 0 and self._corpus_top != self._shown_top:
             self._shown_top = self._corpus_top
             self.corpus_plot.setYRange(0, self._corpus_top * 1.05, padding=0)
 
@@ -453,7 +434,7 @@ class TokenCountPlot(QWidget):
         self.corpus_plot.setVisible(self._corpus_visible)
         # Both plots show the same steps while both are shown (see _follow_x).
         linked = text_visible and self._corpus_visible
-        if linked != getattr(self, "_linked", None):
+        if linked != self._linked:
             self._linked = linked
             self._shown_x_max = -1
         # The lower plot carries the step axis; the upper one's would only repeat it.
@@ -467,7 +448,7 @@ class TokenCountPlot(QWidget):
             # Set on both: a hidden plot's view box cannot drive its visible partner.
             self.text_plot.setXRange(0, self._x_max, padding=0.02)
             self.corpus_plot.setXRange(0, self._x_max, padding=0.02)
-            self.cursor.setBounds((0, self._x_max))
+            self.step_line.setBounds((0, self._x_max))
             for plot in (self.text_plot, self.corpus_plot):
                 # Steps are whole numbers: no 0.5 ticks on a three-merge demo.
                 if self._x_max <= 12:

@@ -21,7 +21,7 @@ import numpy as np
 
 from tokviz.core.errors import ArgumentTypeError, ReplayUnavailable
 from tokviz.core.merges import MergeStep
-from tokviz.core.replay import ReplayTrace
+from tokviz.core.replay import ReplayTrace, replayed_step
 from tokviz.core.tokenizer import LONE_SURROGATE, Tokenizer, replace_lone_surrogates
 from tokviz.gui.text.token_table import INDEX, TokenTable
 from tokviz.gui.text.utf16 import utf16_offsets
@@ -196,22 +196,6 @@ class ReplayStepper:
         )
 
 
-def _step_record(tokenizer: Tokenizer, rank: int, applications: int, tokens_after: int) -> MergeStep:
-    left, right = tokenizer.merges[rank]
-    left_id, right_id = tokenizer.parents_of_merge(rank)
-    return MergeStep(
-        step=rank + 1,
-        left_id=left_id,
-        right_id=right_id,
-        left=left,
-        right=right,
-        new_id=tokenizer.id_of_merge(rank),
-        count=applications,
-        ties=0,
-        tokens_after=tokens_after,
-    )
-
-
 class WholeTextTrace(ReplayTrace):
     """A :class:`ReplayTrace` (same events, counts and refusals) built from distinct chunks, with a
     :class:`ReplayStepper` for tables at any step: :meth:`table_at`."""
@@ -239,7 +223,7 @@ class WholeTextTrace(ReplayTrace):
         tokens = self.initial_tokens
         for rank in sorted(applied):
             tokens -= applied[rank]
-            events.append(_step_record(tokenizer, rank, applied[rank], tokens))
+            events.append(replayed_step(tokenizer, rank, applied[rank], tokens))
         self.events = events
         self._event_steps = [e.step for e in events]
 

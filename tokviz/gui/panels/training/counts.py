@@ -28,7 +28,9 @@ from tokviz.core.counts import (
 from tokviz.core.errors import TokvizError
 from tokviz.core.outputs import Output, write_outputs
 from tokviz.gui.panels.training.corpus import CorpusInfo, describe_files
+from tokviz.gui.panels.training.lifecycle import TrainingRun
 from tokviz.gui.panels.training.report import file_stem
+from tokviz.gui.panels.training.saving import ModelFiles
 from tokviz.gui.widgets import file_dialogs
 from tokviz.gui.workers.jobs import Job
 from tokviz.gui.workers.training import TrainOutcome
@@ -67,33 +69,37 @@ def kept_table(outcome: TrainOutcome | None) -> CountTable | None:
 
 
 class SaveCounts:
-    """The "Save counts…" button of a Train panel: enabled after a run on text, writes its table.
+    """The "Save counts…" button of a Train panel: enabled after a run on text, writes its table
+    through the panel's :class:`ModelFiles` (so it reports like a saved model)."""
 
-    The panel is duck-typed (``outcome``, ``running``, ``_file_task``, ``_corpus_paths`` and the
-    training signals) so the panel module needs only to create this.
-    """
-
-    def __init__(self, panel: Any, button: QPushButton) -> None:
-        self.panel = panel
+    def __init__(
+        self, run: TrainingRun, files: ModelFiles, button: QPushButton, dialog_parent: QWidget
+    ) -> None:
+        self._run = run
+        self._dialog_parent = dialog_parent
+        self._files = files
         self.button = button
         button.clicked.connect(self.choose_path)
-        for signal in ("trainingStarted", "trainingEnded"):
-            getattr(panel, signal).connect(lambda *_: self.update())
+        run.started.connect(self._on_run_changed)
+        run.ended.connect(self._on_run_changed)
+        self.update()
+
+    def _on_run_changed(self, *_args: object) -> None:
         self.update()
 
     def update(self) -> None:
         """Enable the button when the last finished run kept a table and nothing is running."""
-        self.button.setEnabled(kept_table(self.panel.outcome) is not None and not self.panel.running)
+        self.button.setEnabled(kept_table(self._run.outcome) is not None and not self._run.running)
 
     def choose_path(self) -> None:
         """Ask where to save the table (Parquet when pyarrow is installed, else TSV)."""
-        outcome = self.panel.outcome
-        if kept_table(outcome) is None:
+        outcome = self._run.outcome
+        if outcome is None or kept_table(outcome) is None:
             return
         suffix = ".parquet" if _has_pyarrow() else ".tsv"
         stem = file_stem(f"{outcome.settings.name}-counts")
         path, _ = file_dialogs.get_save_file_name(
-            self.panel,
+            self._dialog_parent,
             "Save counts",
             str(Path.home() / f"{stem}{suffix}"),
             "Count tables (*.parquet *.tsv);;All files (*)",
@@ -102,19 +108,18 @@ class SaveCounts:
             self.save_to(path)
 
     def save_to(self, path: str) -> Job | None:
-        """Write the kept table to ``path`` in a worker (hashing the files first); ``fileJobDone`` reports."""
-        table = kept_table(self.panel.outcome)
+        """Write the kept table to ``path`` in a worker (hashing the files first)."""
+        table = kept_table(self._run.outcome)
         if table is None:
             return None
-        corpus = self.panel._corpus_paths()
+        corpus = self._files.corpus_paths()
         output = Output.file(path, "the count table")
 
         def write() -> None:
             fmt = table_format(path)
             write_outputs([(output, table_bytes(with_hashes(table), fmt))], corpus)
 
-        job: Job = self.panel._file_task(write, f"Saved counts to {Path(path).name}")
-        return job
+        return self._files.run_task(write, f"Saved counts to {Path(path).name}")
 
 
 def _has_pyarrow() -> bool:

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import QEvent, QObject, QSize, Qt
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtGui import QAction, QKeySequence, QStandardItemModel
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -32,7 +32,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from tokviz.core.pretokenize import validate_pattern
 from tokviz.core.resources import resource_path
 from tokviz.gui.models.tokenizers import TokenizerRegistryModel
 from tokviz.gui.panels.training.corpus import (
@@ -45,6 +44,7 @@ from tokviz.gui.panels.training.corpus import (
 )
 from tokviz.gui.panels.training.counts import save_counts_button
 from tokviz.gui.panels.training.filters import FileFilters
+from tokviz.gui.workers.pattern_check import PatternCheck
 from tokviz.gui.workers.training import TrainSettings
 
 PRETOKENIZERS = (
@@ -165,6 +165,7 @@ class TrainForm(QWidget):
         for key, label in PRETOKENIZERS:
             self.pretokenizer.addItem(label, key)
         self.pattern = QLineEdit(settings)
+        self.pattern_check = PatternCheck(self)
         self.pattern.setObjectName("customPattern")
         self.pattern.setAccessibleName("Custom pre-tokenizer regex")
         self.pattern.setPlaceholderText(r"a regex, e.g. \s?\w+|\s?[^\w\s]+|\s+")
@@ -328,7 +329,7 @@ class TrainForm(QWidget):
         """The editor's current text ('' without an editor)."""
         return self._editor_text() if self._editor_text is not None else ""
 
-    def corpus_source(self) -> object:
+    def corpus_source(self) -> str | list[Path]:
         """What the trainer reads: a list of paths, or the text itself."""
         kind = self.source_kind()
         if kind == SOURCE_FILES:
@@ -365,7 +366,7 @@ class TrainForm(QWidget):
             return None
         if not self.pattern.text():
             return "Type a regex: each match becomes one chunk."
-        return validate_pattern(self.pattern.text())
+        return self.pattern_check.problem(self.pattern.text())
 
     def _update_vocab_hint(self, *_args: object) -> None:
         n_special = len(parse_specials(self.specials.text()))
@@ -412,7 +413,8 @@ class TrainForm(QWidget):
     @staticmethod
     def _disable_item(combo: QComboBox, key: str) -> None:
         row = combo.findData(key)
-        item = combo.model().item(row)  # type: ignore[attr-defined]
+        model = combo.model()
+        item = model.item(row) if isinstance(model, QStandardItemModel) else None  # a combo box's own model
         if item is not None:
             item.setEnabled(False)
 

@@ -14,12 +14,13 @@ from PySide6.QtGui import QAction, QGuiApplication
 from PySide6.QtWidgets import QDockWidget, QMenu, QMessageBox, QWidget
 
 from tokviz.gui.context import PanelContext
+from tokviz.gui.models.tokenizers import TokenizerRegistryModel
 from tokviz.gui.panels.timeline.panel import TimelineWidget
 from tokviz.gui.panels.training.memory import follow_train_settings
 from tokviz.gui.panels.training.panel import EXPORTS, SOURCE_EDITOR, TrainPanel
 from tokviz.gui.text.display import DisplayOptions
 from tokviz.gui.workers.debounce import Debouncer
-from tokviz.gui.workers.settle import after_views_settle
+from tokviz.gui.workers.training import TrainOutcome, TrainSettings
 
 TEXT_DEBOUNCE_MS = 150
 # pyqtgraph takes most of a second to import: do it in the background once the window is up.
@@ -43,21 +44,10 @@ def install(context: PanelContext) -> TrainingDocks:
     parent = context.parent_widget()
     timeline = TimelineWidget(registry, parent)
     panel = TrainPanel(registry, context.editor_text, context.set_text, parent)
-    panel.connect_timeline(timeline)
+    panel.connect_timeline(timeline, context.editor_text)
+    timeline.set_start_gate(context.when_views_ready)
     follow_train_settings(panel, context.settings)  # restored now, remembered on every change
-
-    train_dock = context.add_dock(
-        panel, "Train", "trainDock", "Ctrl+Shift+T", area="right", visible=True, tabify_with="vocabDock"
-    )
-
-    # The restored corpus's size line and preview are measured (a worker reading the files) when
-    # the Train panel is first seen, once the views show their tokens: not at every launch.
-    def measure_restored_corpus(visible: bool) -> None:
-        if visible and not panel.running:
-            train_dock.visibilityChanged.disconnect(measure_restored_corpus)
-            after_views_settle(parent.window(), panel.refresh_corpus_info)
-
-    train_dock.visibilityChanged.connect(measure_restored_corpus)
+    train_dock = _dock_train_panel(context, panel)
     timeline_dock = context.add_dock(
         timeline,
         "Merge timeline",
@@ -66,16 +56,50 @@ def install(context: PanelContext) -> TrainingDocks:
         # A first opening gets enough height for the replay, its plot and the table.
         first_size=lambda: max(380, parent.height() // 2),
     )
+    _follow_window_style(context, timeline)
+    _follow_editor(context, panel, timeline, timeline_dock)
+    _show_runs_in_window(context, panel, timeline_dock)
+    context.add_close_guard(lambda: _shut_down_training(parent, panel))
+    menu = _train_menu(context, panel, timeline, train_dock, timeline_dock)
+    return TrainingDocks(panel, timeline, train_dock, timeline_dock, menu)
 
+
+def _dock_train_panel(context: PanelContext, panel: TrainPanel) -> QDockWidget:
+    """The Train dock; the restored corpus's size line and preview are measured (a worker reading
+    the files) when the panel is first seen, once the views show their tokens: not at every launch."""
+    train_dock = context.add_dock(
+        panel, "Train", "trainDock", "Ctrl+Shift+T", area="right", visible=True, tabify_with="vocabDock"
+    )
+
+    def measure_restored_corpus(visible: bool) -> None:
+        if visible and not panel.running:
+            train_dock.visibilityChanged.disconnect(measure_restored_corpus)
+            context.when_views_ready(panel.refresh_corpus_info)
+
+    train_dock.visibilityChanged.connect(measure_restored_corpus)
+    return train_dock
+
+
+def _follow_window_style(context: PanelContext, timeline: TimelineWidget) -> None:
+    """The timeline's replay takes the window's colours, the editor's font and the ids option."""
     timeline.view.set_colors(context.colors())
     timeline.follow_colors(context.colorsChanged)
     timeline.view.setFont(context.text_font())
     context.fontChanged.connect(timeline.view.setFont)
-    timeline.set_display_options(DisplayOptions(show_ids=context.display_options().show_ids))
-    context.displayOptionsChanged.connect(
-        lambda options: timeline.set_display_options(DisplayOptions(show_ids=options.show_ids))
-    )
+
+    def follow_options(options: DisplayOptions) -> None:
+        timeline.set_display_options(DisplayOptions(show_ids=options.show_ids))
+
+    follow_options(context.display_options())
+    context.displayOptionsChanged.connect(follow_options)
     QTimer.singleShot(PLOT_WARM_UP_MS, timeline.prepare_plot_in_background)
+
+
+def _follow_editor(
+    context: PanelContext, panel: TrainPanel, timeline: TimelineWidget, timeline_dock: QDockWidget
+) -> None:
+    """The timeline replays the editor's text (debounced) while it shows, and starts on the first
+    view's tokenizer; the Train panel's "editor text" corpus is measured again after edits."""
 
     def push_text() -> None:
         if timeline_dock.isVisible() or timeline.source is not None:
@@ -87,46 +111,50 @@ def install(context: PanelContext) -> TrainingDocks:
     debouncer.triggered.connect(push_text)
     context.textEdited.connect(debouncer.trigger)
 
-    def on_timeline_visible(visible: bool) -> None:
-        if visible:
-            # A dock restored from the last session starts tracing (GPT-2's merges, a worker) once
-            # the views show their first tokens: it would otherwise delay the window and the views.
-            after_views_settle(parent.window(), follow_first_view)
-
     def follow_first_view() -> None:
         if not timeline_dock.isVisible():
             return
         timeline.set_text(context.editor_text())
         if timeline.needs_tokenizer():
-            key = context.first_view_key()
-            tok = registry.tokenizer(key)
-            if key == "bytes" or (tok is not None and not tok.is_bpe):
-                key = "gpt2"
-            timeline.set_tokenizer_key(key)
+            timeline.set_tokenizer_key(_replayable_key(context.tokenizers, context.first_view_key()))
+
+    def on_timeline_visible(visible: bool) -> None:
+        if visible:
+            # A dock restored from the last session starts tracing (GPT-2's merges, a worker) once
+            # the views show their first tokens: it would otherwise delay the window and the views.
+            context.when_views_ready(follow_first_view)
 
     timeline_dock.visibilityChanged.connect(on_timeline_visible)
     timeline.openTokenizerRequested.connect(context.open_tokenizer_dialog)
 
-    def on_started(_settings: object) -> None:
+
+def _replayable_key(registry: TokenizerRegistryModel, key: str) -> str:
+    """``key`` when its tokenizer has merges to replay, else GPT-2's."""
+    tok = registry.tokenizer(key)
+    return "gpt2" if key == "bytes" or (tok is not None and not tok.is_bpe) else key
+
+
+def _show_runs_in_window(context: PanelContext, panel: TrainPanel, timeline_dock: QDockWidget) -> None:
+    """A run brings the timeline dock forward; a finished one says where its model went."""
+
+    def on_started(_settings: TrainSettings) -> None:
         timeline_dock.show()
         timeline_dock.raise_()
 
-    def on_finished(_outcome: object, key: str) -> None:
-        timeline.set_text(context.editor_text())
-        context.show_status(f"Trained {registry.label(key)}: now in every tokenizer picker", 6000)
+    def on_finished(_outcome: TrainOutcome, key: str) -> None:
+        label = context.tokenizers.label(key)
+        context.show_status(f"Trained {label}: now in every tokenizer picker", 6000)
 
-    panel.trainingStarted.connect(on_started)
-    panel.trainingFinished.connect(on_finished)
+    panel.run.started.connect(on_started)
+    panel.run.finished.connect(on_finished)
 
-    def shut_down_training() -> bool:
-        if panel.running and not confirm_quit(parent, panel):
-            return False
-        panel.shutdown()
-        return True
 
-    context.add_close_guard(shut_down_training)
-    menu = _train_menu(context, panel, timeline, train_dock, timeline_dock)
-    return TrainingDocks(panel, timeline, train_dock, timeline_dock, menu)
+def _shut_down_training(parent: QWidget, panel: TrainPanel) -> bool:
+    """The window's close guard: ask before losing a run, then stop it."""
+    if panel.running and not confirm_quit(parent, panel):
+        return False
+    panel.shutdown()
+    return True
 
 
 class QuitQuestion(QMessageBox):
@@ -177,38 +205,29 @@ def _train_menu(
         train_dock.show()
         train_dock.raise_()
 
-    def show_train_dock_unless_presenting() -> None:
+    def start() -> None:
+        show_train_dock()
+        panel.start()
+
+    def run_demo(pretokenizer: str) -> None:
         # A demo in presentation mode gives the timeline and the views the room, not the Train form.
-        presentation = getattr(context.parent_widget(), "presentation", None)
-        if presentation is None or not presentation.active:
+        if not context.is_presentation():
             show_train_dock()
+        panel.run_demo(pretokenizer)
+
+    def play_or_pause() -> None:
+        timeline_dock.show()
+        timeline.toggle_play()
 
     def add(text: str, slot: Callable[[], object], shortcut: str, name: str) -> QAction:
         return context.add_action(text, slot, shortcut, name=name, menu=menu)
 
-    start_action = add(
-        "&Start training", lambda: (show_train_dock(), panel.start()), "Ctrl+T", "actionStartTraining"
-    )
+    start_action = add("&Start training", start, "Ctrl+T", "actionStartTraining")
     cancel_action = add("&Cancel training", panel.cancel, "Ctrl+Shift+X", "actionCancelTraining")
-    add(
-        "&Lecture demo: the cat in the hat",
-        lambda: (show_train_dock_unless_presenting(), panel.run_demo("none")),
-        "Ctrl+Shift+L",
-        "actionLectureDemo",
-    )
-    add(
-        "Lecture demo with &GPT-2 chunks",
-        lambda: (show_train_dock_unless_presenting(), panel.run_demo("gpt2")),
-        "Ctrl+Shift+G",
-        "actionLectureDemoGpt2",
-    )
+    add("&Lecture demo: the cat in the hat", lambda: run_demo("none"), "Ctrl+Shift+L", "actionLectureDemo")
+    add("Lecture demo with &GPT-2 chunks", lambda: run_demo("gpt2"), "Ctrl+Shift+G", "actionLectureDemoGpt2")
     menu.addSeparator()
-    add(
-        "&Play / pause replay",
-        lambda: (timeline_dock.show(), timeline.toggle_play()),
-        "Ctrl+Shift+P",
-        "actionReplayPlay",
-    )
+    add("&Play / pause replay", play_or_pause, "Ctrl+Shift+P", "actionReplayPlay")
     add("&Next merge that changes the text", timeline.step_forward, "Ctrl+]", "actionReplayNext")
     add("P&revious merge that changes the text", timeline.step_back, "Ctrl+[", "actionReplayPrevious")
     menu.addSeparator()
@@ -225,8 +244,8 @@ def _train_menu(
         save_action.setEnabled(has)
         export_menu.setEnabled(has)
 
-    panel.trainingStarted.connect(update_menu)
-    panel.trainingEnded.connect(update_menu)
+    panel.run.started.connect(update_menu)
+    panel.run.ended.connect(update_menu)
     update_menu()
     return menu
 

@@ -4,7 +4,9 @@ What is remembered: the corpus kind, the listed files and folders (those gone si
 without a word), the vocabulary size, the special tokens, the pre-tokenizer and its custom regex,
 the tie rule, "Replace invalid UTF-8" and the folders' include/exclude patterns and size cap. The model name is not: it names one run; nor are the
 settings the lecture demo puts in for its run. Values are written through
-:class:`~tokviz.gui.settings.Settings` whenever one of them changes.
+:class:`~tokviz.gui.settings.Settings` whenever one of them changes. A custom regex that is refused
+(too large to compile, invalid, or catastrophic) is never remembered, and one found in the settings
+that is too large to compile is dropped at launch with a message.
 """
 
 from __future__ import annotations
@@ -30,10 +32,15 @@ from tokviz.gui.settings import (
     TRAIN_VOCAB_SIZE,
     Settings,
 )
+from tokviz.gui.workers.pattern_check import CHECKING, size_problem
 
 
-def restore_train_settings(form: TrainForm, settings: Settings) -> None:
-    """Put the remembered settings back into ``form``; a value it cannot take keeps the default."""
+def restore_train_settings(form: TrainForm, settings: Settings) -> str | None:
+    """Put the remembered settings back into ``form``; a value it cannot take keeps the default.
+
+    A remembered custom regex too large to compile (a hand-edited settings file) is dropped from
+    the settings, and the returned line says why; otherwise None.
+    """
     form.files.clear()
     for path in settings.get(TRAIN_PATHS):
         if Path(path).exists():
@@ -43,7 +50,7 @@ def restore_train_settings(form: TrainForm, settings: Settings) -> None:
     if form.vocab_size.minimum() <= vocab <= form.vocab_size.maximum():
         form.vocab_size.setValue(vocab)
     form.specials.setText(settings.get(TRAIN_SPECIAL_TOKENS))
-    form.pattern.setText(settings.get(TRAIN_PATTERN))
+    note = _restore_pattern(form, settings)
     row = form.pretokenizer.findData(settings.get(TRAIN_PRETOKENIZER))
     if row >= 0:
         form.pretokenizer.setCurrentIndex(row)
@@ -60,6 +67,32 @@ def restore_train_settings(form: TrainForm, settings: Settings) -> None:
         form.set_source_kind(kind)
     else:
         form.set_source_kind(SOURCE_FILES)
+    return note
+
+
+def _restore_pattern(form: TrainForm, settings: Settings) -> str | None:
+    """The remembered custom regex into the form, unless it is too large to compile (then why)."""
+    pattern = settings.get(TRAIN_PATTERN)
+    refused = size_problem(pattern) if pattern else None
+    if refused is not None:
+        settings.remove(TRAIN_PATTERN)
+        return f"The remembered custom regex was not restored: {refused}"
+    form.pattern.setText(pattern)
+    return None
+
+
+def _remember_pattern(form: TrainForm, settings: Settings) -> None:
+    """Remember the typed regex unless it is refused; a refused one also drops the remembered one.
+
+    A regex still being checked is remembered (it passed the size gate); should the check refuse
+    it, :meth:`PatternCheck.checked` saves again and it is dropped.
+    """
+    pattern = form.pattern.text()
+    problem = form.pattern_check.problem(pattern) if pattern else None
+    if problem is None or problem == CHECKING:
+        settings.set(TRAIN_PATTERN, pattern)
+    else:
+        settings.remove(TRAIN_PATTERN)
 
 
 def remember_train_settings(form: TrainForm, settings: Settings) -> None:
@@ -69,7 +102,7 @@ def remember_train_settings(form: TrainForm, settings: Settings) -> None:
     settings.set(TRAIN_VOCAB_SIZE, form.vocab_size.value())
     settings.set(TRAIN_SPECIAL_TOKENS, form.specials.text())
     settings.set(TRAIN_PRETOKENIZER, str(form.pretokenizer.currentData()))
-    settings.set(TRAIN_PATTERN, form.pattern.text())
+    _remember_pattern(form, settings)
     settings.set(TRAIN_TIE_RULE, str(form.tie_rule.currentData()))
     settings.set(TRAIN_REPLACE_INVALID, form.replace_invalid.isChecked())
     settings.set(TRAIN_INCLUDE, form.filters.include.text())
@@ -79,7 +112,10 @@ def remember_train_settings(form: TrainForm, settings: Settings) -> None:
 
 def follow_train_settings(form: TrainPanel, settings: Settings) -> None:
     """Restore the remembered settings, then remember every later change as it happens."""
-    restore_train_settings(form, settings)
+    note = restore_train_settings(form, settings)
+    if note is not None:
+        form.error.setText(note)
+        form.error.setVisible(True)
 
     def save(*_args: object) -> None:
         if not form.applying_demo:
@@ -90,6 +126,7 @@ def follow_train_settings(form: TrainPanel, settings: Settings) -> None:
     form.specials.textChanged.connect(save)
     form.pretokenizer.currentIndexChanged.connect(save)
     form.pattern.textChanged.connect(save)
+    form.pattern_check.checked.connect(save)
     form.tie_rule.currentIndexChanged.connect(save)
     form.replace_invalid.toggled.connect(save)
     form.corpusPathsChanged.connect(save)

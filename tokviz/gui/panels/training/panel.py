@@ -1,13 +1,15 @@
 """The training panel: pick a corpus, set the vocabulary, train in a worker thread, save and export.
 
-The panel only gathers settings and shows progress; the core's trainer runs in
-:class:`~tokviz.gui.workers.training.TrainJob`'s thread. A finished model is offered in every
-tokenizer picker at once through the shared registry, and its merges stream into the timeline
-while it trains (see :func:`tokviz.gui.panels.training.install.install`, which docks both).
+The panel only gathers settings and shows progress. A run's life (the worker, the finished
+model installed in the registry, the merges streamed into the timeline) is its
+:class:`~tokviz.gui.panels.training.lifecycle.TrainingRun`; saving and exporting are its
+:class:`~tokviz.gui.panels.training.saving.ModelFiles` (see
+:func:`tokviz.gui.panels.training.install.install`, which docks the panel and the timeline).
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -30,28 +32,31 @@ from tokviz.gui.panels.training.corpus import (
 )
 from tokviz.gui.panels.training.counts import SaveCounts, describe_corpus
 from tokviz.gui.panels.training.form import EXPORTS, TrainForm
+from tokviz.gui.panels.training.lifecycle import TrainingRun
 from tokviz.gui.panels.training.report import (
     finished_result,
     finished_status,
     html_text,
     progress_text,
 )
-from tokviz.gui.panels.training.saving import SavingMixin
+from tokviz.gui.panels.training.saving import ModelFiles
 from tokviz.gui.widgets import file_dialogs
 from tokviz.gui.workers.jobs import Job, run_job
+from tokviz.gui.workers.pattern_check import CHECKING
 from tokviz.gui.workers.training import TrainJob, TrainOutcome, TrainSettings, TrainStatus
 
 LECTURE_TEXT = "the cat in the hat"
 FAILED_STATUS = "Training failed; nothing changed."
 
 
-class TrainPanel(SavingMixin, TrainForm):
+class TrainPanel(TrainForm):
     """Dock contents for training. Signals (GUI thread, in order for one run):
 
     ``trainingStarted(TrainSettings)``, then ``progressChanged(TrainStatus)`` and
     ``mergesArrived(tuple[MergeStep, ...])`` while it runs, then one of
     ``trainingFinished(TrainOutcome, key)``, ``trainingCancelled()`` or ``trainingFailed(message)``,
-    then ``trainingEnded()``. ``corpusPathsChanged()`` follows every change of the file list.
+    then ``trainingEnded()`` (they repeat :attr:`run`'s). ``fileJobDone(error)`` after a save or
+    export ("" when it worked). ``corpusPathsChanged()`` follows every change of the file list.
     """
 
     trainingStarted = Signal(object)
@@ -77,19 +82,17 @@ class TrainPanel(SavingMixin, TrainForm):
         self.registry = registry
         self._editor_text = editor_text
         self._set_editor_text = set_editor_text
-        self.job: TrainJob | None = None
-        self.outcome: TrainOutcome | None = None
-        self.key: str | None = None
+        self.run = TrainingRun(registry, self)
+        self.model_files = ModelFiles(self.run, self)
         self.timeline: TimelineWidget | None = None
-        self.last_status: TrainStatus | None = None
         self._info_job: Job | None = None
-        self._file_job: Job | None = None
         self.last_export_notes: list[str] = []
         self._info_generation = 0
         self.applying_demo = False  # True while the lecture demo sets its widgets (not remembered)
         self._build_ui()
         self._wire()
-        self.save_counts = SaveCounts(self, self.save_counts_button)
+        self._follow_run()
+        self.save_counts = SaveCounts(self.run, self.model_files, self.save_counts_button, self)
         self._on_source_changed()
         self._on_pretokenizer_changed()
         self._update_vocab_hint()
@@ -106,31 +109,85 @@ class TrainPanel(SavingMixin, TrainForm):
         self.specials.textChanged.connect(self._update_vocab_hint)
         self.pretokenizer.currentIndexChanged.connect(self._on_pretokenizer_changed)
         self.pattern.textChanged.connect(self._validate_pattern)
+        self.pattern_check.checked.connect(self._validate_pattern)
         self.train_button.clicked.connect(lambda: self.start())
         self.cancel_button.clicked.connect(self.cancel)
-        self.save_button.clicked.connect(self.choose_save_path)
+        self.save_button.clicked.connect(self.model_files.choose_save_path)
         self.demo_none_button.clicked.connect(lambda: self.run_demo("none"))
         self.demo_gpt2_button.clicked.connect(lambda: self.run_demo("gpt2"))
         for kind, act in self.export_actions.items():
-            act.triggered.connect(lambda *_, k=kind: self.choose_export(k))
+            act.triggered.connect(lambda *_, k=kind: self.model_files.choose_export(k))
         self._cancel_action.triggered.connect(self.cancel)
 
-    def connect_timeline(self, timeline: TimelineWidget) -> None:
+    def _follow_run(self) -> None:
+        """Show each stage of a run in the form, then pass it on as the panel's own signal."""
+        run, files = self.run, self.model_files
+        run.started.connect(self._show_started)
+        run.progressChanged.connect(self._show_progress)
+        run.finished.connect(self._show_finished)
+        run.failed.connect(self._show_failed)
+        run.cancelled.connect(self._show_cancelled)
+        run.ended.connect(lambda: self._set_running(False))
+        run.started.connect(self.trainingStarted)
+        run.progressChanged.connect(self.progressChanged)
+        run.mergesArrived.connect(self.mergesArrived)
+        run.finished.connect(self.trainingFinished)
+        run.cancelled.connect(self.trainingCancelled)
+        run.failed.connect(self.trainingFailed)
+        run.ended.connect(self.trainingEnded)
+        files.began.connect(lambda: self._show_error(None))
+        files.succeeded.connect(self._show_saved)
+        files.failed.connect(self._show_save_failed)
+
+    def connect_timeline(
+        self, timeline: TimelineWidget, editor_text: Callable[[], str] | None = None
+    ) -> None:
         """Stream merges into ``timeline`` while training, and show the model there when done."""
         self.timeline = timeline
-        self.trainingStarted.connect(
-            lambda s: timeline.begin_live(max(0, s.vocab_size - 256 - len(s.special_tokens)))
-        )
-        self.mergesArrived.connect(timeline.append_merges)
-        self.trainingCancelled.connect(lambda: timeline.end_live(None))
-        self.trainingFailed.connect(lambda _m: timeline.end_live(None))
+        self.run.attach_timeline(timeline, editor_text)
 
-        def finished(outcome: TrainOutcome, key: str) -> None:
-            res = outcome.result
-            timeline.remember_history(key, res.history, res.initial_tokens)
-            timeline.end_live(key)
+    # ================================================================ the trained model
+    @property
+    def outcome(self) -> TrainOutcome | None:
+        """The last finished run (None before one finished)."""
+        return self.run.outcome
 
-        self.trainingFinished.connect(finished)
+    @property
+    def key(self) -> str | None:
+        """The registry key of the last trained model."""
+        return self.run.key
+
+    @property
+    def last_status(self) -> TrainStatus | None:
+        """The running trainer's last progress report."""
+        return self.run.last_status
+
+    def choose_save_path(self) -> None:
+        """Ask where to save the trained model."""
+        self.model_files.choose_save_path()
+
+    def save_model_to(self, path: str | os.PathLike[str]) -> Job | None:
+        """Save the trained model (in a worker); ``fileJobDone`` reports."""
+        return self.model_files.save_model_to(path)
+
+    def choose_export(self, kind: str) -> None:
+        """Ask where to export the trained model as ``kind`` (``gpt2``, ``hf``, ``tiktoken``)."""
+        self.model_files.choose_export(kind)
+
+    def export_to(self, kind: str, path: str | os.PathLike[str]) -> Job | None:
+        """Export the trained model as ``kind`` into ``path`` (in a worker); ``fileJobDone`` reports."""
+        return self.model_files.export_to(kind, path)
+
+    def _show_saved(self, message: str, notes: list[str]) -> None:
+        self.last_export_notes = notes
+        self.status.setText(message)
+        if notes:
+            self.result.setText("<br>".join(html_text(n).replace("\n", "<br>") for n in notes))
+        self.fileJobDone.emit("")
+
+    def _show_save_failed(self, message: str) -> None:
+        self._show_error(message)
+        self.fileJobDone.emit(message)
 
     # ================================================================ corpus
     def add_paths(self, paths: list[str]) -> None:
@@ -264,73 +321,52 @@ class TrainPanel(SavingMixin, TrainForm):
         self._validate_pattern()
 
     def _validate_pattern(self, *_args: object) -> None:
+        """Show why the custom regex cannot be used (nothing while a worker is still checking it)."""
         problem = self.pattern_problem()
-        self.pattern_error.setText(problem or "")
-        self.form.setRowVisible(self.pattern_error, bool(problem))
+        shown = problem if problem != CHECKING else None
+        self.pattern_error.setText(shown or "")
+        self.form.setRowVisible(self.pattern_error, bool(shown))
         self._update_train_enabled()
 
     def _update_train_enabled(self) -> None:
-        self.train_button.setEnabled(not self.running and self.pattern_problem() is None)
+        # While the regex is checked Train stays on: a run resolves the pattern first and fails with its error.
+        self.train_button.setEnabled(not self.running and self.pattern_problem() in (None, CHECKING))
 
     # ================================================================ training
     @property
     def running(self) -> bool:
         """True while a training run is in progress."""
-        return self.job is not None
+        return self.run.running
 
     def start(self, settings: TrainSettings | None = None) -> TrainJob | None:
         """Train with ``settings`` (default: the panel's) in a worker thread; returns the job, or None on a settings error."""
         if self.running:
             return None
         problem = self.pattern_problem()
+        if problem == CHECKING:
+            problem = None  # the run resolves the pattern first and fails with its message
+        problem = problem or (self._corpus_problem() if settings is None else None)
         if problem:
             self._show_error(problem)
             return None
-        if settings is None:
-            if self.source_kind() == SOURCE_FILES and not self.corpus_paths():
-                self._show_error("Add files or a folder to train on (or drop them on this panel).")
-                return None
-            if self.source_kind() == SOURCE_FILES and self.filters.problem():
-                self._show_error(self.filters.problem())
-                return None
-            settings = self.settings()
-        self._show_error(None)
-        self.result.setText("")
-        job = TrainJob(settings, self)
-        self.job = job
-        job.progress.connect(self._on_progress)
-        job.mergesBatch.connect(self.mergesArrived)
-        job.finished.connect(self._on_finished)
-        job.failed.connect(self._on_failed)
-        job.cancelled.connect(self._on_cancelled)
-        job.stopped.connect(lambda j=job: self._on_stopped(j))
-        self.last_status = None
-        self.progress.setValue(0)
-        self.progress.setFormat("starting…")
-        self.status.setText("Reading the corpus…")
-        self._set_running(True)
-        self.trainingStarted.emit(settings)
-        job.start()
-        return job
+        return self.run.start(settings or self.settings())
+
+    def _corpus_problem(self) -> str | None:
+        if self.source_kind() != SOURCE_FILES:
+            return None
+        if not self.corpus_paths():
+            return "Add files or a folder to train on (or drop them on this panel)."
+        return self.filters.problem()
 
     def cancel(self) -> None:
         """Stop the running training; the app stays as it was before it started."""
-        if self.job is not None:
-            self.job.cancel()
+        if self.run.cancel():
             self.status.setText("Cancelling…")
             self.cancel_button.setEnabled(False)
 
     def shutdown(self, msecs: int = 5000) -> None:
-        """Cancel and wait for the training thread (the window is closing).
-
-        Cancel stops the counting processes at once; a thread still inside one bounded regex
-        call after ``msecs`` is detached from the panel, so closing never destroys it running.
-        """
-        if self.job is not None:
-            self.job.cancel()
-            if not self.job.wait(msecs):
-                job, self.job = self.job, None  # its stop no longer updates this closing panel
-                job.outlive_parent()
+        """Cancel and wait for the training thread (the window is closing)."""
+        self.run.shutdown(msecs)
 
     def _set_running(self, running: bool) -> None:
         self.cancel_button.setEnabled(running)
@@ -357,45 +393,36 @@ class TrainPanel(SavingMixin, TrainForm):
         self.export_button.setEnabled(has_model)
         self._update_train_enabled()
 
-    def _on_progress(self, status: TrainStatus) -> None:
-        self.last_status = status
+    def _show_started(self, _settings: TrainSettings) -> None:
+        self._show_error(None)
+        self.result.setText("")
+        self.progress.setValue(0)
+        self.progress.setFormat("starting…")
+        self.status.setText("Reading the corpus…")
+        self._set_running(True)
+
+    def _show_progress(self, status: TrainStatus) -> None:
         self.progress.setValue(int(status.fraction * 1000))
         pct = int(status.fraction * 100)
         self.progress.setFormat(f"{status.phase} · {pct}%")
         self.status.setText(progress_text(status))
-        self.progressChanged.emit(status)
 
-    def _on_finished(self, outcome: TrainOutcome) -> None:
-        res = outcome.result
-        counts = {r.new_id: r.count for r in res.history}
-        key = self.registry.add_tokenizer(outcome.settings.name, outcome.tokenizer, counts)
-        self.outcome = outcome
-        self.key = key
+    def _show_finished(self, outcome: TrainOutcome, _key: str) -> None:
         self.progress.setValue(1000)
         self.progress.setFormat("done")
         self.status.setText(finished_status(outcome))
         self.result.setText(finished_result(outcome))
-        self.trainingFinished.emit(outcome, key)
 
-    def _on_failed(self, message: str) -> None:
+    def _show_failed(self, message: str) -> None:
         self._show_error(message)
         self.status.setText(FAILED_STATUS)
         self.progress.setValue(0)
         self.progress.setFormat("")
-        self.trainingFailed.emit(message)
 
-    def _on_cancelled(self) -> None:
+    def _show_cancelled(self) -> None:
         self.status.setText("Cancelled; nothing changed.")
         self.progress.setValue(0)
         self.progress.setFormat("")
-        self.trainingCancelled.emit()
-
-    def _on_stopped(self, job: TrainJob) -> None:
-        if self.job is job:
-            self.job = None
-            self._set_running(False)
-            self.trainingEnded.emit()
-        job.deleteLater()
 
     def _show_error(self, message: str | None) -> None:
         self.error.setText(message or "")

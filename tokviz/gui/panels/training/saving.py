@@ -12,22 +12,20 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
+
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtWidgets import QWidget
 
 from tokviz.core.counts import CountTable
 from tokviz.core.errors import TokvizError
 from tokviz.core.exports import ModelExtras, write_export
 from tokviz.core.provenance import corpus_record, file_sha256, make_provenance
-from tokviz.gui.panels.training.report import file_stem, html_text
+from tokviz.gui.panels.training.lifecycle import TrainingRun
+from tokviz.gui.panels.training.report import file_stem
 from tokviz.gui.widgets import file_dialogs
 from tokviz.gui.workers.jobs import Job, run_job
 from tokviz.gui.workers.training import TrainOutcome
-
-if TYPE_CHECKING:
-    from PySide6.QtCore import SignalInstance
-    from PySide6.QtWidgets import QLabel
-
-    from tokviz.gui.models.tokenizers import TokenizerRegistryModel
 
 
 def outcome_provenance(outcome: TrainOutcome) -> dict[str, Any]:
@@ -55,31 +53,36 @@ def outcome_provenance(outcome: TrainOutcome) -> dict[str, Any]:
             ]
             corpus = {"files": files, "total_bytes": sum(f.size for f in counted)}
         else:
-            corpus = corpus_record([str(p) for p in s.source if Path(p).is_file()])
+            paths = s.source if isinstance(s.source, list | tuple) else []
+            corpus = corpus_record([str(p) for p in paths if Path(p).is_file()])
     return make_provenance(corpus, chosen, s.errors)
 
 
-class SavingMixin:
-    """The Train panel's Save model… and Export ▾ actions (mixed into ``TrainPanel``)."""
+class ModelFiles(QObject):
+    """Save model… and Export ▾ for the model of a :class:`TrainingRun`, each written in a worker.
 
-    outcome: TrainOutcome | None
-    key: str | None
-    registry: TokenizerRegistryModel
-    status: QLabel
-    result: QLabel
-    fileJobDone: SignalInstance
-    _file_job: Job | None
-    last_export_notes: list[str]
+    Signals: ``began()`` when a write starts, ``succeeded(message, notes)`` when it is done (the
+    notes say what the user must know about an export), ``failed(message)`` when it is not.
+    """
 
-    _show_error: Callable[[str | None], None]
+    began = Signal()
+    succeeded = Signal(str, list)
+    failed = Signal(str)
+
+    def __init__(self, run: TrainingRun, dialog_parent: QWidget) -> None:
+        super().__init__(dialog_parent)
+        self._run = run
+        self._dialog_parent = dialog_parent
+        self.job: Job | None = None
 
     def choose_save_path(self) -> None:
         """Ask where to save the trained model."""
-        if self.outcome is None:
+        outcome = self._run.outcome
+        if outcome is None:
             return
-        default = str(Path.home() / f"{file_stem(self.outcome.settings.name)}.tokviz.json")
+        default = str(Path.home() / f"{file_stem(outcome.settings.name)}.tokviz.json")
         path, _ = file_dialogs.get_save_file_name(
-            self,
+            self._dialog_parent,
             "Save tokviz model",
             default,
             "tokviz model (*.json);;All files (*)",
@@ -88,29 +91,31 @@ class SavingMixin:
             self.save_model_to(path)
 
     def save_model_to(self, path: str | os.PathLike[str]) -> Job | None:
-        """Save the trained model with its settings, merge history and provenance (in a worker);
-        ``fileJobDone`` reports. The path is checked like the CLI's ``-o`` (never the corpus)."""
-        outcome = self.outcome
+        """Save the trained model with its settings, merge history and provenance (in a worker).
+        The path is checked like the CLI's ``-o`` (never the corpus)."""
+        outcome = self._run.outcome
         if outcome is None:
             return None
-        res, tok, corpus = outcome.result, outcome.tokenizer, self._corpus_paths()
+        res, tok, corpus = outcome.result, outcome.tokenizer, self.corpus_paths()
 
         def save() -> list[str]:
             extras = ModelExtras(res.settings(), res.history, outcome_provenance(outcome))
             return write_export(tok, "model", path, what="the model file", extras=extras, inputs=corpus)
 
-        job = self._file_task(save, f"Saved {Path(path).name}")
+        job = self.run_task(save, f"Saved {Path(path).name}")
         # Saved, the model is that file: remembered, it comes back in the pickers after a restart.
-        key = self.key
-        job.returned.connect(lambda _value: self.registry.mark_saved(key, str(path)) if key else None)
+        key, registry = self._run.key, self._run.registry
+        if key:
+            job.returned.connect(lambda _value: registry.mark_saved(key, str(path)))
         return job
 
     def choose_export(self, kind: str) -> None:
         """Ask where to export: a folder for vocab.json + merges.txt and tokenizer.json, a file for .tiktoken."""
-        if self.outcome is None:
+        outcome = self._run.outcome
+        if outcome is None:
             return
-        stem = file_stem(self.outcome.settings.name)
-        parent: Any = self
+        stem = file_stem(outcome.settings.name)
+        parent = self._dialog_parent
         if kind == "tiktoken":
             path, _ = file_dialogs.get_save_file_name(
                 parent,
@@ -128,33 +133,31 @@ class SavingMixin:
     def export_to(self, kind: str, path: str | os.PathLike[str]) -> Job | None:
         """Export the trained model as ``gpt2`` (folder), ``hf`` (folder, or a file) or ``tiktoken`` (file
         and sidecar), in a worker; checked like the CLI's ``--export-*`` and written atomically."""
-        if self.outcome is None:
+        outcome = self._run.outcome
+        if outcome is None:
             return None
-        tok, corpus = self.outcome.tokenizer, self._corpus_paths()
-        return self._file_task(lambda: write_export(tok, kind, path, inputs=corpus), f"Exported to {path}")
+        tok, corpus = outcome.tokenizer, self.corpus_paths()
+        return self.run_task(lambda: write_export(tok, kind, path, inputs=corpus), f"Exported to {path}")
 
-    def _corpus_paths(self) -> list[str]:
+    def corpus_paths(self) -> list[str]:
         """The files and folders the model was trained on: no save or export may overwrite them."""
-        source = self.outcome.settings.source if self.outcome is not None else None
+        outcome = self._run.outcome
+        source = outcome.settings.source if outcome is not None else None
         return [str(p) for p in source] if isinstance(source, list | tuple) else []
 
-    def _file_task(self, fn: Callable[[], Any], success: str) -> Job:
-        self._show_error(None)
+    def run_task(self, fn: Callable[[], object], success: str) -> Job:
+        """Write in a worker: ``began`` now, then ``succeeded(success, notes)`` or ``failed(message)``."""
+        self.began.emit()
         job = run_job(fn, self)
-        self._file_job = job
+        self.job = job
 
         def done(value: object) -> None:
             notes = [str(n) for n in value] if isinstance(value, list) else []
-            self.last_export_notes = notes
-            self.status.setText(success)
-            if notes:
-                self.result.setText("<br>".join(html_text(n).replace("\n", "<br>") for n in notes))
-            self.fileJobDone.emit("")
+            self.succeeded.emit(success, notes)
 
         def failed(exc: BaseException) -> None:
             message = str(exc) if isinstance(exc, TokvizError) else f"{type(exc).__name__}: {exc}"
-            self._show_error(message)
-            self.fileJobDone.emit(message)
+            self.failed.emit(message)
 
         job.returned.connect(done)
         job.errored.connect(failed)

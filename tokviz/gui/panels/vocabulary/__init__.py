@@ -6,9 +6,9 @@ times to sort 200K rows), and cells are formatted only when the view asks for a 
 cl100k's 100K tokens scroll without lag. With a second tokenizer it also shows the overlap.
 
 It also counts what the vocabulary uses on the editor's text or on a folder (off the GUI thread,
-:mod:`.vocabulary_usage`): a headline ("46% of the vocabulary used"), a used / never used /
+:mod:`.usage`): a headline ("46% of the vocabulary used"), a used / never used /
 suspicious filter, the Count column and a token-length histogram. The table copies real text
-and exports the filtered list (:mod:`.vocabulary_table`).
+and exports the filtered list (:mod:`.table`).
 """
 
 from __future__ import annotations
@@ -30,7 +30,6 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QLineEdit,
-    QPlainTextEdit,
     QSpinBox,
     QWidget,
 )
@@ -51,8 +50,13 @@ from tokviz.gui.models.vocabulary import (
     overlap,
     plain_token,
 )
-from tokviz.gui.panels.vocabulary_table import VocabTable, select_next_occurrence, write_filtered_csv
-from tokviz.gui.panels.vocabulary_usage import LengthHistogram, UsageCounter, UsageResult, usage_mode_items
+from tokviz.gui.panels.vocabulary.table import (
+    TextTarget,
+    VocabTable,
+    select_next_occurrence,
+    write_filtered_csv,
+)
+from tokviz.gui.panels.vocabulary.usage import LengthHistogram, UsageCounter, UsageResult, usage_mode_items
 from tokviz.gui.widgets import file_dialogs
 from tokviz.gui.workers.debounce import Debouncer
 
@@ -451,12 +455,12 @@ class VocabBrowser(QWidget):
             return
         self.statusMessage.emit(f"Exported {n:,} tokens to {Path(path).name}")
 
-    def show_in_text(self, token_id: int, editor: QPlainTextEdit) -> bool:
-        """Select the token's next occurrence in ``editor`` (after the cursor, wrapping); False if none."""
+    def show_in_text(self, token_id: int, target: TextTarget) -> bool:
+        """Select the token's next occurrence in the editor (after the cursor, wrapping); False if none."""
         tok = self.model.tokenizer
         if tok is None:
             return False
-        if select_next_occurrence(editor, tok, token_id):
+        if select_next_occurrence(target, tok, token_id):
             return True
         self.statusMessage.emit(f"{plain_token(tok.vocab[token_id])!r} does not occur in the editor's text")
         return False
@@ -494,9 +498,7 @@ def install(context: PanelContext) -> QDockWidget:
     browser.openTokenizerRequested.connect(context.open_tokenizer_dialog)
     browser.statusMessage.connect(context.show_status)
     context.textEdited.connect(browser.text_edited)
-    editor = context.parent_widget().findChild(QPlainTextEdit, "editor")
-    if editor is not None:
-        browser.table.showInTextRequested.connect(lambda tid: browser.show_in_text(tid, editor))
+    browser.table.showInTextRequested.connect(lambda tid: browser.show_in_text(tid, context))
     browser.show_tokenizer(context.first_view_key(), "")
     context.referenceViewChanged.connect(browser.follow_reference)
     browser.follow_editor_font(context.text_font())

@@ -9,15 +9,15 @@ row the filters keep as CSV.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Protocol
 
 from PySide6.QtCore import QPoint, Qt, Signal
-from PySide6.QtGui import QAction, QGuiApplication, QKeySequence, QTextCursor
-from PySide6.QtWidgets import QMenu, QPlainTextEdit, QTableView, QWidget
+from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
+from PySide6.QtWidgets import QMenu, QTableView, QWidget
 
 from tokviz.core.atomic import atomic_write_text
 from tokviz.core.tokenizer import Tokenizer
 from tokviz.gui.models.vocabulary import VocabModel, plain_token
-from tokviz.gui.text.utf16 import Utf16Index
 
 
 class VocabTable(QTableView):
@@ -96,20 +96,23 @@ def write_filtered_csv(model: VocabModel, path: str | Path) -> int:
     return model.rowCount()
 
 
-def select_next_occurrence(editor: QPlainTextEdit, tokenizer: Tokenizer, token_id: int) -> bool:
-    """Select the next place ``tokenizer`` makes ``token_id`` in ``editor``'s text (after the
+class TextTarget(Protocol):
+    """Where "Show in text" selects: the editor, reached through the panel context."""
+
+    def editor_text(self) -> str: ...
+
+    def editor_selection(self) -> tuple[int, int]: ...
+
+    def show_in_editor(self, start: int, end: int) -> None: ...
+
+
+def select_next_occurrence(target: TextTarget, tokenizer: Tokenizer, token_id: int) -> bool:
+    """Select the next place ``tokenizer`` makes ``token_id`` in the target's text (after the
     selection, wrapping to the first); False when the text has none."""
-    text = editor.toPlainText()
-    index = Utf16Index(text)
-    after = index.to_code_point(editor.textCursor().selectionEnd())
-    spans = [(s.start, s.end) for s in tokenizer.encode_spans(text) if s.id == token_id]
+    after = target.editor_selection()[1]
+    spans = [(s.start, s.end) for s in tokenizer.encode_spans(target.editor_text()) if s.id == token_id]
     if not spans:
         return False
     start, end = next(((a, b) for a, b in spans if a >= after), spans[0])
-    cursor = QTextCursor(editor.document())
-    cursor.setPosition(index.to_utf16(start))
-    cursor.setPosition(index.to_utf16(end), QTextCursor.MoveMode.KeepAnchor)
-    editor.setTextCursor(cursor)
-    editor.ensureCursorVisible()
-    editor.setFocus()
+    target.show_in_editor(start, end)
     return True

@@ -1,0 +1,162 @@
+"""The import contracts catch what they promise to, and the core names no GUI or CLI module in a string.
+
+pyproject.toml's import-linter contracts are only as good as what they would refuse. Each case below
+copies the package into a scratch folder, adds one import that breaks the architecture and checks
+that the contract meant to stop it reports it broken. import-linter reads ``import`` statements only:
+``importlib.import_module("tokviz.gui...")`` in the core is found by :func:`gui_or_cli_string_imports`.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import shutil
+import subprocess
+import sys
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+FORBIDDEN_FROM_CORE = ("tokviz.gui", "tokviz.cli")
+
+
+def gui_or_cli_string_imports(core: Path) -> list[str]:
+    """Every ``import_module("tokviz.gui...")`` or ``__import__("tokviz.cli...")`` under ``core``.
+
+    Each finding reads ``path:line: name``. Strings are all import-linter cannot follow, so this is
+    the core-imports-no-GUI contract's second half.
+    """
+    found = []
+    for path in sorted(core.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        for node in ast.walk(tree):
+            if not (isinstance(node, ast.Call) and _is_dynamic_import(node.func)):
+                continue
+            for arg in [*node.args, *(keyword.value for keyword in node.keywords)]:
+                if (
+                    isinstance(arg, ast.Constant)
+                    and isinstance(arg.value, str)
+                    and _names_gui_or_cli(arg.value)
+                ):
+                    found.append(f"{path.relative_to(core.parent)}:{node.lineno}: {arg.value}")
+    return found
+
+
+def _is_dynamic_import(func: ast.expr) -> bool:
+    name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+    return name in {"import_module", "__import__"}
+
+
+def _names_gui_or_cli(module: str) -> bool:
+    return any(module == banned or module.startswith(banned + ".") for banned in FORBIDDEN_FROM_CORE)
+
+
+def test_the_core_imports_no_gui_or_cli_module_by_name():
+    assert gui_or_cli_string_imports(ROOT / "tokviz" / "core") == []
+
+
+def contract(contract_id: str) -> dict:
+    contracts = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["importlinter"]
+    return next(c for c in contracts["contracts"] if c.get("id") == contract_id)
+
+
+def layer_members(contract_id: str) -> set[str]:
+    return {name.strip() for layer in contract(contract_id)["layers"] for name in re.split(r"[|:]", layer)}
+
+
+def children(package: Path) -> set[str]:
+    """The modules and subpackages directly inside ``package``, by name."""
+    modules = {p.stem for p in package.glob("*.py") if p.name != "__init__.py"}
+    return modules | {p.name for p in package.iterdir() if (p / "__init__.py").exists()}
+
+
+def test_every_gui_module_and_package_sits_in_a_layer():
+    placed = {name.removeprefix("tokviz.gui.") for name in layer_members("gui-layers")}
+    assert placed == children(ROOT / "tokviz" / "gui")
+
+
+def test_every_panel_is_in_the_panel_contract():
+    assert layer_members("panels-independent") == children(ROOT / "tokviz" / "gui" / "panels")
+
+
+@dataclass(frozen=True)
+class Violation:
+    """One import that breaks the architecture, and the contract that must catch it."""
+
+    module: str  # path of the module the line is added to, from the project root
+    line: str
+    caught_by: str  # a contract id, or "string-imports" for gui_or_cli_string_imports
+
+
+VIOLATIONS = {
+    "chart imports the timeline": Violation(
+        "tokviz/gui/panels/chart.py", "import tokviz.gui.panels.timeline.panel", "panels-independent"
+    ),
+    "chart imports the vocabulary's usage view": Violation(
+        "tokviz/gui/panels/chart.py", "import tokviz.gui.panels.vocabulary.usage", "panels-independent"
+    ),
+    "the dock helpers import a panel": Violation(
+        "tokviz/gui/panels/docking.py", "import tokviz.gui.panels.roundtrip", "panels-independent"
+    ),
+    "gui/text imports Qt": Violation("tokviz/gui/text/utf16.py", "import PySide6.QtCore", "gui-text-qt-free"),
+    "preflight imports the window": Violation(
+        "tokviz/gui/preflight.py", "import tokviz.gui.window.main_window", "gui-layers"
+    ),
+    "the core imports shiboken6": Violation("tokviz/core/bytes_.py", "import shiboken6", "core-qt-free"),
+    "the core imports the GUI by name": Violation(
+        "tokviz/core/bytes_.py", 'importlib.import_module("tokviz.gui.app")', "string-imports"
+    ),
+    "the core imports the CLI by name": Violation(
+        "tokviz/core/registry.py", '__import__("tokviz.cli.info")', "string-imports"
+    ),
+    "drawing imports the panel context": Violation(
+        "tokviz/gui/drawing/chips.py", "import tokviz.gui.context", "gui-layers"
+    ),
+    "widgets import drawing": Violation(
+        "tokviz/gui/widgets/elided.py", "import tokviz.gui.drawing.chips", "gui-layers"
+    ),
+    "models import drawing": Violation(
+        "tokviz/gui/models/words.py", "import tokviz.gui.drawing.sheet", "gui-layers"
+    ),
+    "settings import drawing": Violation(
+        "tokviz/gui/settings.py", "import tokviz.gui.drawing.sheet", "gui-layers"
+    ),
+}
+
+
+def copy_of_the_project(root: Path) -> Path:
+    shutil.copytree(ROOT / "tokviz", root / "tokviz", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy2(ROOT / "pyproject.toml", root / "pyproject.toml")
+    return root
+
+
+def lint_imports(root: Path, *contract_ids: str) -> subprocess.CompletedProcess[str]:
+    """Run import-linter on the copy at ``root`` (that copy, not the installed tokviz, is analysed)."""
+    lint = shutil.which("lint-imports") or str(Path(sys.executable).with_name("lint-imports"))
+    selected = [arg for cid in contract_ids for arg in ("--contract", cid)]
+    env = {"PATH": "", "PYTHONPATH": str(root), "PYTHONDONTWRITEBYTECODE": "1", "COLUMNS": "200"}
+    return subprocess.run(
+        [lint, "--no-cache", *selected], cwd=root, env=env, capture_output=True, text=True, timeout=300
+    )
+
+
+def test_an_untouched_copy_keeps_every_contract(tmp_path):
+    done = lint_imports(copy_of_the_project(tmp_path))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert gui_or_cli_string_imports(tmp_path / "tokviz" / "core") == []
+
+
+@pytest.mark.parametrize("violation", VIOLATIONS.values(), ids=VIOLATIONS.keys())
+def test_each_contract_catches_the_import_it_forbids(tmp_path, violation):
+    root = copy_of_the_project(tmp_path)
+    with (root / violation.module).open("a", encoding="utf-8") as module:
+        module.write(f"\nimport importlib  # noqa\n{violation.line}\n")
+    if violation.caught_by == "string-imports":
+        assert gui_or_cli_string_imports(root / "tokviz" / "core"), violation
+        return
+    done = lint_imports(root, violation.caught_by)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "0 kept, 1 broken" in done.stdout

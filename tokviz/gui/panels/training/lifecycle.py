@@ -1,0 +1,120 @@
+"""A training run from start to end, in one place: start, progress, finish, cancel, shut-down.
+
+:class:`TrainingRun` owns the worker (:class:`~tokviz.gui.workers.training.TrainJob`) of the one
+run at a time, installs a finished model in the tokenizer registry (so it is in every picker at
+once), streams the merges into the merge timeline it is attached to, and tells everyone else
+through its signals: the Train panel's form, the Train menu, "Save counts…" and the window's docks
+only listen.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from PySide6.QtCore import QObject, Signal
+
+from tokviz.gui.models.tokenizers import TokenizerRegistryModel
+from tokviz.gui.panels.timeline.panel import TimelineWidget
+from tokviz.gui.workers.training import TrainJob, TrainOutcome, TrainSettings, TrainStatus
+
+
+class TrainingRun(QObject):
+    """The runs of one Train panel. Signals (GUI thread, in order for one run):
+
+    ``started(TrainSettings)``, then ``progressChanged(TrainStatus)`` and
+    ``mergesArrived(tuple[MergeStep, ...])`` while it runs, then one of
+    ``finished(TrainOutcome, key)`` (the model is in the registry under ``key``), ``cancelled()``
+    or ``failed(message)``, then ``ended()``.
+    """
+
+    started = Signal(object)
+    progressChanged = Signal(object)
+    mergesArrived = Signal(object)
+    finished = Signal(object, str)
+    cancelled = Signal()
+    failed = Signal(str)
+    ended = Signal()
+
+    def __init__(self, registry: TokenizerRegistryModel, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.registry = registry
+        self.job: TrainJob | None = None
+        self.outcome: TrainOutcome | None = None
+        self.key: str | None = None
+        self.last_status: TrainStatus | None = None
+
+    @property
+    def running(self) -> bool:
+        """True while a run is in progress."""
+        return self.job is not None
+
+    def start(self, settings: TrainSettings) -> TrainJob | None:
+        """Train with ``settings`` in a worker thread; None while another run is in progress."""
+        if self.job is not None:
+            return None
+        job = TrainJob(settings, self)
+        self.job = job
+        self.last_status = None
+        job.progress.connect(self._on_progress)
+        job.mergesBatch.connect(self.mergesArrived)
+        job.finished.connect(self._on_finished)
+        job.failed.connect(self.failed)
+        job.cancelled.connect(self.cancelled)
+        job.stopped.connect(lambda j=job: self._on_stopped(j))
+        self.started.emit(settings)
+        job.start()
+        return job
+
+    def cancel(self) -> bool:
+        """Stop the running training (the app stays as it was before it started); False if none runs."""
+        if self.job is None:
+            return False
+        self.job.cancel()
+        return True
+
+    def shutdown(self, msecs: int = 5000) -> None:
+        """Cancel and wait for the training thread (the window is closing).
+
+        Cancel stops the counting processes at once; a thread still inside one bounded regex
+        call after ``msecs`` is detached from the run, so closing never destroys it running.
+        """
+        if self.job is not None:
+            self.job.cancel()
+            if not self.job.wait(msecs):
+                job, self.job = self.job, None  # its stop no longer updates this closing panel
+                job.outlive_parent()
+
+    def attach_timeline(self, timeline: TimelineWidget, editor_text: Callable[[], str] | None = None) -> None:
+        """Stream the merges into ``timeline`` while training and show the model there when done
+        (replaying ``editor_text()`` then, when given)."""
+        self.started.connect(
+            lambda s: timeline.begin_live(max(0, s.vocab_size - 256 - len(s.special_tokens)))
+        )
+        self.mergesArrived.connect(timeline.append_merges)
+        self.cancelled.connect(lambda: timeline.end_live(None))
+        self.failed.connect(lambda _message: timeline.end_live(None))
+
+        def finished(outcome: TrainOutcome, key: str) -> None:
+            res = outcome.result
+            timeline.remember_history(key, res.history, res.initial_tokens)
+            timeline.end_live(key)
+            if editor_text is not None:
+                timeline.set_text(editor_text())
+
+        self.finished.connect(finished)
+
+    def _on_progress(self, status: TrainStatus) -> None:
+        self.last_status = status
+        self.progressChanged.emit(status)
+
+    def _on_finished(self, outcome: TrainOutcome) -> None:
+        counts = {r.new_id: r.count for r in outcome.result.history}
+        self.key = self.registry.add_tokenizer(outcome.settings.name, outcome.tokenizer, counts)
+        self.outcome = outcome
+        self.finished.emit(outcome, self.key)
+
+    def _on_stopped(self, job: TrainJob) -> None:
+        if self.job is job:
+            self.job = None
+            self.ended.emit()
+        job.deleteLater()
