@@ -97,6 +97,9 @@ def test_long_pretokens_and_stretches_are_cut_on_dask_as_in_a_local_count(
     assert local.long_pretokens > 0
     assert max(len(w) for w in local.counts) <= LONGEST_PRETOKEN
     assert list(on_dask.counts.items()) == list(local.counts.items())
+    # Both warn (`tokviz count` prints the number): a run a range ends with is cut into parts
+    # there, and each part's piece of it counts as one long pre-token, so the numbers may differ.
+    assert on_dask.long_pretokens >= local.long_pretokens > 0
 
 
 def test_invalid_utf8_stops_the_dask_count_with_the_local_message(scheduler: str, corpus: list[Path]) -> None:

@@ -90,7 +90,8 @@ class CountTable:
 
     ``invalid_utf8`` is ``"strict"`` (invalid UTF-8 stopped counting) or ``"replace"`` (read as
     U+FFFD). ``parts`` says how many tables were added to make this one. ``long_pretokens`` is
-    how many pre-tokens this count cut into pieces (as training does; not stored in the file).
+    how many pre-tokens this count cut into pieces (as training does; not stored in the file; a
+    pre-token split between two parts of the text counts once in each).
     """
 
     counts: dict[str, int]
