@@ -32,6 +32,7 @@ from ._common import (
 )
 from ._reach import judge_reach, remember_warnings
 from ._writing import encode_text, write_one
+from .hf_config import folder_assumptions
 from .hf_engine import NEVER_IN_UTF8, build_hf_tokenizer, load_library_tokenizer
 from .hf_verify import verify_hf_export
 from .oniguruma import from_oniguruma as from_oniguruma  # re-exported for code that imports it from here
@@ -124,9 +125,12 @@ def load_hf(path: PathLike) -> Tokenizer:
     p = Path(path)
     data = _read_file(p, TokenizerLoadError, HF_JSON_CAP)
     parsed = _parse_json(data, p.name, TokenizerLoadError)
-    return hf_from_json(
+    tok = hf_from_json(
         parsed, p.name, p.parent.name or p.stem, source=_decode_text(data, p.name, TokenizerLoadError)
     )
+    if p.name == "tokenizer.json":  # a folder tokviz exported says what it assumed about the source
+        tok.assumptions = tuple(dict.fromkeys((*tok.assumptions, *folder_assumptions(p.parent))))
+    return tok
 
 
 def hf_from_json(
