@@ -31,11 +31,11 @@ from pathlib import Path
 from typing import Any
 
 from .errors import ExportError
+from .formats._writing import encode_text
 from .formats.gpt2_files import GPT2_FILES, gpt2_file_bytes
 from .formats.hf_config import CONFIG_FILES, FAST_CLASS, GPT2_CLASS, hf_config_files
 from .formats.hf_json import hf_file_bytes
 from .formats.hf_verify import pattern_problem
-from .formats._writing import encode_text
 from .formats.model_file import model_file_bytes
 from .formats.tiktoken_file import parse_tiktoken_file, tiktoken_file_bytes
 from .formats.tiktoken_sidecar import sidecar_bytes, sidecar_path, tiktoken_difference, tiktoken_snippet

@@ -44,8 +44,8 @@ from ._common import (
 )
 from ._reach import judge_reach, remember_warnings
 from .gpt2_files import _parse_merges_txt
-from .hf_config import ASSUMPTIONS_KEY, recorded_assumptions
 from .hf_classes import BYTE_LEVEL_CLASSES, ClassRules, byte_level_rules, is_bert_class
+from .hf_config import ASSUMPTIONS_KEY, recorded_assumptions
 from .hf_engine import OUTSIDE_GPT2_MAP, build_hf_tokenizer, gpt2_bytes
 from .hf_json import missing_byte_warnings, to_oniguruma
 
