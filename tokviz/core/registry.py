@@ -30,6 +30,7 @@ from .formats._common import (
 from .formats._reach import load_warnings as load_warnings  # re-exported: the GUI and CLI show them
 from .formats._reach import remember_warnings
 from .formats.hf_folder import load_vocab_merges, load_wordpiece_vocab
+from .formats.hf_json import with_folder_assumptions
 from .formats.tekken_file import is_tekken, tekken_from_json
 from .formats.tiktoken_file import SpecialTokens, tiktoken_from_data
 from .merges import MergeStep
@@ -364,7 +365,8 @@ def _load_file(path: Path) -> Tokenizer:
         return loaded.tokenizer
     if isinstance(parsed, dict) and "model" in parsed:
         text = data.decode("utf-8").removeprefix("\ufeff")  # valid: it parsed above
-        return hf_from_json(parsed, path.name, path.parent.name or path.stem, source=text)
+        tok = hf_from_json(parsed, path.name, path.parent.name or path.stem, source=text)
+        return with_folder_assumptions(tok, path)
     if is_tekken(parsed):
         return tekken_from_json(parsed, path.name, path.stem)
     raise TokenizerLoadError(

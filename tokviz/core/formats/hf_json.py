@@ -128,8 +128,14 @@ def load_hf(path: PathLike) -> Tokenizer:
     tok = hf_from_json(
         parsed, p.name, p.parent.name or p.stem, source=_decode_text(data, p.name, TokenizerLoadError)
     )
-    if p.name == "tokenizer.json":  # a folder tokviz exported says what it assumed about the source
-        tok.assumptions = tuple(dict.fromkeys((*tok.assumptions, *folder_assumptions(p.parent))))
+    return with_folder_assumptions(tok, p)
+
+
+def with_folder_assumptions(tok: Tokenizer, path: Path) -> Tokenizer:
+    """``tok`` read from ``path``, with what a folder tokviz exported recorded as assumed about its
+    source (the ``tokenizer_config.json`` beside a file named tokenizer.json)."""
+    if path.name == "tokenizer.json":
+        tok.assumptions = tuple(dict.fromkeys((*tok.assumptions, *folder_assumptions(path.parent))))
     return tok
 
 
