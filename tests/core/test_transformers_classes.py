@@ -52,7 +52,11 @@ CLASS_NAMES = [
 
 @pytest.fixture(scope="module")
 def pair(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """``vocab.json`` + ``merges.txt`` of a byte-level BPE trained on multilingual text."""
+    return write_pair(tmp_path_factory.mktemp("pair"))
+
+
+def write_pair(folder: Path) -> Path:
+    """``vocab.json`` + ``merges.txt`` of a byte-level BPE trained on multilingual text, in ``folder``."""
     tk = Library(models.BPE())
     tk.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     tk.decoder = decoders.ByteLevel()
@@ -63,7 +67,7 @@ def pair(tmp_path_factory: pytest.TempPathFactory) -> Path:
         show_progress=False,
     )
     tk.train_from_iterator(corpus_lines(2000, seed=30) + NFC_TEXTS * 5, trainer)
-    folder = tmp_path_factory.mktemp("pair")
+    folder.mkdir(parents=True, exist_ok=True)
     tk.model.save(str(folder))
     return folder
 

@@ -16,6 +16,7 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from .assumed import note_assumptions
 from .command import UsageError, print_note
 from .drawing import qt_drawing
 from .options import (
@@ -112,6 +113,7 @@ def run(args: argparse.Namespace) -> int:
     rows = measured_rows(texts, folders, specs, tokenizers, args.embedding_dim or 768, order)
     lesson = add_lesson_columns(rows, texts, specs, tokenizers)
     sys.stdout.write(render_rows(rows, args.format, lesson))
+    note_assumptions([tok.name for tok in tokenizers], tokenizers)
     if lesson and any(is_words(spec) for spec in specs) and not args.words_corpus:
         print_note(
             "words: the vocabulary was built from the input itself, so no word is unknown; "
