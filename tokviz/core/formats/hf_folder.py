@@ -410,7 +410,7 @@ def load_wordpiece_vocab(
     named_class = str(config.get("tokenizer_class") or "")
     # A config without a class still sets BERT's options; one naming another class does not describe BERT.
     known = "tokenizer_config.json" in side and (not named_class or is_bert_class(named_class))
-    assumptions = () if known else (WORDPIECE_ASSUMED,)
+    assumptions: tuple[str, ...] = () if known else (WORDPIECE_ASSUMED,)
     assumptions += recorded_assumptions(config, assumptions)
     tok = build_hf_tokenizer(library, name or path.parent.name or path.stem, assumptions=assumptions)
     return remember_warnings(tok, notes)
