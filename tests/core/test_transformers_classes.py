@@ -165,3 +165,28 @@ def test_a_file_with_no_room_for_an_assumption_is_refused(
     given = load_tokenizer(bare, pattern="gpt2")
     assert given.assumptions == ()
     write_export(given, kind, tmp_path / name)
+
+
+@pytest.mark.parametrize("with_tokenizer_json", [False, True], ids=["vocab.txt", "tokenizer.json"])
+@pytest.mark.parametrize("lowercase", [True, False], ids=["uncased", "cased"])
+def test_a_bert_folder_gives_autotokenizers_ids(
+    tmp_path: Path, lowercase: bool, with_tokenizer_json: bool
+) -> None:
+    from tests.core.test_transformers_folders import bert_folder
+
+    source = bert_folder(tmp_path / "source", None)
+    made = transformers.BertTokenizer(vocab=str(source / "vocab.txt"), do_lower_case=lowercase)
+    folder = tmp_path / "bert"
+    made.save_pretrained(str(folder))
+    if not with_tokenizer_json:
+        (folder / "tokenizer.json").unlink()
+        shutil.copy(source / "vocab.txt", folder)
+    assert mismatches(folder, SOME_LINES + ["Ça va? CAFÉ naïve"]) == []
+    assert load_tokenizer(folder).assumptions == ()
+
+
+def test_a_vocab_txt_whose_config_names_another_class_says_bert_was_assumed(tmp_path: Path) -> None:
+    from tests.core.test_transformers_folders import bert_folder
+
+    folder = bert_folder(tmp_path / "mpnet-like", {"tokenizer_class": "MPNetTokenizer"})
+    assert load_tokenizer(folder).assumptions == ("pre-tokenizer assumed: BERT (lowercased)",)
