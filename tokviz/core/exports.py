@@ -146,6 +146,8 @@ def export_problem(tokenizer: Tokenizer, kind: str) -> str | None:
     Cheap (nothing is rendered): what the format can never hold. A vocabulary that fails a
     format's finer rules (two ids with one text) still fails with :class:`ExportError` on export.
     """
+    if tokenizer.assumptions and kind in ("model", "tiktoken"):
+        return _unrecorded(tokenizer, f"a {EXPORT_LABELS[kind]}")
     if kind == "hf" and library_json(tokenizer) is not None:
         return None  # the library's own file holds every step it runs (normalizer, pattern, model)
     if tokenizer.replay_note:
@@ -189,8 +191,12 @@ def assumption_problem(export: Export, tokenizer: Tokenizer) -> str | None:
     """
     if not tokenizer.assumptions or export.kind == "gpt2" or (export.kind == "hf" and export.hf_folder):
         return None
+    return _unrecorded(tokenizer, export.path.name)
+
+
+def _unrecorded(tokenizer: Tokenizer, where: str) -> str:
     return (
-        f"tokviz assumed about {tokenizer.name}: {'; '.join(tokenizer.assumptions)}, and {export.path.name} "
+        f"tokviz assumed about {tokenizer.name}: {'; '.join(tokenizer.assumptions)}, and {where} "
         "cannot record that; give what was assumed (--pattern, --special-token) or export to a folder "
         "(--to hf or gpt2), whose tokenizer_config.json records it"
     )
