@@ -190,3 +190,24 @@ def test_a_vocab_txt_whose_config_names_another_class_says_bert_was_assumed(tmp_
 
     folder = bert_folder(tmp_path / "mpnet-like", {"tokenizer_class": "MPNetTokenizer"})
     assert load_tokenizer(folder).assumptions == ("pre-tokenizer assumed: BERT (lowercased)",)
+
+
+@pytest.mark.parametrize(
+    "class_name, model",
+    [("LlamaTokenizer", "mistral-tokenizer.model.v1"), ("T5Tokenizer", "kyoto_ja_unigram_8000.model")],
+)
+def test_a_sentencepiece_folder_gives_autotokenizers_ids_from_its_tokenizer_json(
+    tmp_path: Path, class_name: str, model: str
+) -> None:
+    real = Path(__file__).parents[1] / "data" / "real"
+    made = getattr(transformers, class_name)(vocab_file=str(real / model))
+    folder = tmp_path / class_name
+    made.save_pretrained(str(folder))
+    assert mismatches(folder, SOME_LINES) == []
+    assert load_tokenizer(folder).assumptions == ()
+    # Without tokenizer.json tokviz reads tokenizer.model with sentencepiece, and says so: transformers'
+    # own conversion of the model can give other ids.
+    (folder / "tokenizer.json").unlink()
+    shutil.copy(real / model, folder / "tokenizer.model")
+    (assumed,) = load_tokenizer(folder).assumptions
+    assert assumed == f"ids assumed as sentencepiece gives them, not as transformers converts {class_name}"

@@ -22,10 +22,15 @@ _HOW_TO_SAY = "give --pattern (the regex, or gpt2, cl100k, o200k) if it differs"
 def assumption_lines(labels: Sequence[str], tokenizers: Sequence[Tokenizer]) -> list[str]:
     """One line per tokenizer with assumptions: its label, what was assumed and how to say otherwise."""
     return [
-        f"{label}: {'; '.join(tok.assumptions)} (the results rest on that guess; {_HOW_TO_SAY})"
+        f"{label}: {'; '.join(tok.assumptions)} (the results rest on that guess{_hint(tok.assumptions)})"
         for label, tok in zip(labels, tokenizers, strict=True)
         if tok.assumptions
     ]
+
+
+def _hint(assumptions: Sequence[str]) -> str:
+    """How to say what was assumed, where an option can (the pattern of a file that holds none)."""
+    return f"; {_HOW_TO_SAY}" if any(a.startswith("pre-tokenizer") for a in assumptions) else ""
 
 
 def note_assumptions(labels: Sequence[str], tokenizers: Sequence[Tokenizer]) -> None:

@@ -33,19 +33,33 @@ def recorded_assumptions(config: Mapping[str, Any], known: Iterable[str] = ()) -
     return tuple(dict.fromkeys(str(a) for a in listed if isinstance(a, str) and a and a not in seen))
 
 
-def folder_assumptions(folder: Path) -> tuple[str, ...]:
-    """What an export into ``folder`` recorded as assumed (its ``tokenizer_config.json``), else ``()``.
-
-    A config that cannot be read says nothing here: the loader that needs it names the problem.
-    """
+def _folder_config(folder: Path) -> dict[str, Any]:
+    """The ``tokenizer_config.json`` in ``folder`` as a dict; ``{}`` when absent or unreadable (the
+    loader that needs it names the problem)."""
     path = folder / "tokenizer_config.json"
     try:
         if not path.is_file() or path.stat().st_size > _CONFIG_CAP:
-            return ()
+            return {}
         config = json.loads(path.read_bytes().decode("utf-8"))
     except (OSError, ValueError):
-        return ()
-    return recorded_assumptions(config) if isinstance(config, dict) else ()
+        return {}
+    return config if isinstance(config, dict) else {}
+
+
+def folder_assumptions(folder: Path) -> tuple[str, ...]:
+    """What an export into ``folder`` recorded as assumed (its ``tokenizer_config.json``), else ``()``."""
+    return recorded_assumptions(_folder_config(folder))
+
+
+def sentencepiece_class_assumption(folder: Path) -> str | None:
+    """For a folder whose ``tokenizer.model`` is read without a ``tokenizer.json``: when its config
+    names a transformers class (``LlamaTokenizer``, ``T5Tokenizer``), the line saying the ids are
+    sentencepiece's. transformers converts the model into its own pipeline, which can give other ids
+    (runs of spaces, pieces the vocabulary lacks); a folder saved with tokenizer.json has its ids."""
+    named = _folder_config(folder).get("tokenizer_class")
+    if not isinstance(named, str) or not named:
+        return None
+    return f"ids assumed as sentencepiece gives them, not as transformers converts {named}"
 
 
 # transformers' class for a vocab.json + merges.txt folder, and for a lone tokenizer.json.
