@@ -67,6 +67,8 @@ def test_json_carries_the_assumptions(capsys: pytest.CaptureFixture[str], folder
     assert json.loads(out)["assumptions"] == {"bare": [NOTE], "GPT-2": []}
     _, out, _ = run(capsys, "usage", text, "--tokenizer", bare, "--format", "json", "--top", "1")
     assert json.loads(out)[0]["assumptions"] == [NOTE]
+    _, out, _ = run(capsys, "compare", text, "--tokenizer", bare, "--tokenizer", "gpt2", "--format", "json")
+    assert [row["assumptions"] for row in json.loads(out)] == [[NOTE], []]
 
 
 def test_eval_counts_a_qwen2_folder_as_autotokenizer_does(

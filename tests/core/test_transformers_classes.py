@@ -139,6 +139,12 @@ def test_a_qwen2_export_keeps_its_normalizer_and_pattern(tmp_path: Path, pair: P
     exported = Library.from_file(str(tmp_path / "exported" / "tokenizer.json"))
     expected = auto_ids(source, SOME_LINES)
     assert [exported.encode(t, add_special_tokens=False).ids for t in SOME_LINES] == expected
+    assert load_tokenizer(tmp_path / "exported").assumptions == ()
+    # vocab.json + merges.txt cannot hold the normalizer: that export is refused with the reason.
+    from tokviz.core.errors import ExportError
+
+    with pytest.raises(ExportError, match="NFC normalizer"):
+        write_export(load_tokenizer(source), "gpt2", f"{tmp_path / 'pair-export'}/")
 
 
 def test_an_assumption_travels_with_a_folder_export(tmp_path: Path, pair: Path) -> None:
