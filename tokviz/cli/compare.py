@@ -16,6 +16,7 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from .assumed import note_assumptions
 from .command import UsageError, print_note
 from .drawing import qt_drawing
 from .options import (
@@ -111,7 +112,11 @@ def run(args: argparse.Namespace) -> int:
     ]
     rows = measured_rows(texts, folders, specs, tokenizers, args.embedding_dim or 768, order)
     lesson = add_lesson_columns(rows, texts, specs, tokenizers)
+    labels = [str(row["tokenizer"]) for row in rows[: len(tokenizers)]] or [t.name for t in tokenizers]
+    if args.format == "json":
+        add_assumptions(rows, tokenizers)
     sys.stdout.write(render_rows(rows, args.format, lesson))
+    note_assumptions(labels, tokenizers)
     if lesson and any(is_words(spec) for spec in specs) and not args.words_corpus:
         print_note(
             "words: the vocabulary was built from the input itself, so no word is unknown; "
@@ -279,6 +284,13 @@ def add_lesson_columns(
         else:
             row["unknown"] = len(tok.unknown_words(text)) if isinstance(tok, WordTokenizer) else 0
     return True
+
+
+def add_assumptions(rows: list[dict[str, Any]], tokenizers: Sequence[Tokenizer]) -> None:
+    """Give each row the list of what tokviz assumed about its tokenizer (rows come input by input,
+    one per tokenizer in order)."""
+    for index, row in enumerate(rows):
+        row["assumptions"] = list(tokenizers[index % len(tokenizers)].assumptions)
 
 
 def render_rows(rows: list[dict[str, Any]], form: str, lesson: bool = False) -> str:

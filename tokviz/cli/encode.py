@@ -12,6 +12,7 @@ import sys
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Protocol
 
+from .assumed import note_assumptions
 from .command import UsageError
 from .options import (
     add_file_options,
@@ -71,6 +72,7 @@ def run(args: argparse.Namespace) -> int:
         words_corpus=args.words_corpus,
         words_texts=[text] if text is not None else None,
     )
+    note_assumptions([tok.name], [tok])
     if args.output:
         from tokviz.core.outputs import Output, check_outputs
 

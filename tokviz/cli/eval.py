@@ -13,10 +13,11 @@ import sys
 import time
 from typing import IO, TYPE_CHECKING, Any
 
+from .assumed import assumptions_by_label, note_assumptions
 from .command import UsageError, print_note
 from .compare import add_plot_options, check_plot_options, plot_compare
 from .eval_output import FORMATS, render
-from .options import load_tokenizer
+from .options import add_file_options, load_tokenizer
 
 if TYPE_CHECKING:
     from tokviz.core.evaluation import EvalProgress, Evaluation, Grouper
@@ -92,6 +93,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="write the rows to FILE (all at once, at the end) instead of stdout",
     )
     show.add_argument("-q", "--quiet", action="store_true", help="no progress and no notes on standard error")
+    add_file_options(p, special=False)
     add_plot_options(p, "draw the totals (per group, when grouped) as a bytes-per-token chart")
 
 
@@ -116,7 +118,7 @@ def run(args: argparse.Namespace) -> int:
     max_size = parse_size(args.max_file_size) if args.max_file_size is not None else None
     categories = _read_categories(args.categories)
     specs = list(dict.fromkeys(args.tokenizer or DEFAULT_EVAL))
-    tokenizers = [load_tokenizer(spec) for spec in specs]
+    tokenizers = [load_tokenizer(spec, pattern=args.pattern) for spec in specs]
     errors = "replace" if args.replace_invalid else "strict"
     selection = select_files(args.paths, args.include, args.exclude, max_size=max_size, errors=errors)
     note = selection.note()
@@ -128,7 +130,10 @@ def run(args: argparse.Namespace) -> int:
     if evaluation.empty_files and not args.quiet:
         n = evaluation.empty_files
         print_note(f"{n:,} empty {'file' if n == 1 else 'files'} left out of the rows")
-    text = render(evaluation, args.format, args.per_file)
+    assumed = assumptions_by_label(evaluation.tokenizers, tokenizers)
+    text = render(evaluation, args.format, args.per_file, assumed)
+    if not args.quiet:
+        note_assumptions(evaluation.tokenizers, tokenizers)
     if args.plot:
         written = plot_compare(_chart_rows(evaluation), args.plot, _id_spaces(evaluation, tokenizers), args)
         if not args.quiet:

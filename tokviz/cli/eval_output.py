@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from tokviz.core.safe_text import csv_cell, encodable
@@ -35,13 +36,21 @@ _HEADERS = (
 )
 
 
-def render(evaluation: Evaluation, form: str, per_file: bool = False) -> str:
-    """The rows of ``evaluation`` in ``form`` (one of :data:`FORMATS`), ending with a newline."""
+def render(
+    evaluation: Evaluation,
+    form: str,
+    per_file: bool = False,
+    assumptions: Mapping[str, list[str]] | None = None,
+) -> str:
+    """The rows of ``evaluation`` in ``form`` (one of :data:`FORMATS`), ending with a newline.
+
+    ``assumptions`` (``{tokenizer: [what tokviz assumed]}``) go into the JSON document.
+    """
     rows = evaluation.rows(per_file)
     if form == "csv":
         return _csv(rows)
     if form == "json":
-        return _json(evaluation, rows)
+        return _json(evaluation, rows, assumptions or {})
     cells = [_cells(r) for r in rows]
     columns = list(range(len(_HEADERS)))
     if not evaluation.groups and not per_file:
@@ -92,7 +101,7 @@ def _csv(rows: list[EvalRow]) -> str:
     return buffer.getvalue()
 
 
-def _json(evaluation: Evaluation, rows: list[EvalRow]) -> str:
+def _json(evaluation: Evaluation, rows: list[EvalRow], assumptions: Mapping[str, list[str]]) -> str:
     from tokviz.core.evaluation import rounded_rows
 
     selection = evaluation.selection
@@ -101,5 +110,6 @@ def _json(evaluation: Evaluation, rows: list[EvalRow]) -> str:
         "files": len(selection.files) - evaluation.empty_files,
         "empty_files": evaluation.empty_files,
         "skipped": {s.reason: s.files for s in selection.skipped},
+        "assumptions": dict(assumptions),
     }
     return json.dumps(encodable(document), ensure_ascii=False, indent=2) + "\n"

@@ -23,9 +23,10 @@ import numpy as np
 
 from tokviz.core.safe_text import csv_cell, terminal_text
 
+from .assumed import note_assumptions
 from .command import UsageError, print_note
 from .corpus_files import add_file_filters
-from .options import load_tokenizer
+from .options import add_file_options, load_tokenizer
 from .output import format_ratio, render_table, text_or_hex, token_label
 
 if TYPE_CHECKING:
@@ -66,6 +67,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         default="table",
         help="table (default), markdown, json, or csv (one row per token of each vocabulary)",
     )
+    add_file_options(p, special=False)
 
 
 @dataclass
@@ -74,6 +76,8 @@ class Report:
 
     name: str
     usage: VocabularyUsage
+    # What tokviz assumed about the tokenizer (its pre-tokenizer, say): the report rests on it.
+    assumptions: tuple[str, ...] = ()
 
 
 def run(args: argparse.Namespace) -> int:
@@ -85,9 +89,10 @@ def run(args: argparse.Namespace) -> int:
     if args.text is None and not args.paths:
         raise UsageError("give the held-out text as PATHs (files, folders, globs) or as --text TEXT")
     specs = list(dict.fromkeys(args.tokenizer))
-    tokenizers = [load_tokenizer(spec) for spec in specs]
+    tokenizers = [load_tokenizer(spec, pattern=args.pattern) for spec in specs]
     names = short_names(specs, tokenizers)
-    reports = [Report(name, usage) for name, usage in zip(names, _count(args, tokenizers))]
+    usages = _count(args, tokenizers)
+    reports = [Report(n, u, t.assumptions) for n, u, t in zip(names, usages, tokenizers, strict=True)]
     emit: dict[str, Callable[[list[Report], int, IO[str]], None]] = {
         "table": write_table,
         "markdown": write_markdown,
@@ -95,6 +100,7 @@ def run(args: argparse.Namespace) -> int:
         "csv": write_csv,
     }
     emit[args.format](reports, args.top, sys.stdout)
+    note_assumptions(names, tokenizers)
     return 0
 
 
@@ -300,6 +306,7 @@ def report_json(r: Report, top: int) -> dict[str, Any]:
     f = u.merge_firing()
     return {
         "tokenizer": r.name,
+        "assumptions": list(r.assumptions),
         "files": c.documents,
         "bytes": c.bytes,
         "tokens": c.tokens,

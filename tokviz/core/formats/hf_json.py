@@ -33,6 +33,7 @@ from ._common import (
 )
 from ._reach import judge_reach, remember_warnings
 from ._writing import encode_text, write_one
+from .hf_config import folder_assumptions
 from .hf_engine import NEVER_IN_UTF8, build_hf_tokenizer, load_library_tokenizer
 from .hf_verify import verify_hf_export
 from .oniguruma import from_oniguruma as from_oniguruma  # re-exported for code that imports it from here
@@ -125,9 +126,18 @@ def load_hf(path: PathLike) -> Tokenizer:
     p = Path(path)
     data = _read_file(p, TokenizerLoadError, HF_JSON_CAP)
     parsed = _parse_json(data, p.name, TokenizerLoadError)
-    return hf_from_json(
+    tok = hf_from_json(
         parsed, p.name, p.parent.name or p.stem, source=_decode_text(data, p.name, TokenizerLoadError)
     )
+    return with_folder_assumptions(tok, p)
+
+
+def with_folder_assumptions(tok: Tokenizer, path: Path) -> Tokenizer:
+    """``tok`` read from ``path``, with what a folder tokviz exported recorded as assumed about its
+    source (the ``tokenizer_config.json`` beside a file named tokenizer.json)."""
+    if path.name == "tokenizer.json":
+        tok.assumptions = tuple(dict.fromkeys((*tok.assumptions, *folder_assumptions(path.parent))))
+    return tok
 
 
 def hf_from_json(
