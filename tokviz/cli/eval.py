@@ -13,10 +13,10 @@ import sys
 import time
 from typing import IO, TYPE_CHECKING, Any
 
-from .command import UsageError, print_note
+from .command import EXIT_ERROR, EXIT_OK, UsageError, print_error, print_note
 from .compare import add_plot_options, check_plot_options, plot_compare
 from .eval_output import FORMATS, render
-from .options import load_tokenizer
+from .options import add_specials_in_text, load_tokenizer, reading_specials, specials_note
 
 if TYPE_CHECKING:
     from tokviz.core.evaluation import EvalProgress, Evaluation, Grouper
@@ -92,6 +92,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="write the rows to FILE (all at once, at the end) instead of stdout",
     )
     show.add_argument("-q", "--quiet", action="store_true", help="no progress and no notes on standard error")
+    add_specials_in_text(p)
     add_plot_options(p, "draw the totals (per group, when grouped) as a bytes-per-token chart")
 
 
@@ -115,8 +116,8 @@ def run(args: argparse.Namespace) -> int:
         )
     max_size = parse_size(args.max_file_size) if args.max_file_size is not None else None
     categories = _read_categories(args.categories)
-    specs = list(dict.fromkeys(args.tokenizer or DEFAULT_EVAL))
-    tokenizers = [load_tokenizer(spec) for spec in specs]
+    specs, tokenizers, failed = _load_tokenizers(list(dict.fromkeys(args.tokenizer or DEFAULT_EVAL)))
+    tokenizers = reading_specials(tokenizers, args)
     errors = "replace" if args.replace_invalid else "strict"
     selection = select_files(args.paths, args.include, args.exclude, max_size=max_size, errors=errors)
     note = selection.note()
@@ -128,7 +129,9 @@ def run(args: argparse.Namespace) -> int:
     if evaluation.empty_files and not args.quiet:
         n = evaluation.empty_files
         print_note(f"{n:,} empty {'file' if n == 1 else 'files'} left out of the rows")
-    text = render(evaluation, args.format, args.per_file)
+    text = render(
+        evaluation, args.format, args.per_file, (args.specials_in_text, specials_note(tokenizers, args))
+    )
     if args.plot:
         written = plot_compare(_chart_rows(evaluation), args.plot, _id_spaces(evaluation, tokenizers), args)
         if not args.quiet:
@@ -143,7 +146,31 @@ def run(args: argparse.Namespace) -> int:
             print_note(f"rows written to {args.output}")
     else:
         sys.stdout.write(text)
-    return 0
+    return EXIT_ERROR if failed else EXIT_OK
+
+
+def _load_tokenizers(specs: list[str]) -> tuple[list[str], list[Any], list[str]]:
+    """Load every tokenizer that loads; each one that does not is said in one line and left out.
+
+    Returns the specs and tokenizers that loaded and the specs that failed (the command then ends
+    with exit status 1 after evaluating the rest); when none loads, the first failure is raised.
+    """
+    from tokviz.core.errors import TokvizError
+
+    loaded: list[tuple[str, Any]] = []
+    failed: list[tuple[str, Exception]] = []
+    for spec in specs:
+        try:
+            loaded.append((spec, load_tokenizer(spec)))
+        except (TokvizError, OSError, ValueError) as exc:
+            failed.append((spec, exc))
+    if not loaded and failed:
+        raise failed[0][1]
+    from . import describe_error
+
+    for spec, exc in failed:
+        print_error(f"cannot load {spec}: {describe_error(exc)}")
+    return [s for s, _ in loaded], [t for _, t in loaded], [s for s, _ in failed]
 
 
 def _named_files(paths: list[str]) -> list[str]:

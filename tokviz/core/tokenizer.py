@@ -7,6 +7,7 @@ differ from "merge the pair whose bytes have the lowest rank" on unusual vocabul
 
 from __future__ import annotations
 
+import copy
 import heapq
 import operator
 import re
@@ -724,6 +725,30 @@ class Tokenizer:
             self._engine,
             specials_in_text=self.specials_in_text,
         )
+
+    def specials_as_text(self) -> Tokenizer:
+        """This tokenizer reading special-token text as ordinary text (tiktoken's ``encode_ordinary``).
+
+        The same object when it already does (or has no special tokens); otherwise one view, made
+        once and kept, that shares the vocabulary and merges and whose every encoder (``encode``,
+        spans, blocks) leaves ``<|endoftext|>`` in the text to BPE. Special ids still decode.
+        """
+        if not self.specials_in_text or not self.special_tokens:
+            return self
+        view = self.__dict__.get("_text_view")
+        if view is None:
+            view = self._make_text_view()
+            self.__dict__["_text_view"] = view
+        return view
+
+    def _make_text_view(self) -> Tokenizer:
+        """A shallow copy whose splitter matches no special token (see :meth:`specials_as_text`)."""
+        view = copy.copy(self)
+        view.__dict__.pop("_text_view", None)
+        view.specials_in_text = False
+        view._splitter = SpecialSplitter(())
+        view._cache = {}
+        return view
 
     def __repr__(self) -> str:
         return (
