@@ -154,3 +154,34 @@ def test_replay_of_a_tokenizer_follows_the_setting(
             mode,
         )
         assert json.loads(out)[-1]["tokens"] == len(reference(gpt2_tiktoken, TEXT, mode))
+
+
+def test_an_unloadable_tokenizer_is_reported_and_the_rest_evaluated(
+    capsys: pytest.CaptureFixture[str], folder: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    from tests.core.test_older_hf_files import wordpiece_without_type
+
+    models = tmp_path_factory.mktemp("models")
+    bert_shaped = wordpiece_without_type(models / "bert")
+    broken = models / "broken" / "tokenizer.json"
+    broken.parent.mkdir()
+    broken.write_text('{"model": {"type": "BPE", "vocab": 3}}', encoding="utf-8")
+
+    code, out, err = run(
+        capsys,
+        "eval",
+        str(folder),
+        "--tokenizer",
+        "gpt2",
+        "--tokenizer",
+        str(broken),
+        "--tokenizer",
+        str(bert_shaped),
+        "--format",
+        "json",
+    )
+
+    assert code == 1
+    assert [r["tokenizer"] for r in json.loads(out)["rows"]] == ["GPT-2", "bert"]
+    failures = [line for line in err.splitlines() if line.startswith("tokviz: error:")]
+    assert len(failures) == 1 and f"cannot load {broken}" in failures[0]
