@@ -185,3 +185,23 @@ def test_an_unloadable_tokenizer_is_reported_and_the_rest_evaluated(
     assert [r["tokenizer"] for r in json.loads(out)["rows"]] == ["GPT-2", "bert"]
     failures = [line for line in err.splitlines() if line.startswith("tokviz: error:")]
     assert len(failures) == 1 and f"cannot load {broken}" in failures[0]
+
+
+def test_info_lists_every_token_the_encoder_reads_whole(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    from tests.core.made_by_others import hf_trained
+
+    # A converted file (from GGUF, say) whose <|endoftext|> is an added token not marked special.
+    doc = json.loads(hf_trained("the cat sat on the mat " * 50).to_str())
+    for token in doc["added_tokens"]:
+        token["special"] = False
+    (tmp_path / "tokenizer.json").write_text(json.dumps(doc), encoding="utf-8")
+    endoftext = next(t["id"] for t in doc["added_tokens"] if t["content"] == "<|endoftext|>")
+
+    _, out, _ = run(capsys, "encode", "--tokenizer", str(tmp_path), "--text", "a<|endoftext|>b")
+    assert str(endoftext) in out.split()
+    _, out, _ = run(capsys, "info", str(tmp_path))
+    assert f"<|endoftext|> ({endoftext})" in out
+    _, out, _ = run(capsys, "info", str(tmp_path), "--format", "json")
+    assert json.loads(out)["added_tokens_in_text"] == {"<|endoftext|>": endoftext}

@@ -74,6 +74,10 @@ def run(args: argparse.Namespace) -> int:
     provenance = model_provenance(tok)
     if provenance:
         info["provenance"] = provenance
+    matched = tok.matched_in_text()
+    added = {t: i for t, i in matched.items() if t not in specials}
+    if added:
+        info["added_tokens_in_text"] = added
     if args.format == "json":
         json.dump(info, sys.stdout, ensure_ascii=False, indent=2)
         sys.stdout.write("\n")
@@ -97,12 +101,14 @@ def run(args: argparse.Namespace) -> int:
     size_line = f"vocab size:     {ids}"
     if ids != tok.vocab_size:
         size_line += f" ids (highest id {ids - 1} + 1; {tok.vocab_size} distinct tokens)"
+    added_line = _added_line(added)
     lines = [
         f"name:           {name}",
         *([f"{'folder:' if Path(source).is_dir() else 'file:':<16}{source}"] if source else []),
         size_line,
         f"merges:         {tok.merge_count}",
         special_line,
+        *([added_line] if added_line else []),
         pre_line,
     ]
     if tie_rule:
@@ -123,6 +129,15 @@ def run(args: argparse.Namespace) -> int:
     lines.extend(f"warning:        {w}" for w in warnings)
     sys.stdout.write("\n".join(lines) + "\n")
     return 0
+
+
+def _added_line(added: dict[str, int]) -> str:
+    """The tokens the encoder reads as one id though the file does not mark them special, or ""."""
+    if not added:
+        return ""
+    shown = ", ".join(f"{s} ({i})" for s, i in list(added.items())[:SPECIALS_SHOWN])
+    more = f", ... ({len(added):,} in all)" if len(added) > SPECIALS_SHOWN else ""
+    return f"added tokens:   {shown}{more} (not marked special; text equal to one encodes to its id)"
 
 
 # What each tie rule means, for the line under the pre-tokenizer.

@@ -726,6 +726,15 @@ class Tokenizer:
             specials_in_text=self.specials_in_text,
         )
 
+    def matched_in_text(self) -> dict[str, int]:
+        """``{text: id}`` of every text :meth:`encode` reads as one id, whole, wherever it occurs.
+
+        The special tokens when this tokenizer parses them; a format whose library also matches
+        added tokens that are not special (a ``tokenizer.json``) adds those. ``tokviz info`` lists
+        what this returns, so it names exactly what the encoder uses.
+        """
+        return dict(self.special_tokens) if self.specials_in_text else {}
+
     def specials_as_text(self) -> Tokenizer:
         """This tokenizer reading special-token text as ordinary text (tiktoken's ``encode_ordinary``).
 

@@ -317,6 +317,13 @@ class HFTokenizer(Tokenizer):
             self._plain_hf = plain
         return self._plain_hf
 
+    def matched_in_text(self) -> dict[str, int]:
+        """Every added token the library matches in text: the special ones unless read as text,
+        and the others (not marked special, matched whole all the same) always."""
+        added = self.hf.get_added_tokens_decoder()
+        plain = bool(self.hf.encode_special_tokens)
+        return {t.content: i for i, t in sorted(added.items()) if not (plain and t.special)}
+
     def _make_text_view(self) -> Tokenizer:
         """A view whose library reads special tokens as text, so its spans and blocks do too."""
         view = super()._make_text_view()
