@@ -61,3 +61,27 @@ def test_a_format_that_never_parses_specials_keeps_doing_so_and_says_so(tmp_path
 def test_an_unknown_setting_is_refused() -> None:
     with pytest.raises(InvalidArgument, match="'special' or 'text'"):
         reading_specials(load_tokenizer("gpt2"), "both")
+
+
+def test_the_text_view_shares_its_tokenizers_merge_tables() -> None:
+    from tokviz.core.train import train_bpe
+
+    tok = train_bpe(
+        text="the cat sat on the mat " * 40, vocab_size=280, special_tokens=["<|endoftext|>"]
+    ).tokenizer("t")
+    plain = reading_specials(tok, "text")
+    assert plain.merge_rank_of_id is tok.merge_rank_of_id
+    assert plain.encode_with_merges("the cat<|endoftext|>", 3) != tok.encode_with_merges(
+        "the cat<|endoftext|>", 3
+    )
+    assert plain.encode("the cat<|endoftext|>") == tok.encode_ordinary("the cat<|endoftext|>")
+
+
+def test_sentencepiece_reads_tokviz_added_specials_as_text_in_the_text_view() -> None:
+    from .real_files import DATA
+
+    tok = load_tokenizer(DATA / "botchan_en_bpe_1000.model", special_tokens=["<|endoftext|>"])
+    text = "I am<|endoftext|>here"
+    plain = reading_specials(tok, "text")
+    assert tok.special_tokens["<|endoftext|>"] in tok.encode(text)
+    assert tok.special_tokens["<|endoftext|>"] not in plain.encode(text)

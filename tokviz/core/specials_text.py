@@ -55,6 +55,12 @@ def parses_specials(tokenizer: Tokenizer) -> bool:
     return bool(tokenizer.specials_in_text and tokenizer.special_tokens)
 
 
+def reading_note(tokenizer: Tokenizer) -> str:
+    """How ``tokenizer`` itself reads special-token text, as the note of :func:`specials_note` says it."""
+    parsed = tokenizer.specials_in_text or not tokenizer.special_tokens
+    return f"{NOTE_PREFIX}: " + ("parsed as specials" if parsed else "read as plain text")
+
+
 def specials_note(mode: str, tokenizers: Iterable[Tokenizer] = ()) -> str:
     """The note printed with every table: how special-token text was read, and by whom not.
 

@@ -19,6 +19,20 @@ from .errors import ArgumentTypeError, InvalidArgument, TokenizerLoadError
 from .pretokenize import NAMED_PATTERNS, Pretokenizer, SpecialSplitter, last_cut_before, resolve_pretokenizer
 from .rankrule import RankEngine, consistent_merges
 
+# The merge tables :meth:`Tokenizer._build_tables` makes; a plain-text view shares its tokenizer's.
+_TABLES = (
+    "_byte_ids",
+    "_identity_bytes",
+    "_ranks",
+    "_merge_limit",
+    "_merge_new_ids",
+    "_merge_parents",
+    "_repeated_bytes",
+    "_merge_rank_of_id",
+    "_parents_of_id",
+    "_merges",
+    "_tables_built",
+)
 # Chunks longer than this are merged with a heap instead of rescanning all pairs each round.
 _LONG_CHUNK = 96
 # Bound on the chunk -> ids cache so memory stays flat on endless input.
@@ -142,6 +156,10 @@ class Tokenizer:
     def merges(self) -> list[tuple[bytes, bytes]]:
         """The ordered merge list (recovered on first use for tiktoken-ranked vocabularies)."""
         if self._merges is None:
+            source = self.__dict__.get("_view_of")
+            if source is not None:  # a plain-text view: the list its tokenizer recovers (once)
+                self._merges = source.merges
+                return self._merges
             assert self._merges_source is not None
             self._merges = [(bytes(a), bytes(b)) for a, b in self._merges_source()]
         return self._merges
@@ -160,7 +178,13 @@ class Tokenizer:
 
     def _ensure_tables(self) -> None:
         if not self._tables_built:
-            self._build_tables()
+            source = self.__dict__.get("_view_of")
+            if source is None:
+                self._build_tables()
+                return
+            source._ensure_tables()  # a plain-text view takes its tokenizer's tables, built once
+            for name in _TABLES:
+                setattr(self, name, getattr(source, name))
 
     # ------------------------------------------------------------------ construction
     def _resolve_specials(self, specials: Mapping[str, int] | Iterable[str] | None) -> dict[str, int]:
@@ -756,7 +780,10 @@ class Tokenizer:
         view.__dict__.pop("_text_view", None)
         view.specials_in_text = False
         view._splitter = SpecialSplitter(())
-        view._cache = {}
+        # Plain text encodes exactly as this tokenizer's encode_ordinary does: the view uses it
+        # (its engine, cache and tables), and takes the merge tables from here when it needs them.
+        view.__dict__["encode_ordinary"] = self.encode_ordinary
+        view.__dict__["_view_of"] = self
         return view
 
     def __repr__(self) -> str:

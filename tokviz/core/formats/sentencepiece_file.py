@@ -288,6 +288,12 @@ class SentencePieceTokenizer(Tokenizer):
             pieces.update(self.extra_specials)
         return pieces
 
+    def _make_text_view(self) -> Tokenizer:
+        """A view that leaves tokviz's added special tokens to the library as text."""
+        view = super()._make_text_view()
+        view.__dict__.pop("encode_ordinary", None)  # this class's own, over the view's empty splitter
+        return view
+
     def encode(self, text: str) -> list[int]:
         """The library's ids for ``text`` (no BOS/EOS; user-defined pieces matched, as it does)."""
         _check_text(text)

@@ -22,6 +22,12 @@ from tokviz.core.errors import TokvizError
 from tokviz.core.evaluation import distinct_labels, tokenizer_label
 from tokviz.core.pretokenize import PatternTimeoutError
 from tokviz.core.registry import is_builtin, load_tokenizer
+from tokviz.core.specials_text import (
+    DEFAULT_SPECIALS_IN_TEXT,
+    SpecialsInText,
+    check_specials_in_text,
+    reading_specials,
+)
 from tokviz.core.tokenizer import Tokenizer
 from tokviz.gui.models.entries import describe, warmed
 from tokviz.gui.models.words import WORDS_KEY, WordsCorpus
@@ -107,6 +113,8 @@ class TokenizerRegistryModel(QAbstractListModel):
         self._shown: dict[str, str] = {}  # each key's label, made distinct by _relabel
         # Where the words tokenizer's vocabulary comes from; it rebuilds it as its corpus changes.
         self.words = WordsCorpus(self)
+        # How every view and count reads special-token text (View ▸ Special tokens in text as plain text).
+        self.specials_in_text: SpecialsInText = DEFAULT_SPECIALS_IN_TEXT
 
     # ---------------------------------------------------------------- background queue
     # Loads and merge preparation run one at a time, loads first: pure-Python work in two threads
@@ -240,9 +248,27 @@ class TokenizerRegistryModel(QAbstractListModel):
         return self._entries[row] if row >= 0 else None
 
     def tokenizer(self, key: str) -> Tokenizer | None:
-        """The loaded tokenizer for a key, or None while it is not loaded."""
+        """The loaded tokenizer for a key, reading special-token text as :attr:`specials_in_text`
+        says (the same object every time), or None while it is not loaded."""
+        entry = self.entry(key)
+        tok = entry.tokenizer if entry else None
+        return reading_specials(tok, self.specials_in_text) if tok is not None else None
+
+    def loaded_tokenizer(self, key: str) -> Tokenizer | None:
+        """The tokenizer as loaded (special-token text parsed as its format does), for exports."""
         entry = self.entry(key)
         return entry.tokenizer if entry else None
+
+    def set_specials_in_text(self, mode: str) -> None:
+        """Read special-token text as ``"special"`` (its id) or ``"text"`` everywhere from now on:
+        every view, panel and count showing a loaded tokenizer gets it again and re-encodes."""
+        mode = check_specials_in_text(mode)
+        if mode == self.specials_in_text:
+            return
+        self.specials_in_text = mode
+        for entry in self._entries:
+            if entry.tokenizer is not None:
+                self.tokenizerLoaded.emit(entry.key)
 
     def label(self, key: str) -> str:
         """Display name of a key."""

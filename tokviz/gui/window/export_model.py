@@ -132,7 +132,7 @@ class ModelExportDialog(QDialog):
     def tokenizer(self) -> Tokenizer | None:
         """The chosen tokenizer, or ``None`` while it is still loading."""
         key = self.key()
-        return self.registry.tokenizer(key) if key is not None else None
+        return self.registry.loaded_tokenizer(key) if key is not None else None
 
     def _registry_changed(self) -> None:
         """A tokenizer was added or removed: list them again, keeping the choice."""
