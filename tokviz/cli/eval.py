@@ -168,8 +168,8 @@ def _load_tokenizers(specs: list[str]) -> tuple[list[str], list[Any], list[str]]
         raise failed[0][1]
     from . import describe_error
 
-    for spec, exc in failed:
-        print_error(f"cannot load {spec}: {describe_error(exc)}")
+    for spec, problem in failed:
+        print_error(f"cannot load {spec}: {describe_error(problem)}")
     return [s for s, _ in loaded], [t for _, t in loaded], [s for s, _ in failed]
 
 
