@@ -74,10 +74,7 @@ def run(args: argparse.Namespace) -> int:
     provenance = model_provenance(tok)
     if provenance:
         info["provenance"] = provenance
-    matched = tok.matched_in_text()
-    added = {t: i for t, i in matched.items() if t not in specials}
-    if added:
-        info["added_tokens_in_text"] = added
+    added = _added_in_text(tok.matched_in_text(), specials, info)
     if args.format == "json":
         json.dump(info, sys.stdout, ensure_ascii=False, indent=2)
         sys.stdout.write("\n")
@@ -129,6 +126,14 @@ def run(args: argparse.Namespace) -> int:
     lines.extend(f"warning:        {w}" for w in warnings)
     sys.stdout.write("\n".join(lines) + "\n")
     return 0
+
+
+def _added_in_text(matched: dict[str, int], specials: dict[str, int], info: dict[str, Any]) -> dict[str, int]:
+    """The texts the encoder reads as one id that are not special tokens, also put in ``info``."""
+    added = {t: i for t, i in matched.items() if t not in specials}
+    if added:
+        info["added_tokens_in_text"] = added
+    return added
 
 
 def _added_line(added: dict[str, int]) -> str:
