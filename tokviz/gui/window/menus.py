@@ -53,7 +53,11 @@ class WindowMenus(QObject):
             w, "Show pre-tokenizer &chunks", "Ctrl+Shift+K", checkable=True, name="actionShowChunks"
         )
         self.act_specials_as_text = make_action(
-            w, "Special tokens in text as &plain text", checkable=True, name="actionSpecialsAsText"
+            w,
+            "Special tokens in text as &plain text",
+            "Ctrl+Alt+P",
+            checkable=True,
+            name="actionSpecialsAsText",
         )
         self.act_specials_as_text.setToolTip(
             "Off (the default, as in every tokviz command): text equal to a special token, such as "
