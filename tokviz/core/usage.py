@@ -149,7 +149,7 @@ class _Counter:
 
 
 def count_tokens(tokenizer: Tokenizer, texts: Iterable[str], cancel: Cancel | None = None) -> TokenCounts:
-    """How often ``tokenizer`` produces each id on ``texts`` (each one a document, encoded as plain text).
+    """How often ``tokenizer`` produces each id on ``texts`` (each one a document, encoded by ``encode``).
 
     ``cancel`` is checked between texts (and between parts of a long one); when it returns True
     the count stops with :class:`~tokviz.core.errors.Cancelled`.
