@@ -28,7 +28,9 @@ PLOT_GROUPS = 10
 
 COLUMNS = """columns: bytes/token = UTF-8 bytes over tokens; x fewest = tokens over the fewest any
 tokenizer needs on the same files; tokens used = distinct tokens that occur, of the vocabulary's
-(vocab), and their share (used); mean len = their mean length in bytes. Empty files make no rows.
+(vocab: its number of tokens), and their share (used); id range = highest id + 1, shown where ids
+have gaps (cl100k: 100,277 for 100,261 tokens); mean len = their mean length in bytes. Empty files
+make no rows. Every table ends with how special-token text was read (--specials-in-text).
 
 example:
   tokviz eval heldout/ --include '*.py' --tokenizer gpt2 --tokenizer cl100k --tokenizer py32k.json --format markdown
