@@ -159,12 +159,8 @@ def hf_from_json(
         raise fail(f"not a Hugging Face tokenizer file (expected a JSON object, found {json_kind(data)})")
     if not isinstance(data.get("model"), dict):
         raise fail('not a Hugging Face tokenizer file (no "model" object)')
-    model = data["model"]
-    kind = model.get("type", "BPE" if "merges" in model else None)
-    if kind is None:
-        raise fail('the model has no "type" (BPE, WordPiece, Unigram or WordLevel)')
     warnings: list[str] = []
-    if kind == "BPE":
+    if model_kind(data["model"]) == "BPE":
         warnings += _bpe_reach(data, file_name)
     for key in _PIPELINE_KEYS:
         for pattern in library_regexes(data.get(key)):
@@ -176,6 +172,8 @@ def hf_from_json(
         hf = load_library_tokenizer(source if source is not None else json.dumps(data, ensure_ascii=False))
     except TokenizerLoadError as exc:
         raise fail(str(exc)) from None
+    if "type" not in data["model"]:  # an older file: the kind is the one the library read it as
+        data = {**data, "model": {**data["model"], "type": type(hf.model).__name__}}
     tok = build_hf_tokenizer(hf, name, doc=data)
     warnings += missing_byte_warnings(tok, file_name)
     return remember_warnings(tok, warnings)
@@ -197,6 +195,22 @@ def library_regexes(spec: Any) -> Iterator[str]:
     elif isinstance(spec, list):
         for item in spec:
             yield from library_regexes(item)
+
+
+def model_kind(model: dict[str, Any]) -> str:
+    """The model's kind as the ``tokenizers`` library reads it: its ``"type"``, or for an older file
+    written without one, inferred from its keys (WordPiece has a subword prefix or a word length
+    limit, BPE has merges, Unigram a vocabulary of (piece, score) pairs, WordLevel otherwise)."""
+    kind = model.get("type")
+    if isinstance(kind, str):
+        return kind
+    if "merges" in model:
+        return "BPE"
+    if "continuing_subword_prefix" in model or "max_input_chars_per_word" in model:
+        return "WordPiece"
+    if isinstance(model.get("vocab"), list):
+        return "Unigram"
+    return "WordLevel"
 
 
 def _bpe_reach(data: dict[str, Any], file_name: str) -> list[str]:
