@@ -75,7 +75,7 @@ def test_csv_and_json_have_the_same_columns_and_rounded_numbers(
     code, out, _ = run(capsys, "eval", str(heldout), "--by", "folder", "--format", "csv", "-q")
     assert code == 0
     rows = list(csv.DictReader(io.StringIO(out)))
-    assert tuple(rows[0]) == EVAL_FIELDS
+    assert tuple(rows[0]) == (*EVAL_FIELDS, "specials_in_text")
     assert [(r["group"], r["tokenizer"]) for r in rows] == [
         ("app", "GPT-2"),
         ("app", "cl100k"),

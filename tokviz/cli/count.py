@@ -42,7 +42,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     add_file_filters(p)
     add_special(p)
-    p.add_argument("--pretokenizer", default="gpt2", metavar="P", help="none, gpt2, cl100k or a regex")
+    p.add_argument("--pretokenizer", default="gpt2", metavar="P", help="none, gpt2, cl100k, o200k or a regex")
     add_reading_options(p, workers_help="local counting processes (default: CPUs)")
     p.add_argument(
         "--dask",

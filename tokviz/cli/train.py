@@ -57,7 +57,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--vocab-size", type=int, required=True, metavar="N", help="256 bytes + merges + specials")
     add_special(p)
     p.add_argument(
-        "--pretokenizer", default=None, metavar="P", help="none, gpt2 (default), cl100k or a regex"
+        "--pretokenizer", default=None, metavar="P", help="none, gpt2 (default), cl100k, o200k or a regex"
     )
     add_tie_break(p)
     p.add_argument("-o", "--output", required=True, metavar="MODEL.json", help="where to save the model")

@@ -41,6 +41,7 @@ EVAL_FIELDS = (
     "relative_tokens",
     "vocab_used",
     "vocab_tokens",
+    "id_range",
     "vocab_used_share",
     "mean_token_bytes",
 )
@@ -50,6 +51,7 @@ FIELD_HELP = {
     "relative_tokens": "tokens over the fewest any tokenizer needs on the same files",
     "vocab_used": "distinct tokens that occur",
     "vocab_tokens": "distinct tokens in the vocabulary, special tokens included",
+    "id_range": "highest id + 1 (the rows of an embedding table); more than vocab_tokens when ids have gaps",
     "vocab_used_share": "vocab_used over vocab_tokens",
     "mean_token_bytes": "mean length in bytes of the distinct tokens that occur",
 }
@@ -256,6 +258,7 @@ class EvalRow:
     vocab_used: int
     vocab_tokens: int
     used_token_bytes: int
+    id_range: int = 0
 
     @property
     def bytes_per_token(self) -> float | None:
@@ -464,6 +467,7 @@ def _rows(
             vocab_used=len(t.used),
             vocab_tokens=tok.vocab_size,
             used_token_bytes=sum(len(tok.id_bytes(i)) for i in t.used),
+            id_range=id_space(tok),
         )
         for label, tok, t in zip(labels, tokenizers, tallies)
     ]
