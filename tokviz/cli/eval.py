@@ -132,11 +132,7 @@ def run(args: argparse.Namespace) -> int:
     if note and not args.quiet:
         print_note(note)
     evaluation = _evaluate(args, specs, tokenizers, selection, categories, errors)
-    if evaluation.long_stretches_note is not None:
-        print_note(f"warning: {evaluation.long_stretches_note}")
-    if evaluation.empty_files and not args.quiet:
-        n = evaluation.empty_files
-        print_note(f"{n:,} empty {'file' if n == 1 else 'files'} left out of the rows")
+    _say_read(evaluation, args.quiet)
     assumed = assumptions_by_label(evaluation.tokenizers, loaded)
     text = render(
         evaluation,
@@ -162,6 +158,16 @@ def run(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(text)
     return EXIT_ERROR if failed else EXIT_OK
+
+
+def _say_read(evaluation: Evaluation, quiet: bool) -> None:
+    """What reading the files found: a warning about stretches encoded in pieces (even with
+    ``--quiet``), and the empty files left out of the rows."""
+    if evaluation.long_stretches_note is not None:
+        print_note(f"warning: {evaluation.long_stretches_note}")
+    if evaluation.empty_files and not quiet:
+        n = evaluation.empty_files
+        print_note(f"{n:,} empty {'file' if n == 1 else 'files'} left out of the rows")
 
 
 def _load_tokenizers(specs: list[str], pattern: str | None) -> tuple[list[str], list[Any], list[str]]:
