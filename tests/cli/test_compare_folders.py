@@ -40,7 +40,7 @@ def test_empty_files_make_no_rows(capsys: pytest.CaptureFixture[str], tmp_path: 
     full.write_text("hello world", encoding="utf-8")
     code, out, err = run(capsys, "compare", str(empty), str(full), "--tokenizer", "gpt2")
     assert code == 0
-    assert [line.split()[0] for line in out.splitlines()[1:]] == [str(full)]
+    assert [line.split()[0] for line in out.splitlines()[1:-1]] == [str(full)]
     assert f"{empty} is empty: no rows for it" in err
     code, out, err = run(capsys, "compare", str(empty))
     assert (code, out) == (1, "")
@@ -50,7 +50,8 @@ def test_empty_files_make_no_rows(capsys: pytest.CaptureFixture[str], tmp_path: 
 def test_markdown_for_a_design_doc(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "compare", "--text", "Hello, world!", "--format", "markdown")
     assert code == 0
-    header, rule, *rows = out.splitlines()
+    header, rule, *rows, _, note = out.splitlines()
+    assert note == "special tokens in text: parsed as specials"
     assert header.startswith("| input | tokenizer |") and header.endswith("|")
     assert rule.startswith("| ----- | --------- |") and "-: |" in rule  # numbers aligned right
     assert [r.split("|")[2].strip() for r in rows] == ["bytes", "GPT-2", "cl100k"]
@@ -79,7 +80,10 @@ def test_csv_has_the_charts_columns_rounded_and_short_names(
     )
     assert code == 0
     rows = list(csv.DictReader(io.StringIO(out)))
-    assert tuple(rows[0]) == CSV_FIELDS  # the chart's CSV export has exactly these
+    # The chart's CSV columns, its vocab_size named as eval names both sizes, and the specials setting.
+    sizes = CSV_FIELDS.index("vocab_size")
+    named = (*CSV_FIELDS[:sizes], "vocab_tokens", "id_range", *CSV_FIELDS[sizes + 1 :], "specials_in_text")
+    assert tuple(rows[0]) == named
     assert [r["tokenizer"] for r in rows] == ["GPT-2", "py8k"]  # not r50k_base or models/py8k.json
     for r in rows:
         assert len(r["bytes_per_token"].partition(".")[2]) <= 3

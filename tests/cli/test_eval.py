@@ -75,7 +75,7 @@ def test_csv_and_json_have_the_same_columns_and_rounded_numbers(
     code, out, _ = run(capsys, "eval", str(heldout), "--by", "folder", "--format", "csv", "-q")
     assert code == 0
     rows = list(csv.DictReader(io.StringIO(out)))
-    assert tuple(rows[0]) == EVAL_FIELDS
+    assert tuple(rows[0]) == (*EVAL_FIELDS, "specials_in_text")
     assert [(r["group"], r["tokenizer"]) for r in rows] == [
         ("app", "GPT-2"),
         ("app", "cl100k"),
@@ -142,7 +142,7 @@ def test_bad_requests_are_one_line(
 def test_a_missing_folder_is_named(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     code, out, err = run(capsys, "eval", str(tmp_path / "nowhere"))
     assert (code, out) == (1, "")
-    assert_one_line_error(err, "nowhere: no such file or folder")
+    assert_one_line_error(err, "nowhere: file or folder not found")
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGINT to a child process")

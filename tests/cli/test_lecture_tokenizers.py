@@ -50,17 +50,9 @@ def test_compare_shows_the_lesson(capsys: pytest.CaptureFixture[str], tmp_path: 
         *("--tokenizer", "bytes", "--tokenizer", "characters", "--tokenizer", "words", "--tokenizer", "gpt2"),
     )
     assert code == 0 and err == ""
-    header, *rows = out.strip().splitlines()
-    assert header.split()[:8] == [
-        "input",
-        "tokenizer",
-        "bytes",
-        "tokens",
-        "bytes/token",
-        "vocab",
-        "size",
-        "unknown",
-    ]
+    header, *rows, note = out.strip().splitlines()
+    assert header.split()[:7] == ["input", "tokenizer", "bytes", "tokens", "bytes/token", "vocab", "unknown"]
+    assert note == "special tokens in text: parsed as specials"
     table = {r.split()[1]: r.split() for r in rows}
     n_bytes = len(text.encode())
     assert table["bytes"][2:4] == [str(n_bytes), str(n_bytes)]
@@ -75,7 +67,7 @@ def test_compare_words_without_a_corpus_says_why_nothing_is_unknown(
     code, out, err = run(capsys, "compare", "--text", "a b c", "--tokenizer", "words", "--format", "csv")
     assert code == 0
     row = next(csv.DictReader(io.StringIO(out)))
-    assert (row["vocab_size"], row["unknown"]) == ("5", "0")  # a, b, c, " " and <unk>
+    assert (row["vocab_tokens"], row["id_range"], row["unknown"]) == ("5", "5", "0")  # a, b, c, " " and <unk>
     assert "--words-corpus" in err
 
 

@@ -105,6 +105,7 @@ def test_replay_table_can_skip_merges_that_do_not_change_the_text(capsys: pytest
         ' 914  "t" + "he"   ->    1169  "the"       1       3\n'
         '3542  " c" + "at"  ->    3797  " cat"      1       2\n'
         "2 tokens: [the][ cat]  3.5 bytes per token  vocab size 50257\n"
+        "special tokens in text: parsed as specials\n"
     )
 
 

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import gzip
+import os
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from ..core.test_corpus_folders import TEXTS, make_folder
-from .helpers import assert_one_line_error, run
+from .helpers import assert_one_line_error, child_env, run
 
 
 def test_a_folder_trains_on_its_text_and_notes_the_skipped_binaries(
@@ -73,3 +77,30 @@ def test_not_utf8_files_in_a_folder_are_noted_with_the_flag_that_reads_them(
     code, _, err = run(capsys, *args, "--replace-invalid")
     assert code == 0, err
     assert "skipped" not in err
+
+
+@pytest.mark.skipif(
+    not hasattr(os, "geteuid") or os.geteuid() != 0 or shutil.which("setpriv") is None,
+    reason="needs root with setpriv, to drop the right to read any folder",
+)
+def test_a_folder_without_read_permission_is_counted_in_the_note(tmp_path: Path) -> None:
+    corpus = tmp_path / "corpus"
+    (corpus / "locked").mkdir(parents=True)
+    (corpus / "a.txt").write_text("the quick brown fox jumps over the lazy dog\n" * 50, encoding="utf-8")
+    (corpus / "locked" / "b.txt").write_text("never read\n", encoding="utf-8")
+    (corpus / "locked").chmod(0)
+    try:
+        # Root reads every folder; without these two capabilities it is refused as a user is.
+        drop = "-dac_override,-dac_read_search"
+        done = subprocess.run(
+            ["setpriv", f"--bounding-set={drop}", f"--inh-caps={drop}", "--", sys.executable, "-m", "tokviz"]
+            + ["train", str(corpus), "--vocab-size", "270", "-o", str(tmp_path / "m.json")],
+            capture_output=True,
+            text=True,
+            env=child_env(),
+            timeout=120,
+        )
+    finally:
+        (corpus / "locked").chmod(0o755)
+    assert done.returncode == 0, done.stderr
+    assert "tokviz: skipped 1 folder that could not be read" in done.stderr.splitlines()

@@ -78,7 +78,9 @@ def test_a_name_that_is_not_utf8_is_refused_before_training(
 ) -> None:
     folder, _odd = corpus_with_an_undecodable_name(tmp_path)
     name = os.fsdecode(b"n\xff")
-    code, _out, err = run(capsys, "train", str(folder), "--vocab-size", "280", "--name", name, "-o", "m.json")
+    code, _out, err = run(
+        capsys, "train", str(folder), "--vocab-size", "280", "--name", name, "-o", str(tmp_path / "m.json")
+    )
     assert code == 1
     assert "--name is not valid UTF-8 (byte 0xFF" in err
 
@@ -92,7 +94,14 @@ def test_count_writes_the_table_and_reads_the_path_back(
         assert code == 0, err
         assert odd in [f.path for f in load_table(tmp_path / table).files]
     code, _out, err = run(
-        capsys, "train", "--from-counts", str(tmp_path / "counts.tsv"), "--vocab-size", "280", "-o", "m.json"
+        capsys,
+        "train",
+        "--from-counts",
+        str(tmp_path / "counts.tsv"),
+        "--vocab-size",
+        "280",
+        "-o",
+        str(tmp_path / "m.json"),
     )
     assert code == 0, err
 

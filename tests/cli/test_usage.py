@@ -105,5 +105,15 @@ def test_bad_input_is_one_line(capsys: pytest.CaptureFixture[str], tmp_path: Pat
     assert code == 1
     assert "no text files" in err.splitlines()[-1]
 
-    code, _, err = run(capsys, "usage", "--text", "x", "--tokenizer", "gpt2", "--top", "0")
-    assert code == 2 and "--top must be 1 or more" in err
+    code, _, err = run(capsys, "usage", "--text", "x", "--tokenizer", "gpt2", "--top", "-1")
+    assert code == 2 and "--top must be 0 (no lists) or more" in err
+
+
+def test_top_0_leaves_the_lists_out_and_quiet_says_nothing(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    (tmp_path / "a.txt").write_text("the cat sat on the mat", encoding="utf-8")
+    (tmp_path / "b.bin").write_bytes(bytes(range(256)))
+    code, out, err = run(capsys, "usage", str(tmp_path), "--tokenizer", "gpt2", "--top", "0", "-q")
+    assert code == 0 and err == ""
+    assert "under-trained" not in out and "never applied, longest first" not in out

@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 
 from tokviz.core import filekind
-from tokviz.core.corpus import resolve_source
 from tokviz.core.errors import CorpusError, ModelFileError, TokenizerLoadError
+from tokviz.core.fileselect import corpus_source
 from tokviz.core.formats import _common, load_hf, load_model, load_tiktoken_file, tokenizer_from_files
 from tokviz.core.registry import load_tokenizer
 
@@ -152,12 +152,12 @@ def test_the_sniffing_loader_reads_one_capped_file(tmp_path: Path, monkeypatch: 
 @needs_dev_zero
 def test_dev_zero_as_a_corpus_says_what_it_is() -> None:
     with pytest.raises(CorpusError, match="the corpus /dev/zero is a character device"):
-        resolve_source([Path("/dev/zero")])
+        corpus_source([Path("/dev/zero")])
 
 
 @needs_fifo
 def test_a_fifo_as_a_corpus_says_what_it_is(fifo: Path) -> None:
-    exc = _finishes(lambda: resolve_source([fifo]))
+    exc = _finishes(lambda: corpus_source([fifo]))
     assert isinstance(exc, CorpusError)
     assert f"the corpus {fifo} is a FIFO (named pipe)" in str(exc)
 
@@ -165,9 +165,9 @@ def test_a_fifo_as_a_corpus_says_what_it_is(fifo: Path) -> None:
 def test_a_dash_as_a_corpus_is_not_a_missing_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     with pytest.raises(CorpusError, match=r"'-' \(standard input\) cannot be a corpus"):
-        resolve_source(["-"])
-    with pytest.raises(CorpusError, match="corpus file not found: absent.txt"):
-        resolve_source(["absent.txt"])
+        corpus_source(["-"])
+    with pytest.raises(CorpusError, match="absent.txt: file or folder not found"):
+        corpus_source(["absent.txt"])
 
 
 def test_kind_names() -> None:

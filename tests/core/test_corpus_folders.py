@@ -22,9 +22,9 @@ from tokviz.core.corpus import (
     compression_of,
     iter_file_text,
     iter_parts,
-    scan_source,
 )
 from tokviz.core.errors import CorpusError
+from tokviz.core.fileselect import SKIP_BINARY, SKIP_NOT_UTF8, SKIP_UNREADABLE, corpus_source, select_files
 from tokviz.core.train import train_bpe
 
 PLAIN = "the plain text file says hello world\n" * 40
@@ -54,7 +54,7 @@ def make_folder(root: Path) -> Path:
 
 
 def test_a_folder_scan_keeps_the_text_and_counts_the_binaries(tmp_path):
-    scan = scan_source([make_folder(tmp_path)])
+    scan = select_files([make_folder(tmp_path)])
     names = [f.path.name for f in scan.files]
     assert names == ["a.txt", "b.txt.gz", "c.md.bz2", "d.rst.xz", "e.py"]
     assert {f.path.name: f.compression for f in scan.files} == {
@@ -64,13 +64,18 @@ def test_a_folder_scan_keeps_the_text_and_counts_the_binaries(tmp_path):
         "d.rst.xz": "xz",
         "e.py": None,
     }
-    s = scan.summary
-    assert (s.files, s.compressed, s.skipped_binary, s.skipped_not_utf8, s.skipped) == (5, 3, 3, 0, 3)
-    assert s.bytes == sum(f.size for f in scan.files)
-    assert (
-        s.skipped_bytes == len(PYC_LIKE) + len(SO_LIKE) + (tmp_path / "sub" / "image.tar.gz").stat().st_size
+    counts = (
+        len(scan.files),
+        scan.compressed,
+        scan.skipped_count(SKIP_BINARY),
+        scan.skipped_count(SKIP_NOT_UTF8),
     )
-    note = s.note()
+    assert counts + (scan.left_out(),) == (5, 3, 3, 0, 3)
+    assert scan.bytes == sum(f.size for f in scan.files)
+    assert sum(s.bytes for s in scan.skipped) == (
+        len(PYC_LIKE) + len(SO_LIKE) + (tmp_path / "sub" / "image.tar.gz").stat().st_size
+    )
+    note = scan.note()
     assert note is not None and note.startswith("skipped 3 binary files (")
     for kind in (".pyc", ".so", ".tar.gz"):
         assert kind in note
@@ -106,7 +111,7 @@ def test_a_binary_file_named_explicitly_is_an_error(tmp_path):
     pyc = tmp_path / "mod.pyc"
     pyc.write_bytes(PYC_LIKE)
     with pytest.raises(CorpusError, match=r"mod\.pyc is a binary file, not text"):
-        scan_source([pyc])
+        select_files([pyc])
     packed = tmp_path / "blob.gz"
     packed.write_bytes(gzip.compress(SO_LIKE))
     with pytest.raises(CorpusError, match=r"blob\.gz is a gzip-compressed binary file"):
@@ -114,7 +119,7 @@ def test_a_binary_file_named_explicitly_is_an_error(tmp_path):
     # Explicit compressed text is read like any text.
     good = tmp_path / "good.txt.xz"
     good.write_bytes(lzma.compress(XZ.encode()))
-    assert [f.compression for f in scan_source([good]).files] == ["xz"]
+    assert [f.compression for f in corpus_source([good])[0]] == ["xz"]
 
 
 def test_text_that_is_not_utf8_is_skipped_in_folders_unless_replaced(tmp_path):
@@ -124,13 +129,13 @@ def test_text_that_is_not_utf8_is_skipped_in_folders_unless_replaced(tmp_path):
     late = ("ascii text\n" * 2000).encode() + "naïve\n".encode("latin-1")
     assert len(late) > SNIFF_SIZE
     (tmp_path / "late.txt").write_bytes(late)
-    strict = scan_source([tmp_path])
+    strict = select_files([tmp_path])
     assert [f.path.name for f in strict.files] == ["ok.txt"]
-    assert strict.summary.skipped_not_utf8 == 2 and strict.summary.skipped_binary == 0
-    assert "2 files that are not UTF-8 (--replace-invalid reads them)" in (strict.summary.note() or "")
-    replaced = scan_source([tmp_path], errors="replace")
+    assert strict.skipped_count(SKIP_NOT_UTF8) == 2 and strict.skipped_count(SKIP_BINARY) == 0
+    assert "2 files not in UTF-8 (.txt) (--replace-invalid reads them)" in (strict.note() or "")
+    replaced = select_files([tmp_path], errors="replace")
     assert sorted(f.path.name for f in replaced.files) == ["late.txt", "latin1.txt", "ok.txt"]
-    assert replaced.summary.note() is None
+    assert replaced.note() is None
     # Training in strict mode no longer stops at the late bad byte.
     assert train_bpe(files=[tmp_path], vocab_size=300, workers=1).corpus_bytes == len(PLAIN)
 
@@ -138,7 +143,7 @@ def test_text_that_is_not_utf8_is_skipped_in_folders_unless_replaced(tmp_path):
 def test_a_folder_with_only_binaries_says_what_it_skipped(tmp_path):
     (tmp_path / "x.so").write_bytes(SO_LIKE)
     with pytest.raises(CorpusError, match=r"no text files \(skipped 1 binary file \(\.so\)\)"):
-        scan_source([tmp_path])
+        corpus_source([tmp_path])
 
 
 def test_a_damaged_compressed_file_in_a_folder_is_skipped_as_unreadable(tmp_path):
@@ -147,10 +152,10 @@ def test_a_damaged_compressed_file_in_a_folder_is_skipped_as_unreadable(tmp_path
     # Cut far beyond the sniffed start: found when the folder's files are checked to the end.
     long = "".join(f"line {i}: {i * 7919 % 104729}\n" for i in range(40_000)).encode()
     (tmp_path / "late.gz").write_bytes(gzip.compress(long)[:-2000])
-    scan = scan_source([tmp_path])
+    scan = select_files([tmp_path])
     assert [f.path.name for f in scan.files] == ["ok.txt"]
-    assert scan.summary.skipped_unreadable == 2
-    assert "2 unreadable files" in (scan.summary.note() or "")
+    assert scan.skipped_count(SKIP_UNREADABLE) == 2
+    assert "2 files that could not be read (.gz)" in (scan.note() or "")
 
 
 @pytest.mark.parametrize(
@@ -185,4 +190,19 @@ def test_a_damaged_compressed_file_named_explicitly_is_an_error(tmp_path):
     cut = tmp_path / "cut.txt.gz"
     cut.write_bytes(gzip.compress(GZ.encode() * 50)[:40])
     with pytest.raises(CorpusError, match=r"cannot decompress .*cut\.txt\.gz"):
-        scan_source([cut])
+        select_files([cut])
+
+
+def test_a_stretch_with_no_safe_place_to_cut_is_cut_at_a_bounded_length(monkeypatch):
+    import tokviz.core.corpus as corpus
+
+    monkeypatch.setattr(corpus, "LONGEST_PART", 1000)
+    monkeypatch.setattr(corpus, "BLOCK_SIZE", 300)  # the text arrives as a file's blocks do
+    text = "a few words " * 20 + "b" * 3500 + " and the end"
+    parts = list(iter_parts([], text, [], True, 100))
+    assert "".join(parts) == text
+    runs = [p for p in parts if set(p) == {"b"} or p.startswith(" b")]
+    # Cut after the last safe place before the run, then every 1,000 characters as it is read.
+    assert [len(p) for p in runs[:3]] == [1000, 1000, 1000]
+    assert runs[0] == " " + "b" * 999
+    assert max(len(p) for p in parts) <= 1000

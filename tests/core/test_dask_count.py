@@ -23,7 +23,7 @@ from tokviz.core.corpus import iter_parts
 from tokviz.core.counts import count_corpus, train_from_counts
 from tokviz.core.dask_count import DaskUnavailable, count_on_dask, find_cut, pack, unpack
 from tokviz.core.errors import CorpusError
-from tokviz.core.pretokenize import SpecialSplitter, resolve_pretokenizer
+from tokviz.core.pretokenize import LONGEST_PRETOKEN, SpecialSplitter, resolve_pretokenizer
 from tokviz.core.train import count_words, train_bpe
 
 from .test_counts import SPECIAL, make_corpus
@@ -71,6 +71,35 @@ def test_the_dask_table_equals_the_local_table_exactly(
         pretokenizer=pretokenizer,
     )
     assert train_from_counts(on_dask, 600, "first-seen").merges == first_seen.merges
+
+
+@pytest.mark.parametrize("pretokenizer", ["gpt2", "none"])
+def test_long_pretokens_and_stretches_are_cut_on_dask_as_in_a_local_count(
+    scheduler: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, pretokenizer: str
+) -> None:
+    import gzip
+
+    import tokviz.core.corpus as corpus_module
+
+    # A forced cut falls a whole number of LONGEST_PRETOKEN pieces into a run (as the real 4 Mi
+    # does), so the pieces counted do not depend on where a byte range ends. The worker threads
+    # see the smaller length too.
+    monkeypatch.setattr(corpus_module, "LONGEST_PART", 2 * LONGEST_PRETOKEN)
+    plain = tmp_path / "run.txt"
+    plain.write_text("some words " * 500 + "a" * 300_000 + " and more words\n" * 500, encoding="utf-8")
+    packed = tmp_path / "run.txt.gz"  # a whole-file range, read in blocks on its worker
+    packed.write_bytes(gzip.compress(("b" * 300_000 + " tail words\n").encode()))
+    files = [plain, packed]
+    local = count_corpus(files=files, pretokenizer=pretokenizer)
+    on_dask = count_on_dask(
+        [str(p) for p in files], scheduler=scheduler, chunk_bytes=4000, pretokenizer=pretokenizer
+    )
+    assert local.long_pretokens > 0
+    assert max(len(w) for w in local.counts) <= LONGEST_PRETOKEN
+    assert list(on_dask.counts.items()) == list(local.counts.items())
+    # Both warn (`tokviz count` prints the number): a run a range ends with is cut into parts
+    # there, and each part's piece of it counts as one long pre-token, so the numbers may differ.
+    assert on_dask.long_pretokens >= local.long_pretokens > 0
 
 
 def test_invalid_utf8_stops_the_dask_count_with_the_local_message(scheduler: str, corpus: list[Path]) -> None:
@@ -155,7 +184,7 @@ def _pieces_counts(
     for start, end in zip(cuts, cuts[1:]):
         text = codecs.decode(data[start:end], "utf-8", errors)
         for part in iter_parts([], text, specials, pattern != "none", 1 << 18):
-            counts.update(count_words(part, pre, splitter))
+            counts.update(count_words(part, pre, splitter)[0])
     return counts
 
 

@@ -24,7 +24,9 @@ from tokviz.core.fileselect import (
     SKIP_NOT_UTF8,
     SKIP_SPECIAL,
     SKIP_TOO_LARGE,
+    SKIP_UNREADABLE_FOLDER,
     PathFilter,
+    corpus_source,
     glob_to_regex,
     parse_size,
     select_files,
@@ -192,18 +194,17 @@ def test_globs_expand_and_named_files_keep_their_path(lib: Path) -> None:
     assert len(recursive.files) == 4
     with pytest.raises(CorpusError, match="no file or folder matches"):
         select_files([str(lib / "*.rs")])
-    with pytest.raises(CorpusError, match="no such file"):
+    with pytest.raises(CorpusError, match="missing.txt: file or folder not found"):
         select_files([lib / "missing.txt"])
     with pytest.raises(CorpusError, match="standard input"):
         select_files(["-"])
 
 
-def test_the_summary_and_corpus_files_feed_training(lib: Path) -> None:
+def test_the_counts_and_corpus_files_feed_training(lib: Path) -> None:
     selection = select_files([lib])
-    summary = selection.corpus_summary()
-    assert summary.files == len(selection.files) == len(selection.corpus_files())
-    assert summary.skipped_binary == 4
-    assert summary.bytes == selection.bytes
+    assert len(selection.files) == len(selection.corpus_files())
+    assert selection.skipped_count(SKIP_BINARY) == selection.left_out() == 4
+    assert selection.compressed == 3
 
 
 def test_cancel_stops_between_files(lib: Path) -> None:
@@ -218,3 +219,40 @@ def test_sizes_are_read_the_way_people_write_them() -> None:
     assert parse_size("1.5 GiB") == int(1.5 * 2**30)
     with pytest.raises(InvalidArgument, match="not a size"):
         parse_size("ten megs")
+
+
+def test_a_folder_that_cannot_be_listed_is_counted_like_a_file_that_cannot_be_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write(tmp_path, "ok.txt", "readable text\n")
+    write(tmp_path, "private/secret.txt", "never listed\n")
+    real_scandir = os.scandir
+
+    def scandir(path):  # what a folder without read permission does for a user who is not root
+        if Path(path).name == "private":
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_scandir(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    selection = select_files([tmp_path])
+    assert relatives(selection) == ["ok.txt"]
+    assert selection.skipped_count(SKIP_UNREADABLE_FOLDER) == 1 == selection.left_out()
+    assert selection.note() == "skipped 1 folder that could not be read"
+    with pytest.raises(
+        CorpusError, match=r"the corpus is empty: .*\(skipped 1 folder that could not be read\)"
+    ):
+        corpus_source([tmp_path / "private"])
+
+
+def test_a_text_padded_with_nul_bytes_past_the_sniff_is_left_out_as_binary(tmp_path: Path) -> None:
+    padded = write(tmp_path, "log.txt", "a real log line\n" * 1000)
+    with open(padded, "ab") as fh:
+        fh.truncate(5 << 20)  # what `truncate -s` does: zeros after the text
+    write(tmp_path, "ok.txt", "fine\n")
+    for errors in ("strict", "replace"):
+        selection = select_files([tmp_path], errors=errors)
+        assert relatives(selection) == ["ok.txt"]
+        assert selection.skipped_count(SKIP_BINARY) == 1
+        assert selection.note() == "skipped 1 binary file (.txt)"
+    # Named explicitly, it was asked for: it is read (its NUL bytes are text to the trainer).
+    assert relatives(select_files([padded])) == [str(padded).replace(os.sep, "/")]

@@ -11,9 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from tokviz.core.corpus import scan_source
 from tokviz.core.errors import CorpusError
-from tokviz.core.fileselect import SKIP_BINARY, SKIP_NOT_UTF8, select_files
+from tokviz.core.fileselect import SKIP_BINARY, SKIP_NOT_UTF8, corpus_source, select_files
 from tokviz.core.train import train_bpe
 
 NUL_TEXT = ("cat\x00dog\x00bird " * 200).encode("utf-8")
@@ -34,7 +33,7 @@ def test_a_named_utf8_file_with_nul_bytes_is_selected_and_trained_on(folder: Pat
     named = folder / "nul.txt"
     selection = select_files([named])
     assert [f.path for f in selection.files] == [named] and selection.skipped_count() == 0
-    assert [f.path for f in scan_source([named]).files] == [named]
+    assert [f.path for f in corpus_source([named])[0]] == [named]
     result = train_bpe(files=[named], vocab_size=260)
     assert result.corpus_bytes == result.text_size == len(NUL_TEXT)
 
@@ -54,5 +53,5 @@ def test_a_folder_leaves_binary_looking_files_out_unless_include_binary(folder: 
 
 def test_a_named_file_that_is_binary_and_not_utf8_is_still_refused(folder: Path) -> None:
     with pytest.raises(CorpusError, match=r"prog is a binary file, not text"):
-        scan_source([folder / "prog"])
-    assert [f.path.name for f in scan_source([folder / "prog"], errors="replace").files] == ["prog"]
+        select_files([folder / "prog"])
+    assert [f.path.name for f in corpus_source([folder / "prog"], errors="replace")[0]] == ["prog"]

@@ -109,6 +109,55 @@ def test_provenance_reads_as_lines_for_people(corpus: list[Path]) -> None:
     assert lines[4] == "selection:      --exclude tests/; skipped 2 binary files"
 
 
+def _big_corpus(tmp_path: Path) -> tuple[Path, bytes]:
+    data = "".join(f"line {i} of a corpus that is long enough to be read in blocks\n" for i in range(50_000))
+    path = tmp_path / "big.txt"
+    path.write_text(data, encoding="utf-8")
+    assert path.stat().st_size > 2 << 20  # several read blocks
+    return path, data.encode()
+
+
+def test_a_corpus_cut_short_while_training_reads_it_is_an_error_that_names_it(tmp_path: Path) -> None:
+    from tokviz.core.errors import CorpusError
+    from tokviz.core.train import train_iter
+
+    path, _ = _big_corpus(tmp_path)
+    steps = train_iter(files=[path], vocab_size=270, workers=1, report_every=0)
+    with pytest.raises(
+        CorpusError, match=r"big\.txt changed while it was read \(3,.* bytes when reading began"
+    ):
+        for step in steps:
+            if step.phase == "pre-tokenizing" and step.done and path.stat().st_size > 1_000_000:
+                with open(path, "r+b") as fh:
+                    fh.truncate(1_000_000)  # another program cuts the file in the middle of the run
+
+
+def test_the_provenance_holds_the_hash_of_the_bytes_trained_on_not_of_the_file_later(tmp_path: Path) -> None:
+    path, data = _big_corpus(tmp_path)
+    result = train_bpe(files=[path], vocab_size=270, workers=1)
+    path.write_text("a different corpus now\n", encoding="utf-8")  # changed once training has read it
+    record = corpus_record(read=result.files_read)
+    assert record["files"] == [
+        {"path": str(path), "bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
+    ]
+    assert record["total_bytes"] == len(data)
+
+
+def test_a_count_table_records_the_hash_of_the_bytes_it_counted(tmp_path: Path) -> None:
+    import gzip
+
+    from tokviz.core.counts import count_corpus
+
+    path, data = _big_corpus(tmp_path)
+    packed = tmp_path / "big.txt.gz"
+    packed.write_bytes(gzip.compress(data))
+    table = count_corpus(files=[path, packed], workers=1)
+    stored = [path.read_bytes(), packed.read_bytes()]
+    assert [(f.size, f.sha256) for f in table.files] == [
+        (len(b), hashlib.sha256(b).hexdigest()) for b in stored
+    ]
+
+
 @pytest.mark.skipif(os.name != "posix" or sys.platform == "darwin", reason="file names are bytes on Linux")
 def test_a_corpus_file_whose_name_is_not_utf8_is_saved_and_read_back_exactly(tmp_path: Path) -> None:
     odd = os.fsdecode(os.path.join(os.fsencode(tmp_path), b"z\xff.txt"))
@@ -119,5 +168,20 @@ def test_a_corpus_file_whose_name_is_not_utf8_is_saved_and_read_back_exactly(tmp
     save_model(tmp_path / "m.json", tok, provenance=make_provenance(corpus_record([odd])))
     listed = json.loads((tmp_path / "m.json").read_bytes())["provenance"]["corpus"]["files"][0]
     assert listed["path"].endswith("z\\xff.txt") and "path_bytes" in listed
+    (entry,) = load_model(tmp_path / "m.json").provenance["corpus"]["files"]
+    assert entry["path"] == odd and entry["sha256"] == hashlib.sha256(b"hello hello hello").hexdigest()
+
+
+@pytest.mark.skipif(os.name != "posix" or sys.platform == "darwin", reason="file names are bytes on Linux")
+def test_the_bytes_trained_on_are_recorded_under_a_name_that_is_not_utf8(tmp_path: Path) -> None:
+    odd = os.fsdecode(os.path.join(os.fsencode(tmp_path), b"z\xff.txt"))
+    with open(odd, "wb") as f:
+        f.write(b"hello hello hello")
+    result = train_bpe(files=[odd], vocab_size=258, workers=1)
+    save_model(
+        tmp_path / "m.json",
+        result.tokenizer(),
+        provenance=make_provenance(corpus_record(read=result.files_read)),
+    )
     (entry,) = load_model(tmp_path / "m.json").provenance["corpus"]["files"]
     assert entry["path"] == odd and entry["sha256"] == hashlib.sha256(b"hello hello hello").hexdigest()

@@ -114,11 +114,11 @@ def test_whisper_folder_reads_its_added_token_and_its_empty_token() -> None:
     assert any("''" in w for w in load_warnings(tokenizer))
 
 
-def test_whisper_tiktoken_file_says_its_special_tokens_are_unknown_until_given() -> None:
+def test_whisper_tiktoken_file_has_whispers_special_tokens_after_its_ranks() -> None:
     path = DATA / "multilingual.tiktoken"
     bare = load_tokenizer(path)
-    assert bare.special_tokens == {}
-    assert bare.vocab_size == 50257  # the empty token at rank 50256 counts, as in tiktoken
+    assert bare.special_tokens["<|endoftext|>"] == 50257
+    assert bare.vocab_size == 50257 + 1609  # the empty token at rank 50256 counts, as in tiktoken
     given = load_tokenizer(path, pattern=WHISPER_PATTERN, special_tokens=whisper_tiktoken_specials(50257))
     assert given.encode("<|startoftranscript|><|en|>") == [50258, 50259]
 

@@ -109,3 +109,58 @@ def test_the_first_seen_rule_looks_at_the_first_word_holding_a_tied_pair(merge_p
     result = train_bpe(text="xcdx ab ab cd", vocab_size=257, pretokenizer="gpt2", tie_break="first-seen")
 
     assert result.merges == [(b"c", b"d")]
+
+
+def test_a_pretoken_longer_than_the_bound_is_cut_into_pieces_from_its_start() -> None:
+    from tokviz.core.pretokenize import LONGEST_PRETOKEN, cut_long_pretokens
+
+    long = "a" * (2 * LONGEST_PRETOKEN + 1)
+    words, cut = cut_long_pretokens([" x", long, "!"])
+    assert cut == 1
+    assert words == [" x", "a" * LONGEST_PRETOKEN, "a" * LONGEST_PRETOKEN, "a", "!"]
+    assert cut_long_pretokens([" x", "a" * LONGEST_PRETOKEN]) == ([" x", "a" * LONGEST_PRETOKEN], 0)
+
+
+def test_training_cuts_a_huge_pretoken_says_so_once_and_a_count_table_trains_the_same(tmp_path) -> None:
+    from tokviz.core.counts import count_corpus, train_from_counts
+    from tokviz.core.pretokenize import LONGEST_PRETOKEN
+
+    corpus = tmp_path / "runs.txt"
+    corpus.write_text(
+        "the cat sat " * 50 + "z" * (3 * LONGEST_PRETOKEN + 7) + " on the mat", encoding="utf-8"
+    )
+    trained = train_bpe(files=[corpus], vocab_size=280, workers=1)
+    assert trained.long_pretokens == 1
+    assert trained.long_pretokens_note == (
+        "1 pre-token longer than 65,536 characters was cut into pieces of 65,536 for training"
+    )
+    # The pre-token " zzz…" is cut into 4 pieces, two of them alike: 3 rows, not 196,616 bytes.
+    table = count_corpus(files=[corpus], workers=1)
+    assert table.long_pretokens == 1
+    z = "z" * LONGEST_PRETOKEN
+    assert [table.counts[w] for w in (" " + z[1:], z, "z" * 8)] == [1, 2, 1]
+    from_table = train_from_counts(table, 280)
+    assert from_table.merges == trained.merges
+    assert (
+        train_bpe(text=corpus.read_text(encoding="utf-8"), vocab_size=280, workers=1).merges == trained.merges
+    )
+
+
+def test_merging_a_long_run_of_one_letter_needs_a_bounded_memory_per_byte() -> None:
+    import tracemalloc
+
+    from tokviz.core.pretokenize import resolve_pretokenizer
+    from tokviz.core.train import merge_counts
+
+    n = 1 << 20  # one word of a million a's: each merge's sites form one chain of neighbours
+    tracemalloc.start()
+    try:
+        steps = merge_counts({"a" * n: 1}, n, 262, [], resolve_pretokenizer("none"), "lexicographic", None)
+        for _ in steps:
+            pass
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    # The index holds about 17 bytes a byte and a merge's temporary arrays about 45 more (they
+    # were 75: the run arithmetic in 64-bit arrays lived on through the whole merge).
+    assert peak < 75 * n

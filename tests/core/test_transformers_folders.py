@@ -150,13 +150,13 @@ def test_a_bare_pair_says_its_pre_tokenizer_was_assumed(tmp_path: Path, trained:
 
 
 def test_an_unknown_tokenizer_class_is_named_when_gpt2_is_assumed(tmp_path: Path, trained: Library) -> None:
-    folder = pair(trained, tmp_path / "qwen-like")
+    folder = pair(trained, tmp_path / "clip-like")
     (folder / "tokenizer_config.json").write_text(
-        json.dumps({"tokenizer_class": "Qwen2Tokenizer"}), encoding="utf-8"
+        json.dumps({"tokenizer_class": "CLIPTokenizer"}), encoding="utf-8"
     )
     tok = load_tokenizer(folder)
     assert tok.assumptions == (PRETOKENIZER_ASSUMED,)
-    assert any("names Qwen2Tokenizer" in w for w in load_warnings(tok))
+    assert any("names CLIPTokenizer" in w for w in load_warnings(tok))
 
 
 def test_a_pattern_and_special_tokens_can_be_given(tmp_path: Path, trained: Library) -> None:

@@ -130,7 +130,7 @@ def test_chart_files_that_are_a_fifo_or_a_device_are_skipped_with_a_message(tmp_
 
 
 def test_a_chart_file_over_the_size_cap_is_skipped_with_a_message(tmp_path):
-    from tokviz.gui.panels.chart_files import CHART_FILE_CAP
+    from tokviz.gui.panels.chart.files import CHART_FILE_CAP
 
     big = tmp_path / "big.txt"
     with big.open("wb") as fh:

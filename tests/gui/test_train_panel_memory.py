@@ -52,7 +52,7 @@ def test_replace_invalid_counts_the_folder_again(qtbot, panel, tmp_path):
     (tmp_path / "old.txt").write_bytes("café crème\n".encode("latin-1") * 20)
     panel.add_paths([str(tmp_path)])
     qtbot.waitUntil(lambda: "1 file ·" in panel.corpus_info.text(), timeout=10000)
-    assert "1 file that is not UTF-8" in panel.corpus_info.text()
+    assert "1 file not in UTF-8" in panel.corpus_info.text()
     panel.replace_invalid.setChecked(True)
     qtbot.waitUntil(lambda: "2 files" in panel.corpus_info.text(), timeout=10000)
     assert "skipped" not in panel.corpus_info.text()

@@ -16,17 +16,21 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from .assumed import note_assumptions
 from .command import UsageError, print_note
 from .drawing import qt_drawing
 from .options import (
     ArgumentAdder,
     add_file_options,
+    add_specials_in_text,
     add_words_corpus,
     check_image_path,
     check_only_with_picture,
     is_words,
     load_tokenizer,
     read_text_file,
+    reading_specials,
+    specials_note,
 )
 from .output import format_int, format_ratio, render_markdown, render_table
 
@@ -58,6 +62,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--format", choices=FORMATS, default="table", help="output form (default: table)")
     add_words_corpus(p)
     add_file_options(p)
+    add_specials_in_text(p)
     add_plot_options(p, "also draw the bytes-per-token chart into a PNG or SVG file (1280x720)")
 
 
@@ -109,9 +114,17 @@ def run(args: argparse.Namespace) -> int:
         )
         for spec in specs
     ]
+    tokenizers = reading_specials(tokenizers, args)
     rows = measured_rows(texts, folders, specs, tokenizers, args.embedding_dim or 768, order)
     lesson = add_lesson_columns(rows, texts, specs, tokenizers)
-    sys.stdout.write(render_rows(rows, args.format, lesson))
+    labels = [str(row["tokenizer"]) for row in rows[: len(tokenizers)]] or [t.name for t in tokenizers]
+    label_sizes(rows, tokenizers)
+    for row in rows:
+        row["specials_in_text"] = args.specials_in_text
+    if args.format == "json":
+        add_assumptions(rows, tokenizers)
+    sys.stdout.write(render_rows(rows, args.format, lesson, specials_note(tokenizers, args)))
+    note_assumptions(labels, tokenizers)
     if lesson and any(is_words(spec) for spec in specs) and not args.words_corpus:
         print_note(
             "words: the vocabulary was built from the input itself, so no word is unknown; "
@@ -121,11 +134,19 @@ def run(args: argparse.Namespace) -> int:
     if n_inputs > PLOT_MAX_INPUTS and args.format == "table":
         print_note(f"{n_inputs} inputs: 'tokviz eval FOLDER' gives totals per tokenizer and per sub-folder")
     if args.plot:
-        sizes = {r["tokenizer"]: r["vocab_size"] for r in rows}
+        sizes = {r["tokenizer"]: r["id_range"] for r in rows}
         chart_rows = rows if n_inputs <= PLOT_MAX_INPUTS else _total_rows(rows, n_inputs)
         written = plot_compare(chart_rows, args.plot, sizes, args)
         print_note(f"chart written to {written}")
     return 0
+
+
+def label_sizes(rows: list[dict[str, Any]], tokenizers: Sequence[Tokenizer]) -> None:
+    """Name both sizes as ``tokviz eval`` does: ``vocab_tokens`` (distinct tokens, specials included)
+    and ``id_range`` (highest id + 1, the chart's V), in place of the chart's ``vocab_size``."""
+    for i, row in enumerate(rows):
+        row["id_range"] = row.pop("vocab_size")
+        row["vocab_tokens"] = tokenizers[i % len(tokenizers)].vocab_size
 
 
 def _folder_selection(path: str) -> Any:
@@ -281,8 +302,18 @@ def add_lesson_columns(
     return True
 
 
-def render_rows(rows: list[dict[str, Any]], form: str, lesson: bool = False) -> str:
-    """The rows as an aligned table, markdown, CSV (the chart's columns, rounded) or JSON."""
+def add_assumptions(rows: list[dict[str, Any]], tokenizers: Sequence[Tokenizer]) -> None:
+    """Give each row the list of what tokviz assumed about its tokenizer (rows come input by input,
+    one per tokenizer in order)."""
+    for index, row in enumerate(rows):
+        row["assumptions"] = list(tokenizers[index % len(tokenizers)].assumptions)
+
+
+def render_rows(rows: list[dict[str, Any]], form: str, lesson: bool = False, note: str = "") -> str:
+    """The rows as an aligned table, markdown, CSV (the chart's columns, rounded) or JSON.
+
+    ``note`` (how special-token text was read) is the line under a table or markdown table.
+    """
     if form == "csv":
         return _csv(rows, lesson)
     if form == "json":
@@ -306,14 +337,26 @@ def render_rows(rows: list[dict[str, Any]], form: str, lesson: bool = False) -> 
         for r in rows
     ]
     if lesson:
-        headers[-1:-1] = ["vocab size", "unknown"]
-        right[-1:-1] = [True, True]
-        for r, row in zip(rows, cells):
-            unknown = "-" if r["unknown"] is None else str(r["unknown"])
-            row[-1:-1] = [format_int(r["vocab_size"]), unknown]
+        _add_lesson_cells(rows, headers, right, cells)
+    tail = f"{note}\n" if note else ""
     if form == "markdown":
-        return render_markdown(headers, cells, right) + "\n"
-    return render_table(headers, cells, right) + "\n"
+        return render_markdown(headers, cells, right) + "\n\n" + tail
+    return render_table(headers, cells, right) + "\n" + tail
+
+
+def _add_lesson_cells(
+    rows: list[dict[str, Any]], headers: list[str], right: list[bool], cells: list[list[str]]
+) -> None:
+    """The lesson's columns before the last: vocab (tokens), id range where it differs, unknown words."""
+    gaps = any(r.get("id_range") != r.get("vocab_tokens", r.get("id_range")) for r in rows)
+    headers[-1:-1] = ["vocab", *(["id range"] if gaps else []), "unknown"]
+    right[-1:-1] = [True, *([True] if gaps else []), True]
+    for r, row in zip(rows, cells):
+        unknown = "-" if r["unknown"] is None else str(r["unknown"])
+        sizes = [format_int(r.get("vocab_tokens", r.get("id_range")))]
+        if gaps:
+            sizes.append(format_int(r.get("id_range")))
+        row[-1:-1] = [*sizes, unknown]
 
 
 def _csv(rows: list[dict[str, Any]], lesson: bool) -> str:
@@ -324,7 +367,11 @@ def _csv(rows: list[dict[str, Any]], lesson: bool) -> str:
     from tokviz.core.exchange import CSV_FIELDS
     from tokviz.core.safe_text import csv_cell
 
-    fields = [*CSV_FIELDS, "unknown"] if lesson else list(CSV_FIELDS)
+    fields = [
+        f for name in CSV_FIELDS for f in (("vocab_tokens", "id_range") if name == "vocab_size" else (name,))
+    ]
+    fields += ["unknown"] if lesson else []
+    fields += ["specials_in_text"] if rows and "specials_in_text" in rows[0] else []
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=fields, extrasaction="ignore", lineterminator="\n")
     writer.writeheader()

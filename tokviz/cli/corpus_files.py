@@ -5,7 +5,6 @@ say the same about what they left out and stop the same way on Ctrl+C or invalid
 from __future__ import annotations
 
 import argparse
-import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING, TypeVar
 
@@ -132,7 +131,10 @@ def select_corpus(
     """The text files training reads from ``paths``; a note on standard error says what was left out.
 
     Folders are walked once here and training gets the files found, so the note counts exactly
-    what was skipped ("skipped 717 binary files (.pyc, .so, .a, …)"). Nothing left is an error
+    what was skipped ("skipped 717 binary files (.pyc, .so, .a, …)"). A file named on the command
+    line was asked for: it is read when it is UTF-8, NUL bytes and all, and when it is not UTF-8
+    that is an error naming it (and the byte offset, and ``--replace-invalid``), not a silent skip
+    as in a folder. Nothing left is an error
     that says what the filters and the folder walk left out.
     """
     from tokviz.core.errors import CorpusError, InvalidArgument
@@ -144,44 +146,13 @@ def select_corpus(
         )
     except InvalidArgument as exc:
         raise UsageError(str(exc)) from None
-    refuse_unusable_named_files(paths, selection, include, exclude, max_size, errors)
+    except CorpusError as exc:
+        if exc.offset is None:
+            raise
+        raise invalid_utf8(exc.path, exc.offset) from None
     note = selection.note("--replace-invalid")
     if not selection.files:
         raise CorpusError(f"the corpus is empty: no text file is left ({note or 'no files'})")
     if note is not None:
         print_note(note)
     return selection
-
-
-def refuse_unusable_named_files(
-    paths: list[str],
-    selection: Selection,
-    include: list[str],
-    exclude: list[str],
-    max_size: int | None,
-    errors: str,
-) -> None:
-    """A file named on the command line was asked for: when it is binary or not UTF-8 that is an error
-    naming it (and the byte offset, and ``--replace-invalid``), not a silent skip as in a folder."""
-    from tokviz.core.corpus import iter_file_text, scan_source
-    from tokviz.core.errors import CorpusError
-    from tokviz.core.fileselect import PathFilter
-
-    chosen = {os.path.realpath(f.path) for f in selection.files}
-    filters = PathFilter(include, exclude)
-    for item in paths:
-        if not os.path.isfile(item) or os.path.realpath(item) in chosen:
-            continue
-        relative = item.replace(os.sep, "/")
-        while relative.startswith("./"):
-            relative = relative[2:]
-        if not filters.selects(relative) or (max_size is not None and os.path.getsize(item) > max_size):
-            continue  # left out as the options asked
-        named = scan_source([item], errors).files[0]  # a binary file is an error that names it
-        try:
-            for _ in iter_file_text(named, errors):
-                pass
-        except CorpusError as exc:
-            if exc.offset is None:
-                raise
-            raise invalid_utf8(item, exc.offset) from None

@@ -42,7 +42,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     add_file_filters(p)
     add_special(p)
-    p.add_argument("--pretokenizer", default="gpt2", metavar="P", help="none, gpt2, cl100k or a regex")
+    p.add_argument("--pretokenizer", default="gpt2", metavar="P", help="none, gpt2, cl100k, o200k or a regex")
     add_reading_options(p, workers_help="local counting processes (default: CPUs)")
     p.add_argument(
         "--dask",
@@ -224,6 +224,7 @@ def _write(
 ) -> int:
     from tokviz.core.counts import table_bytes, table_format
     from tokviz.core.outputs import write_outputs
+    from tokviz.core.pretokenize import long_pretokens_note
 
     data = table_bytes(table, table_format(args.output))
     try:
@@ -234,6 +235,9 @@ def _write(
     what = f"added {table.parts} tables" if args.merge else f"counted in {elapsed:.2f} s"
     rate = f" ({table.corpus_bytes / 1e6 / elapsed:.1f} MB/s)" if not args.merge and elapsed > 0 else ""
     print_note(f"{what}{rate}: {table.describe()}")
+    note = long_pretokens_note(table.long_pretokens)
+    if note is not None:
+        print_note(f"warning: {note}")
     print(f"wrote {args.output} ({len(data) / 1e6:.2f} MB)", file=sys.stderr)
     return 0
 

@@ -12,15 +12,18 @@ import sys
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Protocol
 
+from .assumed import note_assumptions
 from .command import UsageError
 from .options import (
     add_file_options,
     add_input,
+    add_specials_in_text,
     add_tokenizer,
     add_words_corpus,
     is_words,
     load_tokenizer,
     read_text_file,
+    reading_specials,
 )
 from .output import token_label
 
@@ -44,6 +47,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_file_options(p)
     add_input(p)
     add_words_corpus(p)
+    add_specials_in_text(p)
     p.add_argument("--format", choices=("ids", "tokens", "json"), default="ids", help="output form")
     p.add_argument(
         "-o",
@@ -71,6 +75,8 @@ def run(args: argparse.Namespace) -> int:
         words_corpus=args.words_corpus,
         words_texts=[text] if text is not None else None,
     )
+    note_assumptions([tok.name], [tok])
+    tok = reading_specials([tok], args)[0]
     if args.output:
         from tokviz.core.outputs import Output, check_outputs
 

@@ -13,11 +13,12 @@ import sys
 import time
 from typing import IO, TYPE_CHECKING, Any
 
-from .command import UsageError, print_note
+from .assumed import assumptions_by_label, note_assumptions
+from .command import EXIT_ERROR, EXIT_OK, UsageError, print_error, print_note
 from .compare import add_plot_options, check_plot_options, plot_compare
 from .corpus_files import add_include_binary
 from .eval_output import FORMATS, render
-from .options import load_tokenizer
+from .options import add_file_options, add_specials_in_text, load_tokenizer, reading_specials, specials_note
 
 if TYPE_CHECKING:
     from tokviz.core.evaluation import EvalProgress, Evaluation, Grouper
@@ -29,7 +30,9 @@ PLOT_GROUPS = 10
 
 COLUMNS = """columns: bytes/token = UTF-8 bytes over tokens; x fewest = tokens over the fewest any
 tokenizer needs on the same files; tokens used = distinct tokens that occur, of the vocabulary's
-(vocab), and their share (used); mean len = their mean length in bytes. Empty files make no rows.
+(vocab: its number of tokens), and their share (used); id range = highest id + 1, shown where ids
+have gaps (cl100k: 100,277 for 100,261 tokens); mean len = their mean length in bytes. Empty files
+make no rows. Every table ends with how special-token text was read (--specials-in-text).
 
 example:
   tokviz eval heldout/ --include '*.py' --tokenizer gpt2 --tokenizer cl100k --tokenizer py32k.json --format markdown
@@ -94,6 +97,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="write the rows to FILE (all at once, at the end) instead of stdout",
     )
     show.add_argument("-q", "--quiet", action="store_true", help="no progress and no notes on standard error")
+    add_file_options(p, special=False)
+    add_specials_in_text(p)
     add_plot_options(p, "draw the totals (per group, when grouped) as a bytes-per-token chart")
 
 
@@ -117,8 +122,10 @@ def run(args: argparse.Namespace) -> int:
         )
     max_size = parse_size(args.max_file_size) if args.max_file_size is not None else None
     categories = _read_categories(args.categories)
-    specs = list(dict.fromkeys(args.tokenizer or DEFAULT_EVAL))
-    tokenizers = [load_tokenizer(spec) for spec in specs]
+    specs, loaded, failed = _load_tokenizers(
+        list(dict.fromkeys(args.tokenizer or DEFAULT_EVAL)), args.pattern
+    )
+    tokenizers = reading_specials(loaded, args)
     errors = "replace" if args.replace_invalid else "strict"
     selection = select_files(
         args.paths,
@@ -134,10 +141,17 @@ def run(args: argparse.Namespace) -> int:
     if note and not args.quiet:
         print_note(note)
     evaluation = _evaluate(args, specs, tokenizers, selection, categories, errors)
-    if evaluation.empty_files and not args.quiet:
-        n = evaluation.empty_files
-        print_note(f"{n:,} empty {'file' if n == 1 else 'files'} left out of the rows")
-    text = render(evaluation, args.format, args.per_file)
+    _say_read(evaluation, args.quiet)
+    assumed = assumptions_by_label(evaluation.tokenizers, loaded)
+    text = render(
+        evaluation,
+        args.format,
+        args.per_file,
+        assumed,
+        (args.specials_in_text, specials_note(tokenizers, args)),
+    )
+    if not args.quiet:
+        note_assumptions(evaluation.tokenizers, loaded)
     if args.plot:
         written = plot_compare(_chart_rows(evaluation), args.plot, _id_spaces(evaluation, tokenizers), args)
         if not args.quiet:
@@ -152,7 +166,41 @@ def run(args: argparse.Namespace) -> int:
             print_note(f"rows written to {args.output}")
     else:
         sys.stdout.write(text)
-    return 0
+    return EXIT_ERROR if failed else EXIT_OK
+
+
+def _say_read(evaluation: Evaluation, quiet: bool) -> None:
+    """What reading the files found: a warning about stretches encoded in pieces (even with
+    ``--quiet``), and the empty files left out of the rows."""
+    if evaluation.long_stretches_note is not None:
+        print_note(f"warning: {evaluation.long_stretches_note}")
+    if evaluation.empty_files and not quiet:
+        n = evaluation.empty_files
+        print_note(f"{n:,} empty {'file' if n == 1 else 'files'} left out of the rows")
+
+
+def _load_tokenizers(specs: list[str], pattern: str | None) -> tuple[list[str], list[Any], list[str]]:
+    """Load every tokenizer that loads; each one that does not is said in one line and left out.
+
+    Returns the specs and tokenizers that loaded and the specs that failed (the command then ends
+    with exit status 1 after evaluating the rest); when none loads, the first failure is raised.
+    """
+    from tokviz.core.errors import TokvizError
+
+    loaded: list[tuple[str, Any]] = []
+    failed: list[tuple[str, Exception]] = []
+    for spec in specs:
+        try:
+            loaded.append((spec, load_tokenizer(spec, pattern=pattern)))
+        except (TokvizError, OSError, ValueError) as exc:
+            failed.append((spec, exc))
+    if not loaded and failed:
+        raise failed[0][1]
+    from . import describe_error
+
+    for spec, problem in failed:
+        print_error(f"cannot load {spec}: {describe_error(problem)}")
+    return [s for s, _ in loaded], [t for _, t in loaded], [s for s, _ in failed]
 
 
 def _named_files(paths: list[str]) -> list[str]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from tokviz.core.safe_text import csv_cell, encodable
@@ -20,6 +21,8 @@ if TYPE_CHECKING:
     from tokviz.core.evaluation import EvalRow, Evaluation
 
 FORMATS = ("table", "csv", "json", "markdown")
+# The column of the id range (highest id + 1), shown only where it differs from the token count.
+_ID_RANGE = 9
 _HEADERS = (
     ("group", False),
     ("tokenizer", False),
@@ -30,28 +33,44 @@ _HEADERS = (
     ("x fewest", True),
     ("tokens used", True),
     ("vocab", True),
+    ("id range", True),
     ("used", True),
     ("mean len", True),
 )
 
 
-def render(evaluation: Evaluation, form: str, per_file: bool = False) -> str:
-    """The rows of ``evaluation`` in ``form`` (one of :data:`FORMATS`), ending with a newline."""
+def render(
+    evaluation: Evaluation,
+    form: str,
+    per_file: bool = False,
+    assumptions: Mapping[str, list[str]] | None = None,
+    specials: tuple[str, str] = ("", ""),
+) -> str:
+    """The rows of ``evaluation`` in ``form`` (one of :data:`FORMATS`), ending with a newline.
+
+    ``assumptions`` (``{tokenizer: [what tokviz assumed]}``) go into the JSON document.
+    ``specials`` is ``(mode, note)``: how special-token text was read (``--specials-in-text``),
+    a ``specials_in_text`` field of CSV and JSON, the note line under a table.
+    """
+    mode, note = specials
     rows = evaluation.rows(per_file)
     if form == "csv":
-        return _csv(rows)
+        return _csv(rows, mode)
     if form == "json":
-        return _json(evaluation, rows)
+        return _json(evaluation, rows, assumptions or {}, mode)
     cells = [_cells(r) for r in rows]
     columns = list(range(len(_HEADERS)))
     if not evaluation.groups and not per_file:
         columns = columns[1:]  # only the totals: the group column would say "all" on every line
+    if all(r.id_range == r.vocab_tokens for r in rows):
+        columns.remove(_ID_RANGE)  # no gaps in any id layout: "vocab" says it all
     headers = [_HEADERS[c][0] for c in columns]
     right = [_HEADERS[c][1] for c in columns]
     picked = [[row[c] for c in columns] for row in cells]
+    tail = f"{note}\n" if note else ""
     if form == "markdown":
-        return render_markdown(headers, picked, right) + "\n\n" + caption(evaluation) + "\n"
-    return render_table(headers, picked, right) + "\n"
+        return render_markdown(headers, picked, right) + "\n\n" + caption(evaluation) + "\n" + tail
+    return render_table(headers, picked, right) + "\n" + tail
 
 
 def _cells(r: EvalRow) -> list[str]:
@@ -65,6 +84,7 @@ def _cells(r: EvalRow) -> list[str]:
         format_fixed(r.relative_tokens, 2),
         format_int(r.vocab_used),
         format_int(r.vocab_tokens),
+        format_int(r.id_range),
         format_percent(r.vocab_used_share),
         format_fixed(r.mean_token_bytes, 1),
     ]
@@ -76,23 +96,28 @@ def caption(evaluation: Evaluation) -> str:
     text = (
         f"*{n:,} {'file' if n == 1 else 'files'}, {evaluation.text_bytes:,} bytes of text. "
         "bytes/token: the input's bytes over tokens; x fewest: tokens over the fewest any tokenizer needs; "
-        "tokens used: distinct tokens that occur, of the vocabulary's; mean len: their mean length in bytes.*"
+        "tokens used: distinct tokens that occur, of the vocabulary's (vocab: its number of tokens; "
+        "id range: highest id + 1, where ids have gaps); mean len: their mean length in bytes.*"
     )
     return text
 
 
-def _csv(rows: list[EvalRow]) -> str:
+def _csv(rows: list[EvalRow], mode: str) -> str:
     from tokviz.core.evaluation import EVAL_FIELDS, rounded_rows
 
     buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=EVAL_FIELDS, lineterminator="\n")
+    fields = [*EVAL_FIELDS, "specials_in_text"] if mode else list(EVAL_FIELDS)
+    writer = csv.DictWriter(buffer, fieldnames=fields, lineterminator="\n")
     writer.writeheader()
     for row in rounded_rows(r.as_dict() for r in rows):
-        writer.writerow({k: "" if v is None else csv_cell(v) for k, v in row.items()})
+        cells = {k: "" if v is None else csv_cell(v) for k, v in row.items()}
+        writer.writerow(cells | ({"specials_in_text": mode} if mode else {}))
     return buffer.getvalue()
 
 
-def _json(evaluation: Evaluation, rows: list[EvalRow]) -> str:
+def _json(
+    evaluation: Evaluation, rows: list[EvalRow], assumptions: Mapping[str, list[str]], mode: str
+) -> str:
     from tokviz.core.evaluation import rounded_rows
 
     selection = evaluation.selection
@@ -101,5 +126,8 @@ def _json(evaluation: Evaluation, rows: list[EvalRow]) -> str:
         "files": len(selection.files) - evaluation.empty_files,
         "empty_files": evaluation.empty_files,
         "skipped": {s.reason: s.files for s in selection.skipped},
+        "assumptions": dict(assumptions),
     }
+    if mode:
+        document["specials_in_text"] = mode
     return json.dumps(encodable(document), ensure_ascii=False, indent=2) + "\n"

@@ -77,6 +77,7 @@ def describe(tok: Tokenizer, given: str) -> dict[str, Any]:
         "provenance": model_provenance(tok),
     }
     info.update((key, value) for key, value in optional.items() if value)
+    _added_in_text(tok.matched_in_text(), info["special_tokens"], info)
     return info
 
 
@@ -89,6 +90,7 @@ def text_lines(tok: Tokenizer, info: dict[str, Any]) -> list[str]:
         _size_line(info["vocab_size"], tok.vocab_size),
         f"merges:         {tok.merge_count}",
         _special_tokens_line(tok, info["special_tokens"]),
+        *([_added_line(info["added_tokens_in_text"])] if "added_tokens_in_text" in info else []),
         _pretokenizer_line(tok),
     ]
     if "tie_break" in info:
@@ -143,6 +145,23 @@ def _pretokenizer_line(tok: Tokenizer) -> str:
         return f"{guessed[0]} (the file does not say: give --pattern)"
     pre = tok.pretokenizer
     return f"pre-tokenizer:  {pre.name}" + (f"  {pre.pattern}" if pre.name in ("custom", "words") else "")
+
+
+def _added_in_text(matched: dict[str, int], specials: dict[str, int], info: dict[str, Any]) -> dict[str, int]:
+    """The texts the encoder reads as one id that are not special tokens, also put in ``info``."""
+    added = {t: i for t, i in matched.items() if t not in specials}
+    if added:
+        info["added_tokens_in_text"] = added
+    return added
+
+
+def _added_line(added: dict[str, int]) -> str:
+    """The tokens the encoder reads as one id though the file does not mark them special, or ""."""
+    if not added:
+        return ""
+    shown = ", ".join(f"{s} ({i})" for s, i in list(added.items())[:SPECIALS_SHOWN])
+    more = f", ... ({len(added):,} in all)" if len(added) > SPECIALS_SHOWN else ""
+    return f"added tokens:   {shown}{more} (not marked special; text equal to one encodes to its id)"
 
 
 # What each tie rule means, for the line under the pre-tokenizer.

@@ -60,6 +60,33 @@ def add_file_options(p: ArgumentAdder, special: bool = True) -> None:
         )
 
 
+def add_specials_in_text(p: ArgumentAdder) -> None:
+    """``--specials-in-text special|text``: how text equal to a special token's text is encoded."""
+    p.add_argument(
+        "--specials-in-text",
+        choices=("special", "text"),
+        default="special",
+        help="text equal to a special token's text (<|endoftext|>): 'special' reads it as that token's "
+        "one id, as tiktoken's allowed_special='all' and the tokenizers library do (default); "
+        "'text' encodes it as ordinary text (tiktoken's encode_ordinary)",
+    )
+
+
+def reading_specials(tokenizers: Sequence[Tokenizer], args: argparse.Namespace) -> list[Tokenizer]:
+    """``tokenizers`` reading special-token text as ``--specials-in-text`` says (one rule for every command)."""
+    from tokviz.core.specials_text import reading_specials as read
+
+    mode = getattr(args, "specials_in_text", "special")
+    return [read(tok, mode) for tok in tokenizers]
+
+
+def specials_note(tokenizers: Sequence[Tokenizer], args: argparse.Namespace) -> str:
+    """The note line every table carries: "special tokens in text: parsed as specials" (or as text)."""
+    from tokviz.core.specials_text import specials_note as note
+
+    return note(getattr(args, "specials_in_text", "special"), tokenizers)
+
+
 def parse_special_token(value: str) -> tuple[str, int | None]:
     """``TEXT=ID`` -> (TEXT, ID); ``TEXT`` (or a TEXT whose ``=`` is not followed by digits) -> (TEXT, None)."""
     text, sep, number = value.rpartition("=")

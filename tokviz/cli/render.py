@@ -10,10 +10,13 @@ from .options import (
     add_file_options,
     add_input,
     add_picture_options,
+    add_specials_in_text,
     add_words_corpus,
     check_picture_options,
     input_text,
     load_tokenizer,
+    reading_specials,
+    specials_note,
 )
 
 DEFAULT_TOKENIZERS = ("gpt2", "cl100k")
@@ -31,6 +34,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_picture_options(p)
     add_words_corpus(p)
     add_file_options(p)
+    add_specials_in_text(p)
     p.add_argument("--ids", action="store_true", help="draw token ids instead of their text")
     p.add_argument("--whitespace", action="store_true", help="show spaces, tabs and newlines as · → ↵")
 
@@ -46,6 +50,7 @@ def run(args: argparse.Namespace) -> int:
         )
         for spec in specs
     ]
+    tokenizers = reading_specials(tokenizers, args)
     names = [tok.name for tok in tokenizers]
     if len(set(names)) != len(names):
         names = specs
@@ -62,5 +67,5 @@ def run(args: argparse.Namespace) -> int:
     )
     if len(text) > MAX_RENDER_CHARS:
         print_note(f"drew the first {MAX_RENDER_CHARS:,} of {len(text):,} characters")
-    print_note(f"token strips drawn in {written}")
+    print_note(f"token strips drawn in {written} ({specials_note(tokenizers, args)})")
     return 0

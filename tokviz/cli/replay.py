@@ -17,10 +17,13 @@ from .options import (
     add_file_options,
     add_input,
     add_picture_options,
+    add_specials_in_text,
     add_tie_break,
     check_picture_options,
     input_text,
     load_tokenizer,
+    reading_specials,
+    specials_note,
 )
 from .output import bracket_label, format_ratio, quoted_label, render_table, text_or_hex
 
@@ -35,13 +38,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_input(p)
     p.add_argument("--merges", type=int, metavar="K", help="number of merges (default: all)")
     p.add_argument(
-        "--pretokenizer", metavar="P", help="when training on the text: none, gpt2, cl100k or a regex"
+        "--pretokenizer", metavar="P", help="when training on the text: none, gpt2, cl100k, o200k or a regex"
     )
     add_tie_break(p, default=None)
     p.add_argument(
         "--tokenizer", metavar="NAME|PATH", help="replay this tokenizer's merges instead of training"
     )
     add_file_options(p)
+    add_specials_in_text(p)
     p.add_argument(
         "--only-changes",
         action="store_true",
@@ -70,9 +74,13 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(
                 "--pretokenizer and --tie-break apply only when training on the text (no --tokenizer)"
             )
-        tokenizer = load_tokenizer(args.tokenizer, args.special_token, pattern=args.pattern)
+        tokenizer = reading_specials(
+            [load_tokenizer(args.tokenizer, args.special_token, pattern=args.pattern)], args
+        )[0]
         replay = replay_tokenizer(tokenizer, text, args.merges)
+        note = specials_note([tokenizer], args)
     else:
+        note = ""
         replay = replay_training(
             text, args.merges, args.pretokenizer or "gpt2", args.tie_break or "lexicographic"
         )
@@ -92,7 +100,7 @@ def run(args: argparse.Namespace) -> int:
         json.dump(items, sys.stdout, ensure_ascii=False, indent=1)
         sys.stdout.write("\n")
     else:
-        sys.stdout.write(replay_table(replay, args.only_changes) + "\n")
+        sys.stdout.write(replay_table(replay, args.only_changes) + "\n" + (note + "\n" if note else ""))
     if args.render:
         written = render_replay_picture(replay, text, args)
         print_note(f"merge table drawn in {written}")

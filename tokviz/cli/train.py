@@ -57,7 +57,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--vocab-size", type=int, required=True, metavar="N", help="256 bytes + merges + specials")
     add_special(p)
     p.add_argument(
-        "--pretokenizer", default=None, metavar="P", help="none, gpt2 (default), cl100k or a regex"
+        "--pretokenizer", default=None, metavar="P", help="none, gpt2 (default), cl100k, o200k or a regex"
     )
     add_tie_break(p)
     p.add_argument("-o", "--output", required=True, metavar="MODEL.json", help="where to save the model")
@@ -103,7 +103,7 @@ def run(args: argparse.Namespace) -> int:
     check_outputs(outputs, inputs=args.corpus or [args.from_counts])
     check_exports_fit(args)
     errors = "replace" if args.replace_invalid else "strict"
-    corpus_files, provenance = _training_input(args, table, max_size, errors)
+    corpus_files, source = _training_input(args, table, max_size, errors)
     printer = ProgressPrinter(sys.stderr)
 
     def train(cancel: threading.Event) -> TrainResult:
@@ -130,7 +130,8 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_INTERRUPTED
     from tokviz.core.provenance import record_text_bytes
 
-    code = save_outputs(result, args, outputs, record_text_bytes(provenance, result.text_bytes))
+    provenance = record_text_bytes(_provenance(args, source, errors, result), result.text_bytes)
+    code = save_outputs(result, args, outputs, provenance)
     if code:
         return code
     _say_trained(result)
@@ -139,23 +140,39 @@ def run(args: argparse.Namespace) -> int:
 
 def _training_input(
     args: argparse.Namespace, table: CountTable | None, max_size: int | None, errors: str
-) -> tuple[list[str], dict[str, object]]:
-    """The corpus files to read (none for a count table) and the provenance the model records."""
+) -> tuple[list[str], CountTable | Selection]:
+    """The corpus files to read (none for a count table), and where they come from: the count
+    table, or the selection of files."""
     if table is None:
         selection = select_corpus(
             args.corpus, args.include, args.exclude, max_size, errors, args.include_binary
         )
-        return [str(f.path) for f in selection.files], corpus_provenance(selection, args, errors)
+        return [str(f.path) for f in selection.files], selection
     if args.include or args.exclude or max_size is not None or args.include_binary:
         raise UsageError(
             "--include, --exclude, --max-file-size and --include-binary choose corpus files; "
             "the table is counted"
         )
-    return [], table_provenance(table, args.from_counts)
+    return [], table
+
+
+def _provenance(
+    args: argparse.Namespace, source: CountTable | Selection, errors: str, result: TrainResult
+) -> dict[str, object]:
+    """The provenance the model records, made once training has read the corpus (from the bytes
+    it read) or trained from the count table."""
+    from tokviz.core.counts import CountTable
+
+    if isinstance(source, CountTable):
+        return table_provenance(source, args.from_counts)
+    return corpus_provenance(source, args, errors, result)
 
 
 def _say_trained(result: TrainResult) -> None:
-    """The run's summary on standard error, after a note when it stopped before the size asked."""
+    """The run's summary on standard error: a warning about cut pre-tokens, a note when it stopped
+    before the size asked, and the totals."""
+    if result.long_pretokens_note is not None:
+        print_note(f"warning: {result.long_pretokens_note}")
     if result.stop_reason is not None:
         # Not an error (the model is complete for this corpus), but never a silent surprise.
         print_note(f"stopped early: {result.stop_reason}")
@@ -172,8 +189,11 @@ def _say_trained(result: TrainResult) -> None:
     )
 
 
-def corpus_provenance(selection: Selection, args: argparse.Namespace, errors: str) -> dict[str, object]:
-    """The model file's provenance: each corpus file's size and SHA-256, the filters, version and date."""
+def corpus_provenance(
+    selection: Selection, args: argparse.Namespace, errors: str, result: TrainResult
+) -> dict[str, object]:
+    """The model file's provenance: each corpus file's size and SHA-256 as training read it (so a
+    file changed since names no wrong bytes), the filters, version and date."""
     from tokviz.core.provenance import corpus_record, make_provenance
 
     chosen: dict[str, object] = {}
@@ -186,7 +206,7 @@ def corpus_provenance(selection: Selection, args: argparse.Namespace, errors: st
     note = selection.note("--replace-invalid")
     if note:
         chosen["skipped"] = note
-    return make_provenance(corpus_record([str(f.path) for f in selection.files]), chosen, errors)
+    return make_provenance(corpus_record(read=result.files_read), chosen, errors)
 
 
 def table_provenance(table: CountTable, path: str) -> dict[str, object]:

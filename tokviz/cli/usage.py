@@ -23,9 +23,10 @@ import numpy as np
 
 from tokviz.core.safe_text import csv_cell, terminal_text
 
+from .assumed import note_assumptions
 from .command import UsageError, print_note
 from .corpus_files import add_file_filters
-from .options import load_tokenizer
+from .options import add_file_options, add_specials_in_text, load_tokenizer, reading_specials, specials_note
 from .output import format_ratio, render_table, text_or_hex, token_label
 
 if TYPE_CHECKING:
@@ -59,35 +60,54 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="read text that is not valid UTF-8 with replacement characters",
     )
-    p.add_argument("--top", type=int, default=20, metavar="N", help="rows of each list (default: 20)")
+    p.add_argument(
+        "--top", type=int, default=20, metavar="N", help="rows of each list (default: 20; 0: no lists)"
+    )
     p.add_argument(
         "--format",
         choices=FORMATS,
         default="table",
         help="table (default), markdown, json, or csv (one row per token of each vocabulary)",
     )
+    add_file_options(p, special=False)
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress and no notes on standard error")
+    add_specials_in_text(p)
 
 
 @dataclass
 class Report:
-    """One tokenizer's usage, with the name the output shows."""
+    """One tokenizer's usage, with the name the output shows and how special-token text was read.
+
+    ``specials`` is the ``--specials-in-text`` setting; ``note`` the line a table carries about it.
+    """
 
     name: str
     usage: VocabularyUsage
+    specials: str = "special"
+    note: str = ""
+    # What tokviz assumed about the tokenizer (its pre-tokenizer, say): the report rests on it.
+    assumptions: tuple[str, ...] = ()
 
 
 def run(args: argparse.Namespace) -> int:
     """Count every tokenizer's ids on the selected text and print the report."""
-    if args.top < 1:
-        raise UsageError("--top must be 1 or more")
+    if args.top < 0:
+        raise UsageError("--top must be 0 (no lists) or more")
     if args.text is not None and args.paths:
         raise UsageError("give either --text or PATHs, not both")
     if args.text is None and not args.paths:
         raise UsageError("give the held-out text as PATHs (files, folders, globs) or as --text TEXT")
     specs = list(dict.fromkeys(args.tokenizer))
-    tokenizers = [load_tokenizer(spec) for spec in specs]
+    loaded = [load_tokenizer(spec, pattern=args.pattern) for spec in specs]
+    tokenizers = reading_specials(loaded, args)
     names = short_names(specs, tokenizers)
-    reports = [Report(name, usage) for name, usage in zip(names, _count(args, tokenizers))]
+    mode = args.specials_in_text
+    reports = [
+        Report(name, usage, mode, specials_note([tok], args), original.assumptions)
+        for name, tok, original, usage in zip(
+            names, tokenizers, loaded, _count(args, tokenizers), strict=True
+        )
+    ]
     emit: dict[str, Callable[[list[Report], int, IO[str]], None]] = {
         "table": write_table,
         "markdown": write_markdown,
@@ -95,6 +115,8 @@ def run(args: argparse.Namespace) -> int:
         "csv": write_csv,
     }
     emit[args.format](reports, args.top, sys.stdout)
+    if not args.quiet:
+        note_assumptions(names, loaded)
     return 0
 
 
@@ -130,13 +152,13 @@ def _count(args: argparse.Namespace, tokenizers: Sequence[Tokenizer]) -> list[Vo
         include_binary=args.include_binary,
     )
     note = selection.note()
-    if note:
+    if note and not args.quiet:
         print_note(note)
     if not selection.files:
         raise CorpusError("no text files to count: " + (note or "the paths hold no files"))
     files = selection.corpus_files()
     total = sum(f.size for f in files) * len(tokenizers)
-    meter = _Meter(total) if total > _PROGRESS_BYTES and sys.stderr.isatty() else None
+    meter = _Meter(total) if total > _PROGRESS_BYTES and sys.stderr.isatty() and not args.quiet else None
     out = []
     try:
         for tok in tokenizers:
@@ -238,25 +260,28 @@ def _never_rows(r: Report, top: int, label: Callable[[bytes], str]) -> list[list
 
 
 def write_table(reports: list[Report], top: int, out: IO[str]) -> None:
-    """The report as plain aligned text."""
+    """The report as plain aligned text; ``top`` 0 leaves the lists of tokens out."""
     for n, r in enumerate(reports):
         if n:
             out.write("\n")
-        out.write(_about(r) + "\n\n")
+        out.write(_about(r) + "\n" + (r.note + "\n" if r.note else "") + "\n")
         out.write(render_table(_HISTOGRAM_HEADERS, _histogram_rows(r), [False, True, True, True]) + "\n\n")
-        suspects = _suspect_rows(r, top, token_label)
-        out.write(f"likely under-trained tokens ({_SCORE_RULE}; · is a space):\n")
-        if suspects:
-            out.write(
-                render_table(_SUSPECT_HEADERS, suspects, [True, True, True, True, True, False]) + "\n\n"
-            )
-        else:
-            out.write("  none\n\n")
+        if top:
+            _write_suspects_table(r, top, out)
         out.write(_firing_line(r) + "\n")
         never = _never_rows(r, top, token_label)
         if never:
             out.write("never applied, longest first:\n")
             out.write(render_table(_NEVER_HEADERS, never, [True, True, True, False, False]) + "\n")
+
+
+def _write_suspects_table(r: Report, top: int, out: IO[str]) -> None:
+    suspects = _suspect_rows(r, top, token_label)
+    out.write(f"likely under-trained tokens ({_SCORE_RULE}; · is a space):\n")
+    if suspects:
+        out.write(render_table(_SUSPECT_HEADERS, suspects, [True, True, True, True, True, False]) + "\n\n")
+    else:
+        out.write("  none\n\n")
 
 
 def _md_code(data: bytes) -> str:
@@ -278,17 +303,14 @@ def write_markdown(reports: list[Report], top: int, out: IO[str]) -> None:
         if n:
             out.write("\n")
         out.write(f"## {terminal_text(r.name)}\n\n{_about(r).split(': ', 1)[1]}\n\n")
+        if r.note:
+            out.write(f"{r.note[0].upper()}{r.note[1:]}.\n\n")
         out.write(_md_table(_HISTOGRAM_HEADERS, _histogram_rows(r), [False, True, True, True]) + "\n\n")
-        out.write(f"Likely under-trained tokens ({_SCORE_RULE}; · is a space):\n\n")
-        suspects = _suspect_rows(r, top, _md_code)
-        out.write(
-            (
-                _md_table(_SUSPECT_HEADERS, suspects, [True, True, True, True, True, False])
-                if suspects
-                else "none"
-            )
-            + "\n\n"
-        )
+        if top:
+            out.write(f"Likely under-trained tokens ({_SCORE_RULE}; · is a space):\n\n")
+            suspects = _suspect_rows(r, top, _md_code)
+            table = _md_table(_SUSPECT_HEADERS, suspects, [True, True, True, True, True, False])
+            out.write((table if suspects else "none") + "\n\n")
         out.write(_firing_line(r) + ".\n")
         never = _never_rows(r, top, _md_code)
         if never:
@@ -307,6 +329,7 @@ def report_json(r: Report, top: int) -> dict[str, Any]:
     f = u.merge_firing()
     return {
         "tokenizer": r.name,
+        "assumptions": list(r.assumptions),
         "files": c.documents,
         "bytes": c.bytes,
         "tokens": c.tokens,
@@ -315,6 +338,7 @@ def report_json(r: Report, top: int) -> dict[str, Any]:
         "used": u.used,
         "share_used": round(u.share, 4),
         "headline": u.headline(),
+        "specials_in_text": r.specials,
         "length_histogram": [
             {"length": label, "vocabulary": v, "used": used, "occurrences": o}
             for label, v, used, o in u.length_histogram().buckets()
@@ -340,7 +364,18 @@ def write_json(reports: list[Report], top: int, out: IO[str]) -> None:
     out.write("\n")
 
 
-CSV_FIELDS = ("tokenizer", "id", "token", "hex", "length", "count", "step", "score", "applied")
+CSV_FIELDS = (
+    "tokenizer",
+    "id",
+    "token",
+    "hex",
+    "length",
+    "count",
+    "step",
+    "score",
+    "applied",
+    "specials_in_text",
+)
 # step: the merge that made the token (1-based, as the timeline numbers it; empty for single bytes
 # and special tokens); applied: whether the text applies that merge at all ("yes"/"no").
 
@@ -371,5 +406,6 @@ def write_csv(reports: list[Report], _top: int, out: IO[str]) -> None:
                 "" if rank is None else rank + 1,
                 round(score_of.get(tid, 0.0), 3),
                 applied,
+                r.specials,
             ]
             writer.writerow([csv_cell(v) for v in row])

@@ -6,13 +6,9 @@ their name) are decompressed on the fly, block by block like any other file. Inv
 error that names the file and byte offset, unless the caller asked to continue with replacement
 characters.
 
-A folder is a collection of whatever happens to be in it (``/usr/lib/python3.11`` holds ``.pyc``
-and ``.so`` files next to the sources), so a folder walk looks at the first few KB of each file
-(decompressed first, when compressed) and leaves out those that are not text, counting them in a
-:class:`CorpusSummary` the CLI and the GUI show. Unless invalid UTF-8 is to be replaced, a folder's
-text files are also checked to the end, so a run never stops at a bad byte deep in one of them. A file named explicitly was asked for, so it
-is read even when the sniff calls it binary (UTF-8 text with NUL bytes is text); only one that is
-not UTF-8 either is an error, not a silent skip.
+Which files make a corpus is chosen by :mod:`tokviz.core.fileselect`, with the tools here: the
+first few KB of each file (decompressed first, when compressed) tell text from binary
+(:func:`sniff_file`), and :func:`iter_file_text` reads a file to its end.
 """
 
 from __future__ import annotations
@@ -20,19 +16,18 @@ from __future__ import annotations
 import bz2
 import codecs
 import gzip
+import hashlib
 import io
 import lzma
 import os
-from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import regex
 
 from .errors import CorpusError
-from .filekind import not_regular_reason
 
 # What training reads: the text itself, a path, or several paths (files or folders).
 CorpusSource = str | os.PathLike[str] | Iterable[str | os.PathLike[str]]
@@ -62,67 +57,6 @@ class CorpusFile:
     path: Path
     size: int
     compression: str | None = None
-
-
-@dataclass(frozen=True)
-class CorpusSummary:
-    """What a corpus scan found: the files it will read and those a folder walk left out.
-
-    ``bytes`` counts the used files as stored (compressed files by their compressed size, as
-    training's progress does). ``binary_kinds`` are the commonest suffixes of the binary files
-    left out, most frequent first, to say what they were (".pyc", ".so").
-    """
-
-    files: int = 0
-    bytes: int = 0
-    compressed: int = 0
-    skipped_binary: int = 0
-    skipped_not_utf8: int = 0
-    skipped_unreadable: int = 0
-    skipped_bytes: int = 0
-    binary_kinds: tuple[str, ...] = field(default=(), repr=False)
-
-    @property
-    def skipped(self) -> int:
-        """How many files of the folders were left out, for any reason."""
-        return self.skipped_binary + self.skipped_not_utf8 + self.skipped_unreadable
-
-    def note(self, replace_hint: str = "--replace-invalid") -> str | None:
-        """One line about the files left out ("skipped 1,406 binary files (.pyc, .so, …)"), or None.
-
-        ``replace_hint`` names the way to read non-UTF-8 text anyway (a CLI flag, a checkbox).
-        """
-        parts = []
-        if self.skipped_binary:
-            parts.append(f"skipped {_files(self.skipped_binary, 'binary file')}{_kinds(self.binary_kinds)}")
-        if self.skipped_not_utf8:
-            parts.append(
-                f"skipped {_files(self.skipped_not_utf8, 'file')} that "
-                f"{'is' if self.skipped_not_utf8 == 1 else 'are'} not UTF-8 ({replace_hint} reads them)"
-            )
-        if self.skipped_unreadable:
-            parts.append(f"skipped {_files(self.skipped_unreadable, 'unreadable file')}")
-        return "; ".join(parts) or None
-
-
-def _files(n: int, noun: str) -> str:
-    return f"{n:,} {noun}{'' if n == 1 else 's'}"
-
-
-def _kinds(kinds: tuple[str, ...]) -> str:
-    if not kinds:
-        return ""
-    shown = kinds[:3]
-    return f" ({', '.join(shown)}{', …' if len(kinds) > 3 else ''})"
-
-
-@dataclass(frozen=True)
-class CorpusScan:
-    """A resolved corpus: the files to read (or the text itself) and what the scan found."""
-
-    files: list[CorpusFile]
-    text: str | None
-    summary: CorpusSummary
 
 
 def compression_of(head: bytes) -> str | None:
@@ -209,153 +143,49 @@ def sniff_file(path: Path) -> tuple[str, str | None]:
         return classify_head(content, len(content) < SNIFF_SIZE), compression
 
 
-def scan_source(source: CorpusSource, errors: str = "strict") -> CorpusScan:
-    """Resolve ``source`` into files to read (or literal text), leaving out what is not text.
+@dataclass(frozen=True)
+class FileRead:
+    """One corpus file as a run read it: its path, its bytes as stored and their SHA-256.
 
-    A ``str`` is the text itself. A path (``os.PathLike``) or a list of paths (``str`` or
-    ``PathLike`` items) is read from disk; folders contribute their files recursively in sorted
-    order, skipping hidden ones, binary ones and (unless ``errors="replace"``) text that is not
-    UTF-8; the summary counts them. A file named explicitly is read whatever the sniff says of it
-    (a log with NUL bytes is still UTF-8 text); one that is binary and not UTF-8 raises
-    :class:`CorpusError` unless ``errors="replace"``.
+    The hash is of the bytes actually read (compressed files: the stored, compressed bytes), so a
+    model's provenance names what it was trained on even if the file changes afterwards.
     """
-    if isinstance(source, str):
-        return CorpusScan([], source, CorpusSummary())
-    items = [source] if isinstance(source, os.PathLike) else list(source)
-    if not items:
-        raise CorpusError("the corpus is empty: no files were given")
-    files: list[CorpusFile] = []
-    walk = _FolderWalk(errors)
-    for item in items:
-        path = Path(item)
-        if path.is_dir():
-            files.extend(walk.text_files(path))
-        elif path.is_file():
-            files.append(_named_file(path, errors))
-        else:
-            raise CorpusError(_not_a_corpus_file(path), path=str(path))
-    summary = walk.summary(files)
-    if not files:
-        found = summary.note("replacing invalid UTF-8")
-        holds = f"no text files ({found})" if found else "no files"
-        raise CorpusError(f"the corpus is empty: the folder holds {holds}")
-    return CorpusScan(files, None, summary)
+
+    path: str
+    size: int
+    sha256: str
 
 
-def resolve_source(source: CorpusSource, errors: str = "strict") -> tuple[list[CorpusFile], str | None]:
-    """Split ``source`` into files to read or literal text (see :func:`scan_source`)."""
-    scan = scan_source(source, errors)
-    return scan.files, scan.text
+class ReadLog:
+    """What a run's reading saw: a :class:`FileRead` for each file :func:`iter_file_text` read to
+    its end, and how often :func:`iter_parts` cut text where it found no safe place."""
+
+    def __init__(self) -> None:
+        self.files: list[FileRead] = []
+        self.forced_cuts = 0
 
 
-def _named_file(path: Path, errors: str = "strict") -> CorpusFile:
-    """A file the user named: read it whatever its name or the control characters in it, but
-    refuse (unless invalid UTF-8 is to be replaced) one that is binary and not UTF-8."""
-    try:
-        kind, compression = sniff_file(path)
-    except OSError as exc:
-        raise CorpusError(f"cannot read {path}: {exc.strerror or exc}", path=str(path)) from None
-    packed = f"{compression}-compressed " if compression else ""
-    file = CorpusFile(path, path.stat().st_size, compression)
-    if kind == BINARY and errors != "replace" and decodes_to_end(file) != TEXT:
-        raise CorpusError(
-            f"{path} is a {packed}binary file, not text; a corpus file must hold UTF-8 text",
-            path=str(path),
-        )
-    if kind == UNREADABLE:
-        raise CorpusError(f"cannot decompress {path}: the file is damaged or cut short", path=str(path))
-    return file
+class _WitnessReader(io.RawIOBase):
+    """A file read through this counts its bytes as they go by, and hashes them with ``hashing``."""
 
+    def __init__(self, raw: io.BufferedReader, hashing: bool) -> None:
+        super().__init__()
+        self.raw = raw
+        self.digest = hashlib.sha256() if hashing else None
+        self.count = 0
 
-class _FolderWalk:
-    """Walks folders for a scan, keeping the text files and counting the others by kind."""
+    def readable(self) -> bool:
+        return True
 
-    def __init__(self, errors: str) -> None:
-        self.errors = errors
-        self.counts: Counter[str] = Counter()
-        self.skipped_bytes = 0
-        self.binary_suffixes: Counter[str] = Counter()
+    def readinto(self, buffer: Any) -> int:
+        n = self.raw.readinto(buffer) or 0
+        if n and self.digest is not None:
+            self.digest.update(memoryview(buffer)[:n])
+        self.count += n
+        return n
 
-    def text_files(self, root: Path) -> Iterator[CorpusFile]:
-        """The files under ``root`` that are text, in sorted order; hidden ones are not looked at."""
-        for sub in sorted(p for p in root.rglob("*") if not _hidden(p, root) and p.is_file()):
-            try:
-                size = sub.stat().st_size
-                kind, compression = sniff_file(sub)
-            except OSError:
-                size, kind, compression = 0, UNREADABLE, None
-            file = CorpusFile(sub, size, compression)
-            if kind == TEXT and self.errors == "strict":
-                kind = whole_file_kind(file)
-            if kind == TEXT or (kind == NOT_UTF8 and self.errors == "replace"):
-                yield file
-                continue
-            self.counts[kind] += 1
-            self.skipped_bytes += size
-            if kind == BINARY:
-                self.binary_suffixes[suffix_kind(sub)] += 1
-
-    def summary(self, files: list[CorpusFile]) -> CorpusSummary:
-        """The counts of this walk with the files finally used."""
-        return CorpusSummary(
-            files=len(files),
-            bytes=sum(f.size for f in files),
-            compressed=sum(1 for f in files if f.compression),
-            skipped_binary=self.counts[BINARY],
-            skipped_not_utf8=self.counts[NOT_UTF8],
-            skipped_unreadable=self.counts[UNREADABLE],
-            skipped_bytes=self.skipped_bytes,
-            binary_kinds=tuple(k for k, _ in self.binary_suffixes.most_common()),
-        )
-
-
-def whole_file_kind(file: CorpusFile) -> str:
-    """``text`` when the whole file decodes as UTF-8, else ``not-utf8`` (or ``unreadable``).
-
-    In strict mode a folder's file that is UTF-8 at its start but not further on (an old
-    changelog with Latin-1 names) would stop a long run at its first bad byte, so it is checked
-    to the end (streamed) before training and left out like any other non-UTF-8 file. A
-    compressed file cut short is found here too. Files no longer than the sniff are known.
-    """
-    if file.compression is None and file.size <= SNIFF_SIZE:
-        return TEXT
-    return decodes_to_end(file)
-
-
-def decodes_to_end(file: CorpusFile) -> str:
-    """``text`` when the whole file (decompressed) decodes as UTF-8, else ``not-utf8`` (or
-    ``unreadable`` for a damaged compressed file): whatever the sniff said, read to the end."""
-    try:
-        for _ in iter_file_text(file):
-            pass
-    except CorpusError as exc:
-        return NOT_UTF8 if exc.offset is not None else UNREADABLE
-    return TEXT
-
-
-def suffix_kind(path: Path) -> str:
-    """How a skipped file is named in the note: its suffix (".pyc"; ".tar.gz"), or its name."""
-    suffixes = path.suffixes
-    if not suffixes or len(path.suffix) > 8 or not path.suffix[1:].isalnum():
-        return "no extension"
-    if path.suffix in (".gz", ".bz2", ".xz") and len(suffixes) > 1 and len(suffixes[-2]) <= 5:
-        return "".join(suffixes[-2:])
-    return path.suffix
-
-
-def _not_a_corpus_file(path: Path) -> str:
-    """Why ``path`` cannot be read as a corpus file: missing, or what else it is (a FIFO would
-    block the reader forever and a device such as /dev/zero never ends, so both are refused)."""
-    reason = not_regular_reason(path)
-    if reason == "does not exist":
-        if str(path) == "-":
-            return "'-' (standard input) cannot be a corpus: save the text to a file and give its path"
-        return f"corpus file not found: {path}"
-    return f"the corpus {path} {reason}; a corpus must be regular files or folders"
-
-
-def _hidden(path: Path, root: Path) -> bool:
-    return any(part.startswith(".") for part in path.relative_to(root).parts)
+    def tell(self) -> int:
+        return self.count
 
 
 def iter_file_text(
@@ -363,6 +193,7 @@ def iter_file_text(
     errors: str = "strict",
     block_size: int | None = None,
     on_read: Callable[[int], None] | None = None,
+    log: ReadLog | None = None,
     on_content: Callable[[int], None] | None = None,
 ) -> Iterator[str]:
     """Decode one file block by block; a strict decode error names the file and byte offset.
@@ -370,16 +201,35 @@ def iter_file_text(
     A compressed file is decompressed as it is read (the offset is then one in its decompressed
     content). ``on_read`` receives the bytes of the file used since its last call, counted as
     stored on disk, so progress over compressed files is measured against their stored size.
+    A file whose size or modification time changed while it was read (cut short or written to by
+    another program) is a :class:`CorpusError` that names it: what was read is no version of the
+    file. ``log`` receives the size and SHA-256 of the bytes read once the file is read to its end.
     ``on_content`` receives the bytes of content decoded (decompressed, and before any invalid
     byte becomes U+FFFD): the input's own size, which bytes per token divide.
     """
     try:
         with open(file.path, "rb") as raw:
+            before = os.fstat(raw.fileno())
+            witness = _WitnessReader(raw, hashing=log is not None)
             yield from iter_stream_text(
-                raw, str(file.path), file.compression, errors, block_size, on_read, on_content
+                witness, str(file.path), file.compression, errors, block_size, on_read, on_content
             )
+            _check_unchanged(file, before, os.fstat(raw.fileno()), witness.count)
     except OSError as exc:
         raise CorpusError(f"cannot read {file.path}: {exc.strerror or exc}", path=str(file.path)) from None
+    if log is not None and witness.digest is not None:
+        log.files.append(FileRead(str(file.path), witness.count, witness.digest.hexdigest()))
+
+
+def _check_unchanged(file: CorpusFile, before: os.stat_result, after: os.stat_result, read: int) -> None:
+    """Refuse a file that changed while it was read: its size or time differ, or fewer bytes came."""
+    changed = (after.st_size, after.st_mtime_ns) != (before.st_size, before.st_mtime_ns)
+    if changed or read != before.st_size:
+        raise CorpusError(
+            f"{file.path} changed while it was read ({before.st_size:,} bytes when reading began, "
+            f"{after.st_size:,} when it ended); read it again once nothing writes to it",
+            path=str(file.path),
+        )
 
 
 def iter_stream_text(
@@ -394,17 +244,16 @@ def iter_stream_text(
     """:func:`iter_file_text` for a file already open as ``raw`` (a local file or an fsspec one).
 
     ``name`` is how messages name the file; ``raw`` is read in blocks and decompressed on the fly,
-    so a compressed file of any size costs a block of memory. The caller closes ``raw``.
+    so a compressed file of any size costs a block of memory. ``on_read`` receives the bytes of
+    ``raw`` used since its last call. The caller closes ``raw``.
     """
-    block_size = block_size or BLOCK_SIZE
     decoder = codecs.getincrementaldecoder("utf-8")(errors=errors)
     offset = 0
     used = 0
-    where_text = " of its decompressed content" if compression else ""
     try:
         with open_decompressed(Path(name), compression, raw) as fh:
             while True:
-                block = fh.read(block_size)
+                block = fh.read(block_size or BLOCK_SIZE)
                 final = not block
                 if on_content is not None:
                     on_content(len(block))
@@ -417,13 +266,7 @@ def iter_stream_text(
                 try:
                     text = decoder.decode(block, final=final)
                 except UnicodeDecodeError as exc:
-                    where = max(offset - pending + exc.start, 0)
-                    raise CorpusError(
-                        f"{name} is not valid UTF-8 (byte offset {where}{where_text}); "
-                        "it can be read with replacement characters instead",
-                        path=name,
-                        offset=where,
-                    ) from None
+                    raise _not_utf8(name, compression, offset - pending + exc.start) from None
                 if text:
                     yield text
                 if final:
@@ -435,6 +278,16 @@ def iter_stream_text(
         raise CorpusError(f"cannot read {name}: {exc.strerror or exc}", path=name) from None
 
 
+def _not_utf8(name: str, compression: str | None, where: int) -> CorpusError:
+    where_text = " of its decompressed content" if compression else ""
+    return CorpusError(
+        f"{name} is not valid UTF-8 (byte offset {max(where, 0)}{where_text}); "
+        "it can be read with replacement characters instead",
+        path=name,
+        offset=max(where, 0),
+    )
+
+
 def iter_parts(
     files: list[CorpusFile],
     text: str | None,
@@ -443,100 +296,150 @@ def iter_parts(
     part_size: int,
     errors: str = "strict",
     on_bytes: Callable[[int], None] | None = None,
+    log: ReadLog | None = None,
+    longest_part: int | None = None,
     on_content: Callable[[int], None] | None = None,
 ) -> Iterator[str]:
     """Yield corpus text in parts of about ``part_size`` characters, cut only at safe places.
 
     Safe places are the start of a special token, a file boundary (files are separate
-    documents), and, for the named patterns, a space that follows a non-space. ``on_bytes``
-    receives the bytes consumed: of the text's UTF-8, or of the files as stored on disk.
+    documents), and, for the named patterns, a space that follows a non-space. A stretch with no
+    safe place (20 MB of "a", a whole document under ``none``) is cut after the last safe place
+    before it and then every ``longest_part`` (:data:`LONGEST_PART`) characters, so a part is never
+    much longer than that; ``log`` counts those cuts. ``on_bytes`` receives the bytes consumed: of the text's UTF-8, or of the files as stored
+    on disk; ``log`` the size and SHA-256 of each file read (see :func:`iter_file_text`).
     ``on_content`` receives the text's size in bytes: its UTF-8, or the files' content as
     :func:`iter_file_text` counts it (decompressed, invalid bytes as they were).
     """
-    cut_point = safe_cut_finder(specials, safe_spaces, part_size)
+    cutter = _PartCutter(specials, safe_spaces, part_size, longest_part or LONGEST_PART, log or ReadLog())
     if text is not None:
-        pieces: Iterable[str] = _chunks_of(text, BLOCK_SIZE)
-        for counter in (on_bytes, on_content):
-            if counter is not None:
-                pieces = _counting_bytes(pieces, counter)
-        yield from _cut_parts(pieces, cut_point, part_size)
+        yield from cutter.parts(_chunks_of(text, BLOCK_SIZE), _both(on_bytes, on_content))
         return
-    # Files report the bytes read from disk themselves (compressed files by stored size).
     for f in files:
-        pieces = iter_file_text(f, errors, on_read=on_bytes, on_content=on_content)
-        yield from _cut_parts(pieces, cut_point, part_size)
+        # Files report the bytes read from disk themselves (compressed files by stored size).
+        pieces = iter_file_text(f, errors, on_read=on_bytes, log=log, on_content=on_content)
+        yield from cutter.parts(pieces, None)
+
+
+def _both(
+    first: Callable[[int], None] | None, second: Callable[[int], None] | None
+) -> Callable[[int], None] | None:
+    """One byte counter that tells both ``first`` and ``second`` (either may be None)."""
+    if first is None or second is None:
+        return first or second
+
+    def tell_both(n: int) -> None:
+        first(n)
+        second(n)
+
+    return tell_both
 
 
 def text_parts(
-    pieces: Iterable[str], specials: list[str], safe_spaces: bool, part_size: int
+    pieces: Iterable[str],
+    specials: list[str],
+    safe_spaces: bool,
+    part_size: int,
+    log: ReadLog | None = None,
+    longest_part: int | None = None,
 ) -> Iterator[str]:
-    """One document's text, given in ``pieces`` of any size, in parts cut only at safe places.
+    """One document's text, given in ``pieces`` of any size, in parts cut as :func:`iter_parts`
+    cuts each file (a Dask worker reads a whole file this way).
 
     A pre-token split across two pieces is whole in one part, so counting each part counts the
-    document exactly (see :func:`iter_parts`, which does this for every file of a corpus).
+    document exactly as a local count does; ``log`` counts the cuts made where no safe place was.
     """
-    return _cut_parts(pieces, safe_cut_finder(specials, safe_spaces, part_size), part_size)
+    cutter = _PartCutter(specials, safe_spaces, part_size, longest_part or LONGEST_PART, log or ReadLog())
+    return cutter.parts(pieces, None)
 
 
-def _counting_bytes(pieces: Iterable[str], on_bytes: Callable[[int], None]) -> Iterator[str]:
-    for piece in pieces:
-        on_bytes(len(piece.encode("utf-8")) if not piece.isascii() else len(piece))
-        yield piece
+# A part with no safe place to cut is cut anyway at this many characters (see iter_parts): the
+# pre-tokens it holds are cut at LONGEST_PRETOKEN characters anyway, 64 times fewer.
+LONGEST_PART = 1 << 22
 
 
-def _cut_parts(pieces: Iterable[str], cut_point: Callable[[str], int], part_size: int) -> Iterator[str]:
-    """Gather ``pieces`` and yield parts of about ``part_size`` characters at ``cut_point``'s cuts."""
-    buf = ""
-    for piece in pieces:
-        buf += piece
-        while len(buf) >= part_size:
-            cut = cut_point(buf)
-            if cut <= 0:
-                break
-            yield buf[:cut]
-            buf = buf[cut:]
-    if buf:
-        yield buf
+class _PartCutter:
+    """Where text may be cut into parts without changing how it pre-tokenizes."""
 
-
-def safe_cut_finder(specials: list[str], safe_spaces: bool, part_size: int) -> Callable[[str], int]:
-    """A function giving the last safe cut in a buffer's final ``part_size`` characters (0: none).
-
-    A buffer's last characters (as many as the longest special token) are never cut, as more
-    text may complete a special token there.
-    """
-    special_re = (
-        regex.compile("|".join(regex.escape(s) for s in sorted(specials, key=len, reverse=True)))
-        if specials
-        else None
-    )
-    longest = max((len(s) for s in specials), default=0)
-
-    def inside_special(buf: str, pos: int) -> bool:
-        if special_re is None:
-            return False
-        lo = max(0, pos - longest)
-        return any(
-            m.start() < pos < m.end() for m in special_re.finditer(buf, lo, min(len(buf), pos + longest))
+    def __init__(
+        self, specials: list[str], safe_spaces: bool, part_size: int, longest_part: int, log: ReadLog
+    ) -> None:
+        self.special_re = (
+            regex.compile("|".join(regex.escape(s) for s in sorted(specials, key=len, reverse=True)))
+            if specials
+            else None
         )
+        self.longest = max((len(s) for s in specials), default=0)
+        self.safe_spaces = safe_spaces
+        self.part_size = part_size
+        self.longest_part = longest_part
+        self.log = log
 
-    def cut_point(buf: str) -> int:
-        limit = len(buf) - max(longest, 1)
+    def parts(self, pieces: Iterable[str], count_text: Callable[[int], None] | None) -> Iterator[str]:
+        """The parts of one document given in ``pieces``; ``count_text`` gets each piece's UTF-8 size."""
+        buf = ""
+        for piece in pieces:
+            if count_text is not None:
+                count_text(len(piece.encode("utf-8")) if not piece.isascii() else len(piece))
+            buf += piece
+            while len(buf) >= self.part_size:
+                cut = self.cut_point(buf, self.part_size)
+                if cut <= 0 and len(buf) >= self.longest_part + self.longest:
+                    cut = self.forced_cut(buf)
+                if cut <= 0:
+                    break
+                yield buf[:cut]
+                buf = buf[cut:]
+        if buf:
+            yield buf
+
+    def forced_cut(self, buf: str) -> int:
+        """Where to cut a buffer too long to wait for a safe place in reach: at the last safe place
+        anywhere in it, or at ``longest_part`` characters when it has none (counted in the log)."""
+        cut = self.cut_point(buf, len(buf))
+        if cut > 0:
+            return cut
+        self.log.forced_cuts += 1
+        return self.longest_part
+
+    def cut_point(self, buf: str, reach: int) -> int:
+        """The last safe place in the ``reach`` characters before ``buf``'s end (less the longest
+        special token, which may still be incomplete), or 0."""
+        limit = len(buf) - max(self.longest, 1)
         if limit <= 0:
             return 0
-        lo = max(0, limit - part_size)
-        if safe_spaces:
-            pos = buf.rfind(" ", lo, limit + 1)
-            while pos > 0:
-                if not buf[pos - 1].isspace() and not inside_special(buf, pos):
-                    return pos
-                pos = buf.rfind(" ", lo, pos)
-        if special_re is None:
-            return 0
-        starts = [m.start() for m in special_re.finditer(buf, 0, limit + longest) if m.start() <= limit]
-        return starts[-1] if starts else 0
+        lo = max(0, limit - reach)
+        if self.safe_spaces:
+            pos = self._space_cut(buf, lo, limit)
+            if pos > 0:
+                return pos
+        return self._special_cut(buf, limit)
 
-    return cut_point
+    def _space_cut(self, buf: str, lo: int, limit: int) -> int:
+        pos = buf.rfind(" ", lo, limit + 1)
+        while pos > 0:
+            if not buf[pos - 1].isspace() and not self._inside_special(buf, pos):
+                return pos
+            pos = buf.rfind(" ", lo, pos)
+        return 0
+
+    def _special_cut(self, buf: str, limit: int) -> int:
+        if self.special_re is None:
+            return 0
+        last = 0
+        for m in self.special_re.finditer(buf, 0, limit + self.longest):
+            if m.start() <= limit:
+                last = m.start()
+        return last
+
+    def _inside_special(self, buf: str, pos: int) -> bool:
+        if self.special_re is None:
+            return False
+        lo = max(0, pos - self.longest)
+        return any(
+            m.start() < pos < m.end()
+            for m in self.special_re.finditer(buf, lo, min(len(buf), pos + self.longest))
+        )
 
 
 def _chunks_of(text: str, size: int) -> Iterator[str]:

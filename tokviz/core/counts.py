@@ -23,9 +23,8 @@ import stat
 import time
 from collections.abc import Callable, Generator, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, cast
+from typing import Any
 
-from .corpus import scan_source
 from .count_schema import (
     MAX_COUNT,
     MAX_COUNT_TEXT,
@@ -36,6 +35,7 @@ from .count_schema import (
     shown_cell,
 )
 from .errors import CorpusError, PretokenizerError, TokvizError, VocabSizeError
+from .fileselect import corpus_source
 from .path_record import path_fields, recorded_path
 from .pretokenize import resolve_pretokenizer
 from .sizes import text_and_file_size
@@ -93,6 +93,8 @@ class CountTable:
     U+FFFD). ``parts`` says how many tables were added to make this one. ``corpus_bytes`` is the
     corpus as stored on disk (compressed files by their compressed size); ``text_bytes`` the bytes
     of its text (see :mod:`tokviz.core.sizes`), None for a table written before it was recorded.
+    ``long_pretokens`` is how many pre-tokens this count cut into pieces (as training does; not
+    stored in the file; a pre-token split between two parts of the text counts once in each).
     """
 
     counts: dict[str, int]
@@ -103,6 +105,7 @@ class CountTable:
     files: tuple[CountedFile, ...] = ()
     tokviz_version: str = field(default_factory=lambda: tokviz_version())
     parts: int = 1
+    long_pretokens: int = field(default=0, compare=False)
     text_bytes: int | None = None
 
     @property
@@ -234,28 +237,25 @@ def count_iter(
     source = _corpus_argument("count_iter", (), text, files, errors)
     if not isinstance(source, str):
         # Folders become their text files here, so the metadata lists the files actually read.
-        items = source if isinstance(source, list) else [cast("str | os.PathLike[str]", source)]
-        source = [str(f.path) for f in scan_source(items, errors).files]
+        source = [str(f.path) for f in corpus_source(source, errors)[0]]
     specials = _special_tokens_argument(special_tokens)
     pre = resolve_pretokenizer(pretokenizer)
     t0 = time.perf_counter()
-    counts, corpus_bytes, text_bytes = yield from _count_corpus(
+    counted = yield from _count_corpus(
         source, pre, specials, errors, workers, cancel, report_every, t0, parallel
     )
-    counted: list[CountedFile] = []
-    if not isinstance(source, str):
-        for p in source:
-            size = os.stat(p).st_size
-            counted.append(CountedFile(str(p), size, file_sha256(p, cancel) if hashes else None))
-    yield Progress("pre-tokenizing", corpus_bytes, corpus_bytes, (), time.perf_counter() - t0)
+    # Sizes and hashes of the bytes counted, taken as they were read (not read again after).
+    read = tuple(CountedFile(f.path, f.size, f.sha256 if hashes else None) for f in counted.files_read)
+    yield Progress("pre-tokenizing", counted.bytes, counted.bytes, (), time.perf_counter() - t0)
     return CountTable(
-        counts=dict(counts),
+        counts=dict(counted.counts),
         pretokenizer=pre.to_json(),
         special_tokens=tuple(specials),
         invalid_utf8=errors,
-        corpus_bytes=corpus_bytes,
-        files=tuple(counted),
-        text_bytes=text_bytes,
+        corpus_bytes=counted.bytes,
+        files=read,
+        long_pretokens=counted.long_pretokens,
+        text_bytes=counted.text_bytes,
     )
 
 

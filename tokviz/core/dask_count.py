@@ -43,12 +43,12 @@ from .corpus import (
     iter_parts,
     iter_stream_text,
     open_decompressed,
-    scan_source,
     text_parts,
 )
 from .counts import CountedFile, CountTable, CountTableError
 from .dask_client import CONNECT_TIMEOUT, WORKER_TIMEOUT, DaskError, Watchdog, connect, dask_log_kept
 from .errors import Cancelled, CorpusError
+from .fileselect import corpus_source
 from .pretokenize import NAMED_PATTERNS, Pretokenizer, SpecialSplitter, resolve_pretokenizer
 from .train import (
     PART_SIZE,
@@ -129,7 +129,7 @@ def resolve_inputs(inputs: Sequence[str | os.PathLike[str]], errors: str = "stri
             # the path as given, as a local count does.
             files += [
                 InputFile(str(f.path.resolve()), f.size, f.compression, str(f.path))
-                for f in scan_source([Path(local)], errors).files
+                for f in corpus_source([Path(local)], errors)[0]
             ]
             continue
         files += _remote_files(text, errors)
@@ -247,23 +247,27 @@ def _straddled(buf: bytes, p: int, specials: Sequence[bytes]) -> bool:
 
 # ---------------------------------------------------------------------------- on the workers
 _Partial = tuple[str, Any]
+# A table packed to travel between processes: its pre-tokens joined, its counts as int64, and how
+# many long pre-tokens its count cut into pieces (see :func:`~tokviz.core.train.count_words`).
+Packed = tuple[bytes, bytes, int]
 # Joins the pre-tokens of a packed table: a lone surrogate, which text decoded from UTF-8 never holds.
 _SEP = "\ud800"
 
 
-def pack(counts: dict[str, int]) -> tuple[bytes, bytes]:
-    """A table as two byte strings (the pre-tokens joined, the counts as int64), in row order.
+def pack(counts: dict[str, int], long_pretokens: int = 0) -> Packed:
+    """A table as two byte strings (the pre-tokens joined, the counts as int64), in row order,
+    with the number of long pre-tokens its count cut.
 
     Pickling a dict of a million strings costs a second at each end of every transfer between
     processes; two byte strings cost a copy.
     """
     words = _SEP.join(counts).encode("utf-8", "surrogatepass")
-    return words, array("q", counts.values()).tobytes()
+    return words, array("q", counts.values()).tobytes(), long_pretokens
 
 
-def unpack(packed: tuple[bytes, bytes]) -> dict[str, int]:
+def unpack(packed: Packed) -> dict[str, int]:
     """The table :func:`pack` packed, rows in the same order."""
-    words, numbers = packed
+    words, numbers, _cut = packed
     values = array("q")
     values.frombytes(numbers)
     if not values:
@@ -283,6 +287,7 @@ def count_range(rng: ByteRange, spec: str, specials: tuple[str, ...], errors: st
     pre = _pretokenizer_on_worker(spec)
     safe_spaces = pre.name in NAMED_PATTERNS and pre.pattern is not None
     counts: Counter[str] = Counter()
+    cut = 0
     try:
         with fsspec.open(rng.file.url, "rb") as fh:
             parts = (
@@ -292,12 +297,14 @@ def count_range(rng: ByteRange, spec: str, specials: tuple[str, ...], errors: st
             )
             splitter = SpecialSplitter(specials)
             for part in parts:
-                counts.update(count_words(part, pre, splitter))
+                found, n = count_words(part, pre, splitter)
+                counts.update(found)
+                cut += n
     except CorpusError as exc:
         return "error", (str(exc), exc.path, exc.offset)
     except (OSError, EOFError, ValueError) as exc:
         return "error", (f"cannot read {rng.file.name}: {exc}", rng.file.name, None)
-    return "ok", pack(counts)
+    return "ok", pack(counts, cut)
 
 
 def _stream_parts(
@@ -354,23 +361,26 @@ def _pretokenizer_on_worker(spec: str) -> Pretokenizer:
 def add_partials(*parts: _Partial) -> _Partial:
     """(On a worker.) Consecutive partial tables added in order, earlier rows first; the first error wins."""
     acc: dict[str, int] = {}
+    cut = 0
     for part in parts:
         if part[0] != "ok":
             return part
-        add_packed(acc, part[1])
-    return "ok", pack(acc)
+        cut += add_packed(acc, part[1])
+    return "ok", pack(acc, cut)
 
 
-def add_packed(acc: dict[str, int], packed: tuple[bytes, bytes]) -> None:
-    """Add a :func:`pack`-ed table into ``acc`` in place; its new rows go after ``acc``'s."""
-    words, numbers = packed
+def add_packed(acc: dict[str, int], packed: Packed) -> int:
+    """Add a :func:`pack`-ed table into ``acc`` in place (its new rows go after ``acc``'s); how
+    many long pre-tokens its count cut."""
+    words, numbers, cut = packed
     values = array("q")
     values.frombytes(numbers)
     if not values:
-        return
+        return cut
     get = acc.get
     for word, n in zip(words.decode("utf-8", "surrogatepass").split(_SEP), values):
         acc[word] = get(word, 0) + n
+    return cut
 
 
 def sha256_of(url: str) -> str:
@@ -446,6 +456,7 @@ def count_on_dask(
         invalid_utf8=errors,
         corpus_bytes=job.total,
         files=counted,
+        long_pretokens=job.long_pretokens,
         text_bytes=job.text_bytes,
     )
 
@@ -462,6 +473,7 @@ class _Job:
     progress: Callable[[int, int], None] | None
     cancel: CancelFlag | Callable[[], bool] | None
     splittable: bool = False
+    long_pretokens: int = 0  # how many the workers cut, once the count is gathered
     text_bytes: int = 0  # the corpus's bytes of text, known once :meth:`run` is done
 
     @property
@@ -515,7 +527,7 @@ class _Job:
             if status != "ok":
                 message, path, offset = payload
                 raise CorpusError(message, path=path, offset=offset)
-            add_packed(counts, payload)
+            self.long_pretokens += add_packed(counts, payload)
             del payload
         return counts
 

@@ -18,16 +18,16 @@ from __future__ import annotations
 import json
 import math
 import os
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from itertools import islice
 from pathlib import Path
 from typing import Any
 
-from .corpus import iter_file_text
+from .corpus import ReadLog, iter_parts
 from .errors import Cancelled, InvalidArgument
 from .filekind import ReadProblem, read_regular_file
 from .fileselect import PathGlob, SelectedFile, Selection
+from .pretokenize import NAMED_PATTERNS
 from .tokenizer import Tokenizer
 
 # One row of an evaluation, in the order every output form shows the columns.
@@ -41,6 +41,7 @@ EVAL_FIELDS = (
     "relative_tokens",
     "vocab_used",
     "vocab_tokens",
+    "id_range",
     "vocab_used_share",
     "mean_token_bytes",
 )
@@ -50,13 +51,18 @@ FIELD_HELP = {
     "relative_tokens": "tokens over the fewest any tokenizer needs on the same files",
     "vocab_used": "distinct tokens that occur",
     "vocab_tokens": "distinct tokens in the vocabulary, special tokens included",
+    "id_range": "highest id + 1 (the rows of an embedding table); more than vocab_tokens when ids have gaps",
     "vocab_used_share": "vocab_used over vocab_tokens",
     "mean_token_bytes": "mean length in bytes of the distinct tokens that occur",
 }
 TOTAL_GROUP = "all"
 OTHER_CATEGORY = "other"
 # Ids are counted in batches so a file of any size encodes in bounded memory.
-_BATCH = 1 << 20
+# Parts of about this many characters are encoded at a time.
+_PART_SIZE = 1 << 16
+# A stretch with no place where encoding can be cut exactly is cut at this many characters: one
+# token in a million characters may differ, and memory stays bounded (a 60 MB file of zeros).
+LONGEST_EVAL_PART = 1 << 20
 # Names a file gets from its format rather than from its vocabulary: named by their folder.
 _GENERIC_STEMS = frozenset({"tokenizer", "vocab", "merges", "model", "encoder", "tokenizer_config"})
 
@@ -235,6 +241,7 @@ class _Tally:
     code_points: int = 0
     tokens: int = 0
     used: set[int] = field(default_factory=set)
+    cuts: int = 0
 
 
 @dataclass(frozen=True)
@@ -251,6 +258,7 @@ class EvalRow:
     vocab_used: int
     vocab_tokens: int
     used_token_bytes: int
+    id_range: int = 0
 
     @property
     def bytes_per_token(self) -> float | None:
@@ -283,7 +291,8 @@ class Evaluation:
 
     ``totals`` has one row per tokenizer; ``groups`` one per group and tokenizer (group-major, in
     the order groups first appear, categories in their file's order); ``files`` one per non-empty
-    file and tokenizer. ``empty_files`` counts selected files with no text.
+    file and tokenizer. ``empty_files`` counts selected files with no text; ``long_stretches``
+    the places where text with no exact cut was cut anyway (see :data:`LONGEST_EVAL_PART`).
     """
 
     tokenizers: tuple[str, ...]
@@ -292,6 +301,18 @@ class Evaluation:
     files: tuple[EvalRow, ...]
     selection: Selection
     empty_files: int = 0
+    long_stretches: int = 0
+
+    @property
+    def long_stretches_note(self) -> str | None:
+        """One line saying that text with no exact place to cut was encoded in pieces, or None."""
+        n = self.long_stretches
+        if not n:
+            return None
+        return (
+            f"{n:,} {'stretch' if n == 1 else 'stretches'} of text with no place where encoding can be "
+            f"cut exactly {'was' if n == 1 else 'were'} cut every {LONGEST_EVAL_PART:,} characters"
+        )
 
     def rows(self, per_file: bool = False) -> list[EvalRow]:
         """The rows to show: the groups (if any), then the totals; the files first with ``per_file``."""
@@ -348,6 +369,7 @@ def evaluate(
     groups: dict[str, list[_Tally]] = {g: [_Tally() for _ in tokenizers] for g in group_order}
     file_rows: list[EvalRow] = []
     empty = 0
+    cuts = 0
     several_roots = len({f.root for f in selection.files}) > 1
     for index, file in enumerate(selection.files):
         measured = []
@@ -357,6 +379,7 @@ def evaluate(
             done += file.size
             if progress is not None:
                 progress(EvalProgress(done, total_work, index + 1, len(selection.files)))
+        cuts += max(m.cuts for m in measured)
         if measured[0].bytes == 0:
             empty += 1
             continue
@@ -381,6 +404,7 @@ def evaluate(
         tuple(file_rows),
         selection,
         empty,
+        cuts,
     )
 
 
@@ -392,22 +416,37 @@ def _check_cancel(cancel: Callable[[], bool] | None) -> None:
 def _measure(tok: Tokenizer, file: SelectedFile, errors: str) -> _Tally:
     """One file under one tokenizer: its bytes, code points, tokens and distinct ids.
 
-    The bytes are the input's (decompressed): an invalid byte read as U+FFFD counts as the one
-    byte it was, so bytes per token never grow because the file was damaged."""
+    The file is encoded in parts cut where the tokenizer's chunking cannot change (as training
+    reads it); a stretch with no such place for :data:`LONGEST_EVAL_PART` characters is cut
+    anyway, so memory stays bounded, and counted in :attr:`_Tally.cuts`. The bytes are the
+    input's (decompressed): an invalid byte read as U+FFFD counts as the one byte it was, so
+    bytes per token never grow because the file was damaged.
+    """
     tally = _Tally(files=1)
+    log = ReadLog()
+    pre = tok.pretokenizer
+    safe_spaces = pre.name in NAMED_PATTERNS and pre.pattern is not None
+    specials = list(tok.special_tokens) if tok.specials_in_text else []
 
     def count_bytes(n: int) -> None:
         tally.bytes += n
 
-    def pieces() -> Iterator[str]:
-        for piece in iter_file_text(file.corpus_file, errors, on_content=count_bytes):
-            tally.code_points += len(piece)
-            yield piece
-
-    ids = tok.encode_iterable(pieces())
-    while batch := list(islice(ids, _BATCH)):
-        tally.tokens += len(batch)
-        tally.used.update(batch)
+    for part in iter_parts(
+        [file.corpus_file],
+        None,
+        specials,
+        safe_spaces,
+        _PART_SIZE,
+        errors,
+        log=log,
+        longest_part=LONGEST_EVAL_PART,
+        on_content=count_bytes,
+    ):
+        tally.code_points += len(part)
+        ids = tok.encode(part)
+        tally.tokens += len(ids)
+        tally.used.update(ids)
+    tally.cuts = log.forced_cuts
     return tally
 
 
@@ -435,6 +474,7 @@ def _rows(
             vocab_used=len(t.used),
             vocab_tokens=tok.vocab_size,
             used_token_bytes=sum(len(tok.id_bytes(i)) for i in t.used),
+            id_range=id_space(tok),
         )
         for label, tok, t in zip(labels, tokenizers, tallies)
     ]

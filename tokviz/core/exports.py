@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import ExportError
+from .formats._writing import encode_text
 from .formats.gpt2_files import GPT2_FILES, gpt2_file_bytes
 from .formats.hf_config import CONFIG_FILES, FAST_CLASS, GPT2_CLASS, hf_config_files
 from .formats.hf_json import hf_file_bytes
@@ -145,6 +146,10 @@ def export_problem(tokenizer: Tokenizer, kind: str) -> str | None:
     Cheap (nothing is rendered): what the format can never hold. A vocabulary that fails a
     format's finer rules (two ids with one text) still fails with :class:`ExportError` on export.
     """
+    if tokenizer.assumptions and kind in ("model", "tiktoken"):
+        return _unrecorded(tokenizer, f"a {EXPORT_LABELS[kind]}")
+    if kind == "hf" and library_json(tokenizer) is not None:
+        return None  # the library's own file holds every step it runs (normalizer, pattern, model)
     if tokenizer.replay_note:
         return (
             f"the ids of {tokenizer.name} do not come from byte-level BPE merges alone ({tokenizer.replay_note}), "
@@ -164,6 +169,37 @@ def export_problem(tokenizer: Tokenizer, kind: str) -> str | None:
         if ids != list(range(len(ids))):
             return "a .tiktoken file's ranks are the ids 0..N-1, and this vocabulary's ordinary ids have gaps"
     return None
+
+
+def library_json(tokenizer: Tokenizer) -> str | None:
+    """The ``tokenizers`` library's own tokenizer.json for a tokenizer it encodes whose ids tokviz's
+    BPE cannot give (a normalizer, a WordPiece model ...), else ``None``: an hf export then writes
+    that file, which keeps every step (Qwen2's NFC and its pattern travel into the export)."""
+    from .formats.hf_engine import HFTokenizer
+
+    if not isinstance(tokenizer, HFTokenizer) or tokenizer.replay_note is None:
+        return None
+    return str(tokenizer.hf.to_str(pretty=True))
+
+
+def assumption_problem(export: Export, tokenizer: Tokenizer) -> str | None:
+    """Why ``export`` would turn what tokviz assumed about ``tokenizer`` into a stated fact, or ``None``.
+
+    A folder export records the assumptions in its ``tokenizer_config.json`` (tokviz reads them
+    back); a lone tokenizer.json, a rank file or a model file has no place for them, so it is refused
+    until the user gives what was assumed (``--pattern``, ``--special-token``).
+    """
+    if not tokenizer.assumptions or export.kind == "gpt2" or (export.kind == "hf" and export.hf_folder):
+        return None
+    return _unrecorded(tokenizer, export.path.name)
+
+
+def _unrecorded(tokenizer: Tokenizer, where: str) -> str:
+    return (
+        f"tokviz assumed about {tokenizer.name}: {'; '.join(tokenizer.assumptions)}, and {where} "
+        "cannot record that; give what was assumed (--pattern, --special-token) or export to a folder "
+        "(--to hf or gpt2), whose tokenizer_config.json records it"
+    )
 
 
 def formats_for(tokenizer: Tokenizer) -> dict[str, str | None]:
@@ -204,10 +240,10 @@ def render_exports(
 def _refuse_unexportable(exports: Sequence[Export], tokenizer: Tokenizer) -> None:
     """:class:`ExportError` for the first export whose format can never hold ``tokenizer``."""
     for export in exports:
-        if export.kind != "model":
-            problem = export_problem(tokenizer, export.kind)
-            if problem is not None:
-                raise ExportError(f"cannot write {export.what}: {problem}")
+        problem = export_problem(tokenizer, export.kind) if export.kind != "model" else None
+        problem = problem or assumption_problem(export, tokenizer)
+        if problem is not None:
+            raise ExportError(f"cannot write {export.what}: {problem}")
 
 
 @dataclass
@@ -237,6 +273,9 @@ class _Renderer:
         if name in GPT2_FILES:
             return self.once("gpt2", lambda: gpt2_file_bytes(tok))[name]
         if name == HF_FILE:
+            native = library_json(tok)
+            if native is not None:
+                return encode_text(native + "\n", HF_FILE)
             return self.once("hf", lambda: hf_file_bytes(tok, sample=self.sample))
         cls = GPT2_CLASS if "vocab.json" in folder_files and gpt2_holds(tok.pretokenizer) else FAST_CLASS
         return self.once(f"config:{cls}", lambda: hf_config_files(tok, cls))[name]

@@ -1,20 +1,31 @@
 """Choosing the text files of a corpus or an evaluation set from files, folders and globs.
 
+This is the one file selector of tokviz: training, counting, evaluation, usage and the GUI all
+choose their files here, so they read the same files and say the same about what they left out.
+
 A folder is whatever happens to be in it (``/usr/lib/python3.11`` holds ``.pyc`` and ``.so``
 files beside the sources, a checkout holds ``.git``), so :func:`select_files` walks it and keeps
 only what is text: each file is sniffed by content (gzip, bzip2 and xz files decompressed first,
 see :mod:`tokviz.core.corpus`), and whatever is left out is counted by reason ("binary", "not
-UTF-8", "too large", ...), with the commonest suffixes of each kind, so a caller can say what it
-skipped in one line. ``include`` / ``exclude`` globs are matched on the path relative to the folder
-given (``*.py`` matches a name at any depth, ``src/**/*.py`` a path, ``build/`` or ``tests`` a
-whole folder); hidden files and folders (``.git``, ``.venv``) are not looked at; a folder reached
-twice through symbolic links (a link loop included) is walked once, and a file reached twice is
-used once; FIFOs, sockets and devices are never opened. The order is deterministic: the paths as
-given, each folder's entries sorted by name.
+UTF-8", "too large", a folder that cannot be read, ...), with the commonest suffixes of each
+kind, so a caller can say what it skipped in one line. A folder's files are also read to their
+end before use: text that stops being UTF-8 deep inside, and a run of NUL bytes past the sniffed
+start (a text file padded to gigabytes), make a file left out like any other; with
+``include_binary`` those are read too, when they decode as UTF-8. A file named explicitly was
+asked for, so the binary sniff does not apply to it: it is read when it decodes as UTF-8 (NUL
+bytes and all), and one that is binary and not UTF-8 is an error naming it, not a silent skip.
 
-The result feeds both training (:meth:`Selection.corpus_files` gives :class:`CorpusFile` items for
-:mod:`tokviz.core.train`) and evaluation (:mod:`tokviz.core.evaluation`). This module depends on
-``corpus`` for sniffing and reading; ``corpus`` does not depend on it.
+``include`` / ``exclude`` globs are matched on the path relative to the folder given (``*.py``
+matches a name at any depth, ``src/**/*.py`` a path, ``build/`` or ``tests`` a whole folder);
+hidden files and folders (``.git``, ``.venv``) are not looked at; a folder reached twice through
+symbolic links (a link loop included) is walked once, and a file reached twice is used once; FIFOs,
+sockets and devices are never opened. The order is deterministic: the paths as given, each folder's
+entries sorted by name.
+
+The result feeds both training (:func:`corpus_source` and :meth:`Selection.corpus_files` give
+:class:`CorpusFile` items for :mod:`tokviz.core.train`) and evaluation
+(:mod:`tokviz.core.evaluation`). This module depends on ``corpus`` for sniffing and reading;
+``corpus`` does not depend on it.
 """
 
 from __future__ import annotations
@@ -31,14 +42,13 @@ from pathlib import Path
 from .corpus import (
     BINARY,
     NOT_UTF8,
+    SNIFF_SIZE,
     TEXT,
     UNREADABLE,
     CorpusFile,
-    CorpusSummary,
-    decodes_to_end,
+    CorpusSource,
+    iter_file_text,
     sniff_file,
-    suffix_kind,
-    whole_file_kind,
 )
 from .errors import Cancelled, CorpusError, InvalidArgument
 from .filekind import kind_problem, megabytes
@@ -50,6 +60,7 @@ SKIP_TOO_LARGE = "too-large"
 SKIP_FILTERED = "filtered"
 SKIP_SPECIAL = "special"
 SKIP_UNREADABLE = "unreadable"
+SKIP_UNREADABLE_FOLDER = "unreadable-folder"
 SKIP_DUPLICATE = "duplicate"
 SKIP_REASONS = (
     SKIP_BINARY,
@@ -58,8 +69,14 @@ SKIP_REASONS = (
     SKIP_FILTERED,
     SKIP_SPECIAL,
     SKIP_UNREADABLE,
+    SKIP_UNREADABLE_FOLDER,
     SKIP_DUPLICATE,
 )
+# Reasons a file of a folder is not used although nobody asked for it to be left out.
+_NOT_TEXT = frozenset(SKIP_REASONS) - {SKIP_FILTERED}
+# A run of this many NUL characters past the sniffed start makes a folder's file binary.
+NUL_RUN = 32
+_NULS = "\0" * NUL_RUN
 
 _MAGIC = re.compile(r"[*?[]")
 
@@ -125,22 +142,15 @@ class Selection:
         """The chosen files as training reads them (:class:`tokviz.core.corpus.CorpusFile`)."""
         return [f.corpus_file for f in self.files]
 
-    def corpus_summary(self) -> CorpusSummary:
-        """The counts as a :class:`CorpusSummary`, for code that shows one (files left out for a
-        reason it has no field for are counted as unreadable)."""
-        by = {s.reason: s for s in self.skipped}
-        binary = by.get(SKIP_BINARY)
-        other = sum(s.files for r, s in by.items() if r not in (SKIP_BINARY, SKIP_NOT_UTF8, SKIP_FILTERED))
-        return CorpusSummary(
-            files=len(self.files),
-            bytes=self.bytes,
-            compressed=sum(1 for f in self.files if f.compression),
-            skipped_binary=binary.files if binary else 0,
-            skipped_not_utf8=by[SKIP_NOT_UTF8].files if SKIP_NOT_UTF8 in by else 0,
-            skipped_unreadable=other,
-            skipped_bytes=sum(s.bytes for r, s in by.items() if r != SKIP_FILTERED),
-            binary_kinds=binary.kinds if binary else (),
-        )
+    @property
+    def compressed(self) -> int:
+        """How many of the chosen files are compressed."""
+        return sum(1 for f in self.files if f.compression)
+
+    def left_out(self) -> int:
+        """How many files (and unreadable folders) were left out for not being usable text:
+        every reason but the include/exclude patterns, which were asked for."""
+        return sum(s.files for s in self.skipped if s.reason in _NOT_TEXT)
 
     def note(self, replace_hint: str = "--replace-invalid") -> str | None:
         """One line about what was left out ("skipped 1,204 binary files (.pyc, .so); 3 files
@@ -169,6 +179,8 @@ def _describe(s: Skipped, max_size: int | None, replace_hint: str) -> str:
         return f"{n} that are not regular files (FIFOs, sockets, devices)"
     if s.reason == SKIP_DUPLICATE:
         return f"{n} reached twice through links"
+    if s.reason == SKIP_UNREADABLE_FOLDER:
+        return f"{s.files:,} {'folder' if s.files == 1 else 'folders'} that could not be read"
     return f"{n} that could not be read{kinds}"
 
 
@@ -287,6 +299,26 @@ def _folders_of(relative: str) -> list[str]:
 
 
 # ----------------------------------------------------------------------------- selecting
+def corpus_source(source: CorpusSource, errors: str = "strict") -> tuple[list[CorpusFile], str | None]:
+    """What training reads for ``source``: the files :func:`select_files` chooses, or literal text.
+
+    A ``str`` is the text itself. A path (``os.PathLike``) or a list of paths is selected as
+    :func:`select_files` does; a selection that leaves nothing is a :class:`CorpusError` that says
+    what the folders held.
+    """
+    if isinstance(source, str):
+        return [], source
+    items = [source] if isinstance(source, os.PathLike) else list(source)
+    if not items:
+        raise CorpusError("the corpus is empty: no files were given")
+    selection = select_files(items, errors=errors)
+    if not selection.files:
+        found = selection.note("replacing invalid UTF-8")
+        holds = f"no text files ({found})" if found else "no files"
+        raise CorpusError(f"the corpus is empty: the folder holds {holds}")
+    return selection.corpus_files(), None
+
+
 def select_files(
     paths: Iterable[str | os.PathLike[str]],
     include: Sequence[str] = (),
@@ -308,15 +340,17 @@ def select_files(
     when no exclude pattern matches it or a folder above it and, if there are include patterns,
     one matches it or a folder above it.
 
-    Only text is kept: binary files, files over ``max_size`` bytes on disk, files that cannot be
-    read, FIFOs, devices and (unless ``errors="replace"``) text that is not UTF-8 are left out
-    and counted in :attr:`Selection.skipped`. With ``check_whole`` a file that starts as UTF-8 is
-    decoded to its end, so a bad byte deep inside is found now, not half-way through a run.
-    A path that does not exist, or a glob that matches nothing, is a :class:`CorpusError`.
-    The binary sniff is for files found in folders and globs: a file named in ``paths`` was asked
-    for, and is kept when it decodes as UTF-8 (NUL bytes and all); ``include_binary`` does the
-    same for every file. ``cancel`` is polled between files; when it returns True,
-    :class:`Cancelled` is raised.
+    Only text is kept: binary files, files over ``max_size`` bytes on disk, files and folders that
+    cannot be read, FIFOs, devices and (unless ``errors="replace"``) text that is not UTF-8 are
+    left out and counted in :attr:`Selection.skipped`. With ``check_whole`` each file found in a
+    folder or by a glob is read to its end, so a bad byte deep inside (strict mode) or a run of
+    :data:`NUL_RUN` NUL bytes is found now, not half-way through a run. The binary sniff is for
+    files found in folders and globs: a file named in ``paths`` was asked for, and is kept when it
+    decodes as UTF-8 (NUL bytes and all) or is text not in UTF-8 (reading it names the bad byte);
+    one that is binary and not UTF-8 (unless ``errors="replace"``) or damaged is a
+    :class:`CorpusError` naming it, as is a path that does not exist or a glob that matches
+    nothing. ``include_binary`` keeps a folder's binary-looking files and NUL runs the same way.
+    ``cancel`` is polled between files; when it returns True, :class:`Cancelled` is raised.
     """
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
@@ -379,13 +413,7 @@ class _Walker:
             if _MAGIC.search(given):
                 self._add_glob(given)
                 return
-            if os.path.lexists(given):
-                raise CorpusError(f"{given} is a broken symbolic link", path=given) from None
-            if given == "-":
-                raise CorpusError(
-                    "'-' (standard input) cannot be a corpus: save the text to a file and give its path"
-                ) from None
-            raise CorpusError(f"{given}: no such file or folder", path=given) from None
+            raise CorpusError(_missing(given), path=given) from None
         except OSError as exc:
             raise CorpusError(f"cannot examine {given}: {exc.strerror or exc}", path=given) from None
         if stat.S_ISDIR(st.st_mode):
@@ -424,72 +452,161 @@ class _Walker:
             self._consider(Path(entry.path), relative, given, entry_st)
 
     def _entries(self, folder: Path, prefix: str) -> Iterator[tuple[os.DirEntry[str], str]]:
-        """The non-folder entries under ``folder`` in sorted order, with their relative paths."""
+        """The non-folder entries under ``folder`` in sorted order, with their relative paths.
+
+        A folder that cannot be listed (no permission) is counted, like a file that cannot be read.
+        """
         try:
             with os.scandir(folder) as it:
                 entries = sorted(it, key=lambda e: e.name)
         except OSError:
+            self.counts[SKIP_UNREADABLE_FOLDER] += 1
             return
         for entry in entries:
             if entry.name.startswith("."):
                 continue
             relative = f"{prefix}{entry.name}"
-            try:
-                is_folder = entry.is_dir()  # follows links
-            except OSError:
-                is_folder = False
-            if not is_folder:
+            if not _is_folder(entry):
                 yield entry, relative
-                continue
-            try:
-                st = entry.stat()
-            except OSError:
-                continue
-            key = (st.st_dev, st.st_ino)
-            if key in self.seen_folders or self.filters.folder_excluded(relative):
-                continue  # a link loop, a folder already walked, or one left out whole
-            self.seen_folders.add(key)
-            yield from self._entries(Path(entry.path), relative + "/")
+            elif self._first_visit(entry, relative):
+                yield from self._entries(Path(entry.path), relative + "/")
+
+    def _first_visit(self, entry: os.DirEntry[str], relative: str) -> bool:
+        """Whether to walk the folder ``entry``: not a link loop, not walked already, not excluded."""
+        try:
+            st = entry.stat()
+        except OSError:
+            self.counts[SKIP_UNREADABLE_FOLDER] += 1
+            return False
+        key = (st.st_dev, st.st_ino)
+        if key in self.seen_folders or self.filters.folder_excluded(relative):
+            return False
+        self.seen_folders.add(key)
+        return True
 
     def _consider(
         self, path: Path, relative: str, root: str | None, st: os.stat_result, named: bool = False
     ) -> None:
         if self.cancel is not None and self.cancel():
             raise Cancelled("file selection cancelled")
-        if not stat.S_ISREG(st.st_mode):
-            self._skip(SKIP_SPECIAL, path, 0)
-            return
-        if not self.filters.selects(relative):
-            self._skip(SKIP_FILTERED, path, st.st_size)
-            return
-        key = (st.st_dev, st.st_ino)
-        if key in self.seen_files:
-            self._skip(SKIP_DUPLICATE, path, st.st_size)
-            return
-        self.seen_files.add(key)
-        if self.max_size is not None and st.st_size > self.max_size:
-            self._skip(SKIP_TOO_LARGE, path, st.st_size)
+        reason = self._left_out_by_name(path, relative, st)
+        if reason is not None:
+            self._skip(reason, path, 0 if reason == SKIP_SPECIAL else st.st_size)
             return
         try:
             kind, compression = sniff_file(path)
-        except OSError:
+        except OSError as exc:
+            if named:
+                raise CorpusError(f"cannot read {path}: {exc.strerror or exc}", path=str(path)) from None
             kind, compression = UNREADABLE, None
         file = SelectedFile(path, relative, root, st.st_size, compression)
-        if kind == TEXT and self.check_whole and self.errors == "strict":
-            kind = whole_file_kind(file.corpus_file)
-        elif kind == BINARY and (named or self.include_binary):
-            kind = NOT_UTF8 if self.errors == "replace" else decodes_to_end(file.corpus_file)
-        if kind == TEXT or (kind == NOT_UTF8 and self.errors == "replace"):
+        if named:
+            kind = _named_kind(file, kind, self.errors)
+        elif kind == BINARY and self.include_binary:
+            kind = NOT_UTF8 if self.errors == "replace" else _read_to_end(file, "strict", nul_runs=False)
+        elif kind == TEXT and self.check_whole:
+            kind = _whole_file_kind(file, self.errors, nul_runs=not self.include_binary)
+        if kind == TEXT or (kind == NOT_UTF8 and (self.errors == "replace" or named)):
             self.files.append(file)
             return
-        reason = {BINARY: SKIP_BINARY, NOT_UTF8: SKIP_NOT_UTF8}.get(kind, SKIP_UNREADABLE)
-        self._skip(reason, path, st.st_size)
+        self._skip(
+            {BINARY: SKIP_BINARY, NOT_UTF8: SKIP_NOT_UTF8}.get(kind, SKIP_UNREADABLE), path, st.st_size
+        )
+
+    def _left_out_by_name(self, path: Path, relative: str, st: os.stat_result) -> str | None:
+        """Why a file is left out before it is opened (what it is, the patterns, a link to a file
+        already taken, its size), or None."""
+        if not stat.S_ISREG(st.st_mode):
+            return SKIP_SPECIAL
+        if not self.filters.selects(relative):
+            return SKIP_FILTERED
+        key = (st.st_dev, st.st_ino)
+        if key in self.seen_files:
+            return SKIP_DUPLICATE
+        self.seen_files.add(key)
+        if self.max_size is not None and st.st_size > self.max_size:
+            return SKIP_TOO_LARGE
+        return None
 
     def _skip(self, reason: str, path: Path, size: int) -> None:
         self.counts[reason] += 1
         self.sizes[reason] += size
         if reason in (SKIP_BINARY, SKIP_NOT_UTF8, SKIP_TOO_LARGE, SKIP_UNREADABLE):
             self.kinds.setdefault(reason, Counter())[suffix_kind(path)] += 1
+
+
+def _is_folder(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_dir()  # follows links
+    except OSError:
+        return False
+
+
+def _missing(given: str) -> str:
+    """Why a path that does not exist cannot be a corpus (a broken link, standard input, absent)."""
+    if os.path.lexists(given):
+        return f"{given} is a broken symbolic link"
+    if given == "-":
+        return "'-' (standard input) cannot be a corpus: save the text to a file and give its path"
+    return f"{given}: file or folder not found"
+
+
+def _named_kind(file: SelectedFile, kind: str, errors: str) -> str:
+    """What a file the user named is taken for. It was asked for, so the binary sniff does not
+    leave it out: one that decodes as UTF-8 to its end (a log with NUL bytes) is text, and with
+    ``errors="replace"`` any file is read. Binary and not UTF-8, or damaged, is an error naming
+    it; text that is not UTF-8 is kept (reading it names the bad byte)."""
+    if kind == BINARY:
+        kind = NOT_UTF8 if errors == "replace" else _read_to_end(file, "strict", nul_runs=False)
+        if kind == NOT_UTF8 and errors != "replace":
+            kind = BINARY
+    _refuse_if_not_text(file, kind)
+    return kind
+
+
+def _refuse_if_not_text(file: SelectedFile, kind: str) -> None:
+    """A file the user named was asked for: binary or damaged is an error."""
+    path = file.path
+    if kind == BINARY:
+        packed = f"{file.compression}-compressed " if file.compression else ""
+        raise CorpusError(
+            f"{path} is a {packed}binary file, not text; a corpus file must hold UTF-8 text", path=str(path)
+        )
+    if kind == UNREADABLE:
+        raise CorpusError(f"cannot decompress {path}: the file is damaged or cut short", path=str(path))
+
+
+def _whole_file_kind(file: SelectedFile, errors: str, nul_runs: bool = True) -> str:
+    """What a folder's file is once read to its end (see :func:`_read_to_end`); files no longer
+    than the sniff are already known."""
+    if file.compression is None and file.size <= SNIFF_SIZE:
+        return TEXT
+    return _read_to_end(file, errors, nul_runs)
+
+
+def _read_to_end(file: SelectedFile, errors: str, nul_runs: bool = True) -> str:
+    """What a file is once read to its end: ``text``; ``not-utf8`` when strict decoding fails;
+    ``binary`` at a run of :data:`NUL_RUN` NUL bytes (a text padded with zeros to a huge size)
+    when ``nul_runs`` looks for them; ``unreadable`` for a damaged compressed file."""
+    tail = ""
+    try:
+        for piece in iter_file_text(file.corpus_file, errors):
+            if nul_runs and (_NULS in tail + piece[: NUL_RUN - 1] or _NULS in piece):
+                return BINARY
+            tail = piece[-(NUL_RUN - 1) :]
+    except CorpusError as exc:
+        return NOT_UTF8 if exc.offset is not None else UNREADABLE
+    return TEXT
+
+
+def suffix_kind(path: Path) -> str:
+    """How a left-out file is named in a note: its suffix (".pyc", ".tar.gz") or "no extension"."""
+    suffixes = path.suffixes
+    if not suffixes or len(path.suffix) > 8 or not path.suffix[1:].isalnum():
+        return "no extension"
+    if path.suffix in (".gz", ".bz2", ".xz") and len(suffixes) > 1 and len(suffixes[-2]) <= 5:
+        return "".join(suffixes[-2:])
+    return path.suffix
 
 
 def _clean(given: str) -> str:

@@ -292,15 +292,10 @@ class PairIndex:
         hit = sym.take(right) == b
         sites = cand[hit]
         ends = right[hit]
+        # The candidates are as many as the pair's sites: freed now, they leave room for the merge.
+        del cand, right, hit, positions
         if a == b and len(sites) > 1:
-            # In a run of a's only every other pair from the run's start merges (left to right).
-            follows = np.zeros(len(sites), dtype=bool)
-            follows[1:] = ends[:-1] == sites[1:]
-            index = np.arange(len(sites))
-            run_start = np.maximum.accumulate(np.where(follows, 0, index))
-            keep = ((index - run_start) & 1) == 0
-            sites = sites[keep]
-            ends = ends[keep]
+            sites, ends = self._every_other_in_runs(sites, ends)
         if not len(sites):
             return 0
         if len(sites) <= _PART_SITES:
@@ -322,6 +317,22 @@ class PairIndex:
                 check()
             saved += self._merge_sites(sites[lo:hi], ends[lo:hi], a, b, new_id, deltas)
         return saved
+
+    def _every_other_in_runs(self, sites: Any, ends: Any) -> tuple[Any, Any]:
+        """The sites of ``(a, a)`` that merge: in a run of a's, every other one from the run's start
+        (left to right). Positions fit 32 bits, so the run arithmetic stays in 32-bit arrays."""
+        np = self._np
+        follows = np.zeros(len(sites), dtype=bool)
+        np.equal(ends[:-1], sites[1:], out=follows[1:])
+        index = np.arange(len(sites), dtype=np.int32)
+        run_start = np.where(follows, np.int32(0), index)
+        del follows
+        np.maximum.accumulate(run_start, out=run_start)
+        np.subtract(index, run_start, out=index)
+        del run_start
+        keep = (index & 1) == 0
+        del index
+        return sites[keep], ends[keep]
 
     def _merge_sites(
         self, sites: Any, ends: Any, a: int, b: int, new_id: int, deltas: dict[tuple[int, int], int]

@@ -370,6 +370,44 @@ def validate_pattern(pattern: str) -> str | None:
     return None
 
 
+# Training cuts a pre-token longer than this many characters into pieces of this length (the last
+# shorter), so a pathological one (20 MB of "a", a file padded with NUL bytes) costs the memory of
+# one such piece, repeated, not of its whole length; see :func:`cut_long_pretokens`.
+LONGEST_PRETOKEN = 1 << 16
+
+
+def cut_long_pretokens(words: list[str]) -> tuple[list[str], int]:
+    """``words`` with each one longer than :data:`LONGEST_PRETOKEN` characters cut into pieces of
+    that length from its start, and how many were cut.
+
+    Training and count tables both count through here, so a table trains exactly like its text.
+    No merge crosses a cut: a pair at a cut (inside a run of one letter, most often) is not
+    counted, which is the price of memory that follows the corpus's unique content.
+    """
+    if all(len(w) <= LONGEST_PRETOKEN for w in words):
+        return words, 0
+    out: list[str] = []
+    cut = 0
+    for w in words:
+        if len(w) <= LONGEST_PRETOKEN:
+            out.append(w)
+            continue
+        cut += 1
+        out.extend(w[i : i + LONGEST_PRETOKEN] for i in range(0, len(w), LONGEST_PRETOKEN))
+    return out, cut
+
+
+def long_pretokens_note(cut: int) -> str | None:
+    """The one line that says training cut ``cut`` long pre-tokens, or None when it cut none."""
+    if not cut:
+        return None
+    many = "pre-tokens" if cut != 1 else "pre-token"
+    return (
+        f"{cut:,} {many} longer than {LONGEST_PRETOKEN:,} characters "
+        f"{'were' if cut != 1 else 'was'} cut into pieces of {LONGEST_PRETOKEN:,} for training"
+    )
+
+
 class SpecialSplitter:
     """Cuts text at special tokens, longest match first, so a special token is never split."""
 

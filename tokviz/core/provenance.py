@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
+from .corpus import FileRead
 from .errors import Cancelled, CorpusError
 from .sizes import text_and_file_size
 
@@ -64,11 +65,15 @@ def corpus_record(
     text: str | None = None,
     description: str | None = None,
     cancel: Callable[[], bool] | None = None,
+    read: Sequence[FileRead] | None = None,
 ) -> dict[str, Any]:
     """The corpus part of a model's provenance: each file with its size and SHA-256, and the total.
 
-    ``text`` (the editor's text, the Python docs) is recorded by its UTF-8 size and hash and by
-    ``description``. Paths are kept as given (relative stays relative, so no home folder leaks).
+    ``read`` is what training read (:attr:`~tokviz.core.train.TrainResult.files_read`): its sizes
+    and hashes are of the bytes trained on, so they are used as they are; ``files`` are hashed
+    here otherwise. ``text`` (the editor's text, the Python docs) is recorded by its UTF-8 size
+    and hash and by ``description``. Paths are kept as given (relative stays relative, so no home
+    folder leaks).
     """
     if text is not None:
         data = text.encode("utf-8", errors="surrogatepass")
@@ -77,16 +82,12 @@ def corpus_record(
             "bytes": len(data),
             "sha256": hashlib.sha256(data).hexdigest(),
         }
-    listed: list[dict[str, Any]] = []
-    total = 0
-    for number, path in enumerate(files):
-        size, sha = file_sha256(path, cancel)
-        total += size
-        if number < MAX_LISTED_FILES:
-            listed.append({"path": os.fspath(path), "bytes": size, "sha256": sha})
-    record: dict[str, Any] = {"files": listed, "total_bytes": total}
-    if len(files) > len(listed):
-        record["unlisted_files"] = len(files) - len(listed)
+    if read is None:
+        read = [FileRead(os.fspath(path), *file_sha256(path, cancel)) for path in files]
+    listed = [{"path": f.path, "bytes": f.size, "sha256": f.sha256} for f in read[:MAX_LISTED_FILES]]
+    record: dict[str, Any] = {"files": listed, "total_bytes": sum(f.size for f in read)}
+    if len(read) > len(listed):
+        record["unlisted_files"] = len(read) - len(listed)
     return record
 
 
@@ -133,35 +134,45 @@ def provenance_lines(provenance: Mapping[str, Any], limit: int = 5) -> list[str]
         )
     corpus = provenance.get("corpus")
     if isinstance(corpus, Mapping):
-        if "text" in corpus:
-            lines.append(
-                f"corpus:         {corpus.get('text')} ({_size(corpus.get('bytes'))}, sha256 {str(corpus.get('sha256'))[:16]}…)"
-            )
-        files = corpus.get("files")
-        if isinstance(files, list):
-            count = len(files) + int(corpus.get("unlisted_files", 0) or 0)
-            lines.append(f"corpus:         {count:,} file{'' if count == 1 else 's'}, {_files_size(corpus)}")
-            for entry in files[:limit]:
-                if isinstance(entry, Mapping):
-                    lines.append(
-                        f"  {entry.get('path')}  {_size(entry.get('bytes'))}  sha256 {str(entry.get('sha256'))[:16]}…"
-                    )
-            if count > limit:
-                lines.append(f"  … and {count - limit:,} more (tokviz info --format json lists them all)")
+        lines += _corpus_lines(corpus, limit)
     selection = provenance.get("selection")
     if isinstance(selection, Mapping):
-        chosen = [
-            f"--{k.replace('_', '-')} {v}" for k in ("include", "exclude") for v in selection.get(k) or ()
-        ]
-        if selection.get("max_file_size"):
-            chosen.append(f"--max-file-size {selection['max_file_size']}")
-        if selection.get("skipped"):
-            chosen.append(str(selection["skipped"]))
-        if chosen:
-            lines.append("selection:      " + "; ".join(chosen))
+        lines += _selection_lines(selection)
     if provenance.get("invalid_utf8") == "replace":
         lines.append("invalid UTF-8:  replaced with U+FFFD")
     return lines
+
+
+def _corpus_lines(corpus: Mapping[str, Any], limit: int) -> list[str]:
+    """The corpus: text by its size and hash, or the file count, total and the first ``limit`` files."""
+    lines: list[str] = []
+    if "text" in corpus:
+        lines.append(
+            f"corpus:         {corpus.get('text')} ({_size(corpus.get('bytes'))}, sha256 {str(corpus.get('sha256'))[:16]}…)"
+        )
+    files = corpus.get("files")
+    if not isinstance(files, list):
+        return lines
+    count = len(files) + int(corpus.get("unlisted_files", 0) or 0)
+    lines.append(f"corpus:         {count:,} file{'' if count == 1 else 's'}, {_files_size(corpus)}")
+    lines += [
+        f"  {entry.get('path')}  {_size(entry.get('bytes'))}  sha256 {str(entry.get('sha256'))[:16]}…"
+        for entry in files[:limit]
+        if isinstance(entry, Mapping)
+    ]
+    if count > limit:
+        lines.append(f"  … and {count - limit:,} more (tokviz info --format json lists them all)")
+    return lines
+
+
+def _selection_lines(selection: Mapping[str, Any]) -> list[str]:
+    """How the files were chosen: the include/exclude patterns, the size cap and what was left out."""
+    chosen = [f"--{k.replace('_', '-')} {v}" for k in ("include", "exclude") for v in selection.get(k) or ()]
+    if selection.get("max_file_size"):
+        chosen.append(f"--max-file-size {selection['max_file_size']}")
+    if selection.get("skipped"):
+        chosen.append(str(selection["skipped"]))
+    return ["selection:      " + "; ".join(chosen)] if chosen else []
 
 
 def _files_size(corpus: Mapping[str, Any]) -> str:

@@ -29,7 +29,9 @@ from .formats._common import (
 )
 from .formats._reach import load_warnings as load_warnings  # re-exported: the GUI and CLI show them
 from .formats._reach import remember_warnings
+from .formats.hf_config import sentencepiece_class_assumption
 from .formats.hf_folder import load_vocab_merges, load_wordpiece_vocab
+from .formats.hf_json import with_folder_assumptions
 from .formats.tekken_file import is_tekken, tekken_from_json
 from .formats.tiktoken_file import SpecialTokens, tiktoken_from_data
 from .merges import MergeStep
@@ -177,7 +179,11 @@ def _load_folder(folder: Path) -> Tokenizer:
     if not spm_files:  # Mistral's names: tokenizer.model.v1, ...model.v3
         spm_files = [p for p in sorted(folder.glob("*.model.*")) if _starts_like_model_proto(p)]
     if len(spm_files) == 1:
-        return _load_file(spm_files[0])
+        tok = _load_file(spm_files[0])
+        assumed = sentencepiece_class_assumption(folder)
+        if assumed is not None:
+            tok.assumptions = (*tok.assumptions, assumed)
+        return tok
     several = spm_files if len(spm_files) > 1 else tiktoken_files if len(tiktoken_files) > 1 else []
     if several:
         names = ", ".join(p.name for p in several[:4]) + (", ..." if len(several) > 4 else "")
@@ -351,7 +357,8 @@ def _load_by_content(path: Path) -> Tokenizer:
         return loaded.tokenizer
     if isinstance(parsed, dict) and "model" in parsed:
         text = data.decode("utf-8").removeprefix("\ufeff")  # valid: it parsed above
-        return hf_from_json(parsed, path.name, path.parent.name or path.stem, source=text)
+        tok = hf_from_json(parsed, path.name, path.parent.name or path.stem, source=text)
+        return with_folder_assumptions(tok, path)
     if is_tekken(parsed):
         return tekken_from_json(parsed, path.name, path.stem)
     raise TokenizerLoadError(

@@ -7,6 +7,7 @@ differ from "merge the pair whose bytes have the lowest rank" on unusual vocabul
 
 from __future__ import annotations
 
+import copy
 import heapq
 import operator
 import re
@@ -19,6 +20,20 @@ from .pretokenize import NAMED_PATTERNS, Pretokenizer, SpecialSplitter, last_cut
 from .rankrule import RankEngine, consistent_merges
 from .vocab_rules import vocabulary_problem
 
+# The merge tables :meth:`Tokenizer._build_tables` makes; a plain-text view shares its tokenizer's.
+_TABLES = (
+    "_byte_ids",
+    "_identity_bytes",
+    "_ranks",
+    "_merge_limit",
+    "_merge_new_ids",
+    "_merge_parents",
+    "_repeated_bytes",
+    "_merge_rank_of_id",
+    "_parents_of_id",
+    "_merges",
+    "_tables_built",
+)
 # Chunks longer than this are merged with a heap instead of rescanning all pairs each round.
 _LONG_CHUNK = 96
 # Bound on the chunk -> ids cache so memory stays flat on endless input.
@@ -168,6 +183,10 @@ class Tokenizer:
     def merges(self) -> list[tuple[bytes, bytes]]:
         """The ordered merge list (recovered on first use for tiktoken-ranked vocabularies)."""
         if self._merges is None:
+            source = self.__dict__.get("_view_of")
+            if source is not None:  # a plain-text view: the list its tokenizer recovers (once)
+                self._merges = source.merges
+                return self._merges
             assert self._merges_source is not None
             self._merges = [(bytes(a), bytes(b)) for a, b in self._merges_source()]
         return self._merges
@@ -186,7 +205,13 @@ class Tokenizer:
 
     def _ensure_tables(self) -> None:
         if not self._tables_built:
-            self._build_tables()
+            source = self.__dict__.get("_view_of")
+            if source is None:
+                self._build_tables()
+                return
+            source._ensure_tables()  # a plain-text view takes its tokenizer's tables, built once
+            for name in _TABLES:
+                setattr(self, name, getattr(source, name))
 
     # ------------------------------------------------------------------ construction
     def _resolve_specials(self, specials: Mapping[str, int] | Iterable[str] | None) -> dict[str, int]:
@@ -746,6 +771,42 @@ class Tokenizer:
             self._engine,
             specials_in_text=self.specials_in_text,
         )
+
+    def matched_in_text(self) -> dict[str, int]:
+        """``{text: id}`` of every text :meth:`encode` reads as one id, whole, wherever it occurs.
+
+        The special tokens when this tokenizer parses them; a format whose library also matches
+        added tokens that are not special (a ``tokenizer.json``) adds those. ``tokviz info`` lists
+        what this returns, so it names exactly what the encoder uses.
+        """
+        return dict(self.special_tokens) if self.specials_in_text else {}
+
+    def specials_as_text(self) -> Tokenizer:
+        """This tokenizer reading special-token text as ordinary text (tiktoken's ``encode_ordinary``).
+
+        The same object when it already does (or has no special tokens); otherwise one view, made
+        once and kept, that shares the vocabulary and merges and whose every encoder (``encode``,
+        spans, blocks) leaves ``<|endoftext|>`` in the text to BPE. Special ids still decode.
+        """
+        if not self.specials_in_text or not self.special_tokens:
+            return self
+        view = self.__dict__.get("_text_view")
+        if view is None:
+            view = self._make_text_view()
+            self.__dict__["_text_view"] = view
+        return view
+
+    def _make_text_view(self) -> Tokenizer:
+        """A shallow copy whose splitter matches no special token (see :meth:`specials_as_text`)."""
+        view = copy.copy(self)
+        view.__dict__.pop("_text_view", None)
+        view.specials_in_text = False
+        view._splitter = SpecialSplitter(())
+        # Plain text encodes exactly as this tokenizer's encode_ordinary does: the view uses it
+        # (its engine, cache and tables), and takes the merge tables from here when it needs them.
+        view.__dict__["encode_ordinary"] = self.encode_ordinary
+        view.__dict__["_view_of"] = self
+        return view
 
     def __repr__(self) -> str:
         return (

@@ -23,17 +23,21 @@ from collections.abc import Callable, Generator, Iterable, Mapping
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any, NamedTuple, Never, Protocol, TypeVar
+from typing import Any, Never, Protocol, TypeVar
 
-from .corpus import CorpusSource, iter_parts, resolve_source
+from .corpus import CorpusSource, FileRead, ReadLog, iter_parts
 from .errors import ArgumentTypeError, Cancelled, CorpusError, InvalidArgument, VocabSizeError
+from .fileselect import corpus_source
 from .merges import MergeStep
 from .pairindex import PairIndex, preload_numpy
 from .pretokenize import (
+    LONGEST_PRETOKEN,
     NAMED_PATTERNS,
     Pretokenizer,
     SpecialSplitter,
     compile_custom_pattern,
+    cut_long_pretokens,
+    long_pretokens_note,
     pattern_overrun,
     resolve_pretokenizer,
     time_limit,
@@ -80,6 +84,9 @@ class TrainResult:
 
     ``stop_reason`` is None when training made every merge the requested vocabulary size asked
     for; otherwise it says, in one sentence, why it stopped sooner (see :attr:`stopped_early`).
+    ``long_pretokens`` counts the pre-tokens longer than
+    :data:`~tokviz.core.pretokenize.LONGEST_PRETOKEN` characters that were cut into pieces;
+    ``files_read`` holds each corpus file's size and SHA-256 as training read it (for provenance).
     """
 
     vocab: dict[int, bytes]
@@ -94,7 +101,14 @@ class TrainResult:
     unique_words: int
     timings: dict[str, float] = field(default_factory=dict)
     stop_reason: str | None = None
+    long_pretokens: int = 0
+    files_read: tuple[FileRead, ...] = ()
     text_bytes: int | None = None
+
+    @property
+    def long_pretokens_note(self) -> str | None:
+        """One line saying that long pre-tokens were cut (the CLI and the GUI show it), or None."""
+        return long_pretokens_note(self.long_pretokens)
 
     @property
     def text_size(self) -> int:
@@ -126,19 +140,25 @@ class TrainResult:
 
 
 # ---------------------------------------------------------------------------- counting
-class CorpusCount(NamedTuple):
-    """A counted corpus: its pre-tokens with their counts, its bytes as stored on disk, and the
-    bytes of its text (decompressed; see :attr:`TrainResult.text_size`)."""
+@dataclass(frozen=True)
+class Counted:
+    """A counted corpus: unique pre-tokens with their counts (first-seen order), its bytes as
+    stored on disk, how many long pre-tokens were cut, each file as it was read (size and
+    SHA-256), and the bytes of its text (decompressed; see :attr:`TrainResult.text_size`)."""
 
     counts: Counter[str]
-    file_bytes: int
+    bytes: int
+    long_pretokens: int
+    files_read: tuple[FileRead, ...]
     text_bytes: int
 
 
+# The unique pre-tokens of a text with their counts, and how many long ones were cut.
+WordCounts = tuple[dict[str, int], int]
 _WORKER_STATE: dict[str, Any] = {}
 
 
-def _worker_count(pattern_spec: str, specials: tuple[str, ...], text: str) -> dict[str, int]:
+def _worker_count(pattern_spec: str, specials: tuple[str, ...], text: str) -> WordCounts:
     key = (pattern_spec, specials)
     state = _WORKER_STATE.get("key")
     if state != key:
@@ -160,12 +180,18 @@ def _worker_pretokenizer(spec: str) -> Pretokenizer:
     return Pretokenizer("custom", spec, compile_custom_pattern(spec), False)
 
 
-def count_words(text: str, pre: Pretokenizer, splitter: SpecialSplitter) -> dict[str, int]:
-    """Unique pre-tokens of one text part with their counts, in order of first appearance."""
+def count_words(text: str, pre: Pretokenizer, splitter: SpecialSplitter) -> WordCounts:
+    """Unique pre-tokens of one text part with their counts, in order of first appearance, and how
+    many pre-tokens longer than :data:`~tokviz.core.pretokenize.LONGEST_PRETOKEN` were cut."""
     counts: Counter[str] = Counter()
+    cut = 0
     for doc in splitter.documents(text):
-        counts.update(pre.split(doc))
-    return counts
+        words = pre.split(doc)
+        if len(doc) > LONGEST_PRETOKEN:
+            words, n = cut_long_pretokens(words)
+            cut += n
+        counts.update(words)
+    return counts, cut
 
 
 def _check_cancel(cancel: CancelFlag | Callable[[], bool] | None) -> None:
@@ -197,9 +223,9 @@ def _count_corpus(
     report_every: float,
     t0: float,
     parallel_mode: str = "auto",
-) -> Generator[Progress, None, CorpusCount]:
-    """Count unique pre-tokens, yielding progress as parts are done; return them with the sizes."""
-    files, text = resolve_source(source, errors)
+) -> Generator[Progress, None, Counted]:
+    """Count unique pre-tokens, yielding progress as parts are done."""
+    files, text = corpus_source(source, errors)
     total = sum(f.size for f in files) if text is None else len(text.encode("utf-8"))
     splitter = SpecialSplitter(specials)
     safe_spaces = pre.name in NAMED_PATTERNS and pre.pattern is not None
@@ -220,22 +246,31 @@ def _count_corpus(
             yield Progress("pre-tokenizing", min(read[0], total), total, (), now - t0)
 
     counts: Counter[str] = Counter()
+    cut = [0]
+
+    def add(found: WordCounts) -> None:
+        counts.update(found[0])
+        cut[0] += found[1]
+
     n_workers = workers if workers is not None else min(os.cpu_count() or 1, 8)
     if parallel_mode == "auto":
         parallel = n_workers > 1 and total >= PARALLEL_THRESHOLD
     else:
         parallel = parallel_mode == "always"
-    parts = iter_parts(files, text, specials, safe_spaces, PART_SIZE, errors, on_bytes, on_content)
+    log = ReadLog()
+    parts = iter_parts(
+        files, text, specials, safe_spaces, PART_SIZE, errors, on_bytes, log, on_content=on_content
+    )
     if not parallel:
         # Not before a fork: a second thread would make the worker pool use a slower fork server.
         preload_numpy(total)
         for part in parts:
             _check_cancel(cancel)
-            counts.update(count_words(part, pre, splitter))
+            add(count_words(part, pre, splitter))
             yield from progress()
-        return CorpusCount(counts, total, content[0])
+        return Counted(counts, total, cut[0], tuple(log.files), content[0])
     spec = pre.to_json()
-    pending: list[tuple[Future[dict[str, int]], int]] = []
+    pending: list[tuple[Future[WordCounts], int]] = []
     pool = worker_pool(n_workers, _mp_context())
     # When the part waited for last was seen done (or the pool made): the next one started by then.
     started = [time.monotonic()]
@@ -246,26 +281,26 @@ def _count_corpus(
             pending.append((pool.submit(_worker_count, spec, tuple(specials), part), len(part)))
             # Keep a bounded number of parts in flight: memory follows the unique-word table.
             while len(pending) >= 2 * n_workers:
-                counts.update(_wait(*pending.pop(0), pre, cancel, started))
+                add(_wait(*pending.pop(0), pre, cancel, started))
                 yield from progress()
         while pending:
-            counts.update(_wait(*pending.pop(0), pre, cancel, started))
+            add(_wait(*pending.pop(0), pre, cancel, started))
             yield from progress()
         finished = True
     finally:
         # On cancel or error, nothing is left running: the workers are terminated and reaped
         # (a part with a slow pattern can take seconds), and they die with this process anyway.
         stop_pool(pool, finished)
-    return CorpusCount(counts, total, content[0])
+    return Counted(counts, total, cut[0], tuple(log.files), content[0])
 
 
 def _wait(
-    fut: Future[dict[str, int]],
+    fut: Future[WordCounts],
     size: int,
     pre: Pretokenizer,
     cancel: CancelFlag | Callable[[], bool] | None,
     started: list[float],
-) -> dict[str, int]:
+) -> WordCounts:
     """The counts of one part, checking the cancel flag while waiting.
 
     A custom pattern runs unbounded in the workers, so the limit is kept here: a part still not
@@ -340,7 +375,7 @@ def train_iter(
 def _corpus_argument(
     caller: str, positional: tuple[object, ...], text: object, files: object, errors: str
 ) -> CorpusSource:
-    """The corpus as :func:`~tokviz.core.corpus.resolve_source` takes it, from ``text=``/``files=``.
+    """The corpus as :func:`~tokviz.core.fileselect.corpus_source` takes it, from ``text=``/``files=``.
 
     Text is returned as a ``str``; files always as a list, so that a single ``str`` path is never
     mistaken for text further down.
@@ -450,22 +485,22 @@ def _train_steps(
     counted = yield from _count_corpus(
         source, pre, specials, errors, workers, cancel, report_every, t0, parallel
     )
-    corpus_bytes = counted.file_bytes
-    yield Progress("pre-tokenizing", corpus_bytes, corpus_bytes, (), time.perf_counter() - t0)
-    return (
-        yield from merge_counts(
-            counted.counts,
-            corpus_bytes,
-            vocab_size,
-            specials,
-            pre,
-            tie_break,
-            cancel,
-            report_every,
-            t0,
-            text_bytes=counted.text_bytes,
-        )
+    yield Progress("pre-tokenizing", counted.bytes, counted.bytes, (), time.perf_counter() - t0)
+    result = yield from merge_counts(
+        counted.counts,
+        counted.bytes,
+        vocab_size,
+        specials,
+        pre,
+        tie_break,
+        cancel,
+        report_every,
+        t0,
+        text_bytes=counted.text_bytes,
     )
+    result.long_pretokens = counted.long_pretokens
+    result.files_read = counted.files_read
+    return result
 
 
 def merge_counts(

@@ -20,8 +20,10 @@ Two meanings of "a merge never fires", both reported:
   counted with the first: :attr:`MergeFiring.repeated` says how many there are.)
 
 Special tokens count in the vocabulary, as in ``tokviz eval``: "14,715 of 32,000 tokens used" is
-out of every distinct token, the vocabulary size the model was trained for. The text is encoded
-as ordinary text (as evaluation sets are), so a special token is never used.
+out of every distinct token, the vocabulary size the model was trained for. The text is encoded by
+``tokenizer.encode`` exactly as ``tokviz eval`` encodes it, so both give the same token totals:
+special-token text becomes its id unless the tokenizer passed is the plain-text view
+(:func:`tokviz.core.specials_text.reading_specials` decides which, for every command alike).
 """
 
 from __future__ import annotations
@@ -37,9 +39,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .corpus import BLOCK_SIZE, CorpusFile, compression_of, iter_parts
+from .corpus import BLOCK_SIZE, CorpusFile, compression_of, iter_file_text
 from .errors import ArgumentTypeError, Cancelled, CorpusError, InvalidArgument
-from .pretokenize import NAMED_PATTERNS
 from .tokenizer import Tokenizer
 
 # Ids are added up in batches of about this many, so memory stays flat on a large folder.
@@ -128,12 +129,14 @@ class _Counter:
         """Add ``n`` bytes of input read (as :func:`~tokviz.core.corpus.iter_file_text` counts them)."""
         self.bytes += n
 
-    def add_text(self, text: str) -> None:
-        if self.cancel is not None and self.cancel():
-            raise Cancelled()
-        self.pending += self.tokenizer.encode_ordinary(text)
-        if len(self.pending) >= _BATCH:
-            self.flush()
+    def add_stream(self, pieces: Iterable[str]) -> None:
+        """Encode one document given in pieces, block by block as ``tokviz eval`` does."""
+        for _text, ids in self.tokenizer.encode_blocks(pieces, BLOCK_SIZE):
+            if self.cancel is not None and self.cancel():
+                raise Cancelled()
+            self.pending += ids
+            if len(self.pending) >= _BATCH:
+                self.flush()
 
     def flush(self) -> None:
         if not self.pending:
@@ -150,32 +153,23 @@ class _Counter:
 
 
 def count_tokens(tokenizer: Tokenizer, texts: Iterable[str], cancel: Cancel | None = None) -> TokenCounts:
-    """How often ``tokenizer`` produces each id on ``texts`` (each one a document, encoded as plain text).
+    """How often ``tokenizer`` produces each id on ``texts`` (each one a document, encoded by ``encode``).
 
     ``cancel`` is checked between texts (and between parts of a long one); when it returns True
     the count stops with :class:`~tokviz.core.errors.Cancelled`.
     """
     if isinstance(texts, str):
         raise ArgumentTypeError("count_tokens takes a list of texts; wrap a single text as [text]")
-    safe_spaces = _safe_spaces(tokenizer)
     counter = _Counter(tokenizer, cancel)
     for text in texts:
         if not isinstance(text, str):
             raise ArgumentTypeError(f"every text must be a str, got {type(text).__name__}")
+        if counter.cancel is not None and counter.cancel():
+            raise Cancelled()
         counter.documents += 1
         counter.bytes += len(text.encode("utf-8", errors="surrogatepass"))
-        if len(text) <= BLOCK_SIZE:
-            counter.add_text(text)
-            continue
-        for part in iter_parts([], text, [], safe_spaces, BLOCK_SIZE):
-            counter.add_text(part)
+        counter.add_stream(text[i : i + BLOCK_SIZE] for i in range(0, len(text), BLOCK_SIZE))
     return counter.result()
-
-
-def _safe_spaces(tokenizer: Tokenizer) -> bool:
-    """Whether a space after a non-space is always a chunk boundary (the named patterns)."""
-    pre = tokenizer.pretokenizer
-    return pre.name in NAMED_PATTERNS and pre.pattern is not None
 
 
 def _corpus_file(path: str | os.PathLike[str] | CorpusFile) -> CorpusFile:
@@ -206,15 +200,11 @@ def count_files(
     unless ``errors="replace"``; the bytes counted are the files' content (decompressed, an
     invalid byte as the one byte it was), as :mod:`tokviz.core.sizes` defines them.
     """
-    safe_spaces = _safe_spaces(tokenizer)
     counter = _Counter(tokenizer, cancel)
     for item in files:
         file = _corpus_file(item)
         counter.documents += 1
-        for part in iter_parts(
-            [file], None, [], safe_spaces, BLOCK_SIZE, errors, on_bytes, counter.count_bytes
-        ):
-            counter.add_text(part)
+        counter.add_stream(iter_file_text(file, errors, on_read=on_bytes, on_content=counter.count_bytes))
     return counter.result()
 
 

@@ -54,6 +54,9 @@ SHOW_IDS: Key[bool] = Key("showIds", bool, False)
 SHOW_WHITESPACE: Key[bool] = Key("showWhitespace", bool, False)
 SHOW_CHUNKS: Key[bool] = Key("showChunks", bool, False)
 SYNC_SCROLL: Key[bool] = Key("syncScroll", bool, True)
+# View ▸ Special tokens in text as plain text: how every view and the vocabulary browser read
+# text equal to a special token's ("special": its id, the default of every command; "text").
+SPECIALS_IN_TEXT: Key[str] = Key("specialsInText", str, "special")
 VIEWS: Key[list[str]] = Key("views", list, ["gpt2", "cl100k"])
 TEXT: Key[str] = Key("text", str, "")
 RECENT_FILES: Key[list[str]] = Key("recentFiles", list, [])

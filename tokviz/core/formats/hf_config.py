@@ -12,13 +12,56 @@ vocabulary does not have.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
+from pathlib import Path
 from typing import Any
 
 from ..tokenizer import Tokenizer
 from ._writing import encode_text
 
 CONFIG_FILES = ("tokenizer_config.json", "special_tokens_map.json")
+# The tokenizer_config.json key where a folder tokviz exported lists what tokviz assumed about the source.
+ASSUMPTIONS_KEY = "tokviz_assumptions"
+
+
+def recorded_assumptions(config: Mapping[str, Any], known: Iterable[str] = ()) -> tuple[str, ...]:
+    """The assumptions an export recorded in ``config`` (:data:`ASSUMPTIONS_KEY`) not already in ``known``."""
+    listed = config.get(ASSUMPTIONS_KEY)
+    if not isinstance(listed, list):
+        return ()
+    seen = set(known)
+    return tuple(dict.fromkeys(str(a) for a in listed if isinstance(a, str) and a and a not in seen))
+
+
+def _folder_config(folder: Path) -> dict[str, Any]:
+    """The ``tokenizer_config.json`` in ``folder`` as a dict; ``{}`` when absent or unreadable (the
+    loader that needs it names the problem)."""
+    path = folder / "tokenizer_config.json"
+    try:
+        if not path.is_file() or path.stat().st_size > _CONFIG_CAP:
+            return {}
+        config = json.loads(path.read_bytes().decode("utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return config if isinstance(config, dict) else {}
+
+
+def folder_assumptions(folder: Path) -> tuple[str, ...]:
+    """What an export into ``folder`` recorded as assumed (its ``tokenizer_config.json``), else ``()``."""
+    return recorded_assumptions(_folder_config(folder))
+
+
+def sentencepiece_class_assumption(folder: Path) -> str | None:
+    """For a folder whose ``tokenizer.model`` is read without a ``tokenizer.json``: when its config
+    names a transformers class (``LlamaTokenizer``, ``T5Tokenizer``), the line saying the ids are
+    sentencepiece's. transformers converts the model into its own pipeline, which can give other ids
+    (runs of spaces, pieces the vocabulary lacks); a folder saved with tokenizer.json has its ids."""
+    named = _folder_config(folder).get("tokenizer_class")
+    if not isinstance(named, str) or not named:
+        return None
+    return f"ids assumed as sentencepiece gives them, not as transformers converts {named}"
+
+
 # transformers' class for a vocab.json + merges.txt folder, and for a lone tokenizer.json.
 GPT2_CLASS = "GPT2Tokenizer"
 FAST_CLASS = "PreTrainedTokenizerFast"
@@ -36,6 +79,7 @@ _ROLE_SPELLINGS: dict[str, frozenset[str]] = {
     "mask_token": frozenset({"[mask]", "<mask>", "<|mask|>"}),
 }
 ROLES = tuple(_ROLE_SPELLINGS)
+_CONFIG_CAP = 64 * 1024 * 1024
 
 
 def special_roles(specials: Mapping[str, int]) -> dict[str, str | None]:
@@ -62,6 +106,9 @@ def hf_config_files(tokenizer: Tokenizer, tokenizer_class: str) -> dict[str, byt
     config: dict[str, Any] = {"tokenizer_class": tokenizer_class}
     if tokenizer_class == GPT2_CLASS:
         config.update({"add_prefix_space": False, "add_bos_token": False, "errors": "replace"})
+    if tokenizer.assumptions:
+        # What tokviz assumed about the source stays a stated assumption in the export (read back on load).
+        config[ASSUMPTIONS_KEY] = list(tokenizer.assumptions)
     config.update(roles)
     config.update(
         {

@@ -308,13 +308,31 @@ class HFTokenizer(Tokenizer):
     def _encode_plain(self, text: str) -> list[int]:
         if not self.special_tokens:
             return _ids(self.hf, text)
+        return _ids(self._plain_library(), text)
+
+    def _plain_library(self) -> tokenizers.Tokenizer:
+        """The library tokenizer that reads special tokens as text (other added tokens still match)."""
         if self._plain_hf is None:
             from tokenizers import Tokenizer as Library
 
             plain = Library.from_str(self.hf.to_str())
-            plain.encode_special_tokens = True  # special tokens read as text; other added tokens still match
+            plain.encode_special_tokens = True
             self._plain_hf = plain
-        return _ids(self._plain_hf, text)
+        return self._plain_hf
+
+    def matched_in_text(self) -> dict[str, int]:
+        """Every added token the library matches in text: the special ones unless read as text,
+        and the others (not marked special, matched whole all the same) always."""
+        added = self.hf.get_added_tokens_decoder()
+        plain = bool(self.hf.encode_special_tokens)
+        return {t.content: i for i, t in sorted(added.items()) if not (plain and t.special)}
+
+    def _make_text_view(self) -> Tokenizer:
+        """A view whose library reads special tokens as text, so its spans and blocks do too."""
+        view = super()._make_text_view()
+        assert isinstance(view, HFTokenizer)
+        view.hf = self._plain_library()
+        return view
 
     def segments(self, text: str) -> Iterator[tuple[int, int, bool]]:
         """``(start, end, added)`` ranges tiling ``text``: ``added`` marks one added token (one id).

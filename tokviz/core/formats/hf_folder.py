@@ -7,9 +7,13 @@ The pair is a byte-level BPE (GPT-2's layout). Like ``GPT2TokenizerFast`` this b
 character such as ``ü`` added to a vocabulary) are matched as text before BPE, as the library
 does. The library then encodes (:mod:`.hf_engine`), so ids equal what ``transformers`` gives.
 
-What the folder does not say is assumed and said: without a ``tokenizer_config.json`` naming a
-GPT-2-style tokenizer class (or a ``pattern`` argument) the pre-tokenizer is GPT-2's, and the
-tokenizer's ``assumptions`` read ``"pre-tokenizer assumed: GPT-2"``. Without any side file, the
+The class ``tokenizer_config.json`` names gives the pre-tokenizer, the normalizer and the
+``add_prefix_space`` default, as ``transformers`` builds them (:mod:`.hf_classes`: Qwen2's NFC
+and its own regex, GPT-2's regex for GPT-2, RoBERTa, BART, CodeGen, Whisper ...). What the folder
+does not say is assumed and said: without a class tokviz knows (or a ``pattern`` argument) the
+pre-tokenizer is GPT-2's with no normalizer, and the tokenizer's ``assumptions`` read
+``"pre-tokenizer assumed: GPT-2"``. A folder tokviz exported records what remained assumed in its
+config (:data:`ASSUMPTIONS_KEY`), and it is read back. Without any side file, the
 vocabulary entries no merge makes (GPT-2's ``<|endoftext|>``) are taken as its special tokens, the
 only way they can be used (as tokviz always did; :mod:`._reach` refuses files where that would be
 most of the vocabulary).
@@ -39,24 +43,17 @@ from ._common import (
 )
 from ._reach import judge_reach, remember_warnings
 from .gpt2_files import _parse_merges_txt, checked_vocab
+from .hf_classes import BYTE_LEVEL_CLASSES, ClassRules, byte_level_rules, is_bert_class
+from .hf_config import ASSUMPTIONS_KEY, recorded_assumptions
 from .hf_engine import OUTSIDE_GPT2_MAP, build_hf_tokenizer, gpt2_bytes
 from .hf_json import missing_byte_warnings, to_oniguruma
 
 SIDE_FILES = ("tokenizer_config.json", "special_tokens_map.json", "added_tokens.json")
-# transformers' tokenizer classes that read vocab.json + merges.txt with GPT-2's regex.
+# transformers' tokenizer classes that read vocab.json + merges.txt with GPT-2's regex and no normalizer.
 GPT2_STYLE_CLASSES = frozenset(
-    f"{base}Tokenizer{fast}"
-    for base in (
-        "GPT2",
-        "Roberta",
-        "Bart",
-        "Longformer",
-        "CodeGen",
-        "Whisper",
-        "LED",
-        "Mvp",
-        "Blenderbot",
-    )
+    f"{name}{fast}"
+    for name, rules in BYTE_LEVEL_CLASSES.items()
+    if rules.pattern is None and rules.normalizer is None
     for fast in ("", "Fast")
 )
 PRETOKENIZER_ASSUMED = "pre-tokenizer assumed: GPT-2"
@@ -106,18 +103,22 @@ def load_vocab_merges(
     else:
         warnings = judge_reach(vocab_path.name, len(learned), unmade, len(merges), "are never produced")
 
-    assumptions: tuple[str, ...] = ()
     named_class = str(config.get("tokenizer_class") or "")
-    if pattern is None and named_class not in GPT2_STYLE_CLASSES:
+    rules = byte_level_rules(named_class)
+    assumptions: tuple[str, ...] = ()
+    if pattern is None and rules is None:
         assumptions = (PRETOKENIZER_ASSUMED,)
         if named_class:
             warnings.append(
                 f"tokenizer_config.json names {named_class}, whose pre-tokenizer tokviz does not know; "
                 "GPT-2's is assumed (give the pattern if it differs)"
             )
-    hf, notes = _library_bpe(
-        vocab, merges, added, pattern, bool(config.get("add_prefix_space", False)), vocab_path.name
-    )
+    rules = rules or ClassRules("GPT2Converter")
+    prefix = config.get("add_prefix_space")
+    add_prefix_space = rules.add_prefix_space if prefix is None else bool(prefix)
+    pipeline = (_normalizer(rules.normalizer), _pre_tokenizer(pattern, add_prefix_space, rules.pattern))
+    hf, notes = _library_bpe(vocab, merges, added, pipeline, vocab_path.name)
+    assumptions += recorded_assumptions(config, assumptions)
     tok = build_hf_tokenizer(hf, name or vocab_path.parent.name or vocab_path.stem, assumptions=assumptions)
     return remember_warnings(tok, [*warnings, *notes, *missing_byte_warnings(tok, vocab_path.name)])
 
@@ -240,15 +241,31 @@ def _given_specials(
     return out
 
 
-def _pre_tokenizer(pattern: str | None, add_prefix_space: bool) -> Any:
+def _normalizer(name: str | None) -> Any:
+    """The library's normalizer a class uses (only NFC occurs among the byte-level classes), or None."""
+    from tokenizers import normalizers
+
+    return normalizers.NFC() if name == "NFC" else None
+
+
+def _pre_tokenizer(pattern: str | None, add_prefix_space: bool, library_regex: str | None = None) -> Any:
+    """ByteLevel alone for GPT-2's regex, else a Split on the regex before a regex-free ByteLevel.
+
+    ``pattern`` is the caller's (Python ``regex`` syntax or a name) and wins; ``library_regex`` is a
+    class's own regex, already as the library reads it.
+    """
     from tokenizers import Regex, pre_tokenizers
 
-    if pattern is None or resolve_pretokenizer(pattern).pattern == NAMED_PATTERNS["gpt2"]:
+    if pattern is None and library_regex is not None:
+        onig = library_regex
+    elif pattern is None or resolve_pretokenizer(pattern).pattern == NAMED_PATTERNS["gpt2"]:
         return pre_tokenizers.ByteLevel(add_prefix_space=add_prefix_space, use_regex=True)
-    pre = resolve_pretokenizer(pattern)  # checks the regex (PretokenizerError names the problem)
-    if pre.pattern is None:
-        return pre_tokenizers.ByteLevel(add_prefix_space=add_prefix_space, use_regex=False)
-    split = pre_tokenizers.Split(Regex(to_oniguruma(pre.pattern)), behavior="isolated", invert=False)
+    else:
+        pre = resolve_pretokenizer(pattern)  # checks the regex (PretokenizerError names the problem)
+        if pre.pattern is None:
+            return pre_tokenizers.ByteLevel(add_prefix_space=add_prefix_space, use_regex=False)
+        onig = to_oniguruma(pre.pattern)
+    split = pre_tokenizers.Split(Regex(onig), behavior="isolated", invert=False)
     return pre_tokenizers.Sequence(
         [split, pre_tokenizers.ByteLevel(add_prefix_space=add_prefix_space, use_regex=False)]
     )
@@ -258,12 +275,13 @@ def _library_bpe(
     vocab: dict[str, int],
     merges: list[tuple[str, str]],
     added: Mapping[str, AddedEntry],
-    pattern: str | None,
-    add_prefix_space: bool,
+    pipeline: tuple[Any, Any],
     file_name: str,
 ) -> tuple[Any, list[str]]:
-    """The ``tokenizers`` BPE ``GPT2TokenizerFast`` would build, with every added token, and notes
-    on listed ids the library does not give (transformers loads such folders the same way)."""
+    """The ``tokenizers`` BPE the class builds with ``pipeline`` (its normalizer, or None, and its
+    pre-tokenizer), with every added token, and notes on listed ids the library does not give
+    (transformers loads such folders the same way). The normalizer is set before the added tokens,
+    which the library matches on normalized text unless they are special."""
     from tokenizers import Tokenizer as Library
     from tokenizers import decoders, models
 
@@ -276,7 +294,7 @@ def _library_bpe(
         raise TokenizerLoadError(
             f"{file_name}: the tokenizers library cannot build the BPE: {first}"
         ) from None
-    library.pre_tokenizer = _pre_tokenizer(pattern, add_prefix_space)
+    library.normalizer, library.pre_tokenizer = pipeline
     library.decoder = decoders.ByteLevel()
     return library, _add_tokens(library, added)
 
@@ -374,12 +392,17 @@ def load_wordpiece_vocab(
             pair=f"{cls}:0 $A:0 {sep}:0 $B:1 {sep}:1",
             special_tokens=[(cls, library.token_to_id(cls)), (sep, library.token_to_id(sep))],
         )
-    assumptions = () if "tokenizer_config.json" in side else (WORDPIECE_ASSUMED,)
+    named_class = str(config.get("tokenizer_class") or "")
+    # A config without a class still sets BERT's options; one naming another class does not describe BERT.
+    known = "tokenizer_config.json" in side and (not named_class or is_bert_class(named_class))
+    assumptions: tuple[str, ...] = () if known else (WORDPIECE_ASSUMED,)
+    assumptions += recorded_assumptions(config, assumptions)
     tok = build_hf_tokenizer(library, name or path.parent.name or path.stem, assumptions=assumptions)
     return remember_warnings(tok, notes)
 
 
 __all__ = [
+    "ASSUMPTIONS_KEY",
     "BERT_SPECIALS",
     "GPT2_STYLE_CLASSES",
     "PRETOKENIZER_ASSUMED",
@@ -387,4 +410,5 @@ __all__ = [
     "WORDPIECE_ASSUMED",
     "load_vocab_merges",
     "load_wordpiece_vocab",
+    "recorded_assumptions",
 ]

@@ -33,6 +33,7 @@ from ._common import (
 )
 from ._reach import judge_reach, remember_warnings
 from ._writing import encode_text, write_one
+from .hf_config import folder_assumptions
 from .hf_engine import NEVER_IN_UTF8, build_hf_tokenizer, load_library_tokenizer
 from .hf_verify import verify_hf_export
 from .oniguruma import from_oniguruma as from_oniguruma  # re-exported for code that imports it from here
@@ -125,9 +126,18 @@ def load_hf(path: PathLike) -> Tokenizer:
     p = Path(path)
     data = _read_file(p, TokenizerLoadError, HF_JSON_CAP)
     parsed = _parse_json(data, p.name, TokenizerLoadError)
-    return hf_from_json(
+    tok = hf_from_json(
         parsed, p.name, p.parent.name or p.stem, source=_decode_text(data, p.name, TokenizerLoadError)
     )
+    return with_folder_assumptions(tok, p)
+
+
+def with_folder_assumptions(tok: Tokenizer, path: Path) -> Tokenizer:
+    """``tok`` read from ``path``, with what a folder tokviz exported recorded as assumed about its
+    source (the ``tokenizer_config.json`` beside a file named tokenizer.json)."""
+    if path.name == "tokenizer.json":
+        tok.assumptions = tuple(dict.fromkeys((*tok.assumptions, *folder_assumptions(path.parent))))
+    return tok
 
 
 def hf_from_json(
@@ -149,12 +159,8 @@ def hf_from_json(
         raise fail(f"not a Hugging Face tokenizer file (expected a JSON object, found {json_kind(data)})")
     if not isinstance(data.get("model"), dict):
         raise fail('not a Hugging Face tokenizer file (no "model" object)')
-    model = data["model"]
-    kind = model.get("type", "BPE" if "merges" in model else None)
-    if kind is None:
-        raise fail('the model has no "type" (BPE, WordPiece, Unigram or WordLevel)')
     warnings: list[str] = []
-    if kind == "BPE":
+    if model_kind(data["model"]) == "BPE":
         warnings += _bpe_reach(data, file_name)
     for key in _PIPELINE_KEYS:
         for pattern in library_regexes(data.get(key)):
@@ -166,6 +172,8 @@ def hf_from_json(
         hf = load_library_tokenizer(source if source is not None else json.dumps(data, ensure_ascii=False))
     except TokenizerLoadError as exc:
         raise fail(str(exc)) from None
+    if "type" not in data["model"]:  # an older file: the kind is the one the library read it as
+        data = {**data, "model": {**data["model"], "type": type(hf.model).__name__}}
     tok = build_hf_tokenizer(hf, name, doc=data)
     warnings += missing_byte_warnings(tok, file_name)
     return remember_warnings(tok, warnings)
@@ -187,6 +195,22 @@ def library_regexes(spec: Any) -> Iterator[str]:
     elif isinstance(spec, list):
         for item in spec:
             yield from library_regexes(item)
+
+
+def model_kind(model: dict[str, Any]) -> str:
+    """The model's kind as the ``tokenizers`` library reads it: its ``"type"``, or for an older file
+    written without one, inferred from its keys (WordPiece has a subword prefix or a word length
+    limit, BPE has merges, Unigram a vocabulary of (piece, score) pairs, WordLevel otherwise)."""
+    kind = model.get("type")
+    if isinstance(kind, str):
+        return kind
+    if "merges" in model:
+        return "BPE"
+    if "continuing_subword_prefix" in model or "max_input_chars_per_word" in model:
+        return "WordPiece"
+    if isinstance(model.get("vocab"), list):
+        return "Unigram"
+    return "WordLevel"
 
 
 def _bpe_reach(data: dict[str, Any], file_name: str) -> list[str]:

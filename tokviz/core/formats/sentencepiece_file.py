@@ -280,6 +280,20 @@ class SentencePieceTokenizer(Tokenizer):
             out.extend([self.extra_specials[part]] if special else self._library_ids(part))
         return out
 
+    def matched_in_text(self) -> dict[str, int]:
+        """The user-defined pieces (the library always matches them) and the special tokens tokviz
+        added, unless read as text; never the control pieces (``<s>``), which the library never reads."""
+        pieces = {t: i for t, i in self.special_tokens.items() if self.piece_types[i] == USER_DEFINED}
+        if self.specials_in_text:
+            pieces.update(self.extra_specials)
+        return pieces
+
+    def _make_text_view(self) -> Tokenizer:
+        """A view that leaves tokviz's added special tokens to the library as text."""
+        view = super()._make_text_view()
+        view.__dict__.pop("encode_ordinary", None)  # this class's own, over the view's empty splitter
+        return view
+
     def encode(self, text: str) -> list[int]:
         """The library's ids for ``text`` (no BOS/EOS; user-defined pieces matched, as it does)."""
         _check_text(text)

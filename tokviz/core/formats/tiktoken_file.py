@@ -27,6 +27,7 @@ from ._common import (
 from ._writing import encode_text, write_one
 from .engine import tokenizer_from_ranks
 from .tiktoken_sidecar import SIDECAR_FORMAT, SIDECAR_VERSION, WHOLE_TEXT_PATTERN, sidecar_path
+from .whisper import LANGUAGES_BEFORE_V3, WHISPER_FILE_NAME, whisper_special_tokens
 
 
 def export_tiktoken(tokenizer: Tokenizer, path: PathLike) -> Path:
@@ -96,6 +97,8 @@ class PublishedFile:
     name: str
     pattern: str
     special_tokens: Mapping[str, int] | None
+    # What the file alone cannot settle and tokviz chose (said in the tokenizer's assumptions).
+    assumption: str | None = None
 
 
 # Every rank file tiktoken_ext/openai_public.py loads, by the SHA-256 it checks, with the pattern
@@ -122,12 +125,27 @@ PUBLISHED_FILES: dict[str, PublishedFile] = {
     "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d": PublishedFile(
         "o200k_base", "o200k", {"<|endoftext|>": 199999, "<|endofprompt|>": 200018}
     ),
-    # Whisper's multilingual.tiktoken (openai-whisper; its gpt2.tiktoken is r50k_base's file):
-    # GPT-2's pattern; its special tokens (languages, timestamps) differ between Whisper models.
+    # Whisper's multilingual.tiktoken (openai-whisper): GPT-2's pattern, Whisper's special tokens
+    # after its 50,257 ranks (see .whisper; its gpt2.tiktoken is r50k_base's file, WHISPER_ENGLISH).
     "b34b360dbb493e781e479794586d661700670d65564001f23024971d1f2fa126": PublishedFile(
-        "whisper multilingual", "gpt2", None
+        "whisper multilingual",
+        "gpt2",
+        whisper_special_tokens(50257),
+        "special tokens: Whisper large-v3's (100 languages; earlier multilingual models have 99, "
+        "so their ids after <|su|> are one lower: give them in a sidecar)",
     ),
 }
+R50K_SHA256 = "306cd27f03c1a714eca7108e03d66b7dc042abe8c258b44c199a7ed9838dd930"
+# r50k_base's file under Whisper's name for it: Whisper's English-only models' special tokens.
+WHISPER_ENGLISH = PublishedFile("whisper gpt2", "gpt2", whisper_special_tokens(50256, LANGUAGES_BEFORE_V3))
+
+
+def published_file(data: bytes, file_name: str) -> PublishedFile | None:
+    """The OpenAI file ``data`` is, by its SHA-256 (and, for Whisper's ``gpt2.tiktoken``, its name)."""
+    digest = hashlib.sha256(data).hexdigest()
+    if digest == R50K_SHA256 and file_name == WHISPER_FILE_NAME:
+        return WHISPER_ENGLISH
+    return PUBLISHED_FILES.get(digest)
 
 
 def load_tiktoken_file(
@@ -265,7 +283,7 @@ def tiktoken_from_data(
     file_name = p.name
     ranks = parse_tiktoken_file(data, file_name)
     side = read_sidecar(p, data) if p.name else None
-    published = PUBLISHED_FILES.get(hashlib.sha256(data).hexdigest())
+    published = published_file(data, file_name)
     assumptions: list[str] = []
     chosen_pattern: str | Pretokenizer
     if pattern is not None:
@@ -282,6 +300,8 @@ def tiktoken_from_data(
         known = side[1]
     elif published is not None:
         known = published.special_tokens  # None when the file alone does not say
+        if published.assumption and special_tokens is None:
+            assumptions.append(published.assumption)
     if known is None and special_tokens is None:
         assumptions.append(ASSUMED_SPECIALS)
     chosen_specials = _with_given(known or {}, special_tokens)

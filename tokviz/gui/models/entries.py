@@ -1,4 +1,5 @@
-"""What the pickers say about a tokenizer, and the work its views will ask of it done while it loads.
+"""What the pickers say about a tokenizer, the work its views will ask of it done while it loads,
+and which edits its views may encode in the GUI thread.
 
 Both are about one registry entry and neither needs Qt: the tooltip text (what the tokenizer is,
 anything its loader had to guess or warns about, why replay is not exact) and :func:`warmed`,
@@ -40,3 +41,18 @@ def warmed(tok: Tokenizer) -> Tokenizer:
     if isinstance(tok, CharacterTokenizer):
         assigned_code_points()
     return tok
+
+
+# Windows up to this many code points are encoded in the GUI thread (a few ms); larger ones go to a worker.
+SYNC_LIMIT = 4000
+
+
+def encodes_in_gui_thread(key: str, tokenizer: Tokenizer, size: int) -> bool:
+    """Whether a window of ``size`` code points may be encoded synchronously, in the GUI thread.
+
+    Only small windows of tokenizers whose pre-tokenizer is known to be fast (built-in names,
+    models trained with a named pattern) do. A tokenizer loaded from a file, or any custom
+    pattern, always goes to a worker: a pattern that backtracks catastrophically runs until its
+    time limit (seconds) before it fails, and the window must keep turning meanwhile.
+    """
+    return size <= SYNC_LIMIT and not key.startswith("file:") and not tokenizer.pretokenizer.bounded

@@ -22,26 +22,12 @@ from tokviz.core.errors import TokvizError
 from tokviz.core.evaluation import distinct_labels, tokenizer_label
 from tokviz.core.pretokenize import PatternTimeoutError
 from tokviz.core.registry import is_builtin, load_tokenizer
+from tokviz.core.specials_text import SpecialsInText, check_specials_in_text, reading_specials
 from tokviz.core.tokenizer import Tokenizer
-from tokviz.gui.models.entries import describe, warmed
+from tokviz.gui.models.entries import describe, encodes_in_gui_thread, warmed
 from tokviz.gui.models.words import WORDS_KEY, WordsCorpus
 from tokviz.gui.text.token_table import TableUpdate, TokenTable, execute_plan, plan_edit
 from tokviz.gui.workers.jobs import Job, run_job
-
-# Windows up to this many code points are encoded in the GUI thread (a few ms); larger ones go to a worker.
-SYNC_LIMIT = 4000
-
-
-def encodes_in_gui_thread(key: str, tokenizer: Tokenizer, size: int) -> bool:
-    """Whether a window of ``size`` code points may be encoded synchronously, in the GUI thread.
-
-    Only small windows of tokenizers whose pre-tokenizer is known to be fast (built-in names,
-    models trained with a named pattern) do. A tokenizer loaded from a file, or any custom
-    pattern, always goes to a worker: a pattern that backtracks catastrophically runs until its
-    time limit (seconds) before it fails, and the window must keep turning meanwhile.
-    """
-    return size <= SYNC_LIMIT and not key.startswith("file:") and not tokenizer.pretokenizer.bounded
-
 
 OPEN_KEY = "__open__"
 # Built-in tokenizers are shared by every window of the process; one thread builds their tables.
@@ -107,6 +93,8 @@ class TokenizerRegistryModel(QAbstractListModel):
         self._shown: dict[str, str] = {}  # each key's label, made distinct by _relabel
         # Where the words tokenizer's vocabulary comes from; it rebuilds it as its corpus changes.
         self.words = WordsCorpus(self)
+        # How every view and count reads special-token text (View ▸ Special tokens in text as plain text).
+        self.specials_in_text: SpecialsInText = "special"
 
     # ---------------------------------------------------------------- background queue
     # Loads and merge preparation run one at a time, loads first: pure-Python work in two threads
@@ -240,9 +228,21 @@ class TokenizerRegistryModel(QAbstractListModel):
         return self._entries[row] if row >= 0 else None
 
     def tokenizer(self, key: str) -> Tokenizer | None:
-        """The loaded tokenizer for a key, or None while it is not loaded."""
+        """The loaded tokenizer for a key, reading special-token text as :attr:`specials_in_text`
+        says (the same object every time), or None while it is not loaded."""
         entry = self.entry(key)
-        return entry.tokenizer if entry else None
+        tok = entry.tokenizer if entry else None
+        return reading_specials(tok, self.specials_in_text) if tok is not None else None
+
+    def set_specials_in_text(self, mode: str) -> None:
+        """Read special-token text as ``"special"`` or ``"text"`` from now on: every view re-encodes."""
+        mode = check_specials_in_text(mode)
+        if mode == self.specials_in_text:
+            return
+        self.specials_in_text = mode
+        for entry in self._entries:
+            if entry.tokenizer is not None:
+                self.tokenizerLoaded.emit(entry.key)
 
     def label(self, key: str) -> str:
         """Display name of a key."""

@@ -132,7 +132,8 @@ class ModelExportDialog(QDialog):
     def tokenizer(self) -> Tokenizer | None:
         """The chosen tokenizer, or ``None`` while it is still loading."""
         key = self.key()
-        return self.registry.tokenizer(key) if key is not None else None
+        entry = self.registry.entry(key) if key is not None else None
+        return entry.tokenizer if entry is not None else None  # as loaded: exports ignore the view setting
 
     def _registry_changed(self) -> None:
         """A tokenizer was added or removed: list them again, keeping the choice."""

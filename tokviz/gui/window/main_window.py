@@ -161,6 +161,7 @@ class MainWindow(QMainWindow):
         self.act_ids = menus.act_ids
         self.act_ws = menus.act_ws
         self.act_chunks = menus.act_chunks
+        self.act_specials_as_text = menus.act_specials_as_text
         self.act_sync = menus.act_sync
         self.act_about = menus.act_about
         self.act_remove_view = menus.act_remove_view
@@ -179,6 +180,9 @@ class MainWindow(QMainWindow):
         m.act_ids.toggled.connect(self._on_display_options)
         m.act_ws.toggled.connect(self._on_display_options)
         m.act_chunks.toggled.connect(look.set_show_chunks)
+        m.act_specials_as_text.toggled.connect(
+            lambda on: self.tokenizers.set_specials_in_text("text" if on else "special")
+        )
         on_trigger(m.act_add_view, self.add_view)
         on_trigger(m.act_remove_view, self.remove_last_view)
         m.act_sync.toggled.connect(sync.set_scroll_together)

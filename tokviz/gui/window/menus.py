@@ -52,6 +52,17 @@ class WindowMenus(QObject):
         self.act_chunks = make_action(
             w, "Show pre-tokenizer &chunks", "Ctrl+Shift+K", checkable=True, name="actionShowChunks"
         )
+        self.act_specials_as_text = make_action(
+            w,
+            "Special tokens in text as &plain text",
+            "Ctrl+Alt+P",
+            checkable=True,
+            name="actionSpecialsAsText",
+        )
+        self.act_specials_as_text.setToolTip(
+            "Off (the default, as in every tokviz command): text equal to a special token, such as "
+            "<|endoftext|>, is that token's one id. On: it is ordinary text, split by BPE."
+        )
         self.act_add_view = make_action(w, "&Add view", "Ctrl+Shift+N", name="actionAddView")
         self.act_remove_view = make_action(w, "&Remove last view", "Ctrl+Shift+R", name="actionRemoveView")
         self.act_sync = make_action(
@@ -125,6 +136,7 @@ class WindowMenus(QObject):
         self.view_menu = view
         for act in (self.act_ids, self.act_ws, self.act_chunks):
             view.addAction(act)
+        view.addAction(self.act_specials_as_text)
         view.addSeparator()
         for act in (self.act_add_view, self.act_remove_view, self.act_sync):
             view.addAction(act)

@@ -14,6 +14,7 @@ from tokviz.gui.settings import (
     SHOW_CHUNKS,
     SHOW_IDS,
     SHOW_WHITESPACE,
+    SPECIALS_IN_TEXT,
     SYNC_SCROLL,
     TEXT,
     THEME,
@@ -43,6 +44,7 @@ def restore_session(window: MainWindow) -> None:
     ):
         act.setChecked(s.get(option))
     look.set_show_chunks(window.act_chunks.isChecked())
+    window.act_specials_as_text.setChecked(s.get(SPECIALS_IN_TEXT) == "text")
     window.view_sync.set_scroll_together(window.act_sync.isChecked())
     window.files.restore_remembered_tokenizers()  # before the views: a view may show a remembered file
     keys = [k for k in s.get(VIEWS) if window.tokenizers.row_of(k) >= 0] or list(VIEWS.default)
@@ -82,6 +84,7 @@ def save_session(window: MainWindow) -> None:
     s.set(SHOW_WHITESPACE, window.act_ws.isChecked())
     s.set(SHOW_CHUNKS, window.act_chunks.isChecked())
     s.set(SYNC_SCROLL, window.act_sync.isChecked())
+    s.set(SPECIALS_IN_TEXT, window.tokenizers.specials_in_text)
     s.set(GEOMETRY, window.saveGeometry())
     s.set(WINDOW_STATE, window.saveState())
     s.sync()

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import codecs
 from dataclasses import dataclass
-from pathlib import Path
 
-from tokviz.core.corpus import CorpusFile, open_decompressed, scan_source
+from tokviz.core.corpus import CorpusFile, open_decompressed
 from tokviz.core.errors import TokvizError
 from tokviz.core.fileselect import select_files
 from tokviz.gui.panels.training.report import human_bytes
@@ -58,49 +57,40 @@ def describe_files(
 ) -> CorpusInfo:
     """Size, files used and skipped, and a preview of files and folders (runs in a worker: folders may be large).
 
-    The scan is training's own (:func:`~tokviz.core.corpus.scan_source`, or with ``include`` /
-    ``exclude`` / ``max_size`` :func:`~tokviz.core.fileselect.select_files`, with the same
-    ``errors``), so the counts are what training will read. The preview shows only text that
+    The selection is training's own (:func:`~tokviz.core.fileselect.select_files`, with the same
+    filters and ``errors``), so the counts are what training will read. The preview shows only text that
     decoded cleanly, from the first files (decompressed when compressed): never the bytes of a
     binary file. The files used are listed in :attr:`CorpusInfo.files_used`.
     """
     try:
-        if include or exclude or max_size is not None:
-            selection = select_files(paths, include, exclude, max_size=max_size, errors=errors)
-            summary = selection.corpus_summary()
-            files = selection.corpus_files()
-            note = selection.note("“Replace invalid UTF-8”")
-            if note:
-                note = note.replace("by --include/--exclude", "by the include/exclude patterns")
-            if not files:
-                return CorpusInfo(
-                    "", "", 0, f"No file is left to train on: {note or 'the folders are empty'}."
-                )
-        else:
-            scan = scan_source([Path(p) for p in paths], errors)
-            summary, files = scan.summary, scan.files
-            note = summary.note("“Replace invalid UTF-8”")
+        selection = select_files(paths, include, exclude, max_size=max_size, errors=errors)
     except TokvizError as exc:
         return CorpusInfo("", "", 0, str(exc))
+    files = selection.corpus_files()
+    note = selection.note("“Replace invalid UTF-8”")
+    if note:
+        note = note.replace("by --include/--exclude", "by the include/exclude patterns")
+    if not files:
+        return CorpusInfo("", "", 0, f"No file is left to train on: {note or 'the folders are empty'}.")
     preview = ""
     for f in files[:20]:
         try:
             preview += _clean_start(f, PREVIEW_CHARS - len(preview))
         except TokvizError as exc:
-            return CorpusInfo("", "", summary.bytes, str(exc))
+            return CorpusInfo("", "", selection.bytes, str(exc))
         if len(preview) >= PREVIEW_CHARS:
             break
         preview += "\n"
-    n = summary.files
-    line = f"{n:,} file{'s' if n != 1 else ''} · {human_bytes(summary.bytes)}"
-    if summary.compressed:  # the text is larger: the run says how large, once it has read it
-        line += f" on disk ({summary.compressed:,} compressed)"
+    n = len(files)
+    line = f"{n:,} file{'s' if n != 1 else ''} · {human_bytes(selection.bytes)}"
+    if selection.compressed:  # the text is larger: the run says how large, once it has read it
+        line += f" on disk ({selection.compressed:,} compressed)"
     if note:
         line += f" · {note}"
     used = tuple(f"{f.path}  ({human_bytes(f.size)})" for f in files[:FILES_LISTED])
     if len(files) > FILES_LISTED:
         used += (f"… and {len(files) - FILES_LISTED:,} more",)
-    return CorpusInfo(line, preview, summary.bytes, skipped=summary.skipped, files_used=used)
+    return CorpusInfo(line, preview, selection.bytes, skipped=selection.left_out(), files_used=used)
 
 
 def _clean_start(file: CorpusFile, limit: int) -> str:

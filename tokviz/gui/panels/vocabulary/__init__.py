@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from tokviz.core.specials_text import reading_note
 from tokviz.gui.context import PanelContext
 from tokviz.gui.models.tokenizers import OPEN_KEY, KeyRole, TokenizerRegistryModel
 from tokviz.gui.models.vocabulary import (
@@ -377,7 +378,7 @@ class VocabBrowser(QWidget):
         self.headline.setText(
             f"<b>{u.percent()} of the vocabulary used</b> on {result.where} ({u.used:,} of {u.vocabulary:,})"
         )
-        tip = f"{u.headline()}; {u.counted.tokens:,} tokens in {u.counted.bytes:,} bytes counted"
+        tip = f"{u.headline()}; {u.counted.tokens:,} tokens in {u.counted.bytes:,} bytes counted ({reading_note(u.tokenizer)})"
         self.headline.setToolTip(tip + (f"\n{result.note}" if result.note else ""))
         self.histogram.set_histogram(result.histogram)
 

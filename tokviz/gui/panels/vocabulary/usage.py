@@ -24,7 +24,7 @@ from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
 from tokviz.core.errors import Cancelled, TokvizError
 from tokviz.core.tokenizer import Tokenizer
 from tokviz.core.usage import LengthHistogram as Histogram
-from tokviz.core.usage import TokenCounts, VocabularyUsage, count_files, count_tokens
+from tokviz.core.usage import VocabularyUsage, count_files, count_tokens
 from tokviz.gui.workers.debounce import Debouncer
 from tokviz.gui.workers.latest import LatestJob
 
@@ -146,21 +146,12 @@ def _count_folder(
 def editor_usage(
     tokenizer: Tokenizer, text: str, cancel: Callable[[], bool] | None = None
 ) -> VocabularyUsage:
-    """The vocabulary's use on the editor's text, counted as its views encode it: a special token
-    typed in the text (``<|endoftext|>``) counts as that token, as the views draw it.
+    """The vocabulary's use on the editor's text, counted as its views encode it (and as a folder is).
 
-    Files (a folder) are counted as plain text, as ``tokviz usage`` does; the editor is what the views show.
+    Whether ``<|endoftext|>`` typed in the text counts as the special token is the tokenizer's to
+    say: pass :func:`~tokviz.core.specials_text.reading_specials`'s view for plain text.
     """
-    ordinary: list[str] = []
-    specials: list[int] = []
-    for start, end, special in tokenizer.segments(text):
-        if special:
-            specials.append(tokenizer.special_tokens[text[start:end]])
-        elif end > start:
-            ordinary.append(text[start:end])
-    counts = count_tokens(tokenizer, ordinary, cancel).counts
-    np.add.at(counts, np.asarray(specials, dtype=np.int64), 1)
-    return VocabularyUsage(tokenizer, TokenCounts(counts, 1, len(text.encode("utf-8", "surrogatepass"))))
+    return VocabularyUsage(tokenizer, count_tokens(tokenizer, [text], cancel))
 
 
 class UsageCounter(QObject):

@@ -47,7 +47,7 @@ from tokviz.gui.drawing.chart_style import (
     short_labels,
 )
 from tokviz.gui.models.tokenizers import TokenizerRegistryModel
-from tokviz.gui.panels.chart_files import ReadProblem, add_remembered_files, read_chart_text
+from tokviz.gui.panels.chart.files import ReadProblem, add_remembered_files, read_chart_text
 from tokviz.gui.panels.docking import follow_editor_text
 from tokviz.gui.settings import CHART_FILES
 from tokviz.gui.widgets import file_dialogs
@@ -192,7 +192,7 @@ class ExchangeChart(QWidget):
         self.schedule()
 
     def add_file(self, path: str | Path) -> ChartInput:
-        """Add a UTF-8 text file as a group of bars (a regular file under a size cap: see chart_files)."""
+        """Add a UTF-8 text file as a group of bars (a regular file under a size cap: see .files)."""
         p = Path(path)
         text = read_chart_text(p)
         taken = {i.label for i in self.inputs()}
