@@ -55,3 +55,10 @@ def test_a_named_file_that_is_binary_and_not_utf8_is_still_refused(folder: Path)
     with pytest.raises(CorpusError, match=r"prog is a binary file, not text"):
         select_files([folder / "prog"])
     assert [f.path.name for f in corpus_source([folder / "prog"], errors="replace")[0]] == ["prog"]
+
+
+def test_include_binary_keeps_a_folder_file_that_turns_into_a_run_of_nul_bytes(tmp_path: Path) -> None:
+    padded = tmp_path / "padded.log"
+    padded.write_bytes(b"a line of log\n" * 1000 + b"\0" * 4096 + b"the end\n")
+    assert select_files([tmp_path]).skipped_count(SKIP_BINARY) == 1
+    assert [f.path for f in select_files([tmp_path], include_binary=True).files] == [padded]
