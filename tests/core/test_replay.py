@@ -5,15 +5,15 @@ from __future__ import annotations
 from tokviz.core import load_tokenizer, train_bpe
 from tokviz.core.replay import ReplayTrace, replay_tokenizer, replay_training
 
+from ..texts import CAT, CAT_TOKEN_COUNTS
+
 DEMO = "Hello, 🌍! 你好!"
 
 
 def test_the_lecture_demo_replays_the_seed_table():
-    tok = train_bpe(
-        text="the cat in the hat", vocab_size=259, pretokenizer="none", tie_break="first-seen"
-    ).tokenizer()
-    trace = ReplayTrace(tok, "the cat in the hat")
-    assert [trace.token_count(k) for k in range(4)] == [18, 16, 14, 12]
+    tok = train_bpe(text=CAT, vocab_size=259, pretokenizer="none", tie_break="first-seen").tokenizer()
+    trace = ReplayTrace(tok, CAT)
+    assert [trace.token_count(k) for k in range(4)] == CAT_TOKEN_COUNTS
     assert [(e.step, e.count) for e in trace.events] == [(1, 2), (2, 2), (3, 2)]
     assert [(e.left, e.right, e.left_id, e.right_id, e.new_id) for e in trace.events] == [
         (b"t", b"h", 116, 104, 256),

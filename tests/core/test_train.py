@@ -13,6 +13,7 @@ from tokviz.core import Cancelled, CorpusError, PretokenizerError, VocabSizeErro
 from tokviz.core import train as train_module
 
 from ..strategies import HARD_SAMPLE, hard_text
+from ..texts import CAT, CAT_TABLE, CAT_TOKEN_COUNTS, CAT_TOKENS
 from .reference import PUBLISHED_PATTERNS, reference_chunks, reference_train
 
 PRETOKENIZERS = ["none", "gpt2", "cl100k", r"\w+|\s+|[^\w\s]+"]
@@ -21,29 +22,20 @@ SPECIAL_SETS = [[], ["<|endoftext|>"], ["x", "xx"], ["<|end", "<|endoftext|>"]]
 
 
 def test_the_cat_in_the_hat_reproduces_the_lecture_table():
-    result = train_bpe(text="the cat in the hat", vocab_size=259, pretokenizer="none", tie_break="first-seen")
+    result = train_bpe(text=CAT, vocab_size=259, pretokenizer="none", tie_break="first-seen")
 
-    assert [(h.left, h.right, h.new_id, h.count) for h in result.history] == [
-        (b"t", b"h", 256, 2),
-        (b"th", b"e", 257, 2),
-        (b"the", b" ", 258, 2),
-    ]
-    assert result.initial_tokens == 18
-    assert [h.tokens_after for h in result.history] == [16, 14, 12]
+    assert [(h.left, h.right, h.new_id, h.count, h.tokens_after) for h in result.history] == CAT_TABLE
+    assert result.initial_tokens == CAT_TOKEN_COUNTS[0] == 18
     assert len(result.vocab) == 259
     assert result.vocab[258] == b"the "
 
 
 def test_lecture_merges_encode_new_text():
-    tok = train_bpe(
-        text="the cat in the hat", vocab_size=259, pretokenizer="none", tie_break="first-seen"
-    ).tokenizer()
+    tok = train_bpe(text=CAT, vocab_size=259, pretokenizer="none", tie_break="first-seen").tokenizer()
 
-    ids = tok.encode("the cat in the hat")
-    assert [tok.id_bytes(i) for i in ids] == [
-        b"the ", b"c", b"a", b"t", b" ", b"i", b"n", b" ", b"the ", b"h", b"a", b"t"
-    ]  # fmt: skip
-    assert len(b"the cat in the hat") / len(ids) == 1.5
+    ids = tok.encode(CAT)
+    assert [tok.id_bytes(i) for i in ids] == CAT_TOKENS
+    assert len(CAT.encode()) / len(ids) == 1.5
     assert len(tok.encode("the quick brown fox")) == 16
     assert tok.decode([258]) == "the "
 

@@ -18,7 +18,7 @@ from tokviz.gui.panels.training.panel import SOURCE_EDITOR, SOURCE_FILES, SOURCE
 from tokviz.gui.workers import training
 from tokviz.gui.workers.training import GuiFirst, TrainJob, TrainSettings
 
-from ..texts import CAT
+from ..texts import CAT, CAT_TOKEN_COUNTS
 
 
 class Editor:
@@ -342,7 +342,7 @@ def test_the_lecture_demo_trains_three_merges_and_replays_them(qtbot, panel, edi
     assert panel.registry.label(key) == "lecture (no pre-tokenizer)"
     timeline = panel.timeline
     qtbot.waitUntil(timeline.is_ready, timeout=20000)
-    assert [timeline.trace.token_count(k) for k in range(4)] == [18, 16, 14, 12]
+    assert [timeline.trace.token_count(k) for k in range(4)] == CAT_TOKEN_COUNTS
     qtbot.waitUntil(lambda: not panel.running)
     with qtbot.waitSignal(panel.trainingFinished, timeout=30000) as finished:
         panel.demo_gpt2_button.click()
