@@ -7,6 +7,7 @@ CLI (mypy), and a size limit that keeps GUI and CLI modules to one job each.
 
 from __future__ import annotations
 
+import ast
 import shutil
 import subprocess
 import sys
@@ -18,6 +19,12 @@ ROOT = Path(__file__).resolve().parents[1]
 # "No module in tokviz/gui or tokviz/cli is over ~500 lines": a module that grows past this has
 # taken on a second job and should be split by responsibility.
 MAX_MODULE_LINES = 520
+# Tests that read tokviz's private attributes (``obj._name``) break when the code is reorganised
+# without a change a user could see. The reads left test what has no public surface (a cache to
+# clear between runs, a failure injected into a write, an internal fast path checked against the
+# plain one). This is a ratchet: the count may only fall. A new test uses a property, a public
+# method, a signal or a widget found by objectName; when a change removes reads, lower the number.
+MAX_PRIVATE_READS = 48
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
@@ -60,3 +67,38 @@ def test_gui_and_cli_modules_stay_small(package):
     }
     too_big = {name: n for name, n in sizes.items() if n > MAX_MODULE_LINES}
     assert not too_big, f"split these by responsibility: {too_big}"
+
+
+def private_names_defined_in_tokviz() -> set[str]:
+    """Every ``_name`` (not ``__dunder__``) that tokviz defines: functions, classes, attributes, globals."""
+    names: set[str] = set()
+    for path in (ROOT / "tokviz").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                names.add(node.name)
+            elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+                names.add(node.attr)
+            elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                names.add(node.id)
+    return {name for name in names if name.startswith("_") and not name.startswith("__")}
+
+
+def private_reads_in_tests() -> list[str]:
+    """``file:line name`` for each ``obj._name`` in tests/ whose name tokviz defines (a test's own
+    ``self._name`` is its own business)."""
+    private = private_names_defined_in_tokviz()
+    reads = []
+    for path in sorted((ROOT / "tests").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (
+                isinstance(node, ast.Attribute)
+                and node.attr in private
+                and not (isinstance(node.value, ast.Name) and node.value.id == "self")
+            ):
+                reads.append(f"{path.relative_to(ROOT)}:{node.lineno} {node.attr}")
+    return reads
+
+
+def test_tests_read_no_more_private_attributes_than_before():
+    reads = private_reads_in_tests()
+    assert len(reads) <= MAX_PRIVATE_READS, "\n".join(reads)

@@ -91,9 +91,9 @@ def test_the_limit_grows_with_the_text_so_long_legitimate_texts_never_reach_it()
 
 def test_the_named_patterns_are_not_bounded() -> None:
     # GPT-2's and cl100k's patterns are linear: they keep their fast paths with no limit.
-    assert not resolve_pretokenizer("gpt2")._bounded
-    assert not resolve_pretokenizer("cl100k")._bounded
-    assert resolve_pretokenizer(r"\w+")._bounded
+    assert not resolve_pretokenizer("gpt2").bounded
+    assert not resolve_pretokenizer("cl100k").bounded
+    assert resolve_pretokenizer(r"\w+").bounded
 
 
 def test_messages_shorten_long_patterns_to_one_line() -> None:
