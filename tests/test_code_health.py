@@ -11,6 +11,7 @@ import ast
 import shutil
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -25,6 +26,9 @@ MAX_MODULE_LINES = 520
 # plain one). This is a ratchet: the count may only fall. A new test uses a property, a public
 # method, a signal or a widget found by objectName; when a change removes reads, lower the number.
 MAX_PRIVATE_READS = 48
+# The coverage floor (fail_under in [tool.coverage.report]) only rises: the README's test command
+# fails under it, and this keeps it from being lowered to let a drop through. Raise both together.
+LOWEST_COVERAGE_FLOOR = 90
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
@@ -54,6 +58,7 @@ def test_the_import_contracts_hold():
     assert "0 broken" in done.stdout
 
 
+@pytest.mark.slow
 def test_the_core_and_the_cli_type_check():
     done = run(sys.executable, "-m", "mypy", "tokviz/core", "tokviz/cli")
     assert done.returncode == 0, done.stdout + done.stderr
@@ -102,3 +107,10 @@ def private_reads_in_tests() -> list[str]:
 def test_tests_read_no_more_private_attributes_than_before():
     reads = private_reads_in_tests()
     assert len(reads) <= MAX_PRIVATE_READS, "\n".join(reads)
+
+
+def test_the_coverage_floor_only_rises():
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    coverage = config["tool"]["coverage"]
+    assert coverage["run"]["source"] == ["tokviz"] and coverage["run"]["branch"] is True
+    assert coverage["report"]["fail_under"] >= LOWEST_COVERAGE_FLOOR

@@ -61,6 +61,7 @@ def test_dev_zero_is_refused_at_once(tmp_path: Path, argv: list[str], message: s
     assert not (tmp_path / "m.json").exists()
 
 
+@pytest.mark.slow
 @needs_fifo
 @pytest.mark.parametrize(
     ("argv", "message"),

@@ -112,6 +112,7 @@ def test_the_tsv_is_readable_by_eye(tmp_path: Path) -> None:
     assert lines[1:] == ["count\tpretoken", "2\tHello", "1\t,", "1\t world\\n"]
 
 
+@pytest.mark.slow
 @given(st.dictionaries(st.text(min_size=1), st.integers(min_value=1, max_value=2**40), min_size=1))
 def test_any_table_survives_the_tsv(counts: dict[str, int]) -> None:
     table = CountTable(counts, "none")

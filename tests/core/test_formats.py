@@ -124,6 +124,7 @@ def test_hugging_face_tokenizers_encodes_an_export_exactly_like_tokviz(
     assert hf.decode(tok.encode(probe), skip_special_tokens=False) == probe
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["gpt2", "cl100k"])
 def test_hugging_face_tokenizers_encodes_bundled_exports_like_tiktoken(
     tmp_path: Path,
@@ -141,6 +142,7 @@ def test_hugging_face_tokenizers_encodes_bundled_exports_like_tiktoken(
     assert back.encode(text) == oracle.encode(text, allowed_special="all")
 
 
+@pytest.mark.slow
 def test_gpt2_files_round_trip_equal_tiktoken(
     tmp_path: Path, varied_text: str, english_text: str, gpt2_tiktoken: tiktoken.Encoding
 ) -> None:

@@ -52,6 +52,7 @@ def test_bundled_tokenizers_round_trip(name: str, text: str) -> None:
     assert tok.decode(tok.encode(text)) == text
 
 
+@pytest.mark.slow
 @FAST
 @given(TEXT)
 def test_trained_tokenizers_round_trip(trained_models: list[Tokenizer], text: str) -> None:
@@ -59,6 +60,7 @@ def test_trained_tokenizers_round_trip(trained_models: list[Tokenizer], text: st
         assert tok.decode(tok.encode(text)) == text
 
 
+@pytest.mark.slow
 @FAST
 @given(TEXT)
 def test_gpt2_merge_list_equals_tiktoken(

@@ -52,6 +52,7 @@ def test_encoder_equals_the_lectures_encoder(trained, english_text):
     assert [trained.id_bytes(i) for i in ids] == reference_encode(text, trained.merges, "gpt2")
 
 
+@pytest.mark.slow
 @settings(max_examples=200)
 @given(hard_text(specials=["<|endoftext|>"]))
 def test_round_trip_on_arbitrary_unicode(trained, text):
@@ -65,6 +66,7 @@ def whole_text_bpe() -> TrainResult:
     return train_bpe(text="abc ab c é🌍 你 a b    \n\n" * 20, vocab_size=300, pretokenizer="none")
 
 
+@pytest.mark.slow
 @settings(max_examples=100)
 @given(hard_text(specials=["<|endoftext|>"]))
 def test_long_chunks_use_the_same_rule(whole_text_bpe, text):
@@ -138,6 +140,7 @@ STREAM_SPECIALS = [
 ]
 
 
+@pytest.mark.slow
 @settings(max_examples=300)
 @given(
     data=st.data(),

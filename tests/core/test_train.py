@@ -86,6 +86,7 @@ def test_the_reference_splits_with_tiktokens_published_patterns(monkeypatch: pyt
     }
 
 
+@pytest.mark.slow
 @settings(max_examples=150, suppress_health_check=[HealthCheck.too_slow])
 @given(
     text=hard_text(specials=sorted({s for group in SPECIAL_SETS for s in group})),

@@ -118,6 +118,7 @@ def test_docks_on_screen_are_offered_and_the_timeline_is_png_only(qtbot, window)
     assert [k for k in targets][:3] == ["views", "view:1", "view:2"] and list(targets)[-1] == "window"
 
 
+@pytest.mark.slow
 def test_the_chart_exports_its_own_vector_drawing(qtbot, make_window, tmp_path, gpt2, cl100k):
     # Wide enough that the bars of all six built-ins (bytes to o200k, characters, words) keep labels.
     window = make_window(text=HELLO, size=(1920, 1080))

@@ -43,6 +43,7 @@ def test_builtins_load_in_the_background(qtbot, gpt2):
     assert model.merges_ready("gpt2")
 
 
+@pytest.mark.slow
 def test_vocab_model_passes_the_model_tester_and_shows_visible_bytes(qtmodeltester, gpt2):
     model = VocabModel()
     model.set_tokenizer(gpt2, merges_ready=False)
@@ -72,6 +73,7 @@ def test_vocab_model_shows_merge_rank_and_parents_when_ready(qtmodeltester, tiny
     assert tiny_bpe.vocab[256] == left + right
 
 
+@pytest.mark.slow
 def test_vocab_filter_sort_and_regex(qtmodeltester, gpt2):
     model = VocabModel()
     model.set_tokenizer(gpt2)

@@ -225,6 +225,7 @@ def test_replay_render_draws_the_lectures_merge_table(capsys, tmp_path):
     assert any("1.5 bytes per token" in t for t in texts)
 
 
+@pytest.mark.slow
 def test_replay_render_png_of_a_published_tokenizer_lists_only_the_merges_that_change_the_text(
     capsys, tmp_path
 ):
