@@ -41,6 +41,7 @@ def tokviz(cwd: Path, *argv: str, stdin: bytes | None = None) -> subprocess.Comp
     )
 
 
+@pytest.mark.slow
 @needs_dev_zero
 @pytest.mark.parametrize(
     ("argv", "message"),

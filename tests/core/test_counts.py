@@ -70,6 +70,7 @@ def test_a_table_records_what_it_was_counted_from(corpus: list[Path]) -> None:
     assert table.total == sum(table.counts.values())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("tie_break", ["lexicographic", "first-seen"])
 @pytest.mark.parametrize("pretokenizer", ["gpt2", "cl100k", "none"])
 def test_training_from_the_table_gives_exactly_the_merges_of_training_on_the_text(

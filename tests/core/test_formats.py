@@ -50,6 +50,7 @@ def probe(english_text: str, varied_text: str) -> str:
     return english_text[50_000:53_000] + varied_text + "<|endoftext|>x<|fim_prefix|><|endoftext|>"
 
 
+@pytest.mark.slow
 def test_model_file_round_trip_keeps_tokenizer_settings_and_history(
     tmp_path: Path, trained: TrainResult, probe: str
 ) -> None:
@@ -161,6 +162,7 @@ def test_gpt2_exported_as_tiktoken_is_the_published_file(tmp_path: Path) -> None
     assert path.read_bytes() == resource_path("encodings", "r50k_base.tiktoken").read_bytes()
 
 
+@pytest.mark.slow
 def test_a_tiktoken_file_loads_with_an_engine_and_lazy_merges(
     tmp_path: Path, gpt2_tiktoken: tiktoken.Encoding
 ) -> None:
@@ -441,6 +443,7 @@ _TRICKY = [chr(c) for c in range(0x20, 0x7F)] + [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["gpt2", "cl100k"])
 def test_hf_export_agrees_with_tokviz_on_random_text(tmp_path: Path, name: str) -> None:
     """Oniguruma (HF) and Python's regex must chunk alike, even on odd whitespace and random scripts."""

@@ -44,6 +44,7 @@ def cl100k_by_merges() -> Tokenizer:
     return _by_merges("cl100k")
 
 
+@pytest.mark.slow
 @FAST
 @given(TEXT)
 @pytest.mark.parametrize("name", ["bytes", "gpt2", "cl100k"])
@@ -69,6 +70,7 @@ def test_gpt2_merge_list_equals_tiktoken(
     assert gpt2_by_merges.encode(text) == gpt2_tiktoken.encode(text, allowed_special="all")
 
 
+@pytest.mark.slow
 @FAST
 @given(TEXT)
 def test_cl100k_merge_list_equals_tiktoken(

@@ -46,6 +46,7 @@ def test_encoding_follows_the_merge_list_not_the_rank_of_the_merged_bytes():
     assert reference.encode("abc") == [258]
 
 
+@pytest.mark.slow
 def test_encoder_equals_the_lectures_encoder(trained, english_text):
     text = english_text[70_000:80_000]
     ids = trained.encode(text)
@@ -109,6 +110,7 @@ def test_spans_place_tokens_on_code_points():
     assert b"".join(s.bytes for s in spans) == "a🌍b".encode()
 
 
+@pytest.mark.slow
 @settings(max_examples=150)
 @given(hard_text(specials=["<|endoftext|>"]))
 def test_spans_tile_the_text(trained, text):

@@ -130,6 +130,7 @@ def test_fast_trainer_equals_the_slow_reference(text, extra, pretokenizer, tie_b
     assert result.vocab == vocab
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("tie_break", TIE_RULES)
 @pytest.mark.parametrize("specials", SPECIAL_SETS, ids=lambda group: "+".join(group) or "no-specials")
 @pytest.mark.parametrize("pretokenizer", PRETOKENIZERS)
@@ -155,6 +156,7 @@ def test_fast_trainer_equals_reference_on_every_hard_case(pretokenizer, specials
     assert result.vocab == vocab
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("tie_break", TIE_RULES)
 @pytest.mark.parametrize("pretokenizer", PRETOKENIZERS)
 def test_fast_trainer_equals_reference_on_real_text(english_text, pretokenizer, tie_break):

@@ -59,6 +59,7 @@ def merge_path(request: pytest.FixtureRequest) -> Iterator[str]:
         yield request.param
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", PATHS)
 @given(
     text=long_text,

@@ -39,6 +39,7 @@ def texts_of(svg: bytes) -> list[str]:
     return [t.firstChild.data for t in doc.getElementsByTagName("text") if t.firstChild]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("scale", [1, 2, 3])
 def test_a_token_view_exports_at_the_requested_pixel_size(window, tmp_path, scale):
     target = window.exporter.target("view:1")
