@@ -36,6 +36,8 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if os.enviro
 # ---------------------------------------------------------------- markers by folder
 GUI_FOLDERS = ("gui", "journeys")
 """Every test under tests/gui/ or tests/journeys/ needs Qt: it gets the ``gui`` marker here."""
+SLOW_FOLDERS = ("journeys",)
+"""The user journeys drive the whole app at every projector size: the slow lane (``-m slow``)."""
 
 
 @pytest.hookimpl(tryfirst=True)  # before -m deselects by marker
@@ -47,6 +49,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             continue  # not under tests/
         if folder in GUI_FOLDERS:
             item.add_marker(pytest.mark.gui)
+        if folder in SLOW_FOLDERS:
+            item.add_marker(pytest.mark.slow)
 
 
 @pytest.fixture(scope="session")

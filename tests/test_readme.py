@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from .texts import CAT_TABLE, HELLO
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -23,7 +25,7 @@ def setup_commands() -> list[str]:
 def test_readme_shows_exactly_the_install_and_test_commands() -> None:
     assert setup_commands() == [
         "python3 -m venv .venv && .venv/bin/pip install . && .venv/bin/tokviz",
-        "python3 -m venv .venv && .venv/bin/pip install '.[test]' && .venv/bin/python -m pytest",
+        "python3 -m venv .venv && .venv/bin/pip install '.[test]' && .venv/bin/python -m pytest --cov=tokviz",
     ]
 
 
@@ -69,9 +71,7 @@ def test_the_python_example_in_the_readme_runs_and_says_what_it_shows() -> None:
     exec(block.group(1), namespace)  # noqa: S102 - our own README
     history = namespace["result"].history  # type: ignore[attr-defined]
     assert [(h.left, h.right, h.count, h.tokens_after) for h in history] == [
-        (b"t", b"h", 2, 16),
-        (b"th", b"e", 2, 14),
-        (b"the", b" ", 2, 12),
+        (left, right, count, after) for left, right, _id, count, after in CAT_TABLE
     ]
     assert len(namespace["tok"].encode("the quick brown fox")) == 16  # type: ignore[attr-defined]
-    assert len(namespace["gpt2"].encode("Hello, 🌍! 你好!")) == 12  # type: ignore[attr-defined]
+    assert len(namespace["gpt2"].encode(HELLO)) == 12  # type: ignore[attr-defined]

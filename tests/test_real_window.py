@@ -29,7 +29,8 @@ import pytest
 
 from .x11 import read_status, screenshot, tokviz_command, tool, wait_for, xdotool, xvfb
 
-pytestmark = pytest.mark.gui
+# A real X server and the installed app, launched anew for each test: the slow lane.
+pytestmark = [pytest.mark.gui, pytest.mark.slow]
 
 LINE = "Hello tokviz, typed by xdotool: 12345 tokens!"
 QT_WARNING = re.compile(

@@ -1,4 +1,4 @@
-"""The lecture's worked examples, spelled once for every test that uses them."""
+"""The lecture's worked examples and their expected results, spelled once for every test that uses them."""
 
 from typing import NamedTuple
 
@@ -28,3 +28,8 @@ CAT_MERGES = [
 ]
 # The token count at each step of the replay: before any merge, then after each.
 CAT_TOKEN_COUNTS = [CAT_START_TOKENS] + [merge.tokens_after for merge in CAT_MERGES]
+# The same table as plain tuples, (left, right, new id, times the pair occurs, tokens after it),
+# the merged pairs alone, and CAT after the three merges, token by token.
+CAT_TABLE = [tuple(merge) for merge in CAT_MERGES]
+CAT_PAIRS = [(merge.left, merge.right) for merge in CAT_MERGES]
+CAT_TOKENS = [b"the ", b"c", b"a", b"t", b" ", b"i", b"n", b" ", b"the ", b"h", b"a", b"t"]

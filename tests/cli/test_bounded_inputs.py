@@ -41,6 +41,7 @@ def tokviz(cwd: Path, *argv: str, stdin: bytes | None = None) -> subprocess.Comp
     )
 
 
+@pytest.mark.slow
 @needs_dev_zero
 @pytest.mark.parametrize(
     ("argv", "message"),
@@ -61,6 +62,7 @@ def test_dev_zero_is_refused_at_once(tmp_path: Path, argv: list[str], message: s
     assert not (tmp_path / "m.json").exists()
 
 
+@pytest.mark.slow
 @needs_fifo
 @pytest.mark.parametrize(
     ("argv", "message"),

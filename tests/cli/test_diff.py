@@ -40,6 +40,7 @@ def test_smaller_vocabulary_is_a_prefix_of_the_larger(
     assert "merges only in py8k" not in out
 
 
+@pytest.mark.slow
 def test_json_names_the_first_divergence_of_gpt2_and_cl100k(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "diff", "gpt2", "cl100k", "--format", "json", "--top", "2")
 

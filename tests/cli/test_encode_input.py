@@ -79,6 +79,7 @@ def test_an_input_file_with_the_same_byte_is_refused_the_same_way(
     assert_one_line_error(err, "not valid UTF-8", "byte offset 0")
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(os.name != "posix", reason="bytes in argv are a POSIX matter")
 def test_invalid_utf8_from_the_shell_is_a_one_line_error() -> None:
     for fmt in FORMATS:
@@ -94,6 +95,7 @@ def test_invalid_utf8_from_the_shell_is_a_one_line_error() -> None:
         )
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(os.name != "posix", reason="closing a descriptor for the child is POSIX")
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_a_closed_standard_output_is_a_one_line_error(fmt: str) -> None:
@@ -108,6 +110,7 @@ def test_a_closed_standard_output_is_a_one_line_error(fmt: str) -> None:
     assert "AttributeError" not in done.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(os.name != "posix", reason="pipes that close early are POSIX")
 def test_a_reader_that_goes_away_is_not_an_error(tmp_path: Path) -> None:
     big = tmp_path / "big.txt"

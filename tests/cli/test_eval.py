@@ -145,6 +145,7 @@ def test_a_missing_folder_is_named(capsys: pytest.CaptureFixture[str], tmp_path:
     assert_one_line_error(err, "nowhere: file or folder not found")
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGINT to a child process")
 def test_ctrl_c_exits_130_and_writes_nothing(tmp_path: Path) -> None:
     root = tmp_path / "corpus"

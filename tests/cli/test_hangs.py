@@ -92,6 +92,7 @@ def _hostile_model(tmp_path: Path) -> Path:
     return hostile
 
 
+@pytest.mark.slow
 def test_encode_with_a_model_whose_pattern_is_catastrophic_is_a_one_line_error(tmp_path: Path) -> None:
     model = _hostile_model(tmp_path)
     done = tokviz("encode", "--tokenizer", str(model), "--text", HOSTILE_TEXT, cwd=tmp_path)
@@ -201,6 +202,7 @@ def _assert_all_gone(pids: set[int]) -> None:
     assert not left, f"processes left running: {sorted(left)}"
 
 
+@pytest.mark.slow
 def test_sigint_stops_a_parallel_run_and_every_worker(big_corpus: Path, tmp_path: Path) -> None:
     code, latency, seen, err = _train_then_signal(big_corpus, tmp_path, signal.SIGINT)
     assert code == 130, err
@@ -211,6 +213,7 @@ def test_sigint_stops_a_parallel_run_and_every_worker(big_corpus: Path, tmp_path
     _assert_all_gone(seen)
 
 
+@pytest.mark.slow
 def test_sigterm_leaves_no_worker_behind(big_corpus: Path, tmp_path: Path) -> None:
     code, _latency, seen, _err = _train_then_signal(big_corpus, tmp_path, signal.SIGTERM)
     assert code == -signal.SIGTERM
@@ -218,6 +221,7 @@ def test_sigterm_leaves_no_worker_behind(big_corpus: Path, tmp_path: Path) -> No
     _assert_all_gone(seen)
 
 
+@pytest.mark.slow
 def test_ctrl_c_in_a_terminal_stops_the_run_without_worker_tracebacks(
     big_corpus: Path, tmp_path: Path
 ) -> None:

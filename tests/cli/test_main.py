@@ -111,6 +111,7 @@ def test_no_arguments_opens_the_gui(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 # ----------------------------------------------------------------------------- as a program
+@pytest.mark.slow
 def test_python_m_tokviz_runs_headless_without_qt() -> None:
     probe = (
         "import sys\n"

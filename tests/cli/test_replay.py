@@ -71,6 +71,7 @@ def test_replay_shows_partial_bytes_as_hex_in_json(capsys: pytest.CaptureFixture
     }  # fmt: skip
 
 
+@pytest.mark.slow
 def test_replay_of_a_tokenizer_counts_tokens_after_every_merge(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "replay", "--tokenizer", "gpt2", "--text", HELLO, "--format", "json")
 
@@ -92,6 +93,7 @@ def test_replay_of_a_tokenizer_counts_tokens_after_every_merge(capsys: pytest.Ca
         assert steps[k - 1]["tokens"] == len(tok.encode_with_merges(HELLO, k)), k
 
 
+@pytest.mark.slow
 def test_replay_table_can_skip_merges_that_do_not_change_the_text(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "replay", "--tokenizer", "gpt2", "--text", "the cat", "--only-changes")
 

@@ -99,6 +99,7 @@ class _Interrupted:
         raise Cancelled("training was cancelled")
 
 
+@pytest.mark.slow
 def test_interrupted_training_cancels_cleanly_and_writes_nothing(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, corpus: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

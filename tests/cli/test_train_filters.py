@@ -129,6 +129,7 @@ def test_the_name_defaults_to_the_model_file_name(
     assert load_model(tmp_path / "adder.json").tokenizer.name == "adder"
 
 
+@pytest.mark.slow
 def test_cl100k_exports_load_in_transformers_and_tiktoken_as_a_user_would(
     capsys: pytest.CaptureFixture[str], project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

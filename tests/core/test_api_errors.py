@@ -223,6 +223,7 @@ def test_merge_numbers_are_never_counted_from_the_end() -> None:
         TINY.parents_of_merge(3)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("tok", [TINY, GPT2], ids=["tiny", "gpt2"])
 def test_lone_surrogates_read_as_the_replacement_character_everywhere(tok: Tokenizer) -> None:
     text, read = "a\ud800b \udfff", "a\ufffdb \ufffd"

@@ -70,6 +70,7 @@ def test_a_table_records_what_it_was_counted_from(corpus: list[Path]) -> None:
     assert table.total == sum(table.counts.values())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("tie_break", ["lexicographic", "first-seen"])
 @pytest.mark.parametrize("pretokenizer", ["gpt2", "cl100k", "none"])
 def test_training_from_the_table_gives_exactly_the_merges_of_training_on_the_text(
@@ -112,6 +113,7 @@ def test_the_tsv_is_readable_by_eye(tmp_path: Path) -> None:
     assert lines[1:] == ["count\tpretoken", "2\tHello", "1\t,", "1\t world\\n"]
 
 
+@pytest.mark.slow
 @given(st.dictionaries(st.text(min_size=1), st.integers(min_value=1, max_value=2**40), min_size=1))
 def test_any_table_survives_the_tsv(counts: dict[str, int]) -> None:
     table = CountTable(counts, "none")

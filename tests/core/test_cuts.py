@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 import regex
 from hypothesis import given, settings
 
@@ -11,6 +12,7 @@ from tokviz.core.cuts import SAFE_CUT_PATTERN, cut_mode, first_cut_after, last_c
 from ..strategies import hard_text
 
 
+@pytest.mark.slow
 @settings(max_examples=200)
 @given(hard_text())
 def test_every_safe_cut_splits_the_encoding_exactly(text: str) -> None:

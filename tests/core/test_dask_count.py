@@ -44,6 +44,7 @@ def corpus(tmp_path: Path, english_text: str) -> list[Path]:
     return make_corpus(tmp_path / "corpus", english_text)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("pretokenizer", ["gpt2", "none", r"\w+|\s+|[^\w\s]+"])
 def test_the_dask_table_equals_the_local_table_exactly(
     scheduler: str, corpus: list[Path], pretokenizer: str

@@ -89,6 +89,7 @@ def merge_lists_and_texts(draw: st.DrawFn) -> tuple[list[tuple[bytes, bytes]], s
     return merges, text
 
 
+@pytest.mark.slow
 @given(case=merge_lists_and_texts(), pretokenizer=st.sampled_from(["gpt2", "cl100k"]))
 def test_any_merge_list_encodes_like_the_reference(
     case: tuple[list[tuple[bytes, bytes]], str], pretokenizer: str
@@ -99,6 +100,7 @@ def test_any_merge_list_encodes_like_the_reference(
     assert [tok.id_bytes(i) for i in tok.encode(text)] == reference_encode(text, merges, pretokenizer)
 
 
+@pytest.mark.slow
 @given(corpus=texts.filter(lambda t: len(t) > 5), text=texts, merges=st.integers(1, 30))
 def test_every_trained_vocabulary_takes_the_fast_path_and_stays_exact(
     corpus: str, text: str, merges: int

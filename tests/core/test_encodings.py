@@ -102,6 +102,7 @@ def test_each_call_returns_a_fresh_dict() -> None:
     assert b"tokviz" not in load_bundled_ranks("gpt2")
 
 
+@pytest.mark.slow
 def test_same_table_as_tiktokens_own_loader(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TIKTOKEN_CACHE_DIR", "")  # no cache copy in the temp folder
     for enc in BUNDLED.values():
@@ -170,6 +171,7 @@ def test_the_bundled_files_go_through_the_same_strict_reader(
 
 
 # ---------------------------------------------------------------------------- merges
+@pytest.mark.slow
 def test_gpt2_merges_rebuild_every_token_as_the_definition_says() -> None:
     ranks = load_bundled_ranks("gpt2")
     merges = recover_merges(ranks)
@@ -182,6 +184,7 @@ def test_gpt2_merges_rebuild_every_token_as_the_definition_says() -> None:
     assert merges == reference_merges(ranks)
 
 
+@pytest.mark.slow
 def test_cl100k_merges_match_the_definition() -> None:
     ranks = load_bundled_ranks("cl100k")
     merges = recover_merges(ranks)
@@ -189,6 +192,7 @@ def test_cl100k_merges_match_the_definition() -> None:
     assert merges == reference_merges(ranks)
 
 
+@pytest.mark.slow
 def test_fast_path_and_pure_python_agree_on_gpt2() -> None:
     ranks = load_bundled_ranks("gpt2")
     items = recovery._checked_items(ranks)
@@ -267,6 +271,7 @@ def rank_tables(draw: st.DrawFn) -> dict[bytes, int]:
     return ranks
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(table=rank_tables(), first_batch=st.integers(1, 300), growth=st.integers(2, 3))
 def test_recovery_matches_the_definition_on_random_tables(

@@ -64,6 +64,7 @@ def mismatches(encode: Callable[[str], Sequence[int]], tokenizer: Tokenizer, tex
     return [t for t in texts if list(encode(t)) != tokenizer.encode(t)]
 
 
+@pytest.mark.slow
 def test_the_gpt2_folder_loads_in_transformers_with_eos_and_the_same_ids(
     model: Tokenizer, held_out: list[str], tmp_path: Path
 ) -> None:
@@ -245,6 +246,7 @@ def reference_encoders(
     )
 
 
+@pytest.mark.slow
 @settings(max_examples=60)
 @given(text=hard_text(specials=SPECIALS))
 def test_exports_encode_any_text_like_tokviz(

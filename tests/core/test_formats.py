@@ -50,6 +50,7 @@ def probe(english_text: str, varied_text: str) -> str:
     return english_text[50_000:53_000] + varied_text + "<|endoftext|>x<|fim_prefix|><|endoftext|>"
 
 
+@pytest.mark.slow
 def test_model_file_round_trip_keeps_tokenizer_settings_and_history(
     tmp_path: Path, trained: TrainResult, probe: str
 ) -> None:
@@ -124,6 +125,7 @@ def test_hugging_face_tokenizers_encodes_an_export_exactly_like_tokviz(
     assert hf.decode(tok.encode(probe), skip_special_tokens=False) == probe
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["gpt2", "cl100k"])
 def test_hugging_face_tokenizers_encodes_bundled_exports_like_tiktoken(
     tmp_path: Path,
@@ -141,6 +143,7 @@ def test_hugging_face_tokenizers_encodes_bundled_exports_like_tiktoken(
     assert back.encode(text) == oracle.encode(text, allowed_special="all")
 
 
+@pytest.mark.slow
 def test_gpt2_files_round_trip_equal_tiktoken(
     tmp_path: Path, varied_text: str, english_text: str, gpt2_tiktoken: tiktoken.Encoding
 ) -> None:
@@ -159,6 +162,7 @@ def test_gpt2_exported_as_tiktoken_is_the_published_file(tmp_path: Path) -> None
     assert path.read_bytes() == resource_path("encodings", "r50k_base.tiktoken").read_bytes()
 
 
+@pytest.mark.slow
 def test_a_tiktoken_file_loads_with_an_engine_and_lazy_merges(
     tmp_path: Path, gpt2_tiktoken: tiktoken.Encoding
 ) -> None:
@@ -439,6 +443,7 @@ _TRICKY = [chr(c) for c in range(0x20, 0x7F)] + [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["gpt2", "cl100k"])
 def test_hf_export_agrees_with_tokviz_on_random_text(tmp_path: Path, name: str) -> None:
     """Oniguruma (HF) and Python's regex must chunk alike, even on odd whitespace and random scripts."""

@@ -196,6 +196,7 @@ def test_random_bytes(work: Path, data: bytes, name: str, bom: bool) -> None:
     _check_load(path, (name,))
 
 
+@pytest.mark.slow
 @FUZZ
 @given(value=JSON_VALUES, name=st.sampled_from(FILE_NAMES))
 def test_random_json(work: Path, value: Any, name: str) -> None:
@@ -230,12 +231,14 @@ def test_huge_numbers(work: Path, digits: int, where: str) -> None:
     _check_load(_write(_fresh(work), "m.json", doc.encode()), ("m.json",))
 
 
+@pytest.mark.slow
 @FUZZ
 @given(where=st.sampled_from(MODEL_PATHS), value=JSON_VALUES)
 def test_wrong_types_in_every_field_of_a_model_file(work: Path, where: tuple[Any, ...], value: Any) -> None:
     _check_load(_write(_fresh(work), "m.json", _dumps(_replace(VALID.model, where, value))), ("m.json",))
 
 
+@pytest.mark.slow
 @FUZZ
 @given(where=st.sampled_from(HF_PATHS), value=JSON_VALUES)
 def test_wrong_types_in_every_field_of_a_tokenizer_json(
@@ -245,6 +248,7 @@ def test_wrong_types_in_every_field_of_a_tokenizer_json(
     _check_load(_write(_fresh(work), "tokenizer.json", _dumps(doc)), ("tokenizer.json",))
 
 
+@pytest.mark.slow
 @FUZZ
 @given(
     key=st.one_of(st.text(max_size=6), st.sampled_from(["Ġthe", "<|endoftext|>", "a"])),

@@ -236,6 +236,7 @@ def same_ids(tok: Tokenizer, tk: Library, text: str) -> bool:
 
 
 # ---------------------------------------------------------------------------- ids
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", sorted(MODELS))
 def test_ids_equal_the_library_on_multilingual_text(tmp_path: Path, kind: str) -> None:
     tk, tok = saved(kind, tmp_path)
@@ -254,6 +255,7 @@ def test_ids_equal_the_library_on_the_30000_line_corpus(tmp_path: Path, kind: st
         assert same_ids(tok, tk, line), (kind, line)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "kind", ["byte-level BPE", "NFKC", "Split merged_with_next", "byte fallback", "WordPiece", "Unigram"]
 )

@@ -7,6 +7,8 @@ import pytest
 from tokviz.core.metrics import TextMetrics, attention_multiplier, compare_rows, embedding_parameters
 from tokviz.core.tokenizer import Tokenizer
 
+from ..texts import CAT, CAT_PAIRS
+
 
 @pytest.fixture(scope="module")
 def byte_tokenizer() -> Tokenizer:
@@ -15,14 +17,13 @@ def byte_tokenizer() -> Tokenizer:
 
 @pytest.fixture(scope="module")
 def the_cat_tokenizer() -> Tokenizer:
-    """The lecture's three merges learned from "the cat in the hat" (no pre-tokenizer)."""
+    """The lecture's three merges learned from CAT (no pre-tokenizer)."""
     vocab = {i: bytes([i]) for i in range(256)} | {256: b"th", 257: b"the", 258: b"the "}
-    merges = [(b"t", b"h"), (b"th", b"e"), (b"the", b" ")]
-    return Tokenizer(vocab, merges, pretokenizer="none", name="the-cat")
+    return Tokenizer(vocab, CAT_PAIRS, pretokenizer="none", name="the-cat")
 
 
 def test_the_cat_in_the_hat_is_one_and_a_half_bytes_per_token(the_cat_tokenizer: Tokenizer) -> None:
-    m = TextMetrics.of(the_cat_tokenizer, "the cat in the hat")
+    m = TextMetrics.of(the_cat_tokenizer, CAT)
     assert (m.bytes, m.code_points, m.tokens) == (18, 18, 12)
     assert m.bytes_per_token == pytest.approx(1.5)
 

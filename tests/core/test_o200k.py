@@ -38,6 +38,7 @@ def test_the_bundled_file_is_the_published_one() -> None:
         assert f"{PUBLISHED_SHA256}  o200k_base.tiktoken" in shared.read_text(encoding="ascii")
 
 
+@pytest.mark.slow
 def test_pattern_and_specials_are_tiktokens(o200k_tiktoken: tiktoken.Encoding) -> None:
     tok = load_tokenizer("o200k")
     assert tok.pretokenizer.pattern == O200K_PATTERN == o200k_tiktoken._pat_str
@@ -108,6 +109,7 @@ def test_a_swapped_file_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
         encodings._load_ranks.cache_clear()
 
 
+@pytest.mark.slow
 def test_a_copy_of_the_file_opens_with_its_pattern_and_specials(tmp_path: Path) -> None:
     copy = tmp_path / "my-o200k.tiktoken"
     copy.write_bytes(resource_path("encodings", "o200k_base.tiktoken").read_bytes())

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -30,6 +31,7 @@ def test_none_keeps_the_document_whole():
     assert resolve_pretokenizer("none").split("the cat in the hat") == ["the cat in the hat"]
 
 
+@pytest.mark.slow
 @settings(max_examples=400)
 @given(TEXT)
 def test_fast_ascii_path_equals_the_reference_patterns(text):
@@ -38,6 +40,7 @@ def test_fast_ascii_path_equals_the_reference_patterns(text):
     assert resolve_pretokenizer("cl100k").split(text) == reference_pretokenize(text, "cl100k")
 
 
+@pytest.mark.slow
 @settings(max_examples=200)
 @given(TEXT, st.sampled_from(["gpt2", "cl100k", "none", r"\w+", r"[a-z]+|\d"]))
 def test_chunks_tile_the_text(text, name):
@@ -73,6 +76,7 @@ def test_special_splitter_prefers_the_longest_match():
     assert splitter.documents(text) == ["a", "b"]
 
 
+@pytest.mark.slow
 @settings(max_examples=300)
 @given(hard_text(specials=SPECIALS), st.lists(st.sampled_from(SPECIALS), min_size=1, max_size=4, unique=True))
 def test_special_splitter_equals_the_reference_split(text, specials):

@@ -203,6 +203,7 @@ def _quick(name: str) -> tuple[RealCase, Any, Any]:
     return (case, *_LOADED[name])
 
 
+@pytest.mark.slow
 @settings(max_examples=60)  # three libraries per example; the 30,000-line tests cover breadth
 @given(hard_text(max_run=300, specials=("<|endoftext|>", "<|startoftranscript|>", "<s>", "</s>", "[INST]")))
 def test_generated_hard_text_gives_the_reference_ids_for_every_committed_kind(text: str) -> None:

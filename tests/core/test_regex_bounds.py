@@ -83,6 +83,7 @@ def test_a_tokenizer_with_such_a_pattern_stops_encoding(no_trial: None) -> None:
         tok.encode(HOSTILE_TEXT)
 
 
+@pytest.mark.slow
 def test_the_limit_grows_with_the_text_so_long_legitimate_texts_never_reach_it() -> None:
     assert time_limit(1_000_000) > time_limit(1_000) >= pretokenize.PATTERN_TIME_BASE
     text = "the cat in the hat, 123 times! " * 40_000  # 1.2 MB
@@ -92,9 +93,9 @@ def test_the_limit_grows_with_the_text_so_long_legitimate_texts_never_reach_it()
 
 def test_the_named_patterns_are_not_bounded() -> None:
     # GPT-2's and cl100k's patterns are linear: they keep their fast paths with no limit.
-    assert not resolve_pretokenizer("gpt2")._bounded
-    assert not resolve_pretokenizer("cl100k")._bounded
-    assert resolve_pretokenizer(r"\w+")._bounded
+    assert not resolve_pretokenizer("gpt2").bounded
+    assert not resolve_pretokenizer("cl100k").bounded
+    assert resolve_pretokenizer(r"\w+").bounded
 
 
 def test_messages_shorten_long_patterns_to_one_line() -> None:
@@ -213,6 +214,7 @@ def _big_result(n: int) -> bytes:
     return b"x" * n
 
 
+@pytest.mark.slow
 def test_a_worker_stopped_while_sending_its_result_does_not_hang_the_pool() -> None:
     # Terminated halfway through a result, a worker leaves half a message in the result pipe; the
     # pool's manager thread must still end (the interpreter joins it at exit: Ctrl+C used to hang).

@@ -70,6 +70,7 @@ def test_cl100k_matches_tiktoken_on_the_lecture_string(cl100k_tiktoken: tiktoken
     assert load_tokenizer("cl100k_base").encode(DEMO) == cl100k_tiktoken.encode(DEMO)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["gpt2", "cl100k"])
 def test_recovered_merges_alone_reproduce_tiktoken(
     name: str, sample: str, gpt2_tiktoken: tiktoken.Encoding, cl100k_tiktoken: tiktoken.Encoding
@@ -97,6 +98,7 @@ def test_bundled_tokenizers_are_built_once_and_shared_across_threads() -> None:
     assert load_tokenizer("r50k_base") is load_tokenizer("GPT2") is results[0]
 
 
+@pytest.mark.slow
 def test_bundled_encodings_load_quickly_in_a_fresh_process() -> None:
     """Start-up needs no merge list: tiktoken encodes and the merges come later, on demand.
 

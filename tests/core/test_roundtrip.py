@@ -44,6 +44,7 @@ def cl100k_by_merges() -> Tokenizer:
     return _by_merges("cl100k")
 
 
+@pytest.mark.slow
 @FAST
 @given(TEXT)
 @pytest.mark.parametrize("name", ["bytes", "gpt2", "cl100k"])
@@ -52,6 +53,7 @@ def test_bundled_tokenizers_round_trip(name: str, text: str) -> None:
     assert tok.decode(tok.encode(text)) == text
 
 
+@pytest.mark.slow
 @FAST
 @given(TEXT)
 def test_trained_tokenizers_round_trip(trained_models: list[Tokenizer], text: str) -> None:
@@ -59,6 +61,7 @@ def test_trained_tokenizers_round_trip(trained_models: list[Tokenizer], text: st
         assert tok.decode(tok.encode(text)) == text
 
 
+@pytest.mark.slow
 @FAST
 @given(TEXT)
 def test_gpt2_merge_list_equals_tiktoken(
@@ -67,6 +70,7 @@ def test_gpt2_merge_list_equals_tiktoken(
     assert gpt2_by_merges.encode(text) == gpt2_tiktoken.encode(text, allowed_special="all")
 
 
+@pytest.mark.slow
 @FAST
 @given(TEXT)
 def test_cl100k_merge_list_equals_tiktoken(

@@ -49,6 +49,7 @@ def model(
     return path, spm.SentencePieceProcessor(model_file=str(path))
 
 
+@pytest.mark.slow
 def test_ids_are_the_librarys(model: tuple[Path, spm.SentencePieceProcessor]) -> None:
     path, sp = model
     tok = load_tokenizer(path)

@@ -123,6 +123,7 @@ def test_a_lone_surrogate_is_the_replacement_characters_token(
     assert tok.decode(tok.encode("a\ud800b")) == "a\ufffdb"
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(text=text_with_lone_surrogates())
 @pytest.mark.parametrize("name", ["gpt2", "cl100k", "o200k"])
@@ -165,6 +166,7 @@ def test_every_tokenizer_reads_the_examples_as_u_fffd(
         _spans_read_as_replacement(tok, text)
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(text=text_with_lone_surrogates())
 @pytest.mark.parametrize("kind", KINDS)

@@ -148,6 +148,7 @@ def test_a_broken_sidecar_is_named_not_ignored(rank_file: Path, doc: dict[str, o
     assert "small.tiktoken.json" in str(info.value) and "\n" not in str(info.value)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("encoding", ["r50k_base.tiktoken", "cl100k_base.tiktoken", "o200k_base.tiktoken"])
 def test_openais_files_are_known_by_their_hash(tmp_path: Path, encoding: str) -> None:
     data = resource_path("encodings", encoding).read_bytes()

@@ -46,12 +46,14 @@ def test_encoding_follows_the_merge_list_not_the_rank_of_the_merged_bytes():
     assert reference.encode("abc") == [258]
 
 
+@pytest.mark.slow
 def test_encoder_equals_the_lectures_encoder(trained, english_text):
     text = english_text[70_000:80_000]
     ids = trained.encode(text)
     assert [trained.id_bytes(i) for i in ids] == reference_encode(text, trained.merges, "gpt2")
 
 
+@pytest.mark.slow
 @settings(max_examples=200)
 @given(hard_text(specials=["<|endoftext|>"]))
 def test_round_trip_on_arbitrary_unicode(trained, text):
@@ -65,6 +67,7 @@ def whole_text_bpe() -> TrainResult:
     return train_bpe(text="abc ab c é🌍 你 a b    \n\n" * 20, vocab_size=300, pretokenizer="none")
 
 
+@pytest.mark.slow
 @settings(max_examples=100)
 @given(hard_text(specials=["<|endoftext|>"]))
 def test_long_chunks_use_the_same_rule(whole_text_bpe, text):
@@ -107,6 +110,7 @@ def test_spans_place_tokens_on_code_points():
     assert b"".join(s.bytes for s in spans) == "a🌍b".encode()
 
 
+@pytest.mark.slow
 @settings(max_examples=150)
 @given(hard_text(specials=["<|endoftext|>"]))
 def test_spans_tile_the_text(trained, text):
@@ -138,6 +142,7 @@ STREAM_SPECIALS = [
 ]
 
 
+@pytest.mark.slow
 @settings(max_examples=300)
 @given(
     data=st.data(),

@@ -43,13 +43,12 @@ def merging(path: str) -> Iterator[None]:
     is how a small corpus is trained when numpy is not loaded.
     """
     vector = path == "vectorized"
-    use_numpy = pairindex._use_numpy if path != "without numpy" else (lambda size: False)
-    with (
-        mock.patch.object(pairindex, "_use_numpy", use_numpy),
-        mock.patch.object(pairindex, "_VECTOR_SITES", 0 if vector else 1 << 30),
-        mock.patch.object(pairindex, "_BLOCK", 3 if vector else pairindex._BLOCK),
-        mock.patch.object(pairindex, "_PART_SITES", 2 if vector else pairindex._PART_SITES),
-    ):
+    changes: dict[str, object] = {"_VECTOR_SITES": 0 if vector else 1 << 30}
+    if vector:
+        changes |= {"_BLOCK": 3, "_PART_SITES": 2}
+    if path == "without numpy":
+        changes["_use_numpy"] = lambda size: False
+    with mock.patch.multiple(pairindex, **changes):
         yield
 
 
@@ -60,6 +59,7 @@ def merge_path(request: pytest.FixtureRequest) -> Iterator[str]:
         yield request.param
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", PATHS)
 @given(
     text=long_text,

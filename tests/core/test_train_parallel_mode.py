@@ -32,6 +32,7 @@ def _run(text: str, pretokenizer: str, parallel: str, workers: int | None = None
             return stop.value
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("pretokenizer", [CUSTOM, "gpt2", "none"])
 @pytest.mark.parametrize("workers", [1, 2])
 def test_counting_in_processes_gives_the_same_merges(english_text, pretokenizer, workers):

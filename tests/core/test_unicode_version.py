@@ -93,6 +93,7 @@ def test_the_minimal_example_chunks_as_tiktoken_does(
         assert plain.split(text) != tok.pretokenizer.split(text)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", NAMES)
 def test_chunks_equal_tiktoken_on_every_differing_code_point_and_a_dense_sample(
     name: str, oracles: dict[str, tiktoken.Encoding]

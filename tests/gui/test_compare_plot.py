@@ -169,6 +169,7 @@ def test_offscreen_is_chosen_only_without_a_display(monkeypatch: pytest.MonkeyPa
     assert not use_offscreen_qt_without_display(env) and env["QT_QPA_PLATFORM"] == "xcb"
 
 
+@pytest.mark.slow
 def test_plot_works_on_a_machine_without_a_display(tmp_path: Path) -> None:
     out_png = tmp_path / "headless.png"
 

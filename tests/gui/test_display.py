@@ -29,6 +29,7 @@ def expected_piece(table: TokenTable, tok, i: int, options: DisplayOptions) -> s
     return with_glyphs(piece) if options.whitespace else piece
 
 
+@pytest.mark.slow
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(text=TEXTS, show_ids=st.booleans(), whitespace=st.booleans())
 @pytest.mark.parametrize("name", ["gpt2", "byte_tokenizer"])

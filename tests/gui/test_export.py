@@ -39,6 +39,7 @@ def texts_of(svg: bytes) -> list[str]:
     return [t.firstChild.data for t in doc.getElementsByTagName("text") if t.firstChild]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("scale", [1, 2, 3])
 def test_a_token_view_exports_at_the_requested_pixel_size(window, tmp_path, scale):
     target = window.exporter.target("view:1")
@@ -118,6 +119,7 @@ def test_docks_on_screen_are_offered_and_the_timeline_is_png_only(qtbot, window)
     assert [k for k in targets][:3] == ["views", "view:1", "view:2"] and list(targets)[-1] == "window"
 
 
+@pytest.mark.slow
 def test_the_chart_exports_its_own_vector_drawing(qtbot, make_window, tmp_path, gpt2, cl100k):
     # Wide enough that the bars of all six built-ins (bytes to o200k, characters, words) keep labels.
     window = make_window(text=HELLO, size=(1920, 1080))

@@ -85,6 +85,7 @@ def test_opening_a_model_with_a_catastrophic_pattern_keeps_the_window_turning(qt
     assert window.panels[0].model.key in ("gpt2", "bytes", "cl100k")
 
 
+@pytest.mark.slow
 def test_encoding_the_editor_with_a_pattern_that_times_out_runs_in_a_worker(
     qtbot, make_window, tmp_path, no_trial
 ):
@@ -171,6 +172,7 @@ QUIT_WHILE_TRAINING = textwrap.dedent(
 )
 
 
+@pytest.mark.slow
 def test_quitting_while_a_run_is_stuck_in_a_regex_does_not_abort(tmp_path):
     done = subprocess.run(
         [sys.executable, "-c", QUIT_WHILE_TRAINING],
@@ -186,6 +188,7 @@ def test_quitting_while_a_run_is_stuck_in_a_regex_does_not_abort(tmp_path):
     assert "quit cleanly" in done.stdout
 
 
+@pytest.mark.slow
 def test_the_pretokenizer_view_shows_a_pattern_that_times_out_as_its_error(qtbot, no_trial):
     from tokviz.gui.models.tokenizers import TokenizerRegistryModel
     from tokviz.gui.panels.pretokenizer import PretokView

@@ -114,6 +114,7 @@ def test_a_paste_shows_its_first_piece_before_the_rest_is_tokenized(make_window,
     assert window.token_counts() == [len(TokenTable.encode(p.model.tokenizer, big)) for p in window.panels]
 
 
+@pytest.mark.slow
 def test_a_big_insert_in_the_middle_keeps_the_text_around_it(make_window, qtbot, small_pieces):
     before, after = "Intro line with words.\n" * 30, "\nAnd the end, with 🌍 too.\n" * 30
     window = make_window(text=before + after)

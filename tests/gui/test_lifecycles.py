@@ -20,6 +20,7 @@ from __future__ import annotations
 import itertools
 import os
 
+import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import (
@@ -120,6 +121,7 @@ def registry_keys(window) -> list[str]:
     return [model.data(model.index(row, 0), KeyRole) for row in range(model.rowCount())]
 
 
+@pytest.mark.slow
 def test_window_lifecycles_keep_the_window_sound(qtbot, qtlog, window, make_window, tmp_path, tiny_bpe):
     model_path = tmp_path / "tiny.tokviz.json"
     save_model(model_path, tiny_bpe)

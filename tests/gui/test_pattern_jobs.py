@@ -38,6 +38,7 @@ def no_trial(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     pretokenize._checked_pattern.cache_clear()
 
 
+@pytest.mark.slow
 def test_the_streaming_decoder_encodes_with_a_pattern_that_times_out_in_a_worker(qtbot, no_trial):
     registry = TokenizerRegistryModel()
     tok = Tokenizer({i: bytes([i]) for i in range(256)}, [], pretokenizer=CATASTROPHIC)
@@ -162,6 +163,7 @@ def test_exporting_the_views_draws_their_tables_without_encoding_again(
     assert written.exists() and encoded == []
 
 
+@pytest.mark.slow
 @pytest.mark.qt_log_ignore("This plugin does not support raise")
 def test_exporting_a_view_whose_pattern_times_out_is_a_one_line_error(qtbot, make_window, tmp_path, no_trial):
     from tokviz.core.errors import ExportError

@@ -109,6 +109,7 @@ def test_svg_keeps_the_tokens_as_text(tmp_path, gpt2):
     assert "Hello" in texts and "<F0 9F>" in texts and "12 tokens" in texts
 
 
+@pytest.mark.slow
 def test_a_long_text_is_cut_and_the_picture_says_so(tmp_path, byte_tokenizer):
     ensure_app()
     text = "abc " * (MAX_RENDER_CHARS // 2)
@@ -164,6 +165,7 @@ def test_render_options_are_checked_before_any_work(capsys, tmp_path, monkeypatc
     assert not list(tmp_path.iterdir())
 
 
+@pytest.mark.slow
 def test_render_works_without_a_display(tmp_path):
     out = tmp_path / "headless.png"
 
@@ -225,6 +227,7 @@ def test_replay_render_draws_the_lectures_merge_table(capsys, tmp_path):
     assert any("1.5 bytes per token" in t for t in texts)
 
 
+@pytest.mark.slow
 def test_replay_render_png_of_a_published_tokenizer_lists_only_the_merges_that_change_the_text(
     capsys, tmp_path
 ):

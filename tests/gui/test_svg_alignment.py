@@ -230,11 +230,13 @@ def test_the_screen_still_draws_a_line_as_the_document_lays_it_out(sheet):
     assert ink_columns(png, view_areas(sheet)[0]) is not None
 
 
+@pytest.mark.slow
 @needs_rsvg
 def test_rsvg_convert_keeps_the_glyphs_in_their_boxes(sheet, tmp_path):
     check_rsvg_lines_up_with_the_png(sheet, svg_bytes(sheet), tmp_path, "strips")
 
 
+@pytest.mark.slow
 @needs_rsvg
 def test_tokviz_render_svg_lines_up_in_rsvg_convert(capsys, tmp_path, sheet):
     out = tmp_path / "x.svg"

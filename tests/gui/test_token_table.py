@@ -41,6 +41,7 @@ def test_typing_a_character_re_encodes_only_a_small_window(name, request):
     assert_same(update.table, TokenTable.encode(tok, new_text))
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 @pytest.mark.parametrize("name", ["gpt2", "cl100k", "byte_tokenizer", "tiny_bpe"])
@@ -69,6 +70,7 @@ def test_any_edit_gives_the_same_tokens_as_a_fresh_encode(name, request, data):
 CJK = st.sampled_from(list("我住的城市。，！\n a1🌍") + ["\n\n", "。\n"])
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 @pytest.mark.parametrize("name", ["gpt2", "cl100k"])

@@ -7,10 +7,13 @@ import csv
 from collections import Counter
 from pathlib import Path
 
+import numpy as np
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import QDockWidget, QLabel
 
+from tokviz.core.registry import load_tokenizer
 from tokviz.core.tokenizer import Tokenizer
 from tokviz.core.usage import undertrained_score
 from tokviz.gui.models.merge_model import MergeTableModel
@@ -18,6 +21,7 @@ from tokviz.gui.models.tokenizers import TokenizerRegistryModel
 from tokviz.gui.models.vocabulary import COUNT, RANK, TOKEN
 from tokviz.gui.panels.vocabulary import VocabBrowser
 from tokviz.gui.panels.vocabulary import table as vocabulary_table
+from tokviz.gui.panels.vocabulary.usage import LengthHistogram, editor_usage
 from tokviz.gui.text.display import details_html, token_details
 from tokviz.gui.widgets import file_dialogs
 
@@ -245,3 +249,68 @@ def test_the_context_menu_copies_a_token_its_id_and_finds_it(qtbot, gpt2, monkey
     with qtbot.waitSignal(table.showInTextRequested) as asked:
         actions["&Show in text"].trigger()
     assert asked.args == [262]
+
+
+# ----------------------------------------------------------------
+# The vocabulary browser counts the editor's text as the views show it: ``<|endoftext|>`` typed
+# in the text is the special token (used once), not the never-used list's, and not ``<|`` + ``endo``…
+
+
+SPECIALS_TEXT = "Hello world<|endoftext|>The cat sat.<|endoftext|>"
+
+
+def test_a_special_token_in_the_editor_counts_as_itself() -> None:
+    gpt2: Tokenizer = load_tokenizer("gpt2")
+    usage = editor_usage(gpt2, SPECIALS_TEXT)
+
+    counts = usage.counts
+    view_ids = [s.id for s in gpt2.encode_spans(SPECIALS_TEXT)]
+    assert counts[50256] == 2
+    assert np.array_equal(counts, np.bincount(view_ids, minlength=len(counts)))
+    assert counts.sum() == len(view_ids)
+
+
+def test_text_without_special_tokens_counts_as_before() -> None:
+    gpt2: Tokenizer = load_tokenizer("gpt2")
+    text = "plain text, nothing special " * 3
+    assert editor_usage(gpt2, text).counts.sum() == len(gpt2.encode_ordinary(text))
+
+
+# ----------------------------------------------------------------
+# At 1024 × 768 the vocabulary dock's histogram still says which bars are which, and the id box
+# next to "Regex" says what it does.
+
+
+def test_the_vocabulary_dock_explains_itself_at_1024(qtbot, make_window) -> None:
+    window = make_window(size=(1024, 768))
+    dock = window.findChild(QDockWidget, "vocabDock")
+    histogram = dock.findChild(LengthHistogram)
+    qtbot.waitUntil(lambda: histogram.width() > 0)
+
+    title = histogram.shown_title()
+    assert "pale = vocab" in title and "solid = used" in title and not title.endswith("…")
+    jump = next(label for label in dock.findChildren(QLabel) if label.text() == "Go to")
+    assert jump.buddy().objectName() == "vocabJump" and jump.isVisible()
+
+
+def test_a_wide_histogram_shows_the_whole_title_and_a_very_narrow_one_elides(qtbot) -> None:
+    histogram = LengthHistogram()
+    qtbot.addWidget(histogram)
+    histogram.resize(900, 80)
+    assert (
+        histogram.shown_title() == "Token lengths in bytes (log scale): pale = vocabulary, solid = used here"
+    )
+    histogram.resize(80, 80)
+    assert histogram.shown_title().endswith("…")
+
+
+def test_a_few_used_tokens_stay_visible_beside_a_large_vocabulary() -> None:
+    full = 60.0
+    used, vocabulary = (
+        LengthHistogram.bar_height(97, 50_257, full),
+        LengthHistogram.bar_height(50_257, 50_257, full),
+    )
+    assert vocabulary == full and used > full / 3  # linear: 0.1 px
+    assert (
+        LengthHistogram.bar_height(0, 50_257, full) == 0.0 and LengthHistogram.bar_height(1, 1, full) == full
+    )

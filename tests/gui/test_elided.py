@@ -1,13 +1,9 @@
-"""Narrow view headers, the status bar and the tokenizer pickers elide with "…" and keep the whole
+"""Narrow view headers and the status bar elide with "…" and keep the whole
 text in a tooltip, instead of silently cutting digits ("5" for "59 tokens")."""
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QStyle, QStyleOptionComboBox
-
-from tokviz.gui.models.tokenizers import TokenizerRegistryModel
 from tokviz.gui.widgets.elided import ElidedLabel
-from tokviz.gui.widgets.picker import TokenizerPicker
 
 
 def test_a_narrow_label_ends_in_an_ellipsis_and_keeps_the_text_in_its_tooltip(qtbot) -> None:
@@ -48,34 +44,3 @@ def test_six_views_at_1024_elide_their_headers_and_the_status_bar(qtbot, make_wi
     status = window.status_label
     assert status.is_elided() and status.displayed_text().endswith("…")
     assert status.toolTip() == status.text()
-
-
-def test_a_picker_elides_names_in_the_middle_so_their_ends_tell_them_apart(qtbot) -> None:
-    registry = TokenizerRegistryModel(builtins=["gpt2"])
-    registry.add_tokenizer("botchan_en_bpe_1000", registry.load_builtin_now("gpt2"))
-    picker = TokenizerPicker(registry)
-    qtbot.addWidget(picker)
-    picker.show_key("model:botchan_en_bpe_1000")
-    picker.setMinimumContentsLength(4)
-    picker.resize(picker.minimumSizeHint().width(), 28)
-    picker.show()
-    option = QStyleOptionComboBox()
-    picker.initStyleOption(option)
-    field = picker.style().subControlRect(
-        QStyle.ComplexControl.CC_ComboBox, option, QStyle.SubControl.SC_ComboBoxEditField, picker
-    )
-    assert picker.fontMetrics().horizontalAdvance("botchan_en_bpe_1000") > field.width()
-    picker.repaint()  # paints without error, eliding "botc…1000"
-    assert picker.currentText() == "botchan_en_bpe_1000"
-
-
-def test_a_view_picker_shows_a_long_name_whole_when_its_header_has_room(qtbot, make_window) -> None:
-    window = make_window(size=(1366, 768))
-    model = window.tokenizers.load_builtin_now("gpt2")
-    key = window.tokenizers.add_tokenizer("botchan_en_bpe_1000", model)
-    window.panels[0].select_tokenizer(key)
-    qtbot.wait(20)
-
-    picker = window.panels[0].picker
-    assert picker.sizeHint().width() > picker.fontMetrics().horizontalAdvance("botchan_en_bpe_1000")
-    assert picker.width() >= picker.sizeHint().width()  # two views at 1366: room for the whole name
