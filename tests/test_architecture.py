@@ -135,7 +135,10 @@ def copy_of_the_project(root: Path) -> Path:
 
 def lint_imports(root: Path, *contract_ids: str) -> subprocess.CompletedProcess[str]:
     """Run import-linter on the copy at ``root`` (that copy, not the installed tokviz, is analysed)."""
-    lint = shutil.which("lint-imports") or str(Path(sys.executable).with_name("lint-imports"))
+    # The one installed beside this Python (the venv's), not whatever PATH finds first: the run
+    # below has an empty PATH, where a wrapper script (pyenv's shims) cannot even find its shell.
+    beside = Path(sys.executable).with_name("lint-imports")
+    lint = str(beside) if beside.exists() else shutil.which("lint-imports") or str(beside)
     selected = [arg for cid in contract_ids for arg in ("--contract", cid)]
     env = {"PATH": "", "PYTHONPATH": str(root), "PYTHONDONTWRITEBYTECODE": "1", "COLUMNS": "200"}
     return subprocess.run(

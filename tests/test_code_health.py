@@ -45,7 +45,8 @@ def run(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 def tool(name: str) -> str:
-    path = shutil.which(name) or str(Path(sys.executable).with_name(name))
+    beside = Path(sys.executable).with_name(name)  # the venv's own, as installed by '.[test]'
+    path = str(beside) if beside.exists() else shutil.which(name) or str(beside)
     if not Path(path).exists():
         pytest.fail(f"{name} is not installed (python -m pip install '.[test]')")
     return path

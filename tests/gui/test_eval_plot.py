@@ -52,7 +52,7 @@ def test_compare_draws_the_total_of_many_files(capsys: pytest.CaptureFixture[str
     chart = tmp_path / "many.svg"
     code, out, err = run(capsys, "compare", *files, "--tokenizer", "gpt2", "--plot", str(chart))
     assert code == 0, err
-    assert len(out.splitlines()) == 1 + 15  # the table still has every file
+    assert len(out.splitlines()) == 1 + 15 + 1  # the table still has every file, then its specials note
     assert "'tokviz eval FOLDER'" in err
     drawn = chart.read_text(encoding="utf-8")
     assert "all 15 inputs" in drawn and "note07.txt" not in drawn

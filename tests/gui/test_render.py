@@ -127,7 +127,10 @@ def test_render_draws_one_strip_per_tokenizer(capsys, tmp_path):
     )
 
     assert code == 0, err
-    assert stdout == "" and err == f"tokviz: token strips drawn in {out}\n"
+    assert (
+        stdout == ""
+        and err == f"tokviz: token strips drawn in {out} (special tokens in text: parsed as specials)\n"
+    )
     texts = svg_texts(out)
     assert "GPT-2" in texts and "cl100k" in texts
     assert any("你好" in t for t in texts)  # cl100k keeps the characters whole
@@ -178,7 +181,9 @@ def test_render_works_without_a_display(tmp_path):
     )
 
     assert done.returncode == 0, done.stderr
-    assert done.stderr == f"tokviz: token strips drawn in {out}\n"
+    assert (
+        done.stderr == f"tokviz: token strips drawn in {out} (special tokens in text: parsed as specials)\n"
+    )
     image = QImage(str(out))
     assert image.width() > 600 and image.height() > 300
 
