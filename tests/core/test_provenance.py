@@ -185,3 +185,20 @@ def test_the_bytes_trained_on_are_recorded_under_a_name_that_is_not_utf8(tmp_pat
     )
     (entry,) = load_model(tmp_path / "m.json").provenance["corpus"]["files"]
     assert entry["path"] == odd and entry["sha256"] == hashlib.sha256(b"hello hello hello").hexdigest()
+
+
+def test_the_apps_training_keeps_the_hashes_of_the_bytes_it_trained_on(tmp_path: Path) -> None:
+    """The app trains through ``train_source_iter`` and saves the model later: a file rewritten in
+    between must not lend its new hash to a model trained on the old bytes."""
+    from tokviz.core.counts import train_source_iter
+    from tokviz.core.train import run_to_end
+
+    path = tmp_path / "notes.txt"
+    original = b"low lower lowest newer wider " * 50
+    path.write_bytes(original)
+    kept: dict[str, object] = {}
+    run_to_end(train_source_iter([str(path)], vocab_size=270, kept=kept), None)
+    path.write_bytes(b"something else entirely " * 50)
+
+    (counted,) = kept["count_table"].files  # type: ignore[attr-defined]
+    assert counted.sha256 == hashlib.sha256(original).hexdigest()

@@ -524,7 +524,7 @@ def _count_then_train(
 ) -> Generator[Progress, None, TrainResult]:
     t0 = time.perf_counter()
     yield Progress("reading", 0, 1, (), 0.0)
-    table = yield from count_iter(**corpus, **settings, hashes=False)
+    table = yield from count_iter(**corpus, **settings)  # hashes of the bytes as they were read
     if kept is not None:
         kept["count_table"] = table
     return (yield from _merge_table(table, vocab_size, tie_break, settings["cancel"], 0.05, t0))

@@ -52,6 +52,8 @@ def outcome_provenance(outcome: TrainOutcome) -> dict[str, Any]:
                 for f in counted
             ]
             corpus = {"files": files, "total_bytes": sum(f.size for f in counted)}
+        elif outcome.result.files_read:  # the sizes and hashes of the bytes trained on
+            corpus = corpus_record(read=outcome.result.files_read)
         else:
             paths = s.source if isinstance(s.source, list | tuple) else []
             corpus = corpus_record([str(p) for p in paths if Path(p).is_file()])
