@@ -114,6 +114,26 @@ def test_typed_keys_clamp_or_fall_back():
         assert settings.get(key) == read, key.name
 
 
+def test_on_off_keys_read_only_on_and_off():
+    from PySide6.QtCore import QSettings
+
+    from tokviz.gui.settings import SHOW_CHUNKS, SHOW_IDS, SPECIALS_IN_TEXT, SYNC_SCROLL, Settings
+
+    store = QSettings(QSettings.Format.IniFormat, QSettings.Scope.UserScope, "tokviz-test", "switches")
+    settings = Settings(store)
+    for key, written, read in (
+        (SHOW_CHUNKS, "maybe", False),
+        (SHOW_IDS, "2", False),
+        (SYNC_SCROLL, "perhaps", True),
+        (SHOW_IDS, "true", True),
+        (SHOW_IDS, "0", False),
+        (SHOW_CHUNKS, True, True),
+        (SPECIALS_IN_TEXT, "sometimes", "special"),
+    ):
+        store.setValue(key.name, written)
+        assert settings.get(key) == read, (key.name, written)
+
+
 # ---------------------------------------------------------------- the chart's files
 
 

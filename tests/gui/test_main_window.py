@@ -441,3 +441,17 @@ def test_the_title_names_the_file_only_while_its_text_is_shown(qtbot, window, tm
     assert window.windowTitle() == f"{LECTURE_SAMPLES[0].title} — tokviz"
     window.set_text("typed by a panel")
     assert window.windowTitle() == "tokviz"
+
+
+def test_a_status_message_shows_in_place_of_the_counts_for_a_moment(qtbot, window):
+    """The counts fill the status bar; a message ("Sample: …", a token not in the text) must not be
+    squeezed to nothing beside them."""
+    window.show()
+    qtbot.waitUntil(window.is_ready, timeout=10000)
+    assert window.status_label.isVisible()
+
+    window.statusBar().showMessage("'#' does not occur in the editor's text", 5000)
+
+    assert not window.status_label.isVisible()
+    window.statusBar().clearMessage()
+    assert window.status_label.isVisible()

@@ -56,7 +56,7 @@ SHOW_CHUNKS: Key[bool] = Key("showChunks", bool, False)
 SYNC_SCROLL: Key[bool] = Key("syncScroll", bool, True)
 # View ▸ Special tokens in text as plain text: how every view and the vocabulary browser read
 # text equal to a special token's ("special": its id, the default of every command; "text").
-SPECIALS_IN_TEXT: Key[str] = Key("specialsInText", str, "special")
+SPECIALS_IN_TEXT: Key[str] = Key("specialsInText", str, "special", choices=("special", "text"))
 VIEWS: Key[list[str]] = Key("views", list, ["gpt2", "cl100k"])
 TEXT: Key[str] = Key("text", str, "")
 RECENT_FILES: Key[list[str]] = Key("recentFiles", list, [])
@@ -116,6 +116,8 @@ class Settings:
         if key.type is QByteArray:
             raw = self.store.value(key.name)
             return cast(T, raw) if isinstance(raw, QByteArray) else key.default
+        if key.type is bool:
+            return cast(T, _switch(self.store.value(key.name), cast(bool, key.default)))
         try:
             value = self.store.value(key.name, key.default, type=key.type)
         except (TypeError, ValueError, OverflowError):  # "abc", "nan" or "1e308" for a number
@@ -146,3 +148,16 @@ class Settings:
     def file_name(self) -> str:
         """The INI file behind the store."""
         return self.store.fileName()
+
+
+def _switch(raw: object, default: bool) -> bool:
+    """An on/off value as written by Qt (``true``/``false``; ``1``/``0`` by hand), else ``default``:
+    ``maybe`` or ``2`` in a hand-edited file is not taken as on."""
+    if isinstance(raw, bool):
+        return raw
+    text = str(raw).strip().lower()
+    if text in ("true", "1"):
+        return True
+    if text in ("false", "0"):
+        return False
+    return default

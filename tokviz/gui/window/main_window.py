@@ -126,7 +126,9 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(self.splitter)
         self.status_label = ElidedLabel("", self)  # ends in "…" when narrow, the whole text in its tooltip
         self.status_label.setObjectName("statusStats")
-        self.statusBar().addPermanentWidget(self.status_label, 1)
+        # A normal (not permanent) widget: a message (a hover, "Sample: …", a token not in the text)
+        # takes its place for a moment instead of being squeezed out by it.
+        self.statusBar().addWidget(self.status_label, 1)
         self._edits = Debouncer(0, self)
 
         self.menus = WindowMenus(self)
