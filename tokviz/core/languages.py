@@ -62,6 +62,8 @@ for _three, (_two, _name) in _LANGUAGES.items():
     _BY_TWO_LETTERS.setdefault(_two, _three)
 
 _FLORES_NAME = re.compile(r"^([a-z]{3})_([A-Z][a-z]{3})\.(dev|devtest)$")
+# FLORES+ (the maintained continuation of FLORES-200) puts the split first: ``devtest.eng_Latn``.
+_FLORES_PLUS_NAME = re.compile(r"^(?:dev|devtest)\.([a-z]{3})_([A-Z][a-z]{3})$")
 _PLAIN_NAME = re.compile(r"^([a-z]{2,3})(?:[-_]([A-Za-z]{2,4}))?\.(txt|md)$")
 
 
@@ -87,11 +89,11 @@ class Language:
 def language_of(path: str | os.PathLike[str]) -> Language | None:
     """The language a file's name declares, or None when the name is not a language file's.
 
-    ``eng_Latn.devtest`` -> English (``eng_Latn``); ``zho_Hant.dev`` -> Chinese (Traditional);
+    ``eng_Latn.devtest`` (or FLORES+'s ``devtest.eng_Latn``) -> English (``eng_Latn``); ``zho_Hant.dev`` -> Chinese (Traditional);
     ``en.txt`` -> English; ``pt-BR.txt`` -> Portuguese (BR). Unknown codes keep the code as name.
     """
     name = os.path.basename(os.fspath(path))
-    flores = _FLORES_NAME.match(name)
+    flores = _FLORES_NAME.match(name) or _FLORES_PLUS_NAME.match(name)
     if flores:
         three, script = flores.group(1), flores.group(2)
         return Language(f"{three}_{script}", three, _display_name(three, script))
