@@ -62,6 +62,9 @@ COMMANDS: dict[str, CommandEntry] = {
     "eval": CommandEntry(
         "tokviz.cli.eval", "evaluate tokenizers on a folder: totals per tokenizer, folder or category"
     ),
+    "parity": CommandEntry(
+        "tokviz.cli.parity", "what the same content costs in tokens in each language of a parallel text"
+    ),
     "info": CommandEntry("tokviz.cli.info", "describe a tokenizer"),
     "export": CommandEntry(
         "tokviz.cli.export",
@@ -81,6 +84,7 @@ EXAMPLES = """examples:
   tokviz eval heldout/ --include '*.py' --tokenizer gpt2 --tokenizer cl100k --format markdown
   tokviz render --text "Hello, 🌍! 你好!" --tokenizer gpt2 --tokenizer cl100k -o strips.png
   tokviz replay --text "the cat in the hat" --merges 3 --pretokenizer none --render merges.png
+  tokviz parity flores200_dataset/devtest --tokenizer gpt2 --tokenizer o200k --plot parity.png
   tokviz info cl100k
   tokviz usage heldout/ --include '*.py' --tokenizer py8k.json --format markdown
   tokviz diff py2k.json py8k.json

@@ -161,12 +161,16 @@ def _check_aligned(texts: Sequence[LanguageText]) -> None:
         if len(t.lines) != expected:
             others = counts[expected]
             raise CorpusError(
-                f"{t.path} has {len(t.lines):,} lines where {'the other file has' if others == 1 else f'{others} other files have'} "
+                f"{t.path} has {_lines(len(t.lines))} where {'the other file has' if others == 1 else f'{others} other files have'} "
                 f"{expected:,}: parallel files must be aligned line by line",
                 t.path,
             )
     if all(not line for t in texts for line in t.lines):
         raise CorpusError(f"the language files in {os.path.dirname(texts[0].path) or '.'} hold no text")
+
+
+def _lines(n: int) -> str:
+    return f"{n:,} line" if n == 1 else f"{n:,} lines"
 
 
 def find_language(languages: Sequence[Language], query: str) -> Language:
