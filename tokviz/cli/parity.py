@@ -159,29 +159,15 @@ def _check_options(args: argparse.Namespace) -> None:
 def render(table: ParityTable, form: str, worst: int = 3, note: str = "") -> str:
     """The rows as an aligned table, markdown or CSV, with the dearest languages under a table."""
     if form == "csv":
-        return _csv(table)
+        from tokviz.core.parity import parity_csv
+
+        return parity_csv(table)
     headers, rows, right = table.headers(), table.rows(), table.right_aligned()
     dearest = [f"dearest under {line}" for line in table.summary(worst)] if worst else []
     tail = "".join(f"{line}\n" for line in [*dearest, note] if line)
     if form == "markdown":
         return render_markdown(headers, rows, right) + f"\n\n*{table.caption()}.*\n\n" + tail
     return render_table(headers, rows, right) + f"\n{table.caption()}\n" + tail
-
-
-def _csv(table: ParityTable) -> str:
-    import csv
-    import io
-
-    from tokviz.core.evaluation import rounded_rows
-    from tokviz.core.parity import PARITY_FIELDS, iter_rows
-    from tokviz.core.safe_text import csv_cell
-
-    buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=list(PARITY_FIELDS), lineterminator="\n")
-    writer.writeheader()
-    for row in rounded_rows(iter_rows(table)):
-        writer.writerow({k: "" if v is None else csv_cell(v) for k, v in row.items()})
-    return buffer.getvalue()
 
 
 def _json(table: ParityTable, worst: int, parallel: ParallelSet, assumptions: dict[str, list[str]]) -> str:

@@ -11,6 +11,8 @@ tokens). No Qt here.
 
 from __future__ import annotations
 
+import csv
+import io
 import os
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
@@ -20,6 +22,7 @@ from .errors import Cancelled, CorpusError
 from .filekind import ReadProblem, megabytes, read_regular_file
 from .html_table import table_html
 from .languages import Language, language_of
+from .safe_text import csv_cell
 from .tokenizer import Tokenizer
 
 # FLORES-200's devtest files are about 200 KB each; a language file past this is not a sentence set.
@@ -355,6 +358,18 @@ def iter_rows(table: ParityTable) -> Iterator[dict[str, object]]:
     """The table's rows as dicts under :data:`PARITY_FIELDS` (for CSV and JSON)."""
     for row in table.entries:
         yield row.as_dict()
+
+
+def parity_csv(table: ParityTable) -> str:
+    """The rows as CSV under :data:`PARITY_FIELDS`, numbers rounded as every tokviz file rounds them."""
+    from .evaluation import rounded_rows
+
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=list(PARITY_FIELDS), lineterminator="\n")
+    writer.writeheader()
+    for row in rounded_rows(iter_rows(table)):
+        writer.writerow({k: "" if v is None else csv_cell(v) for k, v in row.items()})
+    return buffer.getvalue()
 
 
 def bundled_sample() -> str:

@@ -91,6 +91,12 @@ WORDS_SOURCE: Key[str] = Key("words/source", str, "editor")
 WORDS_FILES: Key[list[str]] = Key("words/files", list, [])
 # The exchange-rate chart: the text files added as groups of bars
 CHART_FILES: Key[list[str]] = Key("chart/files", list, [])
+# The chart's parity view: its folder of parallel text ("" = the bundled sample), the tokenizers
+# and languages chosen (no languages = all of them) and the reference language's code
+PARITY_FOLDER: Key[str] = Key("chart/parity/folder", str, "")
+PARITY_TOKENIZERS: Key[list[str]] = Key("chart/parity/tokenizers", list, ["gpt2", "cl100k", "o200k"])
+PARITY_LANGUAGES: Key[list[str]] = Key("chart/parity/languages", list, [])
+PARITY_REFERENCE: Key[str] = Key("chart/parity/reference", str, "en")
 # Presentation mode, and what to give back when it ends
 PRESENTATION_ON: Key[bool] = Key("presentation/on", bool, False)
 RESTORE_CHROME: Key[list[str] | None] = Key("presentation/restoreChrome", list, None)

@@ -48,6 +48,7 @@ from tokviz.gui.drawing.chart_style import (
 )
 from tokviz.gui.models.tokenizers import TokenizerRegistryModel
 from tokviz.gui.panels.chart.files import ReadProblem, add_remembered_files, read_chart_text
+from tokviz.gui.panels.chart.parity import add_parity_view
 from tokviz.gui.panels.docking import follow_editor_text
 from tokviz.gui.settings import CHART_FILES
 from tokviz.gui.widgets import file_dialogs
@@ -89,6 +90,7 @@ class ExchangeChart(QWidget):
         self.table: ExchangeTable | None = None
         self.keys: list[str] = []
         self._slots: dict[str, int] = {}
+        self._other_views: dict[str, QWidget] = {}
         self.last_export: Path | None = None
 
         self.canvas = ChartCanvas(self, show_title=False)
@@ -394,15 +396,33 @@ class ExchangeChart(QWidget):
         if self.view_picker.currentIndex() != index:
             self.view_picker.setCurrentIndex(index)
             return
-        self.canvas.set_view(view)
+        other = self._other_views.get(view)
+        for widget in self._other_views.values():
+            widget.setVisible(widget is other)
+        self.canvas.setVisible(other is None)
+        for control in (self.inputs_button, self.export_button):
+            control.setVisible(other is None)
+        if other is None:
+            self.canvas.set_view(view)
         self._sync_controls()
+
+    def add_view(self, key: str, label: str, widget: QWidget, tip: str = "") -> None:
+        """Offer ``widget`` in the view picker as ``label``: chosen, it takes the chart's place."""
+        self._other_views[key] = widget
+        widget.setParent(self)
+        widget.hide()
+        layout = self.layout()
+        assert isinstance(layout, QVBoxLayout)
+        layout.addWidget(widget, 1)
+        self.view_picker.addItem(label, key)
+        self.view_picker.setItemData(self.view_picker.count() - 1, tip, Qt.ItemDataRole.ToolTipRole)
 
     def set_large_text(self, on: bool) -> None:
         """Presentation size on or off."""
         self.large_button.setChecked(on)
 
     def _sync_controls(self) -> None:
-        vocab = self.canvas.view == "vocab"
+        vocab = self.canvas.view == "vocab" and self.canvas.isVisibleTo(self)
         self.dim_label.setVisible(vocab)
         self.dim_spin.setVisible(vocab)
 
@@ -490,6 +510,7 @@ def install(context: PanelContext) -> QDockWidget:
         first_size=lambda: max(340, parent.height() * 2 // 5),
     )
     follow_editor_text(context, dock, chart.set_text, DEBOUNCE_MS)
+    add_parity_view(chart, context)
     remembered: list[str] = context.settings.get(CHART_FILES)
     skipped = add_remembered_files(chart.add_file, remembered)
     if skipped:  # a FIFO, a device or a file too large is named; one gone since is dropped quietly
