@@ -47,6 +47,10 @@ def test_the_bundled_sample_is_drawn_dearest_first_with_the_worst_named(qtbot, r
     worst = table.worst("GPT-2", 1)[0]
     assert view.canvas.tick_labels()[0] in (worst.language.name, worst.language.code)
     assert f"GPT-2: {worst.language.name} {worst.premium:.2f}×" in view.canvas.caption.text()
+    assert view.canvas.describe(0).splitlines()[:2] == [
+        f"{worst.language.name} ({worst.language.code})",
+        f"GPT-2: {worst.tokens:,} tokens, {worst.premium:.2f}× English",
+    ]
 
 
 def test_the_numbers_are_the_cores(qtbot, registry, gpt2) -> None:
@@ -147,8 +151,11 @@ def test_the_windows_chart_dock_has_the_parity_view(qtbot) -> None:
     dock.toggleViewAction().trigger()
     chart = window.findChild(QWidget, "compareChart")
     assert chart.view_picker.findData(PARITY_VIEW) >= 0
+    qtbot.waitUntil(chart.is_ready, timeout=60000)
+    size = window.size()
     chart.set_view(PARITY_VIEW)
     view = window.findChild(ParityView, "parityView")
     qtbot.waitUntil(view.is_ready, timeout=60000)
     assert view.table is not None and len(view.table.tokenizers) == 3
+    assert window.size() == size  # the view takes the chart's place; the window keeps its size
     window.close()

@@ -14,9 +14,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QPoint, QSize, Qt
-from PySide6.QtGui import QColor, QFontMetricsF, QImage, QPainter, QPalette, QResizeEvent, QShowEvent
-from PySide6.QtWidgets import QGraphicsView, QLabel, QSizePolicy, QVBoxLayout, QWidget
+from PySide6.QtCore import QPoint, QPointF, QSize, Qt
+from PySide6.QtGui import QColor, QCursor, QFontMetricsF, QImage, QPainter, QPalette, QResizeEvent, QShowEvent
+from PySide6.QtWidgets import QGraphicsView, QLabel, QSizePolicy, QToolTip, QVBoxLayout, QWidget
 
 from tokviz.core.errors import ExportError
 from tokviz.core.parity import ParityTable
@@ -44,11 +44,16 @@ def language_order(table: ParityTable) -> list[int]:
 
 
 def caption_text(table: ParityTable | None, worst: int = 3) -> str:
-    """The line under the chart: what a bar means, and the dearest languages under each tokenizer."""
+    """The line under the chart: the dearest languages under each tokenizer (rich text)."""
     if table is None or not table.entries:
         return ""
-    named = "; ".join(html.escape(line) for line in table.summary(worst))
-    return f"{html.escape(table.caption())}. Dearest: {named}."
+    return "Dearest under " + "; ".join(html.escape(line) for line in table.summary(worst)) + "."
+
+
+def axis_title(table: ParityTable | None, room: float, metrics: QFontMetricsF) -> str:
+    """The y-axis title: "tokens over English (×)", or "premium (×)" where the plot is too short."""
+    full = f"tokens over {table.reference.name} (×)" if table is not None else "premium (×)"
+    return full if metrics.horizontalAdvance(full) + 8 <= room else "premium (×)"
 
 
 class ParityCanvas(QWidget):
@@ -115,6 +120,7 @@ class ParityCanvas(QWidget):
         self.hint = pg.TextItem("", anchor=(0.5, 0.5))
         plot.addItem(self.hint)
         plot.vb.sigResized.connect(self._fit_ticks)
+        graphics.scene().sigMouseMoved.connect(self._on_mouse_moved)
         self._redraw()
 
     # ---------------------------------------------------------------- settings
@@ -167,7 +173,7 @@ class ParityCanvas(QWidget):
         self.setPalette(pal)
         self.title.setFont(st.font(1.3, bold=True))
         self.legend.setFont(st.font())
-        self.caption.setFont(st.font(1.1))
+        self.caption.setFont(st.font())
         if self.graphics is None:
             return
         import pyqtgraph as pg
@@ -180,9 +186,7 @@ class ParityCanvas(QWidget):
             axis.enableAutoSIPrefix(False)
             axis.setStyle(tickFont=st.font(), tickTextOffset=6)
         self.plot.getAxis("bottom").setStyle(tickLength=0)
-        style = {"font-size": f"{st.point_size}pt", "color": st.foreground.name()}
-        reference = self.table.reference.name if self.table is not None else "reference"
-        self.plot.setLabel("left", f"tokens over {reference} (×)", **style)
+        self._set_axis_title()
         pen = pg.mkPen(st.muted, width=1.5 * st.pen_scale, style=Qt.PenStyle.DashLine)
         self.reference_line.setPen(pen)
         self.hint.setColor(st.muted)
@@ -197,6 +201,7 @@ class ParityCanvas(QWidget):
             else "Parity across languages"
         )
         self.caption.setText(caption_text(table))
+        self.caption.setToolTip(table.caption() if table is not None else "")
         self.legend.setText(self._legend_html())
         if self.graphics is None:
             return
@@ -234,9 +239,9 @@ class ParityCanvas(QWidget):
             box = f"<span style='background:{self.color_of(j).name()};'>&nbsp;&nbsp;&nbsp;&nbsp;</span>"
             parts.append(f"<span style='white-space:nowrap'>{box}&nbsp;{html.escape(tok)}</span>")
         line = f"<span style='color:{self.style_.muted.name()};'><b>╌╌</b></span>"
-        parts.append(
-            f"<span style='white-space:nowrap'>{line}&nbsp;1× = {html.escape(table.reference.name)}</span>"
-        )
+        lines = table.entries[0].lines if table.entries else 0
+        key = f"1× = {table.reference.name}, the same {lines:,} {'line' if lines == 1 else 'lines'}"
+        parts.append(f"<span style='white-space:nowrap'>{line}&nbsp;{html.escape(key)}</span>")
         return "&nbsp;&nbsp; ".join(parts)
 
     def _fit_ticks(self) -> None:
@@ -259,6 +264,38 @@ class ParityCanvas(QWidget):
         if axis.fixedHeight != height:
             axis.setHeight(height)
         axis.setTicks([list(enumerate(self.tick_labels()))])
+        self._set_axis_title()
+
+    def _set_axis_title(self) -> None:
+        st = self.style_
+        title = axis_title(self.table, self.plot.vb.height(), QFontMetricsF(st.font()))
+        self.plot.setLabel(
+            "left", title, **{"font-size": f"{st.point_size}pt", "color": st.foreground.name()}
+        )
+
+    def describe(self, k: int) -> str:
+        """The ``k``-th language drawn, in words: its name and code, then each tokenizer's tokens and premium."""
+        table = self.table
+        if table is None or not 0 <= k < len(self.order):
+            return ""
+        language = table.languages[self.order[k]]
+        lines = [f"{language.name} ({language.code})"]
+        for tok in table.tokenizers:
+            row = next((r for r in table.of(tok) if r.language == language), None)
+            if row is not None and row.premium is not None:
+                lines.append(f"{tok}: {row.tokens:,} tokens, {row.premium:.2f}× {table.reference.name}")
+        return "\n".join(lines)
+
+    def _on_mouse_moved(self, pos: QPointF) -> None:
+        if not self.plot.sceneBoundingRect().contains(pos):
+            QToolTip.hideText()
+            return
+        x = self.plot.vb.mapSceneToView(pos).x()
+        text = self.describe(round(x))
+        if text:
+            QToolTip.showText(QCursor.pos(), text, self)
+        else:
+            QToolTip.hideText()
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
@@ -287,6 +324,7 @@ class ParityCanvas(QWidget):
         assert graphics is not None
         mode = graphics.cacheMode()
         graphics.setCacheMode(QGraphicsView.CacheModeFlag.CacheNone)
+        QToolTip.hideText()
         try:
             self.render(painter, QPoint(0, 0))
         finally:

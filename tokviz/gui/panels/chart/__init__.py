@@ -397,9 +397,12 @@ class ExchangeChart(QWidget):
             self.view_picker.setCurrentIndex(index)
             return
         other = self._other_views.get(view)
-        for widget in self._other_views.values():
-            widget.setVisible(widget is other)
-        self.canvas.setVisible(other is None)
+        # Hide before showing: both at once would need their heights added, and the window would grow.
+        shown = other or self.canvas
+        for widget in [*self._other_views.values(), self.canvas]:
+            if widget is not shown:
+                widget.hide()
+        shown.show()
         for control in (self.inputs_button, self.export_button):
             control.setVisible(other is None)
         if other is None:

@@ -117,6 +117,7 @@ class ParityView(QWidget):
 
         bar = QHBoxLayout()
         bar.setContentsMargins(4, 2, 4, 2)
+        bar.setSpacing(6)
         bar.addWidget(self.folder_button)
         bar.addWidget(QLabel("against", self))
         bar.addWidget(self.reference_picker)
