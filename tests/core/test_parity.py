@@ -86,7 +86,7 @@ def test_headers_rows_and_html() -> None:
     table = measure_parity(sample, [load_tokenizer("gpt2")], ["GPT-2"], languages=["en", "ta"])
     assert table.headers()[-1] == "premium" and len(table.rows()[0]) == len(table.headers())
     assert table.rows()[-1][1:3] == ["English", "en"] and table.rows()[-1][-1] == "1.00×"
-    page = table._repr_html_()
+    page = table.html()
     assert "<table" in page and "Tamil" in page and "premium" in page
 
 

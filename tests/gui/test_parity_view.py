@@ -78,9 +78,9 @@ def test_tokenizers_and_languages_are_chosen_and_remembered(qtbot, registry) -> 
 
 def test_the_menus_offer_every_tokenizer_and_language(qtbot, registry) -> None:
     view = open_view(qtbot, registry, Settings())
-    view._fill_tokenizers_menu()
+    view.tokenizers_button.menu().aboutToShow.emit()
     assert [a.text() for a in view.tokenizers_button.menu().actions()] == ["GPT-2", "cl100k", "o200k"]
-    view._fill_languages_menu()
+    view.languages_button.menu().aboutToShow.emit()
     languages = [a for a in view.languages_button.menu().actions() if a.isCheckable()]
     assert len(languages) == len(view.table.languages) and all(a.isChecked() for a in languages)
     next(a for a in languages if a.text() == "Tamil (ta)").setChecked(False)

@@ -289,8 +289,11 @@ class ParityTable:
             f"{lines:,} {'line' if lines == 1 else 'lines'}, each line encoded on its own"
         )
 
-    def _repr_html_(self) -> str:
+    def html(self) -> str:
+        """The table as a self-contained, escaped HTML ``<table>`` (what notebooks show)."""
         return table_html(self.headers(), self.rows(), self.right_aligned(), caption=self.caption())
+
+    _repr_html_ = html
 
 
 def _fixed(value: float | None) -> str:
