@@ -175,3 +175,15 @@ def test_a_reference_the_folder_lacks(capsys, flores: Path) -> None:
 def test_chart_options_need_a_chart(capsys) -> None:
     code, _, err = run(capsys, "parity", "--scale", "2")
     assert code == 2 and "--plot" in err
+
+
+def test_a_long_run_says_how_far_it_is_in_a_log() -> None:
+    from tokviz.cli.parity import ParityMeter
+
+    log = io.StringIO()
+    meter = ParityMeter(log, delay=0.0)
+    for done in range(1, 61):
+        meter(done, 60)
+    lines = log.getvalue().splitlines()
+    assert lines[0].startswith("measuring   1.7%  (1 of 60 languages x tokenizers)")
+    assert lines[-1].startswith("measuring 100.0%") and len(lines) == 11

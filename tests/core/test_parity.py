@@ -150,3 +150,12 @@ def test_crlf_endings_and_a_bom_are_not_text(tmp_path: Path) -> None:
     write_set(tmp_path, {"fr.txt": "un\ndeux"})
     sample = read_parallel(tmp_path)
     assert [t.lines for t in sample.texts] == [("one", "two"), ("un", "deux")]
+
+
+def test_a_folder_too_big_to_hold_is_refused_before_it_is_all_read(tmp_path: Path, monkeypatch) -> None:
+    from tokviz.core import parity
+
+    monkeypatch.setattr(parity, "MAX_PARALLEL_BYTES", 100)
+    write_set(tmp_path, {"en.txt": "a" * 60 + "\n", "fr.txt": "b" * 60 + "\n", "de.txt": "c" * 60 + "\n"})
+    with pytest.raises(CorpusError, match="hold more than 100 bytes of text"):
+        read_parallel(tmp_path)

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import TYPE_CHECKING, Any
+import time
+from typing import IO, TYPE_CHECKING, Any
 
 from .assumed import assumptions_by_label, note_assumptions
 from .command import UsageError, print_note
@@ -111,7 +112,14 @@ def run(args: argparse.Namespace) -> int:
     loaded = [load_tokenizer(spec, pattern=args.pattern) for spec in specs]
     tokenizers = reading_specials(loaded, args)
     labels = unique_labels(specs, loaded)
-    table = measure_parity(parallel, tokenizers, labels, reference=args.reference, languages=args.language)
+    meter = None if args.quiet else ParityMeter(sys.stderr)
+    try:
+        table = measure_parity(
+            parallel, tokenizers, labels, reference=args.reference, languages=args.language, progress=meter
+        )
+    finally:
+        if meter is not None:
+            meter.close()
     if args.format == "json":
         text = _json(table, args.worst, parallel, assumptions_by_label(labels, loaded))
     else:
@@ -199,3 +207,41 @@ def _plot(table: ParityTable, args: argparse.Namespace) -> str:
     with qt_drawing("--plot needs PySide6 and pyqtgraph"):
         from tokviz.gui.drawing.parity_chart import plot_parity
     return str(plot_parity(table, args.plot, scale=args.scale or 1.0, dark=args.dark, large=args.large_text))
+
+
+class ParityMeter:
+    """Progress on standard error for a big folder (FLORES-200 under several tokenizers): a line
+    redrawn in place on a terminal, one every tenth of the way in a log; silent for short runs."""
+
+    def __init__(self, stream: IO[str], delay: float = 1.0) -> None:
+        self.stream = stream
+        self.start = time.perf_counter()
+        self.delay = delay
+        try:
+            self.interactive = stream.isatty()
+        except (AttributeError, ValueError):
+            self.interactive = False
+        self.last_decile = -1
+        self.drawn = False
+
+    def __call__(self, done: int, total: int) -> None:
+        if time.perf_counter() - self.start < self.delay or not total:
+            return
+        line = f"measuring {done / total * 100:5.1f}%  ({done:,} of {total:,} languages x tokenizers)"
+        if self.interactive:
+            self.stream.write("\r" + line + "\x1b[K")
+            self.drawn = True
+        else:
+            decile = done * 10 // total
+            if decile == self.last_decile:
+                return
+            self.last_decile = decile
+            self.stream.write(line + "\n")
+        self.stream.flush()
+
+    def close(self) -> None:
+        """End the line drawn in place, if there is one."""
+        if self.drawn:
+            self.stream.write("\n")
+            self.stream.flush()
+            self.drawn = False

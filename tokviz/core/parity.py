@@ -27,6 +27,8 @@ from .tokenizer import Tokenizer
 
 # FLORES-200's devtest files are about 200 KB each; a language file past this is not a sentence set.
 MAX_LANGUAGE_FILE_BYTES = 64 * 2**20
+# All language files together: FLORES-200's devtest split is about 50 MB; text is held in memory.
+MAX_PARALLEL_BYTES = 256 * 2**20
 # The languages one folder may hold: FLORES-200 has 204; a folder of thousands is not a parallel set.
 MAX_LANGUAGES = 1000
 DEFAULT_REFERENCE = "en"
@@ -111,11 +113,18 @@ def read_parallel(folder: str | os.PathLike[str]) -> ParallelSet:
         )
     seen: dict[str, str] = {}
     texts = []
+    total = 0
     for name, language in sorted(found, key=lambda pair: pair[1].code):
         if language.code in seen:
             raise CorpusError(f"{seen[language.code]} and {name} in {root} both hold {language.code}", root)
         seen[language.code] = name
         path = os.path.join(root, name)
+        total += _size(path)
+        if total > MAX_PARALLEL_BYTES:
+            limit = megabytes(MAX_PARALLEL_BYTES)
+            raise CorpusError(
+                f"the language files in {root} hold more than {limit} of text; choose fewer", root
+            )
         texts.append(LanguageText(language, path, _read_lines(path)))
     _check_aligned(texts)
     return ParallelSet(root, tuple(texts), len(names) - len(found))
@@ -130,6 +139,14 @@ def _listing(root: str) -> list[str]:
         return sorted(n for n in os.listdir(root) if not n.startswith("."))
     except OSError as exc:
         raise CorpusError(f"{root} cannot be listed ({exc.strerror or exc})", root) from None
+
+
+def _size(path: str) -> int:
+    """A file's size on disk (0 when it cannot be examined: reading it then says why)."""
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return 0
 
 
 def _read_lines(path: str) -> tuple[str, ...]:
