@@ -15,7 +15,7 @@ from tokviz.gui.models.tokenizers import TokenizerRegistryModel
 from tokviz.gui.panels.chart import ExchangeChart
 from tokviz.gui.panels.chart import parity as parity_module
 from tokviz.gui.panels.chart.parity import PARITY_VIEW, ParityView
-from tokviz.gui.settings import PARITY_LANGUAGES, PARITY_TOKENIZERS, Settings
+from tokviz.gui.settings import PARITY_FOLDER, PARITY_LANGUAGES, PARITY_REFERENCE, PARITY_TOKENIZERS, Settings
 
 pytestmark = pytest.mark.qt_log_ignore("This plugin does not support raise")
 
@@ -65,15 +65,31 @@ def test_tokenizers_and_languages_are_chosen_and_remembered(qtbot, registry) -> 
     view = open_view(qtbot, registry, settings)
     view.set_tokenizers(["o200k"])
     view.set_languages(["hi", "ta", "en"])
+    view.set_reference("hi")
     qtbot.waitUntil(view.is_ready, timeout=30000)
     assert view.table is not None and view.table.tokenizers == ("o200k",)
     assert {lang.code for lang in view.table.languages} == {"en", "hi", "ta"}
+    assert view.table.reference.code == "hi" and view.reference_picker.currentText() == "Hindi"
     assert settings.get(PARITY_TOKENIZERS) == ["o200k"]
     assert settings.get(PARITY_LANGUAGES) == ["hi", "ta", "en"]
+    assert settings.get(PARITY_REFERENCE) == "hi"
 
     again = open_view(qtbot, registry, settings)
     assert again.table is not None and again.table.tokenizers == ("o200k",)
     assert {lang.code for lang in again.table.languages} == {"en", "hi", "ta"}
+    assert again.table.reference.code == "hi"
+
+
+def test_a_folder_of_parallel_text_is_read_and_remembered(qtbot, registry, tmp_path: Path) -> None:
+    (tmp_path / "eng_Latn.devtest").write_text("The cat sleeps.\n", encoding="utf-8")
+    (tmp_path / "kat_Geor.devtest").write_text("კატას სძინავს.\n", encoding="utf-8")
+    settings = Settings()
+    view = open_view(qtbot, registry, settings)
+    view.set_folder(tmp_path)
+    qtbot.waitUntil(view.is_ready, timeout=30000)
+    assert [lang.code for lang in view.table.languages] == ["eng_Latn", "kat_Geor"]
+    assert view.table.reference.code == "eng_Latn" and settings.get(PARITY_FOLDER) == str(tmp_path)
+    assert view.folder_button.text() == tmp_path.name
 
 
 def test_the_menus_offer_every_tokenizer_and_language(qtbot, registry) -> None:
