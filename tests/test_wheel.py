@@ -24,6 +24,8 @@ BUNDLED = [
     "encodings/o200k_base.tiktoken",
     "encodings/SHA256SUMS",
     "encodings/NOTICE",
+    "parallel/en.txt",
+    "parallel/README.md",
 ]
 
 pytestmark = pytest.mark.slow
