@@ -15,7 +15,7 @@ import time
 from typing import IO, TYPE_CHECKING, Any
 
 from .assumed import assumptions_by_label, note_assumptions
-from .command import UsageError, print_note
+from .command import EXIT_OK, UsageError, print_note
 from .drawing import qt_drawing
 from .options import (
     add_file_options,
@@ -143,7 +143,7 @@ def run(args: argparse.Namespace) -> int:
             print_note(f"rows written to {args.output}")
     else:
         sys.stdout.write(text)
-    return 0
+    return EXIT_OK
 
 
 def _check_options(args: argparse.Namespace) -> None:
