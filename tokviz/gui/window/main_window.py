@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from tokviz.core.tokenizer import Tokenizer
 from tokviz.gui.context import Installer
 from tokviz.gui.models.tokenizers import TokenizerRegistryModel
 from tokviz.gui.panels import chart, pretokenizer, roundtrip, streaming, vocabulary
@@ -47,7 +48,8 @@ from tokviz.gui.widgets.source_editor import SourceEditor
 from tokviz.gui.widgets.token_panel import TokenPanel
 from tokviz.gui.window.actions import make_action, on_trigger
 from tokviz.gui.window.appearance import Appearance
-from tokviz.gui.window.export import Exporter, install_export_actions
+from tokviz.gui.window.export import Exporter, add_export_action, install_export_actions
+from tokviz.gui.window.export_page import PageExporter
 from tokviz.gui.window.files import FileOpener
 from tokviz.gui.window.geometry import in_hidden_dock_tab, keep_on_screen
 from tokviz.gui.window.help import GettingStartedDialog, ShortcutsDialog
@@ -152,6 +154,14 @@ class MainWindow(QMainWindow):
         self.stream_dock = self.installed.get("streaming")
         self.roundtrip_dock = self.installed.get("roundtrip")
         self.exporter: Exporter = install_export_actions(self)
+        self.page_exporter = PageExporter(
+            make_action(self, "Export &web page…", None, name="actionExportPage"),
+            text=self.editor.toPlainText,
+            views=self.named_views,
+            show_ids=lambda: self.display_options().show_ids,
+            report=lambda text: self.statusBar().showMessage(text, 8000),
+        )
+        add_export_action(self, self.page_exporter.action)
         restore_dock_layout(self)
         self.view_menu.addSeparator()
         self.view_menu.addAction(self.presentation.action)
@@ -232,6 +242,12 @@ class MainWindow(QMainWindow):
         from tokviz.gui.window.about import show_about
 
         show_about(self)
+
+    def named_views(self) -> list[tuple[str, Tokenizer | None]]:
+        """Each token view's tokenizer with the name its header shows (None while it loads)."""
+        return [
+            (self.tokenizers.label(p.model.key), self.tokenizers.tokenizer(p.model.key)) for p in self.panels
+        ]
 
     # ================================================================ appearance
     def display_options(self) -> DisplayOptions:
