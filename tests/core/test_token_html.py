@@ -47,7 +47,7 @@ def test_tokens_the_first_row_shares_are_not_marked():
 
 
 def test_text_that_looks_like_markup_is_shown_as_text():
-    page = tokens_page("<script>alert(1)</script> & \"q\"", [("GPT-2", load_tokenizer("gpt2"))])
+    page = tokens_page('<script>alert(1)</script> & "q"', [("GPT-2", load_tokenizer("gpt2"))])
     assert "<script" not in page and "</script" not in page and "&lt;" in page
     assert page.startswith("<!DOCTYPE html>") and '<meta charset="utf-8">' in page
 

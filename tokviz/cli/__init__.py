@@ -69,6 +69,10 @@ COMMANDS: dict[str, CommandEntry] = {
     ),
     "usage": CommandEntry("tokviz.cli.usage", "what share of a vocabulary held-out text uses"),
     "diff": CommandEntry("tokviz.cli.diff", "compare two merge lists (divergence, shifts)"),
+    "lecture": CommandEntry(
+        "tokviz.cli.lecture",
+        "check a lecture deck, or write it as a PDF handout or slide pictures (no display needed)",
+    ),
 }
 
 EXAMPLES = """examples:

@@ -23,6 +23,7 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import (
     QApplication,
     QMainWindow,
+    QMenu,
     QMessageBox,
     QSplitter,
     QWidget,
@@ -53,6 +54,7 @@ from tokviz.gui.window.export_page import PageExporter
 from tokviz.gui.window.files import FileOpener
 from tokviz.gui.window.geometry import in_hidden_dock_tab, keep_on_screen
 from tokviz.gui.window.help import GettingStartedDialog, ShortcutsDialog
+from tokviz.gui.window.lecture_menu import LectureMenu
 from tokviz.gui.window.menus import WindowMenus
 from tokviz.gui.window.panel_host import PanelHost
 from tokviz.gui.window.presentation import PresentationMode
@@ -162,6 +164,15 @@ class MainWindow(QMainWindow):
             report=lambda text: self.statusBar().showMessage(text, 8000),
         )
         add_export_action(self, self.page_exporter.action)
+        lecture_menu = QMenu("&Lecture", self)
+        lecture_menu.setObjectName("lectureMenu")
+        self.menuBar().insertMenu(self.help_menu.menuAction(), lecture_menu)
+        self.lecture = LectureMenu(
+            self,
+            lecture_menu,
+            dark=self.appearance.is_dark,
+            report=lambda text: self.statusBar().showMessage(text, 10000),
+        )
         restore_dock_layout(self)
         self.view_menu.addSeparator()
         self.view_menu.addAction(self.presentation.action)
