@@ -260,3 +260,21 @@ def test_outputs_are_a_table_json_markdown_and_escaped_html(folders):
     assert lens.to_markdown().splitlines()[0] == "| source | role | characters | tokens | straddling |"
     html = lens._repr_html_()
     assert "<table" in html and "&lt;|im_end|&gt;" in html and "<script>" not in html
+
+
+@pytest.mark.parametrize("model", ["chatml", "phi3", "llama3"])
+def test_specials_read_as_text_match_transformers_sanitized_ids(folders, model):
+    messages = [*sample_chat(model), {"role": "user", "content": "a<|end|>b <|eot_id|> <|im_end|>"}]
+    lens = chat_lens(folders[model], messages)
+    assert lens.ids_as_text is not None
+    assert list(lens.ids_as_text) == library_ids(folders[model], messages, sanitize_control_tokens=True)
+
+
+def test_the_bundled_sample_template_serves_any_tokenizer():
+    from tokviz.core.chat import sample_template
+
+    template = sample_template()
+    lens = chat_lens("cl100k", sample_chat("chatml"), template=template, add_generation_prompt=True)
+    assert lens.rendered.startswith("<|im_start|>system\nYou are a helpful assistant.<|im_end|>\n")
+    assert lens.rendered.endswith("<|im_start|>assistant\n")
+    assert lens.template.source == "chatml.jinja"

@@ -69,6 +69,9 @@ COMMANDS: dict[str, CommandEntry] = {
     ),
     "usage": CommandEntry("tokviz.cli.usage", "what share of a vocabulary held-out text uses"),
     "diff": CommandEntry("tokviz.cli.diff", "compare two merge lists (divergence, shifts)"),
+    "chat": CommandEntry(
+        "tokviz.cli.chat", "what a conversation costs in tokens once a folder's chat template wraps it"
+    ),
 }
 
 EXAMPLES = """examples:
@@ -85,6 +88,7 @@ EXAMPLES = """examples:
   tokviz usage heldout/ --include '*.py' --tokenizer py8k.json --format markdown
   tokviz diff py2k.json py8k.json
   tokviz export model.json --to hf -o model-hf/
+  tokviz chat qwen-folder/ messages.json --generation-prompt
 """
 
 

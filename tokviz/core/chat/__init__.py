@@ -12,7 +12,13 @@ from __future__ import annotations
 from .errors import ChatMessagesError, ChatTemplateError
 from .lens import ChatLens, ChatToken, Injection, MessageCost, chat_lens, lens_of_rendered, render_chat
 from .messages import SAMPLE_MESSAGES, SAMPLE_TOOLS, Conversation, parse_conversation, read_conversation
-from .template import ChatTemplate, find_chat_template
+from .template import (
+    ChatTemplate,
+    find_chat_template,
+    read_template_file,
+    sample_template,
+    template_variables,
+)
 
 __all__ = [
     "SAMPLE_MESSAGES",
@@ -30,5 +36,8 @@ __all__ = [
     "lens_of_rendered",
     "parse_conversation",
     "read_conversation",
+    "read_template_file",
+    "sample_template",
+    "template_variables",
     "render_chat",
 ]

@@ -371,14 +371,17 @@ def chat_lens(
     add_generation_prompt: bool = False,
     template_name: str | None = None,
     tokenizer: Tokenizer | None = None,
+    template: ChatTemplate | None = None,
 ) -> ChatLens:
     """Render ``messages`` with ``folder``'s chat template and tokenize them with its tokenizer.
 
-    ``folder`` is a ``transformers`` folder (or its ``tokenizer.json``); ``tokenizer`` skips loading.
+    ``folder`` is a ``transformers`` folder (or its ``tokenizer.json``, or any tokenizer name when
+    ``template`` is given); ``tokenizer`` skips loading, ``template`` skips looking for one.
     """
     from ..registry import load_tokenizer
 
-    template = find_chat_template(folder, template_name, tools=tools is not None)
+    if template is None:
+        template = find_chat_template(folder, template_name, tools=tools is not None)
     if tokenizer is None:
         tokenizer = load_tokenizer(folder)
     return lens_of_rendered(

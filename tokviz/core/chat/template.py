@@ -148,6 +148,19 @@ def template_variables(folder: Path, config: Mapping[str, Any] | None = None) ->
     return out
 
 
+def read_template_file(path: str | Path, variables: Mapping[str, Any] | None = None) -> ChatTemplate:
+    """A template from a ``.jinja`` file of its own (for a tokenizer without one, or to try another)."""
+    path = Path(path)
+    return ChatTemplate(_read_template_file(path), path.stem, path.name, (path.stem,), dict(variables or {}))
+
+
+def sample_template() -> ChatTemplate:
+    """tokviz's bundled ChatML template (``<|im_start|>role ... <|im_end|>``), for tokenizers that ship none."""
+    from ..resources import resource_path
+
+    return read_template_file(resource_path("chat", "chatml.jinja"))
+
+
 def find_chat_template(folder: str | Path, name: str | None = None, *, tools: bool = False) -> ChatTemplate:
     """The chat template of a ``transformers`` folder (or of the folder a ``tokenizer.json`` is in).
 
