@@ -37,7 +37,8 @@ def test_a_tokenizer_without_a_template_gets_the_bundled_chatml(qtbot, gpt2):
     assert panel.lens is not None and panel.lens.template.source == "chatml.jinja"
     assert panel.lens.rendered == "<|im_start|>user\nHello there<|im_end|>\n"
     assert "tokens</b>" in panel.summary.text() and "1. user:" in panel.summary.text()
-    assert TEMPLATE_FILL[0] in panel.rendered.toHtml()
+    assert TEMPLATE_FILL[0][0] in panel.rendered.toHtml()
+    assert "across a boundary" in panel.legend.text()
     assert "im_start" in panel.template_text.toPlainText()
 
 
@@ -93,3 +94,5 @@ def test_the_dock_follows_the_first_view_and_uses_its_folder_s_template(qtbot, m
     expected = chat_lens(folder, panel.messages())
     assert panel.lens.ids == expected.ids
     assert panel.lens.injections  # the sample's last message types <|im_end|>
+    assert "types &lt;|im_end|&gt;: it becomes special token" in panel.summary.text()
+    assert "the tokenizers library matches added tokens" in panel.summary.toolTip()

@@ -42,7 +42,8 @@ if TYPE_CHECKING:
     from tokviz.core.chat import ChatLens
 
 ROLES = ("system", "user", "assistant", "tool")
-TEMPLATE_FILL = ("#e4e4e4", "#3a3a3a")  # light theme, dark theme
+# Two shades each (light theme, dark theme), alternating so that neighbouring tokens stay apart.
+TEMPLATE_FILL = (("#e6e6e6", "#d2d2d2"), ("#3a3a3a", "#4a4a4a"))
 STRADDLE_FILL = ("#ffcc80", "#8a5a00")
 INJECTION_FILL = "#c62828"
 
@@ -80,7 +81,7 @@ def chat_html(lens: ChatLens, colors: TokenColors) -> str:
         if token.straddles:
             style = f"background:{STRADDLE_FILL[dark]}"
         elif token.message is None:
-            style = f"background:{TEMPLATE_FILL[dark]}; color:{colors.muted.name()}"
+            style = f"background:{TEMPLATE_FILL[dark][k % 2]}; color:{colors.muted.name()}"
         elif token.special and (token.message, token.id) in injected:
             style = f"background:{INJECTION_FILL}; color:white; font-weight:bold"
         else:
@@ -95,6 +96,26 @@ def chat_html(lens: ChatLens, colors: TokenColors) -> str:
     return "".join(parts)
 
 
+def legend_html(colors: TokenColors) -> str:
+    """What the colours of the rendered chat mean."""
+    dark = 1 if colors.dark else 0
+    fill = colors.fills[0].name() if colors.fills else colors.base.name()
+
+    def chip(background: str, text: str, foreground: str = "") -> str:
+        color = f"; color:{foreground}" if foreground else ""
+        return f"<span style='background:{background}{color}'>&nbsp;{text}&nbsp;</span>"
+
+    return " ".join(
+        (
+            chip(TEMPLATE_FILL[dark][0], "template", colors.muted.name()),
+            chip(fill, "a message's text"),
+            chip(STRADDLE_FILL[dark], "across a boundary"),
+            chip(INJECTION_FILL, "special token typed in a message", "white"),
+            "&nbsp;↵ newline",
+        )
+    )
+
+
 def summary_html(lens: ChatLens) -> str:
     """The headline: the total and the template's share, the counts per message, and any warning."""
     share = f"{lens.template_tokens:,} from the template"
@@ -105,10 +126,14 @@ def summary_html(lens: ChatLens) -> str:
         f"template {html.escape(lens.template.name)!s} ({html.escape(lens.template.source)})",
         " &nbsp;·&nbsp; ".join(f"{m.index + 1}. {html.escape(m.role)}: {m.tokens:,}" for m in lens.messages),
     ]
-    for line in lens.injection_lines():
-        lines.append(f"<span style='color:{INJECTION_FILL}'>⚠ {html.escape(line)}</span>")
+    for i in lens.injections:
+        what = f"becomes special token {i.token_id}" if i.parsed else "stays text"
+        lines.append(
+            f"<span style='color:{INJECTION_FILL}'>⚠ message {i.message + 1} ({html.escape(i.role)}) types "
+            f"{html.escape(i.text)}: it {what}</span>"
+        )
     if lens.ids_as_text is not None:
-        lines.append(f"With the messages' special-token text read as text: {len(lens.ids_as_text):,} tokens.")
+        lines[-1] += f" &nbsp;(read as text, the chat is {len(lens.ids_as_text):,} tokens)"
     lines += [html.escape(note) for note in lens.notes]
     return "<br>".join(lines)
 
@@ -173,8 +198,12 @@ class ChatPanel(QWidget):
         right = QWidget(self)
         right_layout = QVBoxLayout(right)
         right_layout.setContentsMargins(0, 0, 0, 0)
-        right_layout.addWidget(self.summary)
         right_layout.addWidget(self.tabs, 1)
+        self.legend = QLabel(self)
+        self.legend.setObjectName("chatLegend")
+        self.legend.setTextFormat(Qt.TextFormat.RichText)
+        self.legend.setWordWrap(True)
+        right_layout.addWidget(self.legend)
 
         splitter = QSplitter(Qt.Orientation.Horizontal, self)
         splitter.addWidget(left)
@@ -183,7 +212,8 @@ class ChatPanel(QWidget):
         splitter.setStretchFactor(1, 3)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
-        layout.addWidget(splitter)
+        layout.addWidget(self.summary)
+        layout.addWidget(splitter, 1)
         self.summary.setText("Pick a tokenizer in the first view; its chat template wraps these messages.")
 
     # ------------------------------------------------------------------ messages
@@ -243,6 +273,7 @@ class ChatPanel(QWidget):
 
     def set_colors(self, colors: TokenColors) -> None:
         self._colors = colors
+        self.legend.setText(legend_html(colors))
         if self.lens is not None:
             self.rendered.setHtml(chat_html(self.lens, colors))
 
@@ -280,6 +311,7 @@ class ChatPanel(QWidget):
     def show_lens(self, lens: ChatLens) -> None:
         self.lens, self.error = lens, None
         self.summary.setText(summary_html(lens))
+        self.summary.setToolTip("\n".join(lens.injection_lines()))
         if self._colors is not None:
             self.rendered.setHtml(chat_html(lens, self._colors))
         if self.template_text.toPlainText() != lens.template.text:
@@ -327,4 +359,4 @@ def install(context: PanelContext) -> ChatPanel:
     return panel
 
 
-__all__ = ["ChatPanel", "chat_html", "chat_lens_for", "install", "summary_html"]
+__all__ = ["ChatPanel", "chat_html", "chat_lens_for", "install", "legend_html", "summary_html"]
