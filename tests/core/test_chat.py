@@ -187,6 +187,11 @@ def test_the_template_s_own_refusal_is_the_error(folders):
         ),
         ("{% for i in range(100000) %}{{ 'x' * 1000 }}{% endfor %}", "longer than"),
         ("{{ '%1000000000s' % 'x' }}", "longer than"),
+        ("{% set s = 'x' * 3000000 %}{{ s ~ s ~ s }}", "longer than"),
+        ("{% set s = 'x' * 3000000 %}{% set b %}{{ s }}{{ s }}{% endset %}{{ b | length }}", "longer than"),
+        ("{{ messages | slice(1000000000) | list }}", "longer than"),
+        ("{{ lipsum(n=1000000000) }}", "longer than"),
+        ("{% macro f(n) %}{{ f(n + 1) }}{% endmacro %}{{ f(0) }}", "recursed too deeply|ran for more than"),
         ("{% for m in messages %}", "does not parse"),
         ("{{ messages.__class__.__mro__ }}", "stopped"),
         ("{% set ns = namespace() %}{% set ns._x = 1 %}", "cannot hold"),
@@ -278,3 +283,26 @@ def test_the_bundled_sample_template_serves_any_tokenizer():
     assert lens.rendered.startswith("<|im_start|>system\nYou are a helpful assistant.<|im_end|>\n")
     assert lens.rendered.endswith("<|im_start|>assistant\n")
     assert lens.template.source == "chatml.jinja"
+
+
+def test_text_parts_of_a_message_are_its_own_text():
+    template = ChatTemplate(
+        "{% for m in messages %}<{{ m.role }}>{% for part in m.content %}{{ part.text }}|{% endfor %}{% endfor %}",
+        "default",
+        "test",
+    )
+    messages = [
+        {
+            "role": "user",
+            "content": [
+                {"type": "text", "text": "Hello"},
+                {"type": "image"},
+                {"type": "text", "text": " world"},
+            ],
+        }
+    ]
+    lens = lens_of_rendered(builtin_tokenizer("gpt2"), template, messages)
+    assert lens.rendered == "<user>Hello|| world|"  # the image part has no text
+    assert lens.attribution == "sentinel"
+    assert "".join(t.text for t in lens.tokens if t.message == 0) == "Hello world"
+    assert lens.messages[0].characters == len("Hello world")

@@ -7,19 +7,22 @@ The environment has the facts of ``apply_chat_template``: Jinja2's immutable san
 with ``_``. Templates come from downloaded folders, so they are untrusted code.
 
 The limits are tokviz's own: a template that loops for longer than ``seconds`` stops (a trace
-function checks the clock on every line of the compiled template, so loops that call nothing stop
-too), and no string, list or output may pass ``max_chars`` (checked before ``'x' * n``,
-``center(n)`` and the like build it, and on every namespace assignment). Either stop is a
+function checks the clock on every line of the compiled template and every call it makes, so
+loops that call nothing stop too), and no string, list or output may pass ``max_chars`` (checked before ``'x' * n``,
+``a ~ b``, ``center(n)`` and the like build it, and on every namespace assignment); filters that
+build pieces by count (``slice``, ``batch``, ``lipsum``) take at most 100,000, as ``range`` does. Either stop is a
 :class:`ChatTemplateError` saying which limit was reached.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import sys
+import threading
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from datetime import datetime
 from types import FrameType
@@ -27,19 +30,24 @@ from typing import Any
 
 import jinja2
 import jinja2.ext
+from jinja2.compiler import CodeGenerator, Frame
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from .errors import ChatTemplateError
 
 RENDER_SECONDS = 5.0
 MAX_RENDERED_CHARS = 4_000_000
-# The file name Jinja gives the code it compiles from a string: only those frames are traced.
+# The file name Jinja gives the code it compiles from a string: those frames are traced line by line.
 _TEMPLATE_CODE = "<template>"
 _BIG_NUMBER = re.compile(r"\d{7,}")
 # Filters and string methods whose number arguments are widths of the string they build.
 _WIDTH_TAKERS = frozenset(
     {"center", "ljust", "rjust", "zfill", "expandtabs", "indent", "wordwrap", "truncate"}
 )
+# Filters and globals whose number arguments count the pieces they build; Jinja's sandbox allows
+# range() this many items, and so do these.
+_COUNT_TAKERS = frozenset({"slice", "batch", "generate_lorem_ipsum"})
+MAX_COUNT = 100_000
 
 
 class _LimitReached(Exception):
@@ -63,6 +71,13 @@ class _Limits:
             f"the chat template builds {what} longer than {self.max_chars:,} characters and was stopped"
         )
 
+    def join(self, pieces: Iterable[object]) -> str:
+        """``"".join`` of the pieces' text, refused before it is built when it would pass the limit."""
+        texts = [piece if isinstance(piece, str) else str(piece) for piece in pieces]
+        if sum(map(len, texts)) > self.max_chars:
+            raise self.too_big("a string")
+        return "".join(texts)
+
     def check_size(self, value: object) -> None:
         if isinstance(value, str | list | tuple | dict) and len(value) > self.max_chars:
             raise self.too_big("a value")
@@ -71,10 +86,11 @@ class _Limits:
         self, name: str, receiver: object, args: tuple[Any, ...], kwargs: Mapping[str, Any]
     ) -> None:
         """Refuse a width, a format or a replacement past the limit before ``name`` builds the string."""
-        if name in _WIDTH_TAKERS:
+        if name in _WIDTH_TAKERS or name in _COUNT_TAKERS:
+            limit = MAX_COUNT if name in _COUNT_TAKERS else self.max_chars
             for value in (*args, *kwargs.values()):
-                if isinstance(value, int) and not isinstance(value, bool) and abs(value) > self.max_chars:
-                    raise self.too_big("a string")
+                if isinstance(value, int) and not isinstance(value, bool) and abs(value) > limit:
+                    raise self.too_big("a string" if limit == self.max_chars else "a sequence")
         elif name in ("format", "format_map"):
             self.check_format(receiver)
         elif name == "replace":
@@ -96,21 +112,27 @@ class _Limits:
                 raise self.too_big("a string")
 
 
+_active = threading.local()
+
+
+def _limits() -> _Limits:
+    """The limits of the render running in this thread."""
+    limits: _Limits = _active.limits
+    return limits
+
+
 class _Namespace(jinja2.utils.Namespace):
     """Jinja's ``namespace`` without underscore names, whose every value is checked for size."""
-
-    limits: _Limits
 
     def __init__(*args: Any, **kwargs: Any) -> None:  # noqa: N805 - Jinja's own signature trick
         self, rest = args[0], args[1:]
         attrs = dict(*rest, **kwargs)
         for name, value in attrs.items():
-            _check_entry(type(self).limits, name, value)
+            _check_entry(_limits(), name, value)
         jinja2.utils.Namespace.__init__(self, attrs)
 
     def __setitem__(self, name: str, value: Any) -> None:
-        # Jinja's Namespace answers attribute lookups from its entries, so the limits are read from the type.
-        _check_entry(type(self).limits, name, value)
+        _check_entry(_limits(), name, value)
         jinja2.utils.Namespace.__setitem__(self, name, value)
 
 
@@ -150,8 +172,9 @@ def _strftime_now(fmt: str) -> str:
     return datetime.now().strftime(fmt)
 
 
-def _bounded_filter(limits: _Limits, name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+def _bounded_filter(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
     def bounded(*args: Any, **kwargs: Any) -> Any:
+        limits = _limits()
         limits.tick()
         # Jinja passes the context or environment first to some filters; the value follows it.
         plain = tuple(a for a in args if not isinstance(a, jinja2.runtime.Context | jinja2.Environment))
@@ -167,13 +190,26 @@ def _bounded_filter(limits: _Limits, name: str, fn: Callable[..., Any]) -> Calla
     return bounded
 
 
-def _environment(limits: _Limits) -> ImmutableSandboxedEnvironment:
-    """A fresh sandbox whose hooks check ``limits`` (one per render: limits are per render)."""
+class _BoundedCodeGenerator(CodeGenerator):
+    """Compiles ``a ~ b`` to a join that checks its length first (Jinja's own join checks nothing)."""
+
+    def visit_Concat(self, node: jinja2.nodes.Concat, frame: Frame) -> None:
+        self.write("environment.bounded_join((")
+        for arg in node.nodes:
+            self.visit(arg, frame)
+            self.write(", ")
+        self.write("))")
+
+
+@functools.cache
+def _environment() -> ImmutableSandboxedEnvironment:
+    """The sandbox, built once: its hooks check the limits of the render running in their thread."""
 
     class BoundedSandbox(ImmutableSandboxedEnvironment):
         intercepted_binops = frozenset({"*", "**", "+", "%"})
 
         def call_binop(self, context: Any, operator: str, left: Any, right: Any) -> Any:
+            limits = _limits()
             limits.tick()
             if operator == "*":
                 for seq, n in ((left, right), (right, left)):
@@ -192,49 +228,71 @@ def _environment(limits: _Limits) -> ImmutableSandboxedEnvironment:
             return result
 
         def call(__self, __context: Any, __obj: Any, *args: Any, **kwargs: Any) -> Any:  # noqa: N805
+            limits = _limits()
             limits.tick()
             limits.check_call(getattr(__obj, "__name__", ""), getattr(__obj, "__self__", None), args, kwargs)
             result = super().call(__context, __obj, *args, **kwargs)
             limits.check_size(result)
             return result
 
+    BoundedSandbox.code_generator_class = _BoundedCodeGenerator
     env = BoundedSandbox(trim_blocks=True, lstrip_blocks=True, extensions=[jinja2.ext.loopcontrols])
+    # The compiled code joins captured blocks and macro output with environment.concat.
+    env.concat = _join  # type: ignore[method-assign]
+    env.bounded_join = _join  # type: ignore[attr-defined]
     env.filters["tojson"] = _tojson
-    env.filters = {name: _bounded_filter(limits, name, fn) for name, fn in env.filters.items()}
-    namespace = type("namespace", (_Namespace,), {"limits": limits})
+    env.filters = {name: _bounded_filter(name, fn) for name, fn in env.filters.items()}
+    namespace = type("namespace", (_Namespace,), {})
     env.globals.update(
         raise_exception=_raise_exception, strftime_now=_strftime_now, dict=_Dict(), namespace=namespace
     )
     return env
 
 
+def _join(pieces: Iterable[object]) -> str:
+    return _limits().join(pieces)
+
+
 @contextmanager
 def _clock_on_every_line(limits: _Limits) -> Iterator[None]:
-    """Check the clock on each line the compiled template runs (in this thread only).
+    """Check the clock on each line the compiled template runs, and on each call it makes (in this
+    thread only); a filter that loops on its own is bounded by its arguments instead.
 
-    A tracer already in place (a debugger, coverage) keeps seeing every other frame.
+    A tracer already in place (a debugger, coverage) is handed every event as before.
     """
     previous = sys.gettrace()
 
-    def on_line(frame: FrameType, event: Any, arg: Any) -> Any:
-        limits.tick()
+    def chained(local: Any) -> Any:
+        def on_line(frame: FrameType, event: Any, arg: Any) -> Any:
+            nonlocal local
+            limits.tick()
+            if local is not None:
+                local = local(frame, event, arg)
+            return on_line
+
         return on_line
 
     def on_call(frame: FrameType, event: Any, arg: Any) -> Any:
+        limits.tick()
+        local = previous(frame, event, arg) if previous is not None else None
         if frame.f_code.co_filename == _TEMPLATE_CODE:
-            return on_line
-        return previous(frame, event, arg) if previous is not None else None
+            return chained(local)
+        return local
 
+    _active.limits = limits
     sys.settrace(on_call)
     try:
         yield
     finally:
         sys.settrace(previous)
+        del _active.limits
 
 
-def _compile(env: ImmutableSandboxedEnvironment, text: str) -> jinja2.Template:
+@functools.lru_cache(maxsize=16)
+def _compile(text: str) -> jinja2.Template:
+    """The template compiled once (a panel renders the same one after every edit)."""
     try:
-        return env.from_string(text)
+        return _environment().from_string(text)
     except jinja2.exceptions.TemplateSyntaxError as exc:
         raise ChatTemplateError(
             f"the chat template does not parse (line {exc.lineno}: {exc.message})"
@@ -254,7 +312,7 @@ def render_template(
     ``raise_exception``, fails, or passes a limit.
     """
     limits = _Limits(seconds, max_chars)
-    compiled = _compile(_environment(limits), text)
+    compiled = _compile(text)
     pieces: list[str] = []
     total = 0
     try:
