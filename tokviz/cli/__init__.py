@@ -69,6 +69,9 @@ COMMANDS: dict[str, CommandEntry] = {
     ),
     "usage": CommandEntry("tokviz.cli.usage", "what share of a vocabulary held-out text uses"),
     "diff": CommandEntry("tokviz.cli.diff", "compare two merge lists (divergence, shifts)"),
+    "chat": CommandEntry(
+        "tokviz.cli.chat", "what a conversation costs in tokens once a folder's chat template wraps it"
+    ),
     "lecture": CommandEntry(
         "tokviz.cli.lecture",
         "check a lecture deck, or write it as a PDF handout or slide pictures (no display needed)",
@@ -89,6 +92,7 @@ EXAMPLES = """examples:
   tokviz usage heldout/ --include '*.py' --tokenizer py8k.json --format markdown
   tokviz diff py2k.json py8k.json
   tokviz export model.json --to hf -o model-hf/
+  tokviz chat qwen-folder/ messages.json --generation-prompt
 """
 
 

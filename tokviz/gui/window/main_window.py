@@ -32,7 +32,7 @@ from PySide6.QtWidgets import (
 from tokviz.core.tokenizer import Tokenizer
 from tokviz.gui.context import Installer
 from tokviz.gui.models.tokenizers import TokenizerRegistryModel
-from tokviz.gui.panels import chart, pretokenizer, roundtrip, streaming, vocabulary
+from tokviz.gui.panels import chart, chat, pretokenizer, roundtrip, streaming, vocabulary
 from tokviz.gui.panels.training import install as training
 from tokviz.gui.panels.training.install import TrainingDocks
 from tokviz.gui.settings import (
@@ -78,6 +78,7 @@ DEFAULT_PANELS: tuple[tuple[str, Installer], ...] = (
     ("pretokenizer", pretokenizer.install),
     ("streaming", streaming.install),
     ("roundtrip", roundtrip.install),
+    ("chat", chat.install),
 )
 
 
