@@ -44,8 +44,11 @@ from typing import Any
 import numpy as np
 
 from .errors import Cancelled, InvalidArgument, ReplayUnavailable, VocabSizeError
+from .evaluation import EvalProgress, Grouper
+from .exports import ModelExtras
 from .fileselect import SelectedFile, Selection
 from .html_table import table_html
+from .languages import language_of
 from .tokenizer import Tokenizer
 from .usage import count_files, count_tokens, vocabulary_table
 
@@ -301,7 +304,7 @@ class Sweep:
     def points(self, steps: Sequence[int] | None = None) -> list[SweepPoint]:
         """Every curve (groups first, then the total) at ``steps`` (default: :meth:`steps_to_show`)."""
         chosen = self.steps_to_show() if steps is None else steps
-        out = []
+        out: list[SweepPoint] = []
         for curve in self.curves:
             knee = curve.knee()
             out.extend(curve.point(k, knee) for k in chosen)
@@ -360,17 +363,10 @@ def readable_stride(merges: int, rows: int = 16) -> int:
 
 
 # ----------------------------------------------------------------------------- running a sweep
-Grouper = Callable[[SelectedFile], str]
-
-
-@dataclass(frozen=True)
-class SweepProgress:
-    """How far a sweep is: bytes read of all, files done of all."""
-
-    done: int
-    total: int
-    files_done: int
-    files_total: int
+def by_language(file: SelectedFile) -> str:
+    """The group of a file by the language its name declares (``eng_Latn.devtest`` -> "English"), else "other"."""
+    language = language_of(file.path)
+    return language.name if language is not None else "other"
 
 
 def sweep_files(
@@ -381,7 +377,7 @@ def sweep_files(
     group_order: Sequence[str] = (),
     alpha: float = DEFAULT_ALPHA,
     errors: str = "strict",
-    progress: Callable[[SweepProgress], None] | None = None,
+    progress: Callable[[EvalProgress], None] | None = None,
     cancel: Callable[[], bool] | None = None,
 ) -> Sweep:
     """Encode every selected file once with the whole merge list and sweep every prefix.
@@ -405,7 +401,7 @@ def sweep_files(
         counted = count_files(tokenizer, [file.corpus_file], cancel=cancel, errors=errors)
         done += file.size
         if progress is not None:
-            progress(SweepProgress(done, selection.bytes, index + 1, len(selection.files)))
+            progress(EvalProgress(done, selection.bytes, index + 1, len(selection.files)))
         if counted.bytes == 0:
             empty += 1
             continue
@@ -503,3 +499,15 @@ def prefix_tokenizer(tokenizer: Tokenizer, vocab_size: int, name: str | None = N
     )
     prefix.assumptions = tokenizer.assumptions
     return prefix
+
+
+def prefix_extras(tokenizer: Tokenizer, prefix: Tokenizer) -> ModelExtras:
+    """What a tokviz model file of ``prefix`` carries from ``tokenizer``'s: its first merges' history,
+    the training settings with the smaller vocabulary size, and the provenance of the text it learnt from."""
+    from .exports import extras_of
+
+    extras = extras_of(tokenizer)
+    settings = dict(extras.settings)
+    if "vocab_size" in settings:
+        settings["vocab_size"] = prefix.vocab_size
+    return ModelExtras(settings, tuple(extras.history)[: prefix.merge_count], extras.provenance)
