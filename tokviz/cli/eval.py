@@ -322,8 +322,11 @@ class EvalMeter:
     """Progress of an evaluation on standard error: a bar redrawn in place on a terminal, a line
     every tenth of the way in a log; silent for runs shorter than ``delay`` seconds."""
 
-    def __init__(self, stream: IO[str], delay: float = 1.0, interactive: bool | None = None) -> None:
+    def __init__(
+        self, stream: IO[str], delay: float = 1.0, interactive: bool | None = None, verb: str = "evaluating"
+    ) -> None:
         self.stream = stream
+        self.verb = verb
         self.start = time.perf_counter()
         self.delay = delay
         self.interactive = _isatty(stream) if interactive is None else interactive
@@ -339,7 +342,7 @@ class EvalMeter:
         fraction = p.done / p.total if p.total else 1.0
         rate = p.done / 1e6 / elapsed
         line = (
-            f"evaluating {fraction * 100:5.1f}%  file {p.files_done:,}/{p.files_total:,}  "
+            f"{self.verb} {fraction * 100:5.1f}%  file {p.files_done:,}/{p.files_total:,}  "
             f"{p.done / 1e6:.1f}/{p.total / 1e6:.1f} MB  {rate:.1f} MB/s"
         )
         if self.interactive:

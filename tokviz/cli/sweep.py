@@ -177,7 +177,7 @@ def _sweep(args: argparse.Namespace, tokenizer: Any, selection: Any, categories:
     from tokviz.core.sweep import DEFAULT_ALPHA, sweep_files
 
     group_of, order = _grouping(args, selection, categories)
-    meter = None if args.quiet else EvalMeter(sys.stderr)
+    meter = None if args.quiet else EvalMeter(sys.stderr, verb="sweeping")
     try:
         return sweep_files(
             tokenizer,
