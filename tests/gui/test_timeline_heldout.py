@@ -53,7 +53,7 @@ def test_held_out_files_draw_a_curve_per_language_on_the_bytes_per_token_axis(qt
     sweep = swept.args[0]
     assert [c.group for c in sweep.curves][-1] == "all"
     assert {c.group for c in sweep.curves} == {"English", "German", "all"}
-    lines = [item for item in heldout._items if hasattr(item, "getOriginalDataset")]
+    lines = [item for item in heldout.plot_items if hasattr(item, "getOriginalDataset")]
     assert len(lines) == 3
     english = [c.group for c in sweep.curves].index("English")
     x, y = lines[english].getOriginalDataset()
@@ -82,9 +82,9 @@ def test_a_sweep_can_be_cancelled_and_clearing_removes_the_curves(qtbot, timelin
     heldout = timeline.heldout
     with qtbot.waitSignal(heldout.swept, timeout=30000):
         heldout.set_paths([flores])
-    assert heldout._items
+    assert heldout.plot_items
     heldout.clear()
-    assert heldout._items == [] and heldout.sweep is None
+    assert heldout.plot_items == [] and heldout.sweep is None
     heldout.set_paths([flores])
     assert heldout.running() and heldout.cancel_button.isVisible()
     heldout.cancel()

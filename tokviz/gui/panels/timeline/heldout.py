@@ -126,6 +126,11 @@ class HeldOutCurves(QWidget):
         """The grouping chosen: a key of :data:`GROUPINGS`."""
         return str(self.grouping.currentData())
 
+    @property
+    def plot_items(self) -> list[Any]:
+        """The pyqtgraph items drawn on the plot: a line per curve, then its knee's dot if it has one."""
+        return list(self._items)
+
     def running(self) -> bool:
         """True while held-out files are being swept."""
         return self._job is not None and not self._job.done
