@@ -50,7 +50,7 @@ from .fileselect import SelectedFile, Selection
 from .html_table import table_html
 from .languages import language_of
 from .tokenizer import Tokenizer
-from .usage import count_files, count_tokens, vocabulary_table
+from .usage import TokenCounts, count_files, count_tokens, vocabulary_table
 
 # Zouhar et al. (2023) found alpha = 2.5 to predict downstream quality best.
 DEFAULT_ALPHA = 2.5
@@ -369,6 +369,20 @@ def by_language(file: SelectedFile) -> str:
     return language.name if language is not None else "other"
 
 
+@dataclass
+class _Tally:
+    """The final token counts of some files added up, with how many files and bytes they were."""
+
+    counts: np.ndarray | None = None
+    files: int = 0
+    bytes: int = 0
+
+    def add(self, counted: TokenCounts) -> None:
+        self.counts = counted.counts.copy() if self.counts is None else self.counts + counted.counts
+        self.files += counted.documents
+        self.bytes += counted.bytes
+
+
 def sweep_files(
     tokenizer: Tokenizer,
     selection: Selection,
@@ -389,10 +403,8 @@ def sweep_files(
     """
     check_sweepable(tokenizer)
     _check_alpha(alpha)
-    totals: dict[str, list[Any]] = {}
-    for name in group_order:
-        totals[name] = [None, 0, 0]
-    everything: list[Any] = [None, 0, 0]
+    groups = {name: _Tally() for name in group_order}
+    everything = _Tally()
     done = 0
     empty = 0
     for index, file in enumerate(selection.files):
@@ -405,55 +417,48 @@ def sweep_files(
         if counted.bytes == 0:
             empty += 1
             continue
-        buckets = [everything]
+        everything.add(counted)
         if group_of is not None:
-            buckets.append(totals.setdefault(group_of(file), [None, 0, 0]))
-        for bucket in buckets:
-            bucket[0] = counted.counts.copy() if bucket[0] is None else bucket[0] + counted.counts
-            bucket[1] += 1
-            bucket[2] += counted.bytes
-    return _sweep_of(tokenizer, everything, totals, alpha, empty, cancel)
+            groups.setdefault(group_of(file), _Tally()).add(counted)
+    return _sweep_of(tokenizer, everything, groups, alpha, empty, cancel)
 
 
 def sweep_texts(
     tokenizer: Tokenizer, texts: Mapping[str, Iterable[str]], alpha: float = DEFAULT_ALPHA
 ) -> Sweep:
-    """The sweep of texts in memory: ``{group: [text, ...]}``, each text a document."""
+    """The sweep of texts in memory: ``{group: [text, ...]}``, each text a document (one group: no group curves)."""
     check_sweepable(tokenizer)
     _check_alpha(alpha)
-    totals: dict[str, list[Any]] = {}
-    everything: list[Any] = [None, 0, 0]
+    groups: dict[str, _Tally] = {}
+    everything = _Tally()
     for name, docs in texts.items():
         counted = count_tokens(tokenizer, list(docs))
-        totals[name] = [counted.counts, counted.documents, counted.bytes]
-        everything[0] = counted.counts.copy() if everything[0] is None else everything[0] + counted.counts
-        everything[1] += counted.documents
-        everything[2] += counted.bytes
-    return _sweep_of(tokenizer, everything, totals if len(totals) > 1 else {}, alpha, 0, None)
+        groups.setdefault(name, _Tally()).add(counted)
+        everything.add(counted)
+    return _sweep_of(tokenizer, everything, groups if len(groups) > 1 else {}, alpha, 0, None)
 
 
 def _sweep_of(
     tokenizer: Tokenizer,
-    everything: list[Any],
-    groups: dict[str, list[Any]],
+    everything: _Tally,
+    groups: Mapping[str, _Tally],
     alpha: float,
     empty: int,
     cancel: Callable[[], bool] | None,
 ) -> Sweep:
     base = 256 + len(tokenizer.special_tokens)
 
-    def curve(name: str, bucket: list[Any]) -> SweepCurve:
+    def curve(name: str, tally: _Tally) -> SweepCurve:
         if cancel is not None and cancel():
             raise Cancelled("sweep cancelled")
-        counts = (
-            bucket[0] if bucket[0] is not None else np.zeros(vocabulary_table(tokenizer)[2], dtype=np.int64)
-        )
-        return SweepCurve(name, bucket[1], bucket[2], sweep_counts(tokenizer, counts, alpha), base, alpha)
+        counts = tally.counts
+        if counts is None:  # no text at all
+            counts = np.zeros(vocabulary_table(tokenizer)[2], dtype=np.int64)
+        return SweepCurve(name, tally.files, tally.bytes, sweep_counts(tokenizer, counts, alpha), base, alpha)
 
-    curves = tuple(curve(name, bucket) for name, bucket in groups.items() if bucket[1])
-    return Sweep(
-        tokenizer.name, tokenizer.merge_count, base, alpha, curve(TOTAL_GROUP, everything), curves, empty
-    )
+    curves = tuple(curve(name, tally) for name, tally in groups.items() if tally.files)
+    total = curve(TOTAL_GROUP, everything)
+    return Sweep(tokenizer.name, tokenizer.merge_count, base, alpha, total, curves, empty)
 
 
 # ----------------------------------------------------------------------------- one size as a tokenizer

@@ -16,12 +16,13 @@ from typing import Any
 
 import numpy as np
 from PySide6.QtCore import QObject, Signal
+from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QMenu, QPushButton, QToolButton, QWidget
 
 from tokviz.core.errors import Cancelled, TokvizError
 from tokviz.core.evaluation import EvalProgress, by_folder
 from tokviz.core.fileselect import select_files
-from tokviz.core.sweep import Sweep, by_language, check_sweepable, prefix_tokenizer, sweep_files
+from tokviz.core.sweep import Sweep, SweepCurve, by_language, check_sweepable, prefix_tokenizer, sweep_files
 from tokviz.core.tokenizer import Tokenizer
 from tokviz.gui.drawing.chart_style import series_color
 from tokviz.gui.models.tokenizers import TokenizerRegistryModel
@@ -250,7 +251,7 @@ class HeldOutCurves(QWidget):
 
         dark = self.palette().color(self.backgroundRole()).lightness() < 128
         top = 0.0
-        for _slot, curve, color in self._coloured(sweep, dark):
+        for curve, color in self._coloured(sweep, dark):
             bpt = curve.bytes_per_token
             steps = curve.sizes - curve.base_size
             line = pg.PlotDataItem(steps, bpt, pen=pg.mkPen(color, width=1.5))
@@ -272,13 +273,14 @@ class HeldOutCurves(QWidget):
         self.plot.flush()
 
     @staticmethod
-    def _coloured(sweep: Sweep, dark: bool) -> list[tuple[int, Any, Any]]:
-        return [(slot, curve, series_color(slot + 2, dark)) for slot, curve in enumerate(sweep.curves)]
+    def _coloured(sweep: Sweep, dark: bool) -> list[tuple[SweepCurve, QColor]]:
+        """Each curve with its colour (the chart's series colours, after the two the text curves use)."""
+        return [(curve, series_color(slot + 2, dark)) for slot, curve in enumerate(sweep.curves)]
 
     def _legend(self, sweep: Sweep) -> str:
         """The curves' names in their colours, and each knee."""
         parts = []
-        for _slot, curve, color in self._coloured(sweep, False):
+        for curve, color in self._coloured(sweep, False):
             knee = curve.knee()
             where = f"knee {sweep.size_of(knee):,}" if knee is not None else "no knee"
             parts.append(f'<span style="color:{color.name()}">■</span> {curve.group} ({where})')
