@@ -89,15 +89,26 @@ class StepCounts:
 
 def check_sweepable(tokenizer: Tokenizer) -> None:
     """Refuse a tokenizer whose merge prefixes are not what its encoder does (a :class:`ReplayUnavailable`)."""
+    merge_table(tokenizer)
+
+
+def merge_table(tokenizer: Tokenizer) -> tuple[list[int], list[tuple[int, int]]]:
+    """The id each merge makes and the two ids it joins, in merge order; a :class:`ReplayUnavailable`
+    for a tokenizer whose merge prefixes are not what its encoder does."""
     if not isinstance(tokenizer, Tokenizer) or not tokenizer.is_bpe:
         raise ReplayUnavailable(f"{getattr(tokenizer, 'name', tokenizer)}: a sweep needs a BPE merge list")
     if tokenizer.replay_note:
         raise ReplayUnavailable(f"{tokenizer.name}: {tokenizer.replay_note}")
-    made = [tokenizer.id_of_merge(rank) for rank in range(tokenizer.merge_count)]
-    if len(set(made)) != len(made):
+    rank_of = tokenizer.merge_rank_of_id  # the first merge that makes each id
+    if len(rank_of) != tokenizer.merge_count:
         raise ReplayUnavailable(
             f"{tokenizer.name}: two merges make the same token, so its prefixes are not separate vocabularies"
         )
+    made = [0] * tokenizer.merge_count
+    for token_id, rank in rank_of.items():
+        made[rank] = token_id
+    parents_of = tokenizer.parents_of_id
+    return made, [parents_of[token_id] for token_id in made]
 
 
 def sweep_counts(tokenizer: Tokenizer, counts: np.ndarray, alpha: float = DEFAULT_ALPHA) -> StepCounts:
@@ -108,34 +119,33 @@ def sweep_counts(tokenizer: Tokenizer, counts: np.ndarray, alpha: float = DEFAUL
     first, each in constant time (see the module docstring), so this costs one step per merge.
     """
     _check_alpha(alpha)
-    k_max = tokenizer.merge_count
+    made, parents = merge_table(tokenizer)
     c = [int(x) for x in counts.tolist()]
-    tokens = np.zeros(k_max + 1, dtype=np.int64)
-    used = np.zeros(k_max + 1, dtype=np.int64)
-    sums = np.zeros(k_max + 1, dtype=np.float64)
     n = sum(c)
     distinct = sum(1 for x in c if x)
     power = math.fsum(x**alpha for x in c if x)
-    made = [tokenizer.id_of_merge(rank) for rank in range(k_max)]
-    parents = [tokenizer.parents_of_merge(rank) for rank in range(k_max)]
-    for k in range(k_max, 0, -1):
-        tokens[k], used[k], sums[k] = n, distinct, power
-        new = made[k - 1]
+    # Filled from the last step back to step 0, then turned around.
+    tokens, used, sums = [n], [distinct], [power]
+    for new, (left, right) in zip(reversed(made), reversed(parents)):
         m = c[new]
-        if not m:
-            continue
-        left, right = parents[k - 1]
-        c[new] = 0
-        power -= m**alpha
-        distinct -= 1
-        n += m
-        for parent in (left, right):
-            before = c[parent]
-            c[parent] = before + m
-            power += (before + m) ** alpha - (before**alpha if before else 0.0)
-            distinct += 0 if before else 1
-    tokens[0], used[0], sums[0] = n, distinct, power
-    return StepCounts(tokens, used, sums)
+        if m:
+            c[new] = 0
+            power -= m**alpha
+            distinct -= 1
+            n += m
+            for parent in (left, right):
+                before = c[parent]
+                c[parent] = before + m
+                power += (before + m) ** alpha - (before**alpha if before else 0.0)
+                distinct += 0 if before else 1
+        tokens.append(n)
+        used.append(distinct)
+        sums.append(power)
+    return StepCounts(
+        np.array(tokens[::-1], dtype=np.int64),
+        np.array(used[::-1], dtype=np.int64),
+        np.array(sums[::-1], dtype=np.float64),
+    )
 
 
 def renyi_efficiency(power_sum: float, tokens: int, vocab_size: int, alpha: float = DEFAULT_ALPHA) -> float:
@@ -485,7 +495,7 @@ def prefix_tokenizer(tokenizer: Tokenizer, vocab_size: int, name: str | None = N
     """
     check_sweepable(tokenizer)
     k = merges_for_size(tokenizer, vocab_size)
-    made = {tokenizer.id_of_merge(rank) for rank in range(k, tokenizer.merge_count)}
+    made = set(merge_table(tokenizer)[0][k:])
     specials = set(tokenizer.special_tokens.values())
     vocab = {i: b for i, b in tokenizer.vocab.items() if i not in made and i not in specials}
     next_id = max(vocab) + 1
