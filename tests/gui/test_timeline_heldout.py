@@ -102,3 +102,14 @@ def test_another_tokenizer_replaces_the_curves(qtbot, timeline, flores):
     with qtbot.waitSignal(heldout.swept, timeout=30000) as swept:
         timeline.set_tokenizer(other)
     assert swept.args[0].merge_count == other.merge_count
+
+
+def test_folder_names_show_as_text_in_the_legend(qtbot, timeline, tmp_path):
+    folder = tmp_path / "<i>notes"
+    folder.mkdir()
+    (folder / "a.txt").write_text(ENGLISH, encoding="utf-8")
+    heldout = timeline.heldout
+    heldout.grouping.setCurrentIndex(heldout.grouping.findData("folder"))
+    with qtbot.waitSignal(heldout.swept, timeout=30000):
+        heldout.set_paths([tmp_path])
+    assert "&lt;i&gt;notes" in heldout.status.text()

@@ -143,7 +143,7 @@ def sweep_counts(tokenizer: Tokenizer, counts: np.ndarray, alpha: float = DEFAUL
         sums.append(power)
     return StepCounts(
         np.array(tokens[::-1], dtype=np.int64),
-        np.array(used[::-1], dtype=np.int64),
+        np.array(used[::-1], dtype=np.int32),
         np.array(sums[::-1], dtype=np.float64),
     )
 

@@ -9,6 +9,7 @@ a tokenizer of its own in the registry, so every picker, the views and Export of
 
 from __future__ import annotations
 
+import html
 import os
 import threading
 from collections.abc import Sequence
@@ -283,7 +284,7 @@ class HeldOutCurves(QWidget):
         for curve, color in self._coloured(sweep, False):
             knee = curve.knee()
             where = f"knee {sweep.size_of(knee):,}" if knee is not None else "no knee"
-            parts.append(f'<span style="color:{color.name()}">■</span> {curve.group} ({where})')
+            parts.append(f'<span style="color:{color.name()}">■</span> {html.escape(curve.group)} ({where})')
         n = sweep.total.files
         return f"{n:,} held-out {'file' if n == 1 else 'files'}: " + " · ".join(parts)
 
