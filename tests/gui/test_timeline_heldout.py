@@ -6,6 +6,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from PySide6.QtCore import Qt
 
 from tokviz.core.train import train_bpe
 from tokviz.gui.models.tokenizers import TokenizerRegistryModel
@@ -112,4 +113,7 @@ def test_folder_names_show_as_text_in_the_legend(qtbot, timeline, tmp_path):
     heldout.grouping.setCurrentIndex(heldout.grouping.findData("folder"))
     with qtbot.waitSignal(heldout.swept, timeout=30000):
         heldout.set_paths([tmp_path])
-    assert "&lt;i&gt;notes" in heldout.status.text()
+    assert "<i>notes (" in heldout.status.text()
+    assert heldout.status.textFormat() == Qt.TextFormat.PlainText
+    names = [item for item in heldout.plot_items if hasattr(item, "textItem")]
+    assert {item.textItem.toPlainText() for item in names} == {"<i>notes", "all"}

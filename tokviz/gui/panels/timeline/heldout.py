@@ -9,7 +9,6 @@ a tokenizer of its own in the registry, so every picker, the views and Export of
 
 from __future__ import annotations
 
-import html
 import os
 import threading
 from collections.abc import Sequence
@@ -18,7 +17,7 @@ from typing import Any
 import numpy as np
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QColor
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QMenu, QPushButton, QToolButton, QWidget
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QMenu, QPushButton, QToolButton, QWidget
 
 from tokviz.core.errors import Cancelled, TokvizError
 from tokviz.core.evaluation import EvalProgress, by_folder
@@ -28,6 +27,7 @@ from tokviz.core.tokenizer import Tokenizer
 from tokviz.gui.drawing.chart_style import series_color
 from tokviz.gui.models.tokenizers import TokenizerRegistryModel
 from tokviz.gui.panels.timeline.plot import TokenCountPlot
+from tokviz.gui.widgets.elided import ElidedLabel
 from tokviz.gui.widgets.file_dialogs import get_existing_directory, get_open_file_names
 from tokviz.gui.workers.jobs import Job, run_job
 
@@ -115,7 +115,7 @@ class HeldOutCurves(QWidget):
         self.cancel_button = QPushButton("Cancel", self)
         self.cancel_button.clicked.connect(self.cancel)
         self.cancel_button.hide()
-        self.status = QLabel(self)
+        self.status = ElidedLabel("", self)
         self.status.setObjectName("timelineHeldOutStatus")
         for widget in (self.choose, self.grouping, self.use_size, self.cancel_button):
             layout.addWidget(widget)
@@ -260,6 +260,12 @@ class HeldOutCurves(QWidget):
             self.plot.ratio_box.addItem(line)
             line.setDownsampling(auto=True, method="peak")
             self._items.append(line)
+            # The total's name under its line's end, the groups' above theirs: apart where they meet.
+            below = curve is sweep.total and len(sweep.curves) > 1
+            name = pg.TextItem(curve.group, color=color, anchor=(1, 0 if below else 1))
+            name.setPos(float(steps[-1]), float(bpt[-1]))
+            self.plot.ratio_box.addItem(name)
+            self._items.append(name)
             knee = curve.knee()
             if knee is not None:
                 dot = pg.ScatterPlotItem(
@@ -279,12 +285,12 @@ class HeldOutCurves(QWidget):
         return [(curve, series_color(slot + 2, dark)) for slot, curve in enumerate(sweep.curves)]
 
     def _legend(self, sweep: Sweep) -> str:
-        """The curves' names in their colours, and each knee."""
+        """The curves' names and each knee (the plot names each curve in its colour)."""
         parts = []
-        for curve, color in self._coloured(sweep, False):
+        for curve in sweep.curves:
             knee = curve.knee()
             where = f"knee {sweep.size_of(knee):,}" if knee is not None else "no knee"
-            parts.append(f'<span style="color:{color.name()}">■</span> {html.escape(curve.group)} ({where})')
+            parts.append(f"{curve.group} ({where})")
         n = sweep.total.files
         return f"{n:,} held-out {'file' if n == 1 else 'files'}: " + " · ".join(parts)
 
