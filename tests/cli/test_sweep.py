@@ -136,3 +136,25 @@ def test_export_writes_the_vocabulary_of_one_size(
     )
     assert code == 1
     assert_one_line_error(err, "not 5")
+
+
+def test_curves_per_folder_and_per_category(
+    capsys: pytest.CaptureFixture[str], model: Path, tmp_path: Path
+) -> None:
+    root = tmp_path / "heldout"
+    (root / "prose").mkdir(parents=True)
+    (root / "code").mkdir()
+    (root / "prose" / "a.txt").write_text(ENGLISH[:500], encoding="utf-8")
+    (root / "code" / "b.py").write_text("def f(x):\n    return x\n" * 20, encoding="utf-8")
+    code, out, _ = run(capsys, "sweep", str(model), str(root), "--by", "folder", "--format", "json", "-q")
+    assert code == 0
+    assert set(json.loads(out)["knees"]) == {"prose", "code", "all"}
+    kinds = tmp_path / "kinds.txt"
+    kinds.write_text("python: *.py\n", encoding="utf-8")
+    code, out, _ = run(
+        capsys, "sweep", str(model), str(root), "--categories", str(kinds), "--format", "csv", "-q"
+    )
+    assert code == 0
+    assert {row["group"] for row in csv.DictReader(io.StringIO(out))} == {"python", "other", "all"}
+    code, _, err = run(capsys, "sweep", str(model), str(root), "--by", "category", "-q")
+    assert code == 2 and "--categories" in err
