@@ -90,7 +90,8 @@ def test_the_table_shows_round_steps_the_last_one_and_the_knee(small_model, engl
     assert [r[0] for r in rows].count("all") == len(steps)
     assert {r[0] for r in rows} == {"prose", "code", "all"}
     html = sweep._repr_html_()
-    assert html.startswith("<table") and "Rényi" in html
+    assert html.startswith("<svg") and "<polyline" in html  # the curves, then the table
+    assert "<table" in html and "Rényi" in html
     assert sweep.steps_to_show(sizes=[257, 300])[:2] == [0, 300 - 257]
 
 

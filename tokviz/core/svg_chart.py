@@ -50,8 +50,10 @@ def line_chart_svg(
     marks: Mapping[str, tuple[float, float]] | None = None,
     width: int = 640,
     height: int = 320,
+    label_marks: bool = True,
 ) -> str:
-    """Lines, one per series, on shared axes; ``marks`` puts a labelled dot at named points (a knee)."""
+    """Lines, one per series, on shared axes; ``marks`` puts a dot at named points (a knee), labelled
+    beside it unless ``label_marks`` is False (the legend names them when they would crowd)."""
     points = [p for pts in series.values() for p in pts if math.isfinite(p[0]) and math.isfinite(p[1])]
     left, right, top, bottom = 64, 150, 30 if title else 12, 46
     plot_w, plot_h = width - left - right, height - top - bottom
@@ -105,8 +107,11 @@ def line_chart_svg(
         )
         out.append(f'<text x="{left + plot_w + 32}" y="{ly}">{_esc(name)}</text>')
     for label, (x, y) in (marks or {}).items():
-        out.append(f'<circle cx="{sx(x):.1f}" cy="{sy(y):.1f}" r="4.5" fill="#d0312d"/>')
-        out.append(f'<text x="{sx(x) + 7:.1f}" y="{sy(y) - 7:.1f}" fill="#d0312d">{_esc(label)}</text>')
+        out.append(
+            f'<circle cx="{sx(x):.1f}" cy="{sy(y):.1f}" r="4.5" fill="#d0312d"><title>{_esc(label)}</title></circle>'
+        )
+        if label_marks:
+            out.append(f'<text x="{sx(x) + 7:.1f}" y="{sy(y) - 7:.1f}" fill="#d0312d">{_esc(label)}</text>')
     out.append("</svg>")
     return "".join(out)
 

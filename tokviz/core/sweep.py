@@ -49,6 +49,7 @@ from .exports import ModelExtras
 from .fileselect import SelectedFile, Selection
 from .html_table import table_html
 from .languages import language_of
+from .svg_chart import line_chart_svg
 from .tokenizer import Tokenizer
 from .usage import TokenCounts, count_files, count_tokens, vocabulary_table
 
@@ -341,8 +342,26 @@ class Sweep:
             "size from which 10% more vocabulary gains less than 1% bytes/token"
         )
 
+    def plot_svg(self, points: int = 400) -> str:
+        """The bytes-per-token curves over vocabulary size as inline SVG, each knee marked."""
+        series: dict[str, list[tuple[float, float]]] = {}
+        marks: dict[str, tuple[float, float]] = {}
+        stride = max(1, self.merge_count // points)
+        for curve in self.curves:
+            sizes, rates = curve.sizes, curve.bytes_per_token
+            picked = sorted({*range(0, len(sizes), stride), len(sizes) - 1})
+            knee = curve.knee()
+            name = curve.group if knee is None else f"{curve.group} (knee {int(sizes[knee]):,})"
+            series[name] = [(float(sizes[k]), float(rates[k])) for k in picked if rates[k] == rates[k]]
+            if knee is not None:
+                marks[name] = (float(sizes[knee]), float(rates[knee]))
+        return line_chart_svg(
+            series, title=f"{self.tokenizer}: bytes per token by vocabulary size", x_label="vocabulary size",
+            y_label="bytes per token", marks=marks, label_marks=False, width=760,
+        )  # fmt: skip
+
     def _repr_html_(self) -> str:
-        return table_html(self.headers(), self.rows(), self.right_aligned(), self.caption())
+        return self.plot_svg() + table_html(self.headers(), self.rows(), self.right_aligned(), self.caption())
 
 
 def point_cells(p: SweepPoint) -> list[str]:
