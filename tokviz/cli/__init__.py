@@ -71,7 +71,17 @@ COMMANDS: dict[str, CommandEntry] = {
         "write a tokenizer as tokenizer.json, vocab.json + merges.txt, .tiktoken or a model file",
     ),
     "usage": CommandEntry("tokviz.cli.usage", "what share of a vocabulary held-out text uses"),
+    "sweep": CommandEntry(
+        "tokviz.cli.sweep", "what every vocabulary size of one merge list buys on held-out text (one pass)"
+    ),
     "diff": CommandEntry("tokviz.cli.diff", "compare two merge lists (divergence, shifts)"),
+    "chat": CommandEntry(
+        "tokviz.cli.chat", "what a conversation costs in tokens once a folder's chat template wraps it"
+    ),
+    "lecture": CommandEntry(
+        "tokviz.cli.lecture",
+        "check a lecture deck, or write it as a PDF handout or slide pictures (no display needed)",
+    ),
 }
 
 EXAMPLES = """examples:
@@ -88,7 +98,9 @@ EXAMPLES = """examples:
   tokviz info cl100k
   tokviz usage heldout/ --include '*.py' --tokenizer py8k.json --format markdown
   tokviz diff py2k.json py8k.json
+  tokviz sweep py32k.json heldout/ --by folder --plot sweep.png
   tokviz export model.json --to hf -o model-hf/
+  tokviz chat qwen-folder/ messages.json --generation-prompt
 """
 
 

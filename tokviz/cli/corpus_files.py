@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 
-def add_file_filters(p: argparse.ArgumentParser) -> None:
+def add_file_filters(p: ArgumentAdder) -> None:
     """``--include`` / ``--exclude`` / ``--max-file-size``: which files of a folder make the corpus."""
     p.add_argument(
         "--include",

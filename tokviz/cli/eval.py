@@ -118,10 +118,10 @@ def run(args: argparse.Namespace) -> int:
 
         check_outputs(
             [Output.file(path, flag) for flag, path in outputs],
-            inputs=_named_files(args.paths) + _files_inside(args.paths, [path for _, path in outputs]),
+            inputs=named_files(args.paths) + _files_inside(args.paths, [path for _, path in outputs]),
         )
     max_size = parse_size(args.max_file_size) if args.max_file_size is not None else None
-    categories = _read_categories(args.categories)
+    categories = read_categories(args.categories)
     specs, loaded, failed = _load_tokenizers(
         list(dict.fromkeys(args.tokenizer or DEFAULT_EVAL)), args.pattern
     )
@@ -159,9 +159,7 @@ def run(args: argparse.Namespace) -> int:
     if args.output:
         from tokviz.core.outputs import Output, write_outputs
 
-        write_outputs(
-            [(Output.file(args.output, "--output"), text.encode("utf-8"))], _named_files(args.paths)
-        )
+        write_outputs([(Output.file(args.output, "--output"), text.encode("utf-8"))], named_files(args.paths))
         if not args.quiet:
             print_note(f"rows written to {args.output}")
     else:
@@ -203,7 +201,7 @@ def _load_tokenizers(specs: list[str], pattern: str | None) -> tuple[list[str], 
     return [s for s, _ in loaded], [t for _, t in loaded], [s for s, _ in failed]
 
 
-def _named_files(paths: list[str]) -> list[str]:
+def named_files(paths: list[str]) -> list[str]:
     """The inputs that are files: an output may not overwrite one of them."""
     import os
 
@@ -223,7 +221,7 @@ def _files_inside(paths: list[str], outputs: list[str]) -> list[str]:
     return inside
 
 
-def _read_categories(path: str | None) -> Any:
+def read_categories(path: str | None) -> Any:
     if path is None:
         return None
     from tokviz.core.evaluation import Categories
@@ -324,8 +322,11 @@ class EvalMeter:
     """Progress of an evaluation on standard error: a bar redrawn in place on a terminal, a line
     every tenth of the way in a log; silent for runs shorter than ``delay`` seconds."""
 
-    def __init__(self, stream: IO[str], delay: float = 1.0, interactive: bool | None = None) -> None:
+    def __init__(
+        self, stream: IO[str], delay: float = 1.0, interactive: bool | None = None, verb: str = "evaluating"
+    ) -> None:
         self.stream = stream
+        self.verb = verb
         self.start = time.perf_counter()
         self.delay = delay
         self.interactive = _isatty(stream) if interactive is None else interactive
@@ -341,7 +342,7 @@ class EvalMeter:
         fraction = p.done / p.total if p.total else 1.0
         rate = p.done / 1e6 / elapsed
         line = (
-            f"evaluating {fraction * 100:5.1f}%  file {p.files_done:,}/{p.files_total:,}  "
+            f"{self.verb} {fraction * 100:5.1f}%  file {p.files_done:,}/{p.files_total:,}  "
             f"{p.done / 1e6:.1f}/{p.total / 1e6:.1f} MB  {rate:.1f} MB/s"
         )
         if self.interactive:

@@ -35,6 +35,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         metavar="PATH",
         help="a folder for hf and gpt2 (a file named tokenizer.json also works for hf), a file otherwise",
     )
+    p.add_argument(
+        "--vocab-size",
+        type=int,
+        metavar="N",
+        help="write the vocabulary of the first merges only, N tokens in all (256 bytes + merges + "
+        "special tokens), as tokviz sweep measures it",
+    )
     add_file_options(p)
 
 
@@ -44,13 +51,19 @@ def run(args: argparse.Namespace) -> int:
     from tokviz.core.exports import export_problem, write_export
 
     tok = load_tokenizer(args.tokenizer, args.special_token, pattern=args.pattern)
+    extras = None
+    if args.vocab_size is not None:
+        from tokviz.core.sweep import prefix_extras, prefix_tokenizer
+
+        full, tok = tok, prefix_tokenizer(tok, args.vocab_size)
+        extras = prefix_extras(full, tok)
     problem = export_problem(tok, args.to)
     if problem is not None:
         raise ExportError(f"cannot export {tok.name} as --to {args.to}: {problem}")
     output = args.output
     if args.to in ("hf", "gpt2") and not output.endswith(("/", "\\")) and not output.endswith(".json"):
         output += "/"  # a folder, whether it exists yet or not
-    notes = write_export(tok, args.to, output, what="-o")
+    notes = write_export(tok, args.to, output, what="-o", extras=extras)
     print_note(f"wrote {tok.name} as {args.to} to {args.output}")
     for note in notes:
         print_note(note)

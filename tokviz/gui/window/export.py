@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QSize
-from PySide6.QtGui import QImage, QStandardItemModel
+from PySide6.QtGui import QAction, QImage, QStandardItemModel
 from PySide6.QtWidgets import (
     QApplication,
     QComboBox,
@@ -409,6 +409,13 @@ def _file_menu(window: MainWindow) -> QMenu | None:
     return None
 
 
+def add_export_action(window: MainWindow, action: QAction) -> None:
+    """Put another File ▸ Export… action with the others (above Export panel…)."""
+    menu = _file_menu(window)
+    if menu is not None:
+        menu.insertAction(window.exporter.act_export, action)
+
+
 def install_export_actions(window: MainWindow) -> Exporter:
     """Add File ▸ Export panel… (Ctrl+Shift+E) and File ▸ Copy image (Ctrl+Shift+C) above Quit."""
     exporter = Exporter(window)
@@ -423,6 +430,7 @@ def install_export_actions(window: MainWindow) -> Exporter:
 
 __all__ = [
     "SCALES",
+    "add_export_action",
     "ExportDialog",
     "ExportTarget",
     "Exporter",

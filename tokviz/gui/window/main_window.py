@@ -23,14 +23,16 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import (
     QApplication,
     QMainWindow,
+    QMenu,
     QMessageBox,
     QSplitter,
     QWidget,
 )
 
+from tokviz.core.tokenizer import Tokenizer
 from tokviz.gui.context import Installer
 from tokviz.gui.models.tokenizers import TokenizerRegistryModel
-from tokviz.gui.panels import chart, pretokenizer, roundtrip, streaming, vocabulary
+from tokviz.gui.panels import chart, chat, pretokenizer, roundtrip, streaming, vocabulary
 from tokviz.gui.panels.training import install as training
 from tokviz.gui.panels.training.install import TrainingDocks
 from tokviz.gui.settings import (
@@ -47,10 +49,12 @@ from tokviz.gui.widgets.source_editor import SourceEditor
 from tokviz.gui.widgets.token_panel import TokenPanel
 from tokviz.gui.window.actions import make_action, on_trigger
 from tokviz.gui.window.appearance import Appearance
-from tokviz.gui.window.export import Exporter, install_export_actions
+from tokviz.gui.window.export import Exporter, add_export_action, install_export_actions
+from tokviz.gui.window.export_page import PageExporter
 from tokviz.gui.window.files import FileOpener
 from tokviz.gui.window.geometry import in_hidden_dock_tab, keep_on_screen
 from tokviz.gui.window.help import GettingStartedDialog, ShortcutsDialog
+from tokviz.gui.window.lecture_menu import LectureMenu
 from tokviz.gui.window.menus import WindowMenus
 from tokviz.gui.window.panel_host import PanelHost
 from tokviz.gui.window.presentation import PresentationMode
@@ -74,6 +78,7 @@ DEFAULT_PANELS: tuple[tuple[str, Installer], ...] = (
     ("pretokenizer", pretokenizer.install),
     ("streaming", streaming.install),
     ("roundtrip", roundtrip.install),
+    ("chat", chat.install),
 )
 
 
@@ -152,6 +157,23 @@ class MainWindow(QMainWindow):
         self.stream_dock = self.installed.get("streaming")
         self.roundtrip_dock = self.installed.get("roundtrip")
         self.exporter: Exporter = install_export_actions(self)
+        self.page_exporter = PageExporter(
+            make_action(self, "Export &web page…", None, name="actionExportPage"),
+            text=self.editor.toPlainText,
+            views=self.named_views,
+            show_ids=lambda: self.display_options().show_ids,
+            report=lambda text: self.statusBar().showMessage(text, 8000),
+        )
+        add_export_action(self, self.page_exporter.action)
+        lecture_menu = QMenu("&Lecture", self)
+        lecture_menu.setObjectName("lectureMenu")
+        self.menuBar().insertMenu(self.help_menu.menuAction(), lecture_menu)
+        self.lecture = LectureMenu(
+            self,
+            lecture_menu,
+            dark=self.appearance.is_dark,
+            report=lambda text: self.statusBar().showMessage(text, 10000),
+        )
         restore_dock_layout(self)
         self.view_menu.addSeparator()
         self.view_menu.addAction(self.presentation.action)
@@ -232,6 +254,12 @@ class MainWindow(QMainWindow):
         from tokviz.gui.window.about import show_about
 
         show_about(self)
+
+    def named_views(self) -> list[tuple[str, Tokenizer | None]]:
+        """Each token view's tokenizer with the name its header shows (None while it loads)."""
+        return [
+            (self.tokenizers.label(p.model.key), self.tokenizers.tokenizer(p.model.key)) for p in self.panels
+        ]
 
     # ================================================================ appearance
     def display_options(self) -> DisplayOptions:

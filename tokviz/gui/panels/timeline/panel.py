@@ -34,6 +34,7 @@ from tokviz.core.tokenizer import Tokenizer
 from tokviz.gui.models.merge_model import MergeTableModel
 from tokviz.gui.models.tokenizers import TokenizerRegistryModel
 from tokviz.gui.panels.timeline.captions import replay_note_message, step_caption
+from tokviz.gui.panels.timeline.heldout import HeldOutCurves
 from tokviz.gui.panels.timeline.live import LiveFeed
 from tokviz.gui.panels.timeline.merge_table import MergeTablePane
 from tokviz.gui.panels.timeline.playback import PlaybackBar
@@ -94,11 +95,14 @@ class TimelineWidget(QWidget):
         self.merges = MergeTablePane(self.model, self)
         self.table, self.changes_only = self.merges.table, self.merges.changes_only
         self.plot = TokenCountPlot(self)
+        self.heldout = HeldOutCurves(self.plot, self.registry, self)
+        self.heldout.setContentsMargins(6, 0, 6, 0)
         self.splitter = self._build_splitters(self.pane, self.merges)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 4)
         layout.setSpacing(4)
         layout.addLayout(controls)
+        layout.addWidget(self.heldout)
         layout.addWidget(self.splitter, 1)
         self.view.set_colors(token_colors(self._dark()))
 
@@ -393,6 +397,7 @@ class TimelineWidget(QWidget):
         self.model.set_source(None)
         self.plot.set_trace(None, 0)
         self.plot.set_corpus((), None)
+        self.heldout.set_tokenizer(None)
         self._set_enabled(False)
         self.playback.reset()
         self.caption.setText("")
@@ -444,6 +449,7 @@ class TimelineWidget(QWidget):
             self.model.set_source(source.tokenizer, source.history, trace, source.corpus_initial)
         self.plot.set_trace(trace, self.total_steps)
         self.plot.set_corpus(source.history, source.corpus_initial)
+        self.heldout.set_tokenizer(source.tokenizer)
         self.playback.set_total(self.total_steps)
         self._set_enabled(True)
         self.step = min(self.step, self.total_steps)
@@ -454,6 +460,7 @@ class TimelineWidget(QWidget):
     def _sync_controls(self) -> None:
         self.playback.show_step(self.step)
         self.plot.set_step(self.step)
+        self.heldout.set_step(self.step)
         self.merges.follow_step(self.step)
 
     def _on_changes_only(self, on: bool) -> None:

@@ -174,6 +174,8 @@ class TokenCountPlot(QWidget):
         self._step = 0
         self._x_max = 1
         self._moving = False
+        # The highest bytes/token of curves others draw on the right-hand axis (held-out files).
+        self.extra_ratio_top = 0.0
         # Data changes are applied once, on the next turn of the event loop (see ``_schedule``).
         self._refresh = Debouncer(0, self)
         self._refresh.triggered.connect(self.flush)
@@ -408,14 +410,14 @@ class TokenCountPlot(QWidget):
             self.ratio_curve.setData([], [])
             # No stale ranges of the tokenizer replayed before (80…20 tokens, 2.5 bytes/token).
             self.text_plot.setYRange(0, 1, padding=0)
-            self.ratio_box.setYRange(0, 1, padding=0)
+            self.ratio_box.setYRange(0, max(1.0, self.extra_ratio_top), padding=0)
             return
         x, y, ratio = self._text_xy
         self.text_curve.setData(x, y)
         self.ratio_curve.setData(x, ratio)
         if y.size:
             self.text_plot.setYRange(0, float(y.max()) * 1.05, padding=0)
-            self.ratio_box.setYRange(0, max(float(ratio.max()) * 1.1, 1.0), padding=0)
+            self.ratio_box.setYRange(0, max(float(ratio.max()) * 1.1, 1.0, self.extra_ratio_top), padding=0)
 
     def _refresh_corpus(self) -> None:
         if self.widget is None:

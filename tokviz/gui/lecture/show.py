@@ -1,0 +1,331 @@
+"""The deck on a screen: one live slide at a time, driven by the keys a presentation clicker sends.
+
+PageDown, Right, Space and Enter go one step on (a merge slide takes a click per merge); PageUp,
+Left and Backspace go back; Home and End jump to the ends; a number then Enter jumps to that slide;
+B or . blacks the screen; O shows every slide as a grid; E (or a click) edits the slide's text and
+T moves its first tokenizer to the next built-in one; Esc leaves. Each slide's content is computed
+off the GUI thread (:mod:`tokviz.core.slides`) and laid out on the fixed canvas of
+:mod:`tokviz.gui.lecture.paint`, so every screen size shows the same composition.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from PySide6.QtCore import QRectF, Qt, Signal
+from PySide6.QtGui import QColor, QKeyEvent, QMouseEvent, QPainter, QPaintEvent, QResizeEvent
+from PySide6.QtWidgets import QLineEdit, QWidget
+
+from tokviz.core.deck import Deck
+from tokviz.core.registry import BUILTIN_TOKENIZERS
+from tokviz.core.slides import SlideContent, slide_content
+from tokviz.gui.lecture.paint import SlideLayout, canvas_size, paint_scaled
+from tokviz.gui.style.fonts import sans_font
+from tokviz.gui.style.theme import token_colors
+from tokviz.gui.workers.latest import LatestJob
+
+NEXT_KEYS = {Qt.Key.Key_PageDown, Qt.Key.Key_Right, Qt.Key.Key_Space, Qt.Key.Key_Return, Qt.Key.Key_Enter,
+             Qt.Key.Key_Down}  # fmt: skip
+PREVIOUS_KEYS = {Qt.Key.Key_PageUp, Qt.Key.Key_Left, Qt.Key.Key_Backspace, Qt.Key.Key_Up}
+OVERVIEW_COLUMNS = 4
+
+
+class DeckState:
+    """Where the lecture is (slide, step) and what was changed live on each slide (text, tokenizers)."""
+
+    def __init__(self, deck: Deck) -> None:
+        self.deck = deck
+        self.index = 0
+        self.step = 0
+        self.texts: dict[int, str] = {}
+        self.tokenizers: dict[int, list[str]] = {}
+
+    @property
+    def slide_count(self) -> int:
+        """How many slides the deck has."""
+        return len(self.deck.slides)
+
+    def next(self) -> bool:
+        """One click on: the slide's next step, else the next slide's first step; False at the end."""
+        if self.step + 1 < self.deck.slides[self.index].steps:
+            self.step += 1
+            return True
+        if self.index + 1 < self.slide_count:
+            self.index, self.step = self.index + 1, 0
+            return True
+        return False
+
+    def previous(self) -> bool:
+        """One click back: the previous step, else the previous slide's last step; False at the start."""
+        if self.step > 0:
+            self.step -= 1
+            return True
+        if self.index > 0:
+            self.index -= 1
+            self.step = self.deck.slides[self.index].steps - 1
+            return True
+        return False
+
+    def go(self, index: int, step: int = 0) -> None:
+        """Jump to slide ``index`` (0-based, clamped) at ``step``."""
+        self.index = max(0, min(index, self.slide_count - 1))
+        self.step = max(0, min(step, self.deck.slides[self.index].steps - 1))
+
+    def text(self, index: int | None = None) -> str | None:
+        """The text edited live on a slide, or None for the deck's."""
+        return self.texts.get(self.index if index is None else index)
+
+    def tokenizer_names(self, index: int | None = None) -> list[str] | None:
+        """The tokenizers chosen live on a slide, or None for the deck's."""
+        return self.tokenizers.get(self.index if index is None else index)
+
+    def cycle_tokenizer(self) -> list[str]:
+        """Move the slide's first tokenizer to the next built-in one (gpt2 → cl100k → o200k → …)."""
+        slide = self.deck.slides[self.index]
+        names = self.tokenizers.get(self.index) or list(
+            slide.options.get("tokenizers") or self.deck.tokenizers
+        )
+        names = names or ["gpt2"]
+        order = [n for n in BUILTIN_TOKENIZERS if n != "characters"] + ["characters"]
+        first = names[0] if names[0] in order else order[-1]
+        names = [order[(order.index(first) + 1) % len(order)], *names[1:]]
+        self.tokenizers[self.index] = names
+        return names
+
+    def content(self, index: int | None = None, step: int | None = None) -> SlideContent:
+        """The content of a slide at a step with what was changed live (computes; call off the GUI thread)."""
+        i = self.index if index is None else index
+        s = self.step if step is None else step
+        return slide_content(
+            self.deck.slides[i], self.deck, s, text=self.text(i), tokenizers=self.tokenizer_names(i)
+        )
+
+
+class SlideTextEdit(QLineEdit):
+    """The line a slide's text is typed in: Enter applies it, Esc keeps the old text; neither reaches the deck."""
+
+    cancelled = Signal()
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802 - Qt's name
+        super().keyPressEvent(event)
+        if event.key() == Qt.Key.Key_Escape:
+            self.cancelled.emit()
+        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter, Qt.Key.Key_Escape):
+            event.accept()  # QLineEdit leaves them to its parent, which would turn the slide
+
+
+class LectureView(QWidget):
+    """The slide, full screen: paints the current layout, takes the clicker's keys, edits text live."""
+
+    moved = Signal(int, int)  # slide index, step
+    left = Signal()
+
+    def __init__(self, deck: Deck, dark: bool = False, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("lectureView")
+        self.setWindowTitle(deck.title or "tokviz lecture")
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        self.setCursor(Qt.CursorShape.BlankCursor)
+        self.state = DeckState(deck)
+        self.colors = token_colors(dark)
+        self.black = False
+        self.overview = False
+        self.typed = ""
+        self.layout_: SlideLayout | None = None
+        self.contents: dict[tuple[int, int], SlideContent] = {}
+        self.job = LatestJob(self)
+        self.editor = SlideTextEdit(self)
+        self.editor.setObjectName("lectureTextEditor")
+        self.editor.hide()
+        self.editor.returnPressed.connect(self._apply_edit)
+        self.editor.cancelled.connect(self._cancel_edit)
+        self.refresh()
+
+    # ---------------------------------------------------------------- content
+    def refresh(self) -> None:
+        """Compute the current slide (off the GUI thread) and show it when it is ready."""
+        key = (self.state.index, self.state.step)
+        state = self.state
+        index, step = key
+
+        def done(content: SlideContent) -> None:
+            self.contents[(index, step)] = content
+            self._show(content)
+
+        self.job.submit(lambda: state.content(index, step), done, self._failed)
+
+    def _failed(self, exc: BaseException) -> None:
+        self._show(SlideContent("This slide cannot be shown", (), figures={"error": str(exc)}))
+
+    def _show(self, content: SlideContent) -> None:
+        number = self.state.index + 1
+        footer = f"{self.state.deck.title} · {number} / {self.state.slide_count}"
+        size = canvas_size(self.width() / max(self.height(), 1))
+        self.layout_ = SlideLayout(content, size, self.colors, footer)
+        self.update()
+        self.moved.emit(self.state.index, self.state.step)
+
+    @property
+    def content(self) -> SlideContent | None:
+        """What the slide on screen shows (tests and the presenter window read its figures)."""
+        return self.layout_.content if self.layout_ is not None else None
+
+    # ---------------------------------------------------------------- keys
+    def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802 - Qt's name
+        key = event.key()
+        if self.editor.isVisible():
+            return
+        if self.overview and key in (Qt.Key.Key_O, Qt.Key.Key_Escape):
+            self.overview = False
+            self.update()
+            return
+        if key == Qt.Key.Key_Escape:
+            self.left.emit()
+            self.close()
+            return
+        text = event.text()
+        if text.isdigit():
+            self.typed += text
+            return
+        if self.typed and key in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
+            self.go(int(self.typed) - 1)
+            self.typed = ""
+            return
+        self.typed = ""
+        self._command(key, text)
+
+    def _command(self, key: int, text: str) -> None:
+        if key in NEXT_KEYS:
+            self.step(1)
+        elif key in PREVIOUS_KEYS:
+            self.step(-1)
+        elif key == Qt.Key.Key_Home:
+            self.go(0)
+        elif key == Qt.Key.Key_End:
+            self.go(self.state.slide_count - 1)
+        elif key == Qt.Key.Key_B or text == ".":
+            self.black = not self.black
+            self.update()
+        elif key == Qt.Key.Key_O:
+            self.overview = True
+            self.update()
+        elif key == Qt.Key.Key_E:
+            self.edit_text()
+        elif key == Qt.Key.Key_T:
+            self.state.cycle_tokenizer()
+            self.refresh()
+
+    def step(self, direction: int) -> None:
+        """One click on (``1``) or back (``-1``); the screen comes back from black first."""
+        if self.black:
+            self.black = False
+            self.update()
+            return
+        moved = self.state.next() if direction > 0 else self.state.previous()
+        if moved:
+            self.refresh()
+
+    def go(self, index: int, step: int = 0) -> None:
+        """Jump to slide ``index`` (0-based)."""
+        self.overview = False
+        self.state.go(index, step)
+        self.refresh()
+
+    # ---------------------------------------------------------------- live text
+    def mousePressEvent(self, event: QMouseEvent) -> None:  # noqa: N802 - Qt's name
+        if self.overview:
+            self._overview_click(event.position().x(), event.position().y())
+            return
+        self.edit_text()
+
+    def edit_text(self) -> None:
+        """Show a line to type the slide's text in; Enter updates the whole slide, Esc keeps it."""
+        content = self.state.deck.slides[self.state.index]
+        current = self.state.text() or str(content.options.get("text") or self.state.deck.text)
+        self.editor.setText(current)
+        self.editor.setFont(sans_font(max(12.0, self.height() / 40)))
+        height = self.editor.sizeHint().height()
+        self.editor.setGeometry(
+            self.width() // 10, self.height() - height * 2, self.width() * 8 // 10, height
+        )
+        self.editor.show()
+        self.editor.setFocus()
+        self.editor.selectAll()
+
+    def _cancel_edit(self) -> None:
+        self.editor.hide()
+        self.setFocus()
+
+    def _apply_edit(self) -> None:
+        self.state.texts[self.state.index] = self.editor.text()
+        self.editor.hide()
+        self.setFocus()
+        self.refresh()
+
+    # ---------------------------------------------------------------- painting
+    def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 - Qt's name
+        painter = QPainter(self)
+        rect = QRectF(self.rect())
+        if self.black:
+            painter.fillRect(rect, QColor("black"))
+        elif self.overview:
+            self._paint_overview(painter, rect)
+        elif self.layout_ is not None:
+            paint_scaled(painter, self.layout_, rect, self.colors.base)
+        else:
+            painter.fillRect(rect, self.colors.base)
+        painter.end()
+
+    def _cells(self, rect: QRectF) -> list[QRectF]:
+        rows = (self.state.slide_count + OVERVIEW_COLUMNS - 1) // OVERVIEW_COLUMNS
+        w, h = rect.width() / OVERVIEW_COLUMNS, rect.height() / max(rows, 1)
+        return [
+            QRectF(
+                rect.x() + (i % OVERVIEW_COLUMNS) * w + 6,
+                rect.y() + (i // OVERVIEW_COLUMNS) * h + 6,
+                w - 12,
+                h - 12,
+            )
+            for i in range(self.state.slide_count)
+        ]
+
+    def _paint_overview(self, painter: QPainter, rect: QRectF) -> None:
+        painter.fillRect(rect, self.colors.muted)
+        size = canvas_size(self.width() / max(self.height(), 1))
+        for i, cell in enumerate(self._cells(rect)):
+            slide = self.state.deck.slides[i]
+            content = self.contents.get((i, slide.steps - 1)) or self.contents.get((i, 0))
+            if content is None:
+                content = SlideContent(slide.title or slide.kind, ())
+            layout = SlideLayout(content, size, self.colors, f"{i + 1}")
+            paint_scaled(painter, layout, cell, self.colors.muted)
+            if i == self.state.index:
+                painter.setPen(self.colors.highlight)
+                painter.drawRect(cell.adjusted(-3, -3, 3, 3))
+
+    def _overview_click(self, x: float, y: float) -> None:
+        for i, cell in enumerate(self._cells(QRectF(self.rect()))):
+            if cell.contains(x, y):
+                self.go(i)
+                return
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt's name
+        super().resizeEvent(event)
+        if self.layout_ is not None:
+            self._show(self.layout_.content)
+
+
+def start_lecture(deck: Deck, dark: bool = False, screens: Sequence[object] = ()) -> LectureView:
+    """Open the deck full screen (on the last screen when there are several) and return its view."""
+    from PySide6.QtGui import QGuiApplication, QScreen
+
+    view = LectureView(deck, dark)
+    all_screens = list(screens) or QGuiApplication.screens()
+    target = all_screens[-1] if all_screens else None
+    if isinstance(target, QScreen):
+        view.setScreen(target)
+        view.setGeometry(target.geometry())
+    view.showFullScreen()
+    view.activateWindow()
+    view.setFocus()
+    return view

@@ -1,0 +1,91 @@
+"""The Lecture menu: start the deck full screen (F5), open another deck, export its handout.
+
+The window keeps one deck (the bundled lecture until File ▸ Open deck… loads another) and hands it
+to :mod:`tokviz.gui.lecture.show`; leaving the lecture (Esc) returns to the window as it was.
+A deck that fails its checks is reported in one line and the previous deck stays.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from PySide6.QtCore import QObject
+from PySide6.QtGui import QAction, QGuiApplication
+from PySide6.QtWidgets import QMenu, QWidget
+
+from tokviz.core.deck import Deck, default_deck, load_deck
+from tokviz.core.errors import TokvizError
+from tokviz.gui.lecture.handout import write_pdf
+from tokviz.gui.lecture.show import LectureView, start_lecture
+from tokviz.gui.widgets import file_dialogs
+from tokviz.gui.window.actions import make_action
+
+DECK_FILTER = "Lecture decks (*.toml)"
+
+
+class LectureMenu(QObject):
+    """Lecture ▸ Start lecture, Open deck…, Export handout…; ``report`` shows one-line messages."""
+
+    def __init__(
+        self, window: QWidget, menu: QMenu, dark: Callable[[], bool], report: Callable[[str], None]
+    ) -> None:
+        super().__init__(window)
+        self.window = window
+        self.dark = dark
+        self.report = report
+        self.deck: Deck | None = None
+        self.view: LectureView | None = None
+        self.act_start: QAction = make_action(window, "&Start lecture", "F5", name="actionStartLecture")
+        self.act_open: QAction = make_action(window, "&Open deck…", None, name="actionOpenDeck")
+        self.act_export: QAction = make_action(window, "&Export handout…", None, name="actionExportHandout")
+        self.act_start.setToolTip("Show the deck's live slides full screen; Esc comes back here")
+        self.act_start.triggered.connect(self.start)
+        self.act_open.triggered.connect(self.choose_deck)
+        self.act_export.triggered.connect(self.choose_handout)
+        for action in (self.act_start, self.act_open, self.act_export):
+            menu.addAction(action)
+
+    def current_deck(self) -> Deck:
+        """The deck the menu starts: the one opened last, else the bundled lecture."""
+        if self.deck is None:
+            self.deck = default_deck()
+        return self.deck
+
+    def start(self) -> LectureView:
+        """Open the deck full screen on the last screen."""
+        if self.view is not None:
+            self.view.close()
+        self.view = start_lecture(self.current_deck(), self.dark(), QGuiApplication.screens())
+        return self.view
+
+    def open_deck(self, path: str | Path) -> Deck | None:
+        """Load a deck file; on a mistake say it in one line and keep the current deck."""
+        try:
+            self.deck = load_deck(path)
+        except TokvizError as exc:
+            self.report(f"Deck not opened: {exc}")
+            return None
+        self.report(
+            f"Deck “{self.deck.title or Path(path).name}”: {len(self.deck.slides)} slides; F5 starts it"
+        )
+        return self.deck
+
+    def choose_deck(self) -> Deck | None:
+        """Ask for a deck file and load it."""
+        path, _ = file_dialogs.get_open_file_name(self.window, "Open deck", "", DECK_FILTER)
+        return self.open_deck(path) if path else None
+
+    def choose_handout(self) -> Path | None:
+        """Ask where to save the handout PDF and write it."""
+        path, _ = file_dialogs.get_save_file_name(self.window, "Export handout", "handout.pdf", "PDF (*.pdf)")
+        if not path:
+            return None
+        out = Path(path) if path.lower().endswith(".pdf") else Path(path + ".pdf")
+        try:
+            write_pdf(self.current_deck(), out, dark=False)
+        except (TokvizError, OSError) as exc:
+            self.report(f"Could not save the handout: {exc}")
+            return None
+        self.report(f"Saved the handout as {out}")
+        return out
