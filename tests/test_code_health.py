@@ -120,7 +120,10 @@ def test_modules_stay_one_job_long(package):
 
 
 def private_names_defined_in_tokviz() -> set[str]:
-    """Every ``_name`` (not ``__dunder__``) that tokviz defines: functions, classes, attributes, globals."""
+    """Every ``_name`` (not ``__dunder__``) that tokviz defines: functions, classes, attributes, globals.
+
+    IPython's display hooks (``_repr_html_``, ``_repr_svg_``...) are a public protocol, not private names.
+    """
     names: set[str] = set()
     for path in (ROOT / "tokviz").rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
@@ -130,7 +133,10 @@ def private_names_defined_in_tokviz() -> set[str]:
                 names.add(node.attr)
             elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
                 names.add(node.id)
-    return {name for name in names if name.startswith("_") and not name.startswith("__")}
+    display_hook = re.compile(r"_repr_\w+_")
+    return {
+        n for n in names if n.startswith("_") and not n.startswith("__") and not display_hook.fullmatch(n)
+    }
 
 
 def private_reads_in_tests() -> list[str]:
