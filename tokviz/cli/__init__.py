@@ -69,6 +69,9 @@ COMMANDS: dict[str, CommandEntry] = {
     ),
     "usage": CommandEntry("tokviz.cli.usage", "what share of a vocabulary held-out text uses"),
     "diff": CommandEntry("tokviz.cli.diff", "compare two merge lists (divergence, shifts)"),
+    "audit": CommandEntry(
+        "tokviz.cli.audit", "find broken tokens: unreachable, partial UTF-8, unused, under-trained embeddings"
+    ),
 }
 
 EXAMPLES = """examples:
@@ -84,6 +87,7 @@ EXAMPLES = """examples:
   tokviz info cl100k
   tokviz usage heldout/ --include '*.py' --tokenizer py8k.json --format markdown
   tokviz diff py2k.json py8k.json
+  tokviz audit o200k --corpus heldout/ --format markdown
   tokviz export model.json --to hf -o model-hf/
 """
 

@@ -51,6 +51,7 @@ from tokviz.gui.models.vocabulary import (
     overlap,
     plain_token,
 )
+from tokviz.gui.panels.vocabulary.audit import ClassFilter
 from tokviz.gui.panels.vocabulary.table import (
     TextTarget,
     VocabTable,
@@ -106,6 +107,8 @@ class VocabBrowser(QWidget):
         self.jump.setPrefix("id ")
         self.jump.setKeyboardTracking(False)
         self.jump.setToolTip("Scroll the table to this token id")
+        # Which tokens are broken (an audit, run in the background per tokenizer).
+        self.classes = ClassFilter(self)
         self.summary = QLabel(self)
         self.summary.setObjectName("vocabSummary")
         self.summary.setWordWrap(True)
@@ -175,6 +178,7 @@ class VocabBrowser(QWidget):
         filters.addSpacing(8)
         filters.addWidget(jump_label)
         filters.addWidget(self.jump, 1)
+        filters.addWidget(self.classes)
         grid.addLayout(filters, 3, 0, 1, 2)
         grid.addWidget(QLabel("Overlap", self), 4, 0)
         grid.addWidget(self.overlap_mode, 4, 1)
@@ -198,6 +202,7 @@ class VocabBrowser(QWidget):
         self.picker.currentIndexChanged.connect(self._on_pick)
         self.compare.currentIndexChanged.connect(self._on_pick)
         self.overlap_mode.currentIndexChanged.connect(self._on_overlap_mode)
+        self.classes.classesChanged.connect(self.model.set_class_filter)
         self.usage_mode.currentIndexChanged.connect(self._apply_usage_mode)
         self.usage_source.activated.connect(self._on_usage_source)
         self.usage.counted.connect(self._on_counted)
@@ -249,6 +254,7 @@ class VocabBrowser(QWidget):
             self.model.set_tokenizer(tok, entry.counts if entry else None, self.registry.merges_ready(key))
             self.jump.setRange(0, max(tok.vocab) if tok and tok.vocab else 0)
             self.usage.set_tokenizer(tok, self.registry.merges_ready(key))
+            self.classes.set_tokenizer(tok)
             result = self.usage.result
             if result is not None and result.tokenizer is tok:
                 self._on_counted(result)
