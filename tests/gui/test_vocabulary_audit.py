@@ -31,17 +31,17 @@ def test_each_class_shows_its_count_and_checking_one_lists_only_its_tokens(qtbot
     assert texts["unreachable"] == "unreachable (1)"
     assert texts["partial_utf8"] == "partial UTF-8 (128)"
     assert texts["special"] == "special (1)"
-    assert classes.text() == "Classes: all"
+    assert classes.text() == "Classes: all ▾"
     assert len(listed(browser)) == 261
 
     classes.check(("unreachable",))
     assert listed(browser) == [258]  # "abc": its merge never fires
-    assert classes.text() == "Classes: unreachable"
+    assert classes.text() == "Classes: unreachable ▾"
     assert "1 of 261 tokens listed" in browser.summary.text()
 
     classes.actions_by_class["special"].trigger()  # checking a second class from the menu
     assert sorted(listed(browser)) == [258, 260]
-    assert classes.text() == f"Classes: 2 of {len(CLASSES)}"
+    assert classes.text() == f"Classes: 2 of {len(CLASSES)} ▾"
 
     classes.menu().actions()[-1].trigger()  # "Only broken tokens"
     assert len(listed(browser)) == 1 + 1 + 128

@@ -40,6 +40,8 @@ class ClassFilter(QToolButton):
         self.setObjectName("vocabClassFilter")
         self.setAccessibleName("Token classes to list")
         self.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        # The label ends in ▾ itself: the style's corner arrow read as a clipped button.
+        self.setStyleSheet("QToolButton::menu-indicator { image: none; width: 0px; }")
         self.audit: VocabularyAudit | None = None
         self.tokenizer: Tokenizer | None = None
         self._jobs = LatestJob(self)
@@ -91,7 +93,7 @@ class ClassFilter(QToolButton):
 
     def _failed(self, error: BaseException) -> None:
         if not isinstance(error, Cancelled):
-            self.setText("Classes: –")
+            self.setText("Classes: – ▾")
             self.setToolTip(f"The audit failed: {error}")
 
     @property
@@ -131,13 +133,13 @@ class ClassFilter(QToolButton):
             action.setText(CLASS_LABELS[name] + suffix)
         names = self.checked()
         if audit is None:
-            self.setText("Classes: auditing…" if self.tokenizer is not None else "Classes")
+            self.setText("Classes: auditing… ▾" if self.tokenizer is not None else "Classes ▾")
         elif len(names) == len(CLASSES):
-            self.setText("Classes: all")
+            self.setText("Classes: all ▾")
         elif len(names) == 1:
-            self.setText(f"Classes: {CLASS_LABELS[names[0]]}")
+            self.setText(f"Classes: {CLASS_LABELS[names[0]]} ▾")
         else:
-            self.setText(f"Classes: {len(names)} of {len(CLASSES)}")
+            self.setText(f"Classes: {len(names)} of {len(CLASSES)} ▾")
         tip = "List only the tokens of the checked classes (an audit: each token's text is encoded again)"
         if counts is not None:
             tip += "\n" + "\n".join(
