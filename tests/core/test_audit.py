@@ -124,3 +124,12 @@ def test_the_result_shows_as_an_html_table_in_a_notebook() -> None:
     html = audit_vocabulary(tiny_bpe())._repr_html_()
     assert "<table" in html and "unreachable" in html and "partial UTF-8" in html
     assert np.array_equal(audit_vocabulary(tiny_bpe()).ids_of("unreachable"), [258])
+
+
+def test_library_tokenizers_encode_a_block_of_texts_in_one_call_with_the_same_ids() -> None:
+    lib = wordpiece()
+    hf = HFTokenizer(lib, json.loads(lib.to_str()), "wp")
+    sp = sentencepiece_from_file(REAL / "botchan_en_unigram_1000.model")
+    texts = ["the cat", "", "##s", "a\ud800b", " sat on the mat"]
+    for tok in (hf, sp):
+        assert tok.encode_ordinary_batch(texts) == [tok.encode_ordinary(t) for t in texts]

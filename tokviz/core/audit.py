@@ -35,6 +35,7 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import cast
 
 import numpy as np
 
@@ -90,44 +91,96 @@ def special_ids(tokenizer: Tokenizer) -> set[int]:
     return ids
 
 
-def _texts_of(tokenizer: Tokenizer, token_id: int, data: bytes) -> list[str]:
-    """The texts tried for a token: its bytes as UTF-8, and the tokenizer's decode when different."""
-    texts = [data.decode("utf-8")]
+Encoder = Callable[[list[str]], list[list[int]]]
+
+
+def batch_encoder(tokenizer: Tokenizer) -> Encoder:
+    """Plain-text ids of many texts at once: the tokenizer's ``encode_ordinary_batch`` when it has
+    one (a library call per block instead of one per token), else ``encode_ordinary`` per text."""
+    batch = getattr(tokenizer, "encode_ordinary_batch", None)
+    if callable(batch):
+        return cast(Encoder, batch)
+    encode = tokenizer.encode_ordinary
+    return lambda texts: [encode(t) for t in texts]
+
+
+def _decoded(tokenizer: Tokenizer, token_id: int, text: str) -> str | None:
+    """The tokenizer's own text for the id when it differs from the bytes' (SentencePiece's ``the``
+    for ``▁the``), or None."""
     try:
         decoded = tokenizer.decode([token_id])
     except Exception:  # noqa: BLE001 - a library decoder that refuses one id leaves the bytes' text
-        return texts
-    if decoded and decoded not in texts and "\ufffd" not in decoded:
-        texts.append(decoded)
-    return texts
+        return None
+    return decoded if decoded and decoded != text and "\ufffd" not in decoded else None
 
 
-def _in_sequence(tokenizer: Tokenizer, token_id: int, text: str) -> bool:
-    encode = tokenizer.encode_ordinary
-    for before, after in CONTEXTS:
-        if token_id in encode(before + text + after) and token_id not in encode(before + after):
-            return True
-    return False
+def classify_block(
+    tokenizer: Tokenizer, ids: list[int], specials: set[int], encode: Encoder | None = None
+) -> list[int]:
+    """The class (an index into :data:`CLASSES`) of each of ``ids``; see the module docstring.
+
+    Texts are encoded a block at a time: each token's text, then the tokenizer's own decoding of
+    those that failed, then those still failing with each neighbour of :data:`CONTEXTS`.
+    """
+    encode = encode or batch_encoder(tokenizer)
+    vocab = tokenizer.vocab
+    out = [OK] * len(ids)
+    texts: dict[int, list[str]] = {}  # position -> texts tried, for the tokens not settled yet
+    for k, i in enumerate(ids):
+        if i in specials:
+            out[k] = SPECIAL
+            continue
+        try:
+            text = vocab[i].decode("utf-8")
+        except UnicodeDecodeError:
+            out[k] = PARTIAL_UTF8
+            continue
+        texts[k] = [text]
+    texts = _unsettled(encode, ids, texts)
+    for k, tried in texts.items():
+        decoded = _decoded(tokenizer, ids[k], tried[0])
+        tried[:] = [decoded] if decoded else []
+    alone = _unsettled(encode, ids, {k: t for k, t in texts.items() if t})
+    for k in list(texts):
+        if k not in alone and texts[k]:
+            del texts[k]  # its decoded text gave the id: OK
+    for k, tried in texts.items():
+        tried[:] = [vocab[ids[k]].decode("utf-8"), *tried]
+    found = _in_sequence(encode, {ids[k]: tried for k, tried in texts.items()})
+    for k in texts:
+        out[k] = SEQUENCE_ONLY if ids[k] in found else UNREACHABLE
+    return out
 
 
-def classify(tokenizer: Tokenizer, token_id: int, specials: set[int] | None = None) -> int:
+def _unsettled(encode: Encoder, ids: list[int], texts: dict[int, list[str]]) -> dict[int, list[str]]:
+    """The entries of ``texts`` whose first text does not encode as exactly their one id."""
+    order = [k for k, tried in texts.items() if tried[0]]
+    found = encode([texts[k][0] for k in order]) if order else []
+    settled = {k for k, got in zip(order, found) if got == [ids[k]]}
+    return {k: tried for k, tried in texts.items() if k not in settled}
+
+
+def _in_sequence(encode: Encoder, texts: dict[int, list[str]]) -> set[int]:
+    """The ids that appear when one of their texts is encoded with a neighbour of :data:`CONTEXTS`
+    (and not in the neighbours alone), all encoded in one call."""
+    if not texts:
+        return set()
+    alone = encode([before + after for before, after in CONTEXTS])
+    tries = [
+        (i, c, before + t + after)
+        for i, tried in texts.items()
+        for t in tried
+        if t
+        for c, (before, after) in enumerate(CONTEXTS)
+    ]
+    found = encode([text for _, _, text in tries])
+    return {i for (i, c, _), got in zip(tries, found) if i in got and i not in alone[c]}
+
+
+def classify(tokenizer: Tokenizer, token_id: int) -> int:
     """The class (an index into :data:`CLASSES`) of one id; see the module docstring."""
-    if token_id in (special_ids(tokenizer) if specials is None else specials):
-        return SPECIAL
-    data = tokenizer.id_bytes(token_id)
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        return PARTIAL_UTF8
-    encode = tokenizer.encode_ordinary
-    if text and encode(text) == [token_id]:
-        return OK
-    texts = _texts_of(tokenizer, token_id, data)
-    if any(t and encode(t) == [token_id] for t in texts[1:]):
-        return OK
-    if any(t and _in_sequence(tokenizer, token_id, t) for t in texts):
-        return SEQUENCE_ONLY
-    return UNREACHABLE
+    tokenizer.id_bytes(token_id)  # an unknown id is named
+    return classify_block(tokenizer, [token_id], special_ids(tokenizer))[0]
 
 
 @dataclass
@@ -227,13 +280,14 @@ def audit_vocabulary(
     for i in chosen[:1] + chosen[-1:]:
         tokenizer.id_bytes(i)  # an id outside the vocabulary is named before any work
     specials = special_ids(tokenizer)
+    encode = batch_encoder(tokenizer)
     classes = np.zeros(len(chosen), dtype=np.int8)
     total = len(chosen)
     for start in range(0, total, _BLOCK):
         if cancel is not None and cancel():
             raise Cancelled()
-        for k in range(start, min(start + _BLOCK, total)):
-            classes[k] = classify(tokenizer, chosen[k], specials)
+        stop = min(start + _BLOCK, total)
+        classes[start:stop] = classify_block(tokenizer, chosen[start:stop], specials, encode)
         if progress is not None:
             progress(min(start + _BLOCK, total), total)
     return VocabularyAudit(tokenizer, np.array(chosen, dtype=np.int64), classes, counts)
