@@ -137,4 +137,5 @@ def test_the_indicators_show_as_an_html_table(tmp_path: Path) -> None:
         tmp_path / "m.safetensors", {"wte": trained_and_untrained(261, [258, 100, 101, 102])}
     )
     found = embedding_indicators(audit_vocabulary(tiny_bpe()), path, reference=[258, 100, 101])
-    assert "<table" in found._repr_html_() and "likely under-trained" in found._repr_html_()
+    assert "<table" in found.to_html() and "likely under-trained" in found.to_html()
+    assert getattr(found, "_repr_html_")() == found.to_html()  # noqa: B009 - the hook Jupyter calls

@@ -250,9 +250,13 @@ class VocabularyAudit:
             rows.append(["unused on the corpus", f"{len(self.unused_ids):,}", "never produced on the corpus"])
         return rows
 
-    def _repr_html_(self) -> str:
+    def to_html(self) -> str:
+        """The result as an HTML table (a notebook shows it through ``_repr_html_``)."""
         caption = f"{self.name}: {len(self.ids):,} tokens audited"
         return table_html(["class", "tokens", "meaning"], self.summary_rows(), [False, True, False], caption)
+
+    def _repr_html_(self) -> str:
+        return self.to_html()
 
 
 def _class_index(name: str) -> int:

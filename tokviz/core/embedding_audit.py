@@ -84,7 +84,8 @@ class EmbeddingIndicators:
             f"{self.distance_threshold:.4g} (their {REFERENCE_PERCENTILE:g}th percentile), or {norm}"
         )
 
-    def _repr_html_(self) -> str:
+    def to_html(self) -> str:
+        """The result as an HTML table (a notebook shows it through ``_repr_html_``)."""
         ranks = self.ranks()
         position = {int(i): k for k, i in enumerate(self.ids.tolist())}
         rows = []
@@ -93,6 +94,9 @@ class EmbeddingIndicators:
             rows.append([str(ranks[k]), str(i), f"{self.norms[k]:.4g}", f"{self.distances[k]:.4g}"])
         caption = f"{self.tensor} {list(self.shape)}: {int(self.likely.sum()):,} likely under-trained ({self.rule()})"
         return table_html(["rank", "id", "norm", "distance"], rows, [True, True, True, True], caption)
+
+    def _repr_html_(self) -> str:
+        return self.to_html()
 
 
 def embedding_indicators(
