@@ -54,3 +54,20 @@ def test_the_class_filter_combines_with_the_text_filter(qtbot):
     browser.classes.check(("ok",))
     browser.model.set_filter("bc")
     assert sorted(listed(browser)) == [256]  # "bc" is OK; "abc" is unreachable, so not listed
+
+
+def test_showing_another_tokenizer_cancels_the_running_audit(qtbot):
+    from tokviz.core.registry import load_tokenizer
+    from tokviz.gui.panels.vocabulary.audit import ClassFilter
+
+    classes = ClassFilter()
+    qtbot.addWidget(classes)
+    delivered = []
+    classes.audited.connect(delivered.append)
+    hand_built = hand_built_bpe()
+    classes.set_tokenizer(load_tokenizer("o200k"))
+    assert classes.text() == "Classes: auditing… ▾"
+    classes.set_tokenizer(hand_built)
+    qtbot.waitUntil(lambda: not classes.busy, timeout=20000)
+    assert [audit.tokenizer for audit in delivered] == [hand_built]
+    assert "unreachable: 1" in classes.toolTip()
