@@ -93,6 +93,16 @@ def test_unigram_and_sentencepiece_models_are_audited_through_the_same_interface
     assert classify(sp, sp.unk_id) == CLASSES.index("special")
 
 
+def test_a_sentencepiece_word_piece_is_ok_through_the_librarys_own_decoding() -> None:
+    mistral = sentencepiece_from_file(REAL / "mistral-tokenizer.model.v1")
+    the = mistral.sp.piece_to_id("\u2581the")
+    assert mistral.encode_ordinary(" the") != [the]  # " the" reads as "▁▁the": no
+    assert mistral.decode([the]) == "the" and mistral.encode_ordinary("the") == [the]
+    assert CLASSES[classify(mistral, the)] == "ok"
+    inside = mistral.sp.piece_to_id("ing")  # a piece without ▁ only follows a letter
+    assert CLASSES[classify(mistral, inside)] == "sequence_only"
+
+
 def test_unused_on_the_corpus_comes_from_a_count() -> None:
     tok = tiny_bpe()
     counts = count_tokens(tok, ["bcbc a"])

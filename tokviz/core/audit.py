@@ -136,18 +136,13 @@ def classify_block(
             out[k] = PARTIAL_UTF8
             continue
         texts[k] = [text]
-    texts = _unsettled(encode, ids, texts)
-    for k, tried in texts.items():
-        decoded = _decoded(tokenizer, ids[k], tried[0])
-        tried[:] = [decoded] if decoded else []
-    alone = _unsettled(encode, ids, {k: t for k, t in texts.items() if t})
-    for k in list(texts):
-        if k not in alone and texts[k]:
-            del texts[k]  # its decoded text gave the id: OK
-    for k, tried in texts.items():
-        tried[:] = [vocab[ids[k]].decode("utf-8"), *tried]
-    found = _in_sequence(encode, {ids[k]: tried for k, tried in texts.items()})
-    for k in texts:
+    failed = _unsettled(encode, ids, texts)
+    decoded = {k: d for k, tried in failed.items() if (d := _decoded(tokenizer, ids[k], tried[0]))}
+    still = _unsettled(encode, ids, {k: [d] for k, d in decoded.items()})
+    unsettled = {k: tried + ([decoded[k]] if k in decoded else []) for k, tried in failed.items()}
+    unsettled = {k: tried for k, tried in unsettled.items() if k not in decoded or k in still}
+    found = _in_sequence(encode, {ids[k]: tried for k, tried in unsettled.items()})
+    for k in unsettled:
         out[k] = SEQUENCE_ONLY if ids[k] in found else UNREACHABLE
     return out
 
