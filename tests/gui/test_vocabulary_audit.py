@@ -15,6 +15,8 @@ def make_browser(qtbot):
     qtbot.addWidget(browser)
     browser.show()
     browser.show_tokenizer(key)
+    assert browser.classes.audit is None  # nothing is audited before the classes are wanted
+    browser.classes.ensure_audited()
     qtbot.waitUntil(lambda: browser.classes.audit is not None, timeout=10000)
     return browser
 
@@ -66,7 +68,9 @@ def test_showing_another_tokenizer_cancels_the_running_audit(qtbot):
     classes.audited.connect(delivered.append)
     hand_built = hand_built_bpe()
     classes.set_tokenizer(load_tokenizer("o200k"))
-    assert classes.text() == "Classes: auditing… ▾"
+    assert classes.text() == "Classes ▾" and not classes.busy
+    classes.menu().aboutToShow.emit()  # opening the menu starts the audit
+    assert classes.text() == "Classes: … ▾"
     classes.set_tokenizer(hand_built)
     qtbot.waitUntil(lambda: not classes.busy, timeout=20000)
     assert [audit.tokenizer for audit in delivered] == [hand_built]

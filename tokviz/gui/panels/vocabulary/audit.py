@@ -2,9 +2,10 @@
 
 :class:`ClassFilter` is a small button with a menu of the audit's classes (OK, special, partial
 UTF-8, only in a sequence, unreachable), each checkable and showing how many tokens it holds. The
-audit runs off the GUI thread when the browser shows another tokenizer (a newer one cancels a
-running audit); ``classesChanged(ids)`` hands the model the ids of the checked classes, or None
-when every class is checked (no filter).
+audit runs off the GUI thread once the menu is first opened, and from then on for each tokenizer
+the browser shows (a newer one cancels a running audit): the app pays nothing for it until it is
+wanted. ``classesChanged(ids)`` hands the model the ids of the checked classes, or None when every
+class is checked (no filter).
 """
 
 from __future__ import annotations
@@ -44,11 +45,16 @@ class ClassFilter(QToolButton):
         self.setStyleSheet("QToolButton::menu-indicator { image: none; width: 0px; }")
         self.audit: VocabularyAudit | None = None
         self.tokenizer: Tokenizer | None = None
+        self.wanted = False  # the menu was opened: audit every tokenizer shown from now on
         self._jobs = LatestJob(self)
         self._cancel = threading.Event()
+        running = self._running = [self._cancel]
+        # A browser closed mid-audit stops its audit (the pool's threads are shared).
+        self.destroyed.connect(lambda: running[0].set())
         menu = QMenu(self)
         menu.setObjectName("vocabClassMenu")
         menu.setToolTipsVisible(True)
+        menu.aboutToShow.connect(self.ensure_audited)
         self.actions_by_class: dict[str, QAction] = {}
         for name in CLASSES:
             action = QAction(CLASS_LABELS[name], self)
@@ -66,17 +72,30 @@ class ClassFilter(QToolButton):
 
     # ---------------------------------------------------------------- the audit
     def set_tokenizer(self, tokenizer: Tokenizer | None) -> None:
-        """Audit ``tokenizer`` in the background (a running audit of another one is cancelled)."""
+        """Show ``tokenizer``'s classes: audited in the background once the menu has been opened
+        (a running audit of another tokenizer is cancelled)."""
         if tokenizer is self.tokenizer:
             return
         self._cancel.set()
         self.tokenizer = tokenizer
         self.audit = None
+        self._jobs.drop()
         self._label()
+        if self.wanted:
+            self._start()
+
+    def ensure_audited(self) -> None:
+        """Audit the tokenizer shown now and every one shown later (the menu calls this when opened)."""
+        self.wanted = True
+        if self.audit is None and not self._jobs.busy:
+            self._start()
+        self._label()
+
+    def _start(self) -> None:
+        tokenizer = self.tokenizer
         if tokenizer is None:
-            self._jobs.drop()
             return
-        cancel = self._cancel = threading.Event()
+        cancel = self._cancel = self._running[0] = threading.Event()
 
         def work() -> VocabularyAudit:
             return audit_vocabulary(tokenizer, cancel=cancel.is_set)
@@ -133,16 +152,29 @@ class ClassFilter(QToolButton):
             action.setText(CLASS_LABELS[name] + suffix)
         names = self.checked()
         if audit is None:
-            self.setText("Classes: auditing… ▾" if self.tokenizer is not None else "Classes ▾")
+            self.setText("Classes: … ▾" if self.tokenizer is not None and self.wanted else "Classes ▾")
         elif len(names) == len(CLASSES):
             self.setText("Classes: all ▾")
         elif len(names) == 1:
             self.setText(f"Classes: {CLASS_LABELS[names[0]]} ▾")
         else:
             self.setText(f"Classes: {len(names)} of {len(CLASSES)} ▾")
+        self._keep_menu_on_screen()
         tip = "List only the tokens of the checked classes (an audit: each token's text is encoded again)"
         if counts is not None:
             tip += "\n" + "\n".join(
                 f"{CLASS_LABELS[n]}: {c:,}, {CLASS_MEANINGS[n]}" for n, c in counts.items()
             )
         self.setToolTip(tip)
+
+    def _keep_menu_on_screen(self) -> None:
+        """Counts that arrive while the menu is open widen it: move it back inside the screen."""
+        menu = self.menu()
+        screen = self.screen()
+        if not menu.isVisible() or screen is None:
+            return
+        menu.adjustSize()
+        room = screen.availableGeometry()
+        x = min(menu.x(), room.right() - menu.width())
+        if x != menu.x():
+            menu.move(max(room.left(), x), menu.y())
