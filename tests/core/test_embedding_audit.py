@@ -13,6 +13,7 @@ from tests.core.test_audit import tiny_bpe
 from tokviz.core.audit import audit_vocabulary
 from tokviz.core.embedding_audit import embedding_indicators
 from tokviz.core.embedding_file import EmbeddingTensor, WeightsError, find_embedding, list_tensors
+from tokviz.core.errors import Cancelled
 
 pytest.importorskip("safetensors")
 
@@ -139,3 +140,15 @@ def test_the_indicators_show_as_an_html_table(tmp_path: Path) -> None:
     found = embedding_indicators(audit_vocabulary(tiny_bpe()), path, reference=[258, 100, 101])
     assert "<table" in found.to_html() and "likely under-trained" in found.to_html()
     assert getattr(found, "_repr_html_")() == found.to_html()  # noqa: B009 - the hook Jupyter calls
+
+
+def test_a_matrix_with_nothing_to_tell_marks_nothing_and_cancel_stops(tmp_path: Path) -> None:
+    path = write_safetensors(tmp_path / "m.safetensors", {"wte": np.ones((261, 8), dtype=np.float32)})
+    audit = audit_vocabulary(tiny_bpe())
+    found = embedding_indicators(audit, path, reference=[1, 2, 3])
+    assert not found.likely.any() and not found.has_reference
+    with pytest.raises(Cancelled):
+        embedding_indicators(audit, path, cancel=lambda: True)
+    seen: list[tuple[int, int]] = []
+    embedding_indicators(audit, path, progress=lambda done, total: seen.append((done, total)))
+    assert seen and seen[-1][0] == seen[-1][1]

@@ -78,7 +78,7 @@ class EmbeddingIndicators:
         """The marking rule in one line, with the thresholds found."""
         norm = f"norm below {self.norm_threshold:.4g} ({NORM_FRACTION:g} x the median)"
         if not self.has_reference:
-            return f"{norm}; no distance: fewer than {MIN_REFERENCE} known-unused tokens"
+            return f"{norm}; no distance: fewer than {MIN_REFERENCE} known-unused tokens, or their rows do not differ from the rest"
         return (
             f"cosine distance to the mean of {len(self.reference):,} known-unused tokens at most "
             f"{self.distance_threshold:.4g} (their {REFERENCE_PERCENTILE:g}th percentile), or {norm}"
@@ -152,10 +152,12 @@ def embedding_indicators(
         ref_sum += block[is_ref[start:stop]].sum(axis=0, dtype=np.float64)
         step(start + len(block))
     distances = np.full(space, np.nan)
-    if passes == 2:
-        mean = row_sum / max(len(ids), 1)
-        direction = ref_sum / len(ref) - mean
-        scale = float(np.linalg.norm(direction)) or 1.0
+    mean = row_sum / max(len(ids), 1)
+    direction = ref_sum / max(len(ref), 1) - mean
+    scale = float(np.linalg.norm(direction))
+    if passes == 1 or scale == 0.0:
+        ref = ref[:0]  # too few known-unused rows, or they average to the mean of all: no direction
+    if len(ref):
         for start, block in matrix.rows(block=_block_rows(matrix.dim)):
             block = block[: max(0, space - start)] - mean
             lengths = np.linalg.norm(block, axis=1)
