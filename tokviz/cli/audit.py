@@ -43,7 +43,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         action="append",
         default=[],
         metavar="PATH",
-        help="text files or folders to count on: adds the tokens the corpus never produces (repeatable)",
+        help="text files or folders to count on (invalid UTF-8 read as U+FFFD): adds the tokens "
+        "the corpus never produces (repeatable)",
     )
     add_file_filters(p)
     p.add_argument(
@@ -248,7 +249,15 @@ def report_json(r: Report, top: int) -> dict[str, Any]:
         "classes": a.class_counts(),
         "unused_on_corpus": None if a.counts is None else len(a.unused_ids),
         "listed": {
-            name: [{"id": i, "text": text_or_hex(tok.vocab[i]), "hex": tok.vocab[i].hex()} for i in ids]
+            name: [
+                {
+                    "id": i,
+                    "text": text_or_hex(tok.vocab[i]),
+                    "hex": tok.vocab[i].hex(),
+                    "count": a.count_of(i),
+                }
+                for i in ids
+            ]
             for name in LISTED
             for ids in [a.ids_of(name)[:top].tolist()]
         },

@@ -78,7 +78,10 @@ class EmbeddingIndicators:
         """The marking rule in one line, with the thresholds found."""
         norm = f"norm below {self.norm_threshold:.4g} ({NORM_FRACTION:g} x the median)"
         if not self.has_reference:
-            return f"{norm}; no distance: fewer than {MIN_REFERENCE} known-unused tokens, or their rows do not differ from the rest"
+            return (
+                f"{norm}; no distance: fewer than {MIN_REFERENCE} known-unused tokens, "
+                "or their rows do not differ from the rest"
+            )
         return (
             f"cosine distance to the mean of {len(self.reference):,} known-unused tokens at most "
             f"{self.distance_threshold:.4g} (their {REFERENCE_PERCENTILE:g}th percentile), or {norm}"
