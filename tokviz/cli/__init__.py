@@ -82,6 +82,9 @@ COMMANDS: dict[str, CommandEntry] = {
         "tokviz.cli.lecture",
         "check a lecture deck, or write it as a PDF handout or slide pictures (no display needed)",
     ),
+    "audit": CommandEntry(
+        "tokviz.cli.audit", "find broken tokens: unreachable, partial UTF-8, unused, under-trained embeddings"
+    ),
 }
 
 EXAMPLES = """examples:
@@ -99,8 +102,10 @@ EXAMPLES = """examples:
   tokviz usage heldout/ --include '*.py' --tokenizer py8k.json --format markdown
   tokviz diff py2k.json py8k.json
   tokviz sweep py32k.json heldout/ --by folder --plot sweep.png
+  tokviz audit o200k --corpus heldout/ --format markdown
   tokviz export model.json --to hf -o model-hf/
   tokviz chat qwen-folder/ messages.json --generation-prompt
+  tokviz lecture --pdf handout.pdf
 """
 
 

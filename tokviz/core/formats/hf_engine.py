@@ -310,6 +310,20 @@ class HFTokenizer(Tokenizer):
             return _ids(self.hf, text)
         return _ids(self._plain_library(), text)
 
+    def encode_ordinary_batch(self, texts: list[str]) -> list[list[int]]:
+        """:meth:`encode_ordinary` of many texts in one library call (the audit encodes every token)."""
+        library = self._plain_library() if self.special_tokens else self.hf
+        try:
+            with native_stderr_held():
+                found = library.encode_batch(
+                    [replace_lone_surrogates(t) for t in texts], add_special_tokens=False
+                )
+        except (KeyboardInterrupt, SystemExit):
+            raise
+        except BaseException:  # noqa: BLE001 - one text the library refuses: each on its own, named
+            return [self.encode_ordinary(t) for t in texts]
+        return [list(e.ids) for e in found]
+
     def _plain_library(self) -> tokenizers.Tokenizer:
         """The library tokenizer that reads special tokens as text (other added tokens still match)."""
         if self._plain_hf is None:

@@ -59,6 +59,7 @@ class VocabModel(QAbstractTableModel):
         self._filter = ""
         self._regex = False
         self._membership: np.ndarray | None = None
+        self._class_ids: np.ndarray | None = None
         self.usage_counts: np.ndarray | None = None
         self.never_applied: np.ndarray | None = None
         self._usage_mode = "all"
@@ -78,6 +79,7 @@ class VocabModel(QAbstractTableModel):
         self._ids = browsable_ids(tokenizer) if tokenizer else np.zeros(0, dtype=np.int64)
         self._texts = None
         self._membership = None
+        self._class_ids = None
         self.usage_counts = self.never_applied = None
         self._cell_cache = {}
         self._rows = self._compute_rows()
@@ -99,6 +101,11 @@ class VocabModel(QAbstractTableModel):
     def set_membership(self, mask_ids: np.ndarray | None) -> None:
         """Keep only these ids (an overlap set), or all of them with None."""
         self._membership = mask_ids
+        self._refilter()
+
+    def set_class_filter(self, ids: np.ndarray | None) -> None:
+        """Keep only these ids (the audit classes checked, :mod:`tokviz.core.audit`), or all with None."""
+        self._class_ids = ids
         self._refilter()
 
     def set_usage(self, counts: np.ndarray | None, never_applied: np.ndarray | None = None) -> None:
@@ -180,6 +187,8 @@ class VocabModel(QAbstractTableModel):
             keep &= usage
         if self._membership is not None:
             keep &= np.isin(self._ids, self._membership)
+        if self._class_ids is not None:
+            keep &= np.isin(self._ids, self._class_ids)
         if self._filter:
             texts = self.texts()
             if self._regex:

@@ -51,6 +51,7 @@ from tokviz.gui.models.vocabulary import (
     overlap,
     plain_token,
 )
+from tokviz.gui.panels.vocabulary.audit import ClassFilter
 from tokviz.gui.panels.vocabulary.table import (
     TextTarget,
     VocabTable,
@@ -106,6 +107,8 @@ class VocabBrowser(QWidget):
         self.jump.setPrefix("id ")
         self.jump.setKeyboardTracking(False)
         self.jump.setToolTip("Scroll the table to this token id")
+        # Which tokens are broken (an audit, run in the background per tokenizer).
+        self.classes = ClassFilter(self)
         self.summary = QLabel(self)
         self.summary.setObjectName("vocabSummary")
         self.summary.setWordWrap(True)
@@ -184,7 +187,10 @@ class VocabBrowser(QWidget):
         grid.addWidget(self.usage_source, 6, 1)
         grid.addWidget(self.headline, 7, 0, 1, 2)
         grid.addWidget(self.histogram, 8, 0, 1, 2)
-        grid.addWidget(self.summary, 9, 0, 1, 2)
+        listed = QHBoxLayout()  # "12 of 200,000 tokens listed" beside the classes that list them
+        listed.addWidget(self.summary, 1)
+        listed.addWidget(self.classes)
+        grid.addLayout(listed, 9, 0, 1, 2)
         grid.addWidget(self.table, 10, 0, 1, 2)
         grid.setColumnStretch(1, 1)
         grid.setRowStretch(10, 1)
@@ -198,6 +204,7 @@ class VocabBrowser(QWidget):
         self.picker.currentIndexChanged.connect(self._on_pick)
         self.compare.currentIndexChanged.connect(self._on_pick)
         self.overlap_mode.currentIndexChanged.connect(self._on_overlap_mode)
+        self.classes.classesChanged.connect(self.model.set_class_filter)
         self.usage_mode.currentIndexChanged.connect(self._apply_usage_mode)
         self.usage_source.activated.connect(self._on_usage_source)
         self.usage.counted.connect(self._on_counted)
@@ -249,6 +256,7 @@ class VocabBrowser(QWidget):
             self.model.set_tokenizer(tok, entry.counts if entry else None, self.registry.merges_ready(key))
             self.jump.setRange(0, max(tok.vocab) if tok and tok.vocab else 0)
             self.usage.set_tokenizer(tok, self.registry.merges_ready(key))
+            self.classes.set_tokenizer(tok)
             result = self.usage.result
             if result is not None and result.tokenizer is tok:
                 self._on_counted(result)
