@@ -21,7 +21,7 @@ from dataclasses import asdict, dataclass
 
 from PySide6 import QtGui
 from PySide6.QtCore import QModelIndex, QRect, QRectF, Qt
-from PySide6.QtGui import QFont, QFontMetrics, QIcon, QTextDocument
+from PySide6.QtGui import QFont, QFontMetrics, QIcon, QImage, QPainter, QTextDocument
 from PySide6.QtWidgets import (
     QAbstractButton,
     QAbstractItemView,
@@ -74,7 +74,7 @@ class LayoutProblem:
 
 def widget_path(widget: QWidget, depth: int = 3) -> str:
     """The widget's object name after up to ``depth`` named ancestors ("trainDock/trainForm/QComboBox")."""
-    names = []
+    names: list[str] = []
     current: QWidget | None = widget
     while current is not None and len(names) <= depth:
         name = current.objectName()
@@ -139,7 +139,9 @@ def label_problems(label: QLabel) -> list[LayoutProblem]:
             return [LayoutProblem("clipped", where, shown, needs, width)]
         if not cuts_a_number(text, shown):
             return []
-        return [LayoutProblem("number elided", where, text, label.fontMetrics().horizontalAdvance(text), width)]
+        return [
+            LayoutProblem("number elided", where, text, label.fontMetrics().horizontalAdvance(text), width)
+        ]
     needs_w, needs_h = text_size(label, text, width)
     problems = []
     if needs_w > width + SLACK:
@@ -166,7 +168,9 @@ def text_size(label: QLabel, text: str, width: int) -> tuple[float, float]:
             doc.setTextWidth(max(width, 1))
         return doc.idealWidth(), doc.size().height()
     flags = int(label.alignment()) | (int(Qt.TextFlag.TextWordWrap) if wrap else 0)
-    bound = label.fontMetrics().boundingRect(QRect(0, 0, max(width, 1) if wrap else 1_000_000, 1_000_000), flags, text)
+    bound = label.fontMetrics().boundingRect(
+        QRect(0, 0, max(width, 1) if wrap else 1_000_000, 1_000_000), flags, text
+    )
     return float(bound.width()), float(bound.height())
 
 
@@ -298,13 +302,17 @@ def _cell_problems(
         return []
     font = index.data(Qt.ItemDataRole.FontRole)
     metrics = QFontMetrics(font) if isinstance(font, QFont) else view.fontMetrics()
-    needs = metrics.boundingRect(QRect(0, 0, 1_000_000, 1_000_000), 0, text).width() + 2 * margin
+    bound = metrics.boundingRect(QRect(0, 0, 1_000_000, 1_000_000), 0, text)
+    needs = bound.width() + 2 * margin
     if index.data(Qt.ItemDataRole.DecorationRole) is not None:
         needs += view.iconSize().width() if view.iconSize().isValid() else 16
         needs += margin
     if index.data(Qt.ItemDataRole.CheckStateRole) is not None:
         needs += view.style().pixelMetric(QStyle.PixelMetric.PM_IndicatorWidth, None, view) + margin
-    return _fits_or_elides(where, text, metrics, needs, rect.width(), view.textElideMode())
+    problems = _fits_or_elides(where, text, metrics, needs, rect.width(), view.textElideMode())
+    if bound.height() > rect.height() + SLACK:
+        problems.append(LayoutProblem("clipped height", where, text, bound.height(), rect.height()))
+    return problems
 
 
 def header_problems(header: QHeaderView) -> list[LayoutProblem]:
@@ -324,14 +332,18 @@ def header_problems(header: QHeaderView) -> list[LayoutProblem]:
             continue
         position = header.sectionViewportPosition(logical)
         size = header.sectionSize(logical)
-        length = header.viewport().width() if header.orientation() == Qt.Orientation.Horizontal else header.height()
+        length = (
+            header.viewport().width()
+            if header.orientation() == Qt.Orientation.Horizontal
+            else header.height()
+        )
         if position + size <= 0 or position >= length:
             continue
         bound = metrics.boundingRect(QRect(0, 0, 1_000_000, 1_000_000), 0, text)
-        if header.orientation() == Qt.Orientation.Horizontal:
-            needs, has = bound.width() + 2 * margin, size
-        else:
-            needs, has = bound.width() + 2 * margin, header.width()
+        needs = bound.width() + 2 * margin
+        if header.isSortIndicatorShown() and header.sortIndicatorSection() == logical:
+            needs += header.style().pixelMetric(QStyle.PixelMetric.PM_HeaderMarkSize, None, header) + margin
+        has = size if header.orientation() == Qt.Orientation.Horizontal else header.width()
         where = f"{widget_path(header)}[{text}]"
         problems += _fits_or_elides(where, text, metrics, needs, has, header.textElideMode())
     return problems
@@ -369,31 +381,98 @@ def _clips_children(item: QGraphicsItem) -> bool:
     return bool(item.flags() & QGraphicsItem.GraphicsItemFlag.ItemClipsChildrenToShape)
 
 
+def _text_ink(item: QGraphicsTextItem) -> QRectF:
+    """Where a text item's letters are, in its own coordinates: inside the document's margin, without
+    trailing spaces (a rotated axis title ends in one)."""
+    text = item.toPlainText()
+    margin = item.document().documentMargin()
+    trailing = QFontMetrics(item.font()).horizontalAdvance(text[len(text.rstrip()) :])
+    return item.boundingRect().adjusted(margin, margin, -margin - trailing, -margin)
+
+
+def _visible_bounds(item: QGraphicsItem, view: QGraphicsView) -> QRectF:
+    """The part of ``view``'s viewport an item's painting can reach: the viewport, cut by every
+    ancestor that clips its children."""
+    transform = view.viewportTransform()
+    bounds = QRectF(view.viewport().rect())
+    parent = item.parentItem()
+    while parent is not None:
+        if _clips_children(parent):
+            bounds = bounds.intersected(parent.deviceTransform(transform).mapRect(parent.boundingRect()))
+        parent = parent.parentItem()
+    return bounds
+
+
+def _outside(rect: QRectF, bounds: QRectF) -> bool:
+    grown = bounds.adjusted(-SLACK, -SLACK, SLACK, SLACK)
+    return not grown.contains(rect)
+
+
 def plot_text_problems(view: QGraphicsView) -> list[LayoutProblem]:
-    """Text items of a plot that reach past the plot's visible area or past a clipping parent."""
+    """Text items of a plot that reach past the plot's visible area or past a clipping parent, and
+    axis tick labels that overlap, reach past the plot, or are left out for want of room."""
     scene = view.scene()
     if scene is None:
         return []
-    problems = []
+    problems: list[LayoutProblem] = []
     transform = view.viewportTransform()
-    screen = QRectF(view.viewport().rect())
     where = widget_path(view)
     for item in scene.items():
-        if not isinstance(item, QGraphicsTextItem) or not item.isVisible() or item.effectiveOpacity() == 0:
+        if not item.isVisible() or item.effectiveOpacity() == 0:
             continue
-        text = item.toPlainText()
-        if not text.strip():
-            continue
-        rect = item.deviceTransform(transform).mapRect(item.boundingRect())
-        bounds = QRectF(screen)
-        parent = item.parentItem()
-        while parent is not None:
-            if _clips_children(parent):
-                bounds = bounds.intersected(parent.deviceTransform(transform).mapRect(parent.boundingRect()))
-            parent = parent.parentItem()
-        outside = bounds.united(rect)
-        if outside.width() > bounds.width() + SLACK or outside.height() > bounds.height() + SLACK:
-            problems.append(LayoutProblem("outside plot", where, text, rect.width(), bounds.width()))
+        if isinstance(item, QGraphicsTextItem) and item.toPlainText().strip():
+            rect = item.deviceTransform(transform).mapRect(_text_ink(item))
+            bounds = _visible_bounds(item, view)
+            if _outside(rect, bounds):
+                text = item.toPlainText().strip()
+                problems.append(LayoutProblem("outside plot", where, text, rect.width(), bounds.width()))
+        elif callable(getattr(item, "generateDrawSpecs", None)):
+            problems += axis_problems(item, view, where)
+    return problems
+
+
+def axis_problems(axis: QGraphicsItem, view: QGraphicsView, where: str) -> list[LayoutProblem]:
+    """A pyqtgraph axis's tick labels as it would draw them now: each within the plot's visible
+    area, none over another, and, for an axis given its own labels, none dropped."""
+    image = QImage(1, 1, QImage.Format.Format_ARGB32)
+    painter = QPainter(image)
+    try:
+        specs = axis.generateDrawSpecs(painter)  # type: ignore[attr-defined]
+    finally:
+        painter.end()
+    if specs is None:
+        return []
+    transform = axis.deviceTransform(view.viewportTransform())
+    bounds = _visible_bounds(axis, view)
+    drawn = [(transform.mapRect(QRectF(rect)), str(text)) for rect, _flags, text in specs[2]]
+    problems = []
+    for i, (rect, text) in enumerate(drawn):
+        if _outside(rect, bounds):
+            problems.append(
+                LayoutProblem("outside plot", f"{where}/axis", text, rect.width(), bounds.width())
+            )
+        for other, other_text in drawn[i + 1 :]:
+            overlap = rect.intersected(other)
+            if overlap.width() > SLACK and overlap.height() > SLACK:
+                problems.append(
+                    LayoutProblem("overlapping text", f"{where}/axis", f"{text} / {other_text}", 0, 0)
+                )
+    problems += _dropped_ticks(axis, {text for _rect, text in drawn}, f"{where}/axis")
+    return problems
+
+
+def _dropped_ticks(axis: QGraphicsItem, drawn: set[str], where: str) -> list[LayoutProblem]:
+    """Labels an axis was given (``setTicks``) for positions inside its range that it does not draw."""
+    levels = getattr(axis, "_tickLevels", None)
+    linked = getattr(axis, "range", None)
+    if not levels or linked is None:
+        return []
+    low, high = min(linked), max(linked)
+    problems = []
+    for position, label in levels[0]:
+        label = str(label)
+        if low <= position <= high and label.strip() and label not in drawn:
+            problems.append(LayoutProblem("label left out", where, label, 0, 0))
     return problems
 
 
