@@ -195,3 +195,56 @@ def test_a_label_with_no_text_has_no_problem(qtbot, pixels):
     box = shown_alone(qtbot, QWidget(), 100, 100)
     placed(QLabel("", box), 0, 0, pixels, pixels)
     assert layout_problems(box) == []
+
+
+def test_a_number_cut_by_the_edge_of_a_table_scrolled_sideways_is_reported(qtbot):
+    model = table_of([["a word", "123456"]], ["name", "count"])
+    model.item(0, 1).setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+    view = QTableView()
+    view.setModel(model)
+    shown_alone(qtbot, view, 200, 120)
+    # The right edge of the view falls in the middle of the right-aligned number.
+    edge, digits = view.viewport().width(), view.fontMetrics().horizontalAdvance("123456")
+    view.setColumnWidth(0, edge - 100 + digits // 2)
+    view.setColumnWidth(1, 100)
+
+    assert kinds(view) == [("number cut by the edge", "123456")]
+    view.horizontalScrollBar().setValue(view.horizontalScrollBar().maximum())
+    assert kinds(view) == []
+
+
+def test_axis_labels_drawn_over_each_other_are_reported(qtbot):
+    import pyqtgraph as pg
+
+    plot = pg.PlotWidget()
+    shown_alone(qtbot, plot, 300, 80)
+    axis = plot.getAxis("left")
+    axis.setTicks([[(y / 10, f"{y / 10:.1f}") for y in range(11)]])
+    plot.setYRange(0, 1, padding=0)
+    qtbot.wait(50)
+
+    assert "overlapping text" in {kind for kind, _text in kinds(plot)}
+    axis.setTicks([[(0, "0"), (1, "1")]])
+    assert "overlapping text" not in {kind for kind, _text in kinds(plot)}
+
+
+def test_the_window_writes_its_layout_report_where_the_environment_says(make_window, tmp_path, monkeypatch):
+    import json
+
+    from tokviz.gui.window.layout_report import LAYOUT_REPORT_ENV, LayoutReporter
+
+    path = tmp_path / "layout.json"
+    monkeypatch.setenv(LAYOUT_REPORT_ENV, str(path))
+    window = make_window(text="Hello, 🌍! 你好!", size=(1024, 768))
+    reporter = LayoutReporter.from_environment(window)
+    assert reporter is not None
+    reporter.write()
+
+    report = json.loads(path.read_text(encoding="utf-8"))
+    assert report["window"] == [window.width(), window.height()]
+    assert report["presentation"] is False and isinstance(report["dark"], bool)
+    assert report["font_pixels"]["tokens"] > 0 and report["font_pixels"]["interface"] > 0
+    assert isinstance(report["problems"], list)
+    assert all({"kind", "where", "text", "needs", "has"} <= set(p) for p in report["problems"])
+    monkeypatch.delenv(LAYOUT_REPORT_ENV)
+    assert LayoutReporter.from_environment(window) is None

@@ -48,7 +48,7 @@ PANELS = (
 )
 """Each bottom panel's key (it brings a dock behind another tab to the front) and, in normal mode,
 the side dock to bring to the front with it (Vocabulary with the chart, Train again after)."""
-SETTLE = 0.6
+SETTLE = 0.5
 PRESENTATION_TOLERANCE = 0.10
 
 

@@ -3,14 +3,16 @@
 Every check compares what a piece of text needs (its font's advance, plus the margins the style
 draws around it) with the rectangle it is given, on the widgets as they are on the screen:
 
-* labels, buttons, check boxes, combo boxes, read-only line edits and spin boxes, tab titles;
+* labels, buttons, check boxes, combo boxes, spin boxes, tab titles;
 * every visible cell and header section of every item view;
 * every token view: a token whose box is broken across two lines although it would fit on one;
-* the text items of every plot (a caption or bar label reaching past the plot's edge).
+* the text of every plot: a caption or bar label reaching past the plot's edge, axis tick labels
+  drawn over each other, labels given to an axis but left out for want of room.
 
-Text drawn elided ("…") is fine, as long as no digit is lost: a number cut to "12…" is wrong, a
-title cut to "Merge tim…" says it is cut. Editable line edits scroll their text by design and are
-not checked. A hidden widget, or one behind another tab, shows nothing and is skipped.
+Text drawn elided ("…") is fine as long as no number is cut: "Merge tim…" says it is cut, "12…"
+hides digits. A number drawn across the edge of a table scrolled sideways is cut too ("25" read
+as "2"). Line edits scroll their text by design and are not checked (a spin box's number is). A
+hidden widget, or one behind another tab, shows nothing and is skipped.
 """
 
 from __future__ import annotations
@@ -53,6 +55,7 @@ MAX_ROWS = 500
 ELLIPSIS = "…"
 NUMBER_BEFORE_CUT = re.compile(r"\d[\d.,:]*$")
 NUMBER_AFTER_CUT = re.compile(r"[\d.,:]*\d")
+DIGIT = re.compile(r"\d")
 DIGIT_AT_ELLIPSIS = re.compile(r"\d[.,:]?…|…[.,:]?\d")
 
 
@@ -223,22 +226,19 @@ def combo_problems(combo: QComboBox) -> list[LayoutProblem]:
 
 
 def line_edit_problems(edit: QLineEdit) -> list[LayoutProblem]:
-    """The text of a read-only line edit or a spin box against its text area."""
+    """The number in a spin box against its text area (other line edits scroll their text, by design)."""
     parent = edit.parentWidget()
-    if not edit.isReadOnly() and not isinstance(parent, QAbstractSpinBox):
-        return []  # typed text scrolls inside the field, by design
+    if not isinstance(parent, QAbstractSpinBox):
+        return []
     text = edit.text()
     if not text.strip():
         return []
     margins = edit.textMargins()
     has = edit.contentsRect().width() - margins.left() - margins.right() - 4  # QLineEdit's own 2 px a side
-    if edit.hasFrame() and not isinstance(parent, QAbstractSpinBox):
-        has -= 2 * edit.style().pixelMetric(QStyle.PixelMetric.PM_DefaultFrameWidth, None, edit)
     needs = edit.fontMetrics().horizontalAdvance(text)
     if needs <= has + SLACK:
         return []
-    owner = parent if isinstance(parent, QAbstractSpinBox) else edit
-    return [LayoutProblem("clipped", widget_path(owner), text, needs, has)]
+    return [LayoutProblem("clipped", widget_path(parent), text, needs, has)]
 
 
 def tab_problems(bar: QTabBar) -> list[LayoutProblem]:
@@ -291,7 +291,35 @@ def item_view_problems(view: QAbstractItemView) -> list[LayoutProblem]:
             if not rect.isValid() or not rect.intersects(screen):
                 continue
             problems += _cell_problems(view, index, rect, margin, f"{where}[{row},{column}]")
+            if not screen.contains(rect):
+                problems += _number_at_edge(
+                    view, index, rect.adjusted(margin, 0, -margin, 0), f"{where}[{row},{column}]"
+                )
     return problems
+
+
+def _number_at_edge(
+    view: QAbstractItemView, index: QModelIndex, inner: QRect, where: str
+) -> list[LayoutProblem]:
+    """A number drawn across the left or right edge of a view scrolled sideways: part of its
+    digits show ("25" read as "2")."""
+    text = _cell_text(index)
+    if not DIGIT.search(text):
+        return []
+    width = view.fontMetrics().horizontalAdvance(text)
+    align = Qt.AlignmentFlag(int(index.data(Qt.ItemDataRole.TextAlignmentRole) or Qt.AlignmentFlag.AlignLeft))
+    if align & Qt.AlignmentFlag.AlignRight:
+        left = inner.x() + inner.width() - width
+    elif align & Qt.AlignmentFlag.AlignHCenter:
+        left = inner.x() + (inner.width() - width) // 2
+    else:
+        left = inner.x()
+    screen = view.viewport().rect()
+    edges = (screen.left(), screen.left() + screen.width())
+    if any(left < edge < left + width for edge in edges):
+        shown = min(left + width, edges[1]) - max(left, edges[0])
+        return [LayoutProblem("number cut by the edge", where, text, width, shown)]
+    return []
 
 
 def _cell_problems(

@@ -1,8 +1,8 @@
 """A running window's layout report, for tests that check the real app on real screens.
 
-When ``TOKVIZ_LAYOUT_REPORT`` names a file, the window writes a JSON report there every second:
+When ``TOKVIZ_LAYOUT_REPORT`` names a file, the window writes a JSON report there every half second:
 everything shown cut off (see :mod:`tokviz.gui.window.layout_inspect`), the screen's and the
-window's geometry, the mode and theme, and the pixel sizes of the interface and token fonts, so a
+window's geometry, the mode and theme, and the pixel sizes of the window's and the token views' fonts, so a
 test can check that presentation type grows with the screen. A test sends keys, waits for a report
 written after them, and reads it; nothing is computed when the variable is not set.
 """
@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, QTimer
 from PySide6.QtGui import QFontInfo
-from PySide6.QtWidgets import QApplication
 
 from tokviz.core.atomic import atomic_write_text
 from tokviz.gui.window.layout_inspect import layout_problems
@@ -26,7 +25,7 @@ if TYPE_CHECKING:
     from tokviz.gui.window.main_window import MainWindow
 
 LAYOUT_REPORT_ENV = "TOKVIZ_LAYOUT_REPORT"
-REPORT_INTERVAL_MS = 1000
+REPORT_INTERVAL_MS = 500
 
 
 def layout_report(window: MainWindow) -> dict[str, Any]:
@@ -42,8 +41,7 @@ def layout_report(window: MainWindow) -> dict[str, Any]:
         "presentation": window.presentation.active,
         "dark": window.is_dark(),
         "font_pixels": {
-            "interface": QFontInfo(QApplication.font()).pixelSize(),
-            "window": QFontInfo(window.font()).pixelSize(),
+            "interface": QFontInfo(window.font()).pixelSize(),
             "tokens": QFontInfo(views[0].font()).pixelSize() if views else None,
         },
         "problems": [problem.to_json() for problem in layout_problems(window)],
@@ -51,7 +49,7 @@ def layout_report(window: MainWindow) -> dict[str, Any]:
 
 
 class LayoutReporter(QObject):
-    """Writes :func:`layout_report` of one window to ``path`` every second."""
+    """Writes :func:`layout_report` of one window to ``path`` every half second."""
 
     def __init__(self, window: MainWindow, path: str | os.PathLike[str]) -> None:
         super().__init__(window)
