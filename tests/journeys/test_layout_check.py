@@ -12,18 +12,23 @@ although the token fits on one. Presentation type must grow with the screen: its
 1080 lines is 1080/768 of the size at 768 lines, within 10 %.
 
 A screenshot of every state is kept under ``build/layout/`` (or the folder ``TOKVIZ_LAYOUT_SHOTS``
-names), with ``problems.json`` listing what each state showed cut off.
+names), with ``reports.json``: each state's layout report (what it showed cut off, the window's
+size, the font sizes).
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import subprocess
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+
+from tokviz.gui.text.samples import LECTURE_SAMPLES
 
 from ..x11 import read_status, screenshot, tokviz_command, tool, wait_for, xdotool, xvfb
 from .test_projector_sizes import app_env, window_manager
@@ -33,6 +38,8 @@ SHOTS = Path(os.environ.get("TOKVIZ_LAYOUT_SHOTS") or ROOT / "build" / "layout")
 SIZES = ((1024, 768), (1366, 768), (1920, 1080))
 SETUP_KEYS = ["ctrl+shift+l", "alt+4", "ctrl+shift+b", "ctrl+shift+h", "ctrl+shift+d", "ctrl+shift+j"]
 """The lecture demo (it opens the merge timeline), the multi-script sample, then the other panels."""
+SAMPLE = next(s.text for s in LECTURE_SAMPLES if s.title == "Hello, 🌍! 你好!")
+"""The sample Alt+4 chooses: Latin, an emoji of four UTF-8 bytes, CJK."""
 STATES = (
     ("light", "normal", ["ctrl+alt+l"]),
     ("dark", "normal", ["ctrl+alt+d"]),
@@ -40,20 +47,54 @@ STATES = (
     ("light", "presentation", ["ctrl+alt+l"]),
 )
 PANELS = (
-    ("timeline", "ctrl+shift+m", None),
-    ("chart", "ctrl+shift+b", "ctrl+shift+v"),
-    ("pretokenizer", "ctrl+shift+h", "ctrl+shift+t"),
-    ("streaming", "ctrl+shift+d", None),
-    ("roundtrip", "ctrl+shift+j", None),
+    ("timeline", "timelineDock", "ctrl+shift+m", None),
+    ("chart", "exchangeChartDock", "ctrl+shift+b", ("vocabDock", "ctrl+shift+v")),
+    ("pretokenizer", "pretokDock", "ctrl+shift+h", ("trainDock", "ctrl+shift+t")),
+    ("streaming", "streamDock", "ctrl+shift+d", None),
+    ("roundtrip", "roundTripDock", "ctrl+shift+j", None),
 )
-"""Each bottom panel's key (it brings a dock behind another tab to the front) and, in normal mode,
-the side dock to bring to the front with it (Vocabulary with the chart, Train again after)."""
-SETTLE = 0.5
+"""Each bottom panel's dock and key (it brings a dock behind another tab to the front) and, in normal
+mode, a side dock to bring to the front with it (Vocabulary with the chart, Train again after)."""
+SETTLE = 0.2
 PRESENTATION_TOLERANCE = 0.10
 
 
 def state_name(size: tuple[int, int], theme: str, mode: str, panel: str) -> str:
     return f"{size[0]}x{size[1]}-{mode}-{theme}-{panel}"
+
+
+class Session:
+    """The app running on one screen: keys sent to its window, its layout reports read back."""
+
+    def __init__(self, app: subprocess.Popen, display: str, report_file: Path) -> None:
+        self.app, self.display, self.report_file = app, display, report_file
+        self.window = xdotool(display, "search", "--sync", "--onlyvisible", "--class", "^tokviz$").split()[0]
+
+    def press(self, *keys: str, settle: float = SETTLE) -> None:
+        for key in keys:
+            xdotool(self.display, "windowactivate", "--sync", self.window)
+            xdotool(self.display, "key", "--clearmodifiers", key)
+            time.sleep(settle)
+
+    def report_when(self, shows: Callable[[dict], bool], what: str) -> dict:
+        """The first report that ``shows`` what the keys asked for, then the next one (the layout settled)."""
+        first: dict = {}
+
+        def arrived() -> bool:
+            nonlocal first
+            first = read_status(self.report_file)
+            return bool(first) and shows(first)
+
+        wait_for(arrived, what, self.app, 30)
+        wait_for(
+            lambda: read_status(self.report_file).get("written", 0) > first["written"], what, self.app, 30
+        )
+        return read_status(self.report_file)
+
+
+def showing(dark: bool, presentation: bool, docks: set[str]) -> Callable[[dict], bool]:
+    """Whether a layout report is of the theme and mode asked for, with ``docks`` on the screen."""
+    return lambda r: r["dark"] == dark and r["presentation"] == presentation and docks <= set(r["docks"])
 
 
 def check_one_screen(tmp_path: Path, size: tuple[int, int]) -> dict[str, dict]:
@@ -69,36 +110,26 @@ def check_one_screen(tmp_path: Path, size: tuple[int, int]) -> dict[str, dict]:
         )
         try:
             wait_for(lambda: read_status(ready_file).get("ready"), "the first tokens", app, 60)
-            window = xdotool(display, "search", "--sync", "--onlyvisible", "--class", "^tokviz$").split()[0]
-
-            def press(*keys: str) -> None:
-                for key in keys:
-                    xdotool(display, "windowactivate", "--sync", window)
-                    xdotool(display, "key", "--clearmodifiers", key)
-                    time.sleep(SETTLE)
-
-            def settled_report() -> dict:
-                asked = time.time()
-                wait_for(
-                    lambda: read_status(report_file).get("written", 0) > asked, "a layout report", app, 30
-                )
-                return read_status(report_file)
-
-            press(*SETUP_KEYS)
-            wait_for(lambda: read_status(ready_file).get("ready"), "the sample's tokens", app, 60)
+            session = Session(app, display, report_file)
+            session.press(*SETUP_KEYS, settle=0.5)
+            sample = hashlib.sha256(SAMPLE.encode()).hexdigest()
+            wait_for(
+                lambda: (r := read_status(ready_file)).get("ready") and r.get("text_sha256") == sample,
+                "the sample's tokens",
+                app,
+                60,
+            )
             for theme, mode, keys in STATES:
-                press(*keys)
-                time.sleep(1.0)  # a mode switch lays out the whole window again
-                for panel, panel_key, side_key in PANELS:
-                    press(panel_key, *([side_key] if side_key and mode == "normal" else []))
+                session.press(*keys)
+                for panel, dock, panel_key, side in PANELS:
+                    side = side if mode == "normal" else None
+                    session.press(panel_key, *([side[1]] if side else []))
                     name = state_name(size, theme, mode, panel)
-                    report = settled_report()
-                    assert report["dark"] == (theme == "dark") and report["presentation"] == (
-                        mode == "presentation"
-                    ), f"{name}: the keys did not reach the window: {report}"
-                    reports[name] = report
+                    wanted = {dock, side[0]} if side else {dock}
+                    reached = showing(theme == "dark", mode == "presentation", wanted)
+                    reports[name] = session.report_when(reached, f"{name} on the screen")
                     screenshot(display, SHOTS / f"{name}.png")
-            press("ctrl+q")
+            session.press("ctrl+q", settle=0)
             assert app.wait(30) == 0
         finally:
             if app.poll() is None:
@@ -115,16 +146,14 @@ def reports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict]:
     found: dict[str, dict] = {}
     for size in SIZES:
         found.update(check_one_screen(tmp_path_factory.mktemp(f"{size[0]}x{size[1]}"), size))
-    (SHOTS / "problems.json").write_text(
-        json.dumps({name: r["problems"] for name, r in found.items()}, indent=1, ensure_ascii=False),
-        encoding="utf-8",
-    )
+    (SHOTS / "reports.json").write_text(json.dumps(found, indent=1, ensure_ascii=False), encoding="utf-8")
     return found
 
 
 def test_nothing_is_cut_off_at_any_size_mode_or_theme(reports):
     found = [
-        f"{name}: {p['kind']} {p['where']} {p['text']!r} needs {p['needs']} px, has {p['has']}"
+        f"{name}: {p['kind']} {p['where']} {p['text']!r}"
+        + (f" needs {p['needs']} px, has {p['has']}" if p["needs"] or p["has"] else "")
         for name, report in reports.items()
         for p in report["problems"]
     ]

@@ -2,7 +2,7 @@
 
 When ``TOKVIZ_LAYOUT_REPORT`` names a file, the window writes a JSON report there every half second:
 everything shown cut off (see :mod:`tokviz.gui.window.layout_inspect`), the screen's and the
-window's geometry, the mode and theme, and the pixel sizes of the window's and the token views' fonts, so a
+window's geometry, the docks on screen, the mode and theme, and the pixel sizes of the window's and the token views' fonts, so a
 test can check that presentation type grows with the screen. A test sends keys, waits for a report
 written after them, and reads it; nothing is computed when the variable is not set.
 """
@@ -17,9 +17,10 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, QTimer
 from PySide6.QtGui import QFontInfo
+from PySide6.QtWidgets import QDockWidget
 
 from tokviz.core.atomic import atomic_write_text
-from tokviz.gui.window.layout_inspect import layout_problems
+from tokviz.gui.window.layout_inspect import layout_problems, shown
 
 if TYPE_CHECKING:
     from tokviz.gui.window.main_window import MainWindow
@@ -40,6 +41,7 @@ def layout_report(window: MainWindow) -> dict[str, Any]:
         "fullscreen": window.isFullScreen(),
         "presentation": window.presentation.active,
         "dark": window.is_dark(),
+        "docks": sorted(dock.objectName() for dock in window.findChildren(QDockWidget) if shown(dock)),
         "font_pixels": {
             "interface": QFontInfo(window.font()).pixelSize(),
             "tokens": QFontInfo(views[0].font()).pixelSize() if views else None,
