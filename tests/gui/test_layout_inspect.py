@@ -24,7 +24,8 @@ from PySide6.QtWidgets import (
 from tokviz.gui.text.token_table import TokenTable
 from tokviz.gui.widgets.elided import ElidedLabel
 from tokviz.gui.widgets.token_view import TokenView
-from tokviz.gui.window.layout_inspect import cuts_a_number, layout_problems, shown
+from tokviz.gui.window.layout_inspect import layout_problems, shown
+from tokviz.gui.window.layout_problem import cuts_a_number
 
 
 def shown_alone(qtbot, widget: QWidget, width: int, height: int) -> QWidget:

@@ -17,21 +17,17 @@ hidden widget, or one behind another tab, shows nothing and is skipped.
 
 from __future__ import annotations
 
-import re
 from collections import defaultdict
-from dataclasses import asdict, dataclass
 
 from PySide6 import QtGui
-from PySide6.QtCore import QModelIndex, QRect, QRectF, Qt
-from PySide6.QtGui import QFont, QFontMetrics, QIcon, QImage, QPainter, QTextDocument
+from PySide6.QtCore import QRect, Qt
+from PySide6.QtGui import QIcon, QTextDocument
 from PySide6.QtWidgets import (
     QAbstractButton,
     QAbstractItemView,
     QAbstractSpinBox,
     QCheckBox,
     QComboBox,
-    QGraphicsItem,
-    QGraphicsTextItem,
     QGraphicsView,
     QHeaderView,
     QLabel,
@@ -47,72 +43,9 @@ from PySide6.QtWidgets import (
 )
 
 from tokviz.gui.widgets.token_view import TokenView
-
-SLACK = 1.0
-"""Pixels a text may overhang its rectangle (rounding between font metrics and the painter)."""
-MAX_ROWS = 500
-"""Rows of one item view looked at: more than any screen shows."""
-ELLIPSIS = "…"
-NUMBER_BEFORE_CUT = re.compile(r"\d[\d.,:]*$")
-NUMBER_AFTER_CUT = re.compile(r"[\d.,:]*\d")
-DIGIT = re.compile(r"\d")
-DIGIT_AT_ELLIPSIS = re.compile(r"\d[.,:]?…|…[.,:]?\d")
-
-
-@dataclass(frozen=True)
-class LayoutProblem:
-    """One thing shown cut off: its kind, where (the widget's named ancestors), the text, and the
-    width (or height) it needs against the one it has, in pixels."""
-
-    kind: str
-    where: str
-    text: str
-    needs: float
-    has: float
-
-    def to_json(self) -> dict[str, object]:
-        """The problem as a JSON object."""
-        return {**asdict(self), "needs": round(self.needs, 1), "has": round(self.has, 1)}
-
-
-def widget_path(widget: QWidget, depth: int = 3) -> str:
-    """The widget's object name after up to ``depth`` named ancestors ("trainDock/trainForm/QComboBox")."""
-    names: list[str] = []
-    current: QWidget | None = widget
-    while current is not None and len(names) <= depth:
-        name = current.objectName()
-        if name and not name.startswith("qt_"):
-            names.append(name)
-        elif current is widget:
-            names.append(type(widget).__name__)
-        current = current.parentWidget()
-    return "/".join(reversed(names))
-
-
-def cuts_a_number(text: str, shown: str) -> bool:
-    """Whether ``shown``, ``text`` elided with "…", shows part of a number ("3.…" of "3.60"): a
-    number may be hidden by the "…" whole, never in part."""
-    if shown == text or ELLIPSIS not in shown:
-        return False
-    kept = len(shown) - 1
-    if shown.endswith(ELLIPSIS) and text.startswith(shown[:kept]):
-        before, after = text[:kept], text[kept:]
-        return bool(NUMBER_BEFORE_CUT.search(before) and NUMBER_AFTER_CUT.match(after))
-    return bool(DIGIT_AT_ELLIPSIS.search(shown))
-
-
-def _fits_or_elides(
-    where: str, text: str, metrics: QFontMetrics, needs: float, has: float, mode: Qt.TextElideMode
-) -> list[LayoutProblem]:
-    """No problem when the text fits, or when it is elided with "…" and keeps its numbers."""
-    if needs <= has + SLACK:
-        return []
-    if mode != Qt.TextElideMode.ElideNone:
-        room = int(has - (needs - metrics.horizontalAdvance(text)))
-        if not cuts_a_number(text, metrics.elidedText(text, mode, max(room, 0))):
-            return []
-        return [LayoutProblem("number elided", where, text, needs, has)]
-    return [LayoutProblem("clipped", where, text, needs, has)]
+from tokviz.gui.window.layout_plots import plot_text_problems
+from tokviz.gui.window.layout_problem import SLACK, LayoutProblem, cuts_a_number, fits_or_elides, widget_path
+from tokviz.gui.window.layout_tables import header_problems, item_view_problems
 
 
 def _plain(text: str) -> str:
@@ -257,123 +190,7 @@ def tab_problems(bar: QTabBar) -> list[LayoutProblem]:
             if extra is not None and extra.isVisible():
                 needs += extra.width()
         has = bar.tabRect(i).width()
-        problems += _fits_or_elides(f"{widget_path(bar)}[{text}]", text, metrics, needs, has, bar.elideMode())
-    return problems
-
-
-# ---------------------------------------------------------------- item views
-def _cell_text(index: QModelIndex) -> str:
-    value = index.data(Qt.ItemDataRole.DisplayRole)
-    if value is None:
-        return ""
-    if isinstance(value, float):
-        return f"{value:g}"
-    return str(value)
-
-
-def item_view_problems(view: QAbstractItemView) -> list[LayoutProblem]:
-    """Every cell on screen against its rectangle; for a table, its header sections too."""
-    model = view.model()
-    if model is None:
-        return []
-    problems: list[LayoutProblem] = []
-    style = view.style()
-    margin = style.pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin, None, view) + 1
-    screen = view.viewport().rect()
-    where = widget_path(view)
-    for row in range(min(model.rowCount(), MAX_ROWS)):
-        first = model.index(row, 0)
-        if not view.visualRect(first).isValid() and model.columnCount() == 1:
-            continue
-        for column in range(model.columnCount()):
-            index = model.index(row, column)
-            rect = view.visualRect(index)
-            if not rect.isValid() or not rect.intersects(screen):
-                continue
-            problems += _cell_problems(view, index, rect, margin, f"{where}[{row},{column}]")
-            if not screen.contains(rect):
-                problems += _number_at_edge(
-                    view, index, rect.adjusted(margin, 0, -margin, 0), f"{where}[{row},{column}]"
-                )
-    return problems
-
-
-def _number_at_edge(
-    view: QAbstractItemView, index: QModelIndex, inner: QRect, where: str
-) -> list[LayoutProblem]:
-    """A number drawn across the left or right edge of a view scrolled sideways: part of its
-    digits show ("25" read as "2")."""
-    text = _cell_text(index)
-    if not DIGIT.search(text):
-        return []
-    width = view.fontMetrics().horizontalAdvance(text)
-    align = Qt.AlignmentFlag(int(index.data(Qt.ItemDataRole.TextAlignmentRole) or Qt.AlignmentFlag.AlignLeft))
-    if align & Qt.AlignmentFlag.AlignRight:
-        left = inner.x() + inner.width() - width
-    elif align & Qt.AlignmentFlag.AlignHCenter:
-        left = inner.x() + (inner.width() - width) // 2
-    else:
-        left = inner.x()
-    screen = view.viewport().rect()
-    edges = (screen.left(), screen.left() + screen.width())
-    if any(left < edge < left + width for edge in edges):
-        shown = min(left + width, edges[1]) - max(left, edges[0])
-        return [LayoutProblem("number cut by the edge", where, text, width, shown)]
-    return []
-
-
-def _cell_problems(
-    view: QAbstractItemView, index: QModelIndex, rect: QRect, margin: int, where: str
-) -> list[LayoutProblem]:
-    text = _cell_text(index)
-    if not text.strip():
-        return []
-    font = index.data(Qt.ItemDataRole.FontRole)
-    metrics = QFontMetrics(font) if isinstance(font, QFont) else view.fontMetrics()
-    bound = metrics.boundingRect(QRect(0, 0, 1_000_000, 1_000_000), 0, text)
-    needs = bound.width() + 2 * margin
-    if index.data(Qt.ItemDataRole.DecorationRole) is not None:
-        needs += view.iconSize().width() if view.iconSize().isValid() else 16
-        needs += margin
-    if index.data(Qt.ItemDataRole.CheckStateRole) is not None:
-        needs += view.style().pixelMetric(QStyle.PixelMetric.PM_IndicatorWidth, None, view) + margin
-    problems = _fits_or_elides(where, text, metrics, needs, rect.width(), view.textElideMode())
-    if bound.height() > rect.height() + SLACK:
-        problems.append(LayoutProblem("clipped height", where, text, bound.height(), rect.height()))
-    return problems
-
-
-def header_problems(header: QHeaderView) -> list[LayoutProblem]:
-    """Each header section's title against the section's width."""
-    model = header.model()
-    if model is None:
-        return []
-    problems: list[LayoutProblem] = []
-    margin = header.style().pixelMetric(QStyle.PixelMetric.PM_HeaderMargin, None, header)
-    metrics = header.fontMetrics()
-    for logical in range(header.count()):
-        if header.isSectionHidden(logical):
-            continue
-        value = model.headerData(logical, header.orientation(), Qt.ItemDataRole.DisplayRole)
-        text = "" if value is None else str(value)
-        if not text.strip():
-            continue
-        position = header.sectionViewportPosition(logical)
-        size = header.sectionSize(logical)
-        length = (
-            header.viewport().width()
-            if header.orientation() == Qt.Orientation.Horizontal
-            else header.height()
-        )
-        if position + size <= 0 or position >= length:
-            continue
-        bound = metrics.boundingRect(QRect(0, 0, 1_000_000, 1_000_000), 0, text)
-        needs = bound.width() + 2 * margin
-        if header.isSortIndicatorShown() and header.sortIndicatorSection() == logical:
-            needs += header.style().pixelMetric(QStyle.PixelMetric.PM_HeaderMarkSize, None, header) + margin
-        has = size if header.orientation() == Qt.Orientation.Horizontal else header.width()
-        where = f"{widget_path(header)}[{text}]"
-        problems += _fits_or_elides(where, text, metrics, needs, has, header.textElideMode())
+        problems += fits_or_elides(f"{widget_path(bar)}[{text}]", text, metrics, needs, has, bar.elideMode())
     return problems
 
 
@@ -401,106 +218,6 @@ def split_tokens(view: TokenView) -> list[LayoutProblem]:
         if len(ys) > paragraphs and widths[token] <= line_width:
             text = document.toPlainText()[start:end] if document.characterCount() < 100_000 else ""
             problems.append(LayoutProblem("split token", f"{where}#{token}", text, widths[token], line_width))
-    return problems
-
-
-# ---------------------------------------------------------------- plots
-def _clips_children(item: QGraphicsItem) -> bool:
-    return bool(item.flags() & QGraphicsItem.GraphicsItemFlag.ItemClipsChildrenToShape)
-
-
-def _text_ink(item: QGraphicsTextItem) -> QRectF:
-    """Where a text item's letters are, in its own coordinates: inside the document's margin, without
-    trailing spaces (a rotated axis title ends in one)."""
-    text = item.toPlainText()
-    margin = item.document().documentMargin()
-    trailing = QFontMetrics(item.font()).horizontalAdvance(text[len(text.rstrip()) :])
-    return item.boundingRect().adjusted(margin, margin, -margin - trailing, -margin)
-
-
-def _visible_bounds(item: QGraphicsItem, view: QGraphicsView) -> QRectF:
-    """The part of ``view``'s viewport an item's painting can reach: the viewport, cut by every
-    ancestor that clips its children."""
-    transform = view.viewportTransform()
-    bounds = QRectF(view.viewport().rect())
-    parent = item.parentItem()
-    while parent is not None:
-        if _clips_children(parent):
-            bounds = bounds.intersected(parent.deviceTransform(transform).mapRect(parent.boundingRect()))
-        parent = parent.parentItem()
-    return bounds
-
-
-def _outside(rect: QRectF, bounds: QRectF) -> bool:
-    grown = bounds.adjusted(-SLACK, -SLACK, SLACK, SLACK)
-    return not grown.contains(rect)
-
-
-def plot_text_problems(view: QGraphicsView) -> list[LayoutProblem]:
-    """Text items of a plot that reach past the plot's visible area or past a clipping parent, and
-    axis tick labels that overlap, reach past the plot, or are left out for want of room."""
-    scene = view.scene()
-    if scene is None:
-        return []
-    problems: list[LayoutProblem] = []
-    transform = view.viewportTransform()
-    where = widget_path(view)
-    for item in scene.items():
-        if not item.isVisible() or item.effectiveOpacity() == 0:
-            continue
-        if isinstance(item, QGraphicsTextItem) and item.toPlainText().strip():
-            rect = item.deviceTransform(transform).mapRect(_text_ink(item))
-            bounds = _visible_bounds(item, view)
-            if _outside(rect, bounds):
-                text = item.toPlainText().strip()
-                problems.append(LayoutProblem("outside plot", where, text, rect.width(), bounds.width()))
-        elif callable(getattr(item, "generateDrawSpecs", None)):
-            problems += axis_problems(item, view, where)
-    return problems
-
-
-def axis_problems(axis: QGraphicsItem, view: QGraphicsView, where: str) -> list[LayoutProblem]:
-    """A pyqtgraph axis's tick labels as it would draw them now: each within the plot's visible
-    area, none over another, and, for an axis given its own labels, none dropped."""
-    image = QImage(1, 1, QImage.Format.Format_ARGB32)
-    painter = QPainter(image)
-    try:
-        specs = axis.generateDrawSpecs(painter)  # type: ignore[attr-defined]
-    finally:
-        painter.end()
-    if specs is None:
-        return []
-    transform = axis.deviceTransform(view.viewportTransform())
-    bounds = _visible_bounds(axis, view)
-    drawn = [(transform.mapRect(QRectF(rect)), str(text)) for rect, _flags, text in specs[2]]
-    problems = []
-    for i, (rect, text) in enumerate(drawn):
-        if _outside(rect, bounds):
-            problems.append(
-                LayoutProblem("outside plot", f"{where}/axis", text, rect.width(), bounds.width())
-            )
-        for other, other_text in drawn[i + 1 :]:
-            overlap = rect.intersected(other)
-            if overlap.width() > SLACK and overlap.height() > SLACK:
-                problems.append(
-                    LayoutProblem("overlapping text", f"{where}/axis", f"{text} / {other_text}", 0, 0)
-                )
-    problems += _dropped_ticks(axis, {text for _rect, text in drawn}, f"{where}/axis")
-    return problems
-
-
-def _dropped_ticks(axis: QGraphicsItem, drawn: set[str], where: str) -> list[LayoutProblem]:
-    """Labels an axis was given (``setTicks``) for positions inside its range that it does not draw."""
-    levels = getattr(axis, "_tickLevels", None)
-    linked = getattr(axis, "range", None)
-    if not levels or linked is None:
-        return []
-    low, high = min(linked), max(linked)
-    problems = []
-    for position, label in levels[0]:
-        label = str(label)
-        if low <= position <= high and label.strip() and label not in drawn:
-            problems.append(LayoutProblem("label left out", where, label, 0, 0))
     return problems
 
 
