@@ -56,6 +56,7 @@ PANELS = (
 """Each bottom panel's dock and key (it brings a dock behind another tab to the front) and, in normal
 mode, a side dock to bring to the front with it (Vocabulary with the chart, Train again after)."""
 SETTLE = 0.2
+STEADY_TRIES = 10
 PRESENTATION_TOLERANCE = 0.10
 
 
@@ -77,19 +78,29 @@ class Session:
             time.sleep(settle)
 
     def report_when(self, shows: Callable[[dict], bool], what: str) -> dict:
-        """The first report that ``shows`` what the keys asked for, then the next one (the layout settled)."""
-        first: dict = {}
+        """The first report that ``shows`` what the keys asked for, once the layout has settled: two
+        reports in a row name the same problems (a raised dock lays itself out over a few turns)."""
+        report: dict = {}
 
         def arrived() -> bool:
-            nonlocal first
-            first = read_status(self.report_file)
-            return bool(first) and shows(first)
+            nonlocal report
+            report = read_status(self.report_file)
+            return bool(report) and shows(report)
 
         wait_for(arrived, what, self.app, 30)
-        wait_for(
-            lambda: read_status(self.report_file).get("written", 0) > first["written"], what, self.app, 30
-        )
-        return read_status(self.report_file)
+        for _ in range(STEADY_TRIES):
+            earlier = report
+            since = earlier["written"]
+            wait_for(
+                lambda since=since: read_status(self.report_file).get("written", 0) > since,
+                what,
+                self.app,
+                30,
+            )
+            report = read_status(self.report_file)
+            if report["problems"] == earlier["problems"]:
+                break
+        return report
 
 
 def showing(dark: bool, presentation: bool, docks: set[str]) -> Callable[[dict], bool]:
