@@ -25,6 +25,7 @@ def main(argv: list[str] | None = None) -> int:
     from tokviz.gui.compat import quiet_font_database
     from tokviz.gui.window.about import app_icon
     from tokviz.gui.window.crash import install_crash_safety
+    from tokviz.gui.window.layout_report import LayoutReporter
     from tokviz.gui.window.main_window import MainWindow
     from tokviz.gui.window.startup import StartupProbe
     from tokviz.gui.window.termination import install_termination
@@ -45,6 +46,7 @@ def main(argv: list[str] | None = None) -> int:
     install_crash_safety(window)
     install_termination(window, window)  # SIGTERM (logout, kill) keeps the session as Ctrl+Q does
     StartupProbe.from_environment(window)
+    LayoutReporter.from_environment(window)
     window.show()
     if "--startup-time" in (argv or sys.argv):
         QTimer.singleShot(
