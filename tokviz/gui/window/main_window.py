@@ -158,7 +158,7 @@ class MainWindow(QMainWindow):
         self.roundtrip_dock = self.installed.get("roundtrip")
         self.exporter: Exporter = install_export_actions(self)
         self.page_exporter = PageExporter(
-            make_action(self, "Export &web page…", None, name="actionExportPage"),
+            make_action(self, "Export &web page…", "Ctrl+Alt+W", name="actionExportPage"),
             text=self.editor.toPlainText,
             views=self.named_views,
             show_ids=lambda: self.display_options().show_ids,
