@@ -15,7 +15,7 @@ from PySide6.QtCore import QObject
 from PySide6.QtGui import QAction, QGuiApplication
 from PySide6.QtWidgets import QMenu, QWidget
 
-from tokviz.core.deck import Deck, default_deck, load_deck
+from tokviz.core.deck import Deck, deck_files, default_deck, load_deck
 from tokviz.core.errors import TokvizError
 from tokviz.gui.lecture.handout import write_pdf, write_slides
 from tokviz.gui.lecture.show import LectureView, start_lecture
@@ -44,6 +44,7 @@ class LectureMenu(QObject):
         self.dark = dark
         self.report = report
         self.deck: Deck | None = None
+        self.deck_path: Path | None = None
         self.view: LectureView | None = None
         self.act_start: QAction = make_action(window, "&Start lecture", "F5", name="actionStartLecture")
         self.act_open: QAction = make_action(window, "&Open deck…", None, name="actionOpenDeck")
@@ -86,6 +87,7 @@ class LectureMenu(QObject):
         except TokvizError as exc:
             self.report(f"Deck not opened: {exc}")
             return None
+        self.deck_path = Path(path)
         self.report(
             f"Deck “{self.deck.title or Path(path).name}”: {len(self.deck.slides)} slides; F5 starts it"
         )
@@ -105,7 +107,8 @@ class LectureMenu(QObject):
             return None
         out = Path(path) if path.lower().endswith(".pdf") else Path(path + ".pdf")
         try:
-            write_pdf(self.current_deck(), out, per_step=chosen == PDF_PER_STEP, dark=False)
+            deck = self.current_deck()
+            write_pdf(deck, out, per_step=chosen == PDF_PER_STEP, inputs=deck_files(deck, self.deck_path))
         except (TokvizError, OSError) as exc:
             self.report(f"Could not save the handout: {exc}")
             return None
@@ -124,7 +127,10 @@ class LectureMenu(QObject):
         if folder.suffix.lower() in (".png", ".svg"):
             folder = folder.with_suffix("")
         try:
-            written = write_slides(self.current_deck(), folder, fmt=fmt, per_step=per_step)
+            deck = self.current_deck()
+            written = write_slides(
+                deck, folder, fmt=fmt, per_step=per_step, inputs=deck_files(deck, self.deck_path)
+            )
         except (TokvizError, OSError) as exc:
             self.report(f"Could not save the slides: {exc}")
             return []
