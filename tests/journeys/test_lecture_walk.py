@@ -25,6 +25,16 @@ from .test_projector_sizes import SIZES, app_env, window_manager
 
 DECK = default_deck()
 STEPS = [(n, s) for n, slide in enumerate(DECK.slides, 1) for s in range(1, slide.steps + 1)]
+# The worked examples' figures, as the slide on screen states them (its own model, via the report).
+SEED_FIGURES = {
+    (2, 1): {"code points": "U+0048 U+0069 U+0020 U+1F30D", "bytes": "48 69 20 F0 9F 8C 8D"},
+    (6, 1): {"tokens": "18"},
+    (6, 2): {"tokens": "18 → 16"},
+    (6, 3): {"tokens": "18 → 16 → 14"},
+    (6, 4): {"tokens": "18 → 16 → 14 → 12"},
+    (7, 1): {"tokens": "16"},
+    (9, 1): {"bytes": "20", "GPT-2 tokens": "12"},
+}
 CLICKER_NEXT = ["Right", "Next", "space", "Return"]  # Next is PageDown's X name
 
 
@@ -81,6 +91,8 @@ def test_the_whole_deck_walked_with_the_clicker_fits_every_screen(tmp_path, size
                     press(CLICKER_NEXT[i % len(CLICKER_NEXT)])
                 line = arrive(slide, step)
                 check_slide(line, size)
+                for name, value in SEED_FIGURES.get((slide, step), {}).items():
+                    assert line["figures"][name] == value, (slide, step, name)
                 screenshot(display, shots / f"slide-{slide:02d}-{step}.png")
                 seen.append((line["slide"], line["step"]))
             assert seen == STEPS
