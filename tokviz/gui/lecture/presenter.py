@@ -49,6 +49,21 @@ class SlidePreview(QWidget):
         painter.end()
 
 
+def reflow(notes: str) -> str:
+    """Notes as paragraphs: lines broken in the deck file join up (the window wraps them to its width);
+    a blank line still separates paragraphs and an indented line (a command) keeps its own line."""
+    paragraphs = []
+    for block in notes.strip().split("\n\n"):
+        lines: list[str] = []
+        for line in block.splitlines():
+            if lines and not line.startswith((" ", "\t")) and not lines[-1].startswith((" ", "\t")):
+                lines[-1] += " " + line.strip()
+            else:
+                lines.append(line.rstrip())
+        paragraphs.append("\n".join(lines))
+    return "\n\n".join(paragraphs)
+
+
 def _clock(seconds: float) -> str:
     whole = int(seconds)
     hours, rest = divmod(whole, 3600)
@@ -115,7 +130,7 @@ class PresenterWindow(QWidget):
         slide = state.deck.slides[index]
         steps = f" · step {step + 1} of {slide.steps}" if slide.steps > 1 else ""
         self.position.setText(f"Slide {index + 1} of {state.slide_count}{steps} — {slide.title}")
-        self.notes.setPlainText(slide.notes.strip() or "(no notes for this slide)")
+        self.notes.setPlainText(reflow(slide.notes) or "(no notes for this slide)")
         self.current.show_layout(self.view.layout_, "computing…")
         following = state.following(index, step)
         if following is None:
