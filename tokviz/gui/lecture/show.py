@@ -35,6 +35,18 @@ KEY_HINT = (
     "→ / PageDown / Space: next · ← / PageUp: back · number + Enter: go to slide · O: overview · "
     "B: black · E or click: edit the text · T: next tokenizer · Esc: leave"
 )
+LECTURE_KEYS: tuple[tuple[str, str], ...] = (
+    ("PageDown, Right, Down, Space, Enter", "next step or slide"),
+    ("PageUp, Left, Up, Backspace", "previous step or slide"),
+    ("Home, End", "first, last slide"),
+    ("a number, then Enter", "go to that slide"),
+    ("B, .", "black screen (any next key brings it back)"),
+    ("O", "overview of every slide: arrows move, Enter goes there"),
+    ("E, a click", "type the slide's text; every figure follows"),
+    ("T", "the slide's next tokenizer"),
+    ("Esc", "leave the lecture"),
+)
+"""What each key does in a lecture, for Help ▸ Keyboard shortcuts."""
 REPORT_ENV = "TOKVIZ_LECTURE_REPORT"
 
 
