@@ -322,7 +322,8 @@ class LectureView(QWidget):
             painter.fillRect(rect, self.colors.base)
         painter.end()
 
-    def _cells(self, rect: QRectF) -> list[QRectF]:
+    def cells(self, rect: QRectF) -> list[QRectF]:
+        """Where each slide sits in the overview grid drawn in ``rect``."""
         rows = (self.state.slide_count + OVERVIEW_COLUMNS - 1) // OVERVIEW_COLUMNS
         w, h = rect.width() / OVERVIEW_COLUMNS, rect.height() / max(rows, 1)
         return [
@@ -338,7 +339,7 @@ class LectureView(QWidget):
     def _paint_overview(self, painter: QPainter, rect: QRectF) -> None:
         painter.fillRect(rect, self.colors.muted)
         size = canvas_size(self.width() / max(self.height(), 1))
-        for i, cell in enumerate(self._cells(rect)):
+        for i, cell in enumerate(self.cells(rect)):
             slide = self.state.deck.slides[i]
             content = self.contents.get((i, slide.steps - 1)) or self.contents.get((i, 0))
             if content is None:
@@ -363,7 +364,7 @@ class LectureView(QWidget):
         self.update()
 
     def _overview_click(self, x: float, y: float) -> None:
-        for i, cell in enumerate(self._cells(QRectF(self.rect()))):
+        for i, cell in enumerate(self.cells(QRectF(self.rect()))):
             if cell.contains(x, y):
                 self.go(i)
                 return

@@ -47,10 +47,12 @@ class LectureMenu(QObject):
         self.deck_path: Path | None = None
         self.view: LectureView | None = None
         self.act_start: QAction = make_action(window, "&Start lecture", "F5", name="actionStartLecture")
-        self.act_open: QAction = make_action(window, "&Open deck…", None, name="actionOpenDeck")
-        self.act_export: QAction = make_action(window, "&Export handout…", None, name="actionExportHandout")
+        self.act_open: QAction = make_action(window, "&Open deck…", "Ctrl+Alt+O", name="actionOpenDeck")
+        self.act_export: QAction = make_action(
+            window, "&Export handout…", "Ctrl+Alt+H", name="actionExportHandout"
+        )
         self.act_pictures: QAction = make_action(
-            window, "Export slides as &pictures…", None, name="actionExportSlidePictures"
+            window, "Export slides as &pictures…", "Ctrl+Alt+I", name="actionExportSlidePictures"
         )
         self.act_start.setToolTip("Show the deck's live slides full screen; Esc comes back here")
         self.act_start.triggered.connect(self.start)
