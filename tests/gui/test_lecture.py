@@ -24,7 +24,8 @@ def lecture(qtbot):
     view.resize(1024, 768)
     view.show()
     qtbot.waitUntil(lambda: view.content is not None, timeout=20000)
-    return view
+    yield view
+    qtbot.waitUntil(lambda: not view.job.busy, timeout=20000)  # no slide computing as it is deleted
 
 
 def press(qtbot, view, *keys):

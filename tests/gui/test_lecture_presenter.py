@@ -45,7 +45,8 @@ def lecture(qtbot):
     view.resize(1024, 768)
     view.show()
     qtbot.waitUntil(lambda: view.content is not None, timeout=20000)
-    return view
+    yield view
+    qtbot.waitUntil(lambda: not view.job.busy, timeout=20000)  # no slide computing as it is deleted
 
 
 def test_the_presenter_shows_this_slide_the_next_its_notes_and_the_time(qtbot, lecture):
