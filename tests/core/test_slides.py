@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
-from tokviz.core.deck import default_deck, parse_deck
+from tokviz.core.deck import SLIDE_KINDS, default_deck, parse_deck
 from tokviz.core.slides import ChipRow, Counters, Table, slide_content, tied_pairs
 from tokviz.core.tokenizer import TokenSpan
 
@@ -103,3 +105,16 @@ def test_a_slide_that_cannot_be_computed_says_why_instead_of_failing():
     deck = parse_deck('[[slide]]\nkind = "views"\ntext = "x"\n')
     broken = slide_content(deck.slides[0], deck, tokenizers=["no-such-tokenizer"])
     assert "cannot be shown" in broken.blocks[0].text
+
+
+def test_every_exercise_names_the_slide_it_starts_from_and_that_slide_is_live():
+    deck = default_deck()
+    exercises = deck.slides[-1]
+    bullets = [line for line in str(exercises.get("body")).splitlines() if line.startswith("- ")]
+    assert len(bullets) == 4
+    for bullet in bullets:
+        jumps = [int(n) for n in re.findall(r"(\d+)\u00a0Enter", bullet)]
+        assert jumps, f"no slide to jump to in: {bullet}"
+        for number in jumps:
+            assert 1 <= number < len(deck.slides)
+            assert "text" in SLIDE_KINDS[deck.slides[number - 1].kind]  # E types on it

@@ -7,6 +7,7 @@ from collections import Counter
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel
 
+from tokviz.gui.lecture.show import LECTURE_KEYS
 from tokviz.gui.window.help import GettingStartedDialog, ShortcutsDialog, window_shortcuts
 
 
@@ -21,6 +22,13 @@ def test_the_shortcut_list_holds_every_panel_and_command(window):
     assert listed[("File", "Export panel")] == "Ctrl+Shift+E"
 
 
+def test_the_shortcut_table_lists_the_lecture_and_its_clicker_keys(window):
+    rows = {(s.menu, s.command): s.keys for s in ShortcutsDialog(window).shortcuts}
+    assert rows[("Lecture", "Start lecture")] == "F5"
+    assert rows[("In a lecture", "next step or slide")].startswith("PageDown")
+    assert rows[("In a lecture", "the slide's next tokenizer")] == "T"
+
+
 def test_no_two_commands_share_a_key(window):
     from PySide6.QtGui import QAction
 
@@ -33,7 +41,7 @@ def test_ctrl_slash_opens_the_shortcut_table_and_f1_the_guide(qtbot, window):
     qtbot.keyClick(window.editor, Qt.Key.Key_Slash, Qt.KeyboardModifier.ControlModifier)
     dialog = window.findChild(ShortcutsDialog)
     assert dialog is not None and dialog.isVisible()
-    assert dialog.table.rowCount() == len(window_shortcuts(window)) > 30
+    assert dialog.table.rowCount() == len(window_shortcuts(window)) + len(LECTURE_KEYS) > 30
     dialog.close()
     qtbot.keyClick(window.editor, Qt.Key.Key_F1)
     guide = window.findChild(GettingStartedDialog)

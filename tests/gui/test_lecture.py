@@ -24,7 +24,8 @@ def lecture(qtbot):
     view.resize(1024, 768)
     view.show()
     qtbot.waitUntil(lambda: view.content is not None, timeout=20000)
-    return view
+    yield view
+    qtbot.waitUntil(lambda: not view.job.busy, timeout=20000)  # no slide computing as it is deleted
 
 
 def press(qtbot, view, *keys):
@@ -76,7 +77,7 @@ def test_b_blacks_the_screen_and_the_next_click_brings_it_back(qtbot, lecture):
 def test_o_shows_every_slide_and_a_click_jumps_to_one(qtbot, lecture):
     press(qtbot, lecture, Qt.Key.Key_O)
     assert lecture.overview
-    cell = lecture.overview_cells(lecture.rect().toRectF())[8]
+    cell = lecture.cells(lecture.rect().toRectF())[8]
     qtbot.mouseClick(lecture, Qt.MouseButton.LeftButton, pos=cell.center().toPoint())
     wait_for(qtbot, lecture, 8)
     assert not lecture.overview

@@ -34,13 +34,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Load and check the deck, then list it or draw it."""
-    from tokviz.core.deck import default_deck, load_deck
+    from tokviz.core.deck import deck_files, default_deck, load_deck
 
     if not 0.25 <= args.scale <= 4:
         raise UsageError("--scale must be between 0.25 and 4")
     if args.pdf and not args.pdf.lower().endswith(".pdf"):
         raise UsageError(f"--pdf writes a .pdf file, not {args.pdf}")
     deck = load_deck(args.deck) if args.deck else default_deck()
+    inputs = deck_files(deck, args.deck)
     if not (args.pdf or args.png or args.svg):
         _list(deck)
         return 0
@@ -50,12 +51,19 @@ def run(args: argparse.Namespace) -> int:
         from tokviz.gui.lecture.handout import write_pdf, write_slides
     ensure_app()
     if args.pdf:
-        write_pdf(deck, args.pdf, per_step=args.per_step, aspect=aspect, dark=dark)
+        write_pdf(deck, args.pdf, per_step=args.per_step, aspect=aspect, dark=dark, inputs=inputs)
         print_note(f"handout written to {args.pdf}")
         return 0
     fmt, folder = ("png", args.png) if args.png else ("svg", args.svg)
     written = write_slides(
-        deck, folder, fmt=fmt, per_step=args.per_step, aspect=aspect, dark=dark, scale=args.scale
+        deck,
+        folder,
+        fmt=fmt,
+        per_step=args.per_step,
+        aspect=aspect,
+        dark=dark,
+        scale=args.scale,
+        inputs=inputs,
     )
     print_note(f"{len(written)} slides written to {folder}")
     return 0

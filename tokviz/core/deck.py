@@ -124,6 +124,22 @@ class Deck:
         return str(self.folder / name)
 
 
+def deck_files(deck: Deck, path: str | os.PathLike[str] | None = None) -> list[Path]:
+    """The files a deck reads: the deck file itself (``path``) and the tokenizers and pictures beside it.
+
+    Outputs written from the deck must not land on any of them.
+    """
+    files = [Path(path)] if path is not None else []
+    if deck.folder is None:
+        return files
+    names = set(deck.tokenizers)
+    for slide in deck.slides:
+        names.update(slide.options.get("tokenizers") or ())
+        if slide.kind == "image":
+            names.add(str(slide.get("path")))
+    return files + [deck.folder / name for name in sorted(names) if name and not is_builtin(name)]
+
+
 def sample_names() -> tuple[str, ...]:
     """The bundled sample texts an exchange slide can measure (file names without extension)."""
     return tuple(sorted(p.stem for p in resource_path("samples").iterdir() if p.is_file()))

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import regex
 
@@ -19,7 +20,7 @@ from .deck import Deck, Slide
 from .errors import TokvizError
 from .lecture_tokenizers import UNK
 from .metrics import embedding_parameters
-from .registry import load_tokenizer
+from .registry import is_builtin, load_tokenizer
 from .resources import resource_path
 from .stream import StreamingDecoder
 from .token_colours import colour_indices
@@ -127,8 +128,17 @@ class _Slide:
         out = []
         for name in self.names:
             tok = self._load(self.deck.resolve(name))
-            out.append((tok.name or name, tok))
+            out.append((_label(name, tok), tok))
         return out
+
+
+def _label(name: str, tok: Tokenizer) -> str:
+    """What a slide calls a tokenizer: a built-in's own name; a file beside the deck by the name the
+    deck gave it ("cats.json" → cats), unless that is the generic ``tokenizer.json``."""
+    stem = Path(name).stem
+    if is_builtin(name) or not stem or stem.lower() == "tokenizer":
+        return tok.name or name
+    return stem
 
 
 def slide_content(

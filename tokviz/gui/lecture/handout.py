@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import os
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from PySide6.QtCore import QBuffer, QIODevice, QMarginsF, QRectF, QSize, QSizeF
-from PySide6.QtGui import QImage, QPageLayout, QPageSize, QPainter, QPdfWriter
+from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QMarginsF, QRectF, QSize, QSizeF
+from PySide6.QtGui import QImage, QImageWriter, QPageLayout, QPageSize, QPainter, QPdfWriter
 from PySide6.QtSvg import QSvgGenerator
 
-from tokviz.core.deck import Deck
+from tokviz.core.deck import Deck, deck_files
 from tokviz.core.errors import ExportError
 from tokviz.core.outputs import Output, write_outputs
 from tokviz.core.slides import slide_content
@@ -77,7 +77,7 @@ def png_bytes(layout: SlideLayout, scale: float = 2.0) -> bytes:
     painter.end()
     buffer = QBuffer()
     buffer.open(QIODevice.OpenModeFlag.WriteOnly)
-    image.save(buffer, b"PNG")
+    QImageWriter(buffer, QByteArray(b"png")).write(image)
     return bytes(buffer.data().data())
 
 
@@ -97,19 +97,21 @@ def svg_bytes(layout: SlideLayout) -> bytes:
 
 
 def write_pdf(
-    deck: Deck, path: str | Path, *, per_step: bool = False, aspect: float = 16 / 9, dark: bool = False
-) -> Path:
-    """Write the handout PDF (all or nothing)."""
+    deck: Deck, path: str | Path, *, per_step: bool = False, aspect: float = 16 / 9, dark: bool = False,
+    inputs: Sequence[Path] = (),
+) -> Path:  # fmt: skip
+    """Write the handout PDF (all or nothing; never over one of ``inputs``, the deck's own files)."""
     data = pdf_bytes(deck, per_step=per_step, aspect=aspect, dark=dark)
-    write_outputs([(Output.file(path, "the handout"), data)])
+    write_outputs([(Output.file(path, "the handout"), data)], inputs or deck_files(deck))
     return Path(path)
 
 
 def write_slides(
     deck: Deck, folder: str | Path, *, fmt: str = "png", per_step: bool = False, aspect: float = 16 / 9,
-    dark: bool = False, scale: float = 2.0,
+    dark: bool = False, scale: float = 2.0, inputs: Sequence[Path] = (),
 ) -> list[Path]:  # fmt: skip
-    """Write every slide (or step) as ``slide-01.png``… into ``folder`` (all together or none)."""
+    """Write every slide (or step) as ``slide-01.png``… into ``folder`` (all together or none; never
+    over one of ``inputs``, the deck's own files)."""
     if fmt not in ("png", "svg"):
         raise ExportError(f"slides are written as png or svg, not {fmt}")
     files: dict[str, bytes] = {}
@@ -117,5 +119,7 @@ def write_slides(
         several = per_step and deck.slides[number - 1].steps > 1
         name = f"slide-{number:02d}-{step + 1}.{fmt}" if several else f"slide-{number:02d}.{fmt}"
         files[name] = png_bytes(layout, scale) if fmt == "png" else svg_bytes(layout)
-    write_outputs([(Output.folder(folder, "the slide folder", list(files)), files)])
+    write_outputs(
+        [(Output.folder(folder, "the slide folder", list(files)), files)], inputs or deck_files(deck)
+    )
     return [Path(folder) / name for name in files]

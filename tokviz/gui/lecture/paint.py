@@ -73,12 +73,16 @@ class _Placed:
 class SlideLayout:
     """A slide's content laid out on its canvas at the largest scale (≤ 1) where everything fits."""
 
-    def __init__(self, content: SlideContent, size: QSizeF, colors: TokenColors, footer: str = "") -> None:
+    def __init__(
+        self, content: SlideContent, size: QSizeF, colors: TokenColors, footer: str = "", hint: str = ""
+    ) -> None:
         self.content = content
         self.size = size
         self.colors = colors
         self.chips = ChipStyle.from_colors(colors)
         self.footer = footer
+        self.hint = hint
+        self.elided: list[str] = []
         self.scale = 1.0
         self.items: list[TextItem] = []
         self.overflow = False
@@ -90,7 +94,7 @@ class SlideLayout:
     def _fit(self) -> None:
         scale = 1.0
         while True:
-            self.items = []
+            self.items, self.elided = [], []
             height = self._lay_out(scale)
             if height <= self.size.height() - MARGIN or scale <= MIN_SCALE:
                 self.overflow = height > self.size.height() - MARGIN
@@ -181,6 +185,7 @@ class SlideLayout:
             need = max(fm.horizontalAdvance(label), sm.horizontalAdvance(chip.sub)) + 2 * pad
             if need > width:  # a box wider than the whole line: its label is elided, visibly
                 label = fm.elidedText(label, Qt.TextElideMode.ElideRight, width - 2 * pad)
+                self.elided.append(chip.label)
                 need = width
             if cx > x and cx + need > x + width:
                 cx, cy = x, cy + chip_h + gap
@@ -388,14 +393,30 @@ class SlideLayout:
         painter.drawText(self.title_rect, int(Qt.TextFlag.TextWordWrap), self.content.title)
         for placed in self._placed:
             placed.paint(painter, self.scale)
+        foot = _font("footer", 1.0)
+        painter.setFont(foot)
+        painter.setPen(self.colors.muted)
+        fh = QFontMetricsF(foot).height()
+        line = QRectF(MARGIN, self.size.height() - fh - 14, self.size.width() - 2 * MARGIN, fh)
         if self.footer:
-            foot = _font("footer", 1.0)
-            painter.setFont(foot)
-            painter.setPen(self.colors.muted)
-            fh = QFontMetricsF(foot).height()
-            painter.drawText(QRectF(MARGIN, self.size.height() - fh - 14, self.size.width() - 2 * MARGIN, fh),
-                             int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter), self.footer)  # fmt: skip
+            painter.drawText(
+                line, int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter), self.footer
+            )
+        if self.hint:  # what the live keys do, on screen only: the lecturer's reminder, quiet for the room
+            painter.drawText(line, int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter), self.hint)
         painter.restore()
+
+    def report(self) -> dict[str, object]:
+        """What a check needs to know about this layout: its scale, overflow, clipped and elided texts."""
+        return {
+            "title": self.content.title,
+            "canvas": [self.size.width(), self.size.height()],
+            "layout_scale": round(self.scale, 4),
+            "overflow": self.overflow,
+            "clipped": [item.text for item in self.clipped()],
+            "elided": list(self.elided),
+            "figures": dict(self.content.figures),
+        }
 
     def clipped(self) -> list[TextItem]:
         """Texts whose rectangle is narrower than the text needs (a slide shows none)."""

@@ -10,13 +10,16 @@ off the GUI thread (:mod:`tokviz.core.slides`) and laid out on the fixed canvas 
 
 from __future__ import annotations
 
+import contextlib
+import json
+import os
 from collections.abc import Sequence
 
 from PySide6.QtCore import QRectF, Qt, Signal
-from PySide6.QtGui import QColor, QKeyEvent, QMouseEvent, QPainter, QPaintEvent, QResizeEvent
+from PySide6.QtGui import QColor, QKeyEvent, QMouseEvent, QPainter, QPaintEvent, QPen, QResizeEvent
 from PySide6.QtWidgets import QLineEdit, QWidget
 
-from tokviz.core.deck import Deck
+from tokviz.core.deck import SLIDE_KINDS, Deck
 from tokviz.core.registry import BUILTIN_TOKENIZERS
 from tokviz.core.slides import SlideContent, slide_content
 from tokviz.gui.lecture.paint import SlideLayout, canvas_size, paint_scaled
@@ -28,6 +31,23 @@ NEXT_KEYS = {Qt.Key.Key_PageDown, Qt.Key.Key_Right, Qt.Key.Key_Space, Qt.Key.Key
              Qt.Key.Key_Down}  # fmt: skip
 PREVIOUS_KEYS = {Qt.Key.Key_PageUp, Qt.Key.Key_Left, Qt.Key.Key_Backspace, Qt.Key.Key_Up}
 OVERVIEW_COLUMNS = 4
+KEY_HINT = (
+    "→ / PageDown / Space: next · ← / PageUp: back · number + Enter: go to slide · O: overview · "
+    "B: black · E or click: edit the text · T: next tokenizer · Esc: leave"
+)
+LECTURE_KEYS: tuple[tuple[str, str], ...] = (
+    ("PageDown, Right, Down, Space, Enter", "next step or slide"),
+    ("PageUp, Left, Up, Backspace", "previous step or slide"),
+    ("Home, End", "first, last slide"),
+    ("a number, then Enter", "go to that slide"),
+    ("B, .", "black screen (any next key brings it back)"),
+    ("O", "overview of every slide: arrows move, Enter goes there"),
+    ("E, a click", "type the slide's text; every figure follows"),
+    ("T", "the slide's next tokenizer"),
+    ("Esc", "leave the lecture"),
+)
+"""What each key does in a lecture, for Help ▸ Keyboard shortcuts."""
+REPORT_ENV = "TOKVIZ_LECTURE_REPORT"
 
 
 class DeckState:
@@ -47,13 +67,11 @@ class DeckState:
 
     def next(self) -> bool:
         """One click on: the slide's next step, else the next slide's first step; False at the end."""
-        if self.step + 1 < self.deck.slides[self.index].steps:
-            self.step += 1
-            return True
-        if self.index + 1 < self.slide_count:
-            self.index, self.step = self.index + 1, 0
-            return True
-        return False
+        following = self.following(self.index, self.step)
+        if following is None:
+            return False
+        self.index, self.step = following
+        return True
 
     def previous(self) -> bool:
         """One click back: the previous step, else the previous slide's last step; False at the start."""
@@ -65,6 +83,12 @@ class DeckState:
             self.step = self.deck.slides[self.index].steps - 1
             return True
         return False
+
+    def following(self, index: int, step: int) -> tuple[int, int] | None:
+        """The (slide, step) one click after ``index``/``step``, or None at the end of the deck."""
+        if step + 1 < self.deck.slides[index].steps:
+            return index, step + 1
+        return (index + 1, 0) if index + 1 < self.slide_count else None
 
     def go(self, index: int, step: int = 0) -> None:
         """Jump to slide ``index`` (0-based, clamped) at ``step``."""
@@ -79,13 +103,22 @@ class DeckState:
         """The tokenizers chosen live on a slide, or None for the deck's."""
         return self.tokenizers.get(self.index if index is None else index)
 
+    def current_tokenizers(self, index: int | None = None) -> list[str]:
+        """The tokenizers slide ``index`` uses now: chosen live, else the slide's, else the deck's."""
+        i = self.index if index is None else index
+        slide = self.deck.slides[i]
+        return list(self.tokenizers.get(i) or slide.options.get("tokenizers") or self.deck.tokenizers)
+
+    def hint(self, index: int | None = None) -> str:
+        """The on-screen reminder of what a slide's live keys do ("" for a slide of words only)."""
+        keys = SLIDE_KINDS[self.deck.slides[self.index if index is None else index].kind]
+        names = self.current_tokenizers(index) or ["gpt2"]
+        tokenizer = f"T: next tokenizer (now {names[0]})" if "tokenizers" in keys else ""
+        return " · ".join(part for part in ("E: edit the text" if "text" in keys else "", tokenizer) if part)
+
     def cycle_tokenizer(self) -> list[str]:
         """Move the slide's first tokenizer to the next built-in one (gpt2 → cl100k → o200k → …)."""
-        slide = self.deck.slides[self.index]
-        names = self.tokenizers.get(self.index) or list(
-            slide.options.get("tokenizers") or self.deck.tokenizers
-        )
-        names = names or ["gpt2"]
+        names = self.current_tokenizers() or ["gpt2"]
         order = [n for n in BUILTIN_TOKENIZERS if n != "characters"] + ["characters"]
         first = names[0] if names[0] in order else order[-1]
         names = [order[(order.index(first) + 1) % len(order)], *names[1:]]
@@ -130,6 +163,8 @@ class LectureView(QWidget):
         self.colors = token_colors(dark)
         self.black = False
         self.overview = False
+        self.picked = 0
+        self.presenter: QWidget | None = None
         self.typed = ""
         self.layout_: SlideLayout | None = None
         self.contents: dict[tuple[int, int], SlideContent] = {}
@@ -161,9 +196,21 @@ class LectureView(QWidget):
         number = self.state.index + 1
         footer = f"{self.state.deck.title} · {number} / {self.state.slide_count}"
         size = canvas_size(self.width() / max(self.height(), 1))
-        self.layout_ = SlideLayout(content, size, self.colors, footer)
+        self.layout_ = SlideLayout(content, size, self.colors, footer, self.state.hint())
         self.update()
+        self._report(self.layout_)
         self.moved.emit(self.state.index, self.state.step)
+
+    def _report(self, layout: SlideLayout) -> None:
+        """With ``TOKVIZ_LECTURE_REPORT`` set, add a JSON line about the slide shown (checks read it)."""
+        path = os.environ.get(REPORT_ENV)
+        if not path:
+            return
+        ratio = min(self.width() / layout.size.width(), self.height() / layout.size.height())
+        line = {"slide": self.state.index + 1, "step": self.state.step + 1,
+                "window": [self.width(), self.height()], "screen_scale": round(ratio, 4), **layout.report()}  # fmt: skip
+        with contextlib.suppress(OSError), open(path, "a", encoding="utf-8") as out:
+            out.write(json.dumps(line, ensure_ascii=False) + "\n")
 
     @property
     def content(self) -> SlideContent | None:
@@ -175,9 +222,8 @@ class LectureView(QWidget):
         key = event.key()
         if self.editor.isVisible():
             return
-        if self.overview and key in (Qt.Key.Key_O, Qt.Key.Key_Escape):
-            self.overview = False
-            self.update()
+        if self.overview:
+            self._overview_key(key)
             return
         if key == Qt.Key.Key_Escape:
             self.left.emit()
@@ -207,7 +253,7 @@ class LectureView(QWidget):
             self.black = not self.black
             self.update()
         elif key == Qt.Key.Key_O:
-            self.overview = True
+            self.overview, self.picked = True, self.state.index
             self.update()
         elif key == Qt.Key.Key_E:
             self.edit_text()
@@ -276,8 +322,8 @@ class LectureView(QWidget):
             painter.fillRect(rect, self.colors.base)
         painter.end()
 
-    def overview_cells(self, rect: QRectF) -> list[QRectF]:
-        """Where each slide's thumbnail lies in the overview grid over ``rect``."""
+    def cells(self, rect: QRectF) -> list[QRectF]:
+        """Where each slide sits in the overview grid drawn in ``rect``."""
         rows = (self.state.slide_count + OVERVIEW_COLUMNS - 1) // OVERVIEW_COLUMNS
         w, h = rect.width() / OVERVIEW_COLUMNS, rect.height() / max(rows, 1)
         return [
@@ -293,19 +339,32 @@ class LectureView(QWidget):
     def _paint_overview(self, painter: QPainter, rect: QRectF) -> None:
         painter.fillRect(rect, self.colors.muted)
         size = canvas_size(self.width() / max(self.height(), 1))
-        for i, cell in enumerate(self.overview_cells(rect)):
+        for i, cell in enumerate(self.cells(rect)):
             slide = self.state.deck.slides[i]
             content = self.contents.get((i, slide.steps - 1)) or self.contents.get((i, 0))
             if content is None:
                 content = SlideContent(slide.title or slide.kind, ())
             layout = SlideLayout(content, size, self.colors, f"{i + 1}")
             paint_scaled(painter, layout, cell, self.colors.muted)
-            if i == self.state.index:
-                painter.setPen(self.colors.highlight)
+            if i == self.picked:
+                painter.setPen(QPen(self.colors.highlight, 4))
                 painter.drawRect(cell.adjusted(-3, -3, 3, 3))
 
+    def _overview_key(self, key: int) -> None:
+        """In the grid: arrows move the outline, Enter goes to the outlined slide, O or Esc goes back."""
+        moves: dict[int, int] = {Qt.Key.Key_Left: -1, Qt.Key.Key_Right: 1, Qt.Key.Key_Up: -OVERVIEW_COLUMNS,
+                 Qt.Key.Key_Down: OVERVIEW_COLUMNS, Qt.Key.Key_Home: -self.state.slide_count,
+                 Qt.Key.Key_End: self.state.slide_count}  # fmt: skip
+        if key in moves:
+            self.picked = max(0, min(self.picked + moves[key], self.state.slide_count - 1))
+        elif key in (Qt.Key.Key_Return, Qt.Key.Key_Enter, Qt.Key.Key_Space):
+            self.go(self.picked)
+        elif key in (Qt.Key.Key_O, Qt.Key.Key_Escape):
+            self.overview = False
+        self.update()
+
     def _overview_click(self, x: float, y: float) -> None:
-        for i, cell in enumerate(self.overview_cells(QRectF(self.rect()))):
+        for i, cell in enumerate(self.cells(QRectF(self.rect()))):
             if cell.contains(x, y):
                 self.go(i)
                 return
@@ -317,8 +376,11 @@ class LectureView(QWidget):
 
 
 def start_lecture(deck: Deck, dark: bool = False, screens: Sequence[object] = ()) -> LectureView:
-    """Open the deck full screen (on the last screen when there are several) and return its view."""
+    """Open the deck full screen; with two screens or more it goes on the last one and a presenter
+    window (current and next slide, notes, elapsed time) opens on the first."""
     from PySide6.QtGui import QGuiApplication, QScreen
+
+    from tokviz.gui.lecture.presenter import PresenterWindow
 
     view = LectureView(deck, dark)
     all_screens = list(screens) or QGuiApplication.screens()
@@ -326,6 +388,14 @@ def start_lecture(deck: Deck, dark: bool = False, screens: Sequence[object] = ()
     if isinstance(target, QScreen):
         view.setScreen(target)
         view.setGeometry(target.geometry())
+    if len(all_screens) >= 2:
+        presenter = PresenterWindow(view)
+        view.presenter = presenter
+        first = all_screens[0]
+        if isinstance(first, QScreen):
+            presenter.setScreen(first)
+            presenter.setGeometry(first.availableGeometry())
+        presenter.showMaximized()
     view.showFullScreen()
     view.activateWindow()
     view.setFocus()

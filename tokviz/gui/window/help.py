@@ -1,7 +1,8 @@
 """Help ▸ Getting started and Help ▸ Keyboard shortcuts.
 
 The shortcut list is read from the window's menus when it opens, so it can never disagree with
-what the keys do: every action with a shortcut, under the menu it lives in.
+what the keys do: every action with a shortcut, under the menu it lives in; then the keys of a
+lecture (F5), which belong to the slides rather than to a menu.
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+
+from tokviz.gui.lecture.show import LECTURE_KEYS
 
 GETTING_STARTED = """
 <h2>Getting started with tokviz</h2>
@@ -82,6 +85,11 @@ def window_shortcuts(window: QMainWindow) -> list[Shortcut]:
     return out
 
 
+def lecture_shortcuts() -> list[Shortcut]:
+    """The keys that drive a lecture's slides (Lecture ▸ Start lecture)."""
+    return [Shortcut("In a lecture", what, keys) for keys, what in LECTURE_KEYS]
+
+
 class ShortcutsDialog(QDialog):
     """A table of every keyboard shortcut of the window."""
 
@@ -89,7 +97,7 @@ class ShortcutsDialog(QDialog):
         super().__init__(parent or window)
         self.setObjectName("shortcutsDialog")
         self.setWindowTitle("Keyboard shortcuts")
-        self.shortcuts = window_shortcuts(window)
+        self.shortcuts = window_shortcuts(window) + lecture_shortcuts()
         self.table = QTableWidget(len(self.shortcuts), 3, self)
         self.table.setTabKeyNavigation(False)  # Tab moves on to the next control, as everywhere else
         self.table.setObjectName("shortcutsTable")

@@ -1,0 +1,100 @@
+"""The handout as a reader gets it: a PDF whose pages are the slides (text a PDF reader can search and
+copy, pictures that look like the projected slide), read back with poppler's pdftotext and pdftoppm."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QImage
+
+from tokviz.core.deck import default_deck
+from tokviz.gui.lecture.handout import layouts, png_bytes, write_pdf
+
+pytestmark = [pytest.mark.gui]
+
+DECK = default_deck()
+SMALL = (320, 180)
+
+
+def poppler(tool: str) -> str:
+    path = shutil.which(tool)
+    if path is None:
+        pytest.skip(f"{tool} is not installed (apt-get install poppler-utils)")
+    return path
+
+
+@pytest.fixture(scope="module")
+def handout(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("handout") / "handout.pdf"
+    write_pdf(DECK, path, per_step=True)
+    return path
+
+
+def page_text(pdf: Path, page: int) -> str:
+    out = subprocess.run(
+        [poppler("pdftotext"), "-f", str(page), "-l", str(page), "-layout", str(pdf), "-"],
+        capture_output=True, text=True, check=True, timeout=60,
+    ).stdout  # fmt: skip
+    return " ".join(out.split())
+
+
+def page_count(pdf: Path) -> int:
+    info = subprocess.run([poppler("pdfinfo"), str(pdf)], capture_output=True, text=True, check=True).stdout
+    return int(re.search(r"^Pages:\s+(\d+)", info, re.M).group(1))
+
+
+def small(image: QImage) -> QImage:
+    return image.scaled(
+        *SMALL, Qt.AspectRatioMode.IgnoreAspectRatio, Qt.TransformationMode.SmoothTransformation
+    )
+
+
+def difference(a: QImage, b: QImage) -> float:
+    """Mean lightness difference (0-255) of two pictures at the same small size."""
+    return sum(
+        abs(a.pixelColor(x, y).lightness() - b.pixelColor(x, y).lightness())
+        for x in range(0, SMALL[0], 2)
+        for y in range(0, SMALL[1], 2)
+    ) / ((SMALL[0] // 2) * (SMALL[1] // 2))
+
+
+def test_the_per_step_handout_has_a_page_for_every_slide_and_merge_step(handout):
+    assert page_count(handout) == sum(slide.steps for slide in DECK.slides) == 15
+
+
+def test_each_page_s_text_holds_its_slide_title_and_the_figures_it_states(handout):
+    pages = [page_text(handout, n) for n in range(1, 16)]
+    for (_number, _step, layout), text in zip(layouts(DECK, per_step=True), pages):
+        assert layout.content.title in text
+    anatomy, bytes_, merges_done, learned, exchange = pages[1], pages[3], pages[8], pages[9], pages[11]
+    assert "U+1F30D" in anatomy and "F0 9F 8C 8D" in anatomy
+    assert "13 20 characters bytes" in bytes_ and "bytes: 20 tokens" in bytes_
+    assert "18 → 16 → 14 → 12 1.50 tokens bytes per token" in merges_done
+    assert "19 16 1.19 bytes tokens bytes per token" in learned
+    assert "13 20 12 1.67 characters bytes GPT-2 tokens" in exchange and "GPT-2 20 12 1.67" in exchange
+    for step, page in zip(range(4), pages[5:9]):
+        assert " → ".join(["18", "16", "14", "12"][: step + 1]) in page
+
+
+def test_a_rendered_page_looks_like_the_slide_painted_for_the_screen(handout, tmp_path):
+    pictures = {}
+    for page in (2, 9, 12):
+        prefix = tmp_path / f"page{page}"
+        subprocess.run(
+            [poppler("pdftoppm"), "-png", "-r", "36", "-f", str(page), "-l", str(page), "-singlefile",
+             str(handout), str(prefix)],
+            check=True, timeout=60,
+        )  # fmt: skip
+        pictures[page] = small(QImage(str(prefix.with_suffix(".png"))))
+    painted = {}
+    for i, (_n, _s, layout) in enumerate(layouts(DECK, per_step=True), 1):
+        if i in pictures:
+            painted[i] = small(QImage.fromData(png_bytes(layout, 0.5)))
+    for page, picture in pictures.items():
+        assert difference(picture, painted[page]) < 4, page  # the same picture, up to anti-aliasing
+    assert difference(pictures[2], painted[9]) > 8  # the check tells different slides apart
