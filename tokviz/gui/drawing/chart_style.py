@@ -80,11 +80,14 @@ class ChartStyle:
     large: bool = False
     # Line widths and marker sizes are in device pixels: a 2x image needs them doubled.
     pen_scale: float = 1.0
+    # The presentation size on screen follows the screen's height (style.presentation_sizes);
+    # exports, which have the shape of a slide, keep this one.
+    large_point_size: float = LARGE_POINT_SIZE
 
     @property
     def point_size(self) -> float:
         """Size of tick labels, legend and caption; titles and bar labels are derived from it."""
-        return LARGE_POINT_SIZE if self.large else BASE_POINT_SIZE
+        return self.large_point_size if self.large else BASE_POINT_SIZE
 
     @property
     def background(self) -> QColor:

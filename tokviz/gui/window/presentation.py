@@ -9,9 +9,9 @@ in :mod:`tokviz.gui.window.presentation_colors`. Panels learn of the mode throug
 
 from __future__ import annotations
 
-from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QFont, QPalette
-from PySide6.QtWidgets import QApplication, QDockWidget, QMainWindow, QToolBar, QWidget
+from PySide6.QtWidgets import QApplication, QDockWidget, QMainWindow, QToolBar, QToolTip, QWidget
 
 from tokviz.gui.settings import (
     PRESENTATION_ON,
@@ -20,6 +20,7 @@ from tokviz.gui.settings import (
     RESTORE_WINDOW_STATE,
     Settings,
 )
+from tokviz.gui.style.presentation_sizes import TEXT_POINT_SIZE, PresentationSizes, sizes_for
 from tokviz.gui.style.theme import TokenColors
 from tokviz.gui.window.actions import make_action
 from tokviz.gui.window.appearance import Appearance
@@ -32,8 +33,7 @@ from tokviz.gui.window.presentation_colors import (
     relative_luminance,
 )
 
-PRESENTATION_POINT_SIZE = 22.0
-UI_FONT_FACTOR = 1.4
+PRESENTATION_POINT_SIZE = TEXT_POINT_SIZE
 
 
 class PresentationMode(QObject):
@@ -47,6 +47,10 @@ class PresentationMode(QObject):
         self._settings = settings
         self._appearance = appearance
         self._active = False
+        self._tip_font = QToolTip.font()
+        self._dock_widths: dict[QDockWidget, int] = {}
+        self._restoring_widths = False
+        window.installEventFilter(self)
         self.action: QAction = make_action(
             window, "&Presentation mode", "F11", checkable=True, name="actionPresentationMode"
         )
@@ -57,6 +61,10 @@ class PresentationMode(QObject):
     def _on_colors(self, colors: TokenColors) -> None:
         if self._active:
             self.window.setPalette(presentation_palette(colors.dark))
+
+    def sizes(self) -> PresentationSizes:
+        """The type sizes of presentation mode on the window's screen."""
+        return sizes_for(self.window)
 
     @property
     def active(self) -> bool:
@@ -128,12 +136,16 @@ class PresentationMode(QObject):
             s.set(RESTORE_POINT_SIZE, look.point_size)
             s.set(RESTORE_WINDOW_STATE, int(w.windowState().value))
         self._active = True
+        self._dock_widths = self._side_dock_widths(parts)
         for part in parts.values():
             part.hide()
+        sizes = self.sizes()
         ui = QFont(QApplication.font())
-        ui.setPointSizeF(max(ui.pointSizeF(), 9.0) * UI_FONT_FACTOR)
-        w.setFont(ui)
-        look.set_point_size(max(look.point_size, PRESENTATION_POINT_SIZE))
+        ui.setPointSizeF(sizes.ui)
+        self._set_ui_font(ui)
+        self._tip_font = QToolTip.font()
+        QToolTip.setFont(ui)  # hover cards are windows of their own: they do not inherit the window's font
+        look.set_point_size(max(look.point_size, sizes.text))
         look.set_presentation_colors(True)
         look.apply_theme()
         if not w.isFullScreen():
@@ -149,7 +161,8 @@ class PresentationMode(QObject):
                 parts[name].show()
         if "dock:vocabDock" in names and "dock:vocabDock" in parts:
             parts["dock:vocabDock"].raise_()  # its tab in front again, as before
-        w.setFont(QFont())
+        self._set_ui_font(QFont())
+        QToolTip.setFont(self._tip_font)
         w.setPalette(QPalette())
         point_size = s.get(RESTORE_POINT_SIZE)
         if point_size is None:
@@ -163,8 +176,46 @@ class PresentationMode(QObject):
         except ValueError:
             state = Qt.WindowState.WindowNoState
         w.setWindowState(state & ~Qt.WindowState.WindowMinimized)
+        # The docks come back at the widths they had, not at what the large type made of them: once
+        # the window has its old size back (a window manager resizes it later), and again after that.
+        self._restore_dock_widths()
+        self._restoring_widths = True
+        QTimer.singleShot(1000, self, self._stop_restoring_widths)
         for key in (RESTORE_CHROME, RESTORE_POINT_SIZE, RESTORE_WINDOW_STATE):
             s.remove(key)
+
+    def _set_ui_font(self, font: QFont) -> None:
+        """The window's font, and that of every dock: a floating dock is a window of its own, which
+        inherits nothing from the main window unless it is told to."""
+        self.window.setFont(font)
+        for dock in self.window.findChildren(QDockWidget):
+            dock.setAttribute(Qt.WidgetAttribute.WA_WindowPropagation, True)
+            if dock.isFloating():
+                dock.setFont(font)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if self._restoring_widths and watched is self.window and event.type() == QEvent.Type.Resize:
+            QTimer.singleShot(0, self, self._restore_dock_widths)
+        return False
+
+    def _stop_restoring_widths(self) -> None:
+        self._restoring_widths = False
+
+    def _side_dock_widths(self, parts: dict[str, QWidget]) -> dict[QDockWidget, int]:
+        """The width of each side dock on screen (one per group of tabs: a dock behind another's tab
+        keeps a width of its own, which is not the one shown)."""
+        widths: dict[QDockWidget, int] = {}
+        for part in parts.values():
+            if not isinstance(part, QDockWidget) or not part.isVisible() or part.visibleRegion().isEmpty():
+                continue
+            if not any(other in widths for other in self.window.tabifiedDockWidgets(part)):
+                widths[part] = part.width()
+        return widths
+
+    def _restore_dock_widths(self) -> None:
+        widths = {d: px for d, px in self._dock_widths.items() if d.isVisible() and not d.isFloating()}
+        if widths and not self._active:
+            self.window.resizeDocks(list(widths), list(widths.values()), Qt.Orientation.Horizontal)
 
 
 __all__ = [

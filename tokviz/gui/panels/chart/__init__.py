@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from PySide6.QtCore import QEvent, Qt, Signal
@@ -37,6 +38,7 @@ from tokviz.gui.drawing.chart_style import (
     DEBOUNCE_MS,
     EDITOR_LABEL,
     EXPORT_SIZE,
+    LARGE_POINT_SIZE,
     VIEW_TIPS,
     VIEWS,
     ChartInput,
@@ -50,6 +52,7 @@ from tokviz.gui.models.tokenizers import TokenizerRegistryModel
 from tokviz.gui.panels.chart.files import ReadProblem, add_remembered_files, read_chart_text
 from tokviz.gui.panels.docking import follow_editor_text
 from tokviz.gui.settings import CHART_FILES
+from tokviz.gui.style.presentation_sizes import sizes_for
 from tokviz.gui.widgets import file_dialogs
 from tokviz.gui.workers.debounce import Debouncer
 from tokviz.gui.workers.jobs import Job, run_job
@@ -410,7 +413,8 @@ class ExchangeChart(QWidget):
         return self.palette().color(QPalette.ColorRole.Window).lightness() < 128
 
     def _apply_style(self) -> None:
-        self.canvas.set_style(ChartStyle(self._dark(), self.large_button.isChecked()))
+        large = sizes_for(self).chart
+        self.canvas.set_style(ChartStyle(self._dark(), self.large_button.isChecked(), large_point_size=large))
 
     def changeEvent(self, event: QEvent) -> None:
         super().changeEvent(event)
@@ -442,7 +446,7 @@ class ExchangeChart(QWidget):
                 path.with_suffix(f".{kind}") if path.suffix.lower() != f".{kind}" else path,
                 view=self.canvas.view,
                 scale=scale,
-                style=self.canvas.style_,
+                style=replace(self.canvas.style_, large_point_size=LARGE_POINT_SIZE),
                 embedding_dim=self.canvas.embedding_dim,
                 slots=self.canvas.slots,
             )

@@ -83,7 +83,7 @@ def _relabel(plot: Any, side: str, text: str) -> None:
     """Change an axis title, keeping its colour (pyqtgraph's setLabel replaces the whole style, so
     a title set after the dark theme's colours would be drawn in the default dark grey)."""
     axis = plot.getAxis(side)
-    axis.setLabel(text, **{**axis.labelStyle, **_LABEL_STYLE})
+    axis.setLabel(text, **{**_LABEL_STYLE, **axis.labelStyle})
 
 
 def plotting_ready() -> bool:
@@ -303,18 +303,22 @@ class TokenCountPlot(QWidget):
         pal = self.palette()
         self.widget.setBackground(pal.color(QPalette.ColorRole.Base))
         fg = pal.color(QPalette.ColorRole.Text)
+        # Sizes follow the widget's font, which grows in presentation mode (the window's font).
         tick_font = QFont(self.font())
         tick_font.setPointSizeF(max(7.0, tick_font.pointSizeF() - 2))
+        label_size = f"{max(9.0, self.font().pointSizeF()):.0f}pt"
         for plot in (self.text_plot, self.corpus_plot):
             for name in ("left", "bottom", "right"):
                 axis = plot.getAxis(name)
                 axis.setPen(pg.mkPen(fg))
                 axis.setTextPen(pg.mkPen(fg))
                 axis.setStyle(tickFont=tick_font, tickTextOffset=3)
+                if axis.labelText:
+                    axis.setLabel(axis.labelText, **{**axis.labelStyle, "font-size": label_size})
 
     def changeEvent(self, event: QEvent) -> None:
         super().changeEvent(event)
-        if event.type() == QEvent.Type.PaletteChange:
+        if event.type() in (QEvent.Type.PaletteChange, QEvent.Type.FontChange):
             self.apply_palette()
 
     # ---------------------------------------------------------------- data
