@@ -69,9 +69,8 @@ def test_leaving_presentation_mode_gives_the_side_docks_their_exact_widths_back(
     qtbot.wait(100)
     window.presentation.set_active(False)
     qtbot.waitUntil(lambda: window.size() == size, timeout=5000)
-    qtbot.wait(200)
 
-    assert vocabulary.width() == width
+    qtbot.waitUntil(lambda: vocabulary.width() == width, timeout=3000)
 
 
 def test_the_timeline_plots_labels_grow_in_presentation_mode(qtbot, make_window):
@@ -100,3 +99,20 @@ def test_the_charts_large_text_follows_the_screen(qtbot, make_window):
     assert chart.canvas.style_.point_size == pytest.approx(sizes_for(window).chart)
     window.presentation.set_active(False)
     assert chart.canvas.style_.point_size < sizes_for(window).chart
+
+
+def test_in_presentation_mode_the_token_views_get_the_room_and_the_editor_gets_it_back_after(
+    qtbot, make_window
+):
+    window = make_window(size=(1024, 768))
+    window.chart_dock.show()
+    qtbot.wait(100)
+    before = window.splitter.sizes()
+
+    window.presentation.set_active(True)
+    qtbot.waitUntil(window.isFullScreen, timeout=5000)
+    qtbot.wait(100)
+
+    assert window.views_splitter.height() >= 1.5 * window.editor.height()
+    window.presentation.set_active(False)
+    qtbot.waitUntil(lambda: window.splitter.sizes() == before, timeout=3000)

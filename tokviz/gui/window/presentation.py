@@ -9,9 +9,9 @@ in :mod:`tokviz.gui.window.presentation_colors`. Panels learn of the mode throug
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QObject, QRect, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QFont, QPalette
-from PySide6.QtWidgets import QApplication, QDockWidget, QMainWindow, QToolBar, QToolTip, QWidget
+from PySide6.QtWidgets import QApplication, QDockWidget, QMainWindow, QSplitter, QToolBar, QToolTip, QWidget
 
 from tokviz.gui.settings import (
     PRESENTATION_ON,
@@ -48,8 +48,10 @@ class PresentationMode(QObject):
         self._appearance = appearance
         self._active = False
         self._tip_font = QToolTip.font()
-        self._dock_widths: dict[QDockWidget, int] = {}
+        self._dock_sizes_before: dict[QDockWidget, tuple[Qt.Orientation, int]] = {}
         self._restoring_widths = False
+        self._splitter_sizes: list[int] = []
+        self._geometry: QRect | None = None
         window.installEventFilter(self)
         self.action: QAction = make_action(
             window, "&Presentation mode", "F11", checkable=True, name="actionPresentationMode"
@@ -136,7 +138,11 @@ class PresentationMode(QObject):
             s.set(RESTORE_POINT_SIZE, look.point_size)
             s.set(RESTORE_WINDOW_STATE, int(w.windowState().value))
         self._active = True
-        self._dock_widths = self._side_dock_widths(parts)
+        self._dock_sizes_before = self._dock_sizes()
+        splitter = self._main_splitter()
+        self._splitter_sizes = splitter.sizes() if splitter is not None else []
+        normal = not w.windowState() & ~Qt.WindowState.WindowActive
+        self._geometry = QRect(w.geometry()) if normal else None
         for part in parts.values():
             part.hide()
         sizes = self.sizes()
@@ -150,6 +156,7 @@ class PresentationMode(QObject):
         look.apply_theme()
         if not w.isFullScreen():
             w.setWindowState(w.windowState() | Qt.WindowState.WindowFullScreen)
+        self._share_central_area()
 
     def _leave(self) -> None:
         w, s, look = self.window, self._settings, self._appearance
@@ -176,10 +183,13 @@ class PresentationMode(QObject):
         except ValueError:
             state = Qt.WindowState.WindowNoState
         w.setWindowState(state & ~Qt.WindowState.WindowMinimized)
+        if self._geometry is not None and not w.windowState() & ~Qt.WindowState.WindowActive:
+            w.setGeometry(self._geometry)  # a window manager may not give a normal window its place back
         # The docks come back at the widths they had, not at what the large type made of them: once
         # the window has its old size back (a window manager resizes it later), and again after that.
-        self._restore_dock_widths()
         self._restoring_widths = True
+        for msecs in (0, 200):
+            QTimer.singleShot(msecs, self, self._restore_dock_widths)
         QTimer.singleShot(1000, self, self._stop_restoring_widths)
         for key in (RESTORE_CHROME, RESTORE_POINT_SIZE, RESTORE_WINDOW_STATE):
             s.remove(key)
@@ -194,28 +204,61 @@ class PresentationMode(QObject):
                 dock.setFont(font)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if self._restoring_widths and watched is self.window and event.type() == QEvent.Type.Resize:
-            QTimer.singleShot(0, self, self._restore_dock_widths)
+        if watched is self.window and event.type() == QEvent.Type.Resize:
+            if self._active:
+                QTimer.singleShot(0, self, self._share_central_area)
+            elif self._restoring_widths:
+                QTimer.singleShot(0, self, self._restore_dock_widths)
         return False
+
+    def _main_splitter(self) -> QSplitter | None:
+        return self.window.findChild(QSplitter, "mainSplitter")
+
+    def _share_central_area(self) -> None:
+        """Give the token views (and the counters over them) two thirds of the height beside the
+        editor: what the audience looks at, where large type leaves few lines."""
+        splitter = self._main_splitter()
+        if not self._active or splitter is None or splitter.count() != 2:
+            return
+        total = sum(splitter.sizes())
+        splitter.setSizes([total // 3, total - total // 3])
 
     def _stop_restoring_widths(self) -> None:
         self._restoring_widths = False
 
-    def _side_dock_widths(self, parts: dict[str, QWidget]) -> dict[QDockWidget, int]:
-        """The width of each side dock on screen (one per group of tabs: a dock behind another's tab
-        keeps a width of its own, which is not the one shown)."""
-        widths: dict[QDockWidget, int] = {}
-        for part in parts.values():
-            if not isinstance(part, QDockWidget) or not part.isVisible() or part.visibleRegion().isEmpty():
+    def _dock_sizes(self) -> dict[QDockWidget, tuple[Qt.Orientation, int]]:
+        """The width of each side dock on screen and the height of each bottom one (one per group of
+        tabs: a dock behind another's tab keeps a size of its own, which is not the one shown)."""
+        sizes: dict[QDockWidget, tuple[Qt.Orientation, int]] = {}
+        w = self.window
+        for dock in w.findChildren(QDockWidget):
+            if dock.isFloating() or not dock.isVisible() or dock.visibleRegion().isEmpty():
                 continue
-            if not any(other in widths for other in self.window.tabifiedDockWidgets(part)):
-                widths[part] = part.width()
-        return widths
+            if any(other in sizes for other in w.tabifiedDockWidgets(dock)):
+                continue
+            if w.dockWidgetArea(dock) in (
+                Qt.DockWidgetArea.TopDockWidgetArea,
+                Qt.DockWidgetArea.BottomDockWidgetArea,
+            ):
+                sizes[dock] = (Qt.Orientation.Vertical, dock.height())
+            else:
+                sizes[dock] = (Qt.Orientation.Horizontal, dock.width())
+        return sizes
 
     def _restore_dock_widths(self) -> None:
-        widths = {d: px for d, px in self._dock_widths.items() if d.isVisible() and not d.isFloating()}
-        if widths and not self._active:
-            self.window.resizeDocks(list(widths), list(widths.values()), Qt.Orientation.Horizontal)
+        if self._active:
+            return
+        splitter = self._main_splitter()
+        if splitter is not None and len(self._splitter_sizes) == splitter.count():
+            splitter.setSizes(self._splitter_sizes)
+        for orientation in (Qt.Orientation.Horizontal, Qt.Orientation.Vertical):
+            docks = [
+                (d, px)
+                for d, (o, px) in self._dock_sizes_before.items()
+                if o == orientation and d.isVisible() and not d.isFloating()
+            ]
+            if docks:
+                self.window.resizeDocks([d for d, _ in docks], [px for _, px in docks], orientation)
 
 
 __all__ = [
