@@ -28,7 +28,10 @@ def test_the_lecture_string_under_gpt2_reads_20_bytes_and_12_tokens_in_big_count
     sizes = window.presentation.sizes()
     assert counters.font().pointSizeF() == pytest.approx(sizes.counter)
     assert sizes.counter > sizes.ui
-    assert counters.height() >= QFontMetricsF(counters.font()).height() * 1.5  # a heading over a number line
+    number_line = QFontMetricsF(counters.cells[0].font()).height()
+    qtbot.waitUntil(
+        lambda: counters.height() >= number_line * 1.5, timeout=5000
+    )  # a heading over the numbers
 
     window.presentation.set_active(False)
 
@@ -44,3 +47,20 @@ def test_the_counters_follow_the_text(qtbot, make_window):
     qtbot.waitUntil(lambda: window.is_ready() and counters.counts.bytes == 18, timeout=20000)
 
     assert counters.counts.views[0].tokens == 5  # the, cat, in, the, hat
+
+
+def test_every_counter_fits_its_share_of_a_1024_pixel_screen(qtbot, make_window):
+    from PySide6.QtGui import QFontMetricsF
+
+    from tokviz.gui.window.counters import _value_line
+
+    window = make_window(text=LECTURE_STRING, size=(1024, 768))
+    window.presentation.set_active(True)
+    window.resize(1024, 768)
+    counters = window.findChild(QWidget, "bigCounters")
+    qtbot.waitUntil(lambda: counters.width() <= 1024, timeout=5000)
+
+    for cell in counters.cells:
+        if not cell.isHidden():
+            bold = QFontMetricsF(cell.font())
+            assert bold.horizontalAdvance(_value_line(cell.text())) * 1.08 <= cell.width(), cell.text()

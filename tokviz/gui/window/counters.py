@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QFontMetricsF, QResizeEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
 from tokviz.gui.style.fonts import sans_font
@@ -39,6 +40,11 @@ class Counts:
         return self.bytes / view.tokens if view.tokens else None
 
 
+def _value_line(cell: str) -> str:
+    """The plain text of a cell's number line."""
+    return re.sub(r"<[^>]+>", "", cell.rsplit("<div", 1)[-1].split(">", 1)[-1])
+
+
 def _cell(heading: str, value: str) -> str:
     return f"<div style='font-size:60%'>{heading}</div><div style='white-space:nowrap'>{value}</div>"
 
@@ -56,11 +62,37 @@ class BigCounters(QWidget):
         self._layout = QHBoxLayout(self)
         self._layout.setContentsMargins(8, 2, 8, 2)
         self._layout.setSpacing(24)
-        self.set_point_size(17.0)
+        self._point_size = 17.0
+        self.set_point_size(self._point_size)
 
     def set_point_size(self, size: float) -> None:
-        """Draw the numbers at ``size`` points (their headings smaller)."""
+        """Draw the numbers at ``size`` points (their headings smaller), or smaller where a cell's
+        line would not fit its share of the width."""
+        self._point_size = size
         self.setFont(sans_font(size))
+        self._fit()
+
+    def _fit(self) -> None:
+        """One size for every cell: the largest up to the chosen one at which each line fits."""
+        shown = [label for label in self.cells if not label.isHidden()]
+        if not shown:
+            return
+        margins = self._layout.contentsMargins()
+        room = (self.width() - margins.left() - margins.right()) / len(shown) - self._layout.spacing()
+        bold = sans_font(self._point_size, bold=True)
+        widest = max(QFontMetricsF(bold).horizontalAdvance(_value_line(label.text())) for label in shown)
+        size = (
+            self._point_size * min(1.0, max(0.5, room / widest))
+            if widest > 0 and room > 0
+            else self._point_size
+        )
+        for label in shown:
+            if label.font().pointSizeF() != size:
+                label.setFont(sans_font(size))
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._fit()
 
     def show_counts(self, counts: Counts) -> None:
         """Show ``counts``, one cell for the text and one per view."""
@@ -88,6 +120,7 @@ class BigCounters(QWidget):
             label.show()
         for label in self.cells[len(texts) :]:
             label.hide()
+        self._fit()
 
     def cell_texts(self) -> list[str]:
         """What each visible cell says, as plain text (tests and the accessible description)."""
