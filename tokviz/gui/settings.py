@@ -91,6 +91,8 @@ WORDS_SOURCE: Key[str] = Key("words/source", str, "editor")
 WORDS_FILES: Key[list[str]] = Key("words/files", list, [])
 # The exchange-rate chart: the text files added as groups of bars
 CHART_FILES: Key[list[str]] = Key("chart/files", list, [])
+# The tokenizers (registry keys) the user took off the chart; every other one is a series
+CHART_HIDDEN_SERIES: Key[list[str]] = Key("chart/hiddenSeries", list, [])
 # Presentation mode, and what to give back when it ends
 PRESENTATION_ON: Key[bool] = Key("presentation/on", bool, False)
 RESTORE_CHROME: Key[list[str] | None] = Key("presentation/restoreChrome", list, None)
