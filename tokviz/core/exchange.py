@@ -389,6 +389,11 @@ def attention_caption(table: ExchangeTable) -> str:
     )
 
 
+def possessive(name: str) -> str:
+    """``name``'s, or ``name``' when it ends in s (the characters tokenizer, the words tokenizer)."""
+    return f"{name}'" if name.endswith(("s", "S")) else f"{name}'s"
+
+
 def embedding_caption(table: ExchangeTable, d: int = DEFAULT_EMBEDDING_DIM) -> str:
     """What the vocabulary view shows: what a bigger vocabulary costs in parameters and buys in bytes per token."""
     points = [
@@ -401,15 +406,15 @@ def embedding_caption(table: ExchangeTable, d: int = DEFAULT_EMBEDDING_DIM) -> s
     big_bpt = table.overall_bytes_per_token(table.tokenizers.index(big.tokenizer))
     if len(points) == 1 or points[0].vocab_size == big.vocab_size:
         return (
-            f"At d = {d:,}, {big.tokenizer}'s embedding table has {big.vocab_size:,} × {d:,} = "
+            f"At d = {d:,}, {possessive(big.tokenizer)} embedding table has {big.vocab_size:,} × {d:,} = "
             f"{format_count(big.parameters)} parameters"
             + (f" and carries {big_bpt:.2f} bytes per token over all inputs." if big_bpt else ".")
         )
     small = points[0]
     small_bpt = table.overall_bytes_per_token(table.tokenizers.index(small.tokenizer))
     text = (
-        f"At d = {d:,}, {big.tokenizer}'s embedding table ({format_count(big.parameters)} parameters) is "
-        f"{format_factor(big.parameters / small.parameters)}× the size of {small.tokenizer}'s "
+        f"At d = {d:,}, {possessive(big.tokenizer)} embedding table ({format_count(big.parameters)} parameters) "
+        f"is {format_factor(big.parameters / small.parameters)}× the size of {possessive(small.tokenizer)} "
         f"({format_count(small.parameters)})"
     )
     if big_bpt and small_bpt:

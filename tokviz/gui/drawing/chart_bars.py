@@ -56,8 +56,22 @@ def category_labels(name: str, n_bytes: int) -> list[str]:
     return [f"{name}\n{size}", two_lines, name, first, short, first[:3], ""]
 
 
-# Each bar view's y-axis title, in full and short (a short plot cannot hold the full one).
-AXIS_TITLES = {"bytes": ("bytes per token", "bytes/token"), "attention": ("attention cost (×)", "cost (×)")}
+# Each view's y-axis title, in full and short (a short plot cannot hold the full one).
+AXIS_TITLES = {
+    "bytes": ("bytes per token", "bytes/token"),
+    "attention": ("attention cost (×)", "cost (×)"),
+    "vocab": ("bytes per token, all inputs", "bytes/token"),
+}
+
+
+def bottom_title(view: str, sizes_shown: bool, counts_shown: bool) -> str:
+    """The x axis's title of a bar view, naming only what the tick and bar labels show."""
+    notes = ["its size in UTF-8 bytes"] if sizes_shown else []
+    if view == "attention":
+        notes.append(
+            "bar labels: cost multiplier, then token count" if counts_shown else "bar labels: cost multiplier"
+        )
+    return f"input ({'; '.join(notes)})" if notes else "input"
 
 
 class BarLayer:
@@ -115,13 +129,7 @@ class BarLayer:
         canvas = self.canvas
         table, view, st, plot = canvas.table, canvas.view, canvas.style_, canvas.plot
         bottom = plot.getAxis("bottom")
-        if view == "bytes":
-            canvas.set_axis_labels(AXIS_TITLES["bytes"][0], "input (its size in UTF-8 bytes)")
-        else:
-            canvas.set_axis_labels(
-                AXIS_TITLES["attention"][0],
-                "input (bar labels: cost multiplier, then token count)",
-            )
+        canvas.set_axis_labels(AXIS_TITLES[view][0], bottom_title(view, True, True))
         self.clear()
         # Categories, not numbers: no tick marks between the groups.
         bottom.setStyle(tickLength=0)
@@ -312,20 +320,6 @@ class BarLayer:
                 break
         self._set_ticks(variant)
 
-    def _fit_axis_title(self) -> None:
-        """The y axis's title in full when it fits the plot's height, else its short form."""
-        axis = self.canvas.plot.getAxis("left")
-        full = AXIS_TITLES.get(self.canvas.view)
-        if full is None:
-            return
-        fits = (
-            QFontMetricsF(self.canvas.style_.font()).horizontalAdvance(full[0])
-            <= self.canvas.plot.vb.height()
-        )
-        wanted = full[0] if fits else full[1]
-        if axis.labelText != wanted:
-            axis.setLabel(wanted, **axis.labelStyle)
-
     def fit_labels(self) -> None:
         """Give bars the longest value labels that fit over them (none at tiny sizes), and the inputs
         the longest names that fit under them."""
@@ -336,7 +330,6 @@ class BarLayer:
         if not px or not math.isfinite(px):
             return
         self._fit_ticks(1 / px)
-        self._fit_axis_title()
         bar_px = (self.geometry[0][1] - self.geometry[0][0]) / px
         metrics = QFontMetricsF(self.canvas.style_.font(0.9))
         labels = self.labels[: len(self.geometry)]
@@ -366,6 +359,8 @@ class BarLayer:
             # A hair below zero, or the axis drops the 0 tick that sits exactly on the plot's edge.
             plot.setYRange(-top * 0.002, top, padding=0)
         self.label_angle = 0.0 if variant is not None else 90.0
+        sizes_shown = self.tick_variant in (0, 1)
+        self.canvas.set_bottom_title(bottom_title(self.canvas.view, sizes_shown, variant == 0))
         for label, texts in zip(labels, self.label_texts):
             if variant is None:
                 label.setAngle(90)

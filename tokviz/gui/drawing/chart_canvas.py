@@ -22,7 +22,7 @@ from PySide6.QtWidgets import QGraphicsView, QLabel, QSizePolicy, QToolTip, QVBo
 
 from tokviz.core.errors import ExportError
 from tokviz.core.exchange import DEFAULT_EMBEDDING_DIM, ExchangeTable
-from tokviz.gui.drawing.chart_bars import BarGeometry, BarLayer
+from tokviz.gui.drawing.chart_bars import AXIS_TITLES, BarGeometry, BarLayer
 from tokviz.gui.drawing.chart_style import (
     EXPORT_SIZE,
     VIEWS,
@@ -33,6 +33,7 @@ from tokviz.gui.drawing.chart_style import (
 )
 from tokviz.gui.drawing.chart_text import (
     EMPTY_HINT,
+    MEASURING_HINT,
     caption_text,
     describe_bar,
     describe_point,
@@ -66,6 +67,7 @@ class ChartCanvas(QWidget):
         self.embedding_dim = DEFAULT_EMBEDDING_DIM
         self.slots: list[int] = []
         self.hover_html: str | None = None
+        self.measuring = False
         self.bars = BarLayer(self)
         self.vocab = VocabLayer(self)
         self.graphics: pg.GraphicsLayoutWidget | None = None
@@ -145,6 +147,17 @@ class ChartCanvas(QWidget):
         """Light or dark colours, normal or presentation-size text."""
         self.style_ = style
         self._redraw()
+
+    def set_measuring(self, on: bool) -> None:
+        """Whether numbers are on their way (tokenizers loading, a measurement running): an empty
+        chart then says "Measuring…" instead of asking for text."""
+        if on != self.measuring:
+            self.measuring = on
+            self._redraw()
+
+    def empty_hint(self) -> str:
+        """What an empty chart says."""
+        return MEASURING_HINT if self.measuring or self.table is None else EMPTY_HINT
 
     def set_embedding_dim(self, d: int) -> None:
         """The model width d in V x d."""
@@ -246,6 +259,29 @@ class ChartCanvas(QWidget):
         self.plot.setLabel("left", left, **style)
         self.plot.setLabel("bottom", bottom, **style)
 
+    def set_bottom_title(self, text: str) -> None:
+        """Change the x axis's title, keeping its style."""
+        axis = self.plot.getAxis("bottom")
+        if axis.labelText != text:
+            axis.setLabel(text, **axis.labelStyle)
+
+    def fit_axis_title(self) -> None:
+        """The y axis's title in full when it fits beside the plot, else its short form, smaller if need be."""
+        titles = AXIS_TITLES.get(self.view)
+        if titles is None or self.graphics is None:
+            return
+        axis = self.plot.getAxis("left")
+        room = self.plot.vb.height() * 0.92
+        size = self.style_.point_size
+        metrics = QFontMetricsF(self.style_.font())
+        wanted = titles[0] if metrics.horizontalAdvance(titles[0]) <= room else titles[1]
+        needed = metrics.horizontalAdvance(wanted)
+        if needed > room > 0:
+            size = max(6.0, size * room / needed)
+        style = {**axis.labelStyle, "font-size": f"{size:.1f}pt"}
+        if axis.labelText != wanted or axis.labelStyle.get("font-size") != style["font-size"]:
+            axis.setLabel(wanted, **style)
+
     def graphics_room(self) -> float:
         """The height left for the plot once the title, legend and summary have theirs (pixels)."""
         margins = self._layout.contentsMargins()
@@ -298,7 +334,7 @@ class ChartCanvas(QWidget):
         self.hover_html = None
         self.bars.remove_lines()
         empty = table is None or table.empty or not table.tokenizers
-        self.hint.setText(EMPTY_HINT if empty else "")
+        self.hint.setText(self.empty_hint() if empty else "")
         if self.view == "vocab":
             self.bars.clear()
             self.vocab.draw()
@@ -321,6 +357,7 @@ class ChartCanvas(QWidget):
         vocabulary view's labels where they overlap nothing."""
         if self.graphics is None:
             return
+        self.fit_axis_title()
         if self.view == "vocab":
             self.vocab.place_labels()
         else:

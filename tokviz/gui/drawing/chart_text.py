@@ -22,6 +22,7 @@ from tokviz.core.metrics import TextMetrics
 from tokviz.gui.drawing.chart_style import EDITOR_LABEL, ChartStyle, byte_color
 
 EMPTY_HINT = "Nothing to measure yet: type some text, or add a sample or a file"
+MEASURING_HINT = "Measuring…"
 
 
 def esc(text: str) -> str:

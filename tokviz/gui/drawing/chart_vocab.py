@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QPointF, QRectF
 
 from tokviz.core.exchange import format_count
-from tokviz.gui.drawing.chart_text import EMPTY_HINT, esc
+from tokviz.gui.drawing.chart_text import esc
 
 if TYPE_CHECKING:
     import pyqtgraph as pg
@@ -69,7 +69,7 @@ class VocabLayer:
             self.hide(0)
             plot.hideAxis("top")
             plot.getAxis("bottom").setTicks([[]])
-            canvas.hint.setText(EMPTY_HINT)
+            canvas.hint.setText(canvas.empty_hint())
             plot.setRange(xRange=(0, 1), yRange=(0, 1), padding=0)
             canvas.hint.setPos(0.5, 0.5)
             return
@@ -101,9 +101,9 @@ class VocabLayer:
             item.setData(x=[xs[k]], y=[bpts[k]], symbol="o", size=size, brush=color, pen=outline)
             item.setVisible(True)
             self.html[j] = (
-                f"<b style='color:{color.name()}'>{esc(point.tokenizer)}</b>"
+                f"<b style='color:{color.name()}'>{esc(point.tokenizer)}</b>",
+                f"{format_count(point.parameters)} parameters · {bpts[k]:.2f} bytes/token"
                 + code_point_note(point.vocab_size),
-                f"{format_count(point.parameters)} parameters · {bpts[k]:.2f} bytes/token",
             )
             label.setFont(st.font(0.95))
             label.setHtml("<br>".join(self.html[j]))

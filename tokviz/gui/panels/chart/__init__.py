@@ -367,6 +367,7 @@ class ExchangeChart(QWidget):
         request = (tuple(texts.items()), tuple(id(t) for _k, _l, t in toks))
         pending = ", ".join(self._pending_names())
         self.status.setText(f"loading {pending}…" if pending else "")
+        self.canvas.set_measuring(bool(pending) or request != self._last_request)
         if request == self._last_request and self.table is not None:
             return
         self._dirty = False
@@ -378,6 +379,7 @@ class ExchangeChart(QWidget):
 
         def done(table: ExchangeTable) -> None:
             self._last_request = request
+            self.canvas.set_measuring(bool(self._pending_names()))
             self._show(table, keys)
 
         def failed(exc: BaseException) -> None:
