@@ -24,10 +24,12 @@ WIDE = QSize(2400, 900)
 @pytest.fixture(scope="module")
 def table(gpt2, cl100k, byte_tokenizer) -> ExchangeTable:
     from tokviz.core.lecture_tokenizers import CharacterTokenizer, WordTokenizer
+    from tokviz.core.registry import load_tokenizer
 
     texts = {EDITOR_LABEL: HELLO, **{s.label: s.text for s in sample_inputs()}}
-    toks = [byte_tokenizer, gpt2, cl100k, CharacterTokenizer(), WordTokenizer.from_text("hello there")]
-    return ExchangeTable.measure(texts, toks, ["bytes", "GPT-2", "cl100k", "characters", "words"])
+    o200k = load_tokenizer("o200k")
+    toks = [byte_tokenizer, gpt2, cl100k, o200k, CharacterTokenizer(), WordTokenizer.from_text("hello there")]
+    return ExchangeTable.measure(texts, toks, ["bytes", "GPT-2", "cl100k", "o200k", "characters", "words"])
 
 
 def _canvas(qtbot, table, view: str, size: QSize, large: bool = True) -> ChartCanvas:

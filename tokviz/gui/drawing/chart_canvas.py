@@ -266,21 +266,28 @@ class ChartCanvas(QWidget):
             axis.setLabel(text, **axis.labelStyle)
 
     def fit_axis_title(self) -> None:
-        """The y axis's title in full when it fits beside the plot, else its short form, smaller if need be."""
+        """The y axis's title in full when it fits beside the plot, else its short form, smaller if need be
+        (measured as drawn: the axis cuts off what sticks out of the plot's height)."""
         titles = AXIS_TITLES.get(self.view)
         if titles is None or self.graphics is None:
             return
         axis = self.plot.getAxis("left")
-        room = self.plot.vb.height() * 0.92
+        room = self.plot.vb.height() - 4
+        if room <= 0:
+            return
         size = self.style_.point_size
-        metrics = QFontMetricsF(self.style_.font())
-        wanted = titles[0] if metrics.horizontalAdvance(titles[0]) <= room else titles[1]
-        needed = metrics.horizontalAdvance(wanted)
-        if needed > room > 0:
-            size = max(6.0, size * room / needed)
-        style = {**axis.labelStyle, "font-size": f"{size:.1f}pt"}
-        if axis.labelText != wanted or axis.labelStyle.get("font-size") != style["font-size"]:
-            axis.setLabel(wanted, **style)
+
+        def drawn_width(text: str, points: float) -> float:
+            style = {**axis.labelStyle, "font-size": f"{points:.1f}pt"}
+            if axis.labelText != text or axis.labelStyle.get("font-size") != style["font-size"]:
+                axis.setLabel(text, **style)
+            return float(axis.label.boundingRect().width())
+
+        if drawn_width(titles[0], size) <= room:
+            return
+        needed = drawn_width(titles[1], size)
+        if needed > room:
+            drawn_width(titles[1], max(6.0, size * room / needed))
 
     def graphics_room(self) -> float:
         """The height left for the plot once the title, legend and summary have theirs (pixels)."""

@@ -7,6 +7,7 @@ beside their markers where they overlap nothing; when points crowd, they shrink 
 
 from __future__ import annotations
 
+import itertools
 import math
 from typing import TYPE_CHECKING
 
@@ -167,26 +168,31 @@ class VocabLayer:
         """Place every label (full or short); True when none overlaps anything."""
         radius, gap = 10.0, 6.0
         marks = self.scene_positions()
-        placed = [QRectF(at.x() - radius, at.y() - radius, 2 * radius, 2 * radius) for _j, at in marks]
+        markers = [QRectF(at.x() - radius, at.y() - radius, 2 * radius, 2 * radius) for _j, at in marks]
+        placed = list(markers)
         visible = [(pair, j) for pair, j in zip(self.marks, self.columns) if pair[0].isVisible()]
         clean = True
         # Right, left, above, below, and the four corners in between.
         sides = ((1, -1), (-1, -1), (1, 1), (-1, 1), (0, -1), (0, 1), (1, 0), (-1, 0))
-        for ((_item, label), j), (_j, at) in zip(visible, marks):
+        for k, (((_item, label), j), (_j, at)) in enumerate(zip(visible, marks)):
+            others = markers[:k] + markers[k + 1 :]
             name, detail = self.html[j]
             body = name if short else f"{name}<br>{detail}"
             label.setHtml(f"<div style='text-align:left'>{body}</div>")
             box = label.textItem.boundingRect()
             w, h = box.width(), box.height()
             best: tuple[int, QRectF, int] | None = None
-            for dx, dy in sides:
-                left = {1: at.x() + gap, -1: at.x() - gap - w, 0: at.x() - w / 2}[dx]
-                top = {-1: at.y() - gap - h + 4, 1: at.y() + gap - 4, 0: at.y() - h / 2}[dy]
+            # Right beside the marker: a label farther out reads as another marker's.
+            for (dx, dy), step in itertools.product(sides, (gap,)):
+                left = {1: at.x() + step, -1: at.x() - step - w, 0: at.x() - w / 2}[dx]
+                top = {-1: at.y() - step - h + 4, 1: at.y() + step - 4, 0: at.y() - h / 2}[dy]
                 if dy == 0:
                     left += dx * radius
                 rect = QRectF(left, top, w, h)
-                score = (0 if area.contains(rect) else 4) + sum(
-                    2 for other in placed if rect.intersects(other)
+                score = (
+                    (0 if area.contains(rect) else 4)
+                    + sum(3 for other in others if rect.intersects(other))
+                    + sum(2 for other in placed[len(markers) :] if rect.intersects(other))
                 )
                 if best is None or score < best[0]:
                     best = (score, rect, dx)
@@ -195,6 +201,11 @@ class VocabLayer:
             assert best is not None
             score, rect, dx = best
             clean = clean and score == 0
+            # A name that would cover another marker or name is left to the legend (and to hover).
+            hidden = short and any(rect.intersects(m) for m in others + placed[len(markers) :])
+            label.setVisible(not hidden)
+            if hidden:
+                continue
             placed.append(rect)
             align = {1: "left", -1: "right", 0: "center"}[dx]
             label.setHtml(f"<div style='text-align:{align}'>{body}</div>")
