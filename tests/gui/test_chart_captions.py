@@ -77,9 +77,11 @@ def test_vocabulary_labels_stay_in_the_plot_and_off_the_other_markers(qtbot, tab
     area = canvas.plot.vb.sceneBoundingRect()
     markers = canvas.mark_scene_positions()
     radius = 7.0
+    named = [label for (item, label) in canvas.vocab.marks if item.isVisible() and label.isVisible()]
+    assert len(named) >= 3, "the others are named by the legend, in their colours"
 
     for (item, label), j in zip(canvas.vocab.marks, canvas.vocab.columns):
-        if not item.isVisible():
+        if not (item.isVisible() and label.isVisible()):
             continue
         box = label.mapRectToScene(label.boundingRect())
         assert area.adjusted(-1, -1, 1, 1).contains(box), table.tokenizers[j]

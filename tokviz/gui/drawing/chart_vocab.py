@@ -201,8 +201,10 @@ class VocabLayer:
             assert best is not None
             score, rect, dx = best
             clean = clean and score == 0
-            # A name that would cover another marker or name is left to the legend (and to hover).
-            hidden = short and any(rect.intersects(m) for m in others + placed[len(markers) :])
+            # A name that would be cut or cover another marker or name is left to the legend (and hover).
+            hidden = short and (
+                not area.contains(rect) or any(rect.intersects(m) for m in others + placed[len(markers) :])
+            )
             label.setVisible(not hidden)
             if hidden:
                 continue
