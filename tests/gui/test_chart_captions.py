@@ -105,3 +105,15 @@ def test_a_chart_waiting_for_its_tokenizers_says_measuring_not_nothing_to_measur
     qtbot.waitUntil(lambda: chart.table is not None, timeout=20000)
 
     assert chart.canvas.hint.toPlainText() == "Measuring…" != EMPTY_HINT
+
+
+@pytest.mark.parametrize("view", ["bytes", "attention", "vocab"])
+def test_the_conclusion_stays_on_screen_in_a_chart_docked_at_a_projectors_size(qtbot, table, view):
+    canvas = render_canvas(
+        table, view=view, style=ChartStyle(large=True), size=PROJECTOR_DOCK, show_title=False
+    )
+    qtbot.addWidget(canvas)
+
+    assert canvas.caption.isVisible()
+    assert canvas.caption.geometry().bottom() <= canvas.height()
+    assert canvas.graphics.height() >= canvas.graphics.minimumHeight() >= 150

@@ -376,12 +376,16 @@ def attention_caption(table: ExchangeTable) -> str:
         cells = [(table.attention(i, j), table.inputs[i]) for i in range(len(table.inputs))]
         measured = [(m, label) for m, label in cells if m is not None]
         top = max(measured, key=lambda item: item[0])
-        if top[0] > 1.0:
+        if format_factor(top[0]) != "1.0":  # a cost that rounds to 1.0× is no cost to name
             worst.append((top[0], name, top[1]))
     if not worst:
         return "Every tokenizer needs the same number of tokens on every input: no attention cost to save."
     worst.sort(key=lambda item: item[0])
-    parts = [f"{name} up to {format_factor(m)}× (on {label})" for m, name, label in worst]
+    # Each input named once, after the tokenizers at their worst on it (a slide has little room).
+    by_input: dict[str, list[str]] = {}
+    for m, name, label in worst:
+        by_input.setdefault(label, []).append(f"{name} up to {format_factor(m)}×")
+    parts = [f"{' and '.join(costs)} (on {label})" for label, costs in by_input.items()]
     return (
         "Against the tokenizer that needs the fewest tokens for each input, dense attention costs "
         + ", ".join(parts)

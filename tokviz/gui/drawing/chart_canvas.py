@@ -231,7 +231,7 @@ class ChartCanvas(QWidget):
         self.setPalette(pal)
         self.title.setFont(st.font(1.3, bold=True))
         self.legend.setFont(st.font())
-        self.caption.setFont(st.font(1.1))
+        self.caption.setFont(st.font())
         if self.graphics is None:
             return
         import pyqtgraph as pg
@@ -314,7 +314,7 @@ class ChartCanvas(QWidget):
         super().resizeEvent(event)
         self._fit_caption()
 
-    def reserve_bottom_axis(self, lines: float) -> None:
+    def reserve_bottom_axis(self, lines: float, top_lines: float = 0.0) -> None:
         """Give the x axis room for ``lines`` lines of text, and never squeeze the plot below it.
 
         A graphics layout short of space shrinks the axis, and the axis then drops tick labels
@@ -328,7 +328,9 @@ class ChartCanvas(QWidget):
         # A new fixed height alone does not lay the plot out again: the axis would keep its old one.
         axis.updateGeometry()
         self.plot.layout.invalidate()
-        self.graphics.setMinimumHeight(height + 120)
+        # The plot itself keeps 100 pixels, under a top axis of ``top_lines`` lines if there is one.
+        line = QFontMetricsF(self.style_.font()).height()
+        self.graphics.setMinimumHeight(height + int(line * top_lines) + 100)
 
     def _redraw(self) -> None:
         self._apply_palette()
@@ -465,14 +467,16 @@ def render_canvas(
     embedding_dim: int = DEFAULT_EMBEDDING_DIM,
     slots: Sequence[int] | None = None,
     size: QSize = EXPORT_SIZE,
+    show_title: bool = True,
 ) -> ChartCanvas:
-    """A canvas laid out offscreen at ``size`` showing ``table``: what exports and the command line render.
+    """A canvas laid out offscreen at ``size`` showing ``table``: what exports and the command line render
+    (without its title, what the dock shows).
 
     Needs a QApplication. The caller owns the canvas (``deleteLater`` it when done).
     """
     from PySide6.QtWidgets import QApplication
 
-    canvas = ChartCanvas()
+    canvas = ChartCanvas(show_title=show_title)
     canvas.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen)
     canvas.set_style(style or ChartStyle())
     canvas.set_embedding_dim(embedding_dim)

@@ -114,7 +114,7 @@ class VocabLayer:
         self.hide(len(points))
         plot.getAxis("bottom").setStyle(tickLength=5)
         plot.getAxis("bottom").setTicks([[(e, format_count(10**e)) for e in range(x_lo, x_hi + 1)], []])
-        canvas.reserve_bottom_axis(2.4)
+        canvas.reserve_bottom_axis(2.4, top_lines=2.4)
         plot.setRange(xRange=x_range, yRange=(-max(bpts) * 0.003, max(bpts) * 1.3), padding=0)
 
     def _mark(self, index: int) -> tuple[pg.ScatterPlotItem, pg.TextItem]:
