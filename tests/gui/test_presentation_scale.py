@@ -116,3 +116,18 @@ def test_in_presentation_mode_the_token_views_get_the_room_and_the_editor_gets_i
     assert window.views_splitter.height() >= 1.5 * window.editor.height()
     window.presentation.set_active(False)
     qtbot.waitUntil(lambda: window.splitter.sizes() == before, timeout=3000)
+
+
+def test_the_chart_takes_the_same_share_of_the_screen_in_presentation_mode(qtbot, make_window):
+    from tokviz.gui.window.presentation import BOTTOM_DOCK_SHARE
+
+    window = make_window(size=(1024, 768))
+    window.chart_dock.show()
+    window.presentation.set_active(True)
+    qtbot.waitUntil(window.isFullScreen, timeout=5000)
+
+    def has_its_share() -> bool:
+        return abs(window.chart_dock.height() - BOTTOM_DOCK_SHARE * window.height()) <= 2
+
+    qtbot.waitUntil(has_its_share, timeout=3000)
+    window.presentation.set_active(False)

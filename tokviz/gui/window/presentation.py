@@ -34,6 +34,8 @@ from tokviz.gui.window.presentation_colors import (
 )
 
 PRESENTATION_POINT_SIZE = TEXT_POINT_SIZE
+# The height of the bottom docks (the chart, the timeline) in presentation mode, as a share of the screen's.
+BOTTOM_DOCK_SHARE = 0.42
 
 
 class PresentationMode(QObject):
@@ -217,8 +219,20 @@ class PresentationMode(QObject):
     def _share_central_area(self) -> None:
         """Give the token views (and the counters over them) two thirds of the height beside the
         editor: what the audience looks at, where large type leaves few lines."""
+        if not self._active:
+            return
+        w = self.window
+        bottom = [
+            d
+            for d in w.findChildren(QDockWidget)
+            if d.isVisible()
+            and not d.isFloating()
+            and w.dockWidgetArea(d) == Qt.DockWidgetArea.BottomDockWidgetArea
+        ]
+        if bottom:  # the same share of the screen on a projector and on a 1080p screen
+            w.resizeDocks(bottom[:1], [round(w.height() * BOTTOM_DOCK_SHARE)], Qt.Orientation.Vertical)
         splitter = self._main_splitter()
-        if not self._active or splitter is None or splitter.count() != 2:
+        if splitter is None or splitter.count() != 2:
             return
         total = sum(splitter.sizes())
         splitter.setSizes([total // 3, total - total // 3])
