@@ -131,3 +131,22 @@ def test_the_chart_takes_the_same_share_of_the_screen_in_presentation_mode(qtbot
 
     qtbot.waitUntil(has_its_share, timeout=3000)
     window.presentation.set_active(False)
+
+
+def test_the_timeline_plots_side_titles_fit_their_short_plots_in_presentation_mode(qtbot, make_window):
+    window = make_window(text="the cat in the hat", size=(1024, 768))
+    timeline = _dock(window, "timelineDock")
+    timeline.show()
+    plot = timeline.widget().plot
+    plot.build()
+    window.presentation.set_active(True)
+    qtbot.waitUntil(window.isFullScreen, timeout=5000)
+    qtbot.wait(200)
+    plot.fit_axis_titles()
+
+    for item in (plot.text_plot, plot.corpus_plot):
+        for side in ("left", "right"):
+            axis = item.getAxis(side)
+            if axis.labelText and axis.isVisible():
+                assert axis.label.boundingRect().width() <= item.vb.height(), (side, axis.labelText)
+    window.presentation.set_active(False)

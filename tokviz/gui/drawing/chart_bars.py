@@ -347,7 +347,7 @@ class BarLayer:
         font = self.canvas.style_.font(0.9 * scale)
         side = QFontMetricsF(font)
         if variant is None:
-            room_px = max(side.horizontalAdvance(t[1]) for t in self.label_texts) + side.height()
+            room_px = max(side.horizontalAdvance(t[1]) for t in self.label_texts) + 2 * side.height()
         else:
             lines = max(t[variant].count("<br>") + 1 for t in self.label_texts)
             room_px = lines * metrics.height() + 10
