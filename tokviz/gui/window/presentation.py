@@ -2,7 +2,10 @@
 
 F11 (or View ▸ Presentation mode) toggles the mode; it is remembered in the settings, together with
 what to bring back on leaving it (toolbars, vocabulary dock, status bar, text size, window state),
-so that a window reopened in presentation mode still returns to the user's layout. The palette is
+so that a window reopened in presentation mode still returns to the user's layout; on leaving, the
+window's place, the docks' sizes and the editor/views split come back exactly. Type sizes follow the
+screen's height (:mod:`tokviz.gui.style.presentation_sizes`), hover cards and floating panels
+included, and the token views get most of the height beside the editor. The palette is
 in :mod:`tokviz.gui.window.presentation_colors`. Panels learn of the mode through the context's
 ``presentationChanged`` signal (the chart switches its large text with it).
 """
@@ -51,7 +54,7 @@ class PresentationMode(QObject):
         self._active = False
         self._tip_font = QToolTip.font()
         self._dock_sizes_before: dict[QDockWidget, tuple[Qt.Orientation, int]] = {}
-        self._restoring_widths = False
+        self._restoring_layout = False
         self._splitter_sizes: list[int] = []
         self._geometry: QRect | None = None
         window.installEventFilter(self)
@@ -187,12 +190,12 @@ class PresentationMode(QObject):
         w.setWindowState(state & ~Qt.WindowState.WindowMinimized)
         if self._geometry is not None and not w.windowState() & ~Qt.WindowState.WindowActive:
             w.setGeometry(self._geometry)  # a window manager may not give a normal window its place back
-        # The docks come back at the widths they had, not at what the large type made of them: once
-        # the window has its old size back (a window manager resizes it later), and again after that.
-        self._restoring_widths = True
+        # The docks and the splitter come back at the sizes they had, not at what the large type made
+        # of them: once the window has its old size back (a window manager resizes it later), and again.
+        self._restoring_layout = True
         for msecs in (0, 200):
-            QTimer.singleShot(msecs, self, self._restore_dock_widths)
-        QTimer.singleShot(1000, self, self._stop_restoring_widths)
+            QTimer.singleShot(msecs, self, self._restore_layout)
+        QTimer.singleShot(1000, self, self._stop_restoring_layout)
         for key in (RESTORE_CHROME, RESTORE_POINT_SIZE, RESTORE_WINDOW_STATE):
             s.remove(key)
 
@@ -209,8 +212,8 @@ class PresentationMode(QObject):
         if watched is self.window and event.type() == QEvent.Type.Resize:
             if self._active:
                 QTimer.singleShot(0, self, self._share_central_area)
-            elif self._restoring_widths:
-                QTimer.singleShot(0, self, self._restore_dock_widths)
+            elif self._restoring_layout:
+                QTimer.singleShot(0, self, self._restore_layout)
         return False
 
     def _main_splitter(self) -> QSplitter | None:
@@ -237,8 +240,8 @@ class PresentationMode(QObject):
         total = sum(splitter.sizes())
         splitter.setSizes([total // 3, total - total // 3])
 
-    def _stop_restoring_widths(self) -> None:
-        self._restoring_widths = False
+    def _stop_restoring_layout(self) -> None:
+        self._restoring_layout = False
 
     def _dock_sizes(self) -> dict[QDockWidget, tuple[Qt.Orientation, int]]:
         """The width of each side dock on screen and the height of each bottom one (one per group of
@@ -259,7 +262,7 @@ class PresentationMode(QObject):
                 sizes[dock] = (Qt.Orientation.Horizontal, dock.width())
         return sizes
 
-    def _restore_dock_widths(self) -> None:
+    def _restore_layout(self) -> None:
         if self._active:
             return
         splitter = self._main_splitter()
