@@ -376,17 +376,26 @@ def attention_caption(table: ExchangeTable) -> str:
         cells = [(table.attention(i, j), table.inputs[i]) for i in range(len(table.inputs))]
         measured = [(m, label) for m, label in cells if m is not None]
         top = max(measured, key=lambda item: item[0])
-        if top[0] > 1.0:
+        if format_factor(top[0]) != "1.0":  # a cost that rounds to 1.0× is no cost to name
             worst.append((top[0], name, top[1]))
     if not worst:
         return "Every tokenizer needs the same number of tokens on every input: no attention cost to save."
     worst.sort(key=lambda item: item[0])
-    parts = [f"{name} up to {format_factor(m)}× (on {label})" for m, name, label in worst]
+    # Each input named once, after the tokenizers at their worst on it (a slide has little room).
+    by_input: dict[str, list[str]] = {}
+    for m, name, label in worst:
+        by_input.setdefault(label, []).append(f"{name} up to {format_factor(m)}×")
+    parts = [f"{' and '.join(costs)} (on {label})" for label, costs in by_input.items()]
     return (
         "Against the tokenizer that needs the fewest tokens for each input, dense attention costs "
         + ", ".join(parts)
         + "."
     )
+
+
+def possessive(name: str) -> str:
+    """``name``'s, or ``name``' when it ends in s (the characters tokenizer, the words tokenizer)."""
+    return f"{name}'" if name.endswith(("s", "S")) else f"{name}'s"
 
 
 def embedding_caption(table: ExchangeTable, d: int = DEFAULT_EMBEDDING_DIM) -> str:
@@ -401,15 +410,15 @@ def embedding_caption(table: ExchangeTable, d: int = DEFAULT_EMBEDDING_DIM) -> s
     big_bpt = table.overall_bytes_per_token(table.tokenizers.index(big.tokenizer))
     if len(points) == 1 or points[0].vocab_size == big.vocab_size:
         return (
-            f"At d = {d:,}, {big.tokenizer}'s embedding table has {big.vocab_size:,} × {d:,} = "
+            f"At d = {d:,}, {possessive(big.tokenizer)} embedding table has {big.vocab_size:,} × {d:,} = "
             f"{format_count(big.parameters)} parameters"
             + (f" and carries {big_bpt:.2f} bytes per token over all inputs." if big_bpt else ".")
         )
     small = points[0]
     small_bpt = table.overall_bytes_per_token(table.tokenizers.index(small.tokenizer))
     text = (
-        f"At d = {d:,}, {big.tokenizer}'s embedding table ({format_count(big.parameters)} parameters) is "
-        f"{format_factor(big.parameters / small.parameters)}× the size of {small.tokenizer}'s "
+        f"At d = {d:,}, {possessive(big.tokenizer)} embedding table ({format_count(big.parameters)} parameters) "
+        f"is {format_factor(big.parameters / small.parameters)}× the size of {possessive(small.tokenizer)} "
         f"({format_count(small.parameters)})"
     )
     if big_bpt and small_bpt:

@@ -97,6 +97,8 @@ PARITY_FOLDER: Key[str] = Key("chart/parity/folder", str, "")
 PARITY_TOKENIZERS: Key[list[str]] = Key("chart/parity/tokenizers", list, ["gpt2", "cl100k", "o200k"])
 PARITY_LANGUAGES: Key[list[str]] = Key("chart/parity/languages", list, [])
 PARITY_REFERENCE: Key[str] = Key("chart/parity/reference", str, "en")
+# The tokenizers (registry keys) the user took off the chart; every other one is a series
+CHART_HIDDEN_SERIES: Key[list[str]] = Key("chart/hiddenSeries", list, [])
 # Presentation mode, and what to give back when it ends
 PRESENTATION_ON: Key[bool] = Key("presentation/on", bool, False)
 RESTORE_CHROME: Key[list[str] | None] = Key("presentation/restoreChrome", list, None)

@@ -18,12 +18,18 @@ from tokviz.gui.drawing.chart_style import byte_color
 from tokviz.gui.drawing.chart_text import bar_label_texts
 
 if TYPE_CHECKING:
+    import numpy as np
     import pyqtgraph as pg
 
     from tokviz.gui.drawing.chart_canvas import ChartCanvas
 
 # Where one bar is drawn: x from, x to, height, input row, tokenizer column.
 BarGeometry = tuple[float, float, float, int, int]
+# A lossy bar (text lost to <unk>) more than LOSSY_CLIP times the tallest honest one is cut at
+# LOSSY_CAP times it, with a break and its value in its label: its rate is not a real one, and at
+# full height it squashed every honest bar into the floor.
+LOSSY_CLIP = 1.5
+LOSSY_CAP = 1.3
 
 
 def bar_value(table: ExchangeTable, view: str, i: int, j: int) -> float:
@@ -50,8 +56,22 @@ def category_labels(name: str, n_bytes: int) -> list[str]:
     return [f"{name}\n{size}", two_lines, name, first, short, first[:3], ""]
 
 
-# Each bar view's y-axis title, in full and short (a short plot cannot hold the full one).
-AXIS_TITLES = {"bytes": ("bytes per token", "bytes/token"), "attention": ("attention cost (×)", "cost (×)")}
+# Each view's y-axis title, in full and short (a short plot cannot hold the full one).
+AXIS_TITLES = {
+    "bytes": ("bytes per token", "bytes/token"),
+    "attention": ("attention cost (×)", "cost (×)"),
+    "vocab": ("bytes per token, all inputs", "bytes/token"),
+}
+
+
+def bottom_title(view: str, sizes_shown: bool, counts_shown: bool) -> str:
+    """The x axis's title of a bar view, naming only what the tick and bar labels show."""
+    notes = ["its size in UTF-8 bytes"] if sizes_shown else []
+    if view == "attention":
+        notes.append(
+            "bar labels: cost multiplier, then token count" if counts_shown else "bar labels: cost multiplier"
+        )
+    return f"input ({'; '.join(notes)})" if notes else "input"
 
 
 class BarLayer:
@@ -64,6 +84,9 @@ class BarLayer:
         self.label_texts: list[tuple[str, str]] = []
         self.empty_marks: list[pg.TextItem] = []
         self.geometry: list[BarGeometry] = []
+        # Bars drawn shorter than their value: (input row, tokenizer column, value).
+        self.clipped: list[tuple[int, int, float]] = []
+        self.label_angle = 0.0
         self.top = 1.0
         # Each input's x-axis label in ever shorter forms; fit_labels picks the longest that fits.
         self.tick_variants: list[list[str]] = []
@@ -76,6 +99,9 @@ class BarLayer:
         self.floor = pg.PlotDataItem([], [])
         self.floor.setZValue(5)
         self.baseline = pg.PlotDataItem([], [])
+        self.breaks = pg.PlotDataItem([], [], connect="pairs")
+        self.breaks.setZValue(6)
+        self.canvas.plot.addItem(self.breaks)
 
     def remove_lines(self) -> None:
         """Take the byte floor and the 1× line off the plot."""
@@ -86,6 +112,8 @@ class BarLayer:
     def clear(self) -> None:
         """Hide every bar, value label and empty-input note."""
         self.geometry = []
+        self.clipped = []
+        self.breaks.setData([], [])
         for item in self.items:
             item.setVisible(False)
         for label in self.labels:
@@ -101,13 +129,7 @@ class BarLayer:
         canvas = self.canvas
         table, view, st, plot = canvas.table, canvas.view, canvas.style_, canvas.plot
         bottom = plot.getAxis("bottom")
-        if view == "bytes":
-            canvas.set_axis_labels(AXIS_TITLES["bytes"][0], "input (its size in UTF-8 bytes)")
-        else:
-            canvas.set_axis_labels(
-                AXIS_TITLES["attention"][0],
-                "input (bar labels: cost multiplier, then token count)",
-            )
+        canvas.set_axis_labels(AXIS_TITLES[view][0], bottom_title(view, True, True))
         self.clear()
         # Categories, not numbers: no tick marks between the groups.
         bottom.setStyle(tickLength=0)
@@ -120,16 +142,34 @@ class BarLayer:
         n_in, n_col = len(table.inputs), max(1, len(columns))
         group = 0.8
         width = group / n_col
+        values = {
+            j: np.array(
+                [bar_value(table, view, i, j) if not table.is_empty(i) else np.nan for i in range(n_in)],
+                dtype=float,
+            )
+            for j in columns
+        }
+        cap = self._lossy_cap(table, values)
         top = 1.0
         label_font = st.font(0.9)
         self.label_texts = []
         label_count = 0
+        breaks_x: list[float] = []
+        breaks_y: list[float] = []
         for k, j in enumerate(columns):
             x = np.arange(n_in) - group / 2 + (k + 0.5) * width
-            heights = np.array(
-                [bar_value(table, view, i, j) if not table.is_empty(i) else np.nan for i in range(n_in)],
-                dtype=float,
-            )
+            heights = values[j].copy()
+            for i in range(n_in):
+                if (
+                    cap is not None
+                    and table.metric(i, j).unknown
+                    and heights[i] > cap * LOSSY_CLIP / LOSSY_CAP
+                ):
+                    self.clipped.append((i, j, float(heights[i])))
+                    heights[i] = cap
+                    for y in (cap * 0.86, cap * 0.9):
+                        breaks_x += [float(x[i]) - width * 0.55, float(x[i]) + width * 0.55]
+                        breaks_y += [y, y + cap * 0.03]
             color = canvas.color_of(j)
             if k >= len(self.items):
                 self.items.append(pg.BarGraphItem(x=[], height=[], width=width))
@@ -148,9 +188,8 @@ class BarLayer:
             )
             # An empty input's NaN bar draws nothing, and reads back as NaN.
             item.setVisible(True)
-            finite = heights[np.isfinite(heights)]
-            if finite.size:
-                top = max(top, float(finite.max()))
+            top = max(top, float(np.nanmax(heights, initial=0.0)))
+            clipped_here = {i for i, jj, _v in self.clipped if jj == j}
             for i in range(n_in):
                 if not math.isfinite(heights[i]):
                     continue
@@ -159,11 +198,14 @@ class BarLayer:
                 )
                 label = self._label(label_count)
                 label_count += 1
-                self.label_texts.append(bar_label_texts(table, view, i, j))
+                self.label_texts.append(bar_label_texts(table, view, i, j, clipped=i in clipped_here))
                 label.setFont(label_font)
                 label.setColor(st.foreground)
                 label.setPos(float(x[i]), float(heights[i]))
                 label.setVisible(True)
+        # The break across each cut bar, in the background's colour.
+        self.breaks.setData(breaks_x, breaks_y)
+        self.breaks.setPen(pg.mkPen(st.background, width=3 * st.pen_scale))
         self._mark_empty_inputs(table, top)
         self.tick_variants = [
             category_labels(name, table.input_bytes(i)) for i, name in enumerate(table.inputs)
@@ -183,6 +225,36 @@ class BarLayer:
         self.top = top
         plot.setRange(xRange=(-0.5, n_in - 0.5), yRange=(0, top * 1.2), padding=0)
         plot.getAxis("left").setTicks(None)
+
+    def _cut_lossy(self, table: ExchangeTable, j: int, values: np.ndarray, cap: float | None) -> np.ndarray:
+        """Tokenizer ``j``'s bar heights, each lossy bar far over the honest ones cut at ``cap``."""
+        heights = values.copy()
+        for i in range(len(heights)):
+            if cap is not None and table.metric(i, j).unknown and heights[i] > cap * LOSSY_CLIP / LOSSY_CAP:
+                self.clipped.append((i, j, float(heights[i])))
+                heights[i] = cap
+        return heights
+
+    def _break_marks(
+        self, j: int, x: np.ndarray, width: float, heights: np.ndarray, xs: list[float], ys: list[float]
+    ) -> None:
+        """Add to ``xs``/``ys`` the two slanted strokes across each cut bar of tokenizer ``j``."""
+        for i, column, _value in self.clipped:
+            if column == j:
+                for y in (heights[i] * 0.86, heights[i] * 0.9):
+                    xs += [float(x[i]) - width * 0.55, float(x[i]) + width * 0.55]
+                    ys += [y, y + heights[i] * 0.03]
+
+    @staticmethod
+    def _lossy_cap(table: ExchangeTable, values: dict[int, np.ndarray]) -> float | None:
+        """The height lossy bars are cut at, from the tallest honest bar (None when none is honest)."""
+        honest = [
+            float(v[i])
+            for j, v in values.items()
+            for i in range(len(v))
+            if math.isfinite(v[i]) and not table.metric(i, j).unknown
+        ]
+        return max(honest) * LOSSY_CAP if honest else None
 
     def _mark_empty_inputs(self, table: ExchangeTable, top: float) -> None:
         """Mark empty inputs so a missing group is explained, not mysterious."""
@@ -248,20 +320,6 @@ class BarLayer:
                 break
         self._set_ticks(variant)
 
-    def _fit_axis_title(self) -> None:
-        """The y axis's title in full when it fits the plot's height, else its short form."""
-        axis = self.canvas.plot.getAxis("left")
-        full = AXIS_TITLES.get(self.canvas.view)
-        if full is None:
-            return
-        fits = (
-            QFontMetricsF(self.canvas.style_.font()).horizontalAdvance(full[0])
-            <= self.canvas.plot.vb.height()
-        )
-        wanted = full[0] if fits else full[1]
-        if axis.labelText != wanted:
-            axis.setLabel(wanted, **axis.labelStyle)
-
     def fit_labels(self) -> None:
         """Give bars the longest value labels that fit over them (none at tiny sizes), and the inputs
         the longest names that fit under them."""
@@ -272,7 +330,6 @@ class BarLayer:
         if not px or not math.isfinite(px):
             return
         self._fit_ticks(1 / px)
-        self._fit_axis_title()
         bar_px = (self.geometry[0][1] - self.geometry[0][0]) / px
         metrics = QFontMetricsF(self.canvas.style_.font(0.9))
         labels = self.labels[: len(self.geometry)]
@@ -285,19 +342,37 @@ class BarLayer:
             )
 
         variant = next((v for v in (0, 1) if widest(v) <= bar_px * 1.15), None)
+        # Too narrow for either: the short values on their side, in a font no taller than the bar is wide.
+        scale = 1.0 if variant is not None else min(1.0, max(0.55, bar_px / metrics.height()))
+        font = self.canvas.style_.font(0.9 * scale)
+        side = QFontMetricsF(font)
+        if variant is None:
+            room_px = max(side.horizontalAdvance(t[1]) for t in self.label_texts) + 2 * side.height()
+        else:
+            lines = max(t[variant].count("<br>") + 1 for t in self.label_texts)
+            room_px = lines * metrics.height() + 10
         # Headroom over the tallest bar for its label, in pixels whatever the plot's height.
-        lines = 0 if variant is None else max(t[variant].count("<br>") + 1 for t in self.label_texts)
         height = plot.vb.height()
-        room = (lines * metrics.height() + 10) / height if height > 0 else 0.2
+        room = room_px / height if height > 0 else 0.2
         top = self.top / (1 - min(room, 0.6))
         if not math.isclose(plot.vb.viewRange()[1][1], top, rel_tol=1e-3):
             # A hair below zero, or the axis drops the 0 tick that sits exactly on the plot's edge.
             plot.setYRange(-top * 0.002, top, padding=0)
+        self.label_angle = 0.0 if variant is not None else 90.0
+        sizes_shown = self.tick_variant in (0, 1)
+        self.canvas.set_bottom_title(bottom_title(self.canvas.view, sizes_shown, variant == 0))
         for label, texts in zip(labels, self.label_texts):
             if variant is None:
-                label.setVisible(False)
-                continue
-            text = texts[variant]
-            label.setTextWidth(max(metrics.horizontalAdvance(line) for line in text.split("<br>")) + 12)
-            label.setHtml(f"<div style='text-align:center'>{text}</div>")
+                label.setAngle(90)
+                label.setAnchor((0.0, 0.5))
+                label.setFont(font)
+                label.setTextWidth(-1)
+                label.setHtml(texts[1])
+            else:
+                text = texts[variant]
+                label.setAngle(0)
+                label.setAnchor((0.5, 1.0))
+                label.setFont(self.canvas.style_.font(0.9))
+                label.setTextWidth(max(metrics.horizontalAdvance(line) for line in text.split("<br>")) + 12)
+                label.setHtml(f"<div style='text-align:center'>{text}</div>")
             label.setVisible(True)

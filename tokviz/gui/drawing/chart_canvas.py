@@ -22,7 +22,7 @@ from PySide6.QtWidgets import QGraphicsView, QLabel, QSizePolicy, QToolTip, QVBo
 
 from tokviz.core.errors import ExportError
 from tokviz.core.exchange import DEFAULT_EMBEDDING_DIM, ExchangeTable
-from tokviz.gui.drawing.chart_bars import BarGeometry, BarLayer
+from tokviz.gui.drawing.chart_bars import AXIS_TITLES, BarGeometry, BarLayer
 from tokviz.gui.drawing.chart_style import (
     EXPORT_SIZE,
     VIEWS,
@@ -33,6 +33,7 @@ from tokviz.gui.drawing.chart_style import (
 )
 from tokviz.gui.drawing.chart_text import (
     EMPTY_HINT,
+    MEASURING_HINT,
     caption_text,
     describe_bar,
     describe_point,
@@ -66,6 +67,7 @@ class ChartCanvas(QWidget):
         self.embedding_dim = DEFAULT_EMBEDDING_DIM
         self.slots: list[int] = []
         self.hover_html: str | None = None
+        self.measuring = False
         self.bars = BarLayer(self)
         self.vocab = VocabLayer(self)
         self.graphics: pg.GraphicsLayoutWidget | None = None
@@ -146,6 +148,17 @@ class ChartCanvas(QWidget):
         self.style_ = style
         self._redraw()
 
+    def set_measuring(self, on: bool) -> None:
+        """Whether numbers are on their way (tokenizers loading, a measurement running): an empty
+        chart then says "Measuring…" instead of asking for text."""
+        if on != self.measuring:
+            self.measuring = on
+            self._redraw()
+
+    def empty_hint(self) -> str:
+        """What an empty chart says."""
+        return MEASURING_HINT if self.measuring or self.table is None else EMPTY_HINT
+
     def set_embedding_dim(self, d: int) -> None:
         """The model width d in V x d."""
         self.embedding_dim = max(1, int(d))
@@ -218,7 +231,7 @@ class ChartCanvas(QWidget):
         self.setPalette(pal)
         self.title.setFont(st.font(1.3, bold=True))
         self.legend.setFont(st.font())
-        self.caption.setFont(st.font(1.1))
+        self.caption.setFont(st.font())
         if self.graphics is None:
             return
         import pyqtgraph as pg
@@ -246,6 +259,36 @@ class ChartCanvas(QWidget):
         self.plot.setLabel("left", left, **style)
         self.plot.setLabel("bottom", bottom, **style)
 
+    def set_bottom_title(self, text: str) -> None:
+        """Change the x axis's title, keeping its style."""
+        axis = self.plot.getAxis("bottom")
+        if axis.labelText != text:
+            axis.setLabel(text, **axis.labelStyle)
+
+    def fit_axis_title(self) -> None:
+        """The y axis's title in full when it fits beside the plot, else its short form, smaller if need be
+        (measured as drawn: the axis cuts off what sticks out of the plot's height)."""
+        titles = AXIS_TITLES.get(self.view)
+        if titles is None or self.graphics is None:
+            return
+        axis = self.plot.getAxis("left")
+        room = self.plot.vb.height() - 4
+        if room <= 0:
+            return
+        size = self.style_.point_size
+
+        def drawn_width(text: str, points: float) -> float:
+            style = {**axis.labelStyle, "font-size": f"{points:.1f}pt"}
+            if axis.labelText != text or axis.labelStyle.get("font-size") != style["font-size"]:
+                axis.setLabel(text, **style)
+            return float(axis.label.boundingRect().width())
+
+        if drawn_width(titles[0], size) <= room:
+            return
+        needed = drawn_width(titles[1], size)
+        if needed > room:
+            drawn_width(titles[1], max(6.0, size * room / needed))
+
     def graphics_room(self) -> float:
         """The height left for the plot once the title, legend and summary have theirs (pixels)."""
         margins = self._layout.contentsMargins()
@@ -271,7 +314,7 @@ class ChartCanvas(QWidget):
         super().resizeEvent(event)
         self._fit_caption()
 
-    def reserve_bottom_axis(self, lines: float) -> None:
+    def reserve_bottom_axis(self, lines: float, top_lines: float = 0.0) -> None:
         """Give the x axis room for ``lines`` lines of text, and never squeeze the plot below it.
 
         A graphics layout short of space shrinks the axis, and the axis then drops tick labels
@@ -285,7 +328,9 @@ class ChartCanvas(QWidget):
         # A new fixed height alone does not lay the plot out again: the axis would keep its old one.
         axis.updateGeometry()
         self.plot.layout.invalidate()
-        self.graphics.setMinimumHeight(height + 120)
+        # The plot itself keeps 100 pixels, under a top axis of ``top_lines`` lines if there is one.
+        line = QFontMetricsF(self.style_.font()).height()
+        self.graphics.setMinimumHeight(height + int(line * top_lines) + 100)
 
     def _redraw(self) -> None:
         self._apply_palette()
@@ -298,7 +343,7 @@ class ChartCanvas(QWidget):
         self.hover_html = None
         self.bars.remove_lines()
         empty = table is None or table.empty or not table.tokenizers
-        self.hint.setText(EMPTY_HINT if empty else "")
+        self.hint.setText(self.empty_hint() if empty else "")
         if self.view == "vocab":
             self.bars.clear()
             self.vocab.draw()
@@ -321,6 +366,7 @@ class ChartCanvas(QWidget):
         vocabulary view's labels where they overlap nothing."""
         if self.graphics is None:
             return
+        self.fit_axis_title()
         if self.view == "vocab":
             self.vocab.place_labels()
         else:
@@ -421,14 +467,16 @@ def render_canvas(
     embedding_dim: int = DEFAULT_EMBEDDING_DIM,
     slots: Sequence[int] | None = None,
     size: QSize = EXPORT_SIZE,
+    show_title: bool = True,
 ) -> ChartCanvas:
-    """A canvas laid out offscreen at ``size`` showing ``table``: what exports and the command line render.
+    """A canvas laid out offscreen at ``size`` showing ``table``: what exports and the command line render
+    (without its title, what the dock shows).
 
     Needs a QApplication. The caller owns the canvas (``deleteLater`` it when done).
     """
     from PySide6.QtWidgets import QApplication
 
-    canvas = ChartCanvas()
+    canvas = ChartCanvas(show_title=show_title)
     canvas.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen)
     canvas.set_style(style or ChartStyle())
     canvas.set_embedding_dim(embedding_dim)

@@ -36,9 +36,11 @@ SAMPLE_LABELS = {
 }
 # Exports have the shape of a slide whatever the dock's shape on screen.
 EXPORT_SIZE = QSize(1280, 720)
-# Series hues (degrees) from the token views' palette, in the order tokenizers are added: GPT-2
-# blue, cl100k green, then magenta, violet, teal, red, ... Amber is left to the byte tokenizer.
-SERIES_HUES = (215, 150, 320, 280, 175, 0, 245, 110, 195, 72)
+# A categorical palette, in the order tokenizers are added: GPT-2 blue, cl100k green, then red,
+# purple, brown, pink, cyan, grey. Amber is left to the byte tokenizer. Every two of the eight and
+# the amber are at least 25 CIELAB units apart (categories, not shades), on light and dark.
+SERIES_LIGHT = ("#1f77b4", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#7f7f7f")
+SERIES_DARK = ("#5fa2dd", "#5cc863", "#ff6b6b", "#b08be8", "#a0785a", "#f7a8d8", "#6fdbe8", "#b4b4b4")
 BASE_POINT_SIZE = 10.0
 LARGE_POINT_SIZE = 15.0
 DEBOUNCE_MS = 150
@@ -47,8 +49,8 @@ CACHE_ENTRIES = 256
 
 def series_color(slot: int, dark: bool) -> QColor:
     """Fill colour of the ``slot``-th tokenizer that is not byte-level, for a light or dark background."""
-    hue = SERIES_HUES[slot % len(SERIES_HUES)] / 360.0
-    return QColor.fromHslF(hue, 0.68, 0.62 if dark else 0.47)
+    palette = SERIES_DARK if dark else SERIES_LIGHT
+    return QColor(palette[slot % len(palette)])
 
 
 def byte_color(dark: bool) -> QColor:
@@ -80,11 +82,14 @@ class ChartStyle:
     large: bool = False
     # Line widths and marker sizes are in device pixels: a 2x image needs them doubled.
     pen_scale: float = 1.0
+    # The presentation size on screen follows the screen's height (style.presentation_sizes);
+    # exports, which have the shape of a slide, keep this one.
+    large_point_size: float = LARGE_POINT_SIZE
 
     @property
     def point_size(self) -> float:
         """Size of tick labels, legend and caption; titles and bar labels are derived from it."""
-        return LARGE_POINT_SIZE if self.large else BASE_POINT_SIZE
+        return self.large_point_size if self.large else BASE_POINT_SIZE
 
     @property
     def background(self) -> QColor:

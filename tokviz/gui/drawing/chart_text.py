@@ -22,6 +22,7 @@ from tokviz.core.metrics import TextMetrics
 from tokviz.gui.drawing.chart_style import EDITOR_LABEL, ChartStyle, byte_color
 
 EMPTY_HINT = "Nothing to measure yet: type some text, or add a sample or a file"
+MEASURING_HINT = "Measuring…"
 
 
 def esc(text: str) -> str:
@@ -91,15 +92,19 @@ def legend_html(
     return "&nbsp;&nbsp;&nbsp; ".join(parts)
 
 
-def bar_label_texts(table: ExchangeTable, view: str, i: int, j: int) -> tuple[str, str]:
-    """A bar's value label, in full and in short (for narrow bars), as lines joined by <br>."""
+def bar_label_texts(
+    table: ExchangeTable, view: str, i: int, j: int, clipped: bool = False
+) -> tuple[str, str]:
+    """A bar's value label, in full and in short (for narrow bars), as lines joined by <br>; a bar cut
+    short of its height (``clipped``) says so with an arrow after its value."""
+    arrow = "↑" if clipped else ""
     if view == "bytes":
         value = table.bytes_per_token(i, j) or 0.0
         if table.metric(i, j).unknown:  # text lost to <unk>: the rate is not a real saving
-            return f"{value:.2f}<br>lossy", f"{value:.1f}*"
-        return f"{value:.2f}", f"{value:.1f}"
+            return f"{value:.2f}{arrow}<br>lossy", f"{value:.1f}*{arrow}"
+        return f"{value:.2f}{arrow}", f"{value:.1f}{arrow}"
     multiplier = format_factor(table.attention(i, j) or 1.0)
-    return f"×{multiplier}<br>{table.tokens(i, j):,}", f"×{multiplier}"
+    return f"×{multiplier}{arrow}<br>{table.tokens(i, j):,}", f"×{multiplier}{arrow}"
 
 
 def describe_bar(table: ExchangeTable, i: int, j: int) -> str:

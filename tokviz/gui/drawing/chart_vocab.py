@@ -7,13 +7,14 @@ beside their markers where they overlap nothing; when points crowd, they shrink 
 
 from __future__ import annotations
 
+import itertools
 import math
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QPointF, QRectF
 
 from tokviz.core.exchange import format_count
-from tokviz.gui.drawing.chart_text import EMPTY_HINT, esc
+from tokviz.gui.drawing.chart_text import esc
 
 if TYPE_CHECKING:
     import pyqtgraph as pg
@@ -69,7 +70,7 @@ class VocabLayer:
             self.hide(0)
             plot.hideAxis("top")
             plot.getAxis("bottom").setTicks([[]])
-            canvas.hint.setText(EMPTY_HINT)
+            canvas.hint.setText(canvas.empty_hint())
             plot.setRange(xRange=(0, 1), yRange=(0, 1), padding=0)
             canvas.hint.setPos(0.5, 0.5)
             return
@@ -101,9 +102,9 @@ class VocabLayer:
             item.setData(x=[xs[k]], y=[bpts[k]], symbol="o", size=size, brush=color, pen=outline)
             item.setVisible(True)
             self.html[j] = (
-                f"<b style='color:{color.name()}'>{esc(point.tokenizer)}</b>"
+                f"<b style='color:{color.name()}'>{esc(point.tokenizer)}</b>",
+                f"{format_count(point.parameters)} parameters · {bpts[k]:.2f} bytes/token"
                 + code_point_note(point.vocab_size),
-                f"{format_count(point.parameters)} parameters · {bpts[k]:.2f} bytes/token",
             )
             label.setFont(st.font(0.95))
             label.setHtml("<br>".join(self.html[j]))
@@ -113,7 +114,7 @@ class VocabLayer:
         self.hide(len(points))
         plot.getAxis("bottom").setStyle(tickLength=5)
         plot.getAxis("bottom").setTicks([[(e, format_count(10**e)) for e in range(x_lo, x_hi + 1)], []])
-        canvas.reserve_bottom_axis(2.4)
+        canvas.reserve_bottom_axis(2.4, top_lines=2.4)
         plot.setRange(xRange=x_range, yRange=(-max(bpts) * 0.003, max(bpts) * 1.3), padding=0)
 
     def _mark(self, index: int) -> tuple[pg.ScatterPlotItem, pg.TextItem]:
@@ -167,26 +168,31 @@ class VocabLayer:
         """Place every label (full or short); True when none overlaps anything."""
         radius, gap = 10.0, 6.0
         marks = self.scene_positions()
-        placed = [QRectF(at.x() - radius, at.y() - radius, 2 * radius, 2 * radius) for _j, at in marks]
+        markers = [QRectF(at.x() - radius, at.y() - radius, 2 * radius, 2 * radius) for _j, at in marks]
+        placed = list(markers)
         visible = [(pair, j) for pair, j in zip(self.marks, self.columns) if pair[0].isVisible()]
         clean = True
         # Right, left, above, below, and the four corners in between.
         sides = ((1, -1), (-1, -1), (1, 1), (-1, 1), (0, -1), (0, 1), (1, 0), (-1, 0))
-        for ((_item, label), j), (_j, at) in zip(visible, marks):
+        for k, (((_item, label), j), (_j, at)) in enumerate(zip(visible, marks)):
+            others = markers[:k] + markers[k + 1 :]
             name, detail = self.html[j]
             body = name if short else f"{name}<br>{detail}"
             label.setHtml(f"<div style='text-align:left'>{body}</div>")
             box = label.textItem.boundingRect()
             w, h = box.width(), box.height()
             best: tuple[int, QRectF, int] | None = None
-            for dx, dy in sides:
-                left = {1: at.x() + gap, -1: at.x() - gap - w, 0: at.x() - w / 2}[dx]
-                top = {-1: at.y() - gap - h + 4, 1: at.y() + gap - 4, 0: at.y() - h / 2}[dy]
+            # Right beside the marker: a label farther out reads as another marker's.
+            for (dx, dy), step in itertools.product(sides, (gap,)):
+                left = {1: at.x() + step, -1: at.x() - step - w, 0: at.x() - w / 2}[dx]
+                top = {-1: at.y() - step - h + 4, 1: at.y() + step - 4, 0: at.y() - h / 2}[dy]
                 if dy == 0:
                     left += dx * radius
                 rect = QRectF(left, top, w, h)
-                score = (0 if area.contains(rect) else 4) + sum(
-                    2 for other in placed if rect.intersects(other)
+                score = (
+                    (0 if area.contains(rect) else 4)
+                    + sum(3 for other in others if rect.intersects(other))
+                    + sum(2 for other in placed[len(markers) :] if rect.intersects(other))
                 )
                 if best is None or score < best[0]:
                     best = (score, rect, dx)
@@ -195,6 +201,13 @@ class VocabLayer:
             assert best is not None
             score, rect, dx = best
             clean = clean and score == 0
+            # A name that would be cut or cover another marker or name is left to the legend (and hover).
+            hidden = short and (
+                not area.contains(rect) or any(rect.intersects(m) for m in others + placed[len(markers) :])
+            )
+            label.setVisible(not hidden)
+            if hidden:
+                continue
             placed.append(rect)
             align = {1: "left", -1: "right", 0: "center"}[dx]
             label.setHtml(f"<div style='text-align:{align}'>{body}</div>")

@@ -49,6 +49,7 @@ from tokviz.gui.widgets.source_editor import SourceEditor
 from tokviz.gui.widgets.token_panel import TokenPanel
 from tokviz.gui.window.actions import make_action, on_trigger
 from tokviz.gui.window.appearance import Appearance
+from tokviz.gui.window.counters import BigCounters, Counts, ViewCount, stacked
 from tokviz.gui.window.export import Exporter, add_export_action, install_export_actions
 from tokviz.gui.window.export_page import PageExporter
 from tokviz.gui.window.files import FileOpener
@@ -123,8 +124,10 @@ class MainWindow(QMainWindow):
         self.views_splitter.setChildrenCollapsible(False)
         self.splitter = QSplitter(Qt.Orientation.Vertical, self)
         self.splitter.setObjectName("mainSplitter")
+        self.counters = BigCounters(self)  # presentation mode's status bar, in large type, over the views
+        self.counters.hide()
         self.splitter.addWidget(self.editor)
-        self.splitter.addWidget(self.views_splitter)
+        self.splitter.addWidget(stacked(self.counters, self.views_splitter))
         self.splitter.setStretchFactor(0, 1)
         self.splitter.setStretchFactor(1, 2)
         self.splitter.setChildrenCollapsible(False)
@@ -223,6 +226,7 @@ class MainWindow(QMainWindow):
         look.colorsChanged.connect(self._on_colors)
         look.displayOptionsChanged.connect(self.host.displayOptionsChanged)
         self.presentation.toggled.connect(self.host.presentationChanged)
+        self.presentation.toggled.connect(self._show_counters)
         files.textOpened.connect(self._show_opened_text)
         files.tokenizerOpened.connect(self._show_opened_tokenizer)
         files.message.connect(lambda text, msecs: self.statusBar().showMessage(text, msecs))
@@ -488,6 +492,7 @@ class MainWindow(QMainWindow):
     # ================================================================ status
     def _update_status(self) -> None:
         parts = [f"{len(self.text):,} characters", f"{self._n_bytes:,} bytes"]
+        views = []
         for p in self.panels:
             p.update_stats(self._n_bytes)
             name = self.tokenizers.label(p.model.key)
@@ -496,9 +501,16 @@ class MainWindow(QMainWindow):
                 n = len(table)
                 ratio = f"{self._n_bytes / n:.2f}" if n else "–"
                 parts.append(f"{name}: {n:,} tokens ({ratio} bytes/token)")
+                views.append(ViewCount(name, n))
             else:
                 parts.append(f"{name}: …")
+                views.append(ViewCount(name, None))
         self.status_label.setText("   ·   ".join(parts))
+        self.counters.show_counts(Counts(len(self.text), self._n_bytes, tuple(views)))
+
+    def _show_counters(self, presenting: bool) -> None:
+        self.counters.set_point_size(self.presentation.sizes().counter)
+        self.counters.setVisible(presenting)
 
     def token_counts(self) -> list[int]:
         """Token count of each view, left to right (for tests and scripts)."""

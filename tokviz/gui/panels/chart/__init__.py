@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from PySide6.QtCore import QEvent, Qt, Signal
@@ -37,6 +38,7 @@ from tokviz.gui.drawing.chart_style import (
     DEBOUNCE_MS,
     EDITOR_LABEL,
     EXPORT_SIZE,
+    LARGE_POINT_SIZE,
     VIEW_TIPS,
     VIEWS,
     ChartInput,
@@ -50,7 +52,8 @@ from tokviz.gui.models.tokenizers import TokenizerRegistryModel
 from tokviz.gui.panels.chart.files import ReadProblem, add_remembered_files, read_chart_text
 from tokviz.gui.panels.chart.parity import add_parity_view
 from tokviz.gui.panels.docking import follow_editor_text
-from tokviz.gui.settings import CHART_FILES
+from tokviz.gui.settings import CHART_FILES, CHART_HIDDEN_SERIES
+from tokviz.gui.style.presentation_sizes import sizes_for
 from tokviz.gui.widgets import file_dialogs
 from tokviz.gui.workers.debounce import Debouncer
 from tokviz.gui.workers.jobs import Job, run_job
@@ -70,6 +73,7 @@ class ExchangeChart(QWidget):
     exported = Signal(str)
     failed = Signal(str)
     filesChanged = Signal()
+    seriesChanged = Signal()
 
     def __init__(self, registry: TokenizerRegistryModel | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -83,6 +87,7 @@ class ExchangeChart(QWidget):
         self._file_paths: list[str] = []
         self._fixed_tokenizers: list[tuple[str, str, Tokenizer]] = []
         self._failed: set[str] = set()
+        self._hidden: set[str] = set()
         self._cache: OrderedDict[tuple[int, str], tuple[object, TextMetrics]] = OrderedDict()
         self._job: Job | None = None
         self._dirty = False
@@ -118,6 +123,14 @@ class ExchangeChart(QWidget):
         self.inputs_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         self.inputs_menu = QMenu(self)
         self.inputs_button.setMenu(self.inputs_menu)
+        self.series_button = QToolButton(self)
+        self.series_button.setObjectName("chartSeries")
+        self.series_button.setText("Series")
+        self.series_button.setToolTip("Which tokenizers the chart compares")
+        self.series_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        self.series_menu = QMenu(self)
+        self.series_menu.aboutToShow.connect(self.fill_series_menu)
+        self.series_button.setMenu(self.series_menu)
         self.large_button = QToolButton(self)
         self.large_button.setObjectName("chartLargeText")
         self.large_button.setText("Large text")
@@ -149,6 +162,7 @@ class ExchangeChart(QWidget):
         bar.addWidget(self.dim_label)
         bar.addWidget(self.dim_spin)
         bar.addWidget(self.inputs_button)
+        bar.addWidget(self.series_button)
         bar.addWidget(self.large_button)
         bar.addWidget(self.status, 1)
         bar.addWidget(self.export_button)
@@ -236,12 +250,47 @@ class ExchangeChart(QWidget):
         self._fixed_tokenizers = [(label, label, tok) for label, tok in tokenizers]
         self.schedule()
 
-    def _tokenizers(self) -> list[tuple[str, str, Tokenizer]]:
-        """(key, label, tokenizer) of every loaded tokenizer; asks the registry to load the rest."""
+    def hidden_series(self) -> list[str]:
+        """The tokenizers (registry keys, or labels of ``set_tokenizers``) the user took off the chart."""
+        return sorted(self._hidden)
+
+    def set_hidden_series(self, keys: Sequence[str]) -> None:
+        """Leave these tokenizers off the chart; every other one is a series."""
+        hidden = {str(k) for k in keys}
+        if hidden == self._hidden:
+            return
+        self._hidden = hidden
+        self.schedule()
+        self.seriesChanged.emit()
+
+    def _series_keys(self) -> list[tuple[str, str]]:
+        """(key, label) of every tokenizer the chart could compare."""
         if self.registry is None:
-            return list(self._fixed_tokenizers)
+            return [(key, label) for key, label, _t in self._fixed_tokenizers]
+        return [(key, self.registry.label(key)) for key in self.registry.keys()]
+
+    def fill_series_menu(self) -> None:
+        """One checkable entry per tokenizer on offer (the menu is filled as it opens)."""
+        self.series_menu.clear()
+        for key, label in self._series_keys():
+            action = self.series_menu.addAction(label)
+            action.setObjectName(f"chartSeries:{key}")
+            action.setCheckable(True)
+            action.setChecked(key not in self._hidden)
+            action.toggled.connect(lambda on, k=key: self._show_series(k, on))
+
+    def _show_series(self, key: str, on: bool) -> None:
+        self.set_hidden_series(sorted(self._hidden - {key} if on else self._hidden | {key}))
+
+    def _tokenizers(self) -> list[tuple[str, str, Tokenizer]]:
+        """(key, label, tokenizer) of every loaded tokenizer the user did not take off the chart; asks
+        the registry to load the rest."""
+        if self.registry is None:
+            return [t for t in self._fixed_tokenizers if t[0] not in self._hidden]
         out = []
         for key in self.registry.keys():
+            if key in self._hidden:
+                continue
             tok = self.registry.tokenizer(key)
             if tok is None:
                 entry = self.registry.entry(key)
@@ -258,7 +307,7 @@ class ExchangeChart(QWidget):
         return [
             self.registry.label(k)
             for k in self.registry.keys()
-            if self.registry.tokenizer(k) is None and k not in self._failed
+            if self.registry.tokenizer(k) is None and k not in self._failed and k not in self._hidden
         ]
 
     def _on_load_failed(self, source: str, _message: str) -> None:
@@ -320,6 +369,7 @@ class ExchangeChart(QWidget):
         request = (tuple(texts.items()), tuple(id(t) for _k, _l, t in toks))
         pending = ", ".join(self._pending_names())
         self.status.setText(f"loading {pending}…" if pending else "")
+        self.canvas.set_measuring(bool(pending) or request != self._last_request)
         if request == self._last_request and self.table is not None:
             return
         self._dirty = False
@@ -331,6 +381,7 @@ class ExchangeChart(QWidget):
 
         def done(table: ExchangeTable) -> None:
             self._last_request = request
+            self.canvas.set_measuring(bool(self._pending_names()))
             self._show(table, keys)
 
         def failed(exc: BaseException) -> None:
@@ -433,7 +484,8 @@ class ExchangeChart(QWidget):
         return self.palette().color(QPalette.ColorRole.Window).lightness() < 128
 
     def _apply_style(self) -> None:
-        self.canvas.set_style(ChartStyle(self._dark(), self.large_button.isChecked()))
+        large = sizes_for(self).chart
+        self.canvas.set_style(ChartStyle(self._dark(), self.large_button.isChecked(), large_point_size=large))
 
     def changeEvent(self, event: QEvent) -> None:
         super().changeEvent(event)
@@ -465,7 +517,7 @@ class ExchangeChart(QWidget):
                 path.with_suffix(f".{kind}") if path.suffix.lower() != f".{kind}" else path,
                 view=self.canvas.view,
                 scale=scale,
-                style=self.canvas.style_,
+                style=replace(self.canvas.style_, large_point_size=LARGE_POINT_SIZE),
                 embedding_dim=self.canvas.embedding_dim,
                 slots=self.canvas.slots,
             )
@@ -513,6 +565,9 @@ def install(context: PanelContext) -> QDockWidget:
         first_size=lambda: max(340, parent.height() * 2 // 5),
     )
     follow_editor_text(context, dock, chart.set_text, DEBOUNCE_MS)
+    hidden: list[str] = context.settings.get(CHART_HIDDEN_SERIES)
+    chart.set_hidden_series(hidden)
+    chart.seriesChanged.connect(lambda: context.settings.set(CHART_HIDDEN_SERIES, chart.hidden_series()))
     add_parity_view(chart, context)
     remembered: list[str] = context.settings.get(CHART_FILES)
     skipped = add_remembered_files(chart.add_file, remembered)

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from PySide6.QtCore import QEvent, QObject, Qt, Signal
-from PySide6.QtGui import QFont, QPalette, QShowEvent
+from PySide6.QtGui import QFont, QPalette, QResizeEvent, QShowEvent
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from tokviz.core.merges import MergeStep
@@ -83,7 +83,7 @@ def _relabel(plot: Any, side: str, text: str) -> None:
     """Change an axis title, keeping its colour (pyqtgraph's setLabel replaces the whole style, so
     a title set after the dark theme's colours would be drawn in the default dark grey)."""
     axis = plot.getAxis(side)
-    axis.setLabel(text, **{**axis.labelStyle, **_LABEL_STYLE})
+    axis.setLabel(text, **{**_LABEL_STYLE, **axis.labelStyle})
 
 
 def plotting_ready() -> bool:
@@ -305,18 +305,49 @@ class TokenCountPlot(QWidget):
         pal = self.palette()
         self.widget.setBackground(pal.color(QPalette.ColorRole.Base))
         fg = pal.color(QPalette.ColorRole.Text)
+        # Sizes follow the widget's font, which grows in presentation mode (the window's font).
         tick_font = QFont(self.font())
         tick_font.setPointSizeF(max(7.0, tick_font.pointSizeF() - 2))
+        label_size = f"{max(9.0, self.font().pointSizeF()):.0f}pt"
         for plot in (self.text_plot, self.corpus_plot):
             for name in ("left", "bottom", "right"):
                 axis = plot.getAxis(name)
                 axis.setPen(pg.mkPen(fg))
                 axis.setTextPen(pg.mkPen(fg))
                 axis.setStyle(tickFont=tick_font, tickTextOffset=3)
+                if axis.labelText:
+                    axis.setLabel(axis.labelText, **{**axis.labelStyle, "font-size": label_size})
+        self.fit_axis_titles()
+
+    def fit_axis_titles(self) -> None:
+        """Shrink a side axis's title that is longer than its plot is high (the axis cuts it off):
+        in presentation mode the small plots keep large titles only where they fit."""
+        if self.widget is None:
+            return
+        base = max(9.0, self.font().pointSizeF())
+        for plot in (self.text_plot, self.corpus_plot):
+            for name in ("left", "right"):
+                axis = plot.getAxis(name)
+                room = plot.vb.height() - 2
+                if not axis.labelText or room <= 0:
+                    continue
+                size = base
+                axis.setLabel(axis.labelText, **{**axis.labelStyle, "font-size": f"{size:.0f}pt"})
+                width = axis.label.boundingRect().width()
+                for _attempt in range(4):  # the text's margins do not shrink with it: a few steps
+                    if width <= room or size <= 6.0:
+                        break
+                    size = max(6.0, size * room / width * 0.97)
+                    axis.setLabel(axis.labelText, **{**axis.labelStyle, "font-size": f"{size:.1f}pt"})
+                    width = axis.label.boundingRect().width()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self.fit_axis_titles()
 
     def changeEvent(self, event: QEvent) -> None:
         super().changeEvent(event)
-        if event.type() == QEvent.Type.PaletteChange:
+        if event.type() in (QEvent.Type.PaletteChange, QEvent.Type.FontChange):
             self.apply_palette()
 
     # ---------------------------------------------------------------- data
