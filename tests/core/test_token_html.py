@@ -90,3 +90,13 @@ def test_line_chart_marks_a_named_point():
     svg = line_chart_svg({"held-out": [(256, 1.0), (1000, 3.0)]}, marks={"knee 1,000": (1000, 3.0)})
     assert "<polyline" in svg and "knee 1,000" in svg
     assert "nothing to plot" in line_chart_svg({})
+
+
+def test_line_chart_legend_fits_its_longest_name_and_the_axis_ends_at_the_last_point():
+    name = "English (knee 25,820)"
+    svg = line_chart_svg({name: [(257, 1.0), (50257, 4.8)]}, width=760)
+    legend_x = float(re.search(rf'<text x="([0-9.]+)" y="[0-9.]+">{re.escape(name)}</text>', svg).group(1))
+    assert legend_x + 7 * len(name) <= 760
+    last_x = float(re.search(r'<polyline points="[^"]* ([0-9.]+),[0-9.]+"', svg).group(1))
+    frame = re.search(r'<rect x="([0-9.]+)" y="[0-9.]+" width="([0-9.]+)"', svg)
+    assert last_x == float(frame.group(1)) + float(frame.group(2))

@@ -55,7 +55,9 @@ def line_chart_svg(
     """Lines, one per series, on shared axes; ``marks`` puts a dot at named points (a knee), labelled
     beside it unless ``label_marks`` is False (the legend names them when they would crowd)."""
     points = [p for pts in series.values() for p in pts if math.isfinite(p[0]) and math.isfinite(p[1])]
-    left, right, top, bottom = 64, 150, 30 if title else 12, 46
+    # The legend's column is as wide as its longest name (about 7 px a character at 12 px).
+    right = max(150, 44 + 7 * max((len(str(name)) for name in series), default=0))
+    left, top, bottom = 64, 30 if title else 12, 46
     plot_w, plot_h = width - left - right, height - top - bottom
     out = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" {_FONT} font-size="12">'
@@ -69,7 +71,8 @@ def line_chart_svg(
     y0, y1 = min(p[1] for p in points), max(p[1] for p in points)
     xt = nice_ticks(x0, x1)
     yt = nice_ticks(0.0 if y0 >= 0 else y0, y1)
-    x0, x1 = xt[0], xt[-1] if len(xt) > 1 else xt[0] + 1
+    # The x axis ends at the last point, not at the next round tick past it.
+    x0, x1 = xt[0], x1 if x1 > xt[0] else xt[0] + 1
     y0, y1 = yt[0], yt[-1] if len(yt) > 1 else yt[0] + 1
 
     def sx(x: float) -> float:
