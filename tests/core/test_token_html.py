@@ -100,3 +100,13 @@ def test_line_chart_legend_fits_its_longest_name_and_the_axis_ends_at_the_last_p
     last_x = float(re.search(r'<polyline points="[^"]* ([0-9.]+),[0-9.]+"', svg).group(1))
     frame = re.search(r'<rect x="([0-9.]+)" y="[0-9.]+" width="([0-9.]+)"', svg)
     assert last_x == float(frame.group(1)) + float(frame.group(2))
+
+
+def test_line_chart_on_a_log_scale_puts_each_decade_equally_far_apart():
+    svg = line_chart_svg({"all": [(100, 1.0), (1000, 2.0), (10000, 3.0)]}, log_x=True)
+    xs = [
+        float(x)
+        for x in re.search(r'<polyline points="([^"]*)"', svg).group(1).replace(",", " ").split()[::2]
+    ]
+    assert abs((xs[1] - xs[0]) - (xs[2] - xs[1])) < 0.2
+    assert ">1K</text>" in svg and ">10K</text>" in svg and ">500</text>" in svg
