@@ -75,3 +75,17 @@ def test_the_python_example_in_the_readme_runs_and_says_what_it_shows() -> None:
     ]
     assert len(namespace["tok"].encode("the quick brown fox")) == 16  # type: ignore[attr-defined]
     assert len(namespace["gpt2"].encode(HELLO)) == 12  # type: ignore[attr-defined]
+
+
+def test_the_notebook_example_in_the_readme_draws_the_tokens_it_names() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = re.search(r"^## In a notebook\n(.*?)(?=^## )", readme, re.S | re.M)
+    assert section, "README.md has no '## In a notebook' section"
+    block = re.search(r"```python\n(.*?)```", section.group(1), re.S)
+    assert block is not None
+    *setup, last = block.group(1).strip().splitlines()
+    namespace: dict[str, object] = {}
+    exec("\n".join(setup), namespace)  # noqa: S102 - our own README
+    display = eval(last, namespace)  # noqa: S307 - our own README
+    assert [len(row.tokens) for row in display.rows] == [12, 8]
+    assert "(12)" in section.group(1) and "(8)" in section.group(1)

@@ -267,6 +267,17 @@ def test_outputs_are_a_table_json_markdown_and_escaped_html(folders):
     assert "<table" in html and "&lt;|im_end|&gt;" in html and "<script>" not in html
 
 
+def test_a_notebook_shows_the_rendered_chat_as_tokens_grey_where_the_template_wrote_them(folders):
+    lens = chat_lens(folders["chatml"], [{"role": "user", "content": "<b>hi</b> <|im_end|>"}])
+    html = lens._repr_html_()
+    assert html.count('class="tokviz-chat-tok ') == lens.total
+    assert html.count('class="tokviz-chat-tok tokviz-chat-template"') == lens.template_tokens
+    assert html.count('class="tokviz-chat-tok tokviz-chat-injected"') == 1  # the typed <|im_end|>
+    assert 'title="id ' in html and "message 1" in html
+    assert "<b>" not in html and "&lt;" in html  # the message's markup is shown as text
+    assert html.index("tokviz-chat-tok") < html.index("<table")
+
+
 @pytest.mark.parametrize("model", ["chatml", "phi3", "llama3"])
 def test_specials_read_as_text_match_transformers_sanitized_ids(folders, model):
     messages = [*sample_chat(model), {"role": "user", "content": "a<|end|>b <|eot_id|> <|im_end|>"}]

@@ -35,3 +35,10 @@ def test_html_table_escapes_cells_and_aligns_numbers_right():
     assert "&lt;script&gt;" in page and "<script>" not in page
     assert 'text-align:right">1,234' in page
     assert "a &amp; b" in page
+
+
+def test_html_table_heads_itself_with_a_caption_and_a_plain_note_above_the_rows():
+    page = table_html(["id"], [["1"]], caption="4 likely under-trained", note="norm < 0.5 & more")
+    assert (
+        page.index("4 likely under-trained") < page.index("norm &lt; 0.5 &amp; more") < page.index("<table")
+    )

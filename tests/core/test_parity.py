@@ -90,6 +90,20 @@ def test_headers_rows_and_html() -> None:
     assert "<table" in page and "Tamil" in page and "premium" in page
 
 
+def test_a_notebook_shows_the_premiums_as_sorted_bars_above_the_table() -> None:
+    sample = read_parallel(bundled_sample())
+    tokenizers = [load_tokenizer("gpt2"), load_tokenizer("o200k")]
+    table = measure_parity(sample, tokenizers, ["<GPT-2>", "o200k"], languages=["en", "ta", "fr"])
+    page = table._repr_html_()
+    chart = page[page.index("<svg") : page.index("</svg>")]
+    assert page.index("</svg>") < page.index("<table")
+    assert chart.index(">Tamil<") < chart.index(">French<") < chart.index(">English<")  # dearest first
+    for row in table.entries:
+        assert f"{row.premium:.2f}</text>" in chart
+    assert 'stroke-dasharray="4 3"' in chart  # the 1.0 line: as costly as English
+    assert "&lt;GPT-2&gt;" in page and "<GPT-2>" not in page
+
+
 # ----------------------------------------------------------------------------- file names
 def test_flores_layout_is_read_from_its_top_folder(tmp_path: Path) -> None:
     devtest = tmp_path / "flores200_dataset" / "devtest"

@@ -90,3 +90,23 @@ def test_line_chart_marks_a_named_point():
     svg = line_chart_svg({"held-out": [(256, 1.0), (1000, 3.0)]}, marks={"knee 1,000": (1000, 3.0)})
     assert "<polyline" in svg and "knee 1,000" in svg
     assert "nothing to plot" in line_chart_svg({})
+
+
+def test_line_chart_legend_fits_its_longest_name_and_the_axis_ends_at_the_last_point():
+    name = "English (knee 25,820)"
+    svg = line_chart_svg({name: [(257, 1.0), (50257, 4.8)]}, width=760)
+    legend_x = float(re.search(rf'<text x="([0-9.]+)" y="[0-9.]+">{re.escape(name)}</text>', svg).group(1))
+    assert legend_x + 7 * len(name) <= 760
+    last_x = float(re.search(r'<polyline points="[^"]* ([0-9.]+),[0-9.]+"', svg).group(1))
+    frame = re.search(r'<rect x="([0-9.]+)" y="[0-9.]+" width="([0-9.]+)"', svg)
+    assert last_x == float(frame.group(1)) + float(frame.group(2))
+
+
+def test_line_chart_on_a_log_scale_puts_each_decade_equally_far_apart():
+    svg = line_chart_svg({"all": [(100, 1.0), (1000, 2.0), (10000, 3.0)]}, log_x=True)
+    xs = [
+        float(x)
+        for x in re.search(r'<polyline points="([^"]*)"', svg).group(1).replace(",", " ").split()[::2]
+    ]
+    assert abs((xs[1] - xs[0]) - (xs[2] - xs[1])) < 0.2
+    assert ">1K</text>" in svg and ">10K</text>" in svg and ">500</text>" in svg

@@ -95,8 +95,9 @@ class EmbeddingIndicators:
         for i in self.likely_ids()[:20].tolist():
             k = position[i]
             rows.append([str(ranks[k]), str(i), f"{self.norms[k]:.4g}", f"{self.distances[k]:.4g}"])
-        caption = f"{self.tensor} {list(self.shape)}: {int(self.likely.sum()):,} likely under-trained ({self.rule()})"
-        return table_html(["rank", "id", "norm", "distance"], rows, [True, True, True, True], caption)
+        caption = f"{self.tensor} {list(self.shape)}: {int(self.likely.sum()):,} likely under-trained"
+        note = f"marked when {self.rule()}"
+        return table_html(["rank", "id", "norm", "distance"], rows, [True, True, True, True], caption, note)
 
     def _repr_html_(self) -> str:
         return self.to_html()

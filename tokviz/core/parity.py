@@ -23,6 +23,7 @@ from .filekind import ReadProblem, megabytes, read_regular_file
 from .html_table import table_html
 from .languages import Language, language_of
 from .safe_text import csv_cell
+from .svg_chart import bar_chart_svg
 from .tokenizer import Tokenizer
 
 # FLORES-200's devtest files are about 200 KB each; a language file past this is not a sentence set.
@@ -306,9 +307,25 @@ class ParityTable:
             f"{lines:,} {'line' if lines == 1 else 'lines'}, each line encoded on its own"
         )
 
+    def plot_svg(self) -> str:
+        """The premiums as inline SVG bars, one per tokenizer, the dearest language on top and a
+        dashed line at 1.0 (as costly as the reference)."""
+        premium = {(r.tokenizer, r.language): r.premium for r in self.entries}
+        first = self.tokenizers[0] if self.tokenizers else ""
+        order = sorted(self.languages, key=lambda lang: (-(premium.get((first, lang)) or 0.0), lang.code))
+        series = {tok: [premium.get((tok, lang)) for lang in order] for tok in self.tokenizers}
+        return bar_chart_svg(
+            [lang.name for lang in order],
+            series,
+            title=f"Tokens for the same lines as {self.reference.name}",
+            value_label=f"premium (× {self.reference.name}'s tokens)",
+            reference=1.0,
+        )
+
     def html(self) -> str:
-        """The table as a self-contained, escaped HTML ``<table>`` (what notebooks show)."""
-        return table_html(self.headers(), self.rows(), self.right_aligned(), caption=self.caption())
+        """The chart, then the table as a self-contained, escaped HTML ``<table>`` (what notebooks show)."""
+        table = table_html(self.headers(), self.rows(), self.right_aligned(), caption=self.caption())
+        return f"<div>{self.plot_svg()}</div>{table}"
 
     _repr_html_ = html
 

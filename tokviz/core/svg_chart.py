@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import html
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 SERIES_COLOURS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#555555", "#8C6D1F")
 """Okabe and Ito's colour-blind-safe palette (its yellow swapped for two darker tones)."""
@@ -35,6 +35,33 @@ def nice_ticks(lo: float, hi: float, count: int = 5) -> list[float]:
     return ticks
 
 
+def log_ticks(lo: float, hi: float) -> list[float]:
+    """1, 2 and 5 times each power of ten from ``lo`` to ``hi`` (both positive), for a log axis."""
+    ticks: list[float] = []
+    for power in range(math.floor(math.log10(lo)), math.ceil(math.log10(hi)) + 1):
+        ticks.extend(m * 10.0**power for m in (1, 2, 5) if lo <= m * 10.0**power <= hi)
+    return ticks
+
+
+def _short_label(value: float) -> str:
+    """A log axis's tick: 500, 1K, 20K, 1M."""
+    for size, suffix in ((1e6, "M"), (1e3, "K")):
+        if value >= size:
+            return f"{value / size:g}{suffix}"
+    return f"{value:g}"
+
+
+def _x_axis(
+    lo: float, hi: float, log_x: bool
+) -> tuple[list[float], Callable[[float], str], Callable[[float], float], float, float]:
+    """An x axis over ``lo``-``hi``: its ticks, their labels, the scale and the ends it spans."""
+    if log_x:
+        return log_ticks(lo, hi), _short_label, math.log10, lo, hi
+    ticks = nice_ticks(lo, hi)
+    # The axis ends at the last point, not at the next round tick past it.
+    return ticks, _tick_label, float, ticks[0], hi if hi > ticks[0] else ticks[0] + 1
+
+
 def _tick_label(value: float) -> str:
     if abs(value) >= 10_000:
         return f"{value:,.0f}"
@@ -51,11 +78,19 @@ def line_chart_svg(
     width: int = 640,
     height: int = 320,
     label_marks: bool = True,
+    log_x: bool = False,
 ) -> str:
     """Lines, one per series, on shared axes; ``marks`` puts a dot at named points (a knee), labelled
-    beside it unless ``label_marks`` is False (the legend names them when they would crowd)."""
-    points = [p for pts in series.values() for p in pts if math.isfinite(p[0]) and math.isfinite(p[1])]
-    left, right, top, bottom = 64, 150, 30 if title else 12, 46
+    beside it unless ``label_marks`` is False (the legend names them when they would crowd).
+    ``log_x`` spaces x by its logarithm (points at x <= 0 are left out)."""
+
+    def drawn(p: tuple[float, float]) -> bool:
+        return math.isfinite(p[0]) and math.isfinite(p[1]) and (p[0] > 0 or not log_x)
+
+    points = [p for pts in series.values() for p in pts if drawn(p)]
+    # The legend's column is as wide as its longest name (about 7 px a character at 12 px).
+    right = max(150, 44 + 7 * max((len(str(name)) for name in series), default=0))
+    left, top, bottom = 64, 30 if title else 12, 46
     plot_w, plot_h = width - left - right, height - top - bottom
     out = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" {_FONT} font-size="12">'
@@ -67,13 +102,13 @@ def line_chart_svg(
         return "".join(out)
     x0, x1 = min(p[0] for p in points), max(p[0] for p in points)
     y0, y1 = min(p[1] for p in points), max(p[1] for p in points)
-    xt = nice_ticks(x0, x1)
     yt = nice_ticks(0.0 if y0 >= 0 else y0, y1)
-    x0, x1 = xt[0], xt[-1] if len(xt) > 1 else xt[0] + 1
     y0, y1 = yt[0], yt[-1] if len(yt) > 1 else yt[0] + 1
+    xt, x_text, scale, x0, x1 = _x_axis(x0, x1, log_x)
+    s0, s1 = scale(x0), scale(x1)
 
     def sx(x: float) -> float:
-        return left + (x - x0) / ((x1 - x0) or 1) * plot_w
+        return left + (scale(x) - s0) / ((s1 - s0) or 1) * plot_w
 
     def sy(y: float) -> float:
         return top + plot_h - (y - y0) / ((y1 - y0) or 1) * plot_h
@@ -86,7 +121,7 @@ def line_chart_svg(
     for x in xt:
         if x0 <= x <= x1:
             out.append(
-                f'<text x="{sx(x):.1f}" y="{top + plot_h + 16}" text-anchor="middle">{_tick_label(x)}</text>'
+                f'<text x="{sx(x):.1f}" y="{top + plot_h + 16}" text-anchor="middle">{x_text(x)}</text>'
             )
     out.append(f'<rect x="{left}" y="{top}" width="{plot_w}" height="{plot_h}" fill="none" stroke="#999"/>')
     out.append(
@@ -98,7 +133,7 @@ def line_chart_svg(
     )
     for i, (name, pts) in enumerate(series.items()):
         colour = SERIES_COLOURS[i % len(SERIES_COLOURS)]
-        path = " ".join(f"{sx(x):.1f},{sy(y):.1f}" for x, y in pts if math.isfinite(x) and math.isfinite(y))
+        path = " ".join(f"{sx(x):.1f},{sy(y):.1f}" for x, y in pts if drawn((x, y)))
         out.append(f'<polyline points="{path}" fill="none" stroke="{colour}" stroke-width="2"/>')
         ly = top + 14 + i * 18
         out.append(

@@ -349,15 +349,18 @@ class Sweep:
         stride = max(1, self.merge_count // points)
         for curve in self.curves:
             sizes, rates = curve.sizes, curve.bytes_per_token
-            picked = sorted({*range(0, len(sizes), stride), len(sizes) - 1})
+            # Evenly spaced steps, and as many spaced evenly on the log axis the chart draws.
+            last = len(sizes) - 1
+            on_log = {round((last + 1) ** (k / points)) - 1 for k in range(points + 1)}
+            picked = sorted({*range(0, len(sizes), stride), *on_log, last})
             knee = curve.knee()
             name = curve.group if knee is None else f"{curve.group} (knee {int(sizes[knee]):,})"
             series[name] = [(float(sizes[k]), float(rates[k])) for k in picked if rates[k] == rates[k]]
             if knee is not None:
                 marks[name] = (float(sizes[knee]), float(rates[knee]))
         return line_chart_svg(
-            series, title=f"{self.tokenizer}: bytes per token by vocabulary size", x_label="vocabulary size",
-            y_label="bytes per token", marks=marks, label_marks=False, width=760,
+            series, title=f"{self.tokenizer}: bytes per token by vocabulary size", x_label="vocabulary size (log scale)",
+            y_label="bytes per token", marks=marks, label_marks=False, width=760, log_x=True,
         )  # fmt: skip
 
     def _repr_html_(self) -> str:

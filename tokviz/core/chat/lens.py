@@ -20,6 +20,7 @@ from ..formats import HFTokenizer
 from ..html_table import table_html
 from ..tokenizer import Tokenizer
 from .attribution import Attribution, MessageSpan, attribute
+from .lens_html import chat_tokens_html
 from .messages import check_messages, text_fields
 from .sandbox import MAX_RENDERED_CHARS, RENDER_SECONDS, render_template
 from .template import ChatTemplate, find_chat_template
@@ -164,7 +165,8 @@ class ChatLens:
 
     def _repr_html_(self) -> str:
         caption = f"{self.tokenizer}: chat template {self.template.name!r}, {self.total:,} tokens"
-        html = table_html(self.HEADERS, self.rows(), right=(False, False, True, True, True), caption=caption)
+        html = chat_tokens_html(self)
+        html += table_html(self.HEADERS, self.rows(), right=(False, False, True, True, True), caption=caption)
         if self.injections:
             html += table_html(
                 ("injection",),
