@@ -1,18 +1,18 @@
 """tokviz: see text as a tokenizer sees it. ``tokviz.show(text, ["gpt2", "o200k"])`` in a notebook.
 
-The package imports nothing heavy at first: ``show`` loads the core when it is first used.
+The package imports nothing heavy at first: ``show`` and ``encode`` load the core when first used.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["show"]
+__all__ = ["encode", "show"]
 
 
 def __getattr__(name: str) -> Any:
-    if name == "show":
-        from tokviz.core.token_html import show
+    if name in ("show", "encode"):
+        from tokviz.core import token_html
 
-        return show
+        return getattr(token_html, name)
     raise AttributeError(f"module 'tokviz' has no attribute {name!r}")

@@ -110,3 +110,20 @@ def test_line_chart_on_a_log_scale_puts_each_decade_equally_far_apart():
     ]
     assert abs((xs[1] - xs[0]) - (xs[2] - xs[1])) < 0.2
     assert ">1K</text>" in svg and ">10K</text>" in svg and ">500</text>" in svg
+
+
+def test_an_encoding_holds_the_ids_and_shows_as_tokens_with_their_ids(gpt2_tiktoken):
+    encoding = tokviz.encode(HELLO, "gpt2")
+    assert encoding.ids == gpt2_tiktoken.encode(HELLO) and len(encoding) == 12
+    assert b"".join(encoding.tokens).decode("utf-8") == HELLO
+    page = encoding._repr_html_()
+    assert '<span class="tokviz-id">19526</span>' in page
+    assert repr(encoding) == "<Encoding of 13 characters by GPT-2: 12 tokens>"
+
+
+def test_a_display_saves_as_a_whole_page_and_never_over_a_folder(tmp_path):
+    written = tokviz.show("the cat", "gpt2").save(tmp_path / "cat.html")
+    assert written.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+    (tmp_path / "taken").mkdir()
+    with pytest.raises(Exception, match="taken"):
+        tokviz.show("x", "gpt2").save(tmp_path / "taken")

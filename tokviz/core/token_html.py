@@ -8,9 +8,11 @@ Colours follow the app's rule (a hue from the token id; neighbours never look al
 from __future__ import annotations
 
 import html
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import accumulate
+from pathlib import Path
 
 from .bytes_ import hex_bytes, printable_token
 from .token_colours import colour_indices, fill_css
@@ -196,7 +198,7 @@ def tokens_page(
 
 
 class TokenDisplay:
-    """What :func:`tokviz.show` returns: Jupyter draws it inline; ``save`` writes it as a page."""
+    """What :func:`tokviz.show` returns: Jupyter draws it inline; :meth:`save` writes it as a page."""
 
     def __init__(
         self, text: str, tokenizers: Sequence[tuple[str, Tokenizer]], show_ids: bool = False
@@ -217,9 +219,62 @@ class TokenDisplay:
         """The self-contained HTML document."""
         return tokens_page(self.text, self.tokenizers, show_ids=self.show_ids)
 
+    def save(self, path: str | os.PathLike[str]) -> Path:
+        """Write :meth:`page` to ``path`` (all or nothing; an existing file is replaced whole)."""
+        from .outputs import Output, write_outputs
+
+        write_outputs([(Output.file(path, "the page"), self.page().encode("utf-8"))])
+        return Path(path)
+
     def __repr__(self) -> str:
         heads = ", ".join(f"{r.name}: {len(r.tokens)} tokens" for r in self.rows)
         return f"<TokenDisplay of {len(self.text)} characters: {heads}>"
+
+
+class Encoding(TokenDisplay):
+    """One tokenizer's encoding of a text (:func:`tokviz.encode`): its ids and tokens, drawn inline in a notebook."""
+
+    @property
+    def tokenizer(self) -> Tokenizer:
+        """The tokenizer that encoded the text."""
+        return self.tokenizers[0][1]
+
+    @property
+    def ids(self) -> list[int]:
+        """The token ids of the whole text (special-token text read as specials, as ``encode`` does)."""
+        return self.tokenizer.encode(self.text)
+
+    @property
+    def tokens(self) -> list[bytes]:
+        """Each token's bytes."""
+        return [self.tokenizer.id_bytes(i) for i in self.ids]
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def __repr__(self) -> str:
+        return f"<Encoding of {len(self.text)} characters by {self.tokenizers[0][0]}: {len(self)} tokens>"
+
+
+def _named(tokenizers: str | Tokenizer | Sequence[str | Tokenizer]) -> list[tuple[str, Tokenizer]]:
+    from .registry import load_tokenizer
+
+    specs = [tokenizers] if isinstance(tokenizers, str | Tokenizer) else list(tokenizers)
+    named: list[tuple[str, Tokenizer]] = []
+    for spec in specs:
+        tok = spec if isinstance(spec, Tokenizer) else load_tokenizer(spec)
+        name = tok.name or str(spec)
+        if any(name == n for n, _ in named):
+            name = f"{name} ({len(named) + 1})"
+        named.append((name, tok))
+    return named
+
+
+def encode(text: str, tokenizer: str | Tokenizer = "gpt2", *, show_ids: bool = True) -> Encoding:
+    """Encode ``text`` with one tokenizer; the result shows as coloured tokens with their ids in a notebook."""
+    if not isinstance(text, str):
+        raise TypeError(f"encode() takes the text as a str, not {type(text).__name__}")
+    return Encoding(text, _named(tokenizer)[:1], show_ids=show_ids)
 
 
 def show(
@@ -233,16 +288,6 @@ def show(
     ``tokenizers`` are built-in names (gpt2, cl100k, o200k, ...), tokenizer files or folders, or
     loaded :class:`Tokenizer` objects; the first row is the reference for the difference marks.
     """
-    from .registry import load_tokenizer
-
     if not isinstance(text, str):
         raise TypeError(f"show() takes the text as a str, not {type(text).__name__}")
-    specs = [tokenizers] if isinstance(tokenizers, str | Tokenizer) else list(tokenizers)
-    named: list[tuple[str, Tokenizer]] = []
-    for spec in specs:
-        tok = spec if isinstance(spec, Tokenizer) else load_tokenizer(spec)
-        name = tok.name or str(spec)
-        if any(name == n for n, _ in named):
-            name = f"{name} ({len(named) + 1})"
-        named.append((name, tok))
-    return TokenDisplay(text, named, show_ids=show_ids)
+    return TokenDisplay(text, _named(tokenizers), show_ids=show_ids)
