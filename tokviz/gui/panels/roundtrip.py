@@ -28,6 +28,7 @@ from tokviz.core.tokenizer import Tokenizer
 from tokviz.gui.context import PanelContext
 from tokviz.gui.drawing.images import VECTOR_PROPERTY
 from tokviz.gui.panels.docking import refresh_while_visible
+from tokviz.gui.widgets.fitted_columns import FittingDelegate
 from tokviz.gui.workers.jobs import Job, run_job
 
 COLUMNS = (
@@ -115,6 +116,7 @@ class RoundTripPanel(QWidget):
         self.table.setSelectionMode(QTableWidget.SelectionMode.NoSelection)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.table.horizontalHeader().setStretchLastSection(True)
+        self.table.setItemDelegate(FittingDelegate(self.table))  # a count half scrolled off is never cut
         self.note = QLabel(
             "decode joins the ids' bytes and then reads UTF-8, so the text comes back whole. Decoding each id "
             "on its own and joining the strings fails wherever a character is split across ids.",
