@@ -56,7 +56,8 @@ def rows_on_screen(view: ItemView) -> range:
 
 def needed_width(view: QAbstractItemView, index: QModelIndex | QPersistentModelIndex) -> int:
     """The width the cell's text (in its own font, bold or not) and its margins need."""
-    return view.sizeHintForIndex(QModelIndex(index)).width()
+    plain = index if isinstance(index, QModelIndex) else index.model().index(index.row(), index.column())
+    return view.sizeHintForIndex(plain).width()
 
 
 def abbreviated(text: str) -> list[str]:
