@@ -85,3 +85,16 @@ def test_a_typed_name_is_kept_and_training_again_makes_a_second_model_unless_rep
     assert panel.registry.entry(first).tokenizer.merge_count == 280 - 256 - 1
     assert len(trained_models(panel)) == 2
     assert not panel.replace_model.isChecked()  # replacing is asked for again each time
+
+
+def test_the_corpus_file_pickers_first_filter_shows_count_tables_too(qtbot, panel, monkeypatch):
+    from tokviz.gui.widgets import file_dialogs
+
+    asked = []
+    monkeypatch.setattr(
+        file_dialogs, "get_open_file_names", lambda *args, **kw: (asked.append(args[3]), ([], ""))[1]
+    )
+    panel.choose_files()
+    first = asked[0].split(";;")[0]
+    for pattern in ("*.txt", "*.tsv", "*.parquet", "*.gz"):
+        assert pattern in first

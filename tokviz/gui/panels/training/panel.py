@@ -239,7 +239,10 @@ class TrainPanel(TrainForm):
             self,
             "Corpus files",
             str(Path.home()),
-            "Text files (*.txt *.md *.py *.json *.csv *.html *.gz *.bz2 *.xz);;Count tables (*.parquet *.tsv);;All files (*)",
+            # The first filter is the one shown: it must not hide the count tables the panel trains from.
+            "Corpus files and count tables (*.txt *.md *.py *.json *.csv *.html *.gz *.bz2 *.xz *.parquet *.tsv)"
+            ";;Text files (*.txt *.md *.py *.json *.csv *.html *.gz *.bz2 *.xz)"
+            ";;Count tables (*.parquet *.tsv);;All files (*)",
         )
         if paths:
             self.add_paths(paths)
