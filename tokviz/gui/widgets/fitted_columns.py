@@ -31,6 +31,8 @@ ItemView = QTableView | QTreeView
 # Rows measured beyond those on screen: the first and the last few (a merge table's largest counts
 # are at the top, a vocabulary's largest ids at the bottom), so scrolling rarely widens a column.
 EDGE_ROWS = 40
+# The most rows a viewport is taken to show when it cannot say (hidden, or not laid out yet).
+SCREEN_ROWS = 100
 
 
 def _header(view: ItemView) -> QHeaderView:
@@ -50,7 +52,8 @@ def rows_on_screen(view: ItemView) -> range:
         first = view.indexAt(view.viewport().rect().topLeft()).row()
         last = view.indexAt(view.viewport().rect().bottomLeft()).row()
     first = max(first, 0)
-    last = count - 1 if last < 0 else last
+    # Past the last row (or not laid out yet) rowAt says -1: the rows from ``first`` on, a screenful at most.
+    last = min(count - 1, first + SCREEN_ROWS) if last < 0 else last
     return range(first, last + 1)
 
 
