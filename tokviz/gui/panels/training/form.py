@@ -54,9 +54,14 @@ PRETOKENIZERS = (
     ("none", "None: merge across the whole text"),
     ("custom", "Custom regex…"),
 )
+# Short labels, read whole in a 1024-pixel dock; each item's tooltip says the rule in full.
 TIE_RULES = (
-    ("lexicographic", "Lexicographic: greatest bytes win"),
-    ("first-seen", "First seen: earliest pair wins (the lecture's rule)"),
+    ("lexicographic", "Greatest bytes", "Lexicographic: the pair with the greatest bytes wins"),
+    (
+        "first-seen",
+        "First seen (lecture)",
+        "First seen: the pair met first in the corpus wins (the lecture's rule)",
+    ),
 )
 DEFAULT_VOCAB = 1000
 EXPORTS = (
@@ -180,8 +185,9 @@ class TrainForm(QWidget):
         self.tie_rule.setObjectName("tieRule")
         self.tie_rule.setAccessibleName("Tie rule")
         self.tie_rule.setToolTip("Which pair wins when several have the highest count")
-        for key, label in TIE_RULES:
+        for row, (key, label, rule) in enumerate(TIE_RULES):
             self.tie_rule.addItem(label, key)
+            self.tie_rule.setItemData(row, rule, Qt.ItemDataRole.ToolTipRole)
         self.replace_invalid = QCheckBox("Replace invalid UTF-8", settings)
         self.replace_invalid.setObjectName("replaceInvalid")
         self.replace_invalid.setToolTip(
@@ -299,8 +305,6 @@ class TrainForm(QWidget):
         layout.setContentsMargins(6, 6, 6, 6)
         layout.addWidget(corpus)
         layout.addWidget(settings)
-        layout.addLayout(run_row)
-        layout.addWidget(self.progress)
         layout.addWidget(self.status)
         layout.addWidget(self.error)
         layout.addWidget(self.result)
@@ -314,9 +318,17 @@ class TrainForm(QWidget):
         # Never cut the form off silently: a dock squeezed below its minimum scrolls instead.
         scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
         scroll.setWidget(inner)
+        # Train, Cancel and the progress stay below the scrolling form: always on screen, however
+        # tall the form grows (a file list and its filters on a 768-pixel projector).
+        footer = QVBoxLayout()
+        footer.setContentsMargins(6, 2, 6 + scroll.verticalScrollBar().sizeHint().width(), 6)
+        footer.addLayout(run_row)
+        footer.addWidget(self.progress)
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
-        outer.addWidget(scroll)
+        outer.setSpacing(0)
+        outer.addWidget(scroll, 1)
+        outer.addLayout(footer)
         self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Expanding)
 
     # ================================================================ what the widgets say
