@@ -38,9 +38,14 @@ COLUMNS = (
     "bytes in",
     "tokens",
     "bytes out",
-    "decode(encode(s)) == s",
-    "joined per-id decodes == s",
+    "round trip",
+    "id by id",
 )
+# The short titles of the last two columns read whole in a 1024-pixel window; these say them in full.
+COLUMN_TIPS = {
+    6: "decode(encode(s)) == s: the ids decoded together give the text back",
+    7: "joined per-id decodes == s: each id decoded on its own, the strings joined",
+}
 YES, NO = "✓ true", "✗ false"
 
 
@@ -111,6 +116,10 @@ class RoundTripPanel(QWidget):
         self.table.setTabKeyNavigation(False)  # Tab moves on to the next control, as everywhere else
         self.table.setObjectName("roundTripTable")
         self.table.setHorizontalHeaderLabels(list(COLUMNS))
+        for col, tip in COLUMN_TIPS.items():
+            title = self.table.horizontalHeaderItem(col)
+            if title is not None:
+                title.setToolTip(tip)
         self.table.verticalHeader().hide()
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         self.table.setSelectionMode(QTableWidget.SelectionMode.NoSelection)
