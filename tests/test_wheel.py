@@ -24,6 +24,7 @@ BUNDLED = [
     "encodings/o200k_base.tiktoken",
     "encodings/SHA256SUMS",
     "encodings/NOTICE",
+    "words/words.tsv",
 ]
 
 pytestmark = pytest.mark.slow
