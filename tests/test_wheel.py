@@ -26,6 +26,7 @@ BUNDLED = [
     "encodings/NOTICE",
     "parallel/en.txt",
     "parallel/README.md",
+    "words/words.tsv",
 ]
 
 pytestmark = pytest.mark.slow

@@ -78,7 +78,7 @@ def test_info_describes_the_lecture_tokenizers(capsys: pytest.CaptureFixture[str
     code, out, _ = run(capsys, "info", "words", "--format", "json")
     info = json.loads(out)
     assert info["special_tokens"] == {"<unk>": 0}
-    assert "English sample" in info["about"]
+    assert "word list" in info["about"]
 
 
 def test_a_missing_corpus_is_one_line(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

@@ -43,6 +43,11 @@ def test_words_view_follows_the_editor_and_shows_unknown_words(qtbot, make_windo
     window = make_window(text="the cat sat on the mat")
     panel = show_in_panel(qtbot, window, WORDS_KEY)
     assert panel.words_button.isVisible()
+    # The word list by default: a fixed vocabulary; from the editor's text on request.
+    assert panel.words_actions[FROM_SAMPLE].isChecked()
+    listed = panel.model.tokenizer
+    panel.choose_words_source(FROM_EDITOR)
+    qtbot.waitUntil(lambda: panel.model.tokenizer is not listed and panel.model.current, timeout=20000)
     assert panel.words_actions[FROM_EDITOR].isChecked()
     tok = panel.model.tokenizer
     assert isinstance(tok, WordTokenizer) and tok.unknown_words("the cat sat on the mat") == []
@@ -54,7 +59,7 @@ def test_words_view_follows_the_editor_and_shows_unknown_words(qtbot, make_windo
     assert "zebra" in panel.model.tokenizer.index
     assert 0 not in [int(i) for i in panel.view.table.ids]
 
-    # From the English sample, a name and Chinese are unknown: the lesson.
+    # From the word list, a name and Chinese are unknown: the lesson.
     rebuilt = panel.model.tokenizer
     panel.choose_words_source(FROM_SAMPLE)
     window.set_text("The Führer of 你好")
@@ -70,7 +75,7 @@ def test_words_view_follows_the_editor_and_shows_unknown_words(qtbot, make_windo
     unknown = [k for k, i in enumerate(ids) if i == 0]
     assert unknown, ids
     card = panel.view.notes_html(unknown[0])
-    assert "unknown word" in card and "English sample" in card
+    assert "unknown word" in card and "word list" in card
     assert bool(panel.view.table.special[unknown[0]])  # drawn like a special token: outlined
     # The view shows what the model gets, <unk>, where the editor has the word it lost.
     assert "Führer" not in panel.view.toPlainText() and "<unk>" in panel.view.toPlainText()
@@ -149,8 +154,8 @@ def test_the_words_corpus_is_remembered(qtbot, tmp_path) -> None:
     again = TokenizerRegistryModel()
     assert again.words.source == FROM_FILES and again.words.files == [str(corpus)]
     assert set(again.load_builtin_now(WORDS_KEY).index) == {"hello", " ", "world"}
-    corpus.unlink()  # gone by the next launch: back to the editor's text, no error
-    assert TokenizerRegistryModel().words.source == FROM_EDITOR
+    corpus.unlink()  # gone by the next launch: back to the word list, no error
+    assert TokenizerRegistryModel().words.source == FROM_SAMPLE
 
 
 @given(
@@ -170,3 +175,13 @@ def test_editing_a_lecture_view_re_encodes_only_around_the_edit_and_exactly(
         fresh = TokenTable.encode(tok, new_text)
         for name in ("ids", "start", "end", "start16", "end16", "special", "partial", "chunk"):
             assert getattr(spliced, name).tolist() == getattr(fresh, name).tolist(), (tok.name, name)
+
+
+def test_the_words_view_shows_and_counts_the_unknown_words_of_the_default_text(qtbot, make_window) -> None:
+    window = make_window()
+    panel = show_in_panel(qtbot, window, WORDS_KEY)
+    tok = panel.model.tokenizer
+    assert isinstance(tok, WordTokenizer) and tok.word_count > 2000
+    unknown = tok.unknown_words(window.text)
+    assert unknown  # the default text has words the list never saw
+    assert f"{len(unknown)} unknown" in panel.lesson.text()

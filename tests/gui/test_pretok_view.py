@@ -163,3 +163,13 @@ def test_the_window_dock_follows_the_editor(qtbot):
     assert chunks_shown(view) == resolve_pretokenizer("gpt2").split(TEXT)
     assert view.view.colors is window.colors
     window.close()
+
+
+def test_a_special_token_is_its_own_chunk_cut_out_before_the_pattern_as_the_tokenizer_does(qtbot, view):
+    text = "The end.<|endoftext|>A new document"
+    view.set_text(text)
+    settle(qtbot, view)
+    table = view.view.table
+    chunks = [text[s:e] for s, e in zip(table.start.tolist(), table.end.tolist())]
+    assert chunks == ["The", " end", ".", "<|endoftext|>", "A", " new", " document"]
+    assert "0 cross a boundary" in view.tokens_label.text()

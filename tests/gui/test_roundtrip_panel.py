@@ -52,3 +52,19 @@ def test_the_dock_checks_every_view_after_each_edit(qtbot):
     assert panel.table.item(0, 7).text() == "✗ false (7 split ids)"
     assert "✓ true" in panel.summary.text() and "20 bytes in, 20 bytes out" in panel.summary.text()
     window.close()
+
+
+def test_every_column_title_reads_whole_at_1024(qtbot, make_window):
+    window = make_window(size=(1008, 680))
+    window.roundtrip_dock.show()
+    window.roundtrip_dock.raise_()
+    panel = window.roundtrip_dock.widget()
+    qtbot.waitUntil(lambda: panel.table.rowCount() > 0 and panel.is_idle(), timeout=20000)
+    qtbot.wait(50)
+    header = panel.table.horizontalHeader()
+    room = header.viewport().width()
+    for col in range(header.count()):
+        title = panel.table.horizontalHeaderItem(col).text()
+        needed = header.fontMetrics().horizontalAdvance(title) + 8
+        left = header.sectionViewportPosition(col)
+        assert left >= 0 and min(header.sectionSize(col), room - left) >= needed, title

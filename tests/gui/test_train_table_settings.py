@@ -67,7 +67,7 @@ def test_a_tables_settings_are_shown_locked_and_trained_with(qtbot, panel, table
         assert not field.isEnabled()
         assert "count table" in field.toolTip()
     assert hint_numbers(panel) == (4, 1000 - 256 - 4)
-    assert panel.settings().name == "bpe-1000 (cl100k)"
+    assert panel.settings().name == f"bpe-1000 {table.name} (cl100k)"
 
     with qtbot.waitSignal(panel.trainingFinished, timeout=60000) as finished:
         qtbot.mouseClick(panel.train_button, Qt.MouseButton.LeftButton)
@@ -75,7 +75,7 @@ def test_a_tables_settings_are_shown_locked_and_trained_with(qtbot, panel, table
     outcome = finished.args[0]
     assert len(outcome.result.merges) == hint_numbers(panel)[1]
     assert list(outcome.tokenizer.special_tokens) == TABLE_SPECIALS
-    assert outcome.settings.name == "bpe-1000 (cl100k)"
+    assert outcome.settings.name == f"bpe-1000 {table.name} (cl100k)"
     assert not panel.specials.isEnabled() and not panel.pretokenizer.isEnabled()  # still the table's
 
 
@@ -91,7 +91,7 @@ def test_the_users_settings_come_back_when_the_corpus_is_files_or_text_again(qtb
     assert panel.pretokenizer.currentData() == "gpt2" and panel.pretokenizer.isEnabled()
     assert panel.specials.toolTip() == tip
     assert hint_numbers(panel) == (1, 1000 - 256 - 1)
-    assert panel.settings().name == "bpe-1000 (gpt2)"
+    assert panel.settings().name == "bpe-1000 plain.txt (gpt2)"
 
     panel.clear_files()
     show_table(qtbot, panel, table)

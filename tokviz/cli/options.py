@@ -211,7 +211,7 @@ def is_words(spec: str) -> bool:
 def words_tokenizer(corpus_files: Sequence[str], texts: Sequence[str] | None) -> Tokenizer:
     """The ``words`` tokenizer built from ``corpus_files`` if given, else from ``texts``.
 
-    With neither, the bundled default (tokviz's English sample) is used.
+    With neither, the bundled default (tokviz's word list) is used.
     """
     from tokviz.core.lecture_tokenizers import WordTokenizer
     from tokviz.core.registry import load_tokenizer as load

@@ -411,12 +411,40 @@ def character_tokenizer() -> CharacterTokenizer:
     return CharacterTokenizer()
 
 
+# The built-in words vocabulary under resources/ (made by packaging/make_word_list.py).
+WORD_LIST = ("words", "words.tsv")
+_ESCAPES = {"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"}
+_UNESCAPE = regex.compile(r"\\([\\tnr])")
+
+
+def escape_piece(piece: str) -> str:
+    """A piece as one field of the word list: tab, newline, CR and backslash written as escapes."""
+    return "".join(_ESCAPES.get(c, c) for c in piece)
+
+
+def read_word_list(path: str | os.PathLike[str]) -> dict[str, int]:
+    """The word list at ``path`` as {piece: count}, most frequent first (``#`` lines are comments)."""
+    counts: dict[str, int] = {}
+    plain = {"\\": "\\", "t": "\t", "n": "\n", "r": "\r"}
+    for number, line in enumerate(Path(path).read_text(encoding="utf-8").split("\n"), 1):
+        if not line or line.startswith("#"):
+            continue
+        piece, sep, count = line.rpartition("\t")
+        if not sep or not count.isdigit():
+            raise CorpusError(f"{path}: line {number} is not word<TAB>count")
+        counts[_UNESCAPE.sub(lambda m: plain[m.group(1)], piece)] = int(count)
+    return counts
+
+
 def default_words_tokenizer() -> WordTokenizer:
-    """The built-in ``words`` tokenizer: the vocabulary of tokviz's bundled English prose sample.
+    """The built-in ``words`` tokenizer: a fixed word list (resources/words/words.tsv, the words of
+    the Python documentation topics and tokviz's samples), so a word it never saw is ``<unk>``.
 
     Commands that have a text (``tokviz encode``) or a corpus build their own instead.
     """
     from .resources import resource_path
 
-    text = resource_path("samples", "english.txt").read_text(encoding="utf-8")
-    return WordTokenizer.from_text(text, corpus="tokviz's English sample (english.txt)")
+    words = read_word_list(resource_path(*WORD_LIST))
+    return WordTokenizer(
+        words, corpus=f"tokviz's word list ({len(words):,} words of the Python docs and samples)"
+    )

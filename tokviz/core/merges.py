@@ -8,6 +8,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+# How many of the pairs tied at one step a training run records (near the end of a run thousands
+# of pairs share a count of 1; a handful is what a table or a lecture can show).
+TIED_KEPT = 8
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class MergeStep:
@@ -19,7 +23,9 @@ class MergeStep:
     the merge applied to that text (0 when it does not change it). ``tokens_after`` is the size
     of the corpus or text, in tokens, once this merge has been made. ``ties`` is how many pairs
     shared the winning count in a training run, and 0 when it is not known (a replay of a
-    tokenizer's merges, which carry no counts).
+    tokenizer's merges, which carry no counts). ``tied`` lists the tied pairs (at most
+    :data:`TIED_KEPT` of them) in the order the tie rule ranks them, the merged pair first; it is
+    empty when not known.
     """
 
     step: int
@@ -31,6 +37,7 @@ class MergeStep:
     count: int
     ties: int
     tokens_after: int
+    tied: tuple[tuple[bytes, bytes], ...] = ()
 
     @property
     def merged(self) -> bytes:

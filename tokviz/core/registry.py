@@ -98,8 +98,8 @@ _BUILDERS: dict[str, Callable[[], Tokenizer]] = {
     "gpt2": lambda: _bundled("gpt2"),
     "cl100k": lambda: _bundled("cl100k"),
     "o200k": lambda: _bundled("o200k"),
-    # The lecture's tokenizers that fail (core/lecture_tokenizers.py); ``words`` is built from
-    # tokviz's English sample here, and from the input text or a corpus by the CLI and the GUI.
+    # The lecture's tokenizers that fail (core/lecture_tokenizers.py); ``words`` reads tokviz's word
+    # list here; the CLI and the GUI may build it from the input text or a corpus instead.
     "characters": lambda: _lecture("characters"),
     "words": lambda: _lecture("words"),
 }

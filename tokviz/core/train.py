@@ -28,7 +28,7 @@ from typing import Any, Never, Protocol, TypeVar
 from .corpus import CorpusSource, FileRead, ReadLog, iter_parts
 from .errors import ArgumentTypeError, Cancelled, CorpusError, InvalidArgument, VocabSizeError
 from .fileselect import corpus_source
-from .merges import MergeStep
+from .merges import TIED_KEPT, MergeStep
 from .pairindex import PairIndex, preload_numpy
 from .pretokenize import (
     LONGEST_PRETOKEN,
@@ -555,7 +555,7 @@ def merge_counts(
             # Every word is a single token: nothing left to merge. Not an error, but said.
             stop_reason = _ran_out_message(len(merges), len(vocab) + len(specials), vocab_size)
             break
-        (a, b), count, ties = chosen
+        (a, b), count, ties, tied = chosen
         new_id = 256 + step
         vocab[new_id] = vocab[a] + vocab[b]
         replaced = merger.merge(a, b, new_id)
@@ -571,6 +571,7 @@ def merge_counts(
             count=count,
             ties=ties,
             tokens_after=tokens,
+            tied=tuple((vocab[x], vocab[y]) for x, y in tied),
         )
         history.append(record)
         batch.append(record)
@@ -726,15 +727,18 @@ class _Merger:
                 self._push(pair, current)  # the count fell since this entry was made
         return None
 
-    def best(self) -> tuple[tuple[int, int], int, int] | None:
-        """The pair to merge next, its count, and how many pairs share that count."""
+    def best(self) -> tuple[tuple[int, int], int, int, list[tuple[int, int]]] | None:
+        """The pair to merge next, its count, how many pairs share that count, and the first
+        :data:`TIED_KEPT` of those in the tie rule's order (the chosen pair first)."""
         top = self._pop_valid()
         if top is None:
             return None
         pair, count = top
         ties = self.hist.get(count, 1)
-        if not self.first_seen or ties == 1:
-            return pair, count, ties
+        if ties == 1:
+            return pair, count, ties, [pair]
+        if not self.first_seen:
+            return pair, count, ties, [pair, *self._runners_up(count)]
         # Gather every pair at this count and keep the one whose first occurrence is earliest.
         tied = [pair]
         while self.heap and -self.heap[0][0] >= count:
@@ -745,11 +749,25 @@ class _Merger:
                 self._push(*nxt)
                 break
             tied.append(nxt[0])
-        best = min(tied, key=self._first_position)
-        for p in tied:
-            if p != best:
-                self._push(p, count)
-        return best, count, ties
+        ranked = sorted(tied, key=self._first_position)
+        for p in ranked[1:]:
+            self._push(p, count)
+        return ranked[0], count, ties, ranked[:TIED_KEPT]
+
+    def _runners_up(self, count: int) -> list[tuple[int, int]]:
+        """The next pairs at ``count`` in the queue's order, left in the queue (a few heap operations)."""
+        found: list[tuple[int, int]] = []
+        while len(found) < TIED_KEPT - 1 and self.heap and -self.heap[0][0] >= count:
+            nxt = self._pop_valid()
+            if nxt is None:
+                break
+            if nxt[1] != count:
+                self._push(*nxt)
+                break
+            found.append(nxt[0])
+        for p in found:
+            self._push(p, count)
+        return found
 
     def _first_position(self, pair: tuple[int, int]) -> tuple[int, int]:
         """(word index, byte offset) of the pair's first occurrence in the corpus."""

@@ -85,9 +85,9 @@ TRAIN_REPLACE_INVALID: Key[bool] = Key("train/replaceInvalid", bool, False)
 TRAIN_INCLUDE: Key[str] = Key("train/include", str, "")
 TRAIN_EXCLUDE: Key[str] = Key("train/exclude", str, "")
 TRAIN_MAX_FILE_SIZE: Key[str] = Key("train/maxFileSize", str, "")
-# The words tokenizer's corpus: "editor" (the editor's text), "sample" (the English sample) or
-# "files" (WORDS_FILES); see gui/models/words.py
-WORDS_SOURCE: Key[str] = Key("words/source", str, "editor")
+# The words tokenizer's corpus: "sample" (tokviz's word list, the default: a fixed vocabulary whose
+# unknown words show), "editor" (the editor's text) or "files" (WORDS_FILES); see gui/models/words.py
+WORDS_SOURCE: Key[str] = Key("words/source", str, "sample")
 WORDS_FILES: Key[list[str]] = Key("words/files", list, [])
 # The exchange-rate chart: the text files added as groups of bars
 CHART_FILES: Key[list[str]] = Key("chart/files", list, [])

@@ -124,6 +124,8 @@ def model_file_bytes(
                 "count": r.count,
                 "ties": r.ties,
                 "tokens_after": r.tokens_after,
+                # The tied pairs in the tie rule's order, the merged one first (absent in older files).
+                "tied": [[hexed(a), hexed(b)] for a, b in r.tied],
             },
             "history records",
         )
@@ -319,6 +321,14 @@ def _model_history(raw: Any, fail: Callable[[str], ModelFileError]) -> list[Merg
         for key in ("left", "right"):
             if not isinstance(rec.get(key), str) or not _HEX.fullmatch(rec[key]):
                 raise fail(f"history record {index}: {key!r} must be the token's bytes as hex")
+        tied = rec.get("tied", [])
+        if not isinstance(tied, list) or not all(
+            isinstance(pair, list)
+            and len(pair) == 2
+            and all(isinstance(h, str) and _HEX.fullmatch(h) for h in pair)
+            for pair in tied
+        ):
+            raise fail(f"history record {index}: 'tied' must be a list of [left, right] pairs of hex bytes")
         history.append(
             MergeStep(
                 step=rec["step"],
@@ -330,6 +340,7 @@ def _model_history(raw: Any, fail: Callable[[str], ModelFileError]) -> list[Merg
                 count=rec["count"],
                 ties=rec["ties"],
                 tokens_after=rec["tokens_after"],
+                tied=tuple((bytes.fromhex(a), bytes.fromhex(b)) for a, b in tied),
             )
         )
     return history

@@ -29,7 +29,7 @@ _TIPS = {
     NEW: "The token this merge creates",
     ID: "Id of the new token",
     COUNT: "How often the pair occurred in the training corpus when it was merged",
-    TIES: "How many pairs had that same highest count (the tie rule picked this one)",
+    TIES: "How many pairs had that same highest count; hover a cell for the tied pairs and the one picked",
     TEXT_TOKENS: "Tokens of the editor's text after this step",
     CORPUS_TOKENS: "Tokens of the training corpus after this step",
 }
@@ -238,7 +238,7 @@ class MergeTableModel(QAbstractTableModel):
         if role == ChangesTextRole:
             return self._changes_text(step)
         if role == Qt.ItemDataRole.ToolTipRole:
-            return self._tooltip(step)
+            return self._ties_tooltip(step) if col == TIES else self._tooltip(step)
         return self._look(step, col, role)
 
     def _look(self, step: int, col: int, role: int) -> Any:
@@ -325,6 +325,21 @@ class MergeTableModel(QAbstractTableModel):
             else:
                 lines.append("Does not occur in the text")
         rec = self.record(step)
+        if rec is not None:
+            lines.append(f"Count {rec.count:,} in the training corpus")
         if rec is not None and rec.ties > 1:
-            lines.append(f"{rec.ties} pairs were tied at count {rec.count:,}")
+            lines.append(f"{rec.ties} pairs were tied at count {rec.count:,} (hover Ties for them)")
+        return "\n".join(lines)
+
+    def _ties_tooltip(self, step: int) -> str:
+        """The pairs tied for the highest count at ``step``, in the tie rule's order, the merged one marked."""
+        rec = self.record(step)
+        if rec is None or rec.ties <= 1:
+            return "No tie: this pair alone had the highest count" if rec is not None else ""
+        lines = [f"{rec.ties} pairs tied at count {rec.count:,}; the tie rule picked the first:"]
+        for k, (left, right) in enumerate(rec.tied):
+            pair = f"{printable_token(left)} + {printable_token(right)}"
+            lines.append(f"▶ {pair}  ({rec.count:,}, merged)" if k == 0 else f"   {pair}  ({rec.count:,})")
+        if rec.ties > len(rec.tied) and rec.tied:
+            lines.append(f"   … and {rec.ties - len(rec.tied):,} more")
         return "\n".join(lines)

@@ -299,6 +299,19 @@ class TokenizerRegistryModel(QAbstractListModel):
         self.tokenizerLoaded.emit(key)
         return key
 
+    def free_model_name(self, name: str) -> str:
+        """``name``, or ``name #2``, ``#3``… when a model of that name is already offered."""
+        taken = {e.key for e in self._entries}
+        free, n = name, 2
+        while f"model:{free}" in taken:
+            free = f"{name} #{n}"
+            n += 1
+        return free
+
+    def has_model(self, name: str) -> bool:
+        """True when a model (trained in the app) is offered under ``name``."""
+        return self.entry(f"model:{name}") is not None
+
     def add_file_entry(self, path: str, label: str, options: dict[str, Any] | None = None) -> str:
         """Offer a file (remembered from a past session) to load, with ``options``, when first asked for."""
         key = f"file:{Path(path).resolve()}"

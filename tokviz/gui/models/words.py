@@ -3,10 +3,11 @@
 The lecture's word-level tokenizer (:class:`~tokviz.core.lecture_tokenizers.WordTokenizer`) has a
 vocabulary only once it has a corpus. In the window the corpus is, by the user's choice:
 
-* the editor's text (the default): the vocabulary follows the text, rebuilt 0.6 s after the last
-  edit, so a word just typed is ``<unk>`` until then, and its size grows with every new word;
-* tokviz's English sample: a fixed vocabulary, so any other word (a name, another language) is
-  ``<unk>``: the lesson of unknown words;
+* tokviz's word list (the default; resources/words/words.tsv, the words of the Python documentation
+  topics and tokviz's samples): a fixed vocabulary, so any other word (a name, another language, a
+  new term) is ``<unk>`` and counted: the lesson of unknown words;
+* the editor's text: the vocabulary follows the text, rebuilt 0.6 s after the last edit, so a word
+  just typed is ``<unk>`` until then, and its size grows with every new word;
 * text files the user chooses.
 
 The choice is remembered for the next launch. A rebuilt tokenizer replaces the old one under the same registry key, and every view, the chart
@@ -53,7 +54,7 @@ class WordsCorpus(QObject):
         if self.source not in SOURCES or (
             self.source == FROM_FILES and not (self.files and all(Path(f).is_file() for f in self.files))
         ):
-            self.source, self.files = FROM_EDITOR, []
+            self.source, self.files = FROM_SAMPLE, []
         self.editor_text = ""
         self._generation = 0
         self.timer = QTimer(self)
@@ -75,7 +76,7 @@ class WordsCorpus(QObject):
         where = {
             FROM_EDITOR: "the editor's text, rebuilt 0.6 s after you stop typing (a word you have just "
             "typed shows as <unk> until then)",
-            FROM_SAMPLE: "tokviz's English sample (english.txt)",
+            FROM_SAMPLE: "tokviz's word list (the words of the Python documentation and tokviz's samples)",
         }.get(self.source, ", ".join(Path(p).name for p in self.files))
         size = f" ({tok.word_count:,} entries and <unk>)" if isinstance(tok, WordTokenizer) else ""
         return (
@@ -85,7 +86,7 @@ class WordsCorpus(QObject):
         )
 
     def set_source(self, source: str, files: Sequence[str] = ()) -> Job | None:
-        """Build the vocabulary from the editor's text, the English sample or ``files`` from now on."""
+        """Build the vocabulary from the editor's text, the word list or ``files`` from now on."""
         if source not in SOURCES:
             raise ValueError(f"unknown words corpus {source!r}; choose one of {', '.join(SOURCES)}")
         self.source = source

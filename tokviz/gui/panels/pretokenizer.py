@@ -37,6 +37,7 @@ from tokviz.core.errors import PretokenizerError
 from tokviz.core.pretokenize import (
     PatternTimeoutError,
     Pretokenizer,
+    SpecialSplitter,
     resolve_pretokenizer,
 )
 from tokviz.core.regex_bounds import check_pattern_bounds
@@ -115,7 +116,7 @@ def compute_chunks(spec: str, text: str, tokenizer: Tokenizer | None) -> ChunkRe
         pre = tokenizer.pretokenizer
     error: str | None = None
     try:
-        spans = pre.spans(text)
+        spans = _chunk_spans(pre, text, tokenizer)
     except PatternTimeoutError as exc:
         # A pattern that passed the trial but backtracks on this text ran to its time limit: say
         # so under the pattern and show the text as one chunk, never a traceback.
@@ -440,6 +441,19 @@ class PretokView(QWidget):
         """Draw chunks and tokens in ``font`` (the editor's)."""
         self.view.setFont(font)
         self.tokens_view.setFont(font)
+
+
+def _chunk_spans(pre: Pretokenizer, text: str, tokenizer: Tokenizer | None) -> list[tuple[int, int]]:
+    """The chunks of ``text``: special tokens (the tokenizer's, when it reads them in text) are cut
+    out first and are a chunk each, and the pattern runs on the text between them, as encoding does."""
+    specials = tokenizer.special_tokens if tokenizer is not None and tokenizer.specials_in_text else ()
+    spans: list[tuple[int, int]] = []
+    for start, end, special in SpecialSplitter(specials).segments(text):
+        if special:
+            spans.append((start, end))
+        else:
+            spans.extend((start + s, start + e) for s, e in pre.spans(text[start:end]))
+    return spans
 
 
 def _tokens_crossing(table: TokenTable, spans: list[tuple[int, int]]) -> int:

@@ -28,6 +28,7 @@ from tokviz.core.tokenizer import Tokenizer
 from tokviz.gui.context import PanelContext
 from tokviz.gui.drawing.images import VECTOR_PROPERTY
 from tokviz.gui.panels.docking import refresh_while_visible
+from tokviz.gui.widgets.fitted_columns import FittingDelegate
 from tokviz.gui.workers.jobs import Job, run_job
 
 COLUMNS = (
@@ -37,9 +38,14 @@ COLUMNS = (
     "bytes in",
     "tokens",
     "bytes out",
-    "decode(encode(s)) == s",
-    "joined per-id decodes == s",
+    "round trip",
+    "id by id",
 )
+# The short titles of the last two columns read whole in a 1024-pixel window; these say them in full.
+COLUMN_TIPS = {
+    6: "decode(encode(s)) == s: the ids decoded together give the text back",
+    7: "joined per-id decodes == s: each id decoded on its own, the strings joined",
+}
 YES, NO = "✓ true", "✗ false"
 
 
@@ -110,11 +116,16 @@ class RoundTripPanel(QWidget):
         self.table.setTabKeyNavigation(False)  # Tab moves on to the next control, as everywhere else
         self.table.setObjectName("roundTripTable")
         self.table.setHorizontalHeaderLabels(list(COLUMNS))
+        for col, tip in COLUMN_TIPS.items():
+            title = self.table.horizontalHeaderItem(col)
+            if title is not None:
+                title.setToolTip(tip)
         self.table.verticalHeader().hide()
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         self.table.setSelectionMode(QTableWidget.SelectionMode.NoSelection)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.table.horizontalHeader().setStretchLastSection(True)
+        self.table.setItemDelegate(FittingDelegate(self.table))  # a count half scrolled off is never cut
         self.note = QLabel(
             "decode joins the ids' bytes and then reads UTF-8, so the text comes back whole. Decoding each id "
             "on its own and joining the strings fails wherever a character is split across ids.",

@@ -133,8 +133,8 @@ class TokenPanel(QWidget):
         group = QActionGroup(menu)
         self.words_actions: dict[str, QAction] = {}
         for source, label in (
+            (FROM_SAMPLE, "tokviz's word list (other words are <unk>)"),
             (FROM_EDITOR, "From the editor's text (follows your edits)"),
-            (FROM_SAMPLE, "From tokviz's English sample (other words are <unk>)"),
             (FROM_FILES, "From text files…"),
         ):
             act = menu.addAction(label)

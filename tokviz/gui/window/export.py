@@ -119,7 +119,17 @@ def export_targets(window: MainWindow) -> list[ExportTarget]:
             continue
         widget = _dock_export_widget(inner)
         title = dock.windowTitle().replace("&", "")
-        targets.append(ExportTarget(f"dock:{dock.objectName()}", title, widget, is_vector(widget)))
+        # A panel that draws itself for export (the merge timeline: no scroll bars) offers a sheet.
+        sheet = getattr(inner, "export_sheet", None)
+        targets.append(
+            ExportTarget(
+                f"dock:{dock.objectName()}",
+                title,
+                widget,
+                is_vector(widget),
+                sheet if callable(sheet) else None,
+            )
+        )
     targets.append(ExportTarget("window", "Whole window", window, False))
     return targets
 

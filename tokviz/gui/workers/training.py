@@ -176,6 +176,7 @@ class TrainSettings:
     errors: str = "strict"
     workers: int | None = None
     name: str = "trained"
+    replace: bool = False  # put the model in place of the one of the same name (else a new one)
     include: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
     max_file_size: int | None = None

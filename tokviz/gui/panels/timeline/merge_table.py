@@ -2,32 +2,16 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QModelIndex, Qt, Signal
+from PySide6.QtCore import QModelIndex, QSize, Signal
 from PySide6.QtWidgets import QAbstractItemView, QCheckBox, QHeaderView, QTableView, QVBoxLayout, QWidget
 
-from tokviz.gui.models.merge_model import (
-    CORPUS_TOKENS,
-    COUNT,
-    ID,
-    MERGE,
-    NEW,
-    STEP,
-    TEXT_TOKENS,
-    TIES,
-    MergeTableModel,
-)
+from tokviz.gui.models.merge_model import CORPUS_TOKENS, COUNT, ID, MERGE, NEW, STEP, TIES, MergeTableModel
+from tokviz.gui.widgets.fitted_columns import fit_columns
 
-# Typical values per column: widths fit these and the header at any zoom.
-COLUMN_SAMPLES = {
-    STEP: "100,000",
-    MERGE: "·the + ·cat",
-    NEW: "·token",
-    ID: "100,276",
-    COUNT: "99,999,999",
-    TIES: "999",
-    TEXT_TOKENS: "100,000",
-    CORPUS_TOKENS: "25,000,000",
-}
+# Text columns take at most this many average characters; a longer token elides with "…".
+TEXT_CAPS = {MERGE: 16, NEW: 12}
+# The columns a narrow dock (a 1024 px projector) keeps on screen, in the order shown.
+KEY_COLUMNS = (STEP, MERGE, NEW, COUNT)
 
 
 class MergeTableView(QTableView):
@@ -52,7 +36,7 @@ class MergeTableView(QTableView):
         # A training run's Count and Ties come right after the new token, the id after them: in a
         # narrow dock (a 1024 px projector) they are the columns a lecturer shows.
         header.moveSection(header.visualIndex(ID), header.visualIndex(TIES))
-        self.size_columns()
+        self.fitter = fit_columns(self, caps=TEXT_CAPS)
         model.modelReset.connect(self.show_history_columns)
         model.rowsInserted.connect(self.show_history_columns)
         self.show_history_columns()
@@ -65,16 +49,10 @@ class MergeTableView(QTableView):
             if self.isColumnHidden(col) == shown:
                 self.setColumnHidden(col, not shown)
 
-    def size_columns(self) -> None:
-        """Column widths from the font, so headers and typical values fit at any zoom."""
-        fm = self.fontMetrics()
-        model = self.model()
-        for col, sample in COLUMN_SAMPLES.items():
-            header = str(model.headerData(col, Qt.Orientation.Horizontal))
-            width = (
-                max(fm.horizontalAdvance(sample), fm.horizontalAdvance(header)) + 3 * fm.averageCharWidth()
-            )
-            self.setColumnWidth(col, width)
+    def key_columns_width(self) -> int:
+        """The width that shows the key columns whole, with the scroll bar and the frame."""
+        columns = sum(self.columnWidth(c) for c in KEY_COLUMNS if not self.isColumnHidden(c))
+        return columns + self.verticalScrollBar().sizeHint().width() + 2 * self.frameWidth()
 
     def show_row(self, row: int) -> None:
         """Select ``row`` and scroll it into view."""
@@ -84,11 +62,6 @@ class MergeTableView(QTableView):
             index, selection.SelectionFlag.ClearAndSelect | selection.SelectionFlag.Rows
         )
         self.scrollTo(index, QAbstractItemView.ScrollHint.EnsureVisible)
-
-    def changeEvent(self, event: QEvent) -> None:
-        super().changeEvent(event)
-        if event.type() == QEvent.Type.FontChange:
-            self.size_columns()
 
 
 class MergeTablePane(QWidget):
@@ -111,9 +84,15 @@ class MergeTablePane(QWidget):
         layout.setSpacing(2)
         layout.addWidget(self.table, 1)
         layout.addWidget(self.changes_only)
+        self.table.fitter.fitted.connect(self.updateGeometry)
         self._syncing = False
         self.table.clicked.connect(self._on_row_clicked)
         self.table.activated.connect(self._on_row_clicked)
+
+    def minimumSizeHint(self) -> QSize:
+        """Never narrower than the key columns (step, merge, new token, count) need."""
+        hint = super().minimumSizeHint()
+        return QSize(max(hint.width(), self.table.key_columns_width()), hint.height())
 
     def follow_step(self, step: int) -> None:
         """Shade ``step``'s row, or the nearest one shown, and scroll it into view."""

@@ -228,6 +228,12 @@ class TimelineWidget(QWidget):
         if self.source is not None and not self.live:
             self._prepare()
 
+    def export_sheet(self) -> QWidget:
+        """The timeline as exported: the caption, the plot as drawn and the table's rows on screen, whole."""
+        from tokviz.gui.panels.timeline.export_sheet import timeline_sheet
+
+        return timeline_sheet(self.plot, self.table, self.caption.text())
+
     def remember_history(self, key: str, history: Sequence[MergeStep], corpus_initial: int | None) -> None:
         """Keep a trained model's history so the table shows counts and ties whenever it is picked."""
         self.histories[key] = (history, corpus_initial)

@@ -54,9 +54,14 @@ PRETOKENIZERS = (
     ("none", "None: merge across the whole text"),
     ("custom", "Custom regex…"),
 )
+# Short labels, read whole in a 1024-pixel dock; each item's tooltip says the rule in full.
 TIE_RULES = (
-    ("lexicographic", "Lexicographic: greatest bytes win"),
-    ("first-seen", "First seen: earliest pair wins (the lecture's rule)"),
+    ("lexicographic", "Greatest bytes", "Lexicographic: the pair with the greatest bytes wins"),
+    (
+        "first-seen",
+        "First seen (lecture)",
+        "First seen: the pair met first in the corpus wins (the lecture's rule)",
+    ),
 )
 DEFAULT_VOCAB = 1000
 EXPORTS = (
@@ -180,8 +185,9 @@ class TrainForm(QWidget):
         self.tie_rule.setObjectName("tieRule")
         self.tie_rule.setAccessibleName("Tie rule")
         self.tie_rule.setToolTip("Which pair wins when several have the highest count")
-        for key, label in TIE_RULES:
+        for row, (key, label, rule) in enumerate(TIE_RULES):
             self.tie_rule.addItem(label, key)
+            self.tie_rule.setItemData(row, rule, Qt.ItemDataRole.ToolTipRole)
         self.replace_invalid = QCheckBox("Replace invalid UTF-8", settings)
         self.replace_invalid.setObjectName("replaceInvalid")
         self.replace_invalid.setToolTip(
@@ -190,7 +196,13 @@ class TrainForm(QWidget):
         self.name = QLineEdit(settings)
         self.name.setObjectName("modelName")
         self.name.setAccessibleName("Model name")
-        self.name.setToolTip("Name in the tokenizer pickers; training again under the same name replaces it")
+        self.name.setToolTip(
+            "Name in the tokenizer pickers; left empty, the name says the corpus, size and pre-tokenizer"
+        )
+        # Each run makes a new model; taking the place of the one of the same name is asked for here.
+        self.replace_model = QCheckBox(settings)
+        self.replace_model.setObjectName("replaceModel")
+        self.replace_model.setToolTip("Unchecked, the run makes a new model (its name gets a number)")
         form = QFormLayout(settings)
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
         form.addRow("Vocabulary size", self.vocab_size)
@@ -202,6 +214,7 @@ class TrainForm(QWidget):
         form.addRow("Ties", self.tie_rule)
         form.addRow(self.replace_invalid)  # across both columns: it would set the form's width
         form.addRow("Name", self.name)
+        form.addRow(self.replace_model)
         self.form = form
         self.table_lock = TableLock(self)
         return settings
@@ -292,8 +305,6 @@ class TrainForm(QWidget):
         layout.setContentsMargins(6, 6, 6, 6)
         layout.addWidget(corpus)
         layout.addWidget(settings)
-        layout.addLayout(run_row)
-        layout.addWidget(self.progress)
         layout.addWidget(self.status)
         layout.addWidget(self.error)
         layout.addWidget(self.result)
@@ -307,9 +318,17 @@ class TrainForm(QWidget):
         # Never cut the form off silently: a dock squeezed below its minimum scrolls instead.
         scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
         scroll.setWidget(inner)
+        # Train, Cancel and the progress stay below the scrolling form: always on screen, however
+        # tall the form grows (a file list and its filters on a 768-pixel projector).
+        footer = QVBoxLayout()
+        footer.setContentsMargins(6, 2, 6 + scroll.verticalScrollBar().sizeHint().width(), 6)
+        footer.addLayout(run_row)
+        footer.addWidget(self.progress)
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
-        outer.addWidget(scroll)
+        outer.setSpacing(0)
+        outer.addWidget(scroll, 1)
+        outer.addLayout(footer)
         self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Expanding)
 
     # ================================================================ what the widgets say
@@ -388,9 +407,25 @@ class TrainForm(QWidget):
             specials = f" + {n_special} special" if n_special else ""
             self.vocab_hint.setText(f"= 256 bytes{specials} + at most {vocab - floor:,} merges")
 
+    def typed_name(self) -> str:
+        """The name the user typed ('' when they left it to the settings)."""
+        return self.name.text().strip()
+
+    def update_model_name(self, *_args: object) -> None:
+        """Show the name a run gets when none is typed, and offer to replace a model of the typed name."""
+        self.name.setPlaceholderText(self._auto_name())
+        typed = self.typed_name()
+        clash = bool(typed) and self.registry.has_model(typed)
+        if clash:
+            self.replace_model.setText(f"Replace “{typed}”")
+        else:
+            self.replace_model.setChecked(False)
+        self.form.setRowVisible(self.replace_model, clash)
+
     def settings(self) -> TrainSettings:
         """The run the current settings describe (the corpus is read when training starts)."""
-        name = self.name.text().strip() or self._auto_name()
+        name = self.typed_name() or self._auto_name()
+        replace = self.replace_model.isChecked() and self.registry.has_model(name)
         include, exclude = self.filters.globs() if self.source_kind() == SOURCE_FILES else ((), ())
         max_size = self.filters.max_bytes() if self.source_kind() == SOURCE_FILES else None
         return TrainSettings(
@@ -401,22 +436,28 @@ class TrainForm(QWidget):
             tie_break=str(self.tie_rule.currentData()),
             errors="replace" if self.replace_invalid.isChecked() else "strict",
             name=name,
+            replace=replace,
             include=include,
             exclude=exclude,
             max_file_size=max_size,
         )
 
     def _auto_name(self) -> str:
+        """A name from the settings that make the model: its size, corpus and pre-tokenizer."""
         pre = self.pretokenizer_spec()
-        base = f"bpe-{self.vocab_size.value()}" + (
-            f" ({pre})" if pre in ("none", "gpt2", "cl100k") else " (custom)"
-        )
-        names = {self.registry.label(k) for k in self.registry.keys()}
-        name, n = base, 2
-        while name in names:
-            name = f"{base} #{n}"
-            n += 1
-        return name
+        pre_name = pre if pre in ("none", "gpt2", "cl100k") else "custom"
+        return f"bpe-{self.vocab_size.value()} {self._corpus_name()} ({pre_name})"
+
+    def _corpus_name(self) -> str:
+        """The corpus in a word: ``editor``, ``python-docs``, ``samples`` or the first file's name."""
+        kind = self.source_kind()
+        if kind != SOURCE_FILES:
+            return {SOURCE_EDITOR: "editor", SOURCE_PYDOC: "python-docs"}.get(kind, "samples")
+        paths = self.corpus_paths()
+        if not paths:
+            return "files"
+        first = Path(paths[0]).name or paths[0]
+        return first if len(paths) == 1 else f"{first} +{len(paths) - 1}"
 
     @staticmethod
     def _disable_item(combo: QComboBox, key: str) -> None:

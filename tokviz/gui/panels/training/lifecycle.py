@@ -9,6 +9,7 @@ only listen.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 
 from PySide6.QtCore import QObject, Signal
@@ -109,6 +110,10 @@ class TrainingRun(QObject):
 
     def _on_finished(self, outcome: TrainOutcome) -> None:
         counts = {r.new_id: r.count for r in outcome.result.history}
+        if not outcome.settings.replace:
+            # A run never silently takes an earlier model's place: only an explicit replace does.
+            name = self.registry.free_model_name(outcome.settings.name)
+            outcome.settings = dataclasses.replace(outcome.settings, name=name)
         self.key = self.registry.add_tokenizer(outcome.settings.name, outcome.tokenizer, counts)
         self.outcome = outcome
         self.finished.emit(outcome, self.key)

@@ -9,6 +9,7 @@ model installed in the registry, the merges streamed into the timeline) is its
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -96,6 +97,7 @@ class TrainPanel(TrainForm):
         self._on_source_changed()
         self._on_pretokenizer_changed()
         self.update_vocab_hint()
+        self.update_model_name()
         self._set_running(False)
 
     def _wire(self) -> None:
@@ -110,6 +112,16 @@ class TrainPanel(TrainForm):
         self.pretokenizer.currentIndexChanged.connect(self._on_pretokenizer_changed)
         self.pattern.textChanged.connect(self._validate_pattern)
         self.pattern_check.checked.connect(self._validate_pattern)
+        for changed in (
+            self.source.currentIndexChanged,
+            self.vocab_size.valueChanged,
+            self.pretokenizer.currentIndexChanged,
+            self.pattern.textChanged,
+            self.name.textChanged,
+            self.corpusPathsChanged,
+            self.registry.tokenizersChanged,
+        ):
+            changed.connect(self.update_model_name)
         self.train_button.clicked.connect(lambda: self.start())
         self.cancel_button.clicked.connect(self.cancel)
         self.save_button.clicked.connect(self.model_files.choose_save_path)
@@ -227,7 +239,10 @@ class TrainPanel(TrainForm):
             self,
             "Corpus files",
             str(Path.home()),
-            "Text files (*.txt *.md *.py *.json *.csv *.html *.gz *.bz2 *.xz);;Count tables (*.parquet *.tsv);;All files (*)",
+            # The first filter is the one shown: it must not hide the count tables the panel trains from.
+            "Corpus files and count tables (*.txt *.md *.py *.json *.csv *.html *.gz *.bz2 *.xz *.parquet *.tsv)"
+            ";;Text files (*.txt *.md *.py *.json *.csv *.html *.gz *.bz2 *.xz)"
+            ";;Count tables (*.parquet *.tsv);;All files (*)",
         )
         if paths:
             self.add_paths(paths)
@@ -351,7 +366,9 @@ class TrainPanel(TrainForm):
         if problem:
             self._show_error(problem)
             return None
-        return self.run.start(settings or self.settings())
+        job = self.run.start(settings or self.settings())
+        self.replace_model.setChecked(False)  # replacing is asked for again for each run
+        return job
 
     def _corpus_problem(self) -> str | None:
         if self.source_kind() != SOURCE_FILES:
@@ -444,17 +461,16 @@ class TrainPanel(TrainForm):
             self.specials.setText("")
             self.set_pretokenizer(pretokenizer)
             self.set_tie_rule("first-seen")
-            label = "no pre-tokenizer" if pretokenizer == "none" else f"{pretokenizer} chunks"
-            self.name.setText(f"lecture ({label})")
             if self._editor_text is not None:
                 self.set_source_kind(SOURCE_EDITOR)
         finally:
             self.applying_demo = False
+        # The demo's model is named after the demo, not after the name field (which stays the user's).
+        label = "no pre-tokenizer" if pretokenizer == "none" else f"{pretokenizer} chunks"
+        name = f"lecture ({label})"
         if self._editor_text is not None:
-            return self.start()
-        return self.start(
-            TrainSettings(LECTURE_TEXT, 259, (), pretokenizer, "first-seen", name=self.name.text())
-        )
+            return self.start(dataclasses.replace(self.settings(), name=name, replace=False))
+        return self.start(TrainSettings(LECTURE_TEXT, 259, (), pretokenizer, "first-seen", name=name))
 
 
 __all__ = ["EXPORTS", "SOURCE_EDITOR", "SOURCE_FILES", "SOURCE_PYDOC", "SOURCE_SAMPLES", "TrainPanel"]

@@ -60,6 +60,7 @@ from tokviz.gui.panels.vocabulary.table import (
 )
 from tokviz.gui.panels.vocabulary.usage import LengthHistogram, UsageCounter, UsageResult, usage_mode_items
 from tokviz.gui.widgets import file_dialogs
+from tokviz.gui.widgets.fitted_columns import fit_columns
 from tokviz.gui.workers.debounce import Debouncer
 
 
@@ -162,6 +163,8 @@ class VocabBrowser(QWidget):
             # Numeric columns are as wide as their title (and the sort arrow), no wider.
             title = self.table.horizontalHeader().fontMetrics().horizontalAdvance(COLUMNS[col]) + 26
             self.table.setColumnWidth(col, width if col in (TOKEN, PARENTS, BYTES) else max(width, title))
+        # Numbers follow what they show (a usage count of a whole corpus, a 100,000th id): never cut.
+        fit_columns(self.table, columns=(ID, COUNT, LENGTH, RANK))
 
         grid = QGridLayout(self)
         grid.setContentsMargins(6, 6, 6, 6)
