@@ -27,6 +27,8 @@ BUNDLED = [
     "parallel/en.txt",
     "parallel/README.md",
     "words/words.tsv",
+    "decks/lecture1.toml",
+    "chat/chatml.jinja",
 ]
 
 pytestmark = pytest.mark.slow
