@@ -20,6 +20,7 @@ from PySide6.QtGui import QImage
 from tokviz.cli import main
 from tokviz.gui.drawing.images import render_image, svg_bytes
 from tokviz.gui.drawing.strips import StripSheet, strip_sheet
+from tokviz.gui.text.display import plain_text
 
 pytestmark = [
     pytest.mark.gui,
@@ -68,7 +69,7 @@ def token_boxes(sheet: StripSheet) -> list[tuple[int, int, Rect, str]]:
         units = view.document().toPlainText().encode("utf-16-le", "surrogatepass")
         for box in view.visible_boxes():
             a, b = int(view.box_start[box.token]), int(view.box_end[box.token])
-            text = units[2 * a : 2 * b].decode("utf-16-le", "surrogatepass")
+            text = plain_text(units[2 * a : 2 * b].decode("utf-16-le", "surrogatepass"))
             out.append((n, box.token, Rect(box.x + at.x(), box.y + at.y(), box.w, box.h), text))
     return out
 

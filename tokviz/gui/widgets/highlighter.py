@@ -40,6 +40,7 @@ class Box:
     h: float
     token: int
     first: bool  # this box starts at the token's first character
+    continued: bool = False  # the token was too wide for a line: this box goes on after the cut
 
     @property
     def rect(self) -> QRectF:
@@ -102,7 +103,7 @@ def block_boxes(
             if x2 < x1:  # right-to-left text
                 x1, x2 = x2, x1
             if x2 > x1:
-                out.append(Box(ox + x1, y, x2 - x1, h, base + j, starts[j] >= lo))
+                out.append(Box(ox + x1, y, x2 - x1, h, base + j, starts[j] >= lo, li > 0 and starts[j] < lo))
             if ends[j] > hi:
                 break
             j += 1
