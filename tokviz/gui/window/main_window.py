@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 )
 
 from tokviz.gui.context import Installer
+from tokviz.gui.drawing.views_legend import ViewsLegend, views_with_legend
 from tokviz.gui.models.tokenizers import TokenizerRegistryModel
 from tokviz.gui.panels import chart, pretokenizer, roundtrip, streaming, vocabulary
 from tokviz.gui.panels.training import install as training
@@ -118,8 +119,9 @@ class MainWindow(QMainWindow):
         self.views_splitter.setChildrenCollapsible(False)
         self.splitter = QSplitter(Qt.Orientation.Vertical, self)
         self.splitter.setObjectName("mainSplitter")
+        self.views_legend = ViewsLegend(self)
         self.splitter.addWidget(self.editor)
-        self.splitter.addWidget(self.views_splitter)
+        self.splitter.addWidget(views_with_legend(self.views_legend, self.views_splitter))
         self.splitter.setStretchFactor(0, 1)
         self.splitter.setStretchFactor(1, 2)
         self.splitter.setChildrenCollapsible(False)
@@ -171,7 +173,6 @@ class MainWindow(QMainWindow):
         self.view_menu = menus.view_menu
         self.help_menu = menus.help_menu
         self.sample_actions = menus.sample_actions
-        self.legend = menus.legend
 
     def _connect_signals(self) -> None:
         """Wire the parts together: every connection between them is made here."""
@@ -182,6 +183,7 @@ class MainWindow(QMainWindow):
         m.act_ids.toggled.connect(self._on_display_options)
         m.act_ws.toggled.connect(self._on_display_options)
         m.act_chunks.toggled.connect(look.set_show_chunks)
+        m.act_chunks.toggled.connect(self.views_legend.set_chunks)
         m.act_specials_as_text.toggled.connect(
             lambda on: self.tokenizers.set_specials_in_text("text" if on else "special")
         )
@@ -244,7 +246,7 @@ class MainWindow(QMainWindow):
         )
 
     def _on_colors(self, colors: TokenColors) -> None:
-        self.menus.show_legend(colors)
+        self.views_legend.set_colors(colors)
         self.view_sync.set_colors(colors)
         self.host.colorsChanged.emit(colors)
 
@@ -432,6 +434,8 @@ class MainWindow(QMainWindow):
                 self.tokenizers.prepare_merges(p.model.key)
 
     def _refresh_references(self) -> None:
+        first = self.panels[0].model.key if self.panels else ""
+        self.views_legend.set_reference(self.tokenizers.label(first) if first else "", len(self.panels) > 1)
         ref = self.panels[0].view.table if self.panels else None
         for i, p in enumerate(self.panels):
             p.view.set_reference(None if i == 0 else ref)

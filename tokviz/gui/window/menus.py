@@ -8,10 +8,9 @@ which pass a value, report through signals of their own.
 from __future__ import annotations
 
 from PySide6.QtCore import QObject, Qt, Signal
-from PySide6.QtGui import QAction, QActionGroup, QColor
-from PySide6.QtWidgets import QDialog, QLabel, QMainWindow, QMenu, QToolBar
+from PySide6.QtGui import QAction, QActionGroup
+from PySide6.QtWidgets import QDialog, QMainWindow, QMenu, QToolBar
 
-from tokviz.gui.style.theme import TokenColors
 from tokviz.gui.text.samples import CATEGORY_SAMPLES, LECTURE_SAMPLES, SHOWCASE, Sample
 from tokviz.gui.window.actions import make_action
 
@@ -109,10 +108,6 @@ class WindowMenus(QObject):
             tools.addAction(act)
         tools.addSeparator()
         tools.addAction(self.act_add_view)
-        tools.addSeparator()
-        self.legend = QLabel(self._window)
-        self.legend.setObjectName("legend")
-        tools.addWidget(self.legend)
         self._window.addToolBar(tools)
 
     def _build_samples_menu(self, samples: QMenu) -> None:
@@ -154,26 +149,6 @@ class WindowMenus(QObject):
         act = self.theme_actions[theme]
         if not act.isChecked():
             act.setChecked(True)
-
-    def show_legend(self, c: TokenColors) -> None:
-        """Explain the token marks in the toolbar, in the colours they are drawn with."""
-
-        def swatch(fill: QColor, border: QColor, label: str) -> str:
-            return (
-                f"<span style='background:{fill.name()};border:1px solid {border.name()};'>&nbsp;&nbsp;&nbsp;</span>"
-                f"&nbsp;{label}"
-            )
-
-        self.legend.setText(
-            "&nbsp;&nbsp;"
-            + swatch(c.partial_fill, c.partial_border, "part of a UTF-8 character")
-            + "&nbsp;&nbsp;&nbsp;"
-            + swatch(c.special_fill, c.special_border, "special token")
-            + "&nbsp;&nbsp;&nbsp;"
-            + f"<span style='color:{c.diff_mark.name()};'><b>▁▁</b></span>&nbsp;differs from view 1"
-            + "&nbsp;&nbsp;&nbsp;"
-            + f"<span style='color:{c.chunk_mark.name()};'><b>|</b></span>&nbsp;chunk boundary"
-        )
 
     def open_help(self, dialog: QDialog) -> None:
         """Show a help dialog without blocking the window (it deletes itself when closed)."""
