@@ -40,7 +40,8 @@ class ElidedLabel(QLabel):
 
     def set_text_forms(self, text: str, *shorter: str) -> None:
         """Show ``text``, or when it does not fit the first of the ``shorter`` forms that does
-        ("59 tokens · 3.21 bytes/token", then "59 tokens", then "59"); the last one is elided."""
+        ("59 tokens · 3.21 bytes/token", then "59 tokens…", then "59 tok…"); the last one is elided.
+        A shorter form is shown with "…" so that it never reads as the whole header."""
         self.setText(text)
         self._shorter = shorter
         self.update()
@@ -61,11 +62,13 @@ class ElidedLabel(QLabel):
         """The text as painted: whole, its first shorter form that fits, or the last form elided."""
         width = max(self.contentsRect().width(), 0)
         metrics = self.fontMetrics()
-        forms = (self.text(), *self._shorter)
-        for form in forms:
+        if metrics.horizontalAdvance(self.text()) <= width:
+            return self.text()
+        for form in (f"{form}…" for form in self._shorter):
             if metrics.horizontalAdvance(form) <= width:
                 return form
-        return metrics.elidedText(forms[-1], self._mode, width)
+        last = f"{self._shorter[-1]}…" if self._shorter else self.text()
+        return metrics.elidedText(last, self._mode, width)
 
     def paintEvent(self, _event: QPaintEvent) -> None:  # noqa: N802 - Qt's name
         painter = QPainter(self)

@@ -198,7 +198,7 @@ class TokenPanel(QWidget):
             return
         n = len(table)
         ratio = f"{n_bytes / n:.2f}" if n else "–"
-        self.stats.set_text_forms(f"{n:,} tokens · {ratio} bytes/token", f"{n:,} tokens", f"{n:,}")
+        self.stats.set_text_forms(f"{n:,} tokens · {ratio} bytes/token", f"{n:,} tokens", f"{n:,} tok")
         tok = self.model.tokenizer
         guesses = [f"⚠ {a}" for a in tok.assumptions] if tok is not None else []
         self._lesson = " · ".join(filter(None, [lesson_stats(tok, table), *guesses]))
