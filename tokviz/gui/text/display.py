@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
+import regex
 
 from tokviz.core.bytes_ import hex_bytes, printable_token
 from tokviz.core.tokenizer import Tokenizer
@@ -41,6 +42,21 @@ _DICTIONARY_SCRIPTS = ((0x0E00, 0x0FFF), (0x1000, 0x109F), (0x1780, 0x17FF))
 _INVISIBLE = str.maketrans({ZWSP: None, WORD_JOINER: None, LABEL_PAD: None, NBSP: " "})
 
 
+SPELLINGS = ("text", "hex", "code points")
+_SUBSCRIPT_DIGITS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
+_GRAPHEME = regex.compile(r"\X")
+
+
+def visible_characters(text: str) -> int:
+    """How many characters a reader sees (grapheme clusters): 👍🏽 is two code points and one character."""
+    return sum(1 for _ in _GRAPHEME.finditer(text))
+
+
+def subscript_id(token_id: int) -> str:
+    """A token id in small digits, written after the token's text: ``Hello₁₅₄₉₆``."""
+    return str(token_id).translate(_SUBSCRIPT_DIGITS)
+
+
 def plain_text(display: str) -> str:
     """What a reader sees in display text: the joiners that steer line breaking removed, no-break
     spaces as spaces (what copying from a view gives)."""
@@ -49,10 +65,14 @@ def plain_text(display: str) -> str:
 
 @dataclass(frozen=True)
 class DisplayOptions:
-    """How a view draws tokens: ids instead of text, visible whitespace."""
+    """How a view draws tokens: ids instead of text, visible whitespace, each token's id beside its
+    text, and the spelling of the text itself (``"text"``, its UTF-8 bytes as ``"hex"``, or its
+    ``"code points"`` as U+)."""
 
     show_ids: bool = False
     whitespace: bool = False
+    with_ids: bool = False
+    spelling: str = "text"
 
 
 @dataclass(frozen=True)
@@ -96,6 +116,8 @@ def build_run(
         return DisplayRun("", z, z)
     if options.show_ids:
         return _build_ids(table, lo, hi)
+    if options.with_ids or options.spelling != "text":
+        return _build_spelled(table, lo, hi, vocab, options)
     return _build_text(table, lo, hi, vocab, options)
 
 
@@ -157,6 +179,29 @@ def _build_text(
             prev = stop
         pieces.append(label)
         prev = k + 1
+    code_points = np.frombuffer("".join(pieces).encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    return boxed_run(code_points, lengths, options.whitespace)
+
+
+def _build_spelled(
+    table: TokenTable, lo: int, hi: int, vocab: Mapping[int, bytes], options: DisplayOptions
+) -> DisplayRun:
+    """Each token spelled on its own: as hex bytes or U+ code points, and with its id beside it."""
+    text, ids = table.text, table.ids[lo:hi].tolist()
+    starts, ends = table.start[lo:hi].tolist(), table.end[lo:hi].tolist()
+    labelled = set(_labelled(table, lo, hi, vocab).tolist())
+    pieces: list[str] = []
+    for k, token_id in enumerate(ids):
+        if options.spelling == "hex":
+            piece = hex_bytes(vocab[token_id]).replace(" ", NBSP)
+        elif k in labelled:
+            piece = partial_display(vocab[token_id], options)
+        elif options.spelling == "code points":
+            piece = NBSP.join(f"U+{ord(c):04X}" for c in text[starts[k] : ends[k]])
+        else:
+            piece = text[starts[k] : ends[k]]
+        pieces.append(piece + subscript_id(token_id) if options.with_ids else piece)
+    lengths = np.fromiter((len(p) for p in pieces), dtype=np.int64, count=len(pieces))
     code_points = np.frombuffer("".join(pieces).encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
     return boxed_run(code_points, lengths, options.whitespace)
 

@@ -24,6 +24,7 @@ from tokviz.core.tokenizer import Tokenizer
 from tokviz.gui.models.progressive import ProgressiveTokenizationModel
 from tokviz.gui.models.tokenizers import TokenizerRegistryModel
 from tokviz.gui.models.words import FROM_EDITOR, FROM_FILES, FROM_SAMPLE, WORDS_KEY
+from tokviz.gui.text.display import visible_characters
 from tokviz.gui.text.token_table import TokenTable
 from tokviz.gui.text.unknown import count_unknown, unknown_id
 from tokviz.gui.widgets import file_dialogs
@@ -31,13 +32,21 @@ from tokviz.gui.widgets.elided import ElidedLabel
 from tokviz.gui.widgets.picker import TokenizerPicker
 from tokviz.gui.widgets.token_view import TokenView
 
+# Visible characters are counted (a regex pass) for texts up to this long.
+MAX_COUNTED_CHARACTERS = 200_000
+
 
 def lesson_stats(tokenizer: Tokenizer | None, table: TokenTable) -> str:
     """What the header adds for the lecture's tokenizers: the id space characters imply, and how
     many of a text's words the words vocabulary (or any tokenizer with an unknown id) lost as ``<unk>``."""
     if isinstance(tokenizer, CharacterTokenizer):
         unused = 1 - len(assigned_code_points()) / CODE_POINTS  # computed once, ~0.2 s
-        return f"ids of {CODE_POINTS:,}, {unused:.0%} never assigned"
+        ids = f"ids of {CODE_POINTS:,}, {unused:.0%} never assigned"
+        if len(table.text) > MAX_COUNTED_CHARACTERS:
+            return ids
+        # A token is a code point; a reader counts grapheme clusters (👍🏽: two code points, one character).
+        seen = visible_characters(table.text)
+        return f"{seen:,} visible character{'s' if seen != 1 else ''} · {ids}"
     if isinstance(tokenizer, WordTokenizer):
         unknown = int(np.count_nonzero(table.ids == tokenizer.unk_id))
         return f"vocab {tokenizer.vocab_size:,} · {unknown:,} unknown"

@@ -182,6 +182,9 @@ class MainWindow(QMainWindow):
         on_trigger(m.act_quit, self.close)
         m.act_ids.toggled.connect(self._on_display_options)
         m.act_ws.toggled.connect(self._on_display_options)
+        m.act_ids_with_text.toggled.connect(self._on_display_options)
+        for act in m.spelling_actions.values():
+            act.toggled.connect(self._on_display_options)
         m.act_chunks.toggled.connect(look.set_show_chunks)
         m.act_chunks.toggled.connect(self.views_legend.set_chunks)
         m.act_specials_as_text.toggled.connect(
@@ -240,9 +243,14 @@ class MainWindow(QMainWindow):
         """What the token views show besides the tokens (ids, visible whitespace)."""
         return self.appearance.display_options()
 
-    def _on_display_options(self, _checked: bool = False) -> None:
+    def _on_display_options(self, *_args: object) -> None:
         self.appearance.set_display_options(
-            DisplayOptions(show_ids=self.act_ids.isChecked(), whitespace=self.act_ws.isChecked())
+            DisplayOptions(
+                show_ids=self.act_ids.isChecked(),
+                whitespace=self.act_ws.isChecked(),
+                with_ids=self.menus.act_ids_with_text.isChecked(),
+                spelling=self.menus.spelling(),
+            )
         )
 
     def _on_colors(self, colors: TokenColors) -> None:

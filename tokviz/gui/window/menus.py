@@ -14,6 +14,12 @@ from PySide6.QtWidgets import QDialog, QMainWindow, QMenu, QToolBar
 from tokviz.gui.text.samples import CATEGORY_SAMPLES, LECTURE_SAMPLES, SHOWCASE, Sample
 from tokviz.gui.window.actions import make_action
 
+# How the views spell each token (DisplayOptions.spelling): its text, its UTF-8 bytes, its code points.
+SPELLING_ENTRIES = (
+    ("text", "&Text", "Ctrl+Alt+T"),
+    ("hex", "&Bytes in hex (48 69 F0 9F…)", "Ctrl+Alt+H"),
+    ("code points", "&Code points (U+0048…)", "Ctrl+Alt+U"),
+)
 THEME_ENTRIES = (
     ("system", "Follow &system", "Ctrl+Alt+0"),
     ("light", "&Light", "Ctrl+Alt+L"),
@@ -45,6 +51,18 @@ class WindowMenus(QObject):
         )
         self.act_quit = make_action(w, "&Quit", "Ctrl+Q", name="actionQuit")
         self.act_ids = make_action(w, "Show token &ids", "Ctrl+I", checkable=True, name="actionShowIds")
+        self.act_ids_with_text = make_action(
+            w, "Show ids &beside the text", "Ctrl+Alt+I", checkable=True, name="actionShowIdsWithText"
+        )
+        self.spelling_group = QActionGroup(self)
+        self.spelling_actions: dict[str, QAction] = {}
+        for spelling, label, shortcut in SPELLING_ENTRIES:
+            act = make_action(
+                w, label, shortcut, checkable=True, name=f"actionSpell_{spelling.replace(' ', '_')}"
+            )
+            self.spelling_group.addAction(act)
+            self.spelling_actions[spelling] = act
+        self.spelling_actions["text"].setChecked(True)
         self.act_ws = make_action(
             w, "Show &whitespace (· ↵ →)", "Ctrl+Shift+W", checkable=True, name="actionShowWhitespace"
         )
@@ -129,8 +147,11 @@ class WindowMenus(QObject):
 
     def _build_view_menu(self, view: QMenu) -> None:
         self.view_menu = view
-        for act in (self.act_ids, self.act_ws, self.act_chunks):
+        for act in (self.act_ids, self.act_ids_with_text, self.act_ws, self.act_chunks):
             view.addAction(act)
+        spelling = view.addMenu("Spell &tokens as")
+        for act in self.spelling_actions.values():
+            spelling.addAction(act)
         view.addAction(self.act_specials_as_text)
         view.addSeparator()
         for act in (self.act_add_view, self.act_remove_view, self.act_sync):
@@ -143,6 +164,10 @@ class WindowMenus(QObject):
             theme.addAction(act)
         view.addSeparator()
         view.addAction(self.act_focus_editor)
+
+    def spelling(self) -> str:
+        """The checked entry of View ▸ Spell tokens as."""
+        return next((k for k, act in self.spelling_actions.items() if act.isChecked()), "text")
 
     def check_theme(self, theme: str) -> None:
         """Show ``theme`` as the checked entry of View ▸ Theme."""
