@@ -105,3 +105,18 @@ def test_byte_labels_keep_clear_of_their_box_borders(qtbot, gpt2, point_size):
     assert {label for label, _, _ in labels} >= {"<8C>", "<8D>", "<E4 BD>"}
     for label, ink, box in labels:
         assert box - ink >= 6, label
+
+
+def row_tops(view: TokenView) -> list[tuple[float, float]]:
+    """(top, height) of each row of boxes, top to bottom."""
+    return sorted({(round(b.y, 1), round(b.h, 1)) for b in view.visible_boxes()})
+
+
+def test_side_by_side_views_put_their_rows_on_the_same_lines(make_window):
+    """A line holding a CJK or emoji glyph is no taller than a Latin one, so rows line up across views."""
+    window = make_window(text="Hello, 🌍! 你好!\nplain words\n你好 again\n🌍 and more\nend", size=(1366, 768))
+    first, second = (p.view for p in window.panels)
+    rows = row_tops(first)
+    assert len(rows) >= 5
+    assert rows[:5] == row_tops(second)[:5]
+    assert len({h for _, h in rows}) == 1, "every row has the same height"

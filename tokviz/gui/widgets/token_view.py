@@ -38,6 +38,7 @@ from tokviz.gui.text.display import (
 )
 from tokviz.gui.text.token_notes import token_notes_html
 from tokviz.gui.text.token_table import INDEX, TableUpdate, TokenTable, differs_from
+from tokviz.gui.widgets.even_rows import EvenRowsLayout
 from tokviz.gui.widgets.highlighter import Box, block_boxes
 from tokviz.gui.widgets.token_paint import (
     TokenBrushes,
@@ -67,6 +68,8 @@ class TokenView(QPlainTextEdit):
         self.viewport().setMouseTracking(True)
         self.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.setFrameShape(QPlainTextEdit.Shape.NoFrame)
+        self._rows_layout = EvenRowsLayout(self.document())
+        self.document().setDocumentLayout(self._rows_layout)
         self.table: TokenTable | None = None
         self.tokenizer: Tokenizer | None = None
         self.options = DisplayOptions()
@@ -249,6 +252,10 @@ class TokenView(QPlainTextEdit):
         return self._hover
 
     # ---------------------------------------------------------------- geometry
+    def row_metrics(self) -> tuple[float, float]:
+        """(baseline from a row's top, row height): every line of the view is one such row."""
+        return self._rows_layout.rows()
+
     def visible_boxes(self) -> list[Box]:
         """Boxes of the tokens on screen, in viewport coordinates."""
         boxes: list[Box] = []
@@ -275,8 +282,9 @@ class TokenView(QPlainTextEdit):
         starts = self.box_start[t0:t1].tolist()
         ends = self.box_end[t0:t1].tolist()
         nl_width = self.fontMetrics().horizontalAdvance(" ") * 0.7
+        row = self.row_metrics()
         for block, origin in blocks:
-            block_boxes(block, origin, starts, ends, t0, nl_width, boxes)
+            block_boxes(block, origin, starts, ends, t0, nl_width, boxes, row)
         return boxes
 
     def token_rects(self, index: int) -> list[QRectF]:
