@@ -45,6 +45,10 @@ def test_the_marks_are_explained_beside_the_views_even_when_presenting(make_wind
     words = [w for _, w in legend.entries()]
     assert words[0] == "cut differently from view 1 (GPT-2)"
     assert "part of a UTF-8 character, as bytes" in words
-    top_of_views = window.views_splitter.mapTo(window, window.views_splitter.rect().topLeft()).y()
-    assert legend.mapTo(window, legend.rect().bottomLeft()).y() <= top_of_views
+
+    def above_the_views() -> bool:
+        top_of_views = window.views_splitter.mapTo(window, window.views_splitter.rect().topLeft()).y()
+        return legend.mapTo(window, legend.rect().bottomLeft()).y() <= top_of_views
+
+    qtbot.waitUntil(above_the_views)
     assert legend.width() >= window.views_splitter.width() - 2

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import math
 
-from PySide6.QtCore import QPointF, QRectF, QSize
-from PySide6.QtGui import QFontMetricsF, QPainter, QPaintEvent, QPalette, QPen
+from PySide6.QtCore import QEvent, QPointF, QRectF, QSize
+from PySide6.QtGui import QFontMetricsF, QPainter, QPaintEvent, QPalette, QPen, QResizeEvent
 from PySide6.QtWidgets import QSizePolicy, QVBoxLayout, QWidget
 
 from tokviz.gui.drawing.chips import ChipStyle, paint_chip
@@ -27,7 +27,7 @@ class ViewsLegend(QWidget):
         super().__init__(parent)
         self.setObjectName("viewsLegend")
         self.setAccessibleName("Legend of the token views")
-        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
         self.colors = token_colors(False)
         self._style = ChipStyle.from_colors(self.colors)
         self.reference = ""
@@ -51,7 +51,7 @@ class ViewsLegend(QWidget):
         self._changed()
 
     def _changed(self) -> None:
-        self.updateGeometry()
+        self._fit_height()
         self.update()
 
     def entries(self) -> list[tuple[str, str]]:
@@ -78,24 +78,29 @@ class ViewsLegend(QWidget):
             x += w + _GAP
         return out
 
-    def hasHeightForWidth(self) -> bool:  # noqa: N802 - Qt's name
-        return True
-
-    def heightForWidth(self, width: int) -> int:  # noqa: N802 - Qt's name
+    def needed_height(self, width: int) -> int:
+        """The height that shows every entry at ``width`` pixels (more lines when narrow)."""
         lines = 1 + max((int(p[1]) for p in self._places(width)), default=0)
         return math.ceil(lines * (QFontMetricsF(self.font()).height() + 4) + 2)
 
+    def _fit_height(self) -> None:
+        if self.height() != self.needed_height(self.width()):
+            self.updateGeometry()
+
     def sizeHint(self) -> QSize:  # noqa: N802 - Qt's name
-        width = max(self.width(), 200)
-        return QSize(width, self.heightForWidth(width))
+        return QSize(200, self.needed_height(max(self.width(), 200)))
 
     def minimumSizeHint(self) -> QSize:  # noqa: N802 - Qt's name
-        return QSize(0, self.heightForWidth(max(self.width(), 200)))
+        return self.sizeHint()
 
-    def resizeEvent(self, event: object) -> None:  # noqa: N802 - Qt's name
-        if self.height() != self.heightForWidth(self.width()):
-            self.setMinimumHeight(self.heightForWidth(self.width()))
-        super().resizeEvent(event)  # type: ignore[arg-type]
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt's name
+        super().resizeEvent(event)
+        self._fit_height()
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 - Qt's name
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.FontChange:
+            self._fit_height()
 
     def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 - Qt's name
         painter = QPainter(self)
@@ -123,13 +128,14 @@ class ViewsLegend(QWidget):
 
     def all_shown(self) -> bool:
         """Whether every entry fits in the legend as it is now (none cut off at the bottom)."""
-        return self.height() >= self.heightForWidth(self.width())
+        return self.height() >= self.needed_height(self.width())
 
 
 def views_with_legend(legend: ViewsLegend, views: QWidget) -> QWidget:
     """The views under their legend line, as one widget for the window's splitter."""
     area = QWidget(views.parentWidget())
     area.setObjectName("viewsArea")
+    area.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
     column = QVBoxLayout(area)
     column.setContentsMargins(0, 0, 0, 0)
     column.setSpacing(0)

@@ -124,6 +124,7 @@ class MainWindow(QMainWindow):
         self.splitter.addWidget(views_with_legend(self.views_legend, self.views_splitter))
         self.splitter.setStretchFactor(0, 1)
         self.splitter.setStretchFactor(1, 2)
+        self.splitter.setSizes([1000, 2000])  # a third for the editor, two for the views, whatever the hints
         self.splitter.setChildrenCollapsible(False)
         self.setCentralWidget(self.splitter)
         self.status_label = ElidedLabel("", self)  # ends in "…" when narrow, the whole text in its tooltip
