@@ -28,6 +28,7 @@ class ElidedLabel(QLabel):
         self._mode = mode
         self._own_tip = ""
         self._shorter: tuple[str, ...] = ()
+        self._blank = False
         self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.setTextFormat(Qt.TextFormat.PlainText)
         self._sync_tip()
@@ -46,6 +47,12 @@ class ElidedLabel(QLabel):
         self._shorter = shorter
         self.update()
 
+    def set_blank(self, blank: bool) -> None:
+        """Paint nothing (the text is shown elsewhere, as a view's counts on its second header line)."""
+        if blank != self._blank:
+            self._blank = blank
+            self.update()
+
     def setToolTip(self, tip: str) -> None:  # noqa: N802 - Qt's name
         """A tooltip of its own (more than the text); an empty one goes back to the full text."""
         self._own_tip = tip if tip != self.text() else ""
@@ -60,6 +67,8 @@ class ElidedLabel(QLabel):
 
     def displayed_text(self) -> str:
         """The text as painted: whole, its first shorter form that fits, or the last form elided."""
+        if self._blank:
+            return ""
         width = max(self.contentsRect().width(), 0)
         metrics = self.fontMetrics()
         if metrics.horizontalAdvance(self.text()) <= width:

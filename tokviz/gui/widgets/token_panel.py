@@ -217,8 +217,10 @@ class TokenPanel(QWidget):
         """A header too narrow for even the token count (six views on a projector) shows the counts
         on the second line instead, so the number is never cut to nothing."""
         count = self.stats.text().split(" ", 1)[0]
-        cramped = self.stats.fontMetrics().horizontalAdvance(count) > self.stats.contentsRect().width()
-        moved = count and cramped
+        shortest = f"{count} tok…"  # the shortest header form (see update_stats)
+        cramped = self.stats.fontMetrics().horizontalAdvance(shortest) > self.stats.contentsRect().width()
+        moved = bool(count) and cramped
+        self.stats.set_blank(moved)
         lesson = " · ".join(filter(None, [self.stats.text() if moved else "", self._lesson]))
         shorter = " · ".join(filter(None, [f"{count} tokens" if moved else "", self._lesson]))
         self.lesson.set_text_forms(lesson, *([shorter] if shorter != lesson else []))
