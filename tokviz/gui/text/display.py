@@ -10,6 +10,7 @@ rendered with a handful of string operations instead of one per token. No Qt her
 from __future__ import annotations
 
 import bisect
+import functools
 import html
 import unicodedata
 from collections.abc import Mapping
@@ -206,11 +207,26 @@ def _build_spelled(
     return boxed_run(code_points, lengths, options.whitespace)
 
 
+@functools.cache
+def _bmp_classes() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`_classes_of` for every code point of the Basic Multilingual Plane, computed once."""
+    return _classes_of(np.arange(0x10000, dtype=np.uint32))
+
+
 def _character_classes(code_points: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """For each code point: whether it extends the character before it (a combining mark, a joiner,
     a variation selector, a skin tone), whether it is a letter or digit of a script lines are not
     broken inside of, and whether it is a regional indicator (half a flag)."""
+    if code_points.size and int(code_points.max()) < 0x10000:
+        extends, joins, regional = _bmp_classes()
+        return extends[code_points], joins[code_points], regional[code_points]
     unique, inverse = np.unique(code_points, return_inverse=True)
+    extends, joins, regional = _classes_of(unique)
+    return extends[inverse], joins[inverse], regional[inverse]
+
+
+def _classes_of(unique: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The classes of :func:`_character_classes` for each of ``unique`` code points."""
     extends = np.zeros(unique.size, dtype=bool)
     joins = np.zeros(unique.size, dtype=bool)
     for i, cp in enumerate(unique.tolist()):
@@ -228,7 +244,7 @@ def _character_classes(code_points: np.ndarray) -> tuple[np.ndarray, np.ndarray,
             category[0] in "LN" and cp < 0x2E80 and not any(a <= cp <= b for a, b in _DICTIONARY_SCRIPTS)
         )
     regional = (unique >= 0x1F1E6) & (unique <= 0x1F1FF)
-    return extends[inverse], joins[inverse], regional[inverse]
+    return extends, joins, regional
 
 
 def boxed_run(code_points: np.ndarray, lengths: np.ndarray, glyphs: bool) -> DisplayRun:
@@ -269,19 +285,25 @@ def boxed_run(code_points: np.ndarray, lengths: np.ndarray, glyphs: bool) -> Dis
     nl_at = np.flatnonzero(cps == _NEWLINE) if glyphs else np.zeros(0, dtype=np.int64)
     last = np.where(lengths > 0, cps[np.maximum(token_end - 1, 0)] if cps.size else 0, 0)
     sep_tokens = np.flatnonzero(~((lengths > 0) & (last == _NEWLINE)))
+    sep_at = token_end[sep_tokens]
+    # Insertions go before the character at their place; at one place a separator (the end of a
+    # token) goes before a ↵ (the next token's newline); a word joiner never shares a place.
+    counts = np.bincount(np.concatenate((wj_at, nl_at, sep_at)), minlength=cps.size + 1)
+    before = np.concatenate(([0], np.cumsum(counts)))
+    has_sep = np.zeros(cps.size + 1, dtype=np.int64)
+    has_sep[sep_at] = 1
+    size = cps.size + int(before[-1])
+    out = np.empty(size, dtype=np.uint32)
     # Box characters belong to token t (code 2t), the separator after it to no box (code 2t + 1).
-    at = np.concatenate((wj_at, nl_at, token_end[sep_tokens]))
-    values = np.concatenate(
-        (
-            np.full(wj_at.size, ord(WORD_JOINER), dtype=np.uint32),
-            np.full(nl_at.size, _RETURN_GLYPH, dtype=np.uint32),
-            np.full(sep_tokens.size, ord(ZWSP), dtype=np.uint32),
-        )
-    )
-    codes = np.concatenate((2 * owner[wj_at], 2 * owner[nl_at], 2 * sep_tokens + 1))
-    order = np.lexsort((codes, at))
-    out = np.insert(cps, at[order], values[order])
-    out_codes = np.insert(2 * owner, at[order], codes[order])
+    out_codes = np.empty(size, dtype=np.int64)
+    kept = np.arange(cps.size) + before[1 : cps.size + 1]
+    out[kept], out_codes[kept] = cps, 2 * owner
+    for places, value, code in (
+        (wj_at + before[wj_at], ord(WORD_JOINER), 2 * owner[wj_at]),
+        (nl_at + before[nl_at] + has_sep[nl_at], _RETURN_GLYPH, 2 * owner[nl_at]),
+        (sep_at + before[sep_at], ord(ZWSP), 2 * sep_tokens + 1),
+    ):
+        out[places], out_codes[places] = value, code
     units = np.concatenate(([0], np.cumsum(1 + (out > 0xFFFF), dtype=np.int64)))
     wanted = 2 * np.arange(n, dtype=np.int64)
     box_start = units[np.searchsorted(out_codes, wanted, side="left")]
