@@ -27,7 +27,7 @@ class ViewsLegend(QWidget):
         super().__init__(parent)
         self.setObjectName("viewsLegend")
         self.setAccessibleName("Legend of the token views")
-        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.colors = token_colors(False)
         self._style = ChipStyle.from_colors(self.colors)
         self.reference = ""
@@ -91,7 +91,9 @@ class ViewsLegend(QWidget):
         return QSize(200, self.needed_height(max(self.width(), 200)))
 
     def minimumSizeHint(self) -> QSize:  # noqa: N802 - Qt's name
-        return self.sizeHint()
+        # Squeezed below its wish (every dock open on a 768-pixel screen) the legend ends in "…",
+        # its tooltip holding every entry, or gives way entirely rather than push the window off screen.
+        return QSize(0, 0)
 
     def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt's name
         super().resizeEvent(event)
@@ -108,7 +110,13 @@ class ViewsLegend(QWidget):
         fm = QFontMetricsF(self.font())
         h = fm.height()
         text = QPen(self.palette().color(QPalette.ColorRole.WindowText))
-        for x, line, mark, words in self._places(self.width()):
+        places = self._places(self.width())
+        room = int((self.height() - 2) // (h + 4))
+        cut = [p for p in places if p[1] >= room]
+        self.setToolTip(" · ".join(words for _, _, _, words in places) if cut else "")
+        for x, line, mark, words in places:
+            if line >= room:
+                continue
             y = 2 + line * (h + 4)
             rect = QRectF(x, y + 2, h * 1.4, h - 4)
             if mark == "diff":
@@ -124,6 +132,14 @@ class ViewsLegend(QWidget):
                 paint_chip(painter, rect, self._style, 0, mark)
             painter.setPen(text)
             painter.drawText(QPointF(rect.right() + _SWATCH_GAP, y + fm.ascent()), words)
+        if cut and room > 0:
+            painter.setPen(text)
+            ellipsis = fm.horizontalAdvance("…")
+            top = (room - 1) * (h + 4)
+            painter.fillRect(
+                QRectF(self.width() - ellipsis - 8, top, ellipsis + 8, h + 4), self.palette().window()
+            )
+            painter.drawText(QPointF(self.width() - ellipsis - 4, top + 2 + fm.ascent()), "…")
         painter.end()
 
     def all_shown(self) -> bool:
