@@ -34,13 +34,25 @@ def test_six_views_at_1024_elide_their_headers_and_the_status_bar(qtbot, make_wi
         h = panel.stats
         count = h.text().split()[0]
         assert h.text().endswith("bytes/token") and h.toolTip() == h.text()
-        # The whole text, or "59 tokens", or "59": the count is never cut to its first digit; a
-        # header with no room even for that shows the counts on its second line.
+        # The whole text, or "59 tokens…", or "59 tok…": the count is never cut to its first digit and
+        # a shortened header says so; one with no room even for that shows the counts on its second line.
         shown = h.displayed_text()
-        assert shown in (h.text(), f"{count} tokens", count) or (
+        assert shown in (h.text(), f"{count} tokens…", f"{count} tok…") or (
             shown == "" and panel.lesson.isVisibleTo(window) and panel.lesson.text().startswith(h.text())
         )
     assert window.width() <= 1024, "six views still fit a 1024-pixel projector"
     status = window.status_label
     assert status.is_elided() and status.displayed_text().endswith("…")
     assert status.toolTip() == status.text()
+
+
+def test_a_shortened_header_always_ends_in_an_ellipsis(qtbot) -> None:
+    """ "characters 63" would read as a complete header: any shorter form is marked as shortened."""
+    label = ElidedLabel()
+    qtbot.addWidget(label)
+    label.set_text_forms("63 tokens · 1.00 bytes/token", "63 tokens", "63 tok")
+    label.show()
+    for width in range(4, 300, 3):
+        label.resize(width, 30)
+        shown = label.displayed_text()
+        assert shown in ("", label.text()) or shown.endswith("…"), (width, shown)

@@ -13,7 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tokviz.gui.models import progressive
-from tokviz.gui.text.display import build_run
+from tokviz.gui.text.display import build_run, plain_text
 from tokviz.gui.text.token_table import TokenTable
 from tokviz.gui.workers.fast_table import encode_range, next_chunk, piece_cuts
 
@@ -33,12 +33,12 @@ def assert_same_table(got: TokenTable, want: TokenTable) -> None:
 
 
 def shown_text(panel) -> str:
-    return panel.view.toPlainText().replace("\u2029", "\n")
+    return plain_text(panel.view.toPlainText().replace("\u2029", "\n"))
 
 
 def drawn(panel, table: TokenTable) -> str:
     """The document a view built from scratch holds for ``table``."""
-    return build_run(table, 0, len(table), panel.model.tokenizer.vocab, panel.view.options).text
+    return plain_text(build_run(table, 0, len(table), panel.model.tokenizer.vocab, panel.view.options).text)
 
 
 def pieced(tokenizer, text: str, first: int, step: int) -> TokenTable:

@@ -20,6 +20,7 @@ from PySide6.QtGui import QImage
 from tokviz.cli import main
 from tokviz.gui.drawing.images import render_image, svg_bytes
 from tokviz.gui.drawing.strips import StripSheet, strip_sheet
+from tokviz.gui.text.display import plain_text
 
 pytestmark = [
     pytest.mark.gui,
@@ -68,7 +69,7 @@ def token_boxes(sheet: StripSheet) -> list[tuple[int, int, Rect, str]]:
         units = view.document().toPlainText().encode("utf-16-le", "surrogatepass")
         for box in view.visible_boxes():
             a, b = int(view.box_start[box.token]), int(view.box_end[box.token])
-            text = units[2 * a : 2 * b].decode("utf-16-le", "surrogatepass")
+            text = plain_text(units[2 * a : 2 * b].decode("utf-16-le", "surrogatepass"))
             out.append((n, box.token, Rect(box.x + at.x(), box.y + at.y(), box.w, box.h), text))
     return out
 
@@ -298,3 +299,41 @@ def test_tokviz_replay_render_svg_reads_as_its_png_in_rsvg_convert(capsys, tmp_p
     assert len(ours) == len(theirs) > 10
     for a, b in zip(ours, theirs):
         assert abs(a[2] - b[2]) <= 2 and abs(a[3] - b[3]) <= 2, (a, b)
+
+
+def test_rsvg_convert_draws_an_emoji_within_its_own_advance(tmp_path, gpt2):
+    """An emoji font's glyphs are wider than the advance Qt gives them: in an SVG reader the globe of
+    "🌍!" must not cover the "!" after it (in the strips and in the quoted text under them)."""
+    from tokviz.core.lecture_tokenizers import CharacterTokenizer
+
+    made = strip_sheet("Hello, 🌍! 你好!", [("characters", CharacterTokenizer()), ("GPT-2", gpt2)])
+    try:
+        svg = svg_bytes(made)
+    finally:
+        made.hide()
+        made.deleteLater()
+    text_element = re.compile(rb"<text\b[^>]*>[^<]*</text>")
+    emoji_only = text_element.sub(lambda m: m.group(0) if "🌍".encode() in m.group(0) else b"", svg)
+    no_text = text_element.sub(b"", svg)
+    with_emoji, without = (
+        ink_of(rsvg_png(emoji_only, tmp_path, "emoji")),
+        ink_of(rsvg_png(no_text, tmp_path, "none")),
+    )
+    runs = text_runs(svg)
+    globes = [r for r in runs if "🌍" in r.text]
+    assert len(globes) == 2
+    drawn = (with_emoji != without).any(axis=2)
+    for globe in globes:
+        after = min(r.x for r in runs if abs(r.y - globe.y) < 0.5 and r.x > globe.x + 0.5)
+        band = drawn[int((globe.y - 30) * ZOOM) : int((globe.y + 8) * ZOOM), :]
+        cols = np.nonzero(band.any(axis=0))[0] / ZOOM
+        reach = cols[(cols >= globe.x - 2) & (cols < globe.x + 60)].max()
+        assert reach <= after + 0.5, (globe, after, reach)
+
+
+def ink_of(image: QImage) -> np.ndarray:
+    image = image.convertToFormat(QImage.Format.Format_RGB32)
+    h, w = image.height(), image.width()
+    return (
+        np.frombuffer(image.constBits(), np.uint8).reshape(h, image.bytesPerLine() // 4, 4)[:, :w, :3].copy()
+    )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import unicodedata
 from functools import lru_cache
 
 
@@ -81,38 +82,45 @@ def incomplete_tail_length(data: bytes) -> int:
     return 0
 
 
+_WHITESPACE_GLYPHS = {" ": "·", "\n": "↵", "\t": "→", "\r": "␍"}
+
+
+def _character_at(data: bytes, i: int) -> str | None:
+    """The character the UTF-8 sequence at ``data[i]`` spells, or None for a byte that spells no
+    printable character: part of an incomplete or invalid sequence, or a control other than tab,
+    newline and carriage return (fonts draw those as empty boxes)."""
+    need = utf8_char_len(data[i])
+    piece = data[i : i + need]
+    if len(piece) != need:
+        return None
+    try:
+        ch = piece.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    if unicodedata.category(ch) == "Cc" and ch not in "\t\n\r":
+        return None
+    return ch
+
+
 def printable_token(data: bytes, whitespace: bool = True) -> str:
     """Human-readable form of token bytes: text where valid UTF-8, ``<F0 9F>`` for the rest.
 
-    With ``whitespace``, spaces, newlines and tabs become the glyphs ·, ↵ and →.
+    Control characters (``<00>``, ``<1B>``) are shown as bytes too. With ``whitespace``, spaces,
+    newlines and tabs become the glyphs ·, ↵ and →.
     """
     out: list[str] = []
     i = 0
     n = len(data)
     while i < n:
-        need = utf8_char_len(data[i])
-        piece = data[i : i + need]
-        try:
-            ch = piece.decode("utf-8") if len(piece) == need else None
-        except UnicodeDecodeError:
-            ch = None
+        ch = _character_at(data, i)
         if ch is None:
-            # Collect the run of bytes that do not form characters.
+            # Collect the run of bytes that do not form printable characters.
             j = i + 1
-            while j < n:
-                need_j = utf8_char_len(data[j])
-                try:
-                    data[j : j + need_j].decode("utf-8")
-                    if len(data[j : j + need_j]) == need_j:
-                        break
-                except UnicodeDecodeError:
-                    pass
+            while j < n and _character_at(data, j) is None:
                 j += 1
             out.append("<" + hex_bytes(data[i:j]) + ">")
             i = j
             continue
-        if whitespace:
-            ch = {" ": "·", "\n": "↵", "\t": "→", "\r": "␍"}.get(ch, ch)
-        out.append(ch)
-        i += need
+        out.append(_WHITESPACE_GLYPHS.get(ch, ch) if whitespace else ch)
+        i += len(ch.encode("utf-8"))
     return "".join(out)

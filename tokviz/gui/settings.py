@@ -51,6 +51,8 @@ class Key(Generic[T]):
 THEME: Key[str] = Key("theme", str, "system", choices=("system", "light", "dark"))
 POINT_SIZE: Key[float] = Key("pointSize", float, 13.0, low=7.0, high=48.0)
 SHOW_IDS: Key[bool] = Key("showIds", bool, False)
+SHOW_IDS_WITH_TEXT: Key[bool] = Key("showIdsWithText", bool, False)
+SPELLING: Key[str] = Key("spelling", str, "text", choices=("text", "hex", "code points"))
 SHOW_WHITESPACE: Key[bool] = Key("showWhitespace", bool, False)
 SHOW_CHUNKS: Key[bool] = Key("showChunks", bool, False)
 SYNC_SCROLL: Key[bool] = Key("syncScroll", bool, True)

@@ -44,6 +44,12 @@ _SVG_FONTS = re.compile(rb'<text\b[^>]*>[^<]*</text>|font-family="([^"]*)"')
 _FONT_LIST = re.compile(rb'font-family="([^"]*)"')
 # Pictographs and the emoji variation selector: text that needs an emoji font.
 _EMOJI = re.compile("[\u2600-\u27bf\u2b00-\u2bff\ufe0f\U0001f000-\U0001faff]")
+# Text made of emoji only (with joiners, skin tones, tags): drawn at EMOJI_SCALE of its size.
+_EMOJI_ONLY = re.compile(
+    "[\u2600-\u27bf\u2b00-\u2bff\ufe0f\u200d\U0001f000-\U0001faff\U000e0020-\U000e007f]+"
+)
+_FONT_SIZE = re.compile(rb'font-size="([0-9.]+)"')
+EMOJI_SCALE = 0.85
 
 
 def _background(widget: QWidget) -> QColor:
@@ -169,9 +175,14 @@ def _fonts_for_readers(match: re.Match[bytes]) -> bytes:
     if match.group(1) is not None:
         return _css_families(match, emoji=False)
     element = match.group(0)
-    text = element[element.index(b">") + 1 :].decode("utf-8", errors="replace")
+    text = element[element.index(b">") + 1 : element.rindex(b"<")].decode("utf-8", errors="replace")
     emoji = _EMOJI.search(text) is not None
-    return _FONT_LIST.sub(lambda m: _css_families(m, emoji=emoji), element)
+    element = _FONT_LIST.sub(lambda m: _css_families(m, emoji=emoji), element)
+    if text.strip() and _EMOJI_ONLY.fullmatch(text.strip()):
+        # Colour emoji fonts draw a glyph wider than the advance Qt laid it out with (1.15 em
+        # against 1): at full size a reader's emoji covers the character after it.
+        element = _FONT_SIZE.sub(lambda m: b'font-size="%.4f"' % (float(m.group(1)) * EMOJI_SCALE), element)
+    return element
 
 
 def _css_families(match: re.Match[bytes], emoji: bool = True) -> bytes:

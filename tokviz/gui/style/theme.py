@@ -40,18 +40,26 @@ class TokenColors:
     muted: QColor = field(default_factory=lambda: QColor("#777777"))
 
 
+# Dark-theme fills, two shades of each hue above at CIELAB lightness 22 and 42 (saturation 0.7):
+# every box stands out from the near-black background, neighbours differ by a colour difference of
+# at least 19 (CIE76), and the light text keeps a contrast of at least 5:1 on each.
+DARK_FILLS = (
+    "#691313", "#c02222", "#4f2c0e", "#94531a", "#3e340b", "#756215", "#2f390a", "#596a13",
+    "#133d0b", "#247214", "#0b3d24", "#147243", "#0a3b37", "#146f67", "#0d3948", "#186b87",
+    "#123464", "#2161bb", "#261b9a", "#584bdf", "#521472", "#9725d1", "#631148", "#b52083",
+)  # fmt: skip
+
+
 def _fills(dark: bool) -> tuple[QColor, ...]:
+    if dark:
+        return tuple(QColor(name) for name in DARK_FILLS)
     out: list[QColor] = []
     for deg in _HUE_DEGREES:
         h = deg / 360.0
-        if dark:
-            out.append(QColor.fromHslF(h, 0.45, 0.27))
-            out.append(QColor.fromHslF(h, 0.42, 0.37))
-        else:
-            # Yellow-greens look brighter at equal lightness; pull them down a little.
-            bright = 0.03 if 40 <= deg <= 120 else 0.0
-            out.append(QColor.fromHslF(h, 0.80, 0.88 - bright))
-            out.append(QColor.fromHslF(h, 0.72, 0.76 - bright))
+        # Yellow-greens look brighter at equal lightness; pull them down a little.
+        bright = 0.03 if 40 <= deg <= 120 else 0.0
+        out.append(QColor.fromHslF(h, 0.80, 0.88 - bright))
+        out.append(QColor.fromHslF(h, 0.72, 0.76 - bright))
     return tuple(out)
 
 

@@ -311,3 +311,26 @@ def _arrays_from_spans(
     if chunk_base:
         chunk = chunk + chunk_base
     return TokenTable(full_text, ids, start, end, start16, end16, partial, special, chunk)
+
+
+def differs_from(table: TokenTable, reference: TokenTable | None, first: int, stop: int) -> np.ndarray:
+    """Which of tokens ``[first, stop)`` of ``table`` the reference tokenization of the same text cuts
+    otherwise (the view's difference marks).
+
+    A token differs unless the reference has a token with exactly its span; the byte pieces of one
+    character share a span, so there they differ unless both have as many pieces.
+    """
+    n = max(stop - first, 0)
+    if reference is None or reference is table or reference.text != table.text or not len(reference) or not n:
+        return np.zeros(n, dtype=bool)
+    # Spans as one sortable number; tokens come in text order, so equal spans are neighbours.
+    width = np.int64(len(table.text) + 1)
+    lo = max(first - 4, 0)
+    mine = table.start[lo : stop + 4].astype(np.int64) * width + table.end[lo : stop + 4]
+    r0 = int(np.searchsorted(reference.end, int(table.start[first]), side="left"))
+    r1 = int(np.searchsorted(reference.start, int(table.end[stop - 1]), side="right"))
+    theirs = reference.start[r0:r1].astype(np.int64) * width + reference.end[r0:r1]
+    keys = mine[first - lo : first - lo + n]
+    in_mine = np.searchsorted(mine, keys, side="right") - np.searchsorted(mine, keys, side="left")
+    in_theirs = np.searchsorted(theirs, keys, side="right") - np.searchsorted(theirs, keys, side="left")
+    return in_mine != in_theirs

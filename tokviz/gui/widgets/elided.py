@@ -28,6 +28,7 @@ class ElidedLabel(QLabel):
         self._mode = mode
         self._own_tip = ""
         self._shorter: tuple[str, ...] = ()
+        self._blank = False
         self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.setTextFormat(Qt.TextFormat.PlainText)
         self._sync_tip()
@@ -40,10 +41,17 @@ class ElidedLabel(QLabel):
 
     def set_text_forms(self, text: str, *shorter: str) -> None:
         """Show ``text``, or when it does not fit the first of the ``shorter`` forms that does
-        ("59 tokens · 3.21 bytes/token", then "59 tokens", then "59"); the last one is elided."""
+        ("59 tokens · 3.21 bytes/token", then "59 tokens…", then "59 tok…"); the last one is elided.
+        A shorter form is shown with "…" so that it never reads as the whole header."""
         self.setText(text)
         self._shorter = shorter
         self.update()
+
+    def set_blank(self, blank: bool) -> None:
+        """Paint nothing (the text is shown elsewhere, as a view's counts on its second header line)."""
+        if blank != self._blank:
+            self._blank = blank
+            self.update()
 
     def setToolTip(self, tip: str) -> None:  # noqa: N802 - Qt's name
         """A tooltip of its own (more than the text); an empty one goes back to the full text."""
@@ -59,13 +67,17 @@ class ElidedLabel(QLabel):
 
     def displayed_text(self) -> str:
         """The text as painted: whole, its first shorter form that fits, or the last form elided."""
+        if self._blank:
+            return ""
         width = max(self.contentsRect().width(), 0)
         metrics = self.fontMetrics()
-        forms = (self.text(), *self._shorter)
-        for form in forms:
+        if metrics.horizontalAdvance(self.text()) <= width:
+            return self.text()
+        for form in (f"{form}…" for form in self._shorter):
             if metrics.horizontalAdvance(form) <= width:
                 return form
-        return metrics.elidedText(forms[-1], self._mode, width)
+        last = f"{self._shorter[-1]}…" if self._shorter else self.text()
+        return metrics.elidedText(last, self._mode, width)
 
     def paintEvent(self, _event: QPaintEvent) -> None:  # noqa: N802 - Qt's name
         painter = QPainter(self)

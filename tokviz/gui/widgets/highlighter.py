@@ -40,6 +40,7 @@ class Box:
     h: float
     token: int
     first: bool  # this box starts at the token's first character
+    continued: bool = False  # the token was too wide for a line: this box goes on after the cut
 
     @property
     def rect(self) -> QRectF:
@@ -59,12 +60,14 @@ def block_boxes(
     base: int,
     newline_width: float,
     out: list[Box],
+    row: tuple[float, float] | None = None,
 ) -> None:
     """Append the boxes of every span that intersects ``block``, laid out at ``origin`` (viewport coordinates).
 
     ``starts``/``ends`` are the sorted document positions (UTF-16 units) of the spans that can be on
     screen, the first being span number ``base``. The block's separator belongs to its last line and
-    is drawn ``newline_width`` wide, so a newline token stays visible.
+    is drawn ``newline_width`` wide, so a newline token stays visible. With ``row`` (baseline, height)
+    every box is one row tall, its top the baseline's distance above the line's baseline.
     """
     layout = block.layout()
     bpos = block.position()
@@ -86,8 +89,10 @@ def block_boxes(
         last = li == n_lines - 1
         lo = bpos + ls
         hi = bpos + le + (1 if last else 0)
-        y = oy + line.y()
-        h = line.height()
+        if row is None:
+            y, h = oy + line.y(), line.height()
+        else:
+            y, h = oy + line.y() + line.ascent() - row[0], row[1]
         while k < stop and ends[k] <= lo:
             k += 1
         j = k
@@ -102,7 +107,7 @@ def block_boxes(
             if x2 < x1:  # right-to-left text
                 x1, x2 = x2, x1
             if x2 > x1:
-                out.append(Box(ox + x1, y, x2 - x1, h, base + j, starts[j] >= lo))
+                out.append(Box(ox + x1, y, x2 - x1, h, base + j, starts[j] >= lo, li > 0 and starts[j] < lo))
             if ends[j] > hi:
                 break
             j += 1

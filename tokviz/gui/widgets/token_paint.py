@@ -13,12 +13,16 @@ from dataclasses import dataclass
 
 import numpy as np
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QBrush, QPainter, QPalette, QPen
+from PySide6.QtGui import QBrush, QFont, QPainter, QPalette, QPen
 from PySide6.QtWidgets import QPlainTextEdit
 
 from tokviz.gui.style.theme import TokenColors
+from tokviz.gui.text.display import LABEL_PAD, NBSP, WORD_JOINER, ZWSP, plain_text
 from tokviz.gui.text.token_table import TokenTable
 from tokviz.gui.widgets.highlighter import Box, cursor_to_x
+
+# What a token's text may start with that draws nothing (its glyphs start after it).
+_LEADING = " \t" + NBSP + WORD_JOINER + ZWSP + LABEL_PAD
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,6 +93,32 @@ def paint_differences(
             painter.drawRect(QRectF(box.x + 1, box.y + box.h - 3, box.w - 2, 2.5))
 
 
+def paint_cuts(painter: QPainter, boxes: list[Box], pen: QPen) -> None:
+    """Where a token too wide for a line was cut: a dashed edge on both sides of the cut, and a
+    small ↩ at the end of the first piece, so a reader never takes the pieces for two tokens."""
+    cut_pen = QPen(pen)
+    cut_pen.setStyle(Qt.PenStyle.DashLine)
+    font = QFont(painter.font())
+    font.setPointSizeF(max(font.pointSizeF() * 0.55, 6.0))
+    painter.setFont(font)
+    for i, box in enumerate(boxes):
+        if not box.continued:
+            continue
+        painter.setPen(cut_pen)
+        painter.drawLine(QPointF(box.x + 0.5, box.y + 1), QPointF(box.x + 0.5, box.y + box.h - 1))
+        before = next((b for b in reversed(boxes[:i]) if b.token == box.token), None)
+        if before is None:
+            continue
+        right = before.x + before.w - 0.5
+        painter.drawLine(QPointF(right, before.y + 1), QPointF(right, before.y + before.h - 1))
+        painter.setPen(pen)
+        painter.drawText(
+            QRectF(right - before.h, before.y, before.h - 1.5, before.h - 1),
+            int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignBottom),
+            "↩",
+        )
+
+
 def paint_outlines(
     painter: QPainter, boxes: list[Box], first: int, stop: int, brush: QBrush, pen: QPen
 ) -> None:
@@ -154,7 +184,7 @@ def paint_token_texts(view: QPlainTextEdit, painter: QPainter, starts: np.ndarra
                     e = min(int(ends[t]) - bpos, hi)
                     t += 1
                     piece = units[2 * s : 2 * e].decode("utf-16-le", "surrogatepass")
-                    shown = piece.lstrip()
+                    shown = piece.lstrip(_LEADING)
                     if not shown.strip():
                         continue
                     s += (
@@ -162,5 +192,5 @@ def paint_token_texts(view: QPlainTextEdit, painter: QPainter, starts: np.ndarra
                         - len(shown.encode("utf-16-le", "surrogatepass"))
                     ) // 2
                     x = min(to_x(s)[0], to_x(e)[0])
-                    painter.drawText(QPointF(origin.x() + x, baseline), shown.rstrip())
+                    painter.drawText(QPointF(origin.x() + x, baseline), plain_text(shown).rstrip())
         block = block.next()

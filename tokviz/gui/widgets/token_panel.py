@@ -24,6 +24,7 @@ from tokviz.core.tokenizer import Tokenizer
 from tokviz.gui.models.progressive import ProgressiveTokenizationModel
 from tokviz.gui.models.tokenizers import TokenizerRegistryModel
 from tokviz.gui.models.words import FROM_EDITOR, FROM_FILES, FROM_SAMPLE, WORDS_KEY
+from tokviz.gui.text.display import visible_characters
 from tokviz.gui.text.token_table import TokenTable
 from tokviz.gui.text.unknown import count_unknown, unknown_id
 from tokviz.gui.widgets import file_dialogs
@@ -31,13 +32,21 @@ from tokviz.gui.widgets.elided import ElidedLabel
 from tokviz.gui.widgets.picker import TokenizerPicker
 from tokviz.gui.widgets.token_view import TokenView
 
+# Visible characters are counted (a regex pass) for texts up to this long.
+MAX_COUNTED_CHARACTERS = 200_000
+
 
 def lesson_stats(tokenizer: Tokenizer | None, table: TokenTable) -> str:
     """What the header adds for the lecture's tokenizers: the id space characters imply, and how
     many of a text's words the words vocabulary (or any tokenizer with an unknown id) lost as ``<unk>``."""
     if isinstance(tokenizer, CharacterTokenizer):
         unused = 1 - len(assigned_code_points()) / CODE_POINTS  # computed once, ~0.2 s
-        return f"ids of {CODE_POINTS:,}, {unused:.0%} never assigned"
+        ids = f"ids of {CODE_POINTS:,}, {unused:.0%} never assigned"
+        if len(table.text) > MAX_COUNTED_CHARACTERS:
+            return ids
+        # A token is a code point; a reader counts grapheme clusters (👍🏽: two code points, one character).
+        seen = visible_characters(table.text)
+        return f"{seen:,} visible character{'s' if seen != 1 else ''} · {ids}"
     if isinstance(tokenizer, WordTokenizer):
         unknown = int(np.count_nonzero(table.ids == tokenizer.unk_id))
         return f"vocab {tokenizer.vocab_size:,} · {unknown:,} unknown"
@@ -198,7 +207,7 @@ class TokenPanel(QWidget):
             return
         n = len(table)
         ratio = f"{n_bytes / n:.2f}" if n else "–"
-        self.stats.set_text_forms(f"{n:,} tokens · {ratio} bytes/token", f"{n:,} tokens", f"{n:,}")
+        self.stats.set_text_forms(f"{n:,} tokens · {ratio} bytes/token", f"{n:,} tokens", f"{n:,} tok")
         tok = self.model.tokenizer
         guesses = [f"⚠ {a}" for a in tok.assumptions] if tok is not None else []
         self._lesson = " · ".join(filter(None, [lesson_stats(tok, table), *guesses]))
@@ -208,8 +217,10 @@ class TokenPanel(QWidget):
         """A header too narrow for even the token count (six views on a projector) shows the counts
         on the second line instead, so the number is never cut to nothing."""
         count = self.stats.text().split(" ", 1)[0]
-        cramped = self.stats.fontMetrics().horizontalAdvance(count) > self.stats.contentsRect().width()
-        moved = count and cramped
+        shortest = f"{count} tok…"  # the shortest header form (see update_stats)
+        cramped = self.stats.fontMetrics().horizontalAdvance(shortest) > self.stats.contentsRect().width()
+        moved = bool(count) and cramped
+        self.stats.set_blank(moved)
         lesson = " · ".join(filter(None, [self.stats.text() if moved else "", self._lesson]))
         shorter = " · ".join(filter(None, [f"{count} tokens" if moved else "", self._lesson]))
         self.lesson.set_text_forms(lesson, *([shorter] if shorter != lesson else []))

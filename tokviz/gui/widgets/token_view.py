@@ -11,7 +11,7 @@ each token's text is its own text element at its box, so other SVG readers' font
 from __future__ import annotations
 
 import numpy as np
-from PySide6.QtCore import QEvent, QPoint, QRectF, Qt, Signal
+from PySide6.QtCore import QEvent, QMimeData, QPoint, QRectF, Qt, Signal
 from PySide6.QtGui import (
     QColor,
     QFont,
@@ -21,19 +21,29 @@ from PySide6.QtGui import (
     QPaintEngine,
     QPainter,
     QPaintEvent,
+    QPen,
     QTextCursor,
 )
 from PySide6.QtWidgets import QPlainTextEdit, QToolTip, QWidget
 
 from tokviz.core.tokenizer import Tokenizer
 from tokviz.gui.style.theme import TokenColors, colour_indices_range, token_colors
-from tokviz.gui.text.display import DisplayOptions, TokenDetails, build_run, details_html, token_details
+from tokviz.gui.text.display import (
+    DisplayOptions,
+    TokenDetails,
+    build_run,
+    details_html,
+    plain_text,
+    token_details,
+)
 from tokviz.gui.text.token_notes import token_notes_html
-from tokviz.gui.text.token_table import INDEX, TableUpdate, TokenTable
+from tokviz.gui.text.token_table import INDEX, TableUpdate, TokenTable, differs_from
+from tokviz.gui.widgets.even_rows import EvenRowsLayout
 from tokviz.gui.widgets.highlighter import Box, block_boxes
 from tokviz.gui.widgets.token_paint import (
     TokenBrushes,
     paint_chunk_starts,
+    paint_cuts,
     paint_differences,
     paint_outlines,
     paint_token_texts,
@@ -58,6 +68,8 @@ class TokenView(QPlainTextEdit):
         self.viewport().setMouseTracking(True)
         self.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.setFrameShape(QPlainTextEdit.Shape.NoFrame)
+        self._rows_layout = EvenRowsLayout(self.document())
+        self.document().setDocumentLayout(self._rows_layout)
         self.table: TokenTable | None = None
         self.tokenizer: Tokenizer | None = None
         self.options = DisplayOptions()
@@ -240,6 +252,10 @@ class TokenView(QPlainTextEdit):
         return self._hover
 
     # ---------------------------------------------------------------- geometry
+    def row_metrics(self) -> tuple[float, float]:
+        """(baseline from a row's top, row height): every line of the view is one such row."""
+        return self._rows_layout.rows()
+
     def visible_boxes(self) -> list[Box]:
         """Boxes of the tokens on screen, in viewport coordinates."""
         boxes: list[Box] = []
@@ -266,8 +282,9 @@ class TokenView(QPlainTextEdit):
         starts = self.box_start[t0:t1].tolist()
         ends = self.box_end[t0:t1].tolist()
         nl_width = self.fontMetrics().horizontalAdvance(" ") * 0.7
+        row = self.row_metrics()
         for block, origin in blocks:
-            block_boxes(block, origin, starts, ends, t0, nl_width, boxes)
+            block_boxes(block, origin, starts, ends, t0, nl_width, boxes, row)
         return boxes
 
     def token_rects(self, index: int) -> list[QRectF]:
@@ -280,15 +297,6 @@ class TokenView(QPlainTextEdit):
             if box.contains(pos.x(), pos.y()):
                 return box.token
         return -1
-
-    def _differs(self, first: int, stop: int) -> np.ndarray:
-        ref, table = self.reference, self.table
-        if ref is None or table is None or ref is table or ref.text != table.text or not len(ref):
-            return np.zeros(max(stop - first, 0), dtype=bool)
-        starts, ends = table.start[first:stop], table.end[first:stop]
-        i = np.clip(np.searchsorted(ref.start, starts, side="left"), 0, len(ref) - 1)
-        j = np.clip(np.searchsorted(ref.end, ends, side="left"), 0, len(ref) - 1)
-        return (ref.start[i] != starts) | (ref.end[j] != ends)
 
     # ---------------------------------------------------------------- painting
     def _brushes(self) -> TokenBrushes:
@@ -359,7 +367,10 @@ class TokenView(QPlainTextEdit):
         hi = max(box.token for box in boxes) + 1
         if self.show_chunks:
             paint_chunk_starts(painter, boxes, table.chunk, lo, b.chunk_pen)
-        differs = self._differs(lo, hi)
+        if any(box.continued for box in boxes):
+            painter.setFont(self.font())
+            paint_cuts(painter, boxes, QPen(self.colors.text, 1.5))
+        differs = differs_from(table, self.reference, lo, hi)
         if differs.any():
             paint_differences(painter, boxes, differs.tolist(), lo, b)
         first, stop = self._highlight
@@ -368,6 +379,12 @@ class TokenView(QPlainTextEdit):
         if self._hover >= 0:
             paint_outlines(painter, boxes, self._hover, self._hover + 1, b.no_brush, b.hover_pen)
         painter.end()
+
+    def createMimeDataFromSelection(self) -> QMimeData:  # noqa: N802 - Qt's name
+        """Copied text is what the boxes show, without the invisible characters that steer line breaks."""
+        data = QMimeData()
+        data.setText(plain_text(self.textCursor().selectedText().replace("\u2029", "\n")))
+        return data
 
     # ---------------------------------------------------------------- mouse
     def mouseMoveEvent(self, event: QMouseEvent) -> None:

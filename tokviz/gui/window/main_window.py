@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 
 from tokviz.core.tokenizer import Tokenizer
 from tokviz.gui.context import Installer
+from tokviz.gui.drawing.views_legend import ViewsLegend, views_with_legend
 from tokviz.gui.models.tokenizers import TokenizerRegistryModel
 from tokviz.gui.panels import chart, chat, pretokenizer, roundtrip, streaming, vocabulary
 from tokviz.gui.panels.training import install as training
@@ -126,10 +127,13 @@ class MainWindow(QMainWindow):
         self.splitter.setObjectName("mainSplitter")
         self.counters = BigCounters(self)  # presentation mode's status bar, in large type, over the views
         self.counters.hide()
+        self.views_legend = ViewsLegend(self)
         self.splitter.addWidget(self.editor)
-        self.splitter.addWidget(stacked(self.counters, self.views_splitter))
+        views_area = views_with_legend(self.views_legend, self.views_splitter)
+        self.splitter.addWidget(stacked(self.counters, views_area))
         self.splitter.setStretchFactor(0, 1)
         self.splitter.setStretchFactor(1, 2)
+        self.splitter.setSizes([1000, 2000])  # a third for the editor, two for the views, whatever the hints
         self.splitter.setChildrenCollapsible(False)
         self.setCentralWidget(self.splitter)
         self.status_label = ElidedLabel("", self)  # ends in "…" when narrow, the whole text in its tooltip
@@ -196,7 +200,6 @@ class MainWindow(QMainWindow):
         self.view_menu = menus.view_menu
         self.help_menu = menus.help_menu
         self.sample_actions = menus.sample_actions
-        self.legend = menus.legend
 
     def _connect_signals(self) -> None:
         """Wire the parts together: every connection between them is made here."""
@@ -206,7 +209,11 @@ class MainWindow(QMainWindow):
         on_trigger(m.act_quit, self.close)
         m.act_ids.toggled.connect(self._on_display_options)
         m.act_ws.toggled.connect(self._on_display_options)
+        m.act_ids_with_text.toggled.connect(self._on_display_options)
+        for act in m.spelling_actions.values():
+            act.toggled.connect(self._on_display_options)
         m.act_chunks.toggled.connect(look.set_show_chunks)
+        m.act_chunks.toggled.connect(self.views_legend.set_chunks)
         m.act_specials_as_text.toggled.connect(
             lambda on: self.tokenizers.set_specials_in_text("text" if on else "special")
         )
@@ -270,13 +277,18 @@ class MainWindow(QMainWindow):
         """What the token views show besides the tokens (ids, visible whitespace)."""
         return self.appearance.display_options()
 
-    def _on_display_options(self, _checked: bool = False) -> None:
+    def _on_display_options(self, *_args: object) -> None:
         self.appearance.set_display_options(
-            DisplayOptions(show_ids=self.act_ids.isChecked(), whitespace=self.act_ws.isChecked())
+            DisplayOptions(
+                show_ids=self.act_ids.isChecked(),
+                whitespace=self.act_ws.isChecked(),
+                with_ids=self.menus.act_ids_with_text.isChecked(),
+                spelling=self.menus.spelling(),
+            )
         )
 
     def _on_colors(self, colors: TokenColors) -> None:
-        self.menus.show_legend(colors)
+        self.views_legend.set_colors(colors)
         self.view_sync.set_colors(colors)
         self.host.colorsChanged.emit(colors)
 
@@ -464,6 +476,8 @@ class MainWindow(QMainWindow):
                 self.tokenizers.prepare_merges(p.model.key)
 
     def _refresh_references(self) -> None:
+        first = self.panels[0].model.key if self.panels else ""
+        self.views_legend.set_reference(self.tokenizers.label(first) if first else "", len(self.panels) > 1)
         ref = self.panels[0].view.table if self.panels else None
         for i, p in enumerate(self.panels):
             p.view.set_reference(None if i == 0 else ref)

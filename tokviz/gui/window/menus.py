@@ -8,13 +8,18 @@ which pass a value, report through signals of their own.
 from __future__ import annotations
 
 from PySide6.QtCore import QObject, Qt, Signal
-from PySide6.QtGui import QAction, QActionGroup, QColor
-from PySide6.QtWidgets import QDialog, QLabel, QMainWindow, QMenu, QToolBar
+from PySide6.QtGui import QAction, QActionGroup
+from PySide6.QtWidgets import QDialog, QMainWindow, QMenu, QToolBar
 
-from tokviz.gui.style.theme import TokenColors
 from tokviz.gui.text.samples import CATEGORY_SAMPLES, LECTURE_SAMPLES, SHOWCASE, Sample
 from tokviz.gui.window.actions import make_action
 
+# How the views spell each token (DisplayOptions.spelling): its text, its UTF-8 bytes, its code points.
+SPELLING_ENTRIES = (
+    ("text", "&Text", "Ctrl+Alt+T"),
+    ("hex", "&Bytes in hex (48 69 F0 9F…)", "Ctrl+Alt+H"),
+    ("code points", "&Code points (U+0048…)", "Ctrl+Alt+U"),
+)
 THEME_ENTRIES = (
     ("system", "Follow &system", "Ctrl+Alt+0"),
     ("light", "&Light", "Ctrl+Alt+L"),
@@ -46,6 +51,18 @@ class WindowMenus(QObject):
         )
         self.act_quit = make_action(w, "&Quit", "Ctrl+Q", name="actionQuit")
         self.act_ids = make_action(w, "Show token &ids", "Ctrl+I", checkable=True, name="actionShowIds")
+        self.act_ids_with_text = make_action(
+            w, "Show ids &beside the text", "Ctrl+Alt+I", checkable=True, name="actionShowIdsWithText"
+        )
+        self.spelling_group = QActionGroup(self)
+        self.spelling_actions: dict[str, QAction] = {}
+        for spelling, label, shortcut in SPELLING_ENTRIES:
+            act = make_action(
+                w, label, shortcut, checkable=True, name=f"actionSpell_{spelling.replace(' ', '_')}"
+            )
+            self.spelling_group.addAction(act)
+            self.spelling_actions[spelling] = act
+        self.spelling_actions["text"].setChecked(True)
         self.act_ws = make_action(
             w, "Show &whitespace (· ↵ →)", "Ctrl+Shift+W", checkable=True, name="actionShowWhitespace"
         )
@@ -109,10 +126,6 @@ class WindowMenus(QObject):
             tools.addAction(act)
         tools.addSeparator()
         tools.addAction(self.act_add_view)
-        tools.addSeparator()
-        self.legend = QLabel(self._window)
-        self.legend.setObjectName("legend")
-        tools.addWidget(self.legend)
         self._window.addToolBar(tools)
 
     def _build_samples_menu(self, samples: QMenu) -> None:
@@ -134,8 +147,11 @@ class WindowMenus(QObject):
 
     def _build_view_menu(self, view: QMenu) -> None:
         self.view_menu = view
-        for act in (self.act_ids, self.act_ws, self.act_chunks):
+        for act in (self.act_ids, self.act_ids_with_text, self.act_ws, self.act_chunks):
             view.addAction(act)
+        spelling = view.addMenu("Spell &tokens as")
+        for act in self.spelling_actions.values():
+            spelling.addAction(act)
         view.addAction(self.act_specials_as_text)
         view.addSeparator()
         for act in (self.act_add_view, self.act_remove_view, self.act_sync):
@@ -149,31 +165,15 @@ class WindowMenus(QObject):
         view.addSeparator()
         view.addAction(self.act_focus_editor)
 
+    def spelling(self) -> str:
+        """The checked entry of View ▸ Spell tokens as."""
+        return next((k for k, act in self.spelling_actions.items() if act.isChecked()), "text")
+
     def check_theme(self, theme: str) -> None:
         """Show ``theme`` as the checked entry of View ▸ Theme."""
         act = self.theme_actions[theme]
         if not act.isChecked():
             act.setChecked(True)
-
-    def show_legend(self, c: TokenColors) -> None:
-        """Explain the token marks in the toolbar, in the colours they are drawn with."""
-
-        def swatch(fill: QColor, border: QColor, label: str) -> str:
-            return (
-                f"<span style='background:{fill.name()};border:1px solid {border.name()};'>&nbsp;&nbsp;&nbsp;</span>"
-                f"&nbsp;{label}"
-            )
-
-        self.legend.setText(
-            "&nbsp;&nbsp;"
-            + swatch(c.partial_fill, c.partial_border, "part of a UTF-8 character")
-            + "&nbsp;&nbsp;&nbsp;"
-            + swatch(c.special_fill, c.special_border, "special token")
-            + "&nbsp;&nbsp;&nbsp;"
-            + f"<span style='color:{c.diff_mark.name()};'><b>▁▁</b></span>&nbsp;differs from view 1"
-            + "&nbsp;&nbsp;&nbsp;"
-            + f"<span style='color:{c.chunk_mark.name()};'><b>|</b></span>&nbsp;chunk boundary"
-        )
 
     def open_help(self, dialog: QDialog) -> None:
         """Show a help dialog without blocking the window (it deletes itself when closed)."""

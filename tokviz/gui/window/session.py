@@ -13,8 +13,10 @@ from tokviz.gui.settings import (
     POINT_SIZE,
     SHOW_CHUNKS,
     SHOW_IDS,
+    SHOW_IDS_WITH_TEXT,
     SHOW_WHITESPACE,
     SPECIALS_IN_TEXT,
+    SPELLING,
     SYNC_SCROLL,
     TEXT,
     THEME,
@@ -38,11 +40,13 @@ def restore_session(window: MainWindow) -> None:
     look.set_point_size(s.get(POINT_SIZE))
     for act, option in (
         (window.act_ids, SHOW_IDS),
+        (window.menus.act_ids_with_text, SHOW_IDS_WITH_TEXT),
         (window.act_ws, SHOW_WHITESPACE),
         (window.act_chunks, SHOW_CHUNKS),
         (window.act_sync, SYNC_SCROLL),
     ):
         act.setChecked(s.get(option))
+    window.menus.spelling_actions[s.get(SPELLING)].setChecked(True)
     look.set_show_chunks(window.act_chunks.isChecked())
     window.act_specials_as_text.setChecked(s.get(SPECIALS_IN_TEXT) == "text")
     window.view_sync.set_scroll_together(window.act_sync.isChecked())
@@ -81,6 +85,8 @@ def save_session(window: MainWindow) -> None:
     s.set(THEME, window.appearance.theme)
     s.set(POINT_SIZE, window.appearance.point_size)
     s.set(SHOW_IDS, window.act_ids.isChecked())
+    s.set(SHOW_IDS_WITH_TEXT, window.menus.act_ids_with_text.isChecked())
+    s.set(SPELLING, window.menus.spelling())
     s.set(SHOW_WHITESPACE, window.act_ws.isChecked())
     s.set(SHOW_CHUNKS, window.act_chunks.isChecked())
     s.set(SYNC_SCROLL, window.act_sync.isChecked())
