@@ -49,10 +49,10 @@ class LectureMenu(QObject):
         self.act_start: QAction = make_action(window, "&Start lecture", "F5", name="actionStartLecture")
         self.act_open: QAction = make_action(window, "&Open deck…", "Ctrl+Alt+O", name="actionOpenDeck")
         self.act_export: QAction = make_action(
-            window, "&Export handout…", "Ctrl+Alt+H", name="actionExportHandout"
+            window, "&Export handout…", "Ctrl+Alt+J", name="actionExportHandout"
         )
         self.act_pictures: QAction = make_action(
-            window, "Export slides as &pictures…", "Ctrl+Alt+I", name="actionExportSlidePictures"
+            window, "Export slides as &pictures…", "Ctrl+Alt+G", name="actionExportSlidePictures"
         )
         self.act_start.setToolTip("Show the deck's live slides full screen; Esc comes back here")
         self.act_start.triggered.connect(self.start)
