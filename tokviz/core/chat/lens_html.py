@@ -8,13 +8,38 @@ inside a message red. Each box's title gives its id and source; text is escaped.
 from __future__ import annotations
 
 import html
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
+from typing import Protocol
 
 from ..bytes_ import printable_token
 from ..token_colours import colour_indices, fill_css
 
-if TYPE_CHECKING:
-    from .lens import ChatLens, ChatToken
+
+class ChatToken(Protocol):
+    """What a box shows of one token of the rendered chat (a :class:`~tokviz.core.chat.lens.ChatToken`)."""
+
+    @property
+    def id(self) -> int: ...
+    @property
+    def text(self) -> str: ...
+    @property
+    def message(self) -> int | None: ...
+    @property
+    def straddles(self) -> bool: ...
+    @property
+    def special(self) -> bool: ...
+    @property
+    def source(self) -> str: ...
+
+
+class ChatLens(Protocol):
+    """The rendered chat's ids and tokens (a :class:`~tokviz.core.chat.lens.ChatLens`)."""
+
+    @property
+    def ids(self) -> Sequence[int]: ...
+    @property
+    def tokens(self) -> Sequence[ChatToken]: ...
+
 
 _STYLE = """
 .tokviz-chat-tokens{font-family:"DejaVu Sans Mono",Menlo,Consolas,monospace;font-size:14px;line-height:1.9;
