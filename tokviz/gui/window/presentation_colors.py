@@ -27,9 +27,11 @@ OKABE_ITO = {
 }
 # Token fills: six Okabe–Ito hues (vermillion is kept for marks), each at two luminances, for
 # black text on a light background and white text on a dark one. The luminances were searched so
-# that any two fills that can meet as neighbours stay apart (CIE76 ΔE ≥ 8.5 light, ≥ 4 dark) even
-# under a full protan, deutan or tritan simulation (Machado et al. 2009), while the text keeps a
-# contrast of at least 7:1 (WCAG AAA); tests/gui/test_presentation.py checks both.
+# that any two fills that can meet as neighbours stay apart (CIE76 ΔE ≥ 8.5 light, ≥ 7.5 dark) even
+# under a full protan, deutan or tritan simulation (Machado et al. 2009). Black text on the light
+# fills keeps a contrast of at least 7:1 (WCAG AAA); white text on the dark fills at least 4.5:1,
+# AAA for large text (presentation type is 18 pt and more), which leaves the dark fills bright
+# enough to stand apart from the black page; tests/gui/test_presentation.py checks all three.
 FAMILIES = ("orange", "sky blue", "bluish green", "yellow", "blue", "reddish purple")
 LIGHT_FILLS = (
     ("#F0C463", "#C98B00"),
@@ -40,12 +42,12 @@ LIGHT_FILLS = (
     ("#E8C3D7", "#CF7DAA"),
 )
 DARK_FILLS = (
-    ("#3F2B00", "#6E4C00"),
-    ("#152B38", "#2A5771"),
-    ("#003325", "#005E45"),
-    ("#2D2B0C", "#585418"),
-    ("#003857", "#005C8F"),
-    ("#39222F", "#72445E"),
+    ("#865B00", "#9E6C00"),
+    ("#397CA2", "#1A4055"),
+    ("#006E4F", "#00523A"),
+    ("#575212", "#413D0B"),
+    ("#006198", "#00507E"),
+    ("#A05E83", "#7D4865"),
 )
 
 
