@@ -237,8 +237,9 @@ class PresentationMode(QObject):
         splitter = self._main_splitter()
         if splitter is None or splitter.count() != 2:
             return
+        # The editor keeps a quarter: the rest holds the big counters, the legend and the views.
         total = sum(splitter.sizes())
-        splitter.setSizes([total // 3, total - total // 3])
+        splitter.setSizes([total // 4, total - total // 4])
 
     def _stop_restoring_layout(self) -> None:
         self._restoring_layout = False
