@@ -13,7 +13,7 @@ from typing import Any
 from PySide6.QtGui import QFontMetrics
 
 # Room per label along the axis, in label heights (vertical axis) or label widths (horizontal).
-_VERTICAL_ROOM = 2.2
+_VERTICAL_ROOM = 1.6
 _HORIZONTAL_ROOM = 1.8
 
 
