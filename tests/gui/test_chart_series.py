@@ -135,3 +135,17 @@ def test_crowded_bars_keep_their_values_turned_on_their_side(qtbot, gpt2, cl100k
     shown = [label for label in canvas.bars.labels[: len(canvas.bars.geometry)] if label.isVisible()]
     assert len(shown) == len(canvas.bars.geometry) == 40
     assert all(math.isclose(label.angle, 90) for label in shown)
+
+
+@pytest.mark.parametrize("height", [300, 420, 540])
+def test_a_cut_bar_keeps_its_label_inside_a_short_plot_in_a_large_font(qtbot, gpt2, height):
+    from PySide6.QtCore import QSize
+
+    from tokviz.gui.window.layout_plots import plot_text_problems
+
+    canvas = render_canvas(_lossy_table(gpt2), style=ChartStyle(large=True), size=QSize(400, height))
+    qtbot.addWidget(canvas)
+
+    assert canvas.bars.label_angle == 90, "narrow bars: values on their side"
+    outside = [p for p in plot_text_problems(canvas.graphics) if p.kind == "outside plot"]
+    assert not outside, outside

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QStyle, QStyleOptionComboBox
 
 from tokviz.gui.panels.training.panel import SOURCE_FILES
@@ -36,6 +37,17 @@ def test_the_tie_rule_reads_whole_in_a_narrow_dock(qtbot, panel):
         assert combo.fontMetrics().horizontalAdvance(combo.currentText()) <= text_room(combo), (
             combo.currentText()
         )
+
+
+def test_the_pretokenizer_reads_whole_in_a_narrow_dock_and_explains_itself(qtbot, panel):
+    combo = panel.pretokenizer
+    for row in range(combo.count()):
+        combo.setCurrentIndex(row)
+        assert combo.fontMetrics().horizontalAdvance(combo.currentText()) <= text_room(combo), (
+            combo.currentText()
+        )
+    none = combo.findData("none")
+    assert "merges may cross words" in combo.itemData(none, Qt.ItemDataRole.ToolTipRole)
 
 
 def test_the_train_button_is_on_screen_with_the_file_list_shown(qtbot, panel):

@@ -30,6 +30,10 @@ BarGeometry = tuple[float, float, float, int, int]
 # full height it squashed every honest bar into the floor.
 LOSSY_CLIP = 1.5
 LOSSY_CAP = 1.3
+# The most of the plot's height left over the tallest bar for its label, and the smallest font
+# (a share of the value labels' own) a label turned on its side takes to fit there.
+MAX_HEADROOM = 0.6
+MIN_SIDE_SCALE = 0.55
 
 
 def bar_value(table: ExchangeTable, view: str, i: int, j: int) -> float:
@@ -344,17 +348,21 @@ class BarLayer:
         variant = next((v for v in (0, 1) if widest(v) <= bar_px * 1.15), None)
         # Too narrow for either: the short values on their side, in a font no taller than the bar is wide.
         scale = 1.0 if variant is not None else min(1.0, max(0.55, bar_px / metrics.height()))
+        height = plot.vb.height()
+        if variant is None:
+            # A short plot in a large font: a smaller font, or the tallest label would reach past the top.
+            longest = max(metrics.horizontalAdvance(t[1]) + metrics.height() for t in self.label_texts)
+            scale = max(MIN_SIDE_SCALE, min(scale, MAX_HEADROOM * height / (0.9 * longest)))
         font = self.canvas.style_.font(0.9 * scale)
         side = QFontMetricsF(font)
         if variant is None:
-            room_px = max(side.horizontalAdvance(t[1]) for t in self.label_texts) + 2 * side.height()
+            room_px = max(side.horizontalAdvance(t[1]) for t in self.label_texts) + side.height()
         else:
             lines = max(t[variant].count("<br>") + 1 for t in self.label_texts)
             room_px = lines * metrics.height() + 10
         # Headroom over the tallest bar for its label, in pixels whatever the plot's height.
-        height = plot.vb.height()
         room = room_px / height if height > 0 else 0.2
-        top = self.top / (1 - min(room, 0.6))
+        top = self.top / (1 - min(room, MAX_HEADROOM))
         if not math.isclose(plot.vb.viewRange()[1][1], top, rel_tol=1e-3):
             # A hair below zero, or the axis drops the 0 tick that sits exactly on the plot's edge.
             plot.setYRange(-top * 0.002, top, padding=0)

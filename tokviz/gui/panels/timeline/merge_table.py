@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QModelIndex, QSize, Signal
+from PySide6.QtCore import QEvent, QModelIndex, QSize, Signal
 from PySide6.QtWidgets import QAbstractItemView, QCheckBox, QHeaderView, QTableView, QVBoxLayout, QWidget
 
 from tokviz.gui.models.merge_model import CORPUS_TOKENS, COUNT, ID, MERGE, NEW, STEP, TIES, MergeTableModel
@@ -29,7 +29,7 @@ class MergeTableView(QTableView):
         self.setWordWrap(False)
         self.verticalHeader().hide()
         self.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
-        self.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 6)
+        self._fit_row_height()
         header = self.horizontalHeader()
         header.setStretchLastSection(True)
         header.setHighlightSections(False)
@@ -40,6 +40,15 @@ class MergeTableView(QTableView):
         model.modelReset.connect(self.show_history_columns)
         model.rowsInserted.connect(self.show_history_columns)
         self.show_history_columns()
+
+    def _fit_row_height(self) -> None:
+        self.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 6)
+
+    def changeEvent(self, event: QEvent) -> None:
+        """Rows grow with the font (presentation mode's larger font would be cut at the old height)."""
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.FontChange:
+            self._fit_row_height()
 
     def show_history_columns(self, *_args: object) -> None:
         """Count, Ties and Corpus tokens only for merges that come with a training history."""

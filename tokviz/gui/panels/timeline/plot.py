@@ -20,32 +20,13 @@ from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from tokviz.core.merges import MergeStep
 from tokviz.core.replay import ReplayTrace
+from tokviz.gui.panels.timeline.plot_axes import readable_axis
 from tokviz.gui.workers.debounce import Debouncer
 
 if TYPE_CHECKING:
     import pyqtgraph as pg
 
 _LABEL_STYLE = {"font-size": "9pt"}
-
-
-def short_count(value: float) -> str:
-    """An axis label for a count: 950, 12k, 1.5M."""
-    v = abs(value)
-    if v >= 1e6:
-        return f"{value / 1e6:.3g}M"
-    if v >= 1e4:
-        return f"{value / 1e3:.3g}k"
-    return f"{value:.6g}"
-
-
-def _count_axis(pg: Any, orientation: str) -> Any:
-    """A pyqtgraph axis that labels counts as 950, 12k, 1.5M instead of 1.5e+06."""
-
-    class CountAxis(pg.AxisItem):
-        def tickStrings(self, values: list[float], scale: float, spacing: float) -> list[str]:
-            return [short_count(v * scale) for v in values]
-
-    return CountAxis(orientation)
 
 
 # ----------------------------------------------------------------------------- background import
@@ -219,7 +200,15 @@ class TokenCountPlot(QWidget):
         w.setObjectName("tokenCountGraphics")
         self._layout.addWidget(w)
         self.widget = w
-        text_plot = w.addPlot(row=0, col=0, axisItems={"left": _count_axis(pg, "left")})
+        text_plot = w.addPlot(
+            row=0,
+            col=0,
+            axisItems={
+                "left": readable_axis(pg, "left"),
+                "right": readable_axis(pg, "right", counts=False),
+                "bottom": readable_axis(pg, "bottom"),
+            },
+        )
         text_plot.setMenuEnabled(False)
         text_plot.setLabel("left", "tokens", **_LABEL_STYLE)  # "text" over a corpus plot (_refresh_layout)
         text_plot.showGrid(x=True, y=True, alpha=0.15)
@@ -252,7 +241,13 @@ class TokenCountPlot(QWidget):
         text_plot.addItem(self.step_line)
 
         corpus_plot = w.addPlot(
-            row=1, col=0, axisItems={"left": _count_axis(pg, "left"), "bottom": _count_axis(pg, "bottom")}
+            row=1,
+            col=0,
+            axisItems={
+                "left": readable_axis(pg, "left"),
+                "right": readable_axis(pg, "right", counts=False),
+                "bottom": readable_axis(pg, "bottom"),
+            },
         )
         corpus_plot.setMenuEnabled(False)
         corpus_plot.setLabel("left", "corpus", **_LABEL_STYLE)

@@ -48,11 +48,12 @@ from tokviz.gui.panels.training.table_settings import TableLock
 from tokviz.gui.workers.pattern_check import PatternCheck
 from tokviz.gui.workers.training import TrainSettings
 
+# Short labels, read whole in a 1024-pixel dock; each item's tooltip says what it does.
 PRETOKENIZERS = (
-    ("gpt2", "GPT-2 regex"),
-    ("cl100k", "cl100k regex"),
-    ("none", "None: merge across the whole text"),
-    ("custom", "Custom regex…"),
+    ("gpt2", "GPT-2 regex", "GPT-2's regex: words, numbers and punctuation are cut apart first"),
+    ("cl100k", "cl100k regex", "cl100k's regex (GPT-4): like GPT-2's, with digits in groups of three"),
+    ("none", "None", "None: merges may cross words, spaces and punctuation (the whole text is one chunk)"),
+    ("custom", "Custom regex…", "Your own regex: each match is a chunk that merges never cross"),
 )
 # Short labels, read whole in a 1024-pixel dock; each item's tooltip says the rule in full.
 TIE_RULES = (
@@ -168,8 +169,9 @@ class TrainForm(QWidget):
         self.pretokenizer.setObjectName("pretokenizerChoice")
         self.pretokenizer.setAccessibleName("Pre-tokenizer")
         self.pretokenizer.setToolTip("How the text is cut into chunks before BPE: merges never cross a cut")
-        for key, label in PRETOKENIZERS:
+        for row, (key, label, meaning) in enumerate(PRETOKENIZERS):
             self.pretokenizer.addItem(label, key)
+            self.pretokenizer.setItemData(row, meaning, Qt.ItemDataRole.ToolTipRole)
         self.pattern = QLineEdit(settings)
         self.pattern_check = PatternCheck(self)
         self.pattern.setObjectName("customPattern")
