@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 
 from tokviz.gui.text.token_table import TokenTable
 from tokviz.gui.widgets.elided import ElidedLabel
+from tokviz.gui.widgets.fitted_columns import FittingDelegate
 from tokviz.gui.widgets.highlighter import Box
 from tokviz.gui.widgets.token_view import TokenView
 from tokviz.gui.window.layout_inspect import layout_problems, shown
@@ -216,6 +217,20 @@ def test_a_number_cut_by_the_edge_of_a_table_scrolled_sideways_is_reported(qtbot
 
     assert kinds(view) == [("number cut by the edge", "123456")]
     view.horizontalScrollBar().setValue(view.horizontalScrollBar().maximum())
+    assert kinds(view) == []
+
+
+def test_a_fitted_number_column_draws_in_the_part_on_screen_and_is_not_reported(qtbot):
+    model = table_of([["a word", "123456"]], ["name", "count"])
+    model.item(0, 1).setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+    view = QTableView()
+    view.setModel(model)
+    view.setItemDelegate(FittingDelegate(view))
+    shown_alone(qtbot, view, 200, 120)
+    edge, digits = view.viewport().width(), view.fontMetrics().horizontalAdvance("123456")
+    view.setColumnWidth(0, edge - 100 + digits // 2)
+    view.setColumnWidth(1, 100)
+
     assert kinds(view) == []
 
 

@@ -11,6 +11,7 @@ from PySide6.QtCore import QModelIndex, QRect, Qt
 from PySide6.QtGui import QFont, QFontMetrics
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QStyle
 
+from tokviz.gui.widgets.fitted_columns import FittingDelegate
 from tokviz.gui.window.layout_problem import DIGIT, SLACK, LayoutProblem, fits_or_elides, widget_path
 
 MAX_ROWS = 500
@@ -61,6 +62,8 @@ def _number_at_edge(
     text = _cell_text(index)
     if not DIGIT.search(text):
         return []
+    if isinstance(view.itemDelegateForIndex(index), FittingDelegate):
+        return []  # it draws the number in the part of the cell on screen, whole or in a short form
     width = view.fontMetrics().horizontalAdvance(text)
     align = Qt.AlignmentFlag(int(index.data(Qt.ItemDataRole.TextAlignmentRole) or Qt.AlignmentFlag.AlignLeft))
     if align & Qt.AlignmentFlag.AlignRight:
