@@ -13,9 +13,7 @@ import numpy as np
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QGuiApplication, QPalette
 
-HUES = 12
-# Hues (degrees) chosen so that each reads as a distinct colour name on a projector.
-_HUE_DEGREES = (0, 28, 48, 72, 110, 150, 175, 195, 215, 245, 280, 320)
+from tokviz.core.token_colours import HUES, colour_indices, light_fill_hsl
 
 
 @dataclass(frozen=True)
@@ -53,14 +51,7 @@ DARK_FILLS = (
 def _fills(dark: bool) -> tuple[QColor, ...]:
     if dark:
         return tuple(QColor(name) for name in DARK_FILLS)
-    out: list[QColor] = []
-    for deg in _HUE_DEGREES:
-        h = deg / 360.0
-        # Yellow-greens look brighter at equal lightness; pull them down a little.
-        bright = 0.03 if 40 <= deg <= 120 else 0.0
-        out.append(QColor.fromHslF(h, 0.80, 0.88 - bright))
-        out.append(QColor.fromHslF(h, 0.72, 0.76 - bright))
-    return tuple(out)
+    return tuple(QColor.fromHslF(*light_fill_hsl(index)) for index in range(2 * HUES))
 
 
 ColourValue = str | tuple[int, int, int, int] | QColor
@@ -136,29 +127,6 @@ def palette_from(dark: bool, fills: tuple[QColor, ...], table: dict[str, ColourV
 def token_colors(dark: bool) -> TokenColors:
     """The token palette for a light or a dark background."""
     return palette_from(dark, _fills(dark), THEME_COLOURS[dark])
-
-
-def colour_indices(ids: np.ndarray) -> np.ndarray:
-    """Palette index (``hue * 2 + lightness``) for each token of a sequence.
-
-    The hue and default lightness come from a hash of the id; inside a run of neighbours whose hues
-    are equal or adjacent, lightness alternates so that no two neighbours look alike.
-    """
-    n = int(ids.shape[0])
-    if n == 0:
-        return np.zeros(0, dtype=np.int64)
-    h = (ids.astype(np.uint64) * np.uint64(2654435761)) & np.uint64(0xFFFFFFFF)
-    hue = ((h >> np.uint64(8)) % np.uint64(HUES)).astype(np.int64)
-    light = ((h >> np.uint64(21)) & np.uint64(1)).astype(np.int64)
-    close = np.zeros(n, dtype=bool)
-    if n > 1:
-        d = np.abs(hue[1:] - hue[:-1])
-        close[1:] = np.minimum(d, HUES - d) <= 1
-    starts = np.flatnonzero(~close)
-    run = np.cumsum(~close) - 1
-    pos_in_run = np.arange(n) - starts[run]
-    lightness = np.where(pos_in_run == 0, light, light[starts[run]] ^ (pos_in_run & 1))
-    return hue * 2 + lightness
 
 
 def colour_indices_range(ids: np.ndarray, first: int, stop: int, context: int = 256) -> np.ndarray:
