@@ -11,7 +11,10 @@ import pytest
 import tiktoken
 from hypothesis import HealthCheck, settings
 
+from .memory_use import MemoryLog
+
 TESTS = Path(__file__).resolve().parent
+BUILD = TESTS.parent / "build"
 
 # ---------------------------------------------------------------- hypothesis profiles
 # No deadline anywhere: a wall-clock limit per example fails at random on a loaded 2-core CI machine.
@@ -51,6 +54,12 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.gui)
         if folder in SLOW_FOLDERS:
             item.add_marker(pytest.mark.slow)
+
+
+# ---------------------------------------------------------------- memory of the test process
+def pytest_configure(config: pytest.Config) -> None:
+    """Measure the test process's memory after each test; the run's report goes to build/."""
+    config.pluginmanager.register(MemoryLog(BUILD), "tokviz-memory-log")
 
 
 @pytest.fixture(scope="session")
