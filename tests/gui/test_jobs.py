@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import gc
 import sys
+import weakref
 
-from tokviz.gui.workers.jobs import run_job, wait_for_all
+import pytest
+
+from tokviz.gui.workers.jobs import Job, run_job, wait_for_all
+from tokviz.gui.workers.latest import LatestJob
 
 
 def test_a_job_runs_with_a_short_switch_interval_and_gives_the_interval_back(qtbot):
@@ -25,3 +30,30 @@ def test_an_error_comes_back_as_the_exception(qtbot):
     with qtbot.waitSignal(job.errored, timeout=10000) as errored:
         pass
     assert isinstance(errored.args[0], OSError) and job.error is errored.args[0]
+
+
+def test_the_latest_request_alone_is_delivered(qtbot):
+    latest = LatestJob()
+    results: list[str] = []
+    latest.submit(lambda: "first", results.append, pytest.fail)
+    latest.submit(lambda: "second", results.append, pytest.fail)
+    with qtbot.waitSignal(latest.idle, timeout=10000):
+        latest.submit(lambda: "third", results.append, pytest.fail)
+    assert results == ["third"]
+
+
+def test_a_delivered_job_is_held_by_nothing_while_qt_deletes_it(qtbot):
+    """Only its parent holds a finished job until Qt deletes it: a Python cycle through the job's
+    own signal connection, broken by PySide inside that deletion, crashed in QObject::~QObject."""
+    latest = LatestJob()
+    results: list[int] = []
+    latest.submit(lambda: 42, results.append, pytest.fail)
+    job = weakref.ref(latest.findChild(Job))
+    collecting = gc.isenabled()
+    gc.disable()  # what frees the job must be its last reference going, not the cycle collector
+    try:
+        qtbot.waitUntil(lambda: results == [42], timeout=10000)
+        assert job() is None
+    finally:
+        if collecting:
+            gc.enable()

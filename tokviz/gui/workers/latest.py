@@ -32,6 +32,7 @@ class LatestJob(QObject):
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._job: Job | None = None
+        self._running: _Request | None = None
         self._next: _Request | None = None
         self._serial = 0
 
@@ -62,28 +63,31 @@ class LatestJob(QObject):
             self.idle.emit()
 
     def _start(self, request: _Request) -> None:
-        serial, fn, on_result, on_error = request
-        job = run_job(fn, self)
-        self._job = job
+        self._job = run_job(request[1], self)
+        self._running = request
+        # A bound method, not a closure over the job: a connection of the job's own signal to a
+        # function that holds the job is a cycle that PySide may break inside the job's deletion.
+        self._job.finished.connect(self._finished)
 
-        def finished() -> None:
-            self._job = None
-            job.deleteLater()
-            waiting, self._next = self._next, None
-            if waiting is not None:
-                self._start(waiting)  # a newer request came: this result is stale
-                return
-            try:
-                if serial == self._serial:
-                    if job.error is None:
-                        on_result(job.result)
-                    else:
-                        on_error(job.error)
-            finally:
-                if self._job is None:
-                    self.idle.emit()
-
-        job.finished.connect(finished)
+    def _finished(self) -> None:
+        job, self._job = self._job, None
+        assert job is not None and self._running is not None
+        serial, _fn, on_result, on_error = self._running
+        self._running = None
+        job.deleteLater()
+        waiting, self._next = self._next, None
+        if waiting is not None:
+            self._start(waiting)  # a newer request came: this result is stale
+            return
+        try:
+            if serial == self._serial:
+                if job.error is None:
+                    on_result(job.result)
+                else:
+                    on_error(job.error)
+        finally:
+            if self._job is None:
+                self.idle.emit()
 
 
 __all__ = ["LatestJob"]
