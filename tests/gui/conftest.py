@@ -48,6 +48,26 @@ def _garbage_collected_in_the_gui_thread(qapp):
 
 
 @pytest.fixture(autouse=True)
+def _nothing_outlives_the_test(qapp):
+    """After each test: its background jobs have ended and its closed widgets are deleted.
+
+    pytest-qt closes the test's widgets and asks Qt to delete them later; without this, that
+    happened during whichever test next ran the event loop, and a job the test started (a
+    vocabulary's merge tables) still ran in the pool and answered into that next test. Each test
+    now starts from an empty pool and leaves no window behind, holding no memory for later ones.
+    """
+    yield
+    from PySide6.QtCore import QCoreApplication, QEvent
+
+    from tokviz.gui.workers.jobs import wait_for_all
+
+    assert wait_for_all(120_000), "a background job still runs two minutes after its test"
+    QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+    QCoreApplication.processEvents()  # the jobs' results, delivered to nobody
+    QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+
+
+@pytest.fixture(autouse=True)
 def _isolated_settings(tmp_path, monkeypatch):
     """Every test gets empty QSettings so no state leaks between tests or from a real profile."""
     try:
