@@ -4,7 +4,8 @@
 size when each test has finished (teardown included) and, when the run ends, writes
 ``build/test-memory.json`` (the run's peak resident size and the tests after which the process
 grew most: where to look when the peak rises) and says the peak under the run's summary. With ``TOKVIZ_MEMORY_LOG=FILE`` set, every test's line (resident
-MB, peak MB, test id) also goes to FILE as the run goes, so a run that is killed leaves it too.
+MB, peak MB, seconds since the test before finished, test id) also goes to FILE as the run goes,
+so a run that crashes or is killed leaves it too.
 
 Linux only (``/proc/self/statm``); elsewhere nothing is measured and no report is written.
 """
@@ -14,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 import resource
+import time
 from pathlib import Path
 from typing import TextIO
 
@@ -45,6 +47,7 @@ class MemoryLog:
         self.enabled = STATM.exists()
         self.start = resident_mb() if self.enabled else 0.0
         self.last = self.start
+        self.finished = time.monotonic()
         self.tests = 0
         self.rises: list[tuple[float, str, float]] = []
         path = os.environ.get(LOG_ENV)
@@ -60,7 +63,8 @@ class MemoryLog:
         self.rises = sorted(self.rises, reverse=True)[:RISES_KEPT]
         self.last = now
         if self.file is not None:
-            self.file.write(f"{now:.0f}\t{peak_mb():.0f}\t{nodeid}\n")
+            finished, self.finished = self.finished, time.monotonic()
+            self.file.write(f"{now:.0f}\t{peak_mb():.0f}\t{self.finished - finished:.2f}\t{nodeid}\n")
             self.file.flush()
 
     def pytest_sessionfinish(self) -> None:
