@@ -6,6 +6,7 @@ import os
 import pydoc_data.topics
 import shutil
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from unittest import mock
 
@@ -13,7 +14,7 @@ import pytest
 import tiktoken
 from hypothesis import HealthCheck, settings
 
-from .memory_use import MemoryLog
+from .memory_use import MemoryLog, give_back_freed_memory
 
 TESTS = Path(__file__).resolve().parent
 BUILD = TESTS.parent / "build"
@@ -82,6 +83,13 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def pytest_unconfigure(config: pytest.Config) -> None:
     shutil.rmtree(RUN_HOME, ignore_errors=True)
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _memory_given_back_after_each_module() -> Iterator[None]:
+    """Once a module's fixtures are gone, the memory they freed goes back to the system."""
+    yield
+    give_back_freed_memory()
 
 
 @pytest.fixture(scope="session")

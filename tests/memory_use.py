@@ -12,10 +12,13 @@ Linux only (``/proc/self/statm``); elsewhere nothing is measured and no report i
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import json
 import os
 import resource
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import TextIO
 
@@ -26,6 +29,25 @@ PAGE_MB = os.sysconf("SC_PAGE_SIZE") / 2**20 if hasattr(os, "sysconf") else 0.0
 LOG_ENV = "TOKVIZ_MEMORY_LOG"
 RISES_KEPT = 25
 """How many of the largest rises the report lists."""
+
+
+def _malloc_trim() -> Callable[[int], int] | None:
+    """glibc's ``malloc_trim``, or None where the C library has none (musl, macOS, Windows)."""
+    name = ctypes.util.find_library("c")
+    try:
+        return getattr(ctypes.CDLL(name), "malloc_trim", None) if name else None
+    except OSError:
+        return None
+
+
+MALLOC_TRIM = _malloc_trim()
+
+
+def give_back_freed_memory() -> None:
+    """Return the C heap's free pages to the system (glibc keeps them otherwise, and a module's
+    freed tables then still count in the process's resident size for the rest of the run)."""
+    if MALLOC_TRIM is not None:
+        MALLOC_TRIM(0)
 
 
 def resident_mb() -> float:

@@ -262,9 +262,9 @@ def test_ids_equal_the_library_on_the_30000_line_corpus(tmp_path: Path, kind: st
 @settings(max_examples=40)  # six models: 240 texts in all
 @given(text=hard_text(max_pieces=12, max_run=40, specials=SPECIALS))
 def test_ids_and_spans_follow_the_library_on_hard_text(
-    tmp_path_factory: pytest.TempPathFactory, kind: str, text: str
+    loaded: Callable[[str], tuple[Library, Tokenizer]], kind: str, text: str
 ) -> None:
-    tk, tok = _loaded(kind, tmp_path_factory)
+    tk, tok = loaded(kind)
     assert same_ids(tok, tk, text)
     if reference_ids(tk, text) is None:
         return
@@ -277,14 +277,17 @@ def test_ids_and_spans_follow_the_library_on_hard_text(
     assert chunks == sorted(chunks)
 
 
-_loaded_cache: dict[str, tuple[Library, Tokenizer]] = {}
+@pytest.fixture(scope="module")
+def loaded(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], tuple[Library, Tokenizer]]:
+    """:func:`saved` once per kind and module, for hypothesis tests (which cannot take ``tmp_path``)."""
+    cache: dict[str, tuple[Library, Tokenizer]] = {}
 
+    def get(kind: str) -> tuple[Library, Tokenizer]:
+        if kind not in cache:
+            cache[kind] = saved(kind, tmp_path_factory.mktemp("hf"))
+        return cache[kind]
 
-def _loaded(kind: str, factory: pytest.TempPathFactory) -> tuple[Library, Tokenizer]:
-    """:func:`saved` once per kind, for hypothesis tests (which cannot take ``tmp_path``)."""
-    if kind not in _loaded_cache:
-        _loaded_cache[kind] = saved(kind, factory.mktemp("hf"))
-    return _loaded_cache[kind]
+    return get
 
 
 def test_added_tokens_special_and_not(tmp_path: Path) -> None:
@@ -312,8 +315,8 @@ def test_lone_surrogates_read_as_replacement_characters(tmp_path: Path) -> None:
 
 @settings(max_examples=50)
 @given(text=text_with_lone_surrogates())
-def test_lone_surrogates_everywhere(tmp_path_factory: pytest.TempPathFactory, text: str) -> None:
-    tok = _loaded("byte-level BPE", tmp_path_factory)[1]
+def test_lone_surrogates_everywhere(loaded: Callable[[str], tuple[Library, Tokenizer]], text: str) -> None:
+    tok = loaded("byte-level BPE")[1]
     assert tok.encode(text) == tok.encode(replace_lone_surrogates(text))
     assert tok.encode_ordinary(text) == tok.encode_ordinary(replace_lone_surrogates(text))
 
