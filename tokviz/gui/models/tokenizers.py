@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +23,7 @@ from tokviz.core.pretokenize import PatternTimeoutError
 from tokviz.core.registry import is_builtin, load_tokenizer
 from tokviz.core.specials_text import SpecialsInText, check_specials_in_text, reading_specials
 from tokviz.core.tokenizer import Tokenizer
-from tokviz.gui.models.entries import describe, encodes_in_gui_thread, warmed
+from tokviz.gui.models.entries import TokenizerEntry, describe, encodes_in_gui_thread, warmed
 from tokviz.gui.models.words import WORDS_KEY, WordsCorpus
 from tokviz.gui.text.token_table import TableUpdate, TokenTable, execute_plan, plan_edit
 from tokviz.gui.workers.jobs import Job, run_job
@@ -52,21 +51,6 @@ def _build_merge_tables(tok: Tokenizer) -> None:
         tok.parents_of_id  # noqa: B018
 
 
-@dataclass
-class TokenizerEntry:
-    """One tokenizer on offer: a built-in name or file (``source``), loaded on first use."""
-
-    key: str
-    label: str
-    source: str | None
-    tokenizer: Tokenizer | None = None
-    counts: dict[int, int] | None = None
-    merges_ready: bool = False
-    loading: Job | None = field(default=None, repr=False)
-    preparing: Job | None = field(default=None, repr=False)
-    options: dict[str, Any] = field(default_factory=dict)  # a file's loader options (pattern, specials)
-
-
 class TokenizerRegistryModel(QAbstractListModel):
     """Every tokenizer the pickers offer, plus a last row "Open tokenizer…".
 
@@ -92,7 +76,9 @@ class TokenizerRegistryModel(QAbstractListModel):
         self._running: Job | None = None
         self._shown: dict[str, str] = {}  # each key's label, made distinct by _relabel
         # Where the words tokenizer's vocabulary comes from; it rebuilds it as its corpus changes.
-        self.words = WordsCorpus(self)
+        self.words = WordsCorpus(lambda: self.entry(WORDS_KEY), self)
+        self.words.rebuilt.connect(lambda tok: self.replace_tokenizer(WORDS_KEY, tok))
+        self.words.failed.connect(self.loadFailed)
         # How every view and count reads special-token text (View ▸ Special tokens in text as plain text).
         self.specials_in_text: SpecialsInText = "special"
 

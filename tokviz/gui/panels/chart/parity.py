@@ -5,14 +5,13 @@ another, FLORES-200's devtest say), measures the chosen languages under the chos
 :func:`tokviz.core.parity.measure_parity` in a worker, and draws the premiums as sorted bars
 (:class:`~tokviz.gui.drawing.parity_chart.ParityCanvas`) with the dearest languages named under
 them. The folder, tokenizers, languages and reference are remembered in the settings.
-:func:`add_parity_view` puts it into the exchange-rate chart's view picker.
+The chart panel's ``install`` puts it into the exchange-rate chart's view picker.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, Signal
 from PySide6.QtGui import QAction, QPalette, QShowEvent
@@ -45,10 +44,6 @@ from tokviz.gui.settings import PARITY_FOLDER, PARITY_LANGUAGES, PARITY_REFERENC
 from tokviz.gui.widgets import file_dialogs
 from tokviz.gui.workers.debounce import Debouncer
 from tokviz.gui.workers.jobs import Job, run_job
-
-if TYPE_CHECKING:
-    from tokviz.gui.context import PanelContext
-    from tokviz.gui.panels.chart import ExchangeChart
 
 PARITY_VIEW = "parity"
 PARITY_LABEL = "Parity across languages"
@@ -455,12 +450,3 @@ class ParityView(QWidget):
         self.status.setText(message)
         self.status.setToolTip(message)
         self.failed.emit(message)
-
-
-def add_parity_view(chart: ExchangeChart, context: PanelContext) -> ParityView:
-    """Offer the parity view in ``chart``'s view picker, remembering its choices in the settings."""
-    view = ParityView(context.tokenizers, context.settings, chart)
-    chart.add_view(PARITY_VIEW, PARITY_LABEL, view, PARITY_TIP)
-    view.set_large_text(context.is_presentation())
-    context.presentationChanged.connect(view.set_large_text)
-    return view
