@@ -67,9 +67,10 @@ def main(argv: list[str] | None = None) -> int:
 
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from PySide6.QtCore import QSettings, QTimer
-    from PySide6.QtWidgets import QApplication
+    from PySide6.QtWidgets import QApplication, QDockWidget
 
     import tokviz.gui.workers.training as train_worker
+    from tokviz.gui.panels.training.panel import TrainPanel
     from tokviz.gui.window.main_window import MainWindow
 
     if args.no_gui_first:
@@ -83,7 +84,10 @@ def main(argv: list[str] | None = None) -> int:
     window = MainWindow(settings)
     window.resize(1440, 900)
     window.show()
-    panel = window.training.panel
+    train_dock = window.findChild(QDockWidget, "trainDock")
+    panel = train_dock.widget() if train_dock is not None else None
+    if not isinstance(panel, TrainPanel):
+        raise SystemExit("the window has no Train panel")
 
     def spin_until(cond: Any, timeout: float) -> bool:
         end = time.perf_counter() + timeout
@@ -216,7 +220,7 @@ def main(argv: list[str] | None = None) -> int:
             cancels[target] = measure_cancel(target, delay)
         results["cancel"] = cancels
 
-    window.training.panel.shutdown()
+    panel.shutdown()
     window.close()
 
     print(
