@@ -69,7 +69,7 @@ class ExchangeChart(QWidget):
     ``tableChanged(ExchangeTable)`` fires after each update.
     """
 
-    tableChanged = Signal(object)
+    tableChanged = Signal(ExchangeTable)
     exported = Signal(str)
     failed = Signal(str)
     filesChanged = Signal()

@@ -58,7 +58,7 @@ class ParityView(QWidget):
     ``tableChanged(ParityTable)`` fires after each update.
     """
 
-    tableChanged = Signal(object)
+    tableChanged = Signal(ParityTable)
     failed = Signal(str)
 
     def __init__(
