@@ -12,7 +12,7 @@ if TYPE_CHECKING:
     import pyqtgraph as pg
     from PySide6.QtGui import QColor
 
-    from tokviz.core.exchange import ExchangeTable
+    from tokviz.core.analysis.exchange import ExchangeTable
     from tokviz.gui.drawing.chart_style import ChartStyle
 
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from tokviz.core.lecture_tokenizers import CharacterTokenizer, assigned_code_points
-from tokviz.core.registry import load_warnings
-from tokviz.core.tokenizer import Tokenizer
+from tokviz.core.bpe.lecture_tokenizers import CharacterTokenizer, assigned_code_points
+from tokviz.core.bpe.tokenizer import Tokenizer
+from tokviz.core.formats.registry import load_warnings
 
 if TYPE_CHECKING:
     from tokviz.gui.workers.jobs import Job

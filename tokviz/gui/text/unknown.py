@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from tokviz.core.tokenizer import Tokenizer
+from tokviz.core.bpe.tokenizer import Tokenizer
 
 
 def unknown_id(tokenizer: Tokenizer | None) -> int | None:
