@@ -16,7 +16,7 @@ from typing import IO, TYPE_CHECKING, Any
 from .assumed import assumptions_by_label, note_assumptions
 from .command import EXIT_ERROR, EXIT_OK, UsageError, print_error, print_note
 from .compare import add_plot_options, check_plot_options, plot_compare
-from .corpus_files import add_include_binary
+from .corpus_files import add_heldout_filters, select_heldout
 from .eval_output import FORMATS, render
 from .options import add_file_options, add_specials_in_text, load_tokenizer, reading_specials, specials_note
 
@@ -54,27 +54,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         metavar="NAME|PATH",
         help=f"a built-in name or a tokenizer file; repeat to compare several (default: {', '.join(DEFAULT_EVAL)})",
     )
-    pick = p.add_argument_group("which files (text files only; binaries are skipped and counted)")
-    pick.add_argument(
-        "--include",
-        action="append",
-        default=[],
-        metavar="GLOB",
-        help="use only files that match (repeatable): '*.py' matches a name at any depth, "
-        "'src/**/*.py' a path under the folder given, 'docs/' a folder",
-    )
-    pick.add_argument(
-        "--exclude", action="append", default=[], metavar="GLOB", help="leave out files or folders that match"
-    )
-    pick.add_argument(
-        "--max-file-size", metavar="SIZE", help="leave out files larger than this on disk (e.g. 10MB, 500K)"
-    )
-    pick.add_argument(
-        "--replace-invalid",
-        action="store_true",
-        help="read files that are not UTF-8 with U+FFFD for the bad bytes instead of skipping them",
-    )
-    add_include_binary(pick)
+    add_heldout_filters(p)
     show = p.add_argument_group("what to show")
     show.add_argument(
         "--by",
@@ -104,8 +84,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Select the files, measure them under every tokenizer, print the rows and draw the chart."""
-    from tokviz.core.fileselect import parse_size, select_files
-
     check_plot_options(args)
     if args.by == "category" and not args.categories:
         raise UsageError("--by category needs --categories FILE")
@@ -120,26 +98,12 @@ def run(args: argparse.Namespace) -> int:
             [Output.file(path, flag) for flag, path in outputs],
             inputs=named_files(args.paths) + _files_inside(args.paths, [path for _, path in outputs]),
         )
-    max_size = parse_size(args.max_file_size) if args.max_file_size is not None else None
     categories = read_categories(args.categories)
+    selection, errors = select_heldout(args, "evaluate")
     specs, loaded, failed = _load_tokenizers(
         list(dict.fromkeys(args.tokenizer or DEFAULT_EVAL)), args.pattern
     )
     tokenizers = reading_specials(loaded, args)
-    errors = "replace" if args.replace_invalid else "strict"
-    selection = select_files(
-        args.paths,
-        args.include,
-        args.exclude,
-        max_size=max_size,
-        errors=errors,
-        include_binary=args.include_binary,
-    )
-    note = selection.note()
-    if not selection.files:
-        raise _nothing_to_evaluate(note)
-    if note and not args.quiet:
-        print_note(note)
     evaluation = _evaluate(args, specs, tokenizers, selection, categories, errors)
     _say_read(evaluation, args.quiet)
     assumed = assumptions_by_label(evaluation.tokenizers, loaded)
@@ -227,13 +191,6 @@ def read_categories(path: str | None) -> Any:
     from tokviz.core.evaluation import Categories
 
     return Categories.read(path)
-
-
-def _nothing_to_evaluate(note: str | None) -> Exception:
-    from tokviz.core.errors import CorpusError
-
-    found = f" ({note})" if note else ""
-    return CorpusError(f"no text files to evaluate{found}")
 
 
 def _evaluate(

@@ -18,7 +18,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from .command import UsageError, print_note
-from .corpus_files import add_file_filters
+from .corpus_files import add_heldout_filters, select_heldout
 from .eval import EvalMeter, named_files, read_categories
 from .options import (
     add_file_options,
@@ -54,13 +54,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "paths", nargs="+", metavar="HELD-OUT", help="folders (walked recursively), files or globs"
     )
-    pick = p.add_argument_group("which files (text files only; binaries are skipped and counted)")
-    add_file_filters(pick)
-    pick.add_argument(
-        "--replace-invalid",
-        action="store_true",
-        help="read files that are not UTF-8 with U+FFFD for the bad bytes instead of skipping them",
-    )
+    add_heldout_filters(p)
     show = p.add_argument_group("what to show")
     show.add_argument(
         "--by",
@@ -99,8 +93,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Select the files, sweep the merge list over them, print the rows and draw the curves."""
-    from tokviz.core.fileselect import parse_size, select_files
-
     check_picture_options(args, "--plot", args.plot)
     if args.by == "category" and not args.categories:
         raise UsageError("--by category needs --categories FILE")
@@ -115,26 +107,10 @@ def run(args: argparse.Namespace) -> int:
 
         check_outputs([Output.file(path, flag) for flag, path in outputs], inputs=named_files(args.paths))
     categories = read_categories(args.categories)
+    selection, errors = select_heldout(args, "sweep")
     tokenizer = reading_specials(
         [load_tokenizer(args.tokenizer, args.special_token, pattern=args.pattern)], args
     )[0]
-    errors = "replace" if args.replace_invalid else "strict"
-    max_size = parse_size(args.max_file_size) if args.max_file_size is not None else None
-    selection = select_files(
-        args.paths,
-        args.include,
-        args.exclude,
-        max_size=max_size,
-        errors=errors,
-        include_binary=args.include_binary,
-    )
-    note = selection.note()
-    if not selection.files:
-        from tokviz.core.errors import CorpusError
-
-        raise CorpusError(f"no text files to sweep{f' ({note})' if note else ''}")
-    if note and not args.quiet:
-        print_note(note)
     sweep = _sweep(args, tokenizer, selection, categories, errors)
     steps = sweep.steps_to_show(args.every, wanted)
     text = render(sweep, steps, args.format, specials_note([tokenizer], args))
