@@ -90,6 +90,8 @@ def test_json_and_markdown_carry_the_knees_and_the_rule(
     assert code == 0
     document = json.loads(out)
     assert set(document["knees"]) == {"English", "German", "all"}
+    knee_rows = {row["group"]: row["vocab_size"] for row in document["rows"] if row["knee"]}
+    assert knee_rows == {group: size for group, size in document["knees"].items() if size is not None}
     assert document["alpha"] == 2.5 and document["merges"] == load_tokenizer(model).merge_count
     code, out, _ = run(
         capsys, "sweep", str(model), str(flores), "--format", "markdown", "--every", "50", "-q"
