@@ -203,7 +203,7 @@ def test_hover_shows_the_exact_numbers(chart: ExchangeChart) -> None:
     canvas = chart.canvas
     table = chart.table
     assert table is not None
-    x0, x1, height, i, j = next(g for g in canvas._bar_geometry if g[3] == 0 and g[4] == 1)
+    x0, x1, height, i, j = next(g for g in canvas.bars.geometry if g[3] == 0 and g[4] == 1)
     scene = canvas.plot.vb.mapViewToScene(QPointF((x0 + x1) / 2, height / 2))
 
     canvas.graphics.scene().sigMouseMoved.emit(scene)
