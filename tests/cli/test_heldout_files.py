@@ -127,3 +127,15 @@ def test_a_size_that_is_not_one_is_a_usage_error(
     code, _, err = held_out(capsys, command, model, heldout, "--max-file-size", limit)
     assert code == 2
     assert "--max-file-size: " in err and "is not a size" in err
+
+
+@pytest.mark.parametrize("command", ["eval", "sweep"])
+def test_the_rows_never_overwrite_a_file_of_the_folder_read(
+    capsys: pytest.CaptureFixture[str], model: Path, heldout: Path, command: str
+) -> None:
+    target = heldout / "notes.md"
+    argv, _ = COMMANDS[command]
+    code, out, err = run(capsys, *argv(model, heldout), "-o", str(target))
+    assert (code, out) == (1, "")
+    assert_one_line_error(err, "would destroy the corpus")
+    assert target.read_text(encoding="utf-8") == "not code\n"

@@ -8,6 +8,7 @@ same way on Ctrl+C or invalid UTF-8."""
 from __future__ import annotations
 
 import argparse
+import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING, TypeVar
 
@@ -157,6 +158,23 @@ def select_heldout(args: argparse.Namespace, doing: str) -> tuple[Selection, str
         quiet=args.quiet,
     )
     return selection, errors
+
+
+def named_files(paths: list[str]) -> list[str]:
+    """The inputs that are files: an output may not overwrite one of them."""
+    return [p for p in paths if os.path.isfile(p)]
+
+
+def heldout_inputs(args: argparse.Namespace) -> list[str]:
+    """What ``--output`` and ``--plot`` may not overwrite: the files named, and a file that already
+    exists inside a folder read (writing it would destroy the held-out text)."""
+    folders = [os.path.realpath(p) for p in args.paths if os.path.isdir(p)]
+    inside = []
+    for out in (args.output, args.plot):
+        real = os.path.realpath(out) if out else ""
+        if os.path.isfile(real) and any(real.startswith(folder + os.sep) for folder in folders):
+            inside.append(out)
+    return named_files(args.paths) + inside
 
 
 def select_corpus(

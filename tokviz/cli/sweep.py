@@ -18,8 +18,8 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from .command import UsageError, print_note
-from .corpus_files import add_heldout_filters, select_heldout
-from .eval import EvalMeter, named_files, read_categories
+from .corpus_files import add_heldout_filters, heldout_inputs, named_files, select_heldout
+from .eval import EvalMeter, read_categories
 from .options import (
     add_file_options,
     add_picture_options,
@@ -29,7 +29,7 @@ from .options import (
     reading_specials,
     specials_note,
 )
-from .output import render_markdown, render_table
+from .output import check_row_outputs, render_markdown, render_table, write_rows
 
 if TYPE_CHECKING:
     from tokviz.core.evaluation import Grouper
@@ -101,11 +101,7 @@ def run(args: argparse.Namespace) -> int:
     if args.every is not None and args.every < 1:
         raise UsageError("--every must be 1 or more")
     wanted = _parse_sizes(args.sizes)
-    outputs = [(flag, path) for flag, path in (("--output", args.output), ("--plot", args.plot)) if path]
-    if outputs:
-        from tokviz.core.outputs import Output, check_outputs
-
-        check_outputs([Output.file(path, flag) for flag, path in outputs], inputs=named_files(args.paths))
+    check_row_outputs(args, heldout_inputs(args))
     categories = read_categories(args.categories)
     selection, errors = select_heldout(args, "sweep")
     tokenizer = reading_specials(
@@ -120,14 +116,7 @@ def run(args: argparse.Namespace) -> int:
         written = write_sweep_chart(sweep, args.plot, scale=args.scale or 2.0, dark=args.theme == "dark")
         if not args.quiet:
             print_note(f"chart written to {written}")
-    if args.output:
-        from tokviz.core.outputs import Output, write_outputs
-
-        write_outputs([(Output.file(args.output, "--output"), text.encode("utf-8"))], named_files(args.paths))
-        if not args.quiet:
-            print_note(f"rows written to {args.output}")
-    else:
-        sys.stdout.write(text)
+    write_rows(text, args, named_files(args.paths))
     return 0
 
 
