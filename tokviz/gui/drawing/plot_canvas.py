@@ -21,7 +21,8 @@ from PySide6.QtWidgets import QApplication, QGraphicsView, QLabel, QSizePolicy, 
 
 from tokviz.core.errors import ExportError
 from tokviz.gui.drawing.chart_style import ChartStyle
-from tokviz.gui.drawing.images import blank_image, check_scale, svg_drawing, write_image
+from tokviz.gui.drawing.images import blank_image, check_scale, svg_drawing
+from tokviz.gui.drawing.sheet import write_sheet
 from tokviz.gui.drawing.svg_flatten import flatten_svg
 
 if TYPE_CHECKING:
@@ -224,9 +225,5 @@ def chart_file(path: str | Path, scale: float, style: ChartStyle | None) -> tupl
 
 def write_offscreen(canvas: PlotCanvas, out: Path, scale: float, size: QSize) -> Path:
     """Lay ``canvas`` out at ``size`` offscreen, write it to ``out`` (see :func:`chart_file`) and discard it."""
-    try:
-        canvas.show_offscreen(size)
-        return write_image(canvas, out, scale)
-    finally:
-        canvas.hide()
-        canvas.deleteLater()
+    canvas.show_offscreen(size)
+    return write_sheet(canvas, out, scale)
