@@ -235,8 +235,8 @@ def test_added_files_become_groups(qtbot, chart: ExchangeChart, tmp_path: Path) 
 def test_exports_write_valid_png_svg_and_csv(chart: ExchangeChart, tmp_path: Path) -> None:
     png = chart.export_png(tmp_path / "chart.png")
     png2 = chart.export_png(tmp_path / "chart@2x.png", 2.0)
-    svg = chart.export_svg(tmp_path / "chart.svg")
-    table_csv = chart.export_csv(tmp_path / "chart.csv")
+    svg = chart.export(tmp_path / "chart.svg", "svg")
+    table_csv = chart.export(tmp_path / "chart.csv", "csv")
 
     assert png.read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
     assert QImage(str(png)).size() == EXPORT_SIZE

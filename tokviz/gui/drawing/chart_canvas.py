@@ -12,6 +12,7 @@ The plot items are built once and then updated.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -23,6 +24,7 @@ from tokviz.core.exchange import DEFAULT_EMBEDDING_DIM, ExchangeTable
 from tokviz.gui.drawing.chart_bars import AXIS_TITLES, BarLayer
 from tokviz.gui.drawing.chart_style import (
     EXPORT_SIZE,
+    LARGE_POINT_SIZE,
     VIEWS,
     ChartStyle,
     byte_color,
@@ -317,6 +319,27 @@ class ChartCanvas(PlotCanvas):
         if self.table is None or self.view != "vocab":
             return []
         return [(self.table.tokenizers[j], at) for j, at in self.vocab.scene_positions()]
+
+    def numbers_csv(self) -> str:
+        """The table as CSV (with the V x d of the current model width)."""
+        if self.table is None:
+            raise ValueError("the chart has no numbers yet")
+        return self.table.to_csv(self.embedding_dim)
+
+    def write_slide(self, out: Path, scale: float) -> None:
+        """The chart as shown (view, colours, model width), at the slide's size and text size."""
+        if self.table is None:
+            raise ValueError("the chart has no numbers yet")
+        style = replace(self.style_, large_point_size=LARGE_POINT_SIZE)
+        write_chart(
+            self.table,
+            out,
+            view=self.view,
+            scale=scale,
+            style=style,
+            embedding_dim=self.embedding_dim,
+            slots=self.slots,
+        )
 
     def hover_text(self, pos: QPointF) -> str | None:
         """The numbers of the bar or marker under the scene point ``pos``, as HTML."""

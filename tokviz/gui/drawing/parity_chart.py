@@ -18,7 +18,7 @@ from PySide6.QtCore import QPointF, QSize, Qt
 from PySide6.QtGui import QColor, QFontMetricsF, QResizeEvent
 from PySide6.QtWidgets import QWidget
 
-from tokviz.core.parity import ParityTable
+from tokviz.core.parity import ParityTable, parity_csv
 from tokviz.gui.drawing.chart_style import EXPORT_SIZE, ChartStyle, series_color
 from tokviz.gui.drawing.plot_canvas import PlotCanvas, chart_file, write_offscreen
 from tokviz.gui.drawing.sheet import ensure_app
@@ -218,6 +218,18 @@ class ParityCanvas(PlotCanvas):
             if row is not None and row.premium is not None:
                 lines.append(f"{tok}: {row.tokens:,} tokens, {row.premium:.2f}× {table.reference.name}")
         return "\n".join(lines)
+
+    def numbers_csv(self) -> str:
+        """Every tokenizer's tokens and premium per language, as CSV."""
+        if self.table is None:
+            raise ValueError("the parity chart has no numbers yet")
+        return parity_csv(self.table)
+
+    def write_slide(self, out: Path, scale: float) -> None:
+        """The chart as shown, at the slide's size."""
+        if self.table is None:
+            raise ValueError("the parity chart has no numbers yet")
+        write_parity_chart(self.table, out, scale=scale, style=self.style_)
 
     def hover_text(self, pos: QPointF) -> str | None:
         """The language under the scene point ``pos`` (over its bars or its name), in words."""

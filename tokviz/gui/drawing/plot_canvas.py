@@ -19,6 +19,7 @@ from PySide6.QtCore import QPoint, QPointF, QSize, Qt
 from PySide6.QtGui import QCursor, QImage, QPainter, QPalette, QShowEvent
 from PySide6.QtWidgets import QApplication, QGraphicsView, QLabel, QSizePolicy, QToolTip, QVBoxLayout, QWidget
 
+from tokviz.core.atomic import atomic_write_text
 from tokviz.core.errors import ExportError
 from tokviz.gui.drawing.chart_style import ChartStyle
 from tokviz.gui.drawing.images import blank_image, check_scale, svg_drawing
@@ -177,6 +178,25 @@ class PlotCanvas(QWidget):
         self.show()
         QApplication.sendPostedEvents()
         self.fit_to_size()
+
+    def write_file(self, path: Path, kind: str, scale: float = 1.0) -> Path:
+        """Write what the canvas shows as ``png`` (at ``scale``) or ``svg``, drawn slide-sized on a
+        copy (the export does not depend on the dock's size), or its numbers as ``csv``; the
+        extension is made to fit ``kind``. A :class:`ValueError` when there is nothing to write."""
+        out = path if path.suffix.lower() == f".{kind}" else path.with_suffix(f".{kind}")
+        if kind == "csv":
+            atomic_write_text(out, self.numbers_csv())
+        else:
+            self.write_slide(out, scale)
+        return out
+
+    def numbers_csv(self) -> str:
+        """The numbers behind the chart, as CSV."""
+        raise NotImplementedError
+
+    def write_slide(self, out: Path, scale: float) -> None:
+        """Draw the chart slide-sized into ``out`` (PNG at ``scale``, or SVG)."""
+        raise NotImplementedError
 
     def render_image(self, scale: float = 1.0) -> QImage:
         """The frame as it looks now, at ``scale`` device pixels per logical pixel."""

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import replace
 from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
@@ -24,7 +23,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from tokviz.core.atomic import atomic_write_text
 from tokviz.core.exchange import DEFAULT_EMBEDDING_DIM, ExchangeTable
 from tokviz.core.metrics import TextMetrics
 from tokviz.core.tokenizer import Tokenizer
@@ -35,7 +33,6 @@ from tokviz.gui.drawing.chart_style import (
     DEBOUNCE_MS,
     EDITOR_LABEL,
     EXPORT_SIZE,
-    LARGE_POINT_SIZE,
     VIEW_TIPS,
     VIEWS,
     ChartInput,
@@ -65,7 +62,7 @@ class ExchangeChart(MeasuredView):
     ``tableChanged(ExchangeTable)`` fires after each update.
     """
 
-    exported = Signal(str)
+    canvas: ChartCanvas
     filesChanged = Signal()
     seriesChanged = Signal()
 
@@ -434,42 +431,12 @@ class ExchangeChart(MeasuredView):
     # ---------------------------------------------------------------- exports
     def export_png(self, path: str | Path, scale: float = 1.0) -> Path:
         """Write the chart as a slide-sized PNG (1280 × 720 logical pixels times ``scale``)."""
-        return self._export(Path(path), "png", scale)
-
-    def export_svg(self, path: str | Path) -> Path:
-        """Write the chart as a slide-sized SVG."""
-        return self._export(Path(path), "svg", 1.0)
-
-    def export_csv(self, path: str | Path) -> Path:
-        """Write the numbers behind the chart as CSV."""
-        return self._export(Path(path), "csv", 1.0)
-
-    def _export(self, path: Path, kind: str, scale: float) -> Path:
-        table = self.table
-        if table is None:
-            raise ValueError("the chart has no numbers yet")
-        if kind == "csv":
-            atomic_write_text(path, table.to_csv(self.canvas.embedding_dim))
-        else:
-            write_chart(
-                table,
-                path.with_suffix(f".{kind}") if path.suffix.lower() != f".{kind}" else path,
-                view=self.canvas.view,
-                scale=scale,
-                style=replace(self.canvas.style_, large_point_size=LARGE_POINT_SIZE),
-                embedding_dim=self.canvas.embedding_dim,
-                slots=self.canvas.slots,
-            )
-            if path.suffix.lower() != f".{kind}":
-                path = path.with_suffix(f".{kind}")
-        self.last_export = path
-        self.exported.emit(str(path))
-        return path
+        return self.export(path, "png", scale)
 
     def _choose_export(self, kind: str, scale: float) -> None:
         suffix = "@2x" if scale == 2.0 else ""
         default = Path.home() / f"exchange-rate-{self.canvas.view}{suffix}.{kind}"
-        self.save_as(kind, "Export chart", default, lambda path: self._export(path, kind, scale))
+        self.save_as(kind, "Export chart", default, scale)
 
 
 # ----------------------------------------------------------------------------- window integration

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWi
 
 from tokviz.core.errors import TokvizError
 from tokviz.gui.drawing.chart_style import DEBOUNCE_MS
+from tokviz.gui.drawing.plot_canvas import PlotCanvas
 from tokviz.gui.models.tokenizers import TokenizerRegistryModel
 from tokviz.gui.widgets import file_dialogs
 from tokviz.gui.workers.debounce import Debouncer
@@ -31,11 +32,15 @@ class MeasuredView(QWidget):
     """A chart view: subclasses lay out their controls (:meth:`lay_out`), measure in
     :meth:`refresh_now` (through :meth:`measure`) and set their canvas's style in :meth:`apply_style`.
 
-    ``tableChanged(table)`` fires after each update, ``failed(message)`` with each problem shown.
+    ``tableChanged(table)`` fires after each update, ``failed(message)`` with each problem shown,
+    ``exported(path)`` after each export.
     """
 
     tableChanged = Signal(object)
     failed = Signal(str)
+    exported = Signal(str)
+    # The chart drawn: the subclass's own canvas.
+    canvas: PlotCanvas
 
     def __init__(
         self, registry: TokenizerRegistryModel | None, parent: QWidget | None, status_name: str
@@ -143,13 +148,21 @@ class MeasuredView(QWidget):
         if event.type() == QEvent.Type.PaletteChange:
             self.apply_style()
 
-    def save_as(self, kind: str, title: str, default: Path, export: Callable[[Path], Path]) -> None:
-        """Ask where to write a ``kind`` file (``png``, ``svg`` or ``csv``) and write it with ``export``."""
+    def export(self, path: str | Path, kind: str, scale: float = 1.0) -> Path:
+        """Write the chart as ``png`` (at ``scale``) or ``svg``, slide-sized, or its numbers as ``csv``
+        (the extension made to fit); a :class:`ValueError` before there are numbers."""
+        written = self.canvas.write_file(Path(path), kind, scale)
+        self.last_export = written
+        self.exported.emit(str(written))
+        return written
+
+    def save_as(self, kind: str, title: str, default: Path, scale: float = 1.0) -> None:
+        """Ask where to write a ``kind`` file (``png``, ``svg`` or ``csv``) and :meth:`export` it."""
         path, _ = file_dialogs.get_save_file_name(self, title, str(default), EXPORT_FILTERS[kind])
         if not path:
             return
         try:
-            written = export(Path(path))
+            written = self.export(path, kind, scale)
         except (OSError, ValueError, TokvizError) as exc:
             self.report(f"Export failed: {exc}")
             return

@@ -23,19 +23,17 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from tokviz.core.atomic import atomic_write_text
 from tokviz.core.errors import TokvizError
 from tokviz.core.parity import (
     ParallelSet,
     ParityTable,
     bundled_sample,
     measure_parity,
-    parity_csv,
     read_parallel,
 )
 from tokviz.core.tokenizer import Tokenizer
 from tokviz.gui.drawing.chart_style import ChartStyle
-from tokviz.gui.drawing.parity_chart import ParityCanvas, write_parity_chart
+from tokviz.gui.drawing.parity_chart import ParityCanvas
 from tokviz.gui.models.tokenizers import TokenizerRegistryModel
 from tokviz.gui.panels.chart.measured import MeasuredView
 from tokviz.gui.settings import PARITY_FOLDER, PARITY_LANGUAGES, PARITY_REFERENCE, PARITY_TOKENIZERS, Settings
@@ -58,6 +56,8 @@ class ParityView(MeasuredView):
     one at a time, and tokenizers still loading are asked for and waited for.
     ``tableChanged(ParityTable)`` fires after each update.
     """
+
+    canvas: ParityCanvas
 
     def __init__(
         self,
@@ -368,23 +368,9 @@ class ParityView(MeasuredView):
         """The palette's light or dark, and presentation-size text when asked for."""
         self.canvas.set_style(ChartStyle(self.dark(), getattr(self, "_large", False)))
 
-    def export(self, path: str | Path, kind: str) -> Path:
-        """Write the chart as ``png`` or ``svg`` (slide-sized), or its numbers as ``csv``."""
-        if self.table is None:
-            raise ValueError("the parity chart has no numbers yet")
-        out = Path(path)
-        if out.suffix.lower() != f".{kind}":
-            out = out.with_suffix(f".{kind}")
-        if kind == "csv":
-            atomic_write_text(out, parity_csv(self.table))
-        else:
-            write_parity_chart(self.table, out, style=self.canvas.style_)
-        self.last_export = out
-        return out
-
     def _choose_export(self, kind: str) -> None:
         default = file_dialogs.last_save_folder() / f"parity.{kind}"
-        self.save_as(kind, "Export parity chart", default, lambda path: self.export(path, kind))
+        self.save_as(kind, "Export parity chart", default)
 
 
 def add_parity_view(chart: ExchangeChart, context: PanelContext) -> ParityView:
