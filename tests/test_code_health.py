@@ -143,9 +143,13 @@ def test_contributing_quotes_the_module_limits():
     (sentence,) = [s for s in re.split(r"(?<=\.) ", text) if "MODULE_LINE_LIMITS" in s]
     for package, limit in MODULE_LINE_LIMITS.items():
         quoted = re.search(rf"`{package}`[^.]*? under {limit:,} lines", sentence)
-        assert quoted, f"CONTRIBUTING.md should say {package} modules stay under {limit:,} lines: {sentence!r}"
+        assert quoted, (
+            f"CONTRIBUTING.md should say {package} modules stay under {limit:,} lines: {sentence!r}"
+        )
     numbers = {int(n.replace(",", "")) for n in re.findall(r"\b\d[\d,]*\b", sentence)}
-    assert numbers == set(MODULE_LINE_LIMITS.values()), f"a number CONTRIBUTING.md quotes is not a limit: {numbers}"
+    assert numbers == set(MODULE_LINE_LIMITS.values()), (
+        f"a number CONTRIBUTING.md quotes is not a limit: {numbers}"
+    )
 
 
 def private_names_defined_in_tokviz() -> set[str]:
