@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from .helpers import assert_one_line_error, run
+from .helpers import assert_one_line_error, run, train_model
 
 LIMIT = 1024  # --max-file-size 1K
 
@@ -49,12 +49,7 @@ COMMANDS: dict[str, tuple[Callable[[Path, Path], list[str]], Callable[[str], tup
 
 @pytest.fixture()
 def model(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:
-    corpus = tmp_path / "corpus.txt"
-    corpus.write_text("def f(x):\n    return x + 1\n" * 200, encoding="utf-8")
-    path = tmp_path / "m.json"
-    code, _, err = run(capsys, "train", str(corpus), "--vocab-size", "300", "-o", str(path))
-    assert code == 0, err
-    return path
+    return train_model(capsys, tmp_path, "def f(x):\n    return x + 1\n" * 200, 300)
 
 
 @pytest.fixture()

@@ -15,7 +15,7 @@ import pytest
 from tokviz.core import load_tokenizer
 from tokviz.core.sweep import SWEEP_FIELDS
 
-from .helpers import assert_one_line_error, run
+from .helpers import assert_one_line_error, run, train_model
 
 ENGLISH = "The exchange rate between text and sequence length decides what fits a context.\n" * 30
 GERMAN = "Der Wechselkurs zwischen Text und Sequenzlänge entscheidet, was in einen Kontext passt.\n" * 30
@@ -23,12 +23,7 @@ GERMAN = "Der Wechselkurs zwischen Text und Sequenzlänge entscheidet, was in ei
 
 @pytest.fixture()
 def model(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:
-    corpus = tmp_path / "corpus.txt"
-    corpus.write_text(ENGLISH + GERMAN, encoding="utf-8")
-    path = tmp_path / "m.json"
-    code, _, err = run(capsys, "train", str(corpus), "--vocab-size", "400", "-o", str(path))
-    assert code == 0, err
-    return path
+    return train_model(capsys, tmp_path, ENGLISH + GERMAN, 400)
 
 
 @pytest.fixture()
