@@ -16,7 +16,6 @@ from PySide6.QtWidgets import (
     QComboBox,
     QDockWidget,
     QLabel,
-    QMenu,
     QSpinBox,
     QToolButton,
     QVBoxLayout,
@@ -103,30 +102,18 @@ class ExchangeChart(MeasuredView):
         self.dim_spin.setRange(1, 1 << 16)
         self.dim_spin.setValue(DEFAULT_EMBEDDING_DIM)
         self.dim_spin.setSingleStep(64)
-        self.inputs_button = QToolButton(self)
-        self.inputs_button.setObjectName("chartInputs")
-        self.inputs_button.setText("Inputs")
-        self.inputs_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
-        self.inputs_menu = QMenu(self)
-        self.inputs_button.setMenu(self.inputs_menu)
-        self.series_button = QToolButton(self)
-        self.series_button.setObjectName("chartSeries")
-        self.series_button.setText("Series")
-        self.series_button.setToolTip("Which tokenizers the chart compares")
-        self.series_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
-        self.series_menu = QMenu(self)
+        self.inputs_button = self.menu_button("chartInputs", "Inputs")
+        self.inputs_menu = self.inputs_button.menu()
+        self.series_button = self.menu_button("chartSeries", "Series", "Which tokenizers the chart compares")
+        self.series_menu = self.series_button.menu()
         self.series_menu.aboutToShow.connect(self.fill_series_menu)
-        self.series_button.setMenu(self.series_menu)
         self.large_button = QToolButton(self)
         self.large_button.setObjectName("chartLargeText")
         self.large_button.setText("Large text")
         self.large_button.setCheckable(True)
         self.large_button.setToolTip("Presentation size: bigger labels for a projector")
-        self.export_button = QToolButton(self)
-        self.export_button.setObjectName("chartExport")
-        self.export_button.setText("Export")
-        self.export_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
-        export_menu = QMenu(self)
+        self.export_button = self.menu_button("chartExport", "Export")
+        export_menu = self.export_button.menu()
         w, h = EXPORT_SIZE.width(), EXPORT_SIZE.height()
         self.act_png = export_menu.addAction(f"PNG image, {w} × {h}…")
         self.act_png.setObjectName("actionExportPng")
@@ -136,7 +123,6 @@ class ExchangeChart(MeasuredView):
         self.act_svg.setObjectName("actionExportSvg")
         self.act_csv = export_menu.addAction("Numbers as CSV…")
         self.act_csv.setObjectName("actionExportCsv")
-        self.export_button.setMenu(export_menu)
         self.lay_out(
             [
                 self.view_picker,

@@ -15,7 +15,7 @@ from typing import Any
 
 from PySide6.QtCore import QEvent, Signal
 from PySide6.QtGui import QPalette, QShowEvent
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QMenu, QSizePolicy, QToolButton, QVBoxLayout, QWidget
 
 from tokviz.core.errors import TokvizError
 from tokviz.gui.drawing.chart_style import DEBOUNCE_MS
@@ -58,6 +58,16 @@ class MeasuredView(QWidget):
         self.status.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self._debouncer = Debouncer(DEBOUNCE_MS, self)
         self._debouncer.triggered.connect(self.refresh_now)
+
+    def menu_button(self, name: str, text: str, tip: str = "") -> QToolButton:
+        """A button of the bar that opens its own menu (``button.menu()``) at once."""
+        button = QToolButton(self)
+        button.setObjectName(name)
+        button.setText(text)
+        button.setToolTip(tip)
+        button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        button.setMenu(QMenu(button))
+        return button
 
     def lay_out(self, controls: Sequence[QWidget], last: QWidget, canvas: QWidget, spacing: int = -1) -> None:
         """The ``controls``, the status line and ``last`` in a bar over ``canvas``, which takes the rest."""

@@ -18,8 +18,6 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
     QComboBox,
     QLabel,
-    QMenu,
-    QToolButton,
     QWidget,
 )
 
@@ -83,17 +81,17 @@ class ParityView(MeasuredView):
         self._read_job: Job | None = None
         self._last_request: tuple[object, ...] | None = None
 
-        self.folder_button = self._menu_button("parityFolder", "Sample", "Where the parallel text comes from")
+        self.folder_button = self.menu_button("parityFolder", "Sample", "Where the parallel text comes from")
         self.reference_picker = QComboBox(self)
         self.reference_picker.setObjectName("parityReference")
         self.reference_picker.setAccessibleName("Reference language")
         self.reference_picker.setToolTip("The language every premium is measured against (1×)")
         self.reference_picker.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
-        self.tokenizers_button = self._menu_button(
+        self.tokenizers_button = self.menu_button(
             "parityTokenizers", "Tokenizers", "Which tokenizers to compare"
         )
-        self.languages_button = self._menu_button("parityLanguages", "Languages", "Which languages to show")
-        self.export_button = self._menu_button("parityExport", "Export", "Save the chart or its numbers")
+        self.languages_button = self.menu_button("parityLanguages", "Languages", "Which languages to show")
+        self.export_button = self.menu_button("parityExport", "Export", "Save the chart or its numbers")
         export = self.export_button.menu()
         export.addAction("PNG image, 1280 × 720…").triggered.connect(lambda: self._choose_export("png"))
         export.addAction("SVG drawing…").triggered.connect(lambda: self._choose_export("svg"))
@@ -120,15 +118,6 @@ class ParityView(MeasuredView):
         self.languages_button.menu().aboutToShow.connect(self._fill_languages_menu)
         self.follow_registry()
         self.apply_style()
-
-    def _menu_button(self, name: str, text: str, tip: str) -> QToolButton:
-        button = QToolButton(self)
-        button.setObjectName(name)
-        button.setText(text)
-        button.setToolTip(tip)
-        button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
-        button.setMenu(QMenu(button))
-        return button
 
     # ---------------------------------------------------------------- choices
     def set_folder(self, folder: str | Path | None) -> None:
