@@ -25,7 +25,7 @@ import sys
 from collections.abc import Sequence
 from typing import NamedTuple, cast
 
-from .command import (
+from tokviz.cli.command import (
     EXIT_ERROR,
     EXIT_INTERRUPTED,
     EXIT_OK,

@@ -39,7 +39,7 @@ class Command(Protocol):
 
 def print_error(message: str) -> None:
     """``tokviz: error: MESSAGE`` on one line of standard error."""
-    from tokviz.core.safe_text import terminal_text
+    from tokviz.core.io.safe_text import terminal_text
 
     one_line = terminal_text(" ".join(message.split()))
     print(f"{PROG}: error: {one_line}", file=sys.stderr)
@@ -47,7 +47,7 @@ def print_error(message: str) -> None:
 
 def print_note(message: str) -> None:
     """``tokviz: MESSAGE`` on standard error (where a picture went, what was cut), control characters escaped."""
-    from tokviz.core.safe_text import terminal_text
+    from tokviz.core.io.safe_text import terminal_text
 
     shown = "\n".join(terminal_text(line) for line in message.split("\n"))
     print(f"{PROG}: {shown}", file=sys.stderr)

@@ -1,7 +1,7 @@
 """``tokviz eval``: tokenizers x a folder (or files, or globs): totals, per folder or category, per file.
 
-Files are chosen by :func:`tokviz.core.fileselect.select_files` (text only; binaries and the rest
-counted on standard error), encoded by :func:`tokviz.core.evaluation.evaluate`, and printed as a
+Files are chosen by :func:`tokviz.core.corpus.fileselect.select_files` (text only; binaries and the rest
+counted on standard error), encoded by :func:`tokviz.core.analysis.evaluation.evaluate`, and printed as a
 table, CSV, JSON or markdown; ``--plot`` draws the totals with the chart panel's drawing code.
 Nothing is written until every file is measured, so Ctrl+C (exit 130) leaves no output behind.
 """
@@ -12,17 +12,23 @@ import argparse
 import sys
 from typing import IO, TYPE_CHECKING, Any
 
-from .assumed import assumptions_by_label, note_assumptions
-from .command import EXIT_ERROR, EXIT_OK, UsageError, print_error, print_note
-from .compare import add_plot_options, check_plot_options, plot_compare
-from .corpus_files import add_heldout_filters, heldout_inputs, named_files, select_heldout
-from .eval_output import FORMATS, render
-from .options import add_file_options, add_specials_in_text, load_tokenizer, reading_specials, specials_note
-from .output import check_row_outputs, write_rows
-from .progress import ProgressLine
+from tokviz.cli.assumed import assumptions_by_label, note_assumptions
+from tokviz.cli.command import EXIT_ERROR, EXIT_OK, UsageError, print_error, print_note
+from tokviz.cli.compare import add_plot_options, check_plot_options, plot_compare
+from tokviz.cli.corpus_files import add_heldout_filters, heldout_inputs, named_files, select_heldout
+from tokviz.cli.eval_output import FORMATS, render
+from tokviz.cli.options import (
+    add_file_options,
+    add_specials_in_text,
+    load_tokenizer,
+    reading_specials,
+    specials_note,
+)
+from tokviz.cli.output import check_row_outputs, write_rows
+from tokviz.cli.progress import ProgressLine
 
 if TYPE_CHECKING:
-    from tokviz.core.evaluation import EvalProgress, Evaluation, Grouper
+    from tokviz.core.analysis.evaluation import EvalProgress, Evaluation, Grouper
 
 DEFAULT_EVAL = ("gpt2", "cl100k")
 # The chart shows at most this many groups besides the total; the smaller ones are drawn together.
@@ -144,7 +150,7 @@ def _load_tokenizers(specs: list[str], pattern: str | None) -> tuple[list[str], 
             failed.append((spec, exc))
     if not loaded and failed:
         raise failed[0][1]
-    from . import describe_error
+    from tokviz.cli import describe_error
 
     for spec, problem in failed:
         print_error(f"cannot load {spec}: {describe_error(problem)}")
@@ -154,7 +160,7 @@ def _load_tokenizers(specs: list[str], pattern: str | None) -> tuple[list[str], 
 def read_categories(path: str | None) -> Any:
     if path is None:
         return None
-    from tokviz.core.evaluation import Categories
+    from tokviz.core.analysis.evaluation import Categories
 
     return Categories.read(path)
 
@@ -167,7 +173,7 @@ def _evaluate(
     categories: Any,
     errors: str,
 ) -> Evaluation:
-    from tokviz.core.evaluation import by_folder, evaluate, unique_labels
+    from tokviz.core.analysis.evaluation import by_folder, evaluate, unique_labels
 
     group_of: Grouper | None = None
     order: tuple[str, ...] = ()
@@ -236,7 +242,7 @@ def _chart_row(label: str, r: Any) -> dict[str, Any]:
 
 
 def _id_spaces(evaluation: Evaluation, tokenizers: list[Any]) -> dict[str, int | None]:
-    from tokviz.core.evaluation import id_space
+    from tokviz.core.analysis.evaluation import id_space
 
     return {name: id_space(tok) for name, tok in zip(evaluation.tokenizers, tokenizers)}
 

@@ -8,8 +8,8 @@ import json
 import sys
 from collections.abc import Sequence
 
-from tokviz.core.bytes_ import printable_token
-from tokviz.core.safe_text import terminal_text
+from tokviz.core.io.safe_text import terminal_text
+from tokviz.core.pretok.bytes_ import printable_token
 
 
 def token_label(data: bytes) -> str:
@@ -106,7 +106,7 @@ def check_row_outputs(args: argparse.Namespace, inputs: Sequence[str]) -> None:
     an output over one of the ``inputs`` fails at once rather than after the measuring."""
     outputs = [(flag, path) for flag, path in (("--output", args.output), ("--plot", args.plot)) if path]
     if outputs:
-        from tokviz.core.outputs import Output, check_outputs
+        from tokviz.core.io.outputs import Output, check_outputs
 
         check_outputs([Output.file(path, flag) for flag, path in outputs], inputs=list(inputs))
 
@@ -114,12 +114,12 @@ def check_row_outputs(args: argparse.Namespace, inputs: Sequence[str]) -> None:
 def write_rows(text: str, args: argparse.Namespace, inputs: Sequence[str]) -> None:
     """The rows to ``--output`` (written whole, at the end, never over one of the ``inputs``) or to
     standard output; a note says where they went unless ``--quiet``."""
-    from .command import print_note
+    from tokviz.cli.command import print_note
 
     if not args.output:
         sys.stdout.write(text)
         return
-    from tokviz.core.outputs import Output, write_outputs
+    from tokviz.core.io.outputs import Output, write_outputs
 
     write_outputs([(Output.file(args.output, "--output"), text.encode("utf-8"))], list(inputs))
     if not args.quiet:

@@ -2,7 +2,7 @@
 
 DIR holds parallel text, one file per language with aligned lines (FLORES-200's ``eng_Latn.devtest``
 or ``en.txt``); without DIR the small sample that ships with tokviz is used. Every line is encoded on
-its own by :func:`tokviz.core.parity.measure_parity`; the rows (tokens, bytes and characters per
+its own by :func:`tokviz.core.analysis.parity.measure_parity`; the rows (tokens, bytes and characters per
 token, the premium over the reference language) print as a table, CSV, JSON or markdown, followed
 by the dearest languages; ``--plot`` draws sorted bars, one series per tokenizer (Qt imported only then).
 """
@@ -13,10 +13,10 @@ import argparse
 import sys
 from typing import IO, TYPE_CHECKING, Any
 
-from .assumed import assumptions_by_label, note_assumptions
-from .command import EXIT_OK, UsageError, print_note
-from .drawing import qt_drawing
-from .options import (
+from tokviz.cli.assumed import assumptions_by_label, note_assumptions
+from tokviz.cli.command import EXIT_OK, UsageError, print_note
+from tokviz.cli.drawing import qt_drawing
+from tokviz.cli.options import (
     add_file_options,
     add_specials_in_text,
     check_drawing_options,
@@ -24,11 +24,11 @@ from .options import (
     reading_specials,
     specials_note,
 )
-from .output import check_row_outputs, render_markdown, render_table, write_rows
-from .progress import ProgressLine
+from tokviz.cli.output import check_row_outputs, render_markdown, render_table, write_rows
+from tokviz.cli.progress import ProgressLine
 
 if TYPE_CHECKING:
-    from tokviz.core.parity import ParallelSet, ParityTable
+    from tokviz.core.analysis.parity import ParallelSet, ParityTable
 
 DEFAULT_PARITY = ("gpt2", "cl100k", "o200k")
 FORMATS = ("table", "csv", "json", "markdown")
@@ -96,8 +96,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Read the parallel set, measure it under every tokenizer, print the rows and draw the chart."""
-    from tokviz.core.evaluation import unique_labels
-    from tokviz.core.parity import bundled_sample, measure_parity, read_parallel
+    from tokviz.core.analysis.evaluation import unique_labels
+    from tokviz.core.analysis.parity import bundled_sample, measure_parity, read_parallel
 
     _check_options(args)
     parallel = read_parallel(args.folder if args.folder is not None else bundled_sample())
@@ -144,7 +144,7 @@ def _check_options(args: argparse.Namespace) -> None:
 def render(table: ParityTable, form: str, worst: int = 3, note: str = "") -> str:
     """The rows as an aligned table, markdown or CSV, with the dearest languages under a table."""
     if form == "csv":
-        from tokviz.core.parity import parity_csv
+        from tokviz.core.analysis.parity import parity_csv
 
         return parity_csv(table)
     headers, rows, right = table.headers(), table.rows(), table.right_aligned()
@@ -158,9 +158,9 @@ def render(table: ParityTable, form: str, worst: int = 3, note: str = "") -> str
 def _json(table: ParityTable, worst: int, parallel: ParallelSet, assumptions: dict[str, list[str]]) -> str:
     import json
 
-    from tokviz.core.evaluation import rounded_rows
-    from tokviz.core.parity import iter_rows
-    from tokviz.core.safe_text import encodable
+    from tokviz.core.analysis.evaluation import rounded_rows
+    from tokviz.core.analysis.parity import iter_rows
+    from tokviz.core.io.safe_text import encodable
 
     document: dict[str, Any] = {
         "folder": parallel.folder,

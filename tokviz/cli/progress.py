@@ -16,7 +16,7 @@ from collections.abc import Callable
 from typing import IO, TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from tokviz.core.train import Progress
+    from tokviz.core.training.train import Progress
 
 
 class ProgressLine:

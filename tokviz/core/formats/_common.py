@@ -9,14 +9,14 @@ from typing import Any, TypeGuard
 
 import regex
 
-from ..bytes_ import bytes_to_gpt2_str
+from ..bpe.tokenizer import Tokenizer
+from ..bpe.vocab_rules import MAX_ENTRIES as MAX_ENTRIES
+from ..bpe.vocab_rules import MAX_ID as MAX_ID
+from ..bpe.vocab_rules import short as _short
 from ..errors import ExportError, PretokenizerError, TokenizerLoadError
-from ..filekind import ReadProblem, read_regular_file
-from ..regex_bounds import check_pattern_bounds
-from ..tokenizer import Tokenizer
-from ..vocab_rules import MAX_ENTRIES as MAX_ENTRIES
-from ..vocab_rules import MAX_ID as MAX_ID
-from ..vocab_rules import short as _short
+from ..io.filekind import ReadProblem, read_regular_file
+from ..pretok.bytes_ import bytes_to_gpt2_str
+from ..pretok.regex_bounds import check_pattern_bounds
 
 PathLike = str | os.PathLike[str]
 

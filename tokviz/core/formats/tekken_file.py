@@ -15,8 +15,8 @@ import binascii
 from collections.abc import Mapping
 from typing import Any
 
+from ..bpe.tokenizer import Tokenizer
 from ..errors import PretokenizerError, TokenizerLoadError
-from ..tokenizer import Tokenizer
 from ._common import MAX_ENTRIES, _is_int, _short, check_file_pattern
 from .engine import tokenizer_from_ranks
 

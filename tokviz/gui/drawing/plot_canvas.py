@@ -19,8 +19,8 @@ from PySide6.QtCore import QPoint, QPointF, QSize, Qt
 from PySide6.QtGui import QCursor, QImage, QPainter, QPalette, QShowEvent
 from PySide6.QtWidgets import QApplication, QGraphicsView, QLabel, QSizePolicy, QToolTip, QVBoxLayout, QWidget
 
-from tokviz.core.atomic import atomic_write_text
 from tokviz.core.errors import ExportError
+from tokviz.core.io.atomic import atomic_write_text
 from tokviz.gui.drawing.chart_style import ChartStyle
 from tokviz.gui.drawing.images import blank_image, check_scale, svg_drawing
 from tokviz.gui.drawing.sheet import write_sheet

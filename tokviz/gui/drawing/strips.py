@@ -17,7 +17,7 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QLabel, QPlainTextEdit, QWidget
 
-from tokviz.core.tokenizer import Tokenizer
+from tokviz.core.bpe.tokenizer import Tokenizer
 from tokviz.gui.drawing.chips import LegendBar
 from tokviz.gui.drawing.sheet import PAD, ensure_app, prepare_sheet, write_sheet
 from tokviz.gui.style.fonts import mono_font, sans_font

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from PySide6.QtCore import QObject, Signal
 
-from tokviz.core.pretokenize import PatternTimeoutError
-from tokviz.core.tokenizer import Tokenizer
+from tokviz.core.bpe.tokenizer import Tokenizer
+from tokviz.core.pretok.pretokenize import PatternTimeoutError
 from tokviz.gui.models.entries import encodes_in_gui_thread
 from tokviz.gui.models.tokenizers import TokenizerRegistryModel
 from tokviz.gui.text.token_table import TableUpdate, TokenTable, execute_plan, plan_edit

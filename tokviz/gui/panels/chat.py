@@ -32,7 +32,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from tokviz.core.tokenizer import Tokenizer
+from tokviz.core.bpe.tokenizer import Tokenizer
 from tokviz.gui.context import PanelContext
 from tokviz.gui.style.theme import TokenColors
 from tokviz.gui.workers.debounce import Debouncer

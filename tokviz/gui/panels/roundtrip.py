@@ -24,8 +24,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from tokviz.core.stream import naive_decode_each
-from tokviz.core.tokenizer import Tokenizer
+from tokviz.core.bpe.stream import naive_decode_each
+from tokviz.core.bpe.tokenizer import Tokenizer
 from tokviz.gui.context import PanelContext
 from tokviz.gui.drawing.images import VECTOR_PROPERTY
 from tokviz.gui.panels.docking import refresh_while_visible

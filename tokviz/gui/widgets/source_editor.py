@@ -6,6 +6,7 @@ from __future__ import annotations
 from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtGui import (
     QDragEnterEvent,
+    QDragMoveEvent,
     QDropEvent,
     QKeyEvent,
 )
@@ -61,7 +62,7 @@ class SourceEditor(QPlainTextEdit):
             return
         super().dragEnterEvent(event)
 
-    def dragMoveEvent(self, event) -> None:  # noqa: ANN001 - QDragMoveEvent
+    def dragMoveEvent(self, event: QDragMoveEvent) -> None:
         if event.mimeData().hasUrls():
             event.acceptProposedAction()
             return
