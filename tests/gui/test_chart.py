@@ -205,7 +205,7 @@ def test_hover_shows_the_exact_numbers(chart: ExchangeChart) -> None:
     canvas = chart.canvas
     table = chart.table
     assert table is not None
-    x0, x1, height, i, j = next(g for g in canvas._bar_geometry if g[3] == 0 and g[4] == 1)
+    x0, x1, height, i, j = next(g for g in canvas.bars.geometry if g[3] == 0 and g[4] == 1)
     scene = canvas.plot.vb.mapViewToScene(QPointF((x0 + x1) / 2, height / 2))
 
     canvas.graphics.scene().sigMouseMoved.emit(scene)
@@ -237,8 +237,8 @@ def test_added_files_become_groups(qtbot, chart: ExchangeChart, tmp_path: Path) 
 def test_exports_write_valid_png_svg_and_csv(chart: ExchangeChart, tmp_path: Path) -> None:
     png = chart.export_png(tmp_path / "chart.png")
     png2 = chart.export_png(tmp_path / "chart@2x.png", 2.0)
-    svg = chart.export_svg(tmp_path / "chart.svg")
-    table_csv = chart.export_csv(tmp_path / "chart.csv")
+    svg = chart.export(tmp_path / "chart.svg", "svg")
+    table_csv = chart.export(tmp_path / "chart.csv", "csv")
 
     assert png.read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
     assert QImage(str(png)).size() == EXPORT_SIZE

@@ -198,9 +198,9 @@ def test_play_visits_each_change_then_stops(qtbot, timeline, lecture_model):
     timeline.speed.setCurrentIndex(timeline.speed.count() - 1)
     shown: list[int] = []
     timeline.stepShown.connect(shown.append)
-    timeline.play()
-    assert timeline.playing
-    qtbot.waitUntil(lambda: not timeline.playing, timeout=5000)
+    timeline.playback.play()
+    assert timeline.playback.playing
+    qtbot.waitUntil(lambda: not timeline.playback.playing, timeout=5000)
     assert shown == [0, 1, 2, 3] or shown == [1, 2, 3]
     assert timeline.step == 3
 

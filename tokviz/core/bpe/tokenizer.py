@@ -339,6 +339,12 @@ class Tokenizer:
         """Number of merges, without forcing a lazy merge list to be recovered."""
         return len(self._merges) if self._merges is not None else self._merge_count_hint
 
+    def size_after(self, merges: int) -> int:
+        """The vocabulary size of the first ``merges`` merges of this list: 256 bytes, a token per
+        merge and the special tokens. The one rule behind every size a replay, a sweep, a held-out
+        curve or a prefix tokenizer names."""
+        return 256 + merges + len(self.special_tokens)
+
     def id_bytes(self, token_id: int) -> bytes:
         """The bytes of one id; :class:`InvalidArgument` for an id outside the vocabulary."""
         try:

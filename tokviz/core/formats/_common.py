@@ -13,9 +13,10 @@ from ..bpe.tokenizer import Tokenizer
 from ..bpe.vocab_rules import MAX_ENTRIES as MAX_ENTRIES
 from ..bpe.vocab_rules import MAX_ID as MAX_ID
 from ..bpe.vocab_rules import short as _short
-from ..errors import ExportError, TokenizerLoadError
+from ..errors import ExportError, PretokenizerError, TokenizerLoadError
 from ..io.filekind import ReadProblem, read_regular_file
 from ..pretok.bytes_ import bytes_to_gpt2_str
+from ..pretok.regex_bounds import check_pattern_bounds
 
 PathLike = str | os.PathLike[str]
 
@@ -116,6 +117,15 @@ def json_kind(value: object) -> str:
     if isinstance(value, int | float):
         return "a number"
     return "an object"
+
+
+def check_file_pattern(pattern: str, what: str, file_name: str) -> None:
+    """Refuse, before any compile, a pattern read from a tokenizer file that the pre-tokenizer could
+    not bound: a :class:`TokenizerLoadError` naming the file and ``what`` in it holds the pattern."""
+    try:
+        check_pattern_bounds(pattern, what)
+    except PretokenizerError as exc:
+        raise TokenizerLoadError(f"{file_name}: {exc}") from None
 
 
 def _check_count(n: int, what: str, name: str, error: type[TokenizerLoadError]) -> None:

@@ -173,8 +173,8 @@ def replay_tokenizer(tok: Tokenizer, text: str, merges: int | None) -> Replay:
     ids = tok.encode_with_merges(text, k)
     if steps and steps[-1].tokens_after != len(ids):  # pragma: no cover - guards the argument above
         raise AssertionError("replay counts disagree with the encoder")
-    vocab_size = 256 + k + len(tok.special_tokens)
-    return Replay(steps, trace.initial_tokens, [tok.id_bytes(i) for i in ids], trace.text_bytes, vocab_size)
+    vocab = tok.size_after(k)
+    return Replay(steps, trace.initial_tokens, [tok.id_bytes(i) for i in ids], trace.text_bytes, vocab)
 
 
 def _as_encoded(text: object) -> str:
