@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parents[1]
 MODULE_LINE_LIMITS = {"tokviz/core": 1000, "tokviz/gui": 500, "tokviz/cli": 500}
 # Modules over their limit while they are being restructured. The list may only shrink: each module
 # on it must still be over its limit (one that fits comes off), and no other module may be over.
-OVER_THE_LIMIT = ("tokviz/gui/window/main_window.py",)
+OVER_THE_LIMIT: tuple[str, ...] = ()
 # pyproject.toml may name modules whose mypy errors are not reported yet (an override with
 # ``ignore_errors = true``). That list may only shrink: it may name at most this many modules, each
 # must exist, and each must still have errors, so a module that type-checks comes off the list and
