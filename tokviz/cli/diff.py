@@ -12,6 +12,8 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import IO, TYPE_CHECKING, Any
 
+from tokviz.core.safe_text import terminal_text
+
 from .command import UsageError
 from .options import load_tokenizer
 from .output import render_table, text_or_hex, token_label
@@ -79,7 +81,7 @@ def write_text(diff: MergeDiff, top: int, out: IO[str], markdown: bool = False) 
     def heading(text: str) -> str:
         return f"\n### {text}\n\n" if markdown else f"\n{text}:\n"
 
-    a, b = diff.a_name, diff.b_name
+    a, b = terminal_text(diff.a_name), terminal_text(diff.b_name)
     out.write(f"{a}: {diff.a_merges:,} merges; {b}: {diff.b_merges:,} merges (· is a space)\n")
     out.write(diff.summary() + "\n")
     if diff.first_divergence is not None:

@@ -19,6 +19,7 @@ from .compare import add_plot_options, check_plot_options, plot_compare
 from .corpus_files import add_include_binary
 from .eval_output import FORMATS, render
 from .options import add_file_options, add_specials_in_text, load_tokenizer, reading_specials, specials_note
+from .streams import redraw_line
 
 if TYPE_CHECKING:
     from tokviz.core.evaluation import EvalProgress, Evaluation, Grouper
@@ -349,7 +350,7 @@ class EvalMeter:
             if now - self.last_draw < 0.1 and fraction < 1.0:
                 return
             self.last_draw = now
-            self.stream.write("\r" + line + "\x1b[K")
+            redraw_line(self.stream, line)
             self.drawn = True
         else:
             decile = int(fraction * 10)

@@ -27,6 +27,7 @@ from .options import (
     specials_note,
 )
 from .output import render_markdown, render_table
+from .streams import redraw_line
 
 if TYPE_CHECKING:
     from tokviz.core.parity import ParallelSet, ParityTable
@@ -229,7 +230,7 @@ class ParityMeter:
             return
         line = f"measuring {done / total * 100:5.1f}%  ({done:,} of {total:,} languages x tokenizers)"
         if self.interactive:
-            self.stream.write("\r" + line + "\x1b[K")
+            redraw_line(self.stream, line)
             self.drawn = True
         else:
             decile = done * 10 // total

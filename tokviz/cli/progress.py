@@ -13,6 +13,8 @@ import time
 from collections.abc import Callable
 from typing import IO, TYPE_CHECKING
 
+from .streams import redraw_line
+
 if TYPE_CHECKING:
     from tokviz.core.train import Progress
 
@@ -78,7 +80,7 @@ class ProgressPrinter:
             if now - self.last_draw < self.min_interval and fraction < 1.0:
                 return
             self.last_draw = now
-            self.stream.write("\r" + self._line(p, fraction, bar=True) + "\x1b[K")
+            redraw_line(self.stream, self._line(p, fraction, bar=True))
             self.drawn = True
             self.shown_done = p.done
         else:

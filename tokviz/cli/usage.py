@@ -28,6 +28,7 @@ from .command import UsageError, print_note
 from .corpus_files import add_file_filters
 from .options import add_file_options, add_specials_in_text, load_tokenizer, reading_specials, specials_note
 from .output import format_ratio, render_table, text_or_hex, token_label
+from .streams import clear_line, redraw_line
 
 if TYPE_CHECKING:
     from tokviz.core.tokenizer import Tokenizer
@@ -184,11 +185,11 @@ class _Meter:
         if now - self.shown >= 0.2:
             self.shown = now
             mb = 2**20
-            sys.stderr.write(f"\rcounting: {self.done / mb:,.1f} of {self.total / mb:,.1f} MB")
+            redraw_line(sys.stderr, f"counting: {self.done / mb:,.1f} of {self.total / mb:,.1f} MB")
             sys.stderr.flush()
 
     def close(self) -> None:
-        sys.stderr.write("\r\033[K")
+        clear_line(sys.stderr)
         sys.stderr.flush()
 
 
