@@ -185,6 +185,9 @@ class MainWindow(QMainWindow):
         self.view_menu.addSeparator()
         self.view_menu.addAction(self.presentation.action)
         self.presentation.restore()  # last: it may hide docks added above
+        settings_problem = self.settings.file_problem()
+        if settings_problem is not None:  # also said on standard error
+            self.statusBar().showMessage(settings_problem)
 
     def _expose_menus(self, menus: WindowMenus) -> None:
         """The window's own names for what scripts and tests reach through it."""

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from tokviz.gui.window.main_window import MainWindow
 
 # Texts longer than this are not written to the settings file (reopen the file instead).
-MAX_SAVED_TEXT = 200_000
+MAX_SAVED_TEXT = TEXT.max_size
 
 
 def restore_session(window: MainWindow) -> None:
