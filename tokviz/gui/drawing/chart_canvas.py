@@ -529,10 +529,9 @@ def plot_compare_rows(
     embedding_dim: int = DEFAULT_EMBEDDING_DIM,
 ) -> Path:
     """Draw ``tokviz compare`` rows (labelled as the user named the tokenizers) into a PNG or SVG file."""
-    from PySide6.QtWidgets import QApplication
+    from tokviz.gui.drawing.sheet import ensure_app
 
-    app = QApplication.instance() or QApplication(["tokviz"])
-    assert app is not None
+    ensure_app()
     renamed = short_labels([str(r["input"]) for r in rows])
     table = ExchangeTable.from_rows([dict(r, input=renamed[str(r["input"])]) for r in rows], vocab_sizes)
     return write_chart(

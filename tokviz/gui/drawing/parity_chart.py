@@ -368,8 +368,7 @@ def plot_parity(
     table: ParityTable, path: str | Path, *, scale: float = 1.0, dark: bool = False, large: bool = False
 ) -> Path:
     """Draw a ``tokviz parity`` table into a PNG or SVG file (makes the QApplication it needs)."""
-    from PySide6.QtWidgets import QApplication
+    from tokviz.gui.drawing.sheet import ensure_app
 
-    app = QApplication.instance() or QApplication(["tokviz"])
-    assert app is not None
+    ensure_app()
     return write_parity_chart(table, path, scale=scale, style=ChartStyle(dark, large))
