@@ -42,7 +42,7 @@ from .pretokenize import (
     resolve_pretokenizer,
     time_limit,
 )
-from .procpool import stop_pool, worker_pool
+from .procpool import process_context, stop_pool, worker_pool
 from .tokenizer import LONE_SURROGATE as _LONE_SURROGATE
 from .tokenizer import Tokenizer, checked_special_names
 
@@ -202,17 +202,6 @@ def _check_cancel(cancel: CancelFlag | Callable[[], bool] | None) -> None:
         raise Cancelled("training was cancelled")
 
 
-def _mp_context() -> Any:
-    """Fork when this process has one thread (cheap, and safe then); otherwise a fork server."""
-    import multiprocessing
-    import threading
-
-    methods = multiprocessing.get_all_start_methods()
-    if "fork" in methods and threading.active_count() == 1:
-        return multiprocessing.get_context("fork")
-    return multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
-
-
 def _count_corpus(
     source: CorpusSource,
     pre: Pretokenizer,
@@ -271,7 +260,7 @@ def _count_corpus(
         return Counted(counts, total, cut[0], tuple(log.files), content[0])
     spec = pre.to_json()
     pending: list[tuple[Future[WordCounts], int]] = []
-    pool = worker_pool(n_workers, _mp_context())
+    pool = worker_pool(n_workers, process_context())
     # When the part waited for last was seen done (or the pool made): the next one started by then.
     started = [time.monotonic()]
     finished = False
