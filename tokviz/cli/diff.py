@@ -83,7 +83,7 @@ def write_text(diff: MergeDiff, top: int, out: IO[str], markdown: bool = False) 
 
     a, b = terminal_text(diff.a_name), terminal_text(diff.b_name)
     out.write(f"{a}: {diff.a_merges:,} merges; {b}: {diff.b_merges:,} merges (· is a space)\n")
-    out.write(diff.summary() + "\n")
+    out.write(terminal_text(diff.summary()) + "\n")
     if diff.first_divergence is not None:
         step, pa, pb = diff.first_divergence
         shown_a = _merge(pa, label) if pa is not None else "(no more merges)"
