@@ -9,7 +9,6 @@ written when the deck is refused. tests/core/test_deck_limits.py covers every va
 from __future__ import annotations
 
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -17,51 +16,32 @@ import pytest
 
 from tokviz.core.safe_text import terminal_text
 
+from ..core.test_deck import write
 from ..core.test_deck_limits import png, svg
-from .helpers import child_env
+from .helpers import address_cap, child_env, tokviz_capped
 
 pytestmark = pytest.mark.slow
 
-HEADROOM = 300 << 20
 SECONDS = 10
-# Runs tokviz with the address space capped at argv[1] bytes (0: report VmPeak after the imports
-# a drawing command makes).
-CAPPED = """
-import resource, runpy, sys
-cap = int(sys.argv[1])
-if cap:
-    resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
-else:
-    import tokviz.cli.lecture, tokviz.core.slides
-    from tokviz.gui.drawing.sheet import ensure_app
-    from tokviz.gui.lecture.handout import write_pdf
-    ensure_app()
-    print(open("/proc/self/status").read().split("VmPeak:")[1].split()[0])
-    raise SystemExit(0)
-sys.argv = ["tokviz", *sys.argv[2:]]
-runpy.run_module("tokviz", run_name="__main__")
-"""
+# What drawing a normal deck imports and starts.
+DRAWING = (
+    "import tokviz.cli.lecture, tokviz.core.slides\n"
+    "from tokviz.gui.drawing.sheet import ensure_app\n"
+    "from tokviz.gui.lecture.handout import write_pdf\n"
+    "ensure_app()"
+)
+ENV = dict(child_env(), QT_QPA_PLATFORM="offscreen")
 
 
 @pytest.fixture(scope="module")
 def cap() -> int:
-    env = dict(child_env(), QT_QPA_PLATFORM="offscreen")
-    done = subprocess.run(
-        [sys.executable, "-c", CAPPED, "0"], capture_output=True, text=True, env=env, check=True
-    )
-    return int(done.stdout.strip()) * 1024 + HEADROOM
+    return address_cap(DRAWING, ENV)
 
 
 def lecture(cap: int, *argv: str) -> tuple[subprocess.CompletedProcess[str], float]:
     """``tokviz lecture ARGV`` under the cap; the process and its seconds."""
     started = time.perf_counter()
-    done = subprocess.run(
-        [sys.executable, "-c", CAPPED, str(cap), "lecture", *argv],
-        capture_output=True,
-        text=True,
-        env=dict(child_env(), QT_QPA_PLATFORM="offscreen"),
-        timeout=120,
-    )
+    done = tokviz_capped(cap, "lecture", *argv, env=ENV, timeout=120)
     return done, time.perf_counter() - started
 
 
@@ -80,12 +60,6 @@ def folder(tmp_path: Path) -> Path:
     deck.mkdir()
     (tmp_path / "private.png").write_bytes(png(8, 8))
     return deck
-
-
-def write_deck(folder: Path, text: str) -> Path:
-    path = folder / "deck.toml"
-    path.write_text(text, encoding="utf-8")
-    return path
 
 
 @pytest.mark.parametrize(
@@ -110,7 +84,7 @@ def test_a_picture_from_elsewhere_or_too_large_is_one_line_and_nothing_is_writte
     elif prepare is not None:
         side = 2**31 - 1 if prepare == "header 2^31" else 20_000
         (folder / picture).write_bytes(png(side, side, pixels=False))
-    deck = write_deck(folder, f'title = "t"\n\n[[slide]]\nkind = "image"\npath = "{picture}"\n')
+    deck = write(folder, f'title = "t"\n\n[[slide]]\nkind = "image"\npath = "{picture}"\n')
     done, seconds = lecture(cap, str(deck), "--png", str(tmp_path / "out"))
     assert done.returncode == 1
     one_line(done, seconds, str(deck), "slide 1", picture)
@@ -121,7 +95,7 @@ def test_a_png_that_makes_libpng_warn_is_drawn_with_only_the_note_on_stderr(cap,
     data = png(16, 16)
     broken = data[:33] + b"\x00\x00\x00\x05tEXtab\x00cd\x00\x00\x00\x00" + data[33:]  # a tEXt chunk, bad CRC
     (folder / "p.png").write_bytes(broken)
-    deck = write_deck(folder, 'title = "t"\n\n[[slide]]\nkind = "image"\npath = "p.png"\n')
+    deck = write(folder, 'title = "t"\n\n[[slide]]\nkind = "image"\npath = "p.png"\n')
     done, seconds = lecture(cap, str(deck), "--png", str(tmp_path / "out"))
     assert done.returncode == 0, done.stderr
     assert one_line(done, seconds, "1 slides written").startswith("tokviz: ")
@@ -134,7 +108,7 @@ def test_a_png_that_makes_libpng_warn_is_drawn_with_only_the_note_on_stderr(cap,
 )
 def test_a_title_with_control_characters_is_listed_escaped(cap, folder, title):
     escaped = "".join(c if c.isprintable() and c not in '"\\' else f"\\u{ord(c):04x}" for c in title)
-    deck = write_deck(
+    deck = write(
         folder, f'title = "{escaped}"\n\n[[slide]]\nkind = "text"\ntitle = "{escaped}"\nbody = "- a"\n'
     )
     done, _ = lecture(cap, str(deck))
@@ -158,7 +132,7 @@ def test_a_title_with_control_characters_is_listed_escaped(cap, folder, title):
     ],
 )
 def test_a_deck_over_a_limit_ends_in_one_line_before_drawing(cap, folder, tmp_path, text, fragment):
-    deck = write_deck(folder, text)
+    deck = write(folder, text)
     done, seconds = lecture(cap, str(deck), "--pdf", str(tmp_path / "out.pdf"), "--per-step")
     assert done.returncode == 1
     one_line(done, seconds, str(deck), fragment)

@@ -10,7 +10,6 @@ line within 10 s. The worker is kept between renders and replaced after a limit.
 from __future__ import annotations
 
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -18,44 +17,22 @@ import pytest
 
 from tokviz.core.chat import ChatTemplate, ChatTemplateError, render_chat, render_process
 
-from ..cli.helpers import child_env
+from ..cli.helpers import address_cap, tokviz_capped
 
-HEADROOM = 300 << 20
 SECONDS = 10
-CAPPED = """
-import resource, runpy, sys
-cap = int(sys.argv[1])
-if cap:
-    resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
-else:
-    import tokviz.cli.chat, tokviz.core.chat, tokviz.core.registry
-    from tokviz.core.registry import load_tokenizer
-    load_tokenizer("gpt2")
-    print(open("/proc/self/status").read().split("VmPeak:")[1].split()[0])
-    raise SystemExit(0)
-sys.argv = ["tokviz", *sys.argv[2:]]
-runpy.run_module("tokviz", run_name="__main__")
-"""
 MESSAGES = [{"role": "user", "content": "hi"}]
 
 
 @pytest.fixture(scope="module")
 def cap() -> int:
-    done = subprocess.run(
-        [sys.executable, "-c", CAPPED, "0"], capture_output=True, text=True, env=child_env(), check=True
+    return address_cap(
+        "import tokviz.cli.chat, tokviz.core.registry\ntokviz.core.registry.load_tokenizer('gpt2')"
     )
-    return int(done.stdout.strip()) * 1024 + HEADROOM
 
 
 def chat_capped(cap: int, template: Path) -> tuple[subprocess.CompletedProcess[str], float]:
     started = time.perf_counter()
-    done = subprocess.run(
-        [sys.executable, "-c", CAPPED, str(cap), "chat", "gpt2", "--template-file", str(template)],
-        capture_output=True,
-        text=True,
-        env=child_env(),
-        timeout=120,
-    )
+    done = tokviz_capped(cap, "chat", "gpt2", "--template-file", str(template), timeout=120)
     return done, time.perf_counter() - started
 
 

@@ -29,6 +29,8 @@ from tokviz.core.deck import (
 )
 from tokviz.core.deck_assets import MAX_PICTURE_BYTES, MAX_PICTURE_PIXELS, MAX_SVG_ELEMENTS, read_picture
 
+from .test_deck import write
+
 
 def png(width: int, height: int, pixels: bool = True) -> bytes:
     """A PNG of ``width`` × ``height`` grey pixels, or (``pixels=False``) just a header claiming that size."""
@@ -213,12 +215,6 @@ def test_a_fifo_as_a_picture_is_refused_without_blocking(folders):
 
 
 # ------------------------------------------------------------------------------ texts, bullets, slides, steps
-def deck_text(tmp_path: Path, text: str) -> Path:
-    deck = tmp_path / "deck.toml"
-    deck.write_text(text, encoding="utf-8")
-    return deck
-
-
 @pytest.mark.parametrize(
     ("text", "fragment"),
     [
@@ -241,7 +237,7 @@ def deck_text(tmp_path: Path, text: str) -> Path:
 )
 def test_a_deck_over_a_limit_is_refused_in_one_line(tmp_path, text, fragment):
     started = time.perf_counter()
-    line = refusal(deck_text(tmp_path, text))
+    line = refusal(write(tmp_path, text))
     assert fragment in line
     assert time.perf_counter() - started < 10
 
@@ -255,13 +251,13 @@ def test_a_deck_over_a_limit_is_refused_in_one_line(tmp_path, text, fragment):
     ],
 )
 def test_values_nested_too_deep_are_one_line_naming_the_line(tmp_path, value):
-    line = refusal(deck_text(tmp_path, f'title = "t"\n\nx = {value}\n[[slide]]\nkind = "text"\n'))
+    line = refusal(write(tmp_path, f'title = "t"\n\nx = {value}\n[[slide]]\nkind = "text"\n'))
     assert ":3: arrays or tables nested more than" in line
 
 
 def test_brackets_inside_strings_and_comments_are_not_nesting(tmp_path):
     brackets = "[" * 100
-    deck = deck_text(
+    deck = write(
         tmp_path,
         f'title = "{brackets}"\n# {brackets}\ntext = """\n{brackets}\n"""\n[[slide]]\nkind = "text"\n',
     )
@@ -270,5 +266,5 @@ def test_brackets_inside_strings_and_comments_are_not_nesting(tmp_path):
 
 @pytest.mark.parametrize("kind", ['["merges"]', "{ name = 1 }", "3", "true"])
 def test_a_kind_that_is_not_a_string_names_the_file_and_line(tmp_path, kind):
-    line = refusal(deck_text(tmp_path, f'title = "t"\n\n[[slide]]\nkind = {kind}\n'))
+    line = refusal(write(tmp_path, f'title = "t"\n\n[[slide]]\nkind = {kind}\n'))
     assert ":4: slide 1 has" in line and "kind is one of" in line

@@ -120,12 +120,16 @@ class _SvgCheck:
         self.in_style = 0
         parser = xml.parsers.expat.ParserCreate(namespace_separator=_SVG_NAMESPACE_SEPARATOR)
         parser.SetParamEntityParsing(xml.parsers.expat.XML_PARAM_ENTITY_PARSING_NEVER)
-        parser.EntityDeclHandler = self._entity
-        parser.ExternalEntityRefHandler = self._external_entity
-        parser.ProcessingInstructionHandler = self._instruction
-        parser.StartElementHandler = self._start
-        parser.EndElementHandler = self._end
-        parser.CharacterDataHandler = self._text
+        handlers = {
+            "EntityDeclHandler": self._entity,
+            "ExternalEntityRefHandler": self._external_entity,
+            "ProcessingInstructionHandler": self._instruction,
+            "StartElementHandler": self._start,
+            "EndElementHandler": self._end,
+            "CharacterDataHandler": self._text,
+        }
+        for event, handler in handlers.items():
+            setattr(parser, event, handler)
         self.parser = parser
 
     def run(self, data: bytes) -> None:
