@@ -20,7 +20,7 @@ from .helpers import address_cap, tokviz_capped
 @pytest.fixture(scope="module")
 def cap() -> int:
     """What the imports take, plus the headroom a corpus may use."""
-    return address_cap("import numpy, tokviz.cli.train, tokviz.core.pairindex")
+    return address_cap("import numpy, tokviz.cli.train, tokviz.core.training.pairindex")
 
 
 def warnings(err: str) -> list[str]:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tokviz.core.safe_text import terminal_text
+from tokviz.core.io.safe_text import terminal_text
 
 from ..core.test_deck import write
 from ..core.test_deck_limits import png, svg
@@ -25,7 +25,7 @@ pytestmark = pytest.mark.slow
 SECONDS = 10
 # What drawing a normal deck imports and starts.
 DRAWING = (
-    "import tokviz.cli.lecture, tokviz.core.slides\n"
+    "import tokviz.cli.lecture, tokviz.core.lecture.slides\n"
     "from tokviz.gui.drawing.sheet import ensure_app\n"
     "from tokviz.gui.lecture.handout import write_pdf\n"
     "ensure_app()"

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tokviz.core import load_tokenizer
-from tokviz.core.sweep import SWEEP_FIELDS
+from tokviz.core.analysis.sweep import SWEEP_FIELDS
 
 from .helpers import assert_one_line_error, run
 

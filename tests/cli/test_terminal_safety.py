@@ -18,7 +18,7 @@ import pytest
 
 from tokviz.cli import COMMANDS
 from tokviz.core.formats import save_model
-from tokviz.core.train import train_bpe
+from tokviz.core.training.train import train_bpe
 
 from .helpers import run
 

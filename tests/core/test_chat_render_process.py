@@ -26,7 +26,7 @@ MESSAGES = [{"role": "user", "content": "hi"}]
 @pytest.fixture(scope="module")
 def cap() -> int:
     return address_cap(
-        "import tokviz.cli.chat, tokviz.core.registry\ntokviz.core.registry.load_tokenizer('gpt2')"
+        "import tokviz.cli.chat, tokviz.core.formats.registry\ntokviz.core.formats.registry.load_tokenizer('gpt2')"
     )
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tokviz.core.deck import (
+from tokviz.core.lecture.deck import (
     MAX_BODY_LINES,
     MAX_CHARS,
     MAX_NESTING,
@@ -27,7 +27,12 @@ from tokviz.core.deck import (
     DeckError,
     load_deck,
 )
-from tokviz.core.deck_assets import MAX_PICTURE_BYTES, MAX_PICTURE_PIXELS, MAX_SVG_ELEMENTS, read_picture
+from tokviz.core.lecture.deck_assets import (
+    MAX_PICTURE_BYTES,
+    MAX_PICTURE_PIXELS,
+    MAX_SVG_ELEMENTS,
+    read_picture,
+)
 
 from .test_deck import write
 

@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 from tests.core.test_audit import tiny_bpe
-from tokviz.core.audit import audit_vocabulary
-from tokviz.core.embedding_audit import embedding_indicators
-from tokviz.core.embedding_file import EmbeddingTensor, WeightsError, find_embedding, list_tensors
+from tokviz.core.analysis.audit import audit_vocabulary
+from tokviz.core.analysis.embedding_audit import embedding_indicators
+from tokviz.core.analysis.embedding_file import EmbeddingTensor, WeightsError, find_embedding, list_tensors
 from tokviz.core.errors import Cancelled
 
 pytest.importorskip("safetensors")
@@ -125,7 +125,7 @@ def test_bad_files_and_names_are_one_clear_line(tmp_path: Path) -> None:
 def test_a_tensor_larger_than_the_limit_is_refused_before_reading(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import tokviz.core.embedding_file as embedding_file
+    import tokviz.core.analysis.embedding_file as embedding_file
 
     monkeypatch.setattr(embedding_file, "MAX_TENSOR_BYTES", 1000)
     path = write_safetensors(tmp_path / "m.safetensors", {"w": np.ones((261, 4), dtype=np.float32)})

@@ -13,8 +13,9 @@ import tiktoken
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tokviz.core import Tokenizer, rankrule, train_bpe
-from tokviz.core.rankrule import consistent_merges
+from tokviz.core import Tokenizer, train_bpe
+from tokviz.core.bpe import rankrule
+from tokviz.core.bpe.rankrule import consistent_merges
 
 from .reference import reference_encode
 

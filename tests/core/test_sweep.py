@@ -9,9 +9,7 @@ import numpy as np
 import pytest
 
 from tokviz.core import train_bpe
-from tokviz.core.errors import ReplayUnavailable, VocabSizeError
-from tokviz.core.fileselect import select_files
-from tokviz.core.sweep import (
+from tokviz.core.analysis.sweep import (
     knee_step,
     prefix_tokenizer,
     readable_stride,
@@ -19,7 +17,9 @@ from tokviz.core.sweep import (
     sweep_files,
     sweep_texts,
 )
-from tokviz.core.tokenizer import Tokenizer
+from tokviz.core.bpe.tokenizer import Tokenizer
+from tokviz.core.corpus.fileselect import select_files
+from tokviz.core.errors import ReplayUnavailable, VocabSizeError
 
 HELD_OUT = ["Hello, 🌍! 你好! <|eot|> the cat", "def f(x):\n    return x ** 2\n"]
 

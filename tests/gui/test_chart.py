@@ -13,9 +13,9 @@ from PySide6.QtGui import QColor, QImage, QPainter
 from PySide6.QtSvg import QSvgRenderer
 from PySide6.QtWidgets import QComboBox, QDockWidget, QWidget
 
-from tokviz.core.exchange import ExchangeTable, caption, format_factor
-from tokviz.core.metrics import TextMetrics, attention_multiplier
-from tokviz.core.tokenizer import Tokenizer
+from tokviz.core.analysis.exchange import ExchangeTable, caption, format_factor
+from tokviz.core.analysis.metrics import TextMetrics, attention_multiplier
+from tokviz.core.bpe.tokenizer import Tokenizer
 from tokviz.gui.drawing.chart_canvas import render_canvas
 from tokviz.gui.drawing.chart_style import EDITOR_LABEL, EXPORT_SIZE, ChartStyle, byte_color, sample_inputs
 from tokviz.gui.drawing.svg_flatten import flatten_svg
@@ -362,7 +362,7 @@ def test_the_summary_compares_the_samples_not_whatever_the_editor_holds(qtbot, c
 def test_a_bar_that_lost_text_to_unk_is_hatched_and_says_so(qtbot, gpt2) -> None:
     from PySide6.QtCore import Qt
 
-    from tokviz.core.lecture_tokenizers import WordTokenizer
+    from tokviz.core.bpe.lecture_tokenizers import WordTokenizer
 
     words = WordTokenizer.from_text("hello there")
     table = ExchangeTable.measure(

@@ -9,8 +9,8 @@ import pytest
 from PySide6.QtCore import QBuffer, QIODevice
 from PySide6.QtGui import QColor, QImage
 
-from tokviz.core.deck import load_deck
-from tokviz.core.slides import Picture, slide_content
+from tokviz.core.lecture.deck import load_deck
+from tokviz.core.lecture.slides import Picture, slide_content
 from tokviz.gui.lecture.handout import layouts, png_bytes
 
 from ..core.test_deck_limits import image_deck, png, svg

@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 from PySide6.QtCore import Qt
 
-from tokviz.core.registry import load_tokenizer
-from tokviz.core.replay import ReplayTrace
-from tokviz.core.tokenizer import Tokenizer
-from tokviz.core.train import train_bpe
+from tokviz.core.bpe.tokenizer import Tokenizer
+from tokviz.core.formats.registry import load_tokenizer
+from tokviz.core.training.replay import ReplayTrace
+from tokviz.core.training.train import train_bpe
 from tokviz.gui.models.merge_model import MERGE, NEW, STEP, TEXT_TOKENS, TIES, MergeTableModel, StepRole
 from tokviz.gui.models.tokenizers import TokenizerRegistryModel
 from tokviz.gui.panels.timeline.panel import TimelineWidget

@@ -14,8 +14,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tokviz.core.errors import ReplayUnavailable
-from tokviz.core.registry import load_tokenizer
-from tokviz.core.replay import ReplayTrace
+from tokviz.core.formats.registry import load_tokenizer
+from tokviz.core.training.replay import ReplayTrace
 from tokviz.gui.models.tokenizers import TokenizerRegistryModel
 from tokviz.gui.panels.timeline import panel as timeline_panel
 from tokviz.gui.panels.timeline.panel import TimelineWidget

@@ -12,8 +12,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QComboBox, QDockWidget, QProgressBar, QPushButton, QSlider, QTableView
 
-from tokviz.core.registry import load_tokenizer
-from tokviz.core.train import PHASES, Progress, train_bpe
+from tokviz.core.formats.registry import load_tokenizer
+from tokviz.core.training.train import PHASES, Progress, train_bpe
 from tokviz.gui import MainWindow
 from tokviz.gui.models.tokenizers import TokenizerRegistryModel
 from tokviz.gui.panels.timeline.panel import TimelineWidget

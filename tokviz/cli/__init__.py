@@ -25,9 +25,7 @@ import sys
 from collections.abc import Sequence
 from typing import NamedTuple, cast
 
-from tokviz.core.safe_text import terminal_text
-
-from .command import (
+from tokviz.cli.command import (
     EXIT_ERROR,
     EXIT_INTERRUPTED,
     EXIT_OK,
@@ -37,7 +35,8 @@ from .command import (
     UsageError,
     print_error,
 )
-from .streams import ArgumentParser, escaped_streams
+from tokviz.cli.streams import ArgumentParser, escaped_streams
+from tokviz.core.io.safe_text import terminal_text
 
 __all__ = ["COMMANDS", "EXIT_ERROR", "EXIT_INTERRUPTED", "EXIT_OK", "EXIT_USAGE", "build_parser", "main"]
 

@@ -39,7 +39,7 @@ class Command(Protocol):
 
 def print_error(message: str) -> None:
     """``tokviz: error: MESSAGE`` on one line of standard error."""
-    from tokviz.core.safe_text import terminal_text
+    from tokviz.core.io.safe_text import terminal_text
 
     one_line = terminal_text(" ".join(message.split()))
     print(f"{PROG}: error: {one_line}", file=sys.stderr)
@@ -48,7 +48,7 @@ def print_error(message: str) -> None:
 def print_note(message: str) -> None:
     """``tokviz: MESSAGE`` on one line of standard error (where a picture went, what was cut), control
     characters escaped: a newline in a file name named in the note cannot start a line of its own."""
-    from tokviz.core.safe_text import terminal_text
+    from tokviz.core.io.safe_text import terminal_text
 
     print(f"{PROG}: {terminal_text(message)}", file=sys.stderr)
 

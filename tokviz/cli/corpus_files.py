@@ -8,14 +8,13 @@ import argparse
 from collections.abc import Callable
 from typing import TYPE_CHECKING, TypeVar
 
-from .command import UsageError, print_error, print_note
-from .options import ArgumentAdder
+from tokviz.cli.command import UsageError, print_error, print_note
+from tokviz.cli.options import ArgumentAdder
 
 if TYPE_CHECKING:
+    from tokviz.cli.progress import ProgressPrinter
+    from tokviz.core.corpus.fileselect import Selection
     from tokviz.core.errors import CorpusError
-    from tokviz.core.fileselect import Selection
-
-    from .progress import ProgressPrinter
 
 T = TypeVar("T")
 
@@ -109,8 +108,8 @@ def read_corpus(
 
 def max_file_size(text: str | None) -> int | None:
     """``--max-file-size`` in bytes (``None`` when not given); a bad size is a usage error."""
+    from tokviz.core.corpus.fileselect import parse_size
     from tokviz.core.errors import InvalidArgument
-    from tokviz.core.fileselect import parse_size
 
     if text is None:
         return None
@@ -137,8 +136,8 @@ def select_corpus(
     as in a folder. Nothing left is an error
     that says what the filters and the folder walk left out.
     """
+    from tokviz.core.corpus.fileselect import select_files
     from tokviz.core.errors import CorpusError, InvalidArgument
-    from tokviz.core.fileselect import select_files
 
     try:
         selection = select_files(

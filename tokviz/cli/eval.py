@@ -1,7 +1,7 @@
 """``tokviz eval``: tokenizers x a folder (or files, or globs): totals, per folder or category, per file.
 
-Files are chosen by :func:`tokviz.core.fileselect.select_files` (text only; binaries and the rest
-counted on standard error), encoded by :func:`tokviz.core.evaluation.evaluate`, and printed as a
+Files are chosen by :func:`tokviz.core.corpus.fileselect.select_files` (text only; binaries and the rest
+counted on standard error), encoded by :func:`tokviz.core.analysis.evaluation.evaluate`, and printed as a
 table, CSV, JSON or markdown; ``--plot`` draws the totals with the chart panel's drawing code.
 Nothing is written until every file is measured, so Ctrl+C (exit 130) leaves no output behind.
 """
@@ -13,16 +13,22 @@ import sys
 import time
 from typing import IO, TYPE_CHECKING, Any
 
-from .assumed import assumptions_by_label, note_assumptions
-from .command import EXIT_ERROR, EXIT_OK, UsageError, print_error, print_note
-from .compare import add_plot_options, check_plot_options, plot_compare
-from .corpus_files import add_include_binary
-from .eval_output import FORMATS, render
-from .options import add_file_options, add_specials_in_text, load_tokenizer, reading_specials, specials_note
-from .streams import redraw_line
+from tokviz.cli.assumed import assumptions_by_label, note_assumptions
+from tokviz.cli.command import EXIT_ERROR, EXIT_OK, UsageError, print_error, print_note
+from tokviz.cli.compare import add_plot_options, check_plot_options, plot_compare
+from tokviz.cli.corpus_files import add_include_binary
+from tokviz.cli.eval_output import FORMATS, render
+from tokviz.cli.options import (
+    add_file_options,
+    add_specials_in_text,
+    load_tokenizer,
+    reading_specials,
+    specials_note,
+)
+from tokviz.cli.streams import redraw_line
 
 if TYPE_CHECKING:
-    from tokviz.core.evaluation import EvalProgress, Evaluation, Grouper
+    from tokviz.core.analysis.evaluation import EvalProgress, Evaluation, Grouper
 
 DEFAULT_EVAL = ("gpt2", "cl100k")
 # The chart shows at most this many groups besides the total; the smaller ones are drawn together.
@@ -105,7 +111,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Select the files, measure them under every tokenizer, print the rows and draw the chart."""
-    from tokviz.core.fileselect import parse_size, select_files
+    from tokviz.core.corpus.fileselect import parse_size, select_files
 
     check_plot_options(args)
     if args.by == "category" and not args.categories:
@@ -115,7 +121,7 @@ def run(args: argparse.Namespace) -> int:
     # Outputs are checked before any work: a missing folder or a read-only file fails at once.
     outputs = [(flag, path) for flag, path in (("--output", args.output), ("--plot", args.plot)) if path]
     if outputs:
-        from tokviz.core.outputs import Output, check_outputs
+        from tokviz.core.io.outputs import Output, check_outputs
 
         check_outputs(
             [Output.file(path, flag) for flag, path in outputs],
@@ -158,7 +164,7 @@ def run(args: argparse.Namespace) -> int:
         if not args.quiet:
             print_note(f"chart written to {written}")
     if args.output:
-        from tokviz.core.outputs import Output, write_outputs
+        from tokviz.core.io.outputs import Output, write_outputs
 
         write_outputs([(Output.file(args.output, "--output"), text.encode("utf-8"))], named_files(args.paths))
         if not args.quiet:
@@ -195,7 +201,7 @@ def _load_tokenizers(specs: list[str], pattern: str | None) -> tuple[list[str], 
             failed.append((spec, exc))
     if not loaded and failed:
         raise failed[0][1]
-    from . import describe_error
+    from tokviz.cli import describe_error
 
     for spec, problem in failed:
         print_error(f"cannot load {spec}: {describe_error(problem)}")
@@ -225,7 +231,7 @@ def _files_inside(paths: list[str], outputs: list[str]) -> list[str]:
 def read_categories(path: str | None) -> Any:
     if path is None:
         return None
-    from tokviz.core.evaluation import Categories
+    from tokviz.core.analysis.evaluation import Categories
 
     return Categories.read(path)
 
@@ -245,7 +251,7 @@ def _evaluate(
     categories: Any,
     errors: str,
 ) -> Evaluation:
-    from tokviz.core.evaluation import by_folder, evaluate, unique_labels
+    from tokviz.core.analysis.evaluation import by_folder, evaluate, unique_labels
 
     group_of: Grouper | None = None
     order: tuple[str, ...] = ()
@@ -314,7 +320,7 @@ def _chart_row(label: str, r: Any) -> dict[str, Any]:
 
 
 def _id_spaces(evaluation: Evaluation, tokenizers: list[Any]) -> dict[str, int | None]:
-    from tokviz.core.evaluation import id_space
+    from tokviz.core.analysis.evaluation import id_space
 
     return {name: id_space(tok) for name, tok in zip(evaluation.tokenizers, tokenizers)}
 

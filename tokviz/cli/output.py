@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from tokviz.core.bytes_ import printable_token
-from tokviz.core.safe_text import terminal_text
+from tokviz.core.io.safe_text import terminal_text
+from tokviz.core.pretok.bytes_ import printable_token
 
 
 def token_label(data: bytes) -> str:

@@ -2,7 +2,7 @@
 
 DIR holds parallel text, one file per language with aligned lines (FLORES-200's ``eng_Latn.devtest``
 or ``en.txt``); without DIR the small sample that ships with tokviz is used. Every line is encoded on
-its own by :func:`tokviz.core.parity.measure_parity`; the rows (tokens, bytes and characters per
+its own by :func:`tokviz.core.analysis.parity.measure_parity`; the rows (tokens, bytes and characters per
 token, the premium over the reference language) print as a table, CSV, JSON or markdown, followed
 by the dearest languages; ``--plot`` draws sorted bars, one series per tokenizer (Qt imported only then).
 """
@@ -14,10 +14,10 @@ import sys
 import time
 from typing import IO, TYPE_CHECKING, Any
 
-from .assumed import assumptions_by_label, note_assumptions
-from .command import EXIT_OK, UsageError, print_note
-from .drawing import qt_drawing
-from .options import (
+from tokviz.cli.assumed import assumptions_by_label, note_assumptions
+from tokviz.cli.command import EXIT_OK, UsageError, print_note
+from tokviz.cli.drawing import qt_drawing
+from tokviz.cli.options import (
     add_file_options,
     add_specials_in_text,
     check_image_path,
@@ -26,11 +26,11 @@ from .options import (
     reading_specials,
     specials_note,
 )
-from .output import render_markdown, render_table
-from .streams import redraw_line
+from tokviz.cli.output import render_markdown, render_table
+from tokviz.cli.streams import redraw_line
 
 if TYPE_CHECKING:
-    from tokviz.core.parity import ParallelSet, ParityTable
+    from tokviz.core.analysis.parity import ParallelSet, ParityTable
 
 DEFAULT_PARITY = ("gpt2", "cl100k", "o200k")
 FORMATS = ("table", "csv", "json", "markdown")
@@ -98,15 +98,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Read the parallel set, measure it under every tokenizer, print the rows and draw the chart."""
-    from tokviz.core.evaluation import unique_labels
-    from tokviz.core.parity import bundled_sample, measure_parity, read_parallel
+    from tokviz.core.analysis.evaluation import unique_labels
+    from tokviz.core.analysis.parity import bundled_sample, measure_parity, read_parallel
 
     _check_options(args)
     parallel = read_parallel(args.folder if args.folder is not None else bundled_sample())
     inputs = [t.path for t in parallel.texts]
     outputs = [(flag, path) for flag, path in (("--output", args.output), ("--plot", args.plot)) if path]
     if outputs:
-        from tokviz.core.outputs import Output, check_outputs
+        from tokviz.core.io.outputs import Output, check_outputs
 
         check_outputs([Output.file(path, flag) for flag, path in outputs], inputs=inputs)
     specs = list(dict.fromkeys(args.tokenizer or DEFAULT_PARITY))
@@ -137,7 +137,7 @@ def run(args: argparse.Namespace) -> int:
         if not args.quiet:
             print_note(f"chart written to {written}")
     if args.output:
-        from tokviz.core.outputs import Output, write_outputs
+        from tokviz.core.io.outputs import Output, write_outputs
 
         write_outputs([(Output.file(args.output, "--output"), text.encode("utf-8"))], inputs)
         if not args.quiet:
@@ -168,7 +168,7 @@ def _check_options(args: argparse.Namespace) -> None:
 def render(table: ParityTable, form: str, worst: int = 3, note: str = "") -> str:
     """The rows as an aligned table, markdown or CSV, with the dearest languages under a table."""
     if form == "csv":
-        from tokviz.core.parity import parity_csv
+        from tokviz.core.analysis.parity import parity_csv
 
         return parity_csv(table)
     headers, rows, right = table.headers(), table.rows(), table.right_aligned()
@@ -182,9 +182,9 @@ def render(table: ParityTable, form: str, worst: int = 3, note: str = "") -> str
 def _json(table: ParityTable, worst: int, parallel: ParallelSet, assumptions: dict[str, list[str]]) -> str:
     import json
 
-    from tokviz.core.evaluation import rounded_rows
-    from tokviz.core.parity import iter_rows
-    from tokviz.core.safe_text import encodable
+    from tokviz.core.analysis.evaluation import rounded_rows
+    from tokviz.core.analysis.parity import iter_rows
+    from tokviz.core.io.safe_text import encodable
 
     document: dict[str, Any] = {
         "folder": parallel.folder,

@@ -13,10 +13,10 @@ import time
 from collections.abc import Callable
 from typing import IO, TYPE_CHECKING
 
-from .streams import redraw_line
+from tokviz.cli.streams import redraw_line
 
 if TYPE_CHECKING:
-    from tokviz.core.train import Progress
+    from tokviz.core.training.train import Progress
 
 
 class ProgressPrinter:

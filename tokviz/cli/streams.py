@@ -3,7 +3,7 @@
 Every command prints names it did not choose: file names, model names, deck titles, tokens. The
 entry point wraps ``sys.stdout`` and ``sys.stderr`` for the whole run (:func:`escaped_streams`),
 so every write, argparse's own usage and error messages and Python's warnings included, shows
-control characters as visible escapes (:func:`tokviz.core.safe_text.terminal_output`) and a new
+control characters as visible escapes (:func:`tokviz.core.io.safe_text.terminal_output`) and a new
 command cannot forget to. Line ends and tabs pass, since the output is made of lines: a name
 holding a newline is escaped where it is printed (``terminal_text``), as the tables and
 :func:`~tokviz.cli.command.print_note` do.
@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import IO, Any, NoReturn, TextIO, cast
 
-from tokviz.core.safe_text import terminal_output, terminal_text
+from tokviz.core.io.safe_text import terminal_output, terminal_text
 
 
 class EscapedStream:

@@ -8,10 +8,10 @@ a private copy in a temporary folder of its own, and only this module touches th
 
 - Reading: the path must be absent, or a regular file (directly or through a symbolic link) of at
   most :data:`SETTINGS_FILE_CAP` bytes, read without blocking
-  (:func:`tokviz.core.filekind.read_regular_file`). Anything else (a FIFO, a device, a folder, a
+  (:func:`tokviz.core.io.filekind.read_regular_file`). Anything else (a FIFO, a device, a folder, a
   link to nothing, an unreadable or larger file) leaves the file as it is: the app starts with the
   default settings, says so in one line (:attr:`SettingsFile.problem`) and never saves over it.
-- Writing: the copy goes back with :func:`tokviz.core.atomic.atomic_write_bytes` (a temporary
+- Writing: the copy goes back with :func:`tokviz.core.io.atomic.atomic_write_bytes` (a temporary
   file renamed over the target) only while the path is still absent or a regular file. A symbolic
   link to a regular file is written through: its target is replaced atomically and the link
   stays (a dotfiles folder keeps working); a link to nothing, a device or a FIFO is never written.
@@ -27,9 +27,9 @@ import stat
 import tempfile
 from pathlib import Path
 
-from tokviz.core.atomic import atomic_write_bytes
-from tokviz.core.filekind import ReadProblem, kind_problem, read_regular_file
-from tokviz.core.safe_text import terminal_text
+from tokviz.core.io.atomic import atomic_write_bytes
+from tokviz.core.io.filekind import ReadProblem, kind_problem, read_regular_file
+from tokviz.core.io.safe_text import terminal_text
 
 SETTINGS_FILE_CAP = 8 * 2**20
 """The largest settings file read or written; a session's settings take a few kilobytes (the

@@ -28,19 +28,18 @@ import contextlib
 import os
 import pickle
 import signal
+import sys
 import threading
 from collections.abc import Mapping
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 from typing import Any
 
-from ..procpool import process_context
+from ..io.procpool import process_context
 from .errors import ChatTemplateError
 
-try:
+if sys.platform != "win32":
     import resource
-except ImportError:  # pragma: no cover - Windows
-    resource = None  # type: ignore[assignment]
 
 RENDER_MEMORY = 256 * 2**20
 """Memory a render may use beyond what the worker holds when it starts (and its request's share)."""
@@ -195,7 +194,7 @@ def _address_space() -> int | None:
 
 def _limit(request_bytes: int, seconds: float) -> tuple[tuple[int, int], tuple[int, int]] | None:
     """Cap this worker's address space and CPU time for one render; the limits before, to put back."""
-    if resource is None:  # pragma: no cover - Windows
+    if sys.platform == "win32":  # pragma: no cover - no resource limits there
         return None
     before = resource.getrlimit(resource.RLIMIT_AS), resource.getrlimit(resource.RLIMIT_CPU)
     size = _address_space()
@@ -216,7 +215,7 @@ def _limit(request_bytes: int, seconds: float) -> tuple[tuple[int, int], tuple[i
 
 
 def _unlimit(before: tuple[tuple[int, int], tuple[int, int]] | None) -> None:
-    if resource is None or before is None:  # pragma: no cover - Windows
+    if sys.platform == "win32" or before is None:  # pragma: no cover - Windows
         return
     with contextlib.suppress(ValueError, OSError):
         resource.setrlimit(resource.RLIMIT_AS, before[0])

@@ -9,13 +9,13 @@ from typing import Any, TypeGuard
 
 import regex
 
-from ..bytes_ import bytes_to_gpt2_str
+from ..bpe.tokenizer import Tokenizer
+from ..bpe.vocab_rules import MAX_ENTRIES as MAX_ENTRIES
+from ..bpe.vocab_rules import MAX_ID as MAX_ID
+from ..bpe.vocab_rules import short as _short
 from ..errors import ExportError, TokenizerLoadError
-from ..filekind import ReadProblem, read_regular_file
-from ..tokenizer import Tokenizer
-from ..vocab_rules import MAX_ENTRIES as MAX_ENTRIES
-from ..vocab_rules import MAX_ID as MAX_ID
-from ..vocab_rules import short as _short
+from ..io.filekind import ReadProblem, read_regular_file
+from ..pretok.bytes_ import bytes_to_gpt2_str
 
 PathLike = str | os.PathLike[str]
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from ..bpe.tokenizer import Tokenizer
 from ..errors import TokenizerLoadError
-from ..pretokenize import Pretokenizer, reference_bound, resolve_pretokenizer
-from ..recovery import WHOLE_PIECE_PATTERN, recover_merges
-from ..tokenizer import Tokenizer
+from ..io.recovery import WHOLE_PIECE_PATTERN, recover_merges
+from ..pretok.pretokenize import Pretokenizer, reference_bound, resolve_pretokenizer
 
 
 class TiktokenEngine:
@@ -64,9 +64,9 @@ def tokenizer_from_ranks(
 
     When tiktoken chunks the text, tokviz's own chunks (the views' chunk numbers, the pre-tokenizer
     panel, replay) use the Unicode version tiktoken's regex engine knows
-    (:func:`~tokviz.core.pretokenize.reference_bound`), so both cut every text alike. A token with
+    (:func:`~tokviz.core.pretok.pretokenize.reference_bound`), so both cut every text alike. A token with
     no bytes (one line of Whisper's multilingual file) keeps its id for decoding; BPE never makes it.
-    ``specials_in_text=False``: the special ids only decode (see :class:`~tokviz.core.tokenizer.Tokenizer`).
+    ``specials_in_text=False``: the special ids only decode (see :class:`~tokviz.core.bpe.tokenizer.Tokenizer`).
     """
     pre = resolve_pretokenizer(pretokenizer)
     frozen = dict(ranks)

@@ -14,12 +14,12 @@ from typing import Any
 
 import regex
 
-from ..bytes_ import bytes_to_gpt2_str
+from ..bpe.tokenizer import Tokenizer
 from ..errors import PretokenizerError, TokenizerLoadError
-from ..outputs import Output
-from ..pretokenize import GPT2_PATTERN, Pretokenizer
-from ..regex_bounds import check_pattern_bounds
-from ..tokenizer import Tokenizer
+from ..io.outputs import Output
+from ..pretok.bytes_ import bytes_to_gpt2_str
+from ..pretok.pretokenize import GPT2_PATTERN, Pretokenizer
+from ..pretok.regex_bounds import check_pattern_bounds
 from ._common import (
     HF_JSON_CAP,
     PathLike,
@@ -41,7 +41,7 @@ from .oniguruma import to_oniguruma
 
 
 def export_hf(tokenizer: Tokenizer, path: PathLike) -> Path:
-    """Write a Hugging Face ``tokenizer.json``, checked and atomic (see :mod:`tokviz.core.outputs`)."""
+    """Write a Hugging Face ``tokenizer.json``, checked and atomic (see :mod:`tokviz.core.io.outputs`)."""
     write_one(Output.file(path, "tokenizer.json"), hf_file_bytes(tokenizer))
     return Path(path)
 

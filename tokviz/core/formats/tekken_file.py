@@ -15,9 +15,9 @@ import binascii
 from collections.abc import Mapping
 from typing import Any
 
+from ..bpe.tokenizer import Tokenizer
 from ..errors import PretokenizerError, TokenizerLoadError
-from ..regex_bounds import check_pattern_bounds
-from ..tokenizer import Tokenizer
+from ..pretok.regex_bounds import check_pattern_bounds
 from ._common import MAX_ENTRIES, _is_int, _short
 from .engine import tokenizer_from_ranks
 

@@ -9,11 +9,11 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..bpe.tokenizer import Tokenizer
 from ..errors import ExportError, PretokenizerError, TokenizerLoadError
-from ..outputs import Output
-from ..pretokenize import Pretokenizer
-from ..regex_bounds import check_pattern_bounds
-from ..tokenizer import Tokenizer
+from ..io.outputs import Output
+from ..pretok.pretokenize import Pretokenizer
+from ..pretok.regex_bounds import check_pattern_bounds
 from ._common import (
     MAX_ID,
     TIKTOKEN_CAP,
@@ -31,7 +31,7 @@ from .whisper import LANGUAGES_BEFORE_V3, WHISPER_FILE_NAME, whisper_special_tok
 
 
 def export_tiktoken(tokenizer: Tokenizer, path: PathLike) -> Path:
-    """Write a ``.tiktoken`` rank file (checked and atomic, see :mod:`tokviz.core.outputs`)."""
+    """Write a ``.tiktoken`` rank file (checked and atomic, see :mod:`tokviz.core.io.outputs`)."""
     write_one(Output.file(path, "the .tiktoken file"), tiktoken_file_bytes(tokenizer))
     return Path(path)
 

@@ -1,6 +1,6 @@
 """The exchange-rate chart's canvas, and its headless PNG/SVG rendering.
 
-:class:`ChartCanvas` draws one :class:`~tokviz.core.exchange.ExchangeTable` in one of three views
+:class:`ChartCanvas` draws one :class:`~tokviz.core.analysis.exchange.ExchangeTable` in one of three views
 (bytes per token, attention cost, vocabulary vs embedding size) with a title, a legend and a
 caption; ``write_chart`` and ``plot_compare_rows`` render it offscreen for exports and
 ``tokviz compare --plot``. Every number comes from the core; the bars (:mod:`.chart_bars`) and the
@@ -20,8 +20,8 @@ from PySide6.QtCore import QPoint, QPointF, QSize, Qt
 from PySide6.QtGui import QColor, QCursor, QFontMetricsF, QImage, QPainter, QPalette, QResizeEvent, QShowEvent
 from PySide6.QtWidgets import QGraphicsView, QLabel, QSizePolicy, QToolTip, QVBoxLayout, QWidget
 
+from tokviz.core.analysis.exchange import DEFAULT_EMBEDDING_DIM, ExchangeTable
 from tokviz.core.errors import ExportError
-from tokviz.core.exchange import DEFAULT_EMBEDDING_DIM, ExchangeTable
 from tokviz.gui.drawing.chart_bars import AXIS_TITLES, BarGeometry, BarLayer
 from tokviz.gui.drawing.chart_style import (
     EXPORT_SIZE,

@@ -1,6 +1,6 @@
 """The parity chart: each language's token premium over the reference language, as sorted bars.
 
-:class:`ParityCanvas` draws one :class:`~tokviz.core.parity.ParityTable`: a group of bars per language
+:class:`ParityCanvas` draws one :class:`~tokviz.core.analysis.parity.ParityTable`: a group of bars per language
 (dearest first under the first tokenizer), one series per tokenizer in the exchange-rate chart's
 colours, a line at 1× (the reference), a legend and a caption naming the dearest languages.
 :func:`plot_parity` renders it offscreen for ``tokviz parity --plot``; the chart panel's parity view
@@ -18,8 +18,8 @@ from PySide6.QtCore import QPoint, QPointF, QSize, Qt
 from PySide6.QtGui import QColor, QCursor, QFontMetricsF, QImage, QPainter, QPalette, QResizeEvent, QShowEvent
 from PySide6.QtWidgets import QGraphicsView, QLabel, QSizePolicy, QToolTip, QVBoxLayout, QWidget
 
+from tokviz.core.analysis.parity import ParityTable
 from tokviz.core.errors import ExportError
-from tokviz.core.parity import ParityTable
 from tokviz.gui.drawing.chart_style import EXPORT_SIZE, ChartStyle, series_color
 from tokviz.gui.drawing.images import blank_image, check_scale, svg_drawing, write_image
 from tokviz.gui.drawing.svg_flatten import flatten_svg

@@ -18,9 +18,9 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QWidget
 
-from tokviz.core.bytes_ import printable_token
-from tokviz.core.merges import MergeStep
-from tokviz.core.replay import Replay
+from tokviz.core.bpe.merges import MergeStep
+from tokviz.core.pretok.bytes_ import printable_token
+from tokviz.core.training.replay import Replay
 from tokviz.gui.drawing.chips import ChipStyle, is_partial, paint_chip
 from tokviz.gui.drawing.images import write_image
 from tokviz.gui.drawing.sheet import PAD, check_pixels, ensure_app, prepare_sheet

@@ -11,7 +11,7 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import QApplication, QWidget
 
 from tokviz.core.errors import ExportError
-from tokviz.core.safe_text import terminal_text
+from tokviz.core.io.safe_text import terminal_text
 from tokviz.gui.style.theme import TokenColors, app_palette, token_colors
 
 # QImage and most viewers cope with up to 32767 pixels in each direction.

@@ -16,7 +16,7 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QLabel, QPlainTextEdit, QWidget
 
-from tokviz.core.tokenizer import Tokenizer
+from tokviz.core.bpe.tokenizer import Tokenizer
 from tokviz.gui.drawing.chips import LegendBar
 from tokviz.gui.drawing.images import write_image
 from tokviz.gui.drawing.sheet import PAD, check_pixels, ensure_app, prepare_sheet

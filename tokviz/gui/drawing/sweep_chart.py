@@ -3,12 +3,13 @@
 The vocabulary axis is logarithmic, so the first few thousand merges, where the curve climbs
 fastest, get as much room as the last tens of thousands; each curve's knee is a ringed dot with
 its size. Painted with QPainter only, so the SVG keeps text as text. Every number comes from
-:class:`tokviz.core.sweep.Sweep`.
+:class:`tokviz.core.analysis.sweep.Sweep`.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -16,11 +17,10 @@ from PySide6.QtCore import QPointF, QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QFont, QPainter, QPainterPath, QPaintEvent, QPen
 from PySide6.QtWidgets import QWidget
 
-from tokviz.core.sweep import Sweep, SweepCurve
-
-from .chart_style import series_color
-from .images import write_image
-from .sheet import check_pixels, ensure_app
+from tokviz.core.analysis.sweep import Sweep, SweepCurve
+from tokviz.gui.drawing.chart_style import series_color
+from tokviz.gui.drawing.images import write_image
+from tokviz.gui.drawing.sheet import check_pixels, ensure_app
 
 CHART_SIZE = QSize(960, 540)
 # A curve is drawn through at most this many points, spread evenly on the log axis.
@@ -107,7 +107,15 @@ def paint_sweep(painter: QPainter, area: QRectF, sweep: Sweep, dark: bool) -> No
         painter.drawText(legend.adjusted(24, 0, 0, 0), Qt.AlignmentFlag.AlignVCenter, label)
 
 
-def _axes(painter, plot, at, x_range, y_range, ink, faint) -> None:
+def _axes(
+    painter: QPainter,
+    plot: QRectF,
+    at: Callable[[float, float], QPointF],
+    x_range: tuple[float, float],
+    y_range: tuple[float, float],
+    ink: QColor,
+    faint: QColor,
+) -> None:
     """Grid lines and labels: x at 1, 2, 5 times powers of ten, y every half byte per token."""
     low, high = x_range
     y_low, y_high = y_range

@@ -15,10 +15,10 @@ from typing import Any
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt
 from PySide6.QtGui import QColor, QFont
 
-from tokviz.core.bytes_ import hex_bytes, printable_token
-from tokviz.core.merges import MergeStep
-from tokviz.core.replay import ReplayTrace
-from tokviz.core.tokenizer import Tokenizer
+from tokviz.core.bpe.merges import MergeStep
+from tokviz.core.bpe.tokenizer import Tokenizer
+from tokviz.core.pretok.bytes_ import hex_bytes, printable_token
+from tokviz.core.training.replay import ReplayTrace
 
 COLUMNS = ("Step", "Merge", "New token", "Id", "Count", "Ties", "Text tokens", "Corpus tokens")
 STEP, MERGE, NEW, ID, COUNT, TIES, TEXT_TOKENS, CORPUS_TOKENS = range(len(COLUMNS))

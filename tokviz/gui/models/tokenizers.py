@@ -18,12 +18,12 @@ from typing import Any
 
 from PySide6.QtCore import QAbstractListModel, QModelIndex, QObject, QPersistentModelIndex, Qt, Signal
 
+from tokviz.core.analysis.evaluation import distinct_labels, tokenizer_label
+from tokviz.core.bpe.specials_text import SpecialsInText, check_specials_in_text, reading_specials
+from tokviz.core.bpe.tokenizer import Tokenizer
 from tokviz.core.errors import TokvizError
-from tokviz.core.evaluation import distinct_labels, tokenizer_label
-from tokviz.core.pretokenize import PatternTimeoutError
-from tokviz.core.registry import is_builtin, load_tokenizer
-from tokviz.core.specials_text import SpecialsInText, check_specials_in_text, reading_specials
-from tokviz.core.tokenizer import Tokenizer
+from tokviz.core.formats.registry import is_builtin, load_tokenizer
+from tokviz.core.pretok.pretokenize import PatternTimeoutError
 from tokviz.gui.models.entries import describe, encodes_in_gui_thread, warmed
 from tokviz.gui.models.words import WORDS_KEY, WordsCorpus
 from tokviz.gui.text.token_table import TableUpdate, TokenTable, execute_plan, plan_edit
@@ -251,7 +251,7 @@ class TokenizerRegistryModel(QAbstractListModel):
 
     def _relabel(self) -> None:
         """Give entries that share a name distinct ones (a folder ``multilingual`` and a file
-        ``multilingual.tiktoken``) as :func:`tokviz.core.evaluation.distinct_labels` does for the CLI."""
+        ``multilingual.tiktoken``) as :func:`tokviz.core.analysis.evaluation.distinct_labels` does for the CLI."""
         specs = [e.key[5:] if e.key.startswith("file:") else None for e in self._entries]
         for row, (entry, label) in enumerate(
             zip(self._entries, distinct_labels([e.label for e in self._entries], specs))

@@ -4,7 +4,7 @@ and the overlap of two vocabularies.
 The Count column shows how often each token occurs on the text the browser counted (the editor's
 text or a folder, see :mod:`tokviz.gui.panels.vocabulary.usage`), or, before any count, the counts
 a trained model came with. A usage filter keeps the tokens used, never used, or suspicious (long
-and rare: :data:`tokviz.core.usage.SUSPICIOUS_SCORE`). Merge steps are 1-based, as the timeline
+and rare: :data:`tokviz.core.analysis.usage.SUSPICIOUS_SCORE`). Merge steps are 1-based, as the timeline
 numbers them.
 """
 
@@ -23,13 +23,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from tokviz.core.bytes_ import hex_bytes, printable_token
+from tokviz.core.analysis.usage import SUSPICIOUS_SCORE
+from tokviz.core.bpe.tokenizer import Tokenizer
 from tokviz.core.errors import PretokenizerError
-from tokviz.core.pretokenize import shorten_pattern
-from tokviz.core.regex_bounds import check_pattern_bounds
-from tokviz.core.safe_text import csv_cell
-from tokviz.core.tokenizer import Tokenizer
-from tokviz.core.usage import SUSPICIOUS_SCORE
+from tokviz.core.io.safe_text import csv_cell
+from tokviz.core.pretok.bytes_ import hex_bytes, printable_token
+from tokviz.core.pretok.pretokenize import shorten_pattern
+from tokviz.core.pretok.regex_bounds import check_pattern_bounds
 from tokviz.gui.text.display import merge_step
 
 COLUMNS = ("Id", "Token", "Length", "Merge step", "Parents", "Bytes", "Count")
@@ -105,7 +105,7 @@ class VocabModel(QAbstractTableModel):
         self._refilter()
 
     def set_class_filter(self, ids: np.ndarray | None) -> None:
-        """Keep only these ids (the audit classes checked, :mod:`tokviz.core.audit`), or all with None."""
+        """Keep only these ids (the audit classes checked, :mod:`tokviz.core.analysis.audit`), or all with None."""
         self._class_ids = ids
         self._refilter()
 

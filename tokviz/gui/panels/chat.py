@@ -32,7 +32,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from tokviz.core.tokenizer import Tokenizer
+from tokviz.core.bpe.tokenizer import Tokenizer
 from tokviz.gui.context import PanelContext
 from tokviz.gui.style.theme import TokenColors
 from tokviz.gui.workers.debounce import Debouncer
@@ -46,6 +46,9 @@ ROLES = ("system", "user", "assistant", "tool")
 TEMPLATE_FILL = (("#e6e6e6", "#d2d2d2"), ("#3a3a3a", "#4a4a4a"))
 STRADDLE_FILL = ("#ffcc80", "#8a5a00")
 INJECTION_FILL = "#c62828"
+
+RenderRequest = tuple[Tokenizer, str | None, list[dict[str, str]], bool]
+"""What one background render is handed: tokenizer, its source, the messages, the generation prompt."""
 
 
 def chat_lens_for(
@@ -150,7 +153,7 @@ class ChatPanel(QWidget):
         self.error: str | None = None
         self._colors: TokenColors | None = None
         self._job: Job | None = None
-        self._pending: tuple | None = None
+        self._pending: RenderRequest | None = None
         self._tokenizer: tuple[Tokenizer, str | None] | None = None
         self.debouncer = Debouncer(150, self)
         self.debouncer.triggered.connect(self.refresh)
@@ -288,7 +291,7 @@ class ChatPanel(QWidget):
             return
         self._start(request)
 
-    def _start(self, request: tuple) -> None:
+    def _start(self, request: RenderRequest) -> None:
         tokenizer, source, messages, generation_prompt = request
         job = run_job(lambda: chat_lens_for(tokenizer, source, messages, generation_prompt), self)
         self._job = job

@@ -23,8 +23,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from tokviz.core.stream import naive_decode_each
-from tokviz.core.tokenizer import Tokenizer
+from tokviz.core.bpe.stream import naive_decode_each
+from tokviz.core.bpe.tokenizer import Tokenizer
 from tokviz.gui.context import PanelContext
 from tokviz.gui.drawing.images import VECTOR_PROPERTY
 from tokviz.gui.panels.docking import refresh_while_visible
@@ -47,6 +47,9 @@ COLUMN_TIPS = {
     7: "joined per-id decodes == s: each id decoded on its own, the strings joined",
 }
 YES, NO = "✓ true", "✗ false"
+
+CheckRequest = tuple[str, list[tuple[str, Tokenizer, Sequence[int] | None]]]
+"""What one background check is handed: the text and each ``(label, tokenizer, ids or None)``."""
 
 
 @dataclass(frozen=True)
@@ -104,7 +107,7 @@ class RoundTripPanel(QWidget):
         self.setProperty(VECTOR_PROPERTY, True)
         self.results: list[RoundTrip] = []
         self._job: Job | None = None
-        self._pending: tuple | None = None
+        self._pending: CheckRequest | None = None
         self.summary = QLabel(self)
         self.summary.setObjectName("roundTripSummary")
         self.summary.setTextFormat(Qt.TextFormat.RichText)
@@ -147,7 +150,7 @@ class RoundTripPanel(QWidget):
             return
         self._start(request)
 
-    def _start(self, request: tuple) -> None:
+    def _start(self, request: CheckRequest) -> None:
         text, rows = request
         labels = [label for label, _tok, _ids in rows]
 

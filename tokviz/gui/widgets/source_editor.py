@@ -5,6 +5,7 @@ from __future__ import annotations
 from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtGui import (
     QDragEnterEvent,
+    QDragMoveEvent,
     QDropEvent,
     QKeyEvent,
 )
@@ -58,7 +59,7 @@ class SourceEditor(QPlainTextEdit):
             return
         super().dragEnterEvent(event)
 
-    def dragMoveEvent(self, event) -> None:  # noqa: ANN001 - QDragMoveEvent
+    def dragMoveEvent(self, event: QDragMoveEvent) -> None:
         if event.mimeData().hasUrls():
             event.acceptProposedAction()
             return

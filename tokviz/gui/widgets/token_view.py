@@ -26,7 +26,7 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QPlainTextEdit, QToolTip, QWidget
 
-from tokviz.core.tokenizer import Tokenizer
+from tokviz.core.bpe.tokenizer import Tokenizer
 from tokviz.gui.style.theme import TokenColors, colour_indices_range, token_colors
 from tokviz.gui.text.display import (
     DisplayOptions,

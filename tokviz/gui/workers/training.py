@@ -28,13 +28,13 @@ from typing import Any
 import shiboken6
 from PySide6.QtCore import QObject, Qt, QThread, QTimer, Signal, Slot
 
-from tokviz.core.counts import train_source_iter
+from tokviz.core.bpe.merges import MergeStep
+from tokviz.core.bpe.tokenizer import Tokenizer
 from tokviz.core.errors import Cancelled, TokvizError
-from tokviz.core.interpreter import pause_automatic_gc, shorten_switch_interval
-from tokviz.core.merges import MergeStep
-from tokviz.core.pretokenize import resolve_pretokenizer
-from tokviz.core.tokenizer import Tokenizer
-from tokviz.core.train import Progress, TrainResult
+from tokviz.core.io.interpreter import pause_automatic_gc, shorten_switch_interval
+from tokviz.core.pretok.pretokenize import resolve_pretokenizer
+from tokviz.core.training.counts import train_source_iter
+from tokviz.core.training.train import Progress, TrainResult
 from tokviz.gui.workers.rates import RateMeter, time_left
 
 # At most this many seconds between two progress signals (phase changes are sent at once).
@@ -76,7 +76,7 @@ def start_pretokenizer_server() -> None:
 
             os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), PRETOKENIZER_NICE)
             # The server imports the trainer once; every process it forks starts with it loaded.
-            multiprocessing.set_forkserver_preload(["tokviz.core.train"])
+            multiprocessing.set_forkserver_preload(["tokviz.core.training.train"])
             multiprocessing.forkserver.ensure_running()
         except (OSError, ValueError, RuntimeError):
             pass  # the core starts the server itself, at normal priority
@@ -184,8 +184,8 @@ class TrainSettings:
 
 def selected_files(paths: list[str], s: TrainSettings) -> list[str]:
     """The files the settings' filters keep of ``paths`` (the Train panel showed the same selection)."""
+    from tokviz.core.corpus.fileselect import select_files
     from tokviz.core.errors import CorpusError
-    from tokviz.core.fileselect import select_files
 
     selection = select_files(paths, s.include, s.exclude, max_size=s.max_file_size, errors=s.errors)
     if not selection.files:

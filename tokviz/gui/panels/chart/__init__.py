@@ -27,10 +27,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from tokviz.core.atomic import atomic_write_text
-from tokviz.core.exchange import DEFAULT_EMBEDDING_DIM, ExchangeTable
-from tokviz.core.metrics import TextMetrics
-from tokviz.core.tokenizer import Tokenizer
+from tokviz.core.analysis.exchange import DEFAULT_EMBEDDING_DIM, ExchangeTable
+from tokviz.core.analysis.metrics import TextMetrics
+from tokviz.core.bpe.tokenizer import Tokenizer
+from tokviz.core.io.atomic import atomic_write_text
 from tokviz.gui.context import PanelContext
 from tokviz.gui.drawing.chart_canvas import ChartCanvas, plot_compare_rows, render_canvas, write_chart
 from tokviz.gui.drawing.chart_style import (

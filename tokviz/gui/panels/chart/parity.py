@@ -2,7 +2,7 @@
 
 :class:`ParityView` reads a folder of parallel text (the bundled sample unless the user opens
 another, FLORES-200's devtest say), measures the chosen languages under the chosen tokenizers with
-:func:`tokviz.core.parity.measure_parity` in a worker, and draws the premiums as sorted bars
+:func:`tokviz.core.analysis.parity.measure_parity` in a worker, and draws the premiums as sorted bars
 (:class:`~tokviz.gui.drawing.parity_chart.ParityCanvas`) with the dearest languages named under
 them. The folder, tokenizers, languages and reference are remembered in the settings.
 :func:`add_parity_view` puts it into the exchange-rate chart's view picker.
@@ -27,9 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from tokviz.core.atomic import atomic_write_text
-from tokviz.core.errors import TokvizError
-from tokviz.core.parity import (
+from tokviz.core.analysis.parity import (
     ParallelSet,
     ParityTable,
     bundled_sample,
@@ -37,7 +35,9 @@ from tokviz.core.parity import (
     parity_csv,
     read_parallel,
 )
-from tokviz.core.tokenizer import Tokenizer
+from tokviz.core.bpe.tokenizer import Tokenizer
+from tokviz.core.errors import TokvizError
+from tokviz.core.io.atomic import atomic_write_text
 from tokviz.gui.drawing.chart_style import DEBOUNCE_MS, ChartStyle
 from tokviz.gui.drawing.parity_chart import ParityCanvas, write_parity_chart
 from tokviz.gui.models.tokenizers import TokenizerRegistryModel

@@ -2,7 +2,7 @@
 
 A slider runs over merge steps 0..M of one tokenizer (trained here, loaded, GPT-2, cl100k). At step
 k the replay view shows the text encoded with only the first k merges, and the tokens the current
-merge made are outlined. The core's :class:`~tokviz.core.replay.ReplayTrace` records once which
+merge made are outlined. The core's :class:`~tokviz.core.training.replay.ReplayTrace` records once which
 merges change the text (at most one per byte), so token counts at any step are lookups, play and
 step buttons skip straight to the merges that matter, and a jump costs one encoding of the text.
 While a model trains, its merges stream into the table and the corpus curve instead.
@@ -27,10 +27,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from tokviz.core.merges import MergeStep
-from tokviz.core.registry import merge_history
-from tokviz.core.replay import ReplayTrace
-from tokviz.core.tokenizer import Tokenizer
+from tokviz.core.bpe.merges import MergeStep
+from tokviz.core.bpe.tokenizer import Tokenizer
+from tokviz.core.formats.registry import merge_history
+from tokviz.core.training.replay import ReplayTrace
 from tokviz.gui.models.merge_model import MergeTableModel
 from tokviz.gui.models.tokenizers import TokenizerRegistryModel
 from tokviz.gui.panels.timeline.captions import replay_note_message, step_caption

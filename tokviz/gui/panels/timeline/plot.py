@@ -18,8 +18,8 @@ from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtGui import QFont, QPalette, QResizeEvent, QShowEvent
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
-from tokviz.core.merges import MergeStep
-from tokviz.core.replay import ReplayTrace
+from tokviz.core.bpe.merges import MergeStep
+from tokviz.core.training.replay import ReplayTrace
 from tokviz.gui.panels.timeline.plot_axes import readable_axis
 from tokviz.gui.workers.debounce import Debouncer
 

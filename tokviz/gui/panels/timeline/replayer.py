@@ -13,9 +13,9 @@ from dataclasses import dataclass
 
 from PySide6.QtCore import QObject, Signal
 
-from tokviz.core.merges import MergeStep
-from tokviz.core.replay import ReplayTrace
-from tokviz.core.tokenizer import Tokenizer
+from tokviz.core.bpe.merges import MergeStep
+from tokviz.core.bpe.tokenizer import Tokenizer
+from tokviz.core.training.replay import ReplayTrace
 from tokviz.gui.panels.timeline.stepper import MissingByteError, WholeTextTrace
 from tokviz.gui.text.token_table import TokenTable
 from tokviz.gui.workers.jobs import Job, run_job

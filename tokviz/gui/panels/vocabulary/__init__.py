@@ -34,7 +34,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from tokviz.core.specials_text import reading_note
+from tokviz.core.bpe.specials_text import reading_note
 from tokviz.gui.context import PanelContext
 from tokviz.gui.models.tokenizers import OPEN_KEY, KeyRole, TokenizerRegistryModel
 from tokviz.gui.models.vocabulary import (

@@ -15,8 +15,8 @@ from PySide6.QtCore import QPoint, Qt, Signal
 from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import QMenu, QTableView, QWidget
 
-from tokviz.core.atomic import atomic_write_text
-from tokviz.core.tokenizer import Tokenizer
+from tokviz.core.bpe.tokenizer import Tokenizer
+from tokviz.core.io.atomic import atomic_write_text
 from tokviz.gui.models.vocabulary import VocabModel, plain_token
 
 
