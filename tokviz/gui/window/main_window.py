@@ -182,6 +182,9 @@ class MainWindow(QMainWindow):
         self.menus.view_menu.addSeparator()
         self.menus.view_menu.addAction(self.presentation.action)
         self.presentation.restore()  # last: it may hide docks added above
+        settings_problem = self.settings.file_problem()
+        if settings_problem is not None:  # also said on standard error
+            self.statusBar().showMessage(settings_problem)
 
     def _add_export_actions(self) -> None:
         """File ▸ Export tokenizer…, Export web page…, Export panel… and Copy image, above Quit."""

@@ -39,7 +39,7 @@ from tokviz.gui.window.geometry import first_size
 from tokviz.gui.window.menus import WindowMenus
 
 # Texts longer than this are not written to the settings file (reopen the file instead).
-MAX_SAVED_TEXT = 200_000
+MAX_SAVED_TEXT = TEXT.max_size
 
 
 @dataclass(frozen=True)
