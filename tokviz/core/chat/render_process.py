@@ -105,6 +105,16 @@ _lock = threading.Lock()
 _worker: _Worker | None = None
 
 
+def render_process_id() -> int | None:
+    """The process id of the render worker now kept for the next render, or None when none runs.
+
+    One worker serves many renders and is replaced after it reaches a limit; the id tells which.
+    """
+    with _lock:
+        alive = _worker is not None and _worker.process.is_alive()
+        return _worker.process.pid if alive and _worker is not None else None
+
+
 def render_template(
     text: str,
     variables: Mapping[str, Any],
