@@ -22,7 +22,7 @@ import numpy as np
 from tokviz.core.safe_text import csv_cell, terminal_text
 
 from .assumed import note_assumptions
-from .command import UsageError
+from .command import UsageError, warns_on_cuts
 from .corpus_files import add_file_filters, max_file_size, select_corpus
 from .options import add_file_options, load_tokenizer
 from .output import render_markdown, render_table, text_or_hex, token_label
@@ -82,6 +82,7 @@ class Report:
     weights: EmbeddingIndicators | None = None
 
 
+@warns_on_cuts
 def run(args: argparse.Namespace) -> int:
     """Audit the tokenizer (on the corpus, with the weights) and print the report."""
     from tokviz.core.audit import audit_vocabulary

@@ -15,7 +15,7 @@ import time
 from typing import IO, TYPE_CHECKING, Any
 
 from .assumed import assumptions_by_label, note_assumptions
-from .command import EXIT_OK, UsageError, print_note
+from .command import EXIT_OK, UsageError, print_note, warns_on_cuts
 from .drawing import qt_drawing
 from .options import (
     add_file_options,
@@ -95,6 +95,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     plot.add_argument("--large-text", action="store_true", help="presentation-size text")
 
 
+@warns_on_cuts
 def run(args: argparse.Namespace) -> int:
     """Read the parallel set, measure it under every tokenizer, print the rows and draw the chart."""
     from tokviz.core.evaluation import unique_labels

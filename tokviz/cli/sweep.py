@@ -17,7 +17,7 @@ import json
 import sys
 from typing import TYPE_CHECKING, Any
 
-from .command import UsageError, print_note
+from .command import UsageError, print_note, warns_on_cuts
 from .corpus_files import add_file_filters
 from .eval import EvalMeter, named_files, read_categories
 from .options import (
@@ -97,6 +97,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_specials_in_text(p)
 
 
+@warns_on_cuts
 def run(args: argparse.Namespace) -> int:
     """Select the files, sweep the merge list over them, print the rows and draw the curves."""
     from tokviz.core.fileselect import parse_size, select_files

@@ -24,7 +24,7 @@ import numpy as np
 from tokviz.core.safe_text import csv_cell, terminal_text
 
 from .assumed import note_assumptions
-from .command import UsageError, print_note
+from .command import UsageError, print_note, warns_on_cuts
 from .corpus_files import add_file_filters
 from .options import add_file_options, add_specials_in_text, load_tokenizer, reading_specials, specials_note
 from .output import format_ratio, render_table, text_or_hex, token_label
@@ -89,6 +89,7 @@ class Report:
     assumptions: tuple[str, ...] = ()
 
 
+@warns_on_cuts
 def run(args: argparse.Namespace) -> int:
     """Count every tokenizer's ids on the selected text and print the report."""
     if args.top < 0:

@@ -22,6 +22,7 @@ from .errors import Cancelled, CorpusError
 from .filekind import ReadProblem, megabytes, read_regular_file
 from .html_table import table_html
 from .languages import Language, language_of
+from .metrics import encoded_parts
 from .safe_text import csv_cell
 from .svg_chart import bar_chart_svg
 from .tokenizer import Tokenizer
@@ -386,8 +387,8 @@ def _count(tokenizer: Tokenizer, lines: Sequence[str]) -> tuple[int, int, int, i
     for line in lines:
         nbytes += len(line.encode("utf-8", "surrogatepass"))
         chars += len(line)
-        if line:
-            tokens += len(tokenizer.encode(line))
+        if line:  # a long line is encoded in parts, never whole
+            tokens += sum(len(ids) for _, ids in encoded_parts(tokenizer, line))
     return len(lines), nbytes, chars, tokens
 
 
