@@ -36,6 +36,7 @@ from .count_schema import (
 )
 from .errors import CorpusError, PretokenizerError, TokvizError, VocabSizeError
 from .fileselect import corpus_source
+from .outputs import unfinished_problem
 from .path_record import path_fields, recorded_path
 from .pretokenize import resolve_pretokenizer
 from .sizes import text_and_file_size
@@ -713,7 +714,11 @@ def load_table(path: str | os.PathLike[str]) -> CountTable:
 
 
 def _head(path: str) -> bytes:
-    """The first bytes of a count table, after checking it is a regular file (never a FIFO or device)."""
+    """The first bytes of a count table, after checking it is a regular file (never a FIFO or device)
+    and not one of a set of outputs a stopped run left half replaced."""
+    unfinished = unfinished_problem(path)
+    if unfinished is not None:
+        raise CountTableError(unfinished)
     try:
         if not stat.S_ISREG(os.stat(path).st_mode) and not os.path.isdir(path):
             raise CountTableError(f"{path} is not a regular file (a FIFO or device), so not a count table")

@@ -14,6 +14,7 @@ import regex
 from ..bytes_ import bytes_to_gpt2_str
 from ..errors import ExportError, TokenizerLoadError
 from ..filekind import ReadProblem, read_regular_file
+from ..outputs import unfinished_problem
 from ..tokenizer import Tokenizer
 from ..vocab_rules import MAX_ENTRIES as MAX_ENTRIES
 from ..vocab_rules import MAX_ID as MAX_ID
@@ -53,7 +54,12 @@ def _read_file(path: PathLike, error: type[TokenizerLoadError], cap: int = MAX_F
     path once and saying what it is ("is a FIFO (named pipe)", "is larger than 128 MB").
 
     Never blocks (FIFOs are refused from ``stat``) and never reads more than ``cap + 1`` bytes.
+    A file of a set of outputs that a stopped run left half replaced is refused, naming the set
+    (see :func:`tokviz.core.outputs.unfinished_set`): every tokenizer file is read through here.
     """
+    unfinished = unfinished_problem(path)
+    if unfinished is not None:
+        raise error(unfinished)
     try:
         return read_regular_file(path, cap)
     except ReadProblem as exc:
