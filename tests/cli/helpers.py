@@ -35,6 +35,18 @@ def child_env() -> dict[str, str]:
     return dict(os.environ, PYTHONPATH=path)
 
 
+def tokviz_child(cwd: Path, *argv: str, **env: str) -> subprocess.CompletedProcess[str]:
+    """``python -m tokviz ARGV`` as a program in ``cwd``, with ``env`` added to the environment."""
+    return subprocess.run(
+        [sys.executable, "-m", "tokviz", *argv],
+        cwd=cwd,
+        env=dict(child_env(), **env),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
 # Runs ``tokviz ARGV`` (argv[2:]) with the address space capped at argv[1] bytes; with 0, runs it
 # uncapped and prints its peak address space (VmPeak, in KB) on the last line of standard error.
 CAPPED = """

@@ -25,7 +25,7 @@ from tokviz.core.errors import TokenizerLoadError
 from tokviz.core.formats import tokenizer_from_files
 from tokviz.core.outputs import FAULT_ENV, SIGINT_ENV, Output, check_outputs
 
-from .helpers import assert_one_line_error, run
+from .helpers import assert_one_line_error, run, tokviz_child
 from .helpers import child_env as _child_env
 
 
@@ -357,23 +357,10 @@ def test_a_set_left_half_renamed_is_refused_by_readers_in_one_line_until_finish_
     shutil.copy(corpus, tmp_path / "notes.txt")
     old = older_set(tmp_path, tmp_path / "notes.txt")
     # Nine temporary files and the journal, then ``renamed`` of the nine renames: killed there.
-    killed = subprocess.run(
-        [sys.executable, "-m", "tokviz", "train", "notes.txt", "--vocab-size", "300", *FULL_RUN],
-        cwd=tmp_path,
-        env=dict(child_env(), **{FAULT_ENV: str(10 + renamed)}),
-        capture_output=True,
-        timeout=120,
+    killed = tokviz_child(
+        tmp_path, "train", "notes.txt", "--vocab-size", "300", *FULL_RUN, **{FAULT_ENV: str(10 + renamed)}
     )
     assert killed.returncode == 137
-
-    def tokviz(*argv: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [sys.executable, "-m", "tokviz", *argv],
-            cwd=tmp_path,
-            env=child_env(),
-            capture_output=True,
-            text=True,
-        )
 
     for argv in (
         ["info", "m.json"],
@@ -381,19 +368,22 @@ def test_a_set_left_half_renamed_is_refused_by_readers_in_one_line_until_finish_
         ["info", "d"],
         ["encode", "--tokenizer", "h.json", "--text", "hi"],
     ):
-        done = tokviz(*argv)
+        done = tokviz_child(tmp_path, *argv)
         assert done.returncode == 1, argv
         assert_one_line_error(
             done.stderr, "is one of the outputs m.json, d/, t.tiktoken, t.tiktoken.json, h.json in"
         )
         assert "tokviz finish" in done.stderr
 
-    finished = tokviz("finish", "t.tiktoken")
+    finished = tokviz_child(tmp_path, "finish", "t.tiktoken")
 
     assert finished.returncode == 0, finished.stderr
     assert finished.stderr.startswith("tokviz: t.tiktoken: finished the outputs m.json, d/,")
     now = read_set(tmp_path)
     assert all(now[name] != old[name] for name in SET)
-    assert tokviz("info", "m.json").returncode == 0
-    assert tokviz("finish", "m.json").stderr == "tokviz: m.json: nothing to finish (its outputs are whole)\n"
+    assert tokviz_child(tmp_path, "info", "m.json").returncode == 0
+    assert (
+        tokviz_child(tmp_path, "finish", "m.json").stderr
+        == "tokviz: m.json: nothing to finish (its outputs are whole)\n"
+    )
     assert sorted(p.name for p in tmp_path.rglob(".*") if p.name != ".tokviz-files.json") == []

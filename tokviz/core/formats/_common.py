@@ -195,40 +195,42 @@ class JsonMembers:
         """The members of the current member's value, an object, as ``(key, value)`` pairs, or None
         when it has more than ``limit``."""
         self._read = True
-        text, scan = self.text, self._scan
-        out: list[tuple[str, Any]] = []
-        with self._errors():
-            pos = self._opened("{", self.pos)
-            if text.startswith("}", pos):
-                self.pos = pos + 1
-                return out
-            seen: set[str] = set()
-            while True:
-                if len(out) >= limit:
-                    return None
-                key, pos = self._key(pos, seen)
-                value, pos = scan(text, pos)
-                out.append((key, value))
-                after = _AFTER_MEMBER.match(text, pos)
-                if after is None:
-                    raise self._invalid("Expecting ',' delimiter", pos)
-                pos = after.end()
-                if after[1] == "}":
-                    self.pos = pos
-                    return out
+        seen: set[str] = set()
+
+        def member(pos: int) -> tuple[tuple[str, Any], int]:
+            key, pos = self._key(pos, seen)
+            value, pos = self._scan(self.text, pos)
+            return (key, value), pos
+
+        pairs: list[tuple[str, Any]] = []
+        return pairs if self._sequence(self.pos, "{", member, limit, pairs.append) else None
 
     # ------------------------------------------------------------------ reading
     def _array(self, start: int, limit: int, keep: Callable[[Any], None] | None) -> bool:
         """Read the array at ``start`` item by item, giving each to ``keep``; False at item ``limit + 1``."""
-        text, scan, after_item = self.text, self._scan, _AFTER_ITEM.match
+        text, scan = self.text, self._scan
+        return self._sequence(start, "[", lambda pos: scan(text, pos), limit, keep)
+
+    def _sequence(
+        self,
+        start: int,
+        opener: str,
+        read: Callable[[int], tuple[Any, int]],
+        limit: int,
+        keep: Callable[[Any], None] | None,
+    ) -> bool:
+        """Read the array or object opened at ``start`` one item at a time (``read`` gives an item
+        and where it ends), handing each to ``keep``; False at item ``limit + 1``, True at its end."""
+        text = self.text
+        after_item = (_AFTER_ITEM if opener == "[" else _AFTER_MEMBER).match
         with self._errors():
-            pos = self._opened("[", start)
-            if text.startswith("]", pos):
+            pos = self._opened(opener, start)
+            if text.startswith("]" if opener == "[" else "}", pos):
                 self.pos = pos + 1
                 return True
             count = 0
             while True:  # the tightest loop: a file may hold millions of items here
-                value, pos = scan(text, pos)
+                value, pos = read(pos)
                 count += 1
                 if count > limit:
                     return False
@@ -238,7 +240,7 @@ class JsonMembers:
                 if after is None:
                     raise self._invalid("Expecting ',' delimiter", pos)
                 pos = after.end()
-                if after[1] == "]":
+                if after[1] != ",":
                     self.pos = pos
                     return True
 
