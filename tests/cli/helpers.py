@@ -21,6 +21,16 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
     return code, out, err
 
 
+def train_model(capsys: pytest.CaptureFixture[str], folder: Path, text: str, vocab_size: int) -> Path:
+    """A model file in ``folder``, trained by ``tokviz train`` on ``text`` as a user would train it."""
+    corpus = folder / "corpus.txt"
+    corpus.write_text(text, encoding="utf-8")
+    path = folder / "m.json"
+    code, _, err = run(capsys, "train", str(corpus), "--vocab-size", str(vocab_size), "-o", str(path))
+    assert code == 0, err
+    return path
+
+
 def assert_one_line_error(err: str, *fragments: str) -> None:
     lines = err.strip().splitlines()
     assert len(lines) == 1, err

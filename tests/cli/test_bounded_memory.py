@@ -26,7 +26,7 @@ import resource, runpy, sys
 cap = int(sys.argv[1])
 if cap:
     resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
-import numpy, tokviz.cli.train, tokviz.core.pairindex
+import numpy, tokviz.cli.train, tokviz.core.training.pairindex
 if not cap:
     print(open("/proc/self/status").read().split("VmPeak:")[1].split()[0])
     raise SystemExit(0)

@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
+from tokviz.core.bpe.tokenizer import Tokenizer
 from tokviz.core.formats import save_model
-from tokviz.core.safe_text import csv_cell, encodable, terminal_text
-from tokviz.core.tokenizer import Tokenizer
+from tokviz.core.io.safe_text import csv_cell, encodable, terminal_text
 
 from .helpers import run
 

@@ -23,7 +23,7 @@ import pytest
 
 from tokviz.core.errors import TokenizerLoadError
 from tokviz.core.formats import tokenizer_from_files
-from tokviz.core.outputs import FAULT_ENV, SIGINT_ENV, Output, check_outputs
+from tokviz.core.io.outputs import FAULT_ENV, SIGINT_ENV, Output, check_outputs
 
 from .helpers import assert_one_line_error, run, tokviz_child
 from .helpers import child_env as _child_env
@@ -44,12 +44,12 @@ COMPANIONS = ("d/tokenizer_config.json", "d/special_tokens_map.json", "t.tiktoke
 @pytest.fixture
 def no_training(monkeypatch: pytest.MonkeyPatch) -> None:
     """Training must not start: the outputs are refused before it."""
-    import tokviz.core.train
+    import tokviz.core.training.train
 
     def must_not_train(*args: object, **kwargs: object) -> None:
         raise AssertionError("training started before the outputs were checked")
 
-    monkeypatch.setattr(tokviz.core.train, "train_bpe", must_not_train)
+    monkeypatch.setattr(tokviz.core.training.train, "train_bpe", must_not_train)
 
 
 def train(capsys: pytest.CaptureFixture[str], corpus: Path, *options: str) -> tuple[int, str]:
@@ -191,7 +191,7 @@ def test_a_special_token_that_clashes_with_a_learned_token_fails_before_writing(
 def test_ctrl_c_while_saving_writes_nothing(
     capsys, tmp_path: Path, corpus: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from tokviz.core import outputs
+    from tokviz.core.io import outputs
 
     shutil.copy(corpus, tmp_path / "notes.txt")
     old = older_set(tmp_path, tmp_path / "notes.txt")

@@ -17,7 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tokviz.core.counts import (
+from tokviz.core.training.counts import (
     MAX_COUNT,
     CountedFile,
     CountTable,

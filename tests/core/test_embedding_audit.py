@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 
 from tests.core.test_audit import tiny_bpe
-from tokviz.core.audit import audit_vocabulary
-from tokviz.core.embedding_audit import embedding_indicators
-from tokviz.core.embedding_file import EmbeddingTensor, WeightsError, find_embedding, list_tensors
+from tokviz.core.analysis.audit import audit_vocabulary
+from tokviz.core.analysis.embedding_audit import embedding_indicators
+from tokviz.core.analysis.embedding_file import EmbeddingTensor, WeightsError, find_embedding, list_tensors
 from tokviz.core.errors import Cancelled
 
 
@@ -136,7 +136,7 @@ def test_bad_files_and_names_are_one_clear_line(tmp_path: Path) -> None:
 def test_a_tensor_past_a_limit_is_refused_before_reading(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, limit: str, value: int, said: str
 ) -> None:
-    import tokviz.core.embedding_file as embedding_file
+    import tokviz.core.analysis.embedding_file as embedding_file
 
     monkeypatch.setattr(embedding_file, limit, value)
     path = write_safetensors(tmp_path / "m.safetensors", {"w": np.ones((261, 4), dtype=np.float32)})
@@ -283,7 +283,7 @@ def test_a_hostile_header_is_one_line_naming_the_file(
 
 
 def test_memory_follows_the_block_not_the_tensor(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import tokviz.core.embedding_file as embedding_file
+    import tokviz.core.analysis.embedding_file as embedding_file
 
     monkeypatch.setattr(embedding_file, "BLOCK_BYTES", 4 * 16 * 10)  # ten rows of 16 float32
     path = write_safetensors(tmp_path / "m.safetensors", {"wte": trained_and_untrained(261, [5])})

@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tokviz.core import Tokenizer, train_bpe
-from tokviz.core.rankrule import consistent_merges
+from tokviz.core.bpe.rankrule import consistent_merges
 
 from .reference import reference_encode
 

@@ -12,7 +12,7 @@ import pytest
 import tiktoken
 import tokenizers
 
-from tokviz.core.encodings import bundled_encoding
+from tokviz.core.bpe.tokenizer import Tokenizer
 from tokviz.core.errors import ExportError, ModelFileError, TokenizerLoadError
 from tokviz.core.formats import (
     export_gpt2,
@@ -26,10 +26,10 @@ from tokviz.core.formats import (
     to_oniguruma,
     tokenizer_from_files,
 )
-from tokviz.core.registry import load_tokenizer
-from tokviz.core.resources import resource_path
-from tokviz.core.tokenizer import Tokenizer
-from tokviz.core.train import TrainResult, train_bpe
+from tokviz.core.formats.encodings import bundled_encoding
+from tokviz.core.formats.registry import load_tokenizer
+from tokviz.core.io.resources import resource_path
+from tokviz.core.training.train import TrainResult, train_bpe
 
 CUSTOM_PATTERN = r"\p{L}+|\p{N}{1,2}+|[^\s\p{L}\p{N}]+|\s+$|\s+"
 SPECIALS = ["<|endoftext|>", "<|fim_prefix|>"]

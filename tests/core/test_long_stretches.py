@@ -14,13 +14,16 @@ from collections.abc import Iterator
 from unittest import mock
 
 import pytest
+import tiktoken
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tokviz.core import native_bpe, pretokenize, stretches, tokenizer, train_bpe
-from tokviz.core.pretokenize import LONGEST_PRETOKEN, reference_bound, resolve_pretokenizer
-from tokviz.core.registry import builtin_tokenizer
-from tokviz.core.stretches import CutCount, PartCutter, PieceMemo, counting_cuts, space_windows
+from tokviz.core import train_bpe
+from tokviz.core.bpe import native_bpe, tokenizer
+from tokviz.core.formats.registry import builtin_tokenizer
+from tokviz.core.pretok import pretokenize, stretches
+from tokviz.core.pretok.pretokenize import LONGEST_PRETOKEN, reference_bound, resolve_pretokenizer
+from tokviz.core.pretok.stretches import CutCount, PartCutter, PieceMemo, counting_cuts, space_windows
 
 SMALL = 6
 # Words, runs of one letter, digits, punctuation and spaces, newlines and non-ASCII letters:
@@ -46,10 +49,16 @@ def small_bound() -> Iterator[int]:
         yield bound
 
 
-def bounded_reference(name: str, text: str) -> list[int]:
+@pytest.fixture(scope="module")
+def published(
+    gpt2_tiktoken: tiktoken.Encoding, cl100k_tiktoken: tiktoken.Encoding, o200k_tiktoken: tiktoken.Encoding
+) -> dict[str, tiktoken.Encoding]:
+    """tiktoken's own encodings of the published patterns, the reference."""
+    return {"gpt2": gpt2_tiktoken, "cl100k": cl100k_tiktoken, "o200k": o200k_tiktoken}
+
+
+def bounded_reference(encoding: tiktoken.Encoding, name: str, text: str) -> list[int]:
     """tiktoken's ids with each pre-token longer than :data:`SMALL` merged in pieces of that length."""
-    tok = builtin_tokenizer(name)
-    encoding = tok._engine.encoding  # type: ignore[attr-defined]
     out: list[int] = []
     for chunk in reference_bound(resolve_pretokenizer(name)).split(text):
         for i in range(0, len(chunk), SMALL):
@@ -60,14 +69,16 @@ def bounded_reference(name: str, text: str) -> list[int]:
 @pytest.mark.parametrize("name", ["gpt2", "cl100k", "o200k"])
 @settings(max_examples=150, deadline=None)
 @given(text=texts)
-def test_long_pretokens_are_merged_in_pieces_and_the_rest_exactly(name: str, text: str) -> None:
+def test_long_pretokens_are_merged_in_pieces_and_the_rest_exactly(
+    published: dict[str, tiktoken.Encoding], name: str, text: str
+) -> None:
     with shrunk_bound():
         tok = builtin_tokenizer(name)
-        expected = bounded_reference(name, text)
+        expected = bounded_reference(published[name], name, text)
         assert tok.encode_ordinary(text) == expected
         pretokens = reference_bound(tok.pretokenizer).split(text)
         if all(len(p) <= SMALL for p in pretokens):
-            assert expected == tok._engine.encoding.encode_ordinary(text)  # type: ignore[attr-defined]
+            assert expected == published[name].encode_ordinary(text)
 
 
 @pytest.mark.parametrize("name", ["gpt2", "cl100k", "o200k"])
@@ -75,21 +86,20 @@ def test_tiktoken_never_sees_a_pretoken_longer_than_the_bound(
     name: str, small_bound: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     tok = builtin_tokenizer(name)
-    encoding = tok._engine.encoding  # type: ignore[attr-defined]
     pre = reference_bound(tok.pretokenizer)
     longest: list[int] = []
-    whole, single = encoding.encode_ordinary, encoding._encode_single_piece
+    whole, single = tiktoken.Encoding.encode_ordinary, tiktoken.Encoding._encode_single_piece
 
-    def watched_whole(text: str) -> list[int]:
+    def watched_whole(encoding: tiktoken.Encoding, text: str) -> list[int]:
         longest.append(max((len(p) for p in pre.split(text)), default=0))
-        return whole(text)
+        return whole(encoding, text)
 
-    def watched_single(data: bytes) -> list[int]:
+    def watched_single(encoding: tiktoken.Encoding, data: bytes) -> list[int]:
         longest.append(len(data.decode("utf-8")))
-        return single(data)
+        return single(encoding, data)
 
-    monkeypatch.setattr(encoding, "encode_ordinary", watched_whole)
-    monkeypatch.setattr(encoding, "_encode_single_piece", watched_single)
+    monkeypatch.setattr(tiktoken.Encoding, "encode_ordinary", watched_whole)
+    monkeypatch.setattr(tiktoken.Encoding, "_encode_single_piece", watched_single)
     text = ("word " * 3 + "x" * 40 + " " * 30 + "7" * 25 + "-" * 17 + " tail\n") * 4
 
     with counting_cuts() as cuts:
@@ -110,12 +120,10 @@ def test_a_trained_model_and_a_none_model_cut_their_long_pretokens_alike(small_b
         with counting_cuts() as cuts:
             ids = tok.encode(text)
 
-        assert tok._rank_engine is not None
         assert tok.decode(ids) == text
         assert cuts.pretokens >= 1
-        python_ids = tokenizer.Tokenizer(tok.vocab, tok.merges, pretokenizer=pretokenizer)
-        python_ids._rank_checked = True  # the pure Python encoder: the same pieces, the same ids
-        assert python_ids.encode(text) == ids
+        # Every merge through the Python encoder (the replay's): the same pieces, the same ids.
+        assert tok.encode_with_merges(text, tok.merge_count) == ids
 
 
 def test_space_windows_tile_the_text_and_mark_only_long_stretches() -> None:
@@ -166,9 +174,10 @@ def test_a_repeated_long_piece_is_merged_once() -> None:
 
     assert merged == ["ab" * 10, "ba" * 10]
     assert ids[:3] == [[20], [20], [20]]
-    for k in range(PieceMemo.SIZE + 5):
+    for k in range(PieceMemo.SIZE):
         memo.ids(str(k), merge)
-    assert len(memo._ids) == PieceMemo.SIZE
+    memo.ids("ab" * 10, merge)
+    assert merged[-1] == "ab" * 10  # forgotten after SIZE others: memory stays a few pieces
 
 
 def test_encoding_blocks_cuts_a_line_without_safe_places_and_counts_it(

@@ -13,15 +13,15 @@ from pathlib import Path
 
 import pytest
 
-from tokviz.core import outputs
+from tokviz.core.bpe.tokenizer import Tokenizer
 from tokviz.core.errors import ExportError, TokenizerLoadError, TokvizError
 from tokviz.core.formats import export_gpt2, load_model, save_model, tokenizer_from_files
 from tokviz.core.formats.gpt2_files import gpt2_file_bytes
 from tokviz.core.formats.hf_json import hf_file_bytes
 from tokviz.core.formats.model_file import model_file_bytes
-from tokviz.core.outputs import MANIFEST_NAME, Output, OutputError, check_outputs, write_outputs
-from tokviz.core.registry import load_tokenizer
-from tokviz.core.tokenizer import Tokenizer
+from tokviz.core.formats.registry import load_tokenizer
+from tokviz.core.io import outputs
+from tokviz.core.io.outputs import MANIFEST_NAME, Output, OutputError, check_outputs, write_outputs
 
 GPT2 = ("vocab.json", "merges.txt")
 posix_only = pytest.mark.skipif(os.name != "posix", reason="POSIX file kinds and permission bits")
@@ -294,7 +294,7 @@ def run_in_child(folder: Path, **env: str) -> subprocess.CompletedProcess[str]:
     script = (
         "import sys; from pathlib import Path\n"
         "from tests.core.test_outputs import run_outputs\n"
-        "from tokviz.core.outputs import write_outputs\n"
+        "from tokviz.core.io.outputs import write_outputs\n"
         "write_outputs(run_outputs(Path(sys.argv[1])))\n"
     )
     path = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
@@ -435,7 +435,7 @@ def test_sigterm_during_the_renames_is_held_until_all_are_done(tmp_path: Path) -
     script = (
         "import sys; from pathlib import Path\n"
         "from tests.core.test_outputs import run_outputs\n"
-        "from tokviz.core.outputs import write_outputs\n"
+        "from tokviz.core.io.outputs import write_outputs\n"
         "write_outputs(run_outputs(Path(sys.argv[1])))\n"
         "print('went on after the commit')\n"
     )
@@ -467,7 +467,7 @@ RACING_RUNS, ROUNDS = 3, 30
 RACER = """
 import sys
 from pathlib import Path
-from tokviz.core.outputs import Output, write_outputs
+from tokviz.core.io.outputs import Output, write_outputs
 
 folder, run, rounds = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3])
 for n in range(rounds):

@@ -21,14 +21,14 @@ import pytest
 
 from tokviz.core import PatternTooLargeError, TokvizError, resolve_pretokenizer, train_bpe
 from tokviz.core.formats import save_model
-from tokviz.core.pretokenize import CL100K_PATTERN, GPT2_PATTERN, O200K_PATTERN, compile_custom_pattern
-from tokviz.core.regex_bounds import (
+from tokviz.core.pretok.pretokenize import CL100K_PATTERN, GPT2_PATTERN, O200K_PATTERN, compile_custom_pattern
+from tokviz.core.pretok.regex_bounds import (
     MAX_PATTERN_CHARS,
     MAX_PATTERN_WEIGHT,
     check_pattern_bounds,
     pattern_weight,
 )
-from tokviz.core.regex_scan import scan_pattern
+from tokviz.core.pretok.regex_scan import scan_pattern
 
 ROOT = Path(__file__).resolve().parents[2]
 NESTED = "((((a{100}){100}){100}){100})"
@@ -40,8 +40,8 @@ CHILD_TIMEOUT = 60
 
 
 def _baseline_peak() -> int:
-    """Bytes of address space a fresh interpreter reaches importing tokviz.core.pretokenize."""
-    probe = "import tokviz.core.pretokenize\nprint([l for l in open('/proc/self/status') if l.startswith('VmPeak')][0])"
+    """Bytes of address space a fresh interpreter reaches importing tokviz.core.pretok.pretokenize."""
+    probe = "import tokviz.core.pretok.pretokenize\nprint([l for l in open('/proc/self/status') if l.startswith('VmPeak')][0])"
     out = subprocess.run(
         [sys.executable, "-c", probe], capture_output=True, text=True, env=_env(), check=True
     )
@@ -298,7 +298,7 @@ _PROPERTY = textwrap.dedent(
     from hypothesis import HealthCheck, given, settings
     from tests.core.regex_grammar import patterns
     from tokviz.core.errors import PretokenizerError
-    from tokviz.core.pretokenize import compile_custom_pattern
+    from tokviz.core.pretok.pretokenize import compile_custom_pattern
 
     @settings(max_examples=int(sys.argv[2]), deadline=None, database=None,
               suppress_health_check=list(HealthCheck))

@@ -11,7 +11,7 @@ import pytest
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QToolButton
 
-from tokviz.core.exchange import ExchangeTable
+from tokviz.core.analysis.exchange import ExchangeTable
 from tokviz.gui.drawing.chart_canvas import render_canvas
 from tokviz.gui.drawing.chart_style import ChartStyle, byte_color, series_color
 from tokviz.gui.models.tokenizers import TokenizerRegistryModel
@@ -93,7 +93,7 @@ def test_the_chosen_series_are_remembered(qtbot, make_window):
 
 
 def _lossy_table(gpt2) -> ExchangeTable:
-    from tokviz.core.lecture_tokenizers import WordTokenizer
+    from tokviz.core.bpe.lecture_tokenizers import WordTokenizer
 
     words = WordTokenizer.from_text("hello there")
     chinese = "你好世界今天天气很好我们学习分词器" * 3  # one unknown word: one <unk> for 153 bytes

@@ -6,7 +6,7 @@ from PySide6.QtGui import QAction
 
 from tests.core.chat_templates import build_folder, sample_chat
 from tokviz.core.chat import chat_lens
-from tokviz.core.registry import load_tokenizer
+from tokviz.core.formats.registry import load_tokenizer
 from tokviz.gui.panels.chat import TEMPLATE_FILL, ChatPanel
 from tokviz.gui.style.theme import token_colors
 

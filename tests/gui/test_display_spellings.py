@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tokviz.core.lecture_tokenizers import CharacterTokenizer
+from tokviz.core.bpe.lecture_tokenizers import CharacterTokenizer
 from tokviz.gui.text.display import DisplayOptions, build_run, plain_text, visible_characters
 from tokviz.gui.text.token_table import TokenTable
 from tokviz.gui.widgets.token_panel import lesson_stats

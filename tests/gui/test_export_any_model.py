@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from tokviz.core.exports import EXPORT_KINDS
+from tokviz.core.formats.exports import EXPORT_KINDS
 from tokviz.core.formats.model_file import load_model, save_model
-from tokviz.core.provenance import corpus_record, make_provenance
-from tokviz.core.registry import load_tokenizer
-from tokviz.core.train import train_bpe
+from tokviz.core.formats.provenance import corpus_record, make_provenance
+from tokviz.core.formats.registry import load_tokenizer
+from tokviz.core.training.train import train_bpe
 from tokviz.gui.window.export_model import ModelExportDialog, safe_stem
 
 # Showing the dialog raises it; the offscreen test platform cannot and says so.

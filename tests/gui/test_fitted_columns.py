@@ -7,7 +7,7 @@ import dataclasses
 import pytest
 from PySide6.QtWidgets import QAbstractItemView, QTableView, QTreeView
 
-from tokviz.core.train import train_bpe
+from tokviz.core.training.train import train_bpe
 from tokviz.gui.models.merge_model import COUNT, MERGE, NEW, STEP
 from tokviz.gui.widgets.fitted_columns import clipped_cells, shown_text
 

@@ -19,9 +19,9 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import QTimer
 
-from tokviz.core import pretokenize
 from tokviz.core.formats import save_model
-from tokviz.core.train import train_bpe
+from tokviz.core.pretok import pretokenize
+from tokviz.core.training.train import train_bpe
 from tokviz.gui.workers.training import TrainJob, TrainSettings
 
 from ..cli.helpers import ROOT, child_env
@@ -146,7 +146,7 @@ QUIT_WHILE_TRAINING = textwrap.dedent(
     import sys
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
-    from tokviz.core import pretokenize
+    from tokviz.core.pretok import pretokenize
     from tokviz.gui.panels.training.panel import TrainPanel
     from tokviz.gui.window.main_window import MainWindow
     from tokviz.gui.workers.training import TrainSettings
@@ -205,7 +205,7 @@ def test_the_pretokenizer_view_shows_a_pattern_that_times_out_as_its_error(qtbot
 
 
 def test_the_vocabulary_filter_stops_a_catastrophic_regex(monkeypatch):
-    from tokviz.core.tokenizer import Tokenizer
+    from tokviz.core.bpe.tokenizer import Tokenizer
     from tokviz.gui.models import vocabulary
 
     monkeypatch.setattr(vocabulary, "FILTER_TIME_LIMIT", 0.3)

@@ -10,7 +10,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
 
-from tokviz.core.deck import default_deck
+from tokviz.core.lecture.deck import default_deck
 from tokviz.gui.lecture.presenter import PresenterWindow
 from tokviz.gui.lecture.show import REPORT_ENV, LectureView, start_lecture
 from tokviz.gui.widgets import file_dialogs

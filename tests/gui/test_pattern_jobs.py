@@ -14,8 +14,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from tokviz.core import pretokenize
-from tokviz.core.tokenizer import Tokenizer
+from tokviz.core.bpe.tokenizer import Tokenizer
+from tokviz.core.pretok import pretokenize
 from tokviz.gui.models.tokenizers import TokenizerRegistryModel
 from tokviz.gui.panels.pretokenizer import PretokView
 from tokviz.gui.panels.streaming import StreamDecodeView

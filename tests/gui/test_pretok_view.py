@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from PySide6.QtGui import QAction
 
-from tokviz.core.pretokenize import CL100K_PATTERN, GPT2_PATTERN, resolve_pretokenizer
+from tokviz.core.pretok.pretokenize import CL100K_PATTERN, GPT2_PATTERN, resolve_pretokenizer
 from tokviz.gui import MainWindow
 from tokviz.gui.models.tokenizers import TokenizerRegistryModel
 from tokviz.gui.panels.pretokenizer import ChunkView, PretokView

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import QSettings
 
+from tokviz.core.bpe.tokenizer import Tokenizer
 from tokviz.core.formats.model_file import save_model
-from tokviz.core.tokenizer import Tokenizer
-from tokviz.core.train import train_bpe
+from tokviz.core.training.train import train_bpe
 from tokviz.gui.models.tokenizers import KeyRole, TokenizerRegistryModel
 from tokviz.gui.settings import REMEMBERED_TOKENIZERS, Settings
 from tokviz.gui.window.remembered import (

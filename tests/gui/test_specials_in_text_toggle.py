@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QDockWidget
 
-from tokviz.core.tokenizer import Tokenizer
+from tokviz.core.bpe.tokenizer import Tokenizer
 from tokviz.gui.panels.vocabulary import VocabBrowser
 from tokviz.gui.settings import SPECIALS_IN_TEXT
 

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
-from tokviz.core.bytes_ import incomplete_tail_length
+from tokviz.core.pretok.bytes_ import incomplete_tail_length
 from tokviz.gui import MainWindow
 from tokviz.gui.models.tokenizers import TokenizerRegistryModel
 from tokviz.gui.panels.streaming import (
@@ -58,7 +58,7 @@ def test_gpt2_splits_the_globe_over_three_ids_and_prints_it_after_the_third(gpt2
     )
 )
 def test_any_text_under_the_byte_tokenizer_streams_back_whole(text):
-    from tokviz.core.registry import load_tokenizer
+    from tokviz.core.formats.registry import load_tokenizer
 
     tok = load_tokenizer("bytes")
     ids = tok.encode(text)

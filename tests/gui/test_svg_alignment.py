@@ -304,7 +304,7 @@ def test_tokviz_replay_render_svg_reads_as_its_png_in_rsvg_convert(capsys, tmp_p
 def test_rsvg_convert_draws_an_emoji_within_its_own_advance(tmp_path, gpt2):
     """An emoji font's glyphs are wider than the advance Qt gives them: in an SVG reader the globe of
     "🌍!" must not cover the "!" after it (in the strips and in the quoted text under them)."""
-    from tokviz.core.lecture_tokenizers import CharacterTokenizer
+    from tokviz.core.bpe.lecture_tokenizers import CharacterTokenizer
 
     made = strip_sheet("Hello, 🌍! 你好!", [("characters", CharacterTokenizer()), ("GPT-2", gpt2)])
     try:

@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 from PySide6.QtCore import Qt
 
-from tokviz.core.registry import load_tokenizer
-from tokviz.core.replay import ReplayTrace
-from tokviz.core.tokenizer import Tokenizer
-from tokviz.core.train import train_bpe
+from tokviz.core.bpe.tokenizer import Tokenizer
+from tokviz.core.formats.registry import load_tokenizer
+from tokviz.core.training.replay import ReplayTrace
+from tokviz.core.training.train import train_bpe
 from tokviz.gui.models.merge_model import MERGE, NEW, STEP, TEXT_TOKENS, TIES, MergeTableModel, StepRole
 from tokviz.gui.models.tokenizers import TokenizerRegistryModel
 from tokviz.gui.panels.timeline.panel import TimelineWidget
@@ -196,9 +196,9 @@ def test_play_visits_each_change_then_stops(qtbot, timeline, lecture_model):
     timeline.speed.setCurrentIndex(timeline.speed.count() - 1)
     shown: list[int] = []
     timeline.stepShown.connect(shown.append)
-    timeline.play()
-    assert timeline.playing
-    qtbot.waitUntil(lambda: not timeline.playing, timeout=5000)
+    timeline.playback.play()
+    assert timeline.playback.playing
+    qtbot.waitUntil(lambda: not timeline.playback.playing, timeout=5000)
     assert shown == [0, 1, 2, 3] or shown == [1, 2, 3]
     assert timeline.step == 3
 

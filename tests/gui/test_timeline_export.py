@@ -5,7 +5,7 @@ from __future__ import annotations
 from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QAbstractScrollArea, QTableView
 
-from tokviz.core.train import train_bpe
+from tokviz.core.training.train import train_bpe
 
 from ..texts import CAT, CAT_TRAINING
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from PySide6.QtGui import QFont, QFontMetrics
 
-from tokviz.core.train import train_bpe
+from tokviz.core.training.train import train_bpe
 from tokviz.gui.models.tokenizers import TokenizerRegistryModel
 from tokviz.gui.panels.timeline.panel import TimelineWidget
 from tokviz.gui.window.layout_plots import plot_text_problems

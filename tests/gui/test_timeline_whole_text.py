@@ -14,10 +14,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tokviz.core.errors import ReplayUnavailable
-from tokviz.core.registry import load_tokenizer
-from tokviz.core.replay import ReplayTrace
+from tokviz.core.formats.registry import load_tokenizer
+from tokviz.core.training.replay import ReplayTrace
 from tokviz.gui.models.tokenizers import TokenizerRegistryModel
-from tokviz.gui.panels.timeline import panel as timeline_panel
+from tokviz.gui.panels.timeline import replayer as timeline_replayer
 from tokviz.gui.panels.timeline.panel import TimelineWidget
 from tokviz.gui.panels.timeline.stepper import WholeTextTrace
 from tokviz.gui.text.token_table import TokenTable
@@ -84,7 +84,7 @@ def test_a_tokenizer_replay_cannot_reproduce_is_refused_as_in_the_core():
 
 
 def test_a_long_text_is_counted_whole_and_shown_where_the_merge_is(qtbot, monkeypatch, tiny_bpe):
-    monkeypatch.setattr(timeline_panel, "VIEW_CHARS", 1500)
+    monkeypatch.setattr(timeline_replayer, "VIEW_CHARS", 1500)
     timeline = TimelineWidget(TokenizerRegistryModel())
     qtbot.addWidget(timeline)
     timeline.resize(1000, 400)

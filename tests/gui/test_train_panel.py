@@ -12,13 +12,14 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QComboBox, QDockWidget, QProgressBar, QPushButton, QSlider, QTableView
 
-from tokviz.core.registry import load_tokenizer
-from tokviz.core.train import PHASES, Progress, train_bpe
+from tokviz.core.formats.registry import load_tokenizer
+from tokviz.core.training.train import PHASES, Progress, train_bpe
 from tokviz.gui import MainWindow
 from tokviz.gui.models.tokenizers import TokenizerRegistryModel
 from tokviz.gui.panels.timeline.panel import TimelineWidget
 from tokviz.gui.panels.training.panel import SOURCE_EDITOR, SOURCE_FILES, SOURCE_PYDOC, TrainPanel
 from tokviz.gui.workers import training
+from tokviz.gui.workers.release import RELEASE_SLICE, release_gradually
 from tokviz.gui.workers.training import GuiFirst, TrainJob, TrainSettings
 
 from ..texts import CAT, CAT_MERGES, CAT_TOKEN_COUNTS
@@ -188,11 +189,11 @@ def test_a_run_trains_with_collection_paused_and_gives_the_interpreter_back_when
 
 
 def test_the_trainers_tables_are_freed_in_slices_and_what_is_shared_is_left_alone():
-    size = training.RELEASE_SLICE
+    size = RELEASE_SLICE
     shared = [[1], [2]]
     leftovers = [[[i] for i in range(3 * size)], {i: set(range(2 * size)) for i in range(3)}, shared]
     pauses: list[int] = []
-    training.release_gradually(leftovers, lambda: pauses.append(1))
+    release_gradually(leftovers, lambda: pauses.append(1))
     assert leftovers == [] and shared == [[1], [2]]
     # Three slices of the word list, one of the pair index, then two of each of its three big sets.
     assert len(pauses) == 3 + 1 + 3 * 2

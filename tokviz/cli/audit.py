@@ -1,10 +1,10 @@
 """``tokviz audit``: which tokens of a vocabulary are broken, without and with the model's weights.
 
-Every id is decoded, re-encoded and put in one class (:mod:`tokviz.core.audit`: OK, special,
+Every id is decoded, re-encoded and put in one class (:mod:`tokviz.core.analysis.audit`: OK, special,
 partial UTF-8, only in a sequence, unreachable); ``--corpus`` counts the corpus and adds the tokens
 it never produces; ``--weights model.safetensors`` reads the embedding matrix alone
-(:mod:`tokviz.core.embedding_file`) and ranks the tokens by how under-trained their rows look
-(:mod:`tokviz.core.embedding_audit`). ``--format csv`` writes one row per token.
+(:mod:`tokviz.core.analysis.embedding_file`) and ranks the tokens by how under-trained their rows look
+(:mod:`tokviz.core.analysis.embedding_audit`). ``--format csv`` writes one row per token.
 """
 
 from __future__ import annotations
@@ -19,17 +19,16 @@ from typing import IO, TYPE_CHECKING, Any
 
 import numpy as np
 
-from tokviz.core.safe_text import csv_cell, terminal_text
-
-from .assumed import note_assumptions
-from .command import UsageError, warns_on_cuts
-from .corpus_files import add_file_filters, max_file_size, select_corpus
-from .options import add_file_options, load_tokenizer
-from .output import render_markdown, render_table, text_or_hex, token_label
+from tokviz.cli.assumed import note_assumptions
+from tokviz.cli.command import UsageError, warns_on_cuts
+from tokviz.cli.corpus_files import add_file_filters, max_file_size, select_corpus
+from tokviz.cli.options import add_file_options, load_tokenizer
+from tokviz.cli.output import render_markdown, render_table, text_or_hex, token_label
+from tokviz.core.io.safe_text import csv_cell, terminal_text
 
 if TYPE_CHECKING:
-    from tokviz.core.audit import VocabularyAudit
-    from tokviz.core.embedding_audit import EmbeddingIndicators
+    from tokviz.core.analysis.audit import VocabularyAudit
+    from tokviz.core.analysis.embedding_audit import EmbeddingIndicators
 
 FORMATS = ("table", "markdown", "csv", "json")
 # The classes listed token by token (OK tokens are only counted).
@@ -85,8 +84,8 @@ class Report:
 @warns_on_cuts
 def run(args: argparse.Namespace) -> int:
     """Audit the tokenizer (on the corpus, with the weights) and print the report."""
-    from tokviz.core.audit import audit_vocabulary
-    from tokviz.core.evaluation import unique_labels
+    from tokviz.core.analysis.audit import audit_vocabulary
+    from tokviz.core.analysis.evaluation import unique_labels
 
     if args.top < 0:
         raise UsageError("--top must be 0 or more")
@@ -100,7 +99,7 @@ def run(args: argparse.Namespace) -> int:
     report = Report(audit_vocabulary(tok, counts))
     report.audit.name = unique_labels([args.model], [tok])[0]
     if args.weights:
-        from tokviz.core.embedding_audit import embedding_indicators
+        from tokviz.core.analysis.embedding_audit import embedding_indicators
 
         report.weights = embedding_indicators(report.audit, args.weights, args.tensor, reference)
     emit: dict[str, Callable[[Report, int, IO[str]], None]] = {
@@ -130,7 +129,7 @@ def parse_ids(text: str) -> list[int]:
 
 
 def _corpus_counts(args: argparse.Namespace, tok: Any) -> np.ndarray:
-    from tokviz.core.usage import count_files
+    from tokviz.core.analysis.usage import count_files
 
     selection = select_corpus(
         args.corpus, args.include, args.exclude, max_file_size(args.max_file_size), "replace"
@@ -220,7 +219,7 @@ def _write(
     label: Callable[[bytes], str],
     heading: str,
 ) -> None:
-    from tokviz.core.audit import CLASS_LABELS
+    from tokviz.core.analysis.audit import CLASS_LABELS
 
     a = r.audit
     out.write(_about(r) + "\n\n")
@@ -308,7 +307,7 @@ CSV_FIELDS = ("id", "token", "hex", "class", "count", "norm", "distance", "rank"
 
 def write_csv(r: Report, _top: int, out: IO[str]) -> None:
     """One row per audited token: class, corpus count, and the embedding indicators when given."""
-    from tokviz.core.audit import CLASSES
+    from tokviz.core.analysis.audit import CLASSES
 
     writer = csv.writer(out, lineterminator="\n", quoting=csv.QUOTE_NONNUMERIC)
     writer.writerow(CSV_FIELDS)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .output import render_markdown, render_table
+from tokviz.cli.output import render_markdown, render_table
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -48,6 +48,7 @@ def run(args: argparse.Namespace) -> int:
     """Render the messages with the folder's template, tokenize, and print the counts."""
     from pathlib import Path
 
+    from tokviz.cli.command import print_note
     from tokviz.core.chat import (
         SAMPLE_MESSAGES,
         chat_lens,
@@ -55,9 +56,7 @@ def run(args: argparse.Namespace) -> int:
         read_template_file,
         template_variables,
     )
-    from tokviz.core.safe_text import terminal_text
-
-    from .command import print_note
+    from tokviz.core.io.safe_text import terminal_text
 
     if args.messages is None:
         messages, tools = [dict(m) for m in SAMPLE_MESSAGES], None

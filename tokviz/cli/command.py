@@ -41,7 +41,7 @@ class Command(Protocol):
 
 def print_error(message: str) -> None:
     """``tokviz: error: MESSAGE`` on one line of standard error."""
-    from tokviz.core.safe_text import terminal_text
+    from tokviz.core.io.safe_text import terminal_text
 
     one_line = terminal_text(" ".join(message.split()))
     print(f"{PROG}: error: {one_line}", file=sys.stderr)
@@ -49,7 +49,7 @@ def print_error(message: str) -> None:
 
 def print_note(message: str) -> None:
     """``tokviz: MESSAGE`` on standard error (where a picture went, what was cut), control characters escaped."""
-    from tokviz.core.safe_text import terminal_text
+    from tokviz.core.io.safe_text import terminal_text
 
     shown = "\n".join(terminal_text(line) for line in message.split("\n"))
     print(f"{PROG}: {shown}", file=sys.stderr)
@@ -57,11 +57,11 @@ def print_note(message: str) -> None:
 
 def warns_on_cuts(run: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
     """A command's ``run`` that ends its work with one warning line when it cut text where no exact
-    place was (a very long pre-token, a long stretch; see :mod:`tokviz.core.stretches`)."""
+    place was (a very long pre-token, a long stretch; see :mod:`tokviz.core.pretok.stretches`)."""
 
     @functools.wraps(run)
     def counted(args: argparse.Namespace) -> int:
-        from tokviz.core.stretches import counting_cuts
+        from tokviz.core.pretok.stretches import counting_cuts
 
         with counting_cuts() as cuts:
             code = run(args)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import argparse
 
-from .command import print_note
+from tokviz.cli.command import print_note
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -24,7 +24,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Finish the set of each path; say what was finished, or that the set was already whole."""
-    from tokviz.core.outputs import finish_set
+    from tokviz.core.io.outputs import finish_set
 
     for path in args.paths:
         found = finish_set(path)

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import argparse
 
-from .command import UsageError, print_note
-from .drawing import qt_drawing
+from tokviz.cli.command import UsageError, print_note
+from tokviz.cli.drawing import qt_drawing
 
 ASPECTS = {"16:9": 16 / 9, "4:3": 4 / 3}
 
@@ -34,7 +34,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Load and check the deck, then list it or draw it."""
-    from tokviz.core.deck import deck_files, default_deck, load_deck
+    from tokviz.core.lecture.deck import deck_files, default_deck, load_deck
 
     if not 0.25 <= args.scale <= 4:
         raise UsageError("--scale must be between 0.25 and 4")
@@ -70,8 +70,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _list(deck: object) -> None:
-    from tokviz.core.deck import Deck
-    from tokviz.core.slides import slide_content
+    from tokviz.core.lecture.deck import Deck
+    from tokviz.core.lecture.slides import slide_content
 
     assert isinstance(deck, Deck)
     print(f"{deck.title or 'untitled deck'}: {len(deck.slides)} slides")

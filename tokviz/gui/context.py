@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from PySide6.QtGui import QAction, QFont
     from PySide6.QtWidgets import QDockWidget, QMenu, QWidget
 
-    from tokviz.core.tokenizer import Tokenizer
+    from tokviz.core.bpe.tokenizer import Tokenizer
     from tokviz.gui.models.tokenizers import TokenizerRegistryModel
     from tokviz.gui.settings import Settings
     from tokviz.gui.style.theme import TokenColors

@@ -11,14 +11,15 @@ from typing import Any, Literal, TypeGuard
 
 import regex
 
-from ..bytes_ import bytes_to_gpt2_str
-from ..errors import ExportError, TokenizerLoadError
-from ..filekind import ReadProblem, read_regular_file
-from ..outputs import unfinished_problem
-from ..tokenizer import Tokenizer
-from ..vocab_rules import MAX_ENTRIES as MAX_ENTRIES
-from ..vocab_rules import MAX_ID as MAX_ID
-from ..vocab_rules import short as _short
+from ..bpe.tokenizer import Tokenizer
+from ..bpe.vocab_rules import MAX_ENTRIES as MAX_ENTRIES
+from ..bpe.vocab_rules import MAX_ID as MAX_ID
+from ..bpe.vocab_rules import short as _short
+from ..errors import ExportError, PretokenizerError, TokenizerLoadError
+from ..io.filekind import ReadProblem, read_regular_file
+from ..io.outputs import unfinished_problem
+from ..pretok.bytes_ import bytes_to_gpt2_str
+from ..pretok.regex_bounds import check_pattern_bounds
 
 PathLike = str | os.PathLike[str]
 
@@ -55,7 +56,7 @@ def _read_file(path: PathLike, error: type[TokenizerLoadError], cap: int = MAX_F
 
     Never blocks (FIFOs are refused from ``stat``) and never reads more than ``cap + 1`` bytes.
     A file of a set of outputs that a stopped run left half replaced is refused, naming the set
-    (see :func:`tokviz.core.outputs.unfinished_set`): every tokenizer file is read through here.
+    (see :func:`tokviz.core.io.outputs.unfinished_set`): every tokenizer file is read through here.
     """
     unfinished = unfinished_problem(path)
     if unfinished is not None:
@@ -324,6 +325,15 @@ def json_kind(value: object) -> str:
     if isinstance(value, int | float):
         return "a number"
     return "an object"
+
+
+def check_file_pattern(pattern: str, what: str, file_name: str) -> None:
+    """Refuse, before any compile, a pattern read from a tokenizer file that the pre-tokenizer could
+    not bound: a :class:`TokenizerLoadError` naming the file and ``what`` in it holds the pattern."""
+    try:
+        check_pattern_bounds(pattern, what)
+    except PretokenizerError as exc:
+        raise TokenizerLoadError(f"{file_name}: {exc}") from None
 
 
 def _check_count(n: int, what: str, name: str, error: type[TokenizerLoadError]) -> None:

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from ..bpe.native_bpe import BoundedBPE
+from ..bpe.tokenizer import Tokenizer
 from ..errors import TokenizerLoadError
-from ..native_bpe import BoundedBPE
-from ..pretokenize import Pretokenizer, reference_bound, resolve_pretokenizer
-from ..recovery import WHOLE_PIECE_PATTERN, recover_merges
-from ..tokenizer import Tokenizer
+from ..io.recovery import WHOLE_PIECE_PATTERN, recover_merges
+from ..pretok.pretokenize import Pretokenizer, reference_bound, resolve_pretokenizer
 
 
 class TiktokenEngine:
@@ -18,7 +18,7 @@ class TiktokenEngine:
     pre-tokenizer's pattern whenever its regex engine accepts that pattern (``whole_text``); a
     pattern only Python's ``regex`` understands is chunked by tokviz, and tiktoken merges each chunk
     (its pattern then takes a chunk whole). ``none`` keeps the text whole either way. Every call
-    goes through :class:`~tokviz.core.native_bpe.BoundedBPE`, so no pre-token longer than the
+    goes through :class:`~tokviz.core.bpe.native_bpe.BoundedBPE`, so no pre-token longer than the
     bound reaches tiktoken.
     """
 
@@ -65,9 +65,9 @@ def tokenizer_from_ranks(
 
     When tiktoken chunks the text, tokviz's own chunks (the views' chunk numbers, the pre-tokenizer
     panel, replay) use the Unicode version tiktoken's regex engine knows
-    (:func:`~tokviz.core.pretokenize.reference_bound`), so both cut every text alike. A token with
+    (:func:`~tokviz.core.pretok.pretokenize.reference_bound`), so both cut every text alike. A token with
     no bytes (one line of Whisper's multilingual file) keeps its id for decoding; BPE never makes it.
-    ``specials_in_text=False``: the special ids only decode (see :class:`~tokviz.core.tokenizer.Tokenizer`).
+    ``specials_in_text=False``: the special ids only decode (see :class:`~tokviz.core.bpe.tokenizer.Tokenizer`).
     """
     pre = resolve_pretokenizer(pretokenizer)
     frozen = dict(ranks)

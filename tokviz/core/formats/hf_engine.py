@@ -23,10 +23,10 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..bytes_ import unicode_to_bytes
+from ..bpe.tokenizer import Tokenizer, TokenSpan, _check_count, _check_text, replace_lone_surrogates
 from ..errors import ArgumentTypeError, InvalidArgument, ReplayUnavailable, TokenizerLoadError
-from ..pretokenize import CL100K_PATTERN, GPT2_PATTERN, Pretokenizer, last_cut_before
-from ..tokenizer import Tokenizer, TokenSpan, _check_count, _check_text, replace_lone_surrogates
+from ..pretok.bytes_ import unicode_to_bytes
+from ..pretok.pretokenize import CL100K_PATTERN, GPT2_PATTERN, Pretokenizer, last_cut_before
 from .native_stderr import native_stderr_held
 from .oniguruma import from_oniguruma, to_oniguruma
 
@@ -293,7 +293,7 @@ class HFTokenizer(Tokenizer):
         self.replay_note = replay_note
         self.assumptions = assumptions
         self.template = _template(doc)
-        # "none": the editor re-encodes the whole text (see tokviz.core.cuts); None: the usual rules.
+        # "none": the editor re-encodes the whole text (see tokviz.core.bpe.cuts); None: the usual rules.
         self.declared_cut_mode: str | None = "none"
         self._string_tables: (
             tuple[dict[int, int], dict[int, tuple[int, int]], list[int], list[tuple[int, int]]] | None
@@ -766,7 +766,7 @@ def build_hf_tokenizer(
     if tok.replay_note is None:
         tok._replay_factory = _make_replayer(tok, pre)
     # The editor may re-encode a window between safe cuts only where the chunking is GPT-2's or
-    # cl100k's regex on the raw text (tokviz.core.cuts proves those cuts for them).
+    # cl100k's regex on the raw text (tokviz.core.bpe.cuts proves those cuts for them).
     spaced = any(any(c.isspace() for c in t.content) for t in hf.get_added_tokens_decoder().values())
     if tok.replay_note is None and pre.name in ("gpt2", "cl100k") and not spaced:
         tok.declared_cut_mode = None

@@ -15,12 +15,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..bpe.merges import MergeStep
+from ..bpe.tokenizer import Tokenizer
+from ..bpe.vocab_rules import id_problem, specials_problem
 from ..errors import ExportError, ModelFileError, PretokenizerError, TokenizerLoadError
-from ..merges import MergeStep
-from ..outputs import Output
-from ..path_record import read_entry, recorded_entry
-from ..tokenizer import Tokenizer
-from ..vocab_rules import id_problem, specials_problem
+from ..io.outputs import Output
+from ..io.path_record import read_entry, recorded_entry
 from ._common import (
     _HEX,
     _HISTORY_INT_FIELDS,
@@ -81,7 +81,7 @@ def save_model(
     history: Sequence[MergeStep] | None = None,
     provenance: Mapping[str, Any] | None = None,
 ) -> None:
-    """Write a versioned tokviz model file, checked and atomic (see :mod:`tokviz.core.outputs`)."""
+    """Write a versioned tokviz model file, checked and atomic (see :mod:`tokviz.core.io.outputs`)."""
     write_one(Output.file(path, "the model file"), model_file_bytes(tokenizer, settings, history, provenance))
 
 
@@ -94,7 +94,7 @@ def model_file_bytes(
     """A versioned tokviz model file's bytes (JSON, token bytes as hex so nothing is lost).
 
     One vocabulary entry, merge, history record or corpus file per line keeps the file readable
-    and diffable. ``provenance`` (see :mod:`tokviz.core.provenance`) is written when given.
+    and diffable. ``provenance`` (see :mod:`tokviz.core.formats.provenance`) is written when given.
     """
     hexed = bytes.hex
 

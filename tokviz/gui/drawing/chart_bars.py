@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QFontMetricsF
 
-from tokviz.core.exchange import ExchangeTable
+from tokviz.core.analysis.exchange import ExchangeTable
 from tokviz.gui.drawing.chart_style import byte_color
 from tokviz.gui.drawing.chart_text import bar_label_texts
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QPointF, QRectF
 
-from tokviz.core.exchange import format_count
+from tokviz.core.analysis.exchange import format_count
 from tokviz.gui.drawing.chart_text import esc
 
 if TYPE_CHECKING:
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
 def code_point_note(vocab_size: int) -> str:
     """For the characters tokenizer's vocabulary (every code point), how little of it is ever used."""
-    from tokviz.core.lecture_tokenizers import CODE_POINTS, assigned_code_points
+    from tokviz.core.bpe.lecture_tokenizers import CODE_POINTS, assigned_code_points
 
     if vocab_size != CODE_POINTS:
         return ""

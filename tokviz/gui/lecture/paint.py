@@ -15,8 +15,18 @@ from dataclasses import dataclass
 from PySide6.QtCore import QPointF, QRectF, QSizeF, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QImage, QPainter, QPen
 
-from tokviz.core.slides import Bars, Block, Chip, ChipRow, Counters, Picture, SlideContent, Table, Words
-from tokviz.core.svg_chart import SERIES_COLOURS
+from tokviz.core.lecture.slides import (
+    Bars,
+    Block,
+    Chip,
+    ChipRow,
+    Counters,
+    Picture,
+    SlideContent,
+    Table,
+    Words,
+)
+from tokviz.core.show.svg_chart import SERIES_COLOURS
 from tokviz.gui.drawing.chips import ChipStyle, paint_chip
 from tokviz.gui.style.fonts import mono_font, sans_font
 from tokviz.gui.style.theme import TokenColors

@@ -14,7 +14,7 @@ from PySide6.QtCore import QRectF, Qt, QTimer
 from PySide6.QtGui import QKeyEvent, QPainter, QPaintEvent
 from PySide6.QtWidgets import QGridLayout, QLabel, QTextBrowser, QWidget
 
-from tokviz.core.slides import SlideContent
+from tokviz.core.lecture.slides import SlideContent
 from tokviz.gui.lecture.paint import SlideLayout, canvas_size, paint_scaled
 from tokviz.gui.lecture.show import KEY_HINT, LectureView
 from tokviz.gui.style.fonts import sans_font

@@ -8,9 +8,9 @@ which builds slow first-use tables in the loading worker rather than later in th
 
 from __future__ import annotations
 
-from tokviz.core.lecture_tokenizers import CharacterTokenizer, assigned_code_points
-from tokviz.core.registry import load_warnings
-from tokviz.core.tokenizer import Tokenizer
+from tokviz.core.bpe.lecture_tokenizers import CharacterTokenizer, assigned_code_points
+from tokviz.core.bpe.tokenizer import Tokenizer
+from tokviz.core.formats.registry import load_warnings
 
 CHARACTERS_TIP = (
     "characters: one token per Unicode code point, id = the code point (ord). The scheme implies "

@@ -1,6 +1,6 @@
 """Where the words tokenizer's vocabulary comes from in the window, and rebuilding it when that changes.
 
-The lecture's word-level tokenizer (:class:`~tokviz.core.lecture_tokenizers.WordTokenizer`) has a
+The lecture's word-level tokenizer (:class:`~tokviz.core.bpe.lecture_tokenizers.WordTokenizer`) has a
 vocabulary only once it has a corpus. In the window the corpus is, by the user's choice:
 
 * tokviz's word list (the default; resources/words/words.tsv, the words of the Python documentation
@@ -22,10 +22,10 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QTimer
 
+from tokviz.core.bpe.lecture_tokenizers import WordTokenizer
+from tokviz.core.bpe.tokenizer import Tokenizer
 from tokviz.core.errors import TokvizError
-from tokviz.core.lecture_tokenizers import WordTokenizer
-from tokviz.core.registry import load_tokenizer
-from tokviz.core.tokenizer import Tokenizer
+from tokviz.core.formats.registry import load_tokenizer
 from tokviz.gui.settings import WORDS_FILES, WORDS_SOURCE, Settings
 from tokviz.gui.workers.jobs import Job, run_job
 

@@ -3,7 +3,7 @@
 Every token comes from the core's ``Tokenizer.encode_spans``; this module only stores the spans in
 numpy arrays (so a 1 MB text's 250K tokens cost a few MB and splice in milliseconds) and decides
 which part of an edited text must be encoded again: the window between the nearest safe cuts
-around the edit (``tokviz.core.cuts``: places where the two sides encode independently), so text
+around the edit (``tokviz.core.bpe.cuts``: places where the two sides encode independently), so text
 there is encoded exactly as it would be in the whole text. Property tests compare every spliced
 table with a fresh encode. No Qt here.
 """
@@ -15,8 +15,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tokviz.core.cuts import cut_mode, first_cut_after, last_cut_before
-from tokviz.core.tokenizer import Tokenizer, TokenSpan
+from tokviz.core.bpe.cuts import cut_mode, first_cut_after, last_cut_before
+from tokviz.core.bpe.tokenizer import Tokenizer, TokenSpan
 from tokviz.gui.text.unknown import unknown_mask
 from tokviz.gui.text.utf16 import utf16_offsets
 

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from tokviz.core.tokenizer import Tokenizer
+from tokviz.core.bpe.tokenizer import Tokenizer
 
 if TYPE_CHECKING:
     from tokviz.gui.text.token_table import TokenTable

@@ -14,13 +14,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from tokviz.core.lecture_tokenizers import (
+from tokviz.core.bpe.lecture_tokenizers import (
     CODE_POINTS,
     CharacterTokenizer,
     WordTokenizer,
     assigned_code_points,
 )
-from tokviz.core.tokenizer import Tokenizer
+from tokviz.core.bpe.tokenizer import Tokenizer
 from tokviz.gui.models.progressive import ProgressiveTokenizationModel
 from tokviz.gui.models.tokenizers import TokenizerRegistryModel
 from tokviz.gui.models.words import FROM_EDITOR, FROM_FILES, FROM_SAMPLE, WORDS_KEY

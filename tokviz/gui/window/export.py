@@ -31,8 +31,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from tokviz.core.bpe.tokenizer import Tokenizer
 from tokviz.core.errors import ExportError, TokvizError
-from tokviz.core.tokenizer import Tokenizer
 from tokviz.gui.drawing.images import (
     copy_image,
     is_vector,

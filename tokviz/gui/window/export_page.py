@@ -12,10 +12,10 @@ from pathlib import Path
 
 from PySide6.QtGui import QAction
 
+from tokviz.core.bpe.tokenizer import Tokenizer
 from tokviz.core.errors import TokvizError
-from tokviz.core.outputs import Output, write_outputs
-from tokviz.core.token_html import tokens_page
-from tokviz.core.tokenizer import Tokenizer
+from tokviz.core.io.outputs import Output, write_outputs
+from tokviz.core.show.token_html import tokens_page
 from tokviz.gui.widgets import file_dialogs
 
 PAGE_FILTER = "Web page (*.html)"

@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from tokviz.core.tokenizer import Tokenizer
+from tokviz.core.bpe.tokenizer import Tokenizer
 from tokviz.gui.context import Installer
 from tokviz.gui.drawing.views_legend import ViewsLegend, views_with_legend
 from tokviz.gui.models.tokenizers import TokenizerRegistryModel

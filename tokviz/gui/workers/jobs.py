@@ -13,7 +13,7 @@ from typing import Any
 import shiboken6
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
 
-from tokviz.core.interpreter import shorten_switch_interval
+from tokviz.core.io.interpreter import shorten_switch_interval
 
 # While a job runs, a thread waiting for the GIL gets it after at most this long (seconds). A job
 # running pure Python holds the GIL and the GUI thread re-takes it after every Qt call, so this keeps

@@ -1,6 +1,6 @@
 """Replay a whole text (1 MB and more) merge by merge, where a step costs only what the merge changes.
 
-The core's :class:`~tokviz.core.replay.ReplayTrace` traces every chunk of the text, and a step
+The core's :class:`~tokviz.core.training.replay.ReplayTrace` traces every chunk of the text, and a step
 re-encodes the whole text with the first k merges: fine for a page, seconds per step for 1 MB.
 Here each distinct chunk is traced once (a 1 MB text has ~30K distinct chunks of ~250K), and the
 text's tokens live in one array, ``id_at``: the id of the token starting at each byte, -1 inside a
@@ -19,10 +19,10 @@ from itertools import accumulate
 
 import numpy as np
 
+from tokviz.core.bpe.merges import MergeStep
+from tokviz.core.bpe.tokenizer import LONE_SURROGATE, Tokenizer, replace_lone_surrogates
 from tokviz.core.errors import ArgumentTypeError, ReplayUnavailable
-from tokviz.core.merges import MergeStep
-from tokviz.core.replay import ReplayTrace, replayed_step
-from tokviz.core.tokenizer import LONE_SURROGATE, Tokenizer, replace_lone_surrogates
+from tokviz.core.training.replay import ReplayTrace, replayed_step
 from tokviz.gui.text.token_table import INDEX, TokenTable
 from tokviz.gui.text.utf16 import utf16_offsets
 

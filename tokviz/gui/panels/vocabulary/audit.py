@@ -1,4 +1,4 @@
-"""The vocabulary browser's class filter: which tokens are broken (:mod:`tokviz.core.audit`).
+"""The vocabulary browser's class filter: which tokens are broken (:mod:`tokviz.core.analysis.audit`).
 
 :class:`ClassFilter` is a small button with a menu of the audit's classes (OK, special, partial
 UTF-8, only in a sequence, unreachable), each checkable and showing how many tokens it holds. The
@@ -17,9 +17,15 @@ from PySide6.QtCore import Signal
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenu, QToolButton, QWidget
 
-from tokviz.core.audit import CLASS_LABELS, CLASS_MEANINGS, CLASSES, VocabularyAudit, audit_vocabulary
+from tokviz.core.analysis.audit import (
+    CLASS_LABELS,
+    CLASS_MEANINGS,
+    CLASSES,
+    VocabularyAudit,
+    audit_vocabulary,
+)
+from tokviz.core.bpe.tokenizer import Tokenizer
 from tokviz.core.errors import Cancelled
-from tokviz.core.tokenizer import Tokenizer
 from tokviz.gui.workers.latest import LatestJob
 
 # The classes "Only broken tokens" keeps: every class but OK.
