@@ -418,7 +418,13 @@ def cut_long_pretokens(words: list[str]) -> tuple[list[str], int]:
 def pretoken_pieces(word: str) -> list[str]:
     """``word`` in pieces of :data:`LONGEST_PRETOKEN` characters from its start (the last shorter):
     what training counts and every encoder merges in place of a longer pre-token."""
-    return [word[i : i + LONGEST_PRETOKEN] for i in range(0, len(word), LONGEST_PRETOKEN)] or [word]
+    return [word[s:e] for s, e in piece_spans(0, len(word))] or [word]
+
+
+def piece_spans(start: int, end: int) -> Iterator[tuple[int, int]]:
+    """The ``(start, end)`` of each piece of the pre-token at ``start:end`` (see :func:`pretoken_pieces`)."""
+    for s in range(start, end, LONGEST_PRETOKEN):
+        yield s, min(s + LONGEST_PRETOKEN, end)
 
 
 def long_pretokens_note(cut: int) -> str | None:
