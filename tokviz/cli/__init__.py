@@ -77,6 +77,7 @@ COMMANDS: dict[str, CommandEntry] = {
         "tokviz.cli.sweep", "what every vocabulary size of one merge list buys on held-out text (one pass)"
     ),
     "diff": CommandEntry("tokviz.cli.diff", "compare two merge lists (divergence, shifts)"),
+    "finish": CommandEntry("tokviz.cli.finish", "put in place the outputs a stopped run left half replaced"),
     "chat": CommandEntry(
         "tokviz.cli.chat", "what a conversation costs in tokens once a folder's chat template wraps it"
     ),

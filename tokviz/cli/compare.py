@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from tokviz.cli.assumed import note_assumptions
-from tokviz.cli.command import UsageError, print_note
+from tokviz.cli.command import UsageError, print_note, warns_on_cuts
 from tokviz.cli.drawing import qt_drawing
 from tokviz.cli.options import (
     ArgumentAdder,
@@ -85,6 +85,7 @@ def add_plot_options(p: argparse.ArgumentParser, plot_help: str) -> None:
     plot.add_argument("--large-text", action="store_true", help="presentation-size text")
 
 
+@warns_on_cuts
 def run(args: argparse.Namespace) -> int:
     """Print one row per input and tokenizer (table, CSV, JSON or markdown), then draw the chart if asked."""
     if args.text is not None and args.files:

@@ -14,7 +14,7 @@ import sys
 from typing import IO, TYPE_CHECKING, Any
 
 from tokviz.cli.assumed import assumptions_by_label, note_assumptions
-from tokviz.cli.command import EXIT_OK, UsageError, print_note
+from tokviz.cli.command import EXIT_OK, UsageError, print_note, warns_on_cuts
 from tokviz.cli.drawing import qt_drawing
 from tokviz.cli.options import (
     add_file_options,
@@ -94,6 +94,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     plot.add_argument("--large-text", action="store_true", help="presentation-size text")
 
 
+@warns_on_cuts
 def run(args: argparse.Namespace) -> int:
     """Read the parallel set, measure it under every tokenizer, print the rows and draw the chart."""
     from tokviz.core.analysis.evaluation import unique_labels

@@ -17,7 +17,7 @@ import json
 import sys
 from typing import TYPE_CHECKING, Any
 
-from tokviz.cli.command import UsageError, print_note
+from tokviz.cli.command import UsageError, print_note, warns_on_cuts
 from tokviz.cli.corpus_files import add_heldout_filters, heldout_inputs, named_files, select_heldout
 from tokviz.cli.eval import EvalMeter, read_categories
 from tokviz.cli.options import (
@@ -91,6 +91,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_specials_in_text(p)
 
 
+@warns_on_cuts
 def run(args: argparse.Namespace) -> int:
     """Select the files, sweep the merge list over them, print the rows and draw the curves."""
     check_picture_options(args, "--plot", args.plot)

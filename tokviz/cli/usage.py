@@ -22,7 +22,7 @@ from typing import IO, TYPE_CHECKING, Any
 import numpy as np
 
 from tokviz.cli.assumed import note_assumptions
-from tokviz.cli.command import UsageError
+from tokviz.cli.command import UsageError, warns_on_cuts
 from tokviz.cli.corpus_files import add_heldout_filters, select_heldout
 from tokviz.cli.options import (
     add_file_options,
@@ -90,6 +90,7 @@ class Report:
     assumptions: tuple[str, ...] = ()
 
 
+@warns_on_cuts
 def run(args: argparse.Namespace) -> int:
     """Count every tokenizer's ids on the selected text and print the report."""
     if args.top < 0:
