@@ -24,6 +24,8 @@ from pathlib import Path
 import grimp
 import pytest
 
+from .environment import console_script
+
 ROOT = Path(__file__).resolve().parents[1]
 FORBIDDEN_FROM_CORE = ("tokviz.gui", "tokviz.cli")
 MAX_CORE_TOP_LEVEL_MODULES = 10
@@ -169,10 +171,10 @@ def copy_of_the_project(root: Path) -> Path:
 
 def lint_imports(root: Path, *contract_ids: str) -> subprocess.CompletedProcess[str]:
     """Run import-linter on the copy at ``root`` (that copy, not the installed tokviz, is analysed)."""
-    # The one installed beside this Python (the venv's), not whatever PATH finds first: the run
-    # below has an empty PATH, where a wrapper script (pyenv's shims) cannot even find its shell.
-    beside = Path(sys.executable).with_name("lint-imports")
-    lint = str(beside) if beside.exists() else shutil.which("lint-imports") or str(beside)
+    # This environment's own, not whatever PATH finds first: the run below has an empty PATH,
+    # where a wrapper script (pyenv's shims) cannot even find its shell.
+    lint = console_script("lint-imports")
+    assert lint is not None, "lint-imports is not installed (python -m pip install '.[test]')"
     selected = [arg for cid in contract_ids for arg in ("--contract", cid)]
     env = {"PATH": "", "PYTHONPATH": str(root), "PYTHONDONTWRITEBYTECODE": "1", "COLUMNS": "200"}
     return subprocess.run(
