@@ -21,8 +21,8 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
-from tokviz.core.audit import audit_vocabulary  # noqa: E402
-from tokviz.core.registry import load_tokenizer  # noqa: E402
+from tokviz.core.analysis.audit import audit_vocabulary  # noqa: E402
+from tokviz.core.formats.registry import load_tokenizer  # noqa: E402
 
 ENCODINGS = {"gpt2": "r50k_base", "cl100k": "cl100k_base", "o200k": "o200k_base"}
 

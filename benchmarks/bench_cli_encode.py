@@ -28,7 +28,7 @@ from corpora import cache_dir, corpus_path  # noqa: E402
 PLAIN = """
 import sys, tiktoken
 from tiktoken.load import load_tiktoken_bpe
-from tokviz.core.pretokenize import GPT2_PATTERN
+from tokviz.core.pretok.pretokenize import GPT2_PATTERN
 ranks = load_tiktoken_bpe(sys.argv[1])
 enc = tiktoken.Encoding("gpt2", pat_str=GPT2_PATTERN, mergeable_ranks=ranks,
                         special_tokens={"<|endoftext|>": 50256})

@@ -107,7 +107,7 @@ def zipf_corpus(mb: int, cache: Path | None = None) -> Path:
 
 # ---------------------------------------------------------------------------- phases
 def phase_local(path: str, workers: int, table_out: str) -> dict[str, Any]:
-    from tokviz.core.counts import count_corpus, save_table
+    from tokviz.core.training.counts import count_corpus, save_table
 
     t0 = time.perf_counter()
     table = count_corpus(files=[path], workers=workers, hashes=False)
@@ -126,8 +126,8 @@ def phase_local(path: str, workers: int, table_out: str) -> dict[str, Any]:
 
 
 def phase_dask(path: str, workers: int, chunk_mb: float, local_table: str) -> dict[str, Any]:
-    from tokviz.core.counts import load_table
-    from tokviz.core.dask_count import count_on_dask, local_cluster
+    from tokviz.core.training.counts import load_table
+    from tokviz.core.training.dask_count import count_on_dask, local_cluster
 
     # An idle cluster first: the CPU its processes take to start and stop is not counting.
     before = _cpu_seconds()
@@ -157,7 +157,7 @@ def phase_dask(path: str, workers: int, chunk_mb: float, local_table: str) -> di
 
 
 def phase_train(table_path: str, merges: int, tie_break: str) -> dict[str, Any]:
-    from tokviz.core.counts import load_table, train_from_counts
+    from tokviz.core.training.counts import load_table, train_from_counts
 
     t0 = time.perf_counter()
     table = load_table(table_path)

@@ -5,7 +5,7 @@ A 10K vocabulary is trained on the ``stdlib`` corpus (or loaded from the cache),
 and the pre-tokenizer pattern is ``GPT2_PATTERN``. Both encode the same text on one thread; the
 outputs must be identical, and the ratio tokviz/tiktoken is the figure of merit (target >= 1.0x).
 tokviz's time is a first pass: a fresh tokenizer, so it includes building its tables and checking
-that tiktoken's rank rule is exact for this merge list (``tokviz.core.rankrule``); ``--python``
+that tiktoken's rank rule is exact for this merge list (``tokviz.core.bpe.rankrule``); ``--python``
 measures the exact Python encoder instead.
 
     python benchmarks/bench_encode.py [--vocab-size 10000] [--mb 20] [--repeat 1]
@@ -28,7 +28,7 @@ from corpora import cache_dir, corpus_path  # noqa: E402
 def load_or_train(vocab_size: int, cache: str | None) -> tuple[object, float]:
     """The cached model for ``vocab_size`` on stdlib, training and saving it on first use."""
     from tokviz.core.formats import load_model, save_model
-    from tokviz.core.train import train_bpe
+    from tokviz.core.training.train import train_bpe
 
     model = cache_dir(cache) / f"stdlib-{vocab_size}.json"
     if model.exists():
@@ -45,7 +45,7 @@ def tiktoken_encoding(tok: object) -> object:
     """A tiktoken Encoding with the trained vocabulary's ids as ranks."""
     import tiktoken
 
-    from tokviz.core.pretokenize import GPT2_PATTERN
+    from tokviz.core.pretok.pretokenize import GPT2_PATTERN
 
     ranks = {data: i for i, data in tok.vocab.items() if not tok.is_special(i)}  # type: ignore[attr-defined]
     if len(ranks) != len(tok.vocab) - len(tok.special_tokens):  # type: ignore[attr-defined]
@@ -86,7 +86,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
 
-    from tokviz.core.tokenizer import Tokenizer
+    from tokviz.core.bpe.tokenizer import Tokenizer
 
     tok, trained_in = load_or_train(args.vocab_size, args.cache)
     text = corpus_path("stdlib", args.cache).read_text(encoding="utf-8")

@@ -31,7 +31,7 @@ PASTE_TARGET_MS = 500
 
 def corpus(size: int) -> str:
     """Mixed text (prose, code, numbers, emoji, CJK) of about ``size`` characters, from the bundled samples."""
-    from tokviz.core.resources import resource_path
+    from tokviz.core.io.resources import resource_path
 
     parts = [
         resource_path("samples", name).read_text(encoding="utf-8")

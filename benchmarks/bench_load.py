@@ -55,7 +55,7 @@ def gpt2_tokenizer_json(folder: Path) -> Case:
     from tokenizers import Tokenizer as Library
 
     from tokviz.core.formats import export_hf
-    from tokviz.core.registry import load_tokenizer
+    from tokviz.core.formats.registry import load_tokenizer
 
     export_hf(load_tokenizer("gpt2"), folder / "tokenizer.json")
     return _hf_file(Library.from_file(str(folder / "tokenizer.json")), folder)
@@ -66,7 +66,7 @@ def gpt2_vocab_merges(folder: Path) -> Case:
     import json
 
     from tokviz.core.formats import export_gpt2
-    from tokviz.core.registry import load_tokenizer
+    from tokviz.core.formats.registry import load_tokenizer
 
     export_gpt2(load_tokenizer("gpt2"), folder)
     config = {"tokenizer_class": "GPT2Tokenizer", "add_prefix_space": False}
@@ -123,7 +123,7 @@ def _published_tiktoken(folder: Path, encoding: str) -> Case:
     import tiktoken_ext.openai_public as public
     from tiktoken.load import load_tiktoken_bpe
 
-    from tokviz.core.resources import resource_path
+    from tokviz.core.io.resources import resource_path
 
     os.environ["TIKTOKEN_CACHE_DIR"] = ""  # read the local file only, keep no cached copy
     path = folder / f"copy-of-{encoding}.tiktoken"
@@ -213,7 +213,7 @@ def best(fn: Callable[[], Any], repeat: int) -> tuple[float, Any]:
 
 def measure(name: str, build: Callable[[Path], Case], text: str, repeat: int) -> dict[str, Any]:
     """Load and encode one kind with tokviz and with the reference; the ids must agree."""
-    from tokviz.core.registry import load_tokenizer
+    from tokviz.core.formats.registry import load_tokenizer
 
     with tempfile.TemporaryDirectory() as tmp:
         case = build(Path(tmp))

@@ -55,7 +55,7 @@ def _best(repeat: int, run: Any) -> tuple[float, Any]:
 def measure(case: RealCase, lines: list[str], repeat: int, folder: Path) -> dict[str, Any]:
     """One row: load both, encode ``lines`` with both, compare ids, decoded text and spans."""
     from tokviz.core.errors import TokvizError
-    from tokviz.core.registry import load_tokenizer
+    from tokviz.core.formats.registry import load_tokenizer
 
     path = case.build(folder)
     row: dict[str, Any] = {"file": case.name, "kind": case.kind, "reference": case.reference_name}

@@ -3,9 +3,9 @@
 Run: ``python benchmarks/bench_sweep.py [--mb 10] [--tokenizer gpt2] [--sizes 1000,2000,...]``
 
 The text is the ``stdlib`` corpus (:mod:`corpora`) cut to ``--mb`` megabytes, in one file. tokviz
-sweeps every prefix of the tokenizer's merge list over it (:func:`tokviz.core.sweep.sweep_files`:
+sweeps every prefix of the tokenizer's merge list over it (:func:`tokviz.core.analysis.sweep.sweep_files`:
 one encoding of the file, then one step per merge). The reference, in the same run, builds the
-prefix tokenizer of each of ``--sizes`` (:func:`tokviz.core.sweep.prefix_tokenizer`, tiktoken's
+prefix tokenizer of each of ``--sizes`` (:func:`tokviz.core.analysis.sweep.prefix_tokenizer`, tiktoken's
 engine where the merge list allows it, as it does for GPT-2) and encodes the file with it; its
 token count must equal the sweep's at that size. The reference's cost for every size is its mean
 per size times the number of sizes the sweep gives. Times are CPU seconds of this process (the
@@ -35,10 +35,10 @@ def main() -> int:
     parser.add_argument("--sizes", default="1000,2000,4000,8000,16000,32000", help="reference sizes")
     args = parser.parse_args()
 
-    from tokviz.core.fileselect import select_files
-    from tokviz.core.registry import load_tokenizer
-    from tokviz.core.sweep import prefix_tokenizer, sweep_files
-    from tokviz.core.usage import count_files
+    from tokviz.core.analysis.sweep import prefix_tokenizer, sweep_files
+    from tokviz.core.analysis.usage import count_files
+    from tokviz.core.corpus.fileselect import select_files
+    from tokviz.core.formats.registry import load_tokenizer
 
     data = corpus_path("stdlib").read_bytes()[: int(args.mb * 1_000_000)]
     text = data.decode("utf-8", errors="ignore")

@@ -79,7 +79,7 @@ def main() -> int:
     args = parser.parse_args()
 
     app = QApplication(sys.argv)
-    from tokviz.core.registry import load_tokenizer
+    from tokviz.core.formats.registry import load_tokenizer
     from tokviz.gui.models.tokenizers import TokenizerRegistryModel
     from tokviz.gui.panels.timeline.panel import TimelineWidget
 

@@ -98,7 +98,7 @@ def run_tokviz(
     path: str, vocab_size: int, workers: int | None, tie_break: str, pretokenizer: str
 ) -> dict[str, Any]:
     """Train with tokviz in this process and report timings, merges and peak memory."""
-    from tokviz.core.train import train_bpe
+    from tokviz.core.training.train import train_bpe
 
     t0 = time.perf_counter()
     result = train_bpe(
@@ -124,7 +124,7 @@ def run_hf(path: str, vocab_size: int, min_frequency: int, pretokenizer: str) ->
     """Train HF's ByteLevel BPE in this process and report the same figures."""
     from tokenizers import Tokenizer, models, pre_tokenizers, trainers
 
-    from tokviz.core.bytes_ import gpt2_str_to_bytes
+    from tokviz.core.pretok.bytes_ import gpt2_str_to_bytes
 
     tok = Tokenizer(models.BPE())
     # ByteLevel's regex is GPT-2's pattern; without it the whole text is one piece, like "none".

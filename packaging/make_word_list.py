@@ -2,7 +2,7 @@
 
 The words are counted in the Python documentation topics (``pydoc_data.topics``, which ships with
 every Python and is what ``help()`` shows) and in tokviz's samples (resources/samples), cut as the
-words tokenizer cuts text (:data:`tokviz.core.lecture_tokenizers.WORDS_PATTERN`). Pieces seen at
+words tokenizer cuts text (:data:`tokviz.core.bpe.lecture_tokenizers.WORDS_PATTERN`). Pieces seen at
 least twice are kept, most frequent first: a fixed word-level vocabulary of real size, so that a word
 it never saw becomes ``<unk>``. Run from the repository root after changing the samples:
 
@@ -21,7 +21,7 @@ import regex
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tokviz.core.lecture_tokenizers import WORDS_PATTERN, escape_piece  # noqa: E402
+from tokviz.core.bpe.lecture_tokenizers import WORDS_PATTERN, escape_piece  # noqa: E402
 
 MIN_COUNT = 2
 

@@ -102,7 +102,7 @@ def _read_rank_file(name: str) -> dict[bytes, int]:
     """Parse a bundled ``.tiktoken`` file independently of tokviz's own loader (an oracle must not share code)."""
     import base64
 
-    from tokviz.core.resources import resource_path
+    from tokviz.core.io.resources import resource_path
 
     data = resource_path("encodings", name).read_bytes()
     return {

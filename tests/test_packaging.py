@@ -112,7 +112,7 @@ def test_the_icon_theme_has_the_svg_and_every_png_size():
 
 
 def test_the_app_finds_its_icon_at_run_time_in_the_bundled_resources():
-    from tokviz.core.resources import resource_path
+    from tokviz.core.io.resources import resource_path
 
     for size in (16, 32, 48, 64, 128, 256):
         png = resource_path("icons", f"tokviz-{size}.png")

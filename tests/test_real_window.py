@@ -130,7 +130,7 @@ def test_the_installed_app_opens_a_window_tokenizes_typed_text_and_quits_cleanly
         assert spread > 10 and colours > 50, f"the window looks blank in the {grabber} screenshot {shot}"
 
         # 4. Every view shows exactly the core's token count for the typed line.
-        from tokviz.core.registry import load_tokenizer
+        from tokviz.core.formats.registry import load_tokenizer
 
         views = read_status(ready_file)["views"]
         assert [v["key"] for v in views] == ["gpt2", "cl100k"], "a fresh profile opens GPT-2 and cl100k"

@@ -67,7 +67,7 @@ def test_sdist_includes_the_resources(dist: Path) -> None:
         names = {name.split("/", 1)[1] for name in sdist.getnames() if "/" in name}
     for item in BUNDLED:
         assert f"resources/{item}" in names
-    assert "tokviz/core/resources.py" in names
+    assert "tokviz/core/io/resources.py" in names
     assert not any("__pycache__" in name for name in names)
 
 
@@ -129,8 +129,8 @@ def test_installed_wheel_finds_its_resources(dist: Path, tmp_path: Path) -> None
     )
     probe = (
         "import json, tokviz\n"
-        "from tokviz.core.encodings import load_bundled_ranks\n"
-        "from tokviz.core.resources import resource_path, resources_dir\n"
+        "from tokviz.core.formats.encodings import load_bundled_ranks\n"
+        "from tokviz.core.io.resources import resource_path, resources_dir\n"
         "print(json.dumps({'package': tokviz.__file__, 'dir': str(resources_dir()),\n"
         "    'r50k': str(resource_path('encodings', 'r50k_base.tiktoken')),\n"
         "    'ranks': len(load_bundled_ranks('gpt2'))}))\n"

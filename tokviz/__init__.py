@@ -12,7 +12,7 @@ __all__ = ["encode", "show"]
 
 def __getattr__(name: str) -> Any:
     if name in ("show", "encode"):
-        from tokviz.core import token_html
+        from tokviz.core.show import token_html
 
         return getattr(token_html, name)
     raise AttributeError(f"module 'tokviz' has no attribute {name!r}")

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 import tiktoken
 
-from tokviz.core.exchange import CSV_FIELDS
+from tokviz.core.analysis.exchange import CSV_FIELDS
 from tokviz.core.formats.model_file import model_file_bytes
-from tokviz.core.train import train_bpe
+from tokviz.core.training.train import train_bpe
 
 from .helpers import assert_one_line_error, run
 

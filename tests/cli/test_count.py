@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from tokviz.core.counts import load_table
-from tokviz.core.dask_count import local_cluster
+from tokviz.core.training.counts import load_table
+from tokviz.core.training.dask_count import local_cluster
 
 from ..core.test_counts import SPECIAL, make_corpus
 from .helpers import assert_one_line_error, run

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from tokviz.core.formats.model_file import save_model
-from tokviz.core.train import train_bpe
+from tokviz.core.training.train import train_bpe
 
 from .helpers import assert_one_line_error, run
 

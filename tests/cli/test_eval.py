@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 import tiktoken
 
-from tokviz.core.evaluation import EVAL_FIELDS
+from tokviz.core.analysis.evaluation import EVAL_FIELDS
 
 from .helpers import assert_one_line_error, child_env, run
 

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from tokviz.core.formats.model_file import load_model, save_model
-from tokviz.core.provenance import corpus_record, make_provenance
-from tokviz.core.registry import load_tokenizer
-from tokviz.core.train import train_bpe
+from tokviz.core.formats.provenance import corpus_record, make_provenance
+from tokviz.core.formats.registry import load_tokenizer
+from tokviz.core.training.train import train_bpe
 
 from .helpers import assert_one_line_error, run
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from tokviz.core.procpool import process_alive
+from tokviz.core.io.procpool import process_alive
 
 from .helpers import ROOT, assert_one_line_error, child_env
 

@@ -9,7 +9,7 @@ import pytest
 import tiktoken
 
 from tokviz.core.formats.hf_json import hf_file_bytes
-from tokviz.core.train import train_bpe
+from tokviz.core.training.train import train_bpe
 
 from .helpers import run
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tokviz.core.deck import default_deck
+from tokviz.core.lecture.deck import default_deck
 
 from .helpers import assert_one_line_error, run
 

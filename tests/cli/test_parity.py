@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import tiktoken
 
-from tokviz.core.parity import PARITY_FIELDS, bundled_sample
+from tokviz.core.analysis.parity import PARITY_FIELDS, bundled_sample
 
 from .helpers import assert_one_line_error, run
 

@@ -17,7 +17,7 @@ from tiktoken.load import load_tiktoken_bpe
 from tokviz.cli.options import parse_special_token
 from tokviz.core import train_bpe
 from tokviz.core.formats import export_tiktoken
-from tokviz.core.pretokenize import CL100K_PATTERN
+from tokviz.core.pretok.pretokenize import CL100K_PATTERN
 
 from .helpers import assert_one_line_error, run
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import io
 
 from tokviz.cli.progress import ProgressPrinter
-from tokviz.core.train import Progress
+from tokviz.core.training.train import Progress
 
 
 class FakeClock:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tokviz.core.registry import load_tokenizer
+from tokviz.core.formats.registry import load_tokenizer
 
 from ..texts import CAT, HELLO
 from .helpers import run

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 import tiktoken
 
-from tokviz.core.counts import CountedFile, CountTable, load_table, read_metadata, save_table
+from tokviz.core.training.counts import CountedFile, CountTable, load_table, read_metadata, save_table
 
 from .helpers import run
 

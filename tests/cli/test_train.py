@@ -19,7 +19,7 @@ from .helpers import assert_one_line_error, child_env, run
 def test_train_writes_a_model_that_encode_and_exports_can_use(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, corpus: Path
 ) -> None:
-    from tokviz.core.train import train_bpe
+    from tokviz.core.training.train import train_bpe
 
     model = tmp_path / "model.json"
     code, _, err = run(
@@ -103,10 +103,10 @@ class _Interrupted:
 def test_interrupted_training_cancels_cleanly_and_writes_nothing(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, corpus: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import tokviz.core.train
+    import tokviz.core.training.train
 
     trainer = _Interrupted()
-    monkeypatch.setattr(tokviz.core.train, "train_bpe", trainer)
+    monkeypatch.setattr(tokviz.core.training.train, "train_bpe", trainer)
     model = tmp_path / "model.json"
 
     code, out, err = run(capsys, "train", str(corpus), "--vocab-size", "400", "-o", str(model))

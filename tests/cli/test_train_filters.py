@@ -160,7 +160,7 @@ def test_cl100k_exports_load_in_transformers_and_tiktoken_as_a_user_would(
     assert code == 0, err
     assert "--export-gpt2: vocab.json + merges.txt cannot hold the cl100k pre-tokenizer" in err
     assert "tiktoken needs the pattern and special tokens passed in" in err
-    from tokviz.core.registry import load_tokenizer
+    from tokviz.core.formats.registry import load_tokenizer
 
     model = load_tokenizer("py.json")
     texts = [p.read_text(encoding="utf-8") for p in sorted(project.rglob("*.py"))]

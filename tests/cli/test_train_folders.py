@@ -18,8 +18,8 @@ from .helpers import assert_one_line_error, child_env, run
 def test_a_folder_trains_on_its_text_and_notes_the_skipped_binaries(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    from tokviz.core.registry import load_tokenizer
-    from tokviz.core.train import train_bpe
+    from tokviz.core.formats.registry import load_tokenizer
+    from tokviz.core.training.train import train_bpe
 
     folder = make_folder(tmp_path / "corpus")
     model = tmp_path / "model.json"

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from tokviz.core.counts import load_table
 from tokviz.core.formats import load_model
+from tokviz.core.training.counts import load_table
 
 from .helpers import run
 

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from tokviz.core.analysis.usage import vocabulary_usage
 from tokviz.core.formats.model_file import save_model
-from tokviz.core.registry import load_tokenizer
-from tokviz.core.train import train_bpe
-from tokviz.core.usage import vocabulary_usage
+from tokviz.core.formats.registry import load_tokenizer
+from tokviz.core.training.train import train_bpe
 
 from .helpers import assert_one_line_error, run
 

@@ -13,7 +13,7 @@ from typing import Any
 from tokenizers import Tokenizer as HFTokenizer
 from tokenizers import decoders, models, pre_tokenizers, trainers
 
-from tokviz.core.bytes_ import gpt2_str_to_bytes
+from tokviz.core.pretok.bytes_ import gpt2_str_to_bytes
 
 
 def hf_trained(

@@ -194,8 +194,8 @@ def _tiktoken_converted(encoding: str) -> Callable[[Path], Path]:
 
         from transformers.convert_slow_tokenizer import TikTokenConverter
 
-        from tokviz.core.encodings import bundled_encoding, load_bundled_ranks
-        from tokviz.core.pretokenize import PUBLISHED_PATTERNS
+        from tokviz.core.formats.encodings import bundled_encoding, load_bundled_ranks
+        from tokviz.core.pretok.pretokenize import PUBLISHED_PATTERNS
 
         folder.mkdir(parents=True, exist_ok=True)
         ranks = folder / f"{encoding}.tiktoken"
@@ -451,7 +451,7 @@ def _tiktoken_as_tokviz_reads(path: Path) -> Any:
     import tiktoken
     from tiktoken.load import load_tiktoken_bpe
 
-    from tokviz.core.registry import load_tokenizer
+    from tokviz.core.formats.registry import load_tokenizer
 
     tokenizer = load_tokenizer(path)
     return tiktoken.Encoding(

@@ -24,9 +24,9 @@ from tokviz.core import (
     train_iter,
     validate_pattern,
 )
+from tokviz.core.analysis.metrics import TextMetrics, attention_multiplier, compare_rows, embedding_parameters
 from tokviz.core.errors import ArgumentTypeError, InvalidArgument
-from tokviz.core.metrics import TextMetrics, attention_multiplier, compare_rows, embedding_parameters
-from tokviz.core.replay import ReplayTrace, replay_tokenizer, replay_training
+from tokviz.core.training.replay import ReplayTrace, replay_tokenizer, replay_training
 
 BYTES = {i: bytes([i]) for i in range(256)}
 

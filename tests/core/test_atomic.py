@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from tokviz.core import atomic
-from tokviz.core.atomic import atomic_write_bytes, atomic_write_text
+from tokviz.core.io import atomic
+from tokviz.core.io.atomic import atomic_write_bytes, atomic_write_text
 
 
 def test_writes_a_new_file(tmp_path: Path) -> None:

@@ -10,13 +10,13 @@ import pytest
 import tiktoken
 
 from tests.core.test_hf_engine import unigram, wordpiece
-from tokviz.core.audit import CLASSES, audit_vocabulary, classify
+from tokviz.core.analysis.audit import CLASSES, audit_vocabulary, classify
+from tokviz.core.analysis.usage import count_tokens
+from tokviz.core.bpe.tokenizer import Tokenizer
 from tokviz.core.errors import Cancelled, InvalidArgument
 from tokviz.core.formats.hf_engine import HFTokenizer
+from tokviz.core.formats.registry import load_tokenizer
 from tokviz.core.formats.sentencepiece_file import sentencepiece_from_file
-from tokviz.core.registry import load_tokenizer
-from tokviz.core.tokenizer import Tokenizer
-from tokviz.core.usage import count_tokens
 
 REAL = Path(__file__).resolve().parent.parent / "data" / "real"
 BYTES = {b: bytes([b]) for b in range(256)}

@@ -14,11 +14,11 @@ from typing import Any
 
 import pytest
 
-from tokviz.core import filekind
+from tokviz.core.corpus.fileselect import corpus_source
 from tokviz.core.errors import CorpusError, ModelFileError, TokenizerLoadError
-from tokviz.core.fileselect import corpus_source
 from tokviz.core.formats import _common, load_hf, load_model, load_tiktoken_file, tokenizer_from_files
-from tokviz.core.registry import load_tokenizer
+from tokviz.core.formats.registry import load_tokenizer
+from tokviz.core.io import filekind
 
 needs_fifo = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this platform")
 needs_dev_zero = pytest.mark.skipif(not Path("/dev/zero").exists(), reason="no /dev/zero")
@@ -143,7 +143,7 @@ def test_a_file_that_grows_past_the_cap_after_stat_is_still_refused(
 def test_the_sniffing_loader_reads_one_capped_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = tmp_path / "notes.txt"
     path.write_bytes(b"a" * 2048)
-    monkeypatch.setattr("tokviz.core.registry.ANY_TOKENIZER_FILE_CAP", 1024)
+    monkeypatch.setattr("tokviz.core.formats.registry.ANY_TOKENIZER_FILE_CAP", 1024)
     with pytest.raises(TokenizerLoadError, match=r"notes.txt is larger than 1.0 MB|notes.txt is larger than"):
         load_tokenizer(path)
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tokviz.core.bytes_ import printable_token
+from tokviz.core.pretok.bytes_ import printable_token
 
 
 def test_control_bytes_are_labelled_in_hex():

@@ -20,7 +20,7 @@ from tokviz.core.chat import (
     render_chat,
 )
 from tokviz.core.errors import TokvizError
-from tokviz.core.registry import builtin_tokenizer
+from tokviz.core.formats.registry import builtin_tokenizer
 
 transformers = pytest.importorskip("transformers")
 

@@ -81,8 +81,8 @@ def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
 
 def test_core_imports_no_qt():
     probe = (
-        "import sys, tokviz.core, tokviz.core.train, tokviz.core.tokenizer, tokviz.core.stream;"
-        "import tokviz.core.registry, tokviz.core.formats, tokviz.core.metrics;"
+        "import sys, tokviz.core, tokviz.core.training.train, tokviz.core.bpe.tokenizer, tokviz.core.bpe.stream;"
+        "import tokviz.core.formats.registry, tokviz.core.formats, tokviz.core.analysis.metrics;"
         "print(sorted(m for m in sys.modules if m.startswith(('PySide6', 'pyqtgraph', 'shiboken'))))"
     )
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
@@ -114,8 +114,8 @@ def test_the_core_has_no_import_cycle():
 
     assert find_cycle(graph) is None, " -> ".join(find_cycle(graph) or [])
     # The graph is the real one: the modules that close the old cycle are in it.
-    assert "tokviz.core.tokenizer" in graph["tokviz.core.formats.model_file"]
-    assert "tokviz.core.merges" in graph["tokviz.core.train"]
+    assert "tokviz.core.bpe.tokenizer" in graph["tokviz.core.formats.model_file"]
+    assert "tokviz.core.bpe.merges" in graph["tokviz.core.training.train"]
 
 
 @pytest.mark.parametrize(
@@ -132,8 +132,8 @@ def test_the_cycle_finder_finds_cycles(graph: dict[str, set[str]], cycle: list[s
 
 def test_a_lazy_import_inside_a_function_is_an_edge(tmp_path: Path):
     module = tmp_path / "late.py"
-    module.write_text("def f():\n    from .tokenizer import Tokenizer\n    from . import formats\n")
+    module.write_text("def f():\n    from .bpe.tokenizer import Tokenizer\n    from . import formats\n")
 
     found = imported_names(module, "tokviz.core.late")
 
-    assert {"tokviz.core.tokenizer", "tokviz.core.formats"} <= found
+    assert {"tokviz.core.bpe.tokenizer", "tokviz.core.formats"} <= found

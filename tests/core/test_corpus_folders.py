@@ -15,7 +15,14 @@ from pathlib import Path
 
 import pytest
 
-from tokviz.core.corpus import (
+from tokviz.core.corpus.fileselect import (
+    SKIP_BINARY,
+    SKIP_NOT_UTF8,
+    SKIP_UNREADABLE,
+    corpus_source,
+    select_files,
+)
+from tokviz.core.corpus.reading import (
     SNIFF_SIZE,
     CorpusFile,
     classify_head,
@@ -24,8 +31,7 @@ from tokviz.core.corpus import (
     iter_parts,
 )
 from tokviz.core.errors import CorpusError
-from tokviz.core.fileselect import SKIP_BINARY, SKIP_NOT_UTF8, SKIP_UNREADABLE, corpus_source, select_files
-from tokviz.core.train import train_bpe
+from tokviz.core.training.train import train_bpe
 
 PLAIN = "the plain text file says hello world\n" * 40
 GZ = "a gzip text: gzip gzip gzip compressed words\n" * 50
@@ -194,7 +200,7 @@ def test_a_damaged_compressed_file_named_explicitly_is_an_error(tmp_path):
 
 
 def test_a_stretch_with_no_safe_place_to_cut_is_cut_at_a_bounded_length(monkeypatch):
-    import tokviz.core.corpus as corpus
+    import tokviz.core.corpus.reading as corpus
 
     monkeypatch.setattr(corpus, "LONGEST_PART", 1000)
     monkeypatch.setattr(corpus, "BLOCK_SIZE", 300)  # the text arrives as a file's blocks do

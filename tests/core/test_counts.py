@@ -19,7 +19,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tokviz.core.counts import (
+from tokviz.core.errors import CorpusError
+from tokviz.core.training.counts import (
     CountTable,
     CountTableError,
     count_corpus,
@@ -30,8 +31,7 @@ from tokviz.core.counts import (
     table_bytes,
     train_from_counts,
 )
-from tokviz.core.errors import CorpusError
-from tokviz.core.train import TrainResult, train_bpe
+from tokviz.core.training.train import TrainResult, train_bpe
 
 SPECIAL = "<|endoftext|>"
 
@@ -223,7 +223,7 @@ def test_without_pyarrow_parquet_says_how_to_install_it_and_tsv_still_works(
 
 
 def test_training_on_a_source_keeps_its_table_and_a_table_file_trains_alone(corpus: list[Path]) -> None:
-    from tokviz.core.counts import is_count_table, train_source_iter
+    from tokviz.core.training.counts import is_count_table, train_source_iter
 
     kept: dict[str, object] = {}
     gen = train_source_iter(

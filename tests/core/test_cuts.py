@@ -7,7 +7,7 @@ import regex
 from hypothesis import given, settings
 
 from tokviz.core import load_tokenizer
-from tokviz.core.cuts import SAFE_CUT_PATTERN, cut_mode, first_cut_after, last_cut_before
+from tokviz.core.bpe.cuts import SAFE_CUT_PATTERN, cut_mode, first_cut_after, last_cut_before
 
 from ..strategies import hard_text
 

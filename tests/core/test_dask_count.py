@@ -20,12 +20,19 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tokviz.core.corpus import iter_parts
-from tokviz.core.counts import count_corpus, train_from_counts
-from tokviz.core.dask_count import DaskUnavailable, count_on_dask, find_cut, local_cluster, pack, unpack
+from tokviz.core.corpus.reading import iter_parts
 from tokviz.core.errors import CorpusError
-from tokviz.core.pretokenize import LONGEST_PRETOKEN, SpecialSplitter, resolve_pretokenizer
-from tokviz.core.train import count_words, train_bpe
+from tokviz.core.pretok.pretokenize import LONGEST_PRETOKEN, SpecialSplitter, resolve_pretokenizer
+from tokviz.core.training.counts import count_corpus, train_from_counts
+from tokviz.core.training.dask_count import (
+    DaskUnavailable,
+    count_on_dask,
+    find_cut,
+    local_cluster,
+    pack,
+    unpack,
+)
+from tokviz.core.training.train import count_words, train_bpe
 
 from .test_counts import SPECIAL, make_corpus
 
@@ -79,7 +86,7 @@ def test_long_pretokens_and_stretches_are_cut_on_dask_as_in_a_local_count(
 ) -> None:
     import gzip
 
-    import tokviz.core.corpus as corpus_module
+    import tokviz.core.corpus.reading as corpus_module
 
     # A forced cut falls a whole number of LONGEST_PRETOKEN pieces into a run (as the real 4 Mi
     # does), so the pieces counted do not depend on where a byte range ends. The worker threads
@@ -148,7 +155,7 @@ def test_without_dask_the_option_says_how_to_install_it(
 
 
 def test_an_unreachable_scheduler_is_a_one_line_error(corpus: list[Path]) -> None:
-    from tokviz.core.counts import CountTableError
+    from tokviz.core.training.counts import CountTableError
 
     with socket.socket() as taken:  # bound but not listening: a connection to it is refused
         taken.bind(("127.0.0.1", 0))
@@ -234,7 +241,7 @@ def test_relative_paths_are_named_as_given_and_read_by_absolute_path(
 
 
 def test_a_worker_adds_consecutive_ranges_in_order_and_keeps_the_first_error(corpus: list[Path]) -> None:
-    from tokviz.core.dask_count import InputFile, add_partials, count_range, plan_ranges
+    from tokviz.core.training.dask_count import InputFile, add_partials, count_range, plan_ranges
 
     file = corpus[0]
     ranges = plan_ranges([InputFile(str(file), file.stat().st_size)], 2000, True)

@@ -21,9 +21,16 @@ from pathlib import Path
 
 import pytest
 
-from tokviz.core.counts import count_corpus
-from tokviz.core.dask_client import DaskError
-from tokviz.core.dask_count import ByteRange, InputFile, count_on_dask, count_range, local_cluster, unpack
+from tokviz.core.training.counts import count_corpus
+from tokviz.core.training.dask_client import DaskError
+from tokviz.core.training.dask_count import (
+    ByteRange,
+    InputFile,
+    count_on_dask,
+    count_range,
+    local_cluster,
+    unpack,
+)
 
 from ..cli.helpers import ROOT, child_env
 

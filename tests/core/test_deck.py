@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tokviz.core.deck import (
+from tokviz.core.lecture.deck import (
     SLIDE_KINDS,
     DeckError,
     deck_toml,

@@ -12,13 +12,13 @@ import tiktoken.load
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tokviz.core import encodings, recovery
-from tokviz.core.encodings import BUNDLED, bundled_encoding, bundled_merges, load_bundled_ranks
 from tokviz.core.errors import TokenizerLoadError
-from tokviz.core.formats import parse_tiktoken_file
-from tokviz.core.pretokenize import resolve_pretokenizer
-from tokviz.core.recovery import recover_merges
-from tokviz.core.resources import resource_path
+from tokviz.core.formats import encodings, parse_tiktoken_file
+from tokviz.core.formats.encodings import BUNDLED, bundled_encoding, bundled_merges, load_bundled_ranks
+from tokviz.core.io import recovery
+from tokviz.core.io.recovery import recover_merges
+from tokviz.core.io.resources import resource_path
+from tokviz.core.pretok.pretokenize import resolve_pretokenizer
 
 
 # ---------------------------------------------------------------------------- oracle

@@ -12,8 +12,7 @@ from pathlib import Path
 import pytest
 import tiktoken
 
-from tokviz.core.errors import Cancelled, InvalidArgument
-from tokviz.core.evaluation import (
+from tokviz.core.analysis.evaluation import (
     EVAL_FIELDS,
     OTHER_CATEGORY,
     TOTAL_GROUP,
@@ -25,10 +24,11 @@ from tokviz.core.evaluation import (
     tokenizer_label,
     unique_labels,
 )
-from tokviz.core.fileselect import select_files
+from tokviz.core.corpus.fileselect import select_files
+from tokviz.core.errors import Cancelled, InvalidArgument
 from tokviz.core.formats.model_file import model_file_bytes
-from tokviz.core.registry import load_tokenizer
-from tokviz.core.train import train_bpe
+from tokviz.core.formats.registry import load_tokenizer
+from tokviz.core.training.train import train_bpe
 
 CODE = "def square(x: int) -> int:\n    return x * x  # the square\n\n" * 40
 PROSE = "The exchange rate between text and sequence length decides what fits a context.\n" * 30

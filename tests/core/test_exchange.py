@@ -8,7 +8,7 @@ import io
 import pytest
 import tiktoken
 
-from tokviz.core.exchange import (
+from tokviz.core.analysis.exchange import (
     CSV_FIELDS,
     ExchangeTable,
     attention_caption,
@@ -19,10 +19,10 @@ from tokviz.core.exchange import (
     format_factor,
     measure_rows,
 )
-from tokviz.core.metrics import TextMetrics, attention_multiplier, compare_rows, embedding_parameters
-from tokviz.core.registry import load_tokenizer
-from tokviz.core.resources import resource_path
-from tokviz.core.tokenizer import Tokenizer
+from tokviz.core.analysis.metrics import TextMetrics, attention_multiplier, compare_rows, embedding_parameters
+from tokviz.core.bpe.tokenizer import Tokenizer
+from tokviz.core.formats.registry import load_tokenizer
+from tokviz.core.io.resources import resource_path
 
 DEMO = "Hello, 🌍! 你好!"
 SAMPLES = {
@@ -281,8 +281,8 @@ def test_counts_get_a_unit(value: int, text: str) -> None:
 
 
 def test_a_tokenizer_that_loses_words_to_unk_is_never_the_best_while_another_keeps_everything():
-    from tokviz.core.lecture_tokenizers import WordTokenizer
-    from tokviz.core.registry import builtin_tokenizer
+    from tokviz.core.bpe.lecture_tokenizers import WordTokenizer
+    from tokviz.core.formats.registry import builtin_tokenizer
 
     words = WordTokenizer.from_text("hello there")
     gpt2 = builtin_tokenizer("gpt2")

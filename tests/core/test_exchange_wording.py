@@ -3,8 +3,8 @@ names each input once and leaves out costs that round to nothing."""
 
 from __future__ import annotations
 
-from tokviz.core.exchange import ExchangeTable, attention_caption, embedding_caption
-from tokviz.core.metrics import TextMetrics
+from tokviz.core.analysis.exchange import ExchangeTable, attention_caption, embedding_caption
+from tokviz.core.analysis.metrics import TextMetrics
 
 
 def test_the_embedding_caption_says_characters_not_characters_s():

@@ -18,13 +18,13 @@ from hypothesis import given, settings
 
 from tests.multilingual import corpus_lines
 from tests.strategies import hard_text
-from tokviz.core.exports import Export, export_problem, export_warnings, plan_outputs, render_exports
+from tokviz.core.bpe.tokenizer import Tokenizer
+from tokviz.core.formats.exports import Export, export_problem, export_warnings, plan_outputs, render_exports
 from tokviz.core.formats.hf_config import special_roles
+from tokviz.core.formats.registry import load_tokenizer
 from tokviz.core.formats.tiktoken_sidecar import SIDECAR_FORMAT, sidecar_path
-from tokviz.core.outputs import write_outputs
-from tokviz.core.registry import load_tokenizer
-from tokviz.core.tokenizer import Tokenizer
-from tokviz.core.train import train_bpe
+from tokviz.core.io.outputs import write_outputs
+from tokviz.core.training.train import train_bpe
 
 SPECIALS = ["<|endoftext|>", "<pad>", "<|im_start|>"]
 PRETOKENIZERS = ["gpt2", "cl100k", "none"]

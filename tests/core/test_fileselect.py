@@ -15,9 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tokviz.core.corpus import iter_file_text
-from tokviz.core.errors import Cancelled, CorpusError, InvalidArgument
-from tokviz.core.fileselect import (
+from tokviz.core.corpus.fileselect import (
     SKIP_BINARY,
     SKIP_DUPLICATE,
     SKIP_FILTERED,
@@ -31,6 +29,8 @@ from tokviz.core.fileselect import (
     parse_size,
     select_files,
 )
+from tokviz.core.corpus.reading import iter_file_text
+from tokviz.core.errors import Cancelled, CorpusError, InvalidArgument
 
 PYC_LIKE = b"\xa7\r\r\n\x00\x00\x00\x00" + bytes(range(256)) * 20
 SO_LIKE = b"\x7fELF\x02\x01\x01\x00" + b"\x00" * 64 + bytes(range(256)) * 10

@@ -25,10 +25,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tokviz.core.bpe.tokenizer import Tokenizer
 from tokviz.core.errors import TokvizError
 from tokviz.core.formats.hf_engine import HFTokenizer
-from tokviz.core.registry import load_tokenizer
-from tokviz.core.tokenizer import Tokenizer
+from tokviz.core.formats.registry import load_tokenizer
 
 from .made_by_others import hf_document, hf_trained, hf_vocab_and_merges, model_document, tiktoken_lines
 

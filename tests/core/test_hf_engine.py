@@ -4,7 +4,7 @@ The files are real-shaped: tiny models trained here by the library itself (byte-
 NFC/NFKC/lowercase normalizers, Split pre-tokenizers of every behaviour, a prefix space, added
 tokens special and not, byte fallback as in Llama 2, ``ignore_merges``, a vocabulary missing some
 bytes, WordPiece as in BERT, Unigram as in T5, WordLevel), saved as ``tokenizer.json`` and loaded
-through :func:`tokviz.core.registry.load_tokenizer`. Their ids are compared with the library's on
+through :func:`tokviz.core.formats.registry.load_tokenizer`. Their ids are compared with the library's on
 the multilingual corpus and on hypothesis text; spans, surface bytes and replay are checked too.
 """
 
@@ -23,12 +23,12 @@ from tokenizers import Tokenizer as Library
 
 from tests.multilingual import corpus_lines
 from tests.strategies import hard_text, replace_lone_surrogates, text_with_lone_surrogates
+from tokviz.core.bpe.tokenizer import Tokenizer
 from tokviz.core.errors import InvalidArgument, ReplayUnavailable, TokenizerLoadError
 from tokviz.core.formats import load_warnings
 from tokviz.core.formats.hf_engine import HFTokenizer
-from tokviz.core.registry import load_tokenizer
-from tokviz.core.replay import ReplayTrace, replay_tokenizer
-from tokviz.core.tokenizer import Tokenizer
+from tokviz.core.formats.registry import load_tokenizer
+from tokviz.core.training.replay import ReplayTrace, replay_tokenizer
 
 SPECIALS = ("<|endoftext|>", "<|im_start|>")
 TRAINING = corpus_lines(1500, seed=7)
@@ -80,7 +80,7 @@ def with_model_changes(tk: Library, **changes: Any) -> Library:
 def missing_bytes_bpe(utf8_too: bool = True) -> tuple[Library, list[int]]:
     """A byte-level BPE whose vocabulary lacks C0, C1, F5-FF (never in UTF-8) and, with ``utf8_too``,
     two bytes UTF-8 uses."""
-    from tokviz.core.bytes_ import bytes_to_gpt2_str
+    from tokviz.core.pretok.bytes_ import bytes_to_gpt2_str
 
     tk = byte_level_bpe(added=())
     doc = json.loads(tk.to_str())
@@ -394,7 +394,7 @@ def test_surface_bytes_of_each_kind(tmp_path: Path) -> None:
 
 
 def _gpt2(b: int) -> str:
-    from tokviz.core.bytes_ import bytes_to_gpt2_str
+    from tokviz.core.pretok.bytes_ import bytes_to_gpt2_str
 
     return bytes_to_gpt2_str(bytes([b]))
 
@@ -511,10 +511,10 @@ def test_a_split_regex_that_backtracks_without_end_fails_in_one_line(tmp_path: P
 @pytest.mark.parametrize("pattern", ["gpt2", "cl100k"])
 def test_the_two_sides_of_a_safe_cut_encode_like_the_whole_text(tmp_path: Path, pattern: str) -> None:
     """GPT-2 and cl100k chunking keep tokviz's safe cuts, so the editor re-encodes only a window."""
-    from tokviz.core.cuts import cut_mode
+    from tokviz.core.bpe.cuts import cut_mode
     from tokviz.core.formats import export_hf
-    from tokviz.core.pretokenize import last_cut_before
-    from tokviz.core.train import train_bpe
+    from tokviz.core.pretok.pretokenize import last_cut_before
+    from tokviz.core.training.train import train_bpe
 
     trained = train_bpe(text="\n".join(TRAINING[:300]), vocab_size=400, pretokenizer=pattern).tokenizer("t")
     export_hf(trained, tmp_path / "tokenizer.json")
@@ -524,3 +524,18 @@ def test_the_two_sides_of_a_safe_cut_encode_like_the_whole_text(tmp_path: Path, 
     for at in range(1, len(text), 53):
         cut = last_cut_before(text, at)
         assert tok.encode(text[:cut]) + tok.encode(text[cut:]) == tok.encode(text), cut
+
+
+def test_a_gpt2_style_file_streams_in_blocks_cut_at_spaces(tmp_path: Path) -> None:
+    from tokviz.cli import main
+
+    assert main(["export", "gpt2", "--to", "hf", "-o", str(tmp_path / "gpt2")]) == 0
+    tok = load_tokenizer(tmp_path / "gpt2" / "tokenizer.json")
+    tk = Library.from_file(str(tmp_path / "gpt2" / "tokenizer.json"))
+    text = "\n".join(CHECK[:200])
+
+    blocks = list(tok.encode_blocks([text[i : i + 97] for i in range(0, len(text), 97)], 500))
+
+    assert tok.declared_cut_mode is None  # GPT-2's regex on the raw text: a space is a safe cut
+    assert len(blocks) > 10
+    assert [i for _, ids in blocks for i in ids] == reference_ids(tk, text)

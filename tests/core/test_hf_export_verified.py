@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 from tokenizers import Tokenizer as HFTokenizer
 
+from tokviz.core.bpe.tokenizer import Tokenizer
 from tokviz.core.errors import ExportError
 from tokviz.core.formats import export_hf, hf_verify, load_hf
 from tokviz.core.formats.hf_json import hf_file_bytes
-from tokviz.core.tokenizer import Tokenizer
 
 from .made_by_others import hf_trained, hf_vocab_and_merges
 

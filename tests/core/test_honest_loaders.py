@@ -16,7 +16,7 @@ from tokenizers import Tokenizer as HFTokenizer
 from tokviz.core.errors import ModelFileError, TokenizerLoadError, TokvizError
 from tokviz.core.formats import load_model, load_warnings
 from tokviz.core.formats._reach import FEW_UNMADE
-from tokviz.core.registry import load_tokenizer
+from tokviz.core.formats.registry import load_tokenizer
 
 from .made_by_others import hf_document, hf_trained, hf_vocab_and_merges, model_document, write_hf_files
 

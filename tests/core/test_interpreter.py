@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from tokviz.core.interpreter import pause_automatic_gc, shorten_switch_interval
+from tokviz.core.io.interpreter import pause_automatic_gc, shorten_switch_interval
 
 PACKAGE = Path(__file__).resolve().parents[2] / "tokviz"
-OWNER = PACKAGE / "core" / "interpreter.py"
+OWNER = PACKAGE / "core" / "io" / "interpreter.py"
 SETTERS = {("gc", "disable"), ("gc", "enable"), ("gc", "freeze"), ("sys", "setswitchinterval")}
 
 
@@ -90,5 +90,5 @@ def test_no_module_but_the_owner_changes_collection_or_the_switch_interval():
         for path in sorted(PACKAGE.rglob("*.py"))
         if path != OWNER and (calls := interpreter_setting_calls(path))
     }
-    assert not offenders, f"use tokviz.core.interpreter instead: {offenders}"
+    assert not offenders, f"use tokviz.core.io.interpreter instead: {offenders}"
     assert interpreter_setting_calls(OWNER), "the scan finds the owner's own calls"

@@ -1,7 +1,7 @@
 """Language names read from parallel-text file names, and results as escaped HTML tables."""
 
-from tokviz.core.html_table import table_html
-from tokviz.core.languages import language_of
+from tokviz.core.corpus.languages import language_of
+from tokviz.core.show.html_table import table_html
 
 
 def test_flores_names_give_code_script_and_english_name():

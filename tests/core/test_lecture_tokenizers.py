@@ -12,14 +12,14 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tokviz.core import load_tokenizer
-from tokviz.core.errors import CorpusError, InvalidArgument
-from tokviz.core.lecture_tokenizers import (
+from tokviz.core.bpe.lecture_tokenizers import (
     NOT_BPE_NOTE,
     UNK,
     CharacterTokenizer,
     WordTokenizer,
 )
-from tokviz.core.registry import BUILTIN_TOKENIZERS, builtin_tokenizer
+from tokviz.core.errors import CorpusError, InvalidArgument
+from tokviz.core.formats.registry import BUILTIN_TOKENIZERS, builtin_tokenizer
 
 
 def test_characters_ids_are_code_points() -> None:
@@ -147,7 +147,7 @@ def test_both_are_builtins_with_nothing_to_replay() -> None:
 
 
 def test_words_may_be_re_encoded_between_space_cuts() -> None:
-    from tokviz.core.cuts import cut_mode
+    from tokviz.core.bpe.cuts import cut_mode
 
     tok = WordTokenizer.from_text("the cat")
     assert cut_mode(tok) == "space"

@@ -11,7 +11,7 @@ from tokenizers import Tokenizer as HFTokenizer
 
 from tokviz.core.errors import ModelFileError, TokenizerLoadError, TokvizError
 from tokviz.core.formats import load_hf, load_model, load_tiktoken_file, tokenizer_from_files
-from tokviz.core.registry import load_tokenizer
+from tokviz.core.formats.registry import load_tokenizer
 
 from .made_by_others import (
     hf_trained,

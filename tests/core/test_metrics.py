@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from tokviz.core.metrics import TextMetrics, attention_multiplier, compare_rows, embedding_parameters
-from tokviz.core.tokenizer import Tokenizer
+from tokviz.core.analysis.metrics import TextMetrics, attention_multiplier, compare_rows, embedding_parameters
+from tokviz.core.bpe.tokenizer import Tokenizer
 
 from ..texts import CAT, CAT_PAIRS
 

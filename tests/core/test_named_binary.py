@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from tokviz.core.corpus.fileselect import SKIP_BINARY, SKIP_NOT_UTF8, corpus_source, select_files
 from tokviz.core.errors import CorpusError
-from tokviz.core.fileselect import SKIP_BINARY, SKIP_NOT_UTF8, corpus_source, select_files
-from tokviz.core.train import train_bpe
+from tokviz.core.training.train import train_bpe
 
 NUL_TEXT = ("cat\x00dog\x00bird " * 200).encode("utf-8")
 MACHINE_CODE = b"\x7fELF\x02\x01\x01\x00" + bytes(range(256)) * 4

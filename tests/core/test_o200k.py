@@ -17,11 +17,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tests.multilingual import SPECIAL_STRINGS, corpus_lines
-from tokviz.core import encodings
 from tokviz.core.errors import TokenizerLoadError
-from tokviz.core.pretokenize import O200K_PATTERN
-from tokviz.core.registry import BUILTIN_TOKENIZERS, builtin_tokenizer, is_builtin, load_tokenizer
-from tokviz.core.resources import resource_path
+from tokviz.core.formats import encodings
+from tokviz.core.formats.registry import BUILTIN_TOKENIZERS, builtin_tokenizer, is_builtin, load_tokenizer
+from tokviz.core.io.resources import resource_path
+from tokviz.core.pretok.pretokenize import O200K_PATTERN
 
 from ..cli.helpers import run
 

@@ -12,7 +12,7 @@ from tokenizers import models, normalizers, pre_tokenizers, trainers
 
 from tests.multilingual import corpus_lines
 from tokviz.core.formats.hf_json import model_kind
-from tokviz.core.registry import load_tokenizer
+from tokviz.core.formats.registry import load_tokenizer
 
 
 def wordpiece_without_type(folder: Path) -> Path:

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from tokviz.core.analysis.parity import bundled_sample, measure_parity, read_parallel
+from tokviz.core.corpus.languages import language_of
 from tokviz.core.errors import CorpusError
-from tokviz.core.languages import language_of
-from tokviz.core.parity import bundled_sample, measure_parity, read_parallel
-from tokviz.core.registry import load_tokenizer
+from tokviz.core.formats.registry import load_tokenizer
 
 
 def write_set(folder: Path, files: dict[str, str]) -> Path:
@@ -167,7 +167,7 @@ def test_crlf_endings_and_a_bom_are_not_text(tmp_path: Path) -> None:
 
 
 def test_a_folder_too_big_to_hold_is_refused_before_it_is_all_read(tmp_path: Path, monkeypatch) -> None:
-    from tokviz.core import parity
+    from tokviz.core.analysis import parity
 
     monkeypatch.setattr(parity, "MAX_PARALLEL_BYTES", 100)
     write_set(tmp_path, {"en.txt": "a" * 60 + "\n", "fr.txt": "b" * 60 + "\n", "de.txt": "c" * 60 + "\n"})

@@ -11,8 +11,8 @@ import multiprocessing
 import os
 from multiprocessing.connection import Connection
 
-from tokviz.core.pool_internals import PoolInternals
-from tokviz.core.procpool import worker_pool
+from tokviz.core.io.pool_internals import PoolInternals
+from tokviz.core.io.procpool import worker_pool
 
 SAFETY = 60.0
 

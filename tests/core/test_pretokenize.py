@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tokviz.core import PretokenizerError, resolve_pretokenizer, validate_pattern
-from tokviz.core.pretokenize import SpecialSplitter
+from tokviz.core.pretok.pretokenize import SpecialSplitter
 
 from ..strategies import hard_text
 from .reference import reference_pretokenize, reference_split_specials

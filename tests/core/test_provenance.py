@@ -16,9 +16,9 @@ import pytest
 
 from tokviz.core.errors import ModelFileError
 from tokviz.core.formats.model_file import load_model, model_details, model_file_bytes, save_model
-from tokviz.core.provenance import corpus_record, make_provenance, provenance_lines, utc_now
-from tokviz.core.registry import load_tokenizer
-from tokviz.core.train import train_bpe
+from tokviz.core.formats.provenance import corpus_record, make_provenance, provenance_lines, utc_now
+from tokviz.core.formats.registry import load_tokenizer
+from tokviz.core.training.train import train_bpe
 
 
 @pytest.fixture
@@ -119,7 +119,7 @@ def _big_corpus(tmp_path: Path) -> tuple[Path, bytes]:
 
 def test_a_corpus_cut_short_while_training_reads_it_is_an_error_that_names_it(tmp_path: Path) -> None:
     from tokviz.core.errors import CorpusError
-    from tokviz.core.train import train_iter
+    from tokviz.core.training.train import train_iter
 
     path, _ = _big_corpus(tmp_path)
     steps = train_iter(files=[path], vocab_size=270, workers=1, report_every=0)
@@ -146,7 +146,7 @@ def test_the_provenance_holds_the_hash_of_the_bytes_trained_on_not_of_the_file_l
 def test_a_count_table_records_the_hash_of_the_bytes_it_counted(tmp_path: Path) -> None:
     import gzip
 
-    from tokviz.core.counts import count_corpus
+    from tokviz.core.training.counts import count_corpus
 
     path, data = _big_corpus(tmp_path)
     packed = tmp_path / "big.txt.gz"
@@ -190,8 +190,8 @@ def test_the_bytes_trained_on_are_recorded_under_a_name_that_is_not_utf8(tmp_pat
 def test_the_apps_training_keeps_the_hashes_of_the_bytes_it_trained_on(tmp_path: Path) -> None:
     """The app trains through ``train_source_iter`` and saves the model later: a file rewritten in
     between must not lend its new hash to a model trained on the old bytes."""
-    from tokviz.core.counts import train_source_iter
-    from tokviz.core.train import run_to_end
+    from tokviz.core.training.counts import train_source_iter
+    from tokviz.core.training.train import run_to_end
 
     path = tmp_path / "notes.txt"
     original = b"low lower lowest newer wider " * 50

@@ -27,7 +27,7 @@ from tests.core.real_files import (
 from tests.multilingual import corpus_lines
 from tests.strategies import hard_text
 from tokviz.core.errors import TokenizerLoadError
-from tokviz.core.registry import load_tokenizer, load_warnings
+from tokviz.core.formats.registry import load_tokenizer, load_warnings
 
 quiet_transformers()
 

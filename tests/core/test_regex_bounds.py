@@ -15,11 +15,12 @@ from pathlib import Path
 
 import pytest
 
-from tokviz.core import Tokenizer, TokvizError, pretokenize, resolve_pretokenizer, train_bpe, validate_pattern
-from tokviz.core.pool_internals import PoolInternals
-from tokviz.core.pretokenize import PatternTimeoutError, shorten_pattern, time_limit
-from tokviz.core.procpool import process_alive, stop_pool, worker_pool
-from tokviz.core.registry import load_tokenizer
+from tokviz.core import Tokenizer, TokvizError, resolve_pretokenizer, train_bpe, validate_pattern
+from tokviz.core.formats.registry import load_tokenizer
+from tokviz.core.io.pool_internals import PoolInternals
+from tokviz.core.io.procpool import process_alive, stop_pool, worker_pool
+from tokviz.core.pretok import pretokenize
+from tokviz.core.pretok.pretokenize import PatternTimeoutError, shorten_pattern, time_limit
 
 CATASTROPHIC = r"(a|a)+$"
 HOSTILE_TEXT = "a" * 40 + "b"

@@ -12,12 +12,12 @@ from pathlib import Path
 import pytest
 import tiktoken
 
+from tokviz.core.bpe.tokenizer import Tokenizer
 from tokviz.core.errors import TokenizerLoadError
 from tokviz.core.formats import export_gpt2, export_hf, export_tiktoken, save_model
-from tokviz.core.registry import BUILTIN_TOKENIZERS, builtin_tokenizer, load_tokenizer
-from tokviz.core.resources import resource_path
-from tokviz.core.tokenizer import Tokenizer
-from tokviz.core.train import train_bpe
+from tokviz.core.formats.registry import BUILTIN_TOKENIZERS, builtin_tokenizer, load_tokenizer
+from tokviz.core.io.resources import resource_path
+from tokviz.core.training.train import train_bpe
 
 DEMO = "Hello, 🌍! 你好!"
 
@@ -105,7 +105,7 @@ def test_bundled_encodings_load_quickly_in_a_fresh_process() -> None:
     CPU time, not wall time, so a busy machine does not fail the test (about 0.1 s and 0.25 s here).
     """
     code = (
-        "import time; from tokviz.core.registry import load_tokenizer\n"
+        "import time; from tokviz.core.formats.registry import load_tokenizer\n"
         "for n in ('gpt2', 'cl100k'):\n"
         "    t = time.process_time(); tok = load_tokenizer(n); tok.encode('warm up')\n"
         "    print(n, time.process_time() - t, tok._merges is None)\n"

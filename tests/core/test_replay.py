@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tokviz.core import load_tokenizer, train_bpe
-from tokviz.core.replay import ReplayTrace, replay_tokenizer, replay_training
+from tokviz.core.training.replay import ReplayTrace, replay_tokenizer, replay_training
 
 from ..texts import CAT, CAT_MERGES, CAT_TOKEN_COUNTS, CAT_TRAINING
 

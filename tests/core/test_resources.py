@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from tokviz.core import resources
 from tokviz.core.errors import TokvizError
-from tokviz.core.resources import ResourceNotFoundError, resource_path, resources_dir
+from tokviz.core.io import resources
+from tokviz.core.io.resources import ResourceNotFoundError, resource_path, resources_dir
 
 
 def test_resources_dir_holds_the_encodings() -> None:

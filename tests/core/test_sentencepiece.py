@@ -15,8 +15,8 @@ import sentencepiece as spm
 
 from tests.multilingual import corpus_lines
 from tokviz.core.errors import InvalidArgument, ReplayUnavailable, TokenizerLoadError
+from tokviz.core.formats.registry import load_tokenizer
 from tokviz.core.formats.sentencepiece_file import SentencePieceTokenizer, read_model_facts
-from tokviz.core.registry import load_tokenizer
 
 LINES = corpus_lines(1500)
 USER_SYMBOLS = ["<|endoftext|>", "[CLS]"]

@@ -6,9 +6,9 @@ import re
 
 import pytest
 
-from tokviz.core.deck import SLIDE_KINDS, default_deck, parse_deck
-from tokviz.core.slides import ChipRow, Counters, Table, slide_content, tied_pairs
-from tokviz.core.tokenizer import TokenSpan
+from tokviz.core.bpe.tokenizer import TokenSpan
+from tokviz.core.lecture.deck import SLIDE_KINDS, default_deck, parse_deck
+from tokviz.core.lecture.slides import ChipRow, Counters, Table, slide_content, tied_pairs
 
 DECK = default_deck()
 

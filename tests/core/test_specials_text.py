@@ -9,9 +9,9 @@ import pytest
 import tiktoken
 from tokenizers import Tokenizer as Library
 
+from tokviz.core.bpe.specials_text import reading_specials, specials_note
 from tokviz.core.errors import InvalidArgument
-from tokviz.core.registry import load_tokenizer
-from tokviz.core.specials_text import reading_specials, specials_note
+from tokviz.core.formats.registry import load_tokenizer
 
 from .made_by_others import hf_trained
 
@@ -64,7 +64,7 @@ def test_an_unknown_setting_is_refused() -> None:
 
 
 def test_the_text_view_shares_its_tokenizers_merge_tables() -> None:
-    from tokviz.core.train import train_bpe
+    from tokviz.core.training.train import train_bpe
 
     tok = train_bpe(
         text="the cat sat on the mat " * 40, vocab_size=280, special_tokens=["<|endoftext|>"]

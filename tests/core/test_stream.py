@@ -5,8 +5,8 @@ from __future__ import annotations
 from hypothesis import given
 
 from tokviz.core import StreamingDecoder, Tokenizer
-from tokviz.core.bytes_ import hex_bytes, incomplete_tail_length, printable_token
-from tokviz.core.stream import naive_decode_each
+from tokviz.core.bpe.stream import naive_decode_each
+from tokviz.core.pretok.bytes_ import hex_bytes, incomplete_tail_length, printable_token
 
 from ..strategies import hard_text
 

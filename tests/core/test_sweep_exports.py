@@ -8,12 +8,12 @@ from pathlib import Path
 import pytest
 
 from tests.multilingual import corpus_lines
-from tokviz.core.exports import write_export
+from tokviz.core.analysis.sweep import prefix_extras, prefix_tokenizer
+from tokviz.core.bpe.tokenizer import Tokenizer
+from tokviz.core.formats.exports import write_export
+from tokviz.core.formats.registry import load_tokenizer
 from tokviz.core.formats.tiktoken_sidecar import sidecar_path
-from tokviz.core.registry import load_tokenizer
-from tokviz.core.sweep import prefix_extras, prefix_tokenizer
-from tokviz.core.tokenizer import Tokenizer
-from tokviz.core.train import train_bpe
+from tokviz.core.training.train import train_bpe
 
 SPECIALS = ["<|endoftext|>", "<pad>"]
 SIZE = 500

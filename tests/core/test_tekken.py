@@ -16,8 +16,8 @@ import pytest
 
 from tests.core.real_files import DATA
 from tokviz.core.errors import TokenizerLoadError
+from tokviz.core.formats.registry import load_tokenizer
 from tokviz.core.formats.tekken_file import FILLER, LEGACY_SPECIALS
-from tokviz.core.registry import load_tokenizer
 
 REAL = DATA / "tekken_240911_first5000.json"
 

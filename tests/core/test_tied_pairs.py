@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tokviz.core.train import train_bpe
+from tokviz.core.training.train import train_bpe
 
 from ..texts import CAT, CAT_TRAINING
 

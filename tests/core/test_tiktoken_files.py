@@ -17,18 +17,18 @@ from tiktoken.load import load_tiktoken_bpe
 
 from tests.multilingual import corpus_lines
 from tokviz.core import train_bpe
+from tokviz.core.bpe.tokenizer import Tokenizer
 from tokviz.core.errors import TokenizerLoadError
 from tokviz.core.formats import export_tiktoken, load_tiktoken_file, parse_tiktoken_file
+from tokviz.core.formats.registry import load_tokenizer
 from tokviz.core.formats.tiktoken_file import (
     ASSUMED_PATTERN,
     ASSUMED_SPECIALS,
     PUBLISHED_FILES,
     tiktoken_from_data,
 )
-from tokviz.core.pretokenize import CL100K_PATTERN
-from tokviz.core.registry import load_tokenizer
-from tokviz.core.resources import resource_path
-from tokviz.core.tokenizer import Tokenizer
+from tokviz.core.io.resources import resource_path
+from tokviz.core.pretok.pretokenize import CL100K_PATTERN
 
 LINES = corpus_lines(400)
 
@@ -120,7 +120,7 @@ def test_the_sidecar_gives_pattern_and_specials(rank_file: Path) -> None:
 
 
 def test_an_exported_model_comes_back_with_its_sidecar(tmp_path: Path, trained: Tokenizer) -> None:
-    from tokviz.core.exports import write_export
+    from tokviz.core.formats.exports import write_export
 
     with_specials = trained.with_special_tokens(["<|endoftext|>"])
     write_export(with_specials, "tiktoken", tmp_path / "out.tiktoken")
@@ -160,7 +160,7 @@ def test_openais_files_are_known_by_their_hash(tmp_path: Path, encoding: str) ->
 
 
 def test_the_bundled_encodings_agree_with_the_published_table() -> None:
-    from tokviz.core.encodings import BUNDLED
+    from tokviz.core.formats.encodings import BUNDLED
 
     for enc in BUNDLED.values():
         known = PUBLISHED_FILES[enc.sha256]

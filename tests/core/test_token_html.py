@@ -7,9 +7,9 @@ import re
 import pytest
 
 import tokviz
-from tokviz.core.registry import byte_tokenizer, load_tokenizer
-from tokviz.core.svg_chart import bar_chart_svg, line_chart_svg, nice_ticks
-from tokviz.core.token_html import MAX_HTML_CHARS, TokenDisplay, tokens_html, tokens_page
+from tokviz.core.formats.registry import byte_tokenizer, load_tokenizer
+from tokviz.core.show.svg_chart import bar_chart_svg, line_chart_svg, nice_ticks
+from tokviz.core.show.token_html import MAX_HTML_CHARS, TokenDisplay, tokens_html, tokens_page
 
 HELLO = "Hello, 🌍! 你好!"
 TITLE = re.compile(r'title="id (\d+) · bytes ([0-9A-F ]+) · at bytes (\d+)-(\d+)')

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tokviz.core import Tokenizer, TokvizError, TrainResult, train_bpe
-from tokviz.core import tokenizer as tokenizer_module
+from tokviz.core.bpe import tokenizer as tokenizer_module
 from tokviz.core.errors import InternalError, TokenizerLoadError
 
 from ..strategies import hard_text, pieces_with_specials

@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tokviz.core import Cancelled, CorpusError, PretokenizerError, VocabSizeError, train_bpe, train_iter
-from tokviz.core import train as train_module
+from tokviz.core.training import train as train_module
 
 from ..strategies import HARD_SAMPLE, hard_text
 from ..texts import CAT, CAT_MERGES, CAT_START_TOKENS, CAT_TOKENS, CAT_TRAINING
@@ -322,7 +322,7 @@ def test_invalid_utf8_names_the_file_and_offset(tmp_path):
 
 
 def test_invalid_utf8_offset_across_read_blocks(tmp_path, monkeypatch):
-    from tokviz.core import corpus
+    from tokviz.core.corpus import reading as corpus
 
     monkeypatch.setattr(corpus, "BLOCK_SIZE", 7)
     bad = tmp_path / "bad.txt"

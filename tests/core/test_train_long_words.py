@@ -14,7 +14,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tokviz.core import pairindex, train_bpe
+from tokviz.core import train_bpe
+from tokviz.core.training import pairindex
 
 from .reference import reference_train
 
@@ -112,7 +113,7 @@ def test_the_first_seen_rule_looks_at_the_first_word_holding_a_tied_pair(merge_p
 
 
 def test_a_pretoken_longer_than_the_bound_is_cut_into_pieces_from_its_start() -> None:
-    from tokviz.core.pretokenize import LONGEST_PRETOKEN, cut_long_pretokens
+    from tokviz.core.pretok.pretokenize import LONGEST_PRETOKEN, cut_long_pretokens
 
     long = "a" * (2 * LONGEST_PRETOKEN + 1)
     words, cut = cut_long_pretokens([" x", long, "!"])
@@ -122,8 +123,8 @@ def test_a_pretoken_longer_than_the_bound_is_cut_into_pieces_from_its_start() ->
 
 
 def test_training_cuts_a_huge_pretoken_says_so_once_and_a_count_table_trains_the_same(tmp_path) -> None:
-    from tokviz.core.counts import count_corpus, train_from_counts
-    from tokviz.core.pretokenize import LONGEST_PRETOKEN
+    from tokviz.core.pretok.pretokenize import LONGEST_PRETOKEN
+    from tokviz.core.training.counts import count_corpus, train_from_counts
 
     corpus = tmp_path / "runs.txt"
     corpus.write_text(
@@ -149,8 +150,8 @@ def test_training_cuts_a_huge_pretoken_says_so_once_and_a_count_table_trains_the
 def test_merging_a_long_run_of_one_letter_needs_a_bounded_memory_per_byte() -> None:
     import tracemalloc
 
-    from tokviz.core.pretokenize import resolve_pretokenizer
-    from tokviz.core.train import merge_counts
+    from tokviz.core.pretok.pretokenize import resolve_pretokenizer
+    from tokviz.core.training.train import merge_counts
 
     n = 1 << 20  # one word of a million a's: each merge's sites form one chain of neighbours
     tracemalloc.start()

@@ -11,7 +11,7 @@ import threading
 import pytest
 
 from tokviz.core.errors import Cancelled, InvalidArgument
-from tokviz.core.train import PARALLEL_MODES, train_iter
+from tokviz.core.training.train import PARALLEL_MODES, train_iter
 
 CUSTOM = r"\w+|\s+|[^\w\s]+"
 

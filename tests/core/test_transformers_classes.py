@@ -21,10 +21,10 @@ from tokenizers import Tokenizer as Library
 from tokenizers import decoders, models, pre_tokenizers, trainers
 
 from tests.multilingual import corpus_lines
-from tokviz.core.exports import write_export
+from tokviz.core.formats.exports import write_export
 from tokviz.core.formats.hf_classes import BYTE_LEVEL_CLASSES, QWEN2_PATTERN
 from tokviz.core.formats.hf_folder import PRETOKENIZER_ASSUMED
-from tokviz.core.registry import load_tokenizer
+from tokviz.core.formats.registry import load_tokenizer
 
 transformers = pytest.importorskip("transformers")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")

@@ -18,13 +18,13 @@ from tokenizers import AddedToken, Regex, decoders, models, pre_tokenizers, trai
 from tokenizers import Tokenizer as Library
 
 from tests.multilingual import corpus_lines
-from tokviz.core.bytes_ import bytes_to_gpt2_str
 from tokviz.core.formats import load_warnings
 from tokviz.core.formats.hf_engine import HFTokenizer
 from tokviz.core.formats.hf_folder import PRETOKENIZER_ASSUMED
 from tokviz.core.formats.hf_json import to_oniguruma
-from tokviz.core.pretokenize import CL100K_PATTERN
-from tokviz.core.registry import load_tokenizer
+from tokviz.core.formats.registry import load_tokenizer
+from tokviz.core.pretok.bytes_ import bytes_to_gpt2_str
+from tokviz.core.pretok.pretokenize import CL100K_PATTERN
 
 LINES = corpus_lines(400, seed=21) + corpus_lines(150)
 TEXT = "Führer<|im_start|>user\nHallo, Welt!<|im_end|><|endoftext|> 中文 😀 don't"

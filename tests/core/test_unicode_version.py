@@ -16,12 +16,12 @@ import regex
 import tiktoken
 
 from tokviz.core import train_bpe
-from tokviz.core.pretokenize import CL100K_PATTERN, GPT2_PATTERN, O200K_PATTERN, resolve_pretokenizer
-from tokviz.core.recovery import WHOLE_PIECE_PATTERN
-from tokviz.core.registry import load_tokenizer
-from tokviz.core.resources import resource_path
-from tokviz.core.tokenizer import Tokenizer
-from tokviz.core.unicode_reference import differing_code_points, reference_members, reference_pattern
+from tokviz.core.bpe.tokenizer import Tokenizer
+from tokviz.core.formats.registry import load_tokenizer
+from tokviz.core.io.recovery import WHOLE_PIECE_PATTERN
+from tokviz.core.io.resources import resource_path
+from tokviz.core.pretok.pretokenize import CL100K_PATTERN, GPT2_PATTERN, O200K_PATTERN, resolve_pretokenizer
+from tokviz.core.pretok.unicode_reference import differing_code_points, reference_members, reference_pattern
 
 PATTERNS = {"gpt2": GPT2_PATTERN, "cl100k": CL100K_PATTERN, "o200k": O200K_PATTERN}
 NAMES = list(PATTERNS)

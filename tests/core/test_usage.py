@@ -9,11 +9,7 @@ import numpy as np
 import pytest
 import tiktoken
 
-from tokviz.core.errors import ArgumentTypeError, Cancelled, CorpusError
-from tokviz.core.registry import load_tokenizer
-from tokviz.core.tokenizer import Tokenizer
-from tokviz.core.train import train_bpe
-from tokviz.core.usage import (
+from tokviz.core.analysis.usage import (
     count_files,
     count_tokens,
     diff_merges,
@@ -22,6 +18,10 @@ from tokviz.core.usage import (
     undertrained_score,
     vocabulary_usage,
 )
+from tokviz.core.bpe.tokenizer import Tokenizer
+from tokviz.core.errors import ArgumentTypeError, Cancelled, CorpusError
+from tokviz.core.formats.registry import load_tokenizer
+from tokviz.core.training.train import train_bpe
 
 
 @pytest.fixture(scope="module")

@@ -1,6 +1,6 @@
 """A tokenizer tokviz accepts can always be saved and loaded back.
 
-The constructor and the model-file loader apply one set of rules (:mod:`tokviz.core.vocab_rules`)
+The constructor and the model-file loader apply one set of rules (:mod:`tokviz.core.bpe.vocab_rules`)
 with the same messages: what the loader would refuse is refused when the tokenizer is made,
 never after a run has written a file nobody can open.
 """
@@ -15,9 +15,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tokviz.core.bpe.tokenizer import Tokenizer
 from tokviz.core.errors import ModelFileError, TokenizerLoadError, TokvizError
 from tokviz.core.formats import load_model, save_model
-from tokviz.core.tokenizer import Tokenizer
 
 BYTES = {i: bytes([i]) for i in range(256)}
 

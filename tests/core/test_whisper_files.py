@@ -13,8 +13,8 @@ from pathlib import Path
 
 import tiktoken
 
-from tokviz.core.registry import load_tokenizer
-from tokviz.core.resources import resource_path
+from tokviz.core.formats.registry import load_tokenizer
+from tokviz.core.io.resources import resource_path
 
 from .real_files import DATA, WHISPER_PATTERN
 

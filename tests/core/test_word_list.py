@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from tokviz.core.lecture_tokenizers import WORD_LIST, default_words_tokenizer, read_word_list
-from tokviz.core.resources import resource_path
+from tokviz.core.bpe.lecture_tokenizers import WORD_LIST, default_words_tokenizer, read_word_list
+from tokviz.core.io.resources import resource_path
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -8,8 +8,8 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import pytest
 
-from tokviz.core.registry import load_tokenizer
-from tokviz.core.tokenizer import Tokenizer
+from tokviz.core.bpe.tokenizer import Tokenizer
+from tokviz.core.formats.registry import load_tokenizer
 
 
 @pytest.fixture(scope="session")
@@ -33,7 +33,7 @@ def byte_tokenizer() -> Tokenizer:
 @pytest.fixture(scope="session")
 def tiny_bpe() -> Tokenizer:
     """A small BPE trained here (exact core merge loop, no fast engine), with a special token."""
-    from tokviz.core.train import train_bpe
+    from tokviz.core.training.train import train_bpe
 
     corpus = "the cat in the hat sat on the mat. " * 20 + "def f(x):\n    return x + 1\n" * 10
     return train_bpe(text=corpus, vocab_size=300, special_tokens=["<|endoftext|>"]).tokenizer("tiny")

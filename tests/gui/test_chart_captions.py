@@ -7,7 +7,7 @@ import pytest
 from PySide6.QtCore import QRectF, QSize
 from PySide6.QtGui import QFont, QFontMetricsF
 
-from tokviz.core.exchange import ExchangeTable
+from tokviz.core.analysis.exchange import ExchangeTable
 from tokviz.gui.drawing.chart_canvas import ChartCanvas, render_canvas
 from tokviz.gui.drawing.chart_style import EDITOR_LABEL, ChartStyle, sample_inputs
 from tokviz.gui.drawing.chart_text import EMPTY_HINT
@@ -23,8 +23,8 @@ WIDE = QSize(2400, 900)
 
 @pytest.fixture(scope="module")
 def table(gpt2, cl100k, byte_tokenizer) -> ExchangeTable:
-    from tokviz.core.lecture_tokenizers import CharacterTokenizer, WordTokenizer
-    from tokviz.core.registry import load_tokenizer
+    from tokviz.core.bpe.lecture_tokenizers import CharacterTokenizer, WordTokenizer
+    from tokviz.core.formats.registry import load_tokenizer
 
     texts = {EDITOR_LABEL: HELLO, **{s.label: s.text for s in sample_inputs()}}
     o200k = load_tokenizer("o200k")

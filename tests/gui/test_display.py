@@ -6,7 +6,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tokviz.core.bytes_ import printable_token
+from tokviz.core.pretok.bytes_ import printable_token
 from tokviz.gui.text.display import DisplayOptions, build_run, plain_text, with_glyphs
 from tokviz.gui.text.token_table import TokenTable
 

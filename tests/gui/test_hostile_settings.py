@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from tokviz.core.formats import save_model
-from tokviz.core.train import train_bpe
+from tokviz.core.training.train import train_bpe
 
 from ..cli.helpers import ROOT, child_env
 
@@ -161,7 +161,7 @@ def test_a_chart_file_over_the_size_cap_is_skipped_with_a_message(tmp_path):
 
 
 def test_the_vocabulary_filter_refuses_a_regex_too_large_to_compile():
-    from tokviz.core.tokenizer import Tokenizer
+    from tokviz.core.bpe.tokenizer import Tokenizer
     from tokviz.gui.models.vocabulary import VocabModel
 
     model = VocabModel()

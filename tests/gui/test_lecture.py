@@ -6,8 +6,8 @@ import pytest
 from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QImage, QPainter
 
-from tokviz.core.deck import default_deck
-from tokviz.core.slides import slide_content
+from tokviz.core.lecture.deck import default_deck
+from tokviz.core.lecture.slides import slide_content
 from tokviz.gui.lecture.paint import SlideLayout, canvas_size
 from tokviz.gui.lecture.show import DeckState, LectureView
 from tokviz.gui.style.theme import token_colors
@@ -146,7 +146,7 @@ def test_screens_of_the_same_shape_show_the_same_composition():
 
 
 def test_a_slide_too_wide_even_at_the_smallest_size_says_it_overflows():
-    from tokviz.core.slides import SlideContent, Table
+    from tokviz.core.lecture.slides import SlideContent, Table
 
     wide = Table(("x",), (("9" * 400,),), (True,))
     layout = SlideLayout(SlideContent("t", (wide,)), canvas_size(4 / 3), token_colors(False))

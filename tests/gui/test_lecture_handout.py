@@ -12,7 +12,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QImage
 
-from tokviz.core.deck import default_deck
+from tokviz.core.lecture.deck import default_deck
 from tokviz.gui.lecture.handout import layouts, png_bytes, write_pdf
 
 pytestmark = [pytest.mark.gui]

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tokviz.core.lecture_tokenizers import NOT_BPE_NOTE, CharacterTokenizer, WordTokenizer
+from tokviz.core.bpe.lecture_tokenizers import NOT_BPE_NOTE, CharacterTokenizer, WordTokenizer
 from tokviz.gui.models.tokenizers import TokenizerRegistryModel
 from tokviz.gui.models.vocabulary import VocabModel, overlap
 from tokviz.gui.models.words import FROM_EDITOR, FROM_FILES, FROM_SAMPLE, WORDS_KEY

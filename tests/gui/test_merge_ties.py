@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 
-from tokviz.core.train import train_bpe
+from tokviz.core.training.train import train_bpe
 from tokviz.gui.models.merge_model import COUNT, TIES, MergeTableModel
 
 from ..texts import CAT, CAT_TRAINING

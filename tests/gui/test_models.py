@@ -8,7 +8,7 @@ import pytest
 from PySide6.QtCore import Qt
 
 from tokviz.core.formats import export_gpt2, export_tiktoken
-from tokviz.core.train import train_bpe
+from tokviz.core.training.train import train_bpe
 from tokviz.gui.models.tokenizers import OPEN_KEY, IsActionRole, KeyRole, TokenizerRegistryModel
 from tokviz.gui.models.vocabulary import BYTES, ID, LENGTH, PARENTS, RANK, TOKEN, VocabModel, overlap
 from tokviz.gui.panels.vocabulary import VocabBrowser

@@ -10,7 +10,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialogButtonBox
 
 from tokviz.core.formats import export_tiktoken
-from tokviz.core.train import train_bpe
+from tokviz.core.training.train import train_bpe
 from tokviz.gui.models.tokenizers import TokenizerRegistryModel
 from tokviz.gui.panels.timeline.panel import TimelineWidget
 from tokviz.gui.text.display import DisplayOptions, build_run, plain_text
@@ -98,7 +98,7 @@ def test_file_open_tokenizer_uses_the_dialog(qtbot, make_window, monkeypatch, ra
     request = TokenizerRequest(str(rank_file), "cl100k", ("<|endoftext|>",))
     monkeypatch.setattr(file_dialogs, "ask_tokenizer", lambda _parent: request)
     before = len(window.panels)
-    window.choose_tokenizer_file(None)
+    window.files.choose_tokenizer_file(None)
     qtbot.waitUntil(lambda: len(window.panels) == before + 1, timeout=20000)
     panel = window.panels[-1]
     qtbot.waitUntil(lambda: panel.model.current and panel.view.table is panel.model.table, timeout=20000)
@@ -109,7 +109,7 @@ def test_file_open_tokenizer_uses_the_dialog(qtbot, make_window, monkeypatch, ra
 
 def test_a_view_of_a_guessed_tokenizer_says_so_in_its_header(qtbot, make_window, rank_file: Path) -> None:
     window = make_window(text="the cat")
-    job = window.open_tokenizer_file(str(rank_file))
+    job = window.files.open_tokenizer_file(str(rank_file))
     qtbot.waitUntil(lambda: len(window.panels) == 3, timeout=20000)
     panel = window.panels[-1]
     qtbot.waitUntil(lambda: panel.model.current and panel.view.table is panel.model.table, timeout=20000)
@@ -136,7 +136,7 @@ def _missing_byte_file(tmp_path: Path) -> Path:
     tokenizers = pytest.importorskip("tokenizers")
     import json
 
-    from tokviz.core.bytes_ import bytes_to_unicode
+    from tokviz.core.pretok.bytes_ import bytes_to_unicode
 
     hf = tokenizers.Tokenizer(tokenizers.models.BPE())
     hf.pre_tokenizer = tokenizers.pre_tokenizers.ByteLevel(add_prefix_space=False)
@@ -158,7 +158,7 @@ def _missing_byte_file(tmp_path: Path) -> Path:
 
 
 def test_a_byte_with_no_token_is_shown_as_such(tmp_path: Path) -> None:
-    from tokviz.core.registry import load_tokenizer
+    from tokviz.core.formats.registry import load_tokenizer
 
     tok = load_tokenizer(_missing_byte_file(tmp_path))
     table = TokenTable.encode(tok, "café")
@@ -171,7 +171,7 @@ def test_a_byte_with_no_token_is_shown_as_such(tmp_path: Path) -> None:
 
 def test_text_no_token_covers_is_left_out_not_shifted() -> None:
     """A WordPiece model drops spaces: each box still holds its own token's text."""
-    from tokviz.core.tokenizer import TokenSpan
+    from tokviz.core.bpe.tokenizer import TokenSpan
 
     text = "ab  cd"
     spans = [TokenSpan(1, 0, 2, b"ab", False), TokenSpan(2, 4, 6, b"cd", False)]

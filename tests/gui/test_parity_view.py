@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtWidgets import QDockWidget, QWidget
 
-from tokviz.core.parity import bundled_sample, measure_parity, read_parallel
+from tokviz.core.analysis.parity import bundled_sample, measure_parity, read_parallel
 from tokviz.gui.drawing.parity_chart import plot_parity
 from tokviz.gui.models.tokenizers import TokenizerRegistryModel
 from tokviz.gui.panels.chart import ExchangeChart

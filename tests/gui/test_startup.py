@@ -13,7 +13,7 @@ from tokviz.gui.window.startup import StartupProbe
 IMPORT_WITH_SPIES = """
 import json
 calls = []
-import tokviz.core.tokenizer as tk, tokviz.core.registry as reg, tokviz.core.encodings as enc
+import tokviz.core.bpe.tokenizer as tk, tokviz.core.formats.registry as reg, tokviz.core.formats.encodings as enc
 def spy(owner, name):
     original = getattr(owner, name)
     def wrapper(*args, **kwargs):

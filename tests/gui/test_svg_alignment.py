@@ -22,6 +22,8 @@ from tokviz.gui.drawing.images import render_image, svg_bytes
 from tokviz.gui.drawing.strips import StripSheet, strip_sheet
 from tokviz.gui.text.display import plain_text
 
+from .reach import exporter
+
 pytestmark = [
     pytest.mark.gui,
     pytest.mark.qt_log_ignore(
@@ -255,8 +257,8 @@ def test_tokviz_render_svg_lines_up_in_rsvg_convert(capsys, tmp_path, sheet):
 @needs_rsvg
 def test_the_windows_view_export_lines_up_in_rsvg_convert(make_window, tmp_path):
     window = make_window(text=TEXT)
-    target = window.exporter.target("view:1")
-    written = window.exporter.write(target, tmp_path / "view.svg")
+    target = exporter(window).target("view:1")
+    written = exporter(window).write(target, tmp_path / "view.svg")
     svg = written.read_bytes()
 
     check_headers_are_plain_runs(svg)
@@ -304,7 +306,7 @@ def test_tokviz_replay_render_svg_reads_as_its_png_in_rsvg_convert(capsys, tmp_p
 def test_rsvg_convert_draws_an_emoji_within_its_own_advance(tmp_path, gpt2):
     """An emoji font's glyphs are wider than the advance Qt gives them: in an SVG reader the globe of
     "🌍!" must not cover the "!" after it (in the strips and in the quoted text under them)."""
-    from tokviz.core.lecture_tokenizers import CharacterTokenizer
+    from tokviz.core.bpe.lecture_tokenizers import CharacterTokenizer
 
     made = strip_sheet("Hello, 🌍! 你好!", [("characters", CharacterTokenizer()), ("GPT-2", gpt2)])
     try:

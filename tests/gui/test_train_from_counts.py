@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import Qt
 
-from tokviz.core.counts import count_corpus, load_table, save_table
-from tokviz.core.train import train_bpe
+from tokviz.core.training.counts import count_corpus, load_table, save_table
+from tokviz.core.training.train import train_bpe
 from tokviz.gui.models.tokenizers import TokenizerRegistryModel
 from tokviz.gui.panels.training.panel import TrainPanel
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import Qt
 
-from tokviz.core.train import train_bpe
+from tokviz.core.training.train import train_bpe
 from tokviz.gui.models.tokenizers import TokenizerRegistryModel
 from tokviz.gui.panels.training.panel import SOURCE_EDITOR, TrainPanel
 from tokviz.gui.panels.training.report import finished_result

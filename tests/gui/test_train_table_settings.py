@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import Qt
 
-from tokviz.core.counts import count_corpus, save_table
+from tokviz.core.training.counts import count_corpus, save_table
 from tokviz.gui.models.tokenizers import TokenizerRegistryModel
 from tokviz.gui.panels.training.corpus import SOURCE_EDITOR
 from tokviz.gui.panels.training.panel import TrainPanel

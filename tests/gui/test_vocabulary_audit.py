@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tests.core.test_audit import tiny_bpe as hand_built_bpe
-from tokviz.core.audit import CLASSES
+from tokviz.core.analysis.audit import CLASSES
 from tokviz.gui.models.tokenizers import TokenizerRegistryModel
 from tokviz.gui.panels.vocabulary import VocabBrowser
 
@@ -59,7 +59,7 @@ def test_the_class_filter_combines_with_the_text_filter(qtbot):
 
 
 def test_showing_another_tokenizer_cancels_the_running_audit(qtbot):
-    from tokviz.core.registry import load_tokenizer
+    from tokviz.core.formats.registry import load_tokenizer
     from tokviz.gui.panels.vocabulary.audit import ClassFilter
 
     classes = ClassFilter()

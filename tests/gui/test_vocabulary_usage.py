@@ -13,9 +13,9 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QDockWidget, QLabel
 
-from tokviz.core.registry import load_tokenizer
-from tokviz.core.tokenizer import Tokenizer
-from tokviz.core.usage import undertrained_score
+from tokviz.core.analysis.usage import undertrained_score
+from tokviz.core.bpe.tokenizer import Tokenizer
+from tokviz.core.formats.registry import load_tokenizer
 from tokviz.gui.models.merge_model import MergeTableModel
 from tokviz.gui.models.tokenizers import TokenizerRegistryModel
 from tokviz.gui.models.vocabulary import COUNT, RANK, TOKEN
@@ -209,7 +209,7 @@ def test_hover_vocabulary_and_timeline_say_the_same_step(qtbot, gpt2):
 
 
 def test_merges_never_applied_are_listed_once_the_merge_list_is_ready(qtbot, tiny_bpe):
-    from tokviz.core.usage import vocabulary_usage
+    from tokviz.core.analysis.usage import vocabulary_usage
 
     browser, key = make_browser(qtbot, tiny_bpe)
     qtbot.waitUntil(lambda: browser.registry.merges_ready(key), timeout=10000)

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from tokviz.core.deck import default_deck
+from tokviz.core.lecture.deck import default_deck
 
 from ..x11 import read_status, screenshot, tokviz_command, tool, wait_for, xdotool, xvfb
 from .test_projector_sizes import SIZES, app_env, window_manager

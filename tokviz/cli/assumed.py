@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from .command import print_note
+from tokviz.cli.command import print_note
 
 if TYPE_CHECKING:
-    from tokviz.core.tokenizer import Tokenizer
+    from tokviz.core.bpe.tokenizer import Tokenizer
 
 _HOW_TO_SAY = "give --pattern (the regex, or gpt2, cl100k, o200k) if it differs"
 

@@ -1,10 +1,10 @@
 """``tokviz audit``: which tokens of a vocabulary are broken, without and with the model's weights.
 
-Every id is decoded, re-encoded and put in one class (:mod:`tokviz.core.audit`: OK, special,
+Every id is decoded, re-encoded and put in one class (:mod:`tokviz.core.analysis.audit`: OK, special,
 partial UTF-8, only in a sequence, unreachable); ``--corpus`` counts the corpus and adds the tokens
 it never produces; ``--weights model.safetensors`` reads the embedding matrix alone
-(:mod:`tokviz.core.embedding_file`) and ranks the tokens by how under-trained their rows look
-(:mod:`tokviz.core.embedding_audit`). ``--format csv`` writes one row per token.
+(:mod:`tokviz.core.analysis.embedding_file`) and ranks the tokens by how under-trained their rows look
+(:mod:`tokviz.core.analysis.embedding_audit`). ``--format csv`` writes one row per token.
 """
 
 from __future__ import annotations
@@ -19,17 +19,16 @@ from typing import IO, TYPE_CHECKING, Any
 
 import numpy as np
 
-from tokviz.core.safe_text import csv_cell, terminal_text
-
-from .assumed import note_assumptions
-from .command import UsageError
-from .corpus_files import add_file_filters, max_file_size, select_corpus
-from .options import add_file_options, load_tokenizer
-from .output import render_markdown, render_table, text_or_hex, token_label
+from tokviz.cli.assumed import note_assumptions
+from tokviz.cli.command import UsageError, warns_on_cuts
+from tokviz.cli.corpus_files import add_file_filters, max_file_size, select_corpus
+from tokviz.cli.options import add_file_options, load_tokenizer
+from tokviz.cli.output import render_markdown, render_table, text_or_hex, token_label
+from tokviz.core.io.safe_text import csv_cell, terminal_text
 
 if TYPE_CHECKING:
-    from tokviz.core.audit import VocabularyAudit
-    from tokviz.core.embedding_audit import EmbeddingIndicators
+    from tokviz.core.analysis.audit import VocabularyAudit
+    from tokviz.core.analysis.embedding_audit import EmbeddingIndicators
 
 FORMATS = ("table", "markdown", "csv", "json")
 # The classes listed token by token (OK tokens are only counted).
@@ -50,7 +49,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--weights",
         metavar="FILE",
-        help="the model's .safetensors file: rank tokens by their embedding rows (needs tokviz[weights])",
+        help="the model's .safetensors file: rank tokens by their embedding rows",
     )
     p.add_argument(
         "--tensor",
@@ -82,10 +81,11 @@ class Report:
     weights: EmbeddingIndicators | None = None
 
 
+@warns_on_cuts
 def run(args: argparse.Namespace) -> int:
     """Audit the tokenizer (on the corpus, with the weights) and print the report."""
-    from tokviz.core.audit import audit_vocabulary
-    from tokviz.core.evaluation import unique_labels
+    from tokviz.core.analysis.audit import audit_vocabulary
+    from tokviz.core.analysis.evaluation import unique_labels
 
     if args.top < 0:
         raise UsageError("--top must be 0 or more")
@@ -99,7 +99,7 @@ def run(args: argparse.Namespace) -> int:
     report = Report(audit_vocabulary(tok, counts))
     report.audit.name = unique_labels([args.model], [tok])[0]
     if args.weights:
-        from tokviz.core.embedding_audit import embedding_indicators
+        from tokviz.core.analysis.embedding_audit import embedding_indicators
 
         report.weights = embedding_indicators(report.audit, args.weights, args.tensor, reference)
     emit: dict[str, Callable[[Report, int, IO[str]], None]] = {
@@ -129,7 +129,7 @@ def parse_ids(text: str) -> list[int]:
 
 
 def _corpus_counts(args: argparse.Namespace, tok: Any) -> np.ndarray:
-    from tokviz.core.usage import count_files
+    from tokviz.core.analysis.usage import count_files
 
     selection = select_corpus(
         args.corpus, args.include, args.exclude, max_file_size(args.max_file_size), "replace"
@@ -162,6 +162,8 @@ def _reencoded(tok: Any, data: bytes) -> str:
 
 
 _LIST_HEADERS = ["id", "token", "re-encodes as", "count"]
+# What the weights report says of a row holding a NaN or an infinite value (its own class).
+NOT_FINITE = "not finite"
 _WEIGHT_HEADERS = ["rank", "id", "class", "norm", "distance", "token"]
 
 
@@ -185,11 +187,17 @@ def _weight_rows(r: Report, top: int, label: Callable[[bytes], str]) -> list[lis
                 label(r.audit.tokenizer.vocab[i]),
             ]
         )
+    for i in w.not_finite_ids()[:top].tolist():
+        rows.append(["", str(i), r.audit.class_of(i), NOT_FINITE, "", label(r.audit.tokenizer.vocab[i])])
     return rows
 
 
 def _weights_line(w: EmbeddingIndicators) -> str:
-    return f"embedding {w.tensor} {list(w.shape)}: {int(w.likely.sum()):,} likely under-trained ({w.rule()})"
+    line = f"embedding {w.tensor} {list(w.shape)}: {int(w.likely.sum()):,} likely under-trained ({w.rule()})"
+    bad = int(w.not_finite.sum())
+    if bad:
+        line += f"; {bad:,} {'rows' if bad != 1 else 'row'} not finite (a NaN or an infinite value), left out"
+    return line
 
 
 def write_table(r: Report, top: int, out: IO[str]) -> None:
@@ -211,7 +219,7 @@ def _write(
     label: Callable[[bytes], str],
     heading: str,
 ) -> None:
-    from tokviz.core.audit import CLASS_LABELS
+    from tokviz.core.analysis.audit import CLASS_LABELS
 
     a = r.audit
     out.write(_about(r) + "\n\n")
@@ -272,6 +280,8 @@ def report_json(r: Report, top: int) -> dict[str, Any]:
             "rule": w.rule(),
             "reference": len(w.reference),
             "likely_undertrained": int(w.likely.sum()),
+            "not_finite": int(w.not_finite.sum()),
+            "not_finite_ids": w.not_finite_ids()[:top].tolist(),
             "most_suspect": [
                 {
                     "rank": int(ranks[position[i]]),
@@ -297,7 +307,7 @@ CSV_FIELDS = ("id", "token", "hex", "class", "count", "norm", "distance", "rank"
 
 def write_csv(r: Report, _top: int, out: IO[str]) -> None:
     """One row per audited token: class, corpus count, and the embedding indicators when given."""
-    from tokviz.core.audit import CLASSES
+    from tokviz.core.analysis.audit import CLASSES
 
     writer = csv.writer(out, lineterminator="\n", quoting=csv.QUOTE_NONNUMERIC)
     writer.writerow(CSV_FIELDS)
@@ -315,7 +325,9 @@ def write_csv(r: Report, _top: int, out: IO[str]) -> None:
             CLASSES[int(a.classes[k])],
             "" if count is None else count,
         ]
-        if w is not None and ranks is not None:
+        if w is not None and ranks is not None and w.not_finite[k]:
+            row += ["", "", int(ranks[k]), NOT_FINITE]
+        elif w is not None and ranks is not None:
             distance = "" if np.isnan(w.distances[k]) else round(float(w.distances[k]), 6)
             row += [round(float(w.norms[k]), 6), distance, int(ranks[k]), "yes" if w.likely[k] else "no"]
         else:

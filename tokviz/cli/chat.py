@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .output import render_markdown, render_table
+from tokviz.cli.output import render_markdown, render_table
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -48,6 +48,7 @@ def run(args: argparse.Namespace) -> int:
     """Render the messages with the folder's template, tokenize, and print the counts."""
     from pathlib import Path
 
+    from tokviz.cli.command import print_note
     from tokviz.core.chat import (
         SAMPLE_MESSAGES,
         chat_lens,
@@ -55,9 +56,7 @@ def run(args: argparse.Namespace) -> int:
         read_template_file,
         template_variables,
     )
-    from tokviz.core.safe_text import terminal_text
-
-    from .command import print_note
+    from tokviz.core.io.safe_text import terminal_text
 
     if args.messages is None:
         messages, tools = [dict(m) for m in SAMPLE_MESSAGES], None
@@ -88,10 +87,11 @@ def run(args: argparse.Namespace) -> int:
         out.write(render_table(["#", "id", "source", "text"], rows, [True, True, False, False]) + "\n")
     else:
         render = render_markdown if args.format == "markdown" else render_table
-        out.write(
+        heading = (
             f"{lens.tokenizer}: chat template {lens.template.name!r} ({lens.template.source}), "
-            f"add_generation_prompt={lens.add_generation_prompt}\n"
+            f"add_generation_prompt={lens.add_generation_prompt}"
         )
+        out.write(terminal_text(heading) + "\n")
         out.write(render(list(lens.HEADERS), lens.rows(), [False, False, True, True, True]) + "\n")
     for line in lens.injection_lines():
         print_note(f"warning: {line}")

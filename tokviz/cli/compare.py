@@ -2,7 +2,7 @@
 
 An input is a text (``--text``), a file, standard input (``-``) or a folder: a folder counts as
 one input, the totals over its text files (``tokviz eval`` breaks a folder down further). Empty
-inputs make no rows. The rows are those of the chart panel (:class:`tokviz.core.exchange.ExchangeTable`):
+inputs make no rows. The rows are those of the chart panel (:class:`tokviz.core.analysis.exchange.ExchangeTable`):
 the CSV has the chart's CSV columns, numbers rounded alike, and tokenizers are named as the app
 names them ("GPT-2", a model file's stem). ``--plot`` draws the same rows as the chart panel
 does (Qt imported only then).
@@ -16,27 +16,26 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from .assumed import note_assumptions
-from .command import UsageError, print_note
-from .drawing import qt_drawing
-from .options import (
+from tokviz.cli.assumed import note_assumptions
+from tokviz.cli.command import UsageError, print_note, warns_on_cuts
+from tokviz.cli.drawing import qt_drawing
+from tokviz.cli.options import (
     ArgumentAdder,
     add_file_options,
     add_specials_in_text,
     add_words_corpus,
-    check_image_path,
-    check_only_with_picture,
+    check_drawing_options,
     is_words,
     load_tokenizer,
     read_text_file,
     reading_specials,
     specials_note,
 )
-from .output import format_int, format_ratio, render_markdown, render_table
+from tokviz.cli.output import format_int, format_ratio, render_markdown, render_table
 
 if TYPE_CHECKING:
-    from tokviz.core.metrics import TextMetrics
-    from tokviz.core.tokenizer import Tokenizer
+    from tokviz.core.analysis.metrics import TextMetrics
+    from tokviz.core.bpe.tokenizer import Tokenizer
 
 DEFAULT_COMPARE = ("bytes", "gpt2", "cl100k")
 PLOT_VIEWS = ("bytes", "attention", "vocab")
@@ -86,6 +85,7 @@ def add_plot_options(p: argparse.ArgumentParser, plot_help: str) -> None:
     plot.add_argument("--large-text", action="store_true", help="presentation-size text")
 
 
+@warns_on_cuts
 def run(args: argparse.Namespace) -> int:
     """Print one row per input and tokenizer (table, CSV, JSON or markdown), then draw the chart if asked."""
     if args.text is not None and args.files:
@@ -151,7 +151,7 @@ def label_sizes(rows: list[dict[str, Any]], tokenizers: Sequence[Tokenizer]) -> 
 
 def _folder_selection(path: str) -> Any:
     """The text files of a folder input; what was left out is said on standard error."""
-    from tokviz.core.fileselect import select_files
+    from tokviz.core.corpus.fileselect import select_files
 
     selection = select_files([path])
     note = selection.note()
@@ -170,13 +170,13 @@ def measured_rows(
 ) -> list[dict[str, Any]]:
     """The chart's rows (:meth:`ExchangeTable.rows`) for text and folder inputs, empty ones left out.
 
-    Tokenizers are named by :func:`tokviz.core.evaluation.unique_labels`; a folder's row holds the
+    Tokenizers are named by :func:`tokviz.core.analysis.evaluation.unique_labels`; a folder's row holds the
     totals over its text files; the vocabulary size is the id space (V in V x d). ``order`` lists
     the input labels in the order to show (default: texts, then folders).
     """
-    from tokviz.core.evaluation import evaluate, id_space, unique_labels
-    from tokviz.core.exchange import ExchangeTable
-    from tokviz.core.metrics import TextMetrics
+    from tokviz.core.analysis.evaluation import evaluate, id_space, unique_labels
+    from tokviz.core.analysis.exchange import ExchangeTable
+    from tokviz.core.analysis.metrics import TextMetrics
 
     names = unique_labels(specs, tokenizers)
     measured: dict[str, tuple[TextMetrics, ...]] = {}
@@ -241,21 +241,14 @@ def _total_rows(rows: list[dict[str, Any]], n_inputs: int) -> list[dict[str, Any
 
 def check_plot_options(args: argparse.Namespace) -> None:
     """Chart options make sense only with --plot, and the file must be a PNG or an SVG."""
-    if not args.plot:
-        given = [
-            flag
-            for flag, value in (
-                ("--scale", args.scale),
-                ("--plot-view", args.plot_view),
-                ("--embedding-dim", args.embedding_dim),
-                ("--dark", args.dark or None),
-                ("--large-text", args.large_text or None),
-            )
-            if value is not None
-        ]
-        check_only_with_picture(given, "chart", "--plot")
-        return
-    check_image_path("--plot", args.plot, args.scale)
+    shaping = {
+        "--scale": args.scale,
+        "--plot-view": args.plot_view,
+        "--embedding-dim": args.embedding_dim,
+        "--dark": args.dark,
+        "--large-text": args.large_text,
+    }
+    check_drawing_options("--plot", args.plot, args.scale, shaping, "chart")
     if args.embedding_dim is not None and args.embedding_dim < 1:
         raise UsageError("--embedding-dim must be 1 or more")
 
@@ -288,7 +281,7 @@ def add_lesson_columns(
     need a vocabulary entry per word and lose every word they never saw (``unknown``), bytes and
     BPE lose nothing. Returns whether the columns were added. A folder input's ``unknown`` is empty.
     """
-    from tokviz.core.lecture_tokenizers import CharacterTokenizer, WordTokenizer
+    from tokviz.core.bpe.lecture_tokenizers import CharacterTokenizer, WordTokenizer
 
     if not any(isinstance(tok, CharacterTokenizer | WordTokenizer) for tok in tokenizers):
         return False
@@ -319,8 +312,8 @@ def render_rows(rows: list[dict[str, Any]], form: str, lesson: bool = False, not
     if form == "json":
         import json
 
-        from tokviz.core.evaluation import rounded_rows
-        from tokviz.core.safe_text import encodable
+        from tokviz.core.analysis.evaluation import rounded_rows
+        from tokviz.core.io.safe_text import encodable
 
         return json.dumps(encodable(rounded_rows(rows)), ensure_ascii=False, indent=2) + "\n"
     headers = ["input", "tokenizer", "bytes", "tokens", "bytes/token", "attention x"]
@@ -363,9 +356,9 @@ def _csv(rows: list[dict[str, Any]], lesson: bool) -> str:
     import csv
     import io
 
-    from tokviz.core.evaluation import rounded_rows
-    from tokviz.core.exchange import CSV_FIELDS
-    from tokviz.core.safe_text import csv_cell
+    from tokviz.core.analysis.evaluation import rounded_rows
+    from tokviz.core.analysis.exchange import CSV_FIELDS
+    from tokviz.core.io.safe_text import csv_cell
 
     fields = [
         f for name in CSV_FIELDS for f in (("vocab_tokens", "id_range") if name == "vocab_size" else (name,))

@@ -14,14 +14,14 @@ import threading
 import time
 from typing import TYPE_CHECKING
 
-from .command import EXIT_INTERRUPTED, UsageError, print_error, print_note, run_cancellable
-from .corpus_files import add_file_filters, add_reading_options, check_workers, read_corpus
-from .options import add_special
-from .progress import ProgressPrinter
+from tokviz.cli.command import EXIT_INTERRUPTED, UsageError, print_error, print_note, run_cancellable
+from tokviz.cli.corpus_files import add_file_filters, add_reading_options, check_workers, read_corpus
+from tokviz.cli.options import add_special
+from tokviz.cli.progress import ProgressPrinter
 
 if TYPE_CHECKING:
-    from tokviz.core.counts import CountTable
-    from tokviz.core.outputs import Output
+    from tokviz.core.io.outputs import Output
+    from tokviz.core.training.counts import CountTable
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -74,8 +74,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Count (or add tables), then write the table atomically; Ctrl+C writes nothing."""
-    from tokviz.core.counts import table_format
-    from tokviz.core.outputs import Output, check_outputs
+    from tokviz.core.io.outputs import Output, check_outputs
+    from tokviz.core.training.counts import table_format
 
     _check_options(args)
     table_format(args.output)
@@ -152,13 +152,13 @@ def _check_dask_options(args: argparse.Namespace) -> None:
     ):
         if value is not None and not 0 < value < float("inf"):
             raise UsageError(f"{flag} must be more than 0 seconds")
-    from tokviz.core.dask_count import require_dask
+    from tokviz.core.training.dask_count import require_dask
 
     require_dask()
 
 
 def _merge(paths: list[str], allow_overlap: bool) -> CountTable:
-    from tokviz.core.counts import OverlapError, merge_table_files
+    from tokviz.core.training.counts import OverlapError, merge_table_files
 
     try:
         return merge_table_files(paths, allow_overlap)
@@ -168,9 +168,8 @@ def _merge(paths: list[str], allow_overlap: bool) -> CountTable:
 
 
 def _count_local(args: argparse.Namespace, printer: ProgressPrinter, cancel: threading.Event) -> CountTable:
-    from tokviz.core.counts import count_corpus
-
-    from .corpus_files import max_file_size, select_corpus
+    from tokviz.cli.corpus_files import max_file_size, select_corpus
+    from tokviz.core.training.counts import count_corpus
 
     errors = "replace" if args.replace_invalid else "strict"
     selection = select_corpus(
@@ -197,9 +196,9 @@ def _count_local(args: argparse.Namespace, printer: ProgressPrinter, cancel: thr
 def _count_dask(
     args: argparse.Namespace, printer: ProgressPrinter, cancel: threading.Event, t0: float
 ) -> CountTable:
-    from tokviz.core.dask_client import CONNECT_TIMEOUT, WORKER_TIMEOUT
-    from tokviz.core.dask_count import count_on_dask
-    from tokviz.core.train import Progress
+    from tokviz.core.training.dask_client import CONNECT_TIMEOUT, WORKER_TIMEOUT
+    from tokviz.core.training.dask_count import count_on_dask
+    from tokviz.core.training.train import Progress
 
     def progress(done: int, total: int) -> None:
         printer(Progress("pre-tokenizing", done, total, (), time.perf_counter() - t0))
@@ -222,9 +221,9 @@ def _count_dask(
 def _write(
     table: CountTable, args: argparse.Namespace, output: Output, inputs: list[str], elapsed: float
 ) -> int:
-    from tokviz.core.counts import table_bytes, table_format
-    from tokviz.core.outputs import write_outputs
-    from tokviz.core.pretokenize import long_pretokens_note
+    from tokviz.core.io.outputs import write_outputs
+    from tokviz.core.pretok.pretokenize import long_pretokens_note
+    from tokviz.core.training.counts import table_bytes, table_format
 
     data = table_bytes(table, table_format(args.output))
     try:
@@ -238,7 +237,9 @@ def _write(
     note = long_pretokens_note(table.long_pretokens)
     if note is not None:
         print_note(f"warning: {note}")
-    print(f"wrote {args.output} ({len(data) / 1e6:.2f} MB)", file=sys.stderr)
+    from tokviz.core.io.safe_text import terminal_text
+
+    print(f"wrote {terminal_text(args.output)} ({len(data) / 1e6:.2f} MB)", file=sys.stderr)
     return 0
 
 
@@ -248,8 +249,8 @@ def table_for_training(args: argparse.Namespace) -> CountTable:
     The table decided the pre-tokenizer and the special tokens, so those options may be left out
     (they are then the table's) or repeat the table's; anything else is refused with the reason.
     """
-    from tokviz.core.counts import load_table
-    from tokviz.core.pretokenize import resolve_pretokenizer
+    from tokviz.core.pretok.pretokenize import resolve_pretokenizer
+    from tokviz.core.training.counts import load_table
 
     given = [
         flag

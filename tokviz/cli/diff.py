@@ -1,6 +1,6 @@
 """``tokviz diff A B``: how two merge lists differ (first divergence, step shifts, tokens only in one).
 
-Merges are compared by their bytes (:func:`tokviz.core.usage.diff_merges`), so vocabularies with
+Merges are compared by their bytes (:func:`tokviz.core.analysis.usage.diff_merges`), so vocabularies with
 different id layouts match where they agree. Steps are 1-based, as in the app's merge timeline.
 """
 
@@ -12,12 +12,13 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import IO, TYPE_CHECKING, Any
 
-from .command import UsageError
-from .options import load_tokenizer
-from .output import render_table, text_or_hex, token_label
+from tokviz.cli.command import UsageError
+from tokviz.cli.options import load_tokenizer
+from tokviz.cli.output import render_table, text_or_hex, token_label
+from tokviz.core.io.safe_text import terminal_text
 
 if TYPE_CHECKING:
-    from tokviz.core.usage import MergeDiff, Pair
+    from tokviz.core.analysis.usage import MergeDiff, Pair
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -29,9 +30,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Load both tokenizers, compare their merge lists and print the difference."""
-    from tokviz.core.usage import diff_merges
-
-    from .usage import short_names
+    from tokviz.cli.usage import short_names
+    from tokviz.core.analysis.usage import diff_merges
 
     if args.top < 1:
         raise UsageError("--top must be 1 or more")
@@ -79,9 +79,9 @@ def write_text(diff: MergeDiff, top: int, out: IO[str], markdown: bool = False) 
     def heading(text: str) -> str:
         return f"\n### {text}\n\n" if markdown else f"\n{text}:\n"
 
-    a, b = diff.a_name, diff.b_name
+    a, b = terminal_text(diff.a_name), terminal_text(diff.b_name)
     out.write(f"{a}: {diff.a_merges:,} merges; {b}: {diff.b_merges:,} merges (· is a space)\n")
-    out.write(diff.summary() + "\n")
+    out.write(terminal_text(diff.summary()) + "\n")
     if diff.first_divergence is not None:
         step, pa, pb = diff.first_divergence
         shown_a = _merge(pa, label) if pa is not None else "(no more merges)"

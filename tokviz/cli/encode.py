@@ -12,9 +12,9 @@ import sys
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Protocol
 
-from .assumed import note_assumptions
-from .command import UsageError
-from .options import (
+from tokviz.cli.assumed import note_assumptions
+from tokviz.cli.command import UsageError, warns_on_cuts
+from tokviz.cli.options import (
     add_file_options,
     add_input,
     add_specials_in_text,
@@ -25,10 +25,10 @@ from .options import (
     read_text_file,
     reading_specials,
 )
-from .output import token_label
+from tokviz.cli.output import token_label
 
 if TYPE_CHECKING:
-    from tokviz.core.tokenizer import Tokenizer
+    from tokviz.core.bpe.tokenizer import Tokenizer
 
 # Characters encoded at a time: large enough that per-block costs vanish, small enough that a
 # block's ids (and, for --format json, its items) stay a few tens of megabytes.
@@ -57,9 +57,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
 
 
+@warns_on_cuts
 def run(args: argparse.Namespace) -> int:
     """Write the ids (one line), the tokens (``|``-separated) or JSON spans of the input text."""
-    from tokviz.core.stream import AtomicStream, check_utf8_file, read_utf8_pieces
+    from tokviz.core.bpe.stream import AtomicStream, check_utf8_file, read_utf8_pieces
 
     if args.text is not None and args.file is not None:
         raise UsageError("give either --text or FILE, not both")
@@ -78,7 +79,7 @@ def run(args: argparse.Namespace) -> int:
     note_assumptions([tok.name], [tok])
     tok = reading_specials([tok], args)[0]
     if args.output:
-        from tokviz.core.outputs import Output, check_outputs
+        from tokviz.core.io.outputs import Output, check_outputs
 
         inputs = [args.file] if args.file not in (None, "-") else []
         check_outputs([Output.file(args.output, "-o")], inputs)
@@ -106,7 +107,7 @@ def _write(tok: Tokenizer, pieces: Iterable[str], fmt: str, out: _Writer) -> Non
         _write_own_spans(tok, pieces, out)
         return
     if fmt == "json":
-        from tokviz.core.stream import JsonSpans
+        from tokviz.core.bpe.stream import JsonSpans
 
         spans = JsonSpans(tok.vocab)
         out.write("[")
@@ -146,7 +147,7 @@ def _write(tok: Tokenizer, pieces: Iterable[str], fmt: str, out: _Writer) -> Non
 def places_its_own_spans(tok: Tokenizer) -> bool:
     """Whether ``tok`` places its tokens on the text itself (a words ``<unk>`` covers the word it
     lost; a library engine gives offsets), so JSON offsets cannot come from token byte lengths."""
-    from tokviz.core.tokenizer import Tokenizer as ByteLevelBPE
+    from tokviz.core.bpe.tokenizer import Tokenizer as ByteLevelBPE
 
     return type(tok).encode_spans is not ByteLevelBPE.encode_spans
 

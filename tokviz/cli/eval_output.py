@@ -1,7 +1,7 @@
 """How ``tokviz eval`` writes its rows: an aligned table, CSV, JSON or a markdown table.
 
-Every form has the columns of :data:`tokviz.core.evaluation.EVAL_FIELDS`; CSV and JSON round
-the numbers with :func:`tokviz.core.evaluation.rounded` (never binary-float noise), the table and
+Every form has the columns of :data:`tokviz.core.analysis.evaluation.EVAL_FIELDS`; CSV and JSON round
+the numbers with :func:`tokviz.core.analysis.evaluation.rounded` (never binary-float noise), the table and
 markdown show counts with thousands separators and the vocabulary share as a percentage.
 """
 
@@ -13,12 +13,11 @@ import json
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from tokviz.core.safe_text import csv_cell, encodable
-
-from .output import format_fixed, format_int, format_percent, render_markdown, render_table
+from tokviz.cli.output import format_fixed, format_int, format_percent, render_markdown, render_table
+from tokviz.core.io.safe_text import csv_cell, encodable
 
 if TYPE_CHECKING:
-    from tokviz.core.evaluation import EvalRow, Evaluation
+    from tokviz.core.analysis.evaluation import EvalRow, Evaluation
 
 FORMATS = ("table", "csv", "json", "markdown")
 # The column of the id range (highest id + 1), shown only where it differs from the token count.
@@ -103,7 +102,7 @@ def caption(evaluation: Evaluation) -> str:
 
 
 def _csv(rows: list[EvalRow], mode: str) -> str:
-    from tokviz.core.evaluation import EVAL_FIELDS, rounded_rows
+    from tokviz.core.analysis.evaluation import EVAL_FIELDS, rounded_rows
 
     buffer = io.StringIO()
     fields = [*EVAL_FIELDS, "specials_in_text"] if mode else list(EVAL_FIELDS)
@@ -118,7 +117,7 @@ def _csv(rows: list[EvalRow], mode: str) -> str:
 def _json(
     evaluation: Evaluation, rows: list[EvalRow], assumptions: Mapping[str, list[str]], mode: str
 ) -> str:
-    from tokviz.core.evaluation import rounded_rows
+    from tokviz.core.analysis.evaluation import rounded_rows
 
     selection = evaluation.selection
     document = {

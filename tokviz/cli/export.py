@@ -1,6 +1,6 @@
 """``tokviz export``: write any tokenizer tokviz can open to another format, or say why it cannot go there.
 
-The same exports as ``tokviz train --export-*`` (:mod:`tokviz.core.exports`), for a model trained
+The same exports as ``tokviz train --export-*`` (:mod:`tokviz.core.formats.exports`), for a model trained
 earlier or any file or built-in: a Hugging Face folder (tokenizer.json with its config files), a
 vocab.json + merges.txt folder, a ``.tiktoken`` file with its sidecar, or a tokviz model file (an
 opened model file keeps its settings, history and provenance). All files of an export are written
@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import argparse
 
-from .command import print_note
-from .options import add_file_options, load_tokenizer
+from tokviz.cli.command import print_note
+from tokviz.cli.options import add_file_options, load_tokenizer
 
 FORMATS = ("hf", "gpt2", "tiktoken", "model")
 
@@ -48,12 +48,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Load the tokenizer, refuse a format it cannot go to (with the reason), write the export, say what to know."""
     from tokviz.core.errors import ExportError
-    from tokviz.core.exports import export_problem, write_export
+    from tokviz.core.formats.exports import export_problem, write_export
 
     tok = load_tokenizer(args.tokenizer, args.special_token, pattern=args.pattern)
     extras = None
     if args.vocab_size is not None:
-        from tokviz.core.sweep import prefix_extras, prefix_tokenizer
+        from tokviz.core.analysis.sweep import prefix_extras, prefix_tokenizer
 
         full, tok = tok, prefix_tokenizer(tok, args.vocab_size)
         extras = prefix_extras(full, tok)

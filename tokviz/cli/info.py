@@ -8,12 +8,11 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tokviz.core.safe_text import encodable, terminal_text
-
-from .options import add_file_options, add_words_corpus, load_tokenizer
+from tokviz.cli.options import add_file_options, add_words_corpus, load_tokenizer
+from tokviz.core.io.safe_text import encodable, terminal_text
 
 if TYPE_CHECKING:
-    from tokviz.core.tokenizer import Tokenizer
+    from tokviz.core.bpe.tokenizer import Tokenizer
 
 # A Llama-3 or Mistral v3 file has hundreds of control tokens: the text view names the first few.
 SPECIALS_SHOWN = 12
@@ -47,8 +46,8 @@ def run(args: argparse.Namespace) -> int:
 
 def describe(tok: Tokenizer, given: str) -> dict[str, Any]:
     """Everything ``info`` says about ``tok`` (opened from ``given``), as ``--format json`` prints it."""
-    from tokviz.core.evaluation import id_space, tokenizer_label
-    from tokviz.core.registry import is_builtin, load_warnings
+    from tokviz.core.analysis.evaluation import id_space, tokenizer_label
+    from tokviz.core.formats.registry import is_builtin, load_warnings
 
     pre = tok.pretokenizer
     info: dict[str, Any] = {
@@ -107,7 +106,7 @@ def text_lines(tok: Tokenizer, info: dict[str, Any]) -> list[str]:
     if "about" in info:
         lines.append(f"about:          {info['about']}")
     if "provenance" in info:
-        from tokviz.core.provenance import provenance_lines
+        from tokviz.core.formats.provenance import provenance_lines
 
         lines.extend(provenance_lines(info["provenance"]))
     lines.extend(f"warning:        {w}" for w in info["warnings"])
@@ -173,8 +172,8 @@ TIE_RULES = {
 
 def model_tie_rule(tok: object) -> str | None:
     """The tie rule a tokviz model file says it was trained with, or None for other tokenizers."""
+    from tokviz.core.bpe.tokenizer import Tokenizer
     from tokviz.core.formats.model_file import model_details
-    from tokviz.core.tokenizer import Tokenizer
 
     details = model_details(tok) if isinstance(tok, Tokenizer) else None
     rule = details.settings.get("tie_break") if details is not None else None
@@ -183,8 +182,8 @@ def model_tie_rule(tok: object) -> str | None:
 
 def model_provenance(tok: object) -> dict[str, Any]:
     """Where a tokviz model file says its model came from (corpus files and hashes, version, date), or {}."""
+    from tokviz.core.bpe.tokenizer import Tokenizer
     from tokviz.core.formats.model_file import model_details
-    from tokviz.core.tokenizer import Tokenizer
 
     details = model_details(tok) if isinstance(tok, Tokenizer) else None
     return dict(details.provenance) if details is not None else {}
@@ -192,7 +191,7 @@ def model_provenance(tok: object) -> dict[str, Any]:
 
 def lecture_note(tok: object) -> str:
     """What the lecture's characters or words tokenizer is made of ("" for any other tokenizer)."""
-    from tokviz.core.lecture_tokenizers import CharacterTokenizer, WordTokenizer
+    from tokviz.core.bpe.lecture_tokenizers import CharacterTokenizer, WordTokenizer
 
     if isinstance(tok, CharacterTokenizer):
         return "one token per Unicode code point, id = the code point: 1,114,112 ids, most of them unused"

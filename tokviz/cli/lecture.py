@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import argparse
 
-from .command import UsageError, print_note
-from .drawing import qt_drawing
+from tokviz.cli.command import UsageError, print_note
+from tokviz.cli.drawing import qt_drawing
 
 ASPECTS = {"16:9": 16 / 9, "4:3": 4 / 3}
 
@@ -34,7 +34,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Load and check the deck, then list it or draw it."""
-    from tokviz.core.deck import deck_files, default_deck, load_deck
+    from tokviz.core.lecture.deck import deck_files, default_deck, load_deck
 
     if not 0.25 <= args.scale <= 4:
         raise UsageError("--scale must be between 0.25 and 4")
@@ -70,13 +70,17 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _list(deck: object) -> None:
-    from tokviz.core.deck import Deck
-    from tokviz.core.slides import slide_content
+    """The deck's title and one line per slide; titles and figures come from the deck file, so
+    their control characters are shown escaped (a title must not set the terminal's title)."""
+    from tokviz.core.io.safe_text import terminal_text
+    from tokviz.core.lecture.deck import Deck
+    from tokviz.core.lecture.slides import slide_content
 
     assert isinstance(deck, Deck)
-    print(f"{deck.title or 'untitled deck'}: {len(deck.slides)} slides")
+    print(f"{terminal_text(deck.title or 'untitled deck')}: {len(deck.slides)} slides")
     for number, slide in enumerate(deck.slides, 1):
         content = slide_content(slide, deck, slide.steps - 1)
         figures = "; ".join(f"{k}: {v}" for k, v in content.figures.items() if "ids" not in k)
         steps = f" ({slide.steps} steps)" if slide.steps > 1 else ""
-        print(f"{number:>3}  {slide.kind:<9}  {slide.title}{steps}" + (f"  [{figures}]" if figures else ""))
+        shown = terminal_text(f"{slide.title}{steps}" + (f"  [{figures}]" if figures else ""))
+        print(f"{number:>3}  {slide.kind:<9}  {shown}")

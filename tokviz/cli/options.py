@@ -10,13 +10,13 @@ import argparse
 import os
 import shlex
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
-from .command import UsageError
+from tokviz.cli.command import UsageError
 
 if TYPE_CHECKING:
-    from tokviz.core.tokenizer import Tokenizer
+    from tokviz.core.bpe.tokenizer import Tokenizer
 
 
 class ArgumentAdder(Protocol):
@@ -74,7 +74,7 @@ def add_specials_in_text(p: ArgumentAdder) -> None:
 
 def reading_specials(tokenizers: Sequence[Tokenizer], args: argparse.Namespace) -> list[Tokenizer]:
     """``tokenizers`` reading special-token text as ``--specials-in-text`` says (one rule for every command)."""
-    from tokviz.core.specials_text import reading_specials as read
+    from tokviz.core.bpe.specials_text import reading_specials as read
 
     mode = getattr(args, "specials_in_text", "special")
     return [read(tok, mode) for tok in tokenizers]
@@ -82,7 +82,7 @@ def reading_specials(tokenizers: Sequence[Tokenizer], args: argparse.Namespace) 
 
 def specials_note(tokenizers: Sequence[Tokenizer], args: argparse.Namespace) -> str:
     """The note line every table carries: "special tokens in text: parsed as specials" (or as text)."""
-    from tokviz.core.specials_text import specials_note as note
+    from tokviz.core.bpe.specials_text import specials_note as note
 
     return note(getattr(args, "specials_in_text", "special"), tokenizers)
 
@@ -156,7 +156,7 @@ def read_text_file(path: str) -> str:
     Reads at most :data:`MAX_INPUT_BYTES`, and only from a regular file or standard input.
     """
     from tokviz.core.errors import CorpusError
-    from tokviz.core.filekind import ReadProblem, megabytes, read_regular_file
+    from tokviz.core.io.filekind import ReadProblem, megabytes, read_regular_file
 
     if path == "-":
         data = sys.stdin.buffer.read(MAX_INPUT_BYTES + 1)
@@ -213,8 +213,8 @@ def words_tokenizer(corpus_files: Sequence[str], texts: Sequence[str] | None) ->
 
     With neither, the bundled default (tokviz's word list) is used.
     """
-    from tokviz.core.lecture_tokenizers import WordTokenizer
-    from tokviz.core.registry import load_tokenizer as load
+    from tokviz.core.bpe.lecture_tokenizers import WordTokenizer
+    from tokviz.core.formats.registry import load_tokenizer as load
 
     if corpus_files:
         texts = [read_text_file(path) for path in corpus_files]
@@ -240,12 +240,12 @@ def load_tokenizer(
     ``words`` is built from ``words_corpus`` files, else from ``words_texts`` (the input being
     encoded), else from the bundled default; see :func:`words_tokenizer`.
     """
-    from tokviz.core.registry import is_builtin
-    from tokviz.core.registry import load_tokenizer as load
+    from tokviz.core.formats.registry import is_builtin
+    from tokviz.core.formats.registry import load_tokenizer as load
 
     parsed = dict(parse_special_token(s) for s in special_tokens if s)
     if pattern is not None:
-        from tokviz.core.regex_bounds import check_pattern_bounds
+        from tokviz.core.pretok.regex_bounds import check_pattern_bounds
 
         check_pattern_bounds(pattern, "the --pattern regex")
     if not is_words(spec) and not is_builtin(spec) and (pattern is not None or parsed):
@@ -273,8 +273,15 @@ def check_image_path(flag: str, output: str, scale: float | None) -> None:
         raise UsageError("--scale applies to PNG files; an SVG drawing has no pixels")
 
 
-def check_only_with_picture(given: Sequence[str], what: str, flag: str) -> None:
-    """Options that shape a picture (``given``: the flags used) need the option that asks for one."""
+def check_drawing_options(
+    flag: str, output: str | None, scale: float | None, shaping: Mapping[str, object], what: str = "picture"
+) -> None:
+    """Options that shape a picture (``shaping``: each flag and its value, None or False when not
+    given) need ``flag``, the option that asks for one; the picture file must be a PNG or an SVG."""
+    if output:
+        check_image_path(flag, output, scale)
+        return
+    given = [f for f, value in shaping.items() if value is not None and value is not False]
     if given:
         verb = "applies" if len(given) == 1 else "apply"
         raise UsageError(f"{', '.join(given)} {verb} only to the {what}: add {flag} OUT.png or OUT.svg")
@@ -282,8 +289,4 @@ def check_only_with_picture(given: Sequence[str], what: str, flag: str) -> None:
 
 def check_picture_options(args: argparse.Namespace, flag: str, output: str | None) -> None:
     """``--scale`` and ``--theme`` need an image to draw; the image must be a PNG or an SVG."""
-    if not output:
-        given = [f for f, v in (("--scale", args.scale), ("--theme", args.theme)) if v is not None]
-        check_only_with_picture(given, "picture", flag)
-        return
-    check_image_path(flag, output, args.scale)
+    check_drawing_options(flag, output, args.scale, {"--scale": args.scale, "--theme": args.theme})

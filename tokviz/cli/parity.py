@@ -2,7 +2,7 @@
 
 DIR holds parallel text, one file per language with aligned lines (FLORES-200's ``eng_Latn.devtest``
 or ``en.txt``); without DIR the small sample that ships with tokviz is used. Every line is encoded on
-its own by :func:`tokviz.core.parity.measure_parity`; the rows (tokens, bytes and characters per
+its own by :func:`tokviz.core.analysis.parity.measure_parity`; the rows (tokens, bytes and characters per
 token, the premium over the reference language) print as a table, CSV, JSON or markdown, followed
 by the dearest languages; ``--plot`` draws sorted bars, one series per tokenizer (Qt imported only then).
 """
@@ -11,25 +11,24 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from typing import IO, TYPE_CHECKING, Any
 
-from .assumed import assumptions_by_label, note_assumptions
-from .command import EXIT_OK, UsageError, print_note
-from .drawing import qt_drawing
-from .options import (
+from tokviz.cli.assumed import assumptions_by_label, note_assumptions
+from tokviz.cli.command import EXIT_OK, UsageError, print_note, warns_on_cuts
+from tokviz.cli.drawing import qt_drawing
+from tokviz.cli.options import (
     add_file_options,
     add_specials_in_text,
-    check_image_path,
-    check_only_with_picture,
+    check_drawing_options,
     load_tokenizer,
     reading_specials,
     specials_note,
 )
-from .output import render_markdown, render_table
+from tokviz.cli.output import check_row_outputs, render_markdown, render_table, write_rows
+from tokviz.cli.progress import ProgressLine
 
 if TYPE_CHECKING:
-    from tokviz.core.parity import ParallelSet, ParityTable
+    from tokviz.core.analysis.parity import ParallelSet, ParityTable
 
 DEFAULT_PARITY = ("gpt2", "cl100k", "o200k")
 FORMATS = ("table", "csv", "json", "markdown")
@@ -95,19 +94,16 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     plot.add_argument("--large-text", action="store_true", help="presentation-size text")
 
 
+@warns_on_cuts
 def run(args: argparse.Namespace) -> int:
     """Read the parallel set, measure it under every tokenizer, print the rows and draw the chart."""
-    from tokviz.core.evaluation import unique_labels
-    from tokviz.core.parity import bundled_sample, measure_parity, read_parallel
+    from tokviz.core.analysis.evaluation import unique_labels
+    from tokviz.core.analysis.parity import bundled_sample, measure_parity, read_parallel
 
     _check_options(args)
     parallel = read_parallel(args.folder if args.folder is not None else bundled_sample())
     inputs = [t.path for t in parallel.texts]
-    outputs = [(flag, path) for flag, path in (("--output", args.output), ("--plot", args.plot)) if path]
-    if outputs:
-        from tokviz.core.outputs import Output, check_outputs
-
-        check_outputs([Output.file(path, flag) for flag, path in outputs], inputs=inputs)
+    check_row_outputs(args, inputs)
     specs = list(dict.fromkeys(args.tokenizer or DEFAULT_PARITY))
     loaded = [load_tokenizer(spec, pattern=args.pattern) for spec in specs]
     tokenizers = reading_specials(loaded, args)
@@ -135,39 +131,21 @@ def run(args: argparse.Namespace) -> int:
         written = _plot(table, args)
         if not args.quiet:
             print_note(f"chart written to {written}")
-    if args.output:
-        from tokviz.core.outputs import Output, write_outputs
-
-        write_outputs([(Output.file(args.output, "--output"), text.encode("utf-8"))], inputs)
-        if not args.quiet:
-            print_note(f"rows written to {args.output}")
-    else:
-        sys.stdout.write(text)
+    write_rows(text, args, inputs)
     return EXIT_OK
 
 
 def _check_options(args: argparse.Namespace) -> None:
     if args.worst < 0:
         raise UsageError("--worst must be 0 or more")
-    if not args.plot:
-        given = [
-            flag
-            for flag, value in (
-                ("--scale", args.scale),
-                ("--dark", args.dark or None),
-                ("--large-text", args.large_text or None),
-            )
-            if value is not None
-        ]
-        check_only_with_picture(given, "chart", "--plot")
-        return
-    check_image_path("--plot", args.plot, args.scale)
+    shaping = {"--scale": args.scale, "--dark": args.dark, "--large-text": args.large_text}
+    check_drawing_options("--plot", args.plot, args.scale, shaping, "chart")
 
 
 def render(table: ParityTable, form: str, worst: int = 3, note: str = "") -> str:
     """The rows as an aligned table, markdown or CSV, with the dearest languages under a table."""
     if form == "csv":
-        from tokviz.core.parity import parity_csv
+        from tokviz.core.analysis.parity import parity_csv
 
         return parity_csv(table)
     headers, rows, right = table.headers(), table.rows(), table.right_aligned()
@@ -181,9 +159,9 @@ def render(table: ParityTable, form: str, worst: int = 3, note: str = "") -> str
 def _json(table: ParityTable, worst: int, parallel: ParallelSet, assumptions: dict[str, list[str]]) -> str:
     import json
 
-    from tokviz.core.evaluation import rounded_rows
-    from tokviz.core.parity import iter_rows
-    from tokviz.core.safe_text import encodable
+    from tokviz.core.analysis.evaluation import rounded_rows
+    from tokviz.core.analysis.parity import iter_rows
+    from tokviz.core.io.safe_text import encodable
 
     document: dict[str, Any] = {
         "folder": parallel.folder,
@@ -209,39 +187,14 @@ def _plot(table: ParityTable, args: argparse.Namespace) -> str:
     return str(plot_parity(table, args.plot, scale=args.scale or 1.0, dark=args.dark, large=args.large_text))
 
 
-class ParityMeter:
-    """Progress on standard error for a big folder (FLORES-200 under several tokenizers): a line
-    redrawn in place on a terminal, one every tenth of the way in a log; silent for short runs."""
+class ParityMeter(ProgressLine):
+    """Progress on standard error for a big folder (FLORES-200 under several tokenizers); silent
+    for runs shorter than ``delay`` seconds."""
 
     def __init__(self, stream: IO[str], delay: float = 1.0) -> None:
-        self.stream = stream
-        self.start = time.perf_counter()
-        self.delay = delay
-        try:
-            self.interactive = stream.isatty()
-        except (AttributeError, ValueError):
-            self.interactive = False
-        self.last_decile = -1
-        self.drawn = False
+        super().__init__(stream, delay=delay)
 
     def __call__(self, done: int, total: int) -> None:
-        if time.perf_counter() - self.start < self.delay or not total:
-            return
-        line = f"measuring {done / total * 100:5.1f}%  ({done:,} of {total:,} languages x tokenizers)"
-        if self.interactive:
-            self.stream.write("\r" + line + "\x1b[K")
-            self.drawn = True
-        else:
-            decile = done * 10 // total
-            if decile == self.last_decile:
-                return
-            self.last_decile = decile
-            self.stream.write(line + "\n")
-        self.stream.flush()
-
-    def close(self) -> None:
-        """End the line drawn in place, if there is one."""
-        if self.drawn:
-            self.stream.write("\n")
-            self.stream.flush()
-            self.drawn = False
+        if total:
+            line = f"measuring {done / total * 100:5.1f}%  ({done:,} of {total:,} languages x tokenizers)"
+            self.show(done / total, lambda _bar: line)

@@ -5,9 +5,9 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from .command import UsageError, print_note
-from .drawing import qt_drawing
-from .options import (
+from tokviz.cli.command import UsageError, print_note
+from tokviz.cli.drawing import qt_drawing
+from tokviz.cli.options import (
     add_file_options,
     add_input,
     add_picture_options,
@@ -21,7 +21,7 @@ from .options import (
 )
 
 if TYPE_CHECKING:
-    from tokviz.core.tokenizer import Tokenizer
+    from tokviz.core.bpe.tokenizer import Tokenizer
 
 DEFAULT_TOKENIZERS = ("gpt2", "cl100k")
 
@@ -97,8 +97,8 @@ def check_page_options(args: argparse.Namespace) -> None:
 
 def _write_page(args: argparse.Namespace, text: str, named: list[tuple[str, Tokenizer]], note: str) -> int:
     """Write the self-contained page (all or nothing; never over the input file)."""
-    from tokviz.core.outputs import Output, write_outputs
-    from tokviz.core.token_html import MAX_HTML_CHARS, tokens_page
+    from tokviz.core.io.outputs import Output, write_outputs
+    from tokviz.core.show.token_html import MAX_HTML_CHARS, tokens_page
 
     page = tokens_page(
         text,

@@ -1,6 +1,6 @@
 """``tokviz replay``: BPE merges one by one on a text, with the text's size after each.
 
-The algorithm lives in :mod:`tokviz.core.replay`; this module reads the options, prints the
+The algorithm lives in :mod:`tokviz.core.training.replay`; this module reads the options, prints the
 lecture's table (or JSON) and, with ``--render``, has the GUI's drawing code draw it.
 """
 
@@ -11,9 +11,9 @@ import json
 import sys
 from typing import TYPE_CHECKING
 
-from .command import UsageError, print_note
-from .drawing import qt_drawing
-from .options import (
+from tokviz.cli.command import UsageError, print_note
+from tokviz.cli.drawing import qt_drawing
+from tokviz.cli.options import (
     add_file_options,
     add_input,
     add_picture_options,
@@ -25,10 +25,10 @@ from .options import (
     reading_specials,
     specials_note,
 )
-from .output import bracket_label, format_ratio, quoted_label, render_table, text_or_hex
+from tokviz.cli.output import bracket_label, format_ratio, quoted_label, render_table, text_or_hex
 
 if TYPE_CHECKING:
-    from tokviz.core.replay import Replay
+    from tokviz.core.training.replay import Replay
 
 # Final tokens shown in the summary line before it is cut short.
 SUMMARY_TOKEN_LIMIT = 400
@@ -63,7 +63,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """The merges one by one with the token count of the text after each."""
-    from tokviz.core.replay import replay_tokenizer, replay_training
+    from tokviz.core.training.replay import replay_tokenizer, replay_training
 
     text = input_text(args)
     if args.merges is not None and args.merges < 0:

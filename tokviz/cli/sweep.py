@@ -1,6 +1,6 @@
 """``tokviz sweep``: what every vocabulary size of one merge list buys on held-out files.
 
-Every prefix of a merge list is a smaller vocabulary; :func:`tokviz.core.sweep.sweep_files` encodes
+Every prefix of a merge list is a smaller vocabulary; :func:`tokviz.core.analysis.sweep.sweep_files` encodes
 each file once and gives tokens, bytes/token, the share of the vocabulary used and Rényi efficiency
 at every size, per group (``--by folder|category|language``) and in total, with the knee marked.
 The table shows a readable set of sizes (``--every``, ``--sizes``); CSV, JSON and markdown the same
@@ -17,10 +17,10 @@ import json
 import sys
 from typing import TYPE_CHECKING, Any
 
-from .command import UsageError, print_note
-from .corpus_files import add_file_filters
-from .eval import EvalMeter, named_files, read_categories
-from .options import (
+from tokviz.cli.command import UsageError, print_note, warns_on_cuts
+from tokviz.cli.corpus_files import add_heldout_filters, heldout_inputs, named_files, select_heldout
+from tokviz.cli.eval import EvalMeter, read_categories
+from tokviz.cli.options import (
     add_file_options,
     add_picture_options,
     add_specials_in_text,
@@ -29,11 +29,11 @@ from .options import (
     reading_specials,
     specials_note,
 )
-from .output import render_markdown, render_table
+from tokviz.cli.output import check_row_outputs, render_markdown, render_table, write_rows
 
 if TYPE_CHECKING:
-    from tokviz.core.evaluation import Grouper
-    from tokviz.core.sweep import Sweep
+    from tokviz.core.analysis.evaluation import Grouper
+    from tokviz.core.analysis.sweep import Sweep
 
 FORMATS = ("table", "csv", "json", "markdown")
 
@@ -54,13 +54,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "paths", nargs="+", metavar="HELD-OUT", help="folders (walked recursively), files or globs"
     )
-    pick = p.add_argument_group("which files (text files only; binaries are skipped and counted)")
-    add_file_filters(pick)
-    pick.add_argument(
-        "--replace-invalid",
-        action="store_true",
-        help="read files that are not UTF-8 with U+FFFD for the bad bytes instead of skipping them",
-    )
+    add_heldout_filters(p)
     show = p.add_argument_group("what to show")
     show.add_argument(
         "--by",
@@ -97,10 +91,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_specials_in_text(p)
 
 
+@warns_on_cuts
 def run(args: argparse.Namespace) -> int:
     """Select the files, sweep the merge list over them, print the rows and draw the curves."""
-    from tokviz.core.fileselect import parse_size, select_files
-
     check_picture_options(args, "--plot", args.plot)
     if args.by == "category" and not args.categories:
         raise UsageError("--by category needs --categories FILE")
@@ -109,32 +102,12 @@ def run(args: argparse.Namespace) -> int:
     if args.every is not None and args.every < 1:
         raise UsageError("--every must be 1 or more")
     wanted = _parse_sizes(args.sizes)
-    outputs = [(flag, path) for flag, path in (("--output", args.output), ("--plot", args.plot)) if path]
-    if outputs:
-        from tokviz.core.outputs import Output, check_outputs
-
-        check_outputs([Output.file(path, flag) for flag, path in outputs], inputs=named_files(args.paths))
+    check_row_outputs(args, heldout_inputs(args))
     categories = read_categories(args.categories)
+    selection, errors = select_heldout(args, "sweep")
     tokenizer = reading_specials(
         [load_tokenizer(args.tokenizer, args.special_token, pattern=args.pattern)], args
     )[0]
-    errors = "replace" if args.replace_invalid else "strict"
-    max_size = parse_size(args.max_file_size) if args.max_file_size is not None else None
-    selection = select_files(
-        args.paths,
-        args.include,
-        args.exclude,
-        max_size=max_size,
-        errors=errors,
-        include_binary=args.include_binary,
-    )
-    note = selection.note()
-    if not selection.files:
-        from tokviz.core.errors import CorpusError
-
-        raise CorpusError(f"no text files to sweep{f' ({note})' if note else ''}")
-    if note and not args.quiet:
-        print_note(note)
     sweep = _sweep(args, tokenizer, selection, categories, errors)
     steps = sweep.steps_to_show(args.every, wanted)
     text = render(sweep, steps, args.format, specials_note([tokenizer], args))
@@ -144,19 +117,12 @@ def run(args: argparse.Namespace) -> int:
         written = write_sweep_chart(sweep, args.plot, scale=args.scale or 2.0, dark=args.theme == "dark")
         if not args.quiet:
             print_note(f"chart written to {written}")
-    if args.output:
-        from tokviz.core.outputs import Output, write_outputs
-
-        write_outputs([(Output.file(args.output, "--output"), text.encode("utf-8"))], named_files(args.paths))
-        if not args.quiet:
-            print_note(f"rows written to {args.output}")
-    else:
-        sys.stdout.write(text)
+    write_rows(text, args, named_files(args.paths))
     return 0
 
 
 def _drawing() -> Any:
-    from .drawing import qt_drawing
+    from tokviz.cli.drawing import qt_drawing
 
     return qt_drawing("--plot needs PySide6")
 
@@ -174,7 +140,7 @@ def _parse_sizes(value: str | None) -> list[int]:
 
 
 def _sweep(args: argparse.Namespace, tokenizer: Any, selection: Any, categories: Any, errors: str) -> Sweep:
-    from tokviz.core.sweep import DEFAULT_ALPHA, sweep_files
+    from tokviz.core.analysis.sweep import DEFAULT_ALPHA, sweep_files
 
     group_of, order = _grouping(args, selection, categories)
     meter = None if args.quiet else EvalMeter(sys.stderr, verb="sweeping")
@@ -197,14 +163,14 @@ def _grouping(
     args: argparse.Namespace, selection: Any, categories: Any
 ) -> tuple[Grouper | None, tuple[str, ...]]:
     """How files are grouped: by category, sub-folder or the language their name declares."""
-    from tokviz.core.evaluation import by_folder
+    from tokviz.core.analysis.evaluation import by_folder
 
     if categories is not None:
         return categories.group_of, categories.names
     if args.by == "folder":
         return by_folder(selection), ()
     if args.by == "language":
-        from tokviz.core.sweep import by_language
+        from tokviz.core.analysis.sweep import by_language
 
         return by_language, ()
     return None, ()
@@ -238,8 +204,8 @@ def _knees(sweep: Sweep) -> str:
 
 
 def _csv(sweep: Sweep, steps: list[int]) -> str:
-    from tokviz.core.safe_text import csv_cell
-    from tokviz.core.sweep import SWEEP_FIELDS
+    from tokviz.core.analysis.sweep import SWEEP_FIELDS
+    from tokviz.core.io.safe_text import csv_cell
 
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=list(SWEEP_FIELDS), lineterminator="\n")
@@ -250,7 +216,7 @@ def _csv(sweep: Sweep, steps: list[int]) -> str:
 
 
 def _json(sweep: Sweep, steps: list[int]) -> str:
-    from tokviz.core.safe_text import encodable
+    from tokviz.core.io.safe_text import encodable
 
     document = {
         "tokenizer": sweep.tokenizer,

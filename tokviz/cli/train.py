@@ -1,14 +1,14 @@
 """``tokviz train``: train a BPE vocabulary on text files, then save the model and its exports.
 
 Every output is checked before training starts (a missing folder fails at once, not after a long
-run), and all of them are written together or not at all (:mod:`tokviz.core.outputs`). Training
+run), and all of them are written together or not at all (:mod:`tokviz.core.io.outputs`). Training
 runs on a worker thread so Ctrl+C can ask it to stop at its next cancel check; an interrupted
 run exits 130 and writes nothing.
 
 Folders are filtered like ``tokviz eval``'s (``--include`` / ``--exclude`` globs, ``--max-file-size``;
 binary files skipped and counted), and the model file records which files were read, with their
-sizes and SHA-256, the tokviz version and the date (:mod:`tokviz.core.provenance`). Each export
-is complete or refused with the reason (:mod:`tokviz.core.exports`), and what a user must know
+sizes and SHA-256, the tokviz version and the date (:mod:`tokviz.core.formats.provenance`). Each export
+is complete or refused with the reason (:mod:`tokviz.core.formats.exports`), and what a user must know
 about one (tiktoken needs the pattern passed in) is printed after it is written.
 """
 
@@ -20,8 +20,8 @@ import sys
 import threading
 from typing import TYPE_CHECKING
 
-from .command import EXIT_INTERRUPTED, UsageError, print_error, print_note, run_cancellable
-from .corpus_files import (
+from tokviz.cli.command import EXIT_INTERRUPTED, UsageError, print_error, print_note, run_cancellable
+from tokviz.cli.corpus_files import (
     add_file_filters,
     add_reading_options,
     check_workers,
@@ -29,15 +29,15 @@ from .corpus_files import (
     read_corpus,
     select_corpus,
 )
-from .options import add_special, add_tie_break
-from .progress import ProgressPrinter
+from tokviz.cli.options import add_special, add_tie_break
+from tokviz.cli.progress import ProgressPrinter
 
 if TYPE_CHECKING:
-    from tokviz.core.counts import CountTable
-    from tokviz.core.exports import Export
-    from tokviz.core.fileselect import Selection
-    from tokviz.core.outputs import Output
-    from tokviz.core.train import TrainResult
+    from tokviz.core.corpus.fileselect import Selection
+    from tokviz.core.formats.exports import Export
+    from tokviz.core.io.outputs import Output
+    from tokviz.core.training.counts import CountTable
+    from tokviz.core.training.train import TrainResult
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -83,8 +83,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Train, then save the model (and any exports) only when training finished."""
-    from tokviz.core.outputs import check_outputs
-    from tokviz.core.train import train_bpe
+    from tokviz.core.io.outputs import check_outputs
+    from tokviz.core.training.train import train_bpe
 
     check_workers(args)
     if args.name is not None and not args.name.strip():
@@ -92,7 +92,7 @@ def run(args: argparse.Namespace) -> int:
     max_size = max_file_size(args.max_file_size)
     table = None
     if args.from_counts:
-        from .count import table_for_training
+        from tokviz.cli.count import table_for_training
 
         table = table_for_training(args)
     elif not args.corpus:
@@ -108,7 +108,7 @@ def run(args: argparse.Namespace) -> int:
 
     def train(cancel: threading.Event) -> TrainResult:
         if table is not None:
-            from tokviz.core.counts import train_from_counts
+            from tokviz.core.training.counts import train_from_counts
 
             return train_from_counts(table, args.vocab_size, args.tie_break, progress=printer, cancel=cancel)
         return train_bpe(
@@ -128,7 +128,7 @@ def run(args: argparse.Namespace) -> int:
     )
     if result is None:
         return EXIT_INTERRUPTED
-    from tokviz.core.provenance import record_text_bytes
+    from tokviz.core.formats.provenance import record_text_bytes
 
     provenance = record_text_bytes(_provenance(args, source, errors, result), result.text_bytes)
     code = save_outputs(result, args, outputs, provenance)
@@ -161,7 +161,7 @@ def _provenance(
 ) -> dict[str, object]:
     """The provenance the model records, made once training has read the corpus (from the bytes
     it read) or trained from the count table."""
-    from tokviz.core.counts import CountTable
+    from tokviz.core.training.counts import CountTable
 
     if isinstance(source, CountTable):
         return table_provenance(source, args.from_counts)
@@ -178,7 +178,7 @@ def _say_trained(result: TrainResult) -> None:
         print_note(f"stopped early: {result.stop_reason}")
     t = result.timings
     merges_per_s = len(result.merges) / t["merge"] if t.get("merge") else 0.0
-    from tokviz.core.sizes import text_and_file_size
+    from tokviz.core.corpus.sizes import text_and_file_size
 
     print(
         f"trained {len(result.merges)} merges on {text_and_file_size(result.text_bytes, result.corpus_bytes)}, "
@@ -194,7 +194,7 @@ def corpus_provenance(
 ) -> dict[str, object]:
     """The model file's provenance: each corpus file's size and SHA-256 as training read it (so a
     file changed since names no wrong bytes), the filters, version and date."""
-    from tokviz.core.provenance import corpus_record, make_provenance
+    from tokviz.core.formats.provenance import corpus_record, make_provenance
 
     chosen: dict[str, object] = {}
     if args.include:
@@ -211,7 +211,7 @@ def corpus_provenance(
 
 def table_provenance(table: CountTable, path: str) -> dict[str, object]:
     """The provenance of a model trained on a count table: the table and the files it counted."""
-    from tokviz.core.provenance import make_provenance
+    from tokviz.core.formats.provenance import make_provenance
 
     files = [{"path": f.path, "bytes": f.size, "sha256": f.sha256} for f in table.files]
     corpus = {"count_table": path, "files": files, "total_bytes": sum(f.size for f in table.files)}
@@ -226,7 +226,7 @@ def _name_of(output: str) -> str:
 
 def planned_exports(args: argparse.Namespace) -> list[Export]:
     """The model file and every export the run asks for, named by its option in messages."""
-    from tokviz.core.exports import Export
+    from tokviz.core.formats.exports import Export
 
     pre = args.pretokenizer or "gpt2"
     exports = [Export.of("model", args.output, "-o", pre)]
@@ -239,7 +239,7 @@ def planned_exports(args: argparse.Namespace) -> list[Export]:
 
 def planned_outputs(args: argparse.Namespace) -> list[Output]:
     """Every file and folder the run writes (exports into one folder share one output)."""
-    from tokviz.core.exports import plan_outputs
+    from tokviz.core.formats.exports import plan_outputs
 
     return plan_outputs(planned_exports(args))
 
@@ -248,9 +248,9 @@ def check_exports_fit(args: argparse.Namespace) -> None:
     """Before training, what the exports cannot hold whatever is learned: a special token spelled like
     a byte token (vocab.json and tokenizer.json key tokens by their text) and, for tokenizer.json, a
     pattern HF would read otherwise. Clashes with learned tokens still fail before writing."""
-    from tokviz.core.bytes_ import bytes_to_gpt2_str
     from tokviz.core.errors import ExportError
     from tokviz.core.formats.hf_verify import pattern_problem
+    from tokviz.core.pretok.bytes_ import bytes_to_gpt2_str
 
     for export in planned_exports(args):
         if export.kind == "tiktoken":
@@ -293,8 +293,8 @@ def save_outputs(
     A format that cannot hold the vocabulary fails here, before anything is written. Returns
     the exit status: 0, or 130 when Ctrl+C stopped the saving.
     """
-    from tokviz.core.exports import ModelExtras, export_warnings, render_exports
-    from tokviz.core.outputs import InterruptedAfterCommit, write_outputs
+    from tokviz.core.formats.exports import ModelExtras, export_warnings, render_exports
+    from tokviz.core.io.outputs import InterruptedAfterCommit, write_outputs
 
     name = (args.name or "").strip() or _name_of(args.output)
     tok = result.tokenizer(name)
@@ -324,7 +324,7 @@ def corpus_sample(provenance: dict[str, object], replace: bool, limit: int = 64_
     checked on them too, so a pattern the other library reads otherwise shows on the user's text."""
     from pathlib import Path
 
-    from tokviz.core.corpus import CorpusFile, iter_file_text, sniff_file
+    from tokviz.core.corpus.reading import CorpusFile, iter_file_text, sniff_file
     from tokviz.core.errors import TokvizError
 
     corpus = provenance.get("corpus")
@@ -352,7 +352,7 @@ def corpus_sample(provenance: dict[str, object], replace: bool, limit: int = 64_
 
 def _say_written(outputs: list[Output]) -> None:
     """``wrote PATH`` on standard error for each output (a folder with the files written into it)."""
-    from tokviz.core.safe_text import terminal_text
+    from tokviz.core.io.safe_text import terminal_text
 
     for o in outputs:
         if o.is_folder:

@@ -2,7 +2,7 @@
 
 For each ``--tokenizer``: the share of the vocabulary the text uses, a token-length histogram,
 the likely under-trained tokens (long and rare, or unused) and the merges that never fire. The
-numbers come from :mod:`tokviz.core.usage`; files are chosen by :mod:`tokviz.core.fileselect`
+numbers come from :mod:`tokviz.core.analysis.usage`; files are chosen by :mod:`tokviz.core.corpus.fileselect`
 (text files only, ``--include`` / ``--exclude`` globs). Merge steps are 1-based, as in the app's
 merge timeline. ``--format csv`` writes one row per token of each vocabulary (for a spreadsheet);
 the other formats write the report.
@@ -21,17 +21,23 @@ from typing import IO, TYPE_CHECKING, Any
 
 import numpy as np
 
-from tokviz.core.safe_text import csv_cell, terminal_text
-
-from .assumed import note_assumptions
-from .command import UsageError, print_note
-from .corpus_files import add_file_filters
-from .options import add_file_options, add_specials_in_text, load_tokenizer, reading_specials, specials_note
-from .output import format_ratio, render_table, text_or_hex, token_label
+from tokviz.cli.assumed import note_assumptions
+from tokviz.cli.command import UsageError, warns_on_cuts
+from tokviz.cli.corpus_files import add_heldout_filters, select_heldout
+from tokviz.cli.options import (
+    add_file_options,
+    add_specials_in_text,
+    load_tokenizer,
+    reading_specials,
+    specials_note,
+)
+from tokviz.cli.output import format_ratio, render_table, text_or_hex, token_label
+from tokviz.cli.streams import clear_line, redraw_line
+from tokviz.core.io.safe_text import csv_cell, terminal_text
 
 if TYPE_CHECKING:
-    from tokviz.core.tokenizer import Tokenizer
-    from tokviz.core.usage import VocabularyUsage
+    from tokviz.core.analysis.usage import VocabularyUsage
+    from tokviz.core.bpe.tokenizer import Tokenizer
 
 FORMATS = ("table", "markdown", "csv", "json")
 # Progress is shown on a terminal for sets larger than this (smaller ones take a blink).
@@ -54,12 +60,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         metavar="NAME|PATH",
         help="a built-in name or a tokenizer file (repeat for several)",
     )
-    add_file_filters(p)
-    p.add_argument(
-        "--replace-invalid",
-        action="store_true",
-        help="read text that is not valid UTF-8 with replacement characters",
-    )
+    add_heldout_filters(p)
     p.add_argument(
         "--top", type=int, default=20, metavar="N", help="rows of each list (default: 20; 0: no lists)"
     )
@@ -89,6 +90,7 @@ class Report:
     assumptions: tuple[str, ...] = ()
 
 
+@warns_on_cuts
 def run(args: argparse.Namespace) -> int:
     """Count every tokenizer's ids on the selected text and print the report."""
     if args.top < 0:
@@ -123,39 +125,22 @@ def run(args: argparse.Namespace) -> int:
 def short_names(specs: Sequence[str], tokenizers: Sequence[Tokenizer]) -> list[str]:
     """How the report names each tokenizer: as ``tokviz eval`` and the app do ("GPT-2", "py8k", a
     tokenizer.json by its folder), file names or the paths as typed where short names clash."""
-    from tokviz.core.evaluation import unique_labels
+    from tokviz.core.analysis.evaluation import unique_labels
 
     return unique_labels(specs, tokenizers)
 
 
 def _count(args: argparse.Namespace, tokenizers: Sequence[Tokenizer]) -> list[VocabularyUsage]:
-    from tokviz.core.usage import VocabularyUsage, count_files, vocabulary_usage
+    from tokviz.core.analysis.usage import VocabularyUsage, count_files, vocabulary_usage
 
     if args.text is not None:
         return [vocabulary_usage(tok, [args.text]) for tok in tokenizers]
     if args.paths == ["-"]:
-        from .options import read_text_file
+        from tokviz.cli.options import read_text_file
 
         text = read_text_file("-")
         return [vocabulary_usage(tok, [text]) for tok in tokenizers]
-    from tokviz.core.errors import CorpusError
-    from tokviz.core.fileselect import parse_size, select_files
-
-    max_size = parse_size(args.max_file_size) if args.max_file_size else None
-    errors = "replace" if args.replace_invalid else "strict"
-    selection = select_files(
-        args.paths,
-        args.include,
-        args.exclude,
-        max_size=max_size,
-        errors=errors,
-        include_binary=args.include_binary,
-    )
-    note = selection.note()
-    if note and not args.quiet:
-        print_note(note)
-    if not selection.files:
-        raise CorpusError("no text files to count: " + (note or "the paths hold no files"))
+    selection, errors = select_heldout(args, "count")
     files = selection.corpus_files()
     total = sum(f.size for f in files) * len(tokenizers)
     meter = _Meter(total) if total > _PROGRESS_BYTES and sys.stderr.isatty() and not args.quiet else None
@@ -184,11 +169,11 @@ class _Meter:
         if now - self.shown >= 0.2:
             self.shown = now
             mb = 2**20
-            sys.stderr.write(f"\rcounting: {self.done / mb:,.1f} of {self.total / mb:,.1f} MB")
+            redraw_line(sys.stderr, f"counting: {self.done / mb:,.1f} of {self.total / mb:,.1f} MB")
             sys.stderr.flush()
 
     def close(self) -> None:
-        sys.stderr.write("\r\033[K")
+        clear_line(sys.stderr)
         sys.stderr.flush()
 
 

@@ -1,62 +1,103 @@
 """The Qt-free core of tokviz: training, encoding, pre-tokenizers, formats and metrics.
 
-Nothing here imports Qt, so it can be used, tested and benchmarked without a display.
+Nothing here imports Qt, so it can be used, tested and benchmarked without a display. The modules
+live in sub-packages by concept (``io``, ``pretok``, ``bpe``, ``corpus``, ``training``, ``formats``,
+``show``, ``analysis``, ``lecture``, ``chat``); the names a user needs are imported from here.
 """
 
 from __future__ import annotations
 
+import importlib
 from typing import TYPE_CHECKING, Any
 
+from .bpe.merges import MergeStep
+from .bpe.stream import StreamingDecoder
+from .bpe.tokenizer import Tokenizer, TokenSpan
 from .errors import (
     Cancelled,
     CorpusError,
     ExportError,
+    InvalidArgument,
     ModelFileError,
     PretokenizerError,
     TokenizerLoadError,
     TokvizError,
     VocabSizeError,
 )
-from .merges import MergeStep
-from .pretokenize import PatternTimeoutError, Pretokenizer, resolve_pretokenizer, validate_pattern
-from .regex_bounds import PatternTooLargeError
-from .stream import StreamingDecoder
-from .tokenizer import Tokenizer, TokenSpan
-from .train import Progress, TrainResult, train_bpe, train_iter
+from .pretok.pretokenize import PatternTimeoutError, Pretokenizer, resolve_pretokenizer, validate_pattern
+from .pretok.regex_bounds import PatternTooLargeError
+from .training.train import Progress, TrainResult, train_bpe, train_iter
 
-if TYPE_CHECKING:
-    from .registry import load_tokenizer
+if TYPE_CHECKING:  # the names of _LAZY below, for type checkers and readers
+    from .analysis.audit import audit_vocabulary
+    from .analysis.embedding_audit import embedding_indicators
+    from .analysis.parity import bundled_sample, measure_parity, read_parallel
+    from .analysis.sweep import prefix_tokenizer, sweep_files, sweep_texts
+    from .analysis.usage import count_tokens
+    from .bpe.specials_text import reading_specials
+    from .chat.lens import chat_lens
+    from .corpus.fileselect import select_files
+    from .formats.registry import load_tokenizer
+
+_LAZY = {
+    "audit_vocabulary": "analysis.audit",
+    "bundled_sample": "analysis.parity",
+    "chat_lens": "chat.lens",
+    "count_tokens": "analysis.usage",
+    "embedding_indicators": "analysis.embedding_audit",
+    "load_tokenizer": "formats.registry",
+    "measure_parity": "analysis.parity",
+    "prefix_tokenizer": "analysis.sweep",
+    "read_parallel": "analysis.parity",
+    "reading_specials": "bpe.specials_text",
+    "select_files": "corpus.fileselect",
+    "sweep_files": "analysis.sweep",
+    "sweep_texts": "analysis.sweep",
+}
+"""Public names whose modules pull in heavy libraries (tiktoken, jinja2): imported when first asked for."""
 
 __all__ = [
+    "audit_vocabulary",
+    "bundled_sample",
     "Cancelled",
+    "chat_lens",
     "CorpusError",
+    "count_tokens",
+    "embedding_indicators",
     "ExportError",
+    "InvalidArgument",
+    "load_tokenizer",
+    "measure_parity",
     "MergeStep",
     "ModelFileError",
     "PatternTimeoutError",
     "PatternTooLargeError",
-    "PretokenizerError",
+    "prefix_tokenizer",
     "Pretokenizer",
+    "PretokenizerError",
     "Progress",
+    "read_parallel",
+    "reading_specials",
+    "resolve_pretokenizer",
+    "select_files",
     "StreamingDecoder",
-    "TokenSpan",
+    "sweep_files",
+    "sweep_texts",
     "Tokenizer",
     "TokenizerLoadError",
+    "TokenSpan",
     "TokvizError",
-    "TrainResult",
-    "VocabSizeError",
-    "load_tokenizer",
-    "resolve_pretokenizer",
     "train_bpe",
     "train_iter",
+    "TrainResult",
     "validate_pattern",
+    "VocabSizeError",
 ]
 
 
 def __getattr__(name: str) -> Any:
-    # The registry pulls in tiktoken; import it only when asked for.
-    if name == "load_tokenizer":
-        from .registry import load_tokenizer
-
-        return load_tokenizer
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    """The lazily imported public names of :data:`_LAZY`, from their sub-package."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{module}"), name)

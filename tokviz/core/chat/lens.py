@@ -16,13 +16,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..bpe.tokenizer import Tokenizer
 from ..formats import HFTokenizer
-from ..html_table import table_html
-from ..tokenizer import Tokenizer
+from ..show.html_table import table_html
 from .attribution import Attribution, MessageSpan, attribute
 from .lens_html import chat_tokens_html
 from .messages import check_messages, text_fields
-from .sandbox import MAX_RENDERED_CHARS, RENDER_SECONDS, render_template
+from .render_process import render_template
+from .sandbox import MAX_RENDERED_CHARS, RENDER_SECONDS
 from .template import ChatTemplate, find_chat_template
 
 TEMPLATE = "template"
@@ -380,7 +381,7 @@ def chat_lens(
     ``folder`` is a ``transformers`` folder (or its ``tokenizer.json``, or any tokenizer name when
     ``template`` is given); ``tokenizer`` skips loading, ``template`` skips looking for one.
     """
-    from ..registry import load_tokenizer
+    from ..formats.registry import load_tokenizer
 
     if template is None:
         template = find_chat_template(folder, template_name, tools=tools is not None)

@@ -11,8 +11,8 @@ import html
 from collections.abc import Sequence
 from typing import Protocol
 
-from ..bytes_ import printable_token
-from ..token_colours import colour_indices, fill_css
+from ..pretok.bytes_ import printable_token
+from ..show.token_colours import colour_indices, fill_css
 
 
 class ChatToken(Protocol):

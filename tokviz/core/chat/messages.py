@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..filekind import ReadProblem, read_regular_file
+from ..io.filekind import ReadProblem, read_regular_file
 from .errors import ChatMessagesError
 
 MESSAGES_CAP = 32 * 2**20

@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..filekind import ReadProblem, read_regular_file
 from ..formats import read_json
+from ..io.filekind import ReadProblem, read_regular_file
 from .errors import ChatTemplateError
 
 CONFIG_FILE = "tokenizer_config.json"
@@ -156,7 +156,7 @@ def read_template_file(path: str | Path, variables: Mapping[str, Any] | None = N
 
 def sample_template() -> ChatTemplate:
     """tokviz's bundled ChatML template (``<|im_start|>role ... <|im_end|>``), for tokenizers that ship none."""
-    from ..resources import resource_path
+    from ..io.resources import resource_path
 
     return read_template_file(resource_path("chat", "chatml.jinja"))
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 import weakref
 from collections.abc import Iterable, Sequence
 
+from ..bpe.tokenizer import Tokenizer
 from ..errors import TokenizerLoadError
-from ..tokenizer import Tokenizer
 from ._common import _short
 
 # Up to this many unmade entries are taken as the file's own special tokens without comment.

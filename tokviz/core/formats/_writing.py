@@ -2,7 +2,7 @@
 
 Each format renders its file(s) to bytes first (``*_bytes`` functions), so a run can check all of
 its outputs, render them all (a vocabulary the format cannot hold fails here, before anything is
-written) and then commit them together with :class:`tokviz.core.outputs.OutputWriter`.
+written) and then commit them together with :class:`tokviz.core.io.outputs.OutputWriter`.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from ..errors import ExportError
-from ..outputs import Output, write_outputs
+from ..io.outputs import Output, write_outputs
 from ._common import _short
 
 

@@ -7,11 +7,11 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..bytes_ import bytes_to_gpt2_str, gpt2_str_to_bytes
+from ..bpe.tokenizer import Tokenizer
 from ..errors import TokenizerLoadError
-from ..outputs import Output, mismatched_files
-from ..pretokenize import Pretokenizer
-from ..tokenizer import Tokenizer
+from ..io.outputs import Output, mismatched_files
+from ..pretok.bytes_ import bytes_to_gpt2_str, gpt2_str_to_bytes
+from ..pretok.pretokenize import Pretokenizer
 from ._common import (
     GPT2_MERGES_HEADER,
     MAX_ID,
@@ -37,7 +37,7 @@ def export_gpt2(tokenizer: Tokenizer, directory: PathLike) -> tuple[Path, Path]:
     """Write ``vocab.json`` and ``merges.txt`` into ``directory`` together (never one old, one new).
 
     A new folder appears whole in one rename; in an existing one the pair comes with a checksum
-    manifest the loader verifies (see :mod:`tokviz.core.outputs`). Returns the two paths.
+    manifest the loader verifies (see :mod:`tokviz.core.io.outputs`). Returns the two paths.
     """
     folder = Path(directory)
     write_one(Output.folder(folder, "the GPT-2 export", GPT2_FILES), gpt2_file_bytes(tokenizer))
@@ -69,7 +69,7 @@ def tokenizer_from_files(
 
     With ``special_tokens=None`` every vocabulary entry that is neither a single byte nor made by
     a merge (GPT-2's ``<|endoftext|>``) is taken as a special token, the only way it can be used.
-    The pair alone, with any ``pretokenizer``: :func:`tokviz.core.registry.load_tokenizer` opens
+    The pair alone, with any ``pretokenizer``: :func:`tokviz.core.formats.registry.load_tokenizer` opens
     folders with :func:`.hf_folder.load_vocab_merges` instead, which reads the side files
     ``transformers`` writes and lets the ``tokenizers`` library encode.
     """

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from ..tokenizer import Tokenizer
+from ..bpe.tokenizer import Tokenizer
 from ._writing import encode_text
 
 CONFIG_FILES = ("tokenizer_config.json", "special_tokens_map.json")

@@ -25,10 +25,10 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from ..bpe.tokenizer import Tokenizer
 from ..errors import TokenizerLoadError
-from ..outputs import mismatched_files
-from ..pretokenize import NAMED_PATTERNS, resolve_pretokenizer
-from ..tokenizer import Tokenizer
+from ..io.outputs import mismatched_files
+from ..pretok.pretokenize import NAMED_PATTERNS, resolve_pretokenizer
 from ._common import (
     MERGES_TXT_CAP,
     VOCAB_JSON_CAP,

@@ -14,12 +14,11 @@ from typing import Any
 
 import regex
 
-from ..bytes_ import bytes_to_gpt2_str
-from ..errors import PretokenizerError, TokenizerLoadError
-from ..outputs import Output
-from ..pretokenize import GPT2_PATTERN, Pretokenizer
-from ..regex_bounds import check_pattern_bounds
-from ..tokenizer import Tokenizer
+from ..bpe.tokenizer import Tokenizer
+from ..errors import TokenizerLoadError
+from ..io.outputs import Output
+from ..pretok.bytes_ import bytes_to_gpt2_str
+from ..pretok.pretokenize import GPT2_PATTERN, Pretokenizer
 from ._common import (
     HF_JSON_CAP,
     PathLike,
@@ -29,6 +28,7 @@ from ._common import (
     _parse_json,
     _read_file,
     _short,
+    check_file_pattern,
     json_kind,
 )
 from ._reach import judge_reach, remember_warnings
@@ -41,7 +41,7 @@ from .oniguruma import to_oniguruma
 
 
 def export_hf(tokenizer: Tokenizer, path: PathLike) -> Path:
-    """Write a Hugging Face ``tokenizer.json``, checked and atomic (see :mod:`tokviz.core.outputs`)."""
+    """Write a Hugging Face ``tokenizer.json``, checked and atomic (see :mod:`tokviz.core.io.outputs`)."""
     write_one(Output.file(path, "tokenizer.json"), hf_file_bytes(tokenizer))
     return Path(path)
 
@@ -164,10 +164,7 @@ def hf_from_json(
         warnings += _bpe_reach(data, file_name)
     for key in _PIPELINE_KEYS:
         for pattern in library_regexes(data.get(key)):
-            try:
-                check_pattern_bounds(pattern, f"the {key.replace('_', '-')} regex")
-            except PretokenizerError as exc:
-                raise fail(str(exc)) from None
+            check_file_pattern(pattern, f"the {key.replace('_', '-')} regex", file_name)
     try:
         hf = load_library_tokenizer(source if source is not None else json.dumps(data, ensure_ascii=False))
     except TokenizerLoadError as exc:

@@ -15,9 +15,9 @@ from collections.abc import Iterable
 
 import regex
 
+from ..bpe.tokenizer import Tokenizer
 from ..errors import ExportError
-from ..pretokenize import GPT2_PATTERN, Pretokenizer
-from ..tokenizer import Tokenizer
+from ..pretok.pretokenize import GPT2_PATTERN, Pretokenizer
 
 # Text where chunking rules differ most: scripts, emoji sequences, whitespace and digit runs,
 # contractions, line ends of every kind, a BOM and a combining mark.

@@ -9,7 +9,7 @@ from __future__ import annotations
 import regex
 
 from ..errors import ExportError, TokenizerLoadError
-from ..regex_scan import scan_pattern
+from ..pretok.regex_scan import scan_pattern
 
 __all__ = ["from_oniguruma", "to_oniguruma"]
 

@@ -20,9 +20,9 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ..bpe.tokenizer import LONE_SURROGATE, Tokenizer, TokenSpan, _check_text, replace_lone_surrogates
 from ..errors import ArgumentTypeError, InvalidArgument, ReplayUnavailable, TokenizerLoadError
-from ..pretokenize import Pretokenizer, SpecialSplitter
-from ..tokenizer import LONE_SURROGATE, Tokenizer, TokenSpan, _check_text, replace_lone_surrogates
+from ..pretok.pretokenize import Pretokenizer, SpecialSplitter
 from ._common import PathLike, _read_file
 
 # Far above any published model (Gemma's 256K-piece model is 4 MB).
@@ -262,7 +262,7 @@ class SentencePieceTokenizer(Tokenizer):
             extras.append("byte fallback")
         detail = f" ({', '.join(extras)})" if extras else ""
         self.replay_note = f"SentencePiece {facts.model_type} model{detail}: {why}"
-        # The editor re-encodes the whole text: the library decides every piece (tokviz.core.cuts).
+        # The editor re-encodes the whole text: the library decides every piece (tokviz.core.bpe.cuts).
         self.declared_cut_mode: str | None = "none"
 
     # ------------------------------------------------------------------ encoding

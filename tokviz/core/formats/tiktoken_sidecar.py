@@ -21,8 +21,8 @@ import json
 from collections.abc import Iterable
 from pathlib import Path
 
-from ..pretokenize import Pretokenizer
-from ..tokenizer import Tokenizer
+from ..bpe.tokenizer import Tokenizer
+from ..pretok.pretokenize import Pretokenizer
 from ._common import PathLike
 from ._writing import encode_text
 from .hf_verify import HARD_SAMPLE

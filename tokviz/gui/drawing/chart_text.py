@@ -1,6 +1,6 @@
 """The words of the exchange-rate chart: title, caption, legend, bar labels and hover descriptions.
 
-Every number comes from the :class:`~tokviz.core.exchange.ExchangeTable`; these functions only
+Every number comes from the :class:`~tokviz.core.analysis.exchange.ExchangeTable`; these functions only
 phrase it, as the rich text that Qt labels and pyqtgraph text items show.
 """
 
@@ -11,14 +11,14 @@ from collections.abc import Callable, Sequence
 
 from PySide6.QtGui import QColor
 
-from tokviz.core.exchange import (
+from tokviz.core.analysis.exchange import (
     ExchangeTable,
     attention_caption,
     caption,
     embedding_caption,
     format_factor,
 )
-from tokviz.core.metrics import TextMetrics
+from tokviz.core.analysis.metrics import TextMetrics
 from tokviz.gui.drawing.chart_style import EDITOR_LABEL, ChartStyle, byte_color
 
 EMPTY_HINT = "Nothing to measure yet: type some text, or add a sample or a file"

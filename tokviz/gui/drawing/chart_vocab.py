@@ -13,18 +13,18 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QPointF, QRectF
 
-from tokviz.core.exchange import format_count
+from tokviz.core.analysis.exchange import format_count
 from tokviz.gui.drawing.chart_text import esc
 
 if TYPE_CHECKING:
     import pyqtgraph as pg
 
-    from tokviz.gui.drawing.chart_canvas import ChartCanvas
+    from tokviz.gui.drawing.chart_surface import ChartSurface
 
 
 def code_point_note(vocab_size: int) -> str:
     """For the characters tokenizer's vocabulary (every code point), how little of it is ever used."""
-    from tokviz.core.lecture_tokenizers import CODE_POINTS, assigned_code_points
+    from tokviz.core.bpe.lecture_tokenizers import CODE_POINTS, assigned_code_points
 
     if vocab_size != CODE_POINTS:
         return ""
@@ -33,9 +33,9 @@ def code_point_note(vocab_size: int) -> str:
 
 
 class VocabLayer:
-    """The markers and labels of one :class:`ChartCanvas`'s vocabulary view."""
+    """The markers and labels of the vocabulary view on one chart canvas (a :class:`ChartSurface`)."""
 
-    def __init__(self, canvas: ChartCanvas) -> None:
+    def __init__(self, canvas: ChartSurface) -> None:
         self.canvas = canvas
         # A marker and its label per tokenizer drawn, and that tokenizer's column in the table.
         self.marks: list[tuple[pg.ScatterPlotItem, pg.TextItem]] = []

@@ -28,8 +28,8 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QWidget
 
-from tokviz.core.atomic import atomic_write_bytes
 from tokviz.core.errors import ExportError
+from tokviz.core.io.atomic import atomic_write_bytes
 from tokviz.gui.widgets.token_view import TokenView
 
 if TYPE_CHECKING:

@@ -3,12 +3,13 @@
 The vocabulary axis is logarithmic, so the first few thousand merges, where the curve climbs
 fastest, get as much room as the last tens of thousands; each curve's knee is a ringed dot with
 its size. Painted with QPainter only, so the SVG keeps text as text. Every number comes from
-:class:`tokviz.core.sweep.Sweep`.
+:class:`tokviz.core.analysis.sweep.Sweep`.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -16,11 +17,10 @@ from PySide6.QtCore import QPointF, QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QFont, QPainter, QPainterPath, QPaintEvent, QPen
 from PySide6.QtWidgets import QWidget
 
-from tokviz.core.sweep import Sweep, SweepCurve
-
-from .chart_style import series_color
-from .images import write_image
-from .sheet import check_pixels, ensure_app
+from tokviz.core.analysis.sweep import Sweep, SweepCurve
+from tokviz.gui.drawing.chart_style import series_color
+from tokviz.gui.drawing.images import write_image
+from tokviz.gui.drawing.sheet import check_pixels, ensure_app
 
 CHART_SIZE = QSize(960, 540)
 # A curve is drawn through at most this many points, spread evenly on the log axis.
@@ -32,7 +32,7 @@ def curve_points(curve: SweepCurve, count: int = _POINTS) -> tuple[np.ndarray, n
     """``(sizes, bytes per token)`` of ``curve`` at up to ``count`` steps spread evenly on a log axis."""
     sizes = curve.sizes
     picks = np.unique(np.geomspace(sizes[0], sizes[-1], num=min(count, len(sizes))).round().astype(np.int64))
-    steps = np.clip(picks - sizes[0], 0, len(sizes) - 1)
+    steps = np.searchsorted(sizes, picks).clip(0, len(sizes) - 1)
     return sizes[steps], curve.bytes_per_token[steps]
 
 
@@ -59,7 +59,7 @@ def paint_sweep(painter: QPainter, area: QRectF, sweep: Sweep, dark: bool) -> No
     painter.fillRect(area, QColor("#1e1e1e" if dark else "#ffffff"))
     left, top, right, bottom = _MARGIN
     plot = area.adjusted(left, top, -right, -bottom)
-    low, high = sweep.base_size, sweep.base_size + max(sweep.merge_count, 1)
+    low, high = sweep.size_of(0), sweep.size_of(sweep.merge_count)  # a sweep has one merge or more
     finite = [v for c in sweep.curves for v in c.bytes_per_token.tolist() if math.isfinite(v)]
     y_low, y_high = (min(finite), max(finite)) if finite else (0.0, 1.0)
     y_low, y_high = math.floor(y_low * 2) / 2, math.ceil(y_high * 2) / 2 + (0.5 if y_high == y_low else 0)
@@ -107,7 +107,15 @@ def paint_sweep(painter: QPainter, area: QRectF, sweep: Sweep, dark: bool) -> No
         painter.drawText(legend.adjusted(24, 0, 0, 0), Qt.AlignmentFlag.AlignVCenter, label)
 
 
-def _axes(painter, plot, at, x_range, y_range, ink, faint) -> None:
+def _axes(
+    painter: QPainter,
+    plot: QRectF,
+    at: Callable[[float, float], QPointF],
+    x_range: tuple[float, float],
+    y_range: tuple[float, float],
+    ink: QColor,
+    faint: QColor,
+) -> None:
     """Grid lines and labels: x at 1, 2, 5 times powers of ten, y every half byte per token."""
     low, high = x_range
     y_low, y_high = y_range

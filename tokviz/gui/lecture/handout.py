@@ -2,7 +2,7 @@
 
 Pages are painted by the same :class:`~tokviz.gui.lecture.paint.SlideLayout` as the screen, so the
 handout matches what was projected; the PDF keeps its text as text (``pdftotext`` reads it).
-Files land together or not at all (:func:`tokviz.core.outputs.write_outputs`).
+Files land together or not at all (:func:`tokviz.core.io.outputs.write_outputs`).
 """
 
 from __future__ import annotations
@@ -16,10 +16,10 @@ from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QMarginsF, QRectF, QS
 from PySide6.QtGui import QImage, QImageWriter, QPageLayout, QPageSize, QPainter, QPdfWriter
 from PySide6.QtSvg import QSvgGenerator
 
-from tokviz.core.deck import Deck, deck_files
 from tokviz.core.errors import ExportError
-from tokviz.core.outputs import Output, write_outputs
-from tokviz.core.slides import slide_content
+from tokviz.core.io.outputs import Output, write_outputs
+from tokviz.core.lecture.deck import Deck, deck_files
+from tokviz.core.lecture.slides import slide_content
 from tokviz.gui.lecture.paint import SlideLayout, canvas_size
 from tokviz.gui.style.theme import token_colors
 

@@ -4,7 +4,7 @@ PageDown, Right, Space and Enter go one step on (a merge slide takes a click per
 Left and Backspace go back; Home and End jump to the ends; a number then Enter jumps to that slide;
 B or . blacks the screen; O shows every slide as a grid; E (or a click) edits the slide's text and
 T moves its first tokenizer to the next built-in one; Esc leaves. Each slide's content is computed
-off the GUI thread (:mod:`tokviz.core.slides`) and laid out on the fixed canvas of
+off the GUI thread (:mod:`tokviz.core.lecture.slides`) and laid out on the fixed canvas of
 :mod:`tokviz.gui.lecture.paint`, so every screen size shows the same composition.
 """
 
@@ -13,15 +13,14 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-from collections.abc import Sequence
 
 from PySide6.QtCore import QRectF, Qt, Signal
 from PySide6.QtGui import QColor, QKeyEvent, QMouseEvent, QPainter, QPaintEvent, QPen, QResizeEvent
 from PySide6.QtWidgets import QLineEdit, QWidget
 
-from tokviz.core.deck import SLIDE_KINDS, Deck
-from tokviz.core.registry import BUILTIN_TOKENIZERS
-from tokviz.core.slides import SlideContent, slide_content
+from tokviz.core.formats.registry import BUILTIN_TOKENIZERS
+from tokviz.core.lecture.deck import SLIDE_KINDS, Deck
+from tokviz.core.lecture.slides import SlideContent, slide_content
 from tokviz.gui.lecture.paint import SlideLayout, canvas_size, paint_scaled
 from tokviz.gui.style.fonts import sans_font
 from tokviz.gui.style.theme import token_colors
@@ -373,30 +372,3 @@ class LectureView(QWidget):
         super().resizeEvent(event)
         if self.layout_ is not None:
             self._show(self.layout_.content)
-
-
-def start_lecture(deck: Deck, dark: bool = False, screens: Sequence[object] = ()) -> LectureView:
-    """Open the deck full screen; with two screens or more it goes on the last one and a presenter
-    window (current and next slide, notes, elapsed time) opens on the first."""
-    from PySide6.QtGui import QGuiApplication, QScreen
-
-    from tokviz.gui.lecture.presenter import PresenterWindow
-
-    view = LectureView(deck, dark)
-    all_screens = list(screens) or QGuiApplication.screens()
-    target = all_screens[-1] if all_screens else None
-    if isinstance(target, QScreen):
-        view.setScreen(target)
-        view.setGeometry(target.geometry())
-    if len(all_screens) >= 2:
-        presenter = PresenterWindow(view)
-        view.presenter = presenter
-        first = all_screens[0]
-        if isinstance(first, QScreen):
-            presenter.setScreen(first)
-            presenter.setGeometry(first.availableGeometry())
-        presenter.showMaximized()
-    view.showFullScreen()
-    view.activateWindow()
-    view.setFocus()
-    return view

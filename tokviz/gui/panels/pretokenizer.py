@@ -33,16 +33,16 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from tokviz.core.bpe.tokenizer import Tokenizer
 from tokviz.core.errors import PretokenizerError
-from tokviz.core.pretokenize import (
+from tokviz.core.formats.registry import byte_tokenizer
+from tokviz.core.pretok.pretokenize import (
     PatternTimeoutError,
     Pretokenizer,
     SpecialSplitter,
     resolve_pretokenizer,
 )
-from tokviz.core.regex_bounds import check_pattern_bounds
-from tokviz.core.registry import byte_tokenizer
-from tokviz.core.tokenizer import Tokenizer
+from tokviz.core.pretok.regex_bounds import check_pattern_bounds
 from tokviz.gui.context import PanelContext
 from tokviz.gui.drawing.images import VECTOR_PROPERTY
 from tokviz.gui.models.tokenizers import TokenizerRegistryModel

@@ -55,5 +55,5 @@ def sizes_for(widget: QWidget | None) -> PresentationSizes:
     if screen is None:
         screen = QGuiApplication.primaryScreen()
     if screen is None:
-        return presentation_sizes(REFERENCE_HEIGHT)
+        return presentation_sizes(REFERENCE_HEIGHT)  # type: ignore[unreachable]  # the stubs say never None; with no screen Qt returns None
     return presentation_sizes(screen.geometry().height(), screen.logicalDotsPerInchY())

@@ -13,7 +13,7 @@ import numpy as np
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QGuiApplication, QPalette
 
-from tokviz.core.token_colours import HUES, colour_indices, light_fill_hsl
+from tokviz.core.show.token_colours import HUES, colour_indices, light_fill_hsl
 
 
 @dataclass(frozen=True)

@@ -19,8 +19,8 @@ from dataclasses import dataclass
 import numpy as np
 import regex
 
-from tokviz.core.bytes_ import hex_bytes, printable_token
-from tokviz.core.tokenizer import Tokenizer
+from tokviz.core.bpe.tokenizer import Tokenizer
+from tokviz.core.pretok.bytes_ import hex_bytes, printable_token
 from tokviz.gui.text.token_table import INDEX, TokenTable
 from tokviz.gui.text.utf16 import utf16_len
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tokviz.core.resources import resource_path
+from tokviz.core.io.resources import resource_path
 
 # Shown on first launch: every case worth pointing at in a lecture, in a few lines.
 DEFAULT_TEXT = """\

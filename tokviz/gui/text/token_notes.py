@@ -14,9 +14,9 @@ import weakref
 
 import numpy as np
 
-from tokviz.core.bytes_ import hex_bytes
-from tokviz.core.lecture_tokenizers import CharacterTokenizer, WordTokenizer
-from tokviz.core.tokenizer import Tokenizer
+from tokviz.core.bpe.lecture_tokenizers import CharacterTokenizer, WordTokenizer
+from tokviz.core.bpe.tokenizer import Tokenizer
+from tokviz.core.pretok.bytes_ import hex_bytes
 from tokviz.gui.text.token_table import TokenTable
 from tokviz.gui.text.unknown import unknown_id
 

@@ -3,7 +3,7 @@
 Every token comes from the core's ``Tokenizer.encode_spans``; this module only stores the spans in
 numpy arrays (so a 1 MB text's 250K tokens cost a few MB and splice in milliseconds) and decides
 which part of an edited text must be encoded again: the window between the nearest safe cuts
-around the edit (``tokviz.core.cuts``: places where the two sides encode independently), so text
+around the edit (``tokviz.core.bpe.cuts``: places where the two sides encode independently), so text
 there is encoded exactly as it would be in the whole text. Property tests compare every spliced
 table with a fresh encode. No Qt here.
 """
@@ -15,8 +15,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tokviz.core.cuts import cut_mode, first_cut_after, last_cut_before
-from tokviz.core.tokenizer import Tokenizer, TokenSpan
+from tokviz.core.bpe.cuts import cut_mode, first_cut_after, last_cut_before
+from tokviz.core.bpe.tokenizer import Tokenizer, TokenSpan
 from tokviz.gui.text.unknown import unknown_mask
 from tokviz.gui.text.utf16 import utf16_offsets
 
@@ -281,6 +281,20 @@ def execute_plan(tokenizer: Tokenizer, old: TokenTable | None, plan: EditPlan) -
 def update_table(tokenizer: Tokenizer, old: TokenTable | None, new_text: str) -> TableUpdate:
     """Plan and execute in one step (what a caller without threads wants)."""
     return execute_plan(tokenizer, old, plan_edit(tokenizer, old, new_text))
+
+
+def count_unknown(tokenizer: Tokenizer | None, table: TokenTable) -> int | None:
+    """How many tokens of ``table`` stand for text the vocabulary lacks, or None when the tokenizer
+    has no unknown id. The unknown token typed as itself (``<unk>`` in the text) is not counted."""
+    mask = unknown_mask(tokenizer, table.ids)
+    if mask is None or tokenizer is None:
+        return None
+    where = np.flatnonzero(mask)
+    if not where.size:
+        return 0
+    piece = tokenizer.vocab[int(table.ids[where[0]])].decode("utf-8", "replace")
+    starts, ends = table.start[where].tolist(), table.end[where].tolist()
+    return sum(1 for s, e in zip(starts, ends) if table.text[s:e] != piece)
 
 
 def _flag_unknown(tokenizer: Tokenizer, table: TokenTable) -> TokenTable:

@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from tokviz.core.pretokenize import NAMED_PATTERNS, validate_pattern
+from tokviz.core.pretok.pretokenize import NAMED_PATTERNS, validate_pattern
 from tokviz.gui.settings import LAST_FOLDER, LAST_SAVE_FOLDER, Settings
 from tokviz.gui.workers.pattern_check import CHECKING, PatternCheck
 

@@ -113,7 +113,7 @@ def clipped_cells(view: ItemView) -> list[tuple[int, int, str, str]]:
     text that is cut without a visible "…"."""
     model = view.model()
     if model is None:
-        return []
+        return []  # type: ignore[unreachable]  # the stubs say never None; a view without a model returns None
     header = _header(view)
     fitting = isinstance(view.itemDelegate(), FittingDelegate)
     cut = []
@@ -199,7 +199,7 @@ class ColumnFitter(QObject):
     def _watch_model(self) -> None:
         model = self.view.model()
         if model is None:
-            return
+            return  # type: ignore[unreachable]  # the stubs say never None; a view without a model returns None
         model.modelReset.connect(lambda: self.schedule())
         model.layoutChanged.connect(lambda *_: self.schedule())
         model.rowsInserted.connect(lambda *_: self.schedule(grow_only=True))
@@ -239,7 +239,7 @@ class ColumnFitter(QObject):
         """The width each fitted column needs now (its header, its values, its cap)."""
         view, model, header = self.view, self.view.model(), _header(self.view)
         if model is None:
-            return {}
+            return {}  # type: ignore[unreachable]  # the stubs say never None; a view without a model returns None
         columns = range(model.columnCount()) if self.columns is None else self.columns
         rows = list(self._rows())
         char = view.fontMetrics().averageCharWidth()

@@ -14,19 +14,19 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from tokviz.core.lecture_tokenizers import (
+from tokviz.core.bpe.lecture_tokenizers import (
     CODE_POINTS,
     CharacterTokenizer,
     WordTokenizer,
     assigned_code_points,
 )
-from tokviz.core.tokenizer import Tokenizer
+from tokviz.core.bpe.tokenizer import Tokenizer
 from tokviz.gui.models.progressive import ProgressiveTokenizationModel
 from tokviz.gui.models.tokenizers import TokenizerRegistryModel
 from tokviz.gui.models.words import FROM_EDITOR, FROM_FILES, FROM_SAMPLE, WORDS_KEY
 from tokviz.gui.text.display import visible_characters
-from tokviz.gui.text.token_table import TokenTable
-from tokviz.gui.text.unknown import count_unknown, unknown_id
+from tokviz.gui.text.token_table import TokenTable, count_unknown
+from tokviz.gui.text.unknown import unknown_id
 from tokviz.gui.widgets import file_dialogs
 from tokviz.gui.widgets.elided import ElidedLabel
 from tokviz.gui.widgets.picker import TokenizerPicker

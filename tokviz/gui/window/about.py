@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from tokviz.core.resources import ResourceNotFoundError, resource_path
+from tokviz.core.io.resources import ResourceNotFoundError, resource_path
 
 DISTRIBUTION = "tokviz-desktop"
 ICON_SIZES = (16, 32, 48, 64, 128, 256)

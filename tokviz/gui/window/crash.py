@@ -41,8 +41,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from tokviz.core.atomic import atomic_write_text
-from tokviz.core.procpool import process_alive
+from tokviz.core.io.atomic import atomic_write_text
+from tokviz.core.io.procpool import process_alive
 from tokviz.gui.window.about import runtime_versions
 
 if TYPE_CHECKING:

@@ -5,7 +5,7 @@ model file, a vocab.json + merges.txt folder, a tokenizer.json or a .tiktoken fi
 built-in). Each format it cannot go to is greyed out with the reason in its tooltip and listed
 under the form (a WordPiece or SentencePiece model is not a byte-level BPE and goes nowhere; a
 vocabulary with gaps in its ids cannot become a .tiktoken file). The export itself is
-:func:`tokviz.core.exports.write_export`, in a worker: every file of it is written, or none, and
+:func:`tokviz.core.formats.exports.write_export`, in a worker: every file of it is written, or none, and
 what the user must know afterwards (the tiktoken snippet) is shown in a box they can copy from.
 """
 
@@ -29,9 +29,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from tokviz.core.bpe.tokenizer import Tokenizer
 from tokviz.core.errors import TokvizError
-from tokviz.core.exports import EXPORT_KINDS, EXPORT_LABELS, formats_for, write_export
-from tokviz.core.tokenizer import Tokenizer
+from tokviz.core.formats.exports import EXPORT_KINDS, EXPORT_LABELS, formats_for, write_export
 from tokviz.gui.widgets import file_dialogs
 from tokviz.gui.workers.jobs import Job, run_job
 
@@ -126,7 +126,7 @@ class ModelExportDialog(QDialog):
         return str(data) if data is not None else None
 
     def kind(self) -> str:
-        """The chosen format (one of :data:`tokviz.core.exports.EXPORT_KINDS`)."""
+        """The chosen format (one of :data:`tokviz.core.formats.exports.EXPORT_KINDS`)."""
         return str(self.format_box.currentData())
 
     def tokenizer(self) -> Tokenizer | None:

@@ -13,7 +13,7 @@ def first_size(window: QWidget) -> QSize:
     """The size of a first launch: 1360 × 860, or the screen's free area on a smaller screen."""
     screen = window.screen() or QGuiApplication.primaryScreen()
     if screen is None:
-        return DEFAULT_SIZE
+        return DEFAULT_SIZE  # type: ignore[unreachable]  # Qt's stubs say never None; a window off every screen has none
     free = screen.availableGeometry()
     # Leave room for the window manager's frame, title bar and where it places a new window
     # (openbox: 45 px down; 40 px left a 1024 x 768 screen's bottom 10 px cut off).

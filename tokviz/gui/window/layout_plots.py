@@ -37,7 +37,7 @@ def _visible_bounds(item: QGraphicsItem, view: QGraphicsView) -> QRectF:
         if _clips_children(parent):
             bounds = bounds.intersected(parent.deviceTransform(transform).mapRect(parent.boundingRect()))
         parent = parent.parentItem()
-    return bounds
+    return bounds  # type: ignore[unreachable]  # the stubs say parentItem() is never None; a top item has none
 
 
 def _outside(rect: QRectF, bounds: QRectF) -> bool:
@@ -50,7 +50,7 @@ def plot_text_problems(view: QGraphicsView) -> list[LayoutProblem]:
     axis tick labels that overlap, reach past the plot, or are left out for want of room."""
     scene = view.scene()
     if scene is None:
-        return []
+        return []  # type: ignore[unreachable]  # the stubs say never None; a view without a scene returns None
     problems: list[LayoutProblem] = []
     transform = view.viewportTransform()
     where = widget_path(view)

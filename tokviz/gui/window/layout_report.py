@@ -19,7 +19,7 @@ from PySide6.QtCore import QObject, QTimer
 from PySide6.QtGui import QFontInfo
 from PySide6.QtWidgets import QDockWidget
 
-from tokviz.core.atomic import atomic_write_text
+from tokviz.core.io.atomic import atomic_write_text
 from tokviz.gui.window.layout_inspect import layout_problems, shown
 
 if TYPE_CHECKING:

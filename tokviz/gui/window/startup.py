@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QEvent, QObject, QPoint, QRect, QTimer
 from PySide6.QtWidgets import QDockWidget, QMainWindow
 
-from tokviz.core.atomic import atomic_write_text
+from tokviz.core.io.atomic import atomic_write_text
 
 if TYPE_CHECKING:
     from tokviz.gui.window.main_window import MainWindow

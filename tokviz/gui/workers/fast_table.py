@@ -15,8 +15,8 @@ import weakref
 
 import numpy as np
 
-from tokviz.core.cuts import cut_mode, first_cut_after
-from tokviz.core.tokenizer import Tokenizer
+from tokviz.core.bpe.cuts import cut_mode, first_cut_after
+from tokviz.core.bpe.tokenizer import Tokenizer
 from tokviz.gui.text.token_table import INDEX, TokenTable
 from tokviz.gui.text.utf16 import utf16_len, utf16_offsets
 

@@ -5,7 +5,7 @@ crossed. With background jobs encoding text, that is often a pool thread; if the
 QWidget (a closed panel's menu, a pyqtgraph plot), its C++ destructor then runs in that thread
 and waits for Qt's lock while the GUI thread, inside Qt, waits for the GIL: the window freezes
 for good. So automatic collection is switched off while the window runs (a hold from
-:mod:`tokviz.core.interpreter`, given back when the collector is destroyed), and a timer in the GUI
+:mod:`tokviz.core.io.interpreter`, given back when the collector is destroyed), and a timer in the GUI
 thread collects each generation once Python's own thresholds say it is due.
 """
 
@@ -16,7 +16,7 @@ import gc
 import shiboken6
 from PySide6.QtCore import QCoreApplication, QObject, QTimer
 
-from tokviz.core.interpreter import pause_automatic_gc
+from tokviz.core.io.interpreter import pause_automatic_gc
 
 # How often the GUI thread looks at the allocation counts; a collection of the young generation
 # takes well under a millisecond, so this costs nothing noticeable.

@@ -13,7 +13,7 @@ from typing import Any
 import shiboken6
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
 
-from tokviz.core.interpreter import shorten_switch_interval
+from tokviz.core.io.interpreter import shorten_switch_interval
 
 # While a job runs, a thread waiting for the GIL gets it after at most this long (seconds). A job
 # running pure Python holds the GIL and the GUI thread re-takes it after every Qt call, so this keeps
@@ -24,8 +24,9 @@ SWITCH_INTERVAL = 0.001
 class Job(QObject):
     """One background call; ``returned`` or ``errored`` fires exactly once, then ``finished``."""
 
+    # Whatever the job's function returns: a job runs any call, so its result has no one type.
     returned = Signal(object)
-    errored = Signal(object)
+    errored = Signal(BaseException)
     finished = Signal()
 
     def __init__(self, fn: Callable[[], Any], parent: QObject | None = None) -> None:
@@ -69,6 +70,9 @@ class _Runner(QRunnable):
 class _Relay(QObject):
     """Lives in the GUI thread: its queued signal moves results from the pool thread to the job."""
 
+    # (job, whether it returned, its result or exception). Both objects travel as Python objects:
+    # the queued signal then holds a reference to the job (a Job, as a QObject pointer, would not),
+    # and the result has any type, as ``returned``'s.
     done = Signal(object, bool, object)
 
     def __init__(self) -> None:

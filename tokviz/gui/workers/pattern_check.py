@@ -3,8 +3,8 @@ field, the Open tokenizer dialog's pattern).
 
 Checking a regex means compiling it and trying it on short hostile texts (a catastrophic pattern
 takes a quarter second there), so :class:`PatternCheck` runs
-:func:`~tokviz.core.pretokenize.validate_pattern` in a worker and remembers each verdict. Only the
-size gate (:func:`~tokviz.core.regex_bounds.check_pattern_bounds`, which reads the pattern without
+:func:`~tokviz.core.pretok.pretokenize.validate_pattern` in a worker and remembers each verdict. Only the
+size gate (:func:`~tokviz.core.pretok.regex_bounds.check_pattern_bounds`, which reads the pattern without
 compiling it) answers at once: a pattern too large to compile is refused as it is typed.
 """
 
@@ -13,8 +13,8 @@ from __future__ import annotations
 from PySide6.QtCore import QObject, Signal
 
 from tokviz.core.errors import PretokenizerError
-from tokviz.core.pretokenize import NAMED_PATTERNS, PUBLISHED_PATTERNS, validate_pattern
-from tokviz.core.regex_bounds import check_pattern_bounds
+from tokviz.core.pretok.pretokenize import NAMED_PATTERNS, PUBLISHED_PATTERNS, validate_pattern
+from tokviz.core.pretok.regex_bounds import check_pattern_bounds
 from tokviz.gui.workers.latest import LatestJob
 
 # What :meth:`PatternCheck.problem` says while the worker has not answered yet.

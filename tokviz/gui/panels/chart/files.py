@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from tokviz.core.filekind import ReadProblem, read_regular_file
+from tokviz.core.io.filekind import ReadProblem, read_regular_file
 
 # The largest text file the chart reads (a few MB of text already takes seconds to encode with
 # every tokenizer); a larger one, a FIFO or a device is skipped with a message.
@@ -21,7 +21,7 @@ CHART_FILE_CAP = 8 << 20
 def read_chart_text(path: str | Path) -> str:
     """The text of a regular file of at most :data:`CHART_FILE_CAP` bytes (invalid UTF-8 as U+FFFD).
 
-    Anything else raises :class:`~tokviz.core.filekind.ReadProblem` saying what the path is.
+    Anything else raises :class:`~tokviz.core.io.filekind.ReadProblem` saying what the path is.
     """
     return read_regular_file(path, CHART_FILE_CAP).decode("utf-8", errors="replace").removeprefix("\ufeff")
 

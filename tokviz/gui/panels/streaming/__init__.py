@@ -1,7 +1,7 @@
 """Streaming decode, one id at a time: the text so far, the bytes held back, and what a naive decoder prints.
 
 Generation emits ids one by one, and a byte-level vocabulary can split one character over several
-ids (GPT-2 spends three on 🌍). :class:`~tokviz.core.stream.StreamingDecoder` prints only whole
+ids (GPT-2 spends three on 🌍). :class:`~tokviz.core.bpe.stream.StreamingDecoder` prints only whole
 characters and holds back an unfinished tail; decoding each id on its own instead prints
 replacement characters, or raises with ``errors="strict"``. This panel steps through an id
 sequence (the editor's text encoded, or ids typed in) and shows both side by side.

@@ -11,6 +11,7 @@ from PySide6.QtGui import (
     QColor,
     QFontMetricsF,
     QHelpEvent,
+    QMouseEvent,
     QPainter,
     QPaintEvent,
     QPen,
@@ -18,7 +19,7 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
 
-from tokviz.core.bytes_ import hex_bytes, printable_token
+from tokviz.core.pretok.bytes_ import hex_bytes, printable_token
 from tokviz.gui.drawing.chips import ChipStyle, is_partial, paint_chip
 from tokviz.gui.panels.streaming.trace import StreamTrace
 from tokviz.gui.style.theme import TokenColors, colour_indices, token_colors
@@ -141,7 +142,7 @@ class TokenChips(QWidget):
                 return i
         return -1
 
-    def mousePressEvent(self, event) -> None:  # noqa: ANN001 - QMouseEvent
+    def mousePressEvent(self, event: QMouseEvent) -> None:
         index = self.index_at(event.position())
         if index >= 0:
             self.chipClicked.emit(index + 1)

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Container, Sequence
 from dataclasses import dataclass
 
-from tokviz.core.bytes_ import hex_bytes, utf8_char_len
-from tokviz.core.stream import StreamingDecoder, naive_decode_each
-from tokviz.core.tokenizer import Tokenizer
+from tokviz.core.bpe.stream import StreamingDecoder, naive_decode_each
+from tokviz.core.bpe.tokenizer import Tokenizer
+from tokviz.core.pretok.bytes_ import hex_bytes, utf8_char_len
 
 
 @dataclass(frozen=True)

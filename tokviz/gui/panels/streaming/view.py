@@ -26,9 +26,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from tokviz.core.bytes_ import hex_bytes
+from tokviz.core.bpe.tokenizer import Tokenizer
 from tokviz.core.errors import TokvizError
-from tokviz.core.tokenizer import Tokenizer
+from tokviz.core.pretok.bytes_ import hex_bytes
 from tokviz.gui.drawing.images import VECTOR_PROPERTY
 from tokviz.gui.models.tokenizers import TokenizerRegistryModel
 from tokviz.gui.panels.streaming.chips import TokenChips

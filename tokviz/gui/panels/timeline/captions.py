@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from tokviz.core.bytes_ import printable_token
-from tokviz.core.merges import MergeStep
-from tokviz.core.replay import ReplayTrace
-from tokviz.core.tokenizer import Tokenizer
+from tokviz.core.bpe.merges import MergeStep
+from tokviz.core.bpe.tokenizer import Tokenizer
+from tokviz.core.pretok.bytes_ import printable_token
+from tokviz.core.training.replay import ReplayTrace
 
 TRAINING_CAPTION = "<b>Training</b> · merges stream into the table"
 

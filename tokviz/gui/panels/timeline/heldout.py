@@ -1,6 +1,6 @@
 """Held-out curves on the timeline: what every vocabulary size of the replayed merge list buys.
 
-The user picks held-out files or a folder; :func:`tokviz.core.sweep.sweep_files` encodes them once
+The user picks held-out files or a folder; :func:`tokviz.core.analysis.sweep.sweep_files` encodes them once
 in a worker (progress and Cancel in the row) and gives bytes/token at every merge step, which the
 timeline's plot draws on its bytes/token axis, a curve per group (folder or language) with each
 curve's knee as a dot. "Use this size" makes the vocabulary of the first merges up to the cursor
@@ -19,11 +19,18 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QMenu, QPushButton, QToolButton, QWidget
 
+from tokviz.core.analysis.evaluation import EvalProgress, by_folder
+from tokviz.core.analysis.sweep import (
+    Sweep,
+    SweepCurve,
+    by_language,
+    check_sweepable,
+    prefix_tokenizer,
+    sweep_files,
+)
+from tokviz.core.bpe.tokenizer import Tokenizer
+from tokviz.core.corpus.fileselect import select_files
 from tokviz.core.errors import Cancelled, TokvizError
-from tokviz.core.evaluation import EvalProgress, by_folder
-from tokviz.core.fileselect import select_files
-from tokviz.core.sweep import Sweep, SweepCurve, by_language, check_sweepable, prefix_tokenizer, sweep_files
-from tokviz.core.tokenizer import Tokenizer
 from tokviz.gui.drawing.chart_style import series_color
 from tokviz.gui.models.tokenizers import TokenizerRegistryModel
 from tokviz.gui.panels.timeline.plot import TokenCountPlot
@@ -69,7 +76,7 @@ class HeldOutCurves(QWidget):
     "Use this size" put a tokenizer in the registry.
     """
 
-    swept = Signal(object)
+    swept = Signal(Sweep)
     failed = Signal(str)
     sizeAdded = Signal(str)
 
@@ -168,7 +175,7 @@ class HeldOutCurves(QWidget):
         tok = self.tokenizer
         if tok is None or self.registry is None:
             return None
-        size = 256 + len(tok.special_tokens) + self.step
+        size = tok.size_after(self.step)
         try:
             prefix = prefix_tokenizer(tok, size, name=f"{tok.name} {size:,}")
         except TokvizError as exc:
@@ -254,7 +261,7 @@ class HeldOutCurves(QWidget):
         top = 0.0
         for curve, color in self._coloured(sweep, dark):
             bpt = curve.bytes_per_token
-            steps = curve.sizes - curve.base_size
+            steps = np.arange(len(bpt))
             line = pg.PlotDataItem(steps, bpt, pen=pg.mkPen(color, width=1.5))
             line.setToolTip(f"held-out {curve.group}: bytes/token at every step")
             self.plot.ratio_box.addItem(line)

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 from PySide6.QtWidgets import QLabel, QTableView
 
-from tokviz.core.merges import MergeStep
+from tokviz.core.bpe.merges import MergeStep
 from tokviz.gui.models.merge_model import MergeTableModel
 from tokviz.gui.panels.timeline.captions import TRAINING_CAPTION, live_caption
 from tokviz.gui.panels.timeline.plot import TokenCountPlot

@@ -14,7 +14,7 @@ from PySide6.QtCore import QEvent, QSize, Qt, QTimer
 from PySide6.QtGui import QColor, QIcon, QPainter, QPalette, QPixmap
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSlider, QSpinBox, QStyle, QToolButton, QWidget
 
-from tokviz.core.replay import ReplayTrace
+from tokviz.core.training.replay import ReplayTrace
 
 SPEEDS = (0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0)
 DEFAULT_SPEED = 2.0

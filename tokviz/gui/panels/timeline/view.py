@@ -9,7 +9,7 @@ from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QPainter, QPaintEvent, QPen
 from PySide6.QtWidgets import QLabel, QSizePolicy, QStackedLayout, QVBoxLayout, QWidget
 
-from tokviz.core.replay import ReplayTrace
+from tokviz.core.training.replay import ReplayTrace
 from tokviz.gui.text.display import DisplayOptions
 from tokviz.gui.text.token_table import TokenTable
 from tokviz.gui.widgets.token_view import TokenView

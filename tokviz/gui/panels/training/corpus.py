@@ -5,9 +5,9 @@ from __future__ import annotations
 import codecs
 from dataclasses import dataclass
 
-from tokviz.core.corpus import CorpusFile, open_decompressed
+from tokviz.core.corpus.fileselect import select_files
+from tokviz.core.corpus.reading import CorpusFile, open_decompressed
 from tokviz.core.errors import TokvizError
-from tokviz.core.fileselect import select_files
 from tokviz.gui.panels.training.report import human_bytes
 from tokviz.gui.panels.training.table_settings import TableSettings
 
@@ -57,7 +57,7 @@ def describe_files(
 ) -> CorpusInfo:
     """Size, files used and skipped, and a preview of files and folders (runs in a worker: folders may be large).
 
-    The selection is training's own (:func:`~tokviz.core.fileselect.select_files`, with the same
+    The selection is training's own (:func:`~tokviz.core.corpus.fileselect.select_files`, with the same
     filters and ``errors``), so the counts are what training will read. The preview shows only text that
     decoded cleanly, from the first files (decompressed when compressed): never the bytes of a
     binary file. The files used are listed in :attr:`CorpusInfo.files_used`.

@@ -15,7 +15,9 @@ from typing import Any
 
 from PySide6.QtWidgets import QPushButton, QWidget
 
-from tokviz.core.counts import (
+from tokviz.core.errors import TokvizError
+from tokviz.core.io.outputs import Output, write_outputs
+from tokviz.core.training.counts import (
     CountTable,
     describe_metadata,
     is_count_table,
@@ -25,8 +27,6 @@ from tokviz.core.counts import (
     table_format,
     with_hashes,
 )
-from tokviz.core.errors import TokvizError
-from tokviz.core.outputs import Output, write_outputs
 from tokviz.gui.panels.training.corpus import CorpusInfo, describe_files
 from tokviz.gui.panels.training.lifecycle import TrainingRun
 from tokviz.gui.panels.training.report import file_stem

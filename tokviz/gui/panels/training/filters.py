@@ -13,8 +13,8 @@ import re
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QFormLayout, QLabel, QLineEdit, QWidget
 
+from tokviz.core.corpus.fileselect import PathFilter, parse_size
 from tokviz.core.errors import InvalidArgument
-from tokviz.core.fileselect import PathFilter, parse_size
 
 _SEPARATORS = re.compile(r"[,\s]+")
 

@@ -32,7 +32,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from tokviz.core.resources import resource_path
+from tokviz.core.io.resources import resource_path
 from tokviz.gui.models.tokenizers import TokenizerRegistryModel
 from tokviz.gui.panels.training.corpus import (
     SOURCE_EDITOR,

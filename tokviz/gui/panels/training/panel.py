@@ -19,7 +19,7 @@ from PySide6.QtCore import Signal
 from PySide6.QtGui import QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import QWidget
 
-from tokviz.core.resources import resource_path
+from tokviz.core.io.resources import resource_path
 from tokviz.gui.models.tokenizers import TokenizerRegistryModel
 from tokviz.gui.panels.timeline.panel import TimelineWidget
 from tokviz.gui.panels.training.corpus import (
@@ -60,10 +60,10 @@ class TrainPanel(TrainForm):
     export ("" when it worked). ``corpusPathsChanged()`` follows every change of the file list.
     """
 
-    trainingStarted = Signal(object)
-    progressChanged = Signal(object)
-    mergesArrived = Signal(object)
-    trainingFinished = Signal(object, str)
+    trainingStarted = Signal(TrainSettings)
+    progressChanged = Signal(TrainStatus)
+    mergesArrived = Signal(tuple)  # tuple[MergeStep, ...]
+    trainingFinished = Signal(TrainOutcome, str)
     trainingCancelled = Signal()
     trainingFailed = Signal(str)
     trainingEnded = Signal()

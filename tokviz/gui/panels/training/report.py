@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from tokviz.core.sizes import text_and_file_size
+from tokviz.core.corpus.sizes import text_and_file_size
 
 if TYPE_CHECKING:
     from tokviz.gui.workers.training import TrainOutcome, TrainStatus

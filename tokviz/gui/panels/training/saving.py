@@ -2,7 +2,7 @@
 
 The model file records where the model came from (the corpus files with sizes and SHA-256, or
 the text's size and hash, the filters, the tokviz version and the date); exports go through
-:func:`tokviz.core.exports.write_export`, so the panel writes exactly what ``tokviz train
+:func:`tokviz.core.formats.exports.write_export`, so the panel writes exactly what ``tokviz train
 --export-*`` writes (config files, tokenizer.json beside vocab.json when needed, the .tiktoken
 sidecar), and shows what the user must know about an export under the result.
 """
@@ -17,10 +17,10 @@ from typing import Any
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QWidget
 
-from tokviz.core.counts import CountTable
 from tokviz.core.errors import TokvizError
-from tokviz.core.exports import ModelExtras, write_export
-from tokviz.core.provenance import corpus_record, file_sha256, make_provenance, record_text_bytes
+from tokviz.core.formats.exports import ModelExtras, write_export
+from tokviz.core.formats.provenance import corpus_record, file_sha256, make_provenance, record_text_bytes
+from tokviz.core.training.counts import CountTable
 from tokviz.gui.panels.training.lifecycle import TrainingRun
 from tokviz.gui.panels.training.report import file_stem
 from tokviz.gui.widgets import file_dialogs

@@ -1,4 +1,4 @@
-"""The vocabulary browser's class filter: which tokens are broken (:mod:`tokviz.core.audit`).
+"""The vocabulary browser's class filter: which tokens are broken (:mod:`tokviz.core.analysis.audit`).
 
 :class:`ClassFilter` is a small button with a menu of the audit's classes (OK, special, partial
 UTF-8, only in a sequence, unreachable), each checkable and showing how many tokens it holds. The
@@ -17,9 +17,15 @@ from PySide6.QtCore import Signal
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenu, QToolButton, QWidget
 
-from tokviz.core.audit import CLASS_LABELS, CLASS_MEANINGS, CLASSES, VocabularyAudit, audit_vocabulary
+from tokviz.core.analysis.audit import (
+    CLASS_LABELS,
+    CLASS_MEANINGS,
+    CLASSES,
+    VocabularyAudit,
+    audit_vocabulary,
+)
+from tokviz.core.bpe.tokenizer import Tokenizer
 from tokviz.core.errors import Cancelled
-from tokviz.core.tokenizer import Tokenizer
 from tokviz.gui.workers.latest import LatestJob
 
 # The classes "Only broken tokens" keeps: every class but OK.
@@ -29,12 +35,12 @@ BROKEN = tuple(name for name in CLASSES if name != "ok")
 class ClassFilter(QToolButton):
     """A menu button: check the token classes to list; the counts come from a background audit.
 
-    ``classesChanged(object)`` sends the ids of the checked classes (a sorted numpy array), or None
+    ``classesChanged(ndarray)`` sends the ids of the checked classes (a sorted numpy array), or None
     when all are checked; ``audited(object)`` the :class:`VocabularyAudit` once it is ready.
     """
 
-    classesChanged = Signal(object)
-    audited = Signal(object)
+    classesChanged = Signal(np.ndarray)  # or None: every class is checked
+    audited = Signal(VocabularyAudit)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)

@@ -1,8 +1,8 @@
 """What the browsed vocabulary uses on the editor's text or a folder: counted off the GUI thread.
 
-:class:`UsageCounter` counts the shown tokenizer's ids (with :mod:`tokviz.core.usage`) on the
+:class:`UsageCounter` counts the shown tokenizer's ids (with :mod:`tokviz.core.analysis.usage`) on the
 editor's text, again after each pause in typing, or on the text files of a folder the user chose
-(:func:`tokviz.core.fileselect.select_files`: binaries skipped and counted). Only the newest
+(:func:`tokviz.core.corpus.fileselect.select_files`: binaries skipped and counted). Only the newest
 request is delivered; a newer one cancels a folder count still running. :class:`LengthHistogram`
 draws the token-length histogram of the vocabulary, with the part the text uses.
 """
@@ -21,10 +21,10 @@ from PySide6.QtCore import QEvent, QObject, QPointF, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QHelpEvent, QPainter, QPaintEvent, QPalette
 from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
 
+from tokviz.core.analysis.usage import LengthHistogram as Histogram
+from tokviz.core.analysis.usage import VocabularyUsage, count_files, count_tokens
+from tokviz.core.bpe.tokenizer import Tokenizer
 from tokviz.core.errors import Cancelled, TokvizError
-from tokviz.core.tokenizer import Tokenizer
-from tokviz.core.usage import LengthHistogram as Histogram
-from tokviz.core.usage import VocabularyUsage, count_files, count_tokens
 from tokviz.gui.workers.debounce import Debouncer
 from tokviz.gui.workers.latest import LatestJob
 
@@ -111,7 +111,7 @@ def _count_folder(
     merges_ready: bool,
 ) -> UsageResult:
     """Select the folder's text files and count on them; ``progress(done, total)`` in bytes, in the worker."""
-    from tokviz.core.fileselect import select_files
+    from tokviz.core.corpus.fileselect import select_files
 
     selection = select_files([folder], cancel=cancel.is_set)
     files = selection.corpus_files()
@@ -149,7 +149,7 @@ def editor_usage(
     """The vocabulary's use on the editor's text, counted as its views encode it (and as a folder is).
 
     Whether ``<|endoftext|>`` typed in the text counts as the special token is the tokenizer's to
-    say: pass :func:`~tokviz.core.specials_text.reading_specials`'s view for plain text.
+    say: pass :func:`~tokviz.core.bpe.specials_text.reading_specials`'s view for plain text.
     """
     return VocabularyUsage(tokenizer, count_tokens(tokenizer, [text], cancel))
 
@@ -161,7 +161,7 @@ class UsageCounter(QObject):
     be made (a folder without text files); ``busyChanged(bool)`` says a count is running.
     """
 
-    counted = Signal(object)
+    counted = Signal(UsageResult)
     failed = Signal(str)
     busyChanged = Signal(bool)
     # (bytes read, bytes in all) of a folder being counted; sent from the worker, delivered queued.

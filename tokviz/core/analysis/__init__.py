@@ -1,0 +1,1 @@
+"""Measuring tokenizers: evaluation, exchange rates, sweeps, parity, usage, audits, embeddings."""

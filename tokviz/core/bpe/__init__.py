@@ -1,0 +1,1 @@
+"""Byte-level BPE encoding: the tokenizer, rank rules, merges, streaming decode, the lecture's naive tokenizers."""

@@ -1,0 +1,531 @@
+"""What each lecture slide shows, computed from the core: blocks of chips, tables, counters and words.
+
+A slide of a deck (:mod:`tokviz.core.lecture.deck`) at a given step becomes a :class:`SlideContent`: its
+title, a list of blocks in reading order, and ``figures``, the numbers the slide states (tests and
+the handout's text read them from here). The window, the PDF handout and the PNG export paint
+these blocks; nothing here knows how they are drawn, so every figure is the core's own.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import regex
+
+from ..analysis.metrics import embedding_parameters
+from ..bpe.lecture_tokenizers import UNK
+from ..bpe.stream import StreamingDecoder
+from ..bpe.tokenizer import Tokenizer, TokenSpan
+from ..errors import TokvizError
+from ..formats.registry import is_builtin, load_tokenizer
+from ..io.resources import resource_path
+from ..pretok.bytes_ import hex_bytes, printable_token
+from ..show.token_colours import colour_indices
+from ..training.train import train_bpe
+from .deck import MAX_SLIDE_CHARS, Deck, Slide
+from .deck_assets import PictureData, read_picture
+
+CODE_POINT_SPACE = 0x110000
+
+
+@dataclass(frozen=True)
+class Chip:
+    """One box: a token, a code point, a byte or a chunk. ``sub`` is the small line under it (an id)."""
+
+    label: str
+    sub: str = ""
+    colour: int = 0
+    kind: str = "normal"  # normal, partial, special, unknown, picked
+
+
+@dataclass(frozen=True)
+class ChipRow:
+    """A caption and boxes laid out in reading order; a box is never split across lines."""
+
+    caption: str
+    chips: tuple[Chip, ...]
+
+
+@dataclass(frozen=True)
+class Counters:
+    """Big numbers with their labels, side by side (``20`` over ``bytes``)."""
+
+    items: tuple[tuple[str, str], ...]
+
+
+@dataclass(frozen=True)
+class Table:
+    """A small table; ``right`` marks numeric columns, ``marked`` the rows to highlight."""
+
+    headers: tuple[str, ...]
+    rows: tuple[tuple[str, ...], ...]
+    right: tuple[bool, ...]
+    marked: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class Words:
+    """A paragraph, or a bullet; ``tone`` is normal, good (a check holds), bad (it fails) or muted."""
+
+    text: str
+    bullet: bool = False
+    tone: str = "normal"
+
+
+@dataclass(frozen=True)
+class Bars:
+    """Grouped bars: one group per category, one bar per series (a bytes-per-token chart)."""
+
+    title: str
+    categories: tuple[str, ...]
+    series: tuple[tuple[str, tuple[float, ...]], ...]
+
+
+@dataclass(frozen=True)
+class Picture:
+    """A picture file beside the deck, read and checked (:func:`tokviz.core.lecture.deck_assets.read_picture`), with its caption."""
+
+    picture: PictureData
+    caption: str = ""
+
+
+Block = ChipRow | Counters | Table | Words | Bars | Picture
+
+
+@dataclass(frozen=True)
+class SlideContent:
+    """One slide at one step: its title, blocks in reading order and the figures it states."""
+
+    title: str
+    blocks: tuple[Block, ...]
+    step: int = 0
+    steps: int = 1
+    figures: Mapping[str, str] = field(default_factory=dict)
+    notes: str = ""
+
+
+LoadTokenizer = Callable[[str], Tokenizer]
+
+
+class _Slide:
+    """What a builder needs: the slide, its text and tokenizers (as edited live), and a loader."""
+
+    def __init__(self, slide: Slide, deck: Deck, text: str | None, tokenizers: Sequence[str] | None,
+                 load: LoadTokenizer) -> None:  # fmt: skip
+        self.slide = slide
+        self.deck = deck
+        raw = text if text is not None else (slide.options.get("text") or deck.text)
+        self.text = str(raw)[:MAX_SLIDE_CHARS]
+        names = tokenizers if tokenizers is not None else (slide.options.get("tokenizers") or deck.tokenizers)
+        self.names = list(names) or ["gpt2"]
+        self._load = load
+
+    def tokenizers(self) -> list[tuple[str, Tokenizer]]:
+        out = []
+        for name in self.names:
+            tok = self._load(self.deck.resolve(name))
+            out.append((_label(name, tok), tok))
+        return out
+
+
+def _label(name: str, tok: Tokenizer) -> str:
+    """What a slide calls a tokenizer: a built-in's own name; a file beside the deck by the name the
+    deck gave it ("cats.json" → cats), unless that is the generic ``tokenizer.json``."""
+    stem = Path(name).stem
+    if is_builtin(name) or not stem or stem.lower() == "tokenizer":
+        return tok.name or name
+    return stem
+
+
+def slide_content(
+    slide: Slide,
+    deck: Deck,
+    step: int = 0,
+    *,
+    text: str | None = None,
+    tokenizers: Sequence[str] | None = None,
+    load: LoadTokenizer = load_tokenizer,
+) -> SlideContent:
+    """The content of ``slide`` at ``step`` (0-based, clamped), with ``text``/``tokenizers`` as edited live."""
+    ctx = _Slide(slide, deck, text, tokenizers, load)
+    step = max(0, min(step, slide.steps - 1))
+    try:
+        blocks, figures = _BUILDERS[slide.kind](ctx, step)
+    except TokvizError as exc:
+        blocks, figures = [Words(f"This slide cannot be shown: {exc}", tone="bad")], {}
+    return SlideContent(slide.title, tuple(blocks), step, slide.steps, figures, slide.notes)
+
+
+# ============================================================================ helpers
+def _token_chips(spans: Sequence[TokenSpan], tok: Tokenizer, ids: bool = True) -> tuple[Chip, ...]:
+    colours = colour_indices([s.id for s in spans])
+    chips = []
+    for span, colour in zip(spans, colours):
+        kind = "special" if span.special else "partial" if span.partial else "normal"
+        label = _chip_label(span.bytes)
+        if tok.name == "words" and span.id == 0:
+            kind, label = "unknown", UNK
+        chips.append(Chip(label, str(span.id) if ids else "", int(colour), kind))
+    return tuple(chips)
+
+
+@functools.lru_cache(maxsize=4096)
+def _chip_label(data: bytes) -> str:
+    """A token's bytes as a chip shows them (:func:`printable_token`), worked out once: every step
+    of a merges slide labels the same tokens again."""
+    return printable_token(data)
+
+
+def _n_bytes(text: str) -> int:
+    return len(text.encode("utf-8", "replace"))
+
+
+def _per_token(n_bytes: int, n_tokens: int) -> str:
+    return f"{n_bytes / n_tokens:.2f}" if n_tokens else "-"
+
+
+def _code_point_label(ch: str) -> str:
+    return {" ": "␣", "\n": "↵", "\t": "→"}.get(ch, ch)
+
+
+# ============================================================================ builders
+def _roundtrip(s: _Slide, _step: int) -> tuple[list[Block], dict[str, str]]:
+    blocks: list[Block] = []
+    figures: dict[str, str] = {}
+    for name, tok in s.tokenizers():
+        spans = tok.encode_spans(s.text)
+        ids = [sp.id for sp in spans]
+        back = tok.decode(ids)
+        holds = back == s.text
+        blocks.append(ChipRow(f"{name}: text → {len(ids):,} ids", _token_chips(spans, tok)))
+        blocks.append(Words(f"ids → text: “{back}”"))
+        verdict = "decode(encode(text)) == text  ✓" if holds else "decode(encode(text)) != text  ✗"
+        blocks.append(Words(verdict, tone="good" if holds else "bad"))
+        figures[f"{name} ids"] = " ".join(map(str, ids))
+        figures[f"{name} round trip"] = "holds" if holds else "fails"
+    return blocks, figures
+
+
+def _anatomy(s: _Slide, _step: int) -> tuple[list[Block], dict[str, str]]:
+    text = s.text
+    points = [f"U+{ord(c):04X}" for c in text]
+    colours = colour_indices([ord(c) for c in text])
+    chars = tuple(Chip(_code_point_label(c), p, int(k)) for c, p, k in zip(text, points, colours))
+    byte_chips = tuple(
+        Chip(f"{b:02X}", _code_point_label(c) if i == 0 else "", int(k))
+        for c, k in zip(text, colours)
+        for i, b in enumerate(c.encode("utf-8", "replace"))
+    )
+    clusters = regex.findall(r"\X", text)
+    blocks: list[Block] = [
+        Counters(
+            (
+                ("code points", f"{len(text):,}"),
+                ("UTF-8 bytes", f"{_n_bytes(text):,}"),
+                ("visible characters", f"{len(clusters):,}"),
+            )
+        ),  # fmt: skip
+        ChipRow("code points", chars),
+        ChipRow("UTF-8 bytes (hexadecimal)", byte_chips),
+    ]
+    figures = {
+        "code points": " ".join(points),
+        "bytes": hex_bytes(text.encode("utf-8", "replace")),
+        "visible characters": str(len(clusters)),
+    }
+    cluster = str(s.slide.get("cluster"))
+    if cluster:
+        n_visible = len(regex.findall(r"\X", cluster))
+        blocks.append(
+            ChipRow(
+                f"“{cluster}”: {len(cluster)} code points, {n_visible} visible character"
+                + ("s" if n_visible != 1 else ""),
+                tuple(Chip(c, f"U+{ord(c):04X}", i * 2) for i, c in enumerate(cluster)),
+            )
+        )
+        figures["cluster"] = f"{len(cluster)} code points, {n_visible} visible"
+    return blocks, figures
+
+
+def _views(s: _Slide, _step: int) -> tuple[list[Block], dict[str, str]]:
+    blocks: list[Block] = []
+    figures: dict[str, str] = {}
+    n_bytes = _n_bytes(s.text)
+    for name, tok in s.tokenizers():
+        spans = tok.encode_spans(s.text)
+        n = len(spans)
+        blocks.append(
+            ChipRow(f"{name}: {n:,} tokens · {_per_token(n_bytes, n)} bytes/token", _token_chips(spans, tok))
+        )
+        figures[f"{name} tokens"] = str(n)
+        blocks.append(Words(_what_fails(name, tok, spans), tone="muted"))
+    blocks.insert(0, Counters((("characters", f"{len(s.text):,}"), ("bytes", f"{n_bytes:,}"))))
+    return blocks, figures
+
+
+def _what_fails(name: str, tok: Tokenizer, spans: Sequence[TokenSpan]) -> str:
+    n = len(spans)
+    if name == "characters":
+        used = len({sp.id for sp in spans})
+        return f"vocabulary: {CODE_POINT_SPACE:,} code points; this text uses {used:,} of them"
+    if name == "words":
+        unknown = sum(1 for sp in spans if sp.id == 0)
+        return f"{unknown:,} of {n:,} tokens are {UNK}: those words are lost (vocabulary {tok.vocab_size:,})"
+    if name == "bytes":
+        return f"vocabulary 256, but {n:,} positions: attention compares {n * n:,} pairs"
+    return f"vocabulary {tok.vocab_size:,}"
+
+
+def _trained(text: str, merges: int, slide: Slide) -> Tokenizer:
+    return _train(text, merges, str(slide.get("pretokenizer")), str(slide.get("tie_break")))
+
+
+@functools.lru_cache(maxsize=8)
+def _train(text: str, merges: int, pretokenizer: str, tie_break: str) -> Tokenizer:
+    """The slide's merges learned once: every step of a merges slide (each page of a handout per
+    step) shows the same training."""
+    result = train_bpe(text=text, vocab_size=256 + merges, pretokenizer=pretokenizer, tie_break=tie_break)
+    return result.tokenizer()
+
+
+@functools.lru_cache(maxsize=8)
+def _token_counts(tok: Tokenizer, text: str) -> tuple[int, ...]:
+    """How many tokens ``text`` is after 0, 1, … every merge of ``tok`` (computed once per slide)."""
+    return tuple(len(tok.encode_spans(text, max_merges=k)) for k in range(tok.merge_count + 1))
+
+
+def tied_pairs(spans: Sequence[TokenSpan]) -> tuple[int, list[tuple[bytes, bytes]]]:
+    """The highest pair count among neighbours in the same chunk, and every pair that has it (in order seen)."""
+    counts: Counter[tuple[bytes, bytes]] = Counter()
+    for a, b in zip(spans, spans[1:]):
+        if a.chunk == b.chunk and not a.special and not b.special:
+            counts[(a.bytes, b.bytes)] += 1
+    if not counts:
+        return 0, []
+    best = max(counts.values())
+    return best, [pair for pair, c in counts.items() if c == best]
+
+
+def _pair(left: bytes, right: bytes) -> str:
+    return f"{_chip_label(left)} + {_chip_label(right)}"
+
+
+def _merges(s: _Slide, step: int) -> tuple[list[Block], dict[str, str]]:
+    merges = int(s.slide.get("merges"))
+    train_text = str(s.slide.get("train_text"))
+    if train_text:
+        return _applied(s, train_text, merges)
+    tok = _trained(s.text, merges, s.slide)
+    done = min(step, tok.merge_count)
+    counts = list(_token_counts(tok, s.text)[: done + 1])
+    rows = []
+    for k in range(done):
+        left, right = tok.merges[k]
+        rows.append(
+            (str(k + 1), _pair(left, right), str(256 + k), _chip_label(left + right), str(counts[k + 1]))
+        )
+    spans = tok.encode_spans(s.text, max_merges=done)
+    blocks: list[Block] = [
+        Counters((("tokens", " → ".join(map(str, counts))), ("bytes per token", _per_token(_n_bytes(s.text), counts[-1])))),
+        ChipRow(f"after {done} merge{'s' if done != 1 else ''}: {len(spans)} tokens", _token_chips(spans, tok)),
+    ]  # fmt: skip
+    if rows:
+        blocks.append(
+            Table(
+                ("step", "pair", "new id", "token", "tokens"), tuple(rows), (True, False, True, False, True)
+            )
+        )
+    if done < tok.merge_count:
+        best, tied = tied_pairs(spans)
+        picked = tok.merges[done]
+        chips = tuple(
+            Chip(_pair(*pair), f"{best}×", i * 2, "picked" if pair == picked else "normal")
+            for i, pair in enumerate(tied)
+        )
+        caption = f"next: pairs seen {best} times" + (
+            f" ({len(tied)} tied; the {s.slide.get('tie_break')} rule picks the outlined one)"
+            if len(tied) > 1
+            else ""
+        )
+        blocks.append(ChipRow(caption, chips))
+    return blocks, {"tokens": " → ".join(map(str, counts))}
+
+
+def _applied(s: _Slide, train_text: str, merges: int) -> tuple[list[Block], dict[str, str]]:
+    tok = _trained(train_text, merges, s.slide)
+    learned = tuple(
+        Chip(_chip_label(a + b), f"{_pair(a, b)} → {256 + k}", k * 2) for k, (a, b) in enumerate(tok.merges)
+    )
+    spans = tok.encode_spans(s.text)
+    n_bytes = _n_bytes(s.text)
+    blocks: list[Block] = [
+        ChipRow(f"merges learned on “{train_text}”", learned),
+        Counters((("bytes", f"{n_bytes:,}"), ("tokens", f"{len(spans):,}"), ("bytes per token", _per_token(n_bytes, len(spans))))),
+        ChipRow(f"“{s.text}” with those merges", _token_chips(spans, tok)),
+    ]  # fmt: skip
+    return blocks, {"tokens": str(len(spans))}
+
+
+def _chunks(s: _Slide, _step: int) -> tuple[list[Block], dict[str, str]]:
+    name, tok = s.tokenizers()[0]
+    chunk_chips: list[Chip] = []
+    bounds: set[int] = set()  # byte offsets where a chunk ends
+    at = 0
+    for start, end, special in tok.segments(s.text):
+        piece = s.text[start:end]
+        pieces = [piece] if special else tok.pretokenizer.split(piece)
+        for chunk in pieces:
+            data = chunk.encode("utf-8", "replace")
+            kind, sub = ("special", "special") if special else ("normal", "")
+            label = chunk if special else _chip_label(data)
+            chunk_chips.append(Chip(label, sub, len(chunk_chips) % 2 * 2 + 16, kind))
+            at += len(data)
+            bounds.add(at)
+    spans = tok.encode_spans(s.text)
+    crossing = 0
+    at = 0
+    for sp in spans:
+        crossing += any(at < b < at + len(sp.bytes) for b in bounds)
+        at += len(sp.bytes)
+    blocks: list[Block] = [
+        Counters((("chunks", f"{len(chunk_chips):,}"), ("tokens", f"{len(spans):,}"), ("tokens crossing a chunk", str(crossing)))),
+        ChipRow(f"{name}'s pre-tokenizer: the chunks (special tokens split out first)", tuple(chunk_chips)),
+        ChipRow(f"{name}: the tokens, merged only inside a chunk", _token_chips(spans, tok)),
+    ]  # fmt: skip
+    return blocks, {"chunks": str(len(chunk_chips)), "tokens": str(len(spans))}
+
+
+def _sample_texts(names: Sequence[str]) -> list[tuple[str, str]]:
+    folder = resource_path("samples")
+    out = []
+    for name in names:
+        path = next(p for p in folder.iterdir() if p.stem == name)
+        out.append((name, path.read_text(encoding="utf-8")))
+    return out
+
+
+def _exchange(s: _Slide, _step: int) -> tuple[list[Block], dict[str, str]]:
+    named = s.tokenizers()
+    n_bytes = _n_bytes(s.text)
+    rows = []
+    figures: dict[str, str] = {"bytes": str(n_bytes)}
+    for name, tok in named:
+        n = len(tok.encode(s.text))
+        rows.append((name, f"{n_bytes:,}", f"{n:,}", _per_token(n_bytes, n)))
+        figures[f"{name} tokens"] = str(n)
+    first_name, first = named[0]
+    n_first = len(first.encode(s.text))
+    blocks: list[Block] = [
+        Counters((("characters", f"{len(s.text):,}"), ("bytes", f"{n_bytes:,}"),
+                  (f"{first_name} tokens", f"{n_first:,}"), ("bytes/token", _per_token(n_bytes, n_first)))),
+        Table(("tokenizer", "bytes", "tokens", "bytes/token"), tuple(rows), (False, True, True, True)),
+    ]  # fmt: skip
+    samples = [str(x) for x in s.slide.get("samples")]
+    if samples:
+        texts = _sample_texts(samples)
+        series = tuple(
+            (name, tuple(_n_bytes(t) / max(len(tok.encode(t)), 1) for _, t in texts)) for name, tok in named
+        )
+        blocks.append(Bars("bytes per token on the bundled samples", tuple(samples), series))
+    return blocks, figures
+
+
+def _cost(s: _Slide, _step: int) -> tuple[list[Block], dict[str, str]]:
+    d = int(s.slide.get("d"))
+    named = [(name, tok, len(tok.encode(s.text))) for name, tok in s.tokenizers()]
+    fewest = min((n for _, _, n in named if n), default=1)
+    rows = []
+    for name, tok, n in named:
+        vocab = CODE_POINT_SPACE if name == "characters" else tok.vocab_size
+        rows.append((name, f"{n:,}", f"{n * n:,}", f"{(n * n) / (fewest * fewest):.2f}×", f"{vocab:,}",
+                     f"{embedding_parameters(vocab, d):,}"))  # fmt: skip
+    blocks: list[Block] = [
+        Table(
+            ("tokenizer", "tokens n", "attention n²", "vs fewest", "vocabulary V", f"V × d (d = {d})"),
+            tuple(rows),
+            (False, True, True, True, True, True),
+        ),  # fmt: skip
+        Words("Fewer tokens: attention's n × n score matrix shrinks with the square of n."),
+        Words("A bigger vocabulary: the embedding table (V × d) and the output layer grow with V."),
+    ]
+    return blocks, {f"{name} tokens": str(n) for name, _, n in named}
+
+
+def _stream(s: _Slide, _step: int) -> tuple[list[Block], dict[str, str]]:
+    name, tok = s.tokenizers()[0]
+    decoder = StreamingDecoder(tok)
+    rows = []
+    marked = []
+    failures = 0
+    printed = ""
+    for i, token_id in enumerate(tok.encode(s.text)):
+        data = tok.id_bytes(token_id)
+        try:
+            naive = data.decode("utf-8")
+        except UnicodeDecodeError:
+            naive = "✗ UnicodeDecodeError"
+            failures += 1
+            marked.append(i)
+        out = decoder.push(token_id)
+        printed += out
+        held = hex_bytes(decoder.pending) if decoder.pending else ""
+        rows.append(
+            (str(token_id), hex_bytes(data), naive, printable_token(out.encode("utf-8")) or "·", held)
+        )
+    printed += decoder.flush()
+    holds = printed == s.text
+    blocks: list[Block] = [
+        Table(
+            ("id", "bytes", "decode each token", "held back: prints", "waiting"),
+            tuple(rows),
+            (True, False, False, False, False),
+            tuple(marked),
+        ),  # fmt: skip
+        Words(
+            f"{name}: decoding each token alone fails {failures} time{'s' if failures != 1 else ''}.",
+            tone="bad" if failures else "good",
+        ),  # fmt: skip
+        Words(
+            "Holding back incomplete bytes prints exactly the text  ✓"
+            if holds
+            else "The held-back output differs  ✗",
+            tone="good" if holds else "bad",
+        ),  # fmt: skip
+    ]
+    return blocks, {"naive failures": str(failures), "held back": "exact" if holds else "differs"}
+
+
+def _text(s: _Slide, _step: int) -> tuple[list[Block], dict[str, str]]:
+    blocks: list[Block] = []
+    for line in str(s.slide.get("body")).splitlines():
+        stripped = line.strip()
+        if stripped.startswith("- "):
+            blocks.append(Words(stripped[2:], bullet=True))
+        elif stripped:
+            blocks.append(Words(stripped))
+    return blocks, {}
+
+
+def _image(s: _Slide, _step: int) -> tuple[list[Block], dict[str, str]]:
+    folder = s.deck.folder
+    if folder is None:
+        raise TokvizError("a picture is read from a deck file's folder, and this deck has none")
+    return [Picture(read_picture(folder, str(s.slide.get("path"))), str(s.slide.get("caption")))], {}
+
+
+_BUILDERS: dict[str, Callable[[_Slide, int], tuple[list[Block], dict[str, str]]]] = {
+    "roundtrip": _roundtrip,
+    "anatomy": _anatomy,
+    "views": _views,
+    "merges": _merges,
+    "chunks": _chunks,
+    "exchange": _exchange,
+    "cost": _cost,
+    "stream": _stream,
+    "text": _text,
+    "image": _image,
+}
