@@ -40,7 +40,7 @@ MAX_MODULES_NOT_TYPE_CHECKED = 0
 # clear between runs, a failure injected into a write, an internal fast path checked against the
 # plain one). This is a ratchet: the count may only fall. A new test uses a property, a public
 # method, a signal or a widget found by objectName; when a change removes reads, lower the number.
-MAX_PRIVATE_READS = 47
+MAX_PRIVATE_READS = 46
 # The coverage floor (fail_under in [tool.coverage.report]) only rises: the README's test command
 # fails under it, and this keeps it from being lowered to let a drop through. Raise both together.
 LOWEST_COVERAGE_FLOOR = 90
