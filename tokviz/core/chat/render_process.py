@@ -140,6 +140,14 @@ def render_template(
     raise ChatTemplateError(payload.decode("utf-8", "replace"))
 
 
+def renderer_pid() -> int | None:
+    """The process id of the worker that renders chat templates, or None when none runs (one is
+    started by the next render)."""
+    with _lock:
+        worker = _worker
+        return worker.process.pid if worker is not None and worker.process.is_alive() else None
+
+
 def _receive(conn: Connection, cap: int) -> bytes:
     try:
         return conn.recv_bytes(cap)
@@ -222,4 +230,4 @@ def _unlimit(before: tuple[tuple[int, int], tuple[int, int]] | None) -> None:
         resource.setrlimit(resource.RLIMIT_CPU, before[1])
 
 
-__all__ = ["GRACE_SECONDS", "RENDER_MEMORY", "render_template"]
+__all__ = ["GRACE_SECONDS", "RENDER_MEMORY", "render_template", "renderer_pid"]
