@@ -1,9 +1,9 @@
 """The ``tokviz`` command: the GUI with no arguments, headless commands over the core otherwise.
 
-Each command is one module of this package (``train``, ``encode``, ``replay``, ``compare``,
-``info``, ``render``) with ``add_arguments(parser)`` and ``run(args)``; :data:`COMMANDS` names
-them, and a command's module is imported only when that command runs, so ``tokviz encode``
-starts fast and never loads Qt. A new command is a new module plus one line in :data:`COMMANDS`.
+Each command is one module of this package with ``add_arguments(parser)`` and ``run(args)``;
+:data:`COMMANDS` is the list of them (each command's module and its line in ``tokviz -h``), and a
+command's module is imported only when that command runs, so ``tokviz encode`` starts fast and
+never loads Qt. A new command is a new module plus one line in :data:`COMMANDS`.
 
 Errors a user can cause print one line, ``tokviz: error: ...``, and exit 1; usage errors exit 2
 (argparse's convention); an interrupted training run exits 130 and writes nothing.
@@ -77,6 +77,7 @@ COMMANDS: dict[str, CommandEntry] = {
         "tokviz.cli.sweep", "what every vocabulary size of one merge list buys on held-out text (one pass)"
     ),
     "diff": CommandEntry("tokviz.cli.diff", "compare two merge lists (divergence, shifts)"),
+    "finish": CommandEntry("tokviz.cli.finish", "put in place the outputs a stopped run left half replaced"),
     "chat": CommandEntry(
         "tokviz.cli.chat", "what a conversation costs in tokens once a folder's chat template wraps it"
     ),

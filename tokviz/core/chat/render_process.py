@@ -105,6 +105,16 @@ _lock = threading.Lock()
 _worker: _Worker | None = None
 
 
+def render_process_id() -> int | None:
+    """The process id of the render worker now kept for the next render, or None when none runs.
+
+    One worker serves many renders and is replaced after it reaches a limit; the id tells which.
+    """
+    with _lock:
+        alive = _worker is not None and _worker.process.is_alive()
+        return _worker.process.pid if alive and _worker is not None else None
+
+
 def render_template(
     text: str,
     variables: Mapping[str, Any],
@@ -138,14 +148,6 @@ def render_template(
     if kind == _NO_MEMORY:
         raise ChatTemplateError(f"the chat template used more than {RENDER_MEMORY >> 20} MB and was stopped")
     raise ChatTemplateError(payload.decode("utf-8", "replace"))
-
-
-def renderer_pid() -> int | None:
-    """The process id of the worker that renders chat templates, or None when none runs (one is
-    started by the next render)."""
-    with _lock:
-        worker = _worker
-        return worker.process.pid if worker is not None and worker.process.is_alive() else None
 
 
 def _receive(conn: Connection, cap: int) -> bytes:
@@ -230,4 +232,4 @@ def _unlimit(before: tuple[tuple[int, int], tuple[int, int]] | None) -> None:
         resource.setrlimit(resource.RLIMIT_CPU, before[1])
 
 
-__all__ = ["GRACE_SECONDS", "RENDER_MEMORY", "render_template", "renderer_pid"]
+__all__ = ["GRACE_SECONDS", "RENDER_MEMORY", "render_template"]

@@ -28,6 +28,7 @@ from typing import Any
 import regex
 
 from ..errors import CorpusError
+from ..pretok.stretches import CutCount, PartCutter, slices
 
 # What training reads: the text itself, a path, or several paths (files or folders).
 CorpusSource = str | os.PathLike[str] | Iterable[str | os.PathLike[str]]
@@ -162,7 +163,12 @@ class ReadLog:
 
     def __init__(self) -> None:
         self.files: list[FileRead] = []
-        self.forced_cuts = 0
+        self.cuts = CutCount()
+
+    @property
+    def forced_cuts(self) -> int:
+        """Parts cut where no safe place was in reach."""
+        return self.cuts.stretches
 
 
 class _WitnessReader(io.RawIOBase):
@@ -311,14 +317,24 @@ def iter_parts(
     ``on_content`` receives the text's size in bytes: its UTF-8, or the files' content as
     :func:`iter_file_text` counts it (decompressed, invalid bytes as they were).
     """
-    cutter = _PartCutter(specials, safe_spaces, part_size, longest_part or LONGEST_PART, log or ReadLog())
+    cuts = _CorpusCuts(specials, safe_spaces)
+    log = log or ReadLog()
     if text is not None:
-        yield from cutter.parts(_chunks_of(text, BLOCK_SIZE), _both(on_bytes, on_content))
+        counted = _counted(slices(text, BLOCK_SIZE), _both(on_bytes, on_content))
+        yield from cuts.cutter(part_size, longest_part or LONGEST_PART, log).parts(counted)
         return
     for f in files:
         # Files report the bytes read from disk themselves (compressed files by stored size).
         pieces = iter_file_text(f, errors, on_read=on_bytes, log=log, on_content=on_content)
-        yield from cutter.parts(pieces, None)
+        yield from cuts.cutter(part_size, longest_part or LONGEST_PART, log).parts(pieces)
+
+
+def _counted(pieces: Iterable[str], count_text: Callable[[int], None] | None) -> Iterator[str]:
+    """``pieces``, telling ``count_text`` each one's UTF-8 size as it goes by."""
+    for piece in pieces:
+        if count_text is not None:
+            count_text(len(piece.encode("utf-8")) if not piece.isascii() else len(piece))
+        yield piece
 
 
 def _both(
@@ -349,8 +365,10 @@ def text_parts(
     A pre-token split across two pieces is whole in one part, so counting each part counts the
     document exactly as a local count does; ``log`` counts the cuts made where no safe place was.
     """
-    cutter = _PartCutter(specials, safe_spaces, part_size, longest_part or LONGEST_PART, log or ReadLog())
-    return cutter.parts(pieces, None)
+    cutter = _CorpusCuts(specials, safe_spaces).cutter(
+        part_size, longest_part or LONGEST_PART, log or ReadLog()
+    )
+    return cutter.parts(pieces)
 
 
 # A part with no safe place to cut is cut anyway at this many characters (see iter_parts): the
@@ -358,12 +376,11 @@ def text_parts(
 LONGEST_PART = 1 << 22
 
 
-class _PartCutter:
-    """Where text may be cut into parts without changing how it pre-tokenizes."""
+class _CorpusCuts:
+    """Where corpus text may be cut into parts without changing how it pre-tokenizes: before a
+    special token, and (``safe_spaces``) at a space after a non-space outside a special token."""
 
-    def __init__(
-        self, specials: list[str], safe_spaces: bool, part_size: int, longest_part: int, log: ReadLog
-    ) -> None:
+    def __init__(self, specials: list[str], safe_spaces: bool) -> None:
         self.special_re = (
             regex.compile("|".join(regex.escape(s) for s in sorted(specials, key=len, reverse=True)))
             if specials
@@ -371,56 +388,29 @@ class _PartCutter:
         )
         self.longest = max((len(s) for s in specials), default=0)
         self.safe_spaces = safe_spaces
-        self.part_size = part_size
-        self.longest_part = longest_part
-        self.log = log
 
-    def parts(self, pieces: Iterable[str], count_text: Callable[[int], None] | None) -> Iterator[str]:
-        """The parts of one document given in ``pieces``; ``count_text`` gets each piece's UTF-8 size."""
-        buf = ""
-        for piece in pieces:
-            if count_text is not None:
-                count_text(len(piece.encode("utf-8")) if not piece.isascii() else len(piece))
-            buf += piece
-            while len(buf) >= self.part_size:
-                cut = self.cut_point(buf, self.part_size)
-                if cut <= 0 and len(buf) >= self.longest_part + self.longest:
-                    cut = self.forced_cut(buf)
-                if cut <= 0:
-                    break
-                yield buf[:cut]
-                buf = buf[cut:]
-        if buf:
-            yield buf
+    def cutter(self, part_size: int, longest_part: int, log: ReadLog) -> PartCutter:
+        """The part cutter that cuts by these rules (counting its forced cuts in ``log``)."""
+        return PartCutter(self.cut_point, part_size, longest_part, self.longest, log.cuts)
 
-    def forced_cut(self, buf: str) -> int:
-        """Where to cut a buffer too long to wait for a safe place in reach: at the last safe place
-        anywhere in it, or at ``longest_part`` characters when it has none (counted in the log)."""
-        cut = self.cut_point(buf, len(buf))
-        if cut > 0:
-            return cut
-        self.log.forced_cuts += 1
-        return self.longest_part
-
-    def cut_point(self, buf: str, reach: int) -> int:
-        """The last safe place in the ``reach`` characters before ``buf``'s end (less the longest
-        special token, which may still be incomplete), or 0."""
+    def cut_point(self, buf: str) -> int:
+        """The last safe place in ``buf`` before its end (less the longest special token, which
+        may still be incomplete), or 0."""
         limit = len(buf) - max(self.longest, 1)
         if limit <= 0:
             return 0
-        lo = max(0, limit - reach)
         if self.safe_spaces:
-            pos = self._space_cut(buf, lo, limit)
+            pos = self._space_cut(buf, limit)
             if pos > 0:
                 return pos
         return self._special_cut(buf, limit)
 
-    def _space_cut(self, buf: str, lo: int, limit: int) -> int:
-        pos = buf.rfind(" ", lo, limit + 1)
+    def _space_cut(self, buf: str, limit: int) -> int:
+        pos = buf.rfind(" ", 0, limit + 1)
         while pos > 0:
             if not buf[pos - 1].isspace() and not self._inside_special(buf, pos):
                 return pos
-            pos = buf.rfind(" ", lo, pos)
+            pos = buf.rfind(" ", 0, pos)
         return 0
 
     def _special_cut(self, buf: str, limit: int) -> int:
@@ -440,8 +430,3 @@ class _PartCutter:
             m.start() < pos < m.end()
             for m in self.special_re.finditer(buf, lo, min(len(buf), pos + self.longest))
         )
-
-
-def _chunks_of(text: str, size: int) -> Iterator[str]:
-    for i in range(0, len(text), size):
-        yield text[i : i + size]

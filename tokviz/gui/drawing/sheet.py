@@ -1,8 +1,10 @@
-"""What every offscreen picture shares: a QApplication, a sheet filled with the theme, a pixel limit."""
+"""What every offscreen picture shares: a QApplication, a sheet filled with the theme, a pixel limit,
+and writing the sheet once it is drawn."""
 
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 from PySide6.QtCore import QMessageLogContext, Qt, QtMsgType, qInstallMessageHandler
 from PySide6.QtGui import (
@@ -12,6 +14,7 @@ from PySide6.QtWidgets import QApplication, QWidget
 
 from tokviz.core.errors import ExportError
 from tokviz.core.io.safe_text import terminal_text
+from tokviz.gui.drawing.images import write_image
 from tokviz.gui.style.theme import TokenColors, app_palette, token_colors
 
 # QImage and most viewers cope with up to 32767 pixels in each direction.
@@ -66,3 +69,15 @@ def check_pixels(widget: QWidget, scale: float) -> None:
             f"the image would be {round(size.width() * scale)} × {round(size.height() * scale)} pixels; "
             "use a shorter text or a smaller --scale"
         )
+
+
+def write_sheet(sheet: QWidget, path: str | Path, scale: float, title: str = "tokviz") -> Path:
+    """Write an offscreen sheet as a PNG (at ``scale``, within :data:`MAX_PIXELS`) or an SVG,
+    chosen by the extension, and discard the sheet."""
+    try:
+        if Path(path).suffix.lower() == ".png":
+            check_pixels(sheet, scale)
+        return write_image(sheet, path, scale, title=title)
+    finally:
+        sheet.hide()
+        sheet.deleteLater()
