@@ -9,7 +9,6 @@ lists every text with its rectangle and the width it needs, so tests can check n
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -117,6 +116,8 @@ class SlideLayout:
         self.overflow = False
         self.title_rect = QRectF()
         self._placed: list[_Placed] = []
+        # Each picture decoded once for all the sizes the fitting tries, and freed with the layout.
+        self._drawables: dict[int, _Drawable | None] = {}
         self._fit()
 
     # ---------------------------------------------------------------- fitting
@@ -391,7 +392,9 @@ class SlideLayout:
         return _Placed(height, paint)
 
     def _picture(self, block: Picture, x: float, y: float, width: float, scale: float) -> _Placed:
-        drawn = _Drawable.of(block.picture)
+        if id(block.picture) not in self._drawables:
+            self._drawables[id(block.picture)] = _Drawable.of(block.picture)
+        drawn = self._drawables[id(block.picture)]
         cap = _font("caption", scale)
         cm = QFontMetricsF(cap)
         room = self.size.height() - MARGIN - y - cm.height() - 8
@@ -464,7 +467,6 @@ class _Drawable:
         self.image, self.svg = image, svg
 
     @classmethod
-    @functools.lru_cache(maxsize=4)  # a layout is tried at several sizes; decode once
     def of(cls, picture: PictureData) -> _Drawable | None:
         """The picture ready to draw, or None when Qt cannot decode it."""
         if picture.kind == "png":
