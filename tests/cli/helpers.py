@@ -95,3 +95,43 @@ def cap_above_normal(cwd: Path, *argv: str) -> int:
     done = run_capped(0, cwd, *argv)
     assert done.returncode == 0, done.stderr[-2000:]
     return int(done.stderr.splitlines()[-1]) * 1024 + HEADROOM
+
+
+# Runs tokviz with its address space capped at argv[1] bytes; with 0, runs the Python statements
+# in argv[2] (the imports a command makes) and prints the peak address space in kB.
+_CAPPED = """
+import resource, runpy, sys
+cap = int(sys.argv[1])
+if not cap:
+    exec(sys.argv[2])
+    print(open("/proc/self/status").read().split("VmPeak:")[1].split()[0])
+    raise SystemExit(0)
+resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+sys.argv = ["tokviz", *sys.argv[2:]]
+runpy.run_module("tokviz", run_name="__main__")
+"""
+
+
+def address_cap(imports: str, env: dict[str, str] | None = None) -> int:
+    """The address space a command needs (what ``imports``, Python statements, take) plus :data:`HEADROOM`."""
+    done = subprocess.run(
+        [sys.executable, "-c", _CAPPED, "0", imports],
+        capture_output=True,
+        text=True,
+        env=env or child_env(),
+        check=True,
+    )
+    return int(done.stdout.strip()) * 1024 + HEADROOM
+
+
+def tokviz_capped(
+    cap: int, *argv: str, env: dict[str, str] | None = None, timeout: float = 300
+) -> subprocess.CompletedProcess[str]:
+    """``tokviz ARGV`` in a child process whose address space is capped at ``cap`` bytes."""
+    return subprocess.run(
+        [sys.executable, "-c", _CAPPED, str(cap), *argv],
+        capture_output=True,
+        text=True,
+        env=env or child_env(),
+        timeout=timeout,
+    )

@@ -24,6 +24,8 @@ from tokviz.gui.panels.chart import ExchangeChart
 from tokviz.gui.style.theme import token_colors
 
 from ..texts import CAT, HELLO
+from .reach import menu
+from .waiting import settled
 
 pytestmark = pytest.mark.qt_log_ignore("This plugin does not support raise")
 
@@ -309,7 +311,7 @@ def test_the_window_has_a_chart_dock_in_the_view_menu(qtbot) -> None:
     dock = window.findChild(QDockWidget, "exchangeChartDock")
     assert isinstance(dock, QDockWidget) and not dock.isVisible()
     action = dock.toggleViewAction()
-    assert action in window.view_menu.actions()
+    assert action in menu(window, "viewMenu").actions()
     assert action.shortcut().toString() == "Ctrl+Shift+B"
 
     action.trigger()
@@ -336,8 +338,7 @@ def test_docked_x_labels_never_overlap_at_any_width(qtbot, chart: ExchangeChart)
     inputs = len(chart.table.inputs)
     for width, height in [(w, h) for w in range(360, 1500, 40) for h in (340, 480)]:
         chart.resize(width, height)
-        qtbot.wait(20)
-        labels, axis = x_axis_labels(chart)
+        labels, axis = settled(qtbot, lambda: x_axis_labels(chart))
         for k, (rect, text) in enumerate(labels):
             assert axis.left() - 1 <= rect.left() and rect.right() <= axis.right() + 1, (width, text)
             for other, other_text in labels[k + 1 :]:

@@ -48,11 +48,11 @@ def print_error(message: str) -> None:
 
 
 def print_note(message: str) -> None:
-    """``tokviz: MESSAGE`` on standard error (where a picture went, what was cut), control characters escaped."""
+    """``tokviz: MESSAGE`` on one line of standard error (where a picture went, what was cut), control
+    characters escaped: a newline in a file name named in the note cannot start a line of its own."""
     from tokviz.core.io.safe_text import terminal_text
 
-    shown = "\n".join(terminal_text(line) for line in message.split("\n"))
-    print(f"{PROG}: {shown}", file=sys.stderr)
+    print(f"{PROG}: {terminal_text(message)}", file=sys.stderr)
 
 
 def warns_on_cuts(run: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:

@@ -237,7 +237,9 @@ def _write(
     note = long_pretokens_note(table.long_pretokens)
     if note is not None:
         print_note(f"warning: {note}")
-    print(f"wrote {args.output} ({len(data) / 1e6:.2f} MB)", file=sys.stderr)
+    from tokviz.core.io.safe_text import terminal_text
+
+    print(f"wrote {terminal_text(args.output)} ({len(data) / 1e6:.2f} MB)", file=sys.stderr)
     return 0
 
 

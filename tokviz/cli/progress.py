@@ -15,6 +15,8 @@ import time
 from collections.abc import Callable
 from typing import IO, TYPE_CHECKING
 
+from tokviz.cli.streams import redraw_line
+
 if TYPE_CHECKING:
     from tokviz.core.training.train import Progress
 
@@ -58,7 +60,7 @@ class ProgressLine:
             if now - self.last_draw < self.min_interval and fraction < 1.0:
                 return False
             self.last_draw = now
-            self.stream.write("\r" + line(True) + "\x1b[K")
+            redraw_line(self.stream, line(True))
             self.drawn = True
         else:
             decile = int(fraction * 10)

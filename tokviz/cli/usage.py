@@ -32,6 +32,7 @@ from tokviz.cli.options import (
     specials_note,
 )
 from tokviz.cli.output import format_ratio, render_table, text_or_hex, token_label
+from tokviz.cli.streams import clear_line, redraw_line
 from tokviz.core.io.safe_text import csv_cell, terminal_text
 
 if TYPE_CHECKING:
@@ -168,11 +169,11 @@ class _Meter:
         if now - self.shown >= 0.2:
             self.shown = now
             mb = 2**20
-            sys.stderr.write(f"\rcounting: {self.done / mb:,.1f} of {self.total / mb:,.1f} MB")
+            redraw_line(sys.stderr, f"counting: {self.done / mb:,.1f} of {self.total / mb:,.1f} MB")
             sys.stderr.flush()
 
     def close(self) -> None:
-        sys.stderr.write("\r\033[K")
+        clear_line(sys.stderr)
         sys.stderr.flush()
 
 

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from itertools import accumulate, chain, repeat
 from typing import NamedTuple, Protocol, SupportsIndex
 
-from ..errors import ArgumentTypeError, InvalidArgument, TokenizerLoadError
+from ..errors import ArgumentTypeError, InternalError, InvalidArgument, TokenizerLoadError
 from ..pretok.pretokenize import (
     LONE_SURROGATE,
     NAMED_PATTERNS,
@@ -398,21 +398,23 @@ class Tokenizer:
             if best[0] >= limit:
                 break
             rank, new_id = best
+            n = len(ids)
             if found.count(best) == 1 and not self._repeated_bytes:
                 i = found.index(best)
                 ids[i : i + 2] = [new_id]  # the common case: the pair occurs once
-                continue
-            out: list[int] = []
-            i = 0
-            n = len(ids)
-            while i < n:
-                if i + 1 < n and found[i][0] == rank:
-                    out.append(new_id)
-                    i += 2
-                else:
-                    out.append(ids[i])
-                    i += 1
-            ids = out
+            else:
+                out: list[int] = []
+                i = 0
+                while i < n:
+                    if i + 1 < n and found[i][0] == rank:
+                        out.append(new_id)
+                        i += 2
+                    else:
+                        out.append(ids[i])
+                        i += 1
+                ids = out
+            if len(ids) >= n:
+                raise _merge_pass_error(data, rank, new_id, n, ids)
         return ids
 
     def _bpe_heap(self, ids: list[int], max_rank: int | None, trace: list[int] | None = None) -> list[int]:
@@ -820,6 +822,15 @@ def _checked_pieces(iterable: Iterable[str]) -> Iterator[str]:
             _check_text(piece, "every piece of encode_iterable's input")  # type: ignore[unreachable]  # callers from Python may pass anything; refused with a clear message
         if piece:
             yield piece
+
+
+def _merge_pass_error(data: bytes, rank: int, new_id: int, before: int, ids: list[int]) -> InternalError:
+    """The error for a merge pass that left the ids no shorter: every pass joins at least one pair,
+    so the loop would otherwise run forever on a bug in the replacement."""
+    return InternalError(
+        f"BPE merge {rank} (-> id {new_id}) left {len(ids)} ids from {before} while encoding "
+        f"{data[:64]!r}{'...' if len(data) > 64 else ''}: ids now {ids[:16]}{'...' if len(ids) > 16 else ''}"
+    )
 
 
 def _vocab_argument(vocab: object) -> dict[int, bytes]:

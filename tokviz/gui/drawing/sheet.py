@@ -3,15 +3,17 @@ and writing the sheet once it is drawn."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QMessageLogContext, Qt, QtMsgType, qInstallMessageHandler
 from PySide6.QtGui import (
     QPalette,
 )
 from PySide6.QtWidgets import QApplication, QWidget
 
 from tokviz.core.errors import ExportError
+from tokviz.core.io.safe_text import terminal_text
 from tokviz.gui.drawing.images import write_image
 from tokviz.gui.style.theme import TokenColors, app_palette, token_colors
 
@@ -21,13 +23,32 @@ PAD = 24
 
 
 def ensure_app() -> QApplication:
-    """The running QApplication, or a new one for headless drawing (Fusion style, as the window uses)."""
+    """The running QApplication, or a new one for headless drawing (Fusion style, as the window
+    uses, and Qt's messages kept off the terminal: :func:`quiet_qt_messages`)."""
     app = QApplication.instance()
     if app is None:
+        quiet_qt_messages()
         app = QApplication(["tokviz"])
         app.setStyle("Fusion")
     assert isinstance(app, QApplication)
     return app
+
+
+def quiet_qt_messages() -> None:
+    """Keep Qt's warnings off standard error in headless drawing, its image readers' (libpng's
+    "CRC error", the allocation limit) and the SVG renderer's included.
+
+    A command that draws checks its inputs itself and says what is wrong in one line; a library's
+    warning would be more lines the user cannot act on. Only a fatal message, after which Qt
+    aborts, is shown, as one escaped line. The app's window (which has its QApplication already)
+    keeps Qt's usual handler.
+    """
+
+    def handler(kind: QtMsgType, _context: QMessageLogContext, message: str) -> None:
+        if kind == QtMsgType.QtFatalMsg:
+            sys.stderr.write(f"tokviz: error: Qt: {terminal_text(message)}\n")
+
+    qInstallMessageHandler(handler)
 
 
 def prepare_sheet(sheet: QWidget, name: str, dark: bool, colors: TokenColors | None) -> TokenColors:

@@ -23,7 +23,7 @@ class TokenizationModel(QObject):
     ``busyChanged(bool)`` is true while a worker encodes a large change.
     """
 
-    tableChanged = Signal(object)
+    tableChanged = Signal(TableUpdate)
     busyChanged = Signal(bool)
     tokenizerChanged = Signal()
     failed = Signal(str)

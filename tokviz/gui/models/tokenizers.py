@@ -11,7 +11,6 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +21,7 @@ from tokviz.core.bpe.specials_text import SpecialsInText, check_specials_in_text
 from tokviz.core.bpe.tokenizer import Tokenizer
 from tokviz.core.errors import TokvizError
 from tokviz.core.formats.registry import is_builtin, load_tokenizer
-from tokviz.gui.models.entries import describe, warmed
+from tokviz.gui.models.entries import TokenizerEntry, describe, warmed
 from tokviz.gui.models.words import WORDS_KEY, WordsCorpus
 from tokviz.gui.workers.jobs import Job, run_job
 
@@ -47,21 +46,6 @@ def _build_merge_tables(tok: Tokenizer) -> None:
     with _TABLES_LOCK:
         tok.merge_rank_of_id  # noqa: B018 - built on first access
         tok.parents_of_id  # noqa: B018
-
-
-@dataclass
-class TokenizerEntry:
-    """One tokenizer on offer: a built-in name or file (``source``), loaded on first use."""
-
-    key: str
-    label: str
-    source: str | None
-    tokenizer: Tokenizer | None = None
-    counts: dict[int, int] | None = None
-    merges_ready: bool = False
-    loading: Job | None = field(default=None, repr=False)
-    preparing: Job | None = field(default=None, repr=False)
-    options: dict[str, Any] = field(default_factory=dict)  # a file's loader options (pattern, specials)
 
 
 class TokenizerRegistryModel(QAbstractListModel):
@@ -89,7 +73,9 @@ class TokenizerRegistryModel(QAbstractListModel):
         self._running: Job | None = None
         self._shown: dict[str, str] = {}  # each key's label, made distinct by _relabel
         # Where the words tokenizer's vocabulary comes from; it rebuilds it as its corpus changes.
-        self.words = WordsCorpus(self)
+        self.words = WordsCorpus(lambda: self.entry(WORDS_KEY), self)
+        self.words.rebuilt.connect(lambda tok: self.replace_tokenizer(WORDS_KEY, tok))
+        self.words.failed.connect(self.loadFailed)
         # How every view and count reads special-token text (View ▸ Special tokens in text as plain text).
         self.specials_in_text: SpecialsInText = "special"
 

@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 from tokviz.core.analysis.usage import SUSPICIOUS_SCORE
 from tokviz.core.bpe.tokenizer import Tokenizer
 from tokviz.core.errors import PretokenizerError
+from tokviz.core.io.safe_text import csv_cell
 from tokviz.core.pretok.bytes_ import hex_bytes, printable_token
 from tokviz.core.pretok.pretokenize import shorten_pattern
 from tokviz.core.pretok.regex_bounds import check_pattern_bounds
@@ -377,12 +378,14 @@ class VocabModel(ColumnsModel):
         return "\n".join(lines) + ("\n" if lines else "")
 
     def filtered_csv(self) -> str:
-        """Every row the filter keeps, in the shown order, as CSV with a header (tokens verbatim, quoted)."""
+        """Every row the filter keeps, in the shown order, as CSV with a header (quoted; a token's
+        control characters escaped and a formula start guarded by :func:`csv_cell`, its exact
+        bytes in the Bytes column)."""
         out = io.StringIO()
         writer = csv.writer(out, lineterminator="\n", quoting=csv.QUOTE_ALL)
         writer.writerow(COLUMNS)
         for tid in self._rows.tolist():
-            writer.writerow(self.plain_cells(int(tid)))
+            writer.writerow([csv_cell(cell) for cell in self.plain_cells(int(tid))])
         return out.getvalue()
 
     def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:

@@ -212,9 +212,9 @@ class GuiFirst:
 class _Worker(QObject):
     """Lives in the training thread; ``run`` drains the generator and reports through signals."""
 
-    status = Signal(object)
-    merges = Signal(object)
-    succeeded = Signal(object)
+    status = Signal(TrainStatus)
+    merges = Signal(tuple)  # tuple[MergeStep, ...]
+    succeeded = Signal(TrainOutcome)
     failed = Signal(str)
     cancelled = Signal()
     done = Signal()
@@ -353,9 +353,9 @@ class TrainJob(QObject):
     ``failed(message)`` or ``cancelled()``, then ``stopped()`` once the thread has ended.
     """
 
-    progress = Signal(object)
-    mergesBatch = Signal(object)
-    finished = Signal(object)
+    progress = Signal(TrainStatus)
+    mergesBatch = Signal(tuple)  # tuple[MergeStep, ...]
+    finished = Signal(TrainOutcome)
     failed = Signal(str)
     cancelled = Signal()
     stopped = Signal()

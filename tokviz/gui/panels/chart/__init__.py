@@ -44,7 +44,7 @@ from tokviz.gui.drawing.chart_style import (
 from tokviz.gui.models.tokenizers import TokenizerRegistryModel
 from tokviz.gui.panels.chart.files import ReadProblem, add_remembered_files, read_chart_text
 from tokviz.gui.panels.chart.measured import MeasuredView
-from tokviz.gui.panels.chart.parity import add_parity_view
+from tokviz.gui.panels.chart.parity import PARITY_LABEL, PARITY_TIP, PARITY_VIEW, ParityView
 from tokviz.gui.panels.docking import follow_editor_text
 from tokviz.gui.settings import CHART_FILES, CHART_HIDDEN_SERIES
 from tokviz.gui.style.presentation_sizes import sizes_for
@@ -447,7 +447,10 @@ def install(context: PanelContext) -> QDockWidget:
     hidden: list[str] = context.settings.get(CHART_HIDDEN_SERIES)
     chart.set_hidden_series(hidden)
     chart.seriesChanged.connect(lambda: context.settings.set(CHART_HIDDEN_SERIES, chart.hidden_series()))
-    add_parity_view(chart, context)
+    parity = ParityView(context.tokenizers, context.settings, chart)
+    chart.add_view(PARITY_VIEW, PARITY_LABEL, parity, PARITY_TIP)
+    parity.set_large_text(context.is_presentation())
+    context.presentationChanged.connect(parity.set_large_text)
     remembered: list[str] = context.settings.get(CHART_FILES)
     skipped = add_remembered_files(chart.add_file, remembered)
     if skipped:  # a FIFO, a device or a file too large is named; one gone since is dropped quietly

@@ -36,6 +36,7 @@ class MeasuredView(QWidget):
     ``exported(path)`` after each export.
     """
 
+    # The table the subclass draws: an ExchangeTable or a ParityTable, so no one class here.
     tableChanged = Signal(object)
     failed = Signal(str)
     exported = Signal(str)

@@ -5,14 +5,13 @@ another, FLORES-200's devtest say), measures the chosen languages under the chos
 :func:`tokviz.core.analysis.parity.measure_parity` in a worker, and draws the premiums as sorted bars
 (:class:`~tokviz.gui.drawing.parity_chart.ParityCanvas`) with the dearest languages named under
 them. The folder, tokenizers, languages and reference are remembered in the settings.
-:func:`add_parity_view` puts it into the exchange-rate chart's view picker.
+The chart panel's ``install`` puts it into the exchange-rate chart's view picker.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
@@ -37,10 +36,6 @@ from tokviz.gui.panels.chart.measured import MeasuredView
 from tokviz.gui.settings import PARITY_FOLDER, PARITY_LANGUAGES, PARITY_REFERENCE, PARITY_TOKENIZERS, Settings
 from tokviz.gui.widgets import file_dialogs
 from tokviz.gui.workers.jobs import Job, run_job
-
-if TYPE_CHECKING:
-    from tokviz.gui.context import PanelContext
-    from tokviz.gui.panels.chart import ExchangeChart
 
 PARITY_VIEW = "parity"
 PARITY_LABEL = "Parity across languages"
@@ -360,12 +355,3 @@ class ParityView(MeasuredView):
     def _choose_export(self, kind: str) -> None:
         default = file_dialogs.last_save_folder() / f"parity.{kind}"
         self.save_as(kind, "Export parity chart", default)
-
-
-def add_parity_view(chart: ExchangeChart, context: PanelContext) -> ParityView:
-    """Offer the parity view in ``chart``'s view picker, remembering its choices in the settings."""
-    view = ParityView(context.tokenizers, context.settings, chart)
-    chart.add_view(PARITY_VIEW, PARITY_LABEL, view, PARITY_TIP)
-    view.set_large_text(context.is_presentation())
-    context.presentationChanged.connect(view.set_large_text)
-    return view

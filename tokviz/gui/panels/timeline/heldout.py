@@ -76,7 +76,7 @@ class HeldOutCurves(QWidget):
     "Use this size" put a tokenizer in the registry.
     """
 
-    swept = Signal(object)
+    swept = Signal(Sweep)
     failed = Signal(str)
     sizeAdded = Signal(str)
 

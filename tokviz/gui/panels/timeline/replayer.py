@@ -70,9 +70,9 @@ class Replayer(QObject):
     ``rendered(trace, step, table)`` (at once for a short text); ``renderFailed(message)``.
     """
 
-    traced = Signal(object)
+    traced = Signal(ReplayTrace)
     traceFailed = Signal(str)
-    rendered = Signal(object, int, object)
+    rendered = Signal(ReplayTrace, int, TokenTable)
     renderFailed = Signal(str)
 
     def __init__(self, parent: QObject | None = None) -> None:
