@@ -57,65 +57,51 @@ def tokviz_child(cwd: Path, *argv: str, **env: str) -> subprocess.CompletedProce
     )
 
 
-# Runs ``tokviz ARGV`` (argv[2:]) with the address space capped at argv[1] bytes; with 0, runs it
-# uncapped and prints its peak address space (VmPeak, in KB) on the last line of standard error.
+# Runs ``tokviz ARGV`` (argv[2:]) with its address space capped at argv[1] bytes. With 0 it is not
+# capped and reports its peak address space (VmPeak, kB) as the last line of standard error; with
+# -1 it runs only the Python statements in argv[2] (the imports a command makes) and prints that peak.
 CAPPED = """
 import atexit, resource, runpy, sys
 cap = int(sys.argv[1])
+def peak():
+    return open("/proc/self/status").read().split("VmPeak:")[1].split()[0]
+if cap < 0:
+    exec(sys.argv[2])
+    print(peak())
+    raise SystemExit(0)
 if cap:
     resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
 else:
-    def peak():
-        print(open("/proc/self/status").read().split("VmPeak:")[1].split()[0], file=sys.stderr)
-    atexit.register(peak)
+    atexit.register(lambda: print(peak(), file=sys.stderr))
 sys.argv = ["tokviz", *sys.argv[2:]]
 runpy.run_module("tokviz", run_name="__main__")
 """
-# How much more than its normal peak a command may take on a hostile input.
+# How much more than its normal peak (or its imports) a command may take on a hostile input.
 HEADROOM = 300 << 20
 needs_proc_status = pytest.mark.skipif(
     not Path("/proc/self/status").exists(), reason="needs Linux's /proc to read a peak"
 )
 
 
-def run_capped(cap: int, cwd: Path, *argv: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
-    """``tokviz ARGV`` in a child process whose address space is capped at ``cap`` bytes (0: no cap)."""
+def tokviz_capped(
+    cap: int, *argv: str, cwd: Path | None = None, env: dict[str, str] | None = None, timeout: float = 300
+) -> subprocess.CompletedProcess[str]:
+    """``tokviz ARGV`` in a child process whose address space is capped at ``cap`` bytes (0: not
+    capped, its peak reported as the last line of standard error)."""
     return subprocess.run(
         [sys.executable, "-c", CAPPED, str(cap), *argv],
         cwd=cwd,
         capture_output=True,
         text=True,
-        env=child_env(),
+        env=env or child_env(),
         timeout=timeout,
     )
-
-
-def cap_above_normal(cwd: Path, *argv: str) -> int:
-    """The peak address space of ``tokviz ARGV`` on an ordinary input, plus :data:`HEADROOM`."""
-    done = run_capped(0, cwd, *argv)
-    assert done.returncode == 0, done.stderr[-2000:]
-    return int(done.stderr.splitlines()[-1]) * 1024 + HEADROOM
-
-
-# Runs tokviz with its address space capped at argv[1] bytes; with 0, runs the Python statements
-# in argv[2] (the imports a command makes) and prints the peak address space in kB.
-_CAPPED = """
-import resource, runpy, sys
-cap = int(sys.argv[1])
-if not cap:
-    exec(sys.argv[2])
-    print(open("/proc/self/status").read().split("VmPeak:")[1].split()[0])
-    raise SystemExit(0)
-resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
-sys.argv = ["tokviz", *sys.argv[2:]]
-runpy.run_module("tokviz", run_name="__main__")
-"""
 
 
 def address_cap(imports: str, env: dict[str, str] | None = None) -> int:
     """The address space a command needs (what ``imports``, Python statements, take) plus :data:`HEADROOM`."""
     done = subprocess.run(
-        [sys.executable, "-c", _CAPPED, "0", imports],
+        [sys.executable, "-c", CAPPED, "-1", imports],
         capture_output=True,
         text=True,
         env=env or child_env(),
@@ -124,14 +110,8 @@ def address_cap(imports: str, env: dict[str, str] | None = None) -> int:
     return int(done.stdout.strip()) * 1024 + HEADROOM
 
 
-def tokviz_capped(
-    cap: int, *argv: str, env: dict[str, str] | None = None, timeout: float = 300
-) -> subprocess.CompletedProcess[str]:
-    """``tokviz ARGV`` in a child process whose address space is capped at ``cap`` bytes."""
-    return subprocess.run(
-        [sys.executable, "-c", _CAPPED, str(cap), *argv],
-        capture_output=True,
-        text=True,
-        env=env or child_env(),
-        timeout=timeout,
-    )
+def cap_above_normal(cwd: Path, *argv: str) -> int:
+    """The peak address space of ``tokviz ARGV`` on an ordinary input, plus :data:`HEADROOM`."""
+    done = tokviz_capped(0, *argv, cwd=cwd)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return int(done.stderr.splitlines()[-1]) * 1024 + HEADROOM

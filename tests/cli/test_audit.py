@@ -18,7 +18,7 @@ from tests.core.test_audit import tiny_bpe
 from tests.core.test_embedding_audit import trained_and_untrained, write_safetensors
 from tokviz.core.formats.model_file import save_model
 
-from .helpers import assert_one_line_error, cap_above_normal, child_env, needs_proc_status, run, run_capped
+from .helpers import assert_one_line_error, cap_above_normal, child_env, needs_proc_status, run, tokviz_capped
 
 
 @pytest.fixture
@@ -180,7 +180,7 @@ def test_a_sparse_4_gb_embedding_is_read_in_blocks_within_the_normal_peak_plus_3
         fh.truncate(8 + len(header) + size)  # sparse: 3-4 GB of zeros that take no disk space
     cap = cap_above_normal(tmp_path, "audit", "gpt2", "--weights", ordinary.name)
 
-    done = run_capped(cap, tmp_path, "audit", "gpt2", "--weights", big.name)
+    done = tokviz_capped(cap, "audit", "gpt2", "--weights", big.name, cwd=tmp_path)
 
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stderr == ""

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from .helpers import cap_above_normal, needs_proc_status, run_capped
+from .helpers import cap_above_normal, needs_proc_status, tokviz_capped
 
 pytestmark = needs_proc_status
 
@@ -44,7 +44,7 @@ def test_usage_on_a_12_mb_line_of_ab_stays_within_its_normal_peak_plus_300_mb(tm
     folder_with(tmp_path, "d", "ab" * 6_000_000)
     cap = cap_above_normal(tmp_path, "usage", "plain", "--tokenizer", "gpt2")
 
-    done = run_capped(cap, tmp_path, "usage", "d", "--tokenizer", "gpt2")
+    done = tokviz_capped(cap, "usage", "d", "--tokenizer", "gpt2", cwd=tmp_path)
 
     assert_bounded_run(done.stderr, done.returncode)
     assert "12,000,000" in done.stdout  # every byte is counted
@@ -75,7 +75,7 @@ def test_every_command_that_encodes_files_takes_a_40_mb_line_in_bounded_memory(
         return [a.format(d=folder.name, f=f"{folder.name}/{files[0]}") for a in argv]
 
     cap = cap_above_normal(tmp_path, *filled(plain))
-    done = run_capped(cap, tmp_path, *filled(hostile))
+    done = tokviz_capped(cap, *filled(hostile), cwd=tmp_path)
 
     assert_bounded_run(done.stderr, done.returncode)
 
@@ -83,11 +83,11 @@ def test_every_command_that_encodes_files_takes_a_40_mb_line_in_bounded_memory(
 @pytest.mark.slow
 def test_a_trained_model_encodes_a_long_line_in_bounded_memory(tmp_path: Path) -> None:
     folder_with(tmp_path, "plain", ORDINARY)
-    trained = run_capped(0, tmp_path, "train", "plain", "--vocab-size", "320", "-o", "m.json")
+    trained = tokviz_capped(0, "train", "plain", "--vocab-size", "320", "-o", "m.json", cwd=tmp_path)
     assert trained.returncode == 0, trained.stderr
     folder_with(tmp_path, "d", "ab" * 15_000_000 + " " + "z" * (3 << 20))
     cap = cap_above_normal(tmp_path, "usage", "plain", "--tokenizer", "m.json")
 
-    done = run_capped(cap, tmp_path, "usage", "d", "--tokenizer", "m.json")
+    done = tokviz_capped(cap, "usage", "d", "--tokenizer", "m.json", cwd=tmp_path)
 
     assert_bounded_run(done.stderr, done.returncode)

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from .helpers import assert_one_line_error, cap_above_normal, needs_proc_status, run_capped
+from .helpers import assert_one_line_error, cap_above_normal, needs_proc_status, tokviz_capped
 
 pytestmark = needs_proc_status
 
@@ -42,7 +42,7 @@ def test_a_model_file_with_3_million_merges_for_256_tokens_is_refused_at_the_fir
     write_model(tmp_path / "m.json", 3_000_000, merges_first)
     cap = cap_above_normal(tmp_path, "info", honest.name)
 
-    done = run_capped(cap, tmp_path, "info", "m.json")
+    done = tokviz_capped(cap, "info", "m.json", cwd=tmp_path)
 
     assert done.returncode == 1, done.stderr[-2000:]
     assert_one_line_error(done.stderr, "m.json: more than 256 merges cannot fit a vocabulary of 256 entries")
@@ -53,7 +53,7 @@ def count_table(tmp_path: Path) -> tuple[Path, str, str]:
     corpus = tmp_path / "c.txt"
     corpus.write_text("the cat sat on the mat\n", encoding="utf-8")
     table = tmp_path / "honest.tsv"
-    counted = run_capped(0, tmp_path, "count", corpus.name, "-o", table.name)
+    counted = tokviz_capped(0, "count", corpus.name, "-o", table.name, cwd=tmp_path)
     assert counted.returncode == 0, counted.stderr
     meta, header, _rows = table.read_text(encoding="utf-8").split("\n", 2)
     return table, meta, header
@@ -71,7 +71,7 @@ def test_a_count_table_with_3_million_rows_where_its_metadata_says_7_is_refused_
     argv = ["train", "--from-counts", "{t}", "--vocab-size", "300", "-o", "{t}.json"]
     cap = cap_above_normal(tmp_path, *[a.format(t=honest.name) for a in argv])
 
-    done = run_capped(cap, tmp_path, *[a.format(t=liar.name) for a in argv])
+    done = tokviz_capped(cap, *[a.format(t=liar.name) for a in argv], cwd=tmp_path)
 
     assert done.returncode == 1, done.stderr[-2000:]
     assert_one_line_error(
@@ -102,7 +102,9 @@ def test_a_count_table_whose_rows_are_not_what_its_metadata_says_is_refused(
     liar = tmp_path / "liar.tsv"
     liar.write_text("\n".join([meta, header, *rows]) + "\n", encoding="utf-8")
 
-    done = run_capped(0, tmp_path, "train", "--from-counts", liar.name, "--vocab-size", "300", "-o", "m.json")
+    done = tokviz_capped(
+        0, "train", "--from-counts", liar.name, "--vocab-size", "300", "-o", "m.json", cwd=tmp_path
+    )
 
     assert done.returncode == 1, done.stderr
     assert_one_line_error(done.stderr.rsplit("\n", 2)[0], "liar.tsv: ", said)

@@ -296,15 +296,15 @@ def _changed(**changes: object) -> dict:
         (_changed(vocab={str(i): f"{i:02x}" for i in range(1, 256)}), "no token for the single byte 00"),
         (
             _changed(merges=[["74", "68"]] * 259),
-            "more than 258 merges cannot fit a vocabulary of 258 entries",
+            "merges cannot fit a vocabulary of 258 entries",
         ),
         (
             {"merges": [["74", "68"]] * 300} | _valid_model() | {"merges": [["74", "68"]] * 300},
-            "more than 258 merges cannot fit a vocabulary of 258 entries",
+            "merges cannot fit a vocabulary of 258 entries",
         ),
         (
             _changed(history=[{"step": 0}] * 259),
-            "more than 258 history records cannot fit a vocabulary of 258 entries",
+            "history records cannot fit a vocabulary of 258 entries",
         ),
         (
             json.dumps(_valid_model()).replace('"256": "7468"', '"256": "7468", "256": "6162"'),

@@ -158,13 +158,22 @@ def test_a_call_written_inside_a_set_or_escaped_is_no_call() -> None:
 
 @pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads the peak from /proc")
 def test_a_recursive_pattern_is_refused_before_the_engine_allocates(tmp_path: Path) -> None:
-    from tests.cli.helpers import run_capped
+    from tests.cli.helpers import tokviz_capped
 
     (tmp_path / "c.txt").write_text("hello world\n", encoding="utf-8")
 
     def refused_peak(pattern: str) -> tuple[str, int]:
-        done = run_capped(
-            0, tmp_path, "train", "c.txt", "--pretokenizer", pattern, "--vocab-size", "300", "-o", "m.json"
+        done = tokviz_capped(
+            0,
+            "train",
+            "c.txt",
+            "--pretokenizer",
+            pattern,
+            "--vocab-size",
+            "300",
+            "-o",
+            "m.json",
+            cwd=tmp_path,
         )
         *lines, peak = done.stderr.splitlines()
         assert done.returncode == 1 and len(lines) == 1, done.stderr

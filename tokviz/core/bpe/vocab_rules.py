@@ -46,8 +46,15 @@ def vocabulary_problem(
             if problem:
                 return problem
     if merge_count is not None and merge_count > len(vocab):
-        return f"{merge_count:,} merges cannot fit a vocabulary of {len(vocab):,} entries"
+        return too_many(merge_count, "merges", len(vocab))
     return None
+
+
+def too_many(count: int | None, what: str, vocab_size: int) -> str:
+    """Why ``count`` merges (or history records: each makes a token) cannot go with a vocabulary of
+    ``vocab_size`` entries; ``count`` None when reading stopped at the first one too many."""
+    shown = f"{count:,}" if count is not None else f"more than {vocab_size:,}"
+    return f"{shown} {what} cannot fit a vocabulary of {vocab_size:,} entries"
 
 
 def specials_problem(specials: Mapping[str, int], vocab: Mapping[int, bytes]) -> str | None:

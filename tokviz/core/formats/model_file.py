@@ -17,7 +17,7 @@ from typing import Any
 
 from ..bpe.merges import MergeStep
 from ..bpe.tokenizer import Tokenizer
-from ..bpe.vocab_rules import id_problem, specials_problem
+from ..bpe.vocab_rules import id_problem, specials_problem, too_many
 from ..errors import ExportError, ModelFileError, PretokenizerError, TokenizerLoadError
 from ..io.outputs import Output
 from ..io.path_record import read_entry, recorded_entry
@@ -301,7 +301,7 @@ def _bounded(
     than a vocabulary of ``vocab_size`` entries can hold (None: it is; each item makes one token)."""
     if items is None or len(items) > vocab_size:
         what = "merges" if key == "merges" else "history records"
-        raise fail(f"more than {vocab_size:,} {what} cannot fit a vocabulary of {vocab_size:,} entries")
+        raise fail(too_many(None if items is None else len(items), what, vocab_size))
     return items
 
 

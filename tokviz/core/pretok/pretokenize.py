@@ -128,30 +128,87 @@ def replace_lone_surrogates(text: str) -> str:
 # space that follows a non-space, and after a lone newline between two non-spaces. The chunking on
 # each side of such a cut depends on nothing across it, so the two sides encode independently.
 SAFE_CUT_PATTERN = r"(?<=\S) |(?<=\S\n)(?=\S)"
-_CUT_FORWARD = regex.compile(SAFE_CUT_PATTERN)
-_CUT_BACKWARD = regex.compile(r"(?r)" + SAFE_CUT_PATTERN)
 
 
 def last_cut_before(text: str, pos: int) -> int:
     """The last safe cut before ``pos`` (0 when there is none)."""
-    # A cut is at a space or just after a newline: the regex starts at the last of those (found
-    # at memchr speed), so a long stretch without either costs next to nothing.
-    end = min(pos, max(text.rfind(" ", 0, pos) + 1, text.rfind("\n", 0, pos) + 2))
-    if end <= 0:
-        return 0
-    m = _CUT_BACKWARD.search(text, 0, end)
-    return m.start() if m else 0
+    return last_safe_cut(text, 0, pos, newline_cuts=True)
 
 
 def first_cut_after(text: str, pos: int) -> int:
     """The first safe cut at or after ``pos`` (the end of the text when there is none)."""
-    if pos > len(text):
-        return len(text)
-    found = [i for i in (text.find(" ", pos), text.find("\n", max(pos - 1, 0))) if i >= 0]
-    if not found:
-        return len(text)
-    m = _CUT_FORWARD.search(text, max(pos, min(found)))
-    return m.start() if m else len(text)
+    return first_safe_cut(text, pos, newline_cuts=True)
+
+
+# One whitespace character, and the last or first non-whitespace one: \s as the patterns read it.
+_WHITESPACE = regex.compile(r"\s")
+_LAST_NON_SPACE = regex.compile(r"(?r)\S")
+_FIRST_NON_SPACE = regex.compile(r"\S")
+
+
+def _is_cut(text: str, c: int, end: int, newline_cuts: bool) -> bool:
+    """Whether ``c`` is a safe cut seeing ``text`` up to ``end``: a space after a non-space, or
+    (``newline_cuts``) the start of a non-space after a lone newline after a non-space."""
+    if c <= 0 or c >= end:
+        return False
+    if text[c] == " " and not _WHITESPACE.match(text, c - 1):
+        return True
+    return (
+        newline_cuts
+        and c >= 2
+        and text[c - 1] == "\n"
+        and not _WHITESPACE.match(text, c - 2)
+        and not _WHITESPACE.match(text, c)
+    )
+
+
+def last_safe_cut(text: str, lo: int, hi: int, newline_cuts: bool) -> int:
+    """The last safe cut ``c`` with ``lo < c < hi`` (only ``text[:hi]`` seen), or ``lo`` when none.
+
+    A cut sits at a space or just after a newline, so the search jumps from one of those to the
+    next at memchr speed, and over a run of whitespace with one scan: a 1 MB line without a
+    space, or a run of a million spaces, costs a few C calls, not a regex step per character.
+    """
+    end = hi
+    while end > lo:
+        space = text.rfind(" ", lo + 1, end)
+        newline = text.rfind("\n", lo, end - 1) if newline_cuts else -1
+        c = max(space, newline + 1 if newline >= 0 else -1)
+        if c <= lo:
+            return lo
+        if _is_cut(text, c, hi, newline_cuts):
+            return c
+        # ``c`` lies in a run of whitespace: the run can hold a cut only right after its start.
+        found = _LAST_NON_SPACE.search(text, lo, c)
+        if found is None:
+            return lo
+        q = found.start()
+        for after in (q + 1, q + 2):
+            if after < c and _is_cut(text, after, hi, newline_cuts):
+                return after
+        end = q + 1
+    return lo
+
+
+def first_safe_cut(text: str, pos: int, newline_cuts: bool) -> int:
+    """The first safe cut at or after ``pos`` (the whole text seen), or ``len(text)`` when none;
+    searched as :func:`last_safe_cut` does, forwards."""
+    n = len(text)
+    start = pos
+    while start < n:
+        space = text.find(" ", start)
+        newline = text.find("\n", max(start - 1, 0)) if newline_cuts else -1
+        found = [c for c in (space, newline + 1 if newline >= 0 else -1) if c >= pos]
+        if not found:
+            return n
+        c = min(found)
+        if _is_cut(text, c, n, newline_cuts):
+            return c
+        following = _FIRST_NON_SPACE.search(text, c)
+        if following is None:
+            return n
+        start = max(following.start(), c + 1)
+    return n
 
 
 @dataclass(frozen=True)

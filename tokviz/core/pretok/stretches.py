@@ -24,18 +24,11 @@ from collections.abc import Callable, Generator, Iterable, Iterator
 from contextvars import ContextVar
 from dataclasses import dataclass
 
-import regex
-
-from .pretokenize import LONGEST_PRETOKEN, pretoken_pieces
+from .pretokenize import LONGEST_PRETOKEN, first_safe_cut, last_safe_cut, pretoken_pieces
 
 # An encoder is given at most this many characters of text with no exact place to cut: a part
 # of a long line is cut there, and memory follows this size, not the line's.
 LONGEST_ENCODED_PART = 1 << 20
-
-# A space after a non-space: a pre-token boundary for every published pattern (GPT-2's, cl100k's,
-# o200k's), because no pre-token holds a space after its first non-space character.
-_SPACE_CUT_BACK = regex.compile(r"(?r)(?<=\S) ")
-_SPACE_CUT_FORWARD = regex.compile(r"(?<=\S) ")
 
 
 @dataclass
@@ -149,15 +142,11 @@ def space_windows(text: str) -> Iterator[tuple[int, int, bool]]:
     n = len(text)
     start = pos = 0
     while n - pos > LONGEST_PRETOKEN:
-        # The regex starts at the last space in reach, found at memchr speed.
-        last = text.rfind(" ", pos + 1, pos + LONGEST_PRETOKEN + 1)
-        m = _SPACE_CUT_BACK.search(text, pos + 1, last + 1) if last > pos else None
-        if m is not None:
-            pos = m.start()
+        cut = last_safe_cut(text, pos, pos + LONGEST_PRETOKEN + 1, newline_cuts=False)
+        if cut > pos:
+            pos = cut
             continue
-        first = text.find(" ", pos + LONGEST_PRETOKEN + 1)
-        after = _SPACE_CUT_FORWARD.search(text, first) if first >= 0 else None
-        stop = after.start() if after is not None else n
+        stop = first_safe_cut(text, pos + LONGEST_PRETOKEN + 1, newline_cuts=False)
         if pos > start:
             yield start, pos, True
         yield pos, stop, False
