@@ -292,12 +292,13 @@ def test_a_planted_import_cycle_is_found(tmp_path, module, lines, cycle):
         planted.write(f"\n{lines}\n")
     # The copy, not the installed tokviz, is analysed: this file run as a script, on the copy's path.
     env = {"PYTHONPATH": str(root), "PYTHONDONTWRITEBYTECODE": "1"}
+    # The tests package comes from this checkout, last on the path, after the copy's tokviz.
+    probe = (
+        f"import json, sys; sys.path.append({str(ROOT)!r}); "
+        "from tests.test_architecture import import_cycles; print(json.dumps(import_cycles()))"
+    )
     done = subprocess.run(
-        [sys.executable, __file__, "--cycles"], cwd=root, env=env, capture_output=True, text=True, timeout=300
+        [sys.executable, "-c", probe], cwd=root, env=env, capture_output=True, text=True, timeout=300
     )
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout) == [cycle]
-
-
-if __name__ == "__main__" and sys.argv[1:] == ["--cycles"]:
-    print(json.dumps(import_cycles()))

@@ -130,6 +130,7 @@ CASES: dict[str, Callable[[Scene], list[str]]] = {
     "chat": lambda s: ["chat", "gpt2", s.messages(), "--template-file", s.template()],
     "lecture": lambda s: ["lecture", s.deck()],
     "audit": lambda s: ["audit", s.model, "--corpus", str(s.corpus), "--format", "csv"],
+    "finish": lambda s: ["finish", s.model],
 }
 
 
