@@ -458,9 +458,8 @@ class SlideLayout:
 
 
 class _Drawable:
-    """A checked picture made ready to draw: a PNG decoded from its bytes, an SVG drawn as vectors
-    (never rasterised at the size it claims). The bytes were checked by the core, so nothing here
-    reads a file."""
+    """A checked picture ready to draw: a PNG decoded from its bytes, an SVG drawn as vectors (never
+    rasterised at the size it claims); the core checked the bytes, so nothing here reads a file."""
 
     def __init__(self, width: float, height: float, image: QImage | None, svg: QSvgRenderer | None) -> None:
         self.width, self.height = width, height

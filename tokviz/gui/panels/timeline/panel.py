@@ -38,7 +38,7 @@ from tokviz.gui.panels.timeline.heldout import HeldOutCurves
 from tokviz.gui.panels.timeline.live import LiveFeed
 from tokviz.gui.panels.timeline.merge_table import MergeTablePane
 from tokviz.gui.panels.timeline.playback import PlaybackBar
-from tokviz.gui.panels.timeline.plot import TokenCountPlot, when_plotting_ready
+from tokviz.gui.panels.timeline.plot import TokenCountPlot
 from tokviz.gui.panels.timeline.replayer import Replayer, ReplaySource
 from tokviz.gui.panels.timeline.stepper import WholeTextTrace
 from tokviz.gui.panels.timeline.view import ReplayPane
@@ -308,10 +308,6 @@ class TimelineWidget(QWidget):
         """Build a plot shown with a window that is not up yet through ``gate`` (the context's
         ``when_views_ready``), so a restored dock never delays the window's first paint."""
         self.plot.start_gate = gate
-
-    def prepare_plot_in_background(self) -> None:
-        """Import pyqtgraph in a worker thread now, and build the plot once that is done."""
-        when_plotting_ready(self.plot.build)
 
     # ---------------------------------------------------------------- live training
     def begin_live(self, planned_merges: int = 0) -> None:

@@ -1,20 +1,16 @@
 """The timeline's plot: the text's token count against the merge step, and the corpus's while training.
 
-pyqtgraph takes most of a second to import, so :func:`warm_up_plotting` imports it in a background
-thread soon after start-up, and :func:`when_plotting_ready` builds the plot once that is done.
+pyqtgraph takes most of a second to import: it is imported when the plot is first shown
+(:func:`when_plotting_ready`), in the GUI thread.
 """
 
 from __future__ import annotations
 
-import atexit
-import importlib
-import sys
-import threading
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from PySide6.QtCore import QEvent, QObject, Qt, Signal
+from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtGui import QFont, QPalette, QResizeEvent, QShowEvent
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
@@ -29,35 +25,15 @@ if TYPE_CHECKING:
 _LABEL_STYLE = {"font-size": "9pt"}
 
 
-# ----------------------------------------------------------------------------- background import
-class _ImportDone(QObject):
-    """Lives in the GUI thread; the import thread's ``finished`` reaches slots there as a queued call."""
+# ----------------------------------------------------------------------------- when to import
+def when_plotting_ready(slot: Callable[[], object]) -> None:
+    """Call ``slot``, which builds the plot and imports pyqtgraph, in the GUI thread, on first need.
 
-    finished = Signal()
-
-
-_warmup: threading.Thread | None = None
-_imported = threading.Event()
-_done: _ImportDone | None = None
-
-
-def warm_up_plotting() -> None:
-    """Import pyqtgraph in a background thread, so that the plot later opens without a pause.
-
-    The import takes most of a second of pure Python; in a worker thread it only costs the GUI
-    thread a few milliseconds here and there. Call it from the GUI thread.
+    pyqtgraph takes most of a second to import. It is imported here, in the GUI thread, and only
+    when a plot is first shown: importing it in a worker thread raced PySide6's set-up of its types
+    against the GUI thread and could crash the process.
     """
-    global _warmup, _done
-    if "pyqtgraph" in sys.modules or _warmup is not None:
-        return
-    _done = _ImportDone()
-    _warmup = threading.Thread(
-        target=_import_pyqtgraph, args=(_done,), name="tokviz-pyqtgraph-import", daemon=True
-    )
-    _warmup.start()
-    # Quitting (or a test run ending) in the middle of the import would tear the interpreter down
-    # under a thread still loading extension modules, which can crash the exit: let it finish.
-    atexit.register(_warmup.join, 20)
+    slot()
 
 
 def _relabel(plot: Any, side: str, text: str) -> None:
@@ -65,37 +41,6 @@ def _relabel(plot: Any, side: str, text: str) -> None:
     a title set after the dark theme's colours would be drawn in the default dark grey)."""
     axis = plot.getAxis(side)
     axis.setLabel(text, **{**_LABEL_STYLE, **axis.labelStyle})
-
-
-def plotting_ready() -> bool:
-    """True when importing pyqtgraph is free (done, or never started in the background)."""
-    return _warmup is None or _imported.is_set()
-
-
-def when_plotting_ready(slot: Callable[[], object]) -> None:
-    """Start the background import if needed, and call ``slot`` in the GUI thread once it is done.
-
-    ``slot`` should be a bound method of a QObject: Qt drops the call if that object is gone.
-    It is called at once when pyqtgraph is already importable, and may be called twice.
-    """
-    warm_up_plotting()
-    if _done is not None:
-        _done.finished.connect(slot)
-    # Checked after connecting: an import that ends in between is then seen here, or signalled.
-    if plotting_ready():
-        slot()
-
-
-def _import_pyqtgraph(done: _ImportDone) -> None:
-    try:
-        importlib.import_module("pyqtgraph")
-    except ImportError:
-        pass  # the GUI thread will report it when it builds the plot
-    _imported.set()
-    try:
-        done.finished.emit()
-    except RuntimeError:
-        pass  # the application has shut down meanwhile
 
 
 # ----------------------------------------------------------------------------- the plot

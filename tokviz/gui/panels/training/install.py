@@ -9,7 +9,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from PySide6.QtCore import QTimer
 from PySide6.QtGui import QAction, QGuiApplication
 from PySide6.QtWidgets import QDockWidget, QMenu, QMessageBox, QWidget
 
@@ -23,8 +22,6 @@ from tokviz.gui.workers.debounce import Debouncer
 from tokviz.gui.workers.training import TrainOutcome, TrainSettings
 
 TEXT_DEBOUNCE_MS = 150
-# pyqtgraph takes most of a second to import: do it in the background once the window is up.
-PLOT_WARM_UP_MS = 1500
 
 
 @dataclass
@@ -92,7 +89,6 @@ def _follow_window_style(context: PanelContext, timeline: TimelineWidget) -> Non
 
     follow_options(context.display_options())
     context.displayOptionsChanged.connect(follow_options)
-    QTimer.singleShot(PLOT_WARM_UP_MS, timeline.prepare_plot_in_background)
 
 
 def _follow_editor(
