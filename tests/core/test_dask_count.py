@@ -19,7 +19,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tokviz.core.corpus.reading import iter_parts
+from tokviz.core.corpus.documents import iter_parts
 from tokviz.core.errors import CorpusError
 from tokviz.core.pretok.pretokenize import LONGEST_PRETOKEN, SpecialSplitter, resolve_pretokenizer
 from tokviz.core.training.counts import count_corpus, train_from_counts

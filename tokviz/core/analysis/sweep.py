@@ -44,6 +44,7 @@ from typing import Any
 import numpy as np
 
 from ..bpe.tokenizer import Tokenizer
+from ..corpus.documents import CorpusReader
 from ..corpus.fileselect import SelectedFile, Selection
 from ..corpus.languages import language_of
 from ..errors import Cancelled, InvalidArgument, ReplayUnavailable, VocabSizeError
@@ -409,9 +410,11 @@ class _Tally:
     files: int = 0
     bytes: int = 0
 
-    def add(self, counted: TokenCounts) -> None:
+    def add(self, counted: TokenCounts, files: int | None = None) -> None:
+        """Add ``counted`` as ``files`` files (default: one per document counted; a file of
+        records holds many documents)."""
         self.counts = counted.counts.copy() if self.counts is None else self.counts + counted.counts
-        self.files += counted.documents
+        self.files += counted.documents if files is None else files
         self.bytes += counted.bytes
 
 
@@ -425,15 +428,18 @@ def sweep_files(
     errors: str = "strict",
     progress: Callable[[EvalProgress], None] | None = None,
     cancel: Callable[[], bool] | None = None,
+    reader: CorpusReader | None = None,
 ) -> Sweep:
     """Encode every selected file once with the whole merge list and sweep every prefix.
 
     Files are read as ``tokviz eval`` reads them (the same bytes, special-token text as the
     tokenizer reads it); ``group_of`` puts each file in a group (by folder, category, language),
     ``group_order`` lists groups to show first. Empty files count in no curve. ``cancel`` is polled
-    while encoding; :class:`Cancelled` is raised when it returns True.
+    while encoding; :class:`Cancelled` is raised when it returns True. ``reader`` reads the files
+    (files of records by its options; it counts their records), a plain one when not given.
     """
     check_sweepable(tokenizer)
+    reader = reader or CorpusReader(errors=errors)
     _check_alpha(alpha)
     groups = {name: _Tally() for name in group_order}
     everything = _Tally()
@@ -442,16 +448,16 @@ def sweep_files(
     for index, file in enumerate(selection.files):
         if cancel is not None and cancel():
             raise Cancelled("sweep cancelled")
-        counted = count_files(tokenizer, [file.corpus_file], cancel=cancel, errors=errors)
+        counted = count_files(tokenizer, [file.corpus_file], cancel=cancel, errors=errors, reader=reader)
         done += file.size
         if progress is not None:
             progress(EvalProgress(done, selection.bytes, index + 1, len(selection.files)))
         if counted.bytes == 0:
             empty += 1
             continue
-        everything.add(counted)
+        everything.add(counted, files=1)
         if group_of is not None:
-            groups.setdefault(group_of(file), _Tally()).add(counted)
+            groups.setdefault(group_of(file), _Tally()).add(counted, files=1)
     return _sweep_of(tokenizer, everything, groups, alpha, empty, cancel)
 
 

@@ -25,6 +25,7 @@ from collections.abc import Callable, Generator, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from ..corpus.documents import ReadOptions
 from ..corpus.fileselect import corpus_source
 from ..corpus.sizes import text_and_file_size
 from ..errors import CorpusError, PretokenizerError, TokvizError, VocabSizeError
@@ -74,15 +75,21 @@ class OverlapError(CountTableError):
 
 @dataclass(frozen=True)
 class CountedFile:
-    """One corpus file a table was counted from: its path as given, its size and its SHA-256."""
+    """One corpus file a table was counted from: its path as given, its size and its SHA-256; for a
+    file of records, its container and how many records gave text."""
 
     path: str
     size: int
     sha256: str | None = None
+    container: str = "text"
+    records: int | None = None
 
     def to_json(self) -> dict[str, Any]:
         """The file as the table's metadata stores it."""
-        return {**path_fields(self.path), "size": self.size, "sha256": self.sha256}
+        out = {**path_fields(self.path), "size": self.size, "sha256": self.sha256}
+        if self.container != "text":
+            out.update(container=self.container, records=self.records)
+        return out
 
 
 @dataclass
@@ -107,6 +114,7 @@ class CountTable:
     parts: int = 1
     long_pretokens: int = field(default=0, compare=False)
     text_bytes: int | None = None
+    records: dict[str, Any] | None = None
 
     @property
     def unique(self) -> int:
@@ -136,6 +144,7 @@ class CountTable:
             "parts": self.parts,
             "unique": self.unique,
             "total": self.total,
+            **({"records": self.records} if self.records else {}),
         }
 
     def settings_difference(self, other: CountTable) -> str | None:
@@ -225,27 +234,34 @@ def count_iter(
     report_every: float = 0.05,
     parallel: str = "auto",
     hashes: bool = True,
+    reading: ReadOptions | None = None,
 ) -> Generator[Progress, None, CountTable]:
     """Count a corpus into a :class:`CountTable`, yielding ``pre-tokenizing`` progress (bytes).
 
     The counting is training's own (same parts, same worker processes, same errors), so a table
     holds exactly what training from the text would merge. ``files`` may name folders, which
     are walked as training walks them; with ``hashes`` each file's SHA-256 is recorded.
+    ``reading`` says how files of records are read and how much (see :func:`~tokviz.core.training.train.train_iter`);
+    the table records what the reading saw (records, records skipped, where a limit stopped).
     """
     if errors not in ("strict", "replace"):
         raise CountTableError(f"errors must be 'strict' or 'replace', got {errors!r}")
     source = _corpus_argument("count_iter", (), text, files, errors)
     if not isinstance(source, str):
         # Folders become their text files here, so the metadata lists the files actually read.
-        source = [str(f.path) for f in corpus_source(source, errors)[0]]
+        as_text = reading is not None and reading.as_text
+        source = [str(f.path) for f in corpus_source(source, errors, as_text)[0]]
     specials = _special_tokens_argument(special_tokens)
     pre = resolve_pretokenizer(pretokenizer)
     t0 = time.perf_counter()
     counted = yield from _count_corpus(
-        source, pre, specials, errors, workers, cancel, report_every, t0, parallel
+        source, pre, specials, errors, workers, cancel, report_every, t0, parallel, reading
     )
     # Sizes and hashes of the bytes counted, taken as they were read (not read again after).
-    read = tuple(CountedFile(f.path, f.size, f.sha256 if hashes else None) for f in counted.files_read)
+    read = tuple(
+        CountedFile(f.path, f.size, f.sha256 if hashes else None, f.container, f.records)
+        for f in counted.files_read
+    )
     yield Progress("pre-tokenizing", counted.bytes, counted.bytes, (), time.perf_counter() - t0)
     return CountTable(
         counts=dict(counted.counts),
@@ -256,6 +272,7 @@ def count_iter(
         files=read,
         long_pretokens=counted.long_pretokens,
         text_bytes=counted.text_bytes,
+        records=(counted.reading.to_json() or None) if counted.reading is not None else None,
     )
 
 
@@ -296,7 +313,26 @@ def merge_tables(tables: Sequence[CountTable], allow_overlap: bool = False) -> C
         files=tuple(f for t in tables for f in t.files),
         tokviz_version=tokviz_version(),
         parts=sum(t.parts for t in tables),
+        records=added_records([t.records for t in tables]),
     )
+
+
+def added_records(records: Sequence[Mapping[str, Any] | None]) -> dict[str, Any] | None:
+    """What reading saw over several counts (see :meth:`~tokviz.core.corpus.documents.ReadSummary.to_json`),
+    added up; the field is the first's. None when none of them read records."""
+    present = [r for r in records if r]
+    if not present:
+        return None
+    out: dict[str, Any] = {"field": present[0].get("field", "text"), "records": 0, "skipped": {}, "files": {}}
+    for r in present:
+        out["records"] += int(r.get("records", 0))
+        for key in ("skipped", "files"):
+            for name, n in dict(r.get(key) or {}).items():
+                out[key][name] = out[key].get(name, 0) + int(n)
+    stopped = [r["stopped"] for r in present if r.get("stopped")]
+    if stopped:
+        out["stopped"] = stopped[0]
+    return out
 
 
 def _refuse_shared_files(tables: Sequence[CountTable]) -> None:
@@ -690,7 +726,10 @@ def load_table(path: str | os.PathLike[str]) -> CountTable:
     else:
         meta, counts = _read_tsv(shown)
     files = tuple(
-        CountedFile(str(recorded_path(f)), f["size"], f.get("sha256")) for f in meta.get("files", [])
+        CountedFile(
+            str(recorded_path(f)), f["size"], f.get("sha256"), f.get("container", "text"), f.get("records")
+        )
+        for f in meta.get("files", [])
     )
     result = CountTable(
         counts=counts,
@@ -702,6 +741,7 @@ def load_table(path: str | os.PathLike[str]) -> CountTable:
         tokviz_version=meta.get("tokviz_version", "unknown"),
         parts=meta.get("parts", 1),
         text_bytes=meta.get("text_bytes"),
+        records=meta.get("records"),
     )
     try:  # a damaged or hostile pattern fails here, with the regex's message
         resolve_pretokenizer(result.pretokenizer)

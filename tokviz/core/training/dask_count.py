@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
+from ..corpus.documents import iter_parts
 from ..corpus.fileselect import corpus_source
 from ..corpus.reading import (
     BINARY,
@@ -41,7 +42,6 @@ from ..corpus.reading import (
     TEXT,
     classify_head,
     compression_of,
-    iter_parts,
     iter_stream_text,
     open_decompressed,
     text_parts,

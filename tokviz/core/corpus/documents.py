@@ -1,0 +1,409 @@
+"""Any corpus file as documents, and documents as parts: what training, counting, evaluation and
+usage all read.
+
+A text file is one document; a file of records (JSON Lines, Parquet, Arrow: see
+:mod:`tokviz.core.corpus.containers`) holds one document per record. A document boundary is a hard
+cut: no pre-token and no merge crosses it, exactly as if the records were written to one text file
+with a special token between them. :class:`CorpusReader` reads files as documents in order, counts
+records and their text, and stops where a limit asks (the first ``max_bytes`` bytes of text, or
+the first ``max_records`` documents), saying where; :func:`iter_parts` cuts the documents into
+parts of bounded size where pre-tokenization cannot change.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import closing
+from dataclasses import dataclass, replace
+from typing import Any
+
+from ..errors import CorpusError, InvalidArgument
+from .containers import (
+    ARROW,
+    CONTAINER_NAMES,
+    JSONL,
+    PARQUET,
+    TEXT_FILE,
+    FieldPath,
+    RecordTally,
+    arrow_batches,
+    column_indexes,
+    jsonl_texts,
+    open_arrow,
+    open_parquet,
+    parquet_batches,
+    table_texts,
+)
+from .reading import (
+    BLOCK_SIZE,
+    CorpusFile,
+    FileRead,
+    ReadLog,
+    both_counters,
+    chunks_of,
+    hash_file,
+    iter_file_blocks,
+    iter_file_text,
+    part_cutter,
+)
+
+
+@dataclass(frozen=True)
+class ReadOptions:
+    """How records are read and how much of a corpus: the text ``field`` (a dotted path reaches
+    into nested objects), whether malformed lines are skipped and counted (``skip_bad``) rather
+    than an error, whether JSON Lines are read as plain text (``as_text``), and the limits: the
+    first ``max_bytes`` bytes of text or the first ``max_records`` documents (a text file is one)."""
+
+    field: str = "text"
+    skip_bad: bool = False
+    as_text: bool = False
+    max_bytes: int | None = None
+    max_records: int | None = None
+
+    def __post_init__(self) -> None:
+        FieldPath(self.field)
+        for name in ("max_bytes", "max_records"):
+            value = getattr(self, name)
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
+                raise InvalidArgument(f"{name} must be a whole number of 1 or more, got {value!r}")
+
+    @property
+    def limited(self) -> bool:
+        """Whether a limit may stop the reading before the corpus ends."""
+        return self.max_bytes is not None or self.max_records is not None
+
+
+@dataclass(frozen=True)
+class ReadSummary:
+    """What a read saw: the records (see :class:`~tokviz.core.corpus.containers.RecordTally`), the
+    documents and bytes of text, and where a limit stopped it (None when it read everything)."""
+
+    tally: RecordTally
+    documents: int
+    text_bytes: int
+    stopped: str | None = None
+
+    @property
+    def has_records(self) -> bool:
+        """Whether any file of records was read (plain text alone needs no record note)."""
+        return any(k != TEXT_FILE for k in self.tally.files)
+
+    def note(self) -> str | None:
+        """One line about the records: ``read 1,000 records of "text" from 2 JSON Lines files
+        (4.20 MB of text); 12 records without "text" skipped (first: docs.jsonl:7)``, or None when
+        only plain text was read and nothing was skipped."""
+        if not self.has_records:
+            return None
+        tally = self.tally
+        kinds = ", ".join(
+            f"{n:,} {CONTAINER_NAMES[k]} {'file' if n == 1 else 'files'}" for k, n in tally.files.items()
+        )
+        said = (
+            f'read {tally.records:,} {"record" if tally.records == 1 else "records"} of "{tally.field}" '
+            f"from {kinds} ({self.text_bytes / 1e6:,.2f} MB of text)"
+        )
+        skipped = tally.skipped_note()
+        return f"{said}; {skipped}" if skipped else said
+
+    def to_json(self) -> dict[str, Any]:
+        """The summary as provenance and count tables record it (records only when there were any)."""
+        out: dict[str, Any] = self.tally.to_json() if self.has_records else {}
+        if self.stopped is not None:
+            out["stopped"] = self.stopped
+        return out
+
+
+def utf8_size(text: str) -> int:
+    """Bytes of ``text`` in UTF-8 (a lone surrogate, which UTF-8 cannot hold, as U+FFFD would be)."""
+    if text.isascii():
+        return len(text)
+    return len(text.encode("utf-8", "replace"))
+
+
+class CorpusReader:
+    """Reads corpus files as documents in order, counting records, and stops at the limits.
+
+    ``errors`` is how invalid UTF-8 is read (``strict`` or ``replace``). One reader reads one
+    corpus (its limits run across the files); :meth:`summary` says what it read.
+    """
+
+    def __init__(self, options: ReadOptions | None = None, errors: str = "strict") -> None:
+        self.options = options or ReadOptions()
+        self.errors = errors
+        self.path = FieldPath(self.options.field)
+        self.tally = RecordTally(self.options.field)
+        self.documents = 0
+        self.text_bytes = 0
+        self.stopped: str | None = None
+
+    def summary(self) -> ReadSummary:
+        """What was read so far."""
+        return ReadSummary(self.tally, self.documents, self.text_bytes, self.stopped)
+
+    def corpus(
+        self,
+        files: Iterable[CorpusFile],
+        on_read: Callable[[int], None] | None = None,
+        on_content: Callable[[int], None] | None = None,
+        log: ReadLog | None = None,
+    ) -> Iterator[Iterable[str]]:
+        """Every document of ``files`` in order, each as pieces of text, up to the limits.
+
+        Each document must be read before the next is asked for. ``on_read`` receives the bytes of
+        the files used (as stored), ``on_content`` the bytes of text, ``log`` each file as read
+        (:class:`~tokviz.core.corpus.reading.FileRead`).
+        """
+        for file in files:
+            if self.stopped is None:
+                self._at_record_limit(file, "before it")
+            if self.stopped is not None:
+                return
+            yield from self.file_documents(file, on_read, on_content, log)
+
+    def file_documents(
+        self,
+        file: CorpusFile,
+        on_read: Callable[[int], None] | None = None,
+        on_content: Callable[[int], None] | None = None,
+        log: ReadLog | None = None,
+    ) -> Iterator[Iterable[str]]:
+        """The documents of one file (see :meth:`corpus`)."""
+        self.tally.files[file.container] = self.tally.files.get(file.container, 0) + 1
+        if file.container == TEXT_FILE:
+            yield from self._text_file(file, on_read, on_content, log)
+        elif file.container == JSONL:
+            yield from self._jsonl_file(file, on_read, on_content, log)
+        elif file.container in (PARQUET, ARROW):
+            yield from self._table_file(file, on_read, on_content, log)
+        else:
+            raise InvalidArgument(f"unknown container {file.container!r} for {file.path}")
+
+    # -- text files: one document each
+    def _text_file(
+        self,
+        file: CorpusFile,
+        on_read: Callable[[int], None] | None,
+        on_content: Callable[[int], None] | None,
+        log: ReadLog | None,
+    ) -> Iterator[Iterable[str]]:
+        self.documents += 1
+        if self.options.max_bytes is None:
+            counted = both_counters(on_content, self._add_bytes)
+            yield iter_file_text(file, self.errors, on_read=on_read, log=log, on_content=counted)
+            return
+        pieces = iter_file_text(file, self.errors, on_read=on_read, log=log)
+        with closing(pieces):
+            yield self._limited_pieces(pieces, str(file.path), on_content)
+
+    def _add_bytes(self, n: int) -> None:
+        self.text_bytes += n
+
+    def _limited_pieces(
+        self, pieces: Iterable[str], name: str, on_content: Callable[[int], None] | None
+    ) -> Iterator[str]:
+        """A text file's pieces up to the byte limit (counted as UTF-8 of the text read)."""
+        for piece in pieces:
+            piece = self._take(piece, lambda: f"{name}, byte {self.text_bytes:,} of the text read")
+            if on_content is not None:
+                on_content(utf8_size(piece))
+            if piece:
+                yield piece
+            if self.stopped is not None:
+                return
+
+    def _take(self, text: str, where: Callable[[], str]) -> str:
+        """``text`` counted against the byte limit: whole, or cut at the limit (then the read stops)."""
+        size = utf8_size(text)
+        limit = self.options.max_bytes
+        if limit is not None and self.text_bytes + size >= limit:
+            room = limit - self.text_bytes
+            text = text.encode("utf-8", "replace")[:room].decode("utf-8", "ignore")
+            size = utf8_size(text)
+            self.text_bytes += size
+            self.stopped = f"stopped at the limit of {limit:,} bytes of text, in {where()}"
+            return text
+        self.text_bytes += size
+        return text
+
+    def _at_record_limit(self, file: CorpusFile, where: str) -> bool:
+        limit = self.options.max_records
+        if limit is not None and self.documents >= limit:
+            self.stopped = f"stopped at the limit of {limit:,} documents, in {file.path}, {where}"
+            return True
+        return False
+
+    # -- records: one document each
+    def _records(
+        self,
+        texts: Iterable[tuple[str, int]],
+        file: CorpusFile,
+        place: Callable[[int], str],
+        on_content: Callable[[int], None] | None,
+    ) -> Iterator[Iterable[str]]:
+        """Each record's text as a document (in slices of at most a block), counted and limited."""
+        for text, at in texts:
+            if self._at_record_limit(file, f"before {place(at)}"):
+                return
+            if not text.isascii() and _has_surrogate(text):
+                text = self._surrogates(text, f"{file.path}, {place(at)}")
+
+            def where(at: int = at) -> str:
+                return f"{file.path}, {place(at)}"
+
+            text = self._take(text, where)
+            self.documents += 1
+            self.tally.records += 1
+            if on_content is not None:
+                on_content(utf8_size(text))
+            yield chunks_of(text) if len(text) > BLOCK_SIZE else (text,)
+            if self.stopped is not None:
+                return
+
+    def _surrogates(self, text: str, where: str) -> str:
+        """A record's text with lone surrogates (``\\ud800`` escapes in JSON): U+FFFD, or an error."""
+        if self.errors != "replace":
+            raise CorpusError(
+                f"{where}: the text holds a lone surrogate, which UTF-8 cannot encode; "
+                "it can be read with replacement characters instead",
+                path=where,
+            )
+        return text.encode("utf-8", "replace").decode("utf-8")
+
+    def _jsonl_file(
+        self,
+        file: CorpusFile,
+        on_read: Callable[[int], None] | None,
+        on_content: Callable[[int], None] | None,
+        log: ReadLog | None,
+    ) -> Iterator[Iterable[str]]:
+        name = str(file.path)
+        before = self.tally.records
+        blocks = iter_file_blocks(file, None, on_read, log)
+        with closing(blocks):
+            texts = jsonl_texts(blocks, name, self.path, self.tally, self.errors, self.options.skip_bad)
+            yield from self._records(texts, file, lambda line: f"line {line:,}", on_content)
+        if log is not None and log.files and log.files[-1].path == name:
+            records = self.tally.records - before
+            log.files[-1] = replace(log.files[-1], container=JSONL, field=self.path.name, records=records)
+
+    def _table_file(
+        self,
+        file: CorpusFile,
+        on_read: Callable[[int], None] | None,
+        on_content: Callable[[int], None] | None,
+        log: ReadLog | None,
+    ) -> Iterator[Iterable[str]]:
+        """A Parquet or Arrow file's records; progress in bytes follows the rows (or batches) read."""
+        import pyarrow as pa
+
+        name = str(file.path)
+        before = _stat(file)
+        records_before = self.tally.records
+        progress = _ShareOfFile(file.size, on_read)
+        if file.container == PARQUET:
+            parquet = open_parquet(name, name)
+            indexes = column_indexes(parquet.schema_arrow, self.path, name)
+            progress.total_units = parquet.metadata.num_rows
+            columns = parquet_batches(parquet, name, indexes, on_rows=progress.advance)
+            texts = table_texts(columns, name, indexes, self.tally)
+            yield from self._records(texts, file, lambda row: f"row {row:,}", on_content)
+        else:
+            with pa.memory_map(name) as source:
+                schema, batches = open_arrow(source, name)
+                indexes = column_indexes(schema, self.path, name)
+                columns = arrow_batches(batches, name, indexes, lambda: progress.to(source.tell()))
+                texts = table_texts(columns, name, indexes, self.tally)
+                yield from self._records(texts, file, lambda row: f"row {row:,}", on_content)
+        finished = self.stopped is None
+        if finished:
+            progress.to(file.size)
+        if _stat(file) != before:
+            raise CorpusError(
+                f"{name} changed while it was read; read it again once nothing writes to it", path=name
+            )
+        if log is not None:
+            size, digest = hash_file(file.path)
+            log.files.append(
+                FileRead(
+                    name,
+                    size,
+                    digest,
+                    file.container,
+                    self.path.name,
+                    self.tally.records - records_before,
+                    not finished,
+                )
+            )
+
+
+def _has_surrogate(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def _stat(file: CorpusFile) -> tuple[int, int]:
+    try:
+        st = os.stat(file.path)
+    except OSError as exc:
+        raise CorpusError(f"cannot read {file.path}: {exc.strerror or exc}", path=str(file.path)) from None
+    return st.st_size, st.st_mtime_ns
+
+
+class _ShareOfFile:
+    """Progress through a file read by pyarrow, in bytes as stored: the share of its rows read so far
+    (Parquet), or the position in the file (Arrow); ``on_read`` gets the bytes since the last call."""
+
+    def __init__(self, size: int, on_read: Callable[[int], None] | None) -> None:
+        self.size = size
+        self.on_read = on_read
+        self.total_units = 0
+        self.units = 0
+        self.told = 0
+
+    def advance(self, units: int) -> None:
+        self.units += units
+        if self.total_units:
+            self.to(self.size * self.units // self.total_units)
+
+    def to(self, position: int) -> None:
+        position = min(position, self.size)
+        if self.on_read is not None and position > self.told:
+            self.on_read(position - self.told)
+        self.told = max(self.told, position)
+
+
+def iter_parts(
+    files: list[CorpusFile],
+    text: str | None,
+    specials: list[str],
+    safe_spaces: bool,
+    part_size: int,
+    errors: str = "strict",
+    on_bytes: Callable[[int], None] | None = None,
+    log: ReadLog | None = None,
+    longest_part: int | None = None,
+    on_content: Callable[[int], None] | None = None,
+    reader: CorpusReader | None = None,
+) -> Iterator[str]:
+    """Yield corpus text in parts of about ``part_size`` characters, cut only at safe places.
+
+    Each document (a text file, a record) is cut on its own (see
+    :class:`~tokviz.core.corpus.reading.PartCutter`), so no part spans two documents. ``on_bytes``
+    receives the bytes consumed: of the text's UTF-8, or of the files as stored on disk; ``log``
+    the size and SHA-256 of each file read (see :func:`~tokviz.core.corpus.reading.iter_file_text`).
+    ``on_content`` receives the text's size in bytes: its UTF-8, or the files' content
+    (decompressed, invalid bytes as they were; the records' text). ``reader`` reads the files
+    (its options, counts and limits); a plain one when not given.
+    """
+    cutter = part_cutter(specials, safe_spaces, part_size, log, longest_part)
+    if text is not None:
+        yield from cutter.parts(chunks_of(text), both_counters(on_bytes, on_content))
+        return
+    reader = reader or CorpusReader(errors=errors)
+    for document in reader.corpus(files, on_bytes, on_content, log):
+        yield from cutter.parts(document, None)
