@@ -171,9 +171,7 @@ def test_a_malformed_line_names_file_and_line_unless_bad_records_are_skipped(tmp
     reader = CorpusReader(ReadOptions(skip_bad=True))
     texts = ["".join(doc) for doc in reader.corpus(select_files([path]).corpus_files())]
     assert texts == ["fine", "after"]
-    assert "2 records that are not JSON objects (malformed lines) skipped (first: " in (
-        reader.summary().note() or ""
-    )
+    assert "2 malformed records skipped (first: " in (reader.summary().note() or "")
     not_object = tmp_path / "list.jsonl"
     not_object.write_text('{"text": "a"}\n["text"]\n', encoding="utf-8")
     with pytest.raises(CorpusError, match=rf"{not_object}:2: an array, not a JSON object"):
@@ -259,3 +257,20 @@ def test_zstd_files_of_several_frames_are_read_whole_and_a_damaged_one_is_named(
     damaged.write_bytes(packed[: len(packed) // 2])
     with pytest.raises(CorpusError, match=r"cannot decompress .*damaged\.txt\.zst"):
         select_files([damaged])
+
+
+def test_a_parallel_set_of_parquet_and_json_lines_files_is_read_a_record_a_line(tmp_path: Path) -> None:
+    from tokviz.core.analysis.parity import read_parallel
+
+    folder = tmp_path / "devtest"
+    folder.mkdir()
+    pq.write_table(pa.table({"id": [1, 2], "text": ["One sentence.", "Two."]}), folder / "eng_Latn.parquet")
+    (folder / "fra_Latn.jsonl").write_text('{"text": "Une phrase."}\n{"text": "Deux."}\n', encoding="utf-8")
+    parallel = read_parallel(folder)
+    assert [(t.language.code, t.lines) for t in parallel.texts] == [
+        ("eng_Latn", ("One sentence.", "Two.")),
+        ("fra_Latn", ("Une phrase.", "Deux.")),
+    ]
+    (folder / "fra_Latn.jsonl").write_text('{"text": "Une phrase."}\n{"body": "Deux."}\n', encoding="utf-8")
+    with pytest.raises(CorpusError, match=r'fra_Latn.jsonl: 1 record without "text" skipped .*aligned'):
+        read_parallel(folder)

@@ -21,7 +21,7 @@ import numpy as np
 
 from tokviz.cli.assumed import note_assumptions
 from tokviz.cli.command import UsageError
-from tokviz.cli.corpus_files import add_file_filters, max_file_size, select_corpus
+from tokviz.cli.corpus_files import add_file_filters, max_file_size, read_options, say_reading, select_corpus
 from tokviz.cli.options import add_file_options, load_tokenizer
 from tokviz.cli.output import render_markdown, render_table, text_or_hex, token_label
 from tokviz.core.io.safe_text import csv_cell, terminal_text
@@ -129,11 +129,21 @@ def parse_ids(text: str) -> list[int]:
 
 def _corpus_counts(args: argparse.Namespace, tok: Any) -> np.ndarray:
     from tokviz.core.analysis.usage import count_files
+    from tokviz.core.corpus.documents import CorpusReader
 
     selection = select_corpus(
-        args.corpus, args.include, args.exclude, max_file_size(args.max_file_size), "replace"
+        args.corpus,
+        args.include,
+        args.exclude,
+        max_file_size(args.max_file_size),
+        "replace",
+        args.include_binary,
+        args.as_text,
     )
-    return count_files(tok, selection.corpus_files(), errors="replace").counts
+    reader = CorpusReader(read_options(args), "replace")
+    counts = count_files(tok, selection.corpus_files(), errors="replace", reader=reader).counts
+    say_reading(reader.summary())
+    return counts
 
 
 # ----------------------------------------------------------------------------- what is shown

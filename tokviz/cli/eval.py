@@ -16,7 +16,7 @@ from typing import IO, TYPE_CHECKING, Any
 from tokviz.cli.assumed import assumptions_by_label, note_assumptions
 from tokviz.cli.command import EXIT_ERROR, EXIT_OK, UsageError, print_error, print_note
 from tokviz.cli.compare import add_plot_options, check_plot_options, plot_compare
-from tokviz.cli.corpus_files import add_include_binary
+from tokviz.cli.corpus_files import add_include_binary, add_record_options, read_options, say_reading
 from tokviz.cli.eval_output import FORMATS, render
 from tokviz.cli.options import (
     add_file_options,
@@ -81,6 +81,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="read files that are not UTF-8 with U+FFFD for the bad bytes instead of skipping them",
     )
     add_include_binary(pick)
+    add_record_options(pick)
     show = p.add_argument_group("what to show")
     show.add_argument(
         "--by",
@@ -140,6 +141,7 @@ def run(args: argparse.Namespace) -> int:
         max_size=max_size,
         errors=errors,
         include_binary=args.include_binary,
+        as_text=args.as_text,
     )
     note = selection.note()
     if not selection.files:
@@ -148,6 +150,8 @@ def run(args: argparse.Namespace) -> int:
         print_note(note)
     evaluation = _evaluate(args, specs, tokenizers, selection, categories, errors)
     _say_read(evaluation, args.quiet)
+    if not args.quiet:
+        say_reading(evaluation.reading)
     assumed = assumptions_by_label(evaluation.tokenizers, loaded)
     text = render(
         evaluation,
@@ -269,6 +273,7 @@ def _evaluate(
             per_file=args.per_file,
             errors=errors,
             progress=meter,
+            reading=read_options(args),
         )
     finally:
         if meter is not None:

@@ -18,7 +18,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from tokviz.cli.command import UsageError, print_note
-from tokviz.cli.corpus_files import add_file_filters
+from tokviz.cli.corpus_files import add_file_filters, read_options, say_reading
 from tokviz.cli.eval import EvalMeter, named_files, read_categories
 from tokviz.cli.options import (
     add_file_options,
@@ -127,6 +127,7 @@ def run(args: argparse.Namespace) -> int:
         max_size=max_size,
         errors=errors,
         include_binary=args.include_binary,
+        as_text=args.as_text,
     )
     note = selection.note()
     if not selection.files:
@@ -175,11 +176,13 @@ def _parse_sizes(value: str | None) -> list[int]:
 
 def _sweep(args: argparse.Namespace, tokenizer: Any, selection: Any, categories: Any, errors: str) -> Sweep:
     from tokviz.core.analysis.sweep import DEFAULT_ALPHA, sweep_files
+    from tokviz.core.corpus.documents import CorpusReader
 
     group_of, order = _grouping(args, selection, categories)
     meter = None if args.quiet else EvalMeter(sys.stderr, verb="sweeping")
+    reader = CorpusReader(read_options(args), errors)
     try:
-        return sweep_files(
+        sweep = sweep_files(
             tokenizer,
             selection,
             group_of=group_of,
@@ -187,10 +190,14 @@ def _sweep(args: argparse.Namespace, tokenizer: Any, selection: Any, categories:
             alpha=DEFAULT_ALPHA if args.alpha is None else args.alpha,
             errors=errors,
             progress=meter,
+            reader=reader,
         )
     finally:
         if meter is not None:
             meter.close()
+    if not args.quiet:
+        say_reading(reader.summary())
+    return sweep
 
 
 def _grouping(

@@ -23,7 +23,7 @@ import numpy as np
 
 from tokviz.cli.assumed import note_assumptions
 from tokviz.cli.command import UsageError, print_note
-from tokviz.cli.corpus_files import add_file_filters
+from tokviz.cli.corpus_files import add_file_filters, read_options, say_reading
 from tokviz.cli.options import (
     add_file_options,
     add_specials_in_text,
@@ -143,6 +143,7 @@ def _count(args: argparse.Namespace, tokenizers: Sequence[Tokenizer]) -> list[Vo
 
         text = read_text_file("-")
         return [vocabulary_usage(tok, [text]) for tok in tokenizers]
+    from tokviz.core.corpus.documents import CorpusReader
     from tokviz.core.corpus.fileselect import parse_size, select_files
     from tokviz.core.errors import CorpusError
 
@@ -155,6 +156,7 @@ def _count(args: argparse.Namespace, tokenizers: Sequence[Tokenizer]) -> list[Vo
         max_size=max_size,
         errors=errors,
         include_binary=args.include_binary,
+        as_text=args.as_text,
     )
     note = selection.note()
     if note and not args.quiet:
@@ -165,13 +167,18 @@ def _count(args: argparse.Namespace, tokenizers: Sequence[Tokenizer]) -> list[Vo
     total = sum(f.size for f in files) * len(tokenizers)
     meter = _Meter(total) if total > _PROGRESS_BYTES and sys.stderr.isatty() and not args.quiet else None
     out = []
+    reading = read_options(args)
+    readers = []
     try:
         for tok in tokenizers:
-            counts = count_files(tok, files, on_bytes=meter, errors=errors)
+            readers.append(CorpusReader(reading, errors))
+            counts = count_files(tok, files, on_bytes=meter, errors=errors, reader=readers[-1])
             out.append(VocabularyUsage(tok, counts))
     finally:
         if meter is not None:
             meter.close()  # also on Ctrl+C or an error: the one-line message starts on a clean line
+    if not args.quiet and readers:
+        say_reading(readers[0].summary())
     return out
 
 

@@ -226,7 +226,7 @@ class RecordTally:
         return sum(self.skipped.values())
 
     def skipped_note(self) -> str | None:
-        """``12 records without "text" skipped (first: docs.jsonl:7); 1 malformed line skipped
+        """``12 records without "text" skipped (first: docs.jsonl:7); 1 malformed record skipped
         (docs.jsonl:9)``, or None when nothing was skipped."""
         parts = []
         name = f'"{self.field}"'
@@ -234,14 +234,15 @@ class RecordTally:
             SKIP_MISSING: f"without {name}",
             SKIP_NULL: f"with {name} null",
             SKIP_NOT_STRING: f"whose {name} is not a string",
-            SKIP_BAD: "that are not JSON objects (malformed lines)",
         }
         for reason in RECORD_SKIPS:
             n = self.skipped.get(reason, 0)
             if n:
                 first = self.first.get(reason)
                 where = f" (first: {first})" if first and n > 1 else f" ({first})" if first else ""
-                parts.append(f"{n:,} {'record' if n == 1 else 'records'} {words[reason]} skipped{where}")
+                records = "record" if n == 1 else "records"
+                what = f"malformed {records}" if reason == SKIP_BAD else f"{records} {words[reason]}"
+                parts.append(f"{n:,} {what} skipped{where}")
         return "; ".join(parts) or None
 
     def to_json(self) -> dict[str, Any]:

@@ -25,7 +25,7 @@ from collections.abc import Callable, Generator, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from ..corpus.documents import ReadOptions
+from ..corpus.documents import ReadOptions, ReadSummary
 from ..corpus.fileselect import corpus_source
 from ..corpus.sizes import text_and_file_size
 from ..errors import CorpusError, PretokenizerError, TokvizError, VocabSizeError
@@ -102,6 +102,9 @@ class CountTable:
     of its text (see :mod:`tokviz.core.corpus.sizes`), None for a table written before it was recorded.
     ``long_pretokens`` is how many pre-tokens this count cut into pieces (as training does; not
     stored in the file; a pre-token split between two parts of the text counts once in each).
+    ``records`` is what reading files of records saw, as stored (:meth:`ReadSummary.to_json`), and
+    ``reading`` the same as the count saw it (with where each kind of skipped record was first met;
+    not stored in the file).
     """
 
     counts: dict[str, int]
@@ -115,6 +118,7 @@ class CountTable:
     long_pretokens: int = field(default=0, compare=False)
     text_bytes: int | None = None
     records: dict[str, Any] | None = None
+    reading: ReadSummary | None = field(default=None, compare=False, repr=False)
 
     @property
     def unique(self) -> int:
@@ -273,6 +277,7 @@ def count_iter(
         long_pretokens=counted.long_pretokens,
         text_bytes=counted.text_bytes,
         records=(counted.reading.to_json() or None) if counted.reading is not None else None,
+        reading=counted.reading,
     )
 
 
