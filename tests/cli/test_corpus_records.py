@@ -168,3 +168,32 @@ def test_sweep_and_usage_read_records(capsys: pytest.CaptureFixture[str], corpor
     code, out, err = run(capsys, "usage", str(corpora["arrow"]), "--tokenizer", "gpt2", "--format", "json")
     assert code == 0, err
     assert 'read 40 records of "text" from 1 Arrow file' in err
+
+
+def test_count_on_a_local_cluster_writes_the_local_table_byte_for_byte(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, corpora: dict[str, Path]
+) -> None:
+    distributed = pytest.importorskip("distributed")
+    inputs = [str(corpora["shards"]), str(corpora["jsonl"])]
+    assert run(capsys, "count", *inputs, "-o", str(tmp_path / "local.tsv"))[0] == 0
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None, scheduler_port=0
+    ) as cluster:
+        code, _, err = run(
+            capsys,
+            "count",
+            *inputs,
+            "--dask",
+            cluster.scheduler_address,
+            "--chunk-mb",
+            "0.002",
+            "-o",
+            str(tmp_path / "dask.tsv"),
+        )
+    assert code == 0, err
+    assert 'read 80 records of "text" from 1 JSON Lines file, 2 Parquet files' in err
+    assert (tmp_path / "dask.tsv").read_bytes() == (tmp_path / "local.tsv").read_bytes()
+    code, _, err = run(
+        capsys, "count", inputs[0], "--dask", "local", "--max-bytes", "1M", "-o", str(tmp_path / "x.tsv")
+    )
+    assert code == 2 and "--max-bytes and --max-records read the start of a corpus in order" in err

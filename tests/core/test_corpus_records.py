@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import gzip
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 import pyarrow as pa
@@ -274,3 +275,48 @@ def test_a_parallel_set_of_parquet_and_json_lines_files_is_read_a_record_a_line(
     (folder / "fra_Latn.jsonl").write_text('{"text": "Une phrase."}\n{"body": "Deux."}\n', encoding="utf-8")
     with pytest.raises(CorpusError, match=r'fra_Latn.jsonl: 1 record without "text" skipped .*aligned'):
         read_parallel(folder)
+
+
+@pytest.fixture(scope="module")
+def scheduler() -> Iterator[str]:
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None, scheduler_port=0
+    ) as cluster:
+        yield cluster.scheduler_address
+
+
+def test_count_on_a_local_cluster_gives_the_local_table_of_every_form(
+    scheduler: str, corpora: dict[str, Path]
+) -> None:
+    from tokviz.core.training.counts import table_bytes
+    from tokviz.core.training.dask_count import count_on_dask
+
+    for form in ("txt", *RECORD_FORMS):
+        settings = {"special_tokens": [SEPARATOR]}
+        local = count_corpus(files=[corpora[form]], **settings)
+        on_dask = count_on_dask([str(corpora[form])], scheduler=scheduler, chunk_bytes=1500, **settings)
+        assert list(on_dask.counts.items()) == list(local.counts.items()), form
+        assert on_dask.metadata() == local.metadata(), form
+        assert table_bytes(on_dask, "tsv") == table_bytes(local, "tsv"), form
+
+
+def test_records_skipped_on_the_cluster_are_named_by_their_line_in_the_file(
+    scheduler: str, tmp_path: Path
+) -> None:
+    from tokviz.core.training.dask_count import count_on_dask
+
+    path = tmp_path / "late.jsonl"
+    lines = [json.dumps({"text": f"record number {i} " * 20}) for i in range(300)]
+    lines[250] = json.dumps({"body": "no text here"})
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    local = count_corpus(files=[path])
+    on_dask = count_on_dask([str(path)], scheduler=scheduler, chunk_bytes=4000)
+    assert list(on_dask.counts.items()) == list(local.counts.items())
+    assert on_dask.reading is not None and local.reading is not None
+    assert on_dask.reading.note() == local.reading.note()
+    assert f"({path}:251)" in (local.reading.note() or "")
+    lines[280] = '{"text": "cut'
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    with pytest.raises(CorpusError, match=rf"{path}:281: not valid JSON"):
+        count_on_dask([str(path)], scheduler=scheduler, chunk_bytes=4000)

@@ -231,6 +231,7 @@ def _count_dask(
         hashes=not args.no_hashes,
         connect_timeout=args.connect_timeout or CONNECT_TIMEOUT,
         worker_timeout=args.worker_timeout or WORKER_TIMEOUT,
+        reading=read_options(args),
     )
 
 

@@ -22,6 +22,7 @@ from ..errors import CorpusError, InvalidArgument
 from .containers import (
     ARROW,
     CONTAINER_NAMES,
+    CONTAINERS,
     JSONL,
     PARQUET,
     TEXT_FILE,
@@ -98,7 +99,9 @@ class ReadSummary:
             return None
         tally = self.tally
         kinds = ", ".join(
-            f"{n:,} {CONTAINER_NAMES[k]} {'file' if n == 1 else 'files'}" for k, n in tally.files.items()
+            f"{n:,} {CONTAINER_NAMES[k]} {'file' if n == 1 else 'files'}"
+            for k in CONTAINERS
+            if (n := tally.files.get(k, 0))
         )
         said = (
             f'read {tally.records:,} {"record" if tally.records == 1 else "records"} of "{tally.field}" '
@@ -157,7 +160,7 @@ class CorpusReader:
         """
         for file in files:
             if self.stopped is None:
-                self._at_record_limit(file, "before it")
+                self._at_record_limit(str(file.path), "before it")
             if self.stopped is not None:
                 return
             yield from self.file_documents(file, on_read, on_content, log)
@@ -227,30 +230,33 @@ class CorpusReader:
         self.text_bytes += size
         return text
 
-    def _at_record_limit(self, file: CorpusFile, where: str) -> bool:
+    def _at_record_limit(self, name: str, where: str) -> bool:
         limit = self.options.max_records
         if limit is not None and self.documents >= limit:
-            self.stopped = f"stopped at the limit of {limit:,} documents, in {file.path}, {where}"
+            self.stopped = f"stopped at the limit of {limit:,} documents, in {name}, {where}"
             return True
         return False
 
     # -- records: one document each
-    def _records(
+    def records(
         self,
         texts: Iterable[tuple[str, int]],
-        file: CorpusFile,
+        name: str,
         place: Callable[[int], str],
-        on_content: Callable[[int], None] | None,
+        on_content: Callable[[int], None] | None = None,
     ) -> Iterator[Iterable[str]]:
-        """Each record's text as a document (in slices of at most a block), counted and limited."""
+        """Each record's text (``(text, line or row)`` from a container's reader, see
+        :mod:`tokviz.core.corpus.containers`) as a document in slices of at most a block, counted
+        and limited; ``place`` says where a line or row is, for messages about the file ``name``.
+        (A Dask worker reads its part of a file through this too.)"""
         for text, at in texts:
-            if self._at_record_limit(file, f"before {place(at)}"):
+            if self._at_record_limit(name, f"before {place(at)}"):
                 return
             if not text.isascii() and _has_surrogate(text):
-                text = self._surrogates(text, f"{file.path}, {place(at)}")
+                text = self._surrogates(text, f"{name}, {place(at)}")
 
             def where(at: int = at) -> str:
-                return f"{file.path}, {place(at)}"
+                return f"{name}, {place(at)}"
 
             text = self._take(text, where)
             self.documents += 1
@@ -283,7 +289,7 @@ class CorpusReader:
         blocks = iter_file_blocks(file, None, on_read, log)
         with closing(blocks):
             texts = jsonl_texts(blocks, name, self.path, self.tally, self.errors, self.options.skip_bad)
-            yield from self._records(texts, file, lambda line: f"line {line:,}", on_content)
+            yield from self.records(texts, name, lambda line: f"line {line:,}", on_content)
         if log is not None and log.files and log.files[-1].path == name:
             records = self.tally.records - before
             log.files[-1] = replace(log.files[-1], container=JSONL, field=self.path.name, records=records)
@@ -308,14 +314,14 @@ class CorpusReader:
             progress.total_units = parquet.metadata.num_rows
             columns = parquet_batches(parquet, name, indexes, on_rows=progress.advance)
             texts = table_texts(columns, name, indexes, self.tally)
-            yield from self._records(texts, file, lambda row: f"row {row:,}", on_content)
+            yield from self.records(texts, name, lambda row: f"row {row:,}", on_content)
         else:
             with pa.memory_map(name) as source:
                 schema, batches = open_arrow(source, name)
                 indexes = column_indexes(schema, self.path, name)
                 columns = arrow_batches(batches, name, indexes, lambda: progress.to(source.tell()))
                 texts = table_texts(columns, name, indexes, self.tally)
-                yield from self._records(texts, file, lambda row: f"row {row:,}", on_content)
+                yield from self.records(texts, name, lambda row: f"row {row:,}", on_content)
         finished = self.stopped is None
         if finished:
             progress.to(file.size)
