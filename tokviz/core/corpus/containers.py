@@ -532,6 +532,36 @@ def arrow_schema(path: Path) -> Any:
         return open_arrow(source, str(path))[0]
 
 
+# ----------------------------------------------------------------------------- choosing the field
+def record_fields(path: Path, container: str, compression: str | None, records: int = 20) -> list[str]:
+    """The fields that hold text in a file of records, as dotted paths, in the order they first
+    appear: a Parquet or Arrow file's text columns (struct fields inside), or the string values
+    of the first ``records`` JSON Lines records (nested objects inside). A field picker offers them."""
+    if container in (PARQUET, ARROW):
+        return text_field_names(arrow_schema(path))
+    found: dict[str, None] = {}
+    with open_decompressed(path, compression) as fh:
+        for _ in range(records):
+            line = fh.readline(JSONL_SNIFF_LIMIT)  # a longer record is not looked into
+            if not line:
+                break
+            try:
+                record = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(record, dict):
+                _string_paths(record, "", found)
+    return list(found)
+
+
+def _string_paths(record: dict[str, Any], prefix: str, found: dict[str, None]) -> None:
+    for key, value in record.items():
+        if isinstance(value, str):
+            found.setdefault(f"{prefix}{key}")
+        elif isinstance(value, dict):
+            _string_paths(value, f"{prefix}{key}.", found)
+
+
 # ----------------------------------------------------------------------------- datasets folders
 DATASET_DESCRIPTIONS = ("dataset_info.json", "state.json", "dataset_dict.json")
 

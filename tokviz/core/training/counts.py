@@ -477,10 +477,11 @@ def train_from_counts(
 
 
 def is_count_table(path: str | os.PathLike[str]) -> bool:
-    """Whether ``path`` is a count table (``.parquet``, or ``.tsv`` starting with the tokviz header).
+    """Whether ``path`` is a count table (``.parquet`` or ``.tsv`` written by :func:`save_table`).
 
     A ``.tsv`` of ordinary text stays a corpus file; only the header written by :func:`save_table`
-    makes it a table.
+    makes it a table. A Parquet file is a table when its metadata says so: other Parquet files are
+    corpora of records (a shard of a pre-training set).
     """
     name = os.fspath(path).lower()
     if not name.endswith(PARQUET_SUFFIXES + TSV_SUFFIXES) or not os.path.isfile(path):
@@ -490,7 +491,21 @@ def is_count_table(path: str | os.PathLike[str]) -> bool:
             head = fh.read(len(TSV_MAGIC) + 1)
     except OSError:
         return False
-    return head.startswith(b"PAR1") or head == (TSV_MAGIC + " ").encode()
+    if head.startswith(b"PAR1"):
+        return _parquet_table(path)
+    return head == (TSV_MAGIC + " ").encode()
+
+
+def _parquet_table(path: str | os.PathLike[str]) -> bool:
+    """Whether a Parquet file's footer carries a count table's metadata."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        metadata = pq.read_schema(path).metadata or {}
+    except (pa.ArrowException, OSError):
+        return False
+    return METADATA_KEY in metadata
 
 
 def table_among(paths: Sequence[str | os.PathLike[str]]) -> str | None:
@@ -518,13 +533,15 @@ def train_source_iter(
     workers: int | None = None,
     parallel: str = "auto",
     kept: dict[str, Any] | None = None,
+    reading: ReadOptions | None = None,
 ) -> Generator[Progress, None, TrainResult]:
     """Train on text (a ``str``), files, or a count table given as the only file; keep the table.
 
     Training on text or files counts first (as :func:`~tokviz.core.training.train.train_iter` does, with the
     same merges) and puts the :class:`CountTable` in ``kept["count_table"]``, so it can be saved
     afterwards without counting again. A count table trains with its own pre-tokenizer and special
-    tokens. Arguments are checked at the call, before the generator starts.
+    tokens. Arguments are checked at the call, before the generator starts. ``reading`` says how
+    files of records are read (see :func:`~tokviz.core.training.train.train_iter`).
     """
     from .train import train_iter
 
@@ -541,6 +558,7 @@ def train_source_iter(
         "workers": workers,
         "cancel": cancel,
         "parallel": parallel,
+        "reading": reading,
     }
     train_iter(
         **corpus, vocab_size=vocab_size, tie_break=tie_break, **settings
@@ -568,7 +586,9 @@ def _count_then_train(
     table = yield from count_iter(**corpus, **settings)  # hashes of the bytes as they were read
     if kept is not None:
         kept["count_table"] = table
-    return (yield from _merge_table(table, vocab_size, tie_break, settings["cancel"], 0.05, t0))
+    result = yield from _merge_table(table, vocab_size, tie_break, settings["cancel"], 0.05, t0)
+    result.reading = table.reading
+    return result
 
 
 def with_hashes(table: CountTable, cancel: CancelFlag | Callable[[], bool] | None = None) -> CountTable:
