@@ -285,10 +285,12 @@ def jsonl_texts(
     unless ``errors="replace"``. ``first_line`` is the number of the first line of ``blocks`` (a
     Dask worker reads a range of the file).
     """
-    loads = json.loads
-    for line_no, line in enumerate(_lines(blocks), start=first_line):
+    decode = json.JSONDecoder().decode  # str in: no encoding to detect line by line
+    line_no = first_line - 1
+    for line in _lines(blocks):
+        line_no += 1
         try:
-            record = loads(line)
+            record = decode(line) if type(line) is str else json.loads(line)
         except ValueError as exc:  # UnicodeDecodeError is one too
             record = _damaged(line, exc, f"{name}:{line_no}", tally, errors, skip_bad)
             if record is None:
@@ -305,25 +307,41 @@ def jsonl_texts(
             tally.skip(reason, f"{name}:{line_no}")
 
 
-def _lines(blocks: Iterable[bytes]) -> Iterator[bytes]:
-    """The lines of content given in ``blocks`` (without their ``\n``), the last one too."""
+def _lines(blocks: Iterable[bytes]) -> Iterator[str | bytes]:
+    """The lines of content given in ``blocks`` (without their ``\\n``), the last one too: as text
+    where a run of whole lines decodes as UTF-8 (decoded once, not line by line), else as bytes
+    (so that the line with invalid UTF-8 is found and named)."""
     rest = b""
+    first = True
     for block in blocks:
-        lines = (rest + block).split(b"\n") if rest else block.split(b"\n")
-        rest = lines.pop()
-        yield from lines
+        data = rest + block if rest else block
+        end = data.rfind(b"\n") + 1
+        rest = data[end:]
+        if end:
+            yield from _decoded_lines(data[: end - 1], first)
+            first = False
     if rest:
-        yield rest
+        yield from _decoded_lines(rest, first)
+
+
+def _decoded_lines(data: bytes, first: bool) -> list[str] | list[bytes]:
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return data.split(b"\n")
+    if first:
+        text = text.removeprefix("\ufeff")  # a byte order mark, as json.loads reads bytes
+    return text.split("\n")
 
 
 def _damaged(
-    line: bytes, exc: ValueError, place: str, tally: RecordTally, errors: str, skip_bad: bool
+    line: str | bytes, exc: ValueError, place: str, tally: RecordTally, errors: str, skip_bad: bool
 ) -> object:
     """What a line ``json.loads`` refused is: nothing (a blank line), a record read with U+FFFD for
     invalid UTF-8 (``errors="replace"``), or a bad record (counted, or an error naming ``place``)."""
     if not line.strip():
         return None
-    if isinstance(exc, UnicodeDecodeError):
+    if isinstance(exc, UnicodeDecodeError) and isinstance(line, bytes):
         if errors != "replace":
             raise CorpusError(
                 f"{place} is not valid UTF-8 (byte {exc.start} of the line); "

@@ -207,28 +207,26 @@ class CorpusReader:
         self, pieces: Iterable[str], name: str, on_content: Callable[[int], None] | None
     ) -> Iterator[str]:
         """A text file's pieces up to the byte limit (counted as UTF-8 of the text read)."""
+        limit = self.options.max_bytes or 0
         for piece in pieces:
-            piece = self._take(piece, lambda: f"{name}, byte {self.text_bytes:,} of the text read")
+            size = utf8_size(piece)
+            if self.text_bytes + size >= limit:
+                piece, size = self._cut(piece, f"{name}, byte {self.text_bytes:,} of the text read")
+            self.text_bytes += size
             if on_content is not None:
-                on_content(utf8_size(piece))
+                on_content(size)
             if piece:
                 yield piece
             if self.stopped is not None:
                 return
 
-    def _take(self, text: str, where: Callable[[], str]) -> str:
-        """``text`` counted against the byte limit: whole, or cut at the limit (then the read stops)."""
-        size = utf8_size(text)
-        limit = self.options.max_bytes
-        if limit is not None and self.text_bytes + size >= limit:
-            room = limit - self.text_bytes
-            text = text.encode("utf-8", "replace")[:room].decode("utf-8", "ignore")
-            size = utf8_size(text)
-            self.text_bytes += size
-            self.stopped = f"stopped at the limit of {limit:,} bytes of text, in {where()}"
-            return text
-        self.text_bytes += size
-        return text
+    def _cut(self, text: str, where: str) -> tuple[str, int]:
+        """``text`` cut where the byte limit falls (on a character boundary), and its size in bytes;
+        the read stops there, at ``where``."""
+        limit = self.options.max_bytes or 0
+        text = text.encode("utf-8", "replace")[: limit - self.text_bytes].decode("utf-8", "ignore")
+        self.stopped = f"stopped at the limit of {limit:,} bytes of text, in {where}"
+        return text, utf8_size(text)
 
     def _at_record_limit(self, name: str, where: str) -> bool:
         limit = self.options.max_records
@@ -249,21 +247,28 @@ class CorpusReader:
         :mod:`tokviz.core.corpus.containers`) as a document in slices of at most a block, counted
         and limited; ``place`` says where a line or row is, for messages about the file ``name``.
         (A Dask worker reads its part of a file through this too.)"""
+        max_records = self.options.max_records
+        max_bytes = self.options.max_bytes
+        tally = self.tally
         for text, at in texts:
-            if self._at_record_limit(name, f"before {place(at)}"):
+            if max_records is not None and self._at_record_limit(name, f"before {place(at)}"):
                 return
-            if not text.isascii() and _has_surrogate(text):
-                text = self._surrogates(text, f"{name}, {place(at)}")
-
-            def where(at: int = at) -> str:
-                return f"{name}, {place(at)}"
-
-            text = self._take(text, where)
+            if text.isascii():
+                size = len(text)
+            else:
+                try:
+                    size = len(text.encode("utf-8"))
+                except UnicodeEncodeError:  # a lone surrogate, from a JSON escape
+                    text = self._surrogates(text, f"{name}, {place(at)}")
+                    size = len(text.encode("utf-8"))
+            if max_bytes is not None and self.text_bytes + size >= max_bytes:
+                text, size = self._cut(text, f"{name}, {place(at)}")
+            self.text_bytes += size
             self.documents += 1
-            self.tally.records += 1
+            tally.records += 1
             if on_content is not None:
-                on_content(utf8_size(text))
-            yield chunks_of(text) if len(text) > BLOCK_SIZE else (text,)
+                on_content(size)
+            yield (text,) if len(text) <= BLOCK_SIZE else chunks_of(text)
             if self.stopped is not None:
                 return
 
@@ -342,14 +347,6 @@ class CorpusReader:
                     not finished,
                 )
             )
-
-
-def _has_surrogate(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return True
-    return False
 
 
 def _stat(file: CorpusFile) -> tuple[int, int]:

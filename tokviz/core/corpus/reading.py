@@ -155,7 +155,7 @@ class _ZstdStream(io.RawIOBase):
         self.context = zstandard.ZstdDecompressor()
         self.frame = self.context.decompressobj()
         self.started = False  # the current frame has been given data
-        self.pending = b""
+        self.pending = memoryview(b"")
         self.at = 0
         self.ended = False
 
@@ -164,9 +164,9 @@ class _ZstdStream(io.RawIOBase):
 
     def readinto(self, buffer: Any) -> int:
         while self.at >= len(self.pending) and not self.ended:
-            self.pending, self.at = self._next_output(), 0
+            self.pending, self.at = memoryview(self._next_output()), 0
         n = min(len(buffer), len(self.pending) - self.at)
-        memoryview(buffer)[:n] = self.pending[self.at : self.at + n]
+        memoryview(buffer)[:n] = self.pending[self.at : self.at + n]  # a view: one copy, not two
         self.at += n
         return n
 
