@@ -107,9 +107,9 @@ def run(args: argparse.Namespace) -> int:
         "json": write_json,
         "csv": write_csv,
     }
-    emit[args.format](report, args.top, sys.stdout)
-    if not args.quiet:
+    if not args.quiet:  # first: the classes below rest on it
         note_assumptions([report.audit.name], [tok])
+    emit[args.format](report, args.top, sys.stdout)
     return 0
 
 
@@ -223,8 +223,11 @@ def _write(
     from tokviz.core.analysis.audit import CLASS_LABELS
 
     a = r.audit
-    out.write(_about(r) + "\n\n")
-    out.write(table(["class", "tokens", "meaning"], a.summary_rows(), [False, True, False]) + "\n")
+    out.write(_about(r) + "\n")
+    out.write(
+        "".join(f"assumed: {x} (the classes below rest on that guess)\n" for x in a.tokenizer.assumptions)
+    )
+    out.write("\n" + table(["class", "tokens", "meaning"], a.summary_rows(), [False, True, False]) + "\n")
     for name in LISTED if top else ():
         rows = _list_rows(a, name, top, label)
         if not rows:
@@ -239,7 +242,9 @@ def _write(
         rows = [[row[c] for c in keep] for row in rows]
         total = a.class_counts()[name]
         more = f", the first {len(rows):,}" if total > len(rows) else ""
-        out.write("\n" + heading.format(f"{CLASS_LABELS[name]} ({total:,}{more})") + "\n")
+        guessed = a.tokenizer.pattern_assumed and name in ("unreachable", "sequence_only")
+        title = CLASS_LABELS[name] + (" with the assumed pre-tokenizer" if guessed else "")
+        out.write("\n" + heading.format(f"{title} ({total:,}{more})") + "\n")
         out.write(table(headers, rows, right) + "\n")
     if r.weights is not None:
         out.write("\n" + _weights_line(r.weights) + "\n")
@@ -255,6 +260,7 @@ def report_json(r: Report, top: int) -> dict[str, Any]:
     out: dict[str, Any] = {
         "tokenizer": a.name,
         "tokens": len(a.ids),
+        "assumptions": list(tok.assumptions),
         "classes": a.class_counts(),
         "unused_on_corpus": None if a.counts is None else len(a.unused_ids),
         "listed": {

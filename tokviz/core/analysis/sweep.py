@@ -56,6 +56,9 @@ from .usage import TokenCounts, count_files, count_tokens, vocabulary_table
 
 # Zouhar et al. (2023) found alpha = 2.5 to predict downstream quality best.
 DEFAULT_ALPHA = 2.5
+# A curve whose bytes per token stays below this at every size has no knee: the merges do not
+# cover the text (a language the vocabulary never saw is about 1.0 byte per token, raw bytes).
+FLAT_BYTES_PER_TOKEN = 1.2
 # The knee rule: the smallest size from which on 10% more vocabulary gains less than 1% bytes/token.
 KNEE_GROWTH = 0.10
 KNEE_GAIN = 0.01
@@ -246,8 +249,28 @@ class SweepCurve:
             return np.where(tokens > 0, self.bytes / tokens, np.nan)
 
     def knee(self) -> int | None:
-        """The merge step of this curve's knee (see :func:`knee_step`), or None."""
+        """The merge step of this curve's knee (see :func:`knee_step`), or None. A curve that stays
+        near one byte per token (:attr:`flat`) has none: its "knee" at zero merges would read as
+        a vocabulary saturated on the text, where the merges simply do not cover it."""
+        if self.flat:
+            return None
         return knee_step(self.sizes, self.bytes_per_token)
+
+    @property
+    def flat(self) -> bool:
+        """Whether bytes per token stays below :data:`FLAT_BYTES_PER_TOKEN` at every size: the
+        merges hardly apply to this text (a language or script the vocabulary does not cover)."""
+        bpt = self.bytes_per_token
+        finite = bpt[~np.isnan(bpt)]
+        return finite.size > 0 and float(finite.max()) < FLAT_BYTES_PER_TOKEN
+
+    def knee_words(self, size_of: Callable[[int], int]) -> str:
+        """Where the knee is, in words: ``5,390 tokens``, ``no knee: bytes/token stays near 1.0``,
+        or ``none within the merge list``."""
+        if self.flat:
+            return f"no knee: bytes/token stays near 1.0 (at most {np.nanmax(self.bytes_per_token):.2f})"
+        knee = self.knee()
+        return f"{size_of(knee):,} tokens" if knee is not None else "none within the merge list"
 
     def point(self, step: int, knee: int | None = None) -> SweepPoint:
         """The numbers after the first ``step`` merges."""
