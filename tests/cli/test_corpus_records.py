@@ -82,16 +82,8 @@ def test_a_nested_field_and_records_without_it(
 ) -> None:
     settings = ["--vocab-size", "330", "--special-token", SEPARATOR]
     assert run(capsys, "train", str(corpora["txt"]), *settings, "-o", str(tmp_path / "t.json"))[0] == 0
-    code, _, err = run(
-        capsys,
-        "train",
-        str(corpora["parquet"]),
-        "--field",
-        "meta.content",
-        *settings,
-        "-o",
-        str(tmp_path / "p.json"),
-    )
+    nested = [str(corpora["parquet"]), "--field", "meta.content", *settings, "-o", str(tmp_path / "p.json")]
+    code, _, err = run(capsys, "train", *nested)
     assert code == 0, err
     assert model(tmp_path / "p.json")["merges"] == model(tmp_path / "t.json")["merges"]
     mixed = tmp_path / "mixed.jsonl"
@@ -137,9 +129,7 @@ def test_a_json_file_read_as_plain_text_is_said(
 def test_max_bytes_trains_on_the_start_and_says_where_it_stopped(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, corpora: dict[str, Path]
 ) -> None:
-    code, _, err = run(
-        capsys,
-        "train",
+    limited = [
         str(corpora["shards"]),
         "--max-bytes",
         "10K",
@@ -147,7 +137,8 @@ def test_max_bytes_trains_on_the_start_and_says_where_it_stopped(
         "300",
         "-o",
         str(tmp_path / "m.json"),
-    )
+    ]
+    code, _, err = run(capsys, "train", *limited)
     assert code == 0, err
     assert (
         "stopped at the limit of 10,240 bytes of text, in " in err
@@ -173,23 +164,14 @@ def test_sweep_and_usage_read_records(capsys: pytest.CaptureFixture[str], corpor
 def test_count_on_a_local_cluster_writes_the_local_table_byte_for_byte(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, corpora: dict[str, Path]
 ) -> None:
-    distributed = pytest.importorskip("distributed")
+    pytest.importorskip("distributed")
+    from tokviz.core.training.dask_count import local_cluster
+
     inputs = [str(corpora["shards"]), str(corpora["jsonl"])]
     assert run(capsys, "count", *inputs, "-o", str(tmp_path / "local.tsv"))[0] == 0
-    with distributed.LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None, scheduler_port=0
-    ) as cluster:
-        code, _, err = run(
-            capsys,
-            "count",
-            *inputs,
-            "--dask",
-            cluster.scheduler_address,
-            "--chunk-mb",
-            "0.002",
-            "-o",
-            str(tmp_path / "dask.tsv"),
-        )
+    with local_cluster(2, processes=False) as cluster:  # no dashboard, free ports
+        dask = ["--dask", cluster.scheduler_address, "--chunk-mb", "0.002", "-o", str(tmp_path / "dask.tsv")]
+        code, _, err = run(capsys, "count", *inputs, *dask)
     assert code == 0, err
     assert 'read 80 records of "text" from 1 JSON Lines file, 2 Parquet files' in err
     assert (tmp_path / "dask.tsv").read_bytes() == (tmp_path / "local.tsv").read_bytes()

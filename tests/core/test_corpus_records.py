@@ -279,10 +279,10 @@ def test_a_parallel_set_of_parquet_and_json_lines_files_is_read_a_record_a_line(
 
 @pytest.fixture(scope="module")
 def scheduler() -> Iterator[str]:
-    distributed = pytest.importorskip("distributed")
-    with distributed.LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None, scheduler_port=0
-    ) as cluster:
+    pytest.importorskip("distributed")
+    from tokviz.core.training.dask_count import local_cluster
+
+    with local_cluster(2, processes=False) as cluster:  # no dashboard, free ports
         yield cluster.scheduler_address
 
 

@@ -15,18 +15,13 @@ from tokviz.core.training.train import train_bpe
 from tokviz.gui.models.tokenizers import TokenizerRegistryModel
 from tokviz.gui.panels.training.memory import remember_train_settings, restore_train_settings
 from tokviz.gui.panels.training.panel import TrainPanel
+from tokviz.gui.panels.training.report import finished_result, progress_text
 from tokviz.gui.settings import TRAIN_RECORD_FIELD, Settings
+from tokviz.gui.workers.training import TrainStatus
+
+from .test_train_panel_filters import measured
 
 DOCS = ["the first record says hello", "a second one, with more words in it", "and the third"]
-
-
-@pytest.fixture
-def panel(qtbot):
-    panel = TrainPanel(TokenizerRegistryModel())
-    qtbot.addWidget(panel)
-    panel.show()
-    yield panel
-    panel.shutdown()
 
 
 @pytest.fixture
@@ -39,14 +34,10 @@ def shards(tmp_path: Path) -> Path:
     return folder
 
 
-def measured(qtbot, panel: TrainPanel) -> str:
-    qtbot.waitUntil(
-        lambda: panel._info_job is None and panel.corpus_info.text() != "Measuring…", timeout=20000
-    )
-    return panel.corpus_info.text()
-
-
-def test_a_folder_of_shards_offers_its_text_fields_and_previews_the_chosen_one(qtbot, panel, shards) -> None:
+def test_a_folder_of_shards_offers_its_text_fields_and_previews_the_chosen_one(
+    qtbot, train_panel, shards
+) -> None:
+    panel = train_panel
     panel.add_paths([str(shards)])
     line = measured(qtbot, panel)
     assert panel.record_field.isVisible()
@@ -62,7 +53,10 @@ def test_a_folder_of_shards_offers_its_text_fields_and_previews_the_chosen_one(q
     assert panel.preview.toPlainText().splitlines()[1] == DOCS[0].upper()
 
 
-def test_training_reads_the_chosen_field_each_record_a_document(qtbot, panel, shards, tmp_path) -> None:
+def test_training_reads_the_chosen_field_each_record_a_document_and_says_the_records(
+    qtbot, train_panel, shards, tmp_path
+) -> None:
+    panel = train_panel
     panel.add_paths([str(shards)])
     panel.record_field.set_field("body")
     measured(qtbot, panel)
@@ -74,6 +68,9 @@ def test_training_reads_the_chosen_field_each_record_a_document(qtbot, panel, sh
     expected = train_bpe(text=special.join(DOCS), vocab_size=300, special_tokens=[special])
     assert panel.outcome.result.merges == expected.merges
     assert panel.outcome.result.reading is not None and panel.outcome.result.reading.tally.records == 3
+    assert 'Read 3 records of "body" from 2 Parquet files' in finished_result(panel.outcome)
+    line = progress_text(TrainStatus("pre-tokenizing", 2_000_000, 8_000_000, 2.0, 1e6, 6.0, 0, 12_345))
+    assert "2.0 MB of 8.0 MB · 12,345 records" in line
     with qtbot.waitSignal(panel.fileJobDone, timeout=20000) as done:
         panel.save_model_to(tmp_path / "records.json")
     assert done.args == [""]
@@ -84,7 +81,8 @@ def test_training_reads_the_chosen_field_each_record_a_document(qtbot, panel, sh
     ]
 
 
-def test_a_json_lines_file_and_the_field_are_remembered(qtbot, panel, tmp_path) -> None:
+def test_a_json_lines_file_and_the_field_are_remembered(qtbot, train_panel, tmp_path) -> None:
+    panel = train_panel
     path = tmp_path / "docs.jsonl"
     path.write_text("".join(f'{{"meta": {{"content": "{d}"}}}}\n' for d in DOCS), encoding="utf-8")
     panel.add_paths([str(path)])
@@ -101,18 +99,3 @@ def test_a_json_lines_file_and_the_field_are_remembered(qtbot, panel, tmp_path) 
     restore_train_settings(other, settings)
     assert other.record_field.field() == "meta.content" and other.corpus_paths() == [str(path)]
     other.shutdown()
-
-
-def test_progress_says_the_records_read_and_the_result_what_reading_them_saw(qtbot, panel, shards) -> None:
-    from tokviz.gui.panels.training.report import finished_result, progress_text
-    from tokviz.gui.workers.training import TrainStatus
-
-    line = progress_text(TrainStatus("pre-tokenizing", 2_000_000, 8_000_000, 2.0, 1e6, 6.0, 0, 12_345))
-    assert "2.0 MB of 8.0 MB · 12,345 records" in line
-    panel.add_paths([str(shards)])
-    panel.record_field.set_field("body")
-    measured(qtbot, panel)
-    panel.vocab_size.setValue(270)
-    with qtbot.waitSignal(panel.trainingEnded, timeout=60000):
-        panel.start()
-    assert 'Read 3 records of "body" from 2 Parquet files' in finished_result(panel.outcome)

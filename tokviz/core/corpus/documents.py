@@ -13,7 +13,7 @@ parts of bounded size where pre-tokenization cannot change.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import closing
 from dataclasses import dataclass, replace
 from typing import Any
@@ -174,31 +174,26 @@ class CorpusReader:
     ) -> Iterator[Iterable[str]]:
         """The documents of one file (see :meth:`corpus`)."""
         self.tally.files[file.container] = self.tally.files.get(file.container, 0) + 1
+        to = _Reports(on_read, on_content, log)
         if file.container == TEXT_FILE:
-            yield from self._text_file(file, on_read, on_content, log)
+            yield from self._text_file(file, to)
         elif file.container == JSONL:
-            yield from self._jsonl_file(file, on_read, on_content, log)
+            yield from self._jsonl_file(file, to)
         elif file.container in (PARQUET, ARROW):
-            yield from self._table_file(file, on_read, on_content, log)
+            yield from self._table_file(file, to)
         else:
             raise InvalidArgument(f"unknown container {file.container!r} for {file.path}")
 
     # -- text files: one document each
-    def _text_file(
-        self,
-        file: CorpusFile,
-        on_read: Callable[[int], None] | None,
-        on_content: Callable[[int], None] | None,
-        log: ReadLog | None,
-    ) -> Iterator[Iterable[str]]:
+    def _text_file(self, file: CorpusFile, to: _Reports) -> Iterator[Iterable[str]]:
         self.documents += 1
         if self.options.max_bytes is None:
-            counted = both_counters(on_content, self._add_bytes)
-            yield iter_file_text(file, self.errors, on_read=on_read, log=log, on_content=counted)
+            counted = both_counters(to.on_content, self._add_bytes)
+            yield iter_file_text(file, self.errors, on_read=to.on_read, log=to.log, on_content=counted)
             return
-        pieces = iter_file_text(file, self.errors, on_read=on_read, log=log)
+        pieces = iter_file_text(file, self.errors, on_read=to.on_read, log=to.log)
         with closing(pieces):
-            yield self._limited_pieces(pieces, str(file.path), on_content)
+            yield self._limited_pieces(pieces, str(file.path), to.on_content)
 
     def _add_bytes(self, n: int) -> None:
         self.text_bytes += n
@@ -282,51 +277,63 @@ class CorpusReader:
             )
         return text.encode("utf-8", "replace").decode("utf-8")
 
-    def _jsonl_file(
-        self,
-        file: CorpusFile,
-        on_read: Callable[[int], None] | None,
-        on_content: Callable[[int], None] | None,
-        log: ReadLog | None,
-    ) -> Iterator[Iterable[str]]:
+    def _jsonl_file(self, file: CorpusFile, to: _Reports) -> Iterator[Iterable[str]]:
         name = str(file.path)
         before = self.tally.records
-        blocks = iter_file_blocks(file, None, on_read, log)
+        blocks = iter_file_blocks(file, None, to.on_read, to.log)
         with closing(blocks):
-            texts = jsonl_texts(blocks, name, self.path, self.tally, self.errors, self.options.skip_bad)
-            yield from self.records(texts, name, lambda line: f"line {line:,}", on_content)
-        if log is not None and log.files and log.files[-1].path == name:
+            yield from self.jsonl_records(blocks, name, to.on_content)
+        if to.log is not None and to.log.files and to.log.files[-1].path == name:
             records = self.tally.records - before
-            log.files[-1] = replace(log.files[-1], container=JSONL, field=self.path.name, records=records)
+            to.log.files[-1] = replace(
+                to.log.files[-1], container=JSONL, field=self.path.name, records=records
+            )
 
-    def _table_file(
-        self,
-        file: CorpusFile,
-        on_read: Callable[[int], None] | None,
-        on_content: Callable[[int], None] | None,
-        log: ReadLog | None,
+    def jsonl_records(
+        self, blocks: Iterable[bytes], name: str, on_content: Callable[[int], None] | None = None
     ) -> Iterator[Iterable[str]]:
+        """The records of JSON Lines content given in ``blocks`` (a whole file, or a range of one
+        that starts at a line start: its lines are then numbered from there), as documents."""
+        texts = jsonl_texts(blocks, name, self.path, self.tally, self.errors, self.options.skip_bad)
+        return self.records(texts, name, _line, on_content)
+
+    def table_records(
+        self,
+        source: Any,
+        container: str,
+        name: str,
+        row_groups: Sequence[int] | None = None,
+        progress: _ShareOfFile | None = None,
+        on_content: Callable[[int], None] | None = None,
+    ) -> Iterator[Iterable[str]]:
+        """The records of a Parquet file (its ``row_groups``, or all) or an Arrow file open as
+        ``source`` (a path, a pyarrow file or a Python file object), as documents; ``progress``
+        follows the rows (Parquet) or the position in the file (Arrow)."""
+        if container == PARQUET:
+            parquet = open_parquet(source, name)
+            indexes = column_indexes(parquet.schema_arrow, self.path, name)
+            on_rows = None
+            if progress is not None:
+                progress.total_units = parquet.metadata.num_rows
+                on_rows = progress.advance
+            columns = parquet_batches(parquet, name, indexes, row_groups, on_rows)
+        else:
+            schema, batches = open_arrow(source, name)
+            indexes = column_indexes(schema, self.path, name)
+            on_batch = None if progress is None else (lambda: progress.to(source.tell()))
+            columns = arrow_batches(batches, name, indexes, on_batch)
+        return self.records(table_texts(columns, name, indexes, self.tally), name, _row, on_content)
+
+    def _table_file(self, file: CorpusFile, to: _Reports) -> Iterator[Iterable[str]]:
         """A Parquet or Arrow file's records; progress in bytes follows the rows (or batches) read."""
         import pyarrow as pa
 
         name = str(file.path)
         before = _stat(file)
         records_before = self.tally.records
-        progress = _ShareOfFile(file.size, on_read)
-        if file.container == PARQUET:
-            parquet = open_parquet(name, name)
-            indexes = column_indexes(parquet.schema_arrow, self.path, name)
-            progress.total_units = parquet.metadata.num_rows
-            columns = parquet_batches(parquet, name, indexes, on_rows=progress.advance)
-            texts = table_texts(columns, name, indexes, self.tally)
-            yield from self.records(texts, name, lambda row: f"row {row:,}", on_content)
-        else:
-            with pa.memory_map(name) as source:
-                schema, batches = open_arrow(source, name)
-                indexes = column_indexes(schema, self.path, name)
-                columns = arrow_batches(batches, name, indexes, lambda: progress.to(source.tell()))
-                texts = table_texts(columns, name, indexes, self.tally)
-                yield from self.records(texts, name, lambda row: f"row {row:,}", on_content)
+        progress = _ShareOfFile(file.size, to.on_read)
+        with pa.memory_map(name) as source:
+            yield from self.table_records(source, file.container, name, None, progress, to.on_content)
         finished = self.stopped is None
         if finished:
             progress.to(file.size)
@@ -334,9 +341,9 @@ class CorpusReader:
             raise CorpusError(
                 f"{name} changed while it was read; read it again once nothing writes to it", path=name
             )
-        if log is not None:
+        if to.log is not None:
             size, digest = hash_file(file.path)
-            log.files.append(
+            to.log.files.append(
                 FileRead(
                     name,
                     size,
@@ -347,6 +354,24 @@ class CorpusReader:
                     not finished,
                 )
             )
+
+
+@dataclass(frozen=True)
+class _Reports:
+    """Where reading one file reports: the bytes of it used (as stored), the bytes of text, the
+    file as read (see :meth:`CorpusReader.corpus`)."""
+
+    on_read: Callable[[int], None] | None
+    on_content: Callable[[int], None] | None
+    log: ReadLog | None
+
+
+def _line(line: int) -> str:
+    return f"line {line:,}"
+
+
+def _row(row: int) -> str:
+    return f"row {row:,}"
 
 
 def _stat(file: CorpusFile) -> tuple[int, int]:

@@ -15,18 +15,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..corpus.containers import (
-    JSONL,
-    PARQUET,
-    RecordTally,
-    arrow_batches,
-    column_indexes,
-    jsonl_texts,
-    open_arrow,
-    open_parquet,
-    parquet_batches,
-    table_texts,
-)
+from ..corpus.containers import JSONL, RecordTally
 from ..corpus.documents import CorpusReader
 from ..corpus.reading import BLOCK_SIZE, iter_stream_blocks
 
@@ -123,29 +112,14 @@ def shift_lines(text: str, name: str, base: int) -> str:
 
 
 def record_documents(fh: Any, place: RecordPlace, reader: CorpusReader) -> Iterator[Iterable[str]]:
-    """The documents of one part of a file of records open as ``fh``, read by ``reader``."""
-    name = place.name
-    if place.container == JSONL:
-        if place.whole:
-            blocks: Iterable[bytes] = iter_stream_blocks(fh, name, place.compression)
-        else:
-            blocks = _range_blocks(fh, place)
-        texts = jsonl_texts(blocks, name, reader.path, reader.tally, reader.errors, reader.options.skip_bad)
-        return reader.records(texts, name, lambda line: f"line {line:,}")
-    if place.container == PARQUET:
-        parquet = open_parquet(fh, name)
-        indexes = column_indexes(parquet.schema_arrow, reader.path, name)
+    """The documents of one part of a file of records open as ``fh``, read by ``reader`` as a
+    local read reads the whole file."""
+    if place.container != JSONL:
         groups = None if place.row_group is None else [place.row_group]
-        columns = parquet_batches(parquet, name, indexes, row_groups=groups)
-        return reader.records(table_texts(columns, name, indexes, reader.tally), name, _row)
-    schema, batches = open_arrow(fh, name)
-    indexes = column_indexes(schema, reader.path, name)
-    columns = arrow_batches(batches, name, indexes)
-    return reader.records(table_texts(columns, name, indexes, reader.tally), name, _row)
-
-
-def _row(row: int) -> str:
-    return f"row {row:,}"
+        return reader.table_records(fh, place.container, place.name, groups)
+    if place.whole:
+        return reader.jsonl_records(iter_stream_blocks(fh, place.name, place.compression), place.name)
+    return reader.jsonl_records(_range_blocks(fh, place), place.name)
 
 
 def _range_blocks(fh: Any, place: RecordPlace) -> Iterator[bytes]:
