@@ -67,9 +67,11 @@ def main(argv: list[str] | None = None) -> int:
 
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from PySide6.QtCore import QSettings, QTimer
-    from PySide6.QtWidgets import QApplication
+    from PySide6.QtWidgets import QApplication, QDockWidget
 
     import tokviz.gui.workers.training as train_worker
+    from tokviz.gui.panels.timeline.panel import TimelineWidget
+    from tokviz.gui.panels.training.panel import TrainPanel
     from tokviz.gui.window.main_window import MainWindow
 
     if args.no_gui_first:
@@ -83,7 +85,13 @@ def main(argv: list[str] | None = None) -> int:
     window = MainWindow(settings)
     window.resize(1440, 900)
     window.show()
-    panel = window.training.panel
+    # The panels are the widgets of their docks, found by the docks' object names.
+    train_dock = window.findChild(QDockWidget, "trainDock")
+    timeline_dock = window.findChild(QDockWidget, "timelineDock")
+    panel = train_dock.widget() if train_dock is not None else None
+    timeline = timeline_dock.widget() if timeline_dock is not None else None
+    if not isinstance(panel, TrainPanel) or not isinstance(timeline, TimelineWidget):
+        raise SystemExit("the window has no Train panel or merge timeline")
 
     def spin_until(cond: Any, timeout: float) -> bool:
         end = time.perf_counter() + timeout
@@ -96,7 +104,7 @@ def main(argv: list[str] | None = None) -> int:
 
     spin_until(window.is_ready, 60)
     # pyqtgraph is imported in the background after start-up; training starts once the plot exists.
-    spin_until(lambda: window.training.timeline.plot.built, 30)
+    spin_until(lambda: timeline.plot.built, 30)
     panel.add_paths([str(corpus)])
     panel.vocab_size.setValue(args.vocab_size)
     panel.set_pretokenizer(args.pretokenizer)
@@ -136,7 +144,7 @@ def main(argv: list[str] | None = None) -> int:
     ended = [False]
     panel.trainingEnded.connect(lambda: ended.__setitem__(0, True))
     # The timeline is open, as when a user watches the merges arrive; first the idle app's noise floor.
-    window.training.timeline_dock.show()
+    timeline_dock.show()
     spin_until(lambda: False, 1.0)
     load_before = os.getloadavg()
     timer.start()
@@ -216,7 +224,7 @@ def main(argv: list[str] | None = None) -> int:
             cancels[target] = measure_cancel(target, delay)
         results["cancel"] = cancels
 
-    window.training.panel.shutdown()
+    panel.shutdown()
     window.close()
 
     print(

@@ -7,23 +7,27 @@
 #
 # TOKVIZ_BUILD_DIR=DIR puts everything in DIR instead of build/ (tests/test_packaging.py uses a temporary one).
 #
-# Needs the app's dependencies and PyInstaller in the Python found as `python` on PATH, e.g. a venv:
-#   python3 -m venv .venv && .venv/bin/pip install . pyinstaller && PATH="$PWD/.venv/bin:$PATH" packaging/build.sh
+# PYTHON=INTERPRETER names the Python that has the app's dependencies and PyInstaller (default:
+# python3 on PATH), e.g. a venv's:
+#   python3 -m venv .venv && .venv/bin/pip install . pyinstaller && PYTHON=.venv/bin/python packaging/build.sh
 # Install the archive for one user with:
 #   tar -xzf build/tokviz-*.tar.gz -C ~/.local --strip-components=1
 set -euo pipefail
+python=${PYTHON:-python3}
+# A relative interpreter path names a file under the folder the script was started from.
+if [[ $python == */* && $python != /* ]]; then python=$PWD/$python; fi
 cd "$(dirname "$0")/.."
 
-if ! python -m PyInstaller --version >/dev/null 2>&1; then
-    echo "build.sh: PyInstaller is not installed (python -m pip install pyinstaller)" >&2
+if ! "$python" -m PyInstaller --version >/dev/null 2>&1; then
+    echo "build.sh: PyInstaller is not installed for $python ($python -m pip install pyinstaller)" >&2
     exit 2
 fi
-version=$(python -c 'import tomllib; print(tomllib.load(open("pyproject.toml", "rb"))["project"]["version"])')
+version=$("$python" -c 'import tomllib; print(tomllib.load(open("pyproject.toml", "rb"))["project"]["version"])')
 arch=$(uname -m)
 out=${TOKVIZ_BUILD_DIR:-build}
 start=$(date +%s)
 
-python -m PyInstaller --noconfirm --clean --log-level WARN \
+"$python" -m PyInstaller --noconfirm --clean --log-level WARN \
     --distpath "$out/dist" --workpath "$out/pyinstaller" packaging/tokviz.spec
 app=$out/dist/tokviz/tokviz
 echo "build.sh: built $app in $(($(date +%s) - start)) s ($(du -sh "$out/dist/tokviz" | cut -f1))"
@@ -48,7 +52,7 @@ mkdir -m 700 "$profile/runtime"
 env QT_QPA_PLATFORM=offscreen HOME="$profile" XDG_CONFIG_HOME="$profile/config" XDG_DATA_HOME="$profile/data" \
     XDG_RUNTIME_DIR="$profile/runtime" TOKVIZ_READY_FILE="$profile/ready.json" TOKVIZ_QUIT_WHEN_READY=1 \
     timeout 120 "$app"
-python - "$profile/ready.json" <<'EOF'
+"$python" - "$profile/ready.json" <<'EOF'
 import json, sys
 status = json.load(open(sys.argv[1]))
 assert status["tokens_painted"] and all(v["tokens"] > 0 for v in status["views"]), status

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import pydoc_data.topics
+import shutil
+import tempfile
 from pathlib import Path
 from unittest import mock
 
@@ -11,7 +13,26 @@ import pytest
 import tiktoken
 from hypothesis import HealthCheck, settings
 
+from .memory_use import MemoryLog
+
 TESTS = Path(__file__).resolve().parent
+BUILD = TESTS.parent / "build"
+
+# ---------------------------------------------------------------- a home of the run's own
+# Nothing the tests run, here or in a child process (the app, the CLI, pip, a build), reads or
+# writes the settings, data and caches of whoever runs them: HOME and the XDG folders point into
+# a temporary folder for the whole run. They are set on import, before Qt reads them.
+RUN_HOME = Path(tempfile.mkdtemp(prefix="tokviz-tests-home-"))
+for _name, _folder in {
+    "HOME": ".",
+    "XDG_CONFIG_HOME": ".config",
+    "XDG_DATA_HOME": ".local/share",
+    "XDG_CACHE_HOME": ".cache",
+    "XDG_STATE_HOME": ".local/state",
+    "XDG_RUNTIME_DIR": "runtime",
+}.items():
+    os.environ[_name] = str(RUN_HOME / _folder)
+(RUN_HOME / "runtime").mkdir(mode=0o700)  # Qt wants the runtime folder private
 
 # ---------------------------------------------------------------- hypothesis profiles
 # No deadline anywhere: a wall-clock limit per example fails at random on a loaded 2-core CI machine.
@@ -51,6 +72,16 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.gui)
         if folder in SLOW_FOLDERS:
             item.add_marker(pytest.mark.slow)
+
+
+# ---------------------------------------------------------------- memory of the test process
+def pytest_configure(config: pytest.Config) -> None:
+    """Measure the test process's memory after each test; the run's report goes to build/."""
+    config.pluginmanager.register(MemoryLog(BUILD), "tokviz-memory-log")
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    shutil.rmtree(RUN_HOME, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")

@@ -1,14 +1,18 @@
-"""The import contracts catch what they promise to, and the core names no GUI or CLI module in a string.
+"""The import contracts catch what they promise to, the core names no GUI or CLI module in a string,
+and no module of tokviz is part of an import cycle.
 
 pyproject.toml's import-linter contracts are only as good as what they would refuse. Each case below
 copies the package into a scratch folder, adds one import that breaks the architecture and checks
 that the contract meant to stop it reports it broken. import-linter reads ``import`` statements only:
 ``importlib.import_module("tokviz.gui...")`` in the core is found by :func:`gui_or_cli_string_imports`.
+The contracts leave out imports under ``if TYPE_CHECKING:``; :func:`import_cycles` counts them, and
+imports inside functions, because a cycle of types is still two modules that cannot be read apart.
 """
 
 from __future__ import annotations
 
 import ast
+import json
 import re
 import shutil
 import subprocess
@@ -17,7 +21,10 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
+import grimp
 import pytest
+
+from .environment import console_script
 
 ROOT = Path(__file__).resolve().parents[1]
 FORBIDDEN_FROM_CORE = ("tokviz.gui", "tokviz.cli")
@@ -106,10 +113,12 @@ class Violation:
 
 VIOLATIONS = {
     "chart imports the timeline": Violation(
-        "tokviz/gui/panels/chart.py", "import tokviz.gui.panels.timeline.panel", "panels-independent"
+        "tokviz/gui/panels/chart/__init__.py", "import tokviz.gui.panels.timeline.panel", "panels-independent"
     ),
     "chart imports the vocabulary's usage view": Violation(
-        "tokviz/gui/panels/chart.py", "import tokviz.gui.panels.vocabulary.usage", "panels-independent"
+        "tokviz/gui/panels/chart/__init__.py",
+        "import tokviz.gui.panels.vocabulary.usage",
+        "panels-independent",
     ),
     "the dock helpers import a panel": Violation(
         "tokviz/gui/panels/docking.py", "import tokviz.gui.panels.roundtrip", "panels-independent"
@@ -162,10 +171,10 @@ def copy_of_the_project(root: Path) -> Path:
 
 def lint_imports(root: Path, *contract_ids: str) -> subprocess.CompletedProcess[str]:
     """Run import-linter on the copy at ``root`` (that copy, not the installed tokviz, is analysed)."""
-    # The one installed beside this Python (the venv's), not whatever PATH finds first: the run
-    # below has an empty PATH, where a wrapper script (pyenv's shims) cannot even find its shell.
-    beside = Path(sys.executable).with_name("lint-imports")
-    lint = str(beside) if beside.exists() else shutil.which("lint-imports") or str(beside)
+    # This environment's own, not whatever PATH finds first: the run below has an empty PATH,
+    # where a wrapper script (pyenv's shims) cannot even find its shell.
+    lint = console_script("lint-imports")
+    assert lint is not None, "lint-imports is not installed (python -m pip install '.[test]')"
     selected = [arg for cid in contract_ids for arg in ("--contract", cid)]
     env = {"PATH": "", "PYTHONPATH": str(root), "PYTHONDONTWRITEBYTECODE": "1", "COLUMNS": "200"}
     return subprocess.run(
@@ -190,3 +199,105 @@ def test_each_contract_catches_the_import_it_forbids(tmp_path, violation):
     done = lint_imports(root, violation.caught_by)
     assert done.returncode == 1, done.stdout + done.stderr
     assert "0 kept, 1 broken" in done.stdout
+
+
+# ----------------------------------------------------------------------------- import cycles
+def import_cycles(package: str = "tokviz") -> list[str]:
+    """Every import cycle among the modules of ``package``, one line each: ``a -> b -> a``.
+
+    Imports under ``if TYPE_CHECKING:`` and imports inside functions count. Modules that import
+    each other, directly or through others, form a strongly connected part of the import graph;
+    each such part is reported as its shortest cycle through its first module.
+    """
+    graph = grimp.build_graph(package, exclude_type_checking_imports=False, cache_dir=None)
+    imports = {m: graph.find_modules_directly_imported_by(m) & graph.modules for m in graph.modules}
+    cycles = []
+    for part in _strongly_connected(imports):
+        first = min(part)
+        if len(part) == 1 and first not in imports[first]:
+            continue
+        step = min(imports[first] & part)
+        back = graph.find_shortest_chain(importer=step, imported=first) or (step, first)
+        cycles.append(" -> ".join((first, *back)))
+    return sorted(cycles)
+
+
+def _strongly_connected(imports: dict[str, set[str]]) -> list[set[str]]:
+    """Tarjan's algorithm, without recursion: the sets of modules that reach each other."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    parts: list[set[str]] = []
+    for start in sorted(imports):
+        if start in index:
+            continue
+        work = [(start, iter(sorted(imports[start])))]
+        index[start] = low[start] = len(index)
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            module, following = work[-1]
+            nxt = next(following, None)
+            if nxt is None:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[module])
+                if low[module] == index[module]:
+                    part = set()
+                    while True:
+                        member = stack.pop()
+                        on_stack.discard(member)
+                        part.add(member)
+                        if member == module:
+                            break
+                    parts.append(part)
+            elif nxt not in index:
+                index[nxt] = low[nxt] = len(index)
+                stack.append(nxt)
+                on_stack.add(nxt)
+                work.append((nxt, iter(sorted(imports[nxt]))))
+            elif nxt in on_stack:
+                low[module] = min(low[module], index[nxt])
+    return parts
+
+
+def test_no_module_of_tokviz_is_part_of_an_import_cycle():
+    assert import_cycles() == []
+
+
+CYCLES = {
+    "a type named under TYPE_CHECKING": (
+        "tokviz/gui/text/utf16.py",
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from tokviz.gui.text.token_table import TokenTable",
+        "tokviz.gui.text.token_table -> tokviz.gui.text.utf16 -> tokviz.gui.text.token_table",
+    ),
+    "an import inside a function": (
+        "tokviz/gui/window/session.py",
+        "def _window() -> object:\n    from tokviz.gui.window.main_window import MainWindow\n    return MainWindow",
+        "tokviz.gui.window.main_window -> tokviz.gui.window.session -> tokviz.gui.window.main_window",
+    ),
+    "two commands of the CLI": (
+        "tokviz/cli/command.py",
+        "import tokviz.cli.options",
+        "tokviz.cli.command -> tokviz.cli.options -> tokviz.cli.command",
+    ),
+}
+
+
+@pytest.mark.parametrize(("module", "lines", "cycle"), CYCLES.values(), ids=CYCLES.keys())
+def test_a_planted_import_cycle_is_found(tmp_path, module, lines, cycle):
+    root = copy_of_the_project(tmp_path)
+    with (root / module).open("a", encoding="utf-8") as planted:
+        planted.write(f"\n{lines}\n")
+    # The copy, not the installed tokviz, is analysed: this file run as a script, on the copy's path.
+    env = {"PYTHONPATH": str(root), "PYTHONDONTWRITEBYTECODE": "1"}
+    done = subprocess.run(
+        [sys.executable, __file__, "--cycles"], cwd=root, env=env, capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == [cycle]
+
+
+if __name__ == "__main__" and sys.argv[1:] == ["--cycles"]:
+    print(json.dumps(import_cycles()))

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import ast
 import re
-import shutil
 import subprocess
 import sys
 import tomllib
@@ -18,12 +17,19 @@ from pathlib import Path
 
 import pytest
 
+from .environment import console_script
+
 ROOT = Path(__file__).resolve().parents[1]
-# One job per module, for every part of the package. The largest modules (core/bpe/tokenizer.py, the
-# Tokenizer and its encoding paths; core/training/train.py; core/formats/hf_engine.py) run to 730-780 lines
-# with their docstrings and each still do one thing; a module past 1,000 lines has taken on a
-# second job and should be split by responsibility. Function size is checked by C901, not here.
-MAX_MODULE_LINES = 1000
+# One job per module: the most lines (docstrings and comments included) a module of each part may
+# have. A GUI or CLI module is a panel, a widget, a command; past its limit it has taken on a second
+# job and is split along its concepts. A core module may hold a whole algorithm with the reasoning
+# behind it (the Tokenizer and its encoding paths, the trainer, the count tables), so its limit is
+# higher. CONTRIBUTING.md quotes these numbers; test_contributing_quotes_the_module_limits keeps it
+# saying them. Function size is checked by C901, not here.
+MODULE_LINE_LIMITS = {"tokviz/core": 1000, "tokviz/gui": 500, "tokviz/cli": 500}
+# Modules over their limit while they are being restructured. The list may only shrink: each module
+# on it must still be over its limit (one that fits comes off), and no other module may be over.
+OVER_THE_LIMIT: tuple[str, ...] = ()
 # pyproject.toml may name modules whose mypy errors are not reported yet (an override with
 # ``ignore_errors = true``). That list may only shrink: it may name at most this many modules, each
 # must exist, and each must still have errors, so a module that type-checks comes off the list and
@@ -34,7 +40,7 @@ MAX_MODULES_NOT_TYPE_CHECKED = 0
 # clear between runs, a failure injected into a write, an internal fast path checked against the
 # plain one). This is a ratchet: the count may only fall. A new test uses a property, a public
 # method, a signal or a widget found by objectName; when a change removes reads, lower the number.
-MAX_PRIVATE_READS = 48
+MAX_PRIVATE_READS = 47
 # The coverage floor (fail_under in [tool.coverage.report]) only rises: the README's test command
 # fails under it, and this keeps it from being lowered to let a drop through. Raise both together.
 LOWEST_COVERAGE_FLOOR = 90
@@ -45,11 +51,11 @@ def run(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 def tool(name: str) -> str:
-    beside = Path(sys.executable).with_name(name)  # the venv's own, as installed by '.[test]'
-    path = str(beside) if beside.exists() else shutil.which(name) or str(beside)
-    if not Path(path).exists():
+    """This environment's own ``name``, as installed by '.[test]'."""
+    script = console_script(name)
+    if script is None:
         pytest.fail(f"{name} is not installed (python -m pip install '.[test]')")
-    return path
+    return str(script)
 
 
 def test_ruff_finds_nothing_to_fix():
@@ -109,14 +115,42 @@ def test_the_list_of_modules_not_type_checked_only_shrinks(tmp_path):
     assert not type_checked, f"these type-check now: take them off the list in pyproject.toml: {type_checked}"
 
 
-@pytest.mark.parametrize("package", ["tokviz/core", "tokviz/gui", "tokviz/cli"])
-def test_modules_stay_one_job_long(package):
-    sizes = {
-        str(path.relative_to(ROOT)): len(path.read_text(encoding="utf-8").splitlines())
+def module_sizes(package: str) -> dict[str, int]:
+    """Lines of every module of ``package`` (a folder under the checkout), by path."""
+    return {
+        path.relative_to(ROOT).as_posix(): len(path.read_text(encoding="utf-8").splitlines())
         for path in (ROOT / package).rglob("*.py")
     }
-    too_big = {name: n for name, n in sizes.items() if n > MAX_MODULE_LINES}
-    assert not too_big, f"split these by responsibility: {too_big}"
+
+
+@pytest.mark.parametrize("package", sorted(MODULE_LINE_LIMITS))
+def test_modules_stay_one_job_long(package):
+    limit = MODULE_LINE_LIMITS[package]
+    sizes = module_sizes(package)
+    too_big = {name: n for name, n in sizes.items() if n > limit and name not in OVER_THE_LIMIT}
+    assert not too_big, f"split these along their concepts (at most {limit:,} lines each): {too_big}"
+    fits = [name for name in OVER_THE_LIMIT if name in sizes and sizes[name] <= limit]
+    assert not fits, f"take these off OVER_THE_LIMIT, they fit now: {fits}"
+
+
+def test_every_module_over_the_limit_exists():
+    gone = [name for name in OVER_THE_LIMIT if not (ROOT / name).is_file()]
+    assert not gone, f"take these off OVER_THE_LIMIT, they no longer exist: {gone}"
+
+
+def test_contributing_quotes_the_module_limits():
+    """CONTRIBUTING.md says each limit in the sentence that names MODULE_LINE_LIMITS, as the test has it."""
+    text = " ".join((ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8").split())
+    (sentence,) = [s for s in re.split(r"(?<=\.) ", text) if "MODULE_LINE_LIMITS" in s]
+    for package, limit in MODULE_LINE_LIMITS.items():
+        quoted = re.search(rf"`{package}`[^.]*? under {limit:,} lines", sentence)
+        assert quoted, (
+            f"CONTRIBUTING.md should say {package} modules stay under {limit:,} lines: {sentence!r}"
+        )
+    numbers = {int(n.replace(",", "")) for n in re.findall(r"\b\d[\d,]*\b", sentence)}
+    assert numbers == set(MODULE_LINE_LIMITS.values()), (
+        f"a number CONTRIBUTING.md quotes is not a limit: {numbers}"
+    )
 
 
 def private_names_defined_in_tokviz() -> set[str]:

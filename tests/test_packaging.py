@@ -137,13 +137,13 @@ def test_the_pngs_are_renders_of_the_current_svg():
 
 # ---------------------------------------------------------------------------------------------- PyInstaller
 def pyinstaller_env(tmp_path: Path) -> dict[str, str]:
-    if (
-        shutil.which("pyinstaller") is None
-        and run([sys.executable, "-m", "PyInstaller", "--version"]).returncode
-    ):
+    """The build's environment: PyInstaller of the Python the tests run with, its cache in ``tmp_path``."""
+    if run([sys.executable, "-m", "PyInstaller", "--version"]).returncode:
         pytest.skip("PyInstaller is not installed (python -m pip install pyinstaller)")
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
-    # PyInstaller's own cache stays out of the user's home folder.
+    # build.sh runs this Python, whatever `python3` on PATH is; PyInstaller's own cache stays out
+    # of the user's home folder.
+    env["PYTHON"] = sys.executable
     env["PYINSTALLER_CONFIG_DIR"] = str(tmp_path / "pyinstaller-config")
     return env
 

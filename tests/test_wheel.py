@@ -9,6 +9,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import site
 import subprocess
 import sys
 import tarfile
@@ -102,11 +103,25 @@ def test_screenshots_stay_out_of_the_wheel_and_the_sdist(dist: Path) -> None:
     assert "docs/cli.md" in names, "the sdist carries the docs' text, whose examples tests/test_docs.py runs"
 
 
+def _venv_seeing_these_packages(venv: Path) -> Path:
+    """A new virtual environment whose own packages come first, then those the tests run with.
+
+    The runtime dependencies (and pip) are the ones of the environment running the tests, whatever
+    its base interpreter has: a ``.pth`` file lists this environment's site-packages folders after
+    the new one's. They are added as plain paths, so their own ``.pth`` files (an editable install
+    of tokviz among them) do not run, and whatever the new environment installs is found first.
+    """
+    _run([sys.executable, "-m", "venv", "--without-pip", str(venv)], cwd=venv.parent)
+    python = venv / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
+    own = _run([str(python), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"], cwd=venv.parent)
+    ours = [folder for folder in site.getsitepackages() if Path(folder).is_dir()]
+    (Path(own.strip()) / "tests-environment.pth").write_text("\n".join(ours) + "\n", encoding="utf-8")
+    return python
+
+
 def test_installed_wheel_finds_its_resources(dist: Path, tmp_path: Path) -> None:
     venv = tmp_path / "venv"
-    # --system-site-packages: the runtime dependencies (and pip) come from this interpreter.
-    _run([sys.executable, "-m", "venv", "--system-site-packages", "--without-pip", str(venv)], cwd=tmp_path)
-    python = venv / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
+    python = _venv_seeing_these_packages(venv)
     wheel = _one(dist, "*.whl")
     _run(
         [str(python), "-m", "pip", "install", "--no-deps", "--no-index", "--ignore-installed", str(wheel)],

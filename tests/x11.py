@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from .environment import console_script
+
 
 def tool(name: str) -> str:
     path = shutil.which(name)
@@ -24,11 +26,10 @@ def tool(name: str) -> str:
 
 
 def tokviz_command() -> tuple[list[str], str]:
-    """The installed ``tokviz`` console script, else ``python -m tokviz`` from this checkout (and which)."""
-    beside_python = Path(sys.executable).with_name("tokviz")
-    for candidate in (beside_python, shutil.which("tokviz")):
-        if candidate and Path(candidate).is_file() and os.access(candidate, os.X_OK):
-            return [str(candidate)], f"installed command {candidate}"
+    """This environment's ``tokviz`` console script, else ``python -m tokviz`` from this checkout (and which)."""
+    script = console_script("tokviz")
+    if script is not None:
+        return [str(script)], f"installed command {script}"
     return [sys.executable, "-m", "tokviz"], "tokviz is not installed: running 'python -m tokviz' instead"
 
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -19,6 +21,16 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
     return code, out, err
 
 
+def train_model(capsys: pytest.CaptureFixture[str], folder: Path, text: str, vocab_size: int) -> Path:
+    """A model file in ``folder``, trained by ``tokviz train`` on ``text`` as a user would train it."""
+    corpus = folder / "corpus.txt"
+    corpus.write_text(text, encoding="utf-8")
+    path = folder / "m.json"
+    code, _, err = run(capsys, "train", str(corpus), "--vocab-size", str(vocab_size), "-o", str(path))
+    assert code == 0, err
+    return path
+
+
 def assert_one_line_error(err: str, *fragments: str) -> None:
     lines = err.strip().splitlines()
     assert len(lines) == 1, err
@@ -31,3 +43,95 @@ def assert_one_line_error(err: str, *fragments: str) -> None:
 def child_env() -> dict[str, str]:
     path = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
     return dict(os.environ, PYTHONPATH=path)
+
+
+def tokviz_child(cwd: Path, *argv: str, **env: str) -> subprocess.CompletedProcess[str]:
+    """``python -m tokviz ARGV`` as a program in ``cwd``, with ``env`` added to the environment."""
+    return subprocess.run(
+        [sys.executable, "-m", "tokviz", *argv],
+        cwd=cwd,
+        env=dict(child_env(), **env),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+# Runs ``tokviz ARGV`` (argv[2:]) with the address space capped at argv[1] bytes; with 0, runs it
+# uncapped and prints its peak address space (VmPeak, in KB) on the last line of standard error.
+CAPPED = """
+import atexit, resource, runpy, sys
+cap = int(sys.argv[1])
+if cap:
+    resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+else:
+    def peak():
+        print(open("/proc/self/status").read().split("VmPeak:")[1].split()[0], file=sys.stderr)
+    atexit.register(peak)
+sys.argv = ["tokviz", *sys.argv[2:]]
+runpy.run_module("tokviz", run_name="__main__")
+"""
+# How much more than its normal peak a command may take on a hostile input.
+HEADROOM = 300 << 20
+needs_proc_status = pytest.mark.skipif(
+    not Path("/proc/self/status").exists(), reason="needs Linux's /proc to read a peak"
+)
+
+
+def run_capped(cap: int, cwd: Path, *argv: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    """``tokviz ARGV`` in a child process whose address space is capped at ``cap`` bytes (0: no cap)."""
+    return subprocess.run(
+        [sys.executable, "-c", CAPPED, str(cap), *argv],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        env=child_env(),
+        timeout=timeout,
+    )
+
+
+def cap_above_normal(cwd: Path, *argv: str) -> int:
+    """The peak address space of ``tokviz ARGV`` on an ordinary input, plus :data:`HEADROOM`."""
+    done = run_capped(0, cwd, *argv)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return int(done.stderr.splitlines()[-1]) * 1024 + HEADROOM
+
+
+# Runs tokviz with its address space capped at argv[1] bytes; with 0, runs the Python statements
+# in argv[2] (the imports a command makes) and prints the peak address space in kB.
+_CAPPED = """
+import resource, runpy, sys
+cap = int(sys.argv[1])
+if not cap:
+    exec(sys.argv[2])
+    print(open("/proc/self/status").read().split("VmPeak:")[1].split()[0])
+    raise SystemExit(0)
+resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+sys.argv = ["tokviz", *sys.argv[2:]]
+runpy.run_module("tokviz", run_name="__main__")
+"""
+
+
+def address_cap(imports: str, env: dict[str, str] | None = None) -> int:
+    """The address space a command needs (what ``imports``, Python statements, take) plus :data:`HEADROOM`."""
+    done = subprocess.run(
+        [sys.executable, "-c", _CAPPED, "0", imports],
+        capture_output=True,
+        text=True,
+        env=env or child_env(),
+        check=True,
+    )
+    return int(done.stdout.strip()) * 1024 + HEADROOM
+
+
+def tokviz_capped(
+    cap: int, *argv: str, env: dict[str, str] | None = None, timeout: float = 300
+) -> subprocess.CompletedProcess[str]:
+    """``tokviz ARGV`` in a child process whose address space is capped at ``cap`` bytes."""
+    return subprocess.run(
+        [sys.executable, "-c", _CAPPED, str(cap), *argv],
+        capture_output=True,
+        text=True,
+        env=env or child_env(),
+        timeout=timeout,
+    )

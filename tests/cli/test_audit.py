@@ -5,6 +5,10 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
+import struct
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -14,7 +18,7 @@ from tests.core.test_audit import tiny_bpe
 from tests.core.test_embedding_audit import trained_and_untrained, write_safetensors
 from tokviz.core.formats.model_file import save_model
 
-from .helpers import assert_one_line_error, run
+from .helpers import assert_one_line_error, cap_above_normal, child_env, needs_proc_status, run, run_capped
 
 
 @pytest.fixture
@@ -110,3 +114,74 @@ def test_bad_weights_and_options_are_one_line(
     assert code == 2 and "give --weights" in err
     code, _, err = run(capsys, "audit", str(tiny), "--weights", str(weights), "--unused-ids", "x")
     assert code == 2 and "--unused-ids" in err
+
+
+def test_rows_that_are_not_finite_are_reported_apart_in_every_form(
+    capsys: pytest.CaptureFixture[str], tiny: Path, tmp_path: Path
+) -> None:
+    matrix = trained_and_untrained(261, [258, 100, 101, 102])
+    matrix[[3, 4]] = np.nan
+    matrix[5, 0] = np.inf
+    weights = write_safetensors(tmp_path / "model.safetensors", {"wte": matrix})
+
+    code, out, err = run(capsys, "audit", str(tiny), "--weights", str(weights))
+    assert code == 0 and err == ""
+    [line] = [line for line in out.splitlines() if line.startswith("embedding wte")]
+    assert "3 rows not finite (a NaN or an infinite value), left out" in line and "nan" not in line
+    listed = [
+        row.split() for row in out.splitlines() if "not finite" in row and not row.startswith("embedding")
+    ]
+    assert [row[0] for row in listed] == ["3", "4", "5"]  # no rank: they are not compared
+    code, out, _ = run(capsys, "audit", str(tiny), "--weights", str(weights), "--format", "json")
+    found = json.loads(out)["weights"]
+    assert found["not_finite"] == 3 and found["not_finite_ids"] == [3, 4, 5]
+    code, out, _ = run(capsys, "audit", str(tiny), "--weights", str(weights), "--format", "csv")
+    rows = {int(r["id"]): r for r in csv.DictReader(io.StringIO(out))}
+    assert [rows[i]["likely_undertrained"] for i in (3, 4, 5, 6)] == ["not finite"] * 3 + ["no"]
+
+
+@pytest.mark.skipif(
+    not hasattr(os, "mkfifo") or not Path("/dev/zero").exists(), reason="needs FIFOs and /dev/zero"
+)
+def test_a_fifo_or_a_device_given_as_weights_is_named_as_what_it_is(tiny: Path, tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "pipe.safetensors")
+    for weights, kind in (
+        (tmp_path / "pipe.safetensors", "is a FIFO (named pipe)"),
+        (Path("/dev/zero"), "is a character device"),
+    ):
+        done = subprocess.run(
+            [sys.executable, "-m", "tokviz", "audit", str(tiny), "--weights", str(weights)],
+            capture_output=True,
+            text=True,
+            env=child_env(),
+            timeout=60,  # a FIFO opened for reading would block here forever
+        )
+        assert done.returncode == 1
+        assert_one_line_error(
+            done.stderr, f"{weights} {kind}; model weights must be a regular .safetensors file"
+        )
+
+
+@pytest.mark.slow
+@needs_proc_status
+@pytest.mark.parametrize(("dtype", "width"), [("F32", 20_000), ("BF16", 30_000)])
+def test_a_sparse_4_gb_embedding_is_read_in_blocks_within_the_normal_peak_plus_300_mb(
+    tmp_path: Path, dtype: str, width: int
+) -> None:
+    rows = 50_257  # GPT-2's ids
+    ordinary = write_safetensors(
+        tmp_path / "small.safetensors", {"wte": np.ones((rows, 8), dtype=np.float32)}
+    )
+    size = rows * width * (4 if dtype == "F32" else 2)
+    header = json.dumps({"wte": {"dtype": dtype, "shape": [rows, width], "data_offsets": [0, size]}}).encode()
+    big = tmp_path / "big.safetensors"
+    with big.open("wb") as fh:
+        fh.write(struct.pack("<Q", len(header)) + header)
+        fh.truncate(8 + len(header) + size)  # sparse: 3-4 GB of zeros that take no disk space
+    cap = cap_above_normal(tmp_path, "audit", "gpt2", "--weights", ordinary.name)
+
+    done = run_capped(cap, tmp_path, "audit", "gpt2", "--weights", big.name)
+
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stderr == ""
+    assert f"embedding wte [{rows}, {width}]: 0 likely under-trained" in done.stdout

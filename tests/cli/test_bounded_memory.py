@@ -10,48 +10,17 @@ and say what it did in one line.
 from __future__ import annotations
 
 import gzip
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from .helpers import child_env
-
-HEADROOM = 300 << 20
-
-# Runs tokviz with the address space capped at argv[1] bytes (0: report VmPeak after the imports).
-CAPPED = """
-import resource, runpy, sys
-cap = int(sys.argv[1])
-if cap:
-    resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
-import numpy, tokviz.cli.train, tokviz.core.training.pairindex
-if not cap:
-    print(open("/proc/self/status").read().split("VmPeak:")[1].split()[0])
-    raise SystemExit(0)
-sys.argv = ["tokviz", *sys.argv[2:]]
-runpy.run_module("tokviz", run_name="__main__")
-"""
+from .helpers import address_cap, tokviz_capped
 
 
 @pytest.fixture(scope="module")
 def cap() -> int:
     """What the imports take, plus the headroom a corpus may use."""
-    done = subprocess.run(
-        [sys.executable, "-c", CAPPED, "0"], capture_output=True, text=True, env=child_env(), check=True
-    )
-    return int(done.stdout.strip()) * 1024 + HEADROOM
-
-
-def tokviz_capped(cap: int, *argv: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-c", CAPPED, str(cap), *argv],
-        capture_output=True,
-        text=True,
-        env=child_env(),
-        timeout=300,
-    )
+    return address_cap("import numpy, tokviz.cli.train, tokviz.core.training.pairindex")
 
 
 def warnings(err: str) -> list[str]:

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from tokviz.core.training.counts import load_table
+from tokviz.core.training.dask_count import local_cluster
 
 from ..core.test_counts import SPECIAL, make_corpus
 from .helpers import assert_one_line_error, run
@@ -162,11 +163,9 @@ def test_dask_without_dask_installed_says_how_to_install_it(
 def test_dask_counts_on_a_scheduler_with_progress_in_bytes(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, files: list[str]
 ) -> None:
-    distributed = pytest.importorskip("distributed")
+    pytest.importorskip("distributed")
     settings = ["--special-token", SPECIAL, "--replace-invalid"]
-    with distributed.LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
-    ) as cluster:
+    with local_cluster(2, processes=False) as cluster:
         code, _, err = run(
             capsys,
             "count",

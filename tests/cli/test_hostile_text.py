@@ -23,7 +23,7 @@ from tokviz.core.io.safe_text import csv_cell, encodable, terminal_text
 from .helpers import run
 
 EVIL_NAME = "evil\x1b[31mRED\nname: forged\x9b\x7f"
-SHOWN_NAME = "evil\\x1b[31mRED\\nname: forged\\x9b\\x7f"
+SHOWN_NAME = "evil\\x1b[31mRED\\nname: forged\\u009b\\u007f"
 FORMULA = "=cmd|calc"
 
 
@@ -57,7 +57,8 @@ def no_controls(text: str) -> bool:
         ("plain text, Ünïcode 🌍 and a \\ backslash", "plain text, Ünïcode 🌍 and a \\ backslash"),
         ("\x1b[2J", "\\x1b[2J"),
         ("a\nb\rc\td", "a\\nb\\rc\\td"),
-        ("\x00\x07\x7f\x85\x9b", "\\x00\\x07\\x7f\\x85\\x9b"),
+        ("\x00\x07\x7f\x85\x9b", "\\x00\\x07\\u007f\\u0085\\u009b"),
+        ("\u202eevil\u2066 \u2028", "\\u202eevil\\u2066 \\u2028"),
         (os.fsdecode(b"z\xff.txt") if os.name == "posix" else "z\udcff.txt", "z\\xff.txt"),
         ("lone \ud800", "lone \\ud800"),
     ],
@@ -73,8 +74,10 @@ def test_terminal_text_escapes_controls_and_undecodable_bytes(text: str, shown: 
         ("+1", "'+1"),
         ("-1", "'-1"),
         ("@SUM(A1)", "'@SUM(A1)"),
-        ("\tx", "'\tx"),
-        ("\rx", "'\rx"),
+        ("\tx", "\\tx"),
+        ("\rx", "\\rx"),
+        ("esc\x1b]0;t\x07\nx", "esc\\x1b]0;t\\x07\\nx"),
+        ("-\x1b", "'-\\x1b"),
         ("a=b", "a=b"),
         ("", ""),
         (-1, -1),
@@ -82,7 +85,7 @@ def test_terminal_text_escapes_controls_and_undecodable_bytes(text: str, shown: 
         (None, None),
     ],
 )
-def test_csv_cell_quotes_formula_text_only(value: object, cell: object) -> None:
+def test_csv_cell_escapes_controls_and_quotes_formula_text_only(value: object, cell: object) -> None:
     assert csv_cell(value) == cell
 
 

@@ -15,7 +15,7 @@ import pytest
 from tokviz.core import load_tokenizer
 from tokviz.core.analysis.sweep import SWEEP_FIELDS
 
-from .helpers import assert_one_line_error, run
+from .helpers import assert_one_line_error, run, train_model
 
 ENGLISH = "The exchange rate between text and sequence length decides what fits a context.\n" * 30
 GERMAN = "Der Wechselkurs zwischen Text und Sequenzlänge entscheidet, was in einen Kontext passt.\n" * 30
@@ -23,12 +23,7 @@ GERMAN = "Der Wechselkurs zwischen Text und Sequenzlänge entscheidet, was in ei
 
 @pytest.fixture()
 def model(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:
-    corpus = tmp_path / "corpus.txt"
-    corpus.write_text(ENGLISH + GERMAN, encoding="utf-8")
-    path = tmp_path / "m.json"
-    code, _, err = run(capsys, "train", str(corpus), "--vocab-size", "400", "-o", str(path))
-    assert code == 0, err
-    return path
+    return train_model(capsys, tmp_path, ENGLISH + GERMAN, 400)
 
 
 @pytest.fixture()
@@ -90,6 +85,8 @@ def test_json_and_markdown_carry_the_knees_and_the_rule(
     assert code == 0
     document = json.loads(out)
     assert set(document["knees"]) == {"English", "German", "all"}
+    knee_rows = {row["group"]: row["vocab_size"] for row in document["rows"] if row["knee"]}
+    assert knee_rows == {group: size for group, size in document["knees"].items() if size is not None}
     assert document["alpha"] == 2.5 and document["merges"] == load_tokenizer(model).merge_count
     code, out, _ = run(
         capsys, "sweep", str(model), str(flores), "--format", "markdown", "--every", "50", "-q"

@@ -150,12 +150,52 @@ def test_a_bad_tsv_count_names_its_line(tmp_path: Path, rows: str, message: str)
     assert "\n" not in str(info.value)
 
 
-def _parquet(path: Path, columns: dict[str, Any]) -> None:
+def _parquet(path: Path, columns: dict[str, Any], **said: int) -> None:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    meta = json.dumps({"format": "tokviz-counts", "version": 1, "pretokenizer": "gpt2"})
+    meta = json.dumps({"format": "tokviz-counts", "version": 1, "pretokenizer": "gpt2", **said})
     pq.write_table(pa.table(columns).replace_schema_metadata({b"tokviz": meta.encode()}), path)
+
+
+def test_a_parquet_table_with_more_rows_than_its_metadata_says_is_refused_before_its_rows_are_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pq = pytest.importorskip("pyarrow.parquet")
+    path = tmp_path / "liar.parquet"
+    _parquet(path, {"pretoken": [f"w{i}" for i in range(1000)], "count": [1] * 1000}, unique=4, total=4)
+
+    def no_rows(*_args: object, **_kwargs: object) -> None:
+        raise AssertionError("the rows were read")
+
+    monkeypatch.setattr(pq, "read_table", no_rows)
+    with pytest.raises(CountTableError) as info:
+        load_table(path)
+    assert str(info.value) == f"{path}: the metadata says 4 unique pre-tokens, but the table has 1,000 rows"
+
+
+@pytest.mark.parametrize(
+    ("rows", "said", "message"),
+    [
+        (
+            "1\ta\n1\tb\n1\tc\n",
+            {"unique": 2},
+            "line 5: the metadata says 2 unique pre-tokens, and this row is one more",
+        ),
+        ("1\ta\n", {"unique": 2}, "the metadata says 2 unique pre-tokens, but the table has 1 row"),
+        ("5\ta\n9\tb\n", {"total": 10}, "line 4: the counts add up to more than the metadata's total of 10"),
+        ("5\ta\n4\tb\n", {"total": 10}, "the counts add up to 9, but the metadata's total is 10"),
+    ],
+    ids=["more-rows", "fewer-rows", "larger-total", "smaller-total"],
+)
+def test_a_tsv_table_is_held_to_what_its_metadata_says_as_it_is_read(
+    tmp_path: Path, rows: str, said: dict[str, int], message: str
+) -> None:
+    path = tmp_path / "t.tsv"
+    path.write_bytes(tsv(said, rows))
+    with pytest.raises(CountTableError) as info:
+        load_table(path)
+    assert str(info.value) == f"{path}: {message}"
 
 
 @pytest.mark.parametrize(

@@ -10,6 +10,7 @@ checked on random texts without a cluster.
 from __future__ import annotations
 
 import codecs
+import socket
 import sys
 from collections import Counter
 from collections.abc import Iterator
@@ -23,19 +24,24 @@ from tokviz.core.corpus.documents import iter_parts
 from tokviz.core.errors import CorpusError
 from tokviz.core.pretok.pretokenize import LONGEST_PRETOKEN, SpecialSplitter, resolve_pretokenizer
 from tokviz.core.training.counts import count_corpus, train_from_counts
-from tokviz.core.training.dask_count import DaskUnavailable, count_on_dask, find_cut, pack, unpack
+from tokviz.core.training.dask_count import (
+    DaskUnavailable,
+    count_on_dask,
+    find_cut,
+    local_cluster,
+    pack,
+    unpack,
+)
 from tokviz.core.training.train import count_words, train_bpe
 
 from .test_counts import SPECIAL, make_corpus
 
-distributed = pytest.importorskip("distributed")
+pytest.importorskip("distributed")
 
 
 @pytest.fixture(scope="module")
 def scheduler() -> Iterator[str]:
-    with distributed.LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
-    ) as cluster:
+    with local_cluster(2, processes=False) as cluster:
         yield cluster.scheduler_address
 
 
@@ -151,8 +157,11 @@ def test_without_dask_the_option_says_how_to_install_it(
 def test_an_unreachable_scheduler_is_a_one_line_error(corpus: list[Path]) -> None:
     from tokviz.core.training.counts import CountTableError
 
-    with pytest.raises(CountTableError, match="cannot reach the Dask scheduler at tcp://127.0.0.1:9"):
-        count_on_dask([str(corpus[0])], scheduler="tcp://127.0.0.1:9", connect_timeout=0.5)
+    with socket.socket() as taken:  # bound but not listening: a connection to it is refused
+        taken.bind(("127.0.0.1", 0))
+        address = f"tcp://127.0.0.1:{taken.getsockname()[1]}"
+        with pytest.raises(CountTableError, match=f"cannot reach the Dask scheduler at {address}"):
+            count_on_dask([str(corpus[0])], scheduler=address, connect_timeout=0.5)
 
 
 # ---------------------------------------------------------------------------- the cut rule

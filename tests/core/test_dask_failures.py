@@ -23,11 +23,18 @@ import pytest
 
 from tokviz.core.training.counts import count_corpus
 from tokviz.core.training.dask_client import DaskError
-from tokviz.core.training.dask_count import ByteRange, InputFile, count_on_dask, count_range, unpack
+from tokviz.core.training.dask_count import (
+    ByteRange,
+    InputFile,
+    count_on_dask,
+    count_range,
+    local_cluster,
+    unpack,
+)
 
 from ..cli.helpers import ROOT, child_env
 
-distributed = pytest.importorskip("distributed")
+pytest.importorskip("distributed")
 
 
 class LoopbackServer:
@@ -120,9 +127,7 @@ def test_the_cli_says_one_line_and_exits_1_for_a_port_that_is_not_a_scheduler(
 
 @pytest.fixture
 def scheduler_with_one_worker() -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
-    with distributed.LocalCluster(
-        n_workers=0, processes=False, protocol="tcp", host="127.0.0.1", dashboard_address=None
-    ) as cluster:
+    with local_cluster(0, processes=False, protocol="tcp", host="127.0.0.1") as cluster:
         worker = subprocess.Popen(
             [
                 sys.executable,

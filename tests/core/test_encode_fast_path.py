@@ -6,15 +6,12 @@ vocabularies (where tiktoken is used) and on random hand-made merge lists (where
 
 from __future__ import annotations
 
-from unittest import mock
-
 import pytest
 import tiktoken
 from hypothesis import given
 from hypothesis import strategies as st
 
 from tokviz.core import Tokenizer, train_bpe
-from tokviz.core.bpe import rankrule
 from tokviz.core.bpe.rankrule import consistent_merges
 
 from .reference import reference_encode
@@ -118,16 +115,19 @@ def test_every_trained_vocabulary_takes_the_fast_path_and_stays_exact(
     assert (tok._rank_engine is not None) == (bool(made) and len(set(made)) == len(made))
 
 
-def test_long_chunks_of_a_custom_pattern_go_to_the_python_encoder(english_text: str) -> None:
+@pytest.mark.parametrize("pretokenizer", [r"[^\n]+|\n", "none"])
+def test_long_chunks_of_a_custom_pattern_or_none_encode_through_tiktoken_exactly(
+    english_text: str, pretokenizer: str
+) -> None:
     corpus = english_text[:20_000]
-    result = train_bpe(text=corpus, vocab_size=400, pretokenizer=r"[^\n]+|\n")
+    result = train_bpe(text=corpus, vocab_size=400, pretokenizer=pretokenizer)
+    tok = result.tokenizer()
     text = english_text[30_000:34_000]
-    with mock.patch.object(rankrule, "LONG_PIECE", 40):
-        tok = result.tokenizer()
-        ids = tok.encode(text)
+
+    ids = tok.encode(text)
 
     assert tok._rank_engine is not None
-    assert [tok.id_bytes(i) for i in ids] == reference_encode(text, result.merges, r"[^\n]+|\n")
+    assert [tok.id_bytes(i) for i in ids] == reference_encode(text, result.merges, pretokenizer)
 
 
 @pytest.mark.parametrize("text", ["a\ud800b", "\udfff 你好"])

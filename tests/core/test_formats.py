@@ -294,12 +294,65 @@ def _changed(**changes: object) -> dict:
         (_changed(pretokenizer="(unclosed"), "m.json: invalid pre-tokenizer regex"),
         (_changed(history=[{"step": 0}]), "history record 0: 'left_id' must be an integer, not None"),
         (_changed(vocab={str(i): f"{i:02x}" for i in range(1, 256)}), "no token for the single byte 00"),
+        (
+            _changed(merges=[["74", "68"]] * 259),
+            "more than 258 merges cannot fit a vocabulary of 258 entries",
+        ),
+        (
+            {"merges": [["74", "68"]] * 300} | _valid_model() | {"merges": [["74", "68"]] * 300},
+            "more than 258 merges cannot fit a vocabulary of 258 entries",
+        ),
+        (
+            _changed(history=[{"step": 0}] * 259),
+            "more than 258 history records cannot fit a vocabulary of 258 entries",
+        ),
+        (
+            json.dumps(_valid_model()).replace('"256": "7468"', '"256": "7468", "256": "6162"'),
+            "the key '256' appears twice in one object",
+        ),
+        (json.dumps(_valid_model()) + " []", "not valid JSON \\(Extra data"),
+        (json.dumps(_valid_model())[:-40], "not valid JSON"),
+        (
+            json.dumps(_valid_model()).replace('"merges": [', '"merges": [,'),
+            "not valid JSON \\(Expecting value",
+        ),
+        (json.dumps(_changed(merges="74 68")), '"merges" must be a list of \\[left hex, right hex\\] pairs'),
+        (
+            json.dumps({k: v for k, v in _valid_model().items() if k != "merges"}),
+            'the "merges" entry is missing',
+        ),
     ],
 )
-def test_corrupt_model_files_name_the_problem(tmp_path: Path, content: object, message: str) -> None:
+@pytest.mark.parametrize("whole", [True, False], ids=["parsed-whole", "member-by-member"])
+def test_corrupt_model_files_name_the_problem(
+    tmp_path: Path, content: object, message: str, whole: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if not whole:  # a large file is read member by member: the same checks, the same messages
+        monkeypatch.setattr("tokviz.core.formats.model_file.WHOLE_PARSE_CHARS", 0)
     with pytest.raises(ModelFileError, match=message) as info:
         load_model(_write(tmp_path / "m.json", content))
     assert "\n" not in str(info.value)
+
+
+def test_a_model_file_read_member_by_member_loads_as_when_parsed_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    result = train_bpe(text="the cat sat on the mat, the end " * 30, vocab_size=300, special_tokens=["<|e|>"])
+    path = tmp_path / "m.json"
+    save_model(path, result.tokenizer("m"), {"vocab_size": 300}, result.history)
+    data = json.loads(path.read_text(encoding="utf-8"))
+    # Members in another order than tokviz writes them: the lists before the vocabulary.
+    shuffled = _write(
+        tmp_path / "shuffled.json", {"history": data["history"], "merges": data["merges"]} | data
+    )
+    whole = load_model(path)
+    monkeypatch.setattr("tokviz.core.formats.model_file.WHOLE_PARSE_CHARS", 0)
+
+    for streamed in (load_model(path), load_model(shuffled)):
+        assert streamed.tokenizer.vocab == whole.tokenizer.vocab
+        assert streamed.tokenizer.merges == whole.tokenizer.merges
+        assert streamed.tokenizer.special_tokens == whole.tokenizer.special_tokens
+        assert streamed.history == whole.history and streamed.settings == whole.settings
 
 
 def test_a_repeated_json_key_is_refused_not_overwritten(tmp_path: Path) -> None:
@@ -315,7 +368,7 @@ def test_hostile_sizes_are_refused_before_building(tmp_path: Path, monkeypatch: 
     with pytest.raises(ModelFileError, match="huge.json is larger than 512 MB \\(2048 MB\\)"):
         load_model(huge)
     monkeypatch.setattr("tokviz.core.formats.model_file.MAX_ENTRIES", 100)
-    with pytest.raises(ModelFileError, match="the vocabulary has 258 entries, more than the limit of 100"):
+    with pytest.raises(ModelFileError, match="the vocabulary has more than 100 entries, the limit"):
         load_model(_write(tmp_path / "m.json", _valid_model()))
 
 

@@ -521,3 +521,18 @@ def test_the_two_sides_of_a_safe_cut_encode_like_the_whole_text(tmp_path: Path, 
     for at in range(1, len(text), 53):
         cut = last_cut_before(text, at)
         assert tok.encode(text[:cut]) + tok.encode(text[cut:]) == tok.encode(text), cut
+
+
+def test_a_gpt2_style_file_streams_in_blocks_cut_at_spaces(tmp_path: Path) -> None:
+    from tokviz.cli import main
+
+    assert main(["export", "gpt2", "--to", "hf", "-o", str(tmp_path / "gpt2")]) == 0
+    tok = load_tokenizer(tmp_path / "gpt2" / "tokenizer.json")
+    tk = Library.from_file(str(tmp_path / "gpt2" / "tokenizer.json"))
+    text = "\n".join(CHECK[:200])
+
+    blocks = list(tok.encode_blocks([text[i : i + 97] for i in range(0, len(text), 97)], 500))
+
+    assert tok.declared_cut_mode is None  # GPT-2's regex on the raw text: a space is a safe cut
+    assert len(blocks) > 10
+    assert [i for _, ids in blocks for i in ids] == reference_ids(tk, text)

@@ -8,6 +8,7 @@ import os
 import stat
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -18,6 +19,7 @@ from tokviz.core.formats import export_gpt2, load_model, save_model, tokenizer_f
 from tokviz.core.formats.gpt2_files import gpt2_file_bytes
 from tokviz.core.formats.hf_json import hf_file_bytes
 from tokviz.core.formats.model_file import model_file_bytes
+from tokviz.core.formats.registry import load_tokenizer
 from tokviz.core.io import outputs
 from tokviz.core.io.outputs import MANIFEST_NAME, Output, OutputError, check_outputs, write_outputs
 
@@ -305,16 +307,73 @@ def run_in_child(folder: Path, **env: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def test_a_commit_killed_half_way_is_finished_by_the_next_check(tmp_path: Path) -> None:
+def readers(folder: Path) -> list[tuple[str, Callable[[], object]]]:
+    """Every way to read one of ``run_outputs``' files, named by the file it reads."""
+    return [
+        ("m.json", lambda: load_model(folder / "m.json")),
+        ("m.json", lambda: load_tokenizer(folder / "m.json")),
+        (
+            "d/vocab.json",
+            lambda: tokenizer_from_files(folder / "d" / "vocab.json", folder / "d" / "merges.txt"),
+        ),
+        ("d/vocab.json", lambda: load_tokenizer(folder / "d")),
+        ("h.json", lambda: load_tokenizer(folder / "h.json")),
+    ]
+
+
+def test_a_commit_killed_half_way_is_refused_by_every_reader_and_finished_by_the_next_check(
+    tmp_path: Path,
+) -> None:
     old_set(tmp_path)
     killed = run_in_child(tmp_path, **{outputs.FAULT_ENV: str(JOURNAL_STEP + 2)})  # two renames done
     assert killed.returncode == 137, killed.stderr
-    journal = tmp_path / f".m.json{outputs.JOURNAL_SUFFIX}"
-    assert journal.exists() and load_model(tmp_path / "m.json").tokenizer.merges == NEW.merges
+    journals = sorted(tmp_path.rglob(f"*{outputs.JOURNAL_SUFFIX}"))
+    assert len(journals) == 5  # one beside each target: m.json, the manifest, the pair, h.json
+    assert outputs.unfinished_set(tmp_path / "h.json") is not None
+
+    for name, read in readers(tmp_path):
+        with pytest.raises(TokenizerLoadError) as info:
+            read()
+        message = str(info.value)
+        assert f"is one of the outputs m.json, d/, h.json in {tmp_path}" in message, name
+        assert "tokviz finish" in message and "\n" not in message
 
     check_outputs([o for o, _ in run_outputs(tmp_path)])  # what the next run does first
-    assert not journal.exists()
+    assert not list(tmp_path.rglob(f"*{outputs.JOURNAL_SUFFIX}"))
     assert snapshot(tmp_path) == _new_set(tmp_path)
+    for _name, read in readers(tmp_path):
+        read()
+
+
+@pytest.mark.parametrize("step", [JOURNAL_STEP, JOURNAL_STEP + 1, JOURNAL_STEP + 4])
+def test_finishing_a_set_puts_every_new_output_in_place(tmp_path: Path, step: int) -> None:
+    old_set(tmp_path)
+    killed = run_in_child(tmp_path, **{outputs.FAULT_ENV: str(step)})
+    assert killed.returncode == 137, killed.stderr
+
+    found = outputs.finish_set(tmp_path / "d")
+
+    assert found is not None and {p.name for p in found.pending} <= {p.name for p in found.members}
+    assert snapshot(tmp_path) == _new_set(tmp_path)
+    assert outputs.finish_set(tmp_path / "m.json") is None  # whole now: nothing to do
+    for _name, read in readers(tmp_path):
+        read()
+
+
+def test_a_journal_whose_renames_are_all_done_or_that_is_no_file_does_not_stop_a_reader(
+    tmp_path: Path,
+) -> None:
+    old = old_set(tmp_path)
+    journal = tmp_path / f".m.json{outputs.JOURNAL_SUFFIX}"
+    gone = tmp_path / f".m.json.{os.getpid() + 1}-0123456789ab.tmp"
+    journal.write_text(json.dumps({"renames": [[str(gone), str(tmp_path / "m.json")]]}))
+    assert outputs.unfinished_set(tmp_path / "m.json") is None  # killed while removing its journals
+    journal.unlink()
+    if hasattr(os, "mkfifo"):
+        os.mkfifo(journal)  # a FIFO where the journal goes: read without blocking, and ignored
+        assert outputs.unfinished_set(tmp_path / "m.json") is None
+    assert load_model(tmp_path / "m.json").tokenizer.merges == OLD.merges
+    assert (tmp_path / "m.json").read_bytes() == old["m.json"]
 
 
 def _new_set(folder: Path) -> dict[str, bytes]:

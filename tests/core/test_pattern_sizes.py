@@ -131,8 +131,14 @@ def test_the_scanner_gives_the_pattern_back() -> None:
         (HUGE_REPEAT, "repeats too much"),
         ("(?:ab|cd){60000}", "repeats too much"),
         ("a" * (MAX_PATTERN_CHARS + 1), f"at most {MAX_PATTERN_CHARS:,}"),
+        ("(?R)*", "calls a group or itself"),
+        ("(?:a|(?0))+", "calls a group or itself"),
+        ("(a|(?1))*", "calls a group or itself"),
+        ("(?P<w>x(?&w)?)", "calls a group or itself"),
+        ("(?P<w>(?P>w)?)*", "calls a group or itself"),
+        ("(a)(?-1)|(?+1)(b)", "calls a group or itself"),
     ],
-    ids=["nested", "hundred-million", "alternation", "long"],
+    ids=["nested", "hundred-million", "alternation", "long", "R", "0", "1", "&name", "P>name", "relative"],
 )
 def test_hostile_patterns_are_refused_in_one_line(pattern: str, said: str) -> None:
     with pytest.raises(PatternTooLargeError) as info:
@@ -142,6 +148,34 @@ def test_hostile_patterns_are_refused_in_one_line(pattern: str, said: str) -> No
     assert "\n" not in message and len(message) < 300 and said in message
     with pytest.raises(PatternTooLargeError):
         compile_custom_pattern(pattern)
+
+
+def test_a_call_written_inside_a_set_or_escaped_is_no_call() -> None:
+    for pattern in (r"[(?R)]+|\(\?1\)|\w+", r"(?i)\w+|(?:x)", r"(x)?(?(1)a|b)|\(\?&x\)"):
+        check_pattern_bounds(pattern)
+        assert resolve_pretokenizer(pattern).pattern == pattern
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads the peak from /proc")
+def test_a_recursive_pattern_is_refused_before_the_engine_allocates(tmp_path: Path) -> None:
+    from tests.cli.helpers import run_capped
+
+    (tmp_path / "c.txt").write_text("hello world\n", encoding="utf-8")
+
+    def refused_peak(pattern: str) -> tuple[str, int]:
+        done = run_capped(
+            0, tmp_path, "train", "c.txt", "--pretokenizer", pattern, "--vocab-size", "300", "-o", "m.json"
+        )
+        *lines, peak = done.stderr.splitlines()
+        assert done.returncode == 1 and len(lines) == 1, done.stderr
+        return lines[0], int(peak) * 1024
+
+    line, recursive = refused_peak("(?R)*")
+    _, too_long = refused_peak("a" * (MAX_PATTERN_CHARS + 1))
+
+    assert line.startswith("tokviz: error: the pre-tokenizer regex '(?R)*' calls a group or itself")
+    assert recursive - too_long < 20 * 2**20  # refused as cheaply as a pattern refused by its length
+    assert not (tmp_path / "m.json").exists()
 
 
 # ---------------------------------------------------------------- every source, in a capped child

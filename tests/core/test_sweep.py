@@ -50,7 +50,7 @@ def test_one_pass_gives_every_prefix_tokenizers_own_counts(small_model, english_
         assert curve.steps.tokens[k] == sum(counts.values()), k
         assert curve.steps.used[k] == len(counts), k
         point = curve.point(k)
-        assert point.vocab_size == size
+        assert point.vocab_size == sweep.size_of(k) == prefix.vocab_size == size
         assert point.renyi_efficiency == pytest.approx(renyi_of_counts(counts.values(), size), rel=1e-9)
 
 
@@ -104,6 +104,14 @@ def test_a_prefix_tokenizer_encodes_as_the_first_merges_do(small_model, english_
         i for i in small_model.encode_with_merges(text, 143) if i != small_model.special_tokens["<|eot|>"]
     ]
     assert prefix.encode(text) == [*plain, 399]
+
+
+def test_the_size_after_k_merges_is_the_size_of_the_first_k_merges_as_a_tokenizer(small_model):
+    for k in (0, 1, 142, small_model.merge_count):
+        size = small_model.size_after(k)
+        prefix = prefix_tokenizer(small_model, size)
+        assert (prefix.merge_count, prefix.vocab_size) == (k, size)
+        assert independent_prefix(small_model, k).vocab_size == size
 
 
 def test_sizes_outside_the_merge_list_are_refused_in_one_line(small_model):

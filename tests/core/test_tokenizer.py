@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import inspect
+import re
+import textwrap
+
 import pytest
 import tiktoken
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tokviz.core import Tokenizer, TokvizError, TrainResult, train_bpe
-from tokviz.core.errors import TokenizerLoadError
+from tokviz.core.bpe import tokenizer as tokenizer_module
+from tokviz.core.errors import InternalError, TokenizerLoadError
 
 from ..strategies import hard_text, pieces_with_specials
 from .reference import reference_encode
@@ -44,6 +49,32 @@ def test_encoding_follows_the_merge_list_not_the_rank_of_the_merged_bytes():
     ranks = {v: k for k, v in vocab.items()}
     reference = tiktoken.Encoding("rank-rule", pat_str=r"[\s\S]+", mergeable_ranks=ranks, special_tokens={})
     assert reference.encode("abc") == [258]
+
+
+# Two slips in the merge replacement of Tokenizer._bpe, each with a text that meets it. An index
+# one too low inserts the new id before the pair, which stays (the ids grow with every pass); a
+# step of one past a merged pair keeps the ids' length. Either loop would never end on its own.
+SLIPS = {
+    "index one too low": (r"(i = found\.index\(best\))\n", r"\1 - 1\n", "abc"),
+    "step of one past a pair": (r"(out\.append\(new_id\)\n\s+i \+= )2\n", r"\g<1>1\n", "abab"),
+}
+
+
+@pytest.mark.timeout(30)  # without the guard, the slipped loop would spin until this fails it
+@pytest.mark.parametrize("slip", SLIPS)
+def test_a_slip_in_the_merge_replacement_fails_at_once_and_names_the_state(monkeypatch, slip):
+    pattern, slipped, text = SLIPS[slip]
+    source, found = re.subn(pattern, slipped, textwrap.dedent(inspect.getsource(Tokenizer._bpe)))
+    assert found == 1, f"the merge replacement changed shape; update SLIPS[{slip!r}]"
+    scope = dict(vars(tokenizer_module))  # the module's names, leaving its own Tokenizer as it is
+    exec(compile(source, tokenizer_module.__file__, "exec"), scope)
+    monkeypatch.setattr(Tokenizer, "_bpe", scope["_bpe"])
+    tok = Tokenizer({**BYTES, 256: b"ab"}, [(b"a", b"b")], pretokenizer="none")
+
+    with pytest.raises(
+        InternalError, match=rf"BPE merge 0 \(-> id 256\) left \d+ ids from \d+ while encoding b'{text}'"
+    ):
+        tok.encode(text)
 
 
 @pytest.mark.slow

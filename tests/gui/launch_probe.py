@@ -29,13 +29,17 @@ def _turn(app: Any, seconds: float, until: Callable[[], object] = lambda: False)
 
 def _type_pattern(app: Any, window: Any, pattern: str) -> dict[str, object]:
     """Type ``pattern`` in the Train panel and the pre-tokenizer dock; what each says."""
-    panel = window.training.panel
+    from tokviz.gui.panels.training.panel import TrainPanel
+
+    from .reach import dock, docked
+
+    panel = docked(window, "trainDock", TrainPanel)
     panel.set_pretokenizer("custom")
     panel.pattern.setText(pattern)
     _turn(app, LAUNCH_SECONDS, lambda: panel.pattern_error.isVisibleTo(panel))
-    dock = window.installed["pretokenizer"].widget()
-    accepted = dock.set_pattern(pattern)
-    _turn(app, LAUNCH_SECONDS, lambda: dock.error_message is not None and not dock.computing)
+    view = dock(window, "pretokDock").widget()
+    accepted = view.set_pattern(pattern)
+    _turn(app, LAUNCH_SECONDS, lambda: view.error_message is not None and not view.computing)
     from tokviz.gui.widgets.file_dialogs import OpenTokenizerDialog
 
     dialog = OpenTokenizerDialog(window)
@@ -43,7 +47,7 @@ def _type_pattern(app: Any, window: Any, pattern: str) -> dict[str, object]:
     _turn(app, LAUNCH_SECONDS, lambda: dialog.problem.text())
     return {
         "dock_accepted": accepted,
-        "dock_error": dock.error_message,
+        "dock_error": view.error_message,
         "dialog_problem": dialog.problem.text(),
     }
 
@@ -61,8 +65,11 @@ def main() -> None:
     from PySide6.QtWidgets import QApplication
 
     app = QApplication([])
+    from tokviz.gui.panels.training.panel import TrainPanel
     from tokviz.gui.settings import TRAIN_PATTERN, Settings
     from tokviz.gui.window.main_window import MainWindow
+
+    from .reach import dock, docked, error_text
 
     store = QSettings(args.ini, QSettings.Format.IniFormat)
     window = MainWindow(settings=store)
@@ -74,20 +81,20 @@ def main() -> None:
     if args.pattern is not None:
         report.update(_type_pattern(app, window, args.pattern))
     if args.wait_error:
-        _turn(app, LAUNCH_SECONDS, lambda: getattr(window, "last_error", None))
+        _turn(app, LAUNCH_SECONDS, lambda: error_text(window))
     _turn(app, 0.5)
     store.sync()
-    panel = window.training.panel
-    chart = window.chart_dock.widget()
+    panel = docked(window, "trainDock", TrainPanel)
+    chart = dock(window, "exchangeChartDock").widget()
     report.update(
         shown=window.isVisible(),
         status=status,
-        last_error=getattr(window, "last_error", None),
+        last_error=error_text(window),
         train_error=panel.error.text() if panel.error.isVisibleTo(panel) else None,
         pattern=panel.pattern.text(),
         pattern_error=panel.pattern_error.text(),
         saved_pattern=Settings(store).get(TRAIN_PATTERN),
-        point_size=window.point_size,
+        point_size=window.appearance.point_size,
         chart_files=chart.added_paths(),
     )
     print("PROBE " + json.dumps(report))

@@ -9,12 +9,14 @@ from PySide6.QtGui import QGuiApplication
 from tokviz.gui import MainWindow
 from tokviz.gui.window.about import AboutDialog, app_icon, app_version, bundled_vocabularies
 
+from .reach import action
+
 
 def test_help_about_opens_the_dialog_with_the_version_and_the_licences(qtbot):
     window = MainWindow()
     qtbot.addWidget(window)
     window.show()
-    window.act_about.trigger()
+    action(window, "actionAbout").trigger()
     dialog = window.findChild(AboutDialog, "aboutDialog")
     assert dialog is not None and dialog.isVisible()
 

@@ -24,6 +24,8 @@ from tokviz.gui.panels.chart import ExchangeChart
 from tokviz.gui.style.theme import token_colors
 
 from ..texts import CAT, HELLO
+from .reach import menu
+from .waiting import settled
 
 pytestmark = pytest.mark.qt_log_ignore("This plugin does not support raise")
 
@@ -203,7 +205,7 @@ def test_hover_shows_the_exact_numbers(chart: ExchangeChart) -> None:
     canvas = chart.canvas
     table = chart.table
     assert table is not None
-    x0, x1, height, i, j = next(g for g in canvas._bar_geometry if g[3] == 0 and g[4] == 1)
+    x0, x1, height, i, j = next(g for g in canvas.bars.geometry if g[3] == 0 and g[4] == 1)
     scene = canvas.plot.vb.mapViewToScene(QPointF((x0 + x1) / 2, height / 2))
 
     canvas.graphics.scene().sigMouseMoved.emit(scene)
@@ -235,8 +237,8 @@ def test_added_files_become_groups(qtbot, chart: ExchangeChart, tmp_path: Path) 
 def test_exports_write_valid_png_svg_and_csv(chart: ExchangeChart, tmp_path: Path) -> None:
     png = chart.export_png(tmp_path / "chart.png")
     png2 = chart.export_png(tmp_path / "chart@2x.png", 2.0)
-    svg = chart.export_svg(tmp_path / "chart.svg")
-    table_csv = chart.export_csv(tmp_path / "chart.csv")
+    svg = chart.export(tmp_path / "chart.svg", "svg")
+    table_csv = chart.export(tmp_path / "chart.csv", "csv")
 
     assert png.read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
     assert QImage(str(png)).size() == EXPORT_SIZE
@@ -309,7 +311,7 @@ def test_the_window_has_a_chart_dock_in_the_view_menu(qtbot) -> None:
     dock = window.findChild(QDockWidget, "exchangeChartDock")
     assert isinstance(dock, QDockWidget) and not dock.isVisible()
     action = dock.toggleViewAction()
-    assert action in window.view_menu.actions()
+    assert action in menu(window, "viewMenu").actions()
     assert action.shortcut().toString() == "Ctrl+Shift+B"
 
     action.trigger()
@@ -336,8 +338,7 @@ def test_docked_x_labels_never_overlap_at_any_width(qtbot, chart: ExchangeChart)
     inputs = len(chart.table.inputs)
     for width, height in [(w, h) for w in range(360, 1500, 40) for h in (340, 480)]:
         chart.resize(width, height)
-        qtbot.wait(20)
-        labels, axis = x_axis_labels(chart)
+        labels, axis = settled(qtbot, lambda: x_axis_labels(chart))
         for k, (rect, text) in enumerate(labels):
             assert axis.left() - 1 <= rect.left() and rect.right() <= axis.right() + 1, (width, text)
             for other, other_text in labels[k + 1 :]:

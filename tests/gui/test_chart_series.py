@@ -20,6 +20,7 @@ from tokviz.gui.settings import CHART_HIDDEN_SERIES
 from tokviz.gui.style.theme import token_colors
 
 from ..texts import HELLO
+from .reach import dock
 
 pytestmark = pytest.mark.qt_log_ignore("This plugin does not support raise")
 
@@ -79,7 +80,7 @@ def test_the_user_picks_which_tokenizers_the_chart_compares(qtbot, registry):
 
 def test_the_chosen_series_are_remembered(qtbot, make_window):
     window = make_window(size=(1280, 800))
-    chart = window.chart_dock.widget()
+    chart = dock(window, "exchangeChartDock").widget()
     chart.set_hidden_series(["words", "characters"])
 
     assert sorted(window.settings.get(CHART_HIDDEN_SERIES)) == ["characters", "words"]
@@ -88,7 +89,7 @@ def test_the_chosen_series_are_remembered(qtbot, make_window):
 
     second = MainWindow(window.settings)
     qtbot.addWidget(second)
-    assert sorted(second.chart_dock.widget().hidden_series()) == ["characters", "words"]
+    assert sorted(dock(second, "exchangeChartDock").widget().hidden_series()) == ["characters", "words"]
     second.close()
 
 

@@ -10,6 +10,8 @@ from tokviz.core.formats.registry import load_tokenizer
 from tokviz.gui.panels.chat import TEMPLATE_FILL, ChatPanel
 from tokviz.gui.style.theme import token_colors
 
+from .reach import docked
+
 
 def rendered(qtbot, panel: ChatPanel) -> None:
     """Wait until the panel has rendered its current messages."""
@@ -79,13 +81,13 @@ def test_the_dock_follows_the_first_view_and_uses_its_folder_s_template(qtbot, m
     folder = build_folder(tmp_path / "chatml", "chatml")
     window = make_window(size=(1024, 768))
     qtbot.waitUntil(window.is_ready, timeout=20000)
-    panel = window.installed["chat"]
+    panel = docked(window, "chatDock", ChatPanel)
     window.findChild(QAction, "actionChatDock").trigger()
     rendered(qtbot, panel)
     assert panel.lens.template.source == "chatml.jinja"  # GPT-2 ships no template
 
     with qtbot.waitSignal(panel.updated, timeout=20000):
-        window.open_tokenizer_file(str(folder / "tokenizer.json"), window.panels[0])
+        window.files.open_tokenizer_file(str(folder / "tokenizer.json"), window.panels[0])
     qtbot.waitUntil(
         lambda: panel.lens is not None and panel.lens.template.source == "tokenizer_config.json",
         timeout=20000,

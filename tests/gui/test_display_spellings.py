@@ -7,6 +7,8 @@ from tokviz.gui.text.display import DisplayOptions, build_run, plain_text, visib
 from tokviz.gui.text.token_table import TokenTable
 from tokviz.gui.widgets.token_panel import lesson_stats
 
+from .reach import action
+
 
 def boxes(tok, text: str, options: DisplayOptions) -> list[str]:
     table = TokenTable.encode(tok, text)
@@ -52,8 +54,8 @@ def test_text_and_ids_together(gpt2):
 
 def test_the_window_spells_tokens_as_asked_remembers_it_and_keeps_it_when_presenting(make_window):
     window = make_window(text="Hi 🌍")
-    window.menus.act_ids_with_text.trigger()
-    window.menus.spelling_actions["hex"].trigger()
+    action(window, "actionShowIdsWithText").trigger()
+    action(window, "actionSpell_hex").trigger()
     wanted = DisplayOptions(with_ids=True, spelling="hex")
     view = window.panels[0].view
     assert view.options == wanted
@@ -64,7 +66,7 @@ def test_the_window_spells_tokens_as_asked_remembers_it_and_keeps_it_when_presen
     window.save_settings()
     again = make_window()
     assert again.panels[0].view.options == wanted
-    assert again.menus.spelling_actions["hex"].isChecked()
+    assert action(again, "actionSpell_hex").isChecked()
 
 
 def test_the_characters_views_header_counts_visible_characters():

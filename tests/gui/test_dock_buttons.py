@@ -19,12 +19,13 @@ def _ink(button: QAbstractButton) -> QColor:
 def test_dock_buttons_follow_the_theme(qtbot, make_window) -> None:
     window = make_window(size=(1024, 768))
     dock = window.findChild(QDockWidget, "vocabDock")
-    window.set_theme("dark")
-    qtbot.wait(10)
     close, float_ = (dock.findChild(QAbstractButton, name) for name in (CLOSE, FLOAT))
+    window.appearance.set_theme("dark")
 
-    for button in (close, float_):
-        assert _ink(button).lightness() > 200, "light strokes on the dark title bar"
-    window.set_theme("light")
-    qtbot.wait(10)
-    assert _ink(close).lightness() < 60
+    def light_strokes() -> None:
+        for button in (close, float_):
+            assert _ink(button).lightness() > 200, "light strokes on the dark title bar"
+
+    qtbot.waitUntil(light_strokes)
+    window.appearance.set_theme("light")
+    qtbot.waitUntil(lambda: _ink(close).lightness() < 60)

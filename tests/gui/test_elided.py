@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from tokviz.gui.widgets.elided import ElidedLabel
 
+from .waiting import settled
+
 
 def test_a_narrow_label_ends_in_an_ellipsis_and_keeps_the_text_in_its_tooltip(qtbot) -> None:
     label = ElidedLabel("59 tokens · 3.21 bytes/token")
@@ -27,7 +29,7 @@ def test_six_views_at_1024_elide_their_headers_and_the_status_bar(qtbot, make_wi
     for _ in range(4):
         window.add_view()
     qtbot.waitUntil(window.is_ready, timeout=20000)
-    qtbot.wait(50)
+    settled(qtbot, lambda: [p.stats.displayed_text() for p in window.panels])
 
     assert len(window.panels) == 6
     for panel in window.panels:

@@ -18,6 +18,7 @@ from tokviz.gui.settings import EXPORT_SCALE, EXPORT_TARGET
 from tokviz.gui.window.export import ExportDialog
 
 from ..texts import HELLO
+from .reach import action, dock, exporter
 
 pytestmark = [
     pytest.mark.gui,
@@ -42,10 +43,10 @@ def texts_of(svg: bytes) -> list[str]:
 @pytest.mark.slow
 @pytest.mark.parametrize("scale", [1, 2, 3])
 def test_a_token_view_exports_at_the_requested_pixel_size(window, tmp_path, scale):
-    target = window.exporter.target("view:1")
+    target = exporter(window).target("view:1")
     size: QSize = target.pixel_size(1)
 
-    written = window.exporter.write(target, tmp_path / f"view@{scale}x.png", scale)
+    written = exporter(window).write(target, tmp_path / f"view@{scale}x.png", scale)
 
     image = QImage(str(written))
     assert (image.width(), image.height()) == (size.width() * scale, size.height() * scale)
@@ -64,10 +65,10 @@ def test_2x_text_is_rendered_at_2x_not_enlarged(window):
 
 
 def test_token_views_export_as_svg_with_their_text(window, tmp_path):
-    target = window.exporter.target("views")
+    target = exporter(window).target("views")
     assert target.vector
 
-    written = window.exporter.write(target, tmp_path / "views.svg")
+    written = exporter(window).write(target, tmp_path / "views.svg")
 
     data = written.read_bytes()
     assert QSvgRenderer(data).isValid()
@@ -85,34 +86,34 @@ def test_token_views_export_as_svg_with_their_text(window, tmp_path):
 
 def test_a_view_export_is_its_tokens_not_its_controls(window, tmp_path):
     """Like ``tokviz render``: a caption and the tokens, no picker, no close button, no empty area."""
-    target = window.exporter.target("view:1")
-    data = window.exporter.write(target, tmp_path / "view.svg").read_bytes()
+    target = exporter(window).target("view:1")
+    data = exporter(window).write(target, tmp_path / "view.svg").read_bytes()
     shown = texts_of(data)
     assert not any("✕" in t for t in shown), "no close button"
     caption = next(t for t in shown if "tokens" in t and "bytes/token" in t)
     assert "GPT-2" in caption or "GPT-2" in shown
-    png = QImage(str(window.exporter.write(target, tmp_path / "view.png", 2)))
+    png = QImage(str(exporter(window).write(target, tmp_path / "view.png", 2)))
     # HELLO is 12 GPT-2 tokens on one line: a sheet a few lines high, not the view's 500 px.
     assert png.height() < 2 * 260, png.size()
 
 
 def test_the_whole_window_is_a_bitmap_export_only(window, tmp_path):
-    target = window.exporter.target("window")
+    target = exporter(window).target("window")
     assert not target.vector
 
     with pytest.raises(ExportError, match="export it as PNG"):
-        window.exporter.write(target, tmp_path / "window.svg")
-    written = window.exporter.write(target, tmp_path / "window.png", 2)
+        exporter(window).write(target, tmp_path / "window.svg")
+    written = exporter(window).write(target, tmp_path / "window.png", 2)
     assert QImage(str(written)).size() == target.pixel_size(2)
 
 
 def test_docks_on_screen_are_offered_and_the_timeline_is_png_only(qtbot, window):
-    window.training.timeline_dock.show()
+    dock(window, "timelineDock").show()
     qtbot.waitUntil(
-        lambda: any(t.key == "dock:timelineDock" for t in window.exporter.targets()), timeout=5000
+        lambda: any(t.key == "dock:timelineDock" for t in exporter(window).targets()), timeout=5000
     )
 
-    targets = {t.key: t for t in window.exporter.targets()}
+    targets = {t.key: t for t in exporter(window).targets()}
 
     assert not targets["dock:timelineDock"].vector
     assert "dock:vocabDock" in targets and "dock:trainDock" not in targets  # the Train tab is behind
@@ -123,13 +124,13 @@ def test_docks_on_screen_are_offered_and_the_timeline_is_png_only(qtbot, window)
 def test_the_chart_exports_its_own_vector_drawing(qtbot, make_window, tmp_path, gpt2, cl100k):
     # Wide enough that the bars of all six built-ins (bytes to o200k, characters, words) keep labels.
     window = make_window(text=HELLO, size=(1920, 1080))
-    window.chart_dock.show()
-    chart = window.chart_dock.widget()
+    dock(window, "exchangeChartDock").show()
+    chart = dock(window, "exchangeChartDock").widget()
     qtbot.waitUntil(chart.is_ready, timeout=30000)
-    target = window.exporter.target("dock:exchangeChartDock")
+    target = exporter(window).target("dock:exchangeChartDock")
     assert target.widget is chart.canvas and target.vector
 
-    written = window.exporter.write(target, tmp_path / "chart.svg")
+    written = exporter(window).write(target, tmp_path / "chart.svg")
 
     assert QSvgRenderer(str(written)).isValid()
     # Read as plain XML (not through Qt): the drawing is the canvas's size in pixels, and its words
@@ -154,30 +155,34 @@ def test_copy_image_puts_the_focused_panel_on_the_clipboard_at_the_remembered_sc
     window.panels[1].view.setFocus()
     window.settings.set(EXPORT_SCALE, 3.0)
 
-    window.exporter.act_copy.trigger()
+    exporter(window).act_copy.trigger()
 
     image = QGuiApplication.clipboard().image()
-    assert image.size() == window.exporter.target("view:2").pixel_size(3)
+    assert image.size() == exporter(window).target("view:2").pixel_size(3)
 
 
 def test_file_menu_offers_export_and_copy_with_shortcuts(window):
-    file_menu = next(o for o in window.act_quit.associatedObjects() if isinstance(o, QMenu))
+    file_menu = next(o for o in action(window, "actionQuit").associatedObjects() if isinstance(o, QMenu))
     actions = file_menu.actions()
-    export, copy = window.exporter.act_export, window.exporter.act_copy
+    export, copy = exporter(window).act_export, exporter(window).act_copy
 
-    assert export in actions and copy in actions and actions.index(copy) < actions.index(window.act_quit)
+    assert (
+        export in actions
+        and copy in actions
+        and actions.index(copy) < actions.index(action(window, "actionQuit"))
+    )
     assert export.shortcut() == QKeySequence("Ctrl+Shift+E") and export.objectName() == "actionExportPanel"
     assert copy.shortcut() == QKeySequence("Ctrl+Shift+C") and copy.objectName() == "actionCopyImage"
 
 
 def test_the_dialog_saves_the_chosen_panel_and_remembers_the_choice(qtbot, window, tmp_path):
-    window.exporter.act_export.trigger()
+    exporter(window).act_export.trigger()
     dialog = window.findChild(ExportDialog, "exportDialog")
     assert dialog is not None and dialog.isVisible()
     dialog.target_box.setCurrentIndex(dialog.target_box.findData("view:2"))
     dialog.format_box.setCurrentIndex(dialog.format_box.findData("png"))
     dialog.scale_box.setCurrentIndex(dialog.scale_box.findData(3.0))
-    size = window.exporter.target("view:2").pixel_size(1)
+    size = exporter(window).target("view:2").pixel_size(1)
     assert dialog.size_label.text() == f"{size.width() * 3} × {size.height() * 3} pixels"
 
     written = dialog.save(tmp_path / "cl100k")

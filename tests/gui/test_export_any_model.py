@@ -14,15 +14,17 @@ from tokviz.core.formats.registry import load_tokenizer
 from tokviz.core.training.train import train_bpe
 from tokviz.gui.window.export_model import ModelExportDialog, safe_stem
 
+from .reach import exporter
+
 # Showing the dialog raises it; the offscreen test platform cannot and says so.
 pytestmark = pytest.mark.qt_log_ignore("This plugin does not support raise")
 
 
 @pytest.fixture
 def dialog(window) -> ModelExportDialog:
-    action = window.findChild(type(window.exporter.act_export_model), "actionExportTokenizer")
+    action = window.findChild(type(exporter(window).act_export_model), "actionExportTokenizer")
     assert action is not None and action.text() == "Export &tokenizer…"
-    return window.exporter.open_model_dialog()
+    return exporter(window).open_model_dialog()
 
 
 def choose(qtbot, dialog: ModelExportDialog, key: str) -> None:

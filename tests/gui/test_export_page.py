@@ -6,8 +6,10 @@ import pytest
 from PySide6.QtWidgets import QMenu
 
 from tokviz.gui.widgets import file_dialogs
+from tokviz.gui.window.export_page import PageExporter
 
 from ..texts import HELLO
+from .reach import action, child, exporter
 
 pytestmark = [
     pytest.mark.gui,
@@ -25,7 +27,7 @@ def window(make_window):
 def test_the_page_holds_every_view_with_the_same_ids_as_the_views(window, tmp_path, monkeypatch):
     chosen = tmp_path / "lesson"
     monkeypatch.setattr(file_dialogs, "get_save_file_name", lambda *a, **k: (str(chosen), PAGE))
-    window.page_exporter.action.trigger()
+    action(window, "actionExportPage").trigger()
 
     page = (tmp_path / "lesson.html").read_text(encoding="utf-8")
     names = [name for name, _ in window.named_views()]
@@ -38,7 +40,7 @@ def test_the_page_holds_every_view_with_the_same_ids_as_the_views(window, tmp_pa
 
 
 def test_the_menu_offers_it_beside_the_other_exports(window):
-    (menu,) = [m for m in window.exporter.act_export.associatedObjects() if isinstance(m, QMenu)]
+    (menu,) = [m for m in exporter(window).act_export.associatedObjects() if isinstance(m, QMenu)]
     actions = [a.objectName() for a in menu.actions()]
     assert actions.index("actionExportPage") == actions.index("actionExportPanel") - 1
 
@@ -47,7 +49,7 @@ def test_a_page_that_cannot_be_written_is_reported_not_raised(window, tmp_path, 
     folder = tmp_path / "taken.html"
     folder.mkdir()
     monkeypatch.setattr(file_dialogs, "get_save_file_name", lambda *a, **k: (str(folder), PAGE))
-    assert window.page_exporter.choose_and_write() is None
+    assert child(window, PageExporter).choose_and_write() is None
     assert window.statusBar().currentMessage().startswith("Could not save the page:")
     assert folder.is_dir()
 

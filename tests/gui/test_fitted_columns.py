@@ -9,7 +9,11 @@ from PySide6.QtWidgets import QAbstractItemView, QTableView, QTreeView
 
 from tokviz.core.training.train import train_bpe
 from tokviz.gui.models.merge_model import COUNT, MERGE, NEW, STEP
+from tokviz.gui.panels.timeline.panel import TimelineWidget
 from tokviz.gui.widgets.fitted_columns import clipped_cells, shown_text
+
+from .reach import dock, docked
+from .waiting import settled
 
 # Counts as a real corpus gives them: seven digits at the top, five further down.
 BIG_COUNTS = [1_884_123, 466_273, 19_021, 19_020, 9_999, 1_000] + [999] * 40
@@ -28,14 +32,15 @@ def trained():
 
 def show_merges(qtbot, window, trained):
     tokenizer, history = trained
-    docks = window.training
-    docks.timeline_dock.show()
-    timeline = docks.timeline
+    dock(window, "timelineDock").show()
+    timeline = docked(window, "timelineDock", TimelineWidget)
     with qtbot.waitSignal(timeline.traceReady, timeout=30000):
         timeline.set_tokenizer(tokenizer, history, 2_500_000)
     qtbot.waitUntil(timeline.is_ready, timeout=30000)
-    qtbot.wait(200)  # the columns fit, and the pane makes room for them, once the event loop turns
-    return timeline.table
+    table = timeline.table
+    # The columns fit, and the pane makes room for them, once the event loop turns.
+    settled(qtbot, lambda: (table.viewport().size(), [table.columnWidth(c) for c in range(COUNT + 1)]))
+    return table
 
 
 @pytest.mark.parametrize("presentation_twice", [False, True])
@@ -45,7 +50,7 @@ def test_the_merge_tables_counts_fit_at_1024_and_its_key_columns_are_on_screen(
     window = make_window(size=(1024, 768))
     if presentation_twice:
         window.presentation.toggle()
-        qtbot.wait(50)
+        qtbot.waitUntil(window.isFullScreen)
         window.presentation.toggle()
     table = show_merges(qtbot, window, trained)
     assert table.model().index(1, COUNT).data() == "1,884,123"
@@ -57,8 +62,7 @@ def test_the_merge_tables_counts_fit_at_1024_and_its_key_columns_are_on_screen(
     counts = [table.model().index(row, COUNT) for row in range(1, 8)]
     assert [shown_text(table, i, table.visualRect(i).width()) for i in counts] == [i.data() for i in counts]
     table.scrollToBottom()
-    qtbot.wait(50)
-    assert clipped_cells(table) == []
+    qtbot.waitUntil(lambda: clipped_cells(table) == [])
 
 
 def test_the_merge_tables_counts_fit_in_presentation_mode(qtbot, make_window, trained):
@@ -71,16 +75,23 @@ def test_the_merge_tables_counts_fit_in_presentation_mode(qtbot, make_window, tr
 def test_every_table_in_the_window_shows_its_numbers_whole(qtbot, make_window, trained):
     window = make_window(size=(1024, 768))
     show_merges(qtbot, window, trained)
-    for dock in ("vocabulary", "roundtrip"):
-        found = window.installed.get(dock)
-        if hasattr(found, "show"):
-            found.show()
-    qtbot.wait(200)
-    views = [v for v in window.findChildren(QAbstractItemView) if v.isVisible() and v.model() is not None]
-    tables = [v for v in views if isinstance(v, QTableView | QTreeView)]
+    for name in ("vocabDock", "roundTripDock"):
+        dock(window, name).show()
+
+    def shown_tables() -> list[QTableView | QTreeView]:
+        views = [v for v in window.findChildren(QAbstractItemView) if v.isVisible() and v.model() is not None]
+        return [v for v in views if isinstance(v, QTableView | QTreeView)]
+
+    def geometry() -> list[tuple[object, list[int]]]:
+        return [
+            (v.viewport().size(), [v.columnWidth(c) for c in range(v.model().columnCount())])
+            for v in shown_tables()
+        ]
+
+    settled(qtbot, geometry)
+    tables = shown_tables()
     assert len(tables) >= 2
     for view in tables:
         assert clipped_cells(view) == [], view.objectName()
         view.scrollToBottom()
-        qtbot.wait(50)
-        assert clipped_cells(view) == [], view.objectName()
+        qtbot.waitUntil(lambda view=view: clipped_cells(view) == [])

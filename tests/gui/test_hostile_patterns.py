@@ -22,9 +22,11 @@ from PySide6.QtCore import QTimer
 from tokviz.core.formats import save_model
 from tokviz.core.pretok import pretokenize
 from tokviz.core.training.train import train_bpe
+from tokviz.gui.panels.training.panel import TrainPanel
 from tokviz.gui.workers.training import TrainJob, TrainSettings
 
 from ..cli.helpers import ROOT, child_env
+from .reach import docked, error_text
 
 CATASTROPHIC = r"(a|a)+$"
 HOSTILE_TEXT = "a" * 40 + "b"
@@ -77,10 +79,10 @@ def test_opening_a_model_with_a_catastrophic_pattern_keeps_the_window_turning(qt
     job_box: list = []
     heart = Heartbeat(lambda: bool(job_box) and not job_box[0].done)
     with qtbot.waitSignal(window.tokenizers.loadFailed, timeout=SAFETY_MS):
-        job_box.append(window.open_tokenizer_file(str(path), window.panels[0]))
+        job_box.append(window.files.open_tokenizer_file(str(path), window.panels[0]))
     heart.stop()
-    qtbot.waitUntil(lambda: window.last_error is not None, timeout=SAFETY_MS)
-    assert "takes too long" in window.last_error and "(a|a)+$" in window.last_error
+    qtbot.waitUntil(lambda: error_text(window) is not None, timeout=SAFETY_MS)
+    assert "takes too long" in error_text(window) and "(a|a)+$" in error_text(window)
     assert heart.beats >= 3, "the event loop did not turn while the model was loading"
     assert window.panels[0].model.key in ("gpt2", "bytes", "cl100k")
 
@@ -94,11 +96,11 @@ def test_encoding_the_editor_with_a_pattern_that_times_out_runs_in_a_worker(
     path = _hostile_model(tmp_path)
     heart = Heartbeat(lambda: panel.model._job is not None)
     with qtbot.waitSignal(panel.model.failed, timeout=SAFETY_MS) as failed:
-        window.open_tokenizer_file(str(path), panel)
+        window.files.open_tokenizer_file(str(path), panel)
     heart.stop()
     assert "takes too long" in failed.args[0]
-    qtbot.waitUntil(lambda: window.last_error is not None, timeout=SAFETY_MS)
-    assert "takes too long" in window.last_error
+    qtbot.waitUntil(lambda: error_text(window) is not None, timeout=SAFETY_MS)
+    assert "takes too long" in error_text(window)
     assert heart.beats >= 5, "the editor's text was encoded in the GUI thread"
     # Typing on tries again in a worker, without a second dialog for the same pattern.
     errors: list = []
@@ -113,7 +115,7 @@ def test_encoding_the_editor_with_a_pattern_that_times_out_runs_in_a_worker(
 
 
 def test_the_training_panel_refuses_the_pattern_as_you_type(qtbot, window):
-    panel = window.training.panel
+    panel = docked(window, "trainDock", TrainPanel)
     panel.set_pretokenizer("custom")
     panel.pattern.setText(CATASTROPHIC)
     qtbot.waitUntil(lambda: panel.pattern_error.isVisible(), timeout=SAFETY_MS)  # checked in a worker
@@ -122,7 +124,7 @@ def test_the_training_panel_refuses_the_pattern_as_you_type(qtbot, window):
 
 
 def test_training_with_the_pattern_fails_with_the_error_and_stops(qtbot, window):
-    panel = window.training.panel
+    panel = docked(window, "trainDock", TrainPanel)
     with qtbot.waitSignal(panel.trainingFailed, timeout=SAFETY_MS) as failed:
         panel.start(TrainSettings(HOSTILE_TEXT * 10, 300, pretokenizer=CATASTROPHIC))
     assert "takes too long" in failed.args[0]
@@ -134,7 +136,7 @@ def test_a_run_stuck_in_a_slow_pattern_can_be_cancelled(qtbot, no_trial):
     job = TrainJob(TrainSettings(HOSTILE_TEXT * 100, 300, pretokenizer=CATASTROPHIC))
     with qtbot.waitSignal(job.progress, timeout=SAFETY_MS):
         job.start()
-    qtbot.wait(300)  # now inside the regex, which runs until its time limit
+    qtbot.wait(300)  # inside the regex by now: no signal says a pattern started; it runs to its limit
     assert job.running
     with qtbot.waitSignals([job.cancelled, job.stopped], timeout=SAFETY_MS):
         job.cancel()
@@ -145,7 +147,7 @@ QUIT_WHILE_TRAINING = textwrap.dedent(
     """
     import sys
     from PySide6.QtCore import QTimer
-    from PySide6.QtWidgets import QApplication
+    from PySide6.QtWidgets import QApplication, QDockWidget
     from tokviz.core.pretok import pretokenize
     from tokviz.gui.panels.training.panel import TrainPanel
     from tokviz.gui.window.main_window import MainWindow
@@ -158,7 +160,8 @@ QUIT_WHILE_TRAINING = textwrap.dedent(
     app = QApplication(sys.argv)
     window = MainWindow()
     window.show()
-    job = window.training.panel.start(TrainSettings("a" * 40 + "b", 300, pretokenizer="(a|a)+$"))
+    panel = window.findChild(QDockWidget, "trainDock").widget()
+    job = panel.start(TrainSettings("a" * 40 + "b", 300, pretokenizer="(a|a)+$"))
     assert job is not None
 
     def close():

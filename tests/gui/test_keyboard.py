@@ -5,6 +5,10 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QDockWidget
 
+from tokviz.gui.panels.timeline.panel import TimelineWidget
+
+from .reach import dock, docked
+
 
 def tab_cycle(qtbot, window) -> list[str]:
     """Object names of the widgets Tab visits, from the editor (left with Ctrl+Tab) back to it."""
@@ -30,11 +34,11 @@ def test_tab_types_a_tab_in_the_editor_but_ctrl_tab_moves_on(qtbot, window):
 
 
 def test_every_panel_is_reachable_with_tab_from_the_editor(qtbot, window):
-    for dock in window.findChildren(QDockWidget):
-        dock.show()
-    timeline = window.training.timeline
-    window.training.timeline_dock.raise_()
-    window.vocab_dock.raise_()  # the Train panel is the tab behind it
+    for each in window.findChildren(QDockWidget):
+        each.show()
+    timeline = docked(window, "timelineDock", TimelineWidget)
+    dock(window, "timelineDock").raise_()
+    dock(window, "vocabDock").raise_()  # the Train panel is the tab behind it
     qtbot.waitUntil(lambda: timeline.slider.isEnabled(), timeout=30000)
     window.activateWindow()
     window.editor.setFocus()

@@ -242,9 +242,8 @@ def test_axis_labels_drawn_over_each_other_are_reported(qtbot):
     axis = plot.getAxis("left")
     axis.setTicks([[(y / 10, f"{y / 10:.1f}") for y in range(11)]])
     plot.setYRange(0, 1, padding=0)
-    qtbot.wait(50)
 
-    assert "overlapping text" in {kind for kind, _text in kinds(plot)}
+    qtbot.waitUntil(lambda: "overlapping text" in {kind for kind, _text in kinds(plot)})
     axis.setTicks([[(0, "0"), (1, "1")]])
     assert "overlapping text" not in {kind for kind, _text in kinds(plot)}
 

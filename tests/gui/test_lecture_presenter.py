@@ -11,9 +11,12 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
 
 from tokviz.core.lecture.deck import default_deck
-from tokviz.gui.lecture.presenter import PresenterWindow
-from tokviz.gui.lecture.show import REPORT_ENV, LectureView, start_lecture
+from tokviz.gui.lecture.presenter import PresenterWindow, start_lecture
+from tokviz.gui.lecture.show import REPORT_ENV, LectureView
 from tokviz.gui.widgets import file_dialogs
+
+from .reach import action
+from .reach import lecture as lecture_menu
 
 pytestmark = [
     pytest.mark.gui,
@@ -161,7 +164,7 @@ def main_window(make_window):
 
 def test_escape_brings_back_the_main_window_as_it_was(qtbot, main_window):
     before = (main_window.geometry(), main_window.text, main_window.saveState())
-    view = main_window.lecture.start()
+    view = lecture_menu(main_window).start()
     qtbot.addWidget(view)
     qtbot.waitUntil(lambda: view.content is not None, timeout=20000)
     qtbot.keyClick(view, Qt.Key.Key_PageDown)
@@ -173,10 +176,10 @@ def test_escape_brings_back_the_main_window_as_it_was(qtbot, main_window):
 
 
 def test_open_deck_is_in_the_file_menu_too(main_window):
-    file_menu = main_window.act_quit.associatedObjects()
+    file_menu = action(main_window, "actionQuit").associatedObjects()
     titles = {
         menu.title().replace("&", "")
-        for menu in main_window.lecture.act_open.associatedObjects()
+        for menu in lecture_menu(main_window).act_open.associatedObjects()
         if hasattr(menu, "title")
     }
     assert {"File", "Lecture"} <= titles, (titles, file_menu)
@@ -191,7 +194,7 @@ def test_export_handout_writes_a_page_per_slide_or_per_step(
     chosen = tmp_path / "handout"
     kind = PDF_PER_STEP if per_step else PDF_PER_SLIDE
     monkeypatch.setattr(file_dialogs, "get_save_file_name", lambda *a, **k: (str(chosen), kind))
-    out = main_window.lecture.choose_handout()
+    out = lecture_menu(main_window).choose_handout()
     assert out == tmp_path / "handout.pdf"
     assert len(re.findall(rb"/Type\s*/Page(?![s\w])", out.read_bytes())) == pages
 
@@ -203,7 +206,7 @@ def test_export_slides_as_pictures_writes_svg_or_png_into_a_new_folder(main_wind
     monkeypatch.setattr(
         file_dialogs, "get_save_file_name", lambda *a, **k: (str(tmp_path / "slides.svg"), svg)
     )
-    written = main_window.lecture.choose_pictures()
+    written = lecture_menu(main_window).choose_pictures()
     assert len(written) == 15 and all(p.parent == tmp_path / "slides" and p.suffix == ".svg" for p in written)
     assert "Exercises" in (tmp_path / "slides" / "slide-12.svg").read_text(encoding="utf-8")
 

@@ -6,6 +6,8 @@ import json
 
 from tokviz.gui.window.files import naming_the_file_once
 
+from .reach import error_text
+
 
 def test_a_message_that_names_the_file_is_shown_as_it_is() -> None:
     assert (
@@ -25,6 +27,6 @@ def test_the_error_dialog_names_a_bad_model_file_once(qtbot, window, tmp_path) -
     bad = tmp_path / "ver_0.json"
     bad.write_text(json.dumps({"format": "tokviz-model", "version": 0}), encoding="utf-8")
     with qtbot.waitSignal(window.tokenizers.loadFailed, timeout=20_000):
-        window.open_tokenizer_file(str(bad))
-    qtbot.waitUntil(lambda: window.last_error is not None)
-    assert window.last_error.count("ver_0.json") == 1, window.last_error
+        window.files.open_tokenizer_file(str(bad))
+    qtbot.waitUntil(lambda: error_text(window) is not None)
+    assert error_text(window).count("ver_0.json") == 1, error_text(window)

@@ -13,6 +13,8 @@ from tokviz.gui.text.display import details_html, plain_text
 from tokviz.gui.widgets.token_view import TokenView
 
 from ..texts import CAT
+from .reach import action, dock, error_text, menu
+from .waiting import settled
 
 
 def set_text(qtbot, window: MainWindow, text: str) -> None:
@@ -114,7 +116,7 @@ def test_hovering_a_token_highlights_its_text_in_the_editor_and_the_other_view(q
     qtbot.mouseMove(gpt_view.viewport(), centre)
     qtbot.waitUntil(lambda: gpt_view.hovered == hat)
     assert window.editor.extraSelections()[0].cursor.selectedText() == " hat"
-    first, stop = window.selected_tokens(window.panels[1])
+    first, stop = window.view_sync.selected_tokens(window.panels[1])
     assert cl_view.table.text[cl_view.table.start[first] : cl_view.table.end[stop - 1]] == " hat"
 
 
@@ -125,23 +127,23 @@ def test_selecting_text_in_the_editor_outlines_its_tokens(qtbot, window):
     cursor.setPosition(9, QTextCursor.MoveMode.KeepAnchor)  # "at i"
     window.editor.setTextCursor(cursor)
     view = window.panels[0].view
-    first, stop = window.selected_tokens(window.panels[0])
+    first, stop = window.view_sync.selected_tokens(window.panels[0])
     assert [view.tokenizer.decode([int(i)]) for i in view.table.ids[first:stop]] == [" cat", " in"]
 
 
 def test_display_toggles_show_ids_whitespace_glyphs_and_chunks(qtbot, window, gpt2):
     set_text(qtbot, window, "the cat\tin  the\nhat")
     view = window.panels[0].view
-    window.act_ws.trigger()
+    action(window, "actionShowWhitespace").trigger()
     shown = plain_text(view.document().toRawText().replace("\u2029", "\n"))
     assert shown == "the·cat→in··the↵\nhat"
-    window.act_ws.trigger()
-    window.act_ids.trigger()
+    action(window, "actionShowWhitespace").trigger()
+    action(window, "actionShowIds").trigger()
     ids = gpt2.encode("the cat\tin  the\nhat")
     assert view.document().toRawText().split()[0] == str(ids[0])
     assert len(view.document().toRawText().split()) == len(ids)
-    window.act_ids.trigger()
-    window.act_chunks.trigger()
+    action(window, "actionShowIds").trigger()
+    action(window, "actionShowChunks").trigger()
     assert view.show_chunks
 
 
@@ -182,7 +184,7 @@ def test_a_tokenizer_file_that_fails_to_load_shows_an_error_and_changes_nothing(
     rows = window.tokenizers.rowCount()
     counts = window.token_counts()
     with qtbot.waitSignal(window.tokenizers.loadFailed, timeout=10000):
-        window.open_tokenizer_file(str(broken), panel)
+        window.files.open_tokenizer_file(str(broken), panel)
     dialog = window.findChild(QMessageBox, "errorDialog")
     assert dialog is not None and dialog.isVisible() and "broken.json" in dialog.text()
     assert panel.picker.currentText() == "cl100k" and panel.model.key == "cl100k"
@@ -197,7 +199,7 @@ def test_opening_a_tokenizer_file_adds_it_to_every_picker(qtbot, window, tiny_bp
     path = tmp_path / "tiny.json"
     save_model(path, tiny_bpe)
     with qtbot.waitSignal(window.tokenizers.tokenizerLoaded, timeout=10000):
-        window.open_tokenizer_file(str(path), window.panels[1])
+        window.files.open_tokenizer_file(str(path), window.panels[1])
     qtbot.waitUntil(window.is_ready)
     assert window.panels[1].model.tokenizer.vocab == tiny_bpe.vocab
     assert window.token_counts()[1] == len(tiny_bpe.encode(window.text))
@@ -229,19 +231,19 @@ def test_views_can_be_added_and_removed_and_scroll_together(qtbot, window):
 
 
 def test_zoom_and_theme_shortcuts(qtbot, window):
-    size = window.point_size
+    size = window.appearance.point_size
     qtbot.keyClick(window, Qt.Key.Key_Equal, Qt.KeyboardModifier.ControlModifier)
-    assert window.point_size == size + 1
+    assert window.appearance.point_size == size + 1
     qtbot.keyClick(window, Qt.Key.Key_Minus, Qt.KeyboardModifier.ControlModifier)
     qtbot.keyClick(window, Qt.Key.Key_Minus, Qt.KeyboardModifier.ControlModifier)
-    assert window.point_size == size - 1
-    window.set_theme("dark")
+    assert window.appearance.point_size == size - 1
+    window.appearance.set_theme("dark")
     assert window.panels[0].view.colors.dark
-    window.set_theme("light")
+    window.appearance.set_theme("light")
     assert not window.panels[0].view.colors.dark
-    for action in window.actions():
-        if action.text() and not action.isSeparator():
-            assert not action.shortcut().isEmpty(), action.text()
+    for command in window.actions():
+        if command.text() and not command.isSeparator():
+            assert not command.shortcut().isEmpty(), command.text()
 
 
 def test_text_and_views_are_kept_across_restarts(qtbot, window):
@@ -272,13 +274,13 @@ def test_hover_over_empty_space_clears_the_highlight(qtbot, window, gpt2):
 def test_opening_a_text_file_fills_the_editor_and_the_recent_menu(qtbot, window, tmp_path):
     path = tmp_path / "notes.txt"
     path.write_bytes("first line\r\nsecond line 🌍\r\n".encode())
-    assert window.open_text_file(str(path))
+    assert window.files.open_text_file(str(path))
     qtbot.waitUntil(window.is_ready)
     assert window.text == "first line\nsecond line 🌍\n"
     assert "notes.txt" in window.windowTitle()
-    assert [a.text() for a in window.recent_menu.actions()] == ["&1 notes.txt"]
-    assert not window.open_text_file(str(tmp_path / "missing.txt"))
-    assert "missing.txt" in window.last_error
+    assert [a.text() for a in menu(window, "recentMenu").actions()] == ["&1 notes.txt"]
+    assert not window.files.open_text_file(str(tmp_path / "missing.txt"))
+    assert "missing.txt" in error_text(window)
 
 
 def test_keyboard_users_step_through_tokens(qtbot, window, gpt2):
@@ -302,7 +304,7 @@ def test_a_panel_plugs_in_through_the_context_as_a_hidden_dock_with_a_shortcut(q
         QLabel("a new panel"), "New panel", "newPanelDock", "Ctrl+Alt+P", action_text="&New"
     )
     toggle = dock.toggleViewAction()
-    assert toggle in window.view_menu.actions()
+    assert toggle in menu(window, "viewMenu").actions()
     assert toggle.objectName() == "actionNewPanelDock" and toggle.text() == "&New"
     assert toggle.shortcut() == QKeySequence("Ctrl+Alt+P")
     assert dock.isHidden(), "a panel starts hidden until the user asks for it"
@@ -363,7 +365,7 @@ def test_a_closed_view_does_not_hear_about_new_tokenizers(qtbot, window, tiny_bp
     gc.collect()
     key = window.tokenizers.add_tokenizer("tiny", tiny_bpe)
     assert [p.picker.findData(key, KeyRole) >= 0 for p in window.panels] == [True] * len(window.panels)
-    assert window.last_error is None
+    assert error_text(window) is None
 
 
 def shiboken_valid(obj) -> bool:
@@ -375,10 +377,10 @@ def shiboken_valid(obj) -> bool:
 def test_the_vocabulary_panel_follows_the_reference_view(qtbot, window):
     from PySide6.QtGui import QKeySequence
 
-    dock = window.vocab_dock
-    browser = dock.widget()
-    assert dock.objectName() == "vocabDock" and not dock.isHidden()
-    assert dock.toggleViewAction().shortcut() == QKeySequence("Ctrl+Shift+V")
+    vocabulary = dock(window, "vocabDock")
+    browser = vocabulary.widget()
+    assert not vocabulary.isHidden()
+    assert vocabulary.toggleViewAction().shortcut() == QKeySequence("Ctrl+Shift+V")
     assert browser.key() == window.panels[0].model.key == "gpt2"
     window.panels[0].select_tokenizer("bytes")
     qtbot.waitUntil(lambda: browser.key() == "bytes", timeout=10000)
@@ -391,18 +393,17 @@ def test_every_panel_open_still_fits_a_1024_pixel_projector(qtbot, window):
     """Bottom docks share tabs and pickers elide long names, so the window's minimum stays small."""
     from PySide6.QtWidgets import QDockWidget
 
-    for dock in window.findChildren(QDockWidget):
-        dock.show()
-    qtbot.wait(10)
-    assert window.minimumSizeHint().width() <= 1000
+    for each in window.findChildren(QDockWidget):
+        each.show()
+    assert settled(qtbot, lambda: window.minimumSizeHint().width()) <= 1000
     window.presentation.set_active(True)
-    qtbot.wait(10)
-    assert window.minimumSizeHint().width() <= 1000, "presentation mode's larger type fits too"
+    smallest = settled(qtbot, lambda: window.minimumSizeHint().width())
+    assert smallest <= 1000, "presentation mode's larger type fits too"
     window.presentation.set_active(False)
 
 
 def test_a_panel_shortcut_brings_a_dock_behind_a_tab_to_the_front(qtbot, window):
-    train = window.training.train_dock
+    train = dock(window, "trainDock")
     toggle = train.toggleViewAction()
     assert not train.isHidden() and train.visibleRegion().isEmpty(), (
         "first launch: Train is behind Vocabulary"
@@ -423,7 +424,7 @@ def test_opening_a_tokenizer_file_adds_a_view_and_keeps_the_others(qtbot, window
     path = tmp_path / "mine.tokviz.json"
     save_model(path, tiny_bpe)
     before = [p.model.key for p in window.panels]
-    job = window.open_tokenizer_file(str(path))
+    job = window.files.open_tokenizer_file(str(path))
     qtbot.waitUntil(lambda: job.done, timeout=20000)
     qtbot.waitUntil(lambda: len(window.panels) == len(before) + 1, timeout=5000)
     assert [p.model.key for p in window.panels][: len(before)] == before, "GPT-2 and cl100k stay"
@@ -435,7 +436,7 @@ def test_the_title_names_the_file_only_while_its_text_is_shown(qtbot, window, tm
 
     notes = tmp_path / "notes.txt"
     notes.write_text("my notes", encoding="utf-8")
-    assert window.open_text_file(str(notes))
+    assert window.files.open_text_file(str(notes))
     assert window.windowTitle() == "notes.txt — tokviz"
     window.load_sample(LECTURE_SAMPLES[0])
     assert window.windowTitle() == f"{LECTURE_SAMPLES[0].title} — tokviz"

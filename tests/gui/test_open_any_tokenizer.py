@@ -98,7 +98,7 @@ def test_file_open_tokenizer_uses_the_dialog(qtbot, make_window, monkeypatch, ra
     request = TokenizerRequest(str(rank_file), "cl100k", ("<|endoftext|>",))
     monkeypatch.setattr(file_dialogs, "ask_tokenizer", lambda _parent: request)
     before = len(window.panels)
-    window.choose_tokenizer_file(None)
+    window.files.choose_tokenizer_file(None)
     qtbot.waitUntil(lambda: len(window.panels) == before + 1, timeout=20000)
     panel = window.panels[-1]
     qtbot.waitUntil(lambda: panel.model.current and panel.view.table is panel.model.table, timeout=20000)
@@ -109,7 +109,7 @@ def test_file_open_tokenizer_uses_the_dialog(qtbot, make_window, monkeypatch, ra
 
 def test_a_view_of_a_guessed_tokenizer_says_so_in_its_header(qtbot, make_window, rank_file: Path) -> None:
     window = make_window(text="the cat")
-    job = window.open_tokenizer_file(str(rank_file))
+    job = window.files.open_tokenizer_file(str(rank_file))
     qtbot.waitUntil(lambda: len(window.panels) == 3, timeout=20000)
     panel = window.panels[-1]
     qtbot.waitUntil(lambda: panel.model.current and panel.view.table is panel.model.table, timeout=20000)

@@ -23,6 +23,8 @@ from tokviz.gui.style.theme import TokenColors, token_colors
 from tokviz.gui.text.display import DisplayOptions
 from tokviz.gui.window.main_window import DEFAULT_PANELS, MainWindow
 
+from .reach import dock
+
 PANELS = Path(tokviz.gui.panels.__file__).parent
 # Dynamic properties a panel may set on its own widgets: a marker the export code reads, and the
 # style sheet's "invalid" state of an input. Neither carries anything between parts of the window.
@@ -242,7 +244,7 @@ def test_show_in_editor_selects_code_points_in_the_editor(qtbot, make_window):
 
 
 def test_presentation_changed_fires_and_the_chart_follows(qtbot, window):
-    chart = window.chart_dock.widget()
+    chart = dock(window, "exchangeChartDock").widget()
     with qtbot.waitSignal(window.host.presentationChanged) as entered:
         window.presentation.set_active(True)
     assert entered.args == [True] and window.host.is_presentation()
@@ -258,7 +260,7 @@ def test_work_waiting_for_the_views_runs_once_they_show_the_text(qtbot):
     qtbot.addWidget(window)
     seen: list[bool] = []
     window.host.when_views_ready(lambda: seen.append(window.is_ready()))
-    qtbot.wait(20)
+    qtbot.wait(20)  # nothing may run: an absence has no signal to wait for, only time for a wrong call
     assert seen == [], "nothing runs before the window is on screen"
     window.show()
     qtbot.waitUntil(lambda: bool(seen), timeout=20000)

@@ -21,6 +21,7 @@ from tokviz.gui.panels.pretokenizer import PretokView
 from tokviz.gui.panels.streaming import StreamDecodeView
 from tokviz.gui.workers.training import TrainJob, TrainSettings, counting_mode
 
+from .reach import exporter
 from .test_hostile_patterns import CATASTROPHIC, HOSTILE_TEXT, SAFETY_MS, Heartbeat, _parent
 
 # Passes the trial (short texts take microseconds) but, on one long line, every word looks ahead
@@ -159,7 +160,7 @@ def test_exporting_the_views_draws_their_tables_without_encoding_again(
         return real.encode(tok, text)
 
     monkeypatch.setattr(strips, "TokenTable", SimpleNamespace(encode=encode))
-    written = window.exporter.write(window.exporter.target("views"), tmp_path / "views.png")
+    written = exporter(window).write(exporter(window).target("views"), tmp_path / "views.png")
     assert written.exists() and encoded == []
 
 
@@ -176,10 +177,10 @@ def test_exporting_a_view_whose_pattern_times_out_is_a_one_line_error(qtbot, mak
         panel.model.set_tokenizer(key)  # the view's own encoding fails in a worker: no table
     assert not panel.model.current
     with pytest.raises(ExportError) as info:
-        window.exporter.write(window.exporter.target("view:1"), tmp_path / "view.png")
+        exporter(window).write(exporter(window).target("view:1"), tmp_path / "view.png")
     assert "takes too long" in str(info.value) and "\n" not in str(info.value)
     assert not (tmp_path / "view.png").exists()
-    dialog = window.exporter.open_dialog()
+    dialog = exporter(window).open_dialog()
     dialog.target_box.setCurrentIndex(dialog.target_box.findData("view:1"))
     assert dialog.save(tmp_path / "view.png") is None
     assert dialog.message.text().startswith("Export failed:") and "takes too long" in dialog.message.text()

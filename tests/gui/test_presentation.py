@@ -15,6 +15,9 @@ from tokviz.gui.window.presentation import (
     presentation_colors,
 )
 
+from .reach import dock, menu
+from .waiting import settled
+
 # Machado, Oliveira & Fernandes (2009): full-severity dichromacy, applied to linear RGB.
 CVD = {
     "normal": np.eye(3),
@@ -98,41 +101,43 @@ def chrome_visible(w: MainWindow) -> dict[str, bool]:
 def test_f11_enters_presentation_mode_and_leaves_it_as_it_was(qtbot, window):
     mode = window.presentation
     before = chrome_visible(window)
-    size = window.point_size
+    size = window.appearance.point_size
     assert mode.action.shortcut() == QKeySequence(Qt.Key.Key_F11)
-    assert mode.action in window.view_menu.actions() and before["statusbar"] and before["dock:vocabDock"]
+    assert (
+        mode.action in menu(window, "viewMenu").actions() and before["statusbar"] and before["dock:vocabDock"]
+    )
 
     qtbot.keyClick(window.editor, Qt.Key.Key_F11)
 
     assert mode.active and mode.action.isChecked()
     assert not any(chrome_visible(window).values())
     sizes = window.presentation.sizes()
-    assert window.point_size >= sizes.text
+    assert window.appearance.point_size >= sizes.text
     assert window.editor.font().pointSizeF() >= sizes.text
     ui_size = sizes.ui
-    assert window.vocab_dock.widget().font().pointSizeF() == pytest.approx(
+    assert dock(window, "vocabDock").widget().font().pointSizeF() == pytest.approx(
         ui_size
     )  # labels, tables and menus grow too
-    assert window.colors.fills == presentation_colors(window.is_dark()).fills
-    assert window.panels[0].view.colors is window.colors
+    assert window.appearance.colors.fills == presentation_colors(window.is_dark()).fills
+    assert window.panels[0].view.colors is window.appearance.colors
     assert window.isFullScreen()
 
     qtbot.keyClick(window.editor, Qt.Key.Key_F11)
 
     assert not mode.active
-    assert chrome_visible(window) == before and window.point_size == size
-    assert window.vocab_dock.widget().font().pointSizeF() == QApplication.font().pointSizeF()
-    assert window.colors.fills != presentation_colors(window.is_dark()).fills
+    assert chrome_visible(window) == before and window.appearance.point_size == size
+    assert dock(window, "vocabDock").widget().font().pointSizeF() == QApplication.font().pointSizeF()
+    assert window.appearance.colors.fills != presentation_colors(window.is_dark()).fills
     assert not window.isFullScreen()
 
 
 def test_the_mode_follows_a_change_of_theme(window):
     window.presentation.action.trigger()
-    window.set_theme("dark")
+    window.appearance.set_theme("dark")
 
-    assert window.colors.fills == presentation_colors(True).fills
-    window.set_theme("light")
-    assert window.colors.fills == presentation_colors(False).fills
+    assert window.appearance.colors.fills == presentation_colors(True).fills
+    window.appearance.set_theme("light")
+    assert window.appearance.colors.fills == presentation_colors(False).fills
 
 
 def test_presentation_mode_is_remembered_with_the_layout_to_return_to(qtbot):
@@ -140,7 +145,7 @@ def test_presentation_mode_is_remembered_with_the_layout_to_return_to(qtbot):
     qtbot.addWidget(first)
     first.show()
     qtbot.waitUntil(first.is_ready, timeout=20000)
-    size = first.point_size
+    size = first.appearance.point_size
     first.presentation.set_active(True)
     first.close()
 
@@ -152,8 +157,8 @@ def test_presentation_mode_is_remembered_with_the_layout_to_return_to(qtbot):
 
     second.presentation.action.trigger()
 
-    assert second.statusBar().isVisible() and second.vocab_dock.isVisible()
-    assert second.point_size == size
+    assert second.statusBar().isVisible() and dock(second, "vocabDock").isVisible()
+    assert second.appearance.point_size == size
     second.close()
 
 
@@ -200,7 +205,7 @@ def test_f11_hides_the_train_dock_tabbed_behind_the_vocabulary(qtbot, make_windo
     timeline.show()
 
     window.presentation.set_active(True)
-    qtbot.wait(50)
+    settled(qtbot, window.centralWidget().width)
 
     assert train.isHidden() and vocabulary.isHidden() and not train.isVisible()
     assert timeline.isVisible(), "a bottom dock the lecturer opened stays"
@@ -209,11 +214,13 @@ def test_f11_hides_the_train_dock_tabbed_behind_the_vocabulary(qtbot, make_windo
     assert window.centralWidget().width() <= 1024
 
     window.presentation.set_active(False)
-    qtbot.wait(50)
 
-    assert not train.isHidden() and not vocabulary.isHidden()
-    assert window.tabifiedDockWidgets(vocabulary) == [train]
-    assert vocabulary.visibleRegion().isEmpty() is False, "the vocabulary's tab is in front again"
+    def given_back() -> None:
+        assert not train.isHidden() and not vocabulary.isHidden()
+        assert window.tabifiedDockWidgets(vocabulary) == [train]
+        assert vocabulary.visibleRegion().isEmpty() is False, "the vocabulary's tab is in front again"
+
+    qtbot.waitUntil(given_back)
 
 
 def test_a_train_dock_closed_before_stays_closed_after(qtbot, make_window) -> None:

@@ -8,6 +8,9 @@ from PySide6.QtWidgets import QApplication, QDockWidget, QToolTip
 
 from tokviz.gui.style.presentation_sizes import presentation_sizes, sizes_for
 
+from .reach import dock
+from .waiting import settled
+
 
 def test_sizes_for_a_1080p_screen_are_those_of_a_768_projector_scaled_by_the_height():
     projector, full_hd = presentation_sizes(768), presentation_sizes(1080)
@@ -32,8 +35,8 @@ def test_text_labels_and_hover_cards_take_the_screens_presentation_sizes(qtbot, 
 
     window.presentation.set_active(True)
 
-    assert window.point_size == pytest.approx(max(sizes.text, 13.0))
-    assert window.vocab_dock.widget().font().pointSizeF() == pytest.approx(sizes.ui)
+    assert window.appearance.point_size == pytest.approx(max(sizes.text, 13.0))
+    assert dock(window, "vocabDock").widget().font().pointSizeF() == pytest.approx(sizes.ui)
     assert QToolTip.font().pointSizeF() == pytest.approx(sizes.ui), "hover cards grow too"
 
     window.presentation.set_active(False)
@@ -61,12 +64,11 @@ def test_leaving_presentation_mode_gives_the_side_docks_their_exact_widths_back(
     window = make_window(size=(1024, 768))
     vocabulary = _dock(window, "vocabDock")
     qtbot.waitUntil(lambda: vocabulary.width() > 0, timeout=5000)
-    qtbot.wait(100)
-    width, size = vocabulary.width(), window.size()
+    width, size = settled(qtbot, lambda: (vocabulary.width(), window.size()))
 
     window.presentation.set_active(True)
     qtbot.waitUntil(window.isFullScreen, timeout=5000)
-    qtbot.wait(100)
+    settled(qtbot, vocabulary.width)
     window.presentation.set_active(False)
     qtbot.waitUntil(lambda: window.size() == size, timeout=5000)
 
@@ -91,8 +93,8 @@ def test_the_timeline_plots_labels_grow_in_presentation_mode(qtbot, make_window)
 
 def test_the_charts_large_text_follows_the_screen(qtbot, make_window):
     window = make_window(size=(1024, 768))
-    chart = window.chart_dock.widget()
-    window.chart_dock.show()
+    chart = dock(window, "exchangeChartDock").widget()
+    dock(window, "exchangeChartDock").show()
 
     window.presentation.set_active(True)
 
@@ -105,13 +107,12 @@ def test_in_presentation_mode_the_token_views_get_the_room_and_the_editor_gets_i
     qtbot, make_window
 ):
     window = make_window(size=(1024, 768))
-    window.chart_dock.show()
-    qtbot.wait(100)
-    before = window.splitter.sizes()
+    dock(window, "exchangeChartDock").show()
+    before = settled(qtbot, window.splitter.sizes)
 
     window.presentation.set_active(True)
     qtbot.waitUntil(window.isFullScreen, timeout=5000)
-    qtbot.wait(100)
+    settled(qtbot, window.splitter.sizes)
 
     assert window.views_splitter.height() >= 1.5 * window.editor.height()
     window.presentation.set_active(False)
@@ -122,12 +123,12 @@ def test_the_chart_takes_the_same_share_of_the_screen_in_presentation_mode(qtbot
     from tokviz.gui.window.presentation import BOTTOM_DOCK_SHARE
 
     window = make_window(size=(1024, 768))
-    window.chart_dock.show()
+    dock(window, "exchangeChartDock").show()
     window.presentation.set_active(True)
     qtbot.waitUntil(window.isFullScreen, timeout=5000)
 
     def has_its_share() -> bool:
-        return abs(window.chart_dock.height() - BOTTOM_DOCK_SHARE * window.height()) <= 2
+        return abs(dock(window, "exchangeChartDock").height() - BOTTOM_DOCK_SHARE * window.height()) <= 2
 
     qtbot.waitUntil(has_its_share, timeout=3000)
     window.presentation.set_active(False)
@@ -141,7 +142,7 @@ def test_the_timeline_plots_side_titles_fit_their_short_plots_in_presentation_mo
     plot.build()
     window.presentation.set_active(True)
     qtbot.waitUntil(window.isFullScreen, timeout=5000)
-    qtbot.wait(200)
+    settled(qtbot, lambda: (plot.text_plot.vb.height(), plot.corpus_plot.vb.height()))
     plot.fit_axis_titles()
 
     for item in (plot.text_plot, plot.corpus_plot):

@@ -11,6 +11,8 @@ from tokviz.gui.models.tokenizers import TokenizerRegistryModel
 from tokviz.gui.panels.pretokenizer import ChunkView, PretokView
 from tokviz.gui.widgets.token_view import TokenView
 
+from .reach import dock
+
 TEXT = "the cat in the hat   sat\nI'm 12345 🌍🌍!"
 
 
@@ -156,12 +158,12 @@ def test_the_window_dock_follows_the_editor(qtbot):
 
     action.trigger()
     window.set_text(TEXT)
-    view = window.pretok_dock.widget()
+    view = dock(window, "pretokDock").widget()
     qtbot.waitUntil(lambda: view.text == TEXT, timeout=5000)
     settle(qtbot, view)
 
     assert chunks_shown(view) == resolve_pretokenizer("gpt2").split(TEXT)
-    assert view.view.colors is window.colors
+    assert view.view.colors is window.appearance.colors
     window.close()
 
 

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from tokviz.gui.panels.training import install
 from tokviz.gui.panels.training.corpus import SOURCE_PYDOC
+from tokviz.gui.panels.training.panel import TrainPanel
+
+from .reach import docked
 
 
 def start_a_long_run(qtbot, window):
-    panel = window.training.panel
+    panel = docked(window, "trainDock", TrainPanel)
     panel.set_source_kind(SOURCE_PYDOC)
     panel.vocab_size.setValue(30_000)
     panel.start()

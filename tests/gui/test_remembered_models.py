@@ -20,6 +20,8 @@ from tokviz.gui.window.remembered import (
     write_remembered,
 )
 
+from .reach import exporter, menu
+
 
 @pytest.fixture
 def settings(tmp_path: Path) -> Settings:
@@ -36,7 +38,7 @@ def model_file(tmp_path: Path, tiny_bpe: Tokenizer) -> Path:
 
 def test_an_opened_file_is_in_every_picker_of_the_next_session(qtbot, make_window, settings, model_file):
     first = make_window(settings=settings)
-    job = first.open_tokenizer_file(str(model_file))
+    job = first.files.open_tokenizer_file(str(model_file))
     qtbot.waitUntil(lambda: job.property("key") is not None, timeout=20000)
     key = str(job.property("key"))
     assert [r.path for r in read_remembered(settings)] == [str(model_file)]
@@ -55,7 +57,7 @@ def test_an_opened_file_is_in_every_picker_of_the_next_session(qtbot, make_windo
 
 def test_a_view_of_a_remembered_file_comes_back_too(qtbot, make_window, settings, model_file):
     first = make_window(settings=settings)
-    job = first.open_tokenizer_file(str(model_file))
+    job = first.files.open_tokenizer_file(str(model_file))
     qtbot.waitUntil(lambda: len(first.panels) == 3, timeout=20000)
     key = str(job.property("key"))
     first.close()
@@ -86,9 +88,9 @@ def test_open_recent_lists_texts_and_tokenizers(qtbot, make_window, settings, mo
     text.write_text("hello there", encoding="utf-8")
     write_remembered(settings, [RememberedTokenizer(str(model_file), "py8k")])
     window = make_window(settings=settings)
-    window.open_text_file(str(text))
+    window.files.open_text_file(str(text))
 
-    actions = window.recent_menu.actions()
+    actions = menu(window, "recentMenu").actions()
     sections = [a.text() for a in actions if a.isSeparator()]
     names = [a.text() for a in actions if not a.isSeparator()]
     assert sections == ["Texts", "Tokenizers"]
@@ -154,7 +156,7 @@ def test_exporting_a_trained_model_as_a_model_file_remembers_it(qtbot, make_wind
     window = make_window(size=(1024, 768))
     model = train_bpe(text="the cat in the hat sat on the mat " * 20, vocab_size=270).tokenizer("bpe-270")
     key = window.tokenizers.add_tokenizer("bpe-270", model)
-    dialog = window.exporter.open_model_dialog()
+    dialog = exporter(window).open_model_dialog()
     dialog.refresh(key)
     qtbot.waitUntil(
         lambda: not {"still loading", "still checking"} & set(dialog.problems.values()), timeout=30000
@@ -166,7 +168,7 @@ def test_exporting_a_trained_model_as_a_model_file_remembers_it(qtbot, make_wind
 
     assert done.args[0] == "" and out.exists()
     assert window.tokenizers.entry(key).source == str(out)
-    assert [Path(item.path) for item in window.remembered.items()] == [out]
+    assert [Path(item.path) for item in window.files.remembered.items()] == [out]
 
     again = make_window(size=(1024, 768))  # a new session reads the same settings
     assert str(out.resolve()) in " ".join(again.tokenizers.keys())

@@ -8,6 +8,8 @@ from tokviz.gui import MainWindow
 from tokviz.gui.panels.roundtrip import check_round_trip
 
 from ..texts import CAT, HELLO
+from .reach import dock
+from .waiting import settled
 
 
 def test_gpt2_round_trips_the_lecture_example_but_per_id_decoding_does_not(gpt2):
@@ -37,7 +39,7 @@ def test_the_dock_checks_every_view_after_each_edit(qtbot):
     qtbot.addWidget(window)
     window.show()
     qtbot.waitUntil(window.is_ready, timeout=20000)
-    panel = window.roundtrip_dock.widget()
+    panel = dock(window, "roundTripDock").widget()
     action = window.findChild(QAction, "actionRoundTripDock")
 
     with qtbot.waitSignal(panel.updated, timeout=20000):
@@ -56,12 +58,14 @@ def test_the_dock_checks_every_view_after_each_edit(qtbot):
 
 def test_every_column_title_reads_whole_at_1024(qtbot, make_window):
     window = make_window(size=(1008, 680))
-    window.roundtrip_dock.show()
-    window.roundtrip_dock.raise_()
-    panel = window.roundtrip_dock.widget()
+    dock(window, "roundTripDock").show()
+    dock(window, "roundTripDock").raise_()
+    panel = dock(window, "roundTripDock").widget()
     qtbot.waitUntil(lambda: panel.table.rowCount() > 0 and panel.is_idle(), timeout=20000)
-    qtbot.wait(50)
     header = panel.table.horizontalHeader()
+    settled(
+        qtbot, lambda: (header.viewport().width(), [header.sectionSize(c) for c in range(header.count())])
+    )
     room = header.viewport().width()
     for col in range(header.count()):
         title = panel.table.horizontalHeaderItem(col).text()

@@ -9,6 +9,8 @@ from tokviz.core.bpe.tokenizer import Tokenizer
 from tokviz.gui.panels.vocabulary import VocabBrowser
 from tokviz.gui.settings import SPECIALS_IN_TEXT
 
+from .reach import action
+
 TEXT = "Hello world<|endoftext|>The cat sat.<|endoftext|>"
 
 
@@ -27,13 +29,14 @@ def test_the_views_and_the_browser_follow_the_toggle_and_it_is_remembered(
     window = make_window(text=TEXT)
     browser = _browser(window)
     browser.show_tokenizer("gpt2")
-    assert not window.act_specials_as_text.isChecked()
+    assert not action(window, "actionSpecialsAsText").isChecked()
     assert _view_ids(window) == gpt2.encode(TEXT)
     qtbot.waitUntil(
-        lambda: browser.usage.result is not None and browser.usage.result.usage.counts[50256] == 2
+        lambda: browser.usage.result is not None and browser.usage.result.usage.counts[50256] == 2,
+        timeout=20000,  # a count in the background, as the other waits here: a busy machine is slow
     )
 
-    window.act_specials_as_text.setChecked(True)
+    action(window, "actionSpecialsAsText").setChecked(True)
 
     qtbot.waitUntil(
         lambda: window.is_ready() and _view_ids(window) == gpt2.encode_ordinary(TEXT), timeout=20000
@@ -51,7 +54,7 @@ def test_the_views_and_the_browser_follow_the_toggle_and_it_is_remembered(
     assert window.settings.get(SPECIALS_IN_TEXT) == "text"
 
     again = make_window(text=TEXT, settings=window.settings)
-    assert again.act_specials_as_text.isChecked()
+    assert action(again, "actionSpecialsAsText").isChecked()
     qtbot.waitUntil(
         lambda: again.is_ready() and _view_ids(again) == gpt2.encode_ordinary(TEXT), timeout=20000
     )

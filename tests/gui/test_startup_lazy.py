@@ -12,9 +12,12 @@ from PySide6.QtWidgets import QDockWidget, QWidget
 
 from tokviz.gui.models.progressive import ProgressiveTokenizationModel
 from tokviz.gui.models.tokenizers import TokenizerRegistryModel
+from tokviz.gui.panels.timeline.panel import TimelineWidget
 from tokviz.gui.text.token_table import TokenTable
 from tokviz.gui.window.main_window import MainWindow
 from tokviz.gui.workers.settle import after_first_paint
+
+from .reach import docked
 
 
 class FirstPaintWatch(QObject):
@@ -48,7 +51,7 @@ def test_a_restored_timeline_builds_its_plot_after_the_window_is_painted(qtbot):
 
     window = MainWindow()  # the same settings: the timeline dock comes back open
     qtbot.addWidget(window)
-    plot = window.training.timeline.plot
+    plot = docked(window, "timelineDock", TimelineWidget).plot
     watch = FirstPaintWatch(window, lambda: plot.built)
     window.show()
     assert window.findChild(QDockWidget, "timelineDock").isVisible()
@@ -67,7 +70,7 @@ def test_a_restored_timeline_starts_tracing_after_the_window_is_painted(qtbot):
 
     window = MainWindow()
     qtbot.addWidget(window)
-    timeline = window.training.timeline
+    timeline = docked(window, "timelineDock", TimelineWidget)
     watch = FirstPaintWatch(window, timeline.needs_tokenizer)
     at_first_tokens: list[bool] = []
     window.textTokenized.connect(lambda: at_first_tokens.append(timeline.needs_tokenizer()))
@@ -90,7 +93,7 @@ def test_after_first_paint_waits_for_the_paint_then_runs_once(qtbot):
     widget.show()
     qtbot.waitUntil(lambda: calls == ["first"], timeout=5000)
     widget.update()
-    qtbot.wait(50)
+    qtbot.wait(50)  # the repaint would call again; that nothing comes has no signal to wait for
     assert calls == ["first"], "once only"
     after_first_paint(widget, lambda: calls.append("later"))
     assert calls == ["first", "later"], "a painted window runs the call at once"

@@ -20,6 +20,7 @@ from tokviz.gui.panels.streaming import (
 )
 
 from ..strategies import hard_text
+from .reach import dock, menu
 
 
 def expected_state(tokenizer, ids: list[int], k: int) -> tuple[str, bytes]:
@@ -162,11 +163,13 @@ def test_the_window_dock_follows_the_editor_and_loads_the_lecture_example(qtbot,
     qtbot.addWidget(window)
     window.show()
     qtbot.waitUntil(window.is_ready, timeout=20000)
-    assert any(a.text() == LECTURE_EXAMPLE for a in window.sample_actions)  # also in the Samples menu
-    view = window.stream_dock.widget()
+    assert any(
+        a.text() == LECTURE_EXAMPLE for a in menu(window, "samplesMenu").actions()
+    )  # also in the Samples menu
+    view = dock(window, "streamDock").widget()
     assert window.findChild(StreamDecodeView, "streamDecodeView") is view
 
-    window.findChild(type(window.stream_dock.toggleViewAction()), "actionStreamDock").trigger()
+    window.findChild(type(dock(window, "streamDock").toggleViewAction()), "actionStreamDock").trigger()
     qtbot.mouseClick(view.example_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(
         lambda: view.trace is not None and view.trace.ids == gpt2.encode(LECTURE_EXAMPLE), timeout=10000
@@ -174,6 +177,6 @@ def test_the_window_dock_follows_the_editor_and_loads_the_lecture_example(qtbot,
 
     qtbot.waitUntil(lambda: window.is_ready() and window.text == LECTURE_EXAMPLE, timeout=10000)
     assert view.picker.currentText() == "GPT-2" and view.position == 12
-    assert view.chips.colors is window.colors
+    assert view.chips.colors is window.appearance.colors
     window.close()
     QApplication.processEvents()

@@ -22,6 +22,8 @@ from tokviz.gui.drawing.images import render_image, svg_bytes
 from tokviz.gui.drawing.strips import StripSheet, strip_sheet
 from tokviz.gui.text.display import plain_text
 
+from .reach import exporter
+
 pytestmark = [
     pytest.mark.gui,
     pytest.mark.qt_log_ignore(
@@ -255,8 +257,8 @@ def test_tokviz_render_svg_lines_up_in_rsvg_convert(capsys, tmp_path, sheet):
 @needs_rsvg
 def test_the_windows_view_export_lines_up_in_rsvg_convert(make_window, tmp_path):
     window = make_window(text=TEXT)
-    target = window.exporter.target("view:1")
-    written = window.exporter.write(target, tmp_path / "view.svg")
+    target = exporter(window).target("view:1")
+    written = exporter(window).write(target, tmp_path / "view.svg")
     svg = written.read_bytes()
 
     check_headers_are_plain_runs(svg)

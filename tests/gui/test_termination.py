@@ -12,7 +12,7 @@ from tokviz.gui.window.termination import install_termination
 
 def test_sigterm_saves_the_session_and_quits(qtbot, make_window, monkeypatch) -> None:
     window = make_window(text="kept across a logout", size=(1024, 768))
-    window.set_theme("dark")
+    window.appearance.set_theme("dark")
     window.add_view("bytes")
     quits: list[bool] = []
     monkeypatch.setattr(QCoreApplication, "quit", lambda: quits.append(True))

@@ -18,6 +18,8 @@ from tokviz.gui.panels.timeline.panel import TimelineWidget
 from tokviz.gui.panels.timeline.replayer import SYNC_CHARS
 
 from ..texts import CAT, CAT_TOKEN_COUNTS, CAT_TOKENS, CAT_TRAINING
+from .reach import dock, docked
+from .waiting import settled
 
 
 @pytest.fixture(scope="module")
@@ -196,9 +198,9 @@ def test_play_visits_each_change_then_stops(qtbot, timeline, lecture_model):
     timeline.speed.setCurrentIndex(timeline.speed.count() - 1)
     shown: list[int] = []
     timeline.stepShown.connect(shown.append)
-    timeline.play()
-    assert timeline.playing
-    qtbot.waitUntil(lambda: not timeline.playing, timeout=5000)
+    timeline.playback.play()
+    assert timeline.playback.playing
+    qtbot.waitUntil(lambda: not timeline.playback.playing, timeout=5000)
     assert shown == [0, 1, 2, 3] or shown == [1, 2, 3]
     assert timeline.step == 3
 
@@ -238,10 +240,9 @@ def test_in_the_window_the_timeline_follows_the_editor_and_keeps_its_place(qtbot
     qtbot.addWidget(window)
     window.show()
     qtbot.waitUntil(window.is_ready, timeout=30000)
-    docks = window.training
-    assert docks.timeline_dock.isHidden()  # opens on demand, the editor keeps its room
-    docks.timeline_dock.show()
-    timeline = docks.timeline
+    assert dock(window, "timelineDock").isHidden()  # opens on demand, the editor keeps its room
+    dock(window, "timelineDock").show()
+    timeline = docked(window, "timelineDock", TimelineWidget)
     qtbot.waitUntil(timeline.is_ready, timeout=60000)
     assert timeline.key == window.panels[0].model.key == "gpt2"
     assert timeline.trace.text == window.text
@@ -251,7 +252,7 @@ def test_in_the_window_the_timeline_follows_the_editor_and_keeps_its_place(qtbot
     again = MainWindow()
     qtbot.addWidget(again)
     again.show()
-    assert again.training.timeline_dock.isVisible()  # the saved layout brings it back
+    assert dock(again, "timelineDock").isVisible()  # the saved layout brings it back
     again.close()
 
 
@@ -263,11 +264,11 @@ def test_a_reopened_model_keeps_its_merge_statistics(qtbot, window, tmp_path):
     result = train_bpe(text=CAT, vocab_size=259, pretokenizer="none", tie_break="first-seen")
     path = tmp_path / "cat.tokviz.json"
     save_model(path, result.tokenizer("cat"), history=result.history)
-    job = window.open_tokenizer_file(str(path))
+    job = window.files.open_tokenizer_file(str(path))
     qtbot.waitUntil(lambda: job.done, timeout=20000)
     key = f"file:{path}"
-    timeline = window.training.timeline
-    window.training.timeline_dock.show()
+    timeline = docked(window, "timelineDock", TimelineWidget)
+    dock(window, "timelineDock").show()
     timeline.set_tokenizer_key(key)
     qtbot.waitUntil(lambda: timeline.is_ready() and timeline.model.rowCount() == 4, timeout=20000)
     assert [cell(timeline.model, row, COUNT) for row in (1, 2, 3)] == ["2", "2", "2"]
@@ -285,23 +286,26 @@ def test_the_transport_is_visible_in_the_dark_theme(qtbot):
     qtbot.addWidget(timeline)
     timeline.setPalette(app_palette(dark=True))
     timeline.show()
-    qtbot.wait(10)
     background = timeline.palette().color(QPalette.ColorRole.Button)
-    for button in (timeline.play_button, timeline.first_button, timeline.forward_button):
-        image = button.icon().pixmap(24, 24).toImage()
-        inked = [
-            QColor(image.pixel(x, y))
-            for x in range(image.width())
-            for y in range(image.height())
-            if QColor.fromRgba(image.pixel(x, y)).alpha() > 200
-        ]
-        assert inked, button.objectName()
-        brightest = max(c.lightness() for c in inked)
-        assert brightest - background.lightness() > 100, (
-            button.objectName(),
-            brightest,
-            background.lightness(),
-        )
+
+    def glyphs_stand_out() -> None:
+        for button in (timeline.play_button, timeline.first_button, timeline.forward_button):
+            image = button.icon().pixmap(24, 24).toImage()
+            inked = [
+                QColor(image.pixel(x, y))
+                for x in range(image.width())
+                for y in range(image.height())
+                if QColor.fromRgba(image.pixel(x, y)).alpha() > 200
+            ]
+            assert inked, button.objectName()
+            brightest = max(c.lightness() for c in inked)
+            assert brightest - background.lightness() > 100, (
+                button.objectName(),
+                brightest,
+                background.lightness(),
+            )
+
+    qtbot.waitUntil(glyphs_stand_out)
 
 
 def test_long_runs_fit_the_step_box_the_counts_and_the_axis_titles(qtbot):
@@ -315,10 +319,10 @@ def test_long_runs_fit_the_step_box_the_counts_and_the_axis_titles(qtbot):
     timeline.show()
     timeline.playback.set_total(100_000)
     timeline.step_box.setValue(50_000)
-    qtbot.wait(10)
     box = timeline.step_box
     needed = QFontMetrics(box.font()).horizontalAdvance(box.text())
-    assert needed <= box.lineEdit().width(), f"'{box.text()}' needs {needed} px, has {box.lineEdit().width()}"
+    room = settled(qtbot, box.lineEdit().width)
+    assert needed <= room, f"'{box.text()}' needs {needed} px, has {room}"
     table = timeline.table
     assert table.isColumnHidden(COUNT), "no training history: no empty Count column"
     timeline.begin_live(100_000)  # a run streams its merges: their counts are shown
@@ -331,9 +335,12 @@ def test_long_runs_fit_the_step_box_the_counts_and_the_axis_titles(qtbot):
     trained = train_bpe(text=CAT, vocab_size=259, pretokenizer="none", tie_break="first-seen")
     plot.set_corpus(trained.history, trained.initial_tokens)  # both plots, one above the other
     plot.flush()
-    qtbot.wait(20)
-    text_label = plot.text_plot.getAxis("left").label.sceneBoundingRect()
-    corpus_label = plot.corpus_plot.getAxis("left").label.sceneBoundingRect()
+    text_label, corpus_label = settled(
+        qtbot,
+        lambda: tuple(
+            item.getAxis("left").label.sceneBoundingRect() for item in (plot.text_plot, plot.corpus_plot)
+        ),
+    )
     assert plot.corpus_plot.isVisible() and not text_label.isEmpty() and not corpus_label.isEmpty()
     assert not text_label.intersects(corpus_label), (text_label, corpus_label)
 
@@ -420,18 +427,20 @@ def test_the_plot_shows_every_step_after_switching_to_a_model_with_its_history(q
     timeline.set_tokenizer(model, result.history)
     qtbot.waitUntil(timeline.is_ready, timeout=60000)
     plot.curve_data()
-    qtbot.wait(100)  # the corpus plot appears and is laid out
-
     last = model.merge_count
-    for item in (plot.text_plot, plot.corpus_plot):
-        low, high = item.viewRange()[0]
-        assert low <= 0 < last <= high and high - low < last * 1.1, (
-            item is plot.corpus_plot,
-            low,
-            high,
-            last,
-        )
-    assert plot.corpus_plot.isVisible()
+
+    def both_plots_span_the_run() -> None:  # the corpus plot appears and is laid out
+        assert plot.corpus_plot.isVisible()
+        for item in (plot.text_plot, plot.corpus_plot):
+            low, high = item.viewRange()[0]
+            assert low <= 0 < last <= high and high - low < last * 1.1, (
+                item is plot.corpus_plot,
+                low,
+                high,
+                last,
+            )
+
+    qtbot.waitUntil(both_plots_span_the_run)
 
 
 def test_a_trained_models_counts_come_before_the_id_and_empty_columns_are_hidden(qtbot) -> None:

@@ -6,23 +6,24 @@ from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QAbstractScrollArea, QTableView
 
 from tokviz.core.training.train import train_bpe
+from tokviz.gui.panels.timeline.panel import TimelineWidget
 
 from ..texts import CAT, CAT_TRAINING
+from .reach import dock, docked, exporter
 
 
 def test_the_timeline_exports_its_plot_and_whole_table_without_scroll_bars(qtbot, make_window, tmp_path):
     window = make_window(text=CAT, size=(1008, 680))
-    docks = window.training
-    docks.timeline_dock.show()
+    dock(window, "timelineDock").show()
     result = train_bpe(text=CAT, **CAT_TRAINING)
-    timeline = docks.timeline
+    timeline = docked(window, "timelineDock", TimelineWidget)
     with qtbot.waitSignal(timeline.traceReady, timeout=30000):
         timeline.set_tokenizer(result.tokenizer("lecture"), result.history, result.initial_tokens)
     qtbot.waitUntil(timeline.is_ready, timeout=30000)
     qtbot.waitUntil(
-        lambda: any(t.key == "dock:timelineDock" for t in window.exporter.targets()), timeout=5000
+        lambda: any(t.key == "dock:timelineDock" for t in exporter(window).targets()), timeout=5000
     )
-    target = window.exporter.target("dock:timelineDock")
+    target = exporter(window).target("dock:timelineDock")
     with target.picture() as sheet:
         assert sheet is not timeline
         tables = sheet.findChildren(QTableView)
@@ -34,6 +35,6 @@ def test_the_timeline_exports_its_plot_and_whole_table_without_scroll_bars(qtbot
             assert not area.horizontalScrollBar().isVisibleTo(sheet)
             assert not area.verticalScrollBar().isVisibleTo(sheet)
         size = sheet.size()
-    written = window.exporter.write(target, tmp_path / "timeline.png")
+    written = exporter(window).write(target, tmp_path / "timeline.png")
     image = QImage(str(written))
     assert (image.width(), image.height()) == (size.width(), size.height())

@@ -11,6 +11,7 @@ from tokviz.gui.panels.timeline.panel import TimelineWidget
 from tokviz.gui.window.layout_plots import plot_text_problems
 
 from ..texts import CAT, CAT_TRAINING
+from .waiting import settled
 
 PRESENTATION_POINTS = 20
 
@@ -39,14 +40,13 @@ def test_the_plot_axes_space_their_labels_for_a_large_font(qtbot, timeline):
     timeline.plot.build()
     timeline.plot.flush()
     presentation_font(timeline)
-    qtbot.wait(50)
-    overlaps = [p for p in plot_text_problems(timeline.plot.widget) if p.kind == "overlapping text"]
+    problems = settled(qtbot, lambda: plot_text_problems(timeline.plot.widget))
+    overlaps = [p for p in problems if p.kind == "overlapping text"]
     assert not overlaps, overlaps
 
 
 def test_merge_table_rows_grow_with_the_font(qtbot, timeline):
     presentation_font(timeline)
-    qtbot.wait(20)
     table = timeline.table
     needed = QFontMetrics(table.font()).height()
-    assert table.rowHeight(0) >= needed, (table.rowHeight(0), needed)
+    qtbot.waitUntil(lambda: table.rowHeight(0) >= needed)

@@ -17,7 +17,7 @@ from tokviz.core.errors import ReplayUnavailable
 from tokviz.core.formats.registry import load_tokenizer
 from tokviz.core.training.replay import ReplayTrace
 from tokviz.gui.models.tokenizers import TokenizerRegistryModel
-from tokviz.gui.panels.timeline import panel as timeline_panel
+from tokviz.gui.panels.timeline import replayer as timeline_replayer
 from tokviz.gui.panels.timeline.panel import TimelineWidget
 from tokviz.gui.panels.timeline.stepper import WholeTextTrace
 from tokviz.gui.text.token_table import TokenTable
@@ -84,7 +84,7 @@ def test_a_tokenizer_replay_cannot_reproduce_is_refused_as_in_the_core():
 
 
 def test_a_long_text_is_counted_whole_and_shown_where_the_merge_is(qtbot, monkeypatch, tiny_bpe):
-    monkeypatch.setattr(timeline_panel, "VIEW_CHARS", 1500)
+    monkeypatch.setattr(timeline_replayer, "VIEW_CHARS", 1500)
     timeline = TimelineWidget(TokenizerRegistryModel())
     qtbot.addWidget(timeline)
     timeline.resize(1000, 400)
@@ -109,3 +109,22 @@ def test_a_long_text_is_counted_whole_and_shown_where_the_merge_is(qtbot, monkey
     whole = WholeTextTrace(tiny_bpe, text).table_at(code_only)
     assert f"<b>{len(whole):,}</b> tokens" in timeline.caption.text()
     assert "showing characters" in timeline.caption.text()
+
+
+def test_a_pretoken_longer_than_the_bound_is_stepped_in_the_pieces_every_encoder_merges(tiny_bpe):
+    from unittest import mock
+
+    from tokviz.core.bpe import native_bpe
+    from tokviz.core.pretok import pretokenize, stretches
+
+    with (
+        mock.patch.object(pretokenize, "LONGEST_PRETOKEN", 7),
+        mock.patch.object(stretches, "LONGEST_PRETOKEN", 7),
+        mock.patch.object(native_bpe, "LONGEST_PRETOKEN", 7),
+    ):
+        text = "the " + "abcabcabc" * 20 + " cat" + " " * 30 + "hat"
+        ours, core = WholeTextTrace(tiny_bpe, text), ReplayTrace(tiny_bpe, text)
+        assert ours.events == core.events and ours.final_tokens == core.final_tokens
+        for step in [0, 2, core.total_steps, 1]:
+            assert_same_table(ours.table_at(step), core_table(core, step))
+        assert core.ids_at(core.total_steps) == tiny_bpe.encode(text)

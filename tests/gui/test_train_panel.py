@@ -19,9 +19,11 @@ from tokviz.gui.models.tokenizers import TokenizerRegistryModel
 from tokviz.gui.panels.timeline.panel import TimelineWidget
 from tokviz.gui.panels.training.panel import SOURCE_EDITOR, SOURCE_FILES, SOURCE_PYDOC, TrainPanel
 from tokviz.gui.workers import training
+from tokviz.gui.workers.release import RELEASE_SLICE, release_gradually
 from tokviz.gui.workers.training import GuiFirst, TrainJob, TrainSettings
 
 from ..texts import CAT, CAT_MERGES, CAT_TOKEN_COUNTS
+from .reach import dock, docked
 
 
 class Editor:
@@ -188,11 +190,11 @@ def test_a_run_trains_with_collection_paused_and_gives_the_interpreter_back_when
 
 
 def test_the_trainers_tables_are_freed_in_slices_and_what_is_shared_is_left_alone():
-    size = training.RELEASE_SLICE
+    size = RELEASE_SLICE
     shared = [[1], [2]]
     leftovers = [[[i] for i in range(3 * size)], {i: set(range(2 * size)) for i in range(3)}, shared]
     pauses: list[int] = []
-    training.release_gradually(leftovers, lambda: pauses.append(1))
+    release_gradually(leftovers, lambda: pauses.append(1))
     assert leftovers == [] and shared == [[1], [2]]
     # Three slices of the word list, one of the pair index, then two of each of its three big sets.
     assert len(pauses) == 3 + 1 + 3 * 2
@@ -400,19 +402,19 @@ def test_the_main_window_has_the_training_docks_and_shares_the_model_with_every_
         (QTableView, "mergeTable"),
     ):
         assert window.findChild(cls, name) is not None, name
-    panel = window.training.panel
+    panel = docked(window, "trainDock", TrainPanel)
     with qtbot.waitSignal(panel.trainingFinished, timeout=30000) as finished:
         window.findChild(QAction, "actionLectureDemo").trigger()
     _outcome, key = finished.args
-    assert window.training.timeline_dock.isVisible()
+    assert dock(window, "timelineDock").isVisible()
     label = window.tokenizers.label(key)
     for picker in window.findChildren(QComboBox, "tokenizerPicker"):
         assert label in [picker.itemText(i) for i in range(picker.count())]
     window.panels[1].select_tokenizer(key)
     qtbot.waitUntil(window.is_ready, timeout=10000)
     assert window.token_counts()[1] == 12
-    qtbot.waitUntil(window.training.timeline.is_ready, timeout=20000)
-    assert window.training.timeline.key == key
+    qtbot.waitUntil(docked(window, "timelineDock", TimelineWidget).is_ready, timeout=20000)
+    assert docked(window, "timelineDock", TimelineWidget).key == key
     window.close()
 
 
@@ -420,7 +422,7 @@ def test_closing_the_window_while_training_stops_the_thread(qtbot, english_text)
     window = MainWindow()
     qtbot.addWidget(window)
     window.show()
-    panel = window.training.panel
+    panel = docked(window, "trainDock", TrainPanel)
     panel.set_source_kind(SOURCE_EDITOR)
     window.set_text(english_text * 3)
     panel.vocab_size.setValue(30_000)

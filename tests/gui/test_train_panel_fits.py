@@ -6,18 +6,21 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QStyle, QStyleOptionComboBox
 
-from tokviz.gui.panels.training.panel import SOURCE_FILES
+from tokviz.gui.panels.training.panel import SOURCE_FILES, TrainPanel
+
+from .reach import dock, docked
+from .waiting import settled
 
 
 @pytest.fixture
 def panel(qtbot, make_window):
     window = make_window(size=(1008, 680))  # a 1024 × 768 screen less its title bar and panel
-    docks = window.training
-    docks.train_dock.show()
-    docks.train_dock.raise_()
-    docks.timeline_dock.show()
-    qtbot.wait(100)
-    return docks.panel
+    dock(window, "trainDock").show()
+    dock(window, "trainDock").raise_()
+    dock(window, "timelineDock").show()
+    panel = docked(window, "trainDock", TrainPanel)
+    settled(qtbot, panel.geometry)
+    return panel
 
 
 def text_room(combo: QComboBox) -> int:
@@ -52,8 +55,11 @@ def test_the_pretokenizer_reads_whole_in_a_narrow_dock_and_explains_itself(qtbot
 
 def test_the_train_button_is_on_screen_with_the_file_list_shown(qtbot, panel):
     panel.set_source_kind(SOURCE_FILES)
-    qtbot.wait(100)
     button = panel.train_button
-    assert button.isVisible()
-    assert button.visibleRegion().boundingRect() == button.rect()
-    assert panel.cancel_button.visibleRegion().boundingRect() == panel.cancel_button.rect()
+
+    def both_buttons_whole() -> None:
+        assert button.isVisible()
+        assert button.visibleRegion().boundingRect() == button.rect()
+        assert panel.cancel_button.visibleRegion().boundingRect() == panel.cancel_button.rect()
+
+    qtbot.waitUntil(both_buttons_whole)

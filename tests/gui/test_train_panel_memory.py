@@ -14,6 +14,7 @@ from tokviz.gui.models.tokenizers import TokenizerRegistryModel
 from tokviz.gui.panels.training.panel import SOURCE_EDITOR, SOURCE_FILES, SOURCE_PYDOC, TrainPanel
 
 from ..core.test_corpus_folders import PLAIN, make_folder
+from .reach import dock, docked
 
 
 @pytest.fixture
@@ -94,7 +95,7 @@ def test_train_settings_and_chart_files_survive_a_new_window(qtbot, make_window,
     chart_gone.write_text("soon deleted\n", encoding="utf-8")
 
     first = make_window()
-    panel = first.training.panel
+    panel = docked(first, "trainDock", TrainPanel)
     panel.add_paths([str(keep), str(gone)])
     panel.vocab_size.setValue(4321)
     panel.specials.setText("<|a|>, <|b|>")
@@ -102,7 +103,7 @@ def test_train_settings_and_chart_files_survive_a_new_window(qtbot, make_window,
     panel.set_tie_rule("first-seen")
     panel.replace_invalid.setChecked(True)
     panel.set_source_kind(SOURCE_EDITOR)
-    chart = first.chart_dock.widget()
+    chart = dock(first, "exchangeChartDock").widget()
     chart.add_file(chart_keep)
     chart.add_file(chart_gone)
     first.close()
@@ -111,7 +112,7 @@ def test_train_settings_and_chart_files_survive_a_new_window(qtbot, make_window,
 
     second = make_window()
     assert isinstance(second, MainWindow) and second is not first
-    again = second.training.panel
+    again = docked(second, "trainDock", TrainPanel)
     assert again.corpus_paths() == [str(keep)]
     assert again.vocab_size.value() == 4321
     assert again.specials.text() == "<|a|>, <|b|>"
@@ -120,21 +121,21 @@ def test_train_settings_and_chart_files_survive_a_new_window(qtbot, make_window,
     assert again.tie_rule.currentData() == "first-seen"
     assert again.replace_invalid.isChecked()
     assert again.source_kind() == SOURCE_EDITOR
-    again_chart = second.chart_dock.widget()
+    again_chart = dock(second, "exchangeChartDock").widget()
     assert again_chart.added_paths() == [str(chart_keep.absolute())]
     assert [i.label for i in again_chart.inputs() if i.kind == "file"] == ["chart_keep.txt"]
 
 
 def test_a_fresh_profile_keeps_the_panels_defaults(make_window):
     window = make_window()
-    panel = window.training.panel
+    panel = docked(window, "trainDock", TrainPanel)
     assert panel.corpus_paths() == []
     assert panel.vocab_size.value() == 1000
     assert panel.specials.text() == "<|endoftext|>"
     assert panel.pretokenizer.currentData() == "gpt2"
     assert panel.tie_rule.currentData() == "lexicographic"
     assert not panel.replace_invalid.isChecked()
-    assert window.chart_dock.widget().added_paths() == []
+    assert dock(window, "exchangeChartDock").widget().added_paths() == []
 
 
 def test_a_damaged_settings_value_falls_back_to_the_default(make_window):
@@ -144,14 +145,14 @@ def test_a_damaged_settings_value_falls_back_to_the_default(make_window):
     store.store.setValue(TRAIN_VOCAB_SIZE.name, "not a number")
     store.set(TRAIN_PRETOKENIZER, "no-such-pretokenizer")
     store.sync()
-    panel = make_window().training.panel
+    panel = docked(make_window(), "trainDock", TrainPanel)
     assert panel.vocab_size.value() == 1000
     assert panel.pretokenizer.currentData() == "gpt2"
 
 
 def test_the_lecture_demo_does_not_replace_the_remembered_settings(qtbot, make_window):
     first = make_window()
-    panel = first.training.panel
+    panel = docked(first, "trainDock", TrainPanel)
     panel.vocab_size.setValue(5000)
     panel.set_source_kind(SOURCE_PYDOC)
     with qtbot.waitSignal(panel.trainingFinished, timeout=30000):
@@ -159,7 +160,7 @@ def test_the_lecture_demo_does_not_replace_the_remembered_settings(qtbot, make_w
     qtbot.waitUntil(lambda: not panel.running, timeout=10000)
     assert panel.vocab_size.value() == 259
     first.close()
-    again = make_window().training.panel
+    again = docked(make_window(), "trainDock", TrainPanel)
     assert again.vocab_size.value() == 5000
     assert again.source_kind() == SOURCE_PYDOC
     assert again.tie_rule.currentData() == "lexicographic"
@@ -174,14 +175,14 @@ def test_a_restored_corpus_shows_its_size_and_preview_when_the_panel_is_seen(qtb
     corpus.write_text("the cat in the hat sat on the mat\\n" * 50, encoding="utf-8")
     first = MainWindow()
     qtbot.addWidget(first)
-    first.training.panel.add_paths([str(corpus)])
+    docked(first, "trainDock", TrainPanel).add_paths([str(corpus)])
     first.save_settings()
     first.close()
 
     window = MainWindow()
     qtbot.addWidget(window)
     window.show()
-    panel = window.training.panel
+    panel = docked(window, "trainDock", TrainPanel)
     assert panel.corpus_paths() == [str(corpus)]
     window.findChild(QDockWidget, "trainDock").show()
     window.findChild(QDockWidget, "trainDock").raise_()

@@ -10,8 +10,8 @@ import pytest
 
 from tokviz.core.formats.registry import load_tokenizer
 from tokviz.gui.text.display import DisplayOptions, build_run, plain_text
-from tokviz.gui.text.token_table import TokenTable, update_table
-from tokviz.gui.text.unknown import count_unknown, unknown_id
+from tokviz.gui.text.token_table import TokenTable, count_unknown, update_table
+from tokviz.gui.text.unknown import unknown_id
 
 BOTCHAN = Path(__file__).resolve().parent.parent / "data" / "real" / "botchan_en_bpe_1000.model"
 TEXT = "你好 café Ελληνικά"

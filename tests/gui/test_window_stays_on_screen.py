@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from .waiting import settled
+
 
 def test_a_window_that_grows_past_the_bottom_moves_up(qtbot, window):
     free = window.screen().availableGeometry()
     window.resize(min(600, free.width() - 40), min(400, free.height() - 40))
     window.move(free.left() + 10, free.bottom() - 200)
-    qtbot.wait(20)
+    settled(qtbot, window.frameGeometry)
 
     window.resize(window.width(), min(free.height() - 20, window.height() + 150))
 

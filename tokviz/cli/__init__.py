@@ -1,9 +1,9 @@
 """The ``tokviz`` command: the GUI with no arguments, headless commands over the core otherwise.
 
-Each command is one module of this package (``train``, ``encode``, ``replay``, ``compare``,
-``info``, ``render``) with ``add_arguments(parser)`` and ``run(args)``; :data:`COMMANDS` names
-them, and a command's module is imported only when that command runs, so ``tokviz encode``
-starts fast and never loads Qt. A new command is a new module plus one line in :data:`COMMANDS`.
+Each command is one module of this package with ``add_arguments(parser)`` and ``run(args)``;
+:data:`COMMANDS` is the list of them (each command's module and its line in ``tokviz -h``), and a
+command's module is imported only when that command runs, so ``tokviz encode`` starts fast and
+never loads Qt. A new command is a new module plus one line in :data:`COMMANDS`.
 
 Errors a user can cause print one line, ``tokviz: error: ...``, and exit 1; usage errors exit 2
 (argparse's convention); an interrupted training run exits 130 and writes nothing.
@@ -35,6 +35,8 @@ from tokviz.cli.command import (
     UsageError,
     print_error,
 )
+from tokviz.cli.streams import ArgumentParser, escaped_streams
+from tokviz.core.io.safe_text import terminal_text
 
 __all__ = ["COMMANDS", "EXIT_ERROR", "EXIT_INTERRUPTED", "EXIT_OK", "EXIT_USAGE", "build_parser", "main"]
 
@@ -75,6 +77,7 @@ COMMANDS: dict[str, CommandEntry] = {
         "tokviz.cli.sweep", "what every vocabulary size of one merge list buys on held-out text (one pass)"
     ),
     "diff": CommandEntry("tokviz.cli.diff", "compare two merge lists (divergence, shifts)"),
+    "finish": CommandEntry("tokviz.cli.finish", "put in place the outputs a stopped run left half replaced"),
     "chat": CommandEntry(
         "tokviz.cli.chat", "what a conversation costs in tokens once a folder's chat template wraps it"
     ),
@@ -131,14 +134,14 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     Every command is listed (for ``tokviz -h`` and for argparse's choice of command); the others
     stay empty, since one command line runs one command.
     """
-    debug = argparse.ArgumentParser(add_help=False)
+    debug = ArgumentParser(add_help=False)
     debug.add_argument(
         "--debug",
         action="store_true",
         default=argparse.SUPPRESS,
         help="show the full traceback of an unexpected error",
     )
-    parser = argparse.ArgumentParser(
+    parser = ArgumentParser(
         prog=PROG,
         description="Explore byte-level BPE tokenizers. With no command, opens the desktop app.",
         epilog=EXAMPLES,
@@ -170,7 +173,16 @@ def _command_name(argv: Sequence[str]) -> str | None:
 
 # ----------------------------------------------------------------------------- entry point
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run ``tokviz`` with ``argv`` (default: the process arguments) and return the exit status."""
+    """Run ``tokviz`` with ``argv`` (default: the process arguments) and return the exit status.
+
+    Standard output and error show control characters escaped for the whole run
+    (:mod:`tokviz.cli.streams`), whatever a command prints.
+    """
+    with escaped_streams():
+        return _main(argv)
+
+
+def _main(argv: Sequence[str] | None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
     if not args_list:
         return _run_gui()
@@ -192,7 +204,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(load_command(args.command).run(args) or EXIT_OK)
     except UsageError as exc:
         args.subparser.print_usage(sys.stderr)
-        print(f"{args.subparser.prog}: error: {exc}", file=sys.stderr)
+        print(f"{args.subparser.prog}: error: {terminal_text(str(exc))}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         print_error("interrupted")

@@ -20,7 +20,7 @@ from typing import IO, TYPE_CHECKING, Any
 import numpy as np
 
 from tokviz.cli.assumed import note_assumptions
-from tokviz.cli.command import UsageError
+from tokviz.cli.command import UsageError, warns_on_cuts
 from tokviz.cli.corpus_files import add_file_filters, max_file_size, read_options, say_reading, select_corpus
 from tokviz.cli.options import add_file_options, load_tokenizer
 from tokviz.cli.output import render_markdown, render_table, text_or_hex, token_label
@@ -49,7 +49,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--weights",
         metavar="FILE",
-        help="the model's .safetensors file: rank tokens by their embedding rows (needs tokviz[weights])",
+        help="the model's .safetensors file: rank tokens by their embedding rows",
     )
     p.add_argument(
         "--tensor",
@@ -81,6 +81,7 @@ class Report:
     weights: EmbeddingIndicators | None = None
 
 
+@warns_on_cuts
 def run(args: argparse.Namespace) -> int:
     """Audit the tokenizer (on the corpus, with the weights) and print the report."""
     from tokviz.core.analysis.audit import audit_vocabulary
@@ -138,7 +139,7 @@ def _corpus_counts(args: argparse.Namespace, tok: Any) -> np.ndarray:
         max_file_size(args.max_file_size),
         "replace",
         args.include_binary,
-        args.as_text,
+        as_text=args.as_text,
     )
     reader = CorpusReader(read_options(args), "replace")
     counts = count_files(tok, selection.corpus_files(), errors="replace", reader=reader).counts
@@ -171,6 +172,8 @@ def _reencoded(tok: Any, data: bytes) -> str:
 
 
 _LIST_HEADERS = ["id", "token", "re-encodes as", "count"]
+# What the weights report says of a row holding a NaN or an infinite value (its own class).
+NOT_FINITE = "not finite"
 _WEIGHT_HEADERS = ["rank", "id", "class", "norm", "distance", "token"]
 
 
@@ -194,11 +197,17 @@ def _weight_rows(r: Report, top: int, label: Callable[[bytes], str]) -> list[lis
                 label(r.audit.tokenizer.vocab[i]),
             ]
         )
+    for i in w.not_finite_ids()[:top].tolist():
+        rows.append(["", str(i), r.audit.class_of(i), NOT_FINITE, "", label(r.audit.tokenizer.vocab[i])])
     return rows
 
 
 def _weights_line(w: EmbeddingIndicators) -> str:
-    return f"embedding {w.tensor} {list(w.shape)}: {int(w.likely.sum()):,} likely under-trained ({w.rule()})"
+    line = f"embedding {w.tensor} {list(w.shape)}: {int(w.likely.sum()):,} likely under-trained ({w.rule()})"
+    bad = int(w.not_finite.sum())
+    if bad:
+        line += f"; {bad:,} {'rows' if bad != 1 else 'row'} not finite (a NaN or an infinite value), left out"
+    return line
 
 
 def write_table(r: Report, top: int, out: IO[str]) -> None:
@@ -287,6 +296,8 @@ def report_json(r: Report, top: int) -> dict[str, Any]:
             "rule": w.rule(),
             "reference": len(w.reference),
             "likely_undertrained": int(w.likely.sum()),
+            "not_finite": int(w.not_finite.sum()),
+            "not_finite_ids": w.not_finite_ids()[:top].tolist(),
             "most_suspect": [
                 {
                     "rank": int(ranks[position[i]]),
@@ -330,7 +341,9 @@ def write_csv(r: Report, _top: int, out: IO[str]) -> None:
             CLASSES[int(a.classes[k])],
             "" if count is None else count,
         ]
-        if w is not None and ranks is not None:
+        if w is not None and ranks is not None and w.not_finite[k]:
+            row += ["", "", int(ranks[k]), NOT_FINITE]
+        elif w is not None and ranks is not None:
             distance = "" if np.isnan(w.distances[k]) else round(float(w.distances[k]), 6)
             row += [round(float(w.norms[k]), 6), distance, int(ranks[k]), "yes" if w.likely[k] else "no"]
         else:

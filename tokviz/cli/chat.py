@@ -87,10 +87,11 @@ def run(args: argparse.Namespace) -> int:
         out.write(render_table(["#", "id", "source", "text"], rows, [True, True, False, False]) + "\n")
     else:
         render = render_markdown if args.format == "markdown" else render_table
-        out.write(
+        heading = (
             f"{lens.tokenizer}: chat template {lens.template.name!r} ({lens.template.source}), "
-            f"add_generation_prompt={lens.add_generation_prompt}\n"
+            f"add_generation_prompt={lens.add_generation_prompt}"
         )
+        out.write(terminal_text(heading) + "\n")
         out.write(render(list(lens.HEADERS), lens.rows(), [False, False, True, True, True]) + "\n")
     for line in lens.injection_lines():
         print_note(f"warning: {line}")

@@ -7,6 +7,8 @@ import it without importing each other.
 from __future__ import annotations
 
 import argparse
+import contextvars
+import functools
 import sys
 import threading
 from collections.abc import Callable
@@ -46,11 +48,29 @@ def print_error(message: str) -> None:
 
 
 def print_note(message: str) -> None:
-    """``tokviz: MESSAGE`` on standard error (where a picture went, what was cut), control characters escaped."""
+    """``tokviz: MESSAGE`` on one line of standard error (where a picture went, what was cut), control
+    characters escaped: a newline in a file name named in the note cannot start a line of its own."""
     from tokviz.core.io.safe_text import terminal_text
 
-    shown = "\n".join(terminal_text(line) for line in message.split("\n"))
-    print(f"{PROG}: {shown}", file=sys.stderr)
+    print(f"{PROG}: {terminal_text(message)}", file=sys.stderr)
+
+
+def warns_on_cuts(run: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+    """A command's ``run`` that ends its work with one warning line when it cut text where no exact
+    place was (a very long pre-token, a long stretch; see :mod:`tokviz.core.pretok.stretches`)."""
+
+    @functools.wraps(run)
+    def counted(args: argparse.Namespace) -> int:
+        from tokviz.core.pretok.stretches import counting_cuts
+
+        with counting_cuts() as cuts:
+            code = run(args)
+        note = cuts.note()
+        if note is not None:
+            print_note(f"warning: {note}")
+        return code
+
+    return counted
 
 
 def run_cancellable(work: Callable[[threading.Event], T], name: str) -> T:
@@ -69,7 +89,9 @@ def run_cancellable(work: Callable[[threading.Event], T], name: str) -> T:
         except BaseException as exc:  # noqa: BLE001 - handed back to the main thread
             errors.append(exc)
 
-    worker = threading.Thread(target=target, name=name, daemon=True)
+    # The work sees what the caller's context holds (the count of cut text, say).
+    context = contextvars.copy_context()
+    worker = threading.Thread(target=context.run, args=(target,), name=name, daemon=True)
     interrupted = False
     while True:
         try:

@@ -17,15 +17,14 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from tokviz.cli.assumed import note_assumptions
-from tokviz.cli.command import UsageError, print_note
+from tokviz.cli.command import UsageError, print_note, warns_on_cuts
 from tokviz.cli.drawing import qt_drawing
 from tokviz.cli.options import (
     ArgumentAdder,
     add_file_options,
     add_specials_in_text,
     add_words_corpus,
-    check_image_path,
-    check_only_with_picture,
+    check_drawing_options,
     is_words,
     load_tokenizer,
     read_text_file,
@@ -86,6 +85,7 @@ def add_plot_options(p: argparse.ArgumentParser, plot_help: str) -> None:
     plot.add_argument("--large-text", action="store_true", help="presentation-size text")
 
 
+@warns_on_cuts
 def run(args: argparse.Namespace) -> int:
     """Print one row per input and tokenizer (table, CSV, JSON or markdown), then draw the chart if asked."""
     if args.text is not None and args.files:
@@ -241,21 +241,14 @@ def _total_rows(rows: list[dict[str, Any]], n_inputs: int) -> list[dict[str, Any
 
 def check_plot_options(args: argparse.Namespace) -> None:
     """Chart options make sense only with --plot, and the file must be a PNG or an SVG."""
-    if not args.plot:
-        given = [
-            flag
-            for flag, value in (
-                ("--scale", args.scale),
-                ("--plot-view", args.plot_view),
-                ("--embedding-dim", args.embedding_dim),
-                ("--dark", args.dark or None),
-                ("--large-text", args.large_text or None),
-            )
-            if value is not None
-        ]
-        check_only_with_picture(given, "chart", "--plot")
-        return
-    check_image_path("--plot", args.plot, args.scale)
+    shaping = {
+        "--scale": args.scale,
+        "--plot-view": args.plot_view,
+        "--embedding-dim": args.embedding_dim,
+        "--dark": args.dark,
+        "--large-text": args.large_text,
+    }
+    check_drawing_options("--plot", args.plot, args.scale, shaping, "chart")
     if args.embedding_dim is not None and args.embedding_dim < 1:
         raise UsageError("--embedding-dim must be 1 or more")
 

@@ -1,10 +1,14 @@
-"""Which files of the folders given make a corpus, and how they are read: the options, the
-selection and the run ``train`` and ``count`` both use, so the two read exactly the same files,
-say the same about what they left out and stop the same way on Ctrl+C or invalid UTF-8."""
+"""Which files of the folders given are read, and how: the options, the selection and the run
+every command over files uses. ``train`` and ``count`` read a corpus; ``eval``, ``sweep`` and
+``usage`` read held-out files (:func:`add_heldout_filters`, :func:`select_heldout`). All of them
+take the same ``--include`` / ``--exclude`` / ``--max-file-size`` / ``--include-binary`` with the
+same meaning, read exactly the same files, say the same about what they left out and stop the
+same way on Ctrl+C or invalid UTF-8."""
 
 from __future__ import annotations
 
 import argparse
+import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING, TypeVar
 
@@ -21,14 +25,14 @@ T = TypeVar("T")
 
 
 def add_file_filters(p: ArgumentAdder) -> None:
-    """``--include`` / ``--exclude`` / ``--max-file-size``: which files of a folder make the corpus;
-    with them, how files of records are read (:func:`add_record_options`)."""
+    """``--include`` / ``--exclude`` / ``--max-file-size``: which files of a folder make the corpus."""
     p.add_argument(
         "--include",
         action="append",
         default=[],
         metavar="GLOB",
-        help="use only files matching GLOB (relative to the folder given; '*.py', 'src/**/*.py'); repeatable",
+        help="use only files that match (repeatable): '*.py' matches a name at any depth, "
+        "'src/**/*.py' a path under the folder given, 'docs/' a folder",
     )
     p.add_argument(
         "--exclude",
@@ -38,10 +42,24 @@ def add_file_filters(p: ArgumentAdder) -> None:
         help="leave out files or folders matching GLOB ('tests/', '*_pb2.py'); repeatable",
     )
     p.add_argument(
-        "--max-file-size", metavar="SIZE", help="leave out files larger than SIZE (e.g. 500K, 10MB)"
+        "--max-file-size",
+        metavar="SIZE",
+        help="leave out files larger than SIZE bytes on disk (e.g. 500K, 10MB; K and M are 1024 and 1024²)",
     )
     add_include_binary(p)
     add_record_options(p)
+
+
+def add_heldout_filters(p: argparse.ArgumentParser) -> None:
+    """The options that choose held-out files (``eval``, ``sweep``, ``usage``), in one group: the
+    corpus's filters, and ``--replace-invalid`` to read text that is not UTF-8 instead of skipping it."""
+    pick = p.add_argument_group("which files (text files only; binaries are skipped and counted)")
+    add_file_filters(pick)
+    pick.add_argument(
+        "--replace-invalid",
+        action="store_true",
+        help="read files that are not UTF-8 with U+FFFD for the bad bytes instead of skipping them",
+    )
 
 
 # Files named on the command line are always read; folders and globs leave out what looks binary.
@@ -208,6 +226,45 @@ def _size_option(flag: str, text: str) -> int:
         raise UsageError(f"{flag}: {exc}") from None
 
 
+def select_heldout(args: argparse.Namespace, doing: str) -> tuple[Selection, str]:
+    """The held-out files the options of :func:`add_heldout_filters` choose from ``args.paths``, and
+    how their text is decoded (``"strict"`` or ``"replace"``).
+
+    As :func:`select_corpus` (a bad size or pattern is a usage error, a note says what was left
+    out unless ``--quiet``); nothing left is the error "no text files to ``doing``".
+    """
+    errors = "replace" if args.replace_invalid else "strict"
+    selection = select_corpus(
+        args.paths,
+        args.include,
+        args.exclude,
+        max_file_size(args.max_file_size),
+        errors,
+        args.include_binary,
+        as_text=args.as_text,
+        nothing_left=f"no text files to {doing}",
+        quiet=args.quiet,
+    )
+    return selection, errors
+
+
+def named_files(paths: list[str]) -> list[str]:
+    """The inputs that are files: an output may not overwrite one of them."""
+    return [p for p in paths if os.path.isfile(p)]
+
+
+def heldout_inputs(args: argparse.Namespace) -> list[str]:
+    """What ``--output`` and ``--plot`` may not overwrite: the files named, and a file that already
+    exists inside a folder read (writing it would destroy the held-out text)."""
+    folders = [os.path.realpath(p) for p in args.paths if os.path.isdir(p)]
+    inside = []
+    for out in (args.output, args.plot):
+        real = os.path.realpath(out) if out else ""
+        if os.path.isfile(real) and any(real.startswith(folder + os.sep) for folder in folders):
+            inside.append(out)
+    return named_files(args.paths) + inside
+
+
 def select_corpus(
     paths: list[str],
     include: list[str],
@@ -215,16 +272,20 @@ def select_corpus(
     max_size: int | None,
     errors: str,
     include_binary: bool = False,
+    *,
     as_text: bool = False,
+    nothing_left: str = "the corpus is empty: no text file is left",
+    quiet: bool = False,
 ) -> Selection:
-    """The text files training reads from ``paths``; a note on standard error says what was left out.
+    """The text files training reads from ``paths``; a note on standard error says what was left
+    out (unless ``quiet``).
 
     Folders are walked once here and training gets the files found, so the note counts exactly
     what was skipped ("skipped 717 binary files (.pyc, .so, .a, …)"). A file named on the command
     line was asked for: it is read when it is UTF-8, NUL bytes and all, and when it is not UTF-8
     that is an error naming it (and the byte offset, and ``--replace-invalid``), not a silent skip
-    as in a folder. Nothing left is an error
-    that says what the filters and the folder walk left out.
+    as in a folder. Nothing left is an error (``nothing_left``) that says what the filters and the
+    folder walk left out.
     """
     from tokviz.core.corpus.fileselect import select_files
     from tokviz.core.errors import CorpusError, InvalidArgument
@@ -247,7 +308,7 @@ def select_corpus(
         raise invalid_utf8(exc.path, exc.offset) from None
     note = selection.note("--replace-invalid")
     if not selection.files:
-        raise CorpusError(f"the corpus is empty: no text file is left ({note or 'no files'})")
-    if note is not None:
+        raise CorpusError(f"{nothing_left} ({note or 'no files'})")
+    if note is not None and not quiet:
         print_note(note)
     return selection

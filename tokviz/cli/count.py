@@ -193,7 +193,7 @@ def _count_local(args: argparse.Namespace, printer: ProgressPrinter, cancel: thr
         max_file_size(args.max_file_size),
         errors,
         args.include_binary,
-        args.as_text,
+        as_text=args.as_text,
     )
     files = [str(f.path) for f in selection.files]
     return count_corpus(
@@ -255,7 +255,9 @@ def _write(
     note = long_pretokens_note(table.long_pretokens)
     if note is not None:
         print_note(f"warning: {note}")
-    print(f"wrote {args.output} ({len(data) / 1e6:.2f} MB)", file=sys.stderr)
+    from tokviz.core.io.safe_text import terminal_text
+
+    print(f"wrote {terminal_text(args.output)} ({len(data) / 1e6:.2f} MB)", file=sys.stderr)
     return 0
 
 

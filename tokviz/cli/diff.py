@@ -15,6 +15,7 @@ from typing import IO, TYPE_CHECKING, Any
 from tokviz.cli.command import UsageError
 from tokviz.cli.options import load_tokenizer
 from tokviz.cli.output import render_table, text_or_hex, token_label
+from tokviz.core.io.safe_text import terminal_text
 
 if TYPE_CHECKING:
     from tokviz.core.analysis.usage import MergeDiff, Pair
@@ -78,9 +79,9 @@ def write_text(diff: MergeDiff, top: int, out: IO[str], markdown: bool = False) 
     def heading(text: str) -> str:
         return f"\n### {text}\n\n" if markdown else f"\n{text}:\n"
 
-    a, b = diff.a_name, diff.b_name
+    a, b = terminal_text(diff.a_name), terminal_text(diff.b_name)
     out.write(f"{a}: {diff.a_merges:,} merges; {b}: {diff.b_merges:,} merges (· is a space)\n")
-    out.write(diff.summary() + "\n")
+    out.write(terminal_text(diff.summary()) + "\n")
     if diff.first_divergence is not None:
         step, pa, pb = diff.first_divergence
         shown_a = _merge(pa, label) if pa is not None else "(no more merges)"

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Protocol
 
 from tokviz.cli.assumed import note_assumptions
-from tokviz.cli.command import UsageError
+from tokviz.cli.command import UsageError, warns_on_cuts
 from tokviz.cli.options import (
     add_file_options,
     add_input,
@@ -57,6 +57,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
 
 
+@warns_on_cuts
 def run(args: argparse.Namespace) -> int:
     """Write the ids (one line), the tokens (``|``-separated) or JSON spans of the input text."""
     from tokviz.core.bpe.stream import AtomicStream, check_utf8_file, read_utf8_pieces

@@ -10,13 +10,19 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from typing import IO, TYPE_CHECKING, Any
 
 from tokviz.cli.assumed import assumptions_by_label, note_assumptions
 from tokviz.cli.command import EXIT_ERROR, EXIT_OK, UsageError, print_error, print_note
 from tokviz.cli.compare import add_plot_options, check_plot_options, plot_compare
-from tokviz.cli.corpus_files import add_include_binary, add_record_options, read_options, say_reading
+from tokviz.cli.corpus_files import (
+    add_heldout_filters,
+    heldout_inputs,
+    named_files,
+    read_options,
+    say_reading,
+    select_heldout,
+)
 from tokviz.cli.eval_output import FORMATS, render
 from tokviz.cli.options import (
     add_file_options,
@@ -25,6 +31,8 @@ from tokviz.cli.options import (
     reading_specials,
     specials_note,
 )
+from tokviz.cli.output import check_row_outputs, write_rows
+from tokviz.cli.progress import ProgressLine
 
 if TYPE_CHECKING:
     from tokviz.core.analysis.evaluation import EvalProgress, Evaluation, Grouper
@@ -60,28 +68,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         metavar="NAME|PATH",
         help=f"a built-in name or a tokenizer file; repeat to compare several (default: {', '.join(DEFAULT_EVAL)})",
     )
-    pick = p.add_argument_group("which files (text files only; binaries are skipped and counted)")
-    pick.add_argument(
-        "--include",
-        action="append",
-        default=[],
-        metavar="GLOB",
-        help="use only files that match (repeatable): '*.py' matches a name at any depth, "
-        "'src/**/*.py' a path under the folder given, 'docs/' a folder",
-    )
-    pick.add_argument(
-        "--exclude", action="append", default=[], metavar="GLOB", help="leave out files or folders that match"
-    )
-    pick.add_argument(
-        "--max-file-size", metavar="SIZE", help="leave out files larger than this on disk (e.g. 10MB, 500K)"
-    )
-    pick.add_argument(
-        "--replace-invalid",
-        action="store_true",
-        help="read files that are not UTF-8 with U+FFFD for the bad bytes instead of skipping them",
-    )
-    add_include_binary(pick)
-    add_record_options(pick)
+    add_heldout_filters(p)
     show = p.add_argument_group("what to show")
     show.add_argument(
         "--by",
@@ -111,43 +98,18 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Select the files, measure them under every tokenizer, print the rows and draw the chart."""
-    from tokviz.core.corpus.fileselect import parse_size, select_files
-
     check_plot_options(args)
     if args.by == "category" and not args.categories:
         raise UsageError("--by category needs --categories FILE")
     if args.categories and args.by == "folder":
         raise UsageError("--categories goes with --by category, not --by folder")
-    # Outputs are checked before any work: a missing folder or a read-only file fails at once.
-    outputs = [(flag, path) for flag, path in (("--output", args.output), ("--plot", args.plot)) if path]
-    if outputs:
-        from tokviz.core.io.outputs import Output, check_outputs
-
-        check_outputs(
-            [Output.file(path, flag) for flag, path in outputs],
-            inputs=named_files(args.paths) + _files_inside(args.paths, [path for _, path in outputs]),
-        )
-    max_size = parse_size(args.max_file_size) if args.max_file_size is not None else None
+    check_row_outputs(args, heldout_inputs(args))
     categories = read_categories(args.categories)
+    selection, errors = select_heldout(args, "evaluate")
     specs, loaded, failed = _load_tokenizers(
         list(dict.fromkeys(args.tokenizer or DEFAULT_EVAL)), args.pattern
     )
     tokenizers = reading_specials(loaded, args)
-    errors = "replace" if args.replace_invalid else "strict"
-    selection = select_files(
-        args.paths,
-        args.include,
-        args.exclude,
-        max_size=max_size,
-        errors=errors,
-        include_binary=args.include_binary,
-        as_text=args.as_text,
-    )
-    note = selection.note()
-    if not selection.files:
-        raise _nothing_to_evaluate(note)
-    if note and not args.quiet:
-        print_note(note)
     evaluation = _evaluate(args, specs, tokenizers, selection, categories, errors)
     _say_read(evaluation, args.quiet)
     if not args.quiet:
@@ -166,14 +128,7 @@ def run(args: argparse.Namespace) -> int:
         written = plot_compare(_chart_rows(evaluation), args.plot, _id_spaces(evaluation, tokenizers), args)
         if not args.quiet:
             print_note(f"chart written to {written}")
-    if args.output:
-        from tokviz.core.io.outputs import Output, write_outputs
-
-        write_outputs([(Output.file(args.output, "--output"), text.encode("utf-8"))], named_files(args.paths))
-        if not args.quiet:
-            print_note(f"rows written to {args.output}")
-    else:
-        sys.stdout.write(text)
+    write_rows(text, args, named_files(args.paths))
     return EXIT_ERROR if failed else EXIT_OK
 
 
@@ -211,39 +166,12 @@ def _load_tokenizers(specs: list[str], pattern: str | None) -> tuple[list[str], 
     return [s for s, _ in loaded], [t for _, t in loaded], [s for s, _ in failed]
 
 
-def named_files(paths: list[str]) -> list[str]:
-    """The inputs that are files: an output may not overwrite one of them."""
-    import os
-
-    return [p for p in paths if os.path.isfile(p)]
-
-
-def _files_inside(paths: list[str], outputs: list[str]) -> list[str]:
-    """Outputs that already exist inside an input folder: writing one would overwrite the corpus."""
-    import os
-
-    folders = [os.path.realpath(p) for p in paths if os.path.isdir(p)]
-    inside = []
-    for out in outputs:
-        real = os.path.realpath(out)
-        if os.path.isfile(real) and any(real.startswith(folder + os.sep) for folder in folders):
-            inside.append(out)
-    return inside
-
-
 def read_categories(path: str | None) -> Any:
     if path is None:
         return None
     from tokviz.core.analysis.evaluation import Categories
 
     return Categories.read(path)
-
-
-def _nothing_to_evaluate(note: str | None) -> Exception:
-    from tokviz.core.errors import CorpusError
-
-    found = f" ({note})" if note else ""
-    return CorpusError(f"no text files to evaluate{found}")
 
 
 def _evaluate(
@@ -329,57 +257,21 @@ def _id_spaces(evaluation: Evaluation, tokenizers: list[Any]) -> dict[str, int |
     return {name: id_space(tok) for name, tok in zip(evaluation.tokenizers, tokenizers)}
 
 
-class EvalMeter:
-    """Progress of an evaluation on standard error: a bar redrawn in place on a terminal, a line
-    every tenth of the way in a log; silent for runs shorter than ``delay`` seconds."""
+class EvalMeter(ProgressLine):
+    """Progress of an evaluation (or a sweep: ``verb``) on standard error, with files and MB/s;
+    silent for runs shorter than ``delay`` seconds."""
 
     def __init__(
         self, stream: IO[str], delay: float = 1.0, interactive: bool | None = None, verb: str = "evaluating"
     ) -> None:
-        self.stream = stream
+        super().__init__(stream, interactive, delay=delay)
         self.verb = verb
-        self.start = time.perf_counter()
-        self.delay = delay
-        self.interactive = _isatty(stream) if interactive is None else interactive
-        self.last_draw = 0.0
-        self.last_decile = -1
-        self.drawn = False
 
     def __call__(self, p: EvalProgress) -> None:
-        now = time.perf_counter()
-        elapsed = now - self.start
-        if elapsed < self.delay:
-            return
         fraction = p.done / p.total if p.total else 1.0
-        rate = p.done / 1e6 / elapsed
+        rate = p.done / 1e6 / max(self.elapsed(), 1e-9)
         line = (
             f"{self.verb} {fraction * 100:5.1f}%  file {p.files_done:,}/{p.files_total:,}  "
             f"{p.done / 1e6:.1f}/{p.total / 1e6:.1f} MB  {rate:.1f} MB/s"
         )
-        if self.interactive:
-            if now - self.last_draw < 0.1 and fraction < 1.0:
-                return
-            self.last_draw = now
-            self.stream.write("\r" + line + "\x1b[K")
-            self.drawn = True
-        else:
-            decile = int(fraction * 10)
-            if decile == self.last_decile:
-                return
-            self.last_decile = decile
-            self.stream.write(line + "\n")
-        self.stream.flush()
-
-    def close(self) -> None:
-        """End the bar's line, if one was drawn."""
-        if self.drawn:
-            self.stream.write("\n")
-            self.stream.flush()
-            self.drawn = False
-
-
-def _isatty(stream: IO[str]) -> bool:
-    try:
-        return stream.isatty()
-    except (AttributeError, ValueError):
-        return False
+        self.show(fraction, lambda _bar: line)

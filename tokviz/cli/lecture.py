@@ -70,13 +70,17 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _list(deck: object) -> None:
+    """The deck's title and one line per slide; titles and figures come from the deck file, so
+    their control characters are shown escaped (a title must not set the terminal's title)."""
+    from tokviz.core.io.safe_text import terminal_text
     from tokviz.core.lecture.deck import Deck
     from tokviz.core.lecture.slides import slide_content
 
     assert isinstance(deck, Deck)
-    print(f"{deck.title or 'untitled deck'}: {len(deck.slides)} slides")
+    print(f"{terminal_text(deck.title or 'untitled deck')}: {len(deck.slides)} slides")
     for number, slide in enumerate(deck.slides, 1):
         content = slide_content(slide, deck, slide.steps - 1)
         figures = "; ".join(f"{k}: {v}" for k, v in content.figures.items() if "ids" not in k)
         steps = f" ({slide.steps} steps)" if slide.steps > 1 else ""
-        print(f"{number:>3}  {slide.kind:<9}  {slide.title}{steps}" + (f"  [{figures}]" if figures else ""))
+        shown = terminal_text(f"{slide.title}{steps}" + (f"  [{figures}]" if figures else ""))
+        print(f"{number:>3}  {slide.kind:<9}  {shown}")

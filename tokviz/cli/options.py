@@ -10,7 +10,7 @@ import argparse
 import os
 import shlex
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 from tokviz.cli.command import UsageError
@@ -273,8 +273,15 @@ def check_image_path(flag: str, output: str, scale: float | None) -> None:
         raise UsageError("--scale applies to PNG files; an SVG drawing has no pixels")
 
 
-def check_only_with_picture(given: Sequence[str], what: str, flag: str) -> None:
-    """Options that shape a picture (``given``: the flags used) need the option that asks for one."""
+def check_drawing_options(
+    flag: str, output: str | None, scale: float | None, shaping: Mapping[str, object], what: str = "picture"
+) -> None:
+    """Options that shape a picture (``shaping``: each flag and its value, None or False when not
+    given) need ``flag``, the option that asks for one; the picture file must be a PNG or an SVG."""
+    if output:
+        check_image_path(flag, output, scale)
+        return
+    given = [f for f, value in shaping.items() if value is not None and value is not False]
     if given:
         verb = "applies" if len(given) == 1 else "apply"
         raise UsageError(f"{', '.join(given)} {verb} only to the {what}: add {flag} OUT.png or OUT.svg")
@@ -282,8 +289,4 @@ def check_only_with_picture(given: Sequence[str], what: str, flag: str) -> None:
 
 def check_picture_options(args: argparse.Namespace, flag: str, output: str | None) -> None:
     """``--scale`` and ``--theme`` need an image to draw; the image must be a PNG or an SVG."""
-    if not output:
-        given = [f for f, v in (("--scale", args.scale), ("--theme", args.theme)) if v is not None]
-        check_only_with_picture(given, "picture", flag)
-        return
-    check_image_path(flag, output, args.scale)
+    check_drawing_options(flag, output, args.scale, {"--scale": args.scale, "--theme": args.theme})

@@ -1,8 +1,11 @@
-"""How the commands print: token labels, short decimals and plain aligned tables."""
+"""How the commands print: token labels, short decimals, plain aligned tables, and rows that go to
+``--output`` or standard output next to a ``--plot`` chart."""
 
 from __future__ import annotations
 
+import argparse
 import json
+import sys
 from collections.abc import Sequence
 
 from tokviz.core.io.safe_text import terminal_text
@@ -95,3 +98,29 @@ def format_fixed(value: float | None, digits: int = 2) -> str:
 def format_percent(share: float | None, digits: int = 1) -> str:
     """A share as a percentage (0.4601 -> '46.0%'); '-' for None."""
     return "-" if share is None else f"{share * 100:.{digits}f}%"
+
+
+# ----------------------------------------------------------------------------- --output and --plot
+def check_row_outputs(args: argparse.Namespace, inputs: Sequence[str]) -> None:
+    """Check ``--output`` and ``--plot`` before any work, so a missing folder, a read-only file or
+    an output over one of the ``inputs`` fails at once rather than after the measuring."""
+    outputs = [(flag, path) for flag, path in (("--output", args.output), ("--plot", args.plot)) if path]
+    if outputs:
+        from tokviz.core.io.outputs import Output, check_outputs
+
+        check_outputs([Output.file(path, flag) for flag, path in outputs], inputs=list(inputs))
+
+
+def write_rows(text: str, args: argparse.Namespace, inputs: Sequence[str]) -> None:
+    """The rows to ``--output`` (written whole, at the end, never over one of the ``inputs``) or to
+    standard output; a note says where they went unless ``--quiet``."""
+    from tokviz.cli.command import print_note
+
+    if not args.output:
+        sys.stdout.write(text)
+        return
+    from tokviz.core.io.outputs import Output, write_outputs
+
+    write_outputs([(Output.file(args.output, "--output"), text.encode("utf-8"))], list(inputs))
+    if not args.quiet:
+        print_note(f"rows written to {args.output}")

@@ -11,22 +11,21 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from typing import IO, TYPE_CHECKING, Any
 
 from tokviz.cli.assumed import assumptions_by_label, note_assumptions
-from tokviz.cli.command import EXIT_OK, UsageError, print_note
+from tokviz.cli.command import EXIT_OK, UsageError, print_note, warns_on_cuts
 from tokviz.cli.drawing import qt_drawing
 from tokviz.cli.options import (
     add_file_options,
     add_specials_in_text,
-    check_image_path,
-    check_only_with_picture,
+    check_drawing_options,
     load_tokenizer,
     reading_specials,
     specials_note,
 )
-from tokviz.cli.output import render_markdown, render_table
+from tokviz.cli.output import check_row_outputs, render_markdown, render_table, write_rows
+from tokviz.cli.progress import ProgressLine
 
 if TYPE_CHECKING:
     from tokviz.core.analysis.parity import ParallelSet, ParityTable
@@ -101,6 +100,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     plot.add_argument("--large-text", action="store_true", help="presentation-size text")
 
 
+@warns_on_cuts
 def run(args: argparse.Namespace) -> int:
     """Read the parallel set, measure it under every tokenizer, print the rows and draw the chart."""
     from tokviz.core.analysis.evaluation import unique_labels
@@ -109,11 +109,7 @@ def run(args: argparse.Namespace) -> int:
     _check_options(args)
     parallel = read_parallel(args.folder if args.folder is not None else bundled_sample(), args.field)
     inputs = [t.path for t in parallel.texts]
-    outputs = [(flag, path) for flag, path in (("--output", args.output), ("--plot", args.plot)) if path]
-    if outputs:
-        from tokviz.core.io.outputs import Output, check_outputs
-
-        check_outputs([Output.file(path, flag) for flag, path in outputs], inputs=inputs)
+    check_row_outputs(args, inputs)
     specs = list(dict.fromkeys(args.tokenizer or DEFAULT_PARITY))
     loaded = [load_tokenizer(spec, pattern=args.pattern) for spec in specs]
     tokenizers = reading_specials(loaded, args)
@@ -141,33 +137,15 @@ def run(args: argparse.Namespace) -> int:
         written = _plot(table, args)
         if not args.quiet:
             print_note(f"chart written to {written}")
-    if args.output:
-        from tokviz.core.io.outputs import Output, write_outputs
-
-        write_outputs([(Output.file(args.output, "--output"), text.encode("utf-8"))], inputs)
-        if not args.quiet:
-            print_note(f"rows written to {args.output}")
-    else:
-        sys.stdout.write(text)
+    write_rows(text, args, inputs)
     return EXIT_OK
 
 
 def _check_options(args: argparse.Namespace) -> None:
     if args.worst < 0:
         raise UsageError("--worst must be 0 or more")
-    if not args.plot:
-        given = [
-            flag
-            for flag, value in (
-                ("--scale", args.scale),
-                ("--dark", args.dark or None),
-                ("--large-text", args.large_text or None),
-            )
-            if value is not None
-        ]
-        check_only_with_picture(given, "chart", "--plot")
-        return
-    check_image_path("--plot", args.plot, args.scale)
+    shaping = {"--scale": args.scale, "--dark": args.dark, "--large-text": args.large_text}
+    check_drawing_options("--plot", args.plot, args.scale, shaping, "chart")
 
 
 def render(table: ParityTable, form: str, worst: int = 3, note: str = "") -> str:
@@ -215,39 +193,14 @@ def _plot(table: ParityTable, args: argparse.Namespace) -> str:
     return str(plot_parity(table, args.plot, scale=args.scale or 1.0, dark=args.dark, large=args.large_text))
 
 
-class ParityMeter:
-    """Progress on standard error for a big folder (FLORES-200 under several tokenizers): a line
-    redrawn in place on a terminal, one every tenth of the way in a log; silent for short runs."""
+class ParityMeter(ProgressLine):
+    """Progress on standard error for a big folder (FLORES-200 under several tokenizers); silent
+    for runs shorter than ``delay`` seconds."""
 
     def __init__(self, stream: IO[str], delay: float = 1.0) -> None:
-        self.stream = stream
-        self.start = time.perf_counter()
-        self.delay = delay
-        try:
-            self.interactive = stream.isatty()
-        except (AttributeError, ValueError):
-            self.interactive = False
-        self.last_decile = -1
-        self.drawn = False
+        super().__init__(stream, delay=delay)
 
     def __call__(self, done: int, total: int) -> None:
-        if time.perf_counter() - self.start < self.delay or not total:
-            return
-        line = f"measuring {done / total * 100:5.1f}%  ({done:,} of {total:,} languages x tokenizers)"
-        if self.interactive:
-            self.stream.write("\r" + line + "\x1b[K")
-            self.drawn = True
-        else:
-            decile = done * 10 // total
-            if decile == self.last_decile:
-                return
-            self.last_decile = decile
-            self.stream.write(line + "\n")
-        self.stream.flush()
-
-    def close(self) -> None:
-        """End the line drawn in place, if there is one."""
-        if self.drawn:
-            self.stream.write("\n")
-            self.stream.flush()
-            self.drawn = False
+        if total:
+            line = f"measuring {done / total * 100:5.1f}%  ({done:,} of {total:,} languages x tokenizers)"
+            self.show(done / total, lambda _bar: line)

@@ -19,9 +19,16 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from tokviz.cli.assumed import note_assumptions
-from tokviz.cli.command import UsageError, print_note
-from tokviz.cli.corpus_files import add_file_filters, read_options, say_reading
-from tokviz.cli.eval import EvalMeter, named_files, read_categories
+from tokviz.cli.command import UsageError, print_note, warns_on_cuts
+from tokviz.cli.corpus_files import (
+    add_heldout_filters,
+    heldout_inputs,
+    named_files,
+    read_options,
+    say_reading,
+    select_heldout,
+)
+from tokviz.cli.eval import EvalMeter, read_categories
 from tokviz.cli.options import (
     add_file_options,
     add_picture_options,
@@ -31,7 +38,7 @@ from tokviz.cli.options import (
     reading_specials,
     specials_note,
 )
-from tokviz.cli.output import render_markdown, render_table
+from tokviz.cli.output import check_row_outputs, render_markdown, render_table, write_rows
 
 if TYPE_CHECKING:
     from tokviz.core.analysis.evaluation import Grouper
@@ -56,13 +63,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "paths", nargs="+", metavar="HELD-OUT", help="folders (walked recursively), files or globs"
     )
-    pick = p.add_argument_group("which files (text files only; binaries are skipped and counted)")
-    add_file_filters(pick)
-    pick.add_argument(
-        "--replace-invalid",
-        action="store_true",
-        help="read files that are not UTF-8 with U+FFFD for the bad bytes instead of skipping them",
-    )
+    add_heldout_filters(p)
     show = p.add_argument_group("what to show")
     show.add_argument(
         "--by",
@@ -99,10 +100,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_specials_in_text(p)
 
 
+@warns_on_cuts
 def run(args: argparse.Namespace) -> int:
     """Select the files, sweep the merge list over them, print the rows and draw the curves."""
-    from tokviz.core.corpus.fileselect import parse_size, select_files
-
     check_picture_options(args, "--plot", args.plot)
     if args.by == "category" and not args.categories:
         raise UsageError("--by category needs --categories FILE")
@@ -111,32 +111,11 @@ def run(args: argparse.Namespace) -> int:
     if args.every is not None and args.every < 1:
         raise UsageError("--every must be 1 or more")
     wanted = _parse_sizes(args.sizes)
-    outputs = [(flag, path) for flag, path in (("--output", args.output), ("--plot", args.plot)) if path]
-    if outputs:
-        from tokviz.core.io.outputs import Output, check_outputs
-
-        check_outputs([Output.file(path, flag) for flag, path in outputs], inputs=named_files(args.paths))
+    check_row_outputs(args, heldout_inputs(args))
     categories = read_categories(args.categories)
+    selection, errors = select_heldout(args, "sweep")
     loaded = load_tokenizer(args.tokenizer, args.special_token, pattern=args.pattern)
     tokenizer = reading_specials([loaded], args)[0]
-    errors = "replace" if args.replace_invalid else "strict"
-    max_size = parse_size(args.max_file_size) if args.max_file_size is not None else None
-    selection = select_files(
-        args.paths,
-        args.include,
-        args.exclude,
-        max_size=max_size,
-        errors=errors,
-        include_binary=args.include_binary,
-        as_text=args.as_text,
-    )
-    note = selection.note()
-    if not selection.files:
-        from tokviz.core.errors import CorpusError
-
-        raise CorpusError(f"no text files to sweep{f' ({note})' if note else ''}")
-    if note and not args.quiet:
-        print_note(note)
     sweep = _sweep(args, tokenizer, selection, categories, errors)
     steps = sweep.steps_to_show(args.every, wanted)
     text = render(sweep, steps, args.format, specials_note([tokenizer], args), loaded.assumptions)
@@ -148,14 +127,7 @@ def run(args: argparse.Namespace) -> int:
         written = write_sweep_chart(sweep, args.plot, scale=args.scale or 2.0, dark=args.theme == "dark")
         if not args.quiet:
             print_note(f"chart written to {written}")
-    if args.output:
-        from tokviz.core.io.outputs import Output, write_outputs
-
-        write_outputs([(Output.file(args.output, "--output"), text.encode("utf-8"))], named_files(args.paths))
-        if not args.quiet:
-            print_note(f"rows written to {args.output}")
-    else:
-        sys.stdout.write(text)
+    write_rows(text, args, named_files(args.paths))
     return 0
 
 

@@ -154,7 +154,13 @@ def _training_input(
     table, or the selection of files."""
     if table is None:
         selection = select_corpus(
-            args.corpus, args.include, args.exclude, max_size, errors, args.include_binary, args.as_text
+            args.corpus,
+            args.include,
+            args.exclude,
+            max_size,
+            errors,
+            args.include_binary,
+            as_text=args.as_text,
         )
         return [str(f.path) for f in selection.files], selection
     if args.include or args.exclude or max_size is not None or args.include_binary:

@@ -22,8 +22,8 @@ from typing import IO, TYPE_CHECKING, Any
 import numpy as np
 
 from tokviz.cli.assumed import note_assumptions
-from tokviz.cli.command import UsageError, print_note
-from tokviz.cli.corpus_files import add_file_filters, read_options, say_reading
+from tokviz.cli.command import UsageError, warns_on_cuts
+from tokviz.cli.corpus_files import add_heldout_filters, read_options, say_reading, select_heldout
 from tokviz.cli.options import (
     add_file_options,
     add_specials_in_text,
@@ -32,6 +32,7 @@ from tokviz.cli.options import (
     specials_note,
 )
 from tokviz.cli.output import format_ratio, render_table, text_or_hex, token_label
+from tokviz.cli.streams import clear_line, redraw_line
 from tokviz.core.io.safe_text import csv_cell, terminal_text
 
 if TYPE_CHECKING:
@@ -59,12 +60,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         metavar="NAME|PATH",
         help="a built-in name or a tokenizer file (repeat for several)",
     )
-    add_file_filters(p)
-    p.add_argument(
-        "--replace-invalid",
-        action="store_true",
-        help="read text that is not valid UTF-8 with replacement characters",
-    )
+    add_heldout_filters(p)
     p.add_argument(
         "--top", type=int, default=20, metavar="N", help="rows of each list (default: 20; 0: no lists)"
     )
@@ -94,6 +90,7 @@ class Report:
     assumptions: tuple[str, ...] = ()
 
 
+@warns_on_cuts
 def run(args: argparse.Namespace) -> int:
     """Count every tokenizer's ids on the selected text and print the report."""
     if args.top < 0:
@@ -144,25 +141,8 @@ def _count(args: argparse.Namespace, tokenizers: Sequence[Tokenizer]) -> list[Vo
         text = read_text_file("-")
         return [vocabulary_usage(tok, [text]) for tok in tokenizers]
     from tokviz.core.corpus.documents import CorpusReader
-    from tokviz.core.corpus.fileselect import parse_size, select_files
-    from tokviz.core.errors import CorpusError
 
-    max_size = parse_size(args.max_file_size) if args.max_file_size else None
-    errors = "replace" if args.replace_invalid else "strict"
-    selection = select_files(
-        args.paths,
-        args.include,
-        args.exclude,
-        max_size=max_size,
-        errors=errors,
-        include_binary=args.include_binary,
-        as_text=args.as_text,
-    )
-    note = selection.note()
-    if note and not args.quiet:
-        print_note(note)
-    if not selection.files:
-        raise CorpusError("no text files to count: " + (note or "the paths hold no files"))
+    selection, errors = select_heldout(args, "count")
     files = selection.corpus_files()
     total = sum(f.size for f in files) * len(tokenizers)
     meter = _Meter(total) if total > _PROGRESS_BYTES and sys.stderr.isatty() and not args.quiet else None
@@ -196,11 +176,11 @@ class _Meter:
         if now - self.shown >= 0.2:
             self.shown = now
             mb = 2**20
-            sys.stderr.write(f"\rcounting: {self.done / mb:,.1f} of {self.total / mb:,.1f} MB")
+            redraw_line(sys.stderr, f"counting: {self.done / mb:,.1f} of {self.total / mb:,.1f} MB")
             sys.stderr.flush()
 
     def close(self) -> None:
-        sys.stderr.write("\r\033[K")
+        clear_line(sys.stderr)
         sys.stderr.flush()
 
 

@@ -56,3 +56,8 @@ class Cancelled(TokvizError):
 
     def __init__(self, message: str = "cancelled") -> None:
         super().__init__(message)
+
+
+class InternalError(AssertionError):
+    """A broken invariant inside tokviz: a bug, never the user's doing. The message names the
+    state it found, so that a report of it can be reproduced."""

@@ -174,4 +174,6 @@ class PanelContext(Protocol):
 
 
 Installer = Callable[[PanelContext], object]
-"""A panel: builds its widgets into the context and returns what tests and scripts may drive."""
+"""A panel: builds its widgets into the context and returns what it built (its dock, say). The
+window keeps none of it: in the window a panel is found by its dock's and actions' object names;
+a test that installs a panel into a context of its own may drive what ``install`` returns."""

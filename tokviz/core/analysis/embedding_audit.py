@@ -15,11 +15,17 @@ percentile of the reference rows' own distances (when there are at least
 :data:`MIN_REFERENCE` of them), or a norm below :data:`NORM_FRACTION` of the median norm.
 Tokens are ranked by distance (by norm without a reference), most suspect first.
 
+**Not finite**: a row holding a NaN or an infinite value has no norm or direction to compare.
+Such rows are a class of their own: left out of the median, the means and the reference, never
+ranked as under-trained, and reported apart (a model whose rows overflowed in training, or a
+file cut or written badly). Norms are summed in float64, so a finite row always has a finite norm.
+
 The matrix is read twice in blocks of rows (sums first, then distances), so memory stays flat.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,7 +47,11 @@ NORM_FRACTION = 0.5
 
 @dataclass
 class EmbeddingIndicators:
-    """Per audited id (``ids``, sorted): norm, distance (NaN without a reference), rank, flag."""
+    """Per audited id (``ids``, sorted): norm, distance (NaN without a reference), rank, flags.
+
+    ``not_finite`` marks the rows holding a NaN or an infinite value (their norm and distance
+    are NaN, and they are never ``likely``).
+    """
 
     tensor: str
     shape: tuple[int, int]
@@ -52,6 +62,7 @@ class EmbeddingIndicators:
     likely: np.ndarray
     distance_threshold: float | None
     norm_threshold: float
+    not_finite: np.ndarray
 
     @property
     def has_reference(self) -> bool:
@@ -74,8 +85,14 @@ class EmbeddingIndicators:
         order = self.order()
         return self.ids[order[self.likely[order]]]
 
+    def not_finite_ids(self) -> np.ndarray:
+        """The ids whose rows hold a NaN or an infinite value, in id order."""
+        return self.ids[self.not_finite]
+
     def rule(self) -> str:
         """The marking rule in one line, with the thresholds found."""
+        if not np.isfinite(self.norm_threshold):
+            return "nothing to compare: every audited row holds a NaN or an infinite value"
         norm = f"norm below {self.norm_threshold:.4g} ({NORM_FRACTION:g} x the median)"
         if not self.has_reference:
             return (
@@ -96,6 +113,8 @@ class EmbeddingIndicators:
             k = position[i]
             rows.append([str(ranks[k]), str(i), f"{self.norms[k]:.4g}", f"{self.distances[k]:.4g}"])
         caption = f"{self.tensor} {list(self.shape)}: {int(self.likely.sum()):,} likely under-trained"
+        if self.not_finite.any():
+            caption += f", {int(self.not_finite.sum()):,} rows not finite"
         note = f"marked when {self.rule()}"
         return table_html(["rank", "id", "norm", "distance"], rows, [True, True, True, True], caption, note)
 
@@ -141,39 +160,46 @@ def embedding_indicators(
         if progress is not None:
             progress(done, total)
 
-    norms = np.zeros(space, dtype=np.float64)
+    norms = np.full(space, np.nan)
     row_sum = np.zeros(matrix.dim, dtype=np.float64)
     ref_sum = np.zeros(matrix.dim, dtype=np.float64)
     audited = np.zeros(space, dtype=bool)
     audited[ids] = True
     is_ref = np.zeros(space, dtype=bool)
     is_ref[ref] = True
-    for start, block in matrix.rows(block=_block_rows(matrix.dim)):
-        block = block[: max(0, space - start)]
-        stop = start + len(block)
-        norms[start:stop] = np.linalg.norm(block, axis=1)
-        row_sum += block[audited[start:stop]].sum(axis=0, dtype=np.float64)
-        ref_sum += block[is_ref[start:stop]].sum(axis=0, dtype=np.float64)
-        step(start + len(block))
-    distances = np.full(space, np.nan)
-    mean = row_sum / max(len(ids), 1)
-    direction = ref_sum / max(len(ref), 1) - mean
-    scale = float(np.linalg.norm(direction))
-    if passes == 1 or scale == 0.0:
-        ref = ref[:0]  # too few known-unused rows, or they average to the mean of all: no direction
-    if len(ref):
-        for start, block in matrix.rows(block=_block_rows(matrix.dim)):
-            block = block[: max(0, space - start)] - mean
-            lengths = np.linalg.norm(block, axis=1)
-            cosine = (block @ direction) / (np.where(lengths > 0, lengths, 1.0) * scale)
-            distances[start : start + len(block)] = 1.0 - cosine
-            step(matrix.rows_count + start + len(block))
-    return _marked(name, (matrix.rows_count, matrix.dim), ids, norms[ids], distances[ids], ref, distances)
-
-
-def _block_rows(dim: int) -> int:
-    """Rows per block: about 32 MB of float32 whatever the width."""
-    return max(64, (8 * 2**20) // max(dim, 1))
+    finite = np.ones(space, dtype=bool)
+    with np.errstate(all="ignore"):  # NaN and infinite rows are found and set apart, not warned about
+        for start, block in matrix.rows():
+            block = block[: max(0, space - start)]
+            stop = start + len(block)
+            ok = np.isfinite(block).all(axis=1)
+            finite[start:stop] = ok
+            squares = np.einsum("ij,ij->i", block, block, dtype=np.float64)  # summed in float64, no copy
+            norms[start:stop] = np.where(ok, np.sqrt(squares), np.nan)
+            row_sum += block.sum(axis=0, dtype=np.float64, where=(audited[start:stop] & ok)[:, None])
+            ref_sum += block.sum(axis=0, dtype=np.float64, where=(is_ref[start:stop] & ok)[:, None])
+            step(start + len(block))
+        ref = ref[finite[ref]]
+        distances = np.full(space, np.nan)
+        mean = row_sum / max(int((audited & finite).sum()), 1)
+        direction = ref_sum / max(len(ref), 1) - mean
+        scale = float(np.linalg.norm(direction))
+        if len(ref) < MIN_REFERENCE or scale == 0.0 or not np.isfinite(scale):
+            ref = ref[:0]  # too few known-unused rows, or they average to the mean of all: no direction
+            if passes == 2:
+                step(total)  # the second pass is not needed: the work is done
+        if len(ref):
+            for start, block in matrix.rows():
+                block = block[: max(0, space - start)] - mean
+                lengths = np.linalg.norm(block, axis=1)
+                cosine = (block @ direction) / (np.where(lengths > 0, lengths, 1.0) * scale)
+                distances[start : start + len(block)] = np.where(
+                    finite[start : start + len(block)], 1.0 - cosine, np.nan
+                )
+                step(matrix.rows_count + start + len(block))
+    return _marked(
+        name, (matrix.rows_count, matrix.dim), ids, norms[ids], distances[ids], ref, distances, ~finite[ids]
+    )
 
 
 def _marked(
@@ -184,14 +210,17 @@ def _marked(
     distances: np.ndarray,
     reference: np.ndarray,
     all_distances: np.ndarray,
+    not_finite: np.ndarray,
 ) -> EmbeddingIndicators:
-    """The indicators with the rule of the module docstring applied."""
-    norm_threshold = float(np.median(norms)) * NORM_FRACTION if len(norms) else 0.0
-    likely = norms < norm_threshold
-    distance_threshold = None
-    if len(reference) >= MIN_REFERENCE:
-        distance_threshold = float(np.percentile(all_distances[reference], REFERENCE_PERCENTILE))
-        likely |= distances <= distance_threshold
+    """The indicators with the rule of the module docstring applied (to the finite rows only)."""
+    finite_norms = norms[~not_finite]
+    norm_threshold = float(np.median(finite_norms)) * NORM_FRACTION if len(finite_norms) else math.nan
+    with np.errstate(invalid="ignore"):
+        likely = ~not_finite & (norms < norm_threshold)
+        distance_threshold = None
+        if len(reference) >= MIN_REFERENCE:
+            distance_threshold = float(np.percentile(all_distances[reference], REFERENCE_PERCENTILE))
+            likely |= ~not_finite & (distances <= distance_threshold)
     return EmbeddingIndicators(
-        name, shape, ids, norms, distances, reference, likely, distance_threshold, norm_threshold
+        name, shape, ids, norms, distances, reference, likely, distance_threshold, norm_threshold, not_finite
     )

@@ -25,12 +25,11 @@ from typing import Any
 
 from ..bpe.tokenizer import Tokenizer
 from ..corpus.containers import RecordTally
-from ..corpus.documents import CorpusReader, ReadOptions, ReadSummary, iter_parts
+from ..corpus.documents import CorpusReader, ReadOptions, ReadSummary
 from ..corpus.fileselect import PathGlob, SelectedFile, Selection
-from ..corpus.reading import ReadLog
 from ..errors import Cancelled, InvalidArgument
 from ..io.filekind import ReadProblem, read_regular_file
-from ..pretok.pretokenize import NAMED_PATTERNS
+from ..pretok.stretches import LONGEST_ENCODED_PART, CutCount, counting_cuts
 
 # One row of an evaluation, in the order every output form shows the columns.
 EVAL_FIELDS = (
@@ -59,12 +58,11 @@ FIELD_HELP = {
 }
 TOTAL_GROUP = "all"
 OTHER_CATEGORY = "other"
-# Ids are counted in batches so a file of any size encodes in bounded memory.
-# Parts of about this many characters are encoded at a time.
+# Parts of about this many characters are encoded at a time, so a file of any size encodes in
+# bounded memory. A stretch with no place where encoding can be cut exactly is cut at
+# LONGEST_ENCODED_PART characters, and a pre-token longer than LONGEST_PRETOKEN is merged in
+# pieces (see tokviz.core.pretok.stretches): a token next to such a cut may differ.
 _PART_SIZE = 1 << 16
-# A stretch with no place where encoding can be cut exactly is cut at this many characters: one
-# token in a million characters may differ, and memory stays bounded (a 60 MB file of zeros).
-LONGEST_EVAL_PART = 1 << 20
 # Names a file gets from its format rather than from its vocabulary: named by their folder.
 _GENERIC_STEMS = frozenset({"tokenizer", "vocab", "merges", "model", "encoder", "tokenizer_config"})
 
@@ -243,7 +241,7 @@ class _Tally:
     code_points: int = 0
     tokens: int = 0
     used: set[int] = field(default_factory=set)
-    cuts: int = 0
+    cuts: CutCount = field(default_factory=CutCount)
 
 
 @dataclass(frozen=True)
@@ -293,8 +291,8 @@ class Evaluation:
 
     ``totals`` has one row per tokenizer; ``groups`` one per group and tokenizer (group-major, in
     the order groups first appear, categories in their file's order); ``files`` one per non-empty
-    file and tokenizer. ``empty_files`` counts selected files with no text; ``long_stretches``
-    the places where text with no exact cut was cut anyway (see :data:`LONGEST_EVAL_PART`).
+    file and tokenizer. ``empty_files`` counts selected files with no text; ``cuts`` the places
+    where text with no exact cut was cut anyway (see :mod:`tokviz.core.pretok.stretches`).
     """
 
     tokenizers: tuple[str, ...]
@@ -303,19 +301,13 @@ class Evaluation:
     files: tuple[EvalRow, ...]
     selection: Selection
     empty_files: int = 0
-    long_stretches: int = 0
+    cuts: CutCount = field(default_factory=CutCount)
     reading: ReadSummary | None = None
 
     @property
     def long_stretches_note(self) -> str | None:
         """One line saying that text with no exact place to cut was encoded in pieces, or None."""
-        n = self.long_stretches
-        if not n:
-            return None
-        return (
-            f"{n:,} {'stretch' if n == 1 else 'stretches'} of text with no place where encoding can be "
-            f"cut exactly {'was' if n == 1 else 'were'} cut every {LONGEST_EVAL_PART:,} characters"
-        )
+        return self.cuts.note(LONGEST_ENCODED_PART)
 
     def rows(self, per_file: bool = False) -> list[EvalRow]:
         """The rows to show: the groups (if any), then the totals; the files first with ``per_file``."""
@@ -369,7 +361,7 @@ def evaluate(
     groups: dict[str, list[_Tally]] = {g: [_Tally() for _ in tokenizers] for g in group_order}
     file_rows: list[EvalRow] = []
     empty = 0
-    cuts = 0
+    cuts = CutCount()
     several_roots = len({f.root for f in selection.files}) > 1
     options = reading or ReadOptions()
     records = RecordTally(options.field)
@@ -386,7 +378,8 @@ def evaluate(
             done += file.size
             if progress is not None:
                 progress(EvalProgress(done, total_work, index + 1, len(selection.files)))
-        cuts += max(m.cuts for m in measured)
+        cuts.stretches += max(m.cuts.stretches for m in measured)
+        cuts.pretokens += max(m.cuts.pretokens for m in measured)
         if measured[0].bytes == 0:
             empty += 1
             continue
@@ -434,40 +427,26 @@ def _check_cancel(cancel: Callable[[], bool] | None) -> None:
 
 
 def _measure(tok: Tokenizer, file: SelectedFile, reader: CorpusReader) -> _Tally:
-    """One file under one tokenizer (read by ``reader``): its bytes, code points, tokens and distinct ids.
+    """One file under one tokenizer (read by ``reader``; a file of records is a document a
+    record): its bytes, code points, tokens and distinct ids.
 
-    The file is encoded in parts cut where the tokenizer's chunking cannot change (as training
-    reads it); a stretch with no such place for :data:`LONGEST_EVAL_PART` characters is cut
-    anyway, so memory stays bounded, and counted in :attr:`_Tally.cuts`. The bytes are the
-    input's (decompressed): an invalid byte read as U+FFFD counts as the one byte it was, so
+    The file is encoded block by block as :meth:`Tokenizer.encode_blocks` cuts it (where the
+    tokenizer's chunking cannot change; a stretch with no such place, or a very long pre-token,
+    is cut anyway, so memory stays bounded, and counted in :attr:`_Tally.cuts`). The bytes are
+    the input's (decompressed): an invalid byte read as U+FFFD counts as the one byte it was, so
     bytes per token never grow because the file was damaged.
     """
     tally = _Tally(files=1)
-    log = ReadLog()
-    pre = tok.pretokenizer
-    safe_spaces = pre.name in NAMED_PATTERNS and pre.pattern is not None
-    specials = list(tok.special_tokens) if tok.specials_in_text else []
 
     def count_bytes(n: int) -> None:
         tally.bytes += n
 
-    for part in iter_parts(
-        [file.corpus_file],
-        None,
-        specials,
-        safe_spaces,
-        _PART_SIZE,
-        reader.errors,
-        log=log,
-        longest_part=LONGEST_EVAL_PART,
-        on_content=count_bytes,
-        reader=reader,
-    ):
-        tally.code_points += len(part)
-        ids = tok.encode(part)
-        tally.tokens += len(ids)
-        tally.used.update(ids)
-    tally.cuts = log.forced_cuts
+    with counting_cuts(tally.cuts):
+        for document in reader.file_documents(file.corpus_file, on_content=count_bytes):
+            for part, ids in tok.encode_blocks(document, _PART_SIZE):
+                tally.code_points += len(part)
+                tally.tokens += len(ids)
+                tally.used.update(ids)
     return tally
 
 

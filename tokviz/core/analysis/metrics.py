@@ -7,12 +7,13 @@ always agrees with the tokenizers it describes. Bytes per token is a sequence-le
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from ..bpe.tokenizer import LONE_SURROGATE, replace_lone_surrogates
 from ..errors import ArgumentTypeError, InvalidArgument
+from ..pretok.stretches import LONGEST_ENCODED_PART, slices
 
 
 class _Encodes(Protocol):
@@ -43,12 +44,23 @@ class TextMetrics:
             raise ArgumentTypeError(f"the text to measure must be a str, got {type(text).__name__}")
         if LONE_SURROGATE.search(text):
             text = replace_lone_surrogates(text)
-        n_bytes = len(text.encode("utf-8"))
-        ids = tokenizer.encode(text)
-        n_tokens = len(ids)
+        n_bytes = n_tokens = unknown = 0
         unk = getattr(tokenizer, "unk_id", None)
-        unknown = ids.count(unk) if isinstance(unk, int) else 0
+        for part, ids in encoded_parts(tokenizer, text):
+            n_bytes += len(part.encode("utf-8"))
+            n_tokens += len(ids)
+            unknown += ids.count(unk) if isinstance(unk, int) else 0
         return cls(n_bytes, len(text), n_tokens, n_bytes / n_tokens if n_tokens else None, unknown)
+
+
+def encoded_parts(tokenizer: _Encodes, text: str) -> Iterator[tuple[str, list[int]]]:
+    """``text`` with its ids: whole, or, when longer than an encoder takes at once, in the parts
+    the tokenizer's block encoder cuts (so a 200 MB text never becomes one list of ids)."""
+    blocks = getattr(tokenizer, "encode_blocks", None)
+    if blocks is None or len(text) <= LONGEST_ENCODED_PART:
+        yield text, tokenizer.encode(text)
+        return
+    yield from blocks(slices(text, LONGEST_ENCODED_PART), LONGEST_ENCODED_PART)
 
 
 def attention_multiplier(n: int, n_ref: int) -> float:

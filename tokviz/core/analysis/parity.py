@@ -30,6 +30,7 @@ from ..io.filekind import ReadProblem, megabytes, read_regular_file
 from ..io.safe_text import csv_cell
 from ..show.html_table import table_html
 from ..show.svg_chart import bar_chart_svg
+from .metrics import encoded_parts
 
 # FLORES-200's devtest files are about 200 KB each; a language file past this is not a sentence set.
 MAX_LANGUAGE_FILE_BYTES = 64 * 2**20
@@ -422,8 +423,8 @@ def _count(tokenizer: Tokenizer, lines: Sequence[str]) -> tuple[int, int, int, i
     for line in lines:
         nbytes += len(line.encode("utf-8", "surrogatepass"))
         chars += len(line)
-        if line:
-            tokens += len(tokenizer.encode(line))
+        if line:  # a long line is encoded in parts, never whole
+            tokens += sum(len(ids) for _, ids in encoded_parts(tokenizer, line))
     return len(lines), nbytes, chars, tokens
 
 

@@ -29,7 +29,8 @@ The **knee** (:func:`knee_step`) is the smallest size from which on every 10% mo
 shortens the text by less than 1%: past it, each extra token buys little. A curve that still gains
 1% or more within 10% of the largest size has no knee inside the merge list.
 
-Sizes count special tokens, as :class:`~tokviz.core.training.replay.Replay` does: ``256 + k + specials``.
+Sizes count special tokens, as :class:`~tokviz.core.training.replay.Replay` does: ``256 + k + specials``
+(:meth:`Tokenizer.size_after`; a sweep's curves hold them as :attr:`SweepCurve.sizes`).
 :func:`prefix_tokenizer` makes the vocabulary of one size a tokenizer of its own (to export or
 to open in the app). No Qt here.
 """
@@ -39,6 +40,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -236,9 +238,10 @@ class SweepCurve:
     base_size: int
     alpha: float
 
-    @property
+    @cached_property
     def sizes(self) -> np.ndarray:
-        """The vocabulary size at every step: ``256 + k + specials``."""
+        """The vocabulary size at every step k: ``base_size`` (the tokenizer's size with no merge,
+        :meth:`Tokenizer.size_after` of 0) and one token per merge. Every size of a sweep is read here."""
         return np.arange(len(self.steps.tokens), dtype=np.int64) + self.base_size
 
     @property
@@ -275,7 +278,7 @@ class SweepCurve:
     def point(self, step: int, knee: int | None = None) -> SweepPoint:
         """The numbers after the first ``step`` merges."""
         tokens = int(self.steps.tokens[step])
-        size = self.base_size + step
+        size = int(self.sizes[step])
         used = int(self.steps.used[step])
         return SweepPoint(
             self.group,
@@ -308,8 +311,8 @@ class Sweep:
         return (*self.groups, self.total)
 
     def size_of(self, merges: int) -> int:
-        """The vocabulary size after ``merges`` merges."""
-        return self.base_size + merges
+        """The vocabulary size after ``merges`` merges (as every curve has it)."""
+        return int(self.total.sizes[merges])
 
     def steps_to_show(self, every: int | None = None, sizes: Sequence[int] = ()) -> list[int]:
         """The merge steps a table shows: the given vocabulary ``sizes``, or every ``every`` merges
@@ -328,11 +331,12 @@ class Sweep:
         return sorted(steps)
 
     def _step_of_size(self, size: int) -> int:
-        step = size - self.base_size
-        if not 0 <= step <= self.merge_count:
+        """The step at which the vocabulary has ``size`` tokens (the inverse of :meth:`size_of`)."""
+        sizes = self.total.sizes
+        step = int(np.searchsorted(sizes, size))
+        if step == len(sizes) or sizes[step] != size:
             raise VocabSizeError(
-                f"vocabulary size {size:,} is outside this merge list's {self.base_size:,}"
-                f"-{self.base_size + self.merge_count:,}"
+                f"vocabulary size {size:,} is outside this merge list's {sizes[0]:,}-{sizes[-1]:,}"
             )
         return step
 
@@ -507,7 +511,7 @@ def _sweep_of(
     empty: int,
     cancel: Callable[[], bool] | None,
 ) -> Sweep:
-    base = 256 + len(tokenizer.special_tokens)
+    base = tokenizer.size_after(0)
 
     def curve(name: str, tally: _Tally) -> SweepCurve:
         if cancel is not None and cancel():
@@ -527,10 +531,10 @@ def merges_for_size(tokenizer: Tokenizer, vocab_size: int) -> int:
     """How many merges a vocabulary of ``vocab_size`` tokens keeps (256 bytes and the specials count)."""
     if isinstance(vocab_size, bool) or not isinstance(vocab_size, int):
         raise VocabSizeError(f"the vocabulary size must be a whole number, got {vocab_size!r}")
-    base = 256 + len(tokenizer.special_tokens)
-    if not base <= vocab_size <= base + tokenizer.merge_count:
+    base, top = tokenizer.size_after(0), tokenizer.size_after(tokenizer.merge_count)
+    if not base <= vocab_size <= top:
         raise VocabSizeError(
-            f"{tokenizer.name} makes vocabularies of {base:,} to {base + tokenizer.merge_count:,} tokens "
+            f"{tokenizer.name} makes vocabularies of {base:,} to {top:,} tokens "
             f"(256 bytes, {len(tokenizer.special_tokens)} special, up to {tokenizer.merge_count:,} merges), "
             f"not {vocab_size:,}"
         )

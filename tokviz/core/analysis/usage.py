@@ -44,6 +44,7 @@ from ..corpus.containers import container_of
 from ..corpus.documents import CorpusReader, ReadOptions
 from ..corpus.reading import BLOCK_SIZE, CorpusFile, sniff
 from ..errors import ArgumentTypeError, Cancelled, CorpusError, InvalidArgument
+from ..pretok.stretches import slices
 
 # Ids are added up in batches of about this many, so memory stays flat on a large folder.
 _BATCH = 1 << 20
@@ -143,7 +144,7 @@ class _Counter:
     def flush(self) -> None:
         if not self.pending:
             return
-        ids = np.asarray(self.pending, dtype=np.int64)
+        ids = np.fromiter(self.pending, dtype=np.int64, count=len(self.pending))
         self.pending = []
         if ids.size and (int(ids.max()) >= len(self.counts) or int(ids.min()) < 0):
             raise InvalidArgument(f"{self.tokenizer.name} produced an id outside its vocabulary")
@@ -170,7 +171,7 @@ def count_tokens(tokenizer: Tokenizer, texts: Iterable[str], cancel: Cancel | No
             raise Cancelled()
         counter.documents += 1
         counter.bytes += len(text.encode("utf-8", errors="surrogatepass"))
-        counter.add_stream(text[i : i + BLOCK_SIZE] for i in range(0, len(text), BLOCK_SIZE))
+        counter.add_stream(slices(text, BLOCK_SIZE))
     return counter.result()
 
 

@@ -20,17 +20,15 @@ bytes the earlier merges had cut exactly so), except when training makes the sam
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from ..errors import TokvizError
 from ..io.recovery import recover_merges
 from ..pretok.pretokenize import NAMED_PATTERNS, Pretokenizer
+from .native_bpe import BoundedBPE
 
 # tiktoken's pattern that takes the whole text as one piece: tiktoken then only merges it.
 _WHOLE_PIECE = r"[\s\S]+"
-# tiktoken's merge loop slows down more than linearly on one very long piece; the exact Python
-# heap path is used for chunks longer than this (in characters) under ``none`` or a custom pattern.
-LONG_PIECE = 4096
 
 
 def consistent_merges(merges: Sequence[tuple[bytes, bytes]]) -> bool:
@@ -58,41 +56,27 @@ class RankEngine:
     """tiktoken's compiled BPE over a consistent merge list (ids 0-255 bytes, 256 + k merge ``k``).
 
     For the GPT-2 and cl100k patterns tiktoken also cuts the text (the same patterns); otherwise
-    tokviz cuts it and tiktoken merges each chunk, except chunks longer than :data:`LONG_PIECE`,
-    which go to ``slow`` (the exact Python encoder of one chunk).
+    (a custom pattern, or ``none``: the text is one chunk) tokviz cuts it and tiktoken merges
+    each chunk. Pre-tokens longer than the bound are merged in the pieces training counts (see
+    :class:`~tokviz.core.bpe.native_bpe.BoundedBPE`); at that length tiktoken merges ten times faster
+    than the Python encoder.
     """
 
-    def __init__(
-        self,
-        merged: Sequence[bytes],
-        pretokenizer: Pretokenizer,
-        slow: Callable[[str], list[int]],
-    ) -> None:
+    def __init__(self, merged: Sequence[bytes], pretokenizer: Pretokenizer) -> None:
         import tiktoken
 
         ranks = {bytes([b]): b for b in range(256)}
         for k, data in enumerate(merged):
             ranks[data] = 256 + k
-        self._whole_text = pretokenizer.pattern is not None and pretokenizer.pattern == NAMED_PATTERNS.get(
+        whole_text = pretokenizer.pattern is not None and pretokenizer.pattern == NAMED_PATTERNS.get(
             pretokenizer.name
         )
-        self._split = pretokenizer.split
-        self._slow = slow
-        pattern = pretokenizer.pattern if self._whole_text and pretokenizer.pattern else _WHOLE_PIECE
+        pattern = pretokenizer.pattern if whole_text and pretokenizer.pattern else _WHOLE_PIECE
         self.encoding = tiktoken.Encoding(
             "tokviz-merges", pat_str=pattern, mergeable_ranks=ranks, special_tokens={}
         )
+        self._bpe = BoundedBPE(self.encoding, pretokenizer, whole_text)
 
     def encode_ordinary(self, text: str) -> list[int]:
         """Ids of ``text`` with special-token strings read as plain text (lone surrogates as U+FFFD)."""
-        encode = self.encoding.encode_ordinary
-        if self._whole_text:
-            return encode(text)
-        out: list[int] = []
-        slow = self._slow
-        for chunk in self._split(text):
-            if len(chunk) > LONG_PIECE:
-                out += slow(chunk)
-            else:
-                out += encode(chunk)
-        return out
+        return self._bpe.encode_ordinary(text)

@@ -10,19 +10,21 @@ from __future__ import annotations
 import copy
 import heapq
 import operator
-import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from itertools import accumulate, chain, repeat
 from typing import NamedTuple, Protocol, SupportsIndex
 
-from ..errors import ArgumentTypeError, InvalidArgument, TokenizerLoadError
+from ..errors import ArgumentTypeError, InternalError, InvalidArgument, TokenizerLoadError
 from ..pretok.pretokenize import (
+    LONE_SURROGATE,
     NAMED_PATTERNS,
     Pretokenizer,
     SpecialSplitter,
     last_cut_before,
+    replace_lone_surrogates,
     resolve_pretokenizer,
 )
+from ..pretok.stretches import LONGEST_ENCODED_PART, PartCutter, PieceMemo, encoding_pieces
 from .rankrule import RankEngine, consistent_merges
 from .vocab_rules import vocabulary_problem
 
@@ -44,16 +46,6 @@ _TABLES = (
 _LONG_CHUNK = 96
 # Bound on the chunk -> ids cache so memory stays flat on endless input.
 _CACHE_LIMIT = 200_000
-
-
-# A UTF-16 surrogate standing alone in a str: UTF-8 cannot encode it. Every encoder reads it as
-# U+FFFD (as tiktoken does), one code point for one, so offsets on the text do not move.
-LONE_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def replace_lone_surrogates(text: str) -> str:
-    """``text`` with each lone surrogate replaced by U+FFFD, the reading every encoder uses."""
-    return LONE_SURROGATE.sub("\ufffd", text)
 
 
 def checked_special_names(names: Iterable[object]) -> list[str]:
@@ -346,6 +338,12 @@ class Tokenizer:
         """Number of merges, without forcing a lazy merge list to be recovered."""
         return len(self._merges) if self._merges is not None else self._merge_count_hint
 
+    def size_after(self, merges: int) -> int:
+        """The vocabulary size of the first ``merges`` merges of this list: 256 bytes, a token per
+        merge and the special tokens. The one rule behind every size a replay, a sweep, a held-out
+        curve or a prefix tokenizer names."""
+        return 256 + merges + len(self.special_tokens)
+
     def id_bytes(self, token_id: int) -> bytes:
         """The bytes of one id; :class:`InvalidArgument` for an id outside the vocabulary."""
         try:
@@ -407,21 +405,23 @@ class Tokenizer:
             if best[0] >= limit:
                 break
             rank, new_id = best
+            n = len(ids)
             if found.count(best) == 1 and not self._repeated_bytes:
                 i = found.index(best)
                 ids[i : i + 2] = [new_id]  # the common case: the pair occurs once
-                continue
-            out: list[int] = []
-            i = 0
-            n = len(ids)
-            while i < n:
-                if i + 1 < n and found[i][0] == rank:
-                    out.append(new_id)
-                    i += 2
-                else:
-                    out.append(ids[i])
-                    i += 1
-            ids = out
+            else:
+                out: list[int] = []
+                i = 0
+                while i < n:
+                    if i + 1 < n and found[i][0] == rank:
+                        out.append(new_id)
+                        i += 2
+                    else:
+                        out.append(ids[i])
+                        i += 1
+                ids = out
+            if len(ids) >= n:
+                raise _merge_pass_error(data, rank, new_id, n, ids)
         return ids
 
     def _bpe_heap(self, ids: list[int], max_rank: int | None, trace: list[int] | None = None) -> list[int]:
@@ -514,6 +514,9 @@ class Tokenizer:
             for chunk in self.pretokenizer.split(text):
                 ids = get(chunk)
                 if ids is None:
+                    if len(chunk) > _LONG_CHUNK:  # rare and long: merged in bounded pieces, not kept
+                        out += self._long_chunk_ids(chunk)
+                        continue
                     ids = bpe(chunk.encode("utf-8"))
                     if len(cache) >= _CACHE_LIMIT:
                         cache.clear()
@@ -523,17 +526,28 @@ class Tokenizer:
             return self.encode_ordinary(replace_lone_surrogates(text))
         return out
 
+    def _long_chunk_ids(self, chunk: str) -> list[int]:
+        """The ids of a chunk too long for the cache, merged in the bounded pieces every encoder uses."""
+        pieces = encoding_pieces(chunk)
+        if len(pieces) == 1:
+            return self._bpe(chunk.encode("utf-8"))
+        memo = self.__dict__.setdefault("_piece_memo", PieceMemo())
+        out: list[int] = []
+        for piece in pieces:
+            out += memo.ids(piece, lambda p: self._bpe(p.encode("utf-8")))
+        return out
+
     def _make_rank_engine(self) -> RankEngine | None:
         """tiktoken's engine when it gives exactly this merge list's ids, else None.
 
         It does when the ids are tiktoken's ranks (bytes 0-255, merge ``k`` making id 256 + k,
         no bytes made twice) and every merge is consistent (:func:`~tokviz.core.bpe.rankrule.consistent_merges`),
         as every merge of a trained vocabulary is. Checked once per tokenizer (35 ms for a 10K
-        vocabulary). Under ``none`` a text is one chunk, which the Python heap path
-        merges faster than tiktoken does a very long piece, so it stays there.
+        vocabulary). Under ``none`` a text is one chunk, which tiktoken merges in the bounded
+        pieces every encoder uses, ten to twenty times faster than the Python heap.
         """
-        if type(self)._bpe is not Tokenizer._bpe or self.pretokenizer.pattern is None or not self.merges:
-            return None  # a subclass with its own merge rule, or a text that is one chunk
+        if type(self)._bpe is not Tokenizer._bpe or not self.merges:
+            return None  # a subclass with its own merge rule
         self._ensure_tables()
         if not self._identity_bytes or self._repeated_bytes:
             return None
@@ -543,13 +557,9 @@ class Tokenizer:
         if not consistent_merges(self.merges):
             return None
         try:
-            return RankEngine([a + b for a, b in self.merges], self.pretokenizer, self._encode_long_chunk)
+            return RankEngine([a + b for a, b in self.merges], self.pretokenizer)
         except (ImportError, ValueError):  # tiktoken missing, or a table it cannot hold
             return None
-
-    def _encode_long_chunk(self, chunk: str) -> list[int]:
-        """The exact Python encoder for one chunk (lone surrogates read as U+FFFD)."""
-        return self._bpe(replace_lone_surrogates(chunk).encode("utf-8"))
 
     def encode(self, text: str) -> list[int]:
         """Encode text to ids; special tokens in the text become their single ids, longest first."""
@@ -579,7 +589,8 @@ class Tokenizer:
                 out.append(self.special_tokens[text[start:end]])
                 continue
             for chunk in self.pretokenizer.split(text[start:end]):
-                out.extend(self._bpe(chunk.encode("utf-8"), max_merges))
+                for piece in encoding_pieces(chunk):
+                    out.extend(self._bpe(piece.encode("utf-8"), max_merges))
         return out
 
     def encode_spans(self, text: str, max_merges: int | None = None) -> list[TokenSpan]:
@@ -614,7 +625,8 @@ class Tokenizer:
             else:
                 ids = []
                 for cs, ce in chunks:
-                    ids.extend(self._bpe(segment[cs:ce].encode("utf-8"), max_merges))
+                    for piece in encoding_pieces(segment[cs:ce]):
+                        ids.extend(self._bpe(piece.encode("utf-8"), max_merges))
             self._place(segment, seg_start, ids, chunks, chunk_base, spans)
             chunk_base += len(chunks)
         return spans
@@ -662,8 +674,10 @@ class Tokenizer:
 
         Pieces are gathered into blocks of about ``block`` characters; each block is encoded up
         to a cut where chunking provably cannot change: a special token, or (for the named
-        GPT-2 / cl100k patterns) a space after a non-space. With ``none`` or a custom pattern
-        the buffer holds one document between special tokens.
+        GPT-2 / cl100k patterns) a space after a non-space. A stretch with no such cut (one
+        document under ``none`` or a custom pattern, a 200 MB line) is cut every
+        :data:`~tokviz.core.pretok.stretches.LONGEST_ENCODED_PART` characters, counted in the current
+        :class:`~tokviz.core.pretok.stretches.CutCount`.
         """
         if isinstance(iterable, (str, bytes)) or not isinstance(iterable, Iterable):
             raise ArgumentTypeError(
@@ -674,9 +688,9 @@ class Tokenizer:
     def encode_blocks(self, iterable: Iterable[str], block: int = 1 << 16) -> Iterator[tuple[str, list[int]]]:
         """Encode a stream of strings block by block: ``(text, ids)`` for consecutive blocks.
 
-        The blocks joined are the input, and their ids joined are ``encode`` of the whole input;
-        each block is cut as :meth:`encode_iterable` cuts (about ``block`` characters, at a
-        place where encoding cannot change), so a caller can write a block's output and drop it.
+        The blocks joined are the input, and their ids joined are ``encode`` of the whole input
+        (but for the forced cuts of :meth:`encode_iterable`); each block is cut as it cuts, so a
+        caller can write a block's output and drop it, and memory stays bounded on any input.
         """
         if isinstance(iterable, (str, bytes)) or not isinstance(iterable, Iterable):
             raise ArgumentTypeError(
@@ -689,32 +703,12 @@ class Tokenizer:
 
     def _encode_pieces(self, iterable: Iterable[str], block: int) -> Iterator[tuple[str, list[int]]]:
         safe_spaces = self.pretokenizer.name in NAMED_PATTERNS and self.pretokenizer.pattern is not None
-        parts: list[str] = []
-        size = 0
-        next_try = block
-        for piece in iterable:
-            if not isinstance(piece, str):
-                _check_text(piece, "every piece of encode_iterable's input")  # type: ignore[unreachable]  # callers from Python may pass anything; refused with a clear message
-            if not piece:
-                continue
-            parts.append(piece)
-            size += len(piece)
-            if size < next_try:
-                continue
-            buffer = "".join(parts)
-            cut = self._safe_cut(buffer, safe_spaces)
-            if cut > 0:
-                head = buffer[:cut]
-                yield head, self.encode(head)
-                buffer = buffer[cut:]
-                next_try = block
-            else:
-                next_try = 2 * size  # no safe cut yet: wait for more text before looking again
-            parts = [buffer]
-            size = len(buffer)
-        rest = "".join(parts)
-        if rest:
-            yield rest, self.encode(rest)
+        longest = max((len(s) for s in self.special_tokens), default=0)
+        cutter = PartCutter(
+            lambda buffer: self._safe_cut(buffer, safe_spaces), block, LONGEST_ENCODED_PART, max(longest, 1)
+        )
+        for part in cutter.parts(_checked_pieces(iterable)):
+            yield part, self.encode(part)
 
     def _safe_cut(self, buffer: str, safe_spaces: bool) -> int:
         """The last place in ``buffer`` where encoding can be split without changing the result."""
@@ -826,6 +820,24 @@ class Tokenizer:
             f"Tokenizer(name={self.name!r}, vocab_size={self.vocab_size}, merges={self.merge_count}, "
             f"pretokenizer={self.pretokenizer.name!r})"
         )
+
+
+def _checked_pieces(iterable: Iterable[str]) -> Iterator[str]:
+    """The pieces of a stream to encode, each checked to be a ``str``; empty ones left out."""
+    for piece in iterable:
+        if not isinstance(piece, str):
+            _check_text(piece, "every piece of encode_iterable's input")  # type: ignore[unreachable]  # callers from Python may pass anything; refused with a clear message
+        if piece:
+            yield piece
+
+
+def _merge_pass_error(data: bytes, rank: int, new_id: int, before: int, ids: list[int]) -> InternalError:
+    """The error for a merge pass that left the ids no shorter: every pass joins at least one pair,
+    so the loop would otherwise run forever on a bug in the replacement."""
+    return InternalError(
+        f"BPE merge {rank} (-> id {new_id}) left {len(ids)} ids from {before} while encoding "
+        f"{data[:64]!r}{'...' if len(data) > 64 else ''}: ids now {ids[:16]}{'...' if len(ids) > 16 else ''}"
+    )
 
 
 def _vocab_argument(vocab: object) -> dict[int, bytes]:

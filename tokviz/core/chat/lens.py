@@ -22,7 +22,8 @@ from ..show.html_table import table_html
 from .attribution import Attribution, MessageSpan, attribute
 from .lens_html import chat_tokens_html
 from .messages import check_messages, text_fields
-from .sandbox import MAX_RENDERED_CHARS, RENDER_SECONDS, render_template
+from .render_process import render_template
+from .sandbox import MAX_RENDERED_CHARS, RENDER_SECONDS
 from .template import ChatTemplate, find_chat_template
 
 TEMPLATE = "template"

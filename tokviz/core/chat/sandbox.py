@@ -36,7 +36,7 @@ from jinja2.sandbox import ImmutableSandboxedEnvironment
 from .errors import ChatTemplateError
 
 RENDER_SECONDS = 5.0
-MAX_RENDERED_CHARS = 4_000_000
+MAX_RENDERED_CHARS = 500_000
 # The file name Jinja gives the code it compiles from a string: those frames are traced line by line.
 _TEMPLATE_CODE = "<template>"
 _BIG_NUMBER = re.compile(r"\d{7,}")
@@ -299,22 +299,28 @@ def _compile(text: str) -> jinja2.Template:
         ) from None
 
 
-def render_template(
+def render_in_sandbox(
     text: str,
     variables: Mapping[str, Any],
     *,
     seconds: float = RENDER_SECONDS,
     max_chars: int = MAX_RENDERED_CHARS,
 ) -> str:
-    """``text`` rendered with ``variables`` (messages, add_generation_prompt, bos_token ...).
+    """``text`` rendered with ``variables`` (messages, add_generation_prompt, bos_token ...), in
+    this process: :func:`tokviz.core.chat.render_process.render_template` runs it in a worker
+    process whose memory, CPU and time the kernel bounds, and it is the function to call.
 
     Raises :class:`ChatTemplateError` for a template that does not parse, calls
-    ``raise_exception``, fails, or passes a limit.
+    ``raise_exception``, fails, or passes a limit; a :class:`MemoryError` is left to the caller
+    (the worker says it in its own words).
     """
     limits = _Limits(seconds, max_chars)
-    compiled = _compile(text)
     pieces: list[str] = []
     total = 0
+    try:
+        compiled = _compile(text)
+    except RecursionError:
+        raise ChatTemplateError("the chat template nests too deeply to be read") from None
     try:
         with _clock_on_every_line(limits):
             for piece in compiled.generate(**variables):
@@ -330,10 +336,10 @@ def render_template(
     except RecursionError:
         raise ChatTemplateError("the chat template recursed too deeply") from None
     except MemoryError:
-        raise ChatTemplateError("the chat template ran out of memory") from None
+        raise
     except Exception as exc:  # noqa: BLE001 - any failure inside untrusted template code
         raise ChatTemplateError(f"the chat template failed: {type(exc).__name__}: {exc}") from None
     return "".join(pieces)
 
 
-__all__ = ["MAX_RENDERED_CHARS", "RENDER_SECONDS", "render_template"]
+__all__ = ["MAX_RENDERED_CHARS", "RENDER_SECONDS", "render_in_sandbox"]

@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ..errors import CorpusError, InvalidArgument
+from ..pretok.stretches import slices
 from .containers import (
     ARROW,
     CONTAINER_NAMES,
@@ -42,7 +43,7 @@ from .reading import (
     FileRead,
     ReadLog,
     both_counters,
-    chunks_of,
+    counted_text,
     hash_file,
     iter_file_blocks,
     iter_file_text,
@@ -263,7 +264,7 @@ class CorpusReader:
             tally.records += 1
             if on_content is not None:
                 on_content(size)
-            yield (text,) if len(text) <= BLOCK_SIZE else chunks_of(text)
+            yield (text,) if len(text) <= BLOCK_SIZE else slices(text, BLOCK_SIZE)
             if self.stopped is not None:
                 return
 
@@ -430,8 +431,8 @@ def iter_parts(
     """
     cutter = part_cutter(specials, safe_spaces, part_size, log, longest_part)
     if text is not None:
-        yield from cutter.parts(chunks_of(text), both_counters(on_bytes, on_content))
+        yield from cutter.parts(counted_text(text, both_counters(on_bytes, on_content)))
         return
     reader = reader or CorpusReader(errors=errors)
     for document in reader.corpus(files, on_bytes, on_content, log):
-        yield from cutter.parts(document, None)
+        yield from cutter.parts(document)

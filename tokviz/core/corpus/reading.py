@@ -31,6 +31,7 @@ from typing import Any
 import regex
 
 from ..errors import Cancelled, CorpusError
+from ..pretok.stretches import CutCount, PartCutter, slices
 
 # What training reads: the text itself, a path, or several paths (files or folders).
 CorpusSource = str | os.PathLike[str] | Iterable[str | os.PathLike[str]]
@@ -297,11 +298,17 @@ def hash_file(path: str | os.PathLike[str], cancel: Callable[[], bool] | None = 
 
 class ReadLog:
     """What a run's reading saw: a :class:`FileRead` for each file :func:`iter_file_text` read to
-    its end, and how often :func:`iter_parts` cut text where it found no safe place."""
+    its end, and how often :func:`~tokviz.core.corpus.documents.iter_parts` cut text where it found
+    no safe place."""
 
     def __init__(self) -> None:
         self.files: list[FileRead] = []
-        self.forced_cuts = 0
+        self.cuts = CutCount()
+
+    @property
+    def forced_cuts(self) -> int:
+        """Parts cut where no safe place was in reach."""
+        return self.cuts.stretches
 
 
 class _WitnessReader(io.RawIOBase):
@@ -512,7 +519,7 @@ def text_parts(
     A pre-token split across two pieces is whole in one part, so counting each part counts the
     document exactly as a local count does; ``log`` counts the cuts made where no safe place was.
     """
-    return part_cutter(specials, safe_spaces, part_size, log, longest_part).parts(pieces, None)
+    return part_cutter(specials, safe_spaces, part_size, log, longest_part).parts(pieces)
 
 
 def part_cutter(
@@ -522,29 +529,33 @@ def part_cutter(
     log: ReadLog | None = None,
     longest_part: int | None = None,
 ) -> PartCutter:
-    """A :class:`PartCutter` (``longest_part`` :data:`LONGEST_PART` unless given; ``log`` counts
-    the cuts made where no safe place was)."""
-    return PartCutter(specials, safe_spaces, part_size, longest_part or LONGEST_PART, log or ReadLog())
+    """A cutter of documents into parts (each document given to its ``parts`` on its own) by the
+    corpus's rules (``longest_part`` :data:`LONGEST_PART` unless given; ``log`` counts the cuts
+    made where no safe place was)."""
+    return _CorpusCuts(specials, safe_spaces).cutter(
+        part_size, longest_part or LONGEST_PART, log or ReadLog()
+    )
 
 
-# A part with no safe place to cut is cut anyway at this many characters (see PartCutter): the
+def counted_text(text: str, count_text: Callable[[int], None] | None) -> Iterator[str]:
+    """``text`` in blocks of :data:`BLOCK_SIZE` characters (as a file's blocks come), telling
+    ``count_text`` each one's UTF-8 size as it goes by."""
+    for piece in slices(text, BLOCK_SIZE):
+        if count_text is not None:
+            count_text(len(piece.encode("utf-8")) if not piece.isascii() else len(piece))
+        yield piece
+
+
+# A part with no safe place to cut is cut anyway at this many characters (see part_cutter): the
 # pre-tokens it holds are cut at LONGEST_PRETOKEN characters anyway, 64 times fewer.
 LONGEST_PART = 1 << 22
 
 
-class PartCutter:
-    """Where text may be cut into parts without changing how it pre-tokenizes.
+class _CorpusCuts:
+    """Where corpus text may be cut into parts without changing how it pre-tokenizes: before a
+    special token, and (``safe_spaces``) at a space after a non-space outside a special token."""
 
-    Safe places are the start of a special token, the end of a document (each is given to
-    :meth:`parts` on its own), and, for the named patterns, a space that follows a non-space. A
-    stretch with no safe place (20 MB of "a", a whole document under ``none``) is cut after the
-    last safe place before it and then every ``longest_part`` characters, so a part is never
-    much longer than that; the log counts those cuts.
-    """
-
-    def __init__(
-        self, specials: list[str], safe_spaces: bool, part_size: int, longest_part: int, log: ReadLog
-    ) -> None:
+    def __init__(self, specials: list[str], safe_spaces: bool) -> None:
         self.special_re = (
             regex.compile("|".join(regex.escape(s) for s in sorted(specials, key=len, reverse=True)))
             if specials
@@ -552,56 +563,29 @@ class PartCutter:
         )
         self.longest = max((len(s) for s in specials), default=0)
         self.safe_spaces = safe_spaces
-        self.part_size = part_size
-        self.longest_part = longest_part
-        self.log = log
 
-    def parts(self, pieces: Iterable[str], count_text: Callable[[int], None] | None) -> Iterator[str]:
-        """The parts of one document given in ``pieces``; ``count_text`` gets each piece's UTF-8 size."""
-        buf = ""
-        for piece in pieces:
-            if count_text is not None:
-                count_text(len(piece.encode("utf-8")) if not piece.isascii() else len(piece))
-            buf += piece
-            while len(buf) >= self.part_size:
-                cut = self.cut_point(buf, self.part_size)
-                if cut <= 0 and len(buf) >= self.longest_part + self.longest:
-                    cut = self.forced_cut(buf)
-                if cut <= 0:
-                    break
-                yield buf[:cut]
-                buf = buf[cut:]
-        if buf:
-            yield buf
+    def cutter(self, part_size: int, longest_part: int, log: ReadLog) -> PartCutter:
+        """The part cutter that cuts by these rules (counting its forced cuts in ``log``)."""
+        return PartCutter(self.cut_point, part_size, longest_part, self.longest, log.cuts)
 
-    def forced_cut(self, buf: str) -> int:
-        """Where to cut a buffer too long to wait for a safe place in reach: at the last safe place
-        anywhere in it, or at ``longest_part`` characters when it has none (counted in the log)."""
-        cut = self.cut_point(buf, len(buf))
-        if cut > 0:
-            return cut
-        self.log.forced_cuts += 1
-        return self.longest_part
-
-    def cut_point(self, buf: str, reach: int) -> int:
-        """The last safe place in the ``reach`` characters before ``buf``'s end (less the longest
-        special token, which may still be incomplete), or 0."""
+    def cut_point(self, buf: str) -> int:
+        """The last safe place in ``buf`` before its end (less the longest special token, which
+        may still be incomplete), or 0."""
         limit = len(buf) - max(self.longest, 1)
         if limit <= 0:
             return 0
-        lo = max(0, limit - reach)
         if self.safe_spaces:
-            pos = self._space_cut(buf, lo, limit)
+            pos = self._space_cut(buf, limit)
             if pos > 0:
                 return pos
         return self._special_cut(buf, limit)
 
-    def _space_cut(self, buf: str, lo: int, limit: int) -> int:
-        pos = buf.rfind(" ", lo, limit + 1)
+    def _space_cut(self, buf: str, limit: int) -> int:
+        pos = buf.rfind(" ", 0, limit + 1)
         while pos > 0:
             if not buf[pos - 1].isspace() and not self._inside_special(buf, pos):
                 return pos
-            pos = buf.rfind(" ", lo, pos)
+            pos = buf.rfind(" ", 0, pos)
         return 0
 
     def _special_cut(self, buf: str, limit: int) -> int:
@@ -621,11 +605,3 @@ class PartCutter:
             m.start() < pos < m.end()
             for m in self.special_re.finditer(buf, lo, min(len(buf), pos + self.longest))
         )
-
-
-def chunks_of(text: str, size: int | None = None) -> Iterator[str]:
-    """``text`` in slices of ``size`` (:data:`BLOCK_SIZE`) characters: a long text handed on in
-    bounded pieces, as a file's blocks are."""
-    size = size or BLOCK_SIZE
-    for i in range(0, len(text), size):
-        yield text[i : i + size]

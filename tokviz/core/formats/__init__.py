@@ -16,7 +16,7 @@ from .gpt2_files import export_gpt2, tokenizer_from_files
 from .hf_engine import HFTokenizer, build_hf_tokenizer
 from .hf_folder import load_vocab_merges
 from .hf_json import export_hf, from_oniguruma, hf_from_json, load_hf, to_oniguruma
-from .model_file import LoadedModel, load_model, model_from_json, save_model
+from .model_file import LoadedModel, load_model, model_from_json, model_from_text, save_model
 from .sentencepiece_file import SentencePieceTokenizer, sentencepiece_from_file
 from .tiktoken_file import export_tiktoken, load_tiktoken_file, parse_tiktoken_file, tiktoken_from_data
 
@@ -42,6 +42,7 @@ __all__ = [
     "load_vocab_merges",
     "load_warnings",
     "model_from_json",
+    "model_from_text",
     "parse_tiktoken_file",
     "read_json",
     "remember_warnings",

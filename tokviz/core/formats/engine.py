@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from ..bpe.native_bpe import BoundedBPE
 from ..bpe.tokenizer import Tokenizer
 from ..errors import TokenizerLoadError
 from ..io.recovery import WHOLE_PIECE_PATTERN, recover_merges
@@ -16,40 +17,40 @@ class TiktokenEngine:
     tiktoken is the reference for a rank table, so it also chunks the text with the
     pre-tokenizer's pattern whenever its regex engine accepts that pattern (``whole_text``); a
     pattern only Python's ``regex`` understands is chunked by tokviz, and tiktoken merges each chunk
-    (its pattern then takes a chunk whole). ``none`` keeps the text whole either way.
+    (its pattern then takes a chunk whole). ``none`` keeps the text whole either way. Every call
+    goes through :class:`~tokviz.core.bpe.native_bpe.BoundedBPE`, so no pre-token longer than the
+    bound reaches tiktoken.
     """
 
     def __init__(self, ranks: Mapping[bytes, int], pretokenizer: Pretokenizer, name: str = "tokviz") -> None:
         import tiktoken
 
         table = ranks if isinstance(ranks, dict) else dict(ranks)
-        self._split = pretokenizer.split
-        self.whole_text = False
-        self.encoding: tiktoken.Encoding | None = None
+        encoding: tiktoken.Encoding | None = None
+        whole_text = False
         if pretokenizer.pattern is not None:
             try:
-                self.encoding = tiktoken.Encoding(
+                encoding = tiktoken.Encoding(
                     name, pat_str=pretokenizer.pattern, mergeable_ranks=table, special_tokens={}
                 )
-                self.whole_text = True
+                whole_text = True
             except ValueError:  # the Rust regex engine does not accept this pattern
-                self.encoding = None
-        if self.encoding is None:
-            self.encoding = tiktoken.Encoding(
+                encoding = None
+        if encoding is None:
+            encoding = tiktoken.Encoding(
                 name, pat_str=WHOLE_PIECE_PATTERN, mergeable_ranks=table, special_tokens={}
             )
-            self.whole_text = pretokenizer.pattern is None
+            whole_text = pretokenizer.pattern is None
+        self.encoding = encoding
+        self.whole_text = whole_text
+        # When tiktoken cuts the text, a stretch tokviz cuts must be cut as tiktoken's regex does.
+        self._bpe = BoundedBPE(
+            encoding, reference_bound(pretokenizer) if whole_text else pretokenizer, whole_text
+        )
 
     def encode_ordinary(self, text: str) -> list[int]:
         """Ids of ``text`` with special-token strings treated as plain text."""
-        assert self.encoding is not None
-        encode = self.encoding.encode_ordinary
-        if self.whole_text:
-            return encode(text)
-        out: list[int] = []
-        for chunk in self._split(text):
-            out.extend(encode(chunk))
-        return out
+        return self._bpe.encode_ordinary(text)
 
 
 def tokenizer_from_ranks(

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 from ..bpe.tokenizer import Tokenizer, TokenSpan, _check_count, _check_text, replace_lone_surrogates
 from ..errors import ArgumentTypeError, InvalidArgument, ReplayUnavailable, TokenizerLoadError
 from ..pretok.bytes_ import unicode_to_bytes
-from ..pretok.pretokenize import CL100K_PATTERN, GPT2_PATTERN, Pretokenizer
+from ..pretok.pretokenize import CL100K_PATTERN, GPT2_PATTERN, Pretokenizer, last_cut_before
 from .native_stderr import native_stderr_held
 from .oniguruma import from_oniguruma, to_oniguruma
 
@@ -412,19 +412,30 @@ class HFTokenizer(Tokenizer):
         """Where :meth:`encode_iterable` may cut: the start of the last special token, or 0.
 
         The library handles the text between added tokens independently, so cutting before one is
-        exact (unless it strips spaces around itself); a document without special tokens is held
-        whole, and a Metaspace that prefixes only the first piece never lets a block be cut.
+        exact (unless it strips spaces around itself); a Metaspace that prefixes only the first
+        piece never lets a block be cut. Where the chunking is GPT-2's or cl100k's regex on the
+        raw text and no added token holds a space (:attr:`declared_cut_mode` is None, as the
+        editor relies on) nor strips the spaces beside it, a space after a non-space is a safe
+        place too.
         """
         if self._prefix_first_only:
             return 0
         longest = max((len(s) for s in self.special_tokens), default=0)
         limit = len(buffer) - max(longest, 1)
         cut = 0
+        if self.declared_cut_mode is None and safe_spaces and limit > 0 and not self._any_strips():
+            cut = last_cut_before(buffer, limit + 1)
+        if not self.special_tokens:
+            return cut
         for start, end, added in self.segments(buffer):
             if added and start <= limit and self.hf.token_to_id(buffer[start:end]) in self._special_ids:
                 if not self._strips(buffer[start:end]):
-                    cut = start
+                    cut = max(cut, start)
         return cut
+
+    def _any_strips(self) -> bool:
+        """Whether an added token takes the spaces beside it (then a space is no safe cut)."""
+        return any(t.lstrip or t.rstrip or t.single_word for t in self.hf.get_added_tokens_decoder().values())
 
     def _strips(self, content: str) -> bool:
         token_id = self.hf.token_to_id(content)

@@ -15,11 +15,10 @@ from typing import Any
 import regex
 
 from ..bpe.tokenizer import Tokenizer
-from ..errors import PretokenizerError, TokenizerLoadError
+from ..errors import TokenizerLoadError
 from ..io.outputs import Output
 from ..pretok.bytes_ import bytes_to_gpt2_str
 from ..pretok.pretokenize import GPT2_PATTERN, Pretokenizer
-from ..pretok.regex_bounds import check_pattern_bounds
 from ._common import (
     HF_JSON_CAP,
     PathLike,
@@ -29,6 +28,7 @@ from ._common import (
     _parse_json,
     _read_file,
     _short,
+    check_file_pattern,
     json_kind,
 )
 from ._reach import judge_reach, remember_warnings
@@ -164,10 +164,7 @@ def hf_from_json(
         warnings += _bpe_reach(data, file_name)
     for key in _PIPELINE_KEYS:
         for pattern in library_regexes(data.get(key)):
-            try:
-                check_pattern_bounds(pattern, f"the {key.replace('_', '-')} regex")
-            except PretokenizerError as exc:
-                raise fail(str(exc)) from None
+            check_file_pattern(pattern, f"the {key.replace('_', '-')} regex", file_name)
     try:
         hf = load_library_tokenizer(source if source is not None else json.dumps(data, ensure_ascii=False))
     except TokenizerLoadError as exc:

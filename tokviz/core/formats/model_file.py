@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import re
 import weakref
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -28,11 +28,14 @@ from ._common import (
     MODEL_FILE_CAP,
     MODEL_FORMAT,
     MODEL_VERSION,
+    JsonMembers,
     PathLike,
+    _decode_text,
     _is_int,
+    _parse_json_text,
+    _read_file,
     _short,
     json_kind,
-    read_json,
 )
 from ._reach import judge_reach, remember_warnings, unmade
 from ._writing import encode_text, write_one
@@ -167,21 +170,91 @@ def _provenance_block(provenance: dict[str, Any], dumps: Callable[[Any, str], st
 
 def load_model(path: PathLike) -> LoadedModel:
     """Read and validate a tokviz model file; :class:`ModelFileError` says what is wrong."""
-    return model_from_json(read_json(path, ModelFileError, MODEL_FILE_CAP), Path(path).name)
+    name = Path(path).name
+    return model_from_text(
+        _decode_text(_read_file(path, ModelFileError, MODEL_FILE_CAP), name, ModelFileError), name
+    )
+
+
+# The top-level members a model file may hold by the million, one item a token.
+_LISTS = ("merges", "history")
+# A file this short is parsed whole, at the json module's full speed: whatever it holds, its
+# objects take at most about twenty bytes a character, a few hundred MB. (GPT-2's vocabulary as a
+# model file is 2.8 MB; a 2^18-token model with its history about 60 MB.)
+WHOLE_PARSE_CHARS = 8 * 2**20
+
+
+def model_from_text(text: str, name: str = "model file") -> LoadedModel:
+    """:func:`model_from_json` of a model file's text, read member by member.
+
+    The vocabulary bounds what may follow it: a merge or history record more than it has entries
+    is refused as soon as it is read, before the rest is built (3,000,000 merges with 256 tokens
+    cost a few kilobytes, not 800 MB). A list met before the vocabulary is counted one item at a
+    time, and read once the vocabulary is known. A text of at most :data:`WHOLE_PARSE_CHARS` is
+    parsed whole.
+    """
+    fail = _failer(name)
+    reader = JsonMembers(text, name, ModelFileError)
+    if len(text) <= WHOLE_PARSE_CHARS or reader.first_char() != "{":
+        return model_from_json(_parse_json_text(text, name, ModelFileError), name)
+    data: dict[str, Any] = {}
+    vocab: dict[int, bytes] | None = None
+    lists: dict[str, list[Any]] = {}
+    later: dict[str, int] = {}  # lists met before the vocabulary: where each starts
+    for key in reader.members():
+        if key == "vocab" and reader.is_next("{"):
+            entries = reader.entries(MAX_ENTRIES)
+            if entries is None:
+                raise fail(f"the vocabulary has more than {MAX_ENTRIES:,} entries, the limit")
+            vocab = _vocab_entries(entries, fail)
+        elif key in _LISTS and reader.is_next("["):
+            if vocab is not None:
+                lists[key] = _bounded(key, reader.array(len(vocab)), len(vocab), fail)
+                continue
+            later[key], fits = reader.skip_array(MAX_ENTRIES)
+            _bounded(key, [] if fits else None, MAX_ENTRIES, fail)
+        else:
+            data[key] = reader.value()
+    _check_header(data, fail, present={*data, *lists, *later, *(["vocab"] if vocab is not None else [])})
+    if vocab is None:
+        vocab = _model_vocab(data["vocab"], fail)
+    for key, start in later.items():
+        lists[key] = _bounded(key, reader.array_at(start, len(vocab)), len(vocab), fail)
+    merges = _model_merges(lists.get("merges", data.get("merges")), len(vocab), fail)
+    history = _model_history(lists.get("history", data.get("history", [])), len(vocab), fail)
+    return _built(data, vocab, merges, history, name, fail)
 
 
 def model_from_json(data: Any, name: str = "model file") -> LoadedModel:
     """Validate parsed model-file JSON and build the tokenizer (``name`` prefixes every message)."""
+    fail = _failer(name)
+    _check_header(data, fail)
+    vocab = _model_vocab(data["vocab"], fail)
+    merges = _model_merges(data["merges"], len(vocab), fail)
+    history = _model_history(data.get("history", []), len(vocab), fail)
+    return _built(data, vocab, merges, history, name, fail)
+
+
+def _failer(name: str) -> Callable[[str], ModelFileError]:
+    """What makes this file's errors: every message starts with its name."""
 
     def fail(message: str) -> ModelFileError:
         return ModelFileError(f"{name}: {message}")
 
-    _check_header(data, fail)
+    return fail
+
+
+def _built(
+    data: dict[str, Any],
+    vocab: dict[int, bytes],
+    merges: list[tuple[bytes, bytes]],
+    history: list[MergeStep],
+    name: str,
+    fail: Callable[[str], ModelFileError],
+) -> LoadedModel:
+    """The tokenizer of a checked vocabulary, merge list and history, with the file's other members."""
     model_name, pretokenizer, settings, provenance = _model_fields(data, name, fail)
-    vocab = _model_vocab(data["vocab"], fail)
-    merges = _model_merges(data["merges"], len(vocab), fail)
     specials = _model_specials(data.get("special_tokens", {}), vocab, fail)
-    history = _model_history(data.get("history", []), fail)
     try:
         tokenizer = Tokenizer(vocab, merges, specials, pretokenizer, name=model_name)
     except (TokenizerLoadError, PretokenizerError) as exc:
@@ -198,8 +271,9 @@ def model_from_json(data: Any, name: str = "model file") -> LoadedModel:
     return LoadedModel(tokenizer, settings, history, provenance)
 
 
-def _check_header(data: Any, fail: Callable[[str], ModelFileError]) -> None:
-    """A JSON object of tokviz's model format, in a version this tokviz reads, with vocab and merges."""
+def _check_header(data: Any, fail: Callable[[str], ModelFileError], present: set[str] | None = None) -> None:
+    """A JSON object of tokviz's model format, in a version this tokviz reads, with vocab and merges
+    (``present``: the members the file has, when some were read apart from ``data``)."""
     if not isinstance(data, dict):
         raise fail(f"not a tokviz model file (expected a JSON object, found {json_kind(data)})")
     if data.get("format") != MODEL_FORMAT:
@@ -216,8 +290,19 @@ def _check_header(data: Any, fail: Callable[[str], ModelFileError]) -> None:
     if version < 1:
         raise fail(f"unknown model file version {version}")
     for key in ("vocab", "merges"):
-        if key not in data:
+        if key not in (data if present is None else present):
             raise fail(f'the "{key}" entry is missing')
+
+
+def _bounded(
+    key: str, items: list[Any] | None, vocab_size: int, fail: Callable[[str], ModelFileError]
+) -> list[Any]:
+    """The items of the list ``key`` (merges or history records), or the error for a list longer
+    than a vocabulary of ``vocab_size`` entries can hold (None: it is; each item makes one token)."""
+    if items is None or len(items) > vocab_size:
+        what = "merges" if key == "merges" else "history records"
+        raise fail(f"more than {vocab_size:,} {what} cannot fit a vocabulary of {vocab_size:,} entries")
+    return items
 
 
 def _model_fields(
@@ -252,10 +337,17 @@ def _read_provenance(provenance: dict[str, Any]) -> dict[str, Any]:
 def _model_vocab(raw: Any, fail: Callable[[str], ModelFileError]) -> dict[int, bytes]:
     if not isinstance(raw, dict):
         raise fail('"vocab" must be an object mapping ids to hex bytes')
-    if len(raw) > MAX_ENTRIES:
-        raise fail(f"the vocabulary has {len(raw):,} entries, more than the limit of {MAX_ENTRIES:,}")
+    return _vocab_entries(raw.items(), fail)
+
+
+def _vocab_entries(
+    entries: Iterable[tuple[str, Any]], fail: Callable[[str], ModelFileError]
+) -> dict[int, bytes]:
+    """The vocabulary from its ``(id text, hex bytes)`` entries, refused at the first entry past the limit."""
     vocab: dict[int, bytes] = {}
-    for key, value in raw.items():
+    for key, value in entries:
+        if len(vocab) >= MAX_ENTRIES:
+            raise fail(f"the vocabulary has more than {MAX_ENTRIES:,} entries, the limit")
         if not _DIGITS.fullmatch(key):
             raise fail(f"vocabulary id {_short(key)} is not a non-negative integer below 2^31")
         token_id = int(key)
@@ -276,10 +368,8 @@ def _model_merges(
 ) -> list[tuple[bytes, bytes]]:
     if not isinstance(raw, list):
         raise fail('"merges" must be a list of [left hex, right hex] pairs')
-    if len(raw) > vocab_size:
-        raise fail(f"{len(raw):,} merges cannot fit a vocabulary of {vocab_size:,} entries")
     merges: list[tuple[bytes, bytes]] = []
-    for index, pair in enumerate(raw):
+    for index, pair in enumerate(_bounded("merges", raw, vocab_size, fail)):
         if (
             not isinstance(pair, list)
             or len(pair) != 2
@@ -306,13 +396,11 @@ def _model_specials(
     return specials
 
 
-def _model_history(raw: Any, fail: Callable[[str], ModelFileError]) -> list[MergeStep]:
+def _model_history(raw: Any, vocab_size: int, fail: Callable[[str], ModelFileError]) -> list[MergeStep]:
     if not isinstance(raw, list):
         raise fail('"history" must be a list of merge records')
-    if len(raw) > MAX_ENTRIES:
-        raise fail(f"the history has {len(raw):,} records, more than the limit of {MAX_ENTRIES:,}")
     history: list[MergeStep] = []
-    for index, rec in enumerate(raw):
+    for index, rec in enumerate(_bounded("history", raw, vocab_size, fail)):
         if not isinstance(rec, dict):
             raise fail(f"history record {index} is not an object")
         for key in _HISTORY_INT_FIELDS:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import threading
 import weakref
 from collections.abc import Callable, Mapping
@@ -20,11 +21,14 @@ from ..errors import TokenizerLoadError
 from . import (
     hf_from_json,
     model_from_json,
+    model_from_text,
     tokenizer_from_ranks,
 )
 from ._common import (
     ANY_TOKENIZER_FILE_CAP,
+    MODEL_FORMAT,
     TIKTOKEN_CAP,
+    _decode_text,
     _parse_json,
     _read_file,
     json_kind,
@@ -36,6 +40,10 @@ from .hf_folder import load_vocab_merges, load_wordpiece_vocab
 from .hf_json import with_folder_assumptions
 from .tekken_file import is_tekken, tekken_from_json
 from .tiktoken_file import SpecialTokens, tiktoken_from_data
+
+# A tokviz model file's format member: inside a JSON string a quote is escaped, so this can only be
+# a member of an object (in every file tokviz writes, the first of the top level).
+_MODEL_FORMAT_MEMBER = re.compile(rb'"format"\s*:\s*"' + MODEL_FORMAT.encode() + rb'"')
 
 BUILTIN_TOKENIZERS = ("bytes", "gpt2", "cl100k", "o200k", "characters", "words")
 
@@ -349,6 +357,13 @@ def _load_by_content(path: Path) -> Tokenizer:
     head = data[:64].removeprefix(b"\xef\xbb\xbf").lstrip()
     if not head.startswith(b"{"):
         return _load_not_json_object(data, head, path)
+    if _MODEL_FORMAT_MEMBER.search(
+        data
+    ):  # a tokviz model: read member by member, counts checked as they come
+        loaded = model_from_text(_decode_text(data, path.name, TokenizerLoadError), path.name)
+        if loaded.history:
+            _histories[loaded.tokenizer] = tuple(loaded.history)
+        return loaded.tokenizer
     parsed = _parse_json(data, path.name, TokenizerLoadError)
     if isinstance(parsed, dict) and "format" in parsed:
         loaded = model_from_json(parsed, path.name)

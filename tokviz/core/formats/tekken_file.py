@@ -17,8 +17,7 @@ from typing import Any
 
 from ..bpe.tokenizer import Tokenizer
 from ..errors import PretokenizerError, TokenizerLoadError
-from ..pretok.regex_bounds import check_pattern_bounds
-from ._common import MAX_ENTRIES, _is_int, _short
+from ._common import MAX_ENTRIES, _is_int, _short, check_file_pattern
 from .engine import tokenizer_from_ranks
 
 # The special tokens of files written before v11 named none (mistral-common's list for them).
@@ -66,10 +65,7 @@ def tekken_from_json(parsed: Mapping[str, Any], file_name: str, name: str) -> To
     pattern = config.get("pattern")
     if not isinstance(pattern, str) or not pattern:
         raise TokenizerLoadError(f"{file_name}: config.pattern must be a regex string")
-    try:
-        check_pattern_bounds(pattern, "config.pattern")
-    except PretokenizerError as exc:
-        raise TokenizerLoadError(f"{file_name}: {exc}") from None
+    check_file_pattern(pattern, "config.pattern", file_name)
     n_special = _config_int(config, "default_num_special_tokens", file_name)
     vocab_size = _config_int(config, "default_vocab_size", file_name)
     entries = parsed["vocab"]

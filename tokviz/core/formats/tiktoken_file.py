@@ -10,10 +10,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..bpe.tokenizer import Tokenizer
-from ..errors import ExportError, PretokenizerError, TokenizerLoadError
+from ..errors import ExportError, TokenizerLoadError
 from ..io.outputs import Output
 from ..pretok.pretokenize import Pretokenizer
-from ..pretok.regex_bounds import check_pattern_bounds
 from ._common import (
     MAX_ID,
     TIKTOKEN_CAP,
@@ -23,6 +22,7 @@ from ._common import (
     _parse_json,
     _read_file,
     _short,
+    check_file_pattern,
 )
 from ._writing import encode_text, write_one
 from .engine import tokenizer_from_ranks
@@ -213,10 +213,7 @@ def _sidecar_pattern(doc: Mapping[str, object], side_name: str) -> str | None:
         return None
     if not isinstance(pattern, str) or not pattern:
         raise TokenizerLoadError(f'{side_name}: "pattern" must be a non-empty string or null')
-    try:
-        check_pattern_bounds(pattern, '"pattern"')
-    except PretokenizerError as exc:
-        raise TokenizerLoadError(f"{side_name}: {exc}") from None
+    check_file_pattern(pattern, '"pattern"', side_name)
     if pattern == WHOLE_TEXT_PATTERN and doc.get("pretokenizer") == "none":
         return "none"  # tiktoken's spelling of "no pre-tokenizer"
     return pattern

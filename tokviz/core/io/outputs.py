@@ -9,9 +9,11 @@ the symlink stays. Every message names the path as the user gave it.
 :class:`OutputWriter` writes each output to a temporary file beside its target (so the rename
 stays on one file system), fsyncs it, and renames the files into place only when all of them are
 written. Until then a failure or Ctrl+C removes the temporary files and leaves the old outputs
-untouched. The renames are recorded first in a small journal beside the first output: a process
+untouched. The renames are recorded first in a small journal beside each output: a process
 killed in the middle of them leaves the journal, and the next check of the same outputs finishes
-the renames, so the outputs end all new. Ctrl+C and SIGTERM arriving during the renames are held
+the renames, so the outputs end all new. Until then every reader of one of the outputs refuses it
+in one line naming the set (:func:`unfinished_set`), and ``tokviz finish`` (:func:`finish_set`)
+finishes the renames without running the command again. Ctrl+C and SIGTERM arriving during the renames are held
 until the last one is done. Two runs writing into the same folders take turns (see
 :mod:`tokviz.core.io.output_lock`): each holds the folders' lock from staging to its last rename, so
 the outputs end as one run's whole set, and a check removes only temporary files and journals
@@ -38,6 +40,7 @@ from types import FrameType
 
 from ..errors import TokvizError
 from .atomic import fsync_dir, write_and_close
+from .filekind import ReadProblem, read_regular_file
 from .output_lock import TEMP_NAME, locked_folders, temp_is_stale, temp_name
 
 PathLike = str | os.PathLike[str]
@@ -45,6 +48,8 @@ PathLike = str | os.PathLike[str]
 MANIFEST_NAME = ".tokviz-files.json"
 MANIFEST_FORMAT = "tokviz-files"
 JOURNAL_SUFFIX = ".tokviz-commit"
+# A journal longer than this is no journal tokviz wrote (one line per output of a run).
+_JOURNAL_CAP = 16 * 2**20
 # Tests set these to N to end the process (like a kill), to press Ctrl+C, or to pause (saying so
 # on standard error and waiting for a line on standard input) right after the N-th write or
 # rename step.
@@ -400,7 +405,7 @@ class OutputWriter:
 
     def _rename_all(self) -> None:
         """Write the journal, rename each staged file onto its target, then remove the journal."""
-        journal = self._write_journal() if len(self._staged) > 1 else None
+        journals = self._write_journal() if len(self._staged) > 1 else []
         done: list[str] = []
         for s in self._staged:
             try:
@@ -408,17 +413,15 @@ class OutputWriter:
             except OSError as exc:
                 self._staged = self._staged[len(done) :]
                 self.discard()
-                if journal is not None:
-                    _remove(journal)
+                _remove_journals(journals)
                 written = f" ({', '.join(done)} already written)" if done else ""
                 raise OutputError(f"cannot write {s.given}: {exc.strerror or exc}{written}") from None
             done.append(s.given)
             _step()
         for folder in {s.target.parent for s in self._staged}:
             fsync_dir(folder)
-        if journal is not None:
-            _remove(journal)
-            fsync_dir(journal.parent)
+        if journals:
+            _remove_journals(journals)
             _step()
 
     def discard(self) -> None:
@@ -463,20 +466,26 @@ class OutputWriter:
         self._staged.append(_Staged(temp, target, given))
         _step()
 
-    def _write_journal(self) -> Path:
-        """Record the renames beside the first target, so a killed commit can be finished."""
-        first = self._staged[0]
-        journal = first.target.parent / f".{first.target.name}{JOURNAL_SUFFIX}"
-        record = {"renames": [[str(s.temp), str(s.target)] for s in self._staged]}
-        temp = _fresh_name(journal)
-        self._temps.append(temp)
-        with _naming(first.given):
-            _write_new(temp, json.dumps(record).encode(), None)
-            os.replace(temp, journal)
-        self._temps.remove(temp)
-        fsync_dir(journal.parent)
+    def _write_journal(self) -> list[Path]:
+        """Record the renames beside every target, so a killed commit can be finished, and a
+        reader of any one output can tell that its set is not whole (:func:`unfinished_set`)."""
+        record = json.dumps({"renames": [[str(s.temp), str(s.target)] for s in self._staged]}).encode()
+        journals: list[Path] = []
+        for s in self._staged:
+            journal = _journal_path(s.target)
+            if journal in journals:
+                continue
+            temp = _fresh_name(journal)
+            self._temps.append(temp)
+            with _naming(s.given):
+                _write_new(temp, record, None)
+                os.replace(temp, journal)
+            self._temps.remove(temp)
+            journals.append(journal)
+        for folder in {j.parent for j in journals}:
+            fsync_dir(folder)
         _step()
-        return journal
+        return journals
 
 
 def write_outputs(
@@ -500,7 +509,8 @@ def finish_interrupted(target: Path) -> list[Path]:
     if not os.path.lexists(journal):
         return []
     finished: list[Path] = []
-    for temp, dest in _journal_renames(journal):
+    renames = _journal_renames(journal)
+    for temp, dest in renames:
         try:
             _rename(temp, dest)
         except OSError:
@@ -508,8 +518,92 @@ def finish_interrupted(target: Path) -> list[Path]:
         finished.append(dest)
     for folder in {p.parent for p in finished}:
         fsync_dir(folder)
-    _remove(journal)
+    _remove_journals([_journal_path(dest) for _temp, dest in renames] + [journal])
     return finished
+
+
+def _remove_journals(journals: Sequence[Path]) -> None:
+    """Remove every copy of a commit's journal (the set is whole, or was never touched)."""
+    for journal in dict.fromkeys(journals):
+        _remove(journal)
+    for folder in {j.parent for j in journals}:
+        with contextlib.suppress(OSError):
+            fsync_dir(folder)
+
+
+@dataclass(frozen=True)
+class UnfinishedSet:
+    """Outputs written together whose renames a stopped run left half done: ``pending`` are the
+    targets whose new file still waits under its temporary name, ``members`` all of them."""
+
+    journal: Path
+    members: tuple[Path, ...]
+    pending: tuple[Path, ...]
+
+    def names(self) -> str:
+        """The members for a message: below the folder they share, a folder output once (``hf/``),
+        then that folder ("m.json, m.tiktoken, hf/ in /work/run")."""
+        root = Path(os.path.commonpath([str(m.parent) for m in self.members]))
+        shown: dict[str, None] = {}
+        for member in self.members:
+            parts = member.relative_to(root).parts
+            shown[parts[0] + "/" if len(parts) > 1 else parts[0]] = None
+        return f"{', '.join(shown)} in {root}"
+
+
+def unfinished_set(path: PathLike) -> UnfinishedSet | None:
+    """The set of outputs ``path`` belongs to when a stopped run left its renames half done, else None.
+
+    Every reader of a file tokviz writes as part of a set asks this first: the journal a commit
+    writes beside each of its targets stays until the last rename is done, so a journal whose
+    renames still wait means some outputs are new and others old. Looked for beside ``path``,
+    beside its folder (a folder output renamed whole) and, for a folder, beside its files. A few
+    ``stat`` calls; nothing is written.
+    """
+    target = _real(Path(path))
+    candidates = [_journal_path(target), _journal_path(target.parent)]
+    if target.is_dir():
+        with contextlib.suppress(OSError):
+            candidates += [target / n for n in os.listdir(target) if n.endswith(JOURNAL_SUFFIX)]
+    for journal in candidates:
+        if not os.path.lexists(journal):
+            continue
+        renames = _journal_renames(journal)
+        pending = tuple(dest for temp, dest in renames if os.path.lexists(temp))
+        if pending:
+            return UnfinishedSet(journal, tuple(dest for _temp, dest in renames), pending)
+    return None
+
+
+def unfinished_problem(path: PathLike) -> str | None:
+    """What a reader says of ``path`` when its set is unfinished (one line naming the set and how
+    it is finished), or None when the set is whole."""
+    found = unfinished_set(path)
+    if found is None:
+        return None
+    return (
+        f"{path} is one of the outputs {found.names()}, which a run that was stopped (or is still "
+        f"writing them) left half replaced; finish them with 'tokviz finish {path}', or run the "
+        "command that wrote them again"
+    )
+
+
+def finish_set(path: PathLike) -> UnfinishedSet | None:
+    """Finish the renames of ``path``'s unfinished set (under its folders' lock, as a writer
+    would); returns what it was, or None when there was nothing to finish."""
+    found = unfinished_set(path)
+    if found is None:
+        return None
+    target = found.journal.parent / found.journal.name.removeprefix(".").removesuffix(JOURNAL_SUFFIX)
+    with locked_folders({m.parent for m in found.members} | {found.journal.parent}):
+        finish_interrupted(target)
+    still = unfinished_set(path)
+    if still is not None:
+        raise OutputError(
+            f"cannot finish the outputs {still.names()}: {', '.join(map(str, still.pending))} "
+            "could not be renamed into place (is the folder writable?)"
+        )
+    return found
 
 
 def _journal_path(target: Path) -> Path:
@@ -523,8 +617,8 @@ def _journal_renames(journal: Path) -> list[tuple[Path, Path]]:
     Only tokviz's own temporary names beside their targets are taken.
     """
     try:
-        renames = json.loads(journal.read_bytes())["renames"]
-    except (OSError, ValueError, KeyError, TypeError):
+        renames = json.loads(read_regular_file(journal, _JOURNAL_CAP))["renames"]
+    except (ReadProblem, ValueError, KeyError, TypeError):
         return []
     found: list[tuple[Path, Path]] = []
     for pair in renames if isinstance(renames, list) else ():

@@ -32,6 +32,17 @@ ORPHAN_EXIT_STATUS = 3
 _HAVE_PROC = os.path.isdir("/proc/self")
 
 
+def process_context() -> BaseContext:
+    """How to start a worker process: fork when this process has one thread (cheap, and safe
+    then); otherwise a fork server (or spawn where there is none)."""
+    import multiprocessing
+
+    methods = multiprocessing.get_all_start_methods()
+    if "fork" in methods and threading.active_count() == 1:
+        return multiprocessing.get_context("fork")
+    return multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+
+
 def worker_pool(max_workers: int, mp_context: BaseContext) -> ProcessPoolExecutor:
     """A process pool whose workers exit on their own when this process dies."""
     me = os.getpid()

@@ -1,36 +1,60 @@
 """Text from files and names made safe to show: in a terminal or table cell, and in a CSV cell.
 
-A model name, a file name or a token can hold any character. Printed as it is, an ESC starts a
-terminal escape sequence, a newline breaks a table row, and bytes of a file name that are not
-UTF-8 (kept by Python as lone surrogates) cannot be written at all. :func:`terminal_text` shows
-each such character as a visible escape (``\\x1b``, ``\\n``, ``\\xff``). A spreadsheet runs a cell
-that starts with ``=``, ``+``, ``-`` or ``@`` as a formula, so :func:`csv_cell` puts a single quote
-before such text cells (numbers are left as they are), as OWASP recommends against CSV injection.
+One rule for every string that reaches a terminal, a table or a spreadsheet. A model name, a
+file name, a deck title or a token can hold any character. Printed as it is, an ESC starts a
+terminal escape sequence (``ESC]0;…BEL`` sets the window title, ``ESC[2J`` clears the screen), a
+newline or carriage return breaks or overwrites a table row, U+202E turns the rest of a line
+around, and bytes of a file name that are not UTF-8 (kept by Python as lone surrogates) cannot be
+written at all. :func:`terminal_text` shows each such character as a visible escape (``\\x1b``,
+``\\n``, ``\\u202e``, ``\\xff``). A spreadsheet runs a cell that starts with ``=``, ``+``, ``-`` or
+``@`` as a formula, so :func:`csv_cell` escapes the same characters and puts a single quote before
+such text cells (numbers are left as they are), as OWASP recommends against CSV injection.
+
+The escapes are JSON's too where JSON has them (``\\u009b``, ``\\u202e``), so a JSON document
+whose strings hold such characters stays valid JSON with the same strings after
+:func:`terminal_output` (the command line passes everything it prints through it).
 """
 
 from __future__ import annotations
 
 import re
 
-# C0 controls, DEL, C1 controls, and lone surrogates (a file name's undecodable bytes).
-_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
+# C0 controls, DEL, C1 controls, the bidirectional marks, embeddings, overrides and isolates, the
+# line and paragraph separators, and lone surrogates (a file name's undecodable bytes).
+_BEYOND_C0 = "\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff"
+_UNSAFE = re.compile(f"[\x00-\x1f{_BEYOND_C0}]")
+# The same but for newline and tab: what may reach a terminal as it is in a command's output.
+_UNSAFE_IN_OUTPUT = re.compile(f"[\x00-\x08\x0b-\x1f{_BEYOND_C0}]")
 _SURROGATES = re.compile("[\ud800-\udfff]")
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 # Python keeps a byte 0x80-0xFF of a name that is not UTF-8 as U+DC80-U+DCFF (surrogateescape).
 _ESCAPED_BYTES = range(0xDC80, 0xDD00)
-_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+_FORMULA_STARTS = ("=", "+", "-", "@")
 
 
 def terminal_text(text: str) -> str:
     """``text`` with every control character and undecodable byte shown as a visible escape.
 
-    Newline, carriage return and tab become ``\\n``, ``\\r`` and ``\\t``; other C0 and C1 controls
-    and DEL become ``\\xNN``; a byte of a file name that is not UTF-8 becomes ``\\xNN`` (the byte);
-    any other lone surrogate ``\\udNNN``. Everything else, backslashes included, is kept.
+    Newline, carriage return and tab become ``\\n``, ``\\r`` and ``\\t``; other C0 controls
+    ``\\xNN``; DEL, C1 controls, bidirectional controls and line separators ``\\uNNNN``; a byte of
+    a file name that is not UTF-8 ``\\xNN`` (the byte); any other lone surrogate ``\\udNNN``.
+    Everything else, backslashes included, is kept.
     """
     if not _UNSAFE.search(text):
         return text
     return _UNSAFE.sub(_escape, text)
+
+
+def terminal_output(text: str) -> str:
+    """Text a command prints, as :func:`terminal_text` shows it but with its line ends and tabs kept.
+
+    The command line's standard output and error pass every write through this, so no command
+    can put a raw escape sequence on a terminal even where it forgot to escape a name; a newline
+    inside a name still needs :func:`terminal_text`, since here it cannot be told from a line end.
+    """
+    if not _UNSAFE_IN_OUTPUT.search(text):
+        return text
+    return _UNSAFE_IN_OUTPUT.sub(_escape, text)
 
 
 def _escape(match: re.Match[str]) -> str:
@@ -41,19 +65,20 @@ def _escape(match: re.Match[str]) -> str:
         return _NAMED[char]
     if code in _ESCAPED_BYTES:
         return f"\\x{code - 0xDC00:02x}"
-    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
+    return f"\\x{code:02x}" if code < 0x20 else f"\\u{code:04x}"
 
 
 def csv_cell(value: object) -> object:
-    """A value for a CSV cell: text a spreadsheet would run as a formula gets a leading ``'``.
+    """A value for a CSV cell: text escaped as :func:`terminal_text` does, and a leading ``'``
+    before text a spreadsheet would run as a formula.
 
-    Only text is changed (numbers, ``None`` and booleans are returned as they are): a cell that
-    starts with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return. Undecodable bytes of a
-    file name are shown as ``\\xNN`` so the file can be written as UTF-8.
+    Only text is changed (numbers, ``None`` and booleans are returned as they are): no control
+    character reaches the file (``cat`` of it is safe, a row stays one line), and a cell that
+    starts with ``=``, ``+``, ``-`` or ``@`` starts with ``'`` instead.
     """
     if not isinstance(value, str):
         return value
-    text = _SURROGATES.sub(_escape, value)
+    text = terminal_text(value)
     return "'" + text if text.startswith(_FORMULA_STARTS) else text
 
 

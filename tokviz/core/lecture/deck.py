@@ -6,6 +6,10 @@ in order. Markdown with front matter would need a YAML parser and a second synta
 
 Loading checks everything before anything is used: an unknown key, slide kind or tokenizer gets
 one line naming the file, the line and what is allowed (:class:`DeckError`); nothing half-loads.
+The same check holds every deck to the limits below (file size, nesting, slides, steps, the length
+of each text, bullets, tokenizers, pictures), so drawing or exporting a deck that loaded is
+bounded work; tokenizer files and pictures must be in the deck's folder (or below it), and
+pictures are checked before any decoder sees them (:mod:`tokviz.core.lecture.deck_assets`).
 :func:`deck_toml` writes a deck back so that loading it again gives the same deck.
 """
 
@@ -22,10 +26,33 @@ from typing import Any
 from ..errors import TokvizError
 from ..formats.registry import is_builtin
 from ..io.resources import resource_path
+from .deck_assets import AssetError, asset_path, read_picture
 
 MAX_DECK_BYTES = 1 << 20
 """A deck is a short text file; a bigger one is refused before it is parsed."""
 MAX_SLIDES = 200
+MAX_STEPS = 200
+"""Steps of all slides together: the pages of a handout or the pictures of an export per step."""
+MAX_NESTING = 32
+"""Arrays and inline tables inside each other (a deck needs 2); deeper is refused before parsing."""
+MAX_SLIDE_CHARS = 1_000
+"""A slide's sample text: longer text in a deck is refused, and longer text typed live is cut."""
+MAX_CHARS = {
+    "title": 200,
+    "caption": 300,
+    "cluster": 64,
+    "text": MAX_SLIDE_CHARS,
+    "train_text": MAX_SLIDE_CHARS,
+    "body": 4_000,
+    "notes": 20_000,
+}
+"""The longest each text of a deck may be, in characters."""
+MAX_BODY_LINES = 40
+"""Bullets and paragraphs of a text slide (a projected slide shows about a dozen)."""
+MAX_TOKENIZERS = 8
+"""Tokenizers a slide (or the deck) names; each is a row of the slide."""
+MAX_PICTURE_TOTAL = 64 * 2**20
+"""All the picture files of a deck together, in bytes (each is at most 8 MB)."""
 
 _TIE_BREAKS = ("first-seen", "lexicographic")
 _PRETOKENIZERS = ("none", "gpt2", "cl100k", "o200k")
@@ -172,10 +199,15 @@ def load_deck(path: str | os.PathLike[str]) -> Deck:
 
 def parse_deck(source: str, label: str = "<deck>", folder: Path | None = None) -> Deck:
     """Parse deck text; ``label`` names it in messages and ``folder`` is where its files are."""
+    deep = _too_deep(source)
+    if deep:
+        raise DeckError(f"{label}:{deep}: arrays or tables nested more than {MAX_NESTING} deep")
     try:
         data = tomllib.loads(source)
     except tomllib.TOMLDecodeError as exc:
         raise DeckError(f"{label}:{_toml_message(exc)}") from None
+    except RecursionError:  # not reached after _too_deep; a parser's limit is still one line
+        raise DeckError(f"{label}: arrays or tables nested too deeply") from None
     lines = _SourceLines(source)
     allowed_top = ("title", "text", "tokenizers", "slide")
     for key in data:
@@ -186,22 +218,63 @@ def parse_deck(source: str, label: str = "<deck>", folder: Path | None = None) -
     title = _typed(data.get("title", ""), str, label, lines.top_key("title"), "title")
     text = _typed(data.get("text", ""), str, label, lines.top_key("text"), "text")
     tokenizers = _tokenizer_list(data.get("tokenizers", []), label, lines.top_key("tokenizers"), folder)
+    for key, value in (("title", title), ("text", text), ("tokenizers", tokenizers)):
+        _check_size(key, value, f"{label}:{lines.top_key(key)}: the deck's")
     raw_slides = data.get("slide", [])
     if not isinstance(raw_slides, list) or not raw_slides:
         raise DeckError(f"{label}: a deck needs at least one [[slide]] table")
     if len(raw_slides) > MAX_SLIDES:
         raise DeckError(f"{label}: {len(raw_slides)} slides; a deck has at most {MAX_SLIDES}")
-    slides = tuple(_slide(s, i, label, lines, folder) for i, s in enumerate(raw_slides))
+    pictures = _Pictures(folder)
+    slides = tuple(_slide(s, i, label, lines, folder, pictures) for i, s in enumerate(raw_slides))
+    steps = sum(slide.steps for slide in slides)
+    if steps > MAX_STEPS:
+        raise DeckError(f"{label}: {steps:,} steps (clicks) in all; a deck has at most {MAX_STEPS}")
     return Deck(title=title, slides=slides, text=text, tokenizers=tuple(tokenizers), folder=folder)
 
 
-def _slide(raw: object, index: int, label: str, lines: _SourceLines, folder: Path | None) -> Slide:
+def _too_deep(source: str) -> int:
+    """The line where arrays or inline tables nest more than :data:`MAX_NESTING` deep, or 0.
+
+    Strings and comments are skipped, so the count is TOML's own nesting; a table header
+    (``[[slide]]``) opens and closes on its line.
+    """
+    depth = 0
+    line = 1
+    for found in _NESTING_TOKENS.finditer(source):
+        token = found.group()
+        if token[0] in "[{":
+            depth += 1
+            if depth > MAX_NESTING:
+                return line
+        elif token[0] in "]}":
+            depth = max(depth - 1, 0)
+        else:
+            line += token.count("\n")
+    return 0
+
+
+# What the nesting count sees: strings (multi-line ones first), comments, brackets and line ends.
+_NESTING_TOKENS = re.compile(
+    r'"""(?:[^"\\]|\\.|"(?!""))*(?:"""|$)'
+    r"|'''(?:[^']|'(?!''))*(?:'''|$)"
+    r'|"(?:[^"\\\n]|\\.)*"?'
+    r"|'[^'\n]*'?"
+    r"|#[^\n]*"
+    r"|[\[\]{}\n]",
+    re.DOTALL,
+)
+
+
+def _slide(
+    raw: object, index: int, label: str, lines: _SourceLines, folder: Path | None, pictures: _Pictures
+) -> Slide:
     at = lines.slide(index)
     where = f"{label}:{at}: slide {index + 1}"
     if not isinstance(raw, dict):
         raise DeckError(f"{where}: a slide is a [[slide]] table")
     kind = raw.get("kind")
-    if kind not in SLIDE_KINDS:
+    if not isinstance(kind, str) or kind not in SLIDE_KINDS:
         shown = f"{kind!r}" if kind is not None else "no kind"
         raise DeckError(
             f"{label}:{lines.slide_key(index, 'kind') or at}: slide {index + 1} has {shown}; "
@@ -225,7 +298,12 @@ def _slide(raw: object, index: int, label: str, lines: _SourceLines, folder: Pat
             values[key] = tuple(_tokenizer_list(value, label, line, folder))
         elif key == "samples":
             values[key] = tuple(_typed(v, str, label, line, "samples") for v in value)
+        _check_size(key, values[key], f"{label}:{line}: slide {index + 1}'s")
     _check_values(kind, values, f"{label}:{at}: slide {index + 1} ({kind})", folder)
+    if kind == "image" and folder is not None:
+        pictures.check(
+            str(values.get("path", "")), f"{label}:{lines.slide_key(index, 'path') or at}: slide {index + 1}"
+        )
     options_only = {k: v for k, v in values.items() if k not in _COMMON}
     return Slide(kind, values.get("title", ""), values.get("notes", ""), options_only)
 
@@ -244,12 +322,47 @@ def _check_values(kind: str, values: Mapping[str, Any], where: str, folder: Path
     d = values.get("d")
     if d is not None and not 1 <= d <= 1 << 16:
         raise DeckError(f"{where}: d is {d}; an embedding width is 1 to 65,536")
-    if kind == "image":
-        picture = values.get("path", "")
-        if not picture:
-            raise DeckError(f'{where}: an image slide needs path = "picture.png"')
-        if folder is not None and not (folder / picture).is_file():
-            raise DeckError(f"{where}: no picture {picture!r} beside the deck")
+    if kind == "image" and not values.get("path", ""):
+        raise DeckError(f'{where}: an image slide needs path = "picture.png"')
+
+
+def _check_size(key: str, value: object, whose: str) -> None:
+    """Refuse a text longer than :data:`MAX_CHARS` allows, a body of too many lines, or too many tokenizers."""
+    cap = MAX_CHARS.get(key)
+    if isinstance(value, str) and cap is not None and len(value) > cap:
+        raise DeckError(f"{whose} {key} is {len(value):,} characters long; at most {cap:,}")
+    if key == "body" and isinstance(value, str):
+        lines = sum(1 for line in value.splitlines() if line.strip())
+        if lines > MAX_BODY_LINES:
+            raise DeckError(
+                f"{whose} body has {lines:,} bullets and paragraphs; a slide shows at most {MAX_BODY_LINES}"
+            )
+    if key == "tokenizers" and isinstance(value, list | tuple) and len(value) > MAX_TOKENIZERS:
+        raise DeckError(f"{whose} tokenizers list {len(value):,}; a slide shows at most {MAX_TOKENIZERS}")
+
+
+class _Pictures:
+    """The pictures of one deck, each read and checked once, their bytes counted against
+    :data:`MAX_PICTURE_TOTAL`."""
+
+    def __init__(self, folder: Path | None) -> None:
+        self.folder = folder
+        self.seen: set[str] = set()
+        self.total = 0
+
+    def check(self, name: str, where: str) -> None:
+        if self.folder is None or name in self.seen:
+            return
+        try:
+            picture = read_picture(self.folder, name)
+        except AssetError as exc:
+            raise DeckError(f"{where}: {exc}") from None
+        self.seen.add(name)
+        self.total += len(picture.data)
+        if self.total > MAX_PICTURE_TOTAL:
+            raise DeckError(
+                f"{where}: the deck's pictures take more than {MAX_PICTURE_TOTAL >> 20} MB together"
+            )
 
 
 def _typed(value: object, kind: type | tuple[type, ...], label: str, line: int, key: str) -> Any:
@@ -270,9 +383,14 @@ def _tokenizer_list(value: object, label: str, line: int, folder: Path | None) -
         if is_builtin(name):
             out.append(name)
             continue
-        if folder is not None and (folder / name).exists():
-            out.append(name)
-            continue
+        if folder is not None:
+            try:
+                path = asset_path(folder, name)
+            except AssetError as exc:
+                raise DeckError(f"{label}:{line}: tokenizer {exc}") from None
+            if path.exists():
+                out.append(name)
+                continue
         raise DeckError(
             f"{label}:{line}: unknown tokenizer {name!r}; use bytes, characters, words, gpt2, cl100k, "
             "o200k or a tokenizer file beside the deck"

@@ -8,6 +8,7 @@ these blocks; nothing here knows how they are drawn, so every figure is the core
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -25,10 +26,9 @@ from ..io.resources import resource_path
 from ..pretok.bytes_ import hex_bytes, printable_token
 from ..show.token_colours import colour_indices
 from ..training.train import train_bpe
-from .deck import Deck, Slide
+from .deck import MAX_SLIDE_CHARS, Deck, Slide
+from .deck_assets import PictureData, read_picture
 
-MAX_SLIDE_CHARS = 2_000
-"""A slide shows a short text; longer ones are cut there (a projected slide holds no more)."""
 CODE_POINT_SPACE = 0x110000
 
 
@@ -87,9 +87,9 @@ class Bars:
 
 @dataclass(frozen=True)
 class Picture:
-    """A picture file beside the deck, with its caption."""
+    """A picture file beside the deck, read and checked (:func:`tokviz.core.lecture.deck_assets.read_picture`), with its caption."""
 
-    path: str
+    picture: PictureData
     caption: str = ""
 
 
@@ -166,11 +166,18 @@ def _token_chips(spans: Sequence[TokenSpan], tok: Tokenizer, ids: bool = True) -
     chips = []
     for span, colour in zip(spans, colours):
         kind = "special" if span.special else "partial" if span.partial else "normal"
-        label = printable_token(span.bytes)
+        label = _chip_label(span.bytes)
         if tok.name == "words" and span.id == 0:
             kind, label = "unknown", UNK
         chips.append(Chip(label, str(span.id) if ids else "", int(colour), kind))
     return tuple(chips)
+
+
+@functools.lru_cache(maxsize=4096)
+def _chip_label(data: bytes) -> str:
+    """A token's bytes as a chip shows them (:func:`printable_token`), worked out once: every step
+    of a merges slide labels the same tokens again."""
+    return printable_token(data)
 
 
 def _n_bytes(text: str) -> int:
@@ -274,13 +281,21 @@ def _what_fails(name: str, tok: Tokenizer, spans: Sequence[TokenSpan]) -> str:
 
 
 def _trained(text: str, merges: int, slide: Slide) -> Tokenizer:
-    result = train_bpe(
-        text=text,
-        vocab_size=256 + merges,
-        pretokenizer=str(slide.get("pretokenizer")),
-        tie_break=str(slide.get("tie_break")),
-    )
+    return _train(text, merges, str(slide.get("pretokenizer")), str(slide.get("tie_break")))
+
+
+@functools.lru_cache(maxsize=8)
+def _train(text: str, merges: int, pretokenizer: str, tie_break: str) -> Tokenizer:
+    """The slide's merges learned once: every step of a merges slide (each page of a handout per
+    step) shows the same training."""
+    result = train_bpe(text=text, vocab_size=256 + merges, pretokenizer=pretokenizer, tie_break=tie_break)
     return result.tokenizer()
+
+
+@functools.lru_cache(maxsize=8)
+def _token_counts(tok: Tokenizer, text: str) -> tuple[int, ...]:
+    """How many tokens ``text`` is after 0, 1, … every merge of ``tok`` (computed once per slide)."""
+    return tuple(len(tok.encode_spans(text, max_merges=k)) for k in range(tok.merge_count + 1))
 
 
 def tied_pairs(spans: Sequence[TokenSpan]) -> tuple[int, list[tuple[bytes, bytes]]]:
@@ -296,7 +311,7 @@ def tied_pairs(spans: Sequence[TokenSpan]) -> tuple[int, list[tuple[bytes, bytes
 
 
 def _pair(left: bytes, right: bytes) -> str:
-    return f"{printable_token(left)} + {printable_token(right)}"
+    return f"{_chip_label(left)} + {_chip_label(right)}"
 
 
 def _merges(s: _Slide, step: int) -> tuple[list[Block], dict[str, str]]:
@@ -306,12 +321,12 @@ def _merges(s: _Slide, step: int) -> tuple[list[Block], dict[str, str]]:
         return _applied(s, train_text, merges)
     tok = _trained(s.text, merges, s.slide)
     done = min(step, tok.merge_count)
-    counts = [len(tok.encode_spans(s.text, max_merges=k)) for k in range(done + 1)]
+    counts = list(_token_counts(tok, s.text)[: done + 1])
     rows = []
     for k in range(done):
         left, right = tok.merges[k]
         rows.append(
-            (str(k + 1), _pair(left, right), str(256 + k), printable_token(left + right), str(counts[k + 1]))
+            (str(k + 1), _pair(left, right), str(256 + k), _chip_label(left + right), str(counts[k + 1]))
         )
     spans = tok.encode_spans(s.text, max_merges=done)
     blocks: list[Block] = [
@@ -343,8 +358,7 @@ def _merges(s: _Slide, step: int) -> tuple[list[Block], dict[str, str]]:
 def _applied(s: _Slide, train_text: str, merges: int) -> tuple[list[Block], dict[str, str]]:
     tok = _trained(train_text, merges, s.slide)
     learned = tuple(
-        Chip(printable_token(a + b), f"{_pair(a, b)} → {256 + k}", k * 2)
-        for k, (a, b) in enumerate(tok.merges)
+        Chip(_chip_label(a + b), f"{_pair(a, b)} → {256 + k}", k * 2) for k, (a, b) in enumerate(tok.merges)
     )
     spans = tok.encode_spans(s.text)
     n_bytes = _n_bytes(s.text)
@@ -367,7 +381,7 @@ def _chunks(s: _Slide, _step: int) -> tuple[list[Block], dict[str, str]]:
         for chunk in pieces:
             data = chunk.encode("utf-8", "replace")
             kind, sub = ("special", "special") if special else ("normal", "")
-            label = chunk if special else printable_token(data)
+            label = chunk if special else _chip_label(data)
             chunk_chips.append(Chip(label, sub, len(chunk_chips) % 2 * 2 + 16, kind))
             at += len(data)
             bounds.add(at)
@@ -498,8 +512,9 @@ def _text(s: _Slide, _step: int) -> tuple[list[Block], dict[str, str]]:
 
 def _image(s: _Slide, _step: int) -> tuple[list[Block], dict[str, str]]:
     folder = s.deck.folder
-    path = str(folder / str(s.slide.get("path"))) if folder is not None else str(s.slide.get("path"))
-    return [Picture(path, str(s.slide.get("caption")))], {}
+    if folder is None:
+        raise TokvizError("a picture is read from a deck file's folder, and this deck has none")
+    return [Picture(read_picture(folder, str(s.slide.get("path"))), str(s.slide.get("caption")))], {}
 
 
 _BUILDERS: dict[str, Callable[[_Slide, int], tuple[list[Block], dict[str, str]]]] = {

@@ -114,6 +114,16 @@ def pattern_overrun(pattern: str | None, seconds: float, n_chars: int) -> Patter
     )
 
 
+# A UTF-16 surrogate standing alone in a str: UTF-8 cannot encode it. Every encoder reads it as
+# U+FFFD (as tiktoken does), one code point for one, so offsets on the text do not move.
+LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def replace_lone_surrogates(text: str) -> str:
+    """``text`` with each lone surrogate replaced by U+FFFD, the reading every encoder uses."""
+    return LONE_SURROGATE.sub("\ufffd", text)
+
+
 # Where the named GPT-2 / cl100k patterns always have a chunk boundary, whatever follows: before a
 # space that follows a non-space, and after a lone newline between two non-spaces. The chunking on
 # each side of such a cut depends on nothing across it, so the two sides encode independently.
@@ -124,7 +134,12 @@ _CUT_BACKWARD = regex.compile(r"(?r)" + SAFE_CUT_PATTERN)
 
 def last_cut_before(text: str, pos: int) -> int:
     """The last safe cut before ``pos`` (0 when there is none)."""
-    m = _CUT_BACKWARD.search(text, 0, pos)
+    # A cut is at a space or just after a newline: the regex starts at the last of those (found
+    # at memchr speed), so a long stretch without either costs next to nothing.
+    end = min(pos, max(text.rfind(" ", 0, pos) + 1, text.rfind("\n", 0, pos) + 2))
+    if end <= 0:
+        return 0
+    m = _CUT_BACKWARD.search(text, 0, end)
     return m.start() if m else 0
 
 
@@ -132,7 +147,10 @@ def first_cut_after(text: str, pos: int) -> int:
     """The first safe cut at or after ``pos`` (the end of the text when there is none)."""
     if pos > len(text):
         return len(text)
-    m = _CUT_FORWARD.search(text, pos)
+    found = [i for i in (text.find(" ", pos), text.find("\n", max(pos - 1, 0))) if i >= 0]
+    if not found:
+        return len(text)
+    m = _CUT_FORWARD.search(text, max(pos, min(found)))
     return m.start() if m else len(text)
 
 
@@ -393,8 +411,20 @@ def cut_long_pretokens(words: list[str]) -> tuple[list[str], int]:
             out.append(w)
             continue
         cut += 1
-        out.extend(w[i : i + LONGEST_PRETOKEN] for i in range(0, len(w), LONGEST_PRETOKEN))
+        out.extend(pretoken_pieces(w))
     return out, cut
+
+
+def pretoken_pieces(word: str) -> list[str]:
+    """``word`` in pieces of :data:`LONGEST_PRETOKEN` characters from its start (the last shorter):
+    what training counts and every encoder merges in place of a longer pre-token."""
+    return [word[s:e] for s, e in piece_spans(0, len(word))] or [word]
+
+
+def piece_spans(start: int, end: int) -> Iterator[tuple[int, int]]:
+    """The ``(start, end)`` of each piece of the pre-token at ``start:end`` (see :func:`pretoken_pieces`)."""
+    for s in range(start, end, LONGEST_PRETOKEN):
+        yield s, min(s + LONGEST_PRETOKEN, end)
 
 
 def long_pretokens_note(cut: int) -> str | None:

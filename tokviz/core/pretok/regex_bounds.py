@@ -7,11 +7,15 @@ a minute. The gate reads the pattern without compiling it (:mod:`.regex_scan`): 
 :data:`MAX_PATTERN_CHARS` characters long, and its *weight* (each piece's length times the counts of
 the repeats around it, ``{3}``, ``{1,3}``, ``{3,}``, ``{,3}``, added up) is at most
 :data:`MAX_PATTERN_WEIGHT`. Every published pre-tokenizer weighs under a thousand; the limit lets a
-pattern cost the engine a few tens of megabytes at most.
+pattern cost the engine a few tens of megabytes at most. A pattern that calls a group or itself
+(``(?R)``, ``(?1)``, ``(?-1)``, ``(?&name)``, ``(?P>name)``) has no weight at all: a call may
+recurse without reading a character (``(?R)*`` took hundreds of megabytes in a quarter of a
+second), so it is refused before it is compiled or tried, like an unbounded repeat.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from ..errors import PretokenizerError
@@ -22,6 +26,10 @@ MAX_PATTERN_CHARS = 10_000
 # Largest weight compiled: copies of pattern characters the engine would lay out, nested repeats
 # multiplied. About 300 bytes each in ``regex``, so at most some 30-80 MB.
 MAX_PATTERN_WEIGHT = 100_000
+
+
+# A call of a group or of the whole pattern, in a pattern whose escapes and sets are masked.
+_CALL = re.compile(r"\(\?(?:R\)|[+-]?[0-9]+\)|&|P>)")
 
 
 class PatternTooLargeError(PretokenizerError):
@@ -47,11 +55,23 @@ def check_pattern_bounds(pattern: str, what: str = "the pre-tokenizer regex") ->
             f"{what} {shorten_pattern(pattern)} is {len(pattern):,} characters long; "
             f"tokviz compiles patterns of at most {MAX_PATTERN_CHARS:,}"
         )
+    if calls_a_group(pattern):
+        raise PatternTooLargeError(
+            f"{what} {shorten_pattern(pattern)} calls a group or itself ((?R), (?1), (?&name)): "
+            "a call may recurse without end, so tokviz compiles no pattern with one"
+        )
     if pattern_weight(pattern, MAX_PATTERN_WEIGHT) > MAX_PATTERN_WEIGHT:
         raise PatternTooLargeError(
             f"{what} {shorten_pattern(pattern)} repeats too much: its nested repeat counts ask for "
             f"over {MAX_PATTERN_WEIGHT:,} copies of pattern text, more than tokviz compiles"
         )
+
+
+def calls_a_group(pattern: str) -> bool:
+    """Whether ``pattern`` calls one of its groups or itself (read without compiling it; a ``(?1)``
+    inside a character set or after a backslash is no call)."""
+    masked = "".join(p.text if p.kind == "char" else "_" for p in scan_pattern(pattern))
+    return _CALL.search(masked) is not None
 
 
 @dataclass

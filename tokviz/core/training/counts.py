@@ -29,6 +29,7 @@ from ..corpus.documents import ReadOptions, ReadSummary
 from ..corpus.fileselect import corpus_source
 from ..corpus.sizes import text_and_file_size
 from ..errors import CorpusError, PretokenizerError, TokvizError, VocabSizeError
+from ..io.outputs import unfinished_problem
 from ..io.path_record import path_fields, recorded_path
 from ..pretok.pretokenize import resolve_pretokenizer
 from .count_schema import (
@@ -57,6 +58,8 @@ FORMAT = "tokviz-counts"
 FORMAT_VERSION = 1
 METADATA_KEY = b"tokviz"
 TSV_MAGIC = "# " + FORMAT
+# The longest metadata line read (its list of corpus files: 100,000 files take about 15 MB).
+MAX_HEADER_CHARS = 64 * 2**20
 PARQUET_SUFFIXES = (".parquet", ".pq")
 TSV_SUFFIXES = (".tsv",)
 INSTALL_PYARROW = "pip install 'tokviz-desktop[parquet]' (or pip install pyarrow)"
@@ -735,7 +738,7 @@ def read_metadata(path: str | os.PathLike[str]) -> dict[str, Any]:
             raise CountTableError(f"{shown}: not a readable Parquet file ({exc})") from None
         return _check_metadata(raw, shown)
     with _open_text(shown) as fh:
-        first = fh.readline()
+        first = fh.readline(MAX_HEADER_CHARS + 1)
     return _tsv_metadata(first, shown)
 
 
@@ -776,7 +779,11 @@ def load_table(path: str | os.PathLike[str]) -> CountTable:
 
 
 def _head(path: str) -> bytes:
-    """The first bytes of a count table, after checking it is a regular file (never a FIFO or device)."""
+    """The first bytes of a count table, after checking it is a regular file (never a FIFO or device)
+    and not one of a set of outputs a stopped run left half replaced."""
+    unfinished = unfinished_problem(path)
+    if unfinished is not None:
+        raise CountTableError(unfinished)
     try:
         if not stat.S_ISREG(os.stat(path).st_mode) and not os.path.isdir(path):
             raise CountTableError(f"{path} is not a regular file (a FIFO or device), so not a count table")
@@ -818,16 +825,22 @@ def _check_metadata(raw: bytes | str | None, path: str) -> dict[str, Any]:
 def _tsv_metadata(first: str, path: str) -> dict[str, Any]:
     if not first.startswith(TSV_MAGIC + " "):
         raise CountTableError(f"{path} is not a tokviz count table (Parquet or TSV written by tokviz count)")
+    if len(first) > MAX_HEADER_CHARS:
+        raise CountTableError(f"{path}: the metadata line is longer than {MAX_HEADER_CHARS:,} characters")
     return _check_metadata(first[len(TSV_MAGIC) + 1 :].rstrip("\n"), path)
 
 
 def _read_parquet(path: str) -> tuple[dict[str, Any], dict[str, int]]:
     pa, pq = _pyarrow()
     try:
+        # The metadata and the row count come from the footer: a table whose rows are not the
+        # ones its metadata says is refused before any row is read.
+        footer = pq.read_metadata(path)
+        meta = _check_metadata((footer.metadata or {}).get(METADATA_KEY), path)
+        _RowsAsSaid(meta, path).check_rows(footer.num_rows)
         arrow = pq.read_table(path)
     except (OSError, ValueError) as exc:
         raise CountTableError(f"{path}: not a readable Parquet file ({exc})") from None
-    meta = _check_metadata((arrow.schema.metadata or {}).get(METADATA_KEY), path)
     if "pretoken" not in arrow.column_names or "count" not in arrow.column_names:
         raise CountTableError(f"{path}: a count table needs the columns 'pretoken' and 'count'")
     words_type = arrow.schema.field("pretoken").type
@@ -847,7 +860,50 @@ def _read_parquet(path: str) -> tuple[dict[str, Any], dict[str, int]]:
     if numbers and (min(numbers) < 1 or max(numbers) > MAX_COUNT):
         row, word, n = next((r, w, c) for r, (w, c) in enumerate(counts.items(), 1) if count_problem(c))
         raise CountTableError(f"{path}: row {row} ({word!r}): {count_problem(n)}")
+    _RowsAsSaid(meta, path).check_end(len(counts), sum(numbers))
     return meta, counts
+
+
+class _RowsAsSaid:
+    """Holds a table's rows to what its metadata says of them (``unique`` rows adding up to
+    ``total``), as they are read: the first row past ``unique``, or a sum past ``total``, is
+    refused at once, so a header that lies costs no more than the rows it promised."""
+
+    def __init__(self, meta: dict[str, Any], path: str) -> None:
+        self.unique: int | None = meta.get("unique")
+        self.expected_total: int | None = meta.get("total")
+        self.path = path
+        self.rows = 0
+        self.total = 0
+
+    def add(self, count: int, where: str) -> None:
+        """One more row of ``count``; ``where`` names it in a refusal ("line 9")."""
+        self.rows += 1
+        self.total += count
+        if self.unique is not None and self.rows > self.unique:
+            raise CountTableError(
+                f"{self.path}: {where}: the metadata says {self.unique:,} unique pre-tokens, and this row is one more"
+            )
+        if self.expected_total is not None and self.total > self.expected_total:
+            raise CountTableError(
+                f"{self.path}: {where}: the counts add up to more than the metadata's total of {self.expected_total:,}"
+            )
+
+    def check_rows(self, rows: int) -> None:
+        """The table holds ``rows`` rows: as many as said."""
+        if self.unique is not None and rows != self.unique:
+            raise CountTableError(
+                f"{self.path}: the metadata says {self.unique:,} unique pre-tokens, but the table has "
+                f"{rows:,} {'row' if rows == 1 else 'rows'}"
+            )
+
+    def check_end(self, rows: int, total: int) -> None:
+        """All ``rows`` are read: as many as said, adding up to ``total``, the total said."""
+        self.check_rows(rows)
+        if self.expected_total is not None and total != self.expected_total:
+            raise CountTableError(
+                f"{self.path}: the counts add up to {total:,}, but the metadata's total is {self.expected_total:,}"
+            )
 
 
 def _first_repeat(words: Sequence[str]) -> str:
@@ -864,16 +920,19 @@ def _read_tsv(path: str) -> tuple[dict[str, Any], dict[str, int]]:
     counts: dict[str, int] = {}
     try:
         with _open_text(path) as fh:
-            meta = _tsv_metadata(fh.readline(), path)
-            if fh.readline() != "count\tpretoken\n":
+            meta = _tsv_metadata(fh.readline(MAX_HEADER_CHARS + 1), path)
+            if fh.readline(64) != "count\tpretoken\n":
                 raise CountTableError(f"{path}: the second line must be the header 'count<TAB>pretoken'")
+            rows = _RowsAsSaid(meta, path)
             for lineno, line in enumerate(fh, start=3):
                 word, n = _tsv_row(line, f"{path}: line {lineno}")
                 if word in counts:
                     raise CountTableError(
                         f"{path}: line {lineno}: the pre-token {word!r} is in an earlier row too"
                     )
+                rows.add(n, f"line {lineno}")
                 counts[word] = n
+            rows.check_end(len(counts), rows.total)
     except UnicodeDecodeError as exc:
         raise CountTableError(f"{path} is not UTF-8 text (byte {exc.start} of a block)") from None
     except OSError as exc:

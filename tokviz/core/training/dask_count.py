@@ -758,23 +758,32 @@ def _first_line(exc: BaseException) -> str:
     return (str(exc).strip().splitlines() or [""])[0]
 
 
-def local_cluster(n_workers: int | None = None, processes: bool = True) -> Any:
+def local_cluster(n_workers: int | None = None, processes: bool = True, **options: Any) -> Any:
     """A ``LocalCluster`` for counting: ``n_workers`` (default: the CPUs, at most 8) of one thread each.
 
     The workers' statistical profiler is off: it samples every thread's stack every 10 ms, which
     costs a CPU-bound pre-tokenizer a noticeable share of its time for a dashboard nobody opens.
     The scheduler hands every range to a worker at once rather than as workers free up: it runs
     in this process, whose thread adding tables would otherwise keep idle workers waiting.
+    There is no dashboard, and the scheduler's HTTP server (which it starts even so) listens on a
+    free port of the loopback interface: Dask's default, port 8787 on every interface, may be
+    another program's, and is then a warning on every count. ``options`` go to ``LocalCluster``.
     """
     import dask
     import dask.distributed
 
-    n = n_workers or min(os.cpu_count() or 1, 8)
+    n = min(os.cpu_count() or 1, 8) if n_workers is None else n_workers
     settings = {"distributed.worker.profile.enabled": False, "distributed.scheduler.worker-saturation": "inf"}
+    cluster_options: dict[str, Any] = {
+        "n_workers": n,
+        "threads_per_worker": 1,
+        "processes": processes,
+        "dashboard_address": "127.0.0.1:0",
+        "scheduler_kwargs": {"dashboard": False},
+        "silence_logs": 40,
+    }
     with dask.config.set(settings):
-        return dask.distributed.LocalCluster(
-            n_workers=n, threads_per_worker=1, processes=processes, dashboard_address=None, silence_logs=40
-        )
+        return dask.distributed.LocalCluster(**(cluster_options | options))
 
 
 class _Connection:
@@ -796,7 +805,7 @@ class _Connection:
             self.client = connect(self.distributed, self.scheduler, self.timeout)
             return self.client
         try:
-            self.cluster = local_cluster(self.n_workers, self.processes)
+            self.cluster = local_cluster(self.n_workers or None, self.processes)  # 0: the default too
             self.client = self.distributed.Client(self.cluster)
         except (OSError, TimeoutError, ValueError) as exc:
             self.__exit__(None, None, None)

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from ..bpe.merges import MergeStep
 from ..bpe.tokenizer import LONE_SURROGATE, Tokenizer, TokenSpan, replace_lone_surrogates
 from ..errors import ArgumentTypeError, InvalidArgument, ReplayUnavailable
+from ..pretok.stretches import PieceMemo, encoding_pieces
 from .train import train_bpe
 
 
@@ -70,16 +71,22 @@ class ReplayTrace:
         self.total_steps = tokenizer.merge_count
         applied: dict[int, int] = {}
         initial = 0
+        memo = PieceMemo()  # the pieces of a long pre-token repeat: each distinct one is traced once
+
+        def traced(piece: str) -> list[int]:
+            return tokenizer.trace_chunk(piece.encode("utf-8"))[1]
+
         for start, end, special in tokenizer.segments(text):
             if special:
                 initial += 1
                 continue
             for chunk in tokenizer.pretokenizer.split(text[start:end]):
-                data = chunk.encode("utf-8")
-                initial += len(data)
-                _ids, trace = tokenizer.trace_chunk(data)
-                for rank in trace:
-                    applied[rank] = applied.get(rank, 0) + 1
+                initial += len(chunk.encode("utf-8"))
+                # Traced in the pieces every encoder merges, so the counts are the encoder's.
+                pieces = encoding_pieces(chunk)
+                for piece in pieces:
+                    for rank in memo.ids(piece, traced) if len(pieces) > 1 else traced(piece):
+                        applied[rank] = applied.get(rank, 0) + 1
         self.initial_tokens = initial
         self.text_bytes = len(text.encode("utf-8"))
         # The merges that change the text, in order; ``count`` is how many times each applied.
@@ -173,8 +180,8 @@ def replay_tokenizer(tok: Tokenizer, text: str, merges: int | None) -> Replay:
     ids = tok.encode_with_merges(text, k)
     if steps and steps[-1].tokens_after != len(ids):  # pragma: no cover - guards the argument above
         raise AssertionError("replay counts disagree with the encoder")
-    vocab_size = 256 + k + len(tok.special_tokens)
-    return Replay(steps, trace.initial_tokens, [tok.id_bytes(i) for i in ids], trace.text_bytes, vocab_size)
+    vocab = tok.size_after(k)
+    return Replay(steps, trace.initial_tokens, [tok.id_bytes(i) for i in ids], trace.text_bytes, vocab)
 
 
 def _as_encoded(text: object) -> str:

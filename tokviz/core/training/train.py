@@ -32,7 +32,7 @@ from ..corpus.documents import CorpusReader, ReadOptions, ReadSummary, iter_part
 from ..corpus.fileselect import corpus_source
 from ..corpus.reading import CorpusSource, FileRead, ReadLog
 from ..errors import ArgumentTypeError, Cancelled, CorpusError, InvalidArgument, VocabSizeError
-from ..io.procpool import stop_pool, worker_pool
+from ..io.procpool import process_context, stop_pool, worker_pool
 from ..pretok.pretokenize import (
     LONGEST_PRETOKEN,
     NAMED_PATTERNS,
@@ -235,17 +235,6 @@ def _check_cancel(cancel: CancelFlag | Callable[[], bool] | None) -> None:
         raise Cancelled("training was cancelled")
 
 
-def _mp_context() -> Any:
-    """Fork when this process has one thread (cheap, and safe then); otherwise a fork server."""
-    import multiprocessing
-    import threading
-
-    methods = multiprocessing.get_all_start_methods()
-    if "fork" in methods and threading.active_count() == 1:
-        return multiprocessing.get_context("fork")
-    return multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
-
-
 def _count_corpus(
     source: CorpusSource,
     pre: Pretokenizer,
@@ -345,7 +334,7 @@ def _count_in_pool(
     """Count ``batches`` in ``n_workers`` processes, adding each result in order with ``add``."""
     spec = pre.to_json()
     pending: list[tuple[Future[WordCounts], int]] = []
-    pool = worker_pool(n_workers, _mp_context())
+    pool = worker_pool(n_workers, process_context())
     # When the part waited for last was seen done (or the pool made): the next one started by then.
     started = [time.monotonic()]
     finished = False

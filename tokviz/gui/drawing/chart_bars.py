@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     import numpy as np
     import pyqtgraph as pg
 
-    from tokviz.gui.drawing.chart_canvas import ChartCanvas
+    from tokviz.gui.drawing.chart_surface import ChartSurface
 
 # Where one bar is drawn: x from, x to, height, input row, tokenizer column.
 BarGeometry = tuple[float, float, float, int, int]
@@ -79,9 +79,9 @@ def bottom_title(view: str, sizes_shown: bool, counts_shown: bool) -> str:
 
 
 class BarLayer:
-    """The bar items of one :class:`ChartCanvas`, drawn from its table, view and style."""
+    """The bar items of one chart canvas (a :class:`ChartSurface`), drawn from its table, view and style."""
 
-    def __init__(self, canvas: ChartCanvas) -> None:
+    def __init__(self, canvas: ChartSurface) -> None:
         self.canvas = canvas
         self.items: list[pg.BarGraphItem] = []
         self.labels: list[pg.TextItem] = []

@@ -4,9 +4,9 @@
 (bytes per token, attention cost, vocabulary vs embedding size) with a title, a legend and a
 caption; ``write_chart`` and ``plot_compare_rows`` render it offscreen for exports and
 ``tokviz compare --plot``. Every number comes from the core; the bars (:mod:`.chart_bars`) and the
-vocabulary markers (:mod:`.chart_vocab`) are drawn by layers, and the words come from
-:mod:`.chart_text`. pyqtgraph is imported when a canvas is first built (it takes most of a
-second), and the plot items are built once and then updated.
+vocabulary markers (:mod:`.chart_vocab`) are drawn by layers, the words come from
+:mod:`.chart_text` and the frame (labels, plot, style, rendering) is :class:`.plot_canvas.PlotCanvas`.
+The plot items are built once and then updated.
 """
 
 from __future__ import annotations
@@ -16,15 +16,15 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QPoint, QPointF, QSize, Qt
-from PySide6.QtGui import QColor, QCursor, QFontMetricsF, QImage, QPainter, QPalette, QResizeEvent, QShowEvent
-from PySide6.QtWidgets import QGraphicsView, QLabel, QSizePolicy, QToolTip, QVBoxLayout, QWidget
+from PySide6.QtCore import QPointF, QSize
+from PySide6.QtGui import QColor, QFontMetricsF, QResizeEvent
+from PySide6.QtWidgets import QWidget
 
 from tokviz.core.analysis.exchange import DEFAULT_EMBEDDING_DIM, ExchangeTable
-from tokviz.core.errors import ExportError
-from tokviz.gui.drawing.chart_bars import AXIS_TITLES, BarGeometry, BarLayer
+from tokviz.gui.drawing.chart_bars import AXIS_TITLES, BarLayer
 from tokviz.gui.drawing.chart_style import (
     EXPORT_SIZE,
+    LARGE_POINT_SIZE,
     VIEWS,
     ChartStyle,
     byte_color,
@@ -41,119 +41,57 @@ from tokviz.gui.drawing.chart_text import (
     title_text,
 )
 from tokviz.gui.drawing.chart_vocab import VocabLayer
-from tokviz.gui.drawing.images import blank_image, check_scale, svg_drawing, write_image
-from tokviz.gui.drawing.svg_flatten import flatten_svg
+from tokviz.gui.drawing.plot_canvas import PlotCanvas, chart_file, write_offscreen
+from tokviz.gui.drawing.sheet import ensure_app
 
 if TYPE_CHECKING:
     import pyqtgraph as pg
 
 
-class ChartCanvas(QWidget):
+class ChartCanvas(PlotCanvas):
     """The drawing of an :class:`ExchangeTable`: title, legend, plot and a caption, in one frame.
 
     It draws what it is given (``show_table``) in one of three views and knows nothing about
     where the numbers came from; exports render this frame, so a PNG or SVG matches the screen.
     """
 
+    svg_title = "tokviz exchange rate"
+
     def __init__(self, parent: QWidget | None = None, show_title: bool = True) -> None:
-        super().__init__(parent)
-        self.setObjectName("chartCanvas")
-        self.setAccessibleName("Exchange rate chart")
-        self.setMinimumSize(360, 260)
-        self.setAutoFillBackground(True)
+        super().__init__(parent, "chart", "Exchange rate chart", QSize(360, 260), show_title)
         self.table: ExchangeTable | None = None
         self.view = "bytes"
-        self.style_ = ChartStyle()
         self.embedding_dim = DEFAULT_EMBEDDING_DIM
         self.slots: list[int] = []
-        self.hover_html: str | None = None
         self.measuring = False
         self.bars = BarLayer(self)
         self.vocab = VocabLayer(self)
-        self.graphics: pg.GraphicsLayoutWidget | None = None
-
-        self.title = QLabel(self)
-        self.title.setObjectName("chartTitle")
-        self.title.setWordWrap(True)
-        # On screen the view picker names the view; exports carry the full title.
-        self.title.setVisible(show_title)
-        self.legend = QLabel(self)
-        self.legend.setObjectName("chartLegend")
-        self.legend.setWordWrap(True)
-        self.legend.setTextFormat(Qt.TextFormat.RichText)
-        self.caption = QLabel(self)
-        self.caption.setObjectName("chartCaption")
-        self.caption.setWordWrap(True)
-        self.caption.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.caption.setAccessibleName("Chart summary")
-        self._layout = QVBoxLayout(self)
-        self._layout.setContentsMargins(12, 8, 12, 8)
-        self._layout.setSpacing(4)
-        self._layout.addWidget(self.title)
-        self._layout.addWidget(self.legend)
-        self._layout.addWidget(self.caption)
 
-    # ---------------------------------------------------------------- building
-    @property
-    def built(self) -> bool:
-        """True once the pyqtgraph items exist."""
-        return self.graphics is not None
-
-    def showEvent(self, event: QShowEvent) -> None:
-        super().showEvent(event)
-        self.build()
-
-    def build(self) -> None:
-        """Create the plot and its items (on first show; tests and the command line call it directly)."""
-        if self.graphics is not None:
-            return
-        import pyqtgraph as pg
-
-        graphics = pg.GraphicsLayoutWidget(self)
-        graphics.setObjectName("chartGraphics")
-        graphics.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
-        graphics.ci.layout.setContentsMargins(0, 4, 8, 0)
-        self._layout.insertWidget(2, graphics, 1)
-        self.graphics = graphics
-        plot = graphics.addPlot(row=0, col=0)
-        plot.setMenuEnabled(False)
-        plot.setMouseEnabled(x=False, y=False)
-        plot.hideButtons()
-        plot.vb.setDefaultPadding(0.0)
-        self.plot = plot
+    def add_items(self, plot: pg.PlotItem) -> None:
+        """The bars' reference lines."""
         self.bars.build()
-        self.hint = pg.TextItem("", anchor=(0.5, 0.5))
-        self.hint.setZValue(20)
-        plot.addItem(self.hint)
-        graphics.scene().sigMouseMoved.connect(self._on_mouse_moved)
-        plot.vb.sigResized.connect(self._fit_labels)
-        self._redraw()
 
     # ---------------------------------------------------------------- settings
     def show_table(self, table: ExchangeTable | None, slots: Sequence[int] | None = None) -> None:
         """Draw ``table``; ``slots`` give each tokenizer's colour slot (default: by order)."""
         self.table = table
         self.slots = list(slots) if slots is not None else self._default_slots(table)
-        self._redraw()
+        self.redraw()
 
     def set_view(self, view: str) -> None:
         """``"bytes"``, ``"attention"`` or ``"vocab"``."""
         if view not in VIEWS:
             raise ValueError(f"unknown chart view {view!r}; choose one of {', '.join(VIEWS)}")
         self.view = view
-        self._redraw()
-
-    def set_style(self, style: ChartStyle) -> None:
-        """Light or dark colours, normal or presentation-size text."""
-        self.style_ = style
-        self._redraw()
+        self.redraw()
 
     def set_measuring(self, on: bool) -> None:
         """Whether numbers are on their way (tokenizers loading, a measurement running): an empty
         chart then says "Measuring…" instead of asking for text."""
         if on != self.measuring:
             self.measuring = on
-            self._redraw()
+            self.redraw()
 
     def empty_hint(self) -> str:
         """What an empty chart says."""
@@ -162,7 +100,7 @@ class ChartCanvas(QWidget):
     def set_embedding_dim(self, d: int) -> None:
         """The model width d in V x d."""
         self.embedding_dim = max(1, int(d))
-        self._redraw()
+        self.redraw()
 
     @staticmethod
     def _default_slots(table: ExchangeTable | None) -> list[int]:
@@ -197,11 +135,6 @@ class ChartCanvas(QWidget):
             out[name] = [float(h) for h in item.opts["height"]]
         return out
 
-    @property
-    def _bar_geometry(self) -> list[BarGeometry]:
-        """Where each bar is drawn (x from, x to, height, input, tokenizer)."""
-        return self.bars.geometry
-
     def floor_level(self) -> float | None:
         """Height of the byte floor line in the bytes-per-token view, None when it is not drawn."""
         if not self.built or self.view != "bytes":
@@ -221,37 +154,16 @@ class ChartCanvas(QWidget):
             return [j for j in range(len(self.table.tokenizers)) if not self.table.is_byte_level(j)]
         return list(range(len(self.table.tokenizers)))
 
-    def _apply_palette(self) -> None:
-        st = self.style_
-        pal = self.palette()
-        for group in (QPalette.ColorGroup.Active, QPalette.ColorGroup.Inactive):
-            pal.setColor(group, QPalette.ColorRole.Window, st.background)
-            pal.setColor(group, QPalette.ColorRole.WindowText, st.foreground)
-            pal.setColor(group, QPalette.ColorRole.Text, st.foreground)
-        self.setPalette(pal)
-        self.title.setFont(st.font(1.3, bold=True))
-        self.legend.setFont(st.font())
-        self.caption.setFont(st.font())
+    def apply_style(self) -> None:
+        """The frame's colours and fonts, and room on the left for the widest tick label and the
+        rotated axis title beside it."""
+        super().apply_style()
         if self.graphics is None:
             return
-        import pyqtgraph as pg
-
-        self.graphics.setBackground(st.background)
-        fg = st.foreground
-        for name in ("left", "bottom"):
-            axis = self.plot.getAxis(name)
-            axis.setPen(pg.mkPen(st.muted, width=st.pen_scale))
-            axis.setTextPen(pg.mkPen(fg))
-            axis.enableAutoSIPrefix(False)
-            axis.setStyle(tickFont=st.font(), tickTextOffset=6, autoExpandTextSpace=True)
-        # Room for the widest tick label and the rotated axis title beside it.
-        metrics = QFontMetricsF(st.font())
-        self.plot.getAxis("left").setStyle(hideOverlappingLabels=False)
-        self.plot.getAxis("left").setWidth(
-            int(metrics.horizontalAdvance("8.88") + metrics.height() * 1.6 + 14)
-        )
-        self.hint.setColor(st.muted)
-        self.hint.setFont(st.font(1.2))
+        metrics = QFontMetricsF(self.style_.font())
+        left = self.plot.getAxis("left")
+        left.setStyle(hideOverlappingLabels=False)
+        left.setWidth(int(metrics.horizontalAdvance("8.88") + metrics.height() * 1.6 + 14))
 
     def set_axis_labels(self, left: str, bottom: str) -> None:
         """Name the axes, in this canvas's style."""
@@ -291,13 +203,13 @@ class ChartCanvas(QWidget):
 
     def graphics_room(self) -> float:
         """The height left for the plot once the title, legend and summary have theirs (pixels)."""
-        margins = self._layout.contentsMargins()
+        margins = self.frame.contentsMargins()
         width = max(1, self.width() - margins.left() - margins.right())
         used = margins.top() + margins.bottom()
         # The summary counts even while hidden (see _fit_caption), so the two decisions never chase each other.
         for label in (self.title, self.legend, self.caption):
             if not label.isHidden() or label is self.caption:
-                used += label.heightForWidth(width) + self._layout.spacing()
+                used += label.heightForWidth(width) + self.frame.spacing()
         return float(self.height() - used)
 
     def _fit_caption(self) -> None:
@@ -332,8 +244,9 @@ class ChartCanvas(QWidget):
         line = QFontMetricsF(self.style_.font()).height()
         self.graphics.setMinimumHeight(height + int(line * top_lines) + 100)
 
-    def _redraw(self) -> None:
-        self._apply_palette()
+    def redraw(self) -> None:
+        """Draw the table in the current view and style (the bars or the vocabulary markers)."""
+        super().redraw()
         table = self.table
         self.caption.setText(caption_text(table, self.view, self.embedding_dim))
         self.title.setText(title_text(self.view, self.embedding_dim))
@@ -352,7 +265,7 @@ class ChartCanvas(QWidget):
             self.plot.hideAxis("top")
             self.bars.draw()
         self.legend.setText(self._legend_html())
-        self._fit_labels()
+        self.fit_to_size()
 
     def _legend_html(self) -> str:
         table = self.table
@@ -361,7 +274,7 @@ class ChartCanvas(QWidget):
         columns = self.bar_columns() if self.view == "bytes" else list(range(len(table.tokenizers)))
         return legend_html(table, self.view, self.style_, columns, self.color_of)
 
-    def _fit_labels(self) -> None:
+    def fit_to_size(self) -> None:
         """Give bars the longest value labels that fit over them (none at tiny sizes), and place the
         vocabulary view's labels where they overlap nothing."""
         if self.graphics is None:
@@ -407,58 +320,55 @@ class ChartCanvas(QWidget):
             return []
         return [(self.table.tokenizers[j], at) for j, at in self.vocab.scene_positions()]
 
-    def _on_mouse_moved(self, pos: QPointF) -> None:
-        if self.graphics is None or not self.plot.vb.sceneBoundingRect().contains(pos):
-            self.hover_html = None
-            QToolTip.hideText()
-            return
-        if self.view == "vocab":
-            text = self._describe_scene(pos)
-        else:
-            point = self.plot.vb.mapSceneToView(pos)
-            text = self.describe_at(point.x(), point.y())
-        self.hover_html = text
-        if text is None:
-            QToolTip.hideText()
-        else:
-            QToolTip.showText(QCursor.pos(), text, self.graphics)
+    def numbers_csv(self) -> str:
+        """The table as CSV (with the V x d of the current model width)."""
+        if self.table is None:
+            raise ValueError("the chart has no numbers yet")
+        return self.table.to_csv(self.embedding_dim)
 
-    # ---------------------------------------------------------------- rendering
-    def render_image(self, scale: float = 1.0) -> QImage:
-        """The frame as it looks now, at ``scale`` device pixels per logical pixel."""
-        self.build()
-        image, painter = blank_image(self.size(), scale, self.style_.background)
-        self._render_into(painter)
-        painter.end()
-        return image
-
-    def svg_bytes(self, title: str = "tokviz exchange rate") -> bytes:
-        """The frame as SVG (text stays text, bars stay rectangles, plot coordinates baked into pixels)."""
-        self.build()
-        svg = svg_drawing(
-            self.size(),
-            self.logicalDpiY(),
-            self.style_.background,
-            self._render_into,
-            title,
-            self.caption.text(),
+    def write_slide(self, out: Path, scale: float) -> None:
+        """The chart as shown (view, colours, model width), at the slide's size and text size."""
+        if self.table is None:
+            raise ValueError("the chart has no numbers yet")
+        style = replace(self.style_, large_point_size=LARGE_POINT_SIZE)
+        write_chart(
+            self.table,
+            out,
+            view=self.view,
+            scale=scale,
+            style=style,
+            embedding_dim=self.embedding_dim,
+            slots=self.slots,
         )
-        return flatten_svg(svg)
 
-    def _render_into(self, painter: QPainter) -> None:
-        graphics = self.graphics
-        assert graphics is not None
-        # The view caches its background as a bitmap; a vector export must not contain that picture.
-        mode = graphics.cacheMode()
-        graphics.setCacheMode(QGraphicsView.CacheModeFlag.CacheNone)
-        QToolTip.hideText()
-        try:
-            self.render(painter, QPoint(0, 0))
-        finally:
-            graphics.setCacheMode(mode)
+    def hover_text(self, pos: QPointF) -> str | None:
+        """The numbers of the bar or marker under the scene point ``pos``, as HTML."""
+        if not self.plot.vb.sceneBoundingRect().contains(pos):
+            return None
+        if self.view == "vocab":
+            return self._describe_scene(pos)
+        point = self.plot.vb.mapSceneToView(pos)
+        return self.describe_at(point.x(), point.y())
 
 
 # ----------------------------------------------------------------------------- offscreen rendering
+def chart_of(
+    table: ExchangeTable,
+    view: str,
+    style: ChartStyle | None,
+    embedding_dim: int,
+    slots: Sequence[int] | None,
+    show_title: bool = True,
+) -> ChartCanvas:
+    """A canvas (not yet shown) that draws ``table`` in ``view`` and ``style``."""
+    canvas = ChartCanvas(show_title=show_title)
+    canvas.set_style(style or ChartStyle())
+    canvas.set_embedding_dim(embedding_dim)
+    canvas.view = view if view in VIEWS else "bytes"
+    canvas.show_table(table, slots)
+    return canvas
+
+
 def render_canvas(
     table: ExchangeTable,
     *,
@@ -474,21 +384,8 @@ def render_canvas(
 
     Needs a QApplication. The caller owns the canvas (``deleteLater`` it when done).
     """
-    from PySide6.QtWidgets import QApplication
-
-    canvas = ChartCanvas(show_title=show_title)
-    canvas.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen)
-    canvas.set_style(style or ChartStyle())
-    canvas.set_embedding_dim(embedding_dim)
-    canvas.view = view if view in VIEWS else "bytes"
-    canvas.resize(size)
-    canvas.build()
-    canvas.show_table(table, slots)
-    canvas.show()
-    # Lay out the frame and the plot (layout requests are posted events) before painting.
-    QApplication.sendPostedEvents()
-    QApplication.processEvents()
-    canvas._fit_labels()
+    canvas = chart_of(table, view, style, embedding_dim, slots, show_title)
+    canvas.show_offscreen(size)
     return canvas
 
 
@@ -504,17 +401,8 @@ def write_chart(
     size: QSize = EXPORT_SIZE,
 ) -> Path:
     """Write the chart of ``table`` as PNG (at ``scale``) or SVG, chosen by the file's extension."""
-    out = Path(path)
-    if out.suffix.lower() not in (".png", ".svg"):
-        raise ExportError(f"{out.name}: the chart can be written as .png or .svg")
-    check_scale(scale)
-    style = replace(style or ChartStyle(), pen_scale=scale if out.suffix.lower() == ".png" else 1.0)
-    canvas = render_canvas(table, view=view, style=style, embedding_dim=embedding_dim, slots=slots, size=size)
-    try:
-        return write_image(canvas, out, scale)
-    finally:
-        canvas.hide()
-        canvas.deleteLater()
+    out, style = chart_file(path, scale, style)
+    return write_offscreen(chart_of(table, view, style, embedding_dim, slots), out, scale, size)
 
 
 def plot_compare_rows(
@@ -529,10 +417,7 @@ def plot_compare_rows(
     embedding_dim: int = DEFAULT_EMBEDDING_DIM,
 ) -> Path:
     """Draw ``tokviz compare`` rows (labelled as the user named the tokenizers) into a PNG or SVG file."""
-    from PySide6.QtWidgets import QApplication
-
-    app = QApplication.instance() or QApplication(["tokviz"])
-    assert app is not None
+    ensure_app()
     renamed = short_labels([str(r["input"]) for r in rows])
     table = ExchangeTable.from_rows([dict(r, input=renamed[str(r["input"])]) for r in rows], vocab_sizes)
     return write_chart(

@@ -19,7 +19,7 @@ from tokviz.gui.drawing.chart_text import esc
 if TYPE_CHECKING:
     import pyqtgraph as pg
 
-    from tokviz.gui.drawing.chart_canvas import ChartCanvas
+    from tokviz.gui.drawing.chart_surface import ChartSurface
 
 
 def code_point_note(vocab_size: int) -> str:
@@ -33,9 +33,9 @@ def code_point_note(vocab_size: int) -> str:
 
 
 class VocabLayer:
-    """The markers and labels of one :class:`ChartCanvas`'s vocabulary view."""
+    """The markers and labels of the vocabulary view on one chart canvas (a :class:`ChartSurface`)."""
 
-    def __init__(self, canvas: ChartCanvas) -> None:
+    def __init__(self, canvas: ChartSurface) -> None:
         self.canvas = canvas
         # A marker and its label per tokenizer drawn, and that tokenizer's column in the table.
         self.marks: list[tuple[pg.ScatterPlotItem, pg.TextItem]] = []

@@ -4,25 +4,24 @@
 (dearest first under the first tokenizer), one series per tokenizer in the exchange-rate chart's
 colours, a line at 1× (the reference), a legend and a caption naming the dearest languages.
 :func:`plot_parity` renders it offscreen for ``tokviz parity --plot``; the chart panel's parity view
-shows the same canvas, so a PNG or SVG matches the screen. pyqtgraph is imported on first build.
+shows the same canvas, so a PNG or SVG matches the screen. The frame (labels, plot, style,
+rendering) is :class:`.plot_canvas.PlotCanvas`, as the exchange-rate chart's is.
 """
 
 from __future__ import annotations
 
 import html
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QPoint, QPointF, QSize, Qt
-from PySide6.QtGui import QColor, QCursor, QFontMetricsF, QImage, QPainter, QPalette, QResizeEvent, QShowEvent
-from PySide6.QtWidgets import QGraphicsView, QLabel, QSizePolicy, QToolTip, QVBoxLayout, QWidget
+from PySide6.QtCore import QPointF, QSize, Qt
+from PySide6.QtGui import QColor, QFontMetricsF, QResizeEvent
+from PySide6.QtWidgets import QWidget
 
-from tokviz.core.analysis.parity import ParityTable
-from tokviz.core.errors import ExportError
+from tokviz.core.analysis.parity import ParityTable, parity_csv
 from tokviz.gui.drawing.chart_style import EXPORT_SIZE, ChartStyle, series_color
-from tokviz.gui.drawing.images import blank_image, check_scale, svg_drawing, write_image
-from tokviz.gui.drawing.svg_flatten import flatten_svg
+from tokviz.gui.drawing.plot_canvas import PlotCanvas, chart_file, write_offscreen
+from tokviz.gui.drawing.sheet import ensure_app
 
 if TYPE_CHECKING:
     import pyqtgraph as pg
@@ -56,84 +55,33 @@ def axis_title(table: ParityTable | None, room: float, metrics: QFontMetricsF) -
     return full if metrics.horizontalAdvance(full) + 8 <= room else "premium (×)"
 
 
-class ParityCanvas(QWidget):
+class ParityCanvas(PlotCanvas):
     """The drawing of a :class:`ParityTable`: title, legend, bars and a caption, in one frame."""
 
+    svg_title = "tokviz parity across languages"
+
     def __init__(self, parent: QWidget | None = None, show_title: bool = True) -> None:
-        super().__init__(parent)
-        self.setObjectName("parityCanvas")
-        self.setAccessibleName("Parity across languages chart")
-        self.setMinimumSize(360, 220)
-        self.setAutoFillBackground(True)
+        super().__init__(parent, "parity", "Parity across languages chart", QSize(360, 220), show_title)
         self.table: ParityTable | None = None
-        self.style_ = ChartStyle()
         self.order: list[int] = []
-        self.graphics: pg.GraphicsLayoutWidget | None = None
         self.bars: list[pg.BarGraphItem] = []
         self.tick_form = "name"
-
-        self.title = QLabel(self)
-        self.title.setObjectName("parityTitle")
-        self.title.setVisible(show_title)
-        self.legend = QLabel(self)
-        self.legend.setObjectName("parityLegend")
-        self.legend.setWordWrap(True)
-        self.legend.setTextFormat(Qt.TextFormat.RichText)
-        self.caption = QLabel(self)
-        self.caption.setObjectName("parityCaption")
-        self.caption.setWordWrap(True)
         self.caption.setTextFormat(Qt.TextFormat.RichText)
-        self.caption.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self._layout = QVBoxLayout(self)
-        self._layout.setContentsMargins(12, 8, 12, 8)
-        self._layout.setSpacing(4)
-        self._layout.addWidget(self.title)
-        self._layout.addWidget(self.legend)
-        self._layout.addWidget(self.caption)
 
-    # ---------------------------------------------------------------- building
-    def showEvent(self, event: QShowEvent) -> None:
-        super().showEvent(event)
-        self.build()
-
-    def build(self) -> None:
-        """Create the plot (on first show; the command line calls it directly)."""
-        if self.graphics is not None:
-            return
+    def add_items(self, plot: pg.PlotItem) -> None:
+        """The line at 1×, the reference language."""
         import pyqtgraph as pg
 
-        graphics = pg.GraphicsLayoutWidget(self)
-        graphics.setObjectName("parityGraphics")
-        graphics.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
-        graphics.ci.layout.setContentsMargins(0, 4, 8, 0)
-        self._layout.insertWidget(2, graphics, 1)
-        self.graphics = graphics
-        plot = graphics.addPlot(row=0, col=0)
-        plot.setMenuEnabled(False)
-        plot.setMouseEnabled(x=False, y=False)
-        plot.hideButtons()
-        plot.vb.setDefaultPadding(0.0)
-        self.plot = plot
         self.reference_line = pg.InfiniteLine(pos=1.0, angle=0)
         self.reference_line.setZValue(10)
         plot.addItem(self.reference_line)
-        self.hint = pg.TextItem("", anchor=(0.5, 0.5))
-        plot.addItem(self.hint)
-        plot.vb.sigResized.connect(self._fit_ticks)
-        graphics.scene().sigMouseMoved.connect(self._on_mouse_moved)
-        self._redraw()
 
     # ---------------------------------------------------------------- settings
     def show_table(self, table: ParityTable | None) -> None:
         """Draw ``table`` (None: nothing to show)."""
         self.table = table
         self.order = language_order(table) if table is not None else []
-        self._redraw()
-
-    def set_style(self, style: ChartStyle) -> None:
-        """Light or dark, normal or presentation size."""
-        self.style_ = style
-        self._redraw()
+        self.redraw()
 
     def color_of(self, j: int) -> QColor:
         """Tokenizer ``j``'s colour: the exchange-rate chart's series colours, in order."""
@@ -164,36 +112,21 @@ class ParityCanvas(QWidget):
         return [lang.name for lang in languages]
 
     # ---------------------------------------------------------------- drawing
-    def _apply_palette(self) -> None:
-        st = self.style_
-        pal = self.palette()
-        for group in (QPalette.ColorGroup.Active, QPalette.ColorGroup.Inactive):
-            pal.setColor(group, QPalette.ColorRole.Window, st.background)
-            pal.setColor(group, QPalette.ColorRole.WindowText, st.foreground)
-        self.setPalette(pal)
-        self.title.setFont(st.font(1.3, bold=True))
-        self.legend.setFont(st.font())
-        self.caption.setFont(st.font())
+    def apply_style(self) -> None:
+        """The frame's colours and fonts, unmarked language ticks, the axis title and the 1× line."""
+        super().apply_style()
         if self.graphics is None:
             return
         import pyqtgraph as pg
 
-        self.graphics.setBackground(st.background)
-        for name in ("left", "bottom"):
-            axis = self.plot.getAxis(name)
-            axis.setPen(pg.mkPen(st.muted, width=st.pen_scale))
-            axis.setTextPen(pg.mkPen(st.foreground))
-            axis.enableAutoSIPrefix(False)
-            axis.setStyle(tickFont=st.font(), tickTextOffset=6)
+        st = self.style_
         self.plot.getAxis("bottom").setStyle(tickLength=0)
         self._set_axis_title()
-        pen = pg.mkPen(st.muted, width=1.5 * st.pen_scale, style=Qt.PenStyle.DashLine)
-        self.reference_line.setPen(pen)
-        self.hint.setColor(st.muted)
-        self.hint.setFont(st.font(1.2))
+        self.reference_line.setPen(pg.mkPen(st.muted, width=1.5 * st.pen_scale, style=Qt.PenStyle.DashLine))
 
-    def _redraw(self) -> None:
-        self._apply_palette()
+    def redraw(self) -> None:
+        """Draw the table's bars, dearest language first, in the current style."""
+        super().redraw()
         table = self.table
         self.title.setText(
             f"Parity across languages: tokens over {html.escape(table.reference.name)}'s for the same text"
@@ -228,7 +161,7 @@ class ParityCanvas(QWidget):
             self.bars.append(bars)
         top = max((v for values in heights.values() for v in values), default=1.0)
         self.plot.setRange(xRange=(-0.6, n_lang - 0.4), yRange=(0, max(1.2, top * 1.08)), padding=0)
-        self._fit_ticks()
+        self.fit_to_size()
 
     def _legend_html(self) -> str:
         table = self.table
@@ -244,7 +177,7 @@ class ParityCanvas(QWidget):
         parts.append(f"<span style='white-space:nowrap'>{line}&nbsp;{html.escape(key)}</span>")
         return "&nbsp;&nbsp; ".join(parts)
 
-    def _fit_ticks(self) -> None:
+    def fit_to_size(self) -> None:
         """Name the languages under their bars: full names where they fit, on two rows where one is
         too narrow, else codes (the caption names the dearest in full)."""
         if self.graphics is None or self.table is None or not self.order:
@@ -286,49 +219,27 @@ class ParityCanvas(QWidget):
                 lines.append(f"{tok}: {row.tokens:,} tokens, {row.premium:.2f}× {table.reference.name}")
         return "\n".join(lines)
 
-    def _on_mouse_moved(self, pos: QPointF) -> None:
+    def numbers_csv(self) -> str:
+        """Every tokenizer's tokens and premium per language, as CSV."""
+        if self.table is None:
+            raise ValueError("the parity chart has no numbers yet")
+        return parity_csv(self.table)
+
+    def write_slide(self, out: Path, scale: float) -> None:
+        """The chart as shown, at the slide's size."""
+        if self.table is None:
+            raise ValueError("the parity chart has no numbers yet")
+        write_parity_chart(self.table, out, scale=scale, style=self.style_)
+
+    def hover_text(self, pos: QPointF) -> str | None:
+        """The language under the scene point ``pos`` (over its bars or its name), in words."""
         if not self.plot.sceneBoundingRect().contains(pos):
-            QToolTip.hideText()
-            return
-        x = self.plot.vb.mapSceneToView(pos).x()
-        text = self.describe(round(x))
-        if text:
-            QToolTip.showText(QCursor.pos(), text, self)
-        else:
-            QToolTip.hideText()
+            return None
+        return self.describe(round(self.plot.vb.mapSceneToView(pos).x())) or None
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
-        self._fit_ticks()
-
-    # ---------------------------------------------------------------- rendering
-    def render_image(self, scale: float = 1.0) -> QImage:
-        """The frame as it looks now, at ``scale`` device pixels per logical pixel."""
-        self.build()
-        image, painter = blank_image(self.size(), scale, self.style_.background)
-        self._render_into(painter)
-        painter.end()
-        return image
-
-    def svg_bytes(self, title: str = "tokviz parity across languages") -> bytes:
-        """The frame as SVG (text stays text, bars stay rectangles)."""
-        self.build()
-        paint = self._render_into
-        svg = svg_drawing(
-            self.size(), self.logicalDpiY(), self.style_.background, paint, title, self.caption.text()
-        )
-        return flatten_svg(svg)
-
-    def _render_into(self, painter: QPainter) -> None:
-        graphics = self.graphics
-        assert graphics is not None
-        mode = graphics.cacheMode()
-        graphics.setCacheMode(QGraphicsView.CacheModeFlag.CacheNone)
-        QToolTip.hideText()
-        try:
-            self.render(painter, QPoint(0, 0))
-        finally:
-            graphics.setCacheMode(mode)
+        self.fit_to_size()
 
 
 def write_parity_chart(
@@ -340,36 +251,16 @@ def write_parity_chart(
     size: QSize = EXPORT_SIZE,
 ) -> Path:
     """Write the chart of ``table`` as PNG (at ``scale``) or SVG, chosen by the file's extension."""
-    from PySide6.QtWidgets import QApplication
-
-    out = Path(path)
-    if out.suffix.lower() not in (".png", ".svg"):
-        raise ExportError(f"{out.name}: the chart can be written as .png or .svg")
-    check_scale(scale)
-    style = replace(style or ChartStyle(), pen_scale=scale if out.suffix.lower() == ".png" else 1.0)
+    out, style = chart_file(path, scale, style)
     canvas = ParityCanvas()
-    canvas.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen)
-    canvas.resize(size)
     canvas.set_style(style)
-    canvas.build()
     canvas.show_table(table)
-    canvas.show()
-    QApplication.sendPostedEvents()
-    QApplication.processEvents()
-    canvas._fit_ticks()
-    try:
-        return write_image(canvas, out, scale)
-    finally:
-        canvas.hide()
-        canvas.deleteLater()
+    return write_offscreen(canvas, out, scale, size)
 
 
 def plot_parity(
     table: ParityTable, path: str | Path, *, scale: float = 1.0, dark: bool = False, large: bool = False
 ) -> Path:
     """Draw a ``tokviz parity`` table into a PNG or SVG file (makes the QApplication it needs)."""
-    from PySide6.QtWidgets import QApplication
-
-    app = QApplication.instance() or QApplication(["tokviz"])
-    assert app is not None
+    ensure_app()
     return write_parity_chart(table, path, scale=scale, style=ChartStyle(dark, large))

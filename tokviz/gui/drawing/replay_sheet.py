@@ -22,8 +22,7 @@ from tokviz.core.bpe.merges import MergeStep
 from tokviz.core.pretok.bytes_ import printable_token
 from tokviz.core.training.replay import Replay
 from tokviz.gui.drawing.chips import ChipStyle, is_partial, paint_chip
-from tokviz.gui.drawing.images import write_image
-from tokviz.gui.drawing.sheet import PAD, check_pixels, ensure_app, prepare_sheet
+from tokviz.gui.drawing.sheet import PAD, ensure_app, prepare_sheet, write_sheet
 from tokviz.gui.style.fonts import mono_font, sans_font
 from tokviz.gui.style.theme import TokenColors, colour_indices
 
@@ -273,10 +272,4 @@ def render_replay(
     ensure_app()
     sheet = ReplaySheet(replay, title, subtitle, dark=dark, only_changes=only_changes)
     sheet.show()
-    try:
-        if Path(path).suffix.lower() == ".png":
-            check_pixels(sheet, scale)
-        return write_image(sheet, path, scale, title="tokviz merge table")
-    finally:
-        sheet.hide()
-        sheet.deleteLater()
+    return write_sheet(sheet, path, scale, "tokviz merge table")

@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TypedDict, Unpack
 
 from PySide6.QtCore import QSize, Qt
 from PySide6.QtGui import (
@@ -18,8 +19,7 @@ from PySide6.QtWidgets import QLabel, QPlainTextEdit, QWidget
 
 from tokviz.core.bpe.tokenizer import Tokenizer
 from tokviz.gui.drawing.chips import LegendBar
-from tokviz.gui.drawing.images import write_image
-from tokviz.gui.drawing.sheet import PAD, check_pixels, ensure_app, prepare_sheet
+from tokviz.gui.drawing.sheet import PAD, ensure_app, prepare_sheet, write_sheet
 from tokviz.gui.style.fonts import mono_font, sans_font
 from tokviz.gui.style.theme import TokenColors
 from tokviz.gui.text.display import DisplayOptions
@@ -168,17 +168,21 @@ class StripSheet(QWidget):
         self.resize(inner + 2 * PAD, y + PAD)
 
 
+class StripOptions(TypedDict, total=False):
+    """How :func:`strip_sheet` and :func:`render_strips` draw, as :class:`StripSheet` takes it
+    (every one optional, with the sheet's defaults)."""
+
+    dark: bool
+    show_ids: bool
+    whitespace: bool
+    point_size: float
+    max_width: int
+    colors: TokenColors | None
+    tables: Sequence[TokenTable | None]
+
+
 def strip_sheet(
-    text: str,
-    tokenizers: Sequence[tuple[str, Tokenizer]],
-    *,
-    dark: bool = False,
-    show_ids: bool = False,
-    whitespace: bool = False,
-    point_size: float = DEFAULT_POINT_SIZE,
-    max_width: int = DEFAULT_WIDTH,
-    colors: TokenColors | None = None,
-    tables: Sequence[TokenTable | None] = (),
+    text: str, tokenizers: Sequence[tuple[str, Tokenizer]], **options: Unpack[StripOptions]
 ) -> StripSheet:
     """An offscreen sheet of ``text`` as strips: what ``tokviz render`` and the window's view exports draw.
 
@@ -191,18 +195,7 @@ def strip_sheet(
     if len(text) > MAX_RENDER_CHARS:
         note = f"first {MAX_RENDER_CHARS:,} of {len(text):,} characters"
         text = text[:MAX_RENDER_CHARS]
-    return StripSheet(
-        text,
-        tokenizers,
-        dark=dark,
-        show_ids=show_ids,
-        whitespace=whitespace,
-        point_size=point_size,
-        max_width=max_width,
-        colors=colors,
-        note=note,
-        tables=tables,
-    )
+    return StripSheet(text, tokenizers, note=note, **options)
 
 
 def render_strips(
@@ -211,31 +204,10 @@ def render_strips(
     path: str | Path,
     *,
     scale: float = 2.0,
-    dark: bool = False,
-    show_ids: bool = False,
-    whitespace: bool = False,
-    point_size: float = DEFAULT_POINT_SIZE,
-    max_width: int = DEFAULT_WIDTH,
-    colors: TokenColors | None = None,
+    **options: Unpack[StripOptions],
 ) -> Path:
     """Draw ``text`` as one token strip per ``(name, tokenizer)`` into a PNG (at ``scale``) or SVG file.
 
     Texts over :data:`MAX_RENDER_CHARS` characters are cut there, and the image says so.
     """
-    sheet = strip_sheet(
-        text,
-        tokenizers,
-        dark=dark,
-        show_ids=show_ids,
-        whitespace=whitespace,
-        point_size=point_size,
-        max_width=max_width,
-        colors=colors,
-    )
-    try:
-        if Path(path).suffix.lower() == ".png":
-            check_pixels(sheet, scale)
-        return write_image(sheet, path, scale, title="tokviz token strips")
-    finally:
-        sheet.hide()
-        sheet.deleteLater()
+    return write_sheet(strip_sheet(text, tokenizers, **options), path, scale, "tokviz token strips")

@@ -32,7 +32,7 @@ def curve_points(curve: SweepCurve, count: int = _POINTS) -> tuple[np.ndarray, n
     """``(sizes, bytes per token)`` of ``curve`` at up to ``count`` steps spread evenly on a log axis."""
     sizes = curve.sizes
     picks = np.unique(np.geomspace(sizes[0], sizes[-1], num=min(count, len(sizes))).round().astype(np.int64))
-    steps = np.clip(picks - sizes[0], 0, len(sizes) - 1)
+    steps = np.searchsorted(sizes, picks).clip(0, len(sizes) - 1)
     return sizes[steps], curve.bytes_per_token[steps]
 
 
@@ -59,7 +59,7 @@ def paint_sweep(painter: QPainter, area: QRectF, sweep: Sweep, dark: bool) -> No
     painter.fillRect(area, QColor("#1e1e1e" if dark else "#ffffff"))
     left, top, right, bottom = _MARGIN
     plot = area.adjusted(left, top, -right, -bottom)
-    low, high = sweep.base_size, sweep.base_size + max(sweep.merge_count, 1)
+    low, high = sweep.size_of(0), sweep.size_of(sweep.merge_count)  # a sweep has one merge or more
     finite = [v for c in sweep.curves for v in c.bytes_per_token.tolist() if math.isfinite(v)]
     y_low, y_high = (min(finite), max(finite)) if finite else (0.0, 1.0)
     y_low, y_high = math.floor(y_low * 2) / 2, math.ceil(y_high * 2) / 2 + (0.5 if y_high == y_low else 0)

@@ -9,12 +9,15 @@ lists every text with its rectangle and the width it needs, so tests can check n
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from PySide6.QtCore import QPointF, QRectF, QSizeF, Qt
+from PySide6.QtCore import QByteArray, QPointF, QRectF, QSizeF, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QImage, QPainter, QPen
+from PySide6.QtSvg import QSvgRenderer
 
+from tokviz.core.lecture.deck_assets import PictureData
 from tokviz.core.lecture.slides import (
     Bars,
     Block,
@@ -61,6 +64,22 @@ def _font(kind: str, scale: float) -> QFont:
     font = mono_font(size * scale) if mono else sans_font(size * scale, bold=bold)
     font.setPixelSize(max(1, round(size * scale)))
     return font
+
+
+_WIDTHS: dict[tuple[str, str], float] = {}
+_WIDTHS_KEPT = 200_000
+
+
+def _width(fm: QFontMetricsF, font_key: str, text: str) -> float:
+    """``fm.horizontalAdvance(text)``, measured once per font and text: the fitting loop tries the
+    same sizes on every slide, and a handout per step lays out the same labels on every page."""
+    key = (font_key, text)
+    width = _WIDTHS.get(key)
+    if width is None:
+        if len(_WIDTHS) >= _WIDTHS_KEPT:
+            _WIDTHS.clear()
+        width = _WIDTHS[key] = fm.horizontalAdvance(text)
+    return width
 
 
 @dataclass(frozen=True)
@@ -185,6 +204,7 @@ class SlideLayout:
         cap_rect = QRectF(x, y, width, cap_h)
         self._text(block.caption, cap_rect, cap_font)
         fm, sm = QFontMetricsF(chip_font), QFontMetricsF(sub_font)
+        chip_key, sub_key = chip_font.key(), sub_font.key()
         pad, gap = 9 * scale, 5 * scale
         has_sub = any(c.sub for c in block.chips)
         chip_h = fm.height() + (sm.height() if has_sub else 0) + 2 * pad * 0.6
@@ -192,7 +212,7 @@ class SlideLayout:
         cx, cy = x, y + cap_h + 6 * scale
         for chip in block.chips:
             label = chip.label
-            need = max(fm.horizontalAdvance(label), sm.horizontalAdvance(chip.sub)) + 2 * pad
+            need = max(_width(fm, chip_key, label), _width(sm, sub_key, chip.sub)) + 2 * pad
             if need > width:  # a box wider than the whole line: its label is elided, visibly
                 label = fm.elidedText(label, Qt.TextElideMode.ElideRight, width - 2 * pad)
                 self.elided.append(chip.label)
@@ -201,7 +221,7 @@ class SlideLayout:
                 cx, cy = x, cy + chip_h + gap
             rect = QRectF(cx, cy, need, chip_h)
             boxes.append((chip, rect, label))
-            self.items.append(TextItem(label, rect.adjusted(pad, 0, -pad, 0), fm.horizontalAdvance(label)))
+            self.items.append(TextItem(label, rect.adjusted(pad, 0, -pad, 0), _width(fm, chip_key, label)))
             cx += need + gap
         height = (cy - y) + (chip_h if block.chips else 0)
         text_colour = self.colors.text
@@ -266,10 +286,11 @@ class SlideLayout:
     def _table(self, block: Table, x: float, y: float, width: float, scale: float) -> _Placed:
         font, head = _font("table", scale), _font("head", scale)
         fm, hm = QFontMetricsF(font), QFontMetricsF(head)
+        font_key, head_key = font.key(), head.key()
         pad = 14 * scale
-        widths = [hm.horizontalAdvance(h) for h in block.headers]
+        widths = [_width(hm, head_key, h) for h in block.headers]
         for row in block.rows:
-            widths = [max(w, fm.horizontalAdvance(c)) for w, c in zip(widths, row)]
+            widths = [max(w, _width(fm, font_key, c)) for w, c in zip(widths, row)]
         widths = [w + 2 * pad for w in widths]
         row_h = fm.height() * 1.35
         height = hm.height() * 1.4 + row_h * len(block.rows)
@@ -288,7 +309,8 @@ class SlideLayout:
                 cells.append((c, QRectF(cx + pad, ry, widths[i] - 2 * pad, row_h), block.right[i], font))
                 cx += widths[i]
         for text, rect, _right, f in cells:
-            self.items.append(TextItem(text, rect, QFontMetricsF(f).horizontalAdvance(text)))
+            needed = _width(fm, font_key, text) if f is font else _width(hm, head_key, text)
+            self.items.append(TextItem(text, rect, needed))
         total = sum(widths)
 
         def paint(p: QPainter, s: float) -> None:
@@ -369,21 +391,20 @@ class SlideLayout:
         return _Placed(height, paint)
 
     def _picture(self, block: Picture, x: float, y: float, width: float, scale: float) -> _Placed:
-        image = QImage(block.path)
+        drawn = _Drawable.of(block.picture)
         cap = _font("caption", scale)
         cm = QFontMetricsF(cap)
         room = self.size.height() - MARGIN - y - cm.height() - 8
-        if image.isNull():
-            return self._words(Words(f"cannot read the picture {block.path}", tone="bad"), x, y, width, scale)
-        ratio = min(width / image.width(), max(room, 60.0) / image.height())
-        target = QRectF(
-            x + (width - image.width() * ratio) / 2, y, image.width() * ratio, image.height() * ratio
-        )
+        if drawn is None:
+            shown = f"cannot read the picture {block.picture.name}"
+            return self._words(Words(shown, tone="bad"), x, y, width, scale)
+        ratio = min(width / drawn.width, max(room, 60.0) / drawn.height)
+        target = QRectF(x + (width - drawn.width * ratio) / 2, y, drawn.width * ratio, drawn.height * ratio)
         cap_rect = QRectF(x, target.bottom() + 6, width, cm.height())
         self._text(block.caption, cap_rect, cap)
 
         def paint(p: QPainter, _s: float) -> None:
-            p.drawImage(target, image)
+            drawn.draw(p, target)
             p.setFont(cap)
             p.setPen(self.colors.muted)
             p.drawText(cap_rect, int(Qt.AlignmentFlag.AlignHCenter), block.caption)
@@ -431,6 +452,39 @@ class SlideLayout:
     def clipped(self) -> list[TextItem]:
         """Texts whose rectangle is narrower than the text needs (a slide shows none)."""
         return [item for item in self.items if item.needed > item.rect.width() + 0.5]
+
+
+class _Drawable:
+    """A checked picture made ready to draw: a PNG decoded from its bytes, an SVG drawn as vectors
+    (never rasterised at the size it claims). The bytes were checked by the core, so nothing here
+    reads a file."""
+
+    def __init__(self, width: float, height: float, image: QImage | None, svg: QSvgRenderer | None) -> None:
+        self.width, self.height = width, height
+        self.image, self.svg = image, svg
+
+    @classmethod
+    @functools.lru_cache(maxsize=4)  # a layout is tried at several sizes; decode once
+    def of(cls, picture: PictureData) -> _Drawable | None:
+        """The picture ready to draw, or None when Qt cannot decode it."""
+        if picture.kind == "png":
+            image = QImage.fromData(picture.data)  # checked to start as a PNG
+            return None if image.isNull() else cls(image.width(), image.height(), image, None)
+        svg = QSvgRenderer(QByteArray(picture.data))
+        if not svg.isValid():
+            return None
+        box = svg.viewBoxF()
+        size = svg.defaultSize()
+        width, height = (size.width(), size.height()) if not size.isEmpty() else (box.width(), box.height())
+        if not (width > 0 and height > 0):
+            width = height = 1.0
+        return cls(width, height, None, svg)
+
+    def draw(self, painter: QPainter, target: QRectF) -> None:
+        if self.image is not None:
+            painter.drawImage(target, self.image)
+        elif self.svg is not None:
+            self.svg.render(painter, target)
 
 
 def paint_scaled(painter: QPainter, layout: SlideLayout, target: QRectF, background: QColor) -> None:

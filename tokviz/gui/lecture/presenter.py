@@ -2,18 +2,20 @@
 
 It shows the slide the audience sees, the next step or slide, the speaker notes, the time since
 the lecture started and a line of the keys that drive it. Keys pressed here drive the projected
-deck too, so the clicker works whichever window has the focus.
+deck too, so the clicker works whichever window has the focus. :func:`start_lecture` puts the
+deck on the last screen and, when there are two or more, this window on the first.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from PySide6.QtCore import QRectF, Qt, QTimer
-from PySide6.QtGui import QKeyEvent, QPainter, QPaintEvent
+from PySide6.QtGui import QGuiApplication, QKeyEvent, QPainter, QPaintEvent, QScreen
 from PySide6.QtWidgets import QGridLayout, QLabel, QTextBrowser, QWidget
 
+from tokviz.core.lecture.deck import Deck
 from tokviz.core.lecture.slides import SlideContent
 from tokviz.gui.lecture.paint import SlideLayout, canvas_size, paint_scaled
 from tokviz.gui.lecture.show import KEY_HINT, LectureView
@@ -151,3 +153,26 @@ class PresenterWindow(QWidget):
     def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802 - Qt's name
         """The clicker's keys drive the projected deck from here too."""
         self.view.keyPressEvent(event)
+
+
+def start_lecture(deck: Deck, dark: bool = False, screens: Sequence[object] = ()) -> LectureView:
+    """Open the deck full screen; with two screens or more it goes on the last one and a presenter
+    window (current and next slide, notes, elapsed time) opens on the first."""
+    view = LectureView(deck, dark)
+    all_screens = list(screens) or QGuiApplication.screens()
+    target = all_screens[-1] if all_screens else None
+    if isinstance(target, QScreen):
+        view.setScreen(target)
+        view.setGeometry(target.geometry())
+    if len(all_screens) >= 2:
+        presenter = PresenterWindow(view)
+        view.presenter = presenter
+        first = all_screens[0]
+        if isinstance(first, QScreen):
+            presenter.setScreen(first)
+            presenter.setGeometry(first.availableGeometry())
+        presenter.showMaximized()
+    view.showFullScreen()
+    view.activateWindow()
+    view.setFocus()
+    return view

@@ -13,7 +13,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-from collections.abc import Sequence
 
 from PySide6.QtCore import QRectF, Qt, Signal
 from PySide6.QtGui import QColor, QKeyEvent, QMouseEvent, QPainter, QPaintEvent, QPen, QResizeEvent
@@ -373,30 +372,3 @@ class LectureView(QWidget):
         super().resizeEvent(event)
         if self.layout_ is not None:
             self._show(self.layout_.content)
-
-
-def start_lecture(deck: Deck, dark: bool = False, screens: Sequence[object] = ()) -> LectureView:
-    """Open the deck full screen; with two screens or more it goes on the last one and a presenter
-    window (current and next slide, notes, elapsed time) opens on the first."""
-    from PySide6.QtGui import QGuiApplication, QScreen
-
-    from tokviz.gui.lecture.presenter import PresenterWindow
-
-    view = LectureView(deck, dark)
-    all_screens = list(screens) or QGuiApplication.screens()
-    target = all_screens[-1] if all_screens else None
-    if isinstance(target, QScreen):
-        view.setScreen(target)
-        view.setGeometry(target.geometry())
-    if len(all_screens) >= 2:
-        presenter = PresenterWindow(view)
-        view.presenter = presenter
-        first = all_screens[0]
-        if isinstance(first, QScreen):
-            presenter.setScreen(first)
-            presenter.setGeometry(first.availableGeometry())
-        presenter.showMaximized()
-    view.showFullScreen()
-    view.activateWindow()
-    view.setFocus()
-    return view

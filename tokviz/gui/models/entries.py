@@ -1,16 +1,38 @@
-"""What the pickers say about a tokenizer, the work its views will ask of it done while it loads,
-and which edits its views may encode in the GUI thread.
+"""One registry entry (:class:`TokenizerEntry`), what the pickers say about its tokenizer, the work
+its views will ask of it done while it loads, and which edits its views may encode in the GUI thread.
 
-Both are about one registry entry and neither needs Qt: the tooltip text (what the tokenizer is,
-anything its loader had to guess or warns about, why replay is not exact) and :func:`warmed`,
-which builds slow first-use tables in the loading worker rather than later in the GUI thread.
+None of it needs Qt: the entry itself, the tooltip text (what the tokenizer is, anything its loader
+had to guess or warns about, why replay is not exact) and :func:`warmed`, which builds slow
+first-use tables in the loading worker rather than later in the GUI thread.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
 from tokviz.core.bpe.lecture_tokenizers import CharacterTokenizer, assigned_code_points
 from tokviz.core.bpe.tokenizer import Tokenizer
 from tokviz.core.formats.registry import load_warnings
+
+if TYPE_CHECKING:
+    from tokviz.gui.workers.jobs import Job
+
+
+@dataclass
+class TokenizerEntry:
+    """One tokenizer on offer: a built-in name or file (``source``), loaded on first use."""
+
+    key: str
+    label: str
+    source: str | None
+    tokenizer: Tokenizer | None = None
+    counts: dict[int, int] | None = None
+    merges_ready: bool = False
+    loading: Job | None = field(default=None, repr=False)
+    preparing: Job | None = field(default=None, repr=False)
+    options: dict[str, Any] = field(default_factory=dict)  # a file's loader options (pattern, specials)
+
 
 CHARACTERS_TIP = (
     "characters: one token per Unicode code point, id = the code point (ord). The scheme implies "

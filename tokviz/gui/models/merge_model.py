@@ -12,13 +12,14 @@ from bisect import bisect_left
 from collections.abc import Sequence
 from typing import Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt
+from PySide6.QtCore import QModelIndex, QObject, QPersistentModelIndex, Qt
 from PySide6.QtGui import QColor, QFont
 
 from tokviz.core.bpe.merges import MergeStep
 from tokviz.core.bpe.tokenizer import Tokenizer
 from tokviz.core.pretok.bytes_ import hex_bytes, printable_token
 from tokviz.core.training.replay import ReplayTrace
+from tokviz.gui.models.columns import ColumnsModel
 
 COLUMNS = ("Step", "Merge", "New token", "Id", "Count", "Ties", "Text tokens", "Corpus tokens")
 STEP, MERGE, NEW, ID, COUNT, TIES, TEXT_TOKENS, CORPUS_TOKENS = range(len(COLUMNS))
@@ -38,12 +39,15 @@ StepRole = Qt.ItemDataRole.UserRole + 1
 ChangesTextRole = Qt.ItemDataRole.UserRole + 2
 
 
-class MergeTableModel(QAbstractTableModel):
+class MergeTableModel(ColumnsModel):
     """Rows are merge steps of one tokenizer (or of a run still training); see the module docstring.
 
     With ``changes_only`` the rows are just the steps that change the text (plus step 0), which
     turns 50,000 GPT-2 merges into the hundred or so that matter for a paragraph.
     """
+
+    columns = COLUMNS
+    column_tips = _TIPS
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -205,20 +209,6 @@ class MergeTableModel(QAbstractTableModel):
         if self.changes_only and self.trace is not None:
             return len(self.trace.events) + 1
         return self.tokenizer.merge_count + 1
-
-    def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(COLUMNS)
-
-    def headerData(
-        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
-    ) -> Any:
-        if orientation != Qt.Orientation.Horizontal or not 0 <= section < len(COLUMNS):
-            return None
-        if role == Qt.ItemDataRole.DisplayRole:
-            return COLUMNS[section]
-        if role == Qt.ItemDataRole.ToolTipRole:
-            return _TIPS[section]
-        return None
 
     def data(
         self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole

@@ -20,7 +20,8 @@ from PySide6.QtCore import QObject, Signal
 
 from tokviz.core.bpe.cuts import cut_mode
 from tokviz.core.bpe.tokenizer import Tokenizer
-from tokviz.gui.models.tokenizers import TokenizationModel, TokenizerRegistryModel
+from tokviz.gui.models.tokenization import TokenizationModel
+from tokviz.gui.models.tokenizers import TokenizerRegistryModel
 from tokviz.gui.text.display import DisplayOptions, DisplayRun, build_run
 from tokviz.gui.text.token_table import EditPlan, TableUpdate, TokenTable, plan_edit
 from tokviz.gui.text.utf16 import utf16_len

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 import regex
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, Signal
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, Signal
 from PySide6.QtWidgets import (
     QWidget,
 )
@@ -26,9 +26,11 @@ from PySide6.QtWidgets import (
 from tokviz.core.analysis.usage import SUSPICIOUS_SCORE
 from tokviz.core.bpe.tokenizer import Tokenizer
 from tokviz.core.errors import PretokenizerError
+from tokviz.core.io.safe_text import csv_cell
 from tokviz.core.pretok.bytes_ import hex_bytes, printable_token
 from tokviz.core.pretok.pretokenize import shorten_pattern
 from tokviz.core.pretok.regex_bounds import check_pattern_bounds
+from tokviz.gui.models.columns import ColumnsModel
 from tokviz.gui.text.display import merge_step
 
 COLUMNS = ("Id", "Token", "Length", "Merge step", "Parents", "Bytes", "Count")
@@ -43,8 +45,11 @@ _TOOLTIPS = {
 }
 
 
-class VocabModel(QAbstractTableModel):
+class VocabModel(ColumnsModel):
     """Rows are token ids of one tokenizer, in the current sort order, after the current filter."""
+
+    columns = COLUMNS
+    column_tips = _TOOLTIPS
 
     rowsFiltered = Signal()
 
@@ -254,20 +259,6 @@ class VocabModel(QAbstractTableModel):
     def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else int(len(self._rows))
 
-    def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(COLUMNS)
-
-    def headerData(
-        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
-    ) -> Any:
-        if orientation != Qt.Orientation.Horizontal or not 0 <= section < len(COLUMNS):
-            return None
-        if role == Qt.ItemDataRole.DisplayRole:
-            return COLUMNS[section]
-        if role == Qt.ItemDataRole.ToolTipRole:
-            return _TOOLTIPS.get(section)
-        return None
-
     def token_id(self, row: int) -> int:
         """The id shown in ``row``."""
         return int(self._rows[row])
@@ -387,12 +378,14 @@ class VocabModel(QAbstractTableModel):
         return "\n".join(lines) + ("\n" if lines else "")
 
     def filtered_csv(self) -> str:
-        """Every row the filter keeps, in the shown order, as CSV with a header (tokens verbatim, quoted)."""
+        """Every row the filter keeps, in the shown order, as CSV with a header (quoted; a token's
+        control characters escaped and a formula start guarded by :func:`csv_cell`, its exact
+        bytes in the Bytes column)."""
         out = io.StringIO()
         writer = csv.writer(out, lineterminator="\n", quoting=csv.QUOTE_ALL)
         writer.writerow(COLUMNS)
         for tid in self._rows.tolist():
-            writer.writerow(self.plain_cells(int(tid)))
+            writer.writerow([csv_cell(cell) for cell in self.plain_cells(int(tid))])
         return out.getvalue()
 
     def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:

@@ -18,19 +18,16 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, QTimer
+from PySide6.QtCore import QObject, QTimer, Signal
 
 from tokviz.core.bpe.lecture_tokenizers import WordTokenizer
 from tokviz.core.bpe.tokenizer import Tokenizer
 from tokviz.core.errors import TokvizError
 from tokviz.core.formats.registry import load_tokenizer
+from tokviz.gui.models.entries import TokenizerEntry
 from tokviz.gui.settings import WORDS_FILES, WORDS_SOURCE, Settings
 from tokviz.gui.workers.jobs import Job, run_job
-
-if TYPE_CHECKING:
-    from tokviz.gui.models.tokenizers import TokenizerRegistryModel
 
 WORDS_KEY = "words"
 # The words vocabulary follows the editor's text this long after the last edit.
@@ -42,11 +39,19 @@ SOURCES = (FROM_EDITOR, FROM_SAMPLE, FROM_FILES)
 
 
 class WordsCorpus(QObject):
-    """The words tokenizer's corpus for one registry, and its rebuilds (in a worker, latest wins)."""
+    """The words tokenizer's corpus for one registry, and its rebuilds (in a worker, latest wins).
 
-    def __init__(self, registry: TokenizerRegistryModel) -> None:
-        super().__init__(registry)
-        self.registry = registry
+    ``entry()`` is the registry's entry for the words tokenizer (None when it offers none): a
+    rebuild waits for its first build. ``rebuilt(Tokenizer)`` hands the registry each new
+    vocabulary; ``failed(source, message)`` says why one could not be built.
+    """
+
+    rebuilt = Signal(Tokenizer)
+    failed = Signal(str, str)
+
+    def __init__(self, entry: Callable[[], TokenizerEntry | None], parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._entry = entry
         # The corpus chosen last time, unless its files are gone (then the editor's text).
         settings = Settings()
         self.source = settings.get(WORDS_SOURCE)
@@ -101,7 +106,7 @@ class WordsCorpus(QObject):
         if text == self.editor_text:
             return
         self.editor_text = text
-        entry = self.registry.entry(WORDS_KEY)
+        entry = self._entry()
         asked_for = entry is not None and (entry.tokenizer is not None or entry.loading is not None)
         if self.source == FROM_EDITOR and asked_for:
             self.timer.start()
@@ -113,7 +118,7 @@ class WordsCorpus(QObject):
         build uses the current corpus; one still running is followed by a rebuild).
         """
         self.timer.stop()
-        entry = self.registry.entry(WORDS_KEY)
+        entry = self._entry()
         if entry is None or entry.tokenizer is None:
             if entry is not None and entry.loading is not None:
                 self.timer.start()  # the first build is running: rebuild after it, never race it
@@ -124,11 +129,11 @@ class WordsCorpus(QObject):
 
         def built(tok: Tokenizer) -> None:
             if generation == self._generation:
-                self.registry.replace_tokenizer(WORDS_KEY, tok)
+                self.rebuilt.emit(tok)
 
         def failed(exc: BaseException) -> None:
             message = str(exc) if isinstance(exc, TokvizError) else f"{type(exc).__name__}: {exc}"
-            self.registry.loadFailed.emit(", ".join(self.files) or WORDS_KEY, message)
+            self.failed.emit(", ".join(self.files) or WORDS_KEY, message)
 
         job.returned.connect(built)
         job.errored.connect(failed)

@@ -36,7 +36,7 @@ from tokviz.core.bpe.tokenizer import Tokenizer
 from tokviz.gui.context import PanelContext
 from tokviz.gui.style.theme import TokenColors
 from tokviz.gui.workers.debounce import Debouncer
-from tokviz.gui.workers.jobs import Job, run_job
+from tokviz.gui.workers.latest import LatestJob
 
 if TYPE_CHECKING:
     from tokviz.core.chat import ChatLens
@@ -46,9 +46,6 @@ ROLES = ("system", "user", "assistant", "tool")
 TEMPLATE_FILL = (("#e6e6e6", "#d2d2d2"), ("#3a3a3a", "#4a4a4a"))
 STRADDLE_FILL = ("#ffcc80", "#8a5a00")
 INJECTION_FILL = "#c62828"
-
-RenderRequest = tuple[Tokenizer, str | None, list[dict[str, str]], bool]
-"""What one background render is handed: tokenizer, its source, the messages, the generation prompt."""
 
 
 def chat_lens_for(
@@ -152,8 +149,9 @@ class ChatPanel(QWidget):
         self.lens: ChatLens | None = None
         self.error: str | None = None
         self._colors: TokenColors | None = None
-        self._job: Job | None = None
-        self._pending: RenderRequest | None = None
+        # One render at a time; a newer request replaces a waiting one, and a stale result is dropped.
+        self.jobs = LatestJob(self)
+        self.jobs.idle.connect(self.updated)
         self._tokenizer: tuple[Tokenizer, str | None] | None = None
         self.debouncer = Debouncer(150, self)
         self.debouncer.triggered.connect(self.refresh)
@@ -285,31 +283,16 @@ class ChatPanel(QWidget):
         if self._tokenizer is None:
             return
         tokenizer, source = self._tokenizer
-        request = (tokenizer, source, self.messages(), self.generation_prompt.isChecked())
-        if self._job is not None:
-            self._pending = request
-            return
-        self._start(request)
-
-    def _start(self, request: RenderRequest) -> None:
-        tokenizer, source, messages, generation_prompt = request
-        job = run_job(lambda: chat_lens_for(tokenizer, source, messages, generation_prompt), self)
-        self._job = job
-        job.returned.connect(self.show_lens)
-        job.errored.connect(self.show_error)
-        job.finished.connect(self._on_finished)
-
-    def _on_finished(self) -> None:
-        self._job = None
-        if self._pending is not None:
-            request, self._pending = self._pending, None
-            self._start(request)
-        else:
-            self.updated.emit()
+        messages, generation_prompt = self.messages(), self.generation_prompt.isChecked()
+        self.jobs.submit(
+            lambda: chat_lens_for(tokenizer, source, messages, generation_prompt),
+            self.show_lens,
+            self.show_error,
+        )
 
     def is_idle(self) -> bool:
         """True when no render is running, queued or waiting for a pause in typing."""
-        return self._job is None and self._pending is None and not self.debouncer.is_pending()
+        return not self.jobs.busy and not self.debouncer.is_pending()
 
     def show_lens(self, lens: ChatLens) -> None:
         self.lens, self.error = lens, None

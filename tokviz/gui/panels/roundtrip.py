@@ -8,6 +8,7 @@ across ids (the emoji in ``Hello, 🌍! 你好!`` under GPT-2).
 
 from __future__ import annotations
 
+import html
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -29,7 +30,7 @@ from tokviz.gui.context import PanelContext
 from tokviz.gui.drawing.images import VECTOR_PROPERTY
 from tokviz.gui.panels.docking import refresh_while_visible
 from tokviz.gui.widgets.fitted_columns import FittingDelegate
-from tokviz.gui.workers.jobs import Job, run_job
+from tokviz.gui.workers.latest import LatestJob
 
 COLUMNS = (
     "View",
@@ -47,9 +48,6 @@ COLUMN_TIPS = {
     7: "joined per-id decodes == s: each id decoded on its own, the strings joined",
 }
 YES, NO = "✓ true", "✗ false"
-
-CheckRequest = tuple[str, list[tuple[str, Tokenizer, Sequence[int] | None]]]
-"""What one background check is handed: the text and each ``(label, tokenizer, ids or None)``."""
 
 
 @dataclass(frozen=True)
@@ -106,8 +104,9 @@ class RoundTripPanel(QWidget):
         self.setObjectName("roundTripPanel")
         self.setProperty(VECTOR_PROPERTY, True)
         self.results: list[RoundTrip] = []
-        self._job: Job | None = None
-        self._pending: CheckRequest | None = None
+        # One check at a time; a newer request replaces a waiting one, and a stale result is dropped.
+        self.jobs = LatestJob(self)
+        self.jobs.idle.connect(self.updated)
         self.summary = QLabel(self)
         self.summary.setObjectName("roundTripSummary")
         self.summary.setTextFormat(Qt.TextFormat.RichText)
@@ -144,39 +143,17 @@ class RoundTripPanel(QWidget):
 
     def check(self, text: str, rows: Sequence[tuple[str, Tokenizer, Sequence[int] | None]]) -> None:
         """Check ``text`` under each ``(label, tokenizer, ids or None)`` in the background; ``updated`` fires when done."""
-        request = (text, list(rows))
-        if self._job is not None:
-            self._pending = request
-            return
-        self._start(request)
-
-    def _start(self, request: CheckRequest) -> None:
-        text, rows = request
+        rows = list(rows)
         labels = [label for label, _tok, _ids in rows]
 
         def work() -> list[RoundTrip]:
             return [check_round_trip(tok, text, ids) for _label, tok, ids in rows]
 
-        job = run_job(work, self)
-        self._job = job
-
-        def done(results: list[RoundTrip]) -> None:
-            self.show_results(labels, results)
-
-        job.returned.connect(done)
-        job.finished.connect(self._on_finished)
-
-    def _on_finished(self) -> None:
-        self._job = None
-        if self._pending is not None:
-            request, self._pending = self._pending, None
-            self._start(request)
-        else:
-            self.updated.emit()
+        self.jobs.submit(work, lambda results: self.show_results(labels, results), self.show_error)
 
     def is_idle(self) -> bool:
         """True when no check is running or queued."""
-        return self._job is None and self._pending is None
+        return not self.jobs.busy
 
     def show_results(self, labels: Sequence[str], results: Sequence[RoundTrip]) -> None:
         """Fill the table and the headline."""
@@ -218,6 +195,13 @@ class RoundTripPanel(QWidget):
                 f"decode(encode(s)) == s &nbsp;<span style='color:#1b7f3b'><b>✓ true</b></span>"
                 f" for every view &nbsp;·&nbsp; {counts}"
             )
+
+    def show_error(self, exc: BaseException) -> None:
+        """Say that the check itself failed (the table keeps the last results)."""
+        what = html.escape(str(exc) or type(exc).__name__)
+        self.summary.setText(
+            f"decode(encode(s)) == s &nbsp;<span style='color:#c62828'>could not check: {what}</span>"
+        )
 
 
 def install(context: PanelContext) -> QDockWidget:

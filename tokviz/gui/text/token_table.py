@@ -283,6 +283,20 @@ def update_table(tokenizer: Tokenizer, old: TokenTable | None, new_text: str) ->
     return execute_plan(tokenizer, old, plan_edit(tokenizer, old, new_text))
 
 
+def count_unknown(tokenizer: Tokenizer | None, table: TokenTable) -> int | None:
+    """How many tokens of ``table`` stand for text the vocabulary lacks, or None when the tokenizer
+    has no unknown id. The unknown token typed as itself (``<unk>`` in the text) is not counted."""
+    mask = unknown_mask(tokenizer, table.ids)
+    if mask is None or tokenizer is None:
+        return None
+    where = np.flatnonzero(mask)
+    if not where.size:
+        return 0
+    piece = tokenizer.vocab[int(table.ids[where[0]])].decode("utf-8", "replace")
+    starts, ends = table.start[where].tolist(), table.end[where].tolist()
+    return sum(1 for s, e in zip(starts, ends) if table.text[s:e] != piece)
+
+
 def _flag_unknown(tokenizer: Tokenizer, table: TokenTable) -> TokenTable:
     """Flag ``<unk>`` tokens as stand-ins (``special``), as the words tokenizer's are: the views
     then draw them as ``<unk>``, not as the text the model lost (a SentencePiece model's ``<unk>``)."""

@@ -8,14 +8,11 @@ replaced) and count them in the view's header, so a lecturer sees what the model
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from tokviz.core.bpe.tokenizer import Tokenizer
-
-if TYPE_CHECKING:
-    from tokviz.gui.text.token_table import TokenTable
 
 
 def unknown_id(tokenizer: Tokenizer | None) -> int | None:
@@ -41,17 +38,3 @@ def unknown_mask(tokenizer: Tokenizer | None, ids: np.ndarray) -> np.ndarray | N
     """Where ``ids`` hold the unknown id (a boolean array), or None when the tokenizer has none."""
     unk = unknown_id(tokenizer)
     return None if unk is None else ids == unk
-
-
-def count_unknown(tokenizer: Tokenizer | None, table: TokenTable) -> int | None:
-    """How many tokens of ``table`` stand for text the vocabulary lacks, or None when the tokenizer
-    has no unknown id. The unknown token typed as itself (``<unk>`` in the text) is not counted."""
-    mask = unknown_mask(tokenizer, table.ids)
-    if mask is None or tokenizer is None:
-        return None
-    where = np.flatnonzero(mask)
-    if not where.size:
-        return 0
-    piece = tokenizer.vocab[int(table.ids[where[0]])].decode("utf-8", "replace")
-    starts, ends = table.start[where].tolist(), table.end[where].tolist()
-    return sum(1 for s, e in zip(starts, ends) if table.text[s:e] != piece)

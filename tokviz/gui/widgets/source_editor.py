@@ -1,4 +1,5 @@
-"""The editor: a plain-text editor that accepts dropped files, and helpers to scroll it by position."""
+"""The editor: a plain-text editor that accepts dropped files, and helpers to scroll a plain-text
+edit (the editor, a token view) by position."""
 
 from __future__ import annotations
 
@@ -16,10 +17,12 @@ from PySide6.QtWidgets import (
 
 
 def top_position(edit: QPlainTextEdit) -> int:
+    """The document position (UTF-16) at the top left corner of ``edit``'s viewport."""
     return edit.cursorForPosition(edit.viewport().rect().topLeft()).position()
 
 
 def scroll_edit_to(edit: QPlainTextEdit, pos16: int) -> None:
+    """Scroll ``edit`` so that the line holding document position ``pos16`` (UTF-16) is the first shown."""
     block = edit.document().findBlock(pos16)
     line = 0
     layout = block.layout()

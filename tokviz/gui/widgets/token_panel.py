@@ -25,8 +25,8 @@ from tokviz.gui.models.progressive import ProgressiveTokenizationModel
 from tokviz.gui.models.tokenizers import TokenizerRegistryModel
 from tokviz.gui.models.words import FROM_EDITOR, FROM_FILES, FROM_SAMPLE, WORDS_KEY
 from tokviz.gui.text.display import visible_characters
-from tokviz.gui.text.token_table import TokenTable
-from tokviz.gui.text.unknown import count_unknown, unknown_id
+from tokviz.gui.text.token_table import TokenTable, count_unknown
+from tokviz.gui.text.unknown import unknown_id
 from tokviz.gui.widgets import file_dialogs
 from tokviz.gui.widgets.elided import ElidedLabel
 from tokviz.gui.widgets.picker import TokenizerPicker

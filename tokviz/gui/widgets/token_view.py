@@ -40,6 +40,7 @@ from tokviz.gui.text.token_notes import token_notes_html
 from tokviz.gui.text.token_table import INDEX, TableUpdate, TokenTable, differs_from
 from tokviz.gui.widgets.even_rows import EvenRowsLayout
 from tokviz.gui.widgets.highlighter import Box, block_boxes
+from tokviz.gui.widgets.source_editor import scroll_edit_to
 from tokviz.gui.widgets.token_paint import (
     TokenBrushes,
     paint_chunk_starts,
@@ -468,17 +469,9 @@ class TokenView(QPlainTextEdit):
             return
         t = int(np.searchsorted(self.table.start, cp, side="right")) - 1
         t = min(max(t, 0), len(self.table) - 1)
-        vpos = int(self.box_start[t])
-        block = self.document().findBlock(vpos)
-        line = 0
-        layout = block.layout()
-        if layout is not None and layout.lineCount():
-            tl = layout.lineForTextPosition(vpos - block.position())
-            if tl.isValid():
-                line = tl.lineNumber()
         self._syncing = True
         try:
-            self.verticalScrollBar().setValue(block.firstLineNumber() + line)
+            scroll_edit_to(self, int(self.box_start[t]))
         finally:
             self._syncing = False
 

@@ -30,8 +30,8 @@ class Appearance(QObject):
     ``displayOptionsChanged(DisplayOptions)`` when ids or whitespace are switched."""
 
     themeChanged = Signal(str)
-    colorsChanged = Signal(object)
-    displayOptionsChanged = Signal(object)
+    colorsChanged = Signal(TokenColors)
+    displayOptionsChanged = Signal(DisplayOptions)
 
     def __init__(self, window: QWidget, editor: QPlainTextEdit, views: list[TokenPanel]) -> None:
         super().__init__(window)

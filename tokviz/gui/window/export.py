@@ -1,21 +1,21 @@
 """File ▸ Export panel… and File ▸ Copy image: pick a part of the window, a format and a scale.
 File ▸ Export tokenizer… (:mod:`tokviz.gui.window.export_model`) writes any tokenizer to a file format.
 
-What can be exported is found from the window (the token views, each view, every dock on
-screen, the whole window); the pictures themselves are drawn by :mod:`tokviz.gui.drawing.images`.
-The dialog remembers the last target, format, scale and folder in the settings.
+What can be exported is found from the parts of the window an :class:`ExportSources` names (the
+token views, each view, every dock on screen, the whole window); the pictures themselves are drawn
+by :mod:`tokviz.gui.drawing.images`. The dialog remembers the last target, format, scale and folder
+in the settings.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QSize
+from PySide6.QtCore import QObject, QSize
 from PySide6.QtGui import QAction, QImage, QStandardItemModel
 from PySide6.QtWidgets import (
     QApplication,
@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
     QDockWidget,
     QFormLayout,
     QLabel,
+    QMainWindow,
     QMenu,
     QPushButton,
     QVBoxLayout,
@@ -39,16 +40,29 @@ from tokviz.gui.drawing.images import (
     write_image,
 )
 from tokviz.gui.drawing.strips import strip_sheet
-from tokviz.gui.settings import EXPORT_FORMAT, EXPORT_SCALE, EXPORT_TARGET
+from tokviz.gui.models.tokenizers import TokenizerRegistryModel
+from tokviz.gui.settings import EXPORT_FORMAT, EXPORT_SCALE, EXPORT_TARGET, Settings
 from tokviz.gui.text.token_table import TokenTable
 from tokviz.gui.widgets import file_dialogs
 from tokviz.gui.widgets.token_panel import TokenPanel
+from tokviz.gui.window.actions import make_action, on_trigger
+from tokviz.gui.window.appearance import Appearance
 from tokviz.gui.window.export_model import ModelExportDialog
 
-if TYPE_CHECKING:
-    from tokviz.gui.window.main_window import MainWindow
-
 SCALES = (1.0, 2.0, 3.0)
+
+
+@dataclass(frozen=True)
+class ExportSources:
+    """The parts of a window that export reads: the window itself (its docks, the whole window, its
+    status bar), the area and list of token views, their tokenizers and look, and the views' text."""
+
+    window: QMainWindow
+    views_area: QWidget
+    views: list[TokenPanel]
+    tokenizers: TokenizerRegistryModel
+    appearance: Appearance
+    text: Callable[[], str]
 
 
 # ----------------------------------------------------------------------------- what can be exported
@@ -106,13 +120,13 @@ def _dock_export_widget(widget: QWidget) -> QWidget:
     return widget
 
 
-def export_targets(window: MainWindow) -> list[ExportTarget]:
+def export_targets(sources: ExportSources) -> list[ExportTarget]:
     """Every part of the window that is on screen now, token views first, the whole window last."""
-    targets = [ExportTarget("views", "All token views", window.views_splitter, True, _sheet_of(window, None))]
-    for panel in window.panels:
-        label = f"Token view {panel.number} ({window.tokenizers.label(panel.model.key)})"
-        targets.append(ExportTarget(f"view:{panel.number}", label, panel, True, _sheet_of(window, panel)))
-    for dock in window.findChildren(QDockWidget):
+    targets = [ExportTarget("views", "All token views", sources.views_area, True, _sheet_of(sources, None))]
+    for panel in sources.views:
+        label = f"Token view {panel.number} ({sources.tokenizers.label(panel.model.key)})"
+        targets.append(ExportTarget(f"view:{panel.number}", label, panel, True, _sheet_of(sources, panel)))
+    for dock in sources.window.findChildren(QDockWidget):
         inner = dock.widget()
         # A dock behind another dock's tab is "visible" but has nothing on screen.
         if inner is None or not dock.isVisible() or dock.visibleRegion().isEmpty() or not dock.objectName():
@@ -130,42 +144,43 @@ def export_targets(window: MainWindow) -> list[ExportTarget]:
                 sheet if callable(sheet) else None,
             )
         )
-    targets.append(ExportTarget("window", "Whole window", window, False))
+    targets.append(ExportTarget("window", "Whole window", sources.window, False))
     return targets
 
 
-def _sheet_of(window: MainWindow, only: TokenPanel | None) -> Callable[[], QWidget]:
+def _sheet_of(sources: ExportSources, only: TokenPanel | None) -> Callable[[], QWidget]:
     """Make the views' tokens (or one view's) into a sheet as wide as the views are on screen."""
 
     def make() -> QWidget:
         tokenizers: list[tuple[str, Tokenizer]] = []
         tables: list[TokenTable | None] = []
-        for p in window.panels:
+        for p in sources.views:
             tok = p.model.tokenizer
             if tok is None or (only is not None and p is not only):
                 continue
-            tokenizers.append((window.tokenizers.label(p.model.key), tok))
+            tokenizers.append((sources.tokenizers.label(p.model.key), tok))
             # A view's table of the current text is drawn as it is: the export then runs no regex
             # in the GUI thread. Only a view still encoding (or a text over the sheet's limit) is
             # encoded again, with the time limit of its pattern.
             tables.append(p.model.table if p.model.current and not p.model.busy else None)
-        options = window.display_options()
+        look = sources.appearance
+        options = look.display_options()
         return strip_sheet(
-            window.text,
+            sources.text(),
             tokenizers,
-            dark=window.is_dark(),
+            dark=look.is_dark(),
             show_ids=options.show_ids,
             whitespace=options.whitespace,
-            point_size=window.point_size,
-            max_width=max(400, (only or window.views_splitter).width()),
-            colors=window.colors,
+            point_size=look.point_size,
+            max_width=max(400, (only or sources.views_area).width()),
+            colors=look.colors,
             tables=tables,
         )
 
     return make
 
 
-def target_for_focus(window: MainWindow, targets: list[ExportTarget]) -> ExportTarget | None:
+def target_for_focus(window: QWidget, targets: list[ExportTarget]) -> ExportTarget | None:
     """The panel that holds the keyboard focus (a token view, a dock), if any."""
     widget = QApplication.focusWidget()
     by_widget = {id(t.widget): t for t in targets if t.key not in ("views", "window")}
@@ -183,11 +198,10 @@ def target_for_focus(window: MainWindow, targets: list[ExportTarget]) -> ExportT
 class ExportDialog(QDialog):
     """Pick a panel, a scale and a format; save to a file or copy to the clipboard."""
 
-    def __init__(self, window: MainWindow, exporter: Exporter) -> None:
-        super().__init__(window)
+    def __init__(self, exporter: Exporter, parent: QWidget) -> None:
+        super().__init__(parent)
         self.setObjectName("exportDialog")
         self.setWindowTitle("Export panel")
-        self.window_ = window
         self.exporter = exporter
         self.targets: list[ExportTarget] = []
         self.target_box = QComboBox(self)
@@ -234,8 +248,8 @@ class ExportDialog(QDialog):
 
     def refresh(self, prefer: str | None = None) -> None:
         """List the panels on screen now and select ``prefer`` (or the last used one)."""
-        self.targets = export_targets(self.window_)
-        settings = self.window_.settings
+        self.targets = self.exporter.targets()
+        settings = self.exporter.settings
         key = prefer or settings.get(EXPORT_TARGET)
         self.target_box.blockSignals(True)
         self.target_box.clear()
@@ -282,7 +296,7 @@ class ExportDialog(QDialog):
         self.copy_button.setEnabled(True)
 
     def _remember(self) -> None:
-        s = self.window_.settings
+        s = self.exporter.settings
         s.set(EXPORT_TARGET, self.target().key)
         s.set(EXPORT_SCALE, self.scale())
         s.set(EXPORT_FORMAT, self.kind())
@@ -324,31 +338,40 @@ class ExportDialog(QDialog):
 
 
 # ----------------------------------------------------------------------------- window integration
-class Exporter:
-    """The window's export actions: File ▸ Export panel… and File ▸ Copy image."""
+class Exporter(QObject):
+    """The window's export actions: File ▸ Export tokenizer…, Export panel… and Copy image.
 
-    def __init__(self, window: MainWindow) -> None:
-        self.window = window
+    Found as the window's child named ``exporter``; messages go to the window's status bar.
+    """
+
+    def __init__(self, sources: ExportSources, settings: Settings) -> None:
+        super().__init__(sources.window)
+        self.setObjectName("exporter")
+        self.sources = sources
+        self.settings = settings
         self.dialog: ExportDialog | None = None
         self.last_path: Path | None = None
-        self.act_export = window.new_action(
-            "&Export panel…", "Ctrl+Shift+E", self.open_dialog, name="actionExportPanel"
-        )
-        self.act_copy = window.new_action(
-            "&Copy image", "Ctrl+Shift+C", self.copy_current, name="actionCopyImage"
-        )
+        window = sources.window
+        self.act_export = make_action(window, "&Export panel…", "Ctrl+Shift+E", name="actionExportPanel")
+        on_trigger(self.act_export, self.open_dialog)
+        self.act_copy = make_action(window, "&Copy image", "Ctrl+Shift+C", name="actionCopyImage")
+        on_trigger(self.act_copy, self.copy_current)
         self.act_copy.setToolTip("Copy the focused panel (or all token views) as an image")
         self.model_dialog: ModelExportDialog | None = None
-        self.act_export_model = window.new_action(
-            "Export &tokenizer…", "Ctrl+Alt+E", self.open_model_dialog, name="actionExportTokenizer"
+        self.act_export_model = make_action(
+            window, "Export &tokenizer…", "Ctrl+Alt+E", name="actionExportTokenizer"
         )
+        on_trigger(self.act_export_model, self.open_model_dialog)
         self.act_export_model.setToolTip(
             "Write any tokenizer as a tokviz model, tokenizer.json, vocab.json + merges.txt or .tiktoken"
         )
 
+    def _report(self, message: str, msecs: int) -> None:
+        self.sources.window.statusBar().showMessage(message, msecs)
+
     def targets(self) -> list[ExportTarget]:
         """What can be exported now (see :func:`export_targets`)."""
-        return export_targets(self.window)
+        return export_targets(self.sources)
 
     def target(self, key: str) -> ExportTarget:
         """The target with ``key`` (``views``, ``view:1``, ``dock:timelineDock``, ``window``)."""
@@ -365,38 +388,36 @@ class Exporter:
         with target.picture() as widget:
             written = write_image(widget, out, scale, title=f"tokviz: {target.label}")
         self.last_path = written
-        self.window.statusBar().showMessage(f"Exported {target.label} to {written}", 5000)
+        self._report(f"Exported {target.label} to {written}", 5000)
         return written
 
     def copy(self, target: ExportTarget, scale: float = 2.0) -> QImage:
         """Copy ``target`` to the clipboard at ``scale``."""
         with target.picture() as widget:
             image = copy_image(widget, scale)
-        self.window.statusBar().showMessage(
-            f"Copied {target.label} ({image.width()} × {image.height()} px) to the clipboard", 5000
-        )
+        self._report(f"Copied {target.label} ({image.width()} × {image.height()} px) to the clipboard", 5000)
         return image
 
     def copy_current(self) -> QImage:
         """Copy the focused panel, or the panel last exported, or all token views (at the remembered scale)."""
         targets = self.targets()
-        target = target_for_focus(self.window, targets)
+        target = target_for_focus(self.sources.window, targets)
         if target is None:
-            key = self.window.settings.get(EXPORT_TARGET)
+            key = self.settings.get(EXPORT_TARGET)
             target = next((t for t in targets if t.key == key), targets[0])
-        scale = self.window.settings.get(EXPORT_SCALE)
+        scale = self.settings.get(EXPORT_SCALE)
         try:
             return self.copy(target, scale)
         except ExportError as exc:
-            self.window.statusBar().showMessage(f"Copy failed: {exc}", 10000)
+            self._report(f"Copy failed: {exc}", 10000)
             return QImage()
 
     def open_model_dialog(self) -> ModelExportDialog:
         """Show File ▸ Export tokenizer… with the first token view's tokenizer chosen."""
         if self.model_dialog is None:
-            self.model_dialog = ModelExportDialog(self.window.tokenizers, self.window)
-        panels = self.window.panels
-        self.model_dialog.refresh(panels[0].model.key if panels else None)
+            self.model_dialog = ModelExportDialog(self.sources.tokenizers, self.sources.window)
+        views = self.sources.views
+        self.model_dialog.refresh(views[0].model.key if views else None)
         self.model_dialog.show()
         self.model_dialog.raise_()
         return self.model_dialog
@@ -404,46 +425,30 @@ class Exporter:
     def open_dialog(self) -> ExportDialog:
         """Show the export dialog (non-modal; it lists the panels on screen when opened)."""
         if self.dialog is None:
-            self.dialog = ExportDialog(self.window, self)
-        focused = target_for_focus(self.window, self.targets())
+            self.dialog = ExportDialog(self, self.sources.window)
+        focused = target_for_focus(self.sources.window, self.targets())
         self.dialog.refresh(focused.key if focused is not None else None)
         self.dialog.show()
         self.dialog.raise_()
         return self.dialog
 
 
-def _file_menu(window: MainWindow) -> QMenu | None:
-    for obj in window.act_quit.associatedObjects():
-        if isinstance(obj, QMenu):
-            return obj
-    return None
-
-
-def add_export_action(window: MainWindow, action: QAction) -> None:
-    """Put another File ▸ Export… action with the others (above Export panel…)."""
-    menu = _file_menu(window)
-    if menu is not None:
-        menu.insertAction(window.exporter.act_export, action)
-
-
-def install_export_actions(window: MainWindow) -> Exporter:
-    """Add File ▸ Export panel… (Ctrl+Shift+E) and File ▸ Copy image (Ctrl+Shift+C) above Quit."""
-    exporter = Exporter(window)
-    menu = _file_menu(window)
-    if menu is not None:
-        menu.insertAction(window.act_quit, exporter.act_export_model)
-        menu.insertAction(window.act_quit, exporter.act_export)
-        menu.insertAction(window.act_quit, exporter.act_copy)
-        menu.insertSeparator(window.act_quit)
-    return exporter
+def add_export_actions(
+    exporter: Exporter, file_menu: QMenu, before: QAction, others: Sequence[QAction] = ()
+) -> None:
+    """Put File ▸ Export tokenizer…, ``others`` (another Export…), Export panel… and Copy image in
+    ``file_menu``, above ``before`` (Quit), with a line under them."""
+    for action in (exporter.act_export_model, *others, exporter.act_export, exporter.act_copy):
+        file_menu.insertAction(before, action)
+    file_menu.insertSeparator(before)
 
 
 __all__ = [
     "SCALES",
-    "add_export_action",
     "ExportDialog",
+    "ExportSources",
     "ExportTarget",
     "Exporter",
+    "add_export_actions",
     "export_targets",
-    "install_export_actions",
 ]

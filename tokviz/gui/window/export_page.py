@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from PySide6.QtCore import QObject
 from PySide6.QtGui import QAction
 
 from tokviz.core.bpe.tokenizer import Tokenizer
@@ -21,8 +22,11 @@ from tokviz.gui.widgets import file_dialogs
 PAGE_FILTER = "Web page (*.html)"
 
 
-class PageExporter:
-    """Writes the current text and views as a web page; errors go to ``report`` as one line."""
+class PageExporter(QObject):
+    """Writes the current text and views as a web page; errors go to ``report`` as one line.
+
+    It belongs to its ``action`` (File ▸ Export web page…), which triggers it.
+    """
 
     def __init__(
         self,
@@ -32,6 +36,7 @@ class PageExporter:
         show_ids: Callable[[], bool],
         report: Callable[[str], None],
     ) -> None:
+        super().__init__(action)
         self.action = action
         self.text = text
         self.views = views

@@ -52,7 +52,7 @@ class FileOpener(QObject):
     """
 
     textOpened = Signal(str, str)
-    tokenizerOpened = Signal(str, object)
+    tokenizerOpened = Signal(str, TokenPanel)  # the view to show it in, or None for a new view
     message = Signal(str, int)
     failed = Signal(str, str)
 

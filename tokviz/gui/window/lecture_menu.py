@@ -18,7 +18,8 @@ from PySide6.QtWidgets import QMenu, QWidget
 from tokviz.core.errors import TokvizError
 from tokviz.core.lecture.deck import Deck, deck_files, default_deck, load_deck
 from tokviz.gui.lecture.handout import write_pdf, write_slides
-from tokviz.gui.lecture.show import LectureView, start_lecture
+from tokviz.gui.lecture.presenter import start_lecture
+from tokviz.gui.lecture.show import LectureView
 from tokviz.gui.widgets import file_dialogs
 from tokviz.gui.window.actions import make_action
 

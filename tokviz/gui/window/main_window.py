@@ -8,11 +8,10 @@ owns, each given what it needs, and connected to each other in one place.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from PySide6.QtCore import QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import (
-    QAction,
     QCloseEvent,
     QDragEnterEvent,
     QDropEvent,
@@ -35,11 +34,7 @@ from tokviz.gui.drawing.views_legend import ViewsLegend, views_with_legend
 from tokviz.gui.models.tokenizers import TokenizerRegistryModel
 from tokviz.gui.panels import chart, chat, pretokenizer, roundtrip, streaming, vocabulary
 from tokviz.gui.panels.training import install as training
-from tokviz.gui.panels.training.install import TrainingDocks
-from tokviz.gui.settings import (
-    WINDOW_STATE,
-    Settings,
-)
+from tokviz.gui.settings import WINDOW_STATE, Settings
 from tokviz.gui.style.theme import TokenColors
 from tokviz.gui.text.display import DisplayOptions
 from tokviz.gui.text.samples import Sample
@@ -51,7 +46,7 @@ from tokviz.gui.widgets.token_panel import TokenPanel
 from tokviz.gui.window.actions import make_action, on_trigger
 from tokviz.gui.window.appearance import Appearance
 from tokviz.gui.window.counters import BigCounters, Counts, ViewCount, stacked
-from tokviz.gui.window.export import Exporter, add_export_action, install_export_actions
+from tokviz.gui.window.export import Exporter, ExportSources, add_export_actions
 from tokviz.gui.window.export_page import PageExporter
 from tokviz.gui.window.files import FileOpener
 from tokviz.gui.window.geometry import in_hidden_dock_tab, keep_on_screen
@@ -60,12 +55,10 @@ from tokviz.gui.window.lecture_menu import LectureMenu
 from tokviz.gui.window.menus import WindowMenus
 from tokviz.gui.window.panel_host import PanelHost
 from tokviz.gui.window.presentation import PresentationMode
-from tokviz.gui.window.remembered import RememberedTokenizers
-from tokviz.gui.window.session import restore_dock_layout, restore_session, save_session
+from tokviz.gui.window.session import SessionParts, restore_dock_layout, restore_session, save_session
 from tokviz.gui.window.view_sync import ViewSync
 from tokviz.gui.workers.debounce import Debouncer
 from tokviz.gui.workers.gc_guard import collect_garbage_in_gui_thread
-from tokviz.gui.workers.jobs import Job
 
 # Edits are coalesced by a 0 ms timer: it fires once the pending input events are handled, so a
 # burst of keys (or a key held down) costs one update. Huge texts also wait for a pause in typing.
@@ -91,7 +84,11 @@ class MainWindow(QMainWindow):
     and wired in :meth:`_connect_signals`: :class:`WindowMenus` (actions, menus, toolbar),
     :class:`Appearance` (theme, colours, zoom, display options), :class:`ViewSync` (hover, selection,
     scrolling), :class:`FileOpener` (texts, tokenizer files, recent files),
-    :class:`PresentationMode` and the :class:`PanelHost` the panels receive.
+    :class:`PresentationMode`, the :class:`PanelHost` the panels receive, and the parts only their
+    actions reach (the :class:`Exporter`, the web page export, the Lecture menu), which Qt keeps
+    as the window's children. No part is handed the window itself: the session gets its
+    :class:`SessionParts`, export its :class:`ExportSources`. Panels are reached as the user
+    reaches them: by their docks and actions (``findChild`` by object name).
     """
 
     textTokenized = Signal()
@@ -108,8 +105,6 @@ class MainWindow(QMainWindow):
         self.setWindowTitle("tokviz")
         self.setAcceptDrops(True)
         self.settings = settings if isinstance(settings, Settings) else Settings(settings)
-        # A saved dock layout keeps the user's dock sizes; without one, docks get sensible first sizes.
-        self.restored_layout = self.settings.contains(WINDOW_STATE)
         self.tokenizers = TokenizerRegistryModel(self)
         self.panels: list[TokenPanel] = []
         self.text = ""
@@ -117,7 +112,6 @@ class MainWindow(QMainWindow):
         self._n_bytes = 0
         # Set once the editor's text has gone to the views: a view added later gets it too, even "".
         self._text_handed_out = False
-        self.last_error: str | None = None
 
         self.editor = SourceEditor(self)
         self.views_splitter = QSplitter(Qt.Orientation.Horizontal, self)
@@ -148,62 +142,80 @@ class MainWindow(QMainWindow):
         self.view_sync = ViewSync(self.editor, self.panels, self.statusBar(), self.appearance.colors, self)
         self.files = FileOpener(self, self.settings, self.tokenizers, self.menus.recent_menu)
         self.presentation = PresentationMode(self, self.settings, self.appearance)
-        self.host = PanelHost(self)
-        self._expose_menus(self.menus)
+        self.host = PanelHost(
+            self,
+            self.editor,
+            self.panels,
+            self.tokenizers,
+            self.settings,
+            self.appearance,
+            self.presentation,
+            self.menus,
+            self.files,
+            restored_layout=self.settings.contains(WINDOW_STATE),
+            set_text=self.set_text,
+            views_ready=self.is_ready,
+        )
+        self._session = SessionParts(
+            self.settings,
+            self,
+            self.editor,
+            self.panels,
+            add_view=self.add_view,
+            text=lambda: self.text,
+            retokenize=self.retokenize_now,
+            tokenizers=self.tokenizers,
+            appearance=self.appearance,
+            menus=self.menus,
+            files=self.files,
+        )
         self._connect_signals()
 
-        restore_session(self)
+        restore_session(self._session)
         # The right-hand docks run the full height; bottom docks sit under the editor and views.
         self.setCorner(Qt.Corner.BottomRightCorner, Qt.DockWidgetArea.RightDockWidgetArea)
-        self.installed: dict[str, object] = {name: install(self.host) for name, install in panels}
-        self.vocab_dock = self.installed.get("vocabulary")
-        training_docks = self.installed.get("training")
-        self.training = training_docks if isinstance(training_docks, TrainingDocks) else None
-        self.chart_dock = self.installed.get("chart")
-        self.pretok_dock = self.installed.get("pretokenizer")
-        self.stream_dock = self.installed.get("streaming")
-        self.roundtrip_dock = self.installed.get("roundtrip")
-        self.exporter: Exporter = install_export_actions(self)
-        self.page_exporter = PageExporter(
+        for _name, install in panels:
+            install(self.host)
+        self._add_export_actions()
+        self._add_lecture_menu()
+        restore_dock_layout(self._session)
+        self.menus.view_menu.addSeparator()
+        self.menus.view_menu.addAction(self.presentation.action)
+        self.presentation.restore()  # last: it may hide docks added above
+        settings_problem = self.settings.file_problem()
+        if settings_problem is not None:  # also said on standard error
+            self.statusBar().showMessage(settings_problem)
+
+    def _add_export_actions(self) -> None:
+        """File ▸ Export tokenizer…, Export web page…, Export panel… and Copy image, above Quit."""
+        sources = ExportSources(
+            self, self.views_splitter, self.panels, self.tokenizers, self.appearance, lambda: self.text
+        )
+        exporter = Exporter(sources, self.settings)
+        page = PageExporter(
             make_action(self, "Export &web page…", "Ctrl+Alt+W", name="actionExportPage"),
             text=self.editor.toPlainText,
             views=self.named_views,
-            show_ids=lambda: self.display_options().show_ids,
+            show_ids=lambda: self.appearance.display_options().show_ids,
             report=lambda text: self.statusBar().showMessage(text, 8000),
         )
-        add_export_action(self, self.page_exporter.action)
+        add_export_actions(exporter, self.menus.file_menu, self.menus.act_quit, [page.action])
+
+    def _add_lecture_menu(self) -> None:
+        """The Lecture menu, before Help (its actions belong to a :class:`LectureMenu` child)."""
         lecture_menu = QMenu("&Lecture", self)
         lecture_menu.setObjectName("lectureMenu")
-        self.menuBar().insertMenu(self.help_menu.menuAction(), lecture_menu)
-        self.lecture = LectureMenu(
+        self.menuBar().insertMenu(self.menus.help_menu.menuAction(), lecture_menu)
+        LectureMenu(
             self,
             lecture_menu,
             dark=self.appearance.is_dark,
             report=lambda text: self.statusBar().showMessage(text, 10000),
         )
-        restore_dock_layout(self)
-        self.view_menu.addSeparator()
-        self.view_menu.addAction(self.presentation.action)
-        self.presentation.restore()  # last: it may hide docks added above
-
-    def _expose_menus(self, menus: WindowMenus) -> None:
-        """The window's own names for what scripts and tests reach through it."""
-        self.act_quit = menus.act_quit
-        self.act_ids = menus.act_ids
-        self.act_ws = menus.act_ws
-        self.act_chunks = menus.act_chunks
-        self.act_specials_as_text = menus.act_specials_as_text
-        self.act_sync = menus.act_sync
-        self.act_about = menus.act_about
-        self.act_remove_view = menus.act_remove_view
-        self.recent_menu = menus.recent_menu
-        self.view_menu = menus.view_menu
-        self.help_menu = menus.help_menu
-        self.sample_actions = menus.sample_actions
 
     def _connect_signals(self) -> None:
         """Wire the parts together: every connection between them is made here."""
-        m, look, sync, files = self.menus, self.appearance, self.view_sync, self.files
+        m, look, sync, files, host = self.menus, self.appearance, self.view_sync, self.files, self.host
         on_trigger(m.act_open, files.choose_text_file)
         on_trigger(m.act_open_tokenizer, files.choose_tokenizer_file)
         on_trigger(m.act_quit, self.close)
@@ -231,8 +243,8 @@ class MainWindow(QMainWindow):
         m.themeChosen.connect(look.set_theme)
         look.themeChanged.connect(m.check_theme)
         look.colorsChanged.connect(self._on_colors)
-        look.displayOptionsChanged.connect(self.host.displayOptionsChanged)
-        self.presentation.toggled.connect(self.host.presentationChanged)
+        look.displayOptionsChanged.connect(host.displayOptionsChanged)
+        self.presentation.toggled.connect(host.presentationChanged)
         self.presentation.toggled.connect(self._show_counters)
         files.textOpened.connect(self._show_opened_text)
         files.tokenizerOpened.connect(self._show_opened_tokenizer)
@@ -242,25 +254,11 @@ class MainWindow(QMainWindow):
         self.tokenizers.mergesReady.connect(self._on_merges_ready)
         self._edits.triggered.connect(self.retokenize_now)
         self.editor.document().contentsChanged.connect(self._on_text_edited)
+        self.editor.document().contentsChanged.connect(host.textEdited)
+        self.textTokenized.connect(host.textTokenized)
         QGuiApplication.styleHints().colorSchemeChanged.connect(lambda *_: look.apply_theme())
 
     # ================================================================ actions
-    def new_action(
-        self,
-        text: str,
-        shortcut: str | list[str] | None,
-        slot: Callable[..., object],
-        checkable: bool = False,
-        name: str = "",
-    ) -> QAction:
-        """A window-wide action: its shortcuts work wherever the focus is; checkable ones pass their state."""
-        action = make_action(self, text, shortcut, checkable=checkable, name=name)
-        if checkable:
-            action.toggled.connect(slot)
-        else:
-            on_trigger(action, slot)
-        return action
-
     def _about(self) -> None:
         from tokviz.gui.window.about import show_about
 
@@ -273,15 +271,11 @@ class MainWindow(QMainWindow):
         ]
 
     # ================================================================ appearance
-    def display_options(self) -> DisplayOptions:
-        """What the token views show besides the tokens (ids, visible whitespace)."""
-        return self.appearance.display_options()
-
     def _on_display_options(self, *_args: object) -> None:
         self.appearance.set_display_options(
             DisplayOptions(
-                show_ids=self.act_ids.isChecked(),
-                whitespace=self.act_ws.isChecked(),
+                show_ids=self.menus.act_ids.isChecked(),
+                whitespace=self.menus.act_ws.isChecked(),
                 with_ids=self.menus.act_ids_with_text.isChecked(),
                 spelling=self.menus.spelling(),
             )
@@ -292,65 +286,11 @@ class MainWindow(QMainWindow):
         self.view_sync.set_colors(colors)
         self.host.colorsChanged.emit(colors)
 
-    @property
-    def colors(self) -> TokenColors:
-        """The token colours in use."""
-        return self.appearance.colors
-
-    def set_theme(self, theme: str) -> None:
-        """``"system"``, ``"light"`` or ``"dark"``."""
-        self.appearance.set_theme(theme)
-
     def is_dark(self) -> bool:
         """Whether the dark theme is in use."""
         return self.appearance.is_dark()
 
-    @property
-    def point_size(self) -> float:
-        """Current font size of the editor and views."""
-        return self.appearance.point_size
-
-    def set_point_size(self, size: float) -> None:
-        """Use ``size`` points for the editor and views (presentation mode, scripts)."""
-        self.appearance.set_point_size(size)
-
-    def zoom(self, step: int) -> None:
-        """Bigger (+1), smaller (-1) or default (0) text in the editor and views."""
-        self.appearance.zoom(step)
-
-    def selected_tokens(self, panel: TokenPanel) -> tuple[int, int]:
-        """The token range a view currently outlines (editor selection or hover elsewhere)."""
-        return self.view_sync.selected_tokens(panel)
-
     # ================================================================ files
-    @property
-    def remembered(self) -> RememberedTokenizers:
-        """The tokenizer files that come back after a restart."""
-        return self.files.remembered
-
-    def choose_text_file(self) -> None:
-        """Ask for a text file and open it."""
-        self.files.choose_text_file()
-
-    def open_text_file(self, path: str) -> bool:
-        """Load a UTF-8 text file into the editor and remember it among the recent files."""
-        return self.files.open_text_file(path)
-
-    def choose_tokenizer_file(self, panel: TokenPanel | None = None) -> None:
-        """Ask for a tokenizer file and show it in ``panel`` (or a new view)."""
-        self.files.choose_tokenizer_file(panel)
-
-    def open_tokenizer_file(
-        self,
-        path: str,
-        panel: TokenPanel | None = None,
-        *,
-        pattern: str | None = None,
-        special_tokens: tuple[str, ...] = (),
-    ) -> Job:
-        """Load a tokenizer file in the background and show it in ``panel`` (or a new view)."""
-        return self.files.open_tokenizer_file(path, panel, pattern=pattern, special_tokens=special_tokens)
-
     def _show_opened_text(self, text: str, name: str) -> None:
         self.editor.setPlainText(text)
         self.setWindowTitle(f"{name} — tokviz")
@@ -362,7 +302,6 @@ class MainWindow(QMainWindow):
             panel.select_tokenizer(key)
 
     def _show_error(self, title: str, message: str) -> None:
-        self.last_error = message
         box = QMessageBox(QMessageBox.Icon.Warning, title, message, QMessageBox.StandardButton.Ok, self)
         box.setObjectName("errorDialog")
         box.setWindowModality(Qt.WindowModality.WindowModal)
@@ -426,7 +365,7 @@ class MainWindow(QMainWindow):
     def _update_close_buttons(self) -> None:
         for p in self.panels:
             p.close_button.setVisible(len(self.panels) > 1)
-        self.act_remove_view.setEnabled(len(self.panels) > 1)
+        self.menus.act_remove_view.setEnabled(len(self.panels) > 1)
 
     def _on_panel_tokenizer(self, panel: TokenPanel) -> None:
         panel.view.merges_ready = self.tokenizers.merges_ready(panel.model.key)
@@ -549,7 +488,7 @@ class MainWindow(QMainWindow):
 
     def save_settings(self) -> None:
         """Remember text (unless huge), views, options, theme, zoom and window layout."""
-        save_session(self)
+        save_session(self._session)
 
     def closeEvent(self, event: QCloseEvent) -> None:
         if not self.host.may_close():

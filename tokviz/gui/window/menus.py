@@ -33,7 +33,7 @@ class WindowMenus(QObject):
     ``sampleChosen(Sample)`` when a sample is picked; ``themeChosen(str)`` when a theme is checked.
     """
 
-    sampleChosen = Signal(object)
+    sampleChosen = Signal(Sample)
     themeChosen = Signal(str)
 
     def __init__(self, window: QMainWindow) -> None:
@@ -103,7 +103,8 @@ class WindowMenus(QObject):
 
     def _build_menus(self) -> None:
         bar = self._window.menuBar()
-        file_menu = bar.addMenu("&File")
+        file_menu = self.file_menu = bar.addMenu("&File")
+        file_menu.setObjectName("fileMenu")
         file_menu.addAction(self.act_open)
         self.recent_menu: QMenu = file_menu.addMenu("Open &recent")
         self.recent_menu.setObjectName("recentMenu")
@@ -114,6 +115,7 @@ class WindowMenus(QObject):
         self._build_view_menu(bar.addMenu("&View"))
 
         self.help_menu: QMenu = bar.addMenu("&Help")
+        self.help_menu.setObjectName("helpMenu")
         self.help_menu.addAction(self.act_getting_started)
         self.help_menu.addAction(self.act_shortcuts)
         self.help_menu.addSeparator()
@@ -147,6 +149,7 @@ class WindowMenus(QObject):
 
     def _build_view_menu(self, view: QMenu) -> None:
         self.view_menu = view
+        view.setObjectName("viewMenu")
         for act in (self.act_ids, self.act_ids_with_text, self.act_ws, self.act_chunks):
             view.addAction(act)
         spelling = view.addMenu("Spell &tokens as")

@@ -1,106 +1,139 @@
 """The window's side of :class:`tokviz.gui.context.PanelContext`: what panels get, and nothing more.
 
-The host is a QObject owned by the window. It carries the window's text, colour, font,
-display-option and presentation-mode changes as its own signals (the window emits or forwards
-them), and turns a panel's requests (a dock, a menu, an action, a selection in the editor, work
-that waits for start-up, a close guard) into window operations, so panels never touch the window.
+The host is a QObject owned by the window and handed the window's parts it relays, never the window
+itself: the main window (to dock into, for its menu bar and status bar), the editor, the list of
+token views, the registry, the settings, the appearance, presentation mode, the menus and the file
+opener. The window wires its text, colour, display-option and presentation-mode changes to the
+host's signals; the host turns a panel's requests (a dock, a menu, an action, a selection in the
+editor, work that waits for start-up, a close guard) into operations on those parts.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QFont, QKeySequence, QTextCursor
-from PySide6.QtWidgets import QDockWidget, QMenu, QWidget
+from PySide6.QtWidgets import QDockWidget, QMainWindow, QMenu, QPlainTextEdit, QWidget
 
 from tokviz.gui.context import DockArea, ViewTokens
+from tokviz.gui.models.tokenizers import TokenizerRegistryModel
+from tokviz.gui.settings import Settings
+from tokviz.gui.style.theme import TokenColors
+from tokviz.gui.text.display import DisplayOptions
 from tokviz.gui.text.utf16 import Utf16Index, plain_text_from_raw
+from tokviz.gui.widgets.token_panel import TokenPanel
+from tokviz.gui.window.actions import make_action, on_trigger
+from tokviz.gui.window.appearance import Appearance
+from tokviz.gui.window.files import FileOpener
+from tokviz.gui.window.menus import WindowMenus
+from tokviz.gui.window.presentation import PresentationMode
 from tokviz.gui.workers.settle import Settle, first_paint_of
-
-if TYPE_CHECKING:
-    from tokviz.gui.models.tokenizers import TokenizerRegistryModel
-    from tokviz.gui.settings import Settings
-    from tokviz.gui.style.theme import TokenColors
-    from tokviz.gui.text.display import DisplayOptions
-    from tokviz.gui.window.main_window import MainWindow
 
 _AREAS = {"bottom": Qt.DockWidgetArea.BottomDockWidgetArea, "right": Qt.DockWidgetArea.RightDockWidgetArea}
 
 
 class PanelHost(QObject):
-    """Implements :class:`~tokviz.gui.context.PanelContext` for one :class:`MainWindow`."""
+    """Implements :class:`~tokviz.gui.context.PanelContext` for one main window, from its parts.
+
+    ``set_text(text)`` replaces the editor's text as the window does (undoable, retitled);
+    ``views_ready()`` says whether every view shows the editor's current text.
+    """
 
     textEdited = Signal()
     textTokenized = Signal()
-    colorsChanged = Signal(object)  # TokenColors: a Python object, so the slots are typed instead
+    colorsChanged = Signal(TokenColors)
     fontChanged = Signal(QFont)
-    displayOptionsChanged = Signal(object)  # DisplayOptions
+    displayOptionsChanged = Signal(DisplayOptions)
     referenceViewChanged = Signal(str)  # registry key of the first view's tokenizer
     presentationChanged = Signal(bool)
 
-    def __init__(self, window: MainWindow) -> None:
+    def __init__(
+        self,
+        window: QMainWindow,
+        editor: QPlainTextEdit,
+        views: list[TokenPanel],
+        tokenizers: TokenizerRegistryModel,
+        settings: Settings,
+        appearance: Appearance,
+        presentation: PresentationMode,
+        menus: WindowMenus,
+        files: FileOpener,
+        *,
+        restored_layout: bool,
+        set_text: Callable[[str], None],
+        views_ready: Callable[[], bool],
+    ) -> None:
         super().__init__(window)
         self._window = window
+        self._editor = editor
+        self._views = views
+        self._tokenizers = tokenizers
+        self._settings = settings
+        self._appearance = appearance
+        self._presentation = presentation
+        self._menus = menus
+        self._files = files
+        # A saved dock layout keeps the user's dock sizes; without one, docks get sensible first sizes.
+        self._restored_layout = restored_layout
+        self._set_text = set_text
+        self._views_ready = views_ready
         self._guards: list[Callable[[], bool]] = []
         self._first_sizes: dict[QDockWidget, Callable[[], int]] = {}
         self._bottom_docks: list[QDockWidget] = []
         self._settle = Settle(self)
         self._first_paint = first_paint_of(window)  # watching from before the window shows
-        window.editor.document().contentsChanged.connect(self.textEdited)
-        window.textTokenized.connect(self.textTokenized)
-        window.textTokenized.connect(self._settle.mark_settled)
-        window.editor.installEventFilter(self)
+        self.textTokenized.connect(self._settle.mark_settled)
+        editor.installEventFilter(self)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if watched is self._window.editor and event.type() == QEvent.Type.FontChange:
-            self.fontChanged.emit(self._window.editor.font())
+        if watched is self._editor and event.type() == QEvent.Type.FontChange:
+            self.fontChanged.emit(self._editor.font())
         return False
 
     # ---------------------------------------------------------------- state
     @property
     def tokenizers(self) -> TokenizerRegistryModel:
-        return self._window.tokenizers
+        return self._tokenizers
 
     @property
     def settings(self) -> Settings:
-        return self._window.settings
+        return self._settings
 
     def parent_widget(self) -> QWidget:
         return self._window
 
     def editor_text(self) -> str:
-        return plain_text_from_raw(self._window.editor.document().toRawText())
+        return plain_text_from_raw(self._editor.document().toRawText())
 
     def set_text(self, text: str) -> None:
-        self._window.set_text(text)
+        self._set_text(text)
 
     def colors(self) -> TokenColors:
-        return self._window.colors
+        return self._appearance.colors
 
     def text_font(self) -> QFont:
-        return self._window.editor.font()
+        return self._editor.font()
 
     def display_options(self) -> DisplayOptions:
-        return self._window.display_options()
+        return self._appearance.display_options()
 
     def views_ready(self) -> bool:
-        return self._window.is_ready()
+        return self._views_ready()
 
     def when_views_ready(self, callback: Callable[[], object]) -> None:
         self._first_paint.after(lambda: self._settle.after_settled(callback))
 
     def is_presentation(self) -> bool:
-        return self._window.presentation.active
+        return self._presentation.active
 
     def editor_selection(self) -> tuple[int, int]:
-        cursor = self._window.editor.textCursor()
+        cursor = self._editor.textCursor()
         index = Utf16Index(self.editor_text())
         return index.to_code_point(cursor.selectionStart()), index.to_code_point(cursor.selectionEnd())
 
     def show_in_editor(self, start: int, end: int) -> None:
-        editor = self._window.editor
+        editor = self._editor
         index = Utf16Index(self.editor_text())
         cursor = QTextCursor(editor.document())
         cursor.setPosition(index.to_utf16(start))
@@ -111,15 +144,14 @@ class PanelHost(QObject):
 
     def view_tokens(self) -> list[ViewTokens]:
         out = []
-        for panel in self._window.panels:
+        for panel in self._views:
             tok, table = panel.model.tokenizer, panel.model.table
             if tok is not None and table is not None:
                 out.append(ViewTokens(str(panel.number), panel.model.key, tok, table.ids.tolist()))
         return out
 
     def first_view_key(self) -> str:
-        panels = self._window.panels
-        return panels[0].model.key if panels else "gpt2"
+        return self._views[0].model.key if self._views else "gpt2"
 
     # ---------------------------------------------------------------- window parts
     def add_dock(
@@ -159,7 +191,7 @@ class PanelHost(QObject):
         # Qt's toggle hides a dock that is merely behind another tab; the user asked to see it.
         toggle.triggered.disconnect()
         toggle.triggered.connect(lambda _checked: self.show_or_hide(dock))
-        window.view_menu.addAction(toggle)
+        self._menus.view_menu.addAction(toggle)
         if first_size is not None:
             self._first_sizes[dock] = first_size
             dock.visibilityChanged.connect(self._size_on_first_show)
@@ -182,7 +214,7 @@ class PanelHost(QObject):
         if not visible or not isinstance(dock, QDockWidget) or dock not in self._first_sizes:
             return
         size = self._first_sizes.pop(dock)
-        if self._window.restored_layout or dock.isFloating():
+        if self._restored_layout or dock.isFloating():
             return  # a saved layout keeps the user's sizes
         bottom = self._window.dockWidgetArea(dock) == Qt.DockWidgetArea.BottomDockWidgetArea
         orientation = Qt.Orientation.Vertical if bottom else Qt.Orientation.Horizontal
@@ -192,7 +224,7 @@ class PanelHost(QObject):
     def add_menu(self, title: str, object_name: str) -> QMenu:
         menu = QMenu(title, self._window)
         menu.setObjectName(object_name)
-        self._window.menuBar().insertMenu(self._window.help_menu.menuAction(), menu)
+        self._window.menuBar().insertMenu(self._menus.help_menu.menuAction(), menu)
         return menu
 
     def add_action(
@@ -204,13 +236,14 @@ class PanelHost(QObject):
         name: str = "",
         menu: QMenu | None = None,
     ) -> QAction:
-        action = self._window.new_action(text, shortcut, slot, name=name)
+        action = make_action(self._window, text, shortcut, name=name)
+        on_trigger(action, slot)
         if menu is not None:
             menu.addAction(action)
         return action
 
     def open_tokenizer_dialog(self) -> None:
-        self._window.choose_tokenizer_file(None)
+        self._files.choose_tokenizer_file(None)
 
     def show_status(self, message: str, msecs: int = 5000) -> None:
         self._window.statusBar().showMessage(message, msecs)

@@ -24,8 +24,9 @@ SWITCH_INTERVAL = 0.001
 class Job(QObject):
     """One background call; ``returned`` or ``errored`` fires exactly once, then ``finished``."""
 
+    # Whatever the job's function returns: a job runs any call, so its result has no one type.
     returned = Signal(object)
-    errored = Signal(object)
+    errored = Signal(BaseException)
     finished = Signal()
 
     def __init__(self, fn: Callable[[], Any], parent: QObject | None = None) -> None:
@@ -69,6 +70,9 @@ class _Runner(QRunnable):
 class _Relay(QObject):
     """Lives in the GUI thread: its queued signal moves results from the pool thread to the job."""
 
+    # (job, whether it returned, its result or exception). Both objects travel as Python objects:
+    # the queued signal then holds a reference to the job (a Job, as a QObject pointer, would not),
+    # and the result has any type, as ``returned``'s.
     done = Signal(object, bool, object)
 
     def __init__(self) -> None:

@@ -21,7 +21,7 @@ import sys
 import threading
 import time
 import traceback
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -37,6 +37,7 @@ from tokviz.core.pretok.pretokenize import resolve_pretokenizer
 from tokviz.core.training.counts import train_source_iter
 from tokviz.core.training.train import Progress, TrainResult
 from tokviz.gui.workers.rates import RateMeter, time_left
+from tokviz.gui.workers.release import release_gradually
 
 # At most this many seconds between two progress signals (phase changes are sent at once).
 EMIT_INTERVAL = 0.1
@@ -49,8 +50,6 @@ SWITCH_INTERVAL = 0.0002
 GUI_MAX_LAG: float | None = 0.006
 # Nice value of the pre-tokenizer processes (Linux): they yield the CPU to the window.
 PRETOKENIZER_NICE = 10
-# Big containers are freed this many items at a time (each slice is well under a millisecond).
-RELEASE_SLICE = 4096
 
 _server_lock = threading.Lock()
 _server_started = False
@@ -100,64 +99,6 @@ def counting_mode(pretokenizer: str) -> str:
     except TokvizError:
         return "auto"  # train_iter raises the same error with its message
     return "always" if bounded else "auto"
-
-
-def release_gradually(objects: list[Any], pause: Callable[[], None] | None = None) -> None:
-    """Free big containers a slice at a time, so that freeing them never holds the GIL for long.
-
-    Dropping the last reference to a list of 500,000 lists frees them all in one C call (55 ms on
-    a 20 MB corpus), and the GUI thread cannot run meanwhile. Only objects nobody else refers to
-    are taken apart; anything still shared (the result's vocabulary, say) is left alone.
-    ``pause`` is called between slices (to let the GUI thread go first).
-    """
-    stack = list(objects)
-    objects.clear()
-    nap = pause if pause is not None else _no_pause
-    while stack:
-        obj = stack.pop()
-        # References: ``obj`` here and getrefcount's argument. More means someone else holds it.
-        if sys.getrefcount(obj) > 2:
-            continue
-        if type(obj) is list:
-            _empty_list(obj, nap)
-        elif type(obj) is set:
-            _empty_set(obj, nap)
-        elif type(obj) is dict:
-            _empty_dict(obj, nap, stack)
-        elif hasattr(obj, "__dict__") and not isinstance(obj, type):
-            attrs = vars(obj)
-            stack.extend(attrs.values())
-            attrs.clear()
-        del obj
-
-
-def _no_pause() -> None:
-    pass
-
-
-def _empty_list(items: list[Any], pause: Callable[[], None]) -> None:
-    while items:
-        del items[-RELEASE_SLICE:]
-        pause()
-
-
-def _empty_set(items: set[Any], pause: Callable[[], None]) -> None:
-    while items:
-        for _ in range(min(RELEASE_SLICE, len(items))):
-            items.pop()
-        pause()
-
-
-def _empty_dict(items: dict[Any, Any], pause: Callable[[], None], later: list[Any]) -> None:
-    """Empty ``items`` a slice at a time; a big value is put on ``later`` to be taken apart in turn."""
-    while items:
-        for _ in range(min(RELEASE_SLICE, len(items))):
-            value = items.popitem()[1]
-            # The pair index holds sets of 100,000 words: each is freed in slices too.
-            if type(value) in (list, set, dict) and len(value) > RELEASE_SLICE:
-                later.append(value)
-            del value
-        pause()
 
 
 # What a run trains on: the text itself, or the paths of files, folders or one count table.
@@ -274,9 +215,9 @@ class GuiFirst:
 class _Worker(QObject):
     """Lives in the training thread; ``run`` drains the generator and reports through signals."""
 
-    status = Signal(object)
-    merges = Signal(object)
-    succeeded = Signal(object)
+    status = Signal(TrainStatus)
+    merges = Signal(tuple)  # tuple[MergeStep, ...]
+    succeeded = Signal(TrainOutcome)
     failed = Signal(str)
     cancelled = Signal()
     done = Signal()
@@ -418,9 +359,9 @@ class TrainJob(QObject):
     ``failed(message)`` or ``cancelled()``, then ``stopped()`` once the thread has ended.
     """
 
-    progress = Signal(object)
-    mergesBatch = Signal(object)
-    finished = Signal(object)
+    progress = Signal(TrainStatus)
+    mergesBatch = Signal(tuple)  # tuple[MergeStep, ...]
+    finished = Signal(TrainOutcome)
     failed = Signal(str)
     cancelled = Signal()
     stopped = Signal()

@@ -9,18 +9,13 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import replace
 from pathlib import Path
 
-from PySide6.QtCore import QEvent, Qt, Signal
-from PySide6.QtGui import QPalette, QShowEvent
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QDockWidget,
-    QHBoxLayout,
     QLabel,
-    QMenu,
-    QSizePolicy,
     QSpinBox,
     QToolButton,
     QVBoxLayout,
@@ -30,7 +25,6 @@ from PySide6.QtWidgets import (
 from tokviz.core.analysis.exchange import DEFAULT_EMBEDDING_DIM, ExchangeTable
 from tokviz.core.analysis.metrics import TextMetrics
 from tokviz.core.bpe.tokenizer import Tokenizer
-from tokviz.core.io.atomic import atomic_write_text
 from tokviz.gui.context import PanelContext
 from tokviz.gui.drawing.chart_canvas import ChartCanvas, plot_compare_rows, render_canvas, write_chart
 from tokviz.gui.drawing.chart_style import (
@@ -38,7 +32,6 @@ from tokviz.gui.drawing.chart_style import (
     DEBOUNCE_MS,
     EDITOR_LABEL,
     EXPORT_SIZE,
-    LARGE_POINT_SIZE,
     VIEW_TIPS,
     VIEWS,
     ChartInput,
@@ -50,17 +43,16 @@ from tokviz.gui.drawing.chart_style import (
 )
 from tokviz.gui.models.tokenizers import TokenizerRegistryModel
 from tokviz.gui.panels.chart.files import ReadProblem, add_remembered_files, read_chart_text
-from tokviz.gui.panels.chart.parity import add_parity_view
+from tokviz.gui.panels.chart.measured import MeasuredView
+from tokviz.gui.panels.chart.parity import PARITY_LABEL, PARITY_TIP, PARITY_VIEW, ParityView
 from tokviz.gui.panels.docking import follow_editor_text
 from tokviz.gui.settings import CHART_FILES, CHART_HIDDEN_SERIES
 from tokviz.gui.style.presentation_sizes import sizes_for
 from tokviz.gui.widgets import file_dialogs
-from tokviz.gui.workers.debounce import Debouncer
-from tokviz.gui.workers.jobs import Job, run_job
 
 
 # ----------------------------------------------------------------------------- the panel
-class ExchangeChart(QWidget):
+class ExchangeChart(MeasuredView):
     """The dock panel: the chart, its view and options, the inputs, and exports.
 
     Inputs are the editor's text (``set_text``), the five category samples and any files added;
@@ -69,34 +61,27 @@ class ExchangeChart(QWidget):
     ``tableChanged(ExchangeTable)`` fires after each update.
     """
 
-    tableChanged = Signal(object)
-    exported = Signal(str)
-    failed = Signal(str)
+    canvas: ChartCanvas
     filesChanged = Signal()
     seriesChanged = Signal()
 
     def __init__(self, registry: TokenizerRegistryModel | None = None, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
+        super().__init__(registry, parent, "chartStatus")
         self.setObjectName("compareChart")
         self.setAccessibleName("Bytes per token chart")
-        self.registry = registry
         self._editor_text: str | None = "" if registry is not None else None
         self._samples = sample_inputs()
         self._samples_on = True
         self._files: list[ChartInput] = []
         self._file_paths: list[str] = []
         self._fixed_tokenizers: list[tuple[str, str, Tokenizer]] = []
-        self._failed: set[str] = set()
         self._hidden: set[str] = set()
         self._cache: OrderedDict[tuple[int, str], tuple[object, TextMetrics]] = OrderedDict()
-        self._job: Job | None = None
-        self._dirty = False
         self._last_request: tuple[tuple[tuple[str, str], ...], tuple[int, ...]] | None = None
         self.table: ExchangeTable | None = None
         self.keys: list[str] = []
         self._slots: dict[str, int] = {}
         self._other_views: dict[str, QWidget] = {}
-        self.last_export: Path | None = None
 
         self.canvas = ChartCanvas(self, show_title=False)
         self.view_picker = QComboBox(self)
@@ -117,30 +102,18 @@ class ExchangeChart(QWidget):
         self.dim_spin.setRange(1, 1 << 16)
         self.dim_spin.setValue(DEFAULT_EMBEDDING_DIM)
         self.dim_spin.setSingleStep(64)
-        self.inputs_button = QToolButton(self)
-        self.inputs_button.setObjectName("chartInputs")
-        self.inputs_button.setText("Inputs")
-        self.inputs_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
-        self.inputs_menu = QMenu(self)
-        self.inputs_button.setMenu(self.inputs_menu)
-        self.series_button = QToolButton(self)
-        self.series_button.setObjectName("chartSeries")
-        self.series_button.setText("Series")
-        self.series_button.setToolTip("Which tokenizers the chart compares")
-        self.series_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
-        self.series_menu = QMenu(self)
+        self.inputs_button = self.menu_button("chartInputs", "Inputs")
+        self.inputs_menu = self.inputs_button.menu()
+        self.series_button = self.menu_button("chartSeries", "Series", "Which tokenizers the chart compares")
+        self.series_menu = self.series_button.menu()
         self.series_menu.aboutToShow.connect(self.fill_series_menu)
-        self.series_button.setMenu(self.series_menu)
         self.large_button = QToolButton(self)
         self.large_button.setObjectName("chartLargeText")
         self.large_button.setText("Large text")
         self.large_button.setCheckable(True)
         self.large_button.setToolTip("Presentation size: bigger labels for a projector")
-        self.export_button = QToolButton(self)
-        self.export_button.setObjectName("chartExport")
-        self.export_button.setText("Export")
-        self.export_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
-        export_menu = QMenu(self)
+        self.export_button = self.menu_button("chartExport", "Export")
+        export_menu = self.export_button.menu()
         w, h = EXPORT_SIZE.width(), EXPORT_SIZE.height()
         self.act_png = export_menu.addAction(f"PNG image, {w} × {h}…")
         self.act_png.setObjectName("actionExportPng")
@@ -150,47 +123,30 @@ class ExchangeChart(QWidget):
         self.act_svg.setObjectName("actionExportSvg")
         self.act_csv = export_menu.addAction("Numbers as CSV…")
         self.act_csv.setObjectName("actionExportCsv")
-        self.export_button.setMenu(export_menu)
-        self.status = QLabel(self)
-        self.status.setObjectName("chartStatus")
-        # A long "loading GPT-2, cl100k, o200k, …" clips, never widening the window.
-        self.status.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
-
-        bar = QHBoxLayout()
-        bar.setContentsMargins(4, 2, 4, 2)
-        bar.addWidget(self.view_picker)
-        bar.addWidget(self.dim_label)
-        bar.addWidget(self.dim_spin)
-        bar.addWidget(self.inputs_button)
-        bar.addWidget(self.series_button)
-        bar.addWidget(self.large_button)
-        bar.addWidget(self.status, 1)
-        bar.addWidget(self.export_button)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.setSpacing(0)
-        layout.addLayout(bar)
-        layout.addWidget(self.canvas, 1)
-
-        self._debouncer = Debouncer(DEBOUNCE_MS, self)
-        self._debouncer.triggered.connect(self.refresh_now)
+        self.lay_out(
+            [
+                self.view_picker,
+                self.dim_label,
+                self.dim_spin,
+                self.inputs_button,
+                self.series_button,
+                self.large_button,
+            ],
+            self.export_button,
+            self.canvas,
+        )
         self.view_picker.currentIndexChanged.connect(lambda _i: self.set_view(self.view_picker.currentData()))
         self.dim_spin.valueChanged.connect(self.canvas.set_embedding_dim)
-        self.large_button.toggled.connect(lambda _on: self._apply_style())
+        self.large_button.toggled.connect(lambda _on: self.apply_style())
         self.act_png.triggered.connect(lambda: self._choose_export("png", 1.0))
         self.act_png2.triggered.connect(lambda: self._choose_export("png", 2.0))
         self.act_svg.triggered.connect(lambda: self._choose_export("svg", 1.0))
         self.act_csv.triggered.connect(lambda: self._choose_export("csv", 1.0))
         self._fill_inputs_menu()
         self._sync_controls()
-        self._apply_style()
+        self.apply_style()
         if registry is not None:
-            # Bound methods: Qt drops these connections when the chart is deleted.
-            registry.tokenizerLoaded.connect(self.schedule)
-            registry.rowsInserted.connect(self.schedule)
-            registry.rowsRemoved.connect(self.schedule)
-            registry.dataChanged.connect(self.schedule)
-            registry.loadFailed.connect(self._on_load_failed)
+            self.follow_registry(registry.dataChanged)
         self.schedule()
 
     # ---------------------------------------------------------------- inputs
@@ -310,14 +266,6 @@ class ExchangeChart(QWidget):
             if self.registry.tokenizer(k) is None and k not in self._failed and k not in self._hidden
         ]
 
-    def _on_load_failed(self, source: str, _message: str) -> None:
-        assert self.registry is not None
-        for key in self.registry.keys():
-            entry = self.registry.entry(key)
-            if entry is not None and entry.tokenizer is None and (entry.source or key) == source:
-                self._failed.add(key)
-        self.schedule()
-
     def _fill_inputs_menu(self) -> None:
         menu = self.inputs_menu
         menu.clear()
@@ -348,18 +296,13 @@ class ExchangeChart(QWidget):
             try:
                 self.add_file(path)
             except ReadProblem as exc:
-                self._report(f"Cannot add {Path(path).name}: it {exc.reason}")
+                self.report(f"Cannot add {Path(path).name}: it {exc.reason}")
 
     # ---------------------------------------------------------------- computing
-    def schedule(self, *_args: object) -> None:
-        """Recompute after a short pause (coalesces bursts of edits)."""
-        self._debouncer.trigger()
-
     def refresh_now(self) -> None:
         """Start measuring the current inputs with the current tokenizers (in a worker)."""
         self._debouncer.cancel()
-        if self._job is not None:
-            self._dirty = True
+        if self.measuring():
             return
         if self.registry is not None and not self.isVisible():
             return  # a hidden panel catches up when it is shown (showEvent schedules)
@@ -372,12 +315,9 @@ class ExchangeChart(QWidget):
         self.canvas.set_measuring(bool(pending) or request != self._last_request)
         if request == self._last_request and self.table is not None:
             return
-        self._dirty = False
         keys = [k for k, _l, _t in toks]
         names = [label for _k, label, _t in toks]
         tokenizers = [t for _k, _l, t in toks]
-        job = run_job(lambda: ExchangeTable.measure(texts, tokenizers, names, self._measure), self)
-        self._job = job
 
         def done(table: ExchangeTable) -> None:
             self._last_request = request
@@ -386,16 +326,9 @@ class ExchangeChart(QWidget):
 
         def failed(exc: BaseException) -> None:
             self._last_request = None
-            self._report(f"Could not measure: {exc}")
+            self.report(f"Could not measure: {exc}")
 
-        job.returned.connect(done)
-        job.errored.connect(failed)
-        job.finished.connect(self._on_job_finished)
-
-    def _on_job_finished(self) -> None:
-        self._job = None
-        if self._dirty:
-            self.refresh_now()
+        self.measure(lambda: ExchangeTable.measure(texts, tokenizers, names, self._measure), done, failed)
 
     def _measure(self, tokenizer: Tokenizer, text: str) -> TextMetrics:
         """TextMetrics.of with a cache (runs in the worker; one job at a time touches the cache)."""
@@ -426,17 +359,13 @@ class ExchangeChart(QWidget):
 
     def is_ready(self) -> bool:
         """True when the chart shows the current inputs under every tokenizer that could be loaded."""
-        if self._debouncer.is_pending() or self._job is not None or self._dirty or self.table is None:
+        if not self.settled() or self.table is None:
             return False
         if self.isVisible() and self._pending_names():
             return False
         toks = self._tokenizers()
         texts = {item.label: item.text for item in self.inputs()}
         return self._last_request == (tuple(texts.items()), tuple(id(t) for _k, _l, t in toks))
-
-    def showEvent(self, event: QShowEvent) -> None:
-        super().showEvent(event)
-        self.schedule()
 
     # ---------------------------------------------------------------- view and style
     def set_view(self, view: str) -> None:
@@ -480,70 +409,20 @@ class ExchangeChart(QWidget):
         self.dim_label.setVisible(vocab)
         self.dim_spin.setVisible(vocab)
 
-    def _dark(self) -> bool:
-        return self.palette().color(QPalette.ColorRole.Window).lightness() < 128
-
-    def _apply_style(self) -> None:
+    def apply_style(self) -> None:
+        """The palette's light or dark, and presentation-size text when Large text is on."""
         large = sizes_for(self).chart
-        self.canvas.set_style(ChartStyle(self._dark(), self.large_button.isChecked(), large_point_size=large))
-
-    def changeEvent(self, event: QEvent) -> None:
-        super().changeEvent(event)
-        if event.type() == QEvent.Type.PaletteChange:
-            self._apply_style()
+        self.canvas.set_style(ChartStyle(self.dark(), self.large_button.isChecked(), large_point_size=large))
 
     # ---------------------------------------------------------------- exports
     def export_png(self, path: str | Path, scale: float = 1.0) -> Path:
         """Write the chart as a slide-sized PNG (1280 × 720 logical pixels times ``scale``)."""
-        return self._export(Path(path), "png", scale)
-
-    def export_svg(self, path: str | Path) -> Path:
-        """Write the chart as a slide-sized SVG."""
-        return self._export(Path(path), "svg", 1.0)
-
-    def export_csv(self, path: str | Path) -> Path:
-        """Write the numbers behind the chart as CSV."""
-        return self._export(Path(path), "csv", 1.0)
-
-    def _export(self, path: Path, kind: str, scale: float) -> Path:
-        table = self.table
-        if table is None:
-            raise ValueError("the chart has no numbers yet")
-        if kind == "csv":
-            atomic_write_text(path, table.to_csv(self.canvas.embedding_dim))
-        else:
-            write_chart(
-                table,
-                path.with_suffix(f".{kind}") if path.suffix.lower() != f".{kind}" else path,
-                view=self.canvas.view,
-                scale=scale,
-                style=replace(self.canvas.style_, large_point_size=LARGE_POINT_SIZE),
-                embedding_dim=self.canvas.embedding_dim,
-                slots=self.canvas.slots,
-            )
-            if path.suffix.lower() != f".{kind}":
-                path = path.with_suffix(f".{kind}")
-        self.last_export = path
-        self.exported.emit(str(path))
-        return path
+        return self.export(path, "png", scale)
 
     def _choose_export(self, kind: str, scale: float) -> None:
-        filters = {"png": "PNG images (*.png)", "svg": "SVG drawings (*.svg)", "csv": "CSV files (*.csv)"}
         suffix = "@2x" if scale == 2.0 else ""
-        default = str(Path.home() / f"exchange-rate-{self.canvas.view}{suffix}.{kind}")
-        path, _ = file_dialogs.get_save_file_name(self, "Export chart", default, filters[kind])
-        if not path:
-            return
-        try:
-            written = self._export(Path(path), kind, scale)
-        except (OSError, ValueError) as exc:
-            self._report(f"Export failed: {exc}")
-            return
-        self.status.setText(f"Saved {written.name}")
-
-    def _report(self, message: str) -> None:
-        self.status.setText(message)
-        self.failed.emit(message)
+        default = Path.home() / f"exchange-rate-{self.canvas.view}{suffix}.{kind}"
+        self.save_as(kind, "Export chart", default, scale)
 
 
 # ----------------------------------------------------------------------------- window integration
@@ -568,7 +447,10 @@ def install(context: PanelContext) -> QDockWidget:
     hidden: list[str] = context.settings.get(CHART_HIDDEN_SERIES)
     chart.set_hidden_series(hidden)
     chart.seriesChanged.connect(lambda: context.settings.set(CHART_HIDDEN_SERIES, chart.hidden_series()))
-    add_parity_view(chart, context)
+    parity = ParityView(context.tokenizers, context.settings, chart)
+    chart.add_view(PARITY_VIEW, PARITY_LABEL, parity, PARITY_TIP)
+    parity.set_large_text(context.is_presentation())
+    context.presentationChanged.connect(parity.set_large_text)
     remembered: list[str] = context.settings.get(CHART_FILES)
     skipped = add_remembered_files(chart.add_file, remembered)
     if skipped:  # a FIFO, a device or a file too large is named; one gone since is dropped quietly

@@ -76,7 +76,7 @@ class HeldOutCurves(QWidget):
     "Use this size" put a tokenizer in the registry.
     """
 
-    swept = Signal(object)
+    swept = Signal(Sweep)
     failed = Signal(str)
     sizeAdded = Signal(str)
 
@@ -175,7 +175,7 @@ class HeldOutCurves(QWidget):
         tok = self.tokenizer
         if tok is None or self.registry is None:
             return None
-        size = 256 + len(tok.special_tokens) + self.step
+        size = tok.size_after(self.step)
         try:
             prefix = prefix_tokenizer(tok, size, name=f"{tok.name} {size:,}")
         except TokvizError as exc:
@@ -261,7 +261,7 @@ class HeldOutCurves(QWidget):
         top = 0.0
         for curve, color in self._coloured(sweep, dark):
             bpt = curve.bytes_per_token
-            steps = curve.sizes - curve.base_size
+            steps = np.arange(len(bpt))
             line = pg.PlotDataItem(steps, bpt, pen=pg.mkPen(color, width=1.5))
             line.setToolTip(f"held-out {curve.group}: bytes/token at every step")
             self.plot.ratio_box.addItem(line)

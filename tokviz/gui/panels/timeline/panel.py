@@ -48,14 +48,15 @@ from tokviz.gui.text.token_table import TokenTable
 from tokviz.gui.widgets.picker import TokenizerPicker
 
 # The editor's text is replayed whole up to this many characters (a step costs only the chunks
-# its merge changes, see stepper.py); the view shows VIEW_CHARS of it around where it looks.
+# its merge changes, see stepper.py); the view shows a part of it around where it looks (replayer.py).
 REPLAY_LIMIT = 2_000_000
-VIEW_CHARS = 12_000
 PICK_MESSAGE = "Pick a BPE tokenizer to replay its merges on the editor's text."
 
 
 class TimelineWidget(QWidget):
     """The timeline dock's contents: tokenizer picker, transport controls, replay view, merge table, plot.
+
+    The transport (play, pause, step to the next merge that changes the text) is :attr:`playback`.
 
     Signals: ``stepChanged(step)`` when the slider moves; ``stepShown(step)`` once the view shows
     that step; ``traceReady()`` when a new text or tokenizer has been traced;
@@ -267,7 +268,7 @@ class TimelineWidget(QWidget):
         key: str = "",
     ) -> None:
         """Replay ``tokenizer``'s merges; ``history`` (a training run's records) adds counts and ties."""
-        self.pause()
+        self.playback.pause()
         self._waiting_for = None
         self.source = ReplaySource(tokenizer, key, history, corpus_initial)
         if key:
@@ -294,31 +295,6 @@ class TimelineWidget(QWidget):
         if changed:
             self.stepChanged.emit(step)
 
-    def step_forward(self) -> None:
-        """Jump to the next merge that changes the text (or the last step)."""
-        self.playback.step_forward()
-
-    def step_back(self) -> None:
-        """Jump to the previous merge that changes the text (or step 0)."""
-        self.playback.step_back()
-
-    def play(self) -> None:
-        """Step through the merges that change the text, at the chosen speed (restarts at 0 from the end)."""
-        self.playback.play()
-
-    def pause(self) -> None:
-        """Stop playing."""
-        self.playback.pause()
-
-    @property
-    def playing(self) -> bool:
-        """True while the replay plays."""
-        return self.playback.playing
-
-    def toggle_play(self) -> None:
-        """Play if paused, pause if playing."""
-        self.playback.toggle_play()
-
     def set_display_options(self, options: DisplayOptions) -> None:
         """Ids instead of text (whitespace stays visible: boundaries at spaces are the point here)."""
         self.view.set_options(DisplayOptions(show_ids=options.show_ids, whitespace=True))
@@ -342,7 +318,7 @@ class TimelineWidget(QWidget):
         """A training run started: its merges stream into the table and the corpus plot."""
         if self.live:
             return
-        self.pause()
+        self.playback.pause()
         self.replayer.cancel()
         self.feed.begin(planned_merges, (self.source, self.step))
         self.picker.show_key(None)
@@ -397,7 +373,7 @@ class TimelineWidget(QWidget):
 
     def _detach(self, message: str) -> None:
         """Nothing to replay right now (loading, no merges): say why."""
-        self.pause()
+        self.playback.pause()
         self.replayer.cancel()
         self.trace = None
         self.model.set_source(None)
@@ -433,10 +409,10 @@ class TimelineWidget(QWidget):
         if self.trace is None or self.trace.tokenizer is not tok:
             self._set_message(f"Tracing the merges of {tok.name} on the text…")
             self.replayer.window = None
-        n = len(self.replay_text)
         # A long text is shown a window at a time (where the view was, if it was).
-        start = self.replayer.window[0] if self.replayer.window is not None else 0
-        self.replayer.window = self._window_around(start) if n > VIEW_CHARS else None
+        self.replayer.place_window(
+            self.replayer.window[0] if self.replayer.window else 0, len(self.replay_text)
+        )
         self.replayer.trace(tok, self.replay_text)
 
     def _on_trace(self, trace: ReplayTrace) -> None:
@@ -498,27 +474,17 @@ class TimelineWidget(QWidget):
             if where is not None:
                 self._move_window(where)
 
-    def _window_around(self, cp: int) -> tuple[int, int]:
-        n = len(self.replay_text)
-        lo = max(0, min(cp - VIEW_CHARS // 4, n - VIEW_CHARS))
-        return lo, min(n, lo + VIEW_CHARS)
-
     def _move_window(self, cp: int) -> None:
         """Show the part of a long text around code point ``cp`` (at the current step)."""
         if self.trace is None:
             return
-        self.replayer.window = self._window_around(cp)
+        self.replayer.place_window(cp, len(self.replay_text))
         self.replayer.render(self.trace, self.step)
 
     def _follow_scroll(self, cp: int) -> None:
         """Scrolling near either end of the shown part of a long text moves the window along."""
-        window, trace = self.replayer.window, self.trace
-        if window is None or trace is None or self.replayer.rendering():
-            return
-        lo, hi = window
-        margin = VIEW_CHARS // 6
-        if (cp < lo + margin and lo > 0) or (cp > hi - 2 * margin and hi < len(trace.text)):
+        if self.trace is not None and self.replayer.window_lags(cp, len(self.trace.text)):
             self._move_window(cp)
 
 
-__all__ = ["REPLAY_LIMIT", "VIEW_CHARS", "TimelineWidget"]
+__all__ = ["REPLAY_LIMIT", "TimelineWidget"]

@@ -189,6 +189,28 @@ class TokenCountPlot(QWidget):
         else:
             when_plotting_ready(self.build)
 
+    @staticmethod
+    def _add_plot(w: pg.GraphicsLayoutWidget, row: int, title: str) -> pg.PlotItem:
+        """A plot in ``row`` of ``w`` with readable axes (counts on the left, a ratio on the right),
+        ``title`` on its left axis, a faint grid, and the mouse scrolling along the merge steps only."""
+        import pyqtgraph as pg
+
+        plot = w.addPlot(
+            row=row,
+            col=0,
+            axisItems={
+                "left": readable_axis(pg, "left"),
+                "right": readable_axis(pg, "right", counts=False),
+                "bottom": readable_axis(pg, "bottom"),
+            },
+        )
+        plot.setMenuEnabled(False)
+        plot.setLabel("left", title, **_LABEL_STYLE)
+        plot.showGrid(x=True, y=True, alpha=0.15)
+        plot.setMouseEnabled(x=True, y=False)
+        plot.hideButtons()
+        return plot
+
     def build(self) -> None:
         """Create the plot items (done on first show; tests and scripts may call it directly)."""
         if self.widget is not None:
@@ -200,20 +222,7 @@ class TokenCountPlot(QWidget):
         w.setObjectName("tokenCountGraphics")
         self._layout.addWidget(w)
         self.widget = w
-        text_plot = w.addPlot(
-            row=0,
-            col=0,
-            axisItems={
-                "left": readable_axis(pg, "left"),
-                "right": readable_axis(pg, "right", counts=False),
-                "bottom": readable_axis(pg, "bottom"),
-            },
-        )
-        text_plot.setMenuEnabled(False)
-        text_plot.setLabel("left", "tokens", **_LABEL_STYLE)  # "text" over a corpus plot (_refresh_layout)
-        text_plot.showGrid(x=True, y=True, alpha=0.15)
-        text_plot.setMouseEnabled(x=True, y=False)
-        text_plot.hideButtons()
+        text_plot = self._add_plot(w, 0, "tokens")  # "text" over a corpus plot (_refresh_layout)
         self.text_plot = text_plot
         self.text_curve = text_plot.plot([], [], pen=pg.mkPen("#2f6fb3", width=2), name="tokens")
         # Bytes per token on a right-hand axis of its own (a second view box sharing the x axis).
@@ -240,21 +249,8 @@ class TokenCountPlot(QWidget):
         self.step_line.sigPositionChanged.connect(self._on_cursor_dragged)
         text_plot.addItem(self.step_line)
 
-        corpus_plot = w.addPlot(
-            row=1,
-            col=0,
-            axisItems={
-                "left": readable_axis(pg, "left"),
-                "right": readable_axis(pg, "right", counts=False),
-                "bottom": readable_axis(pg, "bottom"),
-            },
-        )
-        corpus_plot.setMenuEnabled(False)
-        corpus_plot.setLabel("left", "corpus", **_LABEL_STYLE)
+        corpus_plot = self._add_plot(w, 1, "corpus")
         corpus_plot.setLabel("bottom", "merge step", **_LABEL_STYLE)
-        corpus_plot.showGrid(x=True, y=True, alpha=0.15)
-        corpus_plot.setMouseEnabled(x=True, y=False)
-        corpus_plot.hideButtons()
         self.corpus_plot = corpus_plot
         self.corpus_curve = corpus_plot.plot([], [], pen=pg.mkPen("#2b8a3e", width=2))
         self.corpus_cursor = pg.InfiniteLine(pos=0, angle=90, movable=False, pen=pg.mkPen("#d9480f", width=1))

@@ -59,6 +59,10 @@ class _TraceRequest:
     text: str
 
 
+# A long text is shown this many code points at a time, around where the view looks.
+VIEW_CHARS = 12_000
+
+
 class Replayer(QObject):
     """Runs the traces and step encodings of one timeline, and drops results that came too late.
 
@@ -66,9 +70,9 @@ class Replayer(QObject):
     ``rendered(trace, step, table)`` (at once for a short text); ``renderFailed(message)``.
     """
 
-    traced = Signal(object)
+    traced = Signal(ReplayTrace)
     traceFailed = Signal(str)
-    rendered = Signal(object, int, object)
+    rendered = Signal(ReplayTrace, int, TokenTable)
     renderFailed = Signal(str)
 
     def __init__(self, parent: QObject | None = None) -> None:
@@ -81,6 +85,24 @@ class Replayer(QObject):
         self._render_wanted: tuple[ReplayTrace, int] | None = None
         # The code points the view shows (a long text is shown a window at a time); None: all.
         self.window: tuple[int, int] | None = None
+
+    def place_window(self, cp: int, length: int) -> None:
+        """Show :data:`VIEW_CHARS` code points of a text of ``length`` around ``cp`` (a quarter of
+        them before it); a text no longer than that is shown whole."""
+        if length <= VIEW_CHARS:
+            self.window = None
+            return
+        lo = max(0, min(cp - VIEW_CHARS // 4, length - VIEW_CHARS))
+        self.window = (lo, min(length, lo + VIEW_CHARS))
+
+    def window_lags(self, cp: int, length: int) -> bool:
+        """Whether the view, scrolled to ``cp``, came near an end of the window shown with more of the
+        text (``length`` code points) beyond it: the window should move along."""
+        if self.window is None or self.rendering():
+            return False
+        lo, hi = self.window
+        margin = VIEW_CHARS // 6
+        return (cp < lo + margin and lo > 0) or (cp > hi - 2 * margin and hi < length)
 
     def tracing(self) -> bool:
         """True while a trace runs or waits to run."""

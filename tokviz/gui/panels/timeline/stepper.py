@@ -22,6 +22,7 @@ import numpy as np
 from tokviz.core.bpe.merges import MergeStep
 from tokviz.core.bpe.tokenizer import LONE_SURROGATE, Tokenizer, replace_lone_surrogates
 from tokviz.core.errors import ArgumentTypeError, ReplayUnavailable
+from tokviz.core.pretok.pretokenize import piece_spans
 from tokviz.core.training.replay import ReplayTrace, replayed_step
 from tokviz.gui.text.token_table import INDEX, TokenTable
 from tokviz.gui.text.utf16 import utf16_offsets
@@ -82,14 +83,15 @@ class ReplayStepper:
             spans = tokenizer.pretokenizer.spans(segment)
             chunk_starts.pop()
             for cs, ce in spans:
-                piece = segment[cs:ce]
-                chunk = chunks.get(piece)
-                if chunk is None:
-                    encoded = piece.encode("utf-8")
-                    chunk = chunks[piece] = _Chunk(encoded, tokenizer.trace_chunk(encoded)[1])
-                place = int(cp_byte[start + cs])
-                chunk.places.append(place)
-                chunk_starts.append(place)
+                chunk_starts.append(int(cp_byte[start + cs]))
+                # A pre-token longer than the bound is merged in pieces by every encoder: so here too.
+                for ps, pe in piece_spans(cs, ce):
+                    piece = segment[ps:pe]
+                    chunk = chunks.get(piece)
+                    if chunk is None:
+                        encoded = piece.encode("utf-8")
+                        chunk = chunks[piece] = _Chunk(encoded, tokenizer.trace_chunk(encoded)[1])
+                    chunk.places.append(int(cp_byte[start + ps]))
         self.chunks = list(chunks.values())
         starts = np.array(chunk_starts, dtype=np.int64)
         marks = np.zeros(self.n_bytes, dtype=INDEX)

@@ -217,7 +217,7 @@ def _train_menu(
 
     def play_or_pause() -> None:
         timeline_dock.show()
-        timeline.toggle_play()
+        timeline.playback.toggle_play()
 
     def add(text: str, slot: Callable[[], object], shortcut: str, name: str) -> QAction:
         return context.add_action(text, slot, shortcut, name=name, menu=menu)
@@ -228,8 +228,10 @@ def _train_menu(
     add("Lecture demo with &GPT-2 chunks", lambda: run_demo("gpt2"), "Ctrl+Shift+G", "actionLectureDemoGpt2")
     menu.addSeparator()
     add("&Play / pause replay", play_or_pause, "Ctrl+Shift+P", "actionReplayPlay")
-    add("&Next merge that changes the text", timeline.step_forward, "Ctrl+]", "actionReplayNext")
-    add("P&revious merge that changes the text", timeline.step_back, "Ctrl+[", "actionReplayPrevious")
+    add("&Next merge that changes the text", timeline.playback.step_forward, "Ctrl+]", "actionReplayNext")
+    add(
+        "P&revious merge that changes the text", timeline.playback.step_back, "Ctrl+[", "actionReplayPrevious"
+    )
     menu.addSeparator()
     save_action = add("Sa&ve trained model…", panel.choose_save_path, "Ctrl+Alt+S", "actionSaveModel")
     export_menu = menu.addMenu("&Export trained model")

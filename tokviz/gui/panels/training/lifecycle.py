@@ -28,10 +28,10 @@ class TrainingRun(QObject):
     or ``failed(message)``, then ``ended()``.
     """
 
-    started = Signal(object)
-    progressChanged = Signal(object)
-    mergesArrived = Signal(object)
-    finished = Signal(object, str)
+    started = Signal(TrainSettings)
+    progressChanged = Signal(TrainStatus)
+    mergesArrived = Signal(tuple)  # tuple[MergeStep, ...]
+    finished = Signal(TrainOutcome, str)
     cancelled = Signal()
     failed = Signal(str)
     ended = Signal()

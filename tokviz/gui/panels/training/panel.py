@@ -60,10 +60,10 @@ class TrainPanel(TrainForm):
     export ("" when it worked). ``corpusPathsChanged()`` follows every change of the file list.
     """
 
-    trainingStarted = Signal(object)
-    progressChanged = Signal(object)
-    mergesArrived = Signal(object)
-    trainingFinished = Signal(object, str)
+    trainingStarted = Signal(TrainSettings)
+    progressChanged = Signal(TrainStatus)
+    mergesArrived = Signal(tuple)  # tuple[MergeStep, ...]
+    trainingFinished = Signal(TrainOutcome, str)
     trainingCancelled = Signal()
     trainingFailed = Signal(str)
     trainingEnded = Signal()

@@ -10,10 +10,10 @@ hold the user's own settings again.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
-    from tokviz.gui.panels.training.form import TrainForm
+    from PySide6.QtWidgets import QComboBox, QLineEdit
 
 LOCKED_TIP = "Set by the count table: it was counted with {what}, and training from it uses them"
 
@@ -37,6 +37,22 @@ class _UserSettings:
     pretokenizer_tip: str
 
 
+class LockableFields(Protocol):
+    """The Train form's fields a count table locks, and the form's own ways to set and describe them."""
+
+    specials: QLineEdit
+    pretokenizer: QComboBox
+    pattern: QLineEdit
+
+    def set_pretokenizer(self, spec: str) -> None:
+        """Choose a named pre-tokenizer or a custom regex."""
+        ...
+
+    def update_vocab_hint(self) -> None:
+        """Say again what the vocabulary size holds (the special tokens changed)."""
+        ...
+
+
 class TableLock:
     """Shows a :class:`TableSettings` in ``form``'s fields, locked, or gives the user's settings back.
 
@@ -44,7 +60,7 @@ class TableLock:
     a token holding a comma stays one token) and remembering settings leaves the user's alone.
     """
 
-    def __init__(self, form: TrainForm) -> None:
+    def __init__(self, form: LockableFields) -> None:
         self._form = form
         self._user: _UserSettings | None = None
         self.table: TableSettings | None = None

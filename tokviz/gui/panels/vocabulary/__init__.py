@@ -27,7 +27,6 @@ from PySide6.QtWidgets import (
     QDockWidget,
     QGridLayout,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QLineEdit,
     QSpinBox,
@@ -38,13 +37,6 @@ from tokviz.core.bpe.specials_text import reading_note
 from tokviz.gui.context import PanelContext
 from tokviz.gui.models.tokenizers import OPEN_KEY, KeyRole, TokenizerRegistryModel
 from tokviz.gui.models.vocabulary import (
-    BYTES,
-    COLUMNS,
-    COUNT,
-    ID,
-    LENGTH,
-    PARENTS,
-    RANK,
     TOKEN,
     USAGE_MODES,
     VocabModel,
@@ -60,7 +52,6 @@ from tokviz.gui.panels.vocabulary.table import (
 )
 from tokviz.gui.panels.vocabulary.usage import LengthHistogram, UsageCounter, UsageResult, usage_mode_items
 from tokviz.gui.widgets import file_dialogs
-from tokviz.gui.widgets.fitted_columns import fit_columns
 from tokviz.gui.workers.debounce import Debouncer
 
 
@@ -137,35 +128,6 @@ class VocabBrowser(QWidget):
         self.histogram.setMinimumHeight(28)
         self.usage = UsageCounter(editor_text or str, self)
         self.table = VocabTable(self.model, self)
-        self.table.setTabKeyNavigation(False)  # Tab moves on to the next control, as everywhere else
-        self.table.setObjectName("vocabTable")
-        self.table.setAccessibleName("Vocabulary")
-        self.table.setSortingEnabled(True)
-        self.table.sortByColumn(ID, Qt.SortOrder.AscendingOrder)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setAlternatingRowColors(True)
-        self.table.verticalHeader().hide()
-        self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
-        self.table.horizontalHeader().setStretchLastSection(True)
-        # The count is read beside the token: shown third (the model's columns keep their order).
-        self.table.horizontalHeader().moveSection(COUNT, TOKEN + 1)
-        self.table.setWordWrap(False)
-        # The token is what one reads: its column is the wide one; numbers need few digits.
-        for col, width in (
-            (ID, 58),
-            (TOKEN, 150),
-            (COUNT, 64),
-            (BYTES, 92),
-            (LENGTH, 50),
-            (RANK, 70),
-            (PARENTS, 140),
-        ):
-            # Numeric columns are as wide as their title (and the sort arrow), no wider.
-            title = self.table.horizontalHeader().fontMetrics().horizontalAdvance(COLUMNS[col]) + 26
-            self.table.setColumnWidth(col, width if col in (TOKEN, PARENTS, BYTES) else max(width, title))
-        # Numbers follow what they show (a usage count of a whole corpus, a 100,000th id): never cut.
-        fit_columns(self.table, columns=(ID, COUNT, LENGTH, RANK))
-
         grid = QGridLayout(self)
         grid.setContentsMargins(6, 6, 6, 6)
         # Two columns, so the dock fits beside the views on a 1024-pixel projector.

@@ -35,12 +35,12 @@ BROKEN = tuple(name for name in CLASSES if name != "ok")
 class ClassFilter(QToolButton):
     """A menu button: check the token classes to list; the counts come from a background audit.
 
-    ``classesChanged(object)`` sends the ids of the checked classes (a sorted numpy array), or None
+    ``classesChanged(ndarray)`` sends the ids of the checked classes (a sorted numpy array), or None
     when all are checked; ``audited(object)`` the :class:`VocabularyAudit` once it is ready.
     """
 
-    classesChanged = Signal(object)
-    audited = Signal(object)
+    classesChanged = Signal(np.ndarray)  # or None: every class is checked
+    audited = Signal(VocabularyAudit)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)

@@ -13,15 +13,29 @@ from typing import Protocol
 
 from PySide6.QtCore import QPoint, Qt, Signal
 from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
-from PySide6.QtWidgets import QMenu, QTableView, QWidget
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QMenu, QTableView, QWidget
 
 from tokviz.core.bpe.tokenizer import Tokenizer
 from tokviz.core.io.atomic import atomic_write_text
-from tokviz.gui.models.vocabulary import VocabModel, plain_token
+from tokviz.gui.models.vocabulary import (
+    BYTES,
+    COLUMNS,
+    COUNT,
+    ID,
+    LENGTH,
+    PARENTS,
+    RANK,
+    TOKEN,
+    VocabModel,
+    plain_token,
+)
+from tokviz.gui.widgets.fitted_columns import fit_columns
 
 
 class VocabTable(QTableView):
-    """A table of :class:`VocabModel` rows that copies real text and offers a context menu.
+    """A table of :class:`VocabModel` rows that copies real text and offers a context menu: rows
+    selected whole, sorted by id at first, the count beside the token, number columns as narrow
+    as their numbers allow and never cut.
 
     ``showInTextRequested(id)`` asks for the token's next occurrence in the editor's text;
     ``exportRequested()`` asks for the filtered list to be saved (the panel picks the file).
@@ -34,6 +48,35 @@ class VocabTable(QTableView):
         super().__init__(parent)
         self.vocab_model = model
         self.setModel(model)
+        self.setTabKeyNavigation(False)  # Tab moves on to the next control, as everywhere else
+        self.setObjectName("vocabTable")
+        self.setAccessibleName("Vocabulary")
+        self.setSortingEnabled(True)
+        self.sortByColumn(ID, Qt.SortOrder.AscendingOrder)
+        self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.setAlternatingRowColors(True)
+        self.verticalHeader().hide()
+        self.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+        self.horizontalHeader().setStretchLastSection(True)
+        # The count is read beside the token: shown third (the model's columns keep their order).
+        self.horizontalHeader().moveSection(COUNT, TOKEN + 1)
+        self.setWordWrap(False)
+        # The token is what one reads: its column is the wide one; numbers need few digits.
+        for col, width in (
+            (ID, 58),
+            (TOKEN, 150),
+            (COUNT, 64),
+            (BYTES, 92),
+            (LENGTH, 50),
+            (RANK, 70),
+            (PARENTS, 140),
+        ):
+            # Numeric columns are as wide as their title (and the sort arrow), no wider.
+            title = self.horizontalHeader().fontMetrics().horizontalAdvance(COLUMNS[col]) + 26
+            self.setColumnWidth(col, width if col in (TOKEN, PARENTS, BYTES) else max(width, title))
+        # Numbers follow what they show (a usage count of a whole corpus, a 100,000th id): never cut.
+        fit_columns(self, columns=(ID, COUNT, LENGTH, RANK))
+
         self.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.customContextMenuRequested.connect(self._menu)
         self.copy_action = QAction("&Copy rows", self)

@@ -161,7 +161,7 @@ class UsageCounter(QObject):
     be made (a folder without text files); ``busyChanged(bool)`` says a count is running.
     """
 
-    counted = Signal(object)
+    counted = Signal(UsageResult)
     failed = Signal(str)
     busyChanged = Signal(bool)
     # (bytes read, bytes in all) of a folder being counted; sent from the worker, delivered queued.
