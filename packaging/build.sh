@@ -39,7 +39,7 @@ test "$("$app" encode --tokenizer gpt2 --text 'hello world')" = "31373 995"
 profile=$(mktemp -d)
 trap 'rm -rf "$profile"' EXIT
 # Corpora as they ship: the bundle reads a Parquet file and zstd-compressed JSON Lines (pyarrow, zstandard).
-python - "$profile" <<'EOF'
+"$python" - "$profile" <<'EOF'
 import json, sys
 import pyarrow as pa, pyarrow.parquet as pq, zstandard
 docs = ["a first record", "and a second one"]
