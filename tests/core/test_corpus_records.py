@@ -320,3 +320,12 @@ def test_records_skipped_on_the_cluster_are_named_by_their_line_in_the_file(
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     with pytest.raises(CorpusError, match=rf"{path}:281: not valid JSON"):
         count_on_dask([str(path)], scheduler=scheduler, chunk_bytes=4000)
+
+
+def test_a_parquet_corpus_is_not_taken_for_a_count_table(corpora: dict[str, Path], tmp_path: Path) -> None:
+    from tokviz.core.training.counts import is_count_table, save_table
+
+    assert not is_count_table(corpora["parquet"])
+    table = tmp_path / "counts.parquet"
+    save_table(count_corpus(files=[corpora["txt"]]), table)
+    assert is_count_table(table)
