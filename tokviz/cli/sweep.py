@@ -20,14 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from tokviz.cli.assumed import note_assumptions
 from tokviz.cli.command import UsageError, print_note, warns_on_cuts
-from tokviz.cli.corpus_files import (
-    add_heldout_filters,
-    heldout_inputs,
-    named_files,
-    read_options,
-    say_reading,
-    select_heldout,
-)
+from tokviz.cli.corpus_files import add_heldout_filters, heldout_inputs, named_files, select_heldout
 from tokviz.cli.eval import EvalMeter, read_categories
 from tokviz.cli.options import (
     add_file_options,
@@ -150,6 +143,7 @@ def _parse_sizes(value: str | None) -> list[int]:
 
 
 def _sweep(args: argparse.Namespace, tokenizer: Any, selection: Any, categories: Any, errors: str) -> Sweep:
+    from tokviz.cli.corpus_files import read_options, say_reading
     from tokviz.core.analysis.sweep import DEFAULT_ALPHA, sweep_files
     from tokviz.core.corpus.documents import CorpusReader
 
