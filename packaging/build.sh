@@ -38,6 +38,16 @@ echo "build.sh: built $app in $(($(date +%s) - start)) s ($(du -sh "$out/dist/to
 test "$("$app" encode --tokenizer gpt2 --text 'hello world')" = "31373 995"
 profile=$(mktemp -d)
 trap 'rm -rf "$profile"' EXIT
+# Corpora as they ship: the bundle reads a Parquet file and zstd-compressed JSON Lines (pyarrow, zstandard).
+"$python" - "$profile" <<'EOF'
+import json, sys
+import pyarrow as pa, pyarrow.parquet as pq, zstandard
+docs = ["a first record", "and a second one"]
+pq.write_table(pa.table({"id": [1, 2], "text": docs}), f"{sys.argv[1]}/docs.parquet")
+lines = "".join(json.dumps({"text": d}) + "\n" for d in docs).encode()
+open(f"{sys.argv[1]}/docs.jsonl.zst", "wb").write(zstandard.ZstdCompressor().compress(lines))
+EOF
+"$app" eval "$profile/docs.parquet" "$profile/docs.jsonl.zst" --tokenizer gpt2 -q >/dev/null
 mkdir -m 700 "$profile/runtime"
 env QT_QPA_PLATFORM=offscreen HOME="$profile" XDG_CONFIG_HOME="$profile/config" XDG_DATA_HOME="$profile/data" \
     XDG_RUNTIME_DIR="$profile/runtime" TOKVIZ_READY_FILE="$profile/ready.json" TOKVIZ_QUIT_WHEN_READY=1 \

@@ -4,7 +4,8 @@ Every line of a ```sh or ```console block that starts with ``tokviz `` (after th
 a console block; a line ending in ``\\`` goes on on the next) runs, in order, in one temporary
 folder per document, with ``tokviz`` meaning ``python -m tokviz`` from this checkout. The folder
 holds what the examples name, as a checkout and a user's machine would: the bundled ``resources/``,
-``notes.txt`` and ``essay.md``, a ``src/`` and a ``corpus/`` folder, ``heldout/`` with copies of
+``notes.txt`` and ``essay.md``, a ``src/`` and a ``corpus/`` folder, ``shards/`` (two Parquet shards
+of the bundled samples' paragraphs, as a pre-training set ships), ``heldout/`` with copies of
 standard-library packages, Whisper's ``multilingual.tiktoken``; ``/usr/lib/python3.11`` is this
 Python's standard library. A block preceded by ``<!-- not run: REASON -->`` (a cluster, a network, a
 display) is left out. Only the exit status is checked: outputs shown come from bigger corpora.
@@ -110,6 +111,25 @@ def prepare_folder(folder: Path) -> None:
     for name in ("english.txt", "data.json"):
         shutil.copy(samples / name, heldout / "docs" / name)
     shutil.copy(ROOT / "tests" / "data" / "real" / "multilingual.tiktoken", folder / "multilingual.tiktoken")
+    write_shards(folder / "shards", samples)
+
+
+def write_shards(folder: Path, samples: Path) -> None:
+    """Two Parquet shards whose ``text`` column holds the samples' paragraphs, beside other columns."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    paragraphs = [
+        p
+        for name in ("english.txt", "chinese.txt", "python.py")
+        for p in (samples / name).read_text(encoding="utf-8").split("\n\n")
+        if p.strip()
+    ]
+    table = pa.table({"id": list(range(len(paragraphs))), "text": paragraphs})
+    folder.mkdir()
+    half = len(paragraphs) // 2
+    pq.write_table(table.slice(0, half), folder / "train-00000-of-00002.parquet")
+    pq.write_table(table.slice(half), folder / "train-00001-of-00002.parquet")
 
 
 def _no_caches(_folder: str, names: list[str]) -> list[str]:

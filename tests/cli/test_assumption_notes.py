@@ -97,3 +97,38 @@ def test_eval_and_usage_take_a_pattern(capsys: pytest.CaptureFixture[str], folde
             )
             counts.add(tokens(json.loads(out)))
         assert len(counts) == 2, command  # the pattern took effect
+
+
+def test_sweep_says_the_pattern_was_a_guess_in_its_table_json_and_on_stderr(
+    capsys: pytest.CaptureFixture[str], folders: dict[str, Path]
+) -> None:
+    bare, text = str(folders["bare"]), str(folders["text"])
+    code, out, err = run(capsys, "sweep", bare, text, "-q")
+    assert code == 0
+    assert f"assumed: {NOTE} (the sizes and the knee rest on that guess)" in out
+    code, out, err = run(capsys, "sweep", bare, text, "--format", "json")
+    assert json.loads(out)["assumptions"] == [NOTE] and NOTE in err
+    code, out, err = run(capsys, "sweep", bare, text, "--format", "json", "--pattern", "gpt2")
+    assert json.loads(out)["assumptions"] == [] and NOTE not in err
+
+
+def test_audit_says_the_guess_first_and_qualifies_what_rests_on_it(
+    capsys: pytest.CaptureFixture[str], folders: dict[str, Path]
+) -> None:
+    bare = str(folders["bare"])
+    code, out, err = run(capsys, "audit", bare)
+    assert code == 0 and NOTE in err
+    head = out.splitlines()[:3]
+    assert head[1] == f"assumed: {NOTE} (the classes below rest on that guess)"
+    assert "unreachable (with the assumed pre-tokenizer)" in out
+    code, out, _ = run(capsys, "audit", bare, "--format", "json")
+    assert json.loads(out)["assumptions"] == [NOTE]
+    code, out, _ = run(capsys, "audit", bare, "--pattern", "gpt2")
+    assert "assumed" not in out
+
+
+def test_info_says_the_whisper_special_tokens_were_assumed(capsys: pytest.CaptureFixture[str]) -> None:
+    rank_file = Path(__file__).resolve().parents[1] / "data" / "real" / "multilingual.tiktoken"
+    code, out, _ = run(capsys, "info", str(rank_file))
+    assert code == 0
+    assert "assumed:        special tokens: Whisper large-v3's (100 languages" in out

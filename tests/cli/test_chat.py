@@ -47,6 +47,9 @@ def test_a_special_token_in_a_message_is_a_warning_with_its_id(capsys, chatml, t
         "tokviz: warning: message 1 (user) holds '<|im_end|>' at character 3: it becomes special token" in err
     )
     assert "read as text the chat is" in err
+    # transformers' sanitize_control_tokens encodes the marked pieces apart and may count otherwise
+    # (99 where tokviz counts 98 on a real conversation): the count is not said to be its.
+    assert "sanitize_control_tokens" not in err
 
 
 def test_json_and_tokens_say_where_each_token_came_from(capsys, chatml, tmp_path):

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from tokviz.core.corpus.documents import iter_parts
 from tokviz.core.corpus.fileselect import (
     SKIP_BINARY,
     SKIP_NOT_UTF8,
@@ -28,7 +29,6 @@ from tokviz.core.corpus.reading import (
     classify_head,
     compression_of,
     iter_file_text,
-    iter_parts,
 )
 from tokviz.core.errors import CorpusError
 from tokviz.core.training.train import train_bpe

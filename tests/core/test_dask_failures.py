@@ -189,7 +189,9 @@ def test_a_compressed_file_is_counted_in_blocks_on_the_worker(tmp_path: Path, co
 
     gzip.GzipFile.read = recording_read  # type: ignore[method-assign]
     try:
-        status, packed_counts = count_range(ByteRange(file, 0, file.size, whole=True), "gpt2", (), "strict")
+        status, packed_counts, _records = count_range(
+            ByteRange(file, 0, file.size, whole=True), "gpt2", (), "strict"
+        )
     finally:
         gzip.GzipFile.read = real_read  # type: ignore[method-assign]
     assert status == "ok"
@@ -202,7 +204,7 @@ def test_a_damaged_compressed_file_on_the_worker_names_the_file(tmp_path: Path) 
     packed = tmp_path / "bad.txt.gz"
     packed.write_bytes(gzip.compress(b"hello world " * 1000)[:-20])
     file = InputFile(str(packed), packed.stat().st_size, "gzip", shown="bad.txt.gz")
-    status, (message, path, _offset) = count_range(
+    status, (message, path, _offset), _records = count_range(
         ByteRange(file, 0, file.size, whole=True), "gpt2", (), "strict"
     )
     assert status == "error" and path == "bad.txt.gz" and message.startswith("cannot decompress bad.txt.gz")

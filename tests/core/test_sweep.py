@@ -138,3 +138,19 @@ def test_files_are_swept_per_group_and_empty_files_in_none(tmp_path, small_model
     assert sweep.empty_files == 1
     assert sweep.total.steps.tokens[0] == sum(c.steps.tokens[0] for c in sweep.groups)
     assert sweep.total.bytes == len("the cat in the hat " * 20) + len("die Katze mit dem Hut " * 20)
+
+
+def test_text_the_merges_do_not_cover_has_no_knee_not_one_at_zero_merges(small_model, english_text):
+    """A script the vocabulary never saw stays near one byte per token at every size: a knee at
+    zero merges would read as "saturated", so the sweep says there is none, and why."""
+    ethiopic = "ሰላም ለዓለም እንዴት ነህ ዛሬ ጥሩ ቀን ነው " * 200
+    sweep = sweep_texts(small_model, {"English": [english_text[:20_000]], "Amharic": [ethiopic]})
+    amharic = next(c for c in sweep.curves if c.group == "Amharic")
+    assert amharic.flat and amharic.knee() is None
+    assert amharic.knee_words(sweep.size_of).startswith("no knee: bytes/token stays near 1.0 (at most 1.")
+    english = next(c for c in sweep.curves if c.group == "English")
+    assert not english.flat
+    knee = english.knee()
+    assert english.knee_words(sweep.size_of) == (
+        f"{sweep.size_of(knee):,} tokens" if knee is not None else "none within the merge list"
+    )

@@ -257,9 +257,11 @@ def test_cancel_while_pre_tokenizing_stops_before_the_next_part(english_text, mo
     """Counted parts are the clock: a cancel set after the first part means exactly one part counted."""
     monkeypatch.setattr(train_module, "PART_SIZE", 4096)
     counted: list[int] = []
-    real_count = train_module.count_words
+    real_count = train_module.count_texts
     monkeypatch.setattr(
-        train_module, "count_words", lambda part, *a: counted.append(len(part)) or real_count(part, *a)
+        train_module,
+        "count_texts",
+        lambda parts, *a: counted.append(sum(map(len, parts))) or real_count(parts, *a),
     )
     cancel = threading.Event()
     gen = train_iter(text=english_text[:40_000], vocab_size=300, cancel=cancel, workers=1, report_every=0)

@@ -81,6 +81,19 @@ def _isolated_settings(tmp_path, monkeypatch):
 
 
 @pytest.fixture
+def train_panel(qtbot):
+    """A Train panel on its own (an empty registry), shown; its run is stopped after the test."""
+    from tokviz.gui.models.tokenizers import TokenizerRegistryModel
+    from tokviz.gui.panels.training.panel import TrainPanel
+
+    panel = TrainPanel(TokenizerRegistryModel())
+    qtbot.addWidget(panel)
+    panel.show()
+    yield panel
+    panel.shutdown()
+
+
+@pytest.fixture
 def make_window(qtbot):
     """Open real main windows (shown, tokenized, closed after the test): ``make_window(text=..., size=...)``."""
     from tokviz.gui.window.main_window import MainWindow

@@ -7,7 +7,6 @@ from pathlib import Path
 import pytest
 
 from tokviz.core.formats.model_file import load_model
-from tokviz.gui.models.tokenizers import TokenizerRegistryModel
 from tokviz.gui.panels.training.filters import split_globs
 from tokviz.gui.panels.training.panel import SOURCE_FILES, TrainPanel
 
@@ -25,12 +24,8 @@ def folder(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def panel(qtbot):
-    panel = TrainPanel(TokenizerRegistryModel())
-    qtbot.addWidget(panel)
-    panel.show()
-    yield panel
-    panel.shutdown()
+def panel(train_panel: TrainPanel) -> TrainPanel:
+    return train_panel
 
 
 def measured(qtbot, panel: TrainPanel) -> str:

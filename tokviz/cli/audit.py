@@ -21,7 +21,7 @@ import numpy as np
 
 from tokviz.cli.assumed import note_assumptions
 from tokviz.cli.command import UsageError, warns_on_cuts
-from tokviz.cli.corpus_files import add_file_filters, max_file_size, select_corpus
+from tokviz.cli.corpus_files import add_file_filters, max_file_size, read_options, say_reading, select_corpus
 from tokviz.cli.options import add_file_options, load_tokenizer
 from tokviz.cli.output import render_markdown, render_table, text_or_hex, token_label
 from tokviz.core.io.safe_text import csv_cell, terminal_text
@@ -108,9 +108,9 @@ def run(args: argparse.Namespace) -> int:
         "json": write_json,
         "csv": write_csv,
     }
-    emit[args.format](report, args.top, sys.stdout)
-    if not args.quiet:
+    if not args.quiet:  # first: the classes below rest on it
         note_assumptions([report.audit.name], [tok])
+    emit[args.format](report, args.top, sys.stdout)
     return 0
 
 
@@ -130,11 +130,21 @@ def parse_ids(text: str) -> list[int]:
 
 def _corpus_counts(args: argparse.Namespace, tok: Any) -> np.ndarray:
     from tokviz.core.analysis.usage import count_files
+    from tokviz.core.corpus.documents import CorpusReader
 
     selection = select_corpus(
-        args.corpus, args.include, args.exclude, max_file_size(args.max_file_size), "replace"
+        args.corpus,
+        args.include,
+        args.exclude,
+        max_file_size(args.max_file_size),
+        "replace",
+        args.include_binary,
+        as_text=args.as_text,
     )
-    return count_files(tok, selection.corpus_files(), errors="replace").counts
+    reader = CorpusReader(read_options(args), "replace")
+    counts = count_files(tok, selection.corpus_files(), errors="replace", reader=reader).counts
+    say_reading(reader.summary())
+    return counts
 
 
 # ----------------------------------------------------------------------------- what is shown
@@ -222,8 +232,11 @@ def _write(
     from tokviz.core.analysis.audit import CLASS_LABELS
 
     a = r.audit
-    out.write(_about(r) + "\n\n")
-    out.write(table(["class", "tokens", "meaning"], a.summary_rows(), [False, True, False]) + "\n")
+    out.write(_about(r) + "\n")
+    out.write(
+        "".join(f"assumed: {x} (the classes below rest on that guess)\n" for x in a.tokenizer.assumptions)
+    )
+    out.write("\n" + table(["class", "tokens", "meaning"], a.summary_rows(), [False, True, False]) + "\n")
     for name in LISTED if top else ():
         rows = _list_rows(a, name, top, label)
         if not rows:
@@ -238,7 +251,9 @@ def _write(
         rows = [[row[c] for c in keep] for row in rows]
         total = a.class_counts()[name]
         more = f", the first {len(rows):,}" if total > len(rows) else ""
-        out.write("\n" + heading.format(f"{CLASS_LABELS[name]} ({total:,}{more})") + "\n")
+        guessed = a.tokenizer.pattern_assumed and name in ("unreachable", "sequence_only")
+        title = CLASS_LABELS[name] + (" with the assumed pre-tokenizer" if guessed else "")
+        out.write("\n" + heading.format(f"{title} ({total:,}{more})") + "\n")
         out.write(table(headers, rows, right) + "\n")
     if r.weights is not None:
         out.write("\n" + _weights_line(r.weights) + "\n")
@@ -254,6 +269,7 @@ def report_json(r: Report, top: int) -> dict[str, Any]:
     out: dict[str, Any] = {
         "tokenizer": a.name,
         "tokens": len(a.ids),
+        "assumptions": list(tok.assumptions),
         "classes": a.class_counts(),
         "unused_on_corpus": None if a.counts is None else len(a.unused_ids),
         "listed": {

@@ -98,7 +98,8 @@ def run(args: argparse.Namespace) -> int:
     if lens.ids_as_text is not None:
         print_note(
             f"with the messages' special-token text read as text the chat is {len(lens.ids_as_text):,} tokens "
-            f"(transformers: apply_chat_template(..., sanitize_control_tokens=True))"
+            "(the whole rendered chat encoded with those strings as plain text; a library that encodes "
+            "the messages apart from the template may count a token or two more)"
         )
     for note in lens.notes:
         print_note(note)

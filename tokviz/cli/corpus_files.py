@@ -17,6 +17,7 @@ from tokviz.cli.options import ArgumentAdder
 
 if TYPE_CHECKING:
     from tokviz.cli.progress import ProgressPrinter
+    from tokviz.core.corpus.documents import ReadOptions, ReadSummary
     from tokviz.core.corpus.fileselect import Selection
     from tokviz.core.errors import CorpusError
 
@@ -46,6 +47,7 @@ def add_file_filters(p: ArgumentAdder) -> None:
         help="leave out files larger than SIZE bytes on disk (e.g. 500K, 10MB; K and M are 1024 and 1024²)",
     )
     add_include_binary(p)
+    add_record_options(p)
 
 
 def add_heldout_filters(p: argparse.ArgumentParser) -> None:
@@ -70,6 +72,89 @@ INCLUDE_BINARY_HELP = (
 def add_include_binary(p: ArgumentAdder) -> None:
     """``--include-binary``: read the files a folder walk would leave out as binary."""
     p.add_argument("--include-binary", action="store_true", help=INCLUDE_BINARY_HELP)
+
+
+def add_record_options(p: ArgumentAdder) -> None:
+    """``--field``, ``--skip-bad-records``, ``--as-text``: how JSON Lines, Parquet and Arrow files are read."""
+    p.add_argument(
+        "--field",
+        default="text",
+        metavar="NAME",
+        help="the text field of JSON Lines, Parquet and Arrow records (default: text; "
+        "a dotted path such as meta.content reaches into nested objects); each record is a document",
+    )
+    p.add_argument(
+        "--skip-bad-records",
+        action="store_true",
+        help="skip and count malformed JSON Lines records instead of stopping at the first (file:line)",
+    )
+    p.add_argument(
+        "--as-text",
+        action="store_true",
+        help="read JSON Lines files as plain text, JSON syntax and all (said on standard error)",
+    )
+
+
+def add_limit_options(p: ArgumentAdder) -> None:
+    """``--max-bytes`` / ``--max-records``: read only the start of a large corpus."""
+    p.add_argument(
+        "--max-bytes",
+        metavar="SIZE",
+        help="read only the first SIZE bytes of text (e.g. 500MB, 2G) across the files, in order",
+    )
+    p.add_argument(
+        "--max-records",
+        type=int,
+        metavar="N",
+        help="read only the first N documents (records; a text file is one) across the files, in order",
+    )
+
+
+def read_options(args: argparse.Namespace) -> ReadOptions:
+    """The :class:`~tokviz.core.corpus.documents.ReadOptions` the command's options ask for."""
+    from tokviz.core.corpus.documents import ReadOptions
+    from tokviz.core.errors import InvalidArgument
+
+    max_bytes = getattr(args, "max_bytes", None)
+    try:
+        return ReadOptions(
+            field=args.field,
+            skip_bad=args.skip_bad_records,
+            as_text=args.as_text,
+            max_bytes=_size_option("--max-bytes", max_bytes) if max_bytes is not None else None,
+            max_records=getattr(args, "max_records", None),
+        )
+    except InvalidArgument as exc:
+        raise UsageError(
+            str(exc).replace("max_records", "--max-records").replace("field", "--field")
+        ) from None
+
+
+def record_options_given(args: argparse.Namespace) -> list[str]:
+    """The record and limit options given (for commands that read no corpus files with them)."""
+    given = [
+        flag
+        for flag, value in (
+            ("--field", args.field != "text"),
+            ("--skip-bad-records", args.skip_bad_records),
+            ("--as-text", args.as_text),
+            ("--max-bytes", getattr(args, "max_bytes", None)),
+            ("--max-records", getattr(args, "max_records", None)),
+        )
+        if value
+    ]
+    return given
+
+
+def say_reading(summary: ReadSummary | None) -> None:
+    """On standard error: what reading records saw (one line), and where a limit stopped it."""
+    if summary is None:
+        return
+    note = summary.note()
+    if note is not None:
+        print_note(note)
+    if summary.stopped is not None:
+        print_note(summary.stopped)
 
 
 def add_reading_options(p: argparse.ArgumentParser, workers_help: str) -> None:
@@ -127,15 +212,18 @@ def read_corpus(
 
 def max_file_size(text: str | None) -> int | None:
     """``--max-file-size`` in bytes (``None`` when not given); a bad size is a usage error."""
+    return None if text is None else _size_option("--max-file-size", text)
+
+
+def _size_option(flag: str, text: str) -> int:
+    """A size option's value in bytes; a bad size is a usage error naming ``flag``."""
     from tokviz.core.corpus.fileselect import parse_size
     from tokviz.core.errors import InvalidArgument
 
-    if text is None:
-        return None
     try:
         return parse_size(text)
     except InvalidArgument as exc:
-        raise UsageError(f"--max-file-size: {exc}") from None
+        raise UsageError(f"{flag}: {exc}") from None
 
 
 def select_heldout(args: argparse.Namespace, doing: str) -> tuple[Selection, str]:
@@ -153,6 +241,7 @@ def select_heldout(args: argparse.Namespace, doing: str) -> tuple[Selection, str
         max_file_size(args.max_file_size),
         errors,
         args.include_binary,
+        as_text=args.as_text,
         nothing_left=f"no text files to {doing}",
         quiet=args.quiet,
     )
@@ -184,6 +273,7 @@ def select_corpus(
     errors: str,
     include_binary: bool = False,
     *,
+    as_text: bool = False,
     nothing_left: str = "the corpus is empty: no text file is left",
     quiet: bool = False,
 ) -> Selection:
@@ -202,7 +292,13 @@ def select_corpus(
 
     try:
         selection = select_files(
-            paths, include, exclude, max_size=max_size, errors=errors, include_binary=include_binary
+            paths,
+            include,
+            exclude,
+            max_size=max_size,
+            errors=errors,
+            include_binary=include_binary,
+            as_text=as_text,
         )
     except InvalidArgument as exc:
         raise UsageError(str(exc)) from None

@@ -15,7 +15,16 @@ import time
 from typing import TYPE_CHECKING
 
 from tokviz.cli.command import EXIT_INTERRUPTED, UsageError, print_error, print_note, run_cancellable
-from tokviz.cli.corpus_files import add_file_filters, add_reading_options, check_workers, read_corpus
+from tokviz.cli.corpus_files import (
+    add_file_filters,
+    add_limit_options,
+    add_reading_options,
+    check_workers,
+    read_corpus,
+    read_options,
+    record_options_given,
+    say_reading,
+)
 from tokviz.cli.options import add_special
 from tokviz.cli.progress import ProgressPrinter
 
@@ -29,7 +38,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "inputs",
         nargs="+",
         metavar="CORPUS",
-        help="text files, folders or (with --dask) fsspec URLs; with --merge, the count tables to add",
+        help="text, JSON Lines, Parquet or Arrow files, folders or (with --dask) fsspec URLs; "
+        "with --merge, the count tables to add",
     )
     p.add_argument(
         "-o", "--output", required=True, metavar="TABLE", help="where to write the table (.parquet or .tsv)"
@@ -41,6 +51,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="with --merge, add tables even when they count the same file (or are the same table)",
     )
     add_file_filters(p)
+    add_limit_options(p)
     add_special(p)
     p.add_argument("--pretokenizer", default="gpt2", metavar="P", help="none, gpt2, cl100k, o200k or a regex")
     add_reading_options(p, workers_help="local counting processes (default: CPUs)")
@@ -130,6 +141,7 @@ def _check_merge_options(args: argparse.Namespace) -> None:
         )
         if value
     ]
+    given += record_options_given(args)
     if args.pretokenizer != "gpt2":
         given.append("--pretokenizer")
     if given:
@@ -146,6 +158,8 @@ def _check_dask_options(args: argparse.Namespace) -> None:
         )
     if args.workers is not None:
         raise UsageError("--workers is for local counting; a Dask cluster has its own workers")
+    if args.max_bytes is not None or args.max_records is not None:
+        raise UsageError("--max-bytes and --max-records read the start of a corpus in order, on this machine")
     for flag, value in (
         ("--connect-timeout", args.connect_timeout),
         ("--worker-timeout", args.worker_timeout),
@@ -179,6 +193,7 @@ def _count_local(args: argparse.Namespace, printer: ProgressPrinter, cancel: thr
         max_file_size(args.max_file_size),
         errors,
         args.include_binary,
+        as_text=args.as_text,
     )
     files = [str(f.path) for f in selection.files]
     return count_corpus(
@@ -190,6 +205,7 @@ def _count_local(args: argparse.Namespace, printer: ProgressPrinter, cancel: thr
         workers=args.workers,
         cancel=cancel,
         hashes=not args.no_hashes,
+        reading=read_options(args),
     )
 
 
@@ -215,6 +231,7 @@ def _count_dask(
         hashes=not args.no_hashes,
         connect_timeout=args.connect_timeout or CONNECT_TIMEOUT,
         worker_timeout=args.worker_timeout or WORKER_TIMEOUT,
+        reading=read_options(args),
     )
 
 
@@ -231,6 +248,7 @@ def _write(
     except KeyboardInterrupt:
         print_error("saving cancelled; nothing was written")
         return EXIT_INTERRUPTED
+    say_reading(table.reading)
     what = f"added {table.parts} tables" if args.merge else f"counted in {elapsed:.2f} s"
     rate = f" ({table.corpus_bytes / 1e6 / elapsed:.1f} MB/s)" if not args.merge and elapsed > 0 else ""
     print_note(f"{what}{rate}: {table.describe()}")

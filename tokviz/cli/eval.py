@@ -15,7 +15,14 @@ from typing import IO, TYPE_CHECKING, Any
 from tokviz.cli.assumed import assumptions_by_label, note_assumptions
 from tokviz.cli.command import EXIT_ERROR, EXIT_OK, UsageError, print_error, print_note
 from tokviz.cli.compare import add_plot_options, check_plot_options, plot_compare
-from tokviz.cli.corpus_files import add_heldout_filters, heldout_inputs, named_files, select_heldout
+from tokviz.cli.corpus_files import (
+    add_heldout_filters,
+    heldout_inputs,
+    named_files,
+    read_options,
+    say_reading,
+    select_heldout,
+)
 from tokviz.cli.eval_output import FORMATS, render
 from tokviz.cli.options import (
     add_file_options,
@@ -105,6 +112,8 @@ def run(args: argparse.Namespace) -> int:
     tokenizers = reading_specials(loaded, args)
     evaluation = _evaluate(args, specs, tokenizers, selection, categories, errors)
     _say_read(evaluation, args.quiet)
+    if not args.quiet:
+        say_reading(evaluation.reading)
     assumed = assumptions_by_label(evaluation.tokenizers, loaded)
     text = render(
         evaluation,
@@ -192,6 +201,7 @@ def _evaluate(
             per_file=args.per_file,
             errors=errors,
             progress=meter,
+            reading=read_options(args),
         )
     finally:
         if meter is not None:

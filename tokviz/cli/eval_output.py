@@ -129,4 +129,6 @@ def _json(
     }
     if mode:
         document["specials_in_text"] = mode
+    if evaluation.reading is not None and evaluation.reading.to_json():
+        document["records"] = evaluation.reading.to_json()
     return json.dumps(encodable(document), ensure_ascii=False, indent=2) + "\n"

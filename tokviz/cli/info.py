@@ -96,7 +96,9 @@ def text_lines(tok: Tokenizer, info: dict[str, Any]) -> list[str]:
         lines.append(
             f"tie rule:       {info['tie_break']} ({TIE_RULES.get(info['tie_break'], 'as trained')})"
         )
-    lines.extend(f"assumed:        {a}" for a in tok.assumptions if not a.startswith(SAID_ELSEWHERE))
+    # A guess about special tokens is said on their line only when there are none to list.
+    said = SAID_ELSEWHERE if not info["special_tokens"] else SAID_ELSEWHERE[:1]
+    lines.extend(f"assumed:        {a}" for a in tok.assumptions if not a.startswith(said))
     if "template" in info:
         lines.append(
             f"template:       {' '.join(info['template'])}  (added by the post-processor; tokviz shows the text's own ids)"

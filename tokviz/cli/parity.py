@@ -82,6 +82,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         metavar="N",
         help="name the N dearest languages per tokenizer (default: 3)",
     )
+    p.add_argument(
+        "--field",
+        default="text",
+        metavar="NAME",
+        help="the sentence field of language files of records (eng_Latn.parquet, en.jsonl; default: text)",
+    )
     p.add_argument("--format", choices=FORMATS, default="table", help="output form (default: table)")
     p.add_argument("-o", "--output", metavar="FILE", help="write the rows to FILE instead of stdout")
     p.add_argument("-q", "--quiet", action="store_true", help="no notes on standard error")
@@ -101,7 +107,7 @@ def run(args: argparse.Namespace) -> int:
     from tokviz.core.analysis.parity import bundled_sample, measure_parity, read_parallel
 
     _check_options(args)
-    parallel = read_parallel(args.folder if args.folder is not None else bundled_sample())
+    parallel = read_parallel(args.folder if args.folder is not None else bundled_sample(), args.field)
     inputs = [t.path for t in parallel.texts]
     check_row_outputs(args, inputs)
     specs = list(dict.fromkeys(args.tokenizer or DEFAULT_PARITY))

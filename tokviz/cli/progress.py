@@ -3,8 +3,8 @@
 :class:`ProgressLine` is that line, for every command that measures for a while (``eval``,
 ``sweep``, ``parity``); :class:`ProgressPrinter` shows training's phases on it. Hand-written
 rather than tqdm or rich: neither is a dependency of tokviz, the output has to switch between a
-bar and a short log by itself, and the trainer reports phases (reading, pre-tokenizing in MB,
-merging in merges) that each start their own count and rate.
+bar and a short log by itself, and the trainer reports phases (reading, pre-tokenizing in MB and
+records, merging in merges) that each start their own count and rate.
 """
 
 from __future__ import annotations
@@ -141,6 +141,8 @@ class ProgressPrinter(ProgressLine):
             detail = f"{p.done}/{p.total} merges  {p.done / elapsed:,.0f} merges/s"
         elif p.phase == "pre-tokenizing":
             detail = f"{p.done / 1e6:.1f}/{p.total / 1e6:.1f} MB  {p.done / 1e6 / elapsed:.1f} MB/s"
+            if p.records:
+                detail += f"  {p.records:,} records"
         else:
             detail = ""
         return f"{p.phase:<14} {graphic}{fraction * 100:5.1f}%  {detail}".rstrip()

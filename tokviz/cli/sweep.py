@@ -15,8 +15,10 @@ import csv
 import io
 import json
 import sys
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from tokviz.cli.assumed import note_assumptions
 from tokviz.cli.command import UsageError, print_note, warns_on_cuts
 from tokviz.cli.corpus_files import add_heldout_filters, heldout_inputs, named_files, select_heldout
 from tokviz.cli.eval import EvalMeter, read_categories
@@ -105,12 +107,13 @@ def run(args: argparse.Namespace) -> int:
     check_row_outputs(args, heldout_inputs(args))
     categories = read_categories(args.categories)
     selection, errors = select_heldout(args, "sweep")
-    tokenizer = reading_specials(
-        [load_tokenizer(args.tokenizer, args.special_token, pattern=args.pattern)], args
-    )[0]
+    loaded = load_tokenizer(args.tokenizer, args.special_token, pattern=args.pattern)
+    tokenizer = reading_specials([loaded], args)[0]
     sweep = _sweep(args, tokenizer, selection, categories, errors)
     steps = sweep.steps_to_show(args.every, wanted)
-    text = render(sweep, steps, args.format, specials_note([tokenizer], args))
+    text = render(sweep, steps, args.format, specials_note([tokenizer], args), loaded.assumptions)
+    if not args.quiet:
+        note_assumptions([sweep.tokenizer], [loaded])
     if args.plot:
         with _drawing():
             from tokviz.gui.drawing.sweep_chart import write_sweep_chart
@@ -140,12 +143,15 @@ def _parse_sizes(value: str | None) -> list[int]:
 
 
 def _sweep(args: argparse.Namespace, tokenizer: Any, selection: Any, categories: Any, errors: str) -> Sweep:
+    from tokviz.cli.corpus_files import read_options, say_reading
     from tokviz.core.analysis.sweep import DEFAULT_ALPHA, sweep_files
+    from tokviz.core.corpus.documents import CorpusReader
 
     group_of, order = _grouping(args, selection, categories)
     meter = None if args.quiet else EvalMeter(sys.stderr, verb="sweeping")
+    reader = CorpusReader(read_options(args), errors)
     try:
-        return sweep_files(
+        sweep = sweep_files(
             tokenizer,
             selection,
             group_of=group_of,
@@ -153,10 +159,14 @@ def _sweep(args: argparse.Namespace, tokenizer: Any, selection: Any, categories:
             alpha=DEFAULT_ALPHA if args.alpha is None else args.alpha,
             errors=errors,
             progress=meter,
+            reader=reader,
         )
     finally:
         if meter is not None:
             meter.close()
+    if not args.quiet:
+        say_reading(reader.summary())
+    return sweep
 
 
 def _grouping(
@@ -177,30 +187,30 @@ def _grouping(
 
 
 # ----------------------------------------------------------------------------- output forms
-def render(sweep: Sweep, steps: list[int], form: str, note: str = "") -> str:
-    """The sweep's rows at ``steps`` in ``form`` (one of :data:`FORMATS`), ending with a newline."""
+def render(sweep: Sweep, steps: list[int], form: str, note: str = "", assumptions: Sequence[str] = ()) -> str:
+    """The sweep's rows at ``steps`` in ``form`` (one of :data:`FORMATS`), ending with a newline.
+
+    ``assumptions`` (what tokviz assumed about the tokenizer: a guessed pre-tokenizer moves the
+    knee by thousands of tokens) end the table and go into the JSON document.
+    """
     if form == "csv":
         return _csv(sweep, steps)
     if form == "json":
-        return _json(sweep, steps)
+        return _json(sweep, steps, assumptions)
     headers, right = sweep.headers(), sweep.right_aligned()
     rows = sweep.rows(steps)
     if not sweep.groups:  # only the total: a group column saying "all" on every line says nothing
         headers, right, rows = headers[1:], right[1:], [r[1:] for r in rows]
     tail = f"{note}\n" if note else ""
+    tail += "".join(f"assumed: {a} (the sizes and the knee rest on that guess)\n" for a in assumptions)
     if form == "markdown":
         return render_markdown(headers, rows, right) + f"\n\n*{sweep.caption()}.*\n" + tail
     return render_table(headers, rows, right) + "\n" + _knees(sweep) + tail
 
 
 def _knees(sweep: Sweep) -> str:
-    """A line per curve saying where its knee is (or that it has none inside the merge list)."""
-    lines = []
-    for curve in sweep.curves:
-        knee = curve.knee()
-        where = f"{sweep.size_of(knee):,} tokens" if knee is not None else "none within the merge list"
-        lines.append(f"knee ({curve.group}): {where}")
-    return "\n".join(lines) + "\n"
+    """A line per curve saying where its knee is (or that it has none, and why)."""
+    return "".join(f"knee ({curve.group}): {curve.knee_words(sweep.size_of)}\n" for curve in sweep.curves)
 
 
 def _csv(sweep: Sweep, steps: list[int]) -> str:
@@ -215,7 +225,7 @@ def _csv(sweep: Sweep, steps: list[int]) -> str:
     return buffer.getvalue()
 
 
-def _json(sweep: Sweep, steps: list[int]) -> str:
+def _json(sweep: Sweep, steps: list[int], assumptions: Sequence[str]) -> str:
     from tokviz.core.io.safe_text import encodable
 
     document = {
@@ -223,6 +233,8 @@ def _json(sweep: Sweep, steps: list[int]) -> str:
         "merges": sweep.merge_count,
         "alpha": sweep.alpha,
         "knees": {c.group: (None if (k := c.knee()) is None else sweep.size_of(k)) for c in sweep.curves},
+        "knee_notes": {c.group: c.knee_words(sweep.size_of) for c in sweep.curves if c.knee() is None},
+        "assumptions": list(assumptions),
         "empty_files": sweep.empty_files,
         "rows": _rounded(sweep, steps),
     }

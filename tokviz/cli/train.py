@@ -23,10 +23,14 @@ from typing import TYPE_CHECKING
 from tokviz.cli.command import EXIT_INTERRUPTED, UsageError, print_error, print_note, run_cancellable
 from tokviz.cli.corpus_files import (
     add_file_filters,
+    add_limit_options,
     add_reading_options,
     check_workers,
     max_file_size,
     read_corpus,
+    read_options,
+    record_options_given,
+    say_reading,
     select_corpus,
 )
 from tokviz.cli.options import add_special, add_tie_break
@@ -45,9 +49,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "corpus",
         nargs="*",
         metavar="CORPUS",
-        help="text files, folders or globs (UTF-8; .gz, .bz2 and .xz are decompressed; folders skip binary files)",
+        help="text files, JSON Lines, Parquet or Arrow files (each record a document), folders or globs "
+        "(UTF-8; .gz, .bz2, .xz and .zst are decompressed; folders skip binary files)",
     )
     add_file_filters(p)
+    add_limit_options(p)
     p.add_argument("--name", metavar="NAME", help="the model's name (default: the -o file's name)")
     p.add_argument(
         "--from-counts",
@@ -103,6 +109,7 @@ def run(args: argparse.Namespace) -> int:
     check_outputs(outputs, inputs=args.corpus or [args.from_counts])
     check_exports_fit(args)
     errors = "replace" if args.replace_invalid else "strict"
+    reading = read_options(args)
     corpus_files, source = _training_input(args, table, max_size, errors)
     printer = ProgressPrinter(sys.stderr)
 
@@ -121,6 +128,7 @@ def run(args: argparse.Namespace) -> int:
             cancel=cancel,
             errors=errors,
             workers=args.workers,
+            reading=reading,
         )
 
     result = read_corpus(
@@ -128,6 +136,7 @@ def run(args: argparse.Namespace) -> int:
     )
     if result is None:
         return EXIT_INTERRUPTED
+    say_reading(result.reading)
     from tokviz.core.formats.provenance import record_text_bytes
 
     provenance = record_text_bytes(_provenance(args, source, errors, result), result.text_bytes)
@@ -145,7 +154,13 @@ def _training_input(
     table, or the selection of files."""
     if table is None:
         selection = select_corpus(
-            args.corpus, args.include, args.exclude, max_size, errors, args.include_binary
+            args.corpus,
+            args.include,
+            args.exclude,
+            max_size,
+            errors,
+            args.include_binary,
+            as_text=args.as_text,
         )
         return [str(f.path) for f in selection.files], selection
     if args.include or args.exclude or max_size is not None or args.include_binary:
@@ -153,6 +168,9 @@ def _training_input(
             "--include, --exclude, --max-file-size and --include-binary choose corpus files; "
             "the table is counted"
         )
+    given = record_options_given(args)
+    if given:
+        raise UsageError(f"{', '.join(given)} read corpus files; the table is counted")
     return [], table
 
 
@@ -206,7 +224,10 @@ def corpus_provenance(
     note = selection.note("--replace-invalid")
     if note:
         chosen["skipped"] = note
-    return make_provenance(corpus_record(read=result.files_read), chosen, errors)
+    corpus = corpus_record(read=result.files_read)
+    if result.reading is not None and result.reading.to_json():
+        corpus["reading"] = result.reading.to_json()
+    return make_provenance(corpus, chosen, errors)
 
 
 def table_provenance(table: CountTable, path: str) -> dict[str, object]:
@@ -320,33 +341,38 @@ def save_outputs(
 
 
 def corpus_sample(provenance: dict[str, object], replace: bool, limit: int = 64_000) -> list[str]:
-    """Lines from the start of the first corpus files (about ``limit`` characters): exports are
-    checked on them too, so a pattern the other library reads otherwise shows on the user's text."""
+    """Lines from the start of the first corpus files (about ``limit`` bytes of text; the records of
+    JSON Lines, Parquet and Arrow files): exports are checked on them too, so a pattern the other
+    library reads otherwise shows on the user's text."""
     from pathlib import Path
 
-    from tokviz.core.corpus.reading import CorpusFile, iter_file_text, sniff_file
+    from tokviz.core.corpus.documents import CorpusReader, ReadOptions
+    from tokviz.core.corpus.reading import CorpusFile, sniff_file
     from tokviz.core.errors import TokvizError
 
     corpus = provenance.get("corpus")
-    files = corpus.get("files", []) if isinstance(corpus, dict) else []
-    lines: list[str] = []
-    size = 0
-    for entry in files[:8]:
+    entries = corpus.get("files", []) if isinstance(corpus, dict) else []
+    files = []
+    field = "text"
+    for entry in entries[:8]:
         path = entry.get("path") if isinstance(entry, dict) else None
         if not isinstance(path, str) or not os.path.isfile(path):
             continue
         try:
             compression = sniff_file(Path(path))[1]
-            for block in iter_file_text(
-                CorpusFile(Path(path), 0, compression), "replace" if replace else "strict"
-            ):
-                lines.extend(block[: limit - size].splitlines(keepends=True))
-                size += len(block)
-                break
-        except (TokvizError, OSError):
+        except OSError:
             continue
-        if size >= limit:
-            break
+        files.append(CorpusFile(Path(path), 0, compression, str(entry.get("container", "text"))))
+        field = str(entry.get("field") or field)
+    lines: list[str] = []
+    reader = CorpusReader(ReadOptions(field=field, max_bytes=limit), "replace" if replace else "strict")
+    for file in files:
+        try:
+            for document in reader.corpus([file]):
+                for piece in document:
+                    lines.extend(piece.splitlines(keepends=True))
+        except (TokvizError, OSError):
+            continue  # a sample is a help: a file that cannot be read adds nothing to it
     return lines
 
 

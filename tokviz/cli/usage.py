@@ -23,7 +23,7 @@ import numpy as np
 
 from tokviz.cli.assumed import note_assumptions
 from tokviz.cli.command import UsageError, warns_on_cuts
-from tokviz.cli.corpus_files import add_heldout_filters, select_heldout
+from tokviz.cli.corpus_files import add_heldout_filters, read_options, say_reading, select_heldout
 from tokviz.cli.options import (
     add_file_options,
     add_specials_in_text,
@@ -140,18 +140,25 @@ def _count(args: argparse.Namespace, tokenizers: Sequence[Tokenizer]) -> list[Vo
 
         text = read_text_file("-")
         return [vocabulary_usage(tok, [text]) for tok in tokenizers]
+    from tokviz.core.corpus.documents import CorpusReader
+
     selection, errors = select_heldout(args, "count")
     files = selection.corpus_files()
     total = sum(f.size for f in files) * len(tokenizers)
     meter = _Meter(total) if total > _PROGRESS_BYTES and sys.stderr.isatty() and not args.quiet else None
     out = []
+    reading = read_options(args)
+    readers = []
     try:
         for tok in tokenizers:
-            counts = count_files(tok, files, on_bytes=meter, errors=errors)
+            readers.append(CorpusReader(reading, errors))
+            counts = count_files(tok, files, on_bytes=meter, errors=errors, reader=readers[-1])
             out.append(VocabularyUsage(tok, counts))
     finally:
         if meter is not None:
             meter.close()  # also on Ctrl+C or an error: the one-line message starts on a clean line
+    if not args.quiet and readers:
+        say_reading(readers[0].summary())
     return out
 
 

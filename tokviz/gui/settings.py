@@ -120,6 +120,7 @@ TRAIN_REPLACE_INVALID: Key[bool] = Key("train/replaceInvalid", bool, False)
 TRAIN_INCLUDE: Key[str] = Key("train/include", str, "")
 TRAIN_EXCLUDE: Key[str] = Key("train/exclude", str, "")
 TRAIN_MAX_FILE_SIZE: Key[str] = Key("train/maxFileSize", str, "")
+TRAIN_RECORD_FIELD: Key[str] = Key("train/recordField", str, "text")
 # The words tokenizer's corpus: "sample" (tokviz's word list, the default: a fixed vocabulary whose
 # unknown words show), "editor" (the editor's text) or "files" (WORDS_FILES); see gui/models/words.py
 WORDS_SOURCE: Key[str] = Key("words/source", str, "sample")

@@ -241,6 +241,13 @@ class VocabularyAudit:
     def summary_rows(self) -> list[list[str]]:
         """``[class, tokens, meaning]`` per class, then the unused line when a corpus was counted."""
         rows = [[CLASS_LABELS[n], f"{c:,}", CLASS_MEANINGS[n]] for n, c in self.class_counts().items()]
+        if self.tokenizer.pattern_assumed:
+            # Which tokens encode otherwise depends on how text is cut: with a guessed pattern the
+            # classes are the guess's, not a proof about the model.
+            for row, name in zip(rows, self.class_counts()):
+                if name in ("unreachable", "sequence_only"):
+                    row[0] = f"{row[0]} (with the assumed pre-tokenizer)"
+                    row[2] += "; under the assumed pre-tokenizer, which may not be the model's"
         if self.counts is not None:
             rows.append(["unused on the corpus", f"{len(self.unused_ids):,}", "never produced on the corpus"])
         return rows

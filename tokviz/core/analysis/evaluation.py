@@ -24,8 +24,9 @@ from pathlib import Path
 from typing import Any
 
 from ..bpe.tokenizer import Tokenizer
+from ..corpus.containers import RecordTally
+from ..corpus.documents import CorpusReader, ReadOptions, ReadSummary
 from ..corpus.fileselect import PathGlob, SelectedFile, Selection
-from ..corpus.reading import iter_file_text
 from ..errors import Cancelled, InvalidArgument
 from ..io.filekind import ReadProblem, read_regular_file
 from ..pretok.stretches import LONGEST_ENCODED_PART, CutCount, counting_cuts
@@ -301,6 +302,7 @@ class Evaluation:
     selection: Selection
     empty_files: int = 0
     cuts: CutCount = field(default_factory=CutCount)
+    reading: ReadSummary | None = None
 
     @property
     def long_stretches_note(self) -> str | None:
@@ -338,6 +340,7 @@ def evaluate(
     errors: str = "strict",
     progress: Callable[[EvalProgress], None] | None = None,
     cancel: Callable[[], bool] | None = None,
+    reading: ReadOptions | None = None,
 ) -> Evaluation:
     """Encode every selected file with every tokenizer and sum the counts.
 
@@ -348,14 +351,10 @@ def evaluate(
     file, see :mod:`tokviz.core.corpus.sizes`); otherwise a file that
     is not UTF-8 is a :class:`CorpusError`. ``progress`` is called after each file and tokenizer;
     ``cancel`` is polled as often, and :class:`Cancelled` raised when it returns True.
+    A file of records (JSON Lines, Parquet, Arrow) is read as ``reading`` says (its text field),
+    each record a document; :attr:`Evaluation.reading` counts the records and those skipped.
     """
-    if not tokenizers:
-        raise InvalidArgument("give at least one tokenizer to evaluate")
-    labels = tuple(names) if names is not None else tuple(t.name for t in tokenizers)
-    if len(labels) != len(tokenizers):
-        raise InvalidArgument("give one name per tokenizer")
-    if len(set(labels)) != len(labels):
-        raise InvalidArgument(f"two tokenizers have the same name: {', '.join(labels)}")
+    labels = _labels(tokenizers, names)
     total_work = selection.bytes * len(tokenizers)
     done = 0
     totals = [_Tally() for _ in tokenizers]
@@ -364,11 +363,18 @@ def evaluate(
     empty = 0
     cuts = CutCount()
     several_roots = len({f.root for f in selection.files}) > 1
+    options = reading or ReadOptions()
+    records = RecordTally(options.field)
+    documents = 0
     for index, file in enumerate(selection.files):
         measured = []
-        for tok in tokenizers:
+        for k, tok in enumerate(tokenizers):
             _check_cancel(cancel)
-            measured.append(_measure(tok, file, errors))
+            reader = CorpusReader(options, errors)
+            measured.append(_measure(tok, file, reader))
+            if k == 0:
+                records.add(reader.tally)
+                documents += reader.documents
             done += file.size
             if progress is not None:
                 progress(EvalProgress(done, total_work, index + 1, len(selection.files)))
@@ -399,7 +405,20 @@ def evaluate(
         selection,
         empty,
         cuts,
+        ReadSummary(records, documents, totals[0].bytes),
     )
+
+
+def _labels(tokenizers: Sequence[Tokenizer], names: Sequence[str] | None) -> tuple[str, ...]:
+    """The tokenizers' labels (``names``, or their own names): one each, all different."""
+    if not tokenizers:
+        raise InvalidArgument("give at least one tokenizer to evaluate")
+    labels = tuple(names) if names is not None else tuple(t.name for t in tokenizers)
+    if len(labels) != len(tokenizers):
+        raise InvalidArgument("give one name per tokenizer")
+    if len(set(labels)) != len(labels):
+        raise InvalidArgument(f"two tokenizers have the same name: {', '.join(labels)}")
+    return labels
 
 
 def _check_cancel(cancel: Callable[[], bool] | None) -> None:
@@ -407,8 +426,9 @@ def _check_cancel(cancel: Callable[[], bool] | None) -> None:
         raise Cancelled("evaluation cancelled")
 
 
-def _measure(tok: Tokenizer, file: SelectedFile, errors: str) -> _Tally:
-    """One file under one tokenizer: its bytes, code points, tokens and distinct ids.
+def _measure(tok: Tokenizer, file: SelectedFile, reader: CorpusReader) -> _Tally:
+    """One file under one tokenizer (read by ``reader``; a file of records is a document a
+    record): its bytes, code points, tokens and distinct ids.
 
     The file is encoded block by block as :meth:`Tokenizer.encode_blocks` cuts it (where the
     tokenizer's chunking cannot change; a stretch with no such place, or a very long pre-token,
@@ -421,12 +441,12 @@ def _measure(tok: Tokenizer, file: SelectedFile, errors: str) -> _Tally:
     def count_bytes(n: int) -> None:
         tally.bytes += n
 
-    pieces = iter_file_text(file.corpus_file, errors, on_content=count_bytes)
     with counting_cuts(tally.cuts):
-        for part, ids in tok.encode_blocks(pieces, _PART_SIZE):
-            tally.code_points += len(part)
-            tally.tokens += len(ids)
-            tally.used.update(ids)
+        for document in reader.file_documents(file.corpus_file, on_content=count_bytes):
+            for part, ids in tok.encode_blocks(document, _PART_SIZE):
+                tally.code_points += len(part)
+                tally.tokens += len(ids)
+                tally.used.update(ids)
     return tally
 
 

@@ -14,12 +14,17 @@ from __future__ import annotations
 import csv
 import io
 import os
+import stat
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from ..bpe.tokenizer import Tokenizer
+from ..corpus.containers import TEXT_FILE, container_of
+from ..corpus.documents import CorpusReader, ReadOptions
 from ..corpus.languages import Language, language_of
+from ..corpus.reading import CorpusFile, sniff
 from ..errors import Cancelled, CorpusError
 from ..io.filekind import ReadProblem, megabytes, read_regular_file
 from ..io.safe_text import csv_cell
@@ -88,8 +93,11 @@ class ParallelSet:
         return len(self.texts[0].lines) if self.texts else 0
 
 
-def read_parallel(folder: str | os.PathLike[str]) -> ParallelSet:
+def read_parallel(folder: str | os.PathLike[str], field: str = "text") -> ParallelSet:
     """Read the language files of ``folder`` (FLORES-200's root: its ``devtest`` folder).
+
+    A language file of records (``eng_Latn.parquet``, ``en.jsonl``: FLORES+ as published) holds a
+    sentence per record, in ``field``; a record is a line.
 
     Raises :class:`CorpusError` with one line for a folder that is missing or empty, holds no
     language file, or holds a file that is not a readable UTF-8 regular file, two files of one
@@ -127,7 +135,7 @@ def read_parallel(folder: str | os.PathLike[str]) -> ParallelSet:
             raise CorpusError(
                 f"the language files in {root} hold more than {limit} of text; choose fewer", root
             )
-        texts.append(LanguageText(language, path, _read_lines(path)))
+        texts.append(LanguageText(language, path, _read_lines(path, field)))
     _check_aligned(texts)
     return ParallelSet(root, tuple(texts), len(names) - len(found))
 
@@ -151,8 +159,13 @@ def _size(path: str) -> int:
         return 0
 
 
-def _read_lines(path: str) -> tuple[str, ...]:
-    """A language file's lines: strict UTF-8, a leading BOM dropped, ``\\n`` or ``\\r\\n`` endings."""
+def _read_lines(path: str, field: str = "text") -> tuple[str, ...]:
+    """A language file's lines: strict UTF-8, a leading BOM dropped, ``\\n`` or ``\\r\\n`` endings;
+    a file of records gives one line per record (its ``field``; a record without it is an error,
+    as a missing line would misalign the set)."""
+    records = _records_of(path, field)
+    if records is not None:
+        return records
     try:
         data = read_regular_file(path, MAX_LANGUAGE_FILE_BYTES)
     except ReadProblem as exc:
@@ -171,6 +184,29 @@ def _read_lines(path: str) -> tuple[str, ...]:
         return ()
     lines = text.removesuffix("\n").split("\n")
     return tuple(line.removesuffix("\r") for line in lines)
+
+
+def _records_of(path: str, field: str) -> tuple[str, ...] | None:
+    """The sentences of a language file of records, one per record, or None for a text file (and
+    for anything not a regular file, which :func:`_read_lines` refuses without opening it)."""
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return None
+        sniffed = sniff(Path(path))
+    except OSError as exc:
+        raise CorpusError(f"cannot read {path}: {exc.strerror or exc}", path) from None
+    container = container_of(Path(path), sniffed)
+    if container == TEXT_FILE:
+        return None
+    reader = CorpusReader(ReadOptions(field=field))
+    file = CorpusFile(Path(path), os.stat(path).st_size, sniffed.compression, container)
+    lines = tuple("".join(document) for document in reader.corpus([file]))
+    skipped = reader.tally.skipped_note()
+    if skipped is not None:
+        raise CorpusError(
+            f"{path}: {skipped}; every record must hold a sentence to keep the set aligned", path
+        )
+    return lines
 
 
 def _check_aligned(texts: Sequence[LanguageText]) -> None:

@@ -46,6 +46,7 @@ from typing import Any
 import numpy as np
 
 from ..bpe.tokenizer import Tokenizer
+from ..corpus.documents import CorpusReader
 from ..corpus.fileselect import SelectedFile, Selection
 from ..corpus.languages import language_of
 from ..errors import Cancelled, InvalidArgument, ReplayUnavailable, VocabSizeError
@@ -57,6 +58,9 @@ from .usage import TokenCounts, count_files, count_tokens, vocabulary_table
 
 # Zouhar et al. (2023) found alpha = 2.5 to predict downstream quality best.
 DEFAULT_ALPHA = 2.5
+# A curve whose bytes per token stays below this at every size has no knee: the merges do not
+# cover the text (a language the vocabulary never saw is about 1.0 byte per token, raw bytes).
+FLAT_BYTES_PER_TOKEN = 1.2
 # The knee rule: the smallest size from which on 10% more vocabulary gains less than 1% bytes/token.
 KNEE_GROWTH = 0.10
 KNEE_GAIN = 0.01
@@ -248,8 +252,28 @@ class SweepCurve:
             return np.where(tokens > 0, self.bytes / tokens, np.nan)
 
     def knee(self) -> int | None:
-        """The merge step of this curve's knee (see :func:`knee_step`), or None."""
+        """The merge step of this curve's knee (see :func:`knee_step`), or None. A curve that stays
+        near one byte per token (:attr:`flat`) has none: its "knee" at zero merges would read as
+        a vocabulary saturated on the text, where the merges simply do not cover it."""
+        if self.flat:
+            return None
         return knee_step(self.sizes, self.bytes_per_token)
+
+    @property
+    def flat(self) -> bool:
+        """Whether bytes per token stays below :data:`FLAT_BYTES_PER_TOKEN` at every size: the
+        merges hardly apply to this text (a language or script the vocabulary does not cover)."""
+        bpt = self.bytes_per_token
+        finite = bpt[~np.isnan(bpt)]
+        return finite.size > 0 and float(finite.max()) < FLAT_BYTES_PER_TOKEN
+
+    def knee_words(self, size_of: Callable[[int], int]) -> str:
+        """Where the knee is, in words: ``5,390 tokens``, ``no knee: bytes/token stays near 1.0``,
+        or ``none within the merge list``."""
+        if self.flat:
+            return f"no knee: bytes/token stays near 1.0 (at most {np.nanmax(self.bytes_per_token):.2f})"
+        knee = self.knee()
+        return f"{size_of(knee):,} tokens" if knee is not None else "none within the merge list"
 
     def point(self, step: int, knee: int | None = None) -> SweepPoint:
         """The numbers after the first ``step`` merges."""
@@ -413,9 +437,11 @@ class _Tally:
     files: int = 0
     bytes: int = 0
 
-    def add(self, counted: TokenCounts) -> None:
+    def add(self, counted: TokenCounts, files: int | None = None) -> None:
+        """Add ``counted`` as ``files`` files (default: one per document counted; a file of
+        records holds many documents)."""
         self.counts = counted.counts.copy() if self.counts is None else self.counts + counted.counts
-        self.files += counted.documents
+        self.files += counted.documents if files is None else files
         self.bytes += counted.bytes
 
 
@@ -429,15 +455,18 @@ def sweep_files(
     errors: str = "strict",
     progress: Callable[[EvalProgress], None] | None = None,
     cancel: Callable[[], bool] | None = None,
+    reader: CorpusReader | None = None,
 ) -> Sweep:
     """Encode every selected file once with the whole merge list and sweep every prefix.
 
     Files are read as ``tokviz eval`` reads them (the same bytes, special-token text as the
     tokenizer reads it); ``group_of`` puts each file in a group (by folder, category, language),
     ``group_order`` lists groups to show first. Empty files count in no curve. ``cancel`` is polled
-    while encoding; :class:`Cancelled` is raised when it returns True.
+    while encoding; :class:`Cancelled` is raised when it returns True. ``reader`` reads the files
+    (files of records by its options; it counts their records), a plain one when not given.
     """
     check_sweepable(tokenizer)
+    reader = reader or CorpusReader(errors=errors)
     _check_alpha(alpha)
     groups = {name: _Tally() for name in group_order}
     everything = _Tally()
@@ -446,16 +475,16 @@ def sweep_files(
     for index, file in enumerate(selection.files):
         if cancel is not None and cancel():
             raise Cancelled("sweep cancelled")
-        counted = count_files(tokenizer, [file.corpus_file], cancel=cancel, errors=errors)
+        counted = count_files(tokenizer, [file.corpus_file], cancel=cancel, errors=errors, reader=reader)
         done += file.size
         if progress is not None:
             progress(EvalProgress(done, selection.bytes, index + 1, len(selection.files)))
         if counted.bytes == 0:
             empty += 1
             continue
-        everything.add(counted)
+        everything.add(counted, files=1)
         if group_of is not None:
-            groups.setdefault(group_of(file), _Tally()).add(counted)
+            groups.setdefault(group_of(file), _Tally()).add(counted, files=1)
     return _sweep_of(tokenizer, everything, groups, alpha, empty, cancel)
 
 

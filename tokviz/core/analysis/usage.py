@@ -40,7 +40,9 @@ from pathlib import Path
 import numpy as np
 
 from ..bpe.tokenizer import Tokenizer
-from ..corpus.reading import BLOCK_SIZE, CorpusFile, compression_of, iter_file_text
+from ..corpus.containers import container_of
+from ..corpus.documents import CorpusReader, ReadOptions
+from ..corpus.reading import BLOCK_SIZE, CorpusFile, sniff
 from ..errors import ArgumentTypeError, Cancelled, CorpusError, InvalidArgument
 from ..pretok.stretches import slices
 
@@ -179,11 +181,10 @@ def _corpus_file(path: str | os.PathLike[str] | CorpusFile) -> CorpusFile:
     p = Path(path)
     try:
         size = p.stat().st_size
-        with open(p, "rb") as fh:
-            head = fh.read(8)
+        sniffed = sniff(p)
     except OSError as exc:
         raise CorpusError(f"cannot read {p}: {exc.strerror or exc}", path=str(p)) from None
-    return CorpusFile(p, size, compression_of(head))
+    return CorpusFile(p, size, sniffed.compression, container_of(p, sniffed))
 
 
 def count_files(
@@ -192,8 +193,12 @@ def count_files(
     cancel: Cancel | None = None,
     on_bytes: Callable[[int], None] | None = None,
     errors: str = "strict",
+    reading: ReadOptions | None = None,
+    reader: CorpusReader | None = None,
 ) -> TokenCounts:
-    """:func:`count_tokens` over text files, each a document, read block by block (gzip, bzip2, xz too).
+    """:func:`count_tokens` over text files, each a document, read block by block (gzip, bzip2, xz,
+    zstd too), and files of records, each record a document (``reading`` says how; ``reader``,
+    when given, reads them and keeps the counts of records).
 
     A long file is encoded in parts cut where the tokenizer's chunking cannot change (a space
     after a non-space, for the named patterns), so memory follows the block size. ``on_bytes``
@@ -202,10 +207,11 @@ def count_files(
     invalid byte as the one byte it was), as :mod:`tokviz.core.corpus.sizes` defines them.
     """
     counter = _Counter(tokenizer, cancel)
-    for item in files:
-        file = _corpus_file(item)
+    reader = reader or CorpusReader(reading, errors)
+    chosen = [_corpus_file(item) for item in files]
+    for document in reader.corpus(chosen, on_read=on_bytes, on_content=counter.count_bytes):
         counter.documents += 1
-        counter.add_stream(iter_file_text(file, errors, on_read=on_bytes, on_content=counter.count_bytes))
+        counter.add_stream(document)
     return counter.result()
 
 

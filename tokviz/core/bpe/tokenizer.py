@@ -178,6 +178,13 @@ class Tokenizer:
             self._build_tables()
 
     @property
+    def pattern_assumed(self) -> bool:
+        """Whether the pre-tokenizer is a guess (a rank file or a folder that holds no pattern):
+        what rests on how text is cut (which tokens are reachable, where a sweep's knee is) is
+        then true of the guess, not necessarily of the model."""
+        return any(a.startswith("pre-tokenizer") for a in self.assumptions)
+
+    @property
     def merges(self) -> list[tuple[bytes, bytes]]:
         """The ordered merge list (recovered on first use for tiktoken-ranked vocabularies)."""
         if self._merges is None:

@@ -41,6 +41,15 @@ from pathlib import Path
 
 from ..errors import Cancelled, CorpusError, InvalidArgument
 from ..io.filekind import kind_problem, megabytes
+from .containers import (
+    ARROW,
+    DATASET_DESCRIPTIONS,
+    PARQUET,
+    TEXT_FILE,
+    container_of,
+    dataset_data_files,
+    json_named,
+)
 from .reading import (
     BINARY,
     NOT_UTF8,
@@ -50,7 +59,7 @@ from .reading import (
     CorpusFile,
     CorpusSource,
     iter_file_text,
-    sniff_file,
+    sniff,
 )
 
 # Why a file was left out. The order is the order of the note.
@@ -62,6 +71,7 @@ SKIP_SPECIAL = "special"
 SKIP_UNREADABLE = "unreadable"
 SKIP_UNREADABLE_FOLDER = "unreadable-folder"
 SKIP_DUPLICATE = "duplicate"
+SKIP_DATASET = "dataset-description"
 SKIP_REASONS = (
     SKIP_BINARY,
     SKIP_NOT_UTF8,
@@ -71,6 +81,7 @@ SKIP_REASONS = (
     SKIP_UNREADABLE,
     SKIP_UNREADABLE_FOLDER,
     SKIP_DUPLICATE,
+    SKIP_DATASET,
 )
 # Reasons a file of a folder is not used although nobody asked for it to be left out.
 _NOT_TEXT = frozenset(SKIP_REASONS) - {SKIP_FILTERED}
@@ -83,7 +94,8 @@ _MAGIC = re.compile(r"[*?[]")
 
 @dataclass(frozen=True)
 class SelectedFile:
-    """One chosen file: where it is, how it was reached, its size on disk and its compression.
+    """One chosen file: where it is, how it was reached, its size on disk, its compression and what
+    holds its text (``text``, ``jsonl``, ``parquet``, ``arrow``: see :mod:`tokviz.core.corpus.containers`).
 
     ``root`` is the folder argument it was found under, as the user gave it (``None`` for a file
     named directly or by a glob); ``relative`` is its path under that folder with ``/`` separators
@@ -95,11 +107,12 @@ class SelectedFile:
     root: str | None
     size: int
     compression: str | None = None
+    container: str = TEXT_FILE
 
     @property
     def corpus_file(self) -> CorpusFile:
-        """The same file as :mod:`tokviz.core.corpus.reading` reads it (training, evaluation)."""
-        return CorpusFile(self.path, self.size, self.compression)
+        """The same file as :mod:`tokviz.core.corpus.documents` reads it (training, evaluation)."""
+        return CorpusFile(self.path, self.size, self.compression, self.container)
 
     @property
     def folder(self) -> str:
@@ -123,11 +136,17 @@ class Skipped:
 
 @dataclass(frozen=True)
 class Selection:
-    """What :func:`select_files` chose: the files in order, and the files it left out by reason."""
+    """What :func:`select_files` chose: the files in order, and the files it left out by reason.
+
+    ``json_as_text`` are the files named as JSON (``.json``, ``.jsonl``) that are read as plain
+    text, and ``as_text`` whether that was asked for: either way the note says so.
+    """
 
     files: tuple[SelectedFile, ...]
     skipped: tuple[Skipped, ...] = ()
     max_size: int | None = field(default=None, repr=False)
+    json_as_text: tuple[str, ...] = ()
+    as_text: bool = False
 
     @property
     def bytes(self) -> int:
@@ -158,7 +177,23 @@ class Selection:
         non-UTF-8 text anyway. Files left out by the include/exclude patterns were asked to be, so
         they are mentioned last and briefly."""
         parts = [_describe(s, self.max_size, replace_hint) for s in self.skipped]
-        return ("skipped " + "; ".join(parts)) if parts else None
+        said = [("skipped " + "; ".join(parts))] if parts else []
+        if self.json_as_text:
+            said.append(_as_text_note(self.json_as_text, self.as_text))
+        return "; ".join(said) or None
+
+    @property
+    def has_records(self) -> bool:
+        """Whether any chosen file holds records (JSON Lines, Parquet, Arrow) rather than plain text."""
+        return any(f.container != TEXT_FILE for f in self.files)
+
+
+def _as_text_note(paths: Sequence[str], asked: bool) -> str:
+    """``read 2 .json files as plain text, not as JSON Lines (a.json, b.json)``."""
+    n = len(paths)
+    shown = ", ".join(paths[:3]) + (", …" if n > 3 else "")
+    why = "as asked" if asked else "not as JSON Lines (one record per line)"
+    return f"read {n:,} JSON {'file' if n == 1 else 'files'} as plain text, {why} ({shown})"
 
 
 def _describe(s: Skipped, max_size: int | None, replace_hint: str) -> str:
@@ -179,6 +214,8 @@ def _describe(s: Skipped, max_size: int | None, replace_hint: str) -> str:
         return f"{n} that are not regular files (FIFOs, sockets, devices)"
     if s.reason == SKIP_DUPLICATE:
         return f"{n} reached twice through links"
+    if s.reason == SKIP_DATASET:
+        return f"{n} describing a dataset beside its data files{kinds}"
     if s.reason == SKIP_UNREADABLE_FOLDER:
         return f"{s.files:,} {'folder' if s.files == 1 else 'folders'} that could not be read"
     return f"{n} that could not be read{kinds}"
@@ -299,19 +336,21 @@ def _folders_of(relative: str) -> list[str]:
 
 
 # ----------------------------------------------------------------------------- selecting
-def corpus_source(source: CorpusSource, errors: str = "strict") -> tuple[list[CorpusFile], str | None]:
+def corpus_source(
+    source: CorpusSource, errors: str = "strict", as_text: bool = False
+) -> tuple[list[CorpusFile], str | None]:
     """What training reads for ``source``: the files :func:`select_files` chooses, or literal text.
 
     A ``str`` is the text itself. A path (``os.PathLike``) or a list of paths is selected as
-    :func:`select_files` does; a selection that leaves nothing is a :class:`CorpusError` that says
-    what the folders held.
+    :func:`select_files` does (``as_text`` reads JSON Lines as plain text); a selection that
+    leaves nothing is a :class:`CorpusError` that says what the folders held.
     """
     if isinstance(source, str):
         return [], source
     items = [source] if isinstance(source, os.PathLike) else list(source)
     if not items:
         raise CorpusError("the corpus is empty: no files were given")
-    selection = select_files(items, errors=errors)
+    selection = select_files(items, errors=errors, as_text=as_text)
     if not selection.files:
         found = selection.note("replacing invalid UTF-8")
         holds = f"no text files ({found})" if found else "no files"
@@ -329,6 +368,7 @@ def select_files(
     check_whole: bool = True,
     cancel: Callable[[], bool] | None = None,
     include_binary: bool = False,
+    as_text: bool = False,
 ) -> Selection:
     """Choose the text files among ``paths`` (files, folders walked recursively, globs).
 
@@ -351,6 +391,13 @@ def select_files(
     :class:`CorpusError` naming it, as is a path that does not exist or a glob that matches
     nothing. ``include_binary`` keeps a folder's binary-looking files and NUL runs the same way.
     ``cancel`` is polled between files; when it returns True, :class:`Cancelled` is raised.
+
+    Files of records are kept with their container (:func:`~tokviz.core.corpus.containers.container_of`):
+    Parquet and Arrow files, binary as they are, and JSON Lines, known by name or content
+    (``as_text`` reads JSON Lines as plain text, and the note says so, as it does for a ``.json``
+    file that is not JSON Lines). In a folder saved by ``datasets`` (``state.json`` beside
+    ``dataset_info.json``), the data files ``state.json`` lists are read and the files that
+    describe the dataset, and cache files it does not list, are left out and counted.
     """
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
@@ -360,6 +407,7 @@ def select_files(
         raise InvalidArgument(f"max_size must be a non-negative number of bytes, not {max_size!r}")
     walker = _Walker(PathFilter(include, exclude), max_size, errors, check_whole, cancel)
     walker.include_binary = include_binary
+    walker.as_text = as_text
     items = list(paths)
     if not items:
         raise CorpusError("no files were given")
@@ -385,6 +433,8 @@ class _Walker:
         self.check_whole = check_whole
         self.cancel = cancel
         self.include_binary = False
+        self.as_text = False
+        self.json_as_text: list[str] = []
         self.files: list[SelectedFile] = []
         self.counts: Counter[str] = Counter()
         self.sizes: Counter[str] = Counter()
@@ -403,7 +453,7 @@ class _Walker:
             for r in SKIP_REASONS
             if self.counts[r]
         )
-        return Selection(tuple(self.files), skipped, self.max_size)
+        return Selection(tuple(self.files), skipped, self.max_size, tuple(self.json_as_text), self.as_text)
 
     def add(self, given: str) -> None:
         """One argument: a folder, a file, or a glob that expands to them."""
@@ -462,11 +512,15 @@ class _Walker:
         except OSError:
             self.counts[SKIP_UNREADABLE_FOLDER] += 1
             return
+        data_files = dataset_data_files(folder)
         for entry in entries:
             if entry.name.startswith("."):
                 continue
             relative = f"{prefix}{entry.name}"
             if not _is_folder(entry):
+                if data_files is not None and _describes_dataset(entry.name, data_files):
+                    self._skip(SKIP_DATASET, Path(entry.path), _size_of(entry))
+                    continue
                 yield entry, relative
             elif self._first_visit(entry, relative):
                 yield from self._entries(Path(entry.path), relative + "/")
@@ -494,12 +548,17 @@ class _Walker:
             self._skip(reason, path, 0 if reason == SKIP_SPECIAL else st.st_size)
             return
         try:
-            kind, compression = sniff_file(path)
+            sniffed = sniff(path)
+            kind, compression = sniffed.kind, sniffed.compression
+            container = container_of(path, sniffed, self.as_text)
         except OSError as exc:
             if named:
                 raise CorpusError(f"cannot read {path}: {exc.strerror or exc}", path=str(path)) from None
-            kind, compression = UNREADABLE, None
-        file = SelectedFile(path, relative, root, st.st_size, compression)
+            kind, compression, container = UNREADABLE, None, TEXT_FILE
+        file = SelectedFile(path, relative, root, st.st_size, compression, container)
+        if container in (PARQUET, ARROW):
+            self.files.append(file)  # binary by nature; pyarrow reads it, and names what is wrong
+            return
         if named:
             kind = _named_kind(file, kind, self.errors)
         elif kind == BINARY and self.include_binary:
@@ -508,6 +567,8 @@ class _Walker:
             kind = _whole_file_kind(file, self.errors, nul_runs=not self.include_binary)
         if kind == TEXT or (kind == NOT_UTF8 and (self.errors == "replace" or named)):
             self.files.append(file)
+            if container == TEXT_FILE and json_named(path):
+                self.json_as_text.append(relative)
             return
         self._skip(
             {BINARY: SKIP_BINARY, NOT_UTF8: SKIP_NOT_UTF8}.get(kind, SKIP_UNREADABLE), path, st.st_size
@@ -533,6 +594,21 @@ class _Walker:
         self.sizes[reason] += size
         if reason in (SKIP_BINARY, SKIP_NOT_UTF8, SKIP_TOO_LARGE, SKIP_UNREADABLE):
             self.kinds.setdefault(reason, Counter())[suffix_kind(path)] += 1
+        elif reason == SKIP_DATASET:
+            self.kinds.setdefault(reason, Counter())[path.name] += 1
+
+
+def _describes_dataset(name: str, data_files: Sequence[str]) -> bool:
+    """Whether a file of a ``datasets`` folder is not one of its data files: ``state.json``,
+    ``dataset_info.json``, or an Arrow cache file its ``state.json`` does not list."""
+    return name in DATASET_DESCRIPTIONS or (name.endswith(".arrow") and name not in data_files)
+
+
+def _size_of(entry: os.DirEntry[str]) -> int:
+    try:
+        return entry.stat().st_size
+    except OSError:
+        return 0
 
 
 def _is_folder(entry: os.DirEntry[str]) -> bool:
@@ -604,7 +680,11 @@ def suffix_kind(path: Path) -> str:
     suffixes = path.suffixes
     if not suffixes or len(path.suffix) > 8 or not path.suffix[1:].isalnum():
         return "no extension"
-    if path.suffix in (".gz", ".bz2", ".xz") and len(suffixes) > 1 and len(suffixes[-2]) <= 5:
+    if (
+        path.suffix in (".gz", ".bz2", ".xz", ".zst", ".zstd")
+        and len(suffixes) > 1
+        and len(suffixes[-2]) <= 5
+    ):
         return "".join(suffixes[-2:])
     return path.suffix
 

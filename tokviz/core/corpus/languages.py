@@ -61,10 +61,12 @@ _BY_TWO_LETTERS: dict[str, str] = {}
 for _three, (_two, _name) in _LANGUAGES.items():
     _BY_TWO_LETTERS.setdefault(_two, _three)
 
-_FLORES_NAME = re.compile(r"^([a-z]{3})_([A-Z][a-z]{3})\.(dev|devtest)$")
+# A language file of records (one sentence a record): JSON Lines (compressed or not) or Parquet.
+_RECORDS = r"(?:jsonl|ndjson)(?:\.(?:gz|bz2|xz|zst))?|parquet"
+_FLORES_NAME = re.compile(rf"^([a-z]{{3}})_([A-Z][a-z]{{3}})\.(?:dev|devtest|{_RECORDS})$")
 # FLORES+ (the maintained continuation of FLORES-200) puts the split first: ``devtest.eng_Latn``.
-_FLORES_PLUS_NAME = re.compile(r"^(?:dev|devtest)\.([a-z]{3})_([A-Z][a-z]{3})$")
-_PLAIN_NAME = re.compile(r"^([a-z]{2,3})(?:[-_]([A-Za-z]{2,4}))?\.(txt|md)$")
+_FLORES_PLUS_NAME = re.compile(rf"^(?:dev|devtest)\.([a-z]{{3}})_([A-Z][a-z]{{3}})(?:\.(?:{_RECORDS}))?$")
+_PLAIN_NAME = re.compile(rf"^([a-z]{{2,3}})(?:[-_]([A-Za-z]{{2,4}}))?\.(?:txt|md|{_RECORDS})$")
 
 
 @dataclass(frozen=True)
@@ -91,6 +93,7 @@ def language_of(path: str | os.PathLike[str]) -> Language | None:
 
     ``eng_Latn.devtest`` (or FLORES+'s ``devtest.eng_Latn``) -> English (``eng_Latn``); ``zho_Hant.dev`` -> Chinese (Traditional);
     ``en.txt`` -> English; ``pt-BR.txt`` -> Portuguese (BR). Unknown codes keep the code as name.
+    A file of records, one sentence each, is named the same way: ``eng_Latn.parquet``, ``en.jsonl.zst``.
     """
     name = os.path.basename(os.fspath(path))
     flores = _FLORES_NAME.match(name) or _FLORES_PLUS_NAME.match(name)

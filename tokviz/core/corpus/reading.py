@@ -1,14 +1,17 @@
 """Reading a training corpus as a stream of text parts cut where pre-tokenization cannot change.
 
 Files are read in blocks and decoded incrementally, so memory follows the block size, not the
-corpus size. Files compressed with gzip, bzip2 or xz (recognised by their first bytes, whatever
-their name) are decompressed on the fly, block by block like any other file. Invalid UTF-8 is an
-error that names the file and byte offset, unless the caller asked to continue with replacement
-characters.
+corpus size. Files compressed with gzip, bzip2, xz or zstd (recognised by their first bytes,
+whatever their name) are decompressed on the fly, block by block like any other file. Invalid
+UTF-8 is an error that names the file and byte offset, unless the caller asked to continue with
+replacement characters.
 
 Which files make a corpus is chosen by :mod:`tokviz.core.corpus.fileselect`, with the tools here: the
 first few KB of each file (decompressed first, when compressed) tell text from binary
-(:func:`sniff_file`), and :func:`iter_file_text` reads a file to its end.
+(:func:`sniff`), and :func:`iter_file_text` reads a file to its end. Files of records (JSON Lines,
+Parquet, Arrow) are read by :mod:`tokviz.core.corpus.containers` over the same blocks
+(:func:`iter_file_blocks`), and :mod:`tokviz.core.corpus.documents` turns any corpus file into
+documents and parts.
 """
 
 from __future__ import annotations
@@ -20,14 +23,14 @@ import hashlib
 import io
 import lzma
 import os
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import regex
 
-from ..errors import CorpusError
+from ..errors import Cancelled, CorpusError
 from ..pretok.stretches import CutCount, PartCutter, slices
 
 # What training reads: the text itself, a path, or several paths (files or folders).
@@ -47,21 +50,26 @@ _CONTROL_BYTES = bytes(b for b in range(32) if b not in _TEXT_CONTROLS) + b"\x7f
 # A space after a non-space is always a chunk boundary for the named GPT-2 / cl100k patterns.
 _SAFE_SPACE = regex.compile(r"(?<=\S) ")
 
+# A zstd frame's first four bytes (RFC 8878).
+ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 # What a sniffed file is: text, binary, or text in another encoding than UTF-8.
 TEXT, BINARY, NOT_UTF8, UNREADABLE = "text", "binary", "not-utf8", "unreadable"
 
 
 @dataclass(frozen=True)
 class CorpusFile:
-    """One file of a corpus: its path, its size on disk, and how it is compressed (or None)."""
+    """One file of a corpus: its path, its size on disk, how it is compressed (or None), and what
+    holds its text: ``text`` (the file is one document), ``jsonl``, ``parquet`` or ``arrow`` (each
+    record a document; see :mod:`tokviz.core.corpus.containers`)."""
 
     path: Path
     size: int
     compression: str | None = None
+    container: str = "text"
 
 
 def compression_of(head: bytes) -> str | None:
-    """The compression a file's first bytes announce: ``gzip``, ``bzip2``, ``xz`` or None.
+    """The compression a file's first bytes announce: ``gzip``, ``bzip2``, ``xz``, ``zstd`` or None.
 
     bzip2's "BZh" is checked with the block level and the block (or end-of-stream) magic after
     it, so a text that happens to start with "BZh" stays text.
@@ -70,6 +78,8 @@ def compression_of(head: bytes) -> str | None:
         return "gzip"
     if head.startswith(b"\xfd7zXZ\x00"):
         return "xz"
+    if head.startswith(ZSTD_MAGIC):
+        return "zstd"
     if (
         head.startswith(b"BZh")
         and head[3:4] in (b"1", b"2", b"3", b"4", b"5", b"6", b"7", b"8", b"9")
@@ -116,32 +126,125 @@ def open_decompressed(
         return bz2.BZ2File(source, mode="rb")
     if compression == "xz":
         return lzma.LZMAFile(source, mode="rb")
+    if compression == "zstd":
+        return _zstd_reader(path, raw)
     return raw if raw is not None else open(path, "rb")  # noqa: SIM115 - returned to the caller
 
 
-# What a decompressor raises on damaged data (gzip.BadGzipFile is an OSError).
-_DECOMPRESS_ERRORS = (OSError, EOFError, lzma.LZMAError)
+def _zstd_reader(path: Path, raw: io.BufferedReader | None) -> io.BufferedIOBase:
+    """A zstd stream decompressed on the fly, buffered so that reading lines or small blocks
+    stays cheap (see :class:`_ZstdStream`)."""
+    source: Any = raw if raw is not None else open(path, "rb")  # noqa: SIM115 - closed with the reader
+    return io.BufferedReader(_ZstdStream(source, close_source=raw is None), buffer_size=BLOCK_SIZE)
 
 
-def sniff_file(path: Path) -> tuple[str, str | None]:
-    """What the file is (``text``, ``binary``, ``not-utf8`` or ``unreadable``) and its compression.
+class _ZstdStream(io.RawIOBase):
+    """The content of a zstd file, every frame of it (``zstd`` and ``pzstd`` write several).
 
-    Reads at most :data:`SNIFF_SIZE` bytes of content (decompressed, for a compressed file).
-    ``unreadable`` is a compressed file that cannot be decompressed; a file that cannot be
-    opened or read at all raises ``OSError``.
+    zstandard's own stream reader ends quietly where a file is cut short; here a frame left
+    unfinished at the end of the file raises ``zstandard.ZstdError``, as gzip and xz raise on a
+    cut file. zstandard is imported only here: most runs read no zstd file.
+    """
+
+    def __init__(self, source: Any, close_source: bool) -> None:
+        import zstandard
+
+        super().__init__()
+        self.source = source
+        self.close_source = close_source
+        self.zstd = zstandard
+        self.context = zstandard.ZstdDecompressor()
+        self.frame = self.context.decompressobj()
+        self.started = False  # the current frame has been given data
+        self.pending = memoryview(b"")
+        self.at = 0
+        self.ended = False
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        while self.at >= len(self.pending) and not self.ended:
+            self.pending, self.at = memoryview(self._next_output()), 0
+        n = min(len(buffer), len(self.pending) - self.at)
+        memoryview(buffer)[:n] = self.pending[self.at : self.at + n]  # a view: one copy, not two
+        self.at += n
+        return n
+
+    def _next_output(self) -> bytes:
+        chunk = self.source.read(BLOCK_SIZE)
+        if not chunk:
+            self.ended = True
+            if self.started and not self.frame.eof:
+                raise self.zstd.ZstdError("the zstd data is cut short (its last frame does not end)")
+            return b""
+        out = []
+        while chunk:
+            out.append(self.frame.decompress(chunk))
+            self.started = True
+            if not self.frame.eof:
+                break
+            chunk = self.frame.unused_data
+            self.frame = self.context.decompressobj()
+            self.started = False
+        return b"".join(out)
+
+    def tell(self) -> int:
+        return int(self.source.tell())
+
+    def close(self) -> None:
+        if self.close_source and not self.closed:
+            self.source.close()
+        super().close()
+
+
+def decompress_errors() -> tuple[type[BaseException], ...]:
+    """What a decompressor raises on damaged data (gzip.BadGzipFile is an OSError; zstandard's
+    ZstdError is its own). Called where such an error is caught, so zstandard loads only then."""
+    import zstandard
+
+    return (OSError, EOFError, lzma.LZMAError, zstandard.ZstdError)
+
+
+@dataclass(frozen=True)
+class Sniffed:
+    """What the first bytes of a file say: its kind (``text``, ``binary``, ``not-utf8`` or
+    ``unreadable``), its compression, its first bytes as stored (``head``) and, decompressed, the
+    first bytes of its content (``content``; ``complete`` when that is the whole content)."""
+
+    kind: str
+    compression: str | None
+    head: bytes
+    content: bytes
+    complete: bool
+
+
+def sniff(path: Path) -> Sniffed:
+    """Look at the start of a file: at most :data:`SNIFF_SIZE` bytes of content (decompressed, for
+    a compressed file). ``unreadable`` is a compressed file that cannot be decompressed; a file
+    that cannot be opened or read at all raises ``OSError``.
     """
     with open(path, "rb") as fh:
         head = fh.read(SNIFF_SIZE)
         compression = compression_of(head)
         if compression is None:
-            return classify_head(head, len(head) < SNIFF_SIZE), None
+            complete = len(head) < SNIFF_SIZE
+            return Sniffed(classify_head(head, complete), None, head, head, complete)
         fh.seek(0)
         try:
             with open_decompressed(path, compression, fh) as stream:
                 content = stream.read(SNIFF_SIZE)
-        except _DECOMPRESS_ERRORS:
-            return UNREADABLE, compression
-        return classify_head(content, len(content) < SNIFF_SIZE), compression
+        except decompress_errors():
+            return Sniffed(UNREADABLE, compression, head, b"", False)
+        complete = len(content) < SNIFF_SIZE
+        return Sniffed(classify_head(content, complete), compression, head, content, complete)
+
+
+def sniff_file(path: Path) -> tuple[str, str | None]:
+    """What the file is (``text``, ``binary``, ``not-utf8`` or ``unreadable``) and its compression
+    (see :func:`sniff`)."""
+    found = sniff(path)
+    return found.kind, found.compression
 
 
 @dataclass(frozen=True)
@@ -149,17 +252,54 @@ class FileRead:
     """One corpus file as a run read it: its path, its bytes as stored and their SHA-256.
 
     The hash is of the bytes actually read (compressed files: the stored, compressed bytes), so a
-    model's provenance names what it was trained on even if the file changes afterwards.
+    model's provenance names what it was trained on even if the file changes afterwards. A file of
+    records also names its ``container`` (``jsonl``, ``parquet``, ``arrow``), the ``field`` read and
+    how many ``records`` gave text. ``partial`` is a file a size limit stopped in: ``size`` and
+    ``sha256`` are then those of the stored bytes read up to there (a JSON Lines or text file), or
+    of the whole file (Parquet and Arrow, read by row group).
     """
 
     path: str
     size: int
     sha256: str
+    container: str = "text"
+    field: str | None = None
+    records: int | None = None
+    partial: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        """The file as a model's provenance lists it: path, bytes, SHA-256, and for records the
+        container, the field and the record count."""
+        out: dict[str, Any] = {"path": self.path, "bytes": self.size, "sha256": self.sha256}
+        if self.container != "text":
+            out.update(container=self.container, field=self.field, records=self.records)
+        if self.partial:
+            out["partial"] = True
+        return out
+
+
+def hash_file(path: str | os.PathLike[str], cancel: Callable[[], bool] | None = None) -> tuple[int, str]:
+    """The size in bytes and SHA-256 (hex) of a file as stored, read in blocks; ``cancel`` is polled
+    between blocks (:class:`~tokviz.core.errors.Cancelled` when it returns True). A file that
+    cannot be read is a :class:`CorpusError` naming it."""
+    digest = hashlib.sha256()
+    size = 0
+    try:
+        with open(path, "rb") as fh:
+            while block := fh.read(BLOCK_SIZE):
+                if cancel is not None and cancel():
+                    raise Cancelled("cancelled while hashing the corpus")
+                digest.update(block)
+                size += len(block)
+    except OSError as exc:
+        raise CorpusError(f"cannot read {path}: {exc.strerror or exc}", path=str(path)) from None
+    return size, digest.hexdigest()
 
 
 class ReadLog:
     """What a run's reading saw: a :class:`FileRead` for each file :func:`iter_file_text` read to
-    its end, and how often :func:`iter_parts` cut text where it found no safe place."""
+    its end, and how often :func:`~tokviz.core.corpus.documents.iter_parts` cut text where it found
+    no safe place."""
 
     def __init__(self) -> None:
         self.files: list[FileRead] = []
@@ -201,7 +341,7 @@ def iter_file_text(
     on_read: Callable[[int], None] | None = None,
     log: ReadLog | None = None,
     on_content: Callable[[int], None] | None = None,
-) -> Iterator[str]:
+) -> Generator[str, None, None]:
     """Decode one file block by block; a strict decode error names the file and byte offset.
 
     A compressed file is decompressed as it is read (the offset is then one in its decompressed
@@ -209,21 +349,40 @@ def iter_file_text(
     stored on disk, so progress over compressed files is measured against their stored size.
     A file whose size or modification time changed while it was read (cut short or written to by
     another program) is a :class:`CorpusError` that names it: what was read is no version of the
-    file. ``log`` receives the size and SHA-256 of the bytes read once the file is read to its end.
+    file. ``log`` receives the size and SHA-256 of the bytes read once the file is read to its end
+    (or, marked partial, of the bytes read so far when the reader stops early).
     ``on_content`` receives the bytes of content decoded (decompressed, and before any invalid
     byte becomes U+FFFD): the input's own size, which bytes per token divide.
     """
+    blocks = iter_file_blocks(file, block_size, on_read, log)
+    return decode_blocks(blocks, str(file.path), file.compression, errors, on_content)
+
+
+def iter_file_blocks(
+    file: CorpusFile,
+    block_size: int | None = None,
+    on_read: Callable[[int], None] | None = None,
+    log: ReadLog | None = None,
+) -> Generator[bytes, None, None]:
+    """One file's content in blocks of bytes, decompressed as it is read (see :func:`iter_file_text`
+    for ``on_read``, ``log`` and the check that the file did not change while it was read)."""
+    witness: _WitnessReader | None = None
     try:
         with open(file.path, "rb") as raw:
             before = os.fstat(raw.fileno())
             witness = _WitnessReader(raw, hashing=log is not None)
-            yield from iter_stream_text(
-                witness, str(file.path), file.compression, errors, block_size, on_read, on_content
-            )
+            yield from iter_stream_blocks(witness, str(file.path), file.compression, block_size, on_read)
             _check_unchanged(file, before, os.fstat(raw.fileno()), witness.count)
     except OSError as exc:
         raise CorpusError(f"cannot read {file.path}: {exc.strerror or exc}", path=str(file.path)) from None
-    if log is not None and witness.digest is not None:
+    except GeneratorExit:
+        # The reader stopped early (a size limit): the file is named by the bytes it used.
+        if log is not None and witness is not None and witness.digest is not None and witness.count:
+            log.files.append(
+                FileRead(str(file.path), witness.count, witness.digest.hexdigest(), partial=True)
+            )
+        raise
+    if log is not None and witness is not None and witness.digest is not None:
         log.files.append(FileRead(str(file.path), witness.count, witness.digest.hexdigest()))
 
 
@@ -253,35 +412,72 @@ def iter_stream_text(
     so a compressed file of any size costs a block of memory. ``on_read`` receives the bytes of
     ``raw`` used since its last call. The caller closes ``raw``.
     """
-    decoder = codecs.getincrementaldecoder("utf-8")(errors=errors)
-    offset = 0
+    blocks = iter_stream_blocks(raw, name, compression, block_size, on_read)
+    return decode_blocks(blocks, name, compression, errors, on_content)
+
+
+def iter_stream_blocks(
+    raw: Any,
+    name: str,
+    compression: str | None,
+    block_size: int | None = None,
+    on_read: Callable[[int], None] | None = None,
+) -> Iterator[bytes]:
+    """The content of ``raw`` in blocks of bytes, decompressed on the fly (see :func:`iter_stream_text`).
+
+    A damaged compressed file is a :class:`CorpusError` naming it. Ends with no empty block.
+    """
     used = 0
     try:
         with open_decompressed(Path(name), compression, raw) as fh:
             while True:
                 block = fh.read(block_size or BLOCK_SIZE)
-                final = not block
-                if on_content is not None:
-                    on_content(len(block))
                 if on_read is not None:
                     now = raw.tell() if compression else used + len(block)
                     if now > used:
                         on_read(now - used)
                         used = now
-                pending = len(decoder.getstate()[0])  # bytes of an unfinished character, held back
-                try:
-                    text = decoder.decode(block, final=final)
-                except UnicodeDecodeError as exc:
-                    raise _not_utf8(name, compression, offset - pending + exc.start) from None
-                if text:
-                    yield text
-                if final:
+                if not block:
                     return
-                offset += len(block)
-    except (EOFError, lzma.LZMAError, gzip.BadGzipFile) as exc:
-        raise CorpusError(f"cannot decompress {name}: {exc}", path=name) from None
+                yield block
     except OSError as exc:
+        if isinstance(exc, gzip.BadGzipFile):
+            raise CorpusError(f"cannot decompress {name}: {exc}", path=name) from None
         raise CorpusError(f"cannot read {name}: {exc.strerror or exc}", path=name) from None
+    except decompress_errors() as exc:
+        raise CorpusError(f"cannot decompress {name}: {exc}", path=name) from None
+
+
+def decode_blocks(
+    blocks: Iterable[bytes],
+    name: str,
+    compression: str | None,
+    errors: str = "strict",
+    on_content: Callable[[int], None] | None = None,
+) -> Generator[str, None, None]:
+    """UTF-8 text of ``blocks`` (a file's content), decoded incrementally; a strict decode error
+    names ``name`` and the byte offset (in the decompressed content, when ``compression``).
+    ``on_content`` receives each block's size before decoding."""
+    decoder = codecs.getincrementaldecoder("utf-8")(errors=errors)
+    offset = 0
+    for block in blocks:
+        if on_content is not None:
+            on_content(len(block))
+        pending = len(decoder.getstate()[0])  # bytes of an unfinished character, held back
+        try:
+            text = decoder.decode(block)
+        except UnicodeDecodeError as exc:
+            raise _not_utf8(name, compression, offset - pending + exc.start) from None
+        if text:
+            yield text
+        offset += len(block)
+    pending = len(decoder.getstate()[0])
+    try:
+        text = decoder.decode(b"", final=True)
+    except UnicodeDecodeError as exc:
+        raise _not_utf8(name, compression, offset - pending + exc.start) from None
+    if text:
+        yield text
 
 
 def _not_utf8(name: str, compression: str | None, where: int) -> CorpusError:
@@ -294,50 +490,7 @@ def _not_utf8(name: str, compression: str | None, where: int) -> CorpusError:
     )
 
 
-def iter_parts(
-    files: list[CorpusFile],
-    text: str | None,
-    specials: list[str],
-    safe_spaces: bool,
-    part_size: int,
-    errors: str = "strict",
-    on_bytes: Callable[[int], None] | None = None,
-    log: ReadLog | None = None,
-    longest_part: int | None = None,
-    on_content: Callable[[int], None] | None = None,
-) -> Iterator[str]:
-    """Yield corpus text in parts of about ``part_size`` characters, cut only at safe places.
-
-    Safe places are the start of a special token, a file boundary (files are separate
-    documents), and, for the named patterns, a space that follows a non-space. A stretch with no
-    safe place (20 MB of "a", a whole document under ``none``) is cut after the last safe place
-    before it and then every ``longest_part`` (:data:`LONGEST_PART`) characters, so a part is never
-    much longer than that; ``log`` counts those cuts. ``on_bytes`` receives the bytes consumed: of the text's UTF-8, or of the files as stored
-    on disk; ``log`` the size and SHA-256 of each file read (see :func:`iter_file_text`).
-    ``on_content`` receives the text's size in bytes: its UTF-8, or the files' content as
-    :func:`iter_file_text` counts it (decompressed, invalid bytes as they were).
-    """
-    cuts = _CorpusCuts(specials, safe_spaces)
-    log = log or ReadLog()
-    if text is not None:
-        counted = _counted(slices(text, BLOCK_SIZE), _both(on_bytes, on_content))
-        yield from cuts.cutter(part_size, longest_part or LONGEST_PART, log).parts(counted)
-        return
-    for f in files:
-        # Files report the bytes read from disk themselves (compressed files by stored size).
-        pieces = iter_file_text(f, errors, on_read=on_bytes, log=log, on_content=on_content)
-        yield from cuts.cutter(part_size, longest_part or LONGEST_PART, log).parts(pieces)
-
-
-def _counted(pieces: Iterable[str], count_text: Callable[[int], None] | None) -> Iterator[str]:
-    """``pieces``, telling ``count_text`` each one's UTF-8 size as it goes by."""
-    for piece in pieces:
-        if count_text is not None:
-            count_text(len(piece.encode("utf-8")) if not piece.isascii() else len(piece))
-        yield piece
-
-
-def _both(
+def both_counters(
     first: Callable[[int], None] | None, second: Callable[[int], None] | None
 ) -> Callable[[int], None] | None:
     """One byte counter that tells both ``first`` and ``second`` (either may be None)."""
@@ -359,19 +512,41 @@ def text_parts(
     log: ReadLog | None = None,
     longest_part: int | None = None,
 ) -> Iterator[str]:
-    """One document's text, given in ``pieces`` of any size, in parts cut as :func:`iter_parts`
-    cuts each file (a Dask worker reads a whole file this way).
+    """One document's text, given in ``pieces`` of any size, in parts cut as
+    :func:`~tokviz.core.corpus.documents.iter_parts` cuts each document (a Dask worker reads a
+    whole file this way).
 
     A pre-token split across two pieces is whole in one part, so counting each part counts the
     document exactly as a local count does; ``log`` counts the cuts made where no safe place was.
     """
-    cutter = _CorpusCuts(specials, safe_spaces).cutter(
+    return part_cutter(specials, safe_spaces, part_size, log, longest_part).parts(pieces)
+
+
+def part_cutter(
+    specials: list[str],
+    safe_spaces: bool,
+    part_size: int,
+    log: ReadLog | None = None,
+    longest_part: int | None = None,
+) -> PartCutter:
+    """A cutter of documents into parts (each document given to its ``parts`` on its own) by the
+    corpus's rules (``longest_part`` :data:`LONGEST_PART` unless given; ``log`` counts the cuts
+    made where no safe place was)."""
+    return _CorpusCuts(specials, safe_spaces).cutter(
         part_size, longest_part or LONGEST_PART, log or ReadLog()
     )
-    return cutter.parts(pieces)
 
 
-# A part with no safe place to cut is cut anyway at this many characters (see iter_parts): the
+def counted_text(text: str, count_text: Callable[[int], None] | None) -> Iterator[str]:
+    """``text`` in blocks of :data:`BLOCK_SIZE` characters (as a file's blocks come), telling
+    ``count_text`` each one's UTF-8 size as it goes by."""
+    for piece in slices(text, BLOCK_SIZE):
+        if count_text is not None:
+            count_text(len(piece.encode("utf-8")) if not piece.isascii() else len(piece))
+        yield piece
+
+
+# A part with no safe place to cut is cut anyway at this many characters (see part_cutter): the
 # pre-tokens it holds are cut at LONGEST_PRETOKEN characters anyway, 64 times fewer.
 LONGEST_PART = 1 << 22
 

@@ -14,11 +14,9 @@ from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from ..corpus.reading import FileRead
+from ..corpus.reading import FileRead, hash_file
 from ..corpus.sizes import text_and_file_size
-from ..errors import Cancelled, CorpusError
 
-_HASH_BLOCK = 1 << 20
 # A model file lists at most this many corpus files (the rest are counted, and hashed together).
 MAX_LISTED_FILES = 100_000
 
@@ -46,18 +44,7 @@ def utc_now() -> str:
 
 def file_sha256(path: str | os.PathLike[str], cancel: Callable[[], bool] | None = None) -> tuple[int, str]:
     """The size in bytes and SHA-256 (hex) of a file as stored on disk, read in 1 MB blocks."""
-    digest = hashlib.sha256()
-    size = 0
-    try:
-        with open(path, "rb") as f:
-            while block := f.read(_HASH_BLOCK):
-                if cancel is not None and cancel():
-                    raise Cancelled("cancelled while hashing the corpus")
-                digest.update(block)
-                size += len(block)
-    except OSError as exc:
-        raise CorpusError(f"cannot read {path}: {exc.strerror or exc}", path=str(path)) from None
-    return size, digest.hexdigest()
+    return hash_file(path, cancel)
 
 
 def corpus_record(
@@ -84,7 +71,7 @@ def corpus_record(
         }
     if read is None:
         read = [FileRead(os.fspath(path), *file_sha256(path, cancel)) for path in files]
-    listed = [{"path": f.path, "bytes": f.size, "sha256": f.sha256} for f in read[:MAX_LISTED_FILES]]
+    listed = [f.to_json() for f in read[:MAX_LISTED_FILES]]
     record: dict[str, Any] = {"files": listed, "total_bytes": sum(f.size for f in read)}
     if len(read) > len(listed):
         record["unlisted_files"] = len(read) - len(listed)

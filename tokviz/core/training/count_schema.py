@@ -93,6 +93,8 @@ FILE_SCHEMA: dict[str, tuple[bool, NamedCheck]] = {
     "size": (True, _named(whole(0))),
     "sha256": (False, _named(_sha256_or_none)),
     "path_bytes": (False, _named(text)),  # the exact bytes (hex) of a name that is not UTF-8
+    "container": (False, _named(one_of("text", "jsonl", "parquet", "arrow"))),
+    "records": (False, _named(whole(0))),
 }
 
 
@@ -125,6 +127,19 @@ def _files(value: Any, name: str) -> str | None:
     return None
 
 
+def _records(value: Any, name: str) -> str | None:
+    """What reading the records saw: the field, the records read, those skipped by reason."""
+    if not isinstance(value, dict):
+        return f"{name} must be an object, not {_kind(value)}"
+    if not isinstance(value.get("field"), str) or not _is_whole(value.get("records")):
+        return f"{name} must name the field (a string) and the records read (a whole number)"
+    for key in ("skipped", "files"):
+        counts = value.get(key, {})
+        if not isinstance(counts, dict) or not all(_is_whole(n) and n >= 0 for n in counts.values()):
+            return f"{name}.{key!r} must map names to whole numbers"
+    return None
+
+
 # Each key of the metadata: whether it must be there, and its check.
 METADATA_SCHEMA: dict[str, tuple[bool, NamedCheck]] = {
     "format": (True, _named(text)),
@@ -141,6 +156,7 @@ METADATA_SCHEMA: dict[str, tuple[bool, NamedCheck]] = {
     "parts": (False, _named(whole(1))),
     "unique": (False, _named(whole(0))),
     "total": (False, _named(whole(0))),
+    "records": (False, _records),
 }
 
 

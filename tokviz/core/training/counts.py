@@ -25,6 +25,7 @@ from collections.abc import Callable, Generator, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from ..corpus.documents import ReadOptions, ReadSummary
 from ..corpus.fileselect import corpus_source
 from ..corpus.sizes import text_and_file_size
 from ..errors import CorpusError, PretokenizerError, TokvizError, VocabSizeError
@@ -77,15 +78,21 @@ class OverlapError(CountTableError):
 
 @dataclass(frozen=True)
 class CountedFile:
-    """One corpus file a table was counted from: its path as given, its size and its SHA-256."""
+    """One corpus file a table was counted from: its path as given, its size and its SHA-256; for a
+    file of records, its container and how many records gave text."""
 
     path: str
     size: int
     sha256: str | None = None
+    container: str = "text"
+    records: int | None = None
 
     def to_json(self) -> dict[str, Any]:
         """The file as the table's metadata stores it."""
-        return {**path_fields(self.path), "size": self.size, "sha256": self.sha256}
+        out = {**path_fields(self.path), "size": self.size, "sha256": self.sha256}
+        if self.container != "text":
+            out.update(container=self.container, records=self.records)
+        return out
 
 
 @dataclass
@@ -98,6 +105,9 @@ class CountTable:
     of its text (see :mod:`tokviz.core.corpus.sizes`), None for a table written before it was recorded.
     ``long_pretokens`` is how many pre-tokens this count cut into pieces (as training does; not
     stored in the file; a pre-token split between two parts of the text counts once in each).
+    ``records`` is what reading files of records saw, as stored (:meth:`ReadSummary.to_json`), and
+    ``reading`` the same as the count saw it (with where each kind of skipped record was first met;
+    not stored in the file).
     """
 
     counts: dict[str, int]
@@ -110,6 +120,8 @@ class CountTable:
     parts: int = 1
     long_pretokens: int = field(default=0, compare=False)
     text_bytes: int | None = None
+    records: dict[str, Any] | None = None
+    reading: ReadSummary | None = field(default=None, compare=False, repr=False)
 
     @property
     def unique(self) -> int:
@@ -139,6 +151,7 @@ class CountTable:
             "parts": self.parts,
             "unique": self.unique,
             "total": self.total,
+            **({"records": self.records} if self.records else {}),
         }
 
     def settings_difference(self, other: CountTable) -> str | None:
@@ -228,27 +241,34 @@ def count_iter(
     report_every: float = 0.05,
     parallel: str = "auto",
     hashes: bool = True,
+    reading: ReadOptions | None = None,
 ) -> Generator[Progress, None, CountTable]:
     """Count a corpus into a :class:`CountTable`, yielding ``pre-tokenizing`` progress (bytes).
 
     The counting is training's own (same parts, same worker processes, same errors), so a table
     holds exactly what training from the text would merge. ``files`` may name folders, which
     are walked as training walks them; with ``hashes`` each file's SHA-256 is recorded.
+    ``reading`` says how files of records are read and how much (see :func:`~tokviz.core.training.train.train_iter`);
+    the table records what the reading saw (records, records skipped, where a limit stopped).
     """
     if errors not in ("strict", "replace"):
         raise CountTableError(f"errors must be 'strict' or 'replace', got {errors!r}")
     source = _corpus_argument("count_iter", (), text, files, errors)
     if not isinstance(source, str):
         # Folders become their text files here, so the metadata lists the files actually read.
-        source = [str(f.path) for f in corpus_source(source, errors)[0]]
+        as_text = reading is not None and reading.as_text
+        source = [str(f.path) for f in corpus_source(source, errors, as_text)[0]]
     specials = _special_tokens_argument(special_tokens)
     pre = resolve_pretokenizer(pretokenizer)
     t0 = time.perf_counter()
     counted = yield from _count_corpus(
-        source, pre, specials, errors, workers, cancel, report_every, t0, parallel
+        source, pre, specials, errors, workers, cancel, report_every, t0, parallel, reading
     )
     # Sizes and hashes of the bytes counted, taken as they were read (not read again after).
-    read = tuple(CountedFile(f.path, f.size, f.sha256 if hashes else None) for f in counted.files_read)
+    read = tuple(
+        CountedFile(f.path, f.size, f.sha256 if hashes else None, f.container, f.records)
+        for f in counted.files_read
+    )
     yield Progress("pre-tokenizing", counted.bytes, counted.bytes, (), time.perf_counter() - t0)
     return CountTable(
         counts=dict(counted.counts),
@@ -259,6 +279,8 @@ def count_iter(
         files=read,
         long_pretokens=counted.long_pretokens,
         text_bytes=counted.text_bytes,
+        records=(counted.reading.to_json() or None) if counted.reading is not None else None,
+        reading=counted.reading,
     )
 
 
@@ -299,7 +321,26 @@ def merge_tables(tables: Sequence[CountTable], allow_overlap: bool = False) -> C
         files=tuple(f for t in tables for f in t.files),
         tokviz_version=tokviz_version(),
         parts=sum(t.parts for t in tables),
+        records=added_records([t.records for t in tables]),
     )
+
+
+def added_records(records: Sequence[Mapping[str, Any] | None]) -> dict[str, Any] | None:
+    """What reading saw over several counts (see :meth:`~tokviz.core.corpus.documents.ReadSummary.to_json`),
+    added up; the field is the first's. None when none of them read records."""
+    present = [r for r in records if r]
+    if not present:
+        return None
+    out: dict[str, Any] = {"field": present[0].get("field", "text"), "records": 0, "skipped": {}, "files": {}}
+    for r in present:
+        out["records"] += int(r.get("records", 0))
+        for key in ("skipped", "files"):
+            for name, n in dict(r.get(key) or {}).items():
+                out[key][name] = out[key].get(name, 0) + int(n)
+    stopped = [r["stopped"] for r in present if r.get("stopped")]
+    if stopped:
+        out["stopped"] = stopped[0]
+    return out
 
 
 def _refuse_shared_files(tables: Sequence[CountTable]) -> None:
@@ -439,10 +480,11 @@ def train_from_counts(
 
 
 def is_count_table(path: str | os.PathLike[str]) -> bool:
-    """Whether ``path`` is a count table (``.parquet``, or ``.tsv`` starting with the tokviz header).
+    """Whether ``path`` is a count table (``.parquet`` or ``.tsv`` written by :func:`save_table`).
 
     A ``.tsv`` of ordinary text stays a corpus file; only the header written by :func:`save_table`
-    makes it a table.
+    makes it a table. A Parquet file is a table when its metadata says so: other Parquet files are
+    corpora of records (a shard of a pre-training set).
     """
     name = os.fspath(path).lower()
     if not name.endswith(PARQUET_SUFFIXES + TSV_SUFFIXES) or not os.path.isfile(path):
@@ -452,7 +494,21 @@ def is_count_table(path: str | os.PathLike[str]) -> bool:
             head = fh.read(len(TSV_MAGIC) + 1)
     except OSError:
         return False
-    return head.startswith(b"PAR1") or head == (TSV_MAGIC + " ").encode()
+    if head.startswith(b"PAR1"):
+        return _parquet_table(path)
+    return head == (TSV_MAGIC + " ").encode()
+
+
+def _parquet_table(path: str | os.PathLike[str]) -> bool:
+    """Whether a Parquet file's footer carries a count table's metadata."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        metadata = pq.read_schema(path).metadata or {}
+    except (pa.ArrowException, OSError):
+        return False
+    return METADATA_KEY in metadata
 
 
 def table_among(paths: Sequence[str | os.PathLike[str]]) -> str | None:
@@ -480,13 +536,15 @@ def train_source_iter(
     workers: int | None = None,
     parallel: str = "auto",
     kept: dict[str, Any] | None = None,
+    reading: ReadOptions | None = None,
 ) -> Generator[Progress, None, TrainResult]:
     """Train on text (a ``str``), files, or a count table given as the only file; keep the table.
 
     Training on text or files counts first (as :func:`~tokviz.core.training.train.train_iter` does, with the
     same merges) and puts the :class:`CountTable` in ``kept["count_table"]``, so it can be saved
     afterwards without counting again. A count table trains with its own pre-tokenizer and special
-    tokens. Arguments are checked at the call, before the generator starts.
+    tokens. Arguments are checked at the call, before the generator starts. ``reading`` says how
+    files of records are read (see :func:`~tokviz.core.training.train.train_iter`).
     """
     from .train import train_iter
 
@@ -503,6 +561,7 @@ def train_source_iter(
         "workers": workers,
         "cancel": cancel,
         "parallel": parallel,
+        "reading": reading,
     }
     train_iter(
         **corpus, vocab_size=vocab_size, tie_break=tie_break, **settings
@@ -530,7 +589,9 @@ def _count_then_train(
     table = yield from count_iter(**corpus, **settings)  # hashes of the bytes as they were read
     if kept is not None:
         kept["count_table"] = table
-    return (yield from _merge_table(table, vocab_size, tie_break, settings["cancel"], 0.05, t0))
+    result = yield from _merge_table(table, vocab_size, tie_break, settings["cancel"], 0.05, t0)
+    result.reading = table.reading
+    return result
 
 
 def with_hashes(table: CountTable, cancel: CancelFlag | Callable[[], bool] | None = None) -> CountTable:
@@ -693,7 +754,10 @@ def load_table(path: str | os.PathLike[str]) -> CountTable:
     else:
         meta, counts = _read_tsv(shown)
     files = tuple(
-        CountedFile(str(recorded_path(f)), f["size"], f.get("sha256")) for f in meta.get("files", [])
+        CountedFile(
+            str(recorded_path(f)), f["size"], f.get("sha256"), f.get("container", "text"), f.get("records")
+        )
+        for f in meta.get("files", [])
     )
     result = CountTable(
         counts=counts,
@@ -705,6 +769,7 @@ def load_table(path: str | os.PathLike[str]) -> CountTable:
         tokviz_version=meta.get("tokviz_version", "unknown"),
         parts=meta.get("parts", 1),
         text_bytes=meta.get("text_bytes"),
+        records=meta.get("records"),
     )
     try:  # a damaged or hostile pattern fails here, with the regex's message
         resolve_pretokenizer(result.pretokenizer)

@@ -9,6 +9,13 @@ special token straddling it; decoding is unchanged by such a cut, with or withou
 of invalid UTF-8. Compressed files, and files with no safe cut rule (pre-tokenizer ``none`` or a
 custom pattern without special tokens), are one range each.
 
+Files of records are cut where records are: a Parquet file into its row groups, a JSON Lines file
+into byte ranges moved to the next line start (compressed, one range), an Arrow file is one range;
+each worker reads its records as a local count does (:class:`~tokviz.core.corpus.documents.CorpusReader`),
+each record a document, and returns what it read (records, records skipped, bytes of text) with its
+table. Where a skipped record was first met is a line counted from its range's start; the client
+counts the lines before it for the one it names.
+
 Partial tables are added in corpus order (on a big cluster a worker first adds runs of
 consecutive ranges; the client adds the results one at a time, as they come), so the result keeps the corpus's first-seen
 order and equals the local table exactly, and the client's memory follows the table, not the
@@ -33,6 +40,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
+from ..corpus.containers import (
+    ARROW,
+    JSONL,
+    PARQUET,
+    PARQUET_MAGIC,
+    TEXT_FILE,
+    RecordTally,
+    inner_suffix,
+    open_parquet,
+)
+from ..corpus.documents import CorpusReader, ReadOptions, ReadSummary, iter_parts
 from ..corpus.fileselect import corpus_source
 from ..corpus.reading import (
     BINARY,
@@ -41,7 +59,6 @@ from ..corpus.reading import (
     TEXT,
     classify_head,
     compression_of,
-    iter_parts,
     iter_stream_text,
     open_decompressed,
     text_parts,
@@ -50,6 +67,15 @@ from ..errors import Cancelled, CorpusError
 from ..pretok.pretokenize import NAMED_PATTERNS, Pretokenizer, SpecialSplitter, resolve_pretokenizer
 from .counts import CountedFile, CountTable, CountTableError
 from .dask_client import CONNECT_TIMEOUT, WORKER_TIMEOUT, DaskError, Watchdog, connect, dask_log_kept
+from .dask_records import (
+    RecordPart,
+    RecordPlace,
+    lines_before,
+    range_start,
+    record_documents,
+    record_part,
+    shift_lines,
+)
 from .train import (
     PART_SIZE,
     CancelFlag,
@@ -87,12 +113,15 @@ def require_dask() -> Any:
 
 @dataclass(frozen=True)
 class InputFile:
-    """A corpus file as the workers read it: a local path or an fsspec URL, its size, its compression."""
+    """A corpus file as the workers read it: a local path or an fsspec URL, its size, its compression,
+    what holds its text (see :mod:`tokviz.core.corpus.containers`) and, for Parquet, its row groups."""
 
     url: str
     size: int
     compression: str | None = None
     shown: str = ""
+    container: str = TEXT_FILE
+    row_groups: int = 0
 
     @property
     def name(self) -> str:
@@ -102,23 +131,29 @@ class InputFile:
 
 @dataclass(frozen=True)
 class ByteRange:
-    """The part of a file one task counts: nominally ``[start, end)``, moved to the next safe cuts."""
+    """The part of a file one task counts: nominally ``[start, end)``, moved to the next safe cuts
+    (for JSON Lines, to the next line starts); for Parquet, the ``row_group`` (``start`` and ``end``
+    then only measure progress: its share of the file)."""
 
     file: InputFile
     start: int
     end: int
     whole: bool = False
+    row_group: int | None = None
 
 
 def _is_url(item: str) -> bool:
     return "://" in item and not item.startswith("file://")
 
 
-def resolve_inputs(inputs: Sequence[str | os.PathLike[str]], errors: str = "strict") -> list[InputFile]:
+def resolve_inputs(
+    inputs: Sequence[str | os.PathLike[str]], errors: str = "strict", as_text: bool = False
+) -> list[InputFile]:
     """The files to count, in order: local items exactly as training scans them, URLs through fsspec.
 
     A URL naming a folder contributes its files in sorted order, hidden ones and those that do not
-    look like text left out (as for a local folder); a URL naming a file that is not text is refused.
+    look like text or records left out (as for a local folder); a URL naming a file that is neither
+    is refused. A remote file's records are known by their magic (Parquet) or by name (JSON Lines).
     """
     files: list[InputFile] = []
     for item in inputs:
@@ -128,17 +163,28 @@ def resolve_inputs(inputs: Sequence[str | os.PathLike[str]], errors: str = "stri
             # Workers read the absolute path (their working folder may differ); the table names
             # the path as given, as a local count does.
             files += [
-                InputFile(str(f.path.resolve()), f.size, f.compression, str(f.path))
-                for f in corpus_source([Path(local)], errors)[0]
+                InputFile(str(f.path.resolve()), f.size, f.compression, str(f.path), f.container)
+                for f in corpus_source([Path(local)], errors, as_text)[0]
             ]
             continue
-        files += _remote_files(text, errors)
+        files += _remote_files(text, errors, as_text)
     if not files:
         raise CorpusError("the corpus is empty: no files were given")
-    return files
+    return [_with_row_groups(f) for f in files]
 
 
-def _remote_files(url: str, errors: str) -> list[InputFile]:
+def _with_row_groups(f: InputFile) -> InputFile:
+    """A Parquet file with its number of row groups (read from its footer), each one range."""
+    if f.container != PARQUET:
+        return f
+    import fsspec
+
+    with fsspec.open(f.url, "rb") as fh:
+        groups = open_parquet(fh, f.name).metadata.num_row_groups
+    return InputFile(f.url, f.size, f.compression, f.shown, f.container, groups)
+
+
+def _remote_files(url: str, errors: str, as_text: bool) -> list[InputFile]:
     import fsspec
 
     try:
@@ -157,6 +203,9 @@ def _remote_files(url: str, errors: str) -> list[InputFile]:
             info = fs.info(name)
             head = fs.cat_file(name, 0, SNIFF_SIZE)
             compression = compression_of(head)
+            if head.startswith(PARQUET_MAGIC):
+                found.append(InputFile(fs.unstrip_protocol(name), int(info["size"]), None, container=PARQUET))
+                continue
             kind = TEXT if compression else classify_head(head, len(head) < SNIFF_SIZE)
             if kind == BINARY and named:
                 raise CorpusError(
@@ -164,7 +213,11 @@ def _remote_files(url: str, errors: str) -> list[InputFile]:
                 )
             if kind == BINARY or (kind == NOT_UTF8 and errors == "strict" and not named):
                 continue
-            found.append(InputFile(fs.unstrip_protocol(name), int(info["size"]), compression))
+            jsonl = not as_text and inner_suffix(Path(name)) in (".jsonl", ".ndjson", ".jsonlines")
+            container = JSONL if jsonl else TEXT_FILE
+            found.append(
+                InputFile(fs.unstrip_protocol(name), int(info["size"]), compression, container=container)
+            )
     except (OSError, ValueError, ImportError) as exc:
         raise CorpusError(f"cannot read {url}: {exc}", path=url) from None
     if not found:
@@ -182,7 +235,17 @@ def plan_ranges(files: Iterable[InputFile], chunk_bytes: int, splittable: bool) 
         raise CountTableError(f"the chunk size must be 1 byte or more, got {chunk_bytes}")
     ranges: list[ByteRange] = []
     for f in files:
-        if f.compression or not splittable or f.size <= chunk_bytes:
+        if f.container == PARQUET and f.row_groups:
+            n = f.row_groups
+            ranges += [ByteRange(f, f.size * g // n, f.size * (g + 1) // n, False, g) for g in range(n)]
+            continue
+        lines = f.container == JSONL  # a line start is always a safe cut
+        if (
+            f.compression
+            or f.container in (PARQUET, ARROW)
+            or not (splittable or lines)
+            or f.size <= chunk_bytes
+        ):
             ranges.append(ByteRange(f, 0, f.size, whole=True))
             continue
         ranges += [ByteRange(f, s, min(s + chunk_bytes, f.size)) for s in range(0, f.size, chunk_bytes)]
@@ -246,7 +309,8 @@ def _straddled(buf: bytes, p: int, specials: Sequence[bytes]) -> bool:
 
 
 # ---------------------------------------------------------------------------- on the workers
-_Partial = tuple[str, Any]
+# ("ok", packed table, what was read of records or None) or ("error", (message, path, offset), None).
+_Partial = tuple[str, Any, RecordPart | None]
 # A table packed to travel between processes: its pre-tokens joined, its counts as int64, and how
 # many long pre-tokens its count cut into pieces (see :func:`~tokviz.core.training.train.count_words`).
 Packed = tuple[bytes, bytes, int]
@@ -275,12 +339,20 @@ def unpack(packed: Packed) -> dict[str, int]:
     return dict(zip(words.decode("utf-8", "surrogatepass").split(_SEP), values))
 
 
-def count_range(rng: ByteRange, spec: str, specials: tuple[str, ...], errors: str) -> _Partial:
-    """(On a worker.) One byte range's counts: ``("ok", packed table)`` or ``("error", (message, path, offset))``.
+def count_range(
+    rng: ByteRange,
+    spec: str,
+    specials: tuple[str, ...],
+    errors: str,
+    reading: tuple[str, bool] = ("text", False),
+) -> _Partial:
+    """(On a worker.) One range's counts: ``("ok", packed table, records read)`` or
+    ``("error", (message, path, offset), None)``.
 
     Errors are returned rather than raised so the reduction keeps the corpus's first one. A whole
     file (every compressed one among them) is read and counted in blocks, as a local count reads
-    it, so a worker's memory follows the table, not the decompressed file.
+    it, so a worker's memory follows the table, not the decompressed file. A file of records is
+    read with ``reading`` (the field and whether to skip bad records), each record a document.
     """
     import fsspec
 
@@ -288,23 +360,47 @@ def count_range(rng: ByteRange, spec: str, specials: tuple[str, ...], errors: st
     safe_spaces = pre.name in NAMED_PATTERNS and pre.pattern is not None
     counts: Counter[str] = Counter()
     cut = 0
+    f = rng.file
+    part: RecordPart | None = None
     try:
-        with fsspec.open(rng.file.url, "rb") as fh:
-            parts = (
-                _stream_parts(fh, rng.file, specials, safe_spaces, errors)
-                if rng.whole
-                else _range_parts(fh, rng, specials, safe_spaces, errors)
-            )
+        with fsspec.open(f.url, "rb") as fh:
+            reader = CorpusReader(ReadOptions(field=reading[0], skip_bad=reading[1]), errors)
+            place = _record_place(rng)
+            if f.container == TEXT_FILE:
+                parts = (
+                    _stream_parts(fh, f, specials, safe_spaces, errors)
+                    if rng.whole
+                    else _range_parts(fh, rng, specials, safe_spaces, errors)
+                )
+            else:
+                documents = record_documents(fh, place, reader)
+                parts = (
+                    p for doc in documents for p in text_parts(doc, list(specials), safe_spaces, PART_SIZE)
+                )
             splitter = SpecialSplitter(specials)
-            for part in parts:
-                found, n = count_words(part, pre, splitter)
-                counts.update(found)
-                cut += n
+            try:
+                for text in parts:
+                    found, n = count_words(text, pre, splitter)
+                    counts.update(found)
+                    cut += n
+            except CorpusError as exc:
+                start = range_start(fh, place)
+                base = lines_before(fh, start) if start else 0
+                return "error", (shift_lines(str(exc), f.name, base), exc.path, exc.offset), None
+            if f.container != TEXT_FILE:
+                part = record_part(reader, f.url, range_start(fh, place))
     except CorpusError as exc:
-        return "error", (str(exc), exc.path, exc.offset)
+        return "error", (str(exc), exc.path, exc.offset), None
     except (OSError, EOFError, ValueError) as exc:
-        return "error", (f"cannot read {rng.file.name}: {exc}", rng.file.name, None)
-    return "ok", pack(counts, cut)
+        return "error", (f"cannot read {f.name}: {exc}", f.name, None), None
+    return "ok", pack(counts, cut), part
+
+
+def _record_place(rng: ByteRange) -> RecordPlace:
+    f = rng.file
+    return RecordPlace(
+        f.url, f.name, f.container, f.compression, f.size, rng.start, rng.end, rng.whole, rng.row_group
+    )
 
 
 def _stream_parts(
@@ -359,14 +455,27 @@ def _pretokenizer_on_worker(spec: str) -> Pretokenizer:
 
 
 def add_partials(*parts: _Partial) -> _Partial:
-    """(On a worker.) Consecutive partial tables added in order, earlier rows first; the first error wins."""
+    """(On a worker.) Consecutive partial tables added in order, earlier rows first, with what they
+    read of records; the first error wins."""
     acc: dict[str, int] = {}
     cut = 0
+    read: RecordPart | None = None
     for part in parts:
         if part[0] != "ok":
             return part
         cut += add_packed(acc, part[1])
-    return "ok", pack(acc, cut)
+        read = _added(read, part[2])
+    return "ok", pack(acc, cut), read
+
+
+def _added(read: RecordPart | None, more: RecordPart | None) -> RecordPart | None:
+    """``read`` with ``more`` added after it (either may be None: no records)."""
+    if more is None:
+        return read
+    if read is None:
+        read = RecordPart(RecordTally(more.tally.field))  # a copy: a thread worker's result is shared
+    read.add(more)
+    return read
 
 
 def add_packed(acc: dict[str, int], packed: Packed) -> int:
@@ -421,6 +530,7 @@ def count_on_dask(
     processes: bool = True,
     connect_timeout: float = CONNECT_TIMEOUT,
     worker_timeout: float = WORKER_TIMEOUT,
+    reading: ReadOptions | None = None,
 ) -> CountTable:
     """Count ``inputs`` on a Dask cluster and return the table (equal to :func:`~tokviz.core.training.counts.count_iter`'s).
 
@@ -431,7 +541,9 @@ def count_on_dask(
     scheduler that does not answer within ``connect_timeout`` seconds (10 by default), or that
     answers with something other than Dask's protocol, is a one-line :class:`DaskError`; so is
     a count that has had no worker alive and no range finished for ``worker_timeout`` seconds
-    (60 by default). Dask's own log is kept off the terminal meanwhile.
+    (60 by default). Dask's own log is kept off the terminal meanwhile. ``reading`` says how files
+    of records are read (the field, skipping bad records, JSON Lines as text); a limit
+    (``max_bytes``, ``max_records``) reads a corpus in order, which a cluster does not, and is refused.
     """
     distributed = require_dask()
     if errors not in ("strict", "replace"):
@@ -439,16 +551,31 @@ def count_on_dask(
     for name, value in (("connect_timeout", connect_timeout), ("worker_timeout", worker_timeout)):
         if not value > 0:
             raise CountTableError(f"{name} must be more than 0 seconds, got {value!r}")
+    options = reading or ReadOptions()
+    if options.limited:
+        raise CountTableError("max_bytes and max_records read a corpus in order; count it locally")
     specials = tuple(_special_tokens_argument(special_tokens))
     pre = resolve_pretokenizer(pretokenizer)
-    files = resolve_inputs(inputs, errors)
+    files = resolve_inputs(inputs, errors, options.as_text)
     job = _Job(files, pre.to_json(), specials, errors, chunk_bytes, progress, cancel)
+    job.reading = (options.field, options.skip_bad)
     job.splittable = (pre.name in NAMED_PATTERNS and pre.pattern is not None) or bool(specials)
     with dask_log_kept() as keeper:
         with _Connection(distributed, scheduler, n_workers, processes, connect_timeout) as client:
             watchdog = Watchdog(client, scheduler, worker_timeout, keeper)
             counts, digests = job.run(client, watchdog, hashes)
-    counted = tuple(CountedFile(f.name, f.size, digests[k] if hashes else None) for k, f in enumerate(files))
+    summary = job.summary()
+    per_file = job.records.per_file if job.records is not None else {}
+    counted = tuple(
+        CountedFile(
+            f.name,
+            f.size,
+            digests[k] if hashes else None,
+            f.container,
+            per_file.get(f.url, 0) if f.container != TEXT_FILE else None,
+        )
+        for k, f in enumerate(files)
+    )
     return CountTable(
         counts=counts,
         pretokenizer=job.spec,
@@ -458,6 +585,8 @@ def count_on_dask(
         files=counted,
         long_pretokens=job.long_pretokens,
         text_bytes=job.text_bytes,
+        records=summary.to_json() or None,
+        reading=summary,
     )
 
 
@@ -475,6 +604,23 @@ class _Job:
     splittable: bool = False
     long_pretokens: int = 0  # how many the workers cut, once the count is gathered
     text_bytes: int = 0  # the corpus's bytes of text, known once :meth:`run` is done
+    reading: tuple[str, bool] = ("text", False)  # the field, and whether bad records are skipped
+    records: RecordPart | None = None  # what the workers read of records, once gathered
+
+    def summary(self) -> ReadSummary:
+        """What reading saw, as a local count's reader says it: records, skips (named where the
+        first of each kind is, in the file's own line numbers) and the files by container."""
+        tally = RecordTally(self.reading[0])
+        if self.records is not None:
+            tally.add(self.records.tally)
+            for reason, (url, start) in self.records.starts.items():
+                tally.first[reason] = shift_lines(
+                    tally.first[reason], _name_of(self.files, url), _lines_to(url, start)
+                )
+        for f in self.files:
+            tally.files[f.container] = tally.files.get(f.container, 0) + 1
+        text_files = sum(1 for f in self.files if f.container == TEXT_FILE)
+        return ReadSummary(tally, tally.records + text_files, self.text_bytes)
 
     @property
     def total(self) -> int:
@@ -489,7 +635,8 @@ class _Job:
         chunk = min(self.chunk_bytes, max(1 << 20, self.total // (4 * threads) + 1))
         ranges = plan_ranges(self.files, chunk, self.splittable)
         leaves = [
-            client.submit(count_range, r, self.spec, self.specials, self.errors, pure=False) for r in ranges
+            client.submit(count_range, r, self.spec, self.specials, self.errors, self.reading, pure=False)
+            for r in ranges
         ]
         # This process adds the ranges' tables in order as they come, while the workers count on
         # (its memory is the table and one range's table). It adds about a million rows a second,
@@ -502,8 +649,9 @@ class _Job:
             for i in range(0, len(leaves), group)
         ]
         digests = [client.submit(sha256_of, f.url, pure=False) for f in self.files] if hashes else []
-        # An uncompressed file is its own text (an invalid byte counts as the byte it was).
-        packed = [f for f in self.files if f.compression]
+        # An uncompressed file is its own text (an invalid byte counts as the byte it was); the text
+        # of a file of records is what its records hold, as the workers count it.
+        packed = [f for f in self.files if f.compression and f.container == TEXT_FILE]
         sizes = [client.submit(content_size, f.url, f.compression, pure=False) for f in packed]
         meter = _Meter(leaves, ranges, self.total, self.progress)
         del leaves
@@ -514,20 +662,23 @@ class _Job:
         except BaseException:
             client.cancel([f for f in (*tops, *meter.pending.values(), *digests, *sizes) if f is not None])
             raise
-        self.text_bytes = self.total - sum(f.size for f in packed) + unpacked
+        plain = sum(f.size for f in self.files if f.container == TEXT_FILE and not f.compression)
+        in_records = self.records.text_bytes if self.records is not None else 0
+        self.text_bytes = plain + unpacked + in_records
         return counts, hashed
 
     def _gather(self, tops: list[Any], group: int, meter: _Meter, watchdog: Watchdog) -> dict[str, int]:
         """Add the groups' tables in corpus order as they finish; the corpus's first error is raised."""
         counts: dict[str, int] = {}
         for k in range(len(tops)):
-            status, payload = _result(tops[k], meter, self.cancel, watchdog)
+            status, payload, read = _result(tops[k], meter, self.cancel, watchdog)
             tops[k] = None  # the workers may drop it now
             meter.forget(range(k * group, (k + 1) * group))
             if status != "ok":
                 message, path, offset = payload
                 raise CorpusError(message, path=path, offset=offset)
             self.long_pretokens += add_packed(counts, payload)
+            self.records = _added(self.records, read)
             del payload
         return counts
 
@@ -589,6 +740,18 @@ def _result(
                 f"counting on the Dask cluster at {watchdog.scheduler} failed: "
                 f"{type(exc).__name__}: {_first_line(exc)}"
             ) from None
+
+
+def _name_of(files: Sequence[InputFile], url: str) -> str:
+    return next((f.name for f in files if f.url == url), url)
+
+
+def _lines_to(url: str, offset: int) -> int:
+    """How many lines of the file at ``url`` end before byte ``offset`` (read through fsspec)."""
+    import fsspec
+
+    with fsspec.open(url, "rb") as fh:
+        return lines_before(fh, offset)
 
 
 def _first_line(exc: BaseException) -> str:

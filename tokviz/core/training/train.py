@@ -19,7 +19,7 @@ import heapq
 import os
 import time
 from collections import Counter
-from collections.abc import Callable, Generator, Iterable, Mapping
+from collections.abc import Callable, Generator, Iterable, Iterator, Mapping
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from functools import partial
@@ -28,8 +28,9 @@ from typing import Any, Never, Protocol, TypeVar
 from ..bpe.merges import TIED_KEPT, MergeStep
 from ..bpe.tokenizer import LONE_SURROGATE as _LONE_SURROGATE
 from ..bpe.tokenizer import Tokenizer, checked_special_names
+from ..corpus.documents import CorpusReader, ReadOptions, ReadSummary, iter_parts
 from ..corpus.fileselect import corpus_source
-from ..corpus.reading import CorpusSource, FileRead, ReadLog, iter_parts
+from ..corpus.reading import CorpusSource, FileRead, ReadLog
 from ..errors import ArgumentTypeError, Cancelled, CorpusError, InvalidArgument, VocabSizeError
 from ..io.procpool import process_context, stop_pool, worker_pool
 from ..pretok.pretokenize import (
@@ -69,13 +70,19 @@ class CancelFlag(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class Progress:
-    """A progress report: the phase, how much of it is done, and merges made since the last one."""
+    """A progress report: the phase, how much of it is done, and merges made since the last one.
+
+    While pre-tokenizing, ``done`` and ``total`` are bytes (of the files as stored, or of text
+    when a byte limit is set) and ``records`` the records of JSON Lines, Parquet or Arrow files
+    read so far.
+    """
 
     phase: str
     done: int
     total: int
     merges: tuple[MergeStep, ...] = ()
     elapsed: float = 0.0
+    records: int = 0
 
 
 @dataclass
@@ -86,7 +93,8 @@ class TrainResult:
     for; otherwise it says, in one sentence, why it stopped sooner (see :attr:`stopped_early`).
     ``long_pretokens`` counts the pre-tokens longer than
     :data:`~tokviz.core.pretok.pretokenize.LONGEST_PRETOKEN` characters that were cut into pieces;
-    ``files_read`` holds each corpus file's size and SHA-256 as training read it (for provenance).
+    ``files_read`` holds each corpus file's size and SHA-256 as training read it (for provenance);
+    ``reading`` what reading the files saw (records, records skipped, where a limit stopped it).
     """
 
     vocab: dict[int, bytes]
@@ -104,6 +112,7 @@ class TrainResult:
     long_pretokens: int = 0
     files_read: tuple[FileRead, ...] = ()
     text_bytes: int | None = None
+    reading: ReadSummary | None = None
 
     @property
     def long_pretokens_note(self) -> str | None:
@@ -144,13 +153,15 @@ class TrainResult:
 class Counted:
     """A counted corpus: unique pre-tokens with their counts (first-seen order), its bytes as
     stored on disk, how many long pre-tokens were cut, each file as it was read (size and
-    SHA-256), and the bytes of its text (decompressed; see :attr:`TrainResult.text_size`)."""
+    SHA-256), the bytes of its text (decompressed; see :attr:`TrainResult.text_size`) and what
+    reading saw (records, skips, a limit)."""
 
     counts: Counter[str]
     bytes: int
     long_pretokens: int
     files_read: tuple[FileRead, ...]
     text_bytes: int
+    reading: ReadSummary | None = None
 
 
 # The unique pre-tokens of a text with their counts, and how many long ones were cut.
@@ -158,7 +169,7 @@ WordCounts = tuple[dict[str, int], int]
 _WORKER_STATE: dict[str, Any] = {}
 
 
-def _worker_count(pattern_spec: str, specials: tuple[str, ...], text: str) -> WordCounts:
+def _worker_count(pattern_spec: str, specials: tuple[str, ...], texts: tuple[str, ...]) -> WordCounts:
     key = (pattern_spec, specials)
     state = _WORKER_STATE.get("key")
     if state != key:
@@ -166,7 +177,7 @@ def _worker_count(pattern_spec: str, specials: tuple[str, ...], text: str) -> Wo
         # Unbounded here, at full speed: the parent terminates a worker whose part overruns.
         _WORKER_STATE["pre"] = _worker_pretokenizer(pattern_spec)
         _WORKER_STATE["split"] = SpecialSplitter(specials)
-    return count_words(text, _WORKER_STATE["pre"], _WORKER_STATE["split"])
+    return count_texts(texts, _WORKER_STATE["pre"], _WORKER_STATE["split"])
 
 
 def _worker_pretokenizer(spec: str) -> Pretokenizer:
@@ -183,15 +194,37 @@ def _worker_pretokenizer(spec: str) -> Pretokenizer:
 def count_words(text: str, pre: Pretokenizer, splitter: SpecialSplitter) -> WordCounts:
     """Unique pre-tokens of one text part with their counts, in order of first appearance, and how
     many pre-tokens longer than :data:`~tokviz.core.pretok.pretokenize.LONGEST_PRETOKEN` were cut."""
+    return count_texts((text,), pre, splitter)
+
+
+def count_texts(texts: Iterable[str], pre: Pretokenizer, splitter: SpecialSplitter) -> WordCounts:
+    """:func:`count_words` over several parts in order (many short records go to a worker together),
+    each on its own: no pre-token spans two of them."""
     counts: Counter[str] = Counter()
     cut = 0
-    for doc in splitter.documents(text):
-        words = pre.split(doc)
-        if len(doc) > LONGEST_PRETOKEN:
-            words, n = cut_long_pretokens(words)
-            cut += n
-        counts.update(words)
+    for text in texts:
+        for doc in splitter.documents(text):
+            words = pre.split(doc)
+            if len(doc) > LONGEST_PRETOKEN:
+                words, n = cut_long_pretokens(words)
+                cut += n
+            counts.update(words)
     return counts, cut
+
+
+def batched_parts(parts: Iterable[str], size: int) -> Iterator[tuple[str, ...]]:
+    """Consecutive ``parts`` grouped until they hold ``size`` characters (a part of a text file is
+    about that already; short records are many to a group), in order."""
+    batch: list[str] = []
+    held = 0
+    for part in parts:
+        batch.append(part)
+        held += len(part)
+        if held >= size:
+            yield tuple(batch)
+            batch, held = [], 0
+    if batch:
+        yield tuple(batch)
 
 
 def _check_cancel(cancel: CancelFlag | Callable[[], bool] | None) -> None:
@@ -212,10 +245,16 @@ def _count_corpus(
     report_every: float,
     t0: float,
     parallel_mode: str = "auto",
+    options: ReadOptions | None = None,
 ) -> Generator[Progress, None, Counted]:
-    """Count unique pre-tokens, yielding progress as parts are done."""
-    files, text = corpus_source(source, errors)
+    """Count unique pre-tokens, yielding progress as parts are done (``options``: how records are
+    read, and the limits)."""
+    reader = CorpusReader(options, errors)
+    files, text = corpus_source(source, errors, reader.options.as_text)
     total = sum(f.size for f in files) if text is None else len(text.encode("utf-8"))
+    by_text = reader.options.max_bytes is not None and text is None
+    if by_text:
+        total = reader.options.max_bytes or 0
     splitter = SpecialSplitter(specials)
     safe_spaces = pre.name in NAMED_PATTERNS and pre.pattern is not None
     read = [0]
@@ -232,7 +271,8 @@ def _count_corpus(
         now = time.perf_counter()
         if now - last[0] >= report_every:
             last[0] = now
-            yield Progress("pre-tokenizing", min(read[0], total), total, (), now - t0)
+            done = reader.text_bytes if by_text else read[0]
+            yield Progress("pre-tokenizing", min(done, total), total, (), now - t0, reader.tally.records)
 
     counts: Counter[str] = Counter()
     cut = [0]
@@ -242,22 +282,56 @@ def _count_corpus(
         cut[0] += found[1]
 
     n_workers = workers if workers is not None else min(os.cpu_count() or 1, 8)
-    if parallel_mode == "auto":
-        parallel = n_workers > 1 and total >= PARALLEL_THRESHOLD
-    else:
-        parallel = parallel_mode == "always"
     log = ReadLog()
     parts = iter_parts(
-        files, text, specials, safe_spaces, PART_SIZE, errors, on_bytes, log, on_content=on_content
+        files,
+        text,
+        specials,
+        safe_spaces,
+        PART_SIZE,
+        errors,
+        on_bytes,
+        log,
+        on_content=on_content,
+        reader=reader,
     )
-    if not parallel:
+    batches = batched_parts(parts, PART_SIZE)
+
+    def counted() -> Counted:
+        # A limit may leave files unread: the corpus is then the bytes read.
+        stored = sum(f.size for f in log.files) if text is None and reader.options.limited else total
+        summary = reader.summary() if text is None else None
+        return Counted(counts, stored, cut[0], tuple(log.files), content[0], summary)
+
+    if not _in_pool(parallel_mode, n_workers, total):
         # Not before a fork: a second thread would make the worker pool use a slower fork server.
         preload_numpy(total)
-        for part in parts:
+        for batch in batches:
             _check_cancel(cancel)
-            add(count_words(part, pre, splitter))
+            add(count_texts(batch, pre, splitter))
             yield from progress()
-        return Counted(counts, total, cut[0], tuple(log.files), content[0])
+        return counted()
+    yield from _count_in_pool(batches, n_workers, pre, specials, cancel, add, progress)
+    return counted()
+
+
+def _in_pool(parallel_mode: str, n_workers: int, total: int) -> bool:
+    """Whether pre-tokens are counted in worker processes (see :data:`PARALLEL_MODES`)."""
+    if parallel_mode == "auto":
+        return n_workers > 1 and total >= PARALLEL_THRESHOLD
+    return parallel_mode == "always"
+
+
+def _count_in_pool(
+    batches: Iterable[tuple[str, ...]],
+    n_workers: int,
+    pre: Pretokenizer,
+    specials: list[str],
+    cancel: CancelFlag | Callable[[], bool] | None,
+    add: Callable[[WordCounts], None],
+    progress: Callable[[], Generator[Progress, None, None]],
+) -> Generator[Progress, None, None]:
+    """Count ``batches`` in ``n_workers`` processes, adding each result in order with ``add``."""
     spec = pre.to_json()
     pending: list[tuple[Future[WordCounts], int]] = []
     pool = worker_pool(n_workers, process_context())
@@ -265,9 +339,10 @@ def _count_corpus(
     started = [time.monotonic()]
     finished = False
     try:
-        for part in parts:
+        for batch in batches:
             _check_cancel(cancel)
-            pending.append((pool.submit(_worker_count, spec, tuple(specials), part), len(part)))
+            size = sum(len(part) for part in batch)
+            pending.append((pool.submit(_worker_count, spec, tuple(specials), batch), size))
             # Keep a bounded number of parts in flight: memory follows the unique-word table.
             while len(pending) >= 2 * n_workers:
                 add(_wait(*pending.pop(0), pre, cancel, started))
@@ -280,7 +355,6 @@ def _count_corpus(
         # On cancel or error, nothing is left running: the workers are terminated and reaped
         # (a part with a slow pattern can take seconds), and they die with this process anyway.
         stop_pool(pool, finished)
-    return Counted(counts, total, cut[0], tuple(log.files), content[0])
 
 
 def _wait(
@@ -333,6 +407,7 @@ def train_iter(
     workers: int | None = None,
     report_every: float = 0.05,
     parallel: str = "auto",
+    reading: ReadOptions | None = None,
 ) -> Generator[Progress, None, TrainResult]:
     """Train step by step: yields :class:`Progress` (with new merges) and returns the result.
 
@@ -346,7 +421,10 @@ def train_iter(
     few milliseconds) and :class:`CorpusError` for an unreadable or empty corpus. ``parallel``
     (one of :data:`PARALLEL_MODES`) says when pre-tokens are counted in worker processes; a GUI
     passes ``"always"`` for a custom pattern, whose regex runs over a whole document in one call
-    that only a process can be stopped in the middle of.
+    that only a process can be stopped in the middle of. ``reading``
+    (:class:`~tokviz.core.corpus.documents.ReadOptions`) says how files of records are read (the
+    text field, skipping bad records, JSON Lines as text) and how much (``max_bytes``,
+    ``max_records``); each record is a document, as a file is.
     """
     source = _corpus_argument("train_iter", positional, text, files, errors)
     if vocab_size is None:
@@ -356,8 +434,10 @@ def train_iter(
     if parallel not in PARALLEL_MODES:
         raise InvalidArgument(f"parallel= must be one of {', '.join(PARALLEL_MODES)}, got {parallel!r}")
     pre = resolve_pretokenizer(pretokenizer)
+    if reading is not None and not isinstance(reading, ReadOptions):
+        raise ArgumentTypeError(f"reading= must be a ReadOptions, got {type(reading).__name__}")
     return _train_steps(
-        source, vocab_size, specials, pre, tie_break, cancel, errors, workers, report_every, parallel
+        source, vocab_size, specials, pre, tie_break, cancel, errors, workers, report_every, parallel, reading
     )
 
 
@@ -467,12 +547,13 @@ def _train_steps(
     workers: int | None,
     report_every: float,
     parallel: str = "auto",
+    reading: ReadOptions | None = None,
 ) -> Generator[Progress, None, TrainResult]:
     """The training generator behind :func:`train_iter`, on checked arguments."""
     t0 = time.perf_counter()
     yield Progress("reading", 0, 1, (), 0.0)
     counted = yield from _count_corpus(
-        source, pre, specials, errors, workers, cancel, report_every, t0, parallel
+        source, pre, specials, errors, workers, cancel, report_every, t0, parallel, reading
     )
     yield Progress("pre-tokenizing", counted.bytes, counted.bytes, (), time.perf_counter() - t0)
     result = yield from merge_counts(
@@ -489,6 +570,7 @@ def _train_steps(
     )
     result.long_pretokens = counted.long_pretokens
     result.files_read = counted.files_read
+    result.reading = counted.reading
     return result
 
 
@@ -625,6 +707,7 @@ def train_bpe(
     cancel: CancelFlag | Callable[[], bool] | None = None,
     errors: str = "strict",
     workers: int | None = None,
+    reading: ReadOptions | None = None,
 ) -> TrainResult:
     """Train a byte-level BPE vocabulary on ``text=`` (a string) or ``files=`` (a path or paths).
 
@@ -634,7 +717,8 @@ def train_bpe(
     ``progress`` receives :class:`Progress` reports (phase, done/total, new merges); ``cancel``
     is a ``threading.Event`` or a callable, checked often; a cancelled run raises
     :class:`Cancelled` and returns nothing half-made. When the corpus runs out of pairs before
-    ``vocab_size``, the result's :attr:`TrainResult.stop_reason` says so.
+    ``vocab_size``, the result's :attr:`TrainResult.stop_reason` says so. ``reading`` is as for
+    :func:`train_iter` (JSON Lines, Parquet and Arrow files: each record a document).
     """
     if positional:
         _corpus_argument("train_bpe", positional, text, files, errors)
@@ -652,6 +736,7 @@ def train_bpe(
         cancel=cancel,
         errors=errors,
         workers=workers,
+        reading=reading,
     )
     return run_to_end(gen, progress)
 

@@ -30,6 +30,7 @@ from PySide6.QtCore import QObject, Qt, QThread, QTimer, Signal, Slot
 
 from tokviz.core.bpe.merges import MergeStep
 from tokviz.core.bpe.tokenizer import Tokenizer
+from tokviz.core.corpus.documents import ReadOptions
 from tokviz.core.errors import Cancelled, TokvizError
 from tokviz.core.io.interpreter import pause_automatic_gc, shorten_switch_interval
 from tokviz.core.pretok.pretokenize import resolve_pretokenizer
@@ -121,6 +122,7 @@ class TrainSettings:
     include: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
     max_file_size: int | None = None
+    field: str = "text"  # the text field of JSON Lines, Parquet and Arrow records
 
 
 def selected_files(paths: list[str], s: TrainSettings) -> list[str]:
@@ -149,6 +151,7 @@ class TrainStatus:
     rate: float = 0.0
     eta: float | None = None
     merges_done: int = 0
+    records: int = 0  # records of JSON Lines, Parquet or Arrow files read so far
 
     @property
     def fraction(self) -> float:
@@ -264,6 +267,7 @@ class _Worker(QObject):
                 workers=s.workers,
                 parallel=counting_mode(s.pretokenizer),
                 kept=kept,
+                reading=ReadOptions(field=s.field),
             )
             result = self._drain(gen)
             self.cancel.courtesy()
@@ -323,7 +327,9 @@ class _Worker(QObject):
         eta = time_left(item.phase, item.done, item.total, rate)
         if pending:
             self.merges.emit(tuple(pending))
-        self.status.emit(TrainStatus(item.phase, item.done, item.total, item.elapsed, rate, eta, merged))
+        self.status.emit(
+            TrainStatus(item.phase, item.done, item.total, item.elapsed, rate, eta, merged, item.records)
+        )
 
 
 _detached: set[TrainJob] = set()

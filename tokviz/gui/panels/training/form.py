@@ -44,6 +44,7 @@ from tokviz.gui.panels.training.corpus import (
 )
 from tokviz.gui.panels.training.counts import save_counts_button
 from tokviz.gui.panels.training.filters import FileFilters
+from tokviz.gui.panels.training.record_field import RecordField
 from tokviz.gui.panels.training.table_settings import TableLock
 from tokviz.gui.workers.pattern_check import PatternCheck
 from tokviz.gui.workers.training import TrainSettings
@@ -123,6 +124,7 @@ class TrainForm(QWidget):
         fb.addStretch(1)
         # Which files of the folders are used; binary ones never are (the corpus line counts them).
         self.filters = FileFilters(corpus)
+        self.record_field = RecordField(corpus)  # shown when the files hold records
         self.corpus_info = QLabel(corpus)
         self.corpus_info.setObjectName("corpusInfo")
         self.corpus_info.setWordWrap(True)
@@ -138,6 +140,7 @@ class TrainForm(QWidget):
         cl.addWidget(self.files)
         cl.addWidget(self.file_buttons)
         cl.addWidget(self.filters)
+        cl.addWidget(self.record_field)
         cl.addWidget(self.corpus_info)
         cl.addWidget(self.preview)
         return corpus
@@ -442,6 +445,7 @@ class TrainForm(QWidget):
             include=include,
             exclude=exclude,
             max_file_size=max_size,
+            field=self.record_field.field(),
         )
 
     def _auto_name(self) -> str:

@@ -2,7 +2,8 @@
 
 What is remembered: the corpus kind, the listed files and folders (those gone since are dropped
 without a word), the vocabulary size, the special tokens, the pre-tokenizer and its custom regex,
-the tie rule, "Replace invalid UTF-8" and the folders' include/exclude patterns and size cap. The model name is not: it names one run; nor are the
+the tie rule, "Replace invalid UTF-8", the folders' include/exclude patterns and size cap, and the
+text field of records. The model name is not: it names one run; nor are the
 settings the lecture demo puts in for its run. Values are written through
 :class:`~tokviz.gui.settings.Settings` whenever one of them changes. A custom regex that is refused
 (too large to compile, invalid, or catastrophic) is never remembered, and one found in the settings
@@ -25,6 +26,7 @@ from tokviz.gui.settings import (
     TRAIN_PATHS,
     TRAIN_PATTERN,
     TRAIN_PRETOKENIZER,
+    TRAIN_RECORD_FIELD,
     TRAIN_REPLACE_INVALID,
     TRAIN_SOURCE,
     TRAIN_SPECIAL_TOKENS,
@@ -59,6 +61,7 @@ def restore_train_settings(form: TrainForm, settings: Settings) -> str | None:
     form.filters.set_values(
         settings.get(TRAIN_INCLUDE), settings.get(TRAIN_EXCLUDE), settings.get(TRAIN_MAX_FILE_SIZE)
     )
+    form.record_field.set_field(settings.get(TRAIN_RECORD_FIELD))
     kind = settings.get(TRAIN_SOURCE)
     row = form.source.findData(kind)
     model = form.source.model()
@@ -109,6 +112,7 @@ def remember_train_settings(form: TrainForm, settings: Settings) -> None:
     settings.set(TRAIN_INCLUDE, form.filters.include.text())
     settings.set(TRAIN_EXCLUDE, form.filters.exclude.text())
     settings.set(TRAIN_MAX_FILE_SIZE, form.filters.max_size.text())
+    settings.set(TRAIN_RECORD_FIELD, form.record_field.field())
 
 
 def follow_train_settings(form: TrainPanel, settings: Settings) -> None:
@@ -132,3 +136,4 @@ def follow_train_settings(form: TrainPanel, settings: Settings) -> None:
     form.replace_invalid.toggled.connect(save)
     form.corpusPathsChanged.connect(save)
     form.filters.changed.connect(save)
+    form.record_field.changed.connect(save)

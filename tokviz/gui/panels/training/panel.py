@@ -106,6 +106,7 @@ class TrainPanel(TrainForm):
         self.add_folder_button.clicked.connect(self.choose_folder)
         self.clear_files_button.clicked.connect(self.clear_files)
         self.filters.changed.connect(self._on_filters_changed)
+        self.record_field.changed.connect(self._on_filters_changed)
         self.replace_invalid.toggled.connect(self._on_replace_invalid_toggled)
         self.vocab_size.valueChanged.connect(self.update_vocab_hint)
         self.specials.textChanged.connect(self.update_vocab_hint)
@@ -272,7 +273,7 @@ class TrainPanel(TrainForm):
         self.refresh_corpus_info()
 
     def _on_filters_changed(self) -> None:
-        """New include/exclude patterns or size cap: count what the folders give again."""
+        """New include/exclude patterns, size cap or text field of records: read the files again."""
         if self.source_kind() == SOURCE_FILES:
             self._forget_stale_messages()
             self.refresh_corpus_info()
@@ -303,10 +304,10 @@ class TrainPanel(TrainForm):
         self.corpus_info.setText("Measuring…")
         self.preview.setPlainText("")
         errors = "replace" if self.replace_invalid.isChecked() else "strict"
-        filters: dict[str, Any] = {}
+        filters: dict[str, Any] = {"field": self.record_field.field()}
         if kind == SOURCE_FILES and self.filters.active():
             include, exclude = self.filters.globs()
-            filters = {"include": include, "exclude": exclude, "max_size": self.filters.max_bytes()}
+            filters.update(include=include, exclude=exclude, max_size=self.filters.max_bytes())
         job = run_job(lambda: describe_corpus(paths, errors, **filters), self)
         self._info_job = job
 
@@ -319,6 +320,7 @@ class TrainPanel(TrainForm):
 
     def _show_info(self, info: CorpusInfo) -> None:
         self.table_lock.show(info.table)
+        self.record_field.offer(info.fields)
         self._set_running(self.running)
         if info.error:
             self.corpus_info.setText(f"<span style='color:#d6336c'>{html_text(info.error)}</span>")
@@ -394,6 +396,7 @@ class TrainPanel(TrainForm):
             self.files,
             self.file_buttons,
             self.filters,
+            self.record_field,
             self.vocab_size,
             self.tie_rule,
             self.replace_invalid,

@@ -36,6 +36,8 @@ def progress_text(status: TrainStatus) -> str:
     parts: list[str] = []
     if status.phase == "pre-tokenizing":
         parts.append(f"{human_bytes(status.done)} of {human_bytes(status.total)}")
+        if status.records:
+            parts.append(f"{status.records:,} records")
         if status.rate > 0:
             parts.append(f"{human_bytes(int(status.rate))}/s")
     elif status.phase in ("merging", "done"):
@@ -62,6 +64,9 @@ def finished_result(outcome: TrainOutcome) -> str:
     res = outcome.result
     merges = len(res.merges)
     short = f" Stopped early: {html_text(res.stop_reason)}." if res.stop_reason else ""
+    note = res.reading.note() if res.reading is not None else None
+    if note:
+        short += f" {html_text(note[0].upper() + note[1:])}."
     return (
         f"<b>{html_text(outcome.settings.name)}</b>: {len(res.vocab):,} tokens ({merges:,} merges) from "
         f"{text_and_file_size(res.text_bytes, res.corpus_bytes, human_bytes)}, {res.unique_words:,} unique chunks; "

@@ -17,6 +17,7 @@ from typing import Any
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QWidget
 
+from tokviz.core.corpus.reading import FileRead
 from tokviz.core.errors import TokvizError
 from tokviz.core.formats.exports import ModelExtras, write_export
 from tokviz.core.formats.provenance import corpus_record, file_sha256, make_provenance, record_text_bytes
@@ -46,12 +47,15 @@ def outcome_provenance(outcome: TrainOutcome) -> dict[str, Any]:
     else:
         table = outcome.extra.get("count_table")
         counted = table.files if isinstance(table, CountTable) else ()
-        if counted:
-            files = [
-                {"path": f.path, "bytes": f.size, "sha256": f.sha256 or file_sha256(f.path)[1]}
+        if isinstance(table, CountTable) and counted:
+            field = (table.records or {}).get("field")
+            read = [
+                FileRead(f.path, f.size, f.sha256 or file_sha256(f.path)[1], f.container, field, f.records)
                 for f in counted
             ]
-            corpus = {"files": files, "total_bytes": sum(f.size for f in counted)}
+            corpus = corpus_record(read=read)
+            if table.records:
+                corpus["reading"] = table.records
         elif outcome.result.files_read:  # the sizes and hashes of the bytes trained on
             corpus = corpus_record(read=outcome.result.files_read)
         else:
