@@ -98,27 +98,23 @@ def test_bundled_tokenizers_are_built_once_and_shared_across_threads() -> None:
     assert load_tokenizer("r50k_base") is load_tokenizer("GPT2") is results[0]
 
 
-@pytest.mark.slow
-def test_bundled_encodings_load_quickly_in_a_fresh_process() -> None:
-    """Start-up needs no merge list: tiktoken encodes and the merges come later, on demand.
+def test_bundled_encodings_encode_in_a_fresh_process_without_their_merge_list() -> None:
+    """Start-up needs no merge list: tiktoken encodes, and the merges are recovered later, on demand.
 
-    CPU time, not wall time, so a busy machine does not fail the test (about 0.1 s and 0.25 s here).
+    (How long loading takes against tiktoken's own is measured in benchmarks/bench_load.py.)
     """
     code = (
-        "import time; from tokviz.core.formats.registry import load_tokenizer\n"
+        "from tokviz.core.formats.registry import load_tokenizer\n"
         "for n in ('gpt2', 'cl100k'):\n"
-        "    t = time.process_time(); tok = load_tokenizer(n); tok.encode('warm up')\n"
-        "    print(n, time.process_time() - t, tok._merges is None)\n"
+        "    tok = load_tokenizer(n)\n"
+        "    print(n, tok.encode('warm up') == tok.encode_ordinary('warm up'), tok._merges is None)\n"
     )
     root = str(Path(__file__).resolve().parents[2])
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")])))
     out = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env
     ).stdout
-    for line in out.splitlines():
-        name, seconds, lazy = line.split()
-        assert float(seconds) < 1.0, f"{name} took {seconds} s of CPU time"
-        assert lazy == "True"
+    assert out.split() == ["gpt2", "True", "True", "cl100k", "True", "True"]
 
 
 def test_unknown_name_says_what_was_tried(tmp_path: Path) -> None:
