@@ -6,9 +6,8 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtCore import QPointF, QRectF
 from PySide6.QtGui import (
-    QBrush,
     QFontMetricsF,
     QPainter,
     QPaintEvent,
@@ -19,32 +18,20 @@ from PySide6.QtWidgets import QWidget
 
 from tokviz.gui.style.fonts import sans_font
 from tokviz.gui.style.theme import TokenColors
+from tokviz.gui.widgets.token_paint import TokenBrushes
 
 
 @dataclass(frozen=True)
 class ChipStyle:
-    """Brushes and pens for token chips, built once from a theme's :class:`TokenColors`."""
+    """A theme's :class:`TokenColors` with the brushes and pens a token view paints chips with."""
 
     colors: TokenColors
-    fills: tuple[QBrush, ...]
-    partial: QBrush
-    hatch: QBrush
-    partial_pen: QPen
-    special: QBrush
-    special_pen: QPen
+    brushes: TokenBrushes
 
     @classmethod
     def from_colors(cls, colors: TokenColors) -> ChipStyle:
-        """The same brushes a token view paints with."""
-        return cls(
-            colors,
-            tuple(QBrush(f) for f in colors.fills),
-            QBrush(colors.partial_fill),
-            QBrush(colors.partial_hatch, Qt.BrushStyle.BDiagPattern),
-            QPen(colors.partial_border, 1.4, Qt.PenStyle.DashLine),
-            QBrush(colors.special_fill),
-            QPen(colors.special_border, 1.6),
-        )
+        """The same brushes a token view paints with, built once."""
+        return cls(colors, TokenBrushes.of(colors))
 
 
 def is_partial(data: bytes) -> bool:
@@ -58,25 +45,25 @@ def is_partial(data: bytes) -> bool:
 
 def paint_chip(painter: QPainter, rect: QRectF, style: ChipStyle, fill: int, kind: str = "normal") -> None:
     """One token box the way a token view draws it: ``kind`` is normal, partial (hatched) or special."""
-    no_pen = QPen(Qt.PenStyle.NoPen)
+    b = style.brushes
     if kind == "special":
-        painter.setBrush(style.special)
-        painter.setPen(style.special_pen)
+        painter.setBrush(b.special)
+        painter.setPen(b.special_pen)
         painter.drawRoundedRect(rect, 3, 3)
     elif kind == "partial":
-        painter.setPen(no_pen)
-        painter.setBrush(style.partial)
+        painter.setPen(b.no_pen)
+        painter.setBrush(b.partial)
         painter.drawRoundedRect(rect, 3, 3)
-        painter.setBrush(style.hatch)
+        painter.setBrush(b.hatch)
         painter.drawRoundedRect(rect, 3, 3)
-        painter.setPen(style.partial_pen)
-        painter.setBrush(QBrush(Qt.BrushStyle.NoBrush))
+        painter.setPen(b.partial_pen)
+        painter.setBrush(b.no_brush)
         painter.drawRoundedRect(rect, 3, 3)
     else:
-        painter.setPen(no_pen)
-        painter.setBrush(style.fills[fill % len(style.fills)])
+        painter.setPen(b.no_pen)
+        painter.setBrush(b.fills[fill % len(b.fills)])
         painter.drawRoundedRect(rect, 3, 3)
-    painter.setPen(no_pen)
+    painter.setPen(b.no_pen)
 
 
 class LegendBar(QWidget):
