@@ -21,7 +21,7 @@ import numpy as np
 
 from tokviz.cli.assumed import note_assumptions
 from tokviz.cli.command import UsageError, warns_on_cuts
-from tokviz.cli.corpus_files import add_file_filters, max_file_size, read_options, say_reading, select_corpus
+from tokviz.cli.corpus_files import add_file_filters, read_options, say_reading, select_corpus
 from tokviz.cli.options import add_file_options, load_tokenizer
 from tokviz.cli.output import render_markdown, render_table, text_or_hex, token_label
 from tokviz.core.io.safe_text import csv_cell, terminal_text
@@ -132,15 +132,7 @@ def _corpus_counts(args: argparse.Namespace, tok: Any) -> np.ndarray:
     from tokviz.core.analysis.usage import count_files
     from tokviz.core.corpus.documents import CorpusReader
 
-    selection = select_corpus(
-        args.corpus,
-        args.include,
-        args.exclude,
-        max_file_size(args.max_file_size),
-        "replace",
-        args.include_binary,
-        as_text=args.as_text,
-    )
+    selection = select_corpus(args, args.corpus, "replace")
     reader = CorpusReader(read_options(args), "replace")
     counts = count_files(tok, selection.corpus_files(), errors="replace", reader=reader).counts
     say_reading(reader.summary())

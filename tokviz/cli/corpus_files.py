@@ -235,15 +235,7 @@ def select_heldout(args: argparse.Namespace, doing: str) -> tuple[Selection, str
     """
     errors = "replace" if args.replace_invalid else "strict"
     selection = select_corpus(
-        args.paths,
-        args.include,
-        args.exclude,
-        max_file_size(args.max_file_size),
-        errors,
-        args.include_binary,
-        as_text=args.as_text,
-        nothing_left=f"no text files to {doing}",
-        quiet=args.quiet,
+        args, args.paths, errors, nothing_left=f"no text files to {doing}", quiet=args.quiet
     )
     return selection, errors
 
@@ -266,19 +258,16 @@ def heldout_inputs(args: argparse.Namespace) -> list[str]:
 
 
 def select_corpus(
+    args: argparse.Namespace,
     paths: list[str],
-    include: list[str],
-    exclude: list[str],
-    max_size: int | None,
     errors: str,
-    include_binary: bool = False,
     *,
-    as_text: bool = False,
     nothing_left: str = "the corpus is empty: no text file is left",
     quiet: bool = False,
 ) -> Selection:
-    """The text files training reads from ``paths``; a note on standard error says what was left
-    out (unless ``quiet``).
+    """The text files training reads from ``paths``, chosen by the options of
+    :func:`add_file_filters` in ``args``; a note on standard error says what was left out (unless
+    ``quiet``).
 
     Folders are walked once here and training gets the files found, so the note counts exactly
     what was skipped ("skipped 717 binary files (.pyc, .so, .a, …)"). A file named on the command
@@ -293,12 +282,12 @@ def select_corpus(
     try:
         selection = select_files(
             paths,
-            include,
-            exclude,
-            max_size=max_size,
+            args.include,
+            args.exclude,
+            max_size=max_file_size(args.max_file_size),
             errors=errors,
-            include_binary=include_binary,
-            as_text=as_text,
+            include_binary=args.include_binary,
+            as_text=args.as_text,
         )
     except InvalidArgument as exc:
         raise UsageError(str(exc)) from None

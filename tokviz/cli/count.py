@@ -182,19 +182,11 @@ def _merge(paths: list[str], allow_overlap: bool) -> CountTable:
 
 
 def _count_local(args: argparse.Namespace, printer: ProgressPrinter, cancel: threading.Event) -> CountTable:
-    from tokviz.cli.corpus_files import max_file_size, select_corpus
+    from tokviz.cli.corpus_files import select_corpus
     from tokviz.core.training.counts import count_corpus
 
     errors = "replace" if args.replace_invalid else "strict"
-    selection = select_corpus(
-        list(args.inputs),
-        args.include,
-        args.exclude,
-        max_file_size(args.max_file_size),
-        errors,
-        args.include_binary,
-        as_text=args.as_text,
-    )
+    selection = select_corpus(args, list(args.inputs), errors)
     files = [str(f.path) for f in selection.files]
     return count_corpus(
         printer,

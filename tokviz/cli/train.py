@@ -153,15 +153,7 @@ def _training_input(
     """The corpus files to read (none for a count table), and where they come from: the count
     table, or the selection of files."""
     if table is None:
-        selection = select_corpus(
-            args.corpus,
-            args.include,
-            args.exclude,
-            max_size,
-            errors,
-            args.include_binary,
-            as_text=args.as_text,
-        )
+        selection = select_corpus(args, args.corpus, errors)
         return [str(f.path) for f in selection.files], selection
     if args.include or args.exclude or max_size is not None or args.include_binary:
         raise UsageError(
