@@ -8,10 +8,11 @@ written) and then commit them together with :class:`tokviz.core.io.outputs.Outpu
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
 
 from ..errors import ExportError
 from ..io.outputs import Output, write_outputs
-from ._common import _short
+from ._common import PathLike, _short
 
 
 def encode_text(text: str, what: str) -> bytes:
@@ -27,3 +28,9 @@ def encode_text(text: str, what: str) -> bytes:
 def write_one(output: Output, data: bytes | Mapping[str, bytes]) -> None:
     """Check one output and write it atomically (a folder's files all together)."""
     write_outputs([(output, data)])
+
+
+def write_file(path: PathLike, what: str, data: bytes) -> Path:
+    """Check one file (``what`` names it in messages), write it atomically and return its path."""
+    write_one(Output.file(path, what), data)
+    return Path(path)

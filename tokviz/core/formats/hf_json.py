@@ -16,7 +16,6 @@ import regex
 
 from ..bpe.tokenizer import Tokenizer
 from ..errors import TokenizerLoadError
-from ..io.outputs import Output
 from ..pretok.bytes_ import bytes_to_gpt2_str
 from ..pretok.pretokenize import GPT2_PATTERN, Pretokenizer
 from ._common import (
@@ -32,7 +31,7 @@ from ._common import (
     json_kind,
 )
 from ._reach import judge_reach, remember_warnings
-from ._writing import encode_text, write_one
+from ._writing import encode_text, write_file
 from .hf_config import folder_assumptions
 from .hf_engine import NEVER_IN_UTF8, build_hf_tokenizer, load_library_tokenizer
 from .hf_verify import verify_hf_export
@@ -42,8 +41,7 @@ from .oniguruma import to_oniguruma
 
 def export_hf(tokenizer: Tokenizer, path: PathLike) -> Path:
     """Write a Hugging Face ``tokenizer.json``, checked and atomic (see :mod:`tokviz.core.io.outputs`)."""
-    write_one(Output.file(path, "tokenizer.json"), hf_file_bytes(tokenizer))
-    return Path(path)
+    return write_file(path, "tokenizer.json", hf_file_bytes(tokenizer))
 
 
 def hf_file_bytes(tokenizer: Tokenizer, *, sample: Iterable[str] = ()) -> bytes:

@@ -19,7 +19,6 @@ from ..bpe.merges import MergeStep
 from ..bpe.tokenizer import Tokenizer
 from ..bpe.vocab_rules import id_problem, specials_problem, too_many
 from ..errors import ExportError, ModelFileError, PretokenizerError, TokenizerLoadError
-from ..io.outputs import Output
 from ..io.path_record import read_entry, recorded_entry
 from ._common import (
     _HEX,
@@ -38,7 +37,7 @@ from ._common import (
     json_kind,
 )
 from ._reach import judge_reach, remember_warnings, unmade
-from ._writing import encode_text, write_one
+from ._writing import encode_text, write_file
 
 # A vocabulary key: decimal digits (the id's range is checked by the rules shared with the constructor).
 _DIGITS = re.compile(r"[0-9]{1,30}")
@@ -82,7 +81,7 @@ def save_model(
     provenance: Mapping[str, Any] | None = None,
 ) -> None:
     """Write a versioned tokviz model file, checked and atomic (see :mod:`tokviz.core.io.outputs`)."""
-    write_one(Output.file(path, "the model file"), model_file_bytes(tokenizer, settings, history, provenance))
+    write_file(path, "the model file", model_file_bytes(tokenizer, settings, history, provenance))
 
 
 def model_file_bytes(

@@ -11,7 +11,6 @@ from pathlib import Path
 
 from ..bpe.tokenizer import Tokenizer
 from ..errors import ExportError, TokenizerLoadError
-from ..io.outputs import Output
 from ..pretok.pretokenize import Pretokenizer
 from ._common import (
     MAX_ID,
@@ -24,7 +23,7 @@ from ._common import (
     _short,
     check_file_pattern,
 )
-from ._writing import encode_text, write_one
+from ._writing import encode_text, write_file
 from .engine import tokenizer_from_ranks
 from .tiktoken_sidecar import SIDECAR_FORMAT, SIDECAR_VERSION, WHOLE_TEXT_PATTERN, sidecar_path
 from .whisper import LANGUAGES_BEFORE_V3, WHISPER_FILE_NAME, whisper_special_tokens
@@ -32,8 +31,7 @@ from .whisper import LANGUAGES_BEFORE_V3, WHISPER_FILE_NAME, whisper_special_tok
 
 def export_tiktoken(tokenizer: Tokenizer, path: PathLike) -> Path:
     """Write a ``.tiktoken`` rank file (checked and atomic, see :mod:`tokviz.core.io.outputs`)."""
-    write_one(Output.file(path, "the .tiktoken file"), tiktoken_file_bytes(tokenizer))
-    return Path(path)
+    return write_file(path, "the .tiktoken file", tiktoken_file_bytes(tokenizer))
 
 
 def tiktoken_file_bytes(tokenizer: Tokenizer) -> bytes:
