@@ -138,11 +138,11 @@ def main(argv: list[str] | None = None) -> int:
             window.grab().save(args.screenshot)
             last[0] = time.perf_counter()  # the screenshot itself is not a stall of training
 
-    panel.progressChanged.connect(on_progress)
+    panel.run.progressChanged.connect(on_progress)
     batches = [0]
-    panel.mergesArrived.connect(lambda recs: batches.__setitem__(0, batches[0] + 1))
+    panel.run.mergesArrived.connect(lambda recs: batches.__setitem__(0, batches[0] + 1))
     ended = [False]
-    panel.trainingEnded.connect(lambda: ended.__setitem__(0, True))
+    panel.run.ended.connect(lambda: ended.__setitem__(0, True))
     # The timeline is open, as when a user watches the merges arrive; first the idle app's noise floor.
     timeline_dock.show()
     spin_until(lambda: False, 1.0)
@@ -193,9 +193,9 @@ def main(argv: list[str] | None = None) -> int:
         def ended() -> None:
             state.setdefault("ended", time.perf_counter())
 
-        panel.progressChanged.connect(seen)
-        panel.trainingCancelled.connect(cancelled)
-        panel.trainingEnded.connect(ended)
+        panel.run.progressChanged.connect(seen)
+        panel.run.cancelled.connect(cancelled)
+        panel.run.ended.connect(ended)
         try:
             if panel.start() is None:
                 return None
@@ -207,9 +207,9 @@ def main(argv: list[str] | None = None) -> int:
             panel.cancel_button.click()
             spin_until(lambda: "ended" in state, 30)
         finally:
-            panel.progressChanged.disconnect(seen)
-            panel.trainingCancelled.disconnect(cancelled)
-            panel.trainingEnded.disconnect(ended)
+            panel.run.progressChanged.disconnect(seen)
+            panel.run.cancelled.disconnect(cancelled)
+            panel.run.ended.disconnect(ended)
         c = state.get("cancelled")
         return {
             "to_cancelled_signal_ms": round((c - t_cancel) * 1000, 1) if c else None,

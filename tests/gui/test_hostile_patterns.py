@@ -125,7 +125,7 @@ def test_the_training_panel_refuses_the_pattern_as_you_type(qtbot, window):
 
 def test_training_with_the_pattern_fails_with_the_error_and_stops(qtbot, window):
     panel = docked(window, "trainDock", TrainPanel)
-    with qtbot.waitSignal(panel.trainingFailed, timeout=SAFETY_MS) as failed:
+    with qtbot.waitSignal(panel.run.failed, timeout=SAFETY_MS) as failed:
         panel.start(TrainSettings(HOSTILE_TEXT * 10, 300, pretokenizer=CATASTROPHIC))
     assert "takes too long" in failed.args[0]
     qtbot.waitUntil(lambda: not panel.running, timeout=SAFETY_MS)

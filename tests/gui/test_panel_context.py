@@ -226,7 +226,7 @@ def test_a_lecture_demo_in_presentation_mode_leaves_the_train_form_hidden(qtbot)
     docks.train_dock.hide()
     context.presenting = True
     demo = next(a for a in docks.menu.actions() if a.objectName() == "actionLectureDemo")
-    with qtbot.waitSignal(docks.panel.trainingEnded, timeout=30000):
+    with qtbot.waitSignal(docks.panel.run.ended, timeout=30000):
         demo.trigger()
     assert docks.train_dock.isHidden() and docks.panel.outcome is not None
     assert context.statuses and context.statuses[-1].startswith("Trained lecture")

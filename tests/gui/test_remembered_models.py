@@ -133,7 +133,7 @@ def test_the_train_panels_save_remembers_the_model_file(qtbot, settings, tmp_pat
     remembered = RememberedTokenizers(registry, settings, registry)
     panel = TrainPanel(registry, lambda: text[0], lambda t: text.__setitem__(0, t))
     qtbot.addWidget(panel)
-    with qtbot.waitSignal(panel.trainingFinished, timeout=30000) as finished:
+    with qtbot.waitSignal(panel.run.finished, timeout=30000) as finished:
         panel.run_demo()
     qtbot.waitUntil(lambda: not panel.running, timeout=30000)
     key = finished.args[1]

@@ -34,7 +34,7 @@ def corpus(tmp_path: Path, english_text: str) -> list[Path]:
 
 
 def train(qtbot, panel: TrainPanel):
-    with qtbot.waitSignal(panel.trainingFinished, timeout=60000) as finished:
+    with qtbot.waitSignal(panel.run.finished, timeout=60000) as finished:
         qtbot.mouseClick(panel.train_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: not panel.running, timeout=60000)
     return finished.args[0]
@@ -98,7 +98,7 @@ def test_a_table_with_other_files_is_refused_in_one_line(qtbot, panel, corpus, t
     save_table(count_corpus(files=corpus[:1]), table_path)
     panel.add_paths([str(table_path), str(corpus[0])])
     qtbot.waitUntil(lambda: "trains alone" in panel.corpus_info.text(), timeout=10000)
-    with qtbot.waitSignal(panel.trainingFailed, timeout=30000) as failed:
+    with qtbot.waitSignal(panel.run.failed, timeout=30000) as failed:
         qtbot.mouseClick(panel.train_button, Qt.MouseButton.LeftButton)
     assert "trains alone" in failed.args[0] and "\n" not in failed.args[0]
     qtbot.waitUntil(lambda: not panel.running, timeout=10000)

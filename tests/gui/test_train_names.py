@@ -34,7 +34,7 @@ def panel(qtbot):
 
 
 def run(qtbot, panel: TrainPanel, start) -> str:
-    with qtbot.waitSignal(panel.trainingFinished, timeout=60000) as finished:
+    with qtbot.waitSignal(panel.run.finished, timeout=60000) as finished:
         start()
     qtbot.waitUntil(lambda: not panel.running, timeout=60000)
     return finished.args[1]

@@ -73,7 +73,7 @@ def configure(
 
 
 def train(qtbot, panel: TrainPanel, timeout: int = 60000):
-    with qtbot.waitSignal(panel.trainingFinished, timeout=timeout) as finished:
+    with qtbot.waitSignal(panel.run.finished, timeout=timeout) as finished:
         qtbot.mouseClick(panel.train_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: not panel.running, timeout=timeout)
     return finished.args
@@ -105,8 +105,8 @@ def test_training_through_the_panel_gives_the_cores_merges(qtbot, panel, editor)
 def test_progress_arrives_in_order_and_merges_stream_in_batches(qtbot, panel, editor):
     configure(panel, 1200)
     statuses, batches = [], []
-    panel.progressChanged.connect(statuses.append)
-    panel.mergesArrived.connect(batches.append)
+    panel.run.progressChanged.connect(statuses.append)
+    panel.run.mergesArrived.connect(batches.append)
     outcome, _key = train(qtbot, panel)
     phases = [PHASES.index(s.phase) for s in statuses]
     assert phases == sorted(phases) and statuses[-1].phase == "done"
@@ -221,18 +221,18 @@ def test_cancel_stops_quickly_and_leaves_everything_as_before(qtbot, panel, edit
     rows = timeline.model.rowCount()
     editor.text = english_text[:200_000] * 3
     configure(panel, 20_000)
-    with qtbot.waitSignal(panel.mergesArrived, timeout=60000):
+    with qtbot.waitSignal(panel.run.mergesArrived, timeout=60000):
         qtbot.mouseClick(panel.train_button, Qt.MouseButton.LeftButton)
     assert panel.running and timeline.live
     # Counted, not timed: what arrives after "cancelled" (nothing), and how far training got.
     streamed: list = []
     after_cancel: list = []
-    panel.mergesArrived.connect(streamed.extend)
-    panel.mergesArrived.connect(lambda batch: after_cancel.append(batch) if cancelled else None)
-    panel.progressChanged.connect(lambda status: after_cancel.append(status) if cancelled else None)
+    panel.run.mergesArrived.connect(streamed.extend)
+    panel.run.mergesArrived.connect(lambda batch: after_cancel.append(batch) if cancelled else None)
+    panel.run.progressChanged.connect(lambda status: after_cancel.append(status) if cancelled else None)
     cancelled: list = []
-    panel.trainingCancelled.connect(lambda: cancelled.append(True))
-    with qtbot.waitSignal(panel.trainingCancelled, timeout=5000):
+    panel.run.cancelled.connect(lambda: cancelled.append(True))
+    with qtbot.waitSignal(panel.run.cancelled, timeout=5000):
         qtbot.mouseClick(panel.cancel_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: not panel.running, timeout=5000)
     assert cancelled == [True] and after_cancel == []
@@ -270,7 +270,7 @@ def test_training_errors_are_shown_in_the_panel(qtbot, panel, tmp_path, setup, e
     panel.set_source_kind(SOURCE_EDITOR)
     setup(panel, tmp_path)
     keys = panel.registry.keys()
-    with qtbot.waitSignal(panel.trainingFailed, timeout=30000) as failed:
+    with qtbot.waitSignal(panel.run.failed, timeout=30000) as failed:
         qtbot.mouseClick(panel.train_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: not panel.running)
     assert expected.lower() in failed.args[0].lower()
@@ -370,7 +370,7 @@ def test_saving_or_exporting_over_the_corpus_is_refused(qtbot, panel, tmp_path):
 
 
 def test_the_lecture_demo_trains_three_merges_and_replays_them(qtbot, panel, editor):
-    with qtbot.waitSignal(panel.trainingFinished, timeout=30000) as finished:
+    with qtbot.waitSignal(panel.run.finished, timeout=30000) as finished:
         panel.demo_none_button.click()
     outcome, key = finished.args
     assert editor.text == CAT
@@ -380,7 +380,7 @@ def test_the_lecture_demo_trains_three_merges_and_replays_them(qtbot, panel, edi
     qtbot.waitUntil(timeline.is_ready, timeout=20000)
     assert [timeline.trace.token_count(k) for k in range(4)] == CAT_TOKEN_COUNTS
     qtbot.waitUntil(lambda: not panel.running)
-    with qtbot.waitSignal(panel.trainingFinished, timeout=30000) as finished:
+    with qtbot.waitSignal(panel.run.finished, timeout=30000) as finished:
         panel.demo_gpt2_button.click()
     outcome, _key = finished.args
     assert [a + b for a, b in outcome.result.merges] == [b"th", b"the", b"at"]
@@ -403,7 +403,7 @@ def test_the_main_window_has_the_training_docks_and_shares_the_model_with_every_
     ):
         assert window.findChild(cls, name) is not None, name
     panel = docked(window, "trainDock", TrainPanel)
-    with qtbot.waitSignal(panel.trainingFinished, timeout=30000) as finished:
+    with qtbot.waitSignal(panel.run.finished, timeout=30000) as finished:
         window.findChild(QAction, "actionLectureDemo").trigger()
     _outcome, key = finished.args
     assert dock(window, "timelineDock").isVisible()
@@ -426,7 +426,7 @@ def test_closing_the_window_while_training_stops_the_thread(qtbot, english_text)
     panel.set_source_kind(SOURCE_EDITOR)
     window.set_text(english_text * 3)
     panel.vocab_size.setValue(30_000)
-    with qtbot.waitSignal(panel.progressChanged, timeout=30000):
+    with qtbot.waitSignal(panel.run.progressChanged, timeout=30000):
         job = panel.start()
     window.close()
     assert not job.running or job.wait(5000)

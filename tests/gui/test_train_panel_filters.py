@@ -68,7 +68,7 @@ def test_training_uses_the_selection_and_the_saved_model_records_it(qtbot, panel
     panel.vocab_size.setValue(280)
     panel.name.setText("adder")
     assert panel.source_kind() == SOURCE_FILES
-    with qtbot.waitSignal(panel.trainingEnded, timeout=60000):
+    with qtbot.waitSignal(panel.run.ended, timeout=60000):
         panel.start()
     assert panel.outcome is not None and panel.outcome.settings.include == ("*.py",)
     with qtbot.waitSignal(panel.fileJobDone, timeout=20000) as done:

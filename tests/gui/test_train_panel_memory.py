@@ -71,7 +71,7 @@ def test_a_utf8_error_goes_away_when_the_corpus_is_cleared(qtbot, panel, tmp_pat
     bad = tmp_path / "latin1.txt"
     bad.write_bytes("café au lait\n".encode("latin-1"))
     panel.add_paths([str(bad)])
-    with qtbot.waitSignal(panel.trainingFailed, timeout=30000):
+    with qtbot.waitSignal(panel.run.failed, timeout=30000):
         qtbot.mouseClick(panel.train_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: not panel.running)
     assert panel.error.isVisible() and "UTF-8" in panel.error.text()
@@ -155,7 +155,7 @@ def test_the_lecture_demo_does_not_replace_the_remembered_settings(qtbot, make_w
     panel = docked(first, "trainDock", TrainPanel)
     panel.vocab_size.setValue(5000)
     panel.set_source_kind(SOURCE_PYDOC)
-    with qtbot.waitSignal(panel.trainingFinished, timeout=30000):
+    with qtbot.waitSignal(panel.run.finished, timeout=30000):
         panel.run_demo("none")
     qtbot.waitUntil(lambda: not panel.running, timeout=10000)
     assert panel.vocab_size.value() == 259

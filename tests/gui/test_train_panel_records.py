@@ -61,7 +61,7 @@ def test_training_reads_the_chosen_field_each_record_a_document_and_says_the_rec
     panel.record_field.set_field("body")
     measured(qtbot, panel)
     panel.vocab_size.setValue(300)
-    with qtbot.waitSignal(panel.trainingEnded, timeout=60000):
+    with qtbot.waitSignal(panel.run.ended, timeout=60000):
         panel.start()
     assert panel.outcome is not None and panel.outcome.settings.field == "body"
     special = "<|endoftext|>"

@@ -40,7 +40,7 @@ def panel(qtbot):
 def test_training_a_small_editor_text_to_a_large_size_shows_the_reason(qtbot, panel) -> None:
     panel.set_source_kind(SOURCE_EDITOR)
     panel.vocab_size.setValue(4_000)
-    with qtbot.waitSignal(panel.trainingFinished, timeout=60_000):
+    with qtbot.waitSignal(panel.run.finished, timeout=60_000):
         qtbot.mouseClick(panel.train_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: not panel.running, timeout=60_000)
     shown = panel.result.text()

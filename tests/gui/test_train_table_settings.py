@@ -69,7 +69,7 @@ def test_a_tables_settings_are_shown_locked_and_trained_with(qtbot, panel, table
     assert hint_numbers(panel) == (4, 1000 - 256 - 4)
     assert panel.settings().name == f"bpe-1000 {table.name} (cl100k)"
 
-    with qtbot.waitSignal(panel.trainingFinished, timeout=60000) as finished:
+    with qtbot.waitSignal(panel.run.finished, timeout=60000) as finished:
         qtbot.mouseClick(panel.train_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: not panel.running, timeout=60000)
     outcome = finished.args[0]

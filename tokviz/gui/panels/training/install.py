@@ -178,7 +178,7 @@ def confirm_quit(parent: QWidget, panel: TrainPanel | None = None) -> bool:
         return True
     box = QuitQuestion(parent)
     if panel is not None:
-        panel.trainingFinished.connect(box.on_finished)
+        panel.run.finished.connect(box.on_finished)
     answer = box.exec()
     box.deleteLater()
     return answer == QMessageBox.StandardButton.Yes

@@ -51,22 +51,13 @@ FAILED_STATUS = "Training failed; nothing changed."
 
 
 class TrainPanel(TrainForm):
-    """Dock contents for training. Signals (GUI thread, in order for one run):
-
-    ``trainingStarted(TrainSettings)``, then ``progressChanged(TrainStatus)`` and
-    ``mergesArrived(tuple[MergeStep, ...])`` while it runs, then one of
-    ``trainingFinished(TrainOutcome, key)``, ``trainingCancelled()`` or ``trainingFailed(message)``,
-    then ``trainingEnded()`` (they repeat :attr:`run`'s). ``fileJobDone(error)`` after a save or
-    export ("" when it worked). ``corpusPathsChanged()`` follows every change of the file list.
+    """Dock contents for training. A run's signals are those of :attr:`run` (a
+    :class:`~tokviz.gui.panels.training.lifecycle.TrainingRun`: started, progress, merges, then
+    finished, cancelled or failed, then ended), which the form follows first.
+    ``fileJobDone(error)`` after a save or export ("" when it worked). ``corpusPathsChanged()``
+    follows every change of the file list.
     """
 
-    trainingStarted = Signal(TrainSettings)
-    progressChanged = Signal(TrainStatus)
-    mergesArrived = Signal(tuple)  # tuple[MergeStep, ...]
-    trainingFinished = Signal(TrainOutcome, str)
-    trainingCancelled = Signal()
-    trainingFailed = Signal(str)
-    trainingEnded = Signal()
     fileJobDone = Signal(str)
     corpusPathsChanged = Signal()
 
@@ -133,7 +124,7 @@ class TrainPanel(TrainForm):
         self._cancel_action.triggered.connect(self.cancel)
 
     def _follow_run(self) -> None:
-        """Show each stage of a run in the form, then pass it on as the panel's own signal."""
+        """Show each stage of a run in the form, and each outcome of a save or export."""
         run, files = self.run, self.model_files
         run.started.connect(self._show_started)
         run.progressChanged.connect(self._show_progress)
@@ -141,13 +132,6 @@ class TrainPanel(TrainForm):
         run.failed.connect(self._show_failed)
         run.cancelled.connect(self._show_cancelled)
         run.ended.connect(lambda: self._set_running(False))
-        run.started.connect(self.trainingStarted)
-        run.progressChanged.connect(self.progressChanged)
-        run.mergesArrived.connect(self.mergesArrived)
-        run.finished.connect(self.trainingFinished)
-        run.cancelled.connect(self.trainingCancelled)
-        run.failed.connect(self.trainingFailed)
-        run.ended.connect(self.trainingEnded)
         files.began.connect(lambda: self._show_error(None))
         files.succeeded.connect(self._show_saved)
         files.failed.connect(self._show_save_failed)
