@@ -67,36 +67,37 @@ def _fills(dark: bool) -> tuple[QColor, ...]:
     return tuple(QColor(table[slot // 2][light]) for slot in range(12) for light in (0, 1))
 
 
+def _ink_and_paper(dark: bool) -> tuple[str, str]:
+    """Presentation mode's text colour and background: pure white on black, or pure black on white."""
+    return ("#ffffff", "#000000") if dark else ("#000000", "#ffffff")
+
+
 def _presentation_table(dark: bool) -> dict[str, ColourValue]:
     """Pure black or white text and strong marks, by TokenColors field."""
+    ink, paper = _ink_and_paper(dark)
+    plain: dict[str, ColourValue] = {
+        "text": ink,
+        "base": paper,
+        "partial_border": ink,
+        "special_fill": paper,
+        "special_border": ink,
+        "chunk_mark": ink,
+        "hover": ink,
+    }
     if dark:
-        return {
-            "text": "#ffffff",
-            "base": "#000000",
+        return plain | {
             "partial_fill": "#3a3a3a",
             "partial_hatch": (255, 255, 255, 70),
-            "partial_border": "#ffffff",
-            "special_fill": "#000000",
-            "special_border": "#ffffff",
-            "chunk_mark": "#ffffff",
             "diff_mark": _mix(OKABE_ITO["vermillion"], "#ffffff", 0.2),
-            "hover": "#ffffff",
             "highlight": _mix(OKABE_ITO["sky blue"], "#ffffff", 0.2),
             "highlight_fill": (86, 180, 233, 90),
             "editor_highlight": _mix(OKABE_ITO["blue"], "#000000", 0.3),
             "muted": "#c8c8c8",
         }
-    return {
-        "text": "#000000",
-        "base": "#ffffff",
+    return plain | {
         "partial_fill": "#ececec",
         "partial_hatch": (0, 0, 0, 60),
-        "partial_border": "#000000",
-        "special_fill": "#ffffff",
-        "special_border": "#000000",
-        "chunk_mark": "#000000",
         "diff_mark": OKABE_ITO["vermillion"],
-        "hover": "#000000",
         "highlight": OKABE_ITO["blue"],
         "highlight_fill": (0, 114, 178, 60),
         "editor_highlight": _mix(OKABE_ITO["sky blue"], "#ffffff", 0.5),
@@ -112,7 +113,7 @@ def presentation_colors(dark: bool) -> TokenColors:
 def presentation_palette(dark: bool) -> QPalette:
     """The theme's palette with pure black and white for text and the text areas' background."""
     palette = app_palette(dark)
-    ink, paper = (QColor("#ffffff"), QColor("#000000")) if dark else (QColor("#000000"), QColor("#ffffff"))
+    ink, paper = (QColor(c) for c in _ink_and_paper(dark))
     for role in (QPalette.ColorRole.Text, QPalette.ColorRole.WindowText, QPalette.ColorRole.ButtonText):
         palette.setColor(QPalette.ColorGroup.Active, role, ink)
         palette.setColor(QPalette.ColorGroup.Inactive, role, ink)
