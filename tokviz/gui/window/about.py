@@ -11,19 +11,19 @@ from importlib import metadata
 
 from PySide6 import __version__ as pyside_version
 from PySide6.QtCore import Qt, qVersion
-from PySide6.QtGui import QFontDatabase, QGuiApplication, QIcon
+from PySide6.QtGui import QGuiApplication, QIcon
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
     QHBoxLayout,
     QLabel,
-    QPlainTextEdit,
     QPushButton,
     QVBoxLayout,
     QWidget,
 )
 
 from tokviz.core.io.resources import ResourceNotFoundError, resource_path
+from tokviz.gui.widgets.fixed_text import fixed_text
 
 DISTRIBUTION = "tokviz-desktop"
 ICON_SIZES = (16, 32, 48, 64, 128, 256)
@@ -109,13 +109,8 @@ class AboutDialog(QDialog):
         vocabularies = ", ".join(bundled_vocabularies()) or "none found"
         notice_title = QLabel(f"<b>Bundled vocabularies</b>: {vocabularies}", self)
         notice_title.setWordWrap(True)
-        self.notice = QPlainTextEdit(self)
-        self.notice.setObjectName("aboutNotice")
-        self.notice.setAccessibleName("Licences of the bundled vocabularies")
-        self.notice.setReadOnly(True)
+        self.notice = fixed_text(self, "aboutNotice", "Licences of the bundled vocabularies")
         self.notice.setPlainText(bundled_notice())
-        self.notice.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
-        self.notice.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
 
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
         self.copy_button = QPushButton("Copy version info", self)

@@ -27,14 +27,13 @@ from types import TracebackType
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QLockFile, QObject, QStandardPaths, QSysInfo, Qt, QTimer, Signal, Slot
-from PySide6.QtGui import QFontDatabase, QGuiApplication
+from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import (
     QApplication,
     QDialog,
     QDialogButtonBox,
     QHBoxLayout,
     QLabel,
-    QPlainTextEdit,
     QPushButton,
     QStyle,
     QVBoxLayout,
@@ -43,6 +42,7 @@ from PySide6.QtWidgets import (
 
 from tokviz.core.io.atomic import atomic_write_text
 from tokviz.core.io.procpool import process_alive
+from tokviz.gui.widgets.fixed_text import fixed_text
 from tokviz.gui.window.about import runtime_versions
 
 if TYPE_CHECKING:
@@ -104,12 +104,7 @@ class CrashDialog(QDialog):
         header.addWidget(icon)
         header.addWidget(self.summary, 1)
 
-        self.details = QPlainTextEdit(self)
-        self.details.setObjectName("crashDetails")
-        self.details.setAccessibleName("Error details")
-        self.details.setReadOnly(True)
-        self.details.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
-        self.details.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        self.details = fixed_text(self, "crashDetails", "Error details")
 
         buttons = QDialogButtonBox(self)
         self.copy_button = QPushButton("&Copy details", self)

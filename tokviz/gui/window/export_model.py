@@ -16,14 +16,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Signal
-from PySide6.QtGui import QFontDatabase, QStandardItemModel
+from PySide6.QtGui import QStandardItemModel
 from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
     QDialogButtonBox,
     QFormLayout,
     QLabel,
-    QPlainTextEdit,
     QPushButton,
     QVBoxLayout,
     QWidget,
@@ -33,6 +32,7 @@ from tokviz.core.bpe.tokenizer import Tokenizer
 from tokviz.core.errors import TokvizError
 from tokviz.core.formats.exports import EXPORT_KINDS, EXPORT_LABELS, formats_for, write_export
 from tokviz.gui.widgets import file_dialogs
+from tokviz.gui.widgets.fixed_text import fixed_text
 from tokviz.gui.workers.jobs import Job, run_job
 
 if TYPE_CHECKING:
@@ -78,12 +78,7 @@ class ModelExportDialog(QDialog):
         self.message = QLabel(self)
         self.message.setObjectName("exportModelMessage")
         self.message.setWordWrap(True)
-        self.notes = QPlainTextEdit(self)
-        self.notes.setObjectName("exportModelNotes")
-        self.notes.setAccessibleName("What to know about the export")
-        self.notes.setReadOnly(True)
-        self.notes.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)  # the snippet stays runnable as shown
-        self.notes.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        self.notes = fixed_text(self, "exportModelNotes", "What to know about the export")
         self.notes.setMinimumHeight(130)
         self.notes.hide()
         self.setMinimumWidth(560)
