@@ -74,14 +74,7 @@ def tokenizer_from_files(
     ``transformers`` writes and lets the ``tokenizers`` library encode.
     """
     vocab_path, merges_path = Path(vocab_json), Path(merges_txt)
-    # Bounded reads of regular files first: a FIFO or a device is refused before anything opens it.
-    vocab_data = _read_file(vocab_path, TokenizerLoadError, VOCAB_JSON_CAP)
-    merges_data = _read_file(merges_path, TokenizerLoadError, MERGES_TXT_CAP)
-    mismatch = mismatched_files([vocab_path, merges_path])  # half of an interrupted export
-    if mismatch is not None:
-        raise TokenizerLoadError(mismatch)
-    raw_vocab = _parse_json(vocab_data, vocab_path.name, TokenizerLoadError)
-    merges = _parse_merges_txt(merges_data, merges_path.name)
+    raw_vocab, merges = read_vocab_merges(vocab_path, merges_path)
     return _byte_level_tokenizer(
         raw_vocab,
         merges,
@@ -90,6 +83,23 @@ def tokenizer_from_files(
         pretokenizer,
         name or vocab_path.parent.name or vocab_path.stem,
         merges_name=merges_path.name,
+    )
+
+
+def read_vocab_merges(vocab_path: Path, merges_path: Path) -> tuple[Any, list[tuple[str, str]]]:
+    """The parsed JSON of ``vocab.json`` (not yet checked) and the merges of ``merges.txt``.
+
+    Both files are read with bounded reads of regular files first (a FIFO or a device is refused
+    before anything opens it), and a pair from two different exports (half of an interrupted one)
+    is refused before either is parsed.
+    """
+    vocab_data = _read_file(vocab_path, TokenizerLoadError, VOCAB_JSON_CAP)
+    merges_data = _read_file(merges_path, TokenizerLoadError, MERGES_TXT_CAP)
+    mismatch = mismatched_files([vocab_path, merges_path])
+    if mismatch is not None:
+        raise TokenizerLoadError(mismatch)
+    return _parse_json(vocab_data, vocab_path.name, TokenizerLoadError), _parse_merges_txt(
+        merges_data, merges_path.name
     )
 
 

@@ -27,10 +27,8 @@ from typing import Any
 
 from ..bpe.tokenizer import Tokenizer
 from ..errors import TokenizerLoadError
-from ..io.outputs import mismatched_files
 from ..pretok.pretokenize import NAMED_PATTERNS, resolve_pretokenizer
 from ._common import (
-    MERGES_TXT_CAP,
     VOCAB_JSON_CAP,
     PathLike,
     _check_count,
@@ -42,7 +40,7 @@ from ._common import (
     json_kind,
 )
 from ._reach import judge_reach, remember_warnings
-from .gpt2_files import _parse_merges_txt, checked_vocab
+from .gpt2_files import checked_vocab, read_vocab_merges
 from .hf_classes import BYTE_LEVEL_CLASSES, ClassRules, byte_level_rules, is_bert_class
 from .hf_config import ASSUMPTIONS_KEY, recorded_assumptions
 from .hf_engine import OUTSIDE_GPT2_MAP, build_hf_tokenizer, gpt2_bytes
@@ -75,13 +73,7 @@ def load_vocab_merges(
     are. Raises :class:`TokenizerLoadError` naming the file and what is wrong.
     """
     vocab_path, merges_path = Path(vocab_json), Path(merges_txt)
-    vocab_data = _read_file(vocab_path, TokenizerLoadError, VOCAB_JSON_CAP)
-    merges_data = _read_file(merges_path, TokenizerLoadError, MERGES_TXT_CAP)
-    mismatch = mismatched_files([vocab_path, merges_path])
-    if mismatch is not None:
-        raise TokenizerLoadError(mismatch)
-    raw_vocab = _parse_json(vocab_data, vocab_path.name, TokenizerLoadError)
-    merges = _parse_merges_txt(merges_data, merges_path.name)
+    raw_vocab, merges = read_vocab_merges(vocab_path, merges_path)
     vocab = checked_vocab(raw_vocab, vocab_path.name)
     _check_merges(merges, vocab_path.name, merges_path.name, len(vocab))
     side = _side_files(vocab_path.parent)
