@@ -14,7 +14,7 @@ import pytest
 import tiktoken
 from hypothesis import HealthCheck, settings
 
-from .memory_use import MemoryLog, give_back_freed_memory
+from .memory_use import MemoryLog, WorkersMemory, give_back_freed_memory
 
 TESTS = Path(__file__).resolve().parent
 BUILD = TESTS.parent / "build"
@@ -77,8 +77,15 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 # ---------------------------------------------------------------- memory of the test process
 def pytest_configure(config: pytest.Config) -> None:
-    """Measure the test process's memory after each test; the run's report goes to build/."""
-    config.pluginmanager.register(MemoryLog(BUILD), "tokviz-memory-log")
+    """Measure the test process's memory after each test; the run's report goes to build/.
+
+    With pytest-xdist (``-n``), each worker measures itself and the controlling process sums up.
+    """
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    if worker is None and getattr(config.option, "numprocesses", None):
+        config.pluginmanager.register(WorkersMemory(BUILD), "tokviz-memory-log")
+    else:
+        config.pluginmanager.register(MemoryLog(BUILD, worker), "tokviz-memory-log")
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

@@ -1,11 +1,16 @@
 """The test process's own memory: its resident size after every test and the run's peak.
 
-``tests/conftest.py`` registers a :class:`MemoryLog` as a pytest plugin. It notes the resident
-size when each test has finished (teardown included) and, when the run ends, writes
-``build/test-memory.json`` (the run's peak resident size and the tests after which the process
-grew most: where to look when the peak rises) and says the peak under the run's summary. With ``TOKVIZ_MEMORY_LOG=FILE`` set, every test's line (resident
-MB, peak MB, seconds since the test before finished, test id) also goes to FILE as the run goes,
-so a run that crashes or is killed leaves it too.
+``tests/conftest.py`` registers a :class:`MemoryLog` as a pytest plugin in each process that runs
+tests. It notes the resident size when each test has finished (teardown included) and, when the
+run ends, writes ``build/test-memory.json`` (the run's peak resident size and the tests after
+which the process grew most: where to look when the peak rises) and says the peak under the run's
+summary. With ``TOKVIZ_MEMORY_LOG=FILE`` set, every test's line (resident MB, peak MB, seconds
+since the test before finished, test id) also goes to FILE as the run goes, so a run that crashes
+or is killed leaves it too.
+
+Run on several processes (pytest-xdist's ``-n``), each worker writes its own report
+(``build/test-memory-gw0.json``, ...) and the controlling process, which runs no test, registers
+a :class:`WorkersMemory` instead: it says each worker's peak under the summary.
 
 Linux only (``/proc/self/statm``); elsewhere nothing is measured and no report is written.
 """
@@ -60,11 +65,18 @@ def peak_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
+def report_name(worker: str | None) -> str:
+    """The report's file name: ``test-memory.json``, or ``test-memory-gw0.json`` for xdist's worker gw0."""
+    return f"test-memory-{worker}.json" if worker else "test-memory.json"
+
+
 class MemoryLog:
     """Resident size after each test: the rises, the peak, and (optionally) every line to a file."""
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, worker: str | None = None) -> None:
         self.folder = folder
+        self.report = folder / report_name(worker)
+        self.worker = worker
         self.summary: dict[str, object] | None = None
         self.enabled = STATM.exists()
         self.start = resident_mb() if self.enabled else 0.0
@@ -107,12 +119,39 @@ class MemoryLog:
             ],
         }
         self.folder.mkdir(parents=True, exist_ok=True)
-        (self.folder / "test-memory.json").write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
+        self.report.write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
         self.summary = summary
 
     def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
         if self.summary is not None:
             terminalreporter.write_line(
                 f"test process memory: peak {self.summary['peak_mb']} MB resident over {self.tests} tests "
-                f"(the largest rises: {self.folder / 'test-memory.json'})"
+                f"(the largest rises: {self.report})"
             )
+
+
+class WorkersMemory:
+    """The controlling process of an xdist run: each worker's peak, read from the workers' reports.
+
+    Reports left by an earlier run are removed when the run starts, so only this run's are read.
+    """
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        for old in folder.glob(report_name("gw*")):
+            old.unlink()
+
+    def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
+        reports = sorted(self.folder.glob(report_name("gw*")))
+        if not reports:
+            return
+        peaks = []
+        for report in reports:
+            summary = json.loads(report.read_text(encoding="utf-8"))
+            worker = report.stem.removeprefix("test-memory-")
+            peaks.append(f"{worker} {summary['peak_mb']} MB over {summary['tests']} tests")
+        terminalreporter.write_line(
+            "test processes' memory: peak resident "
+            + ", ".join(peaks)
+            + f" (the largest rises: {self.folder / report_name('gw*')})"
+        )
