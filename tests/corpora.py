@@ -89,7 +89,7 @@ def write_saved_dataset(folder: Path, table: pa.Table) -> Path:
     with pa.OSFile(str(folder / "cache-0a1b2c3d.arrow"), "wb") as sink:
         with pa.ipc.new_stream(sink, table.schema) as writer:
             writer.write_table(table.slice(0, 3))
-    state = {
+    state: dict[str, object] = {
         "_data_files": [{"filename": "data-00000-of-00001.arrow"}],
         "_fingerprint": "0a1b2c3d4e5f6a7b",
         "_format_columns": None,

@@ -33,10 +33,10 @@ def allowed_qt_binding(version: str, python: str) -> bool:
 
 
 @pytest.mark.parametrize("version", ["6.12.0", "6.12.1"])
-def test_pyside6_6_12_is_kept_out_on_python_3_11(version):
+def test_pyside6_6_12_is_kept_out_on_python_3_11(version: str) -> None:
     assert not allowed_qt_binding(version, "3.11")
 
 
 @pytest.mark.parametrize(("version", "python"), [("6.11.3", "3.11"), ("6.12.0", "3.12"), ("6.12.0", "3.13")])
-def test_every_other_pair_is_allowed(version, python):
+def test_every_other_pair_is_allowed(version: str, python: str) -> None:
     assert allowed_qt_binding(version, python)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -25,7 +26,8 @@ def corpora(tmp_path_factory: pytest.TempPathFactory, english_text: str, varied_
     return write_corpora(tmp_path_factory.mktemp("corpora"), documents(english_text, varied_text))
 
 
-def model(path: Path) -> dict:
+def model(path: Path) -> dict[str, Any]:
+    """The JSON model file at ``path``, parsed (its values nest to any depth, so they are not typed)."""
     return json.loads(path.read_text(encoding="utf-8"))
 
 

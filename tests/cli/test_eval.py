@@ -28,14 +28,15 @@ PROSE = "The exchange rate between text and sequence length decides what fits a 
 @pytest.fixture()
 def heldout(tmp_path: Path) -> Path:
     root = tmp_path / "heldout"
-    for relative, data in {
+    files: dict[str, str | bytes] = {
         "app/main.py": CODE,
         "app/util.py": CODE[:700],
         "lib/core.py": CODE[100:900] + "# ünïcode ✓\n",
         "docs/guide.md": PROSE,
         "docs/empty.md": "",
         "app/__pycache__/main.cpython-311.pyc": b"\xa7\r\r\n\x00\x00\x00\x00" + bytes(range(256)) * 4,
-    }.items():
+    }
+    for relative, data in files.items():
         path = root / relative
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(data if isinstance(data, bytes) else data.encode())

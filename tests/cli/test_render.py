@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import pytest
 
-def test_text_given_where_a_file_goes_gets_a_hint(capsys) -> None:
+
+def test_text_given_where_a_file_goes_gets_a_hint(capsys: pytest.CaptureFixture[str]) -> None:
     from tokviz.cli import main
 
     assert main(["render", "some text", "-o", "unused.png"]) == 1

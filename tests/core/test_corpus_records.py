@@ -12,6 +12,7 @@ import gzip
 import json
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TypedDict
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -33,6 +34,15 @@ from ..corpora import SEPARATOR, documents, write_corpora
 RECORD_FORMS = ("jsonl", "jsonl.gz", "jsonl.zst", "parquet", "shards", "arrow")
 
 
+class Training(TypedDict, total=False):
+    """The settings a test trains the text file and each container with, alike."""
+
+    vocab_size: int
+    special_tokens: list[str]
+    tie_break: str
+    workers: int
+
+
 @pytest.fixture(scope="module")
 def docs(english_text: str, varied_text: str) -> list[str]:
     return documents(english_text, varied_text)
@@ -45,7 +55,12 @@ def corpora(tmp_path_factory: pytest.TempPathFactory, docs: list[str]) -> dict[s
 
 @pytest.mark.parametrize("tie_break", ["lexicographic", "first-seen"])
 def test_every_container_trains_the_merges_of_the_text_file(corpora: dict[str, Path], tie_break: str) -> None:
-    settings = {"vocab_size": 420, "special_tokens": [SEPARATOR], "tie_break": tie_break, "workers": 1}
+    settings: Training = {
+        "vocab_size": 420,
+        "special_tokens": [SEPARATOR],
+        "tie_break": tie_break,
+        "workers": 1,
+    }
     plain = train_bpe(files=[corpora["txt"]], **settings)
     for form in RECORD_FORMS:
         trained = train_bpe(files=[corpora[form]], **settings)
@@ -55,9 +70,14 @@ def test_every_container_trains_the_merges_of_the_text_file(corpora: dict[str, P
 
 
 def test_records_counted_in_worker_processes_give_the_same_merges(corpora: dict[str, Path]) -> None:
-    settings = {"vocab_size": 400, "special_tokens": [SEPARATOR], "tie_break": "first-seen"}
-    plain = train_bpe(files=[corpora["txt"]], workers=1, **settings)
-    gen_settings = dict(settings, workers=2)
+    settings: Training = {
+        "vocab_size": 400,
+        "special_tokens": [SEPARATOR],
+        "tie_break": "first-seen",
+        "workers": 1,
+    }
+    plain = train_bpe(files=[corpora["txt"]], **settings)
+    gen_settings: Training = {**settings, "workers": 2}
     from tokviz.core.training.train import run_to_end, train_iter
 
     parallel = run_to_end(train_iter(files=[corpora["jsonl.zst"]], parallel="always", **gen_settings), None)
@@ -134,7 +154,7 @@ def test_a_json_file_of_one_record_per_line_is_json_lines_and_any_other_is_said(
 
 
 def test_a_nested_field_is_read_by_its_dotted_path(corpora: dict[str, Path]) -> None:
-    settings = {"vocab_size": 330, "special_tokens": [SEPARATOR], "workers": 1}
+    settings: Training = {"vocab_size": 330, "special_tokens": [SEPARATOR], "workers": 1}
     plain = train_bpe(files=[corpora["txt"]], **settings)
     nested = ReadOptions(field="meta.content")
     for form in ("jsonl", "parquet", "arrow"):
@@ -217,7 +237,7 @@ def test_a_limit_reads_the_first_bytes_or_records_and_says_where_it_stopped(
 def test_training_with_a_limit_equals_training_on_that_much_text(
     corpora: dict[str, Path], docs: list[str]
 ) -> None:
-    settings = {"vocab_size": 330, "special_tokens": [SEPARATOR], "workers": 1}
+    settings: Training = {"vocab_size": 330, "special_tokens": [SEPARATOR], "workers": 1}
     first = train_bpe(text=SEPARATOR.join(docs[:12]), **settings)
     limited = train_bpe(files=[corpora["parquet"]], reading=ReadOptions(max_records=12), **settings)
     assert limited.merges == first.merges
@@ -293,9 +313,10 @@ def test_count_on_a_local_cluster_gives_the_local_table_of_every_form(
     from tokviz.core.training.dask_count import count_on_dask
 
     for form in ("txt", *RECORD_FORMS):
-        settings = {"special_tokens": [SEPARATOR]}
-        local = count_corpus(files=[corpora[form]], **settings)
-        on_dask = count_on_dask([str(corpora[form])], scheduler=scheduler, chunk_bytes=1500, **settings)
+        local = count_corpus(files=[corpora[form]], special_tokens=[SEPARATOR])
+        on_dask = count_on_dask(
+            [str(corpora[form])], scheduler=scheduler, chunk_bytes=1500, special_tokens=[SEPARATOR]
+        )
         assert list(on_dask.counts.items()) == list(local.counts.items()), form
         assert on_dask.metadata() == local.metadata(), form
         assert table_bytes(on_dask, "tsv") == table_bytes(local, "tsv"), form

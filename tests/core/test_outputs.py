@@ -55,7 +55,9 @@ def test_an_output_that_is_the_corpus_is_refused(tmp_path: Path) -> None:
 
 @posix_only
 @pytest.mark.parametrize("link", [os.symlink, os.link], ids=["symlink", "hard link"])
-def test_an_output_that_is_the_corpus_under_another_name_is_refused(tmp_path: Path, link) -> None:
+def test_an_output_that_is_the_corpus_under_another_name_is_refused(
+    tmp_path: Path, link: Callable[[Path, Path], None]
+) -> None:
     notes = tmp_path / "notes.txt"
     notes.write_text("the corpus\n")
     link(notes, tmp_path / "model.json")

@@ -261,7 +261,7 @@ def test_a_count_table_with_a_hostile_pattern(memory_cap: int, tmp_path: Path) -
 
 
 def _hf_file(tmp_path: Path, pattern: str) -> Path:
-    doc = {
+    doc: dict[str, object] = {
         "version": "1.0",
         "added_tokens": [],
         "normalizer": None,

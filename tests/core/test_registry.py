@@ -140,7 +140,7 @@ def test_every_file_kind_loads_by_path(tmp_path: Path, trained: Tokenizer, varie
     (tmp_path / "hf").mkdir()
     export_hf(trained, tmp_path / "hf" / "tokenizer.json")
     expected = trained.encode(varied_text)
-    for target in [
+    targets: list[Path | str] = [
         tmp_path / "tiny.tokviz.json",
         tmp_path / "gpt2-files",
         tmp_path / "gpt2-files" / "vocab.json",
@@ -148,7 +148,8 @@ def test_every_file_kind_loads_by_path(tmp_path: Path, trained: Tokenizer, varie
         tmp_path / "hf",
         tmp_path / "hf" / "tokenizer.json",
         str(tmp_path / "hf" / "tokenizer.json"),
-    ]:
+    ]
+    for target in targets:
         assert load_tokenizer(target).encode(varied_text) == expected, target
     # A .tiktoken file has no special tokens: its text is encoded as plain text.
     assert load_tokenizer(tmp_path / "tiny.tiktoken").encode(varied_text) == trained.encode_ordinary(

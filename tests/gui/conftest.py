@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
@@ -10,6 +13,17 @@ import pytest
 
 from tokviz.core.bpe.tokenizer import Tokenizer
 from tokviz.core.formats.registry import load_tokenizer
+
+from .fixture_types import MakeWindow
+
+if TYPE_CHECKING:  # the Qt-free tests in this folder run without Qt
+    from PySide6.QtCore import QSettings
+    from PySide6.QtWidgets import QApplication
+    from pytestqt.qtbot import QtBot
+
+    from tokviz.gui.panels.training.panel import TrainPanel
+    from tokviz.gui.settings import Settings
+    from tokviz.gui.window.main_window import MainWindow
 
 
 @pytest.fixture(scope="session")
@@ -40,7 +54,7 @@ def tiny_bpe() -> Tokenizer:
 
 
 @pytest.fixture(autouse=True)
-def _garbage_collected_in_the_gui_thread(qapp):
+def _garbage_collected_in_the_gui_thread(qapp: QApplication) -> None:
     """As in the app: a pool thread must never run Python's GC and destroy a widget (a deadlock)."""
     from tokviz.gui.workers.gc_guard import collect_garbage_in_gui_thread
 
@@ -48,7 +62,7 @@ def _garbage_collected_in_the_gui_thread(qapp):
 
 
 @pytest.fixture(autouse=True)
-def _nothing_outlives_the_test(qapp):
+def _nothing_outlives_the_test(qapp: QApplication) -> Iterator[None]:
     """After each test: its background jobs have ended and its closed widgets are deleted.
 
     pytest-qt closes the test's widgets and asks Qt to delete them later; without this, that
@@ -68,7 +82,7 @@ def _nothing_outlives_the_test(qapp):
 
 
 @pytest.fixture(autouse=True)
-def _isolated_settings(tmp_path, monkeypatch):
+def _isolated_settings(tmp_path: Path) -> Iterator[None]:
     """Every test gets empty QSettings so no state leaks between tests or from a real profile."""
     try:
         from PySide6.QtCore import QSettings
@@ -81,7 +95,7 @@ def _isolated_settings(tmp_path, monkeypatch):
 
 
 @pytest.fixture
-def train_panel(qtbot):
+def train_panel(qtbot: QtBot) -> Iterator[TrainPanel]:
     """A Train panel on its own (an empty registry), shown; its run is stopped after the test."""
     from tokviz.gui.models.tokenizers import TokenizerRegistryModel
     from tokviz.gui.panels.training.panel import TrainPanel
@@ -94,14 +108,18 @@ def train_panel(qtbot):
 
 
 @pytest.fixture
-def make_window(qtbot):
+def make_window(qtbot: QtBot) -> Iterator[MakeWindow]:
     """Open real main windows (shown, tokenized, closed after the test): ``make_window(text=..., size=...)``."""
     from tokviz.gui.window.main_window import MainWindow
 
-    windows = []
+    windows: list[MainWindow] = []
 
-    def make(text: str | None = None, size: tuple[int, int] = (1280, 800), **kwargs):
-        w = MainWindow(**kwargs)
+    def make(
+        text: str | None = None,
+        size: tuple[int, int] = (1280, 800),
+        settings: QSettings | Settings | None = None,
+    ) -> MainWindow:
+        w = MainWindow(settings)
         qtbot.addWidget(w)
         w.resize(*size)
         w.show()
@@ -118,6 +136,6 @@ def make_window(qtbot):
 
 
 @pytest.fixture
-def window(make_window):
+def window(make_window: MakeWindow) -> MainWindow:
     """The tokviz window at 1280 × 800 with its default text, every view tokenized."""
     return make_window()

@@ -4,9 +4,13 @@ on the dark theme (Fusion's own icons are grey on dark grey)."""
 from __future__ import annotations
 
 from PySide6.QtGui import QColor
-from PySide6.QtWidgets import QAbstractButton, QDockWidget
+from PySide6.QtWidgets import QAbstractButton
+from pytestqt.qtbot import QtBot
 
 from tokviz.gui.style.dock_buttons import CLOSE, FLOAT
+
+from .fixture_types import MakeWindow
+from .reach import child, dock
 
 
 def _ink(button: QAbstractButton) -> QColor:
@@ -16,10 +20,9 @@ def _ink(button: QAbstractButton) -> QColor:
     return max(pixels, key=lambda c: c.alpha())
 
 
-def test_dock_buttons_follow_the_theme(qtbot, make_window) -> None:
+def test_dock_buttons_follow_the_theme(qtbot: QtBot, make_window: MakeWindow) -> None:
     window = make_window(size=(1024, 768))
-    dock = window.findChild(QDockWidget, "vocabDock")
-    close, float_ = (dock.findChild(QAbstractButton, name) for name in (CLOSE, FLOAT))
+    close, float_ = (child(dock(window, "vocabDock"), QAbstractButton, name) for name in (CLOSE, FLOAT))
     window.appearance.set_theme("dark")
 
     def light_strokes() -> None:

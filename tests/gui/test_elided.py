@@ -3,12 +3,15 @@ text in a tooltip, instead of silently cutting digits ("5" for "59 tokens")."""
 
 from __future__ import annotations
 
+from pytestqt.qtbot import QtBot
+
 from tokviz.gui.widgets.elided import ElidedLabel
 
+from .fixture_types import MakeWindow
 from .waiting import settled
 
 
-def test_a_narrow_label_ends_in_an_ellipsis_and_keeps_the_text_in_its_tooltip(qtbot) -> None:
+def test_a_narrow_label_ends_in_an_ellipsis_and_keeps_the_text_in_its_tooltip(qtbot: QtBot) -> None:
     label = ElidedLabel("59 tokens · 3.21 bytes/token")
     qtbot.addWidget(label)
     label.resize(60, 20)
@@ -24,7 +27,9 @@ def test_a_narrow_label_ends_in_an_ellipsis_and_keeps_the_text_in_its_tooltip(qt
     assert label.toolTip() == "more than the text"
 
 
-def test_six_views_at_1024_elide_their_headers_and_the_status_bar(qtbot, make_window) -> None:
+def test_six_views_at_1024_elide_their_headers_and_the_status_bar(
+    qtbot: QtBot, make_window: MakeWindow
+) -> None:
     window = make_window(text="The quick brown fox jumps over the lazy dog. " * 3, size=(1024, 768))
     for _ in range(4):
         window.add_view()
@@ -48,7 +53,7 @@ def test_six_views_at_1024_elide_their_headers_and_the_status_bar(qtbot, make_wi
     assert status.toolTip() == status.text()
 
 
-def test_a_shortened_header_always_ends_in_an_ellipsis(qtbot) -> None:
+def test_a_shortened_header_always_ends_in_an_ellipsis(qtbot: QtBot) -> None:
     """ "characters 63" would read as a complete header: any shorter form is marked as shortened."""
     label = ElidedLabel()
     qtbot.addWidget(label)

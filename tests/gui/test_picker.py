@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from PySide6.QtWidgets import QStyle, QStyleOptionComboBox
+from pytestqt.qtbot import QtBot
 
 from tokviz.gui.models.tokenizers import OPEN_KEY, KeyRole, TokenizerRegistryModel
 from tokviz.gui.widgets.picker import TokenizerPicker
 
+from .fixture_types import MakeWindow
 
-def test_picking_and_opening(qtbot):
+
+def test_picking_and_opening(qtbot: QtBot) -> None:
     registry = TokenizerRegistryModel()
     picker = TokenizerPicker(registry)
     qtbot.addWidget(picker)
@@ -33,7 +36,7 @@ def test_picking_and_opening(qtbot):
 # where its view's header has room.
 
 
-def test_a_picker_elides_names_in_the_middle_so_their_ends_tell_them_apart(qtbot) -> None:
+def test_a_picker_elides_names_in_the_middle_so_their_ends_tell_them_apart(qtbot: QtBot) -> None:
     registry = TokenizerRegistryModel(builtins=["gpt2"])
     registry.add_tokenizer("botchan_en_bpe_1000", registry.load_builtin_now("gpt2"))
     picker = TokenizerPicker(registry)
@@ -52,7 +55,9 @@ def test_a_picker_elides_names_in_the_middle_so_their_ends_tell_them_apart(qtbot
     assert picker.currentText() == "botchan_en_bpe_1000"
 
 
-def test_a_view_picker_shows_a_long_name_whole_when_its_header_has_room(qtbot, make_window) -> None:
+def test_a_view_picker_shows_a_long_name_whole_when_its_header_has_room(
+    qtbot: QtBot, make_window: MakeWindow
+) -> None:
     window = make_window(size=(1366, 768))
     model = window.tokenizers.load_builtin_now("gpt2")
     key = window.tokenizers.add_tokenizer("botchan_en_bpe_1000", model)

@@ -4,19 +4,26 @@ from __future__ import annotations
 
 import pytest
 from PySide6.QtGui import QFontMetricsF
-from PySide6.QtWidgets import QWidget
+from pytestqt.qtbot import QtBot
+
+from tokviz.gui.window.counters import BigCounters
+
+from .fixture_types import MakeWindow
+from .reach import child
 
 LECTURE_STRING = "Hello, 🌍! 你好!"
 
 
-def test_the_lecture_string_under_gpt2_reads_20_bytes_and_12_tokens_in_big_counters(qtbot, make_window):
+def test_the_lecture_string_under_gpt2_reads_20_bytes_and_12_tokens_in_big_counters(
+    qtbot: QtBot, make_window: MakeWindow
+) -> None:
     window = make_window(text=LECTURE_STRING, size=(1024, 768))
     assert window.tokenizers.label(window.panels[0].model.key) == "GPT-2"
 
     window.presentation.set_active(True)
-    counters = window.findChild(QWidget, "bigCounters")
+    counters = child(window, BigCounters, "bigCounters")
 
-    assert counters is not None and counters.isVisible()
+    assert counters.isVisible()
     assert (counters.counts.characters, counters.counts.bytes) == (13, 20)
     gpt2 = counters.counts.views[0]
     assert (gpt2.name, gpt2.tokens) == ("GPT-2", 12)
@@ -38,10 +45,10 @@ def test_the_lecture_string_under_gpt2_reads_20_bytes_and_12_tokens_in_big_count
     assert not counters.isVisible() and window.statusBar().isVisible()
 
 
-def test_the_counters_follow_the_text(qtbot, make_window):
+def test_the_counters_follow_the_text(qtbot: QtBot, make_window: MakeWindow) -> None:
     window = make_window(text=LECTURE_STRING, size=(1024, 768))
     window.presentation.set_active(True)
-    counters = window.findChild(QWidget, "bigCounters")
+    counters = child(window, BigCounters, "bigCounters")
 
     window.set_text("the cat in the hat")
     qtbot.waitUntil(lambda: window.is_ready() and counters.counts.bytes == 18, timeout=20000)
@@ -49,15 +56,13 @@ def test_the_counters_follow_the_text(qtbot, make_window):
     assert counters.counts.views[0].tokens == 5  # the, cat, in, the, hat
 
 
-def test_every_counter_fits_its_share_of_a_1024_pixel_screen(qtbot, make_window):
-    from PySide6.QtGui import QFontMetricsF
-
+def test_every_counter_fits_its_share_of_a_1024_pixel_screen(qtbot: QtBot, make_window: MakeWindow) -> None:
     from tokviz.gui.window.counters import _value_line
 
     window = make_window(text=LECTURE_STRING, size=(1024, 768))
     window.presentation.set_active(True)
     window.resize(1024, 768)
-    counters = window.findChild(QWidget, "bigCounters")
+    counters = child(window, BigCounters, "bigCounters")
     qtbot.waitUntil(lambda: counters.width() <= 1024, timeout=5000)
 
     for cell in counters.cells:

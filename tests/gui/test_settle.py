@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import pytest
 from PySide6.QtCore import QObject, Signal
+from pytestqt.qtbot import QtBot
 
 from tokviz.gui.workers import settle
 from tokviz.gui.workers.settle import Settle
@@ -14,7 +16,7 @@ class Views(QObject):
     textTokenized = Signal()
 
 
-def test_the_call_waits_for_the_views_then_runs_once(qtbot) -> None:
+def test_the_call_waits_for_the_views_then_runs_once(qtbot: QtBot) -> None:
     views = Views()
     start_up = Settle(views)
     views.textTokenized.connect(start_up.mark_settled)
@@ -32,7 +34,9 @@ def test_the_call_waits_for_the_views_then_runs_once(qtbot) -> None:
     assert calls == ["restored panel", "opened later"], "settled views: at once"
 
 
-def test_views_that_never_fill_do_not_hold_the_panel_forever(qtbot, monkeypatch) -> None:
+def test_views_that_never_fill_do_not_hold_the_panel_forever(
+    qtbot: QtBot, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(settle, "FALLBACK_MS", 30)
     start_up = Settle()
     calls: list[int] = []

@@ -3,28 +3,31 @@
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QDockWidget
+from pytestqt.qtbot import QtBot
 
 from tokviz.core.bpe.tokenizer import Tokenizer
 from tokviz.gui.panels.vocabulary import VocabBrowser
 from tokviz.gui.settings import SPECIALS_IN_TEXT
+from tokviz.gui.window.main_window import MainWindow
 
-from .reach import action
+from .fixture_types import MakeWindow
+from .reach import action, child, dock
 
 TEXT = "Hello world<|endoftext|>The cat sat.<|endoftext|>"
 
 
-def _view_ids(window) -> list[int]:
-    return [int(i) for i in window.panels[0].view.table.ids]
+def _view_ids(window: MainWindow) -> list[int]:
+    table = window.panels[0].view.table
+    assert table is not None, "the first view shows no tokens yet"
+    return [int(i) for i in table.ids]
 
 
-def _browser(window) -> VocabBrowser:
-    dock = window.findChild(QDockWidget, "vocabDock")
-    return dock.findChild(VocabBrowser)
+def _browser(window: MainWindow) -> VocabBrowser:
+    return child(dock(window, "vocabDock"), VocabBrowser)
 
 
 def test_the_views_and_the_browser_follow_the_toggle_and_it_is_remembered(
-    qtbot, make_window, gpt2: Tokenizer
+    qtbot: QtBot, make_window: MakeWindow, gpt2: Tokenizer
 ) -> None:
     window = make_window(text=TEXT)
     browser = _browser(window)

@@ -4,13 +4,19 @@ from __future__ import annotations
 
 import signal
 
+import pytest
 from PySide6.QtCore import QCoreApplication
+from pytestqt.qtbot import QtBot
 
 from tokviz.gui.settings import THEME, VIEWS
 from tokviz.gui.window.termination import install_termination
 
+from .fixture_types import MakeWindow
 
-def test_sigterm_saves_the_session_and_quits(qtbot, make_window, monkeypatch) -> None:
+
+def test_sigterm_saves_the_session_and_quits(
+    qtbot: QtBot, make_window: MakeWindow, monkeypatch: pytest.MonkeyPatch
+) -> None:
     window = make_window(text="kept across a logout", size=(1024, 768))
     window.appearance.set_theme("dark")
     window.add_view("bytes")

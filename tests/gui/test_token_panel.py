@@ -3,11 +3,13 @@ not squeezed to nothing by the counts beside it."""
 
 from __future__ import annotations
 
+from pytestqt.qtbot import QtBot
+
 from tokviz.gui.models.tokenizers import TokenizerRegistryModel
 from tokviz.gui.widgets.token_panel import TokenPanel
 
 
-def test_a_loading_view_says_what_it_loads(qtbot) -> None:
+def test_a_loading_view_says_what_it_loads(qtbot: QtBot) -> None:
     registry = TokenizerRegistryModel(builtins=["gpt2", "cl100k"])
     panel = TokenPanel(registry, "cl100k", 1)
     qtbot.addWidget(panel)

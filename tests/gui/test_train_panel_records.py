@@ -10,6 +10,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from pytestqt.qtbot import QtBot
 
 from tokviz.core.training.train import train_bpe
 from tokviz.gui.models.tokenizers import TokenizerRegistryModel
@@ -35,7 +36,7 @@ def shards(tmp_path: Path) -> Path:
 
 
 def test_a_folder_of_shards_offers_its_text_fields_and_previews_the_chosen_one(
-    qtbot, train_panel, shards
+    qtbot: QtBot, train_panel: TrainPanel, shards: Path
 ) -> None:
     panel = train_panel
     panel.add_paths([str(shards)])
@@ -54,7 +55,7 @@ def test_a_folder_of_shards_offers_its_text_fields_and_previews_the_chosen_one(
 
 
 def test_training_reads_the_chosen_field_each_record_a_document_and_says_the_records(
-    qtbot, train_panel, shards, tmp_path
+    qtbot: QtBot, train_panel: TrainPanel, shards: Path, tmp_path: Path
 ) -> None:
     panel = train_panel
     panel.add_paths([str(shards)])
@@ -81,7 +82,9 @@ def test_training_reads_the_chosen_field_each_record_a_document_and_says_the_rec
     ]
 
 
-def test_a_json_lines_file_and_the_field_are_remembered(qtbot, train_panel, tmp_path) -> None:
+def test_a_json_lines_file_and_the_field_are_remembered(
+    qtbot: QtBot, train_panel: TrainPanel, tmp_path: Path
+) -> None:
     panel = train_panel
     path = tmp_path / "docs.jsonl"
     path.write_text("".join(f'{{"meta": {{"content": "{d}"}}}}\n' for d in DOCS), encoding="utf-8")

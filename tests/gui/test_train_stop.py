@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
 from PySide6.QtCore import Qt
+from pytestqt.qtbot import QtBot
 
 from tokviz.core.training.train import train_bpe
 from tokviz.gui.models.tokenizers import TokenizerRegistryModel
@@ -29,7 +32,7 @@ def test_a_full_vocabulary_has_no_early_stop_in_the_result_text() -> None:
 
 
 @pytest.fixture
-def panel(qtbot):
+def panel(qtbot: QtBot) -> Iterator[TrainPanel]:
     panel = TrainPanel(TokenizerRegistryModel(), lambda: "the cat in the hat " * 5, lambda _text: None)
     qtbot.addWidget(panel)
     panel.show()
@@ -37,7 +40,9 @@ def panel(qtbot):
     panel.shutdown()
 
 
-def test_training_a_small_editor_text_to_a_large_size_shows_the_reason(qtbot, panel) -> None:
+def test_training_a_small_editor_text_to_a_large_size_shows_the_reason(
+    qtbot: QtBot, panel: TrainPanel
+) -> None:
     panel.set_source_kind(SOURCE_EDITOR)
     panel.vocab_size.setValue(4_000)
     with qtbot.waitSignal(panel.run.finished, timeout=60_000):

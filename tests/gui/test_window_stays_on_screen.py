@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from pytestqt.qtbot import QtBot
+
+from tokviz.gui.window.main_window import MainWindow
+
 from .waiting import settled
 
 
-def test_a_window_that_grows_past_the_bottom_moves_up(qtbot, window):
+def test_a_window_that_grows_past_the_bottom_moves_up(qtbot: QtBot, window: MainWindow) -> None:
     free = window.screen().availableGeometry()
     window.resize(min(600, free.width() - 40), min(400, free.height() - 40))
     window.move(free.left() + 10, free.bottom() - 200)

@@ -9,14 +9,16 @@ once two reads in a row agree.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TypeVar
+
+from pytestqt.qtbot import QtBot
 
 T = TypeVar("T")
 
 _UNSET = object()
 
 
-def settled(qtbot: Any, read: Callable[[], T], timeout: int = 5000) -> T:
+def settled(qtbot: QtBot, read: Callable[[], T], timeout: int = 5000) -> T:
     """The value ``read()`` comes to rest at: read after each turn of the event loop until it stops
     changing (``timeout`` ms at most, then the wait fails)."""
     last: list[object] = [_UNSET]
