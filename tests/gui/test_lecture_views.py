@@ -6,7 +6,6 @@ three fails: long sequences, a huge vocabulary, unknown words.
 
 from __future__ import annotations
 
-
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
