@@ -91,10 +91,22 @@ def test_a_picture_from_elsewhere_or_too_large_is_one_line_and_nothing_is_writte
     assert not (tmp_path / "out").exists()
 
 
-def test_a_png_that_makes_libpng_warn_is_drawn_with_only_the_note_on_stderr(cap, folder, tmp_path):
+def damaged(how: str) -> bytes:
+    """A 16 × 16 PNG damaged so that libpng warns (a side chunk's CRC) or fails (cut off, a chunk
+    type garbled): libpng prints its errors to descriptor 2 itself, past Qt's message handler."""
     data = png(16, 16)
-    broken = data[:33] + b"\x00\x00\x00\x05tEXtab\x00cd\x00\x00\x00\x00" + data[33:]  # a tEXt chunk, bad CRC
-    (folder / "p.png").write_bytes(broken)
+    if how == "bad side chunk":
+        return data[:33] + b"\x00\x00\x00\x05tEXtab\x00cd\x00\x00\x00\x00" + data[33:]
+    if how == "cut off":
+        return data[: len(data) - 20]
+    garbled = bytearray(data)
+    garbled[40] ^= 0xFF  # inside the IDAT chunk's type
+    return bytes(garbled)
+
+
+@pytest.mark.parametrize("how", ["bad side chunk", "cut off", "garbled chunk"])
+def test_a_damaged_png_is_drawn_with_only_the_note_on_stderr(cap, folder, tmp_path, how):
+    (folder / "p.png").write_bytes(damaged(how))
     deck = write(folder, 'title = "t"\n\n[[slide]]\nkind = "image"\npath = "p.png"\n')
     done, seconds = lecture(cap, str(deck), "--png", str(tmp_path / "out"))
     assert done.returncode == 0, done.stderr

@@ -198,6 +198,72 @@ def test_an_svg_with_too_many_elements_is_refused(folders):
     assert f"more than {MAX_SVG_ELEMENTS:,} SVG elements" in refusal(image_deck(deck_folder, "p.svg"))
 
 
+def uses(levels: int, each: int, link: str = "href") -> str:
+    """``levels`` groups, each drawing the one before ``each`` times: ``each ** levels`` rectangles."""
+    groups = ['<g id="g0"><rect width="1" height="1"/></g>']
+    groups += [f'<g id="g{i}">' + f'<use {link}="#g{i - 1}"/>' * each + "</g>" for i in range(1, levels + 1)]
+    return "<defs>" + "".join(groups) + f'</defs><use {link}="#g{levels}"/>'
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        uses(9, 10),  # 10^9 rectangles from 100 elements
+        uses(3, 30, "xlink:href"),  # 27,000
+        uses(1, 15_000),  # the uses alone are within the bound, what they draw is not
+        '<use href="#late"/>' * 200
+        + '<g id="late">'
+        + "<rect/>" * 200
+        + "</g>",  # drawn before it is defined
+    ],
+    ids=["ten-levels", "xlink", "one-level", "forward"],
+)
+def test_an_svg_whose_uses_draw_too_many_elements_is_refused(folders, body):
+    deck_folder, _ = folders
+    (deck_folder / "p.svg").write_text(svg(body), encoding="utf-8")
+    assert f"draws more than {MAX_SVG_ELEMENTS:,} SVG elements" in refusal(image_deck(deck_folder, "p.svg"))
+
+
+@pytest.mark.parametrize(
+    "body",
+    ['<g id="a"><use href="#a"/></g>', '<g id="a"><use href="#b"/></g><g id="b"><use href="#a"/></g>'],
+    ids=["itself", "each-other"],
+)
+def test_an_svg_whose_use_draws_itself_is_refused(folders, body):
+    deck_folder, _ = folders
+    (deck_folder / "p.svg").write_text(svg(body), encoding="utf-8")
+    assert "draws itself" in refusal(image_deck(deck_folder, "p.svg"))
+
+
+def test_an_svg_that_uses_a_part_many_times_within_the_bound_loads(folders):
+    deck_folder, _ = folders
+    (deck_folder / "p.svg").write_text(svg(uses(2, 40)), encoding="utf-8")  # 1,600 rectangles drawn twice
+    assert load_deck(image_deck(deck_folder, "p.svg")).slides[0].kind == "image"
+
+
+def test_embedded_pngs_share_one_picture_s_pixels(folders):
+    deck_folder, _ = folders
+    embedded = base64.b64encode(png(4096, 1024, pixels=False)).decode()
+    image = f'<image href="data:image/png;base64,{embedded}" width="1" height="1"/>'
+    (deck_folder / "four.svg").write_text(svg(image * 4), encoding="utf-8")  # 4096 × 4096 in all
+    (deck_folder / "five.svg").write_text(svg(image * 5), encoding="utf-8")
+    load_deck(image_deck(deck_folder, "four.svg"))
+    assert "embeds PNGs of more than" in refusal(image_deck(deck_folder, "five.svg"))
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        '<filter id="f"><feGaussianBlur stdDeviation="5000"/></filter><rect filter="url(#f)"/>',
+        '<defs><filter id="f"><feMorphology radius="900"/></filter></defs>',
+    ],
+)
+def test_an_svg_with_a_filter_is_refused(folders, body):
+    deck_folder, _ = folders
+    (deck_folder / "p.svg").write_text(svg(body), encoding="utf-8")
+    assert "uses an SVG filter" in refusal(image_deck(deck_folder, "p.svg"))
+
+
 @pytest.mark.parametrize(
     ("name", "content"),
     [

@@ -355,6 +355,33 @@ def test_a_model_file_read_member_by_member_loads_as_when_parsed_whole(
         assert streamed.history == whole.history and streamed.settings == whole.settings
 
 
+@pytest.mark.parametrize(
+    "past_the_bound",
+    ["[" * 100_000 + "]" * 100_000, '["6' + "1" * 2_000_000 + '", "62"]', '["]}\\"", "[{"]'],
+    ids=["nested-too-deeply", "two-million-digits", "brackets-in-strings"],
+)
+def test_a_list_before_the_vocabulary_is_refused_without_building_items_past_its_bound(
+    tmp_path: Path, past_the_bound: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # 258 merges for 258 tokens, then one more that would fail or cost much to build: the list is
+    # passed over unbuilt and refused at its 259th item once the vocabulary is known.
+    model = _valid_model()
+    merges = ", ".join(['["74", "68"]'] * 258 + [past_the_bound])
+    head = json.dumps({k: v for k, v in model.items() if k not in ("merges", "vocab", "history")})[1:-1]
+    text = f'{{"merges": [{merges}], "history": [], {head}, "vocab": {json.dumps(model["vocab"])}}}'
+    monkeypatch.setattr("tokviz.core.formats.model_file.WHOLE_PARSE_CHARS", 0)
+    with pytest.raises(ModelFileError, match="more than 258 merges cannot fit a vocabulary of 258 entries"):
+        load_model(_write(tmp_path / "m.json", text))
+
+
+def test_a_list_before_the_vocabulary_that_never_ends_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("tokviz.core.formats.model_file.WHOLE_PARSE_CHARS", 0)
+    with pytest.raises(ModelFileError, match="m.json: not valid JSON \\(the array never ends at line 1"):
+        load_model(_write(tmp_path / "m.json", '{"merges": [["74", "68"], "]", ["'))
+
+
 def test_a_repeated_json_key_is_refused_not_overwritten(tmp_path: Path) -> None:
     text = json.dumps(_valid_model()).replace('"256": "7468"', '"256": "7468", "256": "6162"')
     with pytest.raises(ModelFileError, match="m.json: the key '256' appears twice in one object"):

@@ -20,6 +20,7 @@ from ..io.filekind import ReadProblem, read_regular_file
 from ..io.outputs import unfinished_problem
 from ..pretok.bytes_ import bytes_to_gpt2_str
 from ..pretok.regex_bounds import check_pattern_bounds
+from .json_skip import bracket_end
 
 PathLike = str | os.PathLike[str]
 
@@ -121,8 +122,7 @@ class JsonMembers:
     :meth:`members` yields each key; the caller then reads its value whole (:meth:`value`), or
     reads an array or object up to a number of items (:meth:`array`, :meth:`entries`), which stops
     at the first item too many instead of building the whole list first. An array can also be
-    passed over (:meth:`skip_array`, which builds one item at a time) and read later
-    (:meth:`array_at`). A value the caller leaves alone is read whole. Items are read by the
+    passed over without building anything (:meth:`skip_array`) and read later (:meth:`array_at`). A value the caller leaves alone is read whole. Items are read by the
     ``json`` module's C scanner in one tight loop; errors name the file as :func:`_parse_json` does.
     """
 
@@ -185,12 +185,16 @@ class JsonMembers:
         items: list[Any] = []
         return items if self._array(start, limit, items.append) else None
 
-    def skip_array(self, limit: int) -> tuple[int, bool]:
-        """Pass over the current member's array: ``(where it starts, whether it holds at most
-        ``limit`` items)``; one item at a time is built, then dropped."""
+    def skip_array(self) -> int:
+        """Pass over the current member's array without building any of it (:func:`bracket_end`);
+        where it starts, for :meth:`array_at`, which reads it exactly."""
         self._read = True
         start = self.pos
-        return start, self._array(start, limit, None)
+        end = bracket_end(self.text, start)
+        if end is None:
+            raise self._invalid("the array never ends", start)
+        self.pos = end
+        return start
 
     def entries(self, limit: int) -> list[tuple[str, Any]] | None:
         """The members of the current member's value, an object, as ``(key, value)`` pairs, or None
@@ -208,7 +212,7 @@ class JsonMembers:
 
     # ------------------------------------------------------------------ reading
     def _array(self, start: int, limit: int, keep: Callable[[Any], None] | None) -> bool:
-        """Read the array at ``start`` item by item, giving each to ``keep``; False at item ``limit + 1``."""
+        """Read the array at ``start`` item by item, giving each to ``keep``; False at item ``limit + 1``, before it is read."""
         text, scan = self.text, self._scan
         return self._sequence(start, "[", lambda pos: scan(text, pos), limit, keep)
 
@@ -221,7 +225,7 @@ class JsonMembers:
         keep: Callable[[Any], None] | None,
     ) -> bool:
         """Read the array or object opened at ``start`` one item at a time (``read`` gives an item
-        and where it ends), handing each to ``keep``; False at item ``limit + 1``, True at its end."""
+        and where it ends), handing each to ``keep``; False at item ``limit + 1`` (not read), True at its end."""
         text = self.text
         after_item = (_AFTER_ITEM if opener == "[" else _AFTER_MEMBER).match
         with self._errors():
@@ -231,10 +235,10 @@ class JsonMembers:
                 return True
             count = 0
             while True:  # the tightest loop: a file may hold millions of items here
+                if count == limit:  # an item more is here: refused before it is built
+                    return False
                 value, pos = read(pos)
                 count += 1
-                if count > limit:
-                    return False
                 if keep is not None:
                     keep(value)
                 after = after_item(text, pos)

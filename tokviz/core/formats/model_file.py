@@ -188,8 +188,8 @@ def model_from_text(text: str, name: str = "model file") -> LoadedModel:
 
     The vocabulary bounds what may follow it: a merge or history record more than it has entries
     is refused as soon as it is read, before the rest is built (3,000,000 merges with 256 tokens
-    cost a few kilobytes, not 800 MB). A list met before the vocabulary is counted one item at a
-    time, and read once the vocabulary is known. A text of at most :data:`WHOLE_PARSE_CHARS` is
+    cost a few kilobytes, not 800 MB). A list met before the vocabulary is passed over without
+    building any of it (its end found with array operations) and read once the vocabulary is known. A text of at most :data:`WHOLE_PARSE_CHARS` is
     parsed whole.
     """
     fail = _failer(name)
@@ -210,8 +210,7 @@ def model_from_text(text: str, name: str = "model file") -> LoadedModel:
             if vocab is not None:
                 lists[key] = _bounded(key, reader.array(len(vocab)), len(vocab), fail)
                 continue
-            later[key], fits = reader.skip_array(MAX_ENTRIES)
-            _bounded(key, [] if fits else None, MAX_ENTRIES, fail)
+            later[key] = reader.skip_array()
         else:
             data[key] = reader.value()
     _check_header(data, fail, present={*data, *lists, *later, *(["vocab"] if vocab is not None else [])})

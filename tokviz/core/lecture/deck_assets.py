@@ -8,9 +8,12 @@ A picture (:func:`read_picture`) is a regular file of at most :data:`MAX_PICTURE
 and either a PNG whose header states at most :data:`MAX_PICTURE_PIXELS` pixels (read from its
 ``IHDR`` before anything is decoded: a 20,000 × 20,000 PNG or a header claiming 2³¹ × 2³¹ is one
 line, not gigabytes or a decoder's warnings) or an SVG that references nothing outside itself:
-no entity declarations, no links but ``#id`` and embedded PNG data (checked like a PNG file), no
-``url()`` to elsewhere and no style sheet imports. Qt's SVG renderer would otherwise read a local
-file an ``<image>`` names. The checked bytes are what gets drawn (:class:`PictureData`).
+no entity declarations, no links but ``#id`` and embedded PNG data (all of them together held to
+the pixels of one PNG picture), no ``url()`` to elsewhere and no style sheet imports, and at most
+:data:`MAX_SVG_ELEMENTS` elements drawn, counting what each ``<use>`` draws again, and no
+filters (a blur costs its radius times its area). Qt's SVG
+renderer would otherwise read a local file an ``<image>`` names, decode every embedded PNG, draw
+a chain of ``<use>`` or blur for minutes. The checked bytes are what gets drawn (:class:`PictureData`).
 """
 
 from __future__ import annotations
@@ -32,7 +35,8 @@ MAX_PICTURE_BYTES = 8 * 2**20
 MAX_PICTURE_PIXELS = 4096 * 4096
 """The most pixels a PNG picture may have (a slide is 1,600 × 900 canvas pixels, drawn at up to 4×)."""
 MAX_SVG_ELEMENTS = 20_000
-"""The most elements an SVG picture may have (a diagram has hundreds)."""
+"""The most elements an SVG picture may have, counting each ``<use>`` as the elements it draws
+again (a diagram has hundreds; ten levels of ten ``<use>`` each would draw 10¹⁰)."""
 
 _PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 _SVG_NAMESPACE_SEPARATOR = " "
@@ -118,6 +122,12 @@ class _SvgCheck:
         self.name = name
         self.elements = 0
         self.in_style = 0
+        self.pixels = 0  # of the embedded PNGs so far
+        # The element tree: each element's children and the id its <use> draws again, by index.
+        self.children: list[list[int]] = []
+        self.uses: dict[int, str] = {}
+        self.ids: dict[str, int] = {}
+        self.open: list[int] = []
         parser = xml.parsers.expat.ParserCreate(namespace_separator=_SVG_NAMESPACE_SEPARATOR)
         parser.SetParamEntityParsing(xml.parsers.expat.XML_PARAM_ENTITY_PARSING_NEVER)
         handlers = {
@@ -140,6 +150,35 @@ class _SvgCheck:
                 f"the picture {self.name!r} is not well-formed SVG "
                 f"({xml.parsers.expat.ErrorString(exc.code)}, line {exc.lineno})"
             ) from None
+        self._count_drawn()
+
+    def _count_drawn(self) -> None:
+        """Refuse an SVG whose ``<use>`` elements draw more than :data:`MAX_SVG_ELEMENTS` elements
+        in all, or refer to themselves; each element's count is worked out once, children first."""
+        drawn: dict[int, int] = {}
+        for root in range(len(self.children)):
+            stack, entered = [root], set()
+            while stack:
+                node = stack[-1]
+                if node in drawn:
+                    stack.pop()
+                    continue
+                target = self.ids.get(self.uses.get(node, ""))
+                after = [*self.children[node], *([] if target is None else [target])]
+                waiting = [n for n in after if n not in drawn]
+                if not waiting:
+                    drawn[node] = 1 + sum(drawn[n] for n in after)
+                    if drawn[node] > MAX_SVG_ELEMENTS:
+                        raise AssetError(
+                            f"the picture {self.name!r} draws more than {MAX_SVG_ELEMENTS:,} SVG elements "
+                            "(counting what each <use> draws again)"
+                        )
+                    stack.pop()
+                    continue
+                if node in entered:
+                    raise self._refuse("has a <use> that draws itself")
+                entered.add(node)
+                stack.extend(waiting)
 
     def _refuse(self, what: str) -> AssetError:
         return AssetError(
@@ -166,12 +205,28 @@ class _SvgCheck:
             raise AssetError(f"the picture {self.name!r} is XML but not SVG (its root is <{local}>)")
         if local == "style":
             self.in_style += 1
+        if local == "filter":
+            # A blur's cost grows with its radius times the area it covers, whatever the file's size.
+            raise AssetError(
+                f"the picture {self.name!r} uses an SVG filter; a deck's SVG draws without filters"
+            )
+        node = len(self.children)
+        self.children.append([])
+        if self.open:
+            self.children[self.open[-1]].append(node)
+        self.open.append(node)
         for key, value in attributes.items():
-            if key.rsplit(_SVG_NAMESPACE_SEPARATOR, 1)[-1] == "href":
+            attribute = key.rsplit(_SVG_NAMESPACE_SEPARATOR, 1)[-1]
+            if attribute == "href":
                 self._link(value)
+                if local == "use":
+                    self.uses[node] = value.strip().removeprefix("#")
+            elif attribute == "id":
+                self.ids.setdefault(value.strip(), node)
             self._css(value)
 
     def _end(self, tag: str) -> None:
+        self.open.pop()
         if tag.rsplit(_SVG_NAMESPACE_SEPARATOR, 1)[-1] == "style":
             self.in_style -= 1
 
@@ -191,7 +246,13 @@ class _SvgCheck:
                 raise self._refuse("embeds a PNG that is not base64") from None
             if not png.startswith(_PNG_SIGNATURE):
                 raise self._refuse("embeds data that is not PNG")
-            png_size(png, f"{self.name} (embedded)")
+            width, height = png_size(png, f"{self.name} (embedded)")
+            self.pixels += width * height
+            if self.pixels > MAX_PICTURE_PIXELS:
+                raise AssetError(
+                    f"the picture {self.name!r} embeds PNGs of more than {MAX_PICTURE_PIXELS:,} pixels "
+                    "together, the most one picture may have"
+                )
             return
         shown = target if len(target) <= 60 else target[:57] + "..."
         raise self._refuse(f"links {shown!r}")

@@ -16,6 +16,7 @@ from PySide6.QtCore import QByteArray, QPointF, QRectF, QSizeF, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QImage, QPainter, QPen
 from PySide6.QtSvg import QSvgRenderer
 
+from tokviz.core.formats.native_stderr import native_stderr_held
 from tokviz.core.lecture.deck_assets import PictureData
 from tokviz.core.lecture.slides import (
     Bars,
@@ -457,6 +458,10 @@ class SlideLayout:
         return [item for item in self.items if item.needed > item.rect.width() + 0.5]
 
 
+class _Undecodable(Exception):
+    """Qt could not decode a checked picture (what libpng said about it is dropped)."""
+
+
 class _Drawable:
     """A checked picture ready to draw: a PNG decoded from its bytes, an SVG drawn as vectors (never
     rasterised at the size it claims); the core checked the bytes, so nothing here reads a file."""
@@ -469,8 +474,16 @@ class _Drawable:
     def of(cls, picture: PictureData) -> _Drawable | None:
         """The picture ready to draw, or None when Qt cannot decode it."""
         if picture.kind == "png":
-            image = QImage.fromData(picture.data)  # checked to start as a PNG
-            return None if image.isNull() else cls(image.width(), image.height(), image, None)
+            try:
+                # libpng writes its errors (a damaged or cut-off file) to descriptor 2 itself, past
+                # Qt's message handler: held, and dropped when the picture cannot be decoded.
+                with native_stderr_held():
+                    image = QImage.fromData(picture.data)  # checked to start as a PNG
+                    if image.isNull():
+                        raise _Undecodable
+            except _Undecodable:
+                return None
+            return cls(image.width(), image.height(), image, None)
         svg = QSvgRenderer(QByteArray(picture.data))
         if not svg.isValid():
             return None
