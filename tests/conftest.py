@@ -73,6 +73,12 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.gui)
         if folder in SLOW_FOLDERS:
             item.add_marker(pytest.mark.slow)
+    for item in items:
+        # Coverage is measured on the fast lane, which runs every path: the slow lane runs the same
+        # code again on whole corpora, every code point or a real window, where tracing each line
+        # would triple its time and add nothing to the report (pytest-cov's no_cover marker).
+        if item.get_closest_marker("slow") is not None:
+            item.add_marker(pytest.mark.no_cover)
 
 
 # ---------------------------------------------------------------- memory of the test process
