@@ -18,6 +18,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from PySide6.QtWidgets import QWidget
 
 from tokviz.gui.settings import (
     MAX_LIST_ITEMS,
@@ -55,6 +56,18 @@ def char_device(path: Path) -> Path:
     """A character device node of our own (the null device's numbers) at ``path``: root only."""
     os.mknod(path, stat.S_IFCHR | 0o600, os.makedev(1, 3))
     return path
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_the_window_says_why_the_settings_were_not_used_in_place_of_the_counts(tmp_path, make_window):
+    os.mkfifo(settings_path(tmp_path))
+    window = make_window()
+    message = window.statusBar().currentMessage()
+    assert message.startswith("the settings file ") and "FIFO" in message
+    counts = window.findChild(QWidget, "statusStats")
+    assert counts is not None and not counts.isVisible()  # the message is not drawn over the counts
+    window.statusBar().clearMessage()
+    assert counts.isVisible()
 
 
 # ---------------------------------------------------------------- the guard, in this process

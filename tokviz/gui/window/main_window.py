@@ -17,6 +17,7 @@ from PySide6.QtGui import (
     QDropEvent,
     QGuiApplication,
     QResizeEvent,
+    QShowEvent,
     QTextCursor,
 )
 from PySide6.QtWidgets import (
@@ -182,9 +183,9 @@ class MainWindow(QMainWindow):
         self.menus.view_menu.addSeparator()
         self.menus.view_menu.addAction(self.presentation.action)
         self.presentation.restore()  # last: it may hide docks added above
-        settings_problem = self.settings.file_problem()
-        if settings_problem is not None:  # also said on standard error
-            self.statusBar().showMessage(settings_problem)
+        # A settings file that could not be used is said in the status bar once the window shows
+        # (also on standard error): a message shown earlier would share the bar with the counts.
+        self._settings_problem = self.settings.file_problem()
 
     def _add_export_actions(self) -> None:
         """File ▸ Export tokenizer…, Export web page…, Export panel… and Copy image, above Quit."""
@@ -489,6 +490,13 @@ class MainWindow(QMainWindow):
     def save_settings(self) -> None:
         """Remember text (unless huge), views, options, theme, zoom and window layout."""
         save_session(self._session)
+
+    def showEvent(self, event: QShowEvent) -> None:
+        """Say, the first time the window shows, why the settings file was not used."""
+        super().showEvent(event)
+        problem, self._settings_problem = self._settings_problem, None
+        if problem is not None:
+            self.statusBar().showMessage(problem)
 
     def closeEvent(self, event: QCloseEvent) -> None:
         if not self.host.may_close():
