@@ -149,3 +149,15 @@ def test_a_deck_over_a_limit_ends_in_one_line_before_drawing(cap, folder, tmp_pa
     assert done.returncode == 1
     one_line(done, seconds, str(deck), fragment)
     assert not (tmp_path / "out.pdf").exists()
+
+
+def test_a_handout_of_many_large_pictures_draws_them_one_at_a_time_within_the_cap(cap, folder):
+    # Ten slides, each a 4096 × 4096 picture (64 MB decoded): held all together they would pass
+    # the cap; freed once each page is drawn, the handout takes what one picture takes.
+    (folder / "big.png").write_bytes(png(4096, 4096))
+    slides = '\n[[slide]]\nkind = "image"\npath = "big.png"\n' * 10
+    deck = write(folder, f'title = "pictures"\n{slides}')
+    done, _seconds = lecture(cap, str(deck), "--pdf", str(folder / "handout.pdf"))
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stderr.splitlines() == ["tokviz: handout written to " + str(folder / "handout.pdf")]
+    assert (folder / "handout.pdf").stat().st_size > 0

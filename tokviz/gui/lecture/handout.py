@@ -38,7 +38,9 @@ def layouts(
         for step in steps:
             content = slide_content(slide, deck, step)
             footer = f"{deck.title} · {number} / {total}" if deck.title else f"{number} / {total}"
-            yield number, step, SlideLayout(content, size, colors, footer)
+            layout = SlideLayout(content, size, colors, footer)
+            yield number, step, layout
+            layout.release()  # its pictures now, not when the cycle collector next runs
 
 
 def pdf_bytes(deck: Deck, *, per_step: bool = False, aspect: float = 16 / 9, dark: bool = False) -> bytes:

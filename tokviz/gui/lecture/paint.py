@@ -415,6 +415,17 @@ class SlideLayout:
 
         return _Placed(target.height() + cm.height() + 8, paint)
 
+    def release(self) -> None:
+        """Drop what painting needs, decoded pictures first, once the layout will not paint again.
+
+        The placed painters refer back to the layout, so a dropped layout is freed by the cycle
+        collector, which counts objects, not bytes: a handout of a hundred slides, each with a
+        4096 × 4096 picture, would hold every picture until the end. Painting afterwards paints
+        the background, title and footer only.
+        """
+        self._placed = []
+        self._drawables.clear()
+
     # ---------------------------------------------------------------- painting
     def paint(self, painter: QPainter) -> None:
         """Paint the slide in canvas coordinates (the caller scales the painter to its target)."""

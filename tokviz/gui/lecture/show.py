@@ -345,6 +345,7 @@ class LectureView(QWidget):
                 content = SlideContent(slide.title or slide.kind, ())
             layout = SlideLayout(content, size, self.colors, f"{i + 1}")
             paint_scaled(painter, layout, cell, self.colors.muted)
+            layout.release()
             if i == self.picked:
                 painter.setPen(QPen(self.colors.highlight, 4))
                 painter.drawRect(cell.adjusted(-3, -3, 3, 3))
