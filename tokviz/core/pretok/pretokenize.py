@@ -75,7 +75,7 @@ _ASCII_PATTERNS: dict[str, re.Pattern[str]] = {
 _MIXED_SAFE = ("gpt2", "cl100k")
 # Mixed text: ASCII stretches at least this long go to the fast engine (see Pretokenizer._split_mixed).
 _FAST_STRETCH = 64
-_LONG_ASCII = re.compile(r"[\x00-\x7f]{%d,}" % _FAST_STRETCH)
+_LONG_ASCII = re.compile(rf"[\x00-\x7f]{{{_FAST_STRETCH},}}")
 
 # Time limits of a custom pattern. Legitimate pre-tokenizer regexes cut about 10 million
 # characters a second (0.07-0.15 us per character measured for GPT-2's, cl100k's and \w+-style

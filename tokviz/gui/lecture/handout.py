@@ -38,9 +38,7 @@ def layouts(
         for step in steps:
             content = slide_content(slide, deck, step)
             footer = f"{deck.title} · {number} / {total}" if deck.title else f"{number} / {total}"
-            layout = SlideLayout(content, size, colors, footer)
-            yield number, step, layout
-            layout.release()  # its pictures now, not when the cycle collector next runs
+            yield number, step, SlideLayout(content, size, colors, footer)
 
 
 def pdf_bytes(deck: Deck, *, per_step: bool = False, aspect: float = 16 / 9, dark: bool = False) -> bytes:
@@ -62,6 +60,7 @@ def pdf_bytes(deck: Deck, *, per_step: bool = False, aspect: float = 16 / 9, dar
                 if i:
                     writer.newPage()
                 layout.paint(painter)
+                layout.release()  # its pictures now, not when the cycle collector next runs
         finally:
             painter.end()
         return Path(path).read_bytes()
@@ -121,6 +120,7 @@ def write_slides(
         several = per_step and deck.slides[number - 1].steps > 1
         name = f"slide-{number:02d}-{step + 1}.{fmt}" if several else f"slide-{number:02d}.{fmt}"
         files[name] = png_bytes(layout, scale) if fmt == "png" else svg_bytes(layout)
+        layout.release()
     write_outputs(
         [(Output.folder(folder, "the slide folder", list(files)), files)], inputs or deck_files(deck)
     )

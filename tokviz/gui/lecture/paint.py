@@ -12,12 +12,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from PySide6.QtCore import QByteArray, QPointF, QRectF, QSizeF, Qt
-from PySide6.QtGui import QColor, QFont, QFontMetricsF, QImage, QPainter, QPen
-from PySide6.QtSvg import QSvgRenderer
+from PySide6.QtCore import QPointF, QRectF, QSizeF, Qt
+from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPen
 
-from tokviz.core.formats.native_stderr import native_stderr_held
-from tokviz.core.lecture.deck_assets import PictureData
 from tokviz.core.lecture.slides import (
     Bars,
     Block,
@@ -31,6 +28,7 @@ from tokviz.core.lecture.slides import (
 )
 from tokviz.core.show.svg_chart import SERIES_COLOURS
 from tokviz.gui.drawing.chips import ChipStyle, paint_chip
+from tokviz.gui.lecture.pictures import Drawable
 from tokviz.gui.style.fonts import mono_font, sans_font
 from tokviz.gui.style.theme import TokenColors
 
@@ -118,7 +116,7 @@ class SlideLayout:
         self.title_rect = QRectF()
         self._placed: list[_Placed] = []
         # Each picture decoded once for all the sizes the fitting tries, and freed with the layout.
-        self._drawables: dict[int, _Drawable | None] = {}
+        self._drawables: dict[int, Drawable | None] = {}
         self._fit()
 
     # ---------------------------------------------------------------- fitting
@@ -394,7 +392,7 @@ class SlideLayout:
 
     def _picture(self, block: Picture, x: float, y: float, width: float, scale: float) -> _Placed:
         if id(block.picture) not in self._drawables:
-            self._drawables[id(block.picture)] = _Drawable.of(block.picture)
+            self._drawables[id(block.picture)] = Drawable.of(block.picture)
         drawn = self._drawables[id(block.picture)]
         cap = _font("caption", scale)
         cm = QFontMetricsF(cap)
@@ -467,49 +465,6 @@ class SlideLayout:
     def clipped(self) -> list[TextItem]:
         """Texts whose rectangle is narrower than the text needs (a slide shows none)."""
         return [item for item in self.items if item.needed > item.rect.width() + 0.5]
-
-
-class _Undecodable(Exception):
-    """Qt could not decode a checked picture (what libpng said about it is dropped)."""
-
-
-class _Drawable:
-    """A checked picture ready to draw: a PNG decoded from its bytes, an SVG drawn as vectors (never
-    rasterised at the size it claims); the core checked the bytes, so nothing here reads a file."""
-
-    def __init__(self, width: float, height: float, image: QImage | None, svg: QSvgRenderer | None) -> None:
-        self.width, self.height = width, height
-        self.image, self.svg = image, svg
-
-    @classmethod
-    def of(cls, picture: PictureData) -> _Drawable | None:
-        """The picture ready to draw, or None when Qt cannot decode it."""
-        if picture.kind == "png":
-            try:
-                # libpng writes its errors (a damaged or cut-off file) to descriptor 2 itself, past
-                # Qt's message handler: held, and dropped when the picture cannot be decoded.
-                with native_stderr_held():
-                    image = QImage.fromData(picture.data)  # checked to start as a PNG
-                    if image.isNull():
-                        raise _Undecodable
-            except _Undecodable:
-                return None
-            return cls(image.width(), image.height(), image, None)
-        svg = QSvgRenderer(QByteArray(picture.data))
-        if not svg.isValid():
-            return None
-        box = svg.viewBoxF()
-        size = svg.defaultSize()
-        width, height = (size.width(), size.height()) if not size.isEmpty() else (box.width(), box.height())
-        if not (width > 0 and height > 0):
-            width = height = 1.0
-        return cls(width, height, None, svg)
-
-    def draw(self, painter: QPainter, target: QRectF) -> None:
-        if self.image is not None:
-            painter.drawImage(target, self.image)
-        elif self.svg is not None:
-            self.svg.render(painter, target)
 
 
 def paint_scaled(painter: QPainter, layout: SlideLayout, target: QRectF, background: QColor) -> None:

@@ -39,6 +39,17 @@ class Counts:
         """The exchange rate of ``view`` (None without tokens)."""
         return self.bytes / view.tokens if view.tokens else None
 
+    def status_line(self) -> str:
+        """The status bar's line: "381 characters · 394 bytes · GPT-2: 139 tokens (2.83 bytes/token) · …"."""
+        parts = [f"{self.characters:,} characters", f"{self.bytes:,} bytes"]
+        for view in self.views:
+            if view.tokens is None:
+                parts.append(f"{view.name}: …")
+            else:
+                ratio = f"{self.bytes / view.tokens:.2f}" if view.tokens else "–"
+                parts.append(f"{view.name}: {view.tokens:,} tokens ({ratio} bytes/token)")
+        return "   ·   ".join(parts)
+
 
 def _value_line(cell: str) -> str:
     """The plain text of a cell's number line."""

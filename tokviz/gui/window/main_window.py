@@ -445,22 +445,15 @@ class MainWindow(QMainWindow):
 
     # ================================================================ status
     def _update_status(self) -> None:
-        parts = [f"{len(self.text):,} characters", f"{self._n_bytes:,} bytes"]
         views = []
         for p in self.panels:
             p.update_stats(self._n_bytes)
-            name = self.tokenizers.label(p.model.key)
             table = p.model.table
-            if p.model.current and table is not None:
-                n = len(table)
-                ratio = f"{self._n_bytes / n:.2f}" if n else "–"
-                parts.append(f"{name}: {n:,} tokens ({ratio} bytes/token)")
-                views.append(ViewCount(name, n))
-            else:
-                parts.append(f"{name}: …")
-                views.append(ViewCount(name, None))
-        self.status_label.setText("   ·   ".join(parts))
-        self.counters.show_counts(Counts(len(self.text), self._n_bytes, tuple(views)))
+            tokens = len(table) if p.model.current and table is not None else None
+            views.append(ViewCount(self.tokenizers.label(p.model.key), tokens))
+        counts = Counts(len(self.text), self._n_bytes, tuple(views))
+        self.status_label.setText(counts.status_line())
+        self.counters.show_counts(counts)
 
     def _show_counters(self, presenting: bool) -> None:
         self.counters.set_point_size(self.presentation.sizes().counter)
