@@ -41,14 +41,15 @@ for _name, _folder in {
 # HYPOTHESIS_PROFILE=ci) and prints the blob that replays a failure (@reproduce_failure); it keeps
 # no example database, since a fresh CI clone would lose it anyway. "dev" explores new random
 # examples each run and remembers failures in .hypothesis/ so they are retried first.
-# A test's own @settings(max_examples=...) still wins over the profile's.
+# Both try 100 examples per property: CI's are the same on every run, while the dev profile's
+# fresh ones explore further run after run. A test's own @settings(max_examples=...) still wins.
 settings.register_profile(
     "ci",
     deadline=None,
     print_blob=True,
     derandomize=True,
     database=None,
-    max_examples=200,
+    max_examples=100,
     suppress_health_check=[HealthCheck.too_slow],
 )
 settings.register_profile("dev", deadline=None, print_blob=True, max_examples=100)
