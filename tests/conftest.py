@@ -77,7 +77,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         # Coverage is measured on the fast lane, which runs every path: the slow lane runs the same
         # code again on whole corpora, every code point or a real window, where tracing each line
-        # would triple its time and add nothing to the report (pytest-cov's no_cover marker).
+        # would triple its time and add little to the report (pytest-cov's no_cover marker).
         if item.get_closest_marker("slow") is not None:
             item.add_marker(pytest.mark.no_cover)
 
@@ -97,6 +97,15 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def pytest_unconfigure(config: pytest.Config) -> None:
     shutil.rmtree(RUN_HOME, ignore_errors=True)
+
+
+@pytest.fixture(autouse=True)
+def _slow_lane_children_untraced(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A slow test's child processes (a build, the app, the documents' commands) run untraced too:
+    coverage starts in a Python child only when this variable (set by ``patch = ["subprocess"]``)
+    is in its environment."""
+    if request.node.get_closest_marker("slow") is not None:
+        monkeypatch.delenv("COVERAGE_PROCESS_CONFIG", raising=False)
 
 
 @pytest.fixture(autouse=True, scope="module")
