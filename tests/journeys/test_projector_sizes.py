@@ -26,6 +26,8 @@ SIZES = ((1024, 768), (1366, 768), (1920, 1080))
 MODES = {"light": ["ctrl+alt+l"], "dark": ["ctrl+alt+d"], "presentation": ["F11"]}
 # Merge timeline, chart, pre-tokenizer, streaming decode, round trip (the bottom docks share tabs).
 PANEL_KEYS = ["ctrl+shift+m", "ctrl+shift+b", "ctrl+shift+h", "ctrl+shift+d", "ctrl+shift+j"]
+REPORT_INTERVAL_MS = 150
+STEADY_TRIES = 20
 
 
 @contextmanager
@@ -58,8 +60,27 @@ def app_env(display: str, home: Path, ready_file: Path) -> dict[str, str]:
         XDG_CACHE_HOME=str(home / ".cache"),
         XDG_RUNTIME_DIR=str(runtime),
         TOKVIZ_READY_FILE=str(ready_file),
+        # The status and layout reports follow the keys within this many ms: the checks read them sooner.
+        TOKVIZ_REPORT_INTERVAL_MS=str(REPORT_INTERVAL_MS),
     )
     return env
+
+
+def steady_status(ready_file: Path, app: subprocess.Popen, what: str) -> dict:
+    """The first status written from now on whose layout the next status repeats: the layout the
+    keys sent so far led to, once it has settled (a raised dock lays itself out over a few turns)."""
+    status = {"written": time.time()}
+    for _ in range(STEADY_TRIES):
+        earlier = status
+
+        def newer(since: float = earlier["written"]) -> bool:
+            return read_status(ready_file).get("written", 0) > since
+
+        wait_for(newer, what, app, 30)
+        status = read_status(ready_file)
+        if status.get("layout") == earlier.get("layout"):
+            break
+    return status
 
 
 def inside(rect: list[int], screen: list[int], slack: int = 1) -> bool:
@@ -99,7 +120,7 @@ def test_every_panel_open_fits_the_screen(tmp_path, size):
             wait_for(lambda: read_status(ready_file).get("ready"), "the first tokens", app, 60)
             window = xdotool(display, "search", "--sync", "--onlyvisible", "--class", "^tokviz$").split()[0]
 
-            def press(*keys: str, settle: float = 0.4) -> None:
+            def press(*keys: str, settle: float = 0.2) -> None:
                 for key in keys:
                     xdotool(display, "windowactivate", "--sync", window)
                     xdotool(display, "key", "--clearmodifiers", key)
@@ -108,13 +129,14 @@ def test_every_panel_open_fits_the_screen(tmp_path, size):
             press(*PANEL_KEYS)
             for mode, keys in MODES.items():
                 press(*keys)
-                time.sleep(1.5)  # the layout settles, the status follows within half a second
-                if "trainDock" not in {d["name"] for d in read_status(ready_file)["layout"]["docks"]}:
+                status = steady_status(ready_file, app, f"the layout in {mode}")
+                if "trainDock" not in {d["name"] for d in status["layout"]["docks"]}:
                     # Behind the Vocabulary tab (light and dark): its shortcut brings it to the front.
-                    press("ctrl+shift+t", settle=1.5)
+                    press("ctrl+shift+t")
+                    status = steady_status(ready_file, app, f"the Train dock in {mode}")
                 SHOTS.mkdir(parents=True, exist_ok=True)
                 screenshot(display, SHOTS / f"{size[0]}x{size[1]}-{mode}.png")
-                check_layout(read_status(ready_file), size, mode)
+                check_layout(status, size, mode)
             press("ctrl+q", settle=0)
             assert app.wait(30) == 0
         finally:

@@ -1,6 +1,7 @@
 """A running window's layout report, for tests that check the real app on real screens.
 
-When ``TOKVIZ_LAYOUT_REPORT`` names a file, the window writes a JSON report there every half second:
+When ``TOKVIZ_LAYOUT_REPORT`` names a file, the window writes a JSON report there every half second
+(or every ``TOKVIZ_REPORT_INTERVAL_MS``):
 everything shown cut off (see :mod:`tokviz.gui.window.layout_inspect`), the screen's and the
 window's geometry, the docks on screen, the mode and theme, and the pixel sizes of the window's and the token views' fonts, so a
 test can check that presentation type grows with the screen. A test sends keys, waits for a report
@@ -21,6 +22,7 @@ from PySide6.QtWidgets import QDockWidget
 
 from tokviz.core.io.atomic import atomic_write_text
 from tokviz.gui.window.layout_inspect import layout_problems, shown
+from tokviz.gui.window.startup import report_interval_ms
 
 if TYPE_CHECKING:
     from tokviz.gui.window.main_window import MainWindow
@@ -58,7 +60,7 @@ class LayoutReporter(QObject):
         self.window = window
         self.path = Path(path)
         self._timer = QTimer(self)
-        self._timer.setInterval(REPORT_INTERVAL_MS)
+        self._timer.setInterval(report_interval_ms(REPORT_INTERVAL_MS))
         self._timer.timeout.connect(self.write)
         self._timer.start()
 

@@ -28,6 +28,18 @@ if TYPE_CHECKING:
 READY_FILE_ENV = "TOKVIZ_READY_FILE"
 QUIT_WHEN_READY_ENV = "TOKVIZ_QUIT_WHEN_READY"
 LAYOUT_INTERVAL_MS = 500
+REPORT_INTERVAL_ENV = "TOKVIZ_REPORT_INTERVAL_MS"
+
+
+def report_interval_ms(default: int = LAYOUT_INTERVAL_MS) -> int:
+    """How often the status and layout reports are rewritten: ``TOKVIZ_REPORT_INTERVAL_MS`` when it
+    holds a whole number of at least 50 ms (a test that walks many states reads them sooner), else
+    ``default``."""
+    try:
+        asked = int(os.environ.get(REPORT_INTERVAL_ENV, ""))
+    except ValueError:
+        return default
+    return asked if asked >= 50 else default
 
 
 def _rect(r: QRect) -> list[int]:
@@ -88,7 +100,7 @@ class StartupProbe(QObject):
             # Keys a test sends (open a panel, switch theme) change the layout without tokenizing:
             # the status follows every half second too.
             self._layout_timer = QTimer(self)
-            self._layout_timer.setInterval(LAYOUT_INTERVAL_MS)
+            self._layout_timer.setInterval(report_interval_ms())
             self._layout_timer.timeout.connect(self._write)
             self._layout_timer.start()
 
@@ -138,6 +150,7 @@ class StartupProbe(QObject):
         text = window.text
         return {
             "pid": os.getpid(),
+            "written": time.time(),
             "created": self.created,
             "shown": self.shown,
             "tokenized": self.tokenized,
