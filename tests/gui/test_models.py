@@ -44,10 +44,14 @@ def test_builtins_load_in_the_background(qtbot, gpt2):
 
 
 @pytest.mark.slow
-def test_vocab_model_passes_the_model_tester_and_shows_visible_bytes(qtmodeltester, gpt2):
+def test_vocab_model_passes_the_model_tester_and_shows_visible_bytes(qtmodeltester, tiny_bpe, gpt2):
+    # The tester walks every row: a small vocabulary with a special token takes the same paths
+    # as GPT-2's 50,257 rows, which are then read where they matter.
+    small = VocabModel()
+    small.set_tokenizer(tiny_bpe, merges_ready=False)
+    qtmodeltester.check(small)
     model = VocabModel()
     model.set_tokenizer(gpt2, merges_ready=False)
-    qtmodeltester.check(model)
     assert model.rowCount() == gpt2.vocab_size
     row = model.row_of_id(262)
     assert model.index(row, TOKEN).data() == "·the"
@@ -89,6 +93,8 @@ def test_vocab_filter_sort_and_regex(qtmodeltester, gpt2):
     model.set_filter("")
     model.sort(LENGTH, Qt.SortOrder.DescendingOrder)
     assert len(gpt2.vocab[model.token_id(0)]) == max(len(b) for b in gpt2.vocab.values())
+    # Last, as the tester then checks every later change too: sorted and filtered.
+    model.set_filter("ello")
     qtmodeltester.check(model)
 
 
