@@ -20,8 +20,9 @@ from __future__ import annotations
 import random
 import unicodedata
 from functools import lru_cache
+from itertools import pairwise
 
-__all__ = ["PROSE", "SPECIAL_STRINGS", "corpus_lines", "corpus_text"]
+__all__ = ["PROSE", "SPECIAL_STRINGS", "corpus_lines", "corpus_sample", "corpus_text"]
 
 # Short sentences per script, written for this corpus.
 PROSE: dict[str, tuple[str, ...]] = {
@@ -216,29 +217,84 @@ def _piece(rng: random.Random, kind: str) -> str:
     return rng.choice(NUMBERS)
 
 
-def _line(rng: random.Random) -> str:
-    parts = [_piece(rng, rng.choice(_KINDS)) for _ in range(rng.randint(1, 4))]
+def _line(rng: random.Random) -> tuple[str, frozenset[tuple[str, ...]]]:
+    """One mixed line and what it is made of (see :func:`corpus_sample`)."""
+    kinds_and_parts = []
+    for _ in range(rng.randint(1, 4)):
+        kind = rng.choice(_KINDS)
+        kinds_and_parts.append((kind, _piece(rng, kind)))
     joiners = ("", " ", " ", "  ", "\t")
-    out = parts[0]
-    for part in parts[1:]:
-        out += rng.choice(joiners) + part
+    first_kind, out = kinds_and_parts[0]
+    features: set[tuple[str, ...]] = {("piece", out)}
+    for (left_kind, left), (right_kind, right) in pairwise(kinds_and_parts):
+        joiner = rng.choice(joiners)
+        out += joiner + right
+        # Each piece meets each kind of neighbour on each side, through each joiner.
+        features |= {
+            ("piece", right),
+            ("after", left, joiner, right_kind),
+            ("before", left_kind, joiner, right),
+        }
     if rng.random() < 0.05:
-        out = out.upper() if rng.random() < 0.5 else out.lower()
+        case = "upper" if rng.random() < 0.5 else "lower"
+        out = out.upper() if case == "upper" else out.lower()
+        features |= {(case, part) for _, part in kinds_and_parts}
     if rng.random() < 0.03:
         out = " " * rng.randint(1, 40) + out  # an indented or padded line
-    return out
+        features.add(("indented", first_kind))
+    return out, frozenset(features)
+
+
+def _singles() -> list[str]:
+    """Every hand-written piece once."""
+    singles = [s for group in PROSE.values() for s in group]
+    return singles + [*CODE, *EMOJI, *WHITESPACE, *SPECIAL_STRINGS, *COMBINING, *NUMBERS]
 
 
 @lru_cache(maxsize=4)
-def _lines(count: int, seed: int) -> tuple[str, ...]:
+def _made(count: int, seed: int) -> tuple[tuple[str, ...], tuple[frozenset[tuple[str, ...]], ...]]:
     rng = random.Random(seed)
     # Every hand-written piece appears at least once, alone, before the mixed lines.
-    singles = [s for group in PROSE.values() for s in group]
-    singles += [*CODE, *EMOJI, *WHITESPACE, *SPECIAL_STRINGS, *COMBINING, *NUMBERS]
-    lines = singles[:count]
+    singles = _singles()[:count]
+    lines = list(singles)
+    features: list[frozenset[tuple[str, ...]]] = [frozenset({("single", s)}) for s in singles]
     while len(lines) < count:
-        lines.append(_line(rng))
-    return tuple(lines)
+        line, made_of = _line(rng)
+        lines.append(line)
+        features.append(made_of)
+    return tuple(lines), tuple(features)
+
+
+def _lines(count: int, seed: int) -> tuple[str, ...]:
+    return _made(count, seed)[0]
+
+
+@lru_cache(maxsize=2)
+def _sample(count: int, seed: int, longest: int) -> tuple[str, ...]:
+    lines, features = _made(count, seed)
+    seen: set[tuple[str, ...]] = set()
+    keep = set(sorted(range(len(lines)), key=lambda i: (-len(lines[i]), i))[:longest])
+    for i, made_of in enumerate(features):
+        if not made_of <= seen:
+            keep.add(i)
+            seen |= made_of
+    return tuple(lines[i] for i in sorted(keep))
+
+
+def corpus_sample(count: int = 30_000, seed: int = 13, longest: int = 200) -> list[str]:
+    """The lines of ``corpus_lines(count, seed)`` that carry all its variety, in corpus order.
+
+    Each corpus line is a few hand-written pieces joined by nothing, spaces or a tab, sometimes
+    upper- or lowercased or indented; the 30,000 lines repeat the same pieces in other orders. A
+    line is kept when it brings something no earlier kept line has: a piece alone (every script,
+    code line, emoji sequence, whitespace run, special string, combining text, number), a piece
+    next to a kind of piece it has not met on that side through that joiner, a piece in upper or
+    lower case, or an indented line starting with a kind not yet indented. The ``longest`` lines
+    are kept too (the longest runs and mixes). What a tokenizer does at a line depends on its
+    pieces and on what touches each piece's edges, so a tokenizer that gives the reference's ids
+    on this sample meets every script, piece and kind of boundary the full corpus holds.
+    """
+    return list(_sample(count, seed, longest))
 
 
 def corpus_lines(count: int = 30_000, seed: int = 13) -> list[str]:
