@@ -262,7 +262,7 @@ def test_ids_equal_the_library_on_multilingual_text(tmp_path: Path, kind: str) -
 
 @pytest.mark.slow
 @pytest.mark.parametrize("kind", sorted(MODELS))
-def test_ids_equal_the_library_on_the_30000_line_corpus(tmp_path: Path, kind: str) -> None:
+def test_ids_equal_the_library_on_every_kind_of_corpus_line(tmp_path: Path, kind: str) -> None:
     """Every line of :func:`corpus_sample` (the 30,000 corpus lines that bring a piece, a neighbour
     or a case not met before, and the longest): the lines left out only repeat what these hold."""
     tk, tok = saved(kind, tmp_path)

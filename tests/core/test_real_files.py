@@ -102,7 +102,7 @@ def test_a_real_file_gives_its_reference_ids_on_a_sample(case: RealCase, built: 
 
 
 @pytest.mark.parametrize("case", [_param(c, always_slow=True) for c in real_cases()])
-def test_a_real_file_gives_its_reference_ids_on_30000_lines(case: RealCase, built: Any) -> None:
+def test_a_real_file_gives_its_reference_ids_on_every_kind_of_corpus_line(case: RealCase, built: Any) -> None:
     """The 30,000 corpus lines as :func:`corpus_sample` keeps them: every line that brings a piece,
     a neighbour or a case not met before, and the longest; the others only repeat these."""
     tokenizer, ref = built(case)
