@@ -20,6 +20,7 @@ import pytest
 from tokviz.core.lecture.deck import (
     MAX_BODY_LINES,
     MAX_CHARS,
+    MAX_DRAWN_PIXELS,
     MAX_NESTING,
     MAX_SLIDES,
     MAX_STEPS,
@@ -339,3 +340,22 @@ def test_brackets_inside_strings_and_comments_are_not_nesting(tmp_path):
 def test_a_kind_that_is_not_a_string_names_the_file_and_line(tmp_path, kind):
     line = refusal(write(tmp_path, f'title = "t"\n\n[[slide]]\nkind = {kind}\n'))
     assert ":4: slide 1 has" in line and "kind is one of" in line
+
+
+def _picture_slides(folder: Path, pictures: list[str]) -> Path:
+    slides = "".join(f'\n[[slide]]\nkind = "image"\npath = "{name}"\n' for name in pictures)
+    return write(folder, f'title = "pictures"\n{slides}')
+
+
+def test_the_pixels_a_deck_draws_are_counted_on_every_slide_that_shows_a_picture(tmp_path: Path) -> None:
+    # Headers claiming the size are enough: the check reads no pixel.
+    (tmp_path / "big.png").write_bytes(png(4096, 4096, pixels=False))
+    (tmp_path / "screen.png").write_bytes(png(1920, 1080, pixels=False))
+    assert len(load_deck(_picture_slides(tmp_path, ["big.png"] * 16)).slides) == 16
+    assert len(load_deck(_picture_slides(tmp_path, ["screen.png"] * 125)).slides) == 125
+    line = refusal(_picture_slides(tmp_path, ["big.png"] * 16 + ["screen.png"]))
+    assert "slide 17" in line and f"{MAX_DRAWN_PIXELS:,} picture pixels" in line
+    # Sixteen different pictures cost what one shown sixteen times costs.
+    for i in range(17):
+        (tmp_path / f"p{i}.png").write_bytes(png(4096, 4096, pixels=False))
+    assert "slide 17" in refusal(_picture_slides(tmp_path, [f"p{i}.png" for i in range(17)]))

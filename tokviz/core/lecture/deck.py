@@ -53,6 +53,10 @@ MAX_TOKENIZERS = 8
 """Tokenizers a slide (or the deck) names; each is a row of the slide."""
 MAX_PICTURE_TOTAL = 64 * 2**20
 """All the picture files of a deck together, in bytes (each is at most 8 MB)."""
+MAX_DRAWN_PIXELS = 16 * 4096 * 4096
+"""The PNG pixels a deck's slides draw in all, a picture counted on every slide that shows it:
+each is decoded and drawn again (about a second for 4096 × 4096), so this bounds a handout's
+time: 16 pictures of 4096 × 4096, or 125 screenshots of 1920 × 1080."""
 
 _TIE_BREAKS = ("first-seen", "lexicographic")
 _PRETOKENIZERS = ("none", "gpt2", "cl100k", "o200k")
@@ -343,25 +347,34 @@ def _check_size(key: str, value: object, whose: str) -> None:
 
 class _Pictures:
     """The pictures of one deck, each read and checked once, their bytes counted against
-    :data:`MAX_PICTURE_TOTAL`."""
+    :data:`MAX_PICTURE_TOTAL` and the pixels of every slide that shows one against
+    :data:`MAX_DRAWN_PIXELS`."""
 
     def __init__(self, folder: Path | None) -> None:
         self.folder = folder
-        self.seen: set[str] = set()
+        self.pixels_of: dict[str, int] = {}
         self.total = 0
+        self.drawn = 0
 
     def check(self, name: str, where: str) -> None:
-        if self.folder is None or name in self.seen:
+        if self.folder is None:
             return
-        try:
-            picture = read_picture(self.folder, name)
-        except AssetError as exc:
-            raise DeckError(f"{where}: {exc}") from None
-        self.seen.add(name)
-        self.total += len(picture.data)
-        if self.total > MAX_PICTURE_TOTAL:
+        if name not in self.pixels_of:
+            try:
+                picture = read_picture(self.folder, name)
+            except AssetError as exc:
+                raise DeckError(f"{where}: {exc}") from None
+            self.pixels_of[name] = picture.width * picture.height
+            self.total += len(picture.data)
+            if self.total > MAX_PICTURE_TOTAL:
+                raise DeckError(
+                    f"{where}: the deck's pictures take more than {MAX_PICTURE_TOTAL >> 20} MB together"
+                )
+        self.drawn += self.pixels_of[name]
+        if self.drawn > MAX_DRAWN_PIXELS:
             raise DeckError(
-                f"{where}: the deck's pictures take more than {MAX_PICTURE_TOTAL >> 20} MB together"
+                f"{where}: the deck's slides draw more than {MAX_DRAWN_PIXELS:,} picture pixels in all "
+                "(16 pictures of 4096 × 4096)"
             )
 
 
