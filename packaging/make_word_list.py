@@ -42,7 +42,7 @@ def main(out: Path) -> None:
     for text in corpus_texts():
         counts.update(m.group() for m in pattern.finditer(text))
     kept = [(w, n) for w, n in counts.most_common() if n >= MIN_COUNT]
-    version = ".".join(platform.python_version_tuple()[:2])
+    version = platform.python_version()  # the topics change between patch releases too
     lines = [
         "# The words tokenizer's vocabulary: word<TAB>count, most frequent first.",
         "# Made by packaging/make_word_list.py from the Python documentation topics",

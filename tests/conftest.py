@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import pydoc_data.topics
 import shutil
+import signal
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -34,6 +35,13 @@ for _name, _folder in {
 }.items():
     os.environ[_name] = str(RUN_HOME / _folder)
 (RUN_HOME / "runtime").mkdir(mode=0o700)  # Qt wants the runtime folder private
+
+# ---------------------------------------------------------------- Ctrl+C as a terminal sends it
+# A run started in the background of a shell without job control (a CI runner's script, `cmd &`)
+# inherits SIGINT ignored, and so would every child it starts: the tests of Ctrl+C (a child sent
+# SIGINT, ``_thread.interrupt_main()``) need it handled as an interactive terminal has it.
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 # ---------------------------------------------------------------- hypothesis profiles
 # No deadline anywhere: a wall-clock limit per example fails at random on a loaded 2-core CI machine.
