@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -115,3 +116,13 @@ def cap_above_normal(cwd: Path, *argv: str) -> int:
     done = tokviz_capped(0, *argv, cwd=cwd)
     assert done.returncode == 0, done.stderr[-2000:]
     return int(done.stderr.splitlines()[-1]) * 1024 + HEADROOM
+
+
+def interruptible() -> None:
+    """``preexec_fn`` of a child the test sends Ctrl+C: SIGINT as an interactive terminal has it.
+
+    A child inherits an ignored or blocked SIGINT from the test process (a run started by a
+    runner without job control; a library's thread mask); it would then never see the signal.
+    """
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    signal.signal(signal.SIGINT, signal.SIG_DFL)

@@ -20,7 +20,7 @@ import pytest
 
 from tokviz.core.io.procpool import process_alive
 
-from .helpers import ROOT, assert_one_line_error, child_env
+from .helpers import ROOT, assert_one_line_error, child_env, interruptible
 
 CATASTROPHIC = r"(a|a)+$"
 HOSTILE_TEXT = "a" * 40 + "b"
@@ -165,6 +165,7 @@ def _train_then_signal(
             stdout=subprocess.DEVNULL,
             stderr=err,  # a file, not a pipe: a leftover child holding a pipe would block the read
             start_new_session=group,
+            preexec_fn=interruptible,
         )  # fmt: skip
         try:
             seen: set[int] = set()

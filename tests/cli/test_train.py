@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from ..texts import HELLO
-from .helpers import assert_one_line_error, child_env, run
+from .helpers import assert_one_line_error, child_env, interruptible, run
 
 
 def test_train_writes_a_model_that_encode_and_exports_can_use(
@@ -130,7 +130,7 @@ def test_ctrl_c_during_a_real_training_run_exits_130_and_writes_nothing(tmp_path
         text=True,
         env=child_env(),
         # A background shell may have left SIGINT ignored; restore the default so Python handles it.
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+        preexec_fn=interruptible,
     )
     with proc:
         assert proc.stderr is not None

@@ -25,7 +25,7 @@ from tokviz.core.errors import TokenizerLoadError
 from tokviz.core.formats import tokenizer_from_files
 from tokviz.core.io.outputs import FAULT_ENV, SIGINT_ENV, Output, check_outputs
 
-from .helpers import assert_one_line_error, run, tokviz_child
+from .helpers import assert_one_line_error, interruptible, run, tokviz_child
 from .helpers import child_env as _child_env
 
 
@@ -331,7 +331,7 @@ def test_ctrl_c_at_any_step_of_saving_leaves_all_old_or_all_new_and_says_which(
             text=True,
             timeout=120,
             # A background shell may have left SIGINT ignored; restore the default so Python handles it.
-            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+            preexec_fn=interruptible,
         )
         return done.returncode, done.stderr.splitlines()[-1], read_set(folder)
 
