@@ -46,7 +46,8 @@ class Counts:
             if view.tokens is None:
                 parts.append(f"{view.name}: …")
             else:
-                ratio = f"{self.bytes / view.tokens:.2f}" if view.tokens else "–"
+                rate = self.bytes_per_token(view)
+                ratio = "–" if rate is None else f"{rate:.2f}"
                 parts.append(f"{view.name}: {view.tokens:,} tokens ({ratio} bytes/token)")
         return "   ·   ".join(parts)
 
