@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 import heapq
 import operator
+from bisect import bisect_left
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from itertools import accumulate, chain, repeat
 from typing import NamedTuple, Protocol, SupportsIndex
@@ -128,6 +129,10 @@ class Tokenizer:
     _rank_checked = False
     # Whether encode() reads special-token strings in the text (see __init__); a class default too.
     specials_in_text = True
+    # Whether merge k makes the k-th multi-byte id in id order (a rank table: its merges are
+    # recovered in rank order), so :meth:`merge_rank` can answer without recovering them.
+    merges_follow_ids = False
+    _merged_ids: list[int] | None = None
 
     def __init__(
         self,
@@ -201,6 +206,19 @@ class Tokenizer:
         """Merge index that created each merged id."""
         self._ensure_tables()
         return self._merge_rank_of_id
+
+    def merge_rank(self, token_id: int) -> int | None:
+        """The index of the merge that made ``token_id`` (None for a byte, a special or an id no
+        merge makes). A rank table answers from its ids alone, so a page that names the ranks of a
+        few tokens does not recover 200,000 merges first; otherwise the merge tables answer."""
+        if self._tables_built or not self.merges_follow_ids:
+            return self.merge_rank_of_id.get(token_id)
+        if self._merged_ids is None:
+            self._merged_ids = sorted(
+                i for i, b in self.vocab.items() if len(b) > 1 and i not in self._special_ids
+            )
+        k = bisect_left(self._merged_ids, token_id)
+        return k if k < len(self._merged_ids) and self._merged_ids[k] == token_id else None
 
     @property
     def parents_of_id(self) -> dict[int, tuple[int, int]]:

@@ -88,6 +88,7 @@ def tokenizer_from_ranks(
         engine=engine,
         specials_in_text=specials_in_text,
     )
+    tokenizer.merges_follow_ids = True  # recover_merges lists the merges in rank order
     if len(mergeable) != len(frozen):  # the empty token is no merge: count without recovering them
         tokenizer._merge_count_hint = len(mergeable) - 256
     return tokenizer

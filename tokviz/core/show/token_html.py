@@ -115,7 +115,7 @@ def _title(token: HtmlToken, tokenizer: Tokenizer) -> str:
     if token.special:
         parts.append("special token")
     else:
-        rank = tokenizer.merge_rank_of_id.get(token.id)
+        rank = tokenizer.merge_rank(token.id)
         parts.append(
             "single byte" if len(token.data) == 1 else f"merge rank {rank}" if rank is not None else ""
         )
