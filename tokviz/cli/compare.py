@@ -23,12 +23,13 @@ from tokviz.cli.options import (
     ArgumentAdder,
     add_file_options,
     add_specials_in_text,
+    add_tokenizers,
     add_words_corpus,
     check_drawing_options,
     is_words,
     load_tokenizer,
+    load_tokenizers,
     read_text_file,
-    reading_specials,
     specials_note,
 )
 from tokviz.cli.output import format_int, format_ratio, render_markdown, render_table
@@ -45,12 +46,7 @@ PLOT_MAX_INPUTS = 12
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "--tokenizer",
-        action="append",
-        metavar="NAME|PATH",
-        help=f"repeat to compare several (default: {', '.join(DEFAULT_COMPARE)})",
-    )
+    add_tokenizers(p, "repeat to compare several", DEFAULT_COMPARE)
     p.add_argument(
         "files",
         nargs="*",
@@ -103,18 +99,7 @@ def run(args: argparse.Namespace) -> int:
         else:
             texts[path] = read_text_file(path)
     order = ["text"] if args.text is not None else list(dict.fromkeys(args.files))
-    specs = list(dict.fromkeys(args.tokenizer or DEFAULT_COMPARE))
-    tokenizers = [
-        load_tokenizer(
-            spec,
-            args.special_token,
-            pattern=args.pattern,
-            words_corpus=args.words_corpus,
-            words_texts=list(texts.values()),
-        )
-        for spec in specs
-    ]
-    tokenizers = reading_specials(tokenizers, args)
+    specs, _, tokenizers = load_tokenizers(args, words_texts=list(texts.values()))
     rows = measured_rows(texts, folders, specs, tokenizers, args.embedding_dim or 768, order)
     lesson = add_lesson_columns(rows, texts, specs, tokenizers)
     labels = [str(row["tokenizer"]) for row in rows[: len(tokenizers)]] or [t.name for t in tokenizers]
