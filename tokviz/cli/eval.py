@@ -16,7 +16,7 @@ from tokviz.cli.assumed import assumptions_by_label, note_assumptions
 from tokviz.cli.command import EXIT_ERROR, EXIT_OK, UsageError, print_error, print_note
 from tokviz.cli.compare import add_plot_options, check_plot_options, plot_compare
 from tokviz.cli.corpus_files import (
-    add_heldout_filters,
+    add_heldout,
     heldout_inputs,
     named_files,
     read_options,
@@ -58,14 +58,8 @@ example:
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.epilog = COLUMNS
     p.formatter_class = argparse.RawDescriptionHelpFormatter
-    p.add_argument(
-        "paths",
-        nargs="+",
-        metavar="PATH",
-        help="folders (walked recursively), files or globs ('src/**/*.py')",
-    )
+    add_heldout(p)
     add_tokenizers(p, "a built-in name or a tokenizer file; repeat to compare several", DEFAULT_EVAL)
-    add_heldout_filters(p)
     show = p.add_argument_group("what to show")
     show.add_argument(
         "--by",

@@ -23,7 +23,7 @@ import numpy as np
 
 from tokviz.cli.assumed import note_assumptions
 from tokviz.cli.command import UsageError, warns_on_cuts
-from tokviz.cli.corpus_files import add_heldout_filters, read_options, say_reading, select_heldout
+from tokviz.cli.corpus_files import add_heldout, read_options, say_reading, select_heldout
 from tokviz.cli.options import (
     add_file_options,
     add_specials_in_text,
@@ -46,15 +46,8 @@ _SCORE_RULE = "score = length / (1 + log2(1 + count))"
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "paths",
-        nargs="*",
-        metavar="PATH",
-        help="text files, folders (read recursively) or globs; '-' for stdin",
-    )
-    p.add_argument("--text", metavar="T", help="use this text instead of files")
+    add_heldout(p, or_text=True)
     add_tokenizers(p, "a built-in name or a tokenizer file; repeat for several")
-    add_heldout_filters(p)
     p.add_argument(
         "--top", type=int, default=20, metavar="N", help="rows of each list (default: 20; 0: no lists)"
     )
