@@ -22,6 +22,7 @@ from tokviz.cli.drawing import qt_drawing
 from tokviz.cli.options import (
     ArgumentAdder,
     add_file_options,
+    add_input,
     add_specials_in_text,
     add_tokenizers,
     add_words_corpus,
@@ -47,13 +48,7 @@ PLOT_MAX_INPUTS = 12
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     add_tokenizers(p, "repeat to compare several", DEFAULT_COMPARE)
-    p.add_argument(
-        "files",
-        nargs="*",
-        metavar="FILE",
-        help="text files ('-' for standard input) or folders (each the total over its text files)",
-    )
-    p.add_argument("--text", metavar="T", help="compare on this text instead of files")
+    add_input(p, several=True)
     p.add_argument("--format", choices=FORMATS, default="table", help="output form (default: table)")
     add_words_corpus(p)
     add_file_options(p)

@@ -152,10 +152,21 @@ def add_words_corpus(p: ArgumentAdder) -> None:
     )
 
 
-def add_input(p: ArgumentAdder) -> None:
-    """The input text: a ``FILE`` argument or ``--text`` (read with :func:`input_text`)."""
-    p.add_argument("file", nargs="?", metavar="FILE", help="a UTF-8 text file ('-' for standard input)")
-    p.add_argument("--text", metavar="T", help="use this text instead of a file")
+def add_input(p: ArgumentAdder, several: bool = False) -> None:
+    """The input text: a ``FILE`` argument (read with :func:`input_text`) or ``--text``.
+
+    With ``several``, ``FILE...`` (``args.files``): files or folders, each measured apart.
+    """
+    if several:
+        p.add_argument(
+            "files",
+            nargs="*",
+            metavar="FILE",
+            help="text files ('-' for standard input) or folders (each the total over its text files)",
+        )
+    else:
+        p.add_argument("file", nargs="?", metavar="FILE", help="a UTF-8 text file ('-' for standard input)")
+    p.add_argument("--text", metavar="T", help=f"use this text instead of {'files' if several else 'a file'}")
 
 
 # ----------------------------------------------------------------------------- reading them
