@@ -18,6 +18,7 @@ from tiktoken.load import check_hash
 from ..errors import TokenizerLoadError
 from ..io.recovery import recover_merges
 from ..io.resources import resource_path
+from .encoding_names import encoding_aliases
 from .tiktoken_file import parse_tiktoken_file
 
 
@@ -77,17 +78,7 @@ BUNDLED: dict[str, BundledEncoding] = {
 }
 
 
-_ALIASES = {
-    "r50k_base": "r50k_base",
-    "r50k": "r50k_base",
-    "gpt2": "r50k_base",
-    "gpt-2": "r50k_base",
-    "cl100k_base": "cl100k_base",
-    "cl100k": "cl100k_base",
-    "o200k_base": "o200k_base",
-    "o200k": "o200k_base",
-    "gpt-4o": "o200k_base",
-}
+_ALIASES = encoding_aliases(by_short_name=False)
 
 
 def bundled_encoding(name: str) -> BundledEncoding:
