@@ -15,6 +15,7 @@ import tiktoken
 from tokviz.core.bpe.tokenizer import Tokenizer
 from tokviz.core.errors import TokenizerLoadError
 from tokviz.core.formats import export_gpt2, export_hf, export_tiktoken, save_model
+from tokviz.core.formats.encodings import bundled_encoding
 from tokviz.core.formats.registry import BUILTIN_TOKENIZERS, builtin_tokenizer, load_tokenizer
 from tokviz.core.io.resources import resource_path
 from tokviz.core.training.train import train_bpe
@@ -96,6 +97,17 @@ def test_bundled_tokenizers_are_built_once_and_shared_across_threads() -> None:
         t.join()
     assert len(results) == 8 and all(r is results[0] for r in results)
     assert load_tokenizer("r50k_base") is load_tokenizer("GPT2") is results[0]
+
+
+@pytest.mark.parametrize(
+    ("alias", "published", "listed"), [("gpt-2", "r50k_base", "gpt2"), ("gpt-4o", "o200k_base", "o200k")]
+)
+def test_an_encoding_answers_to_every_name_in_the_registry_and_among_the_encodings(
+    alias: str, published: str, listed: str
+) -> None:
+    assert bundled_encoding(alias).name == bundled_encoding(listed).name == published
+    assert load_tokenizer(alias) is load_tokenizer(published) is builtin_tokenizer(listed)
+    assert listed in BUILTIN_TOKENIZERS
 
 
 def test_bundled_encodings_encode_in_a_fresh_process_without_their_merge_list() -> None:

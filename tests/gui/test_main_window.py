@@ -301,7 +301,7 @@ def test_a_panel_plugs_in_through_the_context_as_a_hidden_dock_with_a_shortcut(q
     from PySide6.QtWidgets import QLabel
 
     dock = window.host.add_dock(
-        QLabel("a new panel"), "New panel", "newPanelDock", "Ctrl+Alt+P", action_text="&New"
+        QLabel("a new panel"), "New panel", "newPanelDock", shortcut="Ctrl+Alt+P", action_text="&New"
     )
     toggle = dock.toggleViewAction()
     assert toggle in menu(window, "viewMenu").actions()

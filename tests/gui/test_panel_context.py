@@ -10,13 +10,14 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable
 from pathlib import Path
+from typing import Unpack
 
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QAction, QFont
 from PySide6.QtWidgets import QDockWidget, QMainWindow, QMenu, QWidget
 
 import tokviz.gui.panels
-from tokviz.gui.context import DockArea, PanelContext, ViewTokens
+from tokviz.gui.context import ActionOptions, DockOptions, PanelContext, ViewTokens
 from tokviz.gui.models.tokenizers import TokenizerRegistryModel
 from tokviz.gui.settings import Settings
 from tokviz.gui.style.theme import TokenColors, token_colors
@@ -114,42 +115,24 @@ class FakeContext(QObject):
         return "gpt2"
 
     def add_dock(
-        self,
-        widget: QWidget,
-        title: str,
-        object_name: str,
-        shortcut: str | None = None,
-        *,
-        action_text: str | None = None,
-        area: DockArea = "bottom",
-        visible: bool = False,
-        first_size: Callable[[], int] | None = None,
-        tabify_with: str | None = None,
+        self, widget: QWidget, title: str, object_name: str, **options: Unpack[DockOptions]
     ) -> QDockWidget:
         dock = QDockWidget(title, self.window)
         dock.setObjectName(object_name)
         dock.setWidget(widget)
         self.window.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, dock)
-        dock.setVisible(visible)
+        dock.setVisible(options.get("visible", False))
         return dock
 
     def add_menu(self, title: str, object_name: str) -> QMenu:
         return self.window.menuBar().addMenu(title)
 
-    def add_action(
-        self,
-        text: str,
-        slot: Callable[[], object],
-        shortcut: str | None = None,
-        *,
-        name: str = "",
-        menu: QMenu | None = None,
-    ) -> QAction:
+    def add_action(self, text: str, slot: Callable[[], object], **options: Unpack[ActionOptions]) -> QAction:
         action = QAction(text, self.window)
-        action.setObjectName(name)
+        action.setObjectName(options.get("name", ""))
         action.triggered.connect(lambda *_: slot())
-        if menu is not None:
-            menu.addAction(action)
+        if "menu" in options:
+            options["menu"].addAction(action)
         return action
 
     def open_tokenizer_dialog(self) -> None:

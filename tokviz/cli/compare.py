@@ -22,13 +22,15 @@ from tokviz.cli.drawing import qt_drawing
 from tokviz.cli.options import (
     ArgumentAdder,
     add_file_options,
+    add_input,
     add_specials_in_text,
+    add_tokenizers,
     add_words_corpus,
     check_drawing_options,
     is_words,
     load_tokenizer,
+    load_tokenizers,
     read_text_file,
-    reading_specials,
     specials_note,
 )
 from tokviz.cli.output import format_int, format_ratio, render_markdown, render_table
@@ -45,19 +47,8 @@ PLOT_MAX_INPUTS = 12
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "--tokenizer",
-        action="append",
-        metavar="NAME|PATH",
-        help=f"repeat to compare several (default: {', '.join(DEFAULT_COMPARE)})",
-    )
-    p.add_argument(
-        "files",
-        nargs="*",
-        metavar="FILE",
-        help="text files ('-' for standard input) or folders (each the total over its text files)",
-    )
-    p.add_argument("--text", metavar="T", help="compare on this text instead of files")
+    add_tokenizers(p, "repeat to compare several", DEFAULT_COMPARE)
+    add_input(p, several=True)
     p.add_argument("--format", choices=FORMATS, default="table", help="output form (default: table)")
     add_words_corpus(p)
     add_file_options(p)
@@ -103,18 +94,7 @@ def run(args: argparse.Namespace) -> int:
         else:
             texts[path] = read_text_file(path)
     order = ["text"] if args.text is not None else list(dict.fromkeys(args.files))
-    specs = list(dict.fromkeys(args.tokenizer or DEFAULT_COMPARE))
-    tokenizers = [
-        load_tokenizer(
-            spec,
-            args.special_token,
-            pattern=args.pattern,
-            words_corpus=args.words_corpus,
-            words_texts=list(texts.values()),
-        )
-        for spec in specs
-    ]
-    tokenizers = reading_specials(tokenizers, args)
+    specs, _, tokenizers = load_tokenizers(args, words_texts=list(texts.values()))
     rows = measured_rows(texts, folders, specs, tokenizers, args.embedding_dim or 768, order)
     lesson = add_lesson_columns(rows, texts, specs, tokenizers)
     labels = [str(row["tokenizer"]) for row in rows[: len(tokenizers)]] or [t.name for t in tokenizers]

@@ -1,6 +1,6 @@
 """Which files of the folders given are read, and how: the options, the selection and the run
 every command over files uses. ``train`` and ``count`` read a corpus; ``eval``, ``sweep`` and
-``usage`` read held-out files (:func:`add_heldout_filters`, :func:`select_heldout`). All of them
+``usage`` read held-out files (:func:`add_heldout`, :func:`select_heldout`). All of them
 take the same ``--include`` / ``--exclude`` / ``--max-file-size`` / ``--include-binary`` with the
 same meaning, read exactly the same files, say the same about what they left out and stop the
 same way on Ctrl+C or invalid UTF-8."""
@@ -50,9 +50,23 @@ def add_file_filters(p: ArgumentAdder) -> None:
     add_record_options(p)
 
 
-def add_heldout_filters(p: argparse.ArgumentParser) -> None:
-    """The options that choose held-out files (``eval``, ``sweep``, ``usage``), in one group: the
-    corpus's filters, and ``--replace-invalid`` to read text that is not UTF-8 instead of skipping it."""
+def add_heldout(p: argparse.ArgumentParser, metavar: str = "PATH", *, or_text: bool = False) -> None:
+    """What chooses held-out files (``eval``, ``sweep``, ``usage``): the ``paths`` they are found in
+    and, in one group, the corpus's filters and ``--replace-invalid`` to read text that is not UTF-8
+    instead of skipping it (:func:`select_heldout` reads them all).
+
+    With ``or_text`` the paths may be left out for ``--text T``, the text itself, or be ``-``,
+    standard input.
+    """
+    p.add_argument(
+        "paths",
+        nargs="*" if or_text else "+",
+        metavar=metavar,
+        help="folders (walked recursively), files or globs ('src/**/*.py')"
+        + ("; '-' for standard input" if or_text else ""),
+    )
+    if or_text:
+        p.add_argument("--text", metavar="T", help="use this text instead of files")
     pick = p.add_argument_group("which files (text files only; binaries are skipped and counted)")
     add_file_filters(pick)
     pick.add_argument(
@@ -227,7 +241,7 @@ def _size_option(flag: str, text: str) -> int:
 
 
 def select_heldout(args: argparse.Namespace, doing: str) -> tuple[Selection, str]:
-    """The held-out files the options of :func:`add_heldout_filters` choose from ``args.paths``, and
+    """The held-out files the options of :func:`add_heldout` choose from ``args.paths``, and
     how their text is decoded (``"strict"`` or ``"replace"``).
 
     As :func:`select_corpus` (a bad size or pattern is a usage error, a note says what was left

@@ -16,7 +16,7 @@ from tokviz.cli.assumed import assumptions_by_label, note_assumptions
 from tokviz.cli.command import EXIT_ERROR, EXIT_OK, UsageError, print_error, print_note
 from tokviz.cli.compare import add_plot_options, check_plot_options, plot_compare
 from tokviz.cli.corpus_files import (
-    add_heldout_filters,
+    add_heldout,
     heldout_inputs,
     named_files,
     read_options,
@@ -27,9 +27,11 @@ from tokviz.cli.eval_output import FORMATS, render
 from tokviz.cli.options import (
     add_file_options,
     add_specials_in_text,
+    add_tokenizers,
     load_tokenizer,
     reading_specials,
     specials_note,
+    tokenizer_specs,
 )
 from tokviz.cli.output import check_row_outputs, write_rows
 from tokviz.cli.progress import ProgressLine
@@ -56,19 +58,8 @@ example:
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.epilog = COLUMNS
     p.formatter_class = argparse.RawDescriptionHelpFormatter
-    p.add_argument(
-        "paths",
-        nargs="+",
-        metavar="PATH",
-        help="folders (walked recursively), files or globs ('src/**/*.py')",
-    )
-    p.add_argument(
-        "--tokenizer",
-        action="append",
-        metavar="NAME|PATH",
-        help=f"a built-in name or a tokenizer file; repeat to compare several (default: {', '.join(DEFAULT_EVAL)})",
-    )
-    add_heldout_filters(p)
+    add_heldout(p)
+    add_tokenizers(p, "a built-in name or a tokenizer file; repeat to compare several", DEFAULT_EVAL)
     show = p.add_argument_group("what to show")
     show.add_argument(
         "--by",
@@ -106,9 +97,7 @@ def run(args: argparse.Namespace) -> int:
     check_row_outputs(args, heldout_inputs(args))
     categories = read_categories(args.categories)
     selection, errors = select_heldout(args, "evaluate")
-    specs, loaded, failed = _load_tokenizers(
-        list(dict.fromkeys(args.tokenizer or DEFAULT_EVAL)), args.pattern
-    )
+    specs, loaded, failed = _load_tokenizers(tokenizer_specs(args), args.pattern)
     tokenizers = reading_specials(loaded, args)
     evaluation = _evaluate(args, specs, tokenizers, selection, categories, errors)
     _say_read(evaluation, args.quiet)

@@ -11,7 +11,7 @@ import os
 import shlex
 import sys
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from tokviz.cli.command import UsageError
 
@@ -127,6 +127,19 @@ def add_tokenizer(p: ArgumentAdder, default: str) -> None:
     )
 
 
+def add_tokenizers(p: argparse.ArgumentParser, about: str, defaults: Sequence[str] = ()) -> None:
+    """``--tokenizer NAME|PATH``, repeatable: the tokenizers a command measures side by side.
+
+    ``defaults`` stand in when none is given (without any, the option is required);
+    :func:`load_tokenizers` reads the option with them.
+    """
+    shown = f" (default: {', '.join(defaults)})" if defaults else ""
+    p.add_argument(
+        "--tokenizer", action="append", required=not defaults, metavar="NAME|PATH", help=about + shown
+    )
+    p.set_defaults(default_tokenizers=tuple(defaults))
+
+
 def add_words_corpus(p: ArgumentAdder) -> None:
     """``--words-corpus FILE`` (repeatable): what ``--tokenizer words`` builds its vocabulary from."""
     p.add_argument(
@@ -139,10 +152,21 @@ def add_words_corpus(p: ArgumentAdder) -> None:
     )
 
 
-def add_input(p: ArgumentAdder) -> None:
-    """The input text: a ``FILE`` argument or ``--text`` (read with :func:`input_text`)."""
-    p.add_argument("file", nargs="?", metavar="FILE", help="a UTF-8 text file ('-' for standard input)")
-    p.add_argument("--text", metavar="T", help="use this text instead of a file")
+def add_input(p: ArgumentAdder, several: bool = False) -> None:
+    """The input text: a ``FILE`` argument (read with :func:`input_text`) or ``--text``.
+
+    With ``several``, ``FILE...`` (``args.files``): files or folders, each measured apart.
+    """
+    if several:
+        p.add_argument(
+            "files",
+            nargs="*",
+            metavar="FILE",
+            help="text files ('-' for standard input) or folders (each the total over its text files)",
+        )
+    else:
+        p.add_argument("file", nargs="?", metavar="FILE", help="a UTF-8 text file ('-' for standard input)")
+    p.add_argument("--text", metavar="T", help=f"use this text instead of {'files' if several else 'a file'}")
 
 
 # ----------------------------------------------------------------------------- reading them
@@ -260,6 +284,39 @@ def load_tokenizer(
     from tokviz.core.formats import load_warnings, remember_warnings
 
     return remember_warnings(tok.with_special_tokens(extra), load_warnings(tok))
+
+
+def tokenizer_specs(args: argparse.Namespace) -> list[str]:
+    """The tokenizers :func:`add_tokenizers`' option names (or its defaults), each once, in order."""
+    return list(dict.fromkeys(args.tokenizer or args.default_tokenizers))
+
+
+class LoadedTokenizers(NamedTuple):
+    """What :func:`load_tokenizers` returns: the specs as given (each once), the tokenizers as loaded
+    (what tokviz assumed about each stays with them) and the same reading special-token text as
+    ``--specials-in-text`` says (what the command encodes with)."""
+
+    specs: list[str]
+    loaded: list[Tokenizer]
+    reading: list[Tokenizer]
+
+
+def load_tokenizers(args: argparse.Namespace, words_texts: Sequence[str] | None = None) -> LoadedTokenizers:
+    """The tokenizers of :func:`add_tokenizers`' option, each spec once, loaded as :func:`load_tokenizer`
+    loads them with the command's ``--special-token``, ``--pattern`` and ``--words-corpus`` (those
+    it has), ``words`` built from ``words_texts`` when no corpus is named."""
+    specs = tokenizer_specs(args)
+    loaded = [
+        load_tokenizer(
+            spec,
+            getattr(args, "special_token", ()),
+            pattern=args.pattern,
+            words_corpus=getattr(args, "words_corpus", ()),
+            words_texts=words_texts,
+        )
+        for spec in specs
+    ]
+    return LoadedTokenizers(specs, loaded, reading_specials(loaded, args))
 
 
 def check_image_path(flag: str, output: str, scale: float | None) -> None:

@@ -19,9 +19,9 @@ from tokviz.cli.drawing import qt_drawing
 from tokviz.cli.options import (
     add_file_options,
     add_specials_in_text,
+    add_tokenizers,
     check_drawing_options,
-    load_tokenizer,
-    reading_specials,
+    load_tokenizers,
     specials_note,
 )
 from tokviz.cli.output import check_row_outputs, render_markdown, render_table, write_rows
@@ -55,12 +55,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "eng_Latn.devtest, ... (its top folder reads devtest/); default: the small sample bundled "
         "with tokviz, written for illustration",
     )
-    p.add_argument(
-        "--tokenizer",
-        action="append",
-        metavar="NAME|PATH",
-        help=f"a built-in name or a tokenizer file or folder; repeat to compare several "
-        f"(default: {', '.join(DEFAULT_PARITY)})",
+    add_tokenizers(
+        p, "a built-in name or a tokenizer file or folder; repeat to compare several", DEFAULT_PARITY
     )
     p.add_argument(
         "--reference",
@@ -110,9 +106,7 @@ def run(args: argparse.Namespace) -> int:
     parallel = read_parallel(args.folder if args.folder is not None else bundled_sample(), args.field)
     inputs = [t.path for t in parallel.texts]
     check_row_outputs(args, inputs)
-    specs = list(dict.fromkeys(args.tokenizer or DEFAULT_PARITY))
-    loaded = [load_tokenizer(spec, pattern=args.pattern) for spec in specs]
-    tokenizers = reading_specials(loaded, args)
+    specs, loaded, tokenizers = load_tokenizers(args)
     labels = unique_labels(specs, loaded)
     meter = None if args.quiet else ParityMeter(sys.stderr)
     try:

@@ -12,11 +12,11 @@ from tokviz.cli.options import (
     add_input,
     add_picture_options,
     add_specials_in_text,
+    add_tokenizers,
     add_words_corpus,
     check_picture_options,
     input_text,
-    load_tokenizer,
-    reading_specials,
+    load_tokenizers,
     specials_note,
 )
 
@@ -28,12 +28,7 @@ DEFAULT_TOKENIZERS = ("gpt2", "cl100k")
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     add_input(p)
-    p.add_argument(
-        "--tokenizer",
-        action="append",
-        metavar="NAME|PATH",
-        help="one strip per tokenizer; repeat for several (default: gpt2 and cl100k)",
-    )
+    add_tokenizers(p, "one strip per tokenizer; repeat for several", DEFAULT_TOKENIZERS)
     p.add_argument(
         "-o",
         "--output",
@@ -57,14 +52,7 @@ def run(args: argparse.Namespace) -> int:
         check_page_options(args)
     else:
         check_picture_options(args, "-o", args.output)
-    specs = list(dict.fromkeys(args.tokenizer or DEFAULT_TOKENIZERS))
-    tokenizers = [
-        load_tokenizer(
-            spec, args.special_token, pattern=args.pattern, words_corpus=args.words_corpus, words_texts=[text]
-        )
-        for spec in specs
-    ]
-    tokenizers = reading_specials(tokenizers, args)
+    specs, _, tokenizers = load_tokenizers(args, words_texts=[text])
     names = [tok.name for tok in tokenizers]
     if len(set(names)) != len(names):
         names = specs

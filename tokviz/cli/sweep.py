@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from tokviz.cli.assumed import note_assumptions
 from tokviz.cli.command import UsageError, print_note, warns_on_cuts
-from tokviz.cli.corpus_files import add_heldout_filters, heldout_inputs, named_files, select_heldout
+from tokviz.cli.corpus_files import add_heldout, heldout_inputs, named_files, select_heldout
 from tokviz.cli.eval import EvalMeter, read_categories
 from tokviz.cli.options import (
     add_file_options,
@@ -53,10 +53,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.epilog = ABOUT
     p.formatter_class = argparse.RawDescriptionHelpFormatter
     p.add_argument("tokenizer", metavar="MODEL", help="a BPE tokenizer: a built-in name or a file or folder")
-    p.add_argument(
-        "paths", nargs="+", metavar="HELD-OUT", help="folders (walked recursively), files or globs"
-    )
-    add_heldout_filters(p)
+    add_heldout(p, "HELD-OUT")
     show = p.add_argument_group("what to show")
     show.add_argument(
         "--by",

@@ -23,12 +23,12 @@ import numpy as np
 
 from tokviz.cli.assumed import note_assumptions
 from tokviz.cli.command import UsageError, warns_on_cuts
-from tokviz.cli.corpus_files import add_heldout_filters, read_options, say_reading, select_heldout
+from tokviz.cli.corpus_files import add_heldout, read_options, say_reading, select_heldout
 from tokviz.cli.options import (
     add_file_options,
     add_specials_in_text,
-    load_tokenizer,
-    reading_specials,
+    add_tokenizers,
+    load_tokenizers,
     specials_note,
 )
 from tokviz.cli.output import format_ratio, render_table, text_or_hex, token_label
@@ -46,21 +46,8 @@ _SCORE_RULE = "score = length / (1 + log2(1 + count))"
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "paths",
-        nargs="*",
-        metavar="PATH",
-        help="text files, folders (read recursively) or globs; '-' for stdin",
-    )
-    p.add_argument("--text", metavar="T", help="use this text instead of files")
-    p.add_argument(
-        "--tokenizer",
-        action="append",
-        required=True,
-        metavar="NAME|PATH",
-        help="a built-in name or a tokenizer file (repeat for several)",
-    )
-    add_heldout_filters(p)
+    add_heldout(p, or_text=True)
+    add_tokenizers(p, "a built-in name or a tokenizer file; repeat for several")
     p.add_argument(
         "--top", type=int, default=20, metavar="N", help="rows of each list (default: 20; 0: no lists)"
     )
@@ -99,9 +86,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("give either --text or PATHs, not both")
     if args.text is None and not args.paths:
         raise UsageError("give the held-out text as PATHs (files, folders, globs) or as --text TEXT")
-    specs = list(dict.fromkeys(args.tokenizer))
-    loaded = [load_tokenizer(spec, pattern=args.pattern) for spec in specs]
-    tokenizers = reading_specials(loaded, args)
+    specs, loaded, tokenizers = load_tokenizers(args)
     names = short_names(specs, tokenizers)
     mode = args.specials_in_text
     reports = [

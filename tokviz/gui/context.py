@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol, TypedDict, Unpack
 
 if TYPE_CHECKING:
     from PySide6.QtCore import SignalInstance
@@ -25,6 +25,33 @@ if TYPE_CHECKING:
     from tokviz.gui.text.display import DisplayOptions
 
 DockArea = Literal["bottom", "right"]
+
+
+class DockOptions(TypedDict, total=False):
+    """How :meth:`PanelContext.add_dock` places a dock and its View-menu toggle; any may be left out.
+
+    ``shortcut`` shows and raises the dock; ``action_text`` is the toggle's menu text (default: the
+    dock's title); ``area`` is ``"bottom"`` (the default) or ``"right"``. The dock starts hidden
+    unless ``visible``; the saved layout, restored once every panel is installed, wins.
+    ``first_size`` gives the dock's height (bottom) or width (right) the first time it is shown
+    without a saved layout. ``tabify_with`` names a dock to share tabs with (that dock stays in front).
+    """
+
+    shortcut: str
+    action_text: str
+    area: DockArea
+    visible: bool
+    first_size: Callable[[], int]
+    tabify_with: str
+
+
+class ActionOptions(TypedDict, total=False):
+    """What :meth:`PanelContext.add_action` may add to an action: its ``shortcut``, its object
+    ``name`` (how tests and the layout find it) and the ``menu`` it is listed in."""
+
+    shortcut: str
+    name: str
+    menu: QMenu
 
 
 @dataclass(frozen=True)
@@ -123,41 +150,17 @@ class PanelContext(Protocol):
         ...
 
     def add_dock(
-        self,
-        widget: QWidget,
-        title: str,
-        object_name: str,
-        shortcut: str | None = None,
-        *,
-        action_text: str | None = None,
-        area: DockArea = "bottom",
-        visible: bool = False,
-        first_size: Callable[[], int] | None = None,
-        tabify_with: str | None = None,
+        self, widget: QWidget, title: str, object_name: str, **options: Unpack[DockOptions]
     ) -> QDockWidget:
-        """Dock ``widget`` with a View-menu toggle (and ``shortcut``) that shows and raises it.
-
-        The dock starts hidden unless ``visible``; the saved layout, restored once every panel is
-        installed, wins. ``first_size`` gives the dock's height (bottom) or width (right) the first
-        time it is shown without a saved layout. ``tabify_with`` names a dock to share tabs with
-        (that dock stays in front).
-        """
+        """Dock ``widget`` with a View-menu toggle that shows and raises it, placed as ``options`` say."""
         ...
 
     def add_menu(self, title: str, object_name: str) -> QMenu:
         """A new top-level menu, placed before Help."""
         ...
 
-    def add_action(
-        self,
-        text: str,
-        slot: Callable[[], object],
-        shortcut: str | None = None,
-        *,
-        name: str = "",
-        menu: QMenu | None = None,
-    ) -> QAction:
-        """A window-wide action (its shortcut works wherever the focus is), added to ``menu`` if given."""
+    def add_action(self, text: str, slot: Callable[[], object], **options: Unpack[ActionOptions]) -> QAction:
+        """A window-wide action (its shortcut works wherever the focus is), added to its menu if given."""
         ...
 
     def open_tokenizer_dialog(self) -> None:

@@ -313,7 +313,15 @@ def read_json(
     path: PathLike, error: type[TokenizerLoadError] = TokenizerLoadError, cap: int = MAX_FILE_BYTES
 ) -> Any:
     """Read a JSON file with a size cap and strict parsing; ``error`` is the class to raise."""
-    return _parse_json(_read_file(path, error, cap), Path(path).name, error)
+    return _parse_json_text(read_text(path, error, cap), Path(path).name, error)
+
+
+def read_text(
+    path: PathLike, error: type[TokenizerLoadError] = TokenizerLoadError, cap: int = MAX_FILE_BYTES
+) -> str:
+    """Read a UTF-8 text file (a leading byte-order mark dropped) with a size cap; ``error`` is the
+    class to raise."""
+    return _decode_text(_read_file(path, error, cap), Path(path).name, error)
 
 
 def json_kind(value: object) -> str:

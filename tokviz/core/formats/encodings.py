@@ -18,69 +18,67 @@ from tiktoken.load import check_hash
 from ..errors import TokenizerLoadError
 from ..io.recovery import recover_merges
 from ..io.resources import resource_path
+from .encoding_names import encoding_aliases
 from .tiktoken_file import parse_tiktoken_file
 
 
 @dataclass(frozen=True)
 class BundledEncoding:
-    """Facts about one shipped encoding: its file, published hash, specials and chunking pattern."""
+    """Facts about one shipped encoding: its published hash, specials and chunking pattern.
+
+    Its file in ``resources/encodings`` is named after it (:attr:`filename`).
+    """
 
     name: str
-    filename: str
     sha256: str
     rank_count: int
     special_tokens: MappingProxyType[str, int] = field(repr=False)
     # A name tokviz.core.pretok.pretokenize.resolve_pretokenizer understands.
     pattern: str
 
+    @property
+    def filename(self) -> str:
+        """The rank file's name, as OpenAI publishes it: ``NAME.tiktoken``."""
+        return f"{self.name}.tiktoken"
+
 
 BUNDLED: dict[str, BundledEncoding] = {
-    "r50k_base": BundledEncoding(
-        name="r50k_base",
-        filename="r50k_base.tiktoken",
-        sha256="306cd27f03c1a714eca7108e03d66b7dc042abe8c258b44c199a7ed9838dd930",
-        rank_count=50256,
-        special_tokens=MappingProxyType({"<|endoftext|>": 50256}),
-        pattern="gpt2",
-    ),
-    "cl100k_base": BundledEncoding(
-        name="cl100k_base",
-        filename="cl100k_base.tiktoken",
-        sha256="223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7",
-        rank_count=100256,
-        special_tokens=MappingProxyType(
-            {
-                "<|endoftext|>": 100257,
-                "<|fim_prefix|>": 100258,
-                "<|fim_middle|>": 100259,
-                "<|fim_suffix|>": 100260,
-                "<|endofprompt|>": 100276,
-            }
+    encoding.name: encoding
+    for encoding in (
+        BundledEncoding(
+            name="r50k_base",
+            sha256="306cd27f03c1a714eca7108e03d66b7dc042abe8c258b44c199a7ed9838dd930",
+            rank_count=50256,
+            special_tokens=MappingProxyType({"<|endoftext|>": 50256}),
+            pattern="gpt2",
         ),
-        pattern="cl100k",
-    ),
-    "o200k_base": BundledEncoding(
-        name="o200k_base",
-        filename="o200k_base.tiktoken",
-        sha256="446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d",
-        rank_count=199998,
-        special_tokens=MappingProxyType({"<|endoftext|>": 199999, "<|endofprompt|>": 200018}),
-        pattern="o200k",
-    ),
+        BundledEncoding(
+            name="cl100k_base",
+            sha256="223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7",
+            rank_count=100256,
+            special_tokens=MappingProxyType(
+                {
+                    "<|endoftext|>": 100257,
+                    "<|fim_prefix|>": 100258,
+                    "<|fim_middle|>": 100259,
+                    "<|fim_suffix|>": 100260,
+                    "<|endofprompt|>": 100276,
+                }
+            ),
+            pattern="cl100k",
+        ),
+        BundledEncoding(
+            name="o200k_base",
+            sha256="446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d",
+            rank_count=199998,
+            special_tokens=MappingProxyType({"<|endoftext|>": 199999, "<|endofprompt|>": 200018}),
+            pattern="o200k",
+        ),
+    )
 }
 
 
-_ALIASES = {
-    "r50k_base": "r50k_base",
-    "r50k": "r50k_base",
-    "gpt2": "r50k_base",
-    "gpt-2": "r50k_base",
-    "cl100k_base": "cl100k_base",
-    "cl100k": "cl100k_base",
-    "o200k_base": "o200k_base",
-    "o200k": "o200k_base",
-    "gpt-4o": "o200k_base",
-}
+_ALIASES = encoding_aliases(by_short_name=False)
 
 
 def bundled_encoding(name: str) -> BundledEncoding:

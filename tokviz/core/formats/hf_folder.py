@@ -32,12 +32,11 @@ from ._common import (
     VOCAB_JSON_CAP,
     PathLike,
     _check_count,
-    _decode_text,
     _is_int,
-    _parse_json,
-    _read_file,
     _short,
     json_kind,
+    read_json,
+    read_text,
 )
 from ._reach import judge_reach, remember_warnings
 from .gpt2_files import checked_vocab, read_vocab_merges
@@ -134,7 +133,7 @@ def _side_files(folder: Path) -> dict[str, Any]:
         path = folder / name
         if not path.is_file():
             continue
-        value = _parse_json(_read_file(path, TokenizerLoadError, VOCAB_JSON_CAP), name, TokenizerLoadError)
+        value = read_json(path, cap=VOCAB_JSON_CAP)
         if not isinstance(value, dict):
             raise TokenizerLoadError(f"{name}: expected a JSON object, found {json_kind(value)}")
         out[name] = value
@@ -342,7 +341,7 @@ def load_wordpiece_vocab(
     from tokenizers import decoders, models, normalizers, pre_tokenizers, processors
 
     path = Path(vocab_txt)
-    text = _decode_text(_read_file(path, TokenizerLoadError, VOCAB_JSON_CAP), path.name, TokenizerLoadError)
+    text = read_text(path, cap=VOCAB_JSON_CAP)
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()

@@ -23,12 +23,11 @@ from ._common import (
     PathLike,
     _byte_level_strings,
     _check_count,
-    _decode_text,
-    _parse_json,
-    _read_file,
+    _parse_json_text,
     _short,
     check_file_pattern,
     json_kind,
+    read_text,
 )
 from ._reach import judge_reach, remember_warnings
 from ._writing import encode_text, write_file
@@ -122,11 +121,9 @@ def _hf_pre_tokenizer(pre: Pretokenizer) -> dict[str, Any]:
 def load_hf(path: PathLike) -> Tokenizer:
     """Load any Hugging Face ``tokenizer.json`` (see :func:`hf_from_json`)."""
     p = Path(path)
-    data = _read_file(p, TokenizerLoadError, HF_JSON_CAP)
-    parsed = _parse_json(data, p.name, TokenizerLoadError)
-    tok = hf_from_json(
-        parsed, p.name, p.parent.name or p.stem, source=_decode_text(data, p.name, TokenizerLoadError)
-    )
+    source = read_text(p, cap=HF_JSON_CAP)
+    parsed = _parse_json_text(source, p.name, TokenizerLoadError)
+    tok = hf_from_json(parsed, p.name, p.parent.name or p.stem, source=source)
     return with_folder_assumptions(tok, p)
 
 

@@ -29,12 +29,11 @@ from ._common import (
     MODEL_VERSION,
     JsonMembers,
     PathLike,
-    _decode_text,
     _is_int,
     _parse_json_text,
-    _read_file,
     _short,
     json_kind,
+    read_text,
 )
 from ._reach import judge_reach, remember_warnings, unmade
 from ._writing import encode_text, write_file
@@ -169,10 +168,7 @@ def _provenance_block(provenance: dict[str, Any], dumps: Callable[[Any, str], st
 
 def load_model(path: PathLike) -> LoadedModel:
     """Read and validate a tokviz model file; :class:`ModelFileError` says what is wrong."""
-    name = Path(path).name
-    return model_from_text(
-        _decode_text(_read_file(path, ModelFileError, MODEL_FILE_CAP), name, ModelFileError), name
-    )
+    return model_from_text(read_text(path, ModelFileError, MODEL_FILE_CAP), Path(path).name)
 
 
 # The top-level members a model file may hold by the million, one item a token.

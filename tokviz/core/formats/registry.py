@@ -35,6 +35,7 @@ from ._common import (
 )
 from ._reach import load_warnings as load_warnings  # re-exported: the GUI and CLI show them
 from ._reach import remember_warnings
+from .encoding_names import encoding_aliases
 from .hf_config import sentencepiece_class_assumption
 from .hf_folder import load_vocab_merges, load_wordpiece_vocab
 from .hf_json import with_folder_assumptions
@@ -47,22 +48,10 @@ _MODEL_FORMAT_MEMBER = re.compile(rb'"format"\s*:\s*"' + MODEL_FORMAT.encode() +
 
 BUILTIN_TOKENIZERS = ("bytes", "gpt2", "cl100k", "o200k", "characters", "words")
 
-_ALIASES = {
-    "bytes": "bytes",
-    "byte": "bytes",
-    "gpt2": "gpt2",
-    "gpt-2": "gpt2",
-    "r50k": "gpt2",
-    "r50k_base": "gpt2",
-    "cl100k": "cl100k",
-    "cl100k_base": "cl100k",
-    "o200k": "o200k",
-    "o200k_base": "o200k",
-    "gpt-4o": "o200k",
-    "characters": "characters",
-    "chars": "characters",
-    "words": "words",
-}
+# The built-ins that are no bundled encoding (encoding_names has those), each with its other names.
+_OWN_NAMES = (("bytes", "byte"), ("characters", "chars"), ("words",))
+# Every name a built-in answers to -> its key in BUILTIN_TOKENIZERS.
+_ALIASES = {alias: names[0] for names in _OWN_NAMES for alias in names} | encoding_aliases(by_short_name=True)
 _DISPLAY_NAMES = {"gpt2": "GPT-2", "cl100k": "cl100k", "o200k": "o200k"}
 
 _lock = threading.Lock()

@@ -18,10 +18,10 @@ from ._common import (
     PathLike,
     _check_count,
     _is_int,
-    _parse_json,
     _read_file,
     _short,
     check_file_pattern,
+    read_json,
 )
 from ._writing import encode_text, write_file
 from .engine import tokenizer_from_ranks
@@ -175,7 +175,7 @@ def read_sidecar(
     side = sidecar_path(path)
     if not side.exists():
         return None
-    doc = _parse_json(_read_file(side, TokenizerLoadError, SIDECAR_CAP), side.name, TokenizerLoadError)
+    doc = read_json(side, cap=SIDECAR_CAP)
     if not isinstance(doc, dict) or doc.get("format") != SIDECAR_FORMAT:
         raise TokenizerLoadError(f'{side.name}: not a tokviz sidecar (expected "format": "{SIDECAR_FORMAT}")')
     if doc.get("version") != SIDECAR_VERSION:

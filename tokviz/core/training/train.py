@@ -814,24 +814,23 @@ class _Merger:
         if not self.first_seen:
             return pair, count, ties, [pair, *self._runners_up(count)]
         # Gather every pair at this count and keep the one whose first occurrence is earliest.
-        tied = [pair]
-        while self.heap and -self.heap[0][0] >= count:
-            nxt = self._pop_valid()
-            if nxt is None:
-                break
-            if nxt[1] != count:
-                self._push(*nxt)
-                break
-            tied.append(nxt[0])
-        ranked = sorted(tied, key=self._first_position)
+        ranked = sorted([pair, *self._pop_tied(count)], key=self._first_position)
         for p in ranked[1:]:
             self._push(p, count)
         return ranked[0], count, ties, ranked[:TIED_KEPT]
 
     def _runners_up(self, count: int) -> list[tuple[int, int]]:
         """The next pairs at ``count`` in the queue's order, left in the queue (a few heap operations)."""
+        found = self._pop_tied(count, TIED_KEPT - 1)
+        for p in found:
+            self._push(p, count)
+        return found
+
+    def _pop_tied(self, count: int, limit: int | None = None) -> list[tuple[int, int]]:
+        """Take the queued pairs at ``count`` off the queue in its order, at most ``limit`` of them;
+        the caller pushes back those it does not merge."""
         found: list[tuple[int, int]] = []
-        while len(found) < TIED_KEPT - 1 and self.heap and -self.heap[0][0] >= count:
+        while (limit is None or len(found) < limit) and self.heap and -self.heap[0][0] >= count:
             nxt = self._pop_valid()
             if nxt is None:
                 break
@@ -839,8 +838,6 @@ class _Merger:
                 self._push(*nxt)
                 break
             found.append(nxt[0])
-        for p in found:
-            self._push(p, count)
         return found
 
     def _first_position(self, pair: tuple[int, int]) -> tuple[int, int]:

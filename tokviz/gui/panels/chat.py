@@ -316,7 +316,11 @@ def install(context: PanelContext) -> ChatPanel:
     panel = ChatPanel(context.parent_widget())
     panel.set_messages([dict(m) for m in SAMPLE_MESSAGES])
     dock: QDockWidget = context.add_dock(
-        panel, "Chat template: what a chat costs", "chatDock", "Ctrl+Shift+Y", action_text="&Chat template"
+        panel,
+        "Chat template: what a chat costs",
+        "chatDock",
+        shortcut="Ctrl+Shift+Y",
+        action_text="&Chat template",
     )
     panel.set_colors(context.colors())
     context.colorsChanged.connect(panel.set_colors)

@@ -473,7 +473,11 @@ def install(context: PanelContext) -> QDockWidget:
     """Add the pre-tokenizer dock (hidden at first; View menu and Ctrl+Shift+H toggle it); it follows the editor."""
     view = PretokView(context.tokenizers, context.parent_widget())
     dock = context.add_dock(
-        view, "Pre-tokenizer chunks", "pretokDock", "Ctrl+Shift+H", action_text="&Pre-tokenizer chunks"
+        view,
+        "Pre-tokenizer chunks",
+        "pretokDock",
+        shortcut="Ctrl+Shift+H",
+        action_text="&Pre-tokenizer chunks",
     )
     follow_editor_text(context, dock, view.set_text)
     follow_window_style(context, view)

@@ -211,7 +211,7 @@ def install(context: PanelContext) -> QDockWidget:
         panel,
         "Round trip: decode(encode(s)) == s",
         "roundTripDock",
-        "Ctrl+Shift+J",
+        shortcut="Ctrl+Shift+J",
         action_text="Round &trip contract",
     )
 

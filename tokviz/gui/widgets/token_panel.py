@@ -6,11 +6,9 @@ import numpy as np
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QAction, QActionGroup, QResizeEvent
 from PySide6.QtWidgets import (
-    QHBoxLayout,
     QMenu,
     QSizePolicy,
     QToolButton,
-    QVBoxLayout,
     QWidget,
 )
 
@@ -28,6 +26,7 @@ from tokviz.gui.text.display import visible_characters
 from tokviz.gui.text.token_table import TokenTable, count_unknown
 from tokviz.gui.text.unknown import unknown_id
 from tokviz.gui.widgets import file_dialogs
+from tokviz.gui.widgets.boxes import column, row
 from tokviz.gui.widgets.elided import ElidedLabel
 from tokviz.gui.widgets.picker import TokenizerPicker
 from tokviz.gui.widgets.token_view import TokenView
@@ -106,19 +105,15 @@ class TokenPanel(QWidget):
         self.words_button = self._words_button()
         self.set_number(number)
 
-        header = QHBoxLayout()
-        header.setContentsMargins(4, 2, 4, 2)
-        header.addWidget(self.picker)
-        header.addWidget(self.words_button)
-        header.addWidget(self.stats, 1)
-        header.addWidget(self.busy, 1)  # shown only while busy, sharing the counts' room
-        header.addWidget(self.close_button)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.setSpacing(0)
-        layout.addLayout(header)
-        layout.addWidget(self.lesson)
-        layout.addWidget(self.view, 1)
+        header = row(
+            self.picker,
+            self.words_button,
+            (self.stats, 1),
+            (self.busy, 1),  # shown only while busy, sharing the counts' room
+            self.close_button,
+            margins=(4, 2, 4, 2),
+        )
+        column(header, self.lesson, (self.view, 1), parent=self, margins=0, spacing=0)
 
         self.picker.show_key(key)
         self.picker.picked.connect(self.select_tokenizer)

@@ -24,7 +24,6 @@ from PySide6.QtWidgets import (
     QFormLayout,
     QLabel,
     QPushButton,
-    QVBoxLayout,
     QWidget,
 )
 
@@ -32,6 +31,7 @@ from tokviz.core.bpe.tokenizer import Tokenizer
 from tokviz.core.errors import TokvizError
 from tokviz.core.formats.exports import EXPORT_KINDS, EXPORT_LABELS, formats_for, write_export
 from tokviz.gui.widgets import file_dialogs
+from tokviz.gui.widgets.boxes import column
 from tokviz.gui.widgets.fixed_text import fixed_text
 from tokviz.gui.workers.jobs import Job, run_job
 
@@ -90,12 +90,7 @@ class ModelExportDialog(QDialog):
         form = QFormLayout()
         form.addRow("&Tokenizer:", self.tokenizer_box)
         form.addRow("&Format:", self.format_box)
-        layout = QVBoxLayout(self)
-        layout.addLayout(form)
-        layout.addWidget(self.why_not)
-        layout.addWidget(self.message)
-        layout.addWidget(self.notes)
-        layout.addWidget(buttons)
+        column(form, self.why_not, self.message, self.notes, buttons, parent=self)
         self.tokenizer_box.currentIndexChanged.connect(self._update)
         self.format_box.currentIndexChanged.connect(self._update_button)
         self.save_button.clicked.connect(self._choose_path)

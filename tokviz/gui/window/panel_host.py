@@ -11,12 +11,13 @@ editor, work that waits for start-up, a close guard) into operations on those pa
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Unpack
 
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QFont, QKeySequence, QTextCursor
 from PySide6.QtWidgets import QDockWidget, QMainWindow, QMenu, QPlainTextEdit, QWidget
 
-from tokviz.gui.context import DockArea, ViewTokens
+from tokviz.gui.context import ActionOptions, DockOptions, ViewTokens
 from tokviz.gui.models.tokenizers import TokenizerRegistryModel
 from tokviz.gui.settings import Settings
 from tokviz.gui.style.theme import TokenColors
@@ -155,18 +156,10 @@ class PanelHost(QObject):
 
     # ---------------------------------------------------------------- window parts
     def add_dock(
-        self,
-        widget: QWidget,
-        title: str,
-        object_name: str,
-        shortcut: str | None = None,
-        *,
-        action_text: str | None = None,
-        area: DockArea = "bottom",
-        visible: bool = False,
-        first_size: Callable[[], int] | None = None,
-        tabify_with: str | None = None,
+        self, widget: QWidget, title: str, object_name: str, **options: Unpack[DockOptions]
     ) -> QDockWidget:
+        area = options.get("area", "bottom")
+        tabify_with = options.get("tabify_with")
         window = self._window
         dock = QDockWidget(title, window)
         dock.setObjectName(object_name)
@@ -183,19 +176,19 @@ class PanelHost(QObject):
             window.tabifyDockWidget(other, dock)
         toggle = dock.toggleViewAction()
         toggle.setObjectName(f"action{object_name[0].upper()}{object_name[1:]}")
-        if action_text:
-            toggle.setText(action_text)
-        if shortcut:
-            toggle.setShortcut(QKeySequence(shortcut))
+        if "action_text" in options:
+            toggle.setText(options["action_text"])
+        if "shortcut" in options:
+            toggle.setShortcut(QKeySequence(options["shortcut"]))
             toggle.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
         # Qt's toggle hides a dock that is merely behind another tab; the user asked to see it.
         toggle.triggered.disconnect()
         toggle.triggered.connect(lambda _checked: self.show_or_hide(dock))
         self._menus.view_menu.addAction(toggle)
-        if first_size is not None:
-            self._first_sizes[dock] = first_size
+        if "first_size" in options:
+            self._first_sizes[dock] = options["first_size"]
             dock.visibilityChanged.connect(self._size_on_first_show)
-        dock.setVisible(visible)
+        dock.setVisible(options.get("visible", False))
         if other is not None:
             other.raise_()
         return dock
@@ -227,19 +220,11 @@ class PanelHost(QObject):
         self._window.menuBar().insertMenu(self._menus.help_menu.menuAction(), menu)
         return menu
 
-    def add_action(
-        self,
-        text: str,
-        slot: Callable[[], object],
-        shortcut: str | None = None,
-        *,
-        name: str = "",
-        menu: QMenu | None = None,
-    ) -> QAction:
-        action = make_action(self._window, text, shortcut, name=name)
+    def add_action(self, text: str, slot: Callable[[], object], **options: Unpack[ActionOptions]) -> QAction:
+        action = make_action(self._window, text, options.get("shortcut"), name=options.get("name", ""))
         on_trigger(action, slot)
-        if menu is not None:
-            menu.addAction(action)
+        if "menu" in options:
+            options["menu"].addAction(action)
         return action
 
     def open_tokenizer_dialog(self) -> None:

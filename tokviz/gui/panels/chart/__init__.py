@@ -438,7 +438,7 @@ def install(context: PanelContext) -> QDockWidget:
         chart,
         "Exchange rate: bytes per token",
         "exchangeChartDock",
-        "Ctrl+Shift+B",
+        shortcut="Ctrl+Shift+B",
         action_text="E&xchange rate chart",
         # A bottom dock opens at its minimum height; give the chart a readable share of the window.
         first_size=lambda: max(340, parent.height() * 2 // 5),

@@ -26,7 +26,7 @@ def install(context: PanelContext) -> QDockWidget:
     """
     view = StreamDecodeView(context.tokenizers, context.parent_widget())
     dock = context.add_dock(
-        view, "Streaming decode", "streamDock", "Ctrl+Shift+D", action_text="&Streaming decode"
+        view, "Streaming decode", "streamDock", shortcut="Ctrl+Shift+D", action_text="&Streaming decode"
     )
     push_text = follow_editor_text(context, dock, view.set_text)
 

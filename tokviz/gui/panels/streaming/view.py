@@ -16,13 +16,10 @@ from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
-    QHBoxLayout,
     QLabel,
     QLineEdit,
-    QScrollArea,
     QSlider,
     QToolButton,
-    QVBoxLayout,
     QWidget,
 )
 
@@ -34,6 +31,7 @@ from tokviz.gui.models.tokenizers import TokenizerRegistryModel
 from tokviz.gui.panels.streaming.chips import TokenChips
 from tokviz.gui.panels.streaming.trace import StreamTrace, describe_pending, parse_ids
 from tokviz.gui.style.theme import TokenColors, token_colors
+from tokviz.gui.widgets.boxes import STRETCH, column, row, scrolled
 from tokviz.gui.widgets.picker import TokenizerPicker
 from tokviz.gui.workers.debounce import Debouncer
 from tokviz.gui.workers.latest import LatestJob
@@ -104,11 +102,7 @@ class StreamDecodeView(QWidget):
         self.position_label.setObjectName("streamPosition")
 
         self.chips = TokenChips(self)
-        scroll = QScrollArea(self)
-        scroll.setObjectName("streamChipsScroll")
-        scroll.setWidgetResizable(True)
-        scroll.setFrameShape(QScrollArea.Shape.NoFrame)
-        scroll.setWidget(self.chips)
+        scroll = scrolled(self.chips, "streamChipsScroll", self)
         self.chips_scroll = scroll
         self.chips.heightChanged.connect(lambda h: scroll.setFixedHeight(min(h + 2, MAX_CHIPS_HEIGHT)))
 
@@ -138,45 +132,32 @@ class StreamDecodeView(QWidget):
         self.naive.setTextFormat(Qt.TextFormat.RichText)
         self.naive.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
 
-        top = QHBoxLayout()
-        top.addWidget(QLabel("Tokenizer:", self))
-        top.addWidget(self.picker)
-        top.addStretch(1)
-        top.addWidget(self.example_button)
-        steps = QHBoxLayout()
-        for b in (self.first_button, self.previous_button, self.next_button, self.last_button):
-            steps.addWidget(b)
-        steps.addWidget(self.slider, 1)
-        steps.addWidget(self.position_label)
-        naive_row = QHBoxLayout()
-        naive_row.addWidget(self.show_naive)
-        naive_row.addWidget(self.naive_mode)
-        naive_row.addStretch(1)
-        layout = QVBoxLayout(self)
-        layout.addLayout(top)
-        layout.addWidget(self.follow)
-        layout.addWidget(self.ids_edit)
-        layout.addWidget(self.error)
-        layout.addLayout(steps)
-        layout.addWidget(scroll)
+        top = row(QLabel("Tokenizer:", self), self.picker, STRETCH, self.example_button)
+        steps = row(
+            self.first_button,
+            self.previous_button,
+            self.next_button,
+            self.last_button,
+            (self.slider, 1),
+            self.position_label,
+        )
+        naive_row = row(self.show_naive, self.naive_mode, STRETCH)
         # The decoded texts wrap and can be long: they scroll, so the dock never needs more height
         # than the screen has (a tall wrapped label once pushed the window past a 768-pixel screen).
         texts = QWidget(self)
-        texts_layout = QVBoxLayout(texts)
-        texts_layout.setContentsMargins(0, 0, 0, 0)
-        texts_layout.addWidget(self.decoded_title)
-        texts_layout.addWidget(self.decoded)
-        texts_layout.addWidget(self.pending_label)
-        texts_layout.addLayout(naive_row)
-        texts_layout.addWidget(self.naive_title)
-        texts_layout.addWidget(self.naive)
-        texts_layout.addStretch(1)
-        texts_scroll = QScrollArea(self)
-        texts_scroll.setObjectName("streamTextsScroll")
-        texts_scroll.setWidgetResizable(True)
-        texts_scroll.setFrameShape(QScrollArea.Shape.NoFrame)
-        texts_scroll.setWidget(texts)
-        layout.addWidget(texts_scroll, 1)
+        column(
+            self.decoded_title,
+            self.decoded,
+            self.pending_label,
+            naive_row,
+            self.naive_title,
+            self.naive,
+            STRETCH,
+            parent=texts,
+            margins=0,
+        )
+        texts_scroll = scrolled(texts, "streamTextsScroll", self)
+        column(top, self.follow, self.ids_edit, self.error, steps, scroll, (texts_scroll, 1), parent=self)
 
         self.picker.picked.connect(self.set_tokenizer)
         self.picker.openRequested.connect(self.openTokenizerRequested.emit)

@@ -46,6 +46,7 @@ from tokviz.gui.panels.training.counts import save_counts_button
 from tokviz.gui.panels.training.filters import FileFilters
 from tokviz.gui.panels.training.record_field import RecordField
 from tokviz.gui.panels.training.table_settings import TableLock
+from tokviz.gui.widgets.boxes import STRETCH, column, row, scrolled
 from tokviz.gui.workers.pattern_check import PatternCheck
 from tokviz.gui.workers.training import TrainSettings
 
@@ -172,9 +173,9 @@ class TrainForm(QWidget):
         self.pretokenizer.setObjectName("pretokenizerChoice")
         self.pretokenizer.setAccessibleName("Pre-tokenizer")
         self.pretokenizer.setToolTip("How the text is cut into chunks before BPE: merges never cross a cut")
-        for row, (key, label, meaning) in enumerate(PRETOKENIZERS):
+        for index, (key, label, meaning) in enumerate(PRETOKENIZERS):
             self.pretokenizer.addItem(label, key)
-            self.pretokenizer.setItemData(row, meaning, Qt.ItemDataRole.ToolTipRole)
+            self.pretokenizer.setItemData(index, meaning, Qt.ItemDataRole.ToolTipRole)
         self.pattern = QLineEdit(settings)
         self.pattern_check = PatternCheck(self)
         self.pattern.setObjectName("customPattern")
@@ -190,9 +191,9 @@ class TrainForm(QWidget):
         self.tie_rule.setObjectName("tieRule")
         self.tie_rule.setAccessibleName("Tie rule")
         self.tie_rule.setToolTip("Which pair wins when several have the highest count")
-        for row, (key, label, rule) in enumerate(TIE_RULES):
+        for index, (key, label, rule) in enumerate(TIE_RULES):
             self.tie_rule.addItem(label, key)
-            self.tie_rule.setItemData(row, rule, Qt.ItemDataRole.ToolTipRole)
+            self.tie_rule.setItemData(index, rule, Qt.ItemDataRole.ToolTipRole)
         self.replace_invalid = QCheckBox("Replace invalid UTF-8", settings)
         self.replace_invalid.setObjectName("replaceInvalid")
         self.replace_invalid.setToolTip(
@@ -297,43 +298,30 @@ class TrainForm(QWidget):
 
     def _lay_out(self, corpus: QGroupBox, settings: QGroupBox, demo: QGroupBox) -> None:
         """Stack the boxes and rows in a scroll area that fills the panel."""
-        run_row = QHBoxLayout()
-        run_row.addWidget(self.train_button, 1)
-        run_row.addWidget(self.cancel_button)
-        out_row = QHBoxLayout()
-        out_row.addWidget(self.save_button)
-        out_row.addWidget(self.export_button)
-        out_row.addWidget(self.save_counts_button)
-        out_row.addStretch(1)
+        run_row = row((self.train_button, 1), self.cancel_button)
+        out_row = row(self.save_button, self.export_button, self.save_counts_button, STRETCH)
         inner = QWidget(self)
-        layout = QVBoxLayout(inner)
-        layout.setContentsMargins(6, 6, 6, 6)
-        layout.addWidget(corpus)
-        layout.addWidget(settings)
-        layout.addWidget(self.status)
-        layout.addWidget(self.error)
-        layout.addWidget(self.result)
-        layout.addLayout(out_row)
-        layout.addWidget(demo)
-        layout.addStretch(1)
-        scroll = _FormScroll(self)
-        scroll.setObjectName("trainScroll")
-        scroll.setWidgetResizable(True)
-        scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+        column(
+            corpus,
+            settings,
+            self.status,
+            self.error,
+            self.result,
+            out_row,
+            demo,
+            STRETCH,
+            parent=inner,
+            margins=6,
+        )
+        scroll = scrolled(inner, "trainScroll", self, _FormScroll)
         # Never cut the form off silently: a dock squeezed below its minimum scrolls instead.
         scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
-        scroll.setWidget(inner)
         # Train, Cancel and the progress stay below the scrolling form: always on screen, however
         # tall the form grows (a file list and its filters on a 768-pixel projector).
-        footer = QVBoxLayout()
-        footer.setContentsMargins(6, 2, 6 + scroll.verticalScrollBar().sizeHint().width(), 6)
-        footer.addLayout(run_row)
-        footer.addWidget(self.progress)
-        outer = QVBoxLayout(self)
-        outer.setContentsMargins(0, 0, 0, 0)
-        outer.setSpacing(0)
-        outer.addWidget(scroll, 1)
-        outer.addLayout(footer)
+        footer = column(
+            run_row, self.progress, margins=(6, 2, 6 + scroll.verticalScrollBar().sizeHint().width(), 6)
+        )
+        column((scroll, 1), footer, parent=self, margins=0, spacing=0)
         self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Expanding)
 
     # ================================================================ what the widgets say

@@ -49,7 +49,7 @@ def install(context: PanelContext) -> TrainingDocks:
         timeline,
         "Merge timeline",
         "timelineDock",
-        "Ctrl+Shift+M",
+        shortcut="Ctrl+Shift+M",
         # A first opening gets enough height for the replay, its plot and the table.
         first_size=lambda: max(380, parent.height() // 2),
     )
@@ -65,7 +65,13 @@ def _dock_train_panel(context: PanelContext, panel: TrainPanel) -> QDockWidget:
     """The Train dock; the restored corpus's size line and preview are measured (a worker reading
     the files) when the panel is first seen, once the views show their tokens: not at every launch."""
     train_dock = context.add_dock(
-        panel, "Train", "trainDock", "Ctrl+Shift+T", area="right", visible=True, tabify_with="vocabDock"
+        panel,
+        "Train",
+        "trainDock",
+        shortcut="Ctrl+Shift+T",
+        area="right",
+        visible=True,
+        tabify_with="vocabDock",
     )
 
     def measure_restored_corpus(visible: bool) -> None:
@@ -216,7 +222,7 @@ def _train_menu(
         timeline.playback.toggle_play()
 
     def add(text: str, slot: Callable[[], object], shortcut: str, name: str) -> QAction:
-        return context.add_action(text, slot, shortcut, name=name, menu=menu)
+        return context.add_action(text, slot, shortcut=shortcut, name=name, menu=menu)
 
     start_action = add("&Start training", start, "Ctrl+T", "actionStartTraining")
     cancel_action = add("&Cancel training", panel.cancel, "Ctrl+Shift+X", "actionCancelTraining")

@@ -462,7 +462,7 @@ def install(context: PanelContext) -> QDockWidget:
         browser,
         "Vocabulary",
         "vocabDock",
-        "Ctrl+Shift+V",
+        shortcut="Ctrl+Shift+V",
         action_text="&Vocabulary browser",
         area="right",
         visible=True,
