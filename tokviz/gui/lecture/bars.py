@@ -43,7 +43,7 @@ def lay_out_bars(
     x, y, width = area.x(), area.y(), area.width()
     cap, label = text_font("caption", scale), text_font("label", scale)
     cm, lm = QFontMetricsF(cap), QFontMetricsF(label)
-    plot_h = 320 * scale
+    plot_h = 290 * scale
     top = y + cm.height() + 4 * scale
     vmax, ceiling = _heights(block)
     legend_w = max((lm.horizontalAdvance(name) for name, _ in block.series), default=0) + 40 * scale

@@ -91,7 +91,7 @@ class SlideLayout:
                     self.overflow = not fits
                     self.scale = scale
                     return
-            scale = max(MIN_SCALE, scale * 0.9)
+            scale = max(MIN_SCALE, scale * 0.95)
 
     @property
     def legible(self) -> bool:
@@ -358,26 +358,30 @@ def paint_keys(
     painter: QPainter, target: QRectF, colors: TokenColors, rows: Sequence[tuple[str, str]]
 ) -> None:
     """The lecture's keys over the slide in ``target`` (the help "?" shows until the next key):
-    the keys in the highlight colour, what they do beside them, at a size the room can read."""
+    the keys in the highlight colour, what they do beside them, wrapped, at a size the room reads."""
     painter.save()
     shade = QColor(colors.base)
     shade.setAlphaF(0.96)
     painter.fillRect(target, shade)
-    size = max(LEGIBLE_PX, target.height() / 28)
+    margin = target.width() * 0.04
+    size = max(LEGIBLE_PX, min(target.height() / 30, target.width() / 48))
     keys, what = sans_font(size, bold=True), sans_font(size)
     keys.setPixelSize(round(size))
     what.setPixelSize(round(size))
-    line = QFontMetricsF(what).height() * 1.45
-    left = target.x() + target.width() * 0.06
-    split = left + max(QFontMetricsF(keys).horizontalAdvance(k) for k, _ in rows) + size
-    y = target.y() + max(size, (target.height() - line * len(rows)) / 2)
-    flags = int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
-    for key, meaning in rows:
+    wrap = int(Qt.TextFlag.TextWordWrap)
+    split = target.x() + margin + max(QFontMetricsF(keys).horizontalAdvance(k) for k, _ in rows) + size
+    room = target.right() - margin - split
+    heights = [
+        QFontMetricsF(what).boundingRect(QRectF(0, 0, room, 10_000), wrap, m).height() for _, m in rows
+    ]
+    gap = size * 0.45
+    y = target.y() + max(margin, (target.height() - sum(heights) - gap * len(rows)) / 2)
+    for (key, meaning), height in zip(rows, heights):
         painter.setFont(keys)
         painter.setPen(colors.highlight)
-        painter.drawText(QRectF(left, y, split - left, line), flags, key)
+        painter.drawText(QRectF(target.x() + margin, y, split - target.x() - margin, height), 0, key)
         painter.setFont(what)
         painter.setPen(colors.text)
-        painter.drawText(QRectF(split, y, target.right() - split - size, line), flags, meaning)
-        y += line
+        painter.drawText(QRectF(split, y, room, height), wrap, meaning)
+        y += height + gap
     painter.restore()
