@@ -107,6 +107,13 @@ def test_t_moves_the_slide_to_the_next_tokenizer(qtbot, lecture):
 LIVE_TOKENIZERS = [i for i, slide in enumerate(DECK.slides) if "tokenizers" in SLIDE_KINDS[slide.kind]]
 
 
+def test_t_leaves_a_slide_that_shows_no_tokenizer_as_it_is():
+    for index in set(range(len(DECK.slides))) - set(LIVE_TOKENIZERS):
+        state = DeckState(DECK)
+        state.go(index)
+        assert state.cycle_tokenizer() == state.current_tokenizers() and state.tokenizers == {}
+
+
 @pytest.mark.parametrize("index", LIVE_TOKENIZERS, ids=lambda i: f"slide {i + 1}")
 @pytest.mark.parametrize("direction", [1, -1], ids=["T", "Shift+T"])
 def test_t_cycles_one_place_through_the_tokenizers_not_on_the_slide_and_comes_back(index, direction):

@@ -124,9 +124,11 @@ class DeckState:
         those already on the slide, so a slide never shows one twice; the cycle comes back round.
 
         The order is the slide's own first tokenizer when it is a file, then bytes, gpt2, cl100k,
-        o200k, words, characters.
+        o200k, words, characters. A slide whose kind takes no tokenizers stays as it is.
         """
         names = list(dict.fromkeys(self.current_tokenizers() or ["gpt2"]))
+        if "tokenizers" not in SLIDE_KINDS[self.deck.slides[self.index].kind]:
+            return names
         own = self.deck.slides[self.index].options.get("tokenizers") or self.deck.tokenizers or ("gpt2",)
         builtins = [n for n in BUILTIN_TOKENIZERS if n != "characters"] + ["characters"]
         order = [n for n in (own[0], names[0]) if n not in builtins] + builtins
