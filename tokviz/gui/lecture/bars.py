@@ -23,8 +23,9 @@ LOSSY_KEY = "* hatched: lossy, text lost to <unk>; fewer tokens for less text is
 BarPaint = Callable[[QPainter, float], None]
 
 
-def _heights(block: Bars) -> tuple[float, float | None]:
-    """The value the plot's top stands for, and the height lossy bars are cut at (None: none cut)."""
+def bar_scale(block: Bars) -> tuple[float, float | None]:
+    """The value the plot's top stands for, and the value a lossy bar far over it is cut at (None when
+    no bar is honest, so there is nothing to measure against)."""
     values = [v for _, vs in block.series for v in vs]
     honest = [v for si, (_, vs) in enumerate(block.series) for g, v in enumerate(vs) if not block.loss(si, g)]
     if not honest:
@@ -45,7 +46,7 @@ def lay_out_bars(
     cm, lm = QFontMetricsF(cap), QFontMetricsF(label)
     plot_h = 290 * scale
     top = y + cm.height() + 4 * scale
-    vmax, ceiling = _heights(block)
+    vmax, ceiling = bar_scale(block)
     legend_w = max((lm.horizontalAdvance(name) for name, _ in block.series), default=0) + 40 * scale
     group_w = (width - legend_w) / max(len(block.categories), 1)
     bar_w = group_w * 0.8 / max(len(block.series), 1)
