@@ -218,3 +218,44 @@ def test_a_slide_too_wide_even_at_the_smallest_size_says_it_overflows():
     wide = Table(("x",), (("9" * 400,),), (True,))
     layout = SlideLayout(SlideContent("t", (wide,)), canvas_size(4 / 3), token_colors(False))
     assert layout.overflow and layout.scale == pytest.approx(0.4)
+
+
+LONG_TEXT = "The quick brown fox jumps over the lazy dog; 你好世界, 🌍 and numbers 12345 too!!"
+
+
+def test_a_table_too_long_for_a_legible_slide_is_shown_a_page_of_rows_at_a_time():
+    content = slide_content(DECK.slides[10], DECK, text=LONG_TEXT)
+    (full,) = [block for block in content.blocks if isinstance(block, Table)]
+    canvas, colors = canvas_size(4 / 3), token_colors(False)
+    assert not SlideLayout(content, canvas, colors).legible  # one page would shrink it under 20 px
+    first = SlideLayout(content, canvas, colors, paged=True)
+    pages = [SlideLayout(content, canvas, colors, paged=True, part=k) for k in range(first.parts)]
+    assert first.parts > 1 and all(
+        page.legible and not page.overflow and not page.clipped() for page in pages
+    )
+    rows = [
+        row
+        for page in pages
+        for block in page.content.blocks
+        if isinstance(block, Table)
+        for row in block.rows
+    ]
+    assert rows == list(full.rows)  # every row once, in order
+    assert f"of {len(full.rows)}; more on the next click" in pages[0].content.blocks[1].text
+    assert SlideLayout(content, canvas, colors, paged=True, part=-1).part == first.parts - 1
+
+
+def test_the_clicker_turns_the_pages_of_a_long_slide_before_the_next_slide(qtbot, lecture):
+    press(qtbot, lecture, "1", "1", Qt.Key.Key_Return)
+    wait_for(qtbot, lecture, 10)
+    lecture.state.texts[10] = LONG_TEXT
+    lecture.refresh()
+    qtbot.waitUntil(lambda: lecture.layout_.parts > 1, timeout=20000)
+    parts = lecture.layout_.parts
+    for part in range(1, parts):
+        press(qtbot, lecture, Qt.Key.Key_PageDown)
+        assert (lecture.state.index, lecture.layout_.part) == (10, part) and lecture.layout_.legible
+    press(qtbot, lecture, Qt.Key.Key_PageDown)
+    wait_for(qtbot, lecture, 11)
+    press(qtbot, lecture, Qt.Key.Key_PageUp)  # back onto its last page
+    qtbot.waitUntil(lambda: lecture.state.index == 10 and lecture.layout_.part == parts - 1, timeout=20000)

@@ -13,6 +13,7 @@ lists every text with its rectangle and the width it needs, so tests can check n
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from PySide6.QtCore import QPointF, QRectF, QSizeF, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPen
@@ -61,7 +62,16 @@ def canvas_size(aspect: float) -> QSizeF:
 class SlideLayout:
     """A slide's content laid out on its canvas at the largest scale (≤ 1) where everything fits."""
 
-    def __init__(self, content: SlideContent, size: QSizeF, colors: TokenColors, footer: str = "") -> None:
+    def __init__(
+        self,
+        content: SlideContent,
+        size: QSizeF,
+        colors: TokenColors,
+        footer: str = "",
+        *,
+        paged: bool = False,
+        part: int = 0,
+    ) -> None:
         self.content = content
         self.size = size
         self.colors = colors
@@ -76,22 +86,55 @@ class SlideLayout:
         self._placed: list[Placed] = []
         # Each picture decoded once for all the sizes the fitting tries, and freed with the layout.
         self._drawables: dict[int, Drawable | None] = {}
+        self.part, self.parts = 0, 1
         self._fit()
+        if paged and not self.legible:
+            self._page(part)
 
     # ---------------------------------------------------------------- fitting
-    def _fit(self) -> None:
-        """The largest scale where the slide fits; at each, long tables first go on in columns."""
+    def _fit(self, floor: float = MIN_SCALE) -> None:
+        """The largest scale down to ``floor`` where the slide fits; at each, long tables first go
+        on in columns (at ``floor`` the slide may still overflow: ``overflow`` says so)."""
         scale = 1.0
         while True:
             for reflow in REFLOW_LEVELS:
                 self.items, self.elided, self.reflow = [], [], reflow
                 height = self._lay_out(scale)
                 fits = height <= self.size.height() - MARGIN
-                if fits or (reflow == REFLOW_LEVELS[-1] and scale <= MIN_SCALE):
+                if fits or (reflow == REFLOW_LEVELS[-1] and scale <= floor):
                     self.overflow = not fits
                     self.scale = scale
                     return
-            scale = max(MIN_SCALE, scale * 0.95)
+            scale = max(floor, scale * 0.95)
+
+    def _page(self, part: int) -> None:
+        """Show the slide's longest table a page of rows at a time, as many as fit at a legible size,
+        rather than shrink it: ``parts`` pages, this one ``part`` (-1: the last). Nothing changes
+        when no table is long or even one row does not fit."""
+        full = self.content
+        tables = [
+            (len(b.rows), i) for i, b in enumerate(full.blocks) if isinstance(b, Table) and len(b.rows) > 1
+        ]
+        if not tables:
+            return
+        total, index = max(tables)
+        rows, low, high = 0, 1, total - 1
+        while low <= high:  # the most rows one page holds
+            middle = (low + high) // 2
+            self.content = _rows_shown(full, index, 0, middle)
+            self._fit(floor=LEGIBLE_SCALE)
+            if self.overflow or not self.legible:
+                high = middle - 1
+            else:
+                rows, low = middle, middle + 1
+        if not rows:
+            self.content = full
+            self._fit()
+            return
+        self.parts = -(-total // rows)
+        self.part = self.parts - 1 if part < 0 else min(part, self.parts - 1)
+        self.content = _rows_shown(full, index, self.part * rows, self.part * rows + rows)
+        self._fit(floor=LEGIBLE_SCALE)
 
     @property
     def legible(self) -> bool:
@@ -330,6 +373,7 @@ class SlideLayout:
             "title": self.content.title,
             "canvas": [self.size.width(), self.size.height()],
             "layout_scale": round(self.scale, 4),
+            "part": [self.part + 1, self.parts],
             "legible": self.legible,
             "overflow": self.overflow,
             "clipped": [item.text for item in self.clipped()],
@@ -340,6 +384,21 @@ class SlideLayout:
     def clipped(self) -> list[TextItem]:
         """Texts whose rectangle is narrower than the text needs (a slide shows none)."""
         return [item for item in self.items if item.needed > item.rect.width() + 0.5]
+
+
+def _rows_shown(content: SlideContent, index: int, start: int, stop: int) -> SlideContent:
+    """``content`` with only rows ``start`` to ``stop`` of the table at block ``index``, and a line
+    under it saying which rows these are."""
+    table = content.blocks[index]
+    assert isinstance(table, Table)
+    total = len(table.rows)
+    stop = min(stop, total)
+    marked = tuple(m - start for m in table.marked if start <= m < stop)
+    shown = replace(table, rows=table.rows[start:stop], marked=marked)
+    more = "; more on the next click" if stop < total else ""
+    note = Words(f"rows {start + 1}–{stop} of {total}{more}", tone="muted")
+    blocks = (*content.blocks[:index], shown, note, *content.blocks[index + 1 :])
+    return replace(content, blocks=blocks)
 
 
 def paint_scaled(painter: QPainter, layout: SlideLayout, target: QRectF, background: QColor) -> None:

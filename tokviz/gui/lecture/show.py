@@ -1,6 +1,7 @@
 """The deck on a screen: one live slide at a time, driven by the keys a presentation clicker sends.
 
-PageDown, Right, Space and Enter go one step on (a merge slide takes a click per merge); PageUp,
+PageDown, Right, Space and Enter go one step on (a merge slide takes a click per merge, a slide
+too long to show legibly a click per page of its table); PageUp,
 Left and Backspace go back; Home and End jump to the ends; a number then Enter jumps to that slide;
 B or . blacks the screen (any key brings it back); O shows every slide as a grid; E (or a click)
 edits the slide's text; T puts the next tokenizer not already on the slide in its first place
@@ -37,8 +38,8 @@ KEY_HINT = (
     "B: black · E or click: edit the text · T / Shift+T: next / previous tokenizer · ?: keys · Esc: leave"
 )
 LECTURE_KEYS: tuple[tuple[str, str], ...] = (
-    ("PageDown, Right, Down, Space, Enter", "next step or slide"),
-    ("PageUp, Left, Up, Backspace", "previous step or slide"),
+    ("PageDown, Right, Down, Space, Enter", "next page, step or slide"),
+    ("PageUp, Left, Up, Backspace", "previous page, step or slide"),
     ("Home, End", "first, last slide"),
     ("a number, then Enter", "go to that slide"),
     ("B, .", "black screen (any key brings it back)"),
@@ -181,6 +182,8 @@ class LectureView(QWidget):
         self.presenter: QWidget | None = None
         self.typed = ""
         self.layout_: SlideLayout | None = None
+        self.shown: SlideContent | None = None
+        self.part = 0
         self.contents: dict[tuple[int, int], SlideContent] = {}
         self.job = LatestJob(self)
         self.editor = SlideTextEdit(self)
@@ -191,8 +194,10 @@ class LectureView(QWidget):
         self.refresh()
 
     # ---------------------------------------------------------------- content
-    def refresh(self) -> None:
-        """Compute the current slide (off the GUI thread) and show it when it is ready."""
+    def refresh(self, part: int = 0) -> None:
+        """Compute the current slide (off the GUI thread) and show it when it is ready, from page
+        ``part`` of a slide too long for one screen (-1: its last)."""
+        self.part = part
         key = (self.state.index, self.state.step)
         state = self.state
         index, step = key
@@ -210,7 +215,9 @@ class LectureView(QWidget):
         number = self.state.index + 1
         footer = f"{self.state.deck.title} · {number} / {self.state.slide_count}"
         size = canvas_size(self.width() / max(self.height(), 1))
-        self.layout_ = SlideLayout(content, size, self.colors, footer)
+        # A slide that would shrink under a legible size shows its long table a page at a time.
+        self.layout_ = SlideLayout(content, size, self.colors, footer, paged=True, part=self.part)
+        self.shown, self.part = content, self.layout_.part
         self.update()
         self._report(self.layout_)
         self.moved.emit(self.state.index, self.state.step)
@@ -228,8 +235,8 @@ class LectureView(QWidget):
 
     @property
     def content(self) -> SlideContent | None:
-        """What the slide on screen shows (tests and the presenter window read its figures)."""
-        return self.layout_.content if self.layout_ is not None else None
+        """What the slide on screen shows, all pages (tests and the presenter window read its figures)."""
+        return self.shown if self.layout_ is not None else None
 
     # ---------------------------------------------------------------- keys
     def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802 - Qt's name
@@ -284,10 +291,16 @@ class LectureView(QWidget):
             self.refresh()
 
     def step(self, direction: int) -> None:
-        """One click on (``1``) or back (``-1``)."""
+        """One click on (``1``) or back (``-1``): the next page of a slide shown in pages, else the
+        next step or slide."""
+        layout = self.layout_
+        if layout is not None and self.shown is not None and 0 <= layout.part + direction < layout.parts:
+            self.part = layout.part + direction
+            self._show(self.shown)
+            return
         moved = self.state.next() if direction > 0 else self.state.previous()
         if moved:
-            self.refresh()
+            self.refresh(-1 if direction < 0 else 0)
 
     def go(self, index: int, step: int = 0) -> None:
         """Jump to slide ``index`` (0-based)."""
@@ -392,5 +405,5 @@ class LectureView(QWidget):
 
     def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt's name
         super().resizeEvent(event)
-        if self.layout_ is not None:
-            self._show(self.layout_.content)
+        if self.shown is not None:
+            self._show(self.shown)

@@ -55,7 +55,6 @@ def lay_out_table(
             text_width(metrics, key, text)
         )  # fmt: skip
         items.append(TextItem(text, rect, needed))
-    wrap = int(Qt.TextFlag.TextWordWrap)
 
     def paint(p: QPainter, s: float) -> None:
         for band in drawing.bands:
@@ -66,7 +65,7 @@ def lay_out_table(
         for text, rect, align, is_head in drawing.cells:
             p.setFont(head if is_head else font)
             p.setPen(colors.muted if is_head else colors.text)
-            p.drawText(rect, align | wrap, text)
+            p.drawText(rect, align, text)
 
     return drawing.height, paint
 
@@ -80,14 +79,15 @@ def _rows(block: Table, area: QRectF, scale: float, keys: Keys, reflow: bool) ->
     pad = 14 * scale
     widths = _column_widths(block, keys, pad, reflow)
     row_h = fm.height() * 1.35
-    head_h = _head_height(block.headers, widths, hm, pad)
+    head_h = _head_height(block.headers, widths, hm, pad) if reflow else hm.height() * 1.4
     total, gap = sum(widths), PARTS_GAP * scale
     fits = max(1, int((area.width() + gap) // (total + gap)))
     parts = min(len(block.rows), fits) if reflow and head_h + row_h * len(block.rows) > area.height() else 1
     per_part = -(-len(block.rows) // max(parts, 1))
     drawing = _Drawing(head_h + row_h * per_part + (TOO_WIDE if total > area.width() else 0))
     lefts = [area.x() + part * (total + gap) for part in range(max(parts, 1))]
-    heading = int(Qt.AlignmentFlag.AlignBottom)
+    # Only reflowing do headers wrap (their columns are then as wide as their longest word).
+    heading = int(Qt.AlignmentFlag.AlignBottom) | (int(Qt.TextFlag.TextWordWrap) if reflow else 0)
     for left in lefts:
         drawing.rules.append((QPointF(left, area.y() + head_h), QPointF(left + total, area.y() + head_h)))
         for i, h in enumerate(block.headers):
