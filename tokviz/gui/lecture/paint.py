@@ -63,15 +63,9 @@ class SlideLayout:
     """A slide's content laid out on its canvas at the largest scale (≤ 1) where everything fits."""
 
     def __init__(
-        self,
-        content: SlideContent,
-        size: QSizeF,
-        colors: TokenColors,
-        footer: str = "",
-        *,
-        paged: bool = False,
+        self, content: SlideContent, size: QSizeF, colors: TokenColors, footer: str = "", *, paged: bool = False,
         part: int = 0,
-    ) -> None:
+    ) -> None:  # fmt: skip
         self.content = content
         self.size = size
         self.colors = colors
