@@ -25,8 +25,11 @@ def test_the_shortcut_list_holds_every_panel_and_command(window):
 def test_the_shortcut_table_lists_the_lecture_and_its_clicker_keys(window):
     rows = {(s.menu, s.command): s.keys for s in ShortcutsDialog(window).shortcuts}
     assert rows[("Lecture", "Start lecture")] == "F5"
-    assert rows[("In a lecture", "next step or slide")].startswith("PageDown")
-    assert rows[("In a lecture", "the slide's next tokenizer")] == "T"
+    assert rows[("In a lecture", "next page, step or slide")].startswith("PageDown")
+    assert rows[
+        ("In a lecture", "the next (previous) tokenizer not already on the slide, in its first place")
+    ] == ("T, Shift+T")
+    assert rows[("In a lecture", "these keys over the slide, until the next key")] == "?"
 
 
 def test_no_two_commands_share_a_key(window):

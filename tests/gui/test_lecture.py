@@ -6,8 +6,9 @@ import pytest
 from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QImage, QPainter
 
-from tokviz.core.lecture.deck import default_deck
-from tokviz.core.lecture.slides import slide_content
+from tokviz.core.formats.registry import BUILTIN_TOKENIZERS
+from tokviz.core.lecture.deck import SLIDE_KINDS, default_deck
+from tokviz.core.lecture.slides import Table, slide_content
 from tokviz.gui.lecture.paint import SlideLayout, canvas_size
 from tokviz.gui.lecture.show import DeckState, LectureView
 from tokviz.gui.style.theme import token_colors
@@ -103,6 +104,72 @@ def test_t_moves_the_slide_to_the_next_tokenizer(qtbot, lecture):
     qtbot.waitUntil(lambda: "cl100k ids" in lecture.content.figures, timeout=20000)
 
 
+LIVE_TOKENIZERS = [i for i, slide in enumerate(DECK.slides) if "tokenizers" in SLIDE_KINDS[slide.kind]]
+
+
+def test_t_leaves_a_slide_that_shows_no_tokenizer_as_it_is():
+    for index in set(range(len(DECK.slides))) - set(LIVE_TOKENIZERS):
+        state = DeckState(DECK)
+        state.go(index)
+        assert state.cycle_tokenizer() == state.current_tokenizers() and state.tokenizers == {}
+
+
+@pytest.mark.parametrize("index", LIVE_TOKENIZERS, ids=lambda i: f"slide {i + 1}")
+@pytest.mark.parametrize("direction", [1, -1], ids=["T", "Shift+T"])
+def test_t_cycles_one_place_through_the_tokenizers_not_on_the_slide_and_comes_back(index, direction):
+    state = DeckState(DECK)
+    state.go(index)
+    start = state.current_tokenizers()
+    free = set(BUILTIN_TOKENIZERS) - set(start[1:])
+    shown = []
+    for _press in range(2 * len(BUILTIN_TOKENIZERS)):
+        names = state.cycle_tokenizer(direction)
+        assert len(set(names)) == len(names), names  # never the same tokenizer twice
+        assert names[1:] == start[1:]  # the other places stay
+        shown.append(names[0])
+    cycle = len(free)
+    assert set(shown[:cycle]) == free and shown[cycle - 1] == start[0]  # each free one once, then back
+    assert shown[cycle:] == shown[: len(shown) - cycle]  # and round again
+    state.cycle_tokenizer(-direction)
+    assert state.cycle_tokenizer(direction) == names  # Shift+T undoes T
+
+
+def test_t_and_shift_t_on_the_exchange_slide_never_show_a_tokenizer_twice(qtbot, lecture):
+    press(qtbot, lecture, "9", Qt.Key.Key_Return)
+    wait_for(qtbot, lecture, 8)
+    for key, modifier in [(Qt.Key.Key_T, Qt.KeyboardModifier.NoModifier)] * 5 + [
+        (Qt.Key.Key_T, Qt.KeyboardModifier.ShiftModifier)
+    ] * 3:
+        expected = DeckState(DECK)
+        expected.go(8)
+        expected.tokenizers = {8: list(lecture.state.current_tokenizers())}
+        names = expected.cycle_tokenizer(-1 if modifier else 1)
+        qtbot.keyClick(lecture, key, modifier)
+        qtbot.waitUntil(lambda names=names: lecture.content.figures.get(f"{_label(names[0])} tokens") is not None
+                        and _table_names(lecture) == [_label(n) for n in names], timeout=20000)  # fmt: skip
+        assert len(set(_table_names(lecture))) == 3
+
+
+def _label(name: str) -> str:
+    return {"gpt2": "GPT-2"}.get(name, name)
+
+
+def _table_names(view: LectureView) -> list[str]:
+    table = next(block for block in view.content.blocks if isinstance(block, Table))
+    return [row[0] for row in table.rows]
+
+
+def test_escape_on_a_black_screen_brings_the_slide_back_and_stays_in_the_lecture(qtbot, lecture):
+    press(qtbot, lecture, "3", Qt.Key.Key_Return)
+    wait_for(qtbot, lecture, 2)
+    press(qtbot, lecture, Qt.Key.Key_B)
+    assert lecture.black
+    press(qtbot, lecture, Qt.Key.Key_Escape)
+    assert not lecture.black and lecture.isVisible() and lecture.state.index == 2
+    press(qtbot, lecture, ".", Qt.Key.Key_E)  # any key brings it back, and only that
+    assert not lecture.black and not lecture.editor.isVisible()
+
+
 def test_escape_leaves_the_lecture(qtbot, lecture):
     with qtbot.waitSignal(lecture.left):
         press(qtbot, lecture, Qt.Key.Key_Escape)
@@ -151,3 +218,44 @@ def test_a_slide_too_wide_even_at_the_smallest_size_says_it_overflows():
     wide = Table(("x",), (("9" * 400,),), (True,))
     layout = SlideLayout(SlideContent("t", (wide,)), canvas_size(4 / 3), token_colors(False))
     assert layout.overflow and layout.scale == pytest.approx(0.4)
+
+
+LONG_TEXT = "The quick brown fox jumps over the lazy dog; 你好世界, 🌍 and numbers 12345 too!!"
+
+
+def test_a_table_too_long_for_a_legible_slide_is_shown_a_page_of_rows_at_a_time():
+    content = slide_content(DECK.slides[10], DECK, text=LONG_TEXT)
+    (full,) = [block for block in content.blocks if isinstance(block, Table)]
+    canvas, colors = canvas_size(4 / 3), token_colors(False)
+    assert not SlideLayout(content, canvas, colors).legible  # one page would shrink it under 20 px
+    first = SlideLayout(content, canvas, colors, paged=True)
+    pages = [SlideLayout(content, canvas, colors, paged=True, part=k) for k in range(first.parts)]
+    assert first.parts > 1 and all(
+        page.legible and not page.overflow and not page.clipped() for page in pages
+    )
+    rows = [
+        row
+        for page in pages
+        for block in page.content.blocks
+        if isinstance(block, Table)
+        for row in block.rows
+    ]
+    assert rows == list(full.rows)  # every row once, in order
+    assert f"of {len(full.rows)}; more on the next click" in pages[0].content.blocks[1].text
+    assert SlideLayout(content, canvas, colors, paged=True, part=-1).part == first.parts - 1
+
+
+def test_the_clicker_turns_the_pages_of_a_long_slide_before_the_next_slide(qtbot, lecture):
+    press(qtbot, lecture, "1", "1", Qt.Key.Key_Return)
+    wait_for(qtbot, lecture, 10)
+    lecture.state.texts[10] = LONG_TEXT
+    lecture.refresh()
+    qtbot.waitUntil(lambda: lecture.layout_.parts > 1, timeout=20000)
+    parts = lecture.layout_.parts
+    for part in range(1, parts):
+        press(qtbot, lecture, Qt.Key.Key_PageDown)
+        assert (lecture.state.index, lecture.layout_.part) == (10, part) and lecture.layout_.legible
+    press(qtbot, lecture, Qt.Key.Key_PageDown)
+    wait_for(qtbot, lecture, 11)
+    press(qtbot, lecture, Qt.Key.Key_PageUp)  # back onto its last page
+    qtbot.waitUntil(lambda: lecture.state.index == 10 and lecture.layout_.part == parts - 1, timeout=20000)

@@ -74,8 +74,8 @@ def test_each_page_s_text_holds_its_slide_title_and_the_figures_it_states(handou
     anatomy, bytes_, merges_done, learned, exchange = pages[1], pages[3], pages[8], pages[9], pages[11]
     assert "U+1F30D" in anatomy and "F0 9F 8C 8D" in anatomy
     assert "13 20 characters bytes" in bytes_ and "bytes: 20 tokens" in bytes_
-    assert "18 → 16 → 14 → 12 1.50 tokens bytes per token" in merges_done
-    assert "19 16 1.19 bytes tokens bytes per token" in learned
+    assert "18 → 16 → 14 → 12 1.5 tokens bytes per token" in merges_done
+    assert "19 16 1.1875 bytes tokens bytes per token" in learned
     assert "13 20 12 1.67 characters bytes GPT-2 tokens" in exchange and "GPT-2 20 12 1.67" in exchange
     for step, page in zip(range(4), pages[5:9]):
         assert " → ".join(["18", "16", "14", "12"][: step + 1]) in page

@@ -12,7 +12,7 @@ from PySide6.QtGui import QGuiApplication
 
 from tokviz.core.lecture.deck import default_deck
 from tokviz.gui.lecture.presenter import PresenterWindow, start_lecture
-from tokviz.gui.lecture.show import REPORT_ENV, LectureView
+from tokviz.gui.lecture.show import KEY_HINT, REPORT_ENV, LectureView
 from tokviz.gui.widgets import file_dialogs
 
 from .reach import action
@@ -127,13 +127,29 @@ def test_the_overview_is_walked_with_the_arrow_keys_and_enter_goes_there(qtbot, 
     assert not lecture.overview and lecture.isVisible()
 
 
-def test_the_slide_says_which_keys_change_it_and_names_its_tokenizer(qtbot, lecture):
-    assert lecture.layout_.hint == "E: edit the text · T: next tokenizer (now gpt2)"
+def test_the_presenter_says_which_keys_change_the_slide_and_the_slide_itself_shows_no_keys(qtbot, lecture):
+    presenter = PresenterWindow(lecture, clock=FakeClock())
+    qtbot.addWidget(presenter)
+    assert presenter.hint.text().startswith("E: edit the text · T: next tokenizer (now gpt2)\n")
+    assert "?: keys" in presenter.hint.text()
     qtbot.keyClick(lecture, Qt.Key.Key_T)
-    qtbot.waitUntil(lambda: "now cl100k" in lecture.layout_.hint, timeout=20000)
+    qtbot.waitUntil(lambda: "now cl100k" in presenter.hint.text(), timeout=20000)
+    painted = [item.text for item in lecture.layout_.items]
+    assert not any("T:" in text or "E:" in text for text in painted)  # the room sees no key hints
     qtbot.keyClick(lecture, Qt.Key.Key_End)
     qtbot.waitUntil(lambda: lecture.content.title == "Exercises", timeout=20000)
-    assert lecture.layout_.hint == ""  # a slide of words has nothing live to change
+    qtbot.waitUntil(
+        lambda: presenter.hint.text() == KEY_HINT, timeout=20000
+    )  # nothing live on a slide of words
+    settle(qtbot, lecture, presenter)
+
+
+def test_question_mark_shows_the_keys_over_the_slide_until_the_next_key(qtbot, lecture):
+    before = lecture.grab().toImage()
+    qtbot.keyClicks(lecture, "?")
+    assert lecture.keys_shown and lecture.grab().toImage() != before
+    qtbot.keyClick(lecture, Qt.Key.Key_Escape)  # closes the keys, does not leave the lecture
+    assert not lecture.keys_shown and lecture.isVisible() and lecture.state.index == 0
 
 
 def test_the_report_names_each_slide_shown_with_its_scale_and_nothing_clipped(qtbot, tmp_path, monkeypatch):

@@ -4,8 +4,9 @@ At 1024×768, 1366×768 and 1920×1080 the app starts as a user starts it, F5 op
 screen and the clicker's keys (Right, PageDown, Space, Enter, a number then Enter, PageUp) walk
 every slide and every merge step. The app writes a line per slide it shows (``TOKVIZ_LECTURE_REPORT``):
 the slide must fill the screen, lie on the canvas of the screen's shape, and have no text clipped,
-no token box cut and nothing squeezed off the canvas. Each slide's screenshot is kept in
-``$TOKVIZ_LECTURE_SHOTS`` (or the test's own folder) for people to look at; Esc returns to the window.
+no token box cut, nothing squeezed off the canvas and no text shrunk under 20 pixels on a
+projector. Each slide's screenshot is kept in ``$TOKVIZ_LECTURE_SHOTS`` (or the test's own folder)
+for people to look at; Esc returns to the window.
 """
 
 from __future__ import annotations
@@ -54,6 +55,9 @@ def check_slide(line: dict, size: tuple[int, int]) -> None:
     assert not line["overflow"], f"{where}: the content does not fit its canvas"
     assert line["clipped"] == [], f"{where}: clipped text {line['clipped']}"
     assert line["elided"] == [], f"{where}: token boxes cut short {line['elided']}"
+    assert line["legible"], (
+        f"{where}: shrunk to {line['layout_scale']}, text under 20 px on a 1024x768 projector"
+    )
 
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import regex
 
-from ..analysis.metrics import embedding_parameters
+from ..analysis.metrics import TextMetrics, embedding_parameters
 from ..bpe.lecture_tokenizers import UNK
 from ..bpe.stream import StreamingDecoder
 from ..bpe.tokenizer import Tokenizer, TokenSpan
@@ -28,6 +28,7 @@ from ..show.token_colours import colour_indices
 from ..training.train import train_bpe
 from .deck import MAX_SLIDE_CHARS, Deck, Slide
 from .deck_assets import PictureData, read_picture
+from .numbers import ratio
 
 CODE_POINT_SPACE = 0x110000
 
@@ -78,11 +79,22 @@ class Words:
 
 @dataclass(frozen=True)
 class Bars:
-    """Grouped bars: one group per category, one bar per series (a bytes-per-token chart)."""
+    """Grouped bars: one group per category, one bar per series (a bytes-per-token chart).
+
+    ``lossy`` holds, per series and category, what a lossy bar lost ("lossy: 4 <unk>") or "": such a
+    bar is hatched and never sets the scale, since fewer tokens for less text is not a better rate.
+    """
 
     title: str
     categories: tuple[str, ...]
     series: tuple[tuple[str, tuple[float, ...]], ...]
+    lossy: tuple[tuple[str, ...], ...] = ()
+
+    def loss(self, series: int, category: int) -> str:
+        """What the bar of ``series`` over ``category`` lost ("" for a bar that kept all its text)."""
+        if series < len(self.lossy) and category < len(self.lossy[series]):
+            return self.lossy[series][category]
+        return ""
 
 
 @dataclass(frozen=True)
@@ -121,7 +133,8 @@ class _Slide:
         raw = text if text is not None else (slide.options.get("text") or deck.text)
         self.text = str(raw)[:MAX_SLIDE_CHARS]
         names = tokenizers if tokenizers is not None else (slide.options.get("tokenizers") or deck.tokenizers)
-        self.names = list(names) or ["gpt2"]
+        # A tokenizer named twice is shown once: a slide compares different tokenizers.
+        self.names = list(dict.fromkeys(names)) or ["gpt2"]
         self._load = load
 
     def tokenizers(self) -> list[tuple[str, Tokenizer]]:
@@ -185,7 +198,25 @@ def _n_bytes(text: str) -> int:
 
 
 def _per_token(n_bytes: int, n_tokens: int) -> str:
-    return f"{n_bytes / n_tokens:.2f}" if n_tokens else "-"
+    return ratio(n_bytes, n_tokens)
+
+
+def lost(tok: Tokenizer, text: str, ids: Sequence[int] | None = None) -> str:
+    """What ``tok`` loses of ``text``: "lossy: 4 <unk>", "lossy: no round trip", or "" when nothing.
+
+    A lossy tokenizer's token count is not a rate: it is never called fewest or best on a slide,
+    never sets a chart's scale, and is marked wherever it is shown.
+    """
+    unknown = TextMetrics.of(tok, text).unknown
+    if unknown:
+        return f"lossy: {unknown:,} {UNK}"
+    if tok.decode(list(tok.encode(text) if ids is None else ids)) != text:
+        return "lossy: no round trip"
+    return ""
+
+
+def _with_loss(caption: str, loss: str) -> str:
+    return f"{caption} · {loss}" if loss else caption
 
 
 def _code_point_label(ch: str) -> str:
@@ -201,7 +232,8 @@ def _roundtrip(s: _Slide, _step: int) -> tuple[list[Block], dict[str, str]]:
         ids = [sp.id for sp in spans]
         back = tok.decode(ids)
         holds = back == s.text
-        blocks.append(ChipRow(f"{name}: text → {len(ids):,} ids", _token_chips(spans, tok)))
+        loss = lost(tok, s.text, ids)
+        blocks.append(ChipRow(_with_loss(f"{name}: text → {len(ids):,} ids", loss), _token_chips(spans, tok)))
         blocks.append(Words(f"ids → text: “{back}”"))
         verdict = "decode(encode(text)) == text  ✓" if holds else "decode(encode(text)) != text  ✗"
         blocks.append(Words(verdict, tone="good" if holds else "bad"))
@@ -258,9 +290,9 @@ def _views(s: _Slide, _step: int) -> tuple[list[Block], dict[str, str]]:
     for name, tok in s.tokenizers():
         spans = tok.encode_spans(s.text)
         n = len(spans)
-        blocks.append(
-            ChipRow(f"{name}: {n:,} tokens · {_per_token(n_bytes, n)} bytes/token", _token_chips(spans, tok))
-        )
+        loss = lost(tok, s.text, [sp.id for sp in spans])
+        caption = f"{name}: {n:,} tokens · {_per_token(n_bytes, n)} bytes/token"
+        blocks.append(ChipRow(_with_loss(caption, loss), _token_chips(spans, tok)))
         figures[f"{name} tokens"] = str(n)
         blocks.append(Words(_what_fails(name, tok, spans), tone="muted"))
     blocks.insert(0, Counters((("characters", f"{len(s.text):,}"), ("bytes", f"{n_bytes:,}"))))
@@ -394,7 +426,7 @@ def _chunks(s: _Slide, _step: int) -> tuple[list[Block], dict[str, str]]:
     blocks: list[Block] = [
         Counters((("chunks", f"{len(chunk_chips):,}"), ("tokens", f"{len(spans):,}"), ("tokens crossing a chunk", str(crossing)))),
         ChipRow(f"{name}'s pre-tokenizer: the chunks (special tokens split out first)", tuple(chunk_chips)),
-        ChipRow(f"{name}: the tokens, merged only inside a chunk", _token_chips(spans, tok)),
+        ChipRow(_with_loss(f"{name}: the tokens, merged only inside a chunk", lost(tok, s.text)), _token_chips(spans, tok)),
     ]  # fmt: skip
     return blocks, {"chunks": str(len(chunk_chips)), "tokens": str(len(spans))}
 
@@ -411,37 +443,49 @@ def _sample_texts(names: Sequence[str]) -> list[tuple[str, str]]:
 def _exchange(s: _Slide, _step: int) -> tuple[list[Block], dict[str, str]]:
     named = s.tokenizers()
     n_bytes = _n_bytes(s.text)
+    measured = [(name, len(tok.encode(s.text)), lost(tok, s.text)) for name, tok in named]
+    any_lost = any(loss for _, _, loss in measured)
     rows = []
     figures: dict[str, str] = {"bytes": str(n_bytes)}
-    for name, tok in named:
-        n = len(tok.encode(s.text))
-        rows.append((name, f"{n_bytes:,}", f"{n:,}", _per_token(n_bytes, n)))
+    for name, n, loss in measured:
+        rows.append((name, f"{n_bytes:,}", f"{n:,}", _per_token(n_bytes, n), *((loss,) if any_lost else ())))
         figures[f"{name} tokens"] = str(n)
-    first_name, first = named[0]
-    n_first = len(first.encode(s.text))
+        if loss:
+            figures[f"{name} lossy"] = loss
+    # The big number is the first tokenizer that keeps the text: a lossy one's rate is not a rate.
+    lead_name, n_lead, lead_loss = next((m for m in measured if not m[2]), measured[0])
+    lead_label = f"{lead_name} tokens" + (f" ({lead_loss})" if lead_loss else "")
+    headers = ("tokenizer", "bytes", "tokens", "bytes/token", *(("what is lost",) if any_lost else ()))
     blocks: list[Block] = [
         Counters((("characters", f"{len(s.text):,}"), ("bytes", f"{n_bytes:,}"),
-                  (f"{first_name} tokens", f"{n_first:,}"), ("bytes/token", _per_token(n_bytes, n_first)))),
-        Table(("tokenizer", "bytes", "tokens", "bytes/token"), tuple(rows), (False, True, True, True)),
+                  (lead_label, f"{n_lead:,}"), ("bytes/token", _per_token(n_bytes, n_lead)))),
+        Table(headers, tuple(rows), (False, True, True, True, False)[: len(headers)]),
     ]  # fmt: skip
     samples = [str(x) for x in s.slide.get("samples")]
     if samples:
         texts = _sample_texts(samples)
-        series = tuple(
-            (name, tuple(_n_bytes(t) / max(len(tok.encode(t)), 1) for _, t in texts)) for name, tok in named
+        series = []
+        losses = []
+        for name, tok in named:
+            metrics = [TextMetrics.of(tok, t) for _, t in texts]
+            series.append((name, tuple(m.bytes / max(m.tokens, 1) for m in metrics)))
+            losses.append(tuple(lost(tok, t) if m.unknown == 0 else f"lossy: {m.unknown:,} {UNK}"
+                                for m, (_, t) in zip(metrics, texts)))  # fmt: skip
+        blocks.append(
+            Bars("bytes per token on the bundled samples", tuple(samples), tuple(series), tuple(losses))
         )
-        blocks.append(Bars("bytes per token on the bundled samples", tuple(samples), series))
     return blocks, figures
 
 
 def _cost(s: _Slide, _step: int) -> tuple[list[Block], dict[str, str]]:
     d = int(s.slide.get("d"))
-    named = [(name, tok, len(tok.encode(s.text))) for name, tok in s.tokenizers()]
-    fewest = min((n for _, _, n in named if n), default=1)
+    named = [(name, tok, len(tok.encode(s.text)), lost(tok, s.text)) for name, tok in s.tokenizers()]
+    # The fewest tokens among tokenizers that keep the text; a lossy row says what it lost instead.
+    fewest = min((n for _, _, n, loss in named if n and not loss), default=1)
     rows = []
-    for name, tok, n in named:
+    for name, tok, n, loss in named:
         vocab = CODE_POINT_SPACE if name == "characters" else tok.vocab_size
-        rows.append((name, f"{n:,}", f"{n * n:,}", f"{(n * n) / (fewest * fewest):.2f}×", f"{vocab:,}",
+        rows.append((name, f"{n:,}", f"{n * n:,}", loss or f"{ratio(n * n, fewest * fewest)}×", f"{vocab:,}",
                      f"{embedding_parameters(vocab, d):,}"))  # fmt: skip
     blocks: list[Block] = [
         Table(
@@ -452,7 +496,15 @@ def _cost(s: _Slide, _step: int) -> tuple[list[Block], dict[str, str]]:
         Words("Fewer tokens: attention's n × n score matrix shrinks with the square of n."),
         Words("A bigger vocabulary: the embedding table (V × d) and the output layer grow with V."),
     ]
-    return blocks, {f"{name} tokens": str(n) for name, _, n in named}
+    return blocks, {f"{name} tokens": str(n) for name, _, n, _ in named}
+
+
+NOTHING_YET = "—"
+"""What the held-back decoder prints for a token that completes no character yet."""
+SPACE_MARK = printable_token(b" ")
+"""A space, as every chip and table of a slide shows it."""
+DECODE_FAILS = "✗"
+"""A token whose bytes alone are not UTF-8: decoding it alone raises UnicodeDecodeError."""
 
 
 def _stream(s: _Slide, _step: int) -> tuple[list[Block], dict[str, str]]:
@@ -462,22 +514,25 @@ def _stream(s: _Slide, _step: int) -> tuple[list[Block], dict[str, str]]:
     marked = []
     failures = 0
     printed = ""
-    for i, token_id in enumerate(tok.encode(s.text)):
+    ids = tok.encode(s.text)
+    for i, token_id in enumerate(ids):
         data = tok.id_bytes(token_id)
         try:
-            naive = data.decode("utf-8")
+            data.decode("utf-8")
+            naive = printable_token(data)
         except UnicodeDecodeError:
-            naive = "✗ UnicodeDecodeError"
+            naive = DECODE_FAILS
             failures += 1
             marked.append(i)
         out = decoder.push(token_id)
         printed += out
         held = hex_bytes(decoder.pending) if decoder.pending else ""
         rows.append(
-            (str(token_id), hex_bytes(data), naive, printable_token(out.encode("utf-8")) or "·", held)
+            (str(token_id), hex_bytes(data), naive, printable_token(out.encode("utf-8")) or NOTHING_YET, held)
         )
     printed += decoder.flush()
     holds = printed == s.text
+    loss = lost(tok, s.text, ids)
     blocks: list[Block] = [
         Table(
             ("id", "bytes", "decode each token", "held back: prints", "waiting"),
@@ -486,8 +541,16 @@ def _stream(s: _Slide, _step: int) -> tuple[list[Block], dict[str, str]]:
             tuple(marked),
         ),  # fmt: skip
         Words(
-            f"{name}: decoding each token alone fails {failures} time{'s' if failures != 1 else ''}.",
-            tone="bad" if failures else "good",
+            f"{SPACE_MARK} a space   {NOTHING_YET} prints nothing yet   "
+            f"{DECODE_FAILS} alone it raises UnicodeDecodeError   waiting: bytes held back",
+            tone="muted",
+        ),  # fmt: skip
+        Words(
+            _with_loss(
+                f"{name}: decoding each token alone fails {failures} time{'s' if failures != 1 else ''}.",
+                loss,
+            ),
+            tone="bad" if failures or loss else "good",
         ),  # fmt: skip
         Words(
             "Holding back incomplete bytes prints exactly the text  ✓"

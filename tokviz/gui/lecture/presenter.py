@@ -1,7 +1,8 @@
 """The presenter window: what the lecturer sees on their own screen while the deck is projected.
 
 It shows the slide the audience sees, the next step or slide, the speaker notes, the time since
-the lecture started and a line of the keys that drive it. Keys pressed here drive the projected
+the lecture started and the keys that drive it, with what this slide's live keys change (the
+slides themselves carry no key hints: the room sees them). Keys pressed here drive the projected
 deck too, so the clicker works whichever window has the focus. :func:`start_lecture` puts the
 deck on the last screen and, when there are two or more, this window on the first.
 """
@@ -133,6 +134,8 @@ class PresenterWindow(QWidget):
         steps = f" · step {step + 1} of {slide.steps}" if slide.steps > 1 else ""
         self.position.setText(f"Slide {index + 1} of {state.slide_count}{steps} — {slide.title}")
         self.notes.setPlainText(reflow(slide.notes) or "(no notes for this slide)")
+        live = state.hint(index)
+        self.hint.setText(f"{live}\n{KEY_HINT}" if live else KEY_HINT)
         self.current.show_layout(self.view.layout_, "computing…")
         following = state.following(index, step)
         if following is None:

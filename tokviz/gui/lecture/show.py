@@ -1,9 +1,12 @@
 """The deck on a screen: one live slide at a time, driven by the keys a presentation clicker sends.
 
-PageDown, Right, Space and Enter go one step on (a merge slide takes a click per merge); PageUp,
+PageDown, Right, Space and Enter go one step on (a merge slide takes a click per merge, a slide
+too long to show legibly a click per page of its table); PageUp,
 Left and Backspace go back; Home and End jump to the ends; a number then Enter jumps to that slide;
-B or . blacks the screen; O shows every slide as a grid; E (or a click) edits the slide's text and
-T moves its first tokenizer to the next built-in one; Esc leaves. Each slide's content is computed
+B or . blacks the screen (any key brings it back); O shows every slide as a grid; E (or a click)
+edits the slide's text; T puts the next tokenizer not already on the slide in its first place
+(Shift+T the one before); ? shows the keys over the slide until the next key; Esc leaves. Key hints
+are never part of a slide (the room sees it): the presenter window shows them. Each slide's content is computed
 off the GUI thread (:mod:`tokviz.core.lecture.slides`) and laid out on the fixed canvas of
 :mod:`tokviz.gui.lecture.paint`, so every screen size shows the same composition.
 """
@@ -21,7 +24,7 @@ from PySide6.QtWidgets import QLineEdit, QWidget
 from tokviz.core.formats.registry import BUILTIN_TOKENIZERS
 from tokviz.core.lecture.deck import SLIDE_KINDS, Deck
 from tokviz.core.lecture.slides import SlideContent, slide_content
-from tokviz.gui.lecture.paint import SlideLayout, canvas_size, paint_scaled
+from tokviz.gui.lecture.paint import SlideLayout, canvas_size, paint_keys, paint_scaled
 from tokviz.gui.style.fonts import sans_font
 from tokviz.gui.style.theme import token_colors
 from tokviz.gui.workers.latest import LatestJob
@@ -32,18 +35,19 @@ PREVIOUS_KEYS = {Qt.Key.Key_PageUp, Qt.Key.Key_Left, Qt.Key.Key_Backspace, Qt.Ke
 OVERVIEW_COLUMNS = 4
 KEY_HINT = (
     "→ / PageDown / Space: next · ← / PageUp: back · number + Enter: go to slide · O: overview · "
-    "B: black · E or click: edit the text · T: next tokenizer · Esc: leave"
+    "B: black · E or click: edit the text · T / Shift+T: next / previous tokenizer · ?: keys · Esc: leave"
 )
 LECTURE_KEYS: tuple[tuple[str, str], ...] = (
-    ("PageDown, Right, Down, Space, Enter", "next step or slide"),
-    ("PageUp, Left, Up, Backspace", "previous step or slide"),
+    ("PageDown, Right, Down, Space, Enter", "next page, step or slide"),
+    ("PageUp, Left, Up, Backspace", "previous page, step or slide"),
     ("Home, End", "first, last slide"),
     ("a number, then Enter", "go to that slide"),
-    ("B, .", "black screen (any next key brings it back)"),
+    ("B, .", "black screen (any key brings it back)"),
     ("O", "overview of every slide: arrows move, Enter goes there"),
     ("E, a click", "type the slide's text; every figure follows"),
-    ("T", "the slide's next tokenizer"),
-    ("Esc", "leave the lecture"),
+    ("T, Shift+T", "the next (previous) tokenizer not already on the slide, in its first place"),
+    ("?", "these keys over the slide, until the next key"),
+    ("Esc", "leave the lecture (on a black screen or the keys: back to the slide)"),
 )
 """What each key does in a lecture, for Help ▸ Keyboard shortcuts."""
 REPORT_ENV = "TOKVIZ_LECTURE_REPORT"
@@ -109,18 +113,29 @@ class DeckState:
         return list(self.tokenizers.get(i) or slide.options.get("tokenizers") or self.deck.tokenizers)
 
     def hint(self, index: int | None = None) -> str:
-        """The on-screen reminder of what a slide's live keys do ("" for a slide of words only)."""
+        """The lecturer's reminder of what a slide's live keys do ("" for a slide of words only);
+        the presenter window shows it, never the slide."""
         keys = SLIDE_KINDS[self.deck.slides[self.index if index is None else index].kind]
         names = self.current_tokenizers(index) or ["gpt2"]
         tokenizer = f"T: next tokenizer (now {names[0]})" if "tokenizers" in keys else ""
         return " · ".join(part for part in ("E: edit the text" if "text" in keys else "", tokenizer) if part)
 
-    def cycle_tokenizer(self) -> list[str]:
-        """Move the slide's first tokenizer to the next built-in one (gpt2 → cl100k → o200k → …)."""
-        names = self.current_tokenizers() or ["gpt2"]
-        order = [n for n in BUILTIN_TOKENIZERS if n != "characters"] + ["characters"]
-        first = names[0] if names[0] in order else order[-1]
-        names = [order[(order.index(first) + 1) % len(order)], *names[1:]]
+    def cycle_tokenizer(self, direction: int = 1) -> list[str]:
+        """Put the next tokenizer (``direction`` -1: the previous) in the slide's first place, skipping
+        those already on the slide, so a slide never shows one twice; the cycle comes back round.
+
+        The order is the slide's own first tokenizer when it is a file, then bytes, gpt2, cl100k,
+        o200k, words, characters. A slide whose kind takes no tokenizers stays as it is.
+        """
+        names = list(dict.fromkeys(self.current_tokenizers() or ["gpt2"]))
+        if "tokenizers" not in SLIDE_KINDS[self.deck.slides[self.index].kind]:
+            return names
+        own = self.deck.slides[self.index].options.get("tokenizers") or self.deck.tokenizers or ("gpt2",)
+        builtins = [n for n in BUILTIN_TOKENIZERS if n != "characters"] + ["characters"]
+        order = [n for n in (own[0], names[0]) if n not in builtins] + builtins
+        order = list(dict.fromkeys(order))
+        free = [n for n in order if n == names[0] or n not in names[1:]]
+        names[0] = free[(free.index(names[0]) + direction) % len(free)]
         self.tokenizers[self.index] = names
         return names
 
@@ -161,11 +176,14 @@ class LectureView(QWidget):
         self.state = DeckState(deck)
         self.colors = token_colors(dark)
         self.black = False
+        self.keys_shown = False
         self.overview = False
         self.picked = 0
         self.presenter: QWidget | None = None
         self.typed = ""
         self.layout_: SlideLayout | None = None
+        self.shown: SlideContent | None = None
+        self.part = 0
         self.contents: dict[tuple[int, int], SlideContent] = {}
         self.job = LatestJob(self)
         self.editor = SlideTextEdit(self)
@@ -176,8 +194,10 @@ class LectureView(QWidget):
         self.refresh()
 
     # ---------------------------------------------------------------- content
-    def refresh(self) -> None:
-        """Compute the current slide (off the GUI thread) and show it when it is ready."""
+    def refresh(self, part: int = 0) -> None:
+        """Compute the current slide (off the GUI thread) and show it when it is ready, from page
+        ``part`` of a slide too long for one screen (-1: its last)."""
+        self.part = part
         key = (self.state.index, self.state.step)
         state = self.state
         index, step = key
@@ -195,7 +215,9 @@ class LectureView(QWidget):
         number = self.state.index + 1
         footer = f"{self.state.deck.title} · {number} / {self.state.slide_count}"
         size = canvas_size(self.width() / max(self.height(), 1))
-        self.layout_ = SlideLayout(content, size, self.colors, footer, self.state.hint())
+        # A slide that would shrink under a legible size shows its long table a page at a time.
+        self.layout_ = SlideLayout(content, size, self.colors, footer, paged=True, part=self.part)
+        self.shown, self.part = content, self.layout_.part
         self.update()
         self._report(self.layout_)
         self.moved.emit(self.state.index, self.state.step)
@@ -213,13 +235,17 @@ class LectureView(QWidget):
 
     @property
     def content(self) -> SlideContent | None:
-        """What the slide on screen shows (tests and the presenter window read its figures)."""
-        return self.layout_.content if self.layout_ is not None else None
+        """What the slide on screen shows, all pages (tests and the presenter window read its figures)."""
+        return self.shown if self.layout_ is not None else None
 
     # ---------------------------------------------------------------- keys
     def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802 - Qt's name
         key = event.key()
         if self.editor.isVisible():
+            return
+        if self.black or self.keys_shown:  # any key, Esc too, brings the slide back
+            self.black = self.keys_shown = False
+            self.update()
             return
         if self.overview:
             self._overview_key(key)
@@ -237,9 +263,13 @@ class LectureView(QWidget):
             self.typed = ""
             return
         self.typed = ""
-        self._command(key, text)
+        if text == "?":
+            self.keys_shown = True
+            self.update()
+            return
+        self._command(key, text, bool(event.modifiers() & Qt.KeyboardModifier.ShiftModifier))
 
-    def _command(self, key: int, text: str) -> None:
+    def _command(self, key: int, text: str, shift: bool = False) -> None:
         if key in NEXT_KEYS:
             self.step(1)
         elif key in PREVIOUS_KEYS:
@@ -249,7 +279,7 @@ class LectureView(QWidget):
         elif key == Qt.Key.Key_End:
             self.go(self.state.slide_count - 1)
         elif key == Qt.Key.Key_B or text == ".":
-            self.black = not self.black
+            self.black = True
             self.update()
         elif key == Qt.Key.Key_O:
             self.overview, self.picked = True, self.state.index
@@ -257,18 +287,20 @@ class LectureView(QWidget):
         elif key == Qt.Key.Key_E:
             self.edit_text()
         elif key == Qt.Key.Key_T:
-            self.state.cycle_tokenizer()
+            self.state.cycle_tokenizer(-1 if shift else 1)
             self.refresh()
 
     def step(self, direction: int) -> None:
-        """One click on (``1``) or back (``-1``); the screen comes back from black first."""
-        if self.black:
-            self.black = False
-            self.update()
+        """One click on (``1``) or back (``-1``): the next page of a slide shown in pages, else the
+        next step or slide."""
+        layout = self.layout_
+        if layout is not None and self.shown is not None and 0 <= layout.part + direction < layout.parts:
+            self.part = layout.part + direction
+            self._show(self.shown)
             return
         moved = self.state.next() if direction > 0 else self.state.previous()
         if moved:
-            self.refresh()
+            self.refresh(-1 if direction < 0 else 0)
 
     def go(self, index: int, step: int = 0) -> None:
         """Jump to slide ``index`` (0-based)."""
@@ -319,6 +351,8 @@ class LectureView(QWidget):
             paint_scaled(painter, self.layout_, rect, self.colors.base)
         else:
             painter.fillRect(rect, self.colors.base)
+        if self.keys_shown and not self.black:
+            paint_keys(painter, rect, self.colors, LECTURE_KEYS)
         painter.end()
 
     def cells(self, rect: QRectF) -> list[QRectF]:
@@ -371,5 +405,5 @@ class LectureView(QWidget):
 
     def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt's name
         super().resizeEvent(event)
-        if self.layout_ is not None:
-            self._show(self.layout_.content)
+        if self.shown is not None:
+            self._show(self.shown)
