@@ -29,6 +29,35 @@ kind = "views"
 tokenizers = ["gpt2", "bytes"]
 """
 
+EVERY_NEW_KIND = """\
+[[slide]]
+kind = "regex"
+text = "it's 42"
+
+[[slide]]
+kind = "digits"
+text = "1234567"
+tokenizers = ["gpt2", "cl100k"]
+
+[[slide]]
+kind = "chain"
+text = "aaab"
+merges = 2
+
+[[slide]]
+kind = "samples"
+samples = ["english", "digits"]
+
+[[slide]]
+kind = "broken"
+text = "🌍"
+
+[[slide]]
+kind = "cost"
+long = 1000
+short = 250
+"""
+
 
 def write(tmp_path: Path, text: str) -> Path:
     deck = tmp_path / "deck.toml"
@@ -49,16 +78,29 @@ def test_a_deck_lists_its_slides_with_defaults_filled_in(tmp_path):
     assert views.get("tokenizers") == ("gpt2", "bytes") and views.steps == 1
 
 
-def test_the_default_deck_walks_the_lecture_in_twelve_slides_with_notes():
+def test_the_default_deck_walks_the_lecture_in_eighteen_slides_with_notes():
     deck = default_deck()
     assert [s.kind for s in deck.slides] == [
         "roundtrip", "anatomy", "views", "views", "views", "merges",
-        "merges", "chunks", "exchange", "cost", "stream", "text",
+        "merges", "chunks", "exchange", "cost", "stream", "regex",
+        "digits", "chain", "text", "samples", "broken", "text",
     ]  # fmt: skip
     assert all(s.title and s.notes for s in deck.slides)
     bpe = deck.slides[5]
     assert (bpe.get("text"), bpe.get("merges"), bpe.get("pretokenizer")) == ("the cat in the hat", 3, "none")
     assert deck.slides[6].get("text") == "the quick brown fox"
+
+
+def test_the_slide_kinds_of_the_regex_numbers_chain_and_exercises_load_and_save():
+    deck = parse_deck(EVERY_NEW_KIND)
+    assert [s.kind for s in deck.slides] == ["regex", "digits", "chain", "samples", "broken", "cost"]
+    assert deck.slides[2].steps == 1 and deck.slides[5].get("long") == 1000
+    assert parse_deck(deck_toml(deck)) == deck
+
+
+def test_a_worked_token_count_out_of_range_is_one_line():
+    with pytest.raises(DeckError, match="long is -1; a token count is 0 to 16,777,216"):
+        parse_deck('[[slide]]\nkind = "cost"\nlong = -1\n')
 
 
 def test_saving_and_loading_a_deck_gives_the_same_deck():

@@ -12,7 +12,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QImage
 
-from tokviz.core.lecture.deck import default_deck
+from tokviz.core.lecture.deck import default_deck, parse_deck
 from tokviz.gui.lecture.handout import layouts, png_bytes, write_pdf
 
 pytestmark = [pytest.mark.gui]
@@ -64,11 +64,11 @@ def difference(a: QImage, b: QImage) -> float:
 
 
 def test_the_per_step_handout_has_a_page_for_every_slide_and_merge_step(handout):
-    assert page_count(handout) == sum(slide.steps for slide in DECK.slides) == 15
+    assert page_count(handout) == sum(slide.steps for slide in DECK.slides) == 21
 
 
 def test_each_page_s_text_holds_its_slide_title_and_the_figures_it_states(handout):
-    pages = [page_text(handout, n) for n in range(1, 16)]
+    pages = [page_text(handout, n) for n in range(1, page_count(handout) + 1)]
     for (_number, _step, layout), text in zip(layouts(DECK, per_step=True), pages):
         assert layout.content.title in text
     anatomy, bytes_, merges_done, learned, exchange = pages[1], pages[3], pages[8], pages[9], pages[11]
@@ -98,3 +98,38 @@ def test_a_rendered_page_looks_like_the_slide_painted_for_the_screen(handout, tm
     for page, picture in pictures.items():
         assert difference(picture, painted[page]) < 4, page  # the same picture, up to anti-aliasing
     assert difference(pictures[2], painted[9]) > 8  # the check tells different slides apart
+
+
+@pytest.fixture(scope="module")
+def a4(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("a4") / "a4.pdf"
+    write_pdf(DECK, path, paper="a4")
+    return path
+
+
+def test_a4_pages_hold_each_slide_with_its_notes_and_no_key_hints(a4):
+    info = subprocess.run([poppler("pdfinfo"), str(a4)], capture_output=True, text=True, check=True).stdout
+    assert "595 x 842 pts (A4)" in info and page_count(a4) == len(DECK.slides)
+    regex_page = page_text(a4, 12)
+    assert "GPT-2's regular expression" in regex_page and "31373 and 23748" in regex_page  # the notes
+    for number in range(1, len(DECK.slides) + 1):
+        text = page_text(a4, number)
+        assert f"slide {number} / {len(DECK.slides)}" in text
+        assert not re.search(r"Keys:|\bEnter\b|Ctrl\+|press E\b", text), number
+
+
+def test_a_letter_handout_is_letter_sized(tmp_path):
+    deck = parse_deck('title = "t"\n[[slide]]\nkind = "text"\nbody = "x"\nnotes = "said aloud"\n')
+    path = write_pdf(deck, tmp_path / "letter.pdf", paper="letter")
+    info = subprocess.run([poppler("pdfinfo"), str(path)], capture_output=True, text=True, check=True).stdout
+    assert "612 x 792 pts (letter)" in info and "said aloud" in page_text(path, 1)
+
+
+def test_long_notes_run_on_to_the_next_page(tmp_path):
+    notes = "\n\n".join(
+        f"Paragraph {n} of the notes, long enough to need a line of its own." for n in range(80)
+    )
+    deck = parse_deck(f'[[slide]]\nkind = "text"\nbody = "x"\nnotes = """{notes}"""\n')
+    path = write_pdf(deck, tmp_path / "long.pdf", paper="a4")
+    assert page_count(path) > 1
+    assert "Paragraph 0 " in page_text(path, 1) and "Paragraph 79 " in page_text(path, page_count(path))

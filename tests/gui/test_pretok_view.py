@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from PySide6.QtGui import QAction
 
-from tokviz.core.pretok.pretokenize import CL100K_PATTERN, GPT2_PATTERN, resolve_pretokenizer
+from tokviz.core.pretok.pretokenize import CL100K_PATTERN, GPT2_PUBLISHED_PATTERN, resolve_pretokenizer
 from tokviz.gui import MainWindow
 from tokviz.gui.models.tokenizers import TokenizerRegistryModel
 from tokviz.gui.panels.pretokenizer import ChunkView, PretokView
@@ -42,7 +42,9 @@ def chunks_shown(v: PretokView) -> list[str]:
 
 def test_gpt2_chunks_are_drawn_as_boxes_with_the_pattern_shown(view):
     assert isinstance(view.view, ChunkView) and isinstance(view.view, TokenView)  # the token view's painter
-    assert view.pattern.text() == GPT2_PATTERN and view.pattern.isReadOnly()
+    assert view.pattern.text() == GPT2_PUBLISHED_PATTERN and view.pattern.isReadOnly()
+    assert view.pattern.cursorPosition() == 0  # read from its start
+    assert view.pattern_note.isVisibleTo(view) and "same chunks" in view.pattern_note.text()
     assert chunks_shown(view) == resolve_pretokenizer("gpt2").split(TEXT)
     assert chunks_shown(view)[:4] == ["the", " cat", " in", " the"]
     assert len(view.view.visible_boxes()) >= len(chunks_shown(view))
@@ -53,7 +55,7 @@ def test_cl100k_cuts_numbers_into_threes(qtbot, view):
     view.set_pattern("cl100k")
     settle(qtbot, view)
 
-    assert view.pattern.text() == CL100K_PATTERN
+    assert view.pattern.text() == CL100K_PATTERN and not view.pattern_note.isVisibleTo(view)
     assert "123" in chunks_shown(view) and "45" in chunks_shown(view)
 
 

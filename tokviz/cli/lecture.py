@@ -2,7 +2,8 @@
 
 With no output option it checks the deck (one line per mistake, exit 1) and lists its slides with
 the figures each states. ``--pdf`` writes the handout (a page per slide, or per step with
-``--per-step``); ``--png``/``--svg`` write each slide into a folder. The bundled lecture is used
+``--per-step``; with ``--paper a4`` or ``letter``, printable pages with each slide's speaker notes
+under it); ``--png``/``--svg`` write each slide into a folder. The bundled lecture is used
 when no deck is named. Drawing imports Qt only after the options are checked.
 """
 
@@ -24,6 +25,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     out.add_argument("--svg", metavar="DIR", help="write each slide as DIR/slide-01.svg …")
     p.add_argument("--per-step", action="store_true", help="a page or picture per step (one per merge)")
     p.add_argument(
+        "--paper",
+        choices=["a4", "letter"],
+        help="with --pdf: print on A4 or letter pages, each slide with its speaker notes under it",
+    )
+    p.add_argument(
         "--aspect", choices=sorted(ASPECTS), default="16:9", help="the slides' shape (default 16:9)"
     )
     p.add_argument("--theme", choices=["light", "dark"], default="light", help="colours (default light)")
@@ -38,6 +44,8 @@ def run(args: argparse.Namespace) -> int:
 
     if not 0.25 <= args.scale <= 4:
         raise UsageError("--scale must be between 0.25 and 4")
+    if args.paper and not args.pdf:
+        raise UsageError("--paper sets the handout's pages: use it with --pdf")
     if args.pdf and not args.pdf.lower().endswith(".pdf"):
         raise UsageError(f"--pdf writes a .pdf file, not {args.pdf}")
     deck = load_deck(args.deck) if args.deck else default_deck()
@@ -51,7 +59,9 @@ def run(args: argparse.Namespace) -> int:
         from tokviz.gui.lecture.handout import write_pdf, write_slides
     ensure_app()
     if args.pdf:
-        write_pdf(deck, args.pdf, per_step=args.per_step, aspect=aspect, dark=dark, inputs=inputs)
+        write_pdf(
+            deck, args.pdf, per_step=args.per_step, aspect=aspect, dark=dark, inputs=inputs, paper=args.paper
+        )
         print_note(f"handout written to {args.pdf}")
         return 0
     fmt, folder = ("png", args.png) if args.png else ("svg", args.svg)

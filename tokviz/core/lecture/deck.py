@@ -106,8 +106,24 @@ SLIDE_KINDS: dict[str, dict[str, Option]] = {
         "text": _TEXT,
         "tokenizers": _TOKENIZERS,
         "d": Option(int, 768, "embedding width for V × d"),
+        "long": Option(int, 0, "a worked example: the same text as this many tokens…"),
+        "short": Option(int, 0, "…and as this many: their score matrices compared"),
     },
     "stream": {"text": _TEXT, "tokenizers": _TOKENIZERS},
+    "regex": {"text": _TEXT, "tokenizers": _TOKENIZERS},
+    "digits": {"text": _TEXT, "tokenizers": _TOKENIZERS},
+    "chain": {
+        "text": _TEXT,
+        "merges": Option(int, 3, "how many merges to learn and replay"),
+        "pretokenizer": Option(str, "none", "none, gpt2, cl100k or o200k"),
+        "tie_break": Option(str, "first-seen", "first-seen or lexicographic"),
+    },
+    "samples": {
+        "text": _TEXT,
+        "tokenizers": _TOKENIZERS,
+        "samples": Option(list, [], "bundled sample names, one row each"),
+    },
+    "broken": {"text": _TEXT, "tokenizers": _TOKENIZERS},
     "text": {"body": Option(str, "", "the slide's words; lines starting with '- ' are bullets")},
     "image": {
         "path": Option(str, "", "a PNG or SVG file beside the deck"),
@@ -326,6 +342,10 @@ def _check_values(kind: str, values: Mapping[str, Any], where: str, folder: Path
     d = values.get("d")
     if d is not None and not 1 <= d <= 1 << 16:
         raise DeckError(f"{where}: d is {d}; an embedding width is 1 to 65,536")
+    for key in ("long", "short"):
+        n = values.get(key)
+        if n is not None and not 0 <= n <= 1 << 24:
+            raise DeckError(f"{where}: {key} is {n}; a token count is 0 to 16,777,216")
     if kind == "image" and not values.get("path", ""):
         raise DeckError(f'{where}: an image slide needs path = "picture.png"')
 

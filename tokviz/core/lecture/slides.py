@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import functools
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import regex
@@ -22,102 +21,21 @@ from ..bpe.stream import StreamingDecoder
 from ..bpe.tokenizer import Tokenizer, TokenSpan
 from ..errors import TokvizError
 from ..formats.registry import is_builtin, load_tokenizer
-from ..io.resources import resource_path
 from ..pretok.bytes_ import hex_bytes, printable_token
 from ..show.token_colours import colour_indices
-from ..training.train import train_bpe
+from .blocks import Bars, Block, Chip, ChipRow, Counters, Picture, SlideContent, Table, Words
+from .blocks import chip_label as _chip_label
+from .blocks import token_chips as _token_chips
+from .blocks import trained_tokenizer as _trained
 from .deck import MAX_SLIDE_CHARS, Deck, Slide
-from .deck_assets import PictureData, read_picture
+from .deck_assets import read_picture
 from .numbers import ratio
+from .slides_chain import chain_slide
+from .slides_exercises import broken_slide, samples_slide
+from .slides_exercises import sample_texts as _sample_texts
+from .slides_pretok import digits_slide, regex_slide
 
 CODE_POINT_SPACE = 0x110000
-
-
-@dataclass(frozen=True)
-class Chip:
-    """One box: a token, a code point, a byte or a chunk. ``sub`` is the small line under it (an id)."""
-
-    label: str
-    sub: str = ""
-    colour: int = 0
-    kind: str = "normal"  # normal, partial, special, unknown, picked
-
-
-@dataclass(frozen=True)
-class ChipRow:
-    """A caption and boxes laid out in reading order; a box is never split across lines."""
-
-    caption: str
-    chips: tuple[Chip, ...]
-
-
-@dataclass(frozen=True)
-class Counters:
-    """Big numbers with their labels, side by side (``20`` over ``bytes``)."""
-
-    items: tuple[tuple[str, str], ...]
-
-
-@dataclass(frozen=True)
-class Table:
-    """A small table; ``right`` marks numeric columns, ``marked`` the rows to highlight."""
-
-    headers: tuple[str, ...]
-    rows: tuple[tuple[str, ...], ...]
-    right: tuple[bool, ...]
-    marked: tuple[int, ...] = ()
-
-
-@dataclass(frozen=True)
-class Words:
-    """A paragraph, or a bullet; ``tone`` is normal, good (a check holds), bad (it fails) or muted."""
-
-    text: str
-    bullet: bool = False
-    tone: str = "normal"
-
-
-@dataclass(frozen=True)
-class Bars:
-    """Grouped bars: one group per category, one bar per series (a bytes-per-token chart).
-
-    ``lossy`` holds, per series and category, what a lossy bar lost ("lossy: 4 <unk>") or "": such a
-    bar is hatched and never sets the scale, since fewer tokens for less text is not a better rate.
-    """
-
-    title: str
-    categories: tuple[str, ...]
-    series: tuple[tuple[str, tuple[float, ...]], ...]
-    lossy: tuple[tuple[str, ...], ...] = ()
-
-    def loss(self, series: int, category: int) -> str:
-        """What the bar of ``series`` over ``category`` lost ("" for a bar that kept all its text)."""
-        if series < len(self.lossy) and category < len(self.lossy[series]):
-            return self.lossy[series][category]
-        return ""
-
-
-@dataclass(frozen=True)
-class Picture:
-    """A picture file beside the deck, read and checked (:func:`tokviz.core.lecture.deck_assets.read_picture`), with its caption."""
-
-    picture: PictureData
-    caption: str = ""
-
-
-Block = ChipRow | Counters | Table | Words | Bars | Picture
-
-
-@dataclass(frozen=True)
-class SlideContent:
-    """One slide at one step: its title, blocks in reading order and the figures it states."""
-
-    title: str
-    blocks: tuple[Block, ...]
-    step: int = 0
-    steps: int = 1
-    figures: Mapping[str, str] = field(default_factory=dict)
-    notes: str = ""
 
 
 LoadTokenizer = Callable[[str], Tokenizer]
@@ -174,25 +92,6 @@ def slide_content(
 
 
 # ============================================================================ helpers
-def _token_chips(spans: Sequence[TokenSpan], tok: Tokenizer, ids: bool = True) -> tuple[Chip, ...]:
-    colours = colour_indices([s.id for s in spans])
-    chips = []
-    for span, colour in zip(spans, colours):
-        kind = "special" if span.special else "partial" if span.partial else "normal"
-        label = _chip_label(span.bytes)
-        if tok.name == "words" and span.id == 0:
-            kind, label = "unknown", UNK
-        chips.append(Chip(label, str(span.id) if ids else "", int(colour), kind))
-    return tuple(chips)
-
-
-@functools.lru_cache(maxsize=4096)
-def _chip_label(data: bytes) -> str:
-    """A token's bytes as a chip shows them (:func:`printable_token`), worked out once: every step
-    of a merges slide labels the same tokens again."""
-    return printable_token(data)
-
-
 def _n_bytes(text: str) -> int:
     return len(text.encode("utf-8", "replace"))
 
@@ -312,18 +211,6 @@ def _what_fails(name: str, tok: Tokenizer, spans: Sequence[TokenSpan]) -> str:
     return f"vocabulary {tok.vocab_size:,}"
 
 
-def _trained(text: str, merges: int, slide: Slide) -> Tokenizer:
-    return _train(text, merges, str(slide.get("pretokenizer")), str(slide.get("tie_break")))
-
-
-@functools.lru_cache(maxsize=8)
-def _train(text: str, merges: int, pretokenizer: str, tie_break: str) -> Tokenizer:
-    """The slide's merges learned once: every step of a merges slide (each page of a handout per
-    step) shows the same training."""
-    result = train_bpe(text=text, vocab_size=256 + merges, pretokenizer=pretokenizer, tie_break=tie_break)
-    return result.tokenizer()
-
-
 @functools.lru_cache(maxsize=8)
 def _token_counts(tok: Tokenizer, text: str) -> tuple[int, ...]:
     """How many tokens ``text`` is after 0, 1, … every merge of ``tok`` (computed once per slide)."""
@@ -431,15 +318,6 @@ def _chunks(s: _Slide, _step: int) -> tuple[list[Block], dict[str, str]]:
     return blocks, {"chunks": str(len(chunk_chips)), "tokens": str(len(spans))}
 
 
-def _sample_texts(names: Sequence[str]) -> list[tuple[str, str]]:
-    folder = resource_path("samples")
-    out = []
-    for name in names:
-        path = next(p for p in folder.iterdir() if p.stem == name)
-        out.append((name, path.read_text(encoding="utf-8")))
-    return out
-
-
 def _exchange(s: _Slide, _step: int) -> tuple[list[Block], dict[str, str]]:
     named = s.tokenizers()
     n_bytes = _n_bytes(s.text)
@@ -481,22 +359,48 @@ def _cost(s: _Slide, _step: int) -> tuple[list[Block], dict[str, str]]:
     d = int(s.slide.get("d"))
     named = [(name, tok, len(tok.encode(s.text)), lost(tok, s.text)) for name, tok in s.tokenizers()]
     # The fewest tokens among tokenizers that keep the text; a lossy row says what it lost instead.
-    fewest = min((n for _, _, n, loss in named if n and not loss), default=1)
+    fewest = min((n for _, _, n, loss in named if n and not loss), default=0)
     rows = []
     for name, tok, n, loss in named:
-        vocab = CODE_POINT_SPACE if name == "characters" else tok.vocab_size
-        rows.append((name, f"{n:,}", f"{n * n:,}", loss or f"{ratio(n * n, fewest * fewest)}×", f"{vocab:,}",
-                     f"{embedding_parameters(vocab, d):,}"))  # fmt: skip
+        rows_v = embedding_rows(name, tok)
+        against = loss or (f"{ratio(n * n, fewest * fewest)}×" if fewest else "-")
+        rows.append((name, f"{n:,}", f"{n * n:,}", against, f"{rows_v:,}",
+                     f"{embedding_parameters(rows_v, d):,}"))  # fmt: skip
+    long, short = int(s.slide.get("long")), int(s.slide.get("short"))
     blocks: list[Block] = [
+        Words(f"“{s.text}”: {_n_bytes(s.text):,} bytes"),
         Table(
-            ("tokenizer", "tokens n", "attention n²", "vs fewest", "vocabulary V", f"V × d (d = {d})"),
+            ("tokenizer", "tokens n", "attention n²", "vs fewest", "rows V", f"V × d (d = {d})"),
             tuple(rows),
             (False, True, True, True, True, True),
         ),  # fmt: skip
-        Words("Fewer tokens: attention's n × n score matrix shrinks with the square of n."),
-        Words("A bigger vocabulary: the embedding table (V × d) and the output layer grow with V."),
+        Words(
+            "V is the embedding table's rows, one per id (specials and unused ids included), not the number of merges."
+        ),
     ]
-    return blocks, {f"{name} tokens": str(n) for name, _, n, _ in named}
+    figures = {f"{name} tokens": str(n) for name, _, n, _ in named}
+    figures.update({f"{name} V": str(embedding_rows(name, tok)) for name, tok, _, _ in named})
+    if long and short:
+        factor = (long * long) / (short * short)
+        blocks.append(
+            Words(
+                f"The same text as {long:,} or {short:,} tokens: score matrices of {long * long:,} and "
+                f"{short * short:,} entries, {factor:,.4g}× fewer. That is one computation (QKᵀ in one head), "
+                "not the model's speed-up: projections, feed-forward layers and the output layer scale "
+                "with n, not n², and fast attention kernels never build the whole matrix."
+            )
+        )
+        figures["worked"] = f"{long * long:,} / {short * short:,} = {factor:,.4g}"
+    return blocks, figures
+
+
+def embedding_rows(name: str, tok: Tokenizer) -> int:
+    """The rows of a model's embedding table for ``tok``: one per id up to the highest (tiktoken's
+    ``n_vocab``), so unused ids between the merges and the specials count; a code-point model
+    needs a row per code point."""
+    if name == "characters":
+        return CODE_POINT_SPACE
+    return max(tok.vocab, default=-1) + 1
 
 
 NOTHING_YET = "—"
@@ -591,4 +495,9 @@ _BUILDERS: dict[str, Callable[[_Slide, int], tuple[list[Block], dict[str, str]]]
     "stream": _stream,
     "text": _text,
     "image": _image,
+    "regex": regex_slide,
+    "digits": digits_slide,
+    "chain": chain_slide,
+    "samples": samples_slide,
+    "broken": broken_slide,
 }

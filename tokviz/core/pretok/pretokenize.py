@@ -32,6 +32,20 @@ CL100K_PATTERN = (
     r"""|\s++$|\s*[\r\n]|\s+(?!\S)|\s"""
 )
 
+# GPT-2's pattern as its paper's code publishes it (openai/gpt-2, src/encoder.py), alternative by
+# alternative: contractions, letters, digits and other symbols (each with one leading space), then
+# whitespace. GPT2_PATTERN above is tiktoken's rewrite of it, with possessive quantifiers (``++``)
+# and ``\s++$``; it cuts the same chunks (the tests check both on every sample), and is what runs.
+GPT2_PUBLISHED_ALTERNATIVES = (
+    "'s|'t|'re|'ve|'m|'ll|'d",
+    r" ?\p{L}+",
+    r" ?\p{N}+",
+    r" ?[^\s\p{L}\p{N}]+",
+    r"\s+(?!\S)",
+    r"\s+",
+)
+GPT2_PUBLISHED_PATTERN = "|".join(GPT2_PUBLISHED_ALTERNATIVES)
+
 # o200k_base's pattern (GPT-4o), as tiktoken publishes it. It is not one of NAMED_PATTERNS: its
 # ``[\r\n/]*`` tail can run past a newline, so the safe cuts below do not hold for it, and training
 # offers the two classic patterns only.

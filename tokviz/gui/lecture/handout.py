@@ -2,6 +2,9 @@
 
 Pages are painted by the same :class:`~tokviz.gui.lecture.paint.SlideLayout` as the screen, so the
 handout matches what was projected; the PDF keeps its text as text (``pdftotext`` reads it).
+On paper (``paper="a4"`` or ``"letter"``) each page holds the slide across its width and the
+speaker notes under it, without the presenter's key reminders
+(:func:`tokviz.core.lecture.printed.printed_notes`); long notes run on to the next page.
 Files land together or not at all (:func:`tokviz.core.io.outputs.write_outputs`).
 """
 
@@ -12,18 +15,35 @@ import tempfile
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QMarginsF, QRectF, QSize, QSizeF
-from PySide6.QtGui import QImage, QImageWriter, QPageLayout, QPageSize, QPainter, QPdfWriter
+from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QMarginsF, QPointF, QRectF, QSize, QSizeF
+from PySide6.QtGui import (
+    QColor,
+    QFontMetricsF,
+    QImage,
+    QImageWriter,
+    QPageLayout,
+    QPageSize,
+    QPainter,
+    QPdfWriter,
+    QPen,
+)
 from PySide6.QtSvg import QSvgGenerator
 
 from tokviz.core.errors import ExportError
 from tokviz.core.io.outputs import Output, write_outputs
 from tokviz.core.lecture.deck import Deck, deck_files
+from tokviz.core.lecture.printed import printed_notes
 from tokviz.core.lecture.slides import slide_content
 from tokviz.gui.lecture.paint import SlideLayout, canvas_size
+from tokviz.gui.lecture.presenter import reflow
+from tokviz.gui.style.fonts import sans_font
 from tokviz.gui.style.theme import token_colors
 
 PDF_DPI = 72  # one logical canvas pixel is one PDF point: text keeps its sizes
+PAPERS = {"a4": QPageSize.PageSizeId.A4, "letter": QPageSize.PageSizeId.Letter}
+"""The paper sizes a handout with notes is printed on."""
+PAPER_MARGIN = 42.0  # points: about 15 mm
+NOTES_SIZE = 11.0  # points: the notes' text, as a printed page's body text
 
 
 def layouts(
@@ -41,29 +61,118 @@ def layouts(
             yield number, step, SlideLayout(content, size, colors, footer)
 
 
-def pdf_bytes(deck: Deck, *, per_step: bool = False, aspect: float = 16 / 9, dark: bool = False) -> bytes:
-    """The handout as PDF bytes: a page per slide (or step), the page the canvas's shape."""
+def pdf_bytes(
+    deck: Deck,
+    *,
+    per_step: bool = False,
+    aspect: float = 16 / 9,
+    dark: bool = False,
+    paper: str | None = None,
+) -> bytes:
+    """The handout as PDF bytes: a page per slide (or step), the page the canvas's shape; on
+    ``paper`` (a key of :data:`PAPERS`), portrait pages with each slide's notes under it."""
     size = canvas_size(aspect)
+    if paper is not None and paper not in PAPERS:
+        raise ExportError(f"a handout is printed on {' or '.join(PAPERS)}, not {paper}")
     with tempfile.TemporaryDirectory(prefix="tokviz-handout-") as folder:
         path = os.path.join(folder, "handout.pdf")
         writer = QPdfWriter(path)
         writer.setResolution(PDF_DPI)
         writer.setTitle(deck.title or "tokviz lecture")
         writer.setCreator("tokviz")
-        page = QPageSize(QSizeF(size.width(), size.height()), QPageSize.Unit.Point, "slide")
+        if paper is None:
+            page = QPageSize(QSizeF(size.width(), size.height()), QPageSize.Unit.Point, "slide")
+        else:
+            page = QPageSize(PAPERS[paper])
         writer.setPageLayout(QPageLayout(page, QPageLayout.Orientation.Portrait, QMarginsF(0, 0, 0, 0)))
         painter = QPainter(writer)
         try:
-            for i, (_n, _step, layout) in enumerate(
+            pages = _PaperPages(writer, painter, deck) if paper is not None else None
+            for i, (number, _step, layout) in enumerate(
                 layouts(deck, per_step=per_step, aspect=aspect, dark=dark)
             ):
                 if i:
                     writer.newPage()
-                layout.paint(painter)
+                if pages is None:
+                    layout.paint(painter)
+                else:
+                    pages.slide(number, layout)
                 layout.release()  # its pictures now, not when the cycle collector next runs
         finally:
             painter.end()
         return Path(path).read_bytes()
+
+
+class _PaperPages:
+    """Portrait pages: the slide across the top, framed, its notes under it and a page footer."""
+
+    def __init__(self, writer: QPdfWriter, painter: QPainter, deck: Deck) -> None:
+        self.writer, self.painter, self.deck = writer, painter, deck
+        rect = writer.pageLayout().fullRectPoints()
+        self.width, self.height = float(rect.width()), float(rect.height())
+        self.font = sans_font(NOTES_SIZE)
+        self.font.setPixelSize(round(NOTES_SIZE))
+        self.metrics = QFontMetricsF(self.font)
+
+    def slide(self, number: int, layout: SlideLayout) -> None:
+        """Paint slide ``number`` and its notes, going on to more pages while the notes need them."""
+        p, m = self.painter, PAPER_MARGIN
+        inner = self.width - 2 * m
+        ratio = inner / layout.size.width()
+        p.save()
+        p.translate(m, m)
+        p.scale(ratio, ratio)
+        layout.paint(p)
+        p.restore()
+        box = QRectF(m, m, inner, layout.size.height() * ratio)
+        p.setPen(QPen(QColor("#9e9e9e"), 0.75))
+        p.drawRect(box)
+        y = box.bottom() + 2 * NOTES_SIZE
+        line_h = self.metrics.lineSpacing() * 1.15
+        p.setFont(self.font)
+        p.setPen(QColor("#1f1f1f"))
+        self._footer(number)
+        for line in self._lines(printed_notes(layout.content.notes), inner):
+            if y + line_h > self.height - m:
+                self.writer.newPage()
+                self._footer(number)
+                y = m
+                p.setFont(self.font)
+                p.setPen(QColor("#1f1f1f"))
+            if line:
+                p.drawText(QPointF(m, y + self.metrics.ascent()), line)
+            y += line_h
+
+    def _footer(self, number: int) -> None:
+        p = self.painter
+        p.setFont(self.font)
+        p.setPen(QColor("#5f5f5f"))
+        total = len(self.deck.slides)
+        label = (
+            f"{self.deck.title} · slide {number} / {total}"
+            if self.deck.title
+            else f"slide {number} / {total}"
+        )
+        p.drawText(QPointF(PAPER_MARGIN, self.height - PAPER_MARGIN / 2), label)
+
+    def _lines(self, notes: str, width: float) -> list[str]:
+        """The notes wrapped to ``width``: paragraphs apart by a blank line, indented lines kept whole."""
+        out: list[str] = []
+        for paragraph in reflow(notes).split("\n\n") if notes else []:
+            if out:
+                out.append("")
+            for source in paragraph.splitlines():
+                indent = source[: len(source) - len(source.lstrip())]
+                line = indent
+                for word in source.split():
+                    candidate = f"{line} {word}" if line.strip() else indent + word
+                    if line.strip() and self.metrics.horizontalAdvance(candidate) > width:
+                        out.append(line)
+                        line = indent + word
+                    else:
+                        line = candidate
+                out.append(line)
+        return out
 
 
 def png_bytes(layout: SlideLayout, scale: float = 2.0) -> bytes:
@@ -99,10 +208,11 @@ def svg_bytes(layout: SlideLayout) -> bytes:
 
 def write_pdf(
     deck: Deck, path: str | Path, *, per_step: bool = False, aspect: float = 16 / 9, dark: bool = False,
-    inputs: Sequence[Path] = (),
+    inputs: Sequence[Path] = (), paper: str | None = None,
 ) -> Path:  # fmt: skip
-    """Write the handout PDF (all or nothing; never over one of ``inputs``, the deck's own files)."""
-    data = pdf_bytes(deck, per_step=per_step, aspect=aspect, dark=dark)
+    """Write the handout PDF (all or nothing; never over one of ``inputs``, the deck's own files);
+    on ``paper``, with each slide's notes under it."""
+    data = pdf_bytes(deck, per_step=per_step, aspect=aspect, dark=dark, paper=paper)
     write_outputs([(Output.file(path, "the handout"), data)], inputs or deck_files(deck))
     return Path(path)
 

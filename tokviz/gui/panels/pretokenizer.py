@@ -37,6 +37,7 @@ from tokviz.core.bpe.tokenizer import Tokenizer
 from tokviz.core.errors import PretokenizerError
 from tokviz.core.formats.registry import byte_tokenizer
 from tokviz.core.pretok.pretokenize import (
+    GPT2_PUBLISHED_PATTERN,
     PatternTimeoutError,
     Pretokenizer,
     SpecialSplitter,
@@ -47,6 +48,7 @@ from tokviz.gui.context import PanelContext
 from tokviz.gui.drawing.images import VECTOR_PROPERTY
 from tokviz.gui.models.tokenizers import TokenizerRegistryModel
 from tokviz.gui.panels.docking import follow_editor_text, follow_window_style
+from tokviz.gui.style.fonts import mono_font
 from tokviz.gui.style.theme import TokenColors
 from tokviz.gui.text.display import DisplayOptions, TokenDetails
 from tokviz.gui.text.token_table import INDEX, TokenTable
@@ -57,6 +59,7 @@ from tokviz.gui.workers.latest import LatestJob
 
 # Longer texts are cut here: the view is for looking at, and a regex over megabytes takes a while.
 MAX_PRETOK_CHARS = 200_000
+GPT2_REWRITE_NOTE = r"As GPT-2 published it; tiktoken's rewrite (possessive ++, \s++$) cuts the same chunks."
 CHOICES = (
     ("gpt2", "GPT-2"),
     ("cl100k", "cl100k"),
@@ -192,10 +195,10 @@ class PretokView(QWidget):
         self.pattern = QLineEdit(self)
         self.pattern.setObjectName("pretokPattern")
         self.pattern.setAccessibleName("Pre-tokenizer pattern")
-        mono = QFont()
-        mono.setFamilies(["DejaVu Sans Mono", "Menlo", "Consolas", "Noto Sans Mono"])
-        mono.setStyleHint(QFont.StyleHint.Monospace)
-        self.pattern.setFont(mono)
+        self.pattern.setFont(mono_font(self.font().pointSizeF()))  # the editor's monospace, with fallbacks
+        self.pattern_note = QLabel(GPT2_REWRITE_NOTE, self)
+        self.pattern_note.setObjectName("pretokPatternNote")
+        self.pattern_note.setWordWrap(True)
         self.error = QLabel(self)
         self.error.setObjectName("pretokError")
         self.error.setStyleSheet("color: #c62828;")
@@ -243,6 +246,7 @@ class PretokView(QWidget):
         options.addStretch(1)
         layout = QVBoxLayout(self)
         layout.addLayout(top)
+        layout.addWidget(self.pattern_note)
         layout.addWidget(self.error)
         layout.addLayout(options)
         layout.addWidget(splitter, 1)
@@ -278,6 +282,7 @@ class PretokView(QWidget):
 
     def _on_choice(self, *_args: object) -> None:
         kind = self.kind
+        self.pattern_note.setVisible(kind == "gpt2")
         if kind == "custom":
             self.pattern.setReadOnly(False)
             if not self._custom:
@@ -289,7 +294,10 @@ class PretokView(QWidget):
         self.pattern.setReadOnly(True)
         self.pretokenizer = resolve_pretokenizer(kind)  # a named pattern: compiled, nothing run
         self._spec = kind
-        self.pattern.setText(self.pretokenizer.pattern or "(no pattern: the whole text is one chunk)")
+        shown = GPT2_PUBLISHED_PATTERN if kind == "gpt2" else self.pretokenizer.pattern
+        self.pattern.setText(shown or "(no pattern: the whole text is one chunk)")
+        self.pattern.setCursorPosition(0)  # read from its start, as written
+        self.pattern.setToolTip(shown or "")
         self._set_error(None)
         self._refresh()
         self.patternChanged.emit(kind)

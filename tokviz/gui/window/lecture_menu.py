@@ -26,6 +26,10 @@ from tokviz.gui.window.actions import make_action
 DECK_FILTER = "Lecture decks (*.toml)"
 PDF_PER_SLIDE = "PDF, a page per slide (*.pdf)"
 PDF_PER_STEP = "PDF, a page per step (*.pdf)"
+PDF_PAPER = {
+    "PDF on A4, each slide with its notes (*.pdf)": "a4",
+    "PDF on letter, each slide with its notes (*.pdf)": "letter",
+}
 PICTURES = {
     "PNG at 2×, a picture per slide (*.png)": ("png", False),
     "PNG at 2×, a picture per step (*.png)": ("png", True),
@@ -102,16 +106,23 @@ class LectureMenu(QObject):
         return self.open_deck(path) if path else None
 
     def choose_handout(self) -> Path | None:
-        """Ask where to save the handout PDF (a page per slide or per step, by file type) and write it."""
+        """Ask where to save the handout PDF (a page per slide or per step, or A4 or letter pages with
+        the notes, by file type) and write it."""
         path, chosen = file_dialogs.get_save_file_name(
-            self.window, "Export handout", "handout.pdf", f"{PDF_PER_SLIDE};;{PDF_PER_STEP}"
+            self.window, "Export handout", "handout.pdf", ";;".join([PDF_PER_SLIDE, PDF_PER_STEP, *PDF_PAPER])
         )
         if not path:
             return None
         out = Path(path) if path.lower().endswith(".pdf") else Path(path + ".pdf")
         try:
             deck = self.current_deck()
-            write_pdf(deck, out, per_step=chosen == PDF_PER_STEP, inputs=deck_files(deck, self.deck_path))
+            write_pdf(
+                deck,
+                out,
+                per_step=chosen == PDF_PER_STEP,
+                inputs=deck_files(deck, self.deck_path),
+                paper=PDF_PAPER.get(chosen),
+            )
         except (TokvizError, OSError) as exc:
             self.report(f"Could not save the handout: {exc}")
             return None
