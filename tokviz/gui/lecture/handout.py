@@ -14,6 +14,7 @@ import multiprocessing
 import os
 import tempfile
 from collections.abc import Iterator, Sequence
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
 from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QMarginsF, QPointF, QRectF, QSize, QSizeF
@@ -96,6 +97,8 @@ def pdf_bytes(
         data = pool.submit(_paint_pdf_in_fresh_process, deck, per_step, aspect, dark, paper).result()
         finished = True
         return data
+    except BrokenProcessPool as exc:
+        raise ExportError("the process painting the handout ended before it was done") from exc
     finally:
         stop_pool(pool, finished)
 
@@ -112,7 +115,7 @@ def _paint_pdf_in_fresh_process(
 def _paint_pdf(deck: Deck, per_step: bool, aspect: float, dark: bool, paper: str | None) -> bytes:
     """Paint the handout's pages into a PDF, emoji in the bundled outline font, and give its bytes."""
     size = canvas_size(aspect)
-    with tempfile.TemporaryDirectory(prefix="tokviz-handout-") as folder, printed_fonts() as emoji_font:
+    with tempfile.TemporaryDirectory(prefix="tokviz-handout-") as folder, printed_fonts():
         path = os.path.join(folder, "handout.pdf")
         writer = QPdfWriter(path)
         writer.setResolution(PDF_DPI)
@@ -138,7 +141,7 @@ def _paint_pdf(deck: Deck, per_step: bool, aspect: float, dark: bool, paper: str
                 layout.release()  # its pictures now, not when the cycle collector next runs
         finally:
             painter.end()
-        return printed_text(Path(path).read_bytes(), emoji_font)
+        return printed_text(Path(path).read_bytes())
 
 
 class _PaperPages:

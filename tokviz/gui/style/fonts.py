@@ -40,10 +40,9 @@ SANS_FAMILIES = ["DejaVu Sans", "Noto Sans", "Segoe UI", "Helvetica", "Noto Sans
 COLOR_EMOJI = ("Noto Color Emoji", "Apple Color Emoji", "Segoe UI Emoji")
 PRINT_EMOJI_FILE = ("fonts", "NotoEmoji[wght].ttf")
 
-_printing = False
-
-
 SEGMENTER_OFF = "QT_DISABLE_EMOJI_SEGMENTER"
+
+_printing = False  # within printed_fonts()
 
 
 def family_fallback_for_emoji() -> None:
@@ -105,25 +104,21 @@ def print_emoji() -> PrintEmoji | None:
 
 
 @contextmanager
-def printed_fonts() -> Iterator[str | None]:
+def printed_fonts() -> Iterator[None]:
     """Within it, the fonts made here set emoji in the bundled outline font (before any colour one):
-    for painting a PDF. Yields the PostScript name of that font, or None if it could not be loaded."""
+    for painting a PDF, whose text layer :func:`printed_text` then completes."""
     global _printing
-    emoji = print_emoji()
-    before, _printing = _printing, emoji is not None
+    before, _printing = _printing, print_emoji() is not None
     try:
-        yield emoji.postscript_name if emoji is not None else None
+        yield
     finally:
         _printing = before
 
 
-def printed_text(pdf: bytes, emoji_font: str | None) -> bytes:
-    """A PDF painted within :func:`printed_fonts` (which yielded ``emoji_font``) with the text of its
-    emoji glyphs put in its text layer."""
+def printed_text(pdf: bytes) -> bytes:
+    """A PDF painted within :func:`printed_fonts`, with the texts of its emoji glyphs in its text layer."""
     emoji = print_emoji()
-    if emoji_font is None or emoji is None:
-        return pdf
-    return restore_text(pdf, emoji.postscript_name, emoji.texts)
+    return pdf if emoji is None else restore_text(pdf, emoji.postscript_name, emoji.texts)
 
 
 def _families(families: list[str]) -> list[str]:
