@@ -35,6 +35,10 @@ for _name, _folder in {
 }.items():
     os.environ[_name] = str(RUN_HOME / _folder)
 (RUN_HOME / "runtime").mkdir(mode=0o700)  # Qt wants the runtime folder private
+# Qt sets emoji in the font its families name, as in `tokviz lecture --pdf`, so that PDFs are painted
+# here and not in a fresh process each (tokviz.gui.style.fonts.family_fallback_for_emoji; Qt reads
+# it once). tests/gui/test_lecture_handout.py also writes one as the window does, in a fresh process.
+os.environ.setdefault("QT_DISABLE_EMOJI_SEGMENTER", "1")
 
 # ---------------------------------------------------------------- Ctrl+C as a terminal sends it
 # A run started in the background of a shell without job control (a CI runner's script, `cmd &`)

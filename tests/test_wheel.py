@@ -30,6 +30,10 @@ BUNDLED = [
     "words/words.tsv",
     "decks/lecture1.toml",
     "chat/chatml.jinja",
+    "fonts/NotoEmoji[wght].ttf",
+    "fonts/OFL.txt",
+    "fonts/NOTICE",
+    "fonts/SHA256SUMS",
 ]
 
 pytestmark = pytest.mark.slow

@@ -81,3 +81,13 @@ def test_encodings_carry_their_licence_notice() -> None:
     notice = resource_path("encodings", "NOTICE").read_text(encoding="utf-8")
     assert "Copyright (c) 2022 OpenAI, Shantanu Jain" in notice
     assert "MIT" in notice
+
+
+def test_the_bundled_emoji_font_matches_its_sha256sum_and_carries_its_licence() -> None:
+    folder = resource_path("fonts")
+    digest, name = (folder / "SHA256SUMS").read_text(encoding="ascii").split()
+    assert name == "NotoEmoji[wght].ttf"
+    assert hashlib.sha256((folder / name).read_bytes()).hexdigest() == digest
+    assert "SIL OPEN FONT LICENSE Version 1.1" in (folder / "OFL.txt").read_text(encoding="utf-8")
+    notice = (folder / "NOTICE").read_text(encoding="utf-8")
+    assert "Copyright 2013 Google LLC" in notice and "OFL.txt" in notice

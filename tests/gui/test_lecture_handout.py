@@ -13,6 +13,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QImage
 
 from tokviz.core.lecture.deck import default_deck, parse_deck
+from tokviz.gui.lecture import handout as handout_module
 from tokviz.gui.lecture.handout import layouts, png_bytes, write_pdf
 
 pytestmark = [pytest.mark.gui]
@@ -133,3 +134,35 @@ def test_long_notes_run_on_to_the_next_page(tmp_path):
     path = write_pdf(deck, tmp_path / "long.pdf", paper="a4")
     assert page_count(path) > 1
     assert "Paragraph 0 " in page_text(path, 1) and "Paragraph 79 " in page_text(path, page_count(path))
+
+
+EMOJI = ["🌍", "👍🏽", "🇩🇪", "👨\u200d👩\u200d👧"]  # a code point, a skin tone, a flag, a ZWJ sequence
+
+
+@pytest.mark.parametrize("paper", [None, "a4"])
+def test_emoji_are_text_in_the_pdf_drawn_by_the_bundled_outline_font(tmp_path, paper):
+    line = " ".join(EMOJI)
+    deck = parse_deck(
+        f'[[slide]]\nkind = "text"\ntitle = "Globe 🌍 in a title"\nbody = "Emoji: {line}"\n'
+        f'notes = "Said aloud: {line}"\n'
+    )
+    path = write_pdf(deck, tmp_path / "emoji.pdf", paper=paper)
+    text = page_text(path, 1)
+    assert "Globe 🌍 in a title" in text and f"Emoji: {line}" in text
+    assert (f"Said aloud: {line}" in text) == (paper is not None)
+    fonts = subprocess.run(
+        [poppler("pdffonts"), str(path)], capture_output=True, text=True, check=True
+    ).stdout
+    assert "NotoEmoji" in fonts  # drawn as glyphs of the outline font ...
+    images = subprocess.run(
+        [poppler("pdfimages"), "-list", str(path)], capture_output=True, text=True, check=True
+    )
+    assert len(images.stdout.splitlines()) == 2  # ... not as colour pictures: only pdfimages' header
+
+
+def test_a_process_that_keeps_colour_emoji_on_screen_paints_the_pdf_in_a_fresh_one(tmp_path, monkeypatch):
+    # The window's Qt sets emoji in colour (its emoji segmenter on), which a PDF cannot hold as text.
+    monkeypatch.setattr(handout_module, "emoji_fall_back_by_family", lambda: False)
+    deck = parse_deck('[[slide]]\nkind = "text"\ntitle = "t"\nbody = "Hi 🌍 👍🏽"\n')
+    path = write_pdf(deck, tmp_path / "window.pdf", paper="letter")
+    assert "Hi 🌍 👍🏽" in page_text(path, 1)

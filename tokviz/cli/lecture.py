@@ -56,7 +56,9 @@ def run(args: argparse.Namespace) -> int:
     aspect, dark = ASPECTS[args.aspect], args.theme == "dark"
     with qt_drawing("tokviz lecture needs PySide6 to draw slides"):
         from tokviz.gui.drawing.sheet import ensure_app
-        from tokviz.gui.lecture.handout import write_pdf, write_slides
+        from tokviz.gui.lecture.handout import family_fallback_for_emoji, write_pdf, write_slides
+    if args.pdf:
+        family_fallback_for_emoji()  # emoji as text in the PDF; before Qt lays out any text
     ensure_app()
     if args.pdf:
         write_pdf(

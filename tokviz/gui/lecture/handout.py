@@ -10,9 +10,11 @@ Files land together or not at all (:func:`tokviz.core.io.outputs.write_outputs`)
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import tempfile
 from collections.abc import Iterator, Sequence
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
 from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QMarginsF, QPointF, QRectF, QSize, QSizeF
@@ -31,12 +33,20 @@ from PySide6.QtSvg import QSvgGenerator
 
 from tokviz.core.errors import ExportError
 from tokviz.core.io.outputs import Output, write_outputs
+from tokviz.core.io.procpool import stop_pool, worker_pool
 from tokviz.core.lecture.deck import Deck, deck_files
 from tokviz.core.lecture.printed import printed_notes
 from tokviz.core.lecture.slides import slide_content
+from tokviz.gui.drawing.sheet import ensure_app
 from tokviz.gui.lecture.paint import SlideLayout, canvas_size
 from tokviz.gui.lecture.presenter import reflow
-from tokviz.gui.style.fonts import sans_font
+from tokviz.gui.style.fonts import (
+    emoji_fall_back_by_family,
+    family_fallback_for_emoji,
+    printed_fonts,
+    printed_text,
+    sans_font,
+)
 from tokviz.gui.style.theme import token_colors
 
 PDF_DPI = 72  # one logical canvas pixel is one PDF point: text keeps its sizes
@@ -70,11 +80,42 @@ def pdf_bytes(
     paper: str | None = None,
 ) -> bytes:
     """The handout as PDF bytes: a page per slide (or step), the page the canvas's shape; on
-    ``paper`` (a key of :data:`PAPERS`), portrait pages with each slide's notes under it."""
-    size = canvas_size(aspect)
+    ``paper`` (a key of :data:`PAPERS`), portrait pages with each slide's notes under it.
+
+    Emoji reach the PDF as text only where Qt lets the fonts' families choose their font
+    (:func:`~tokviz.gui.style.fonts.family_fallback_for_emoji`, before the application starts); a
+    process that did not (the window, whose screen keeps colour emoji) has the pages painted in a
+    fresh process that does.
+    """
     if paper is not None and paper not in PAPERS:
         raise ExportError(f"a handout is printed on {' or '.join(PAPERS)}, not {paper}")
-    with tempfile.TemporaryDirectory(prefix="tokviz-handout-") as folder:
+    if emoji_fall_back_by_family():
+        return _paint_pdf(deck, per_step, aspect, dark, paper)
+    pool = worker_pool(1, multiprocessing.get_context("spawn"))
+    finished = False
+    try:
+        data = pool.submit(_paint_pdf_in_fresh_process, deck, per_step, aspect, dark, paper).result()
+        finished = True
+        return data
+    except BrokenProcessPool as exc:
+        raise ExportError("the process painting the handout ended before it was done") from exc
+    finally:
+        stop_pool(pool, finished)
+
+
+def _paint_pdf_in_fresh_process(
+    deck: Deck, per_step: bool, aspect: float, dark: bool, paper: str | None
+) -> bytes:
+    """:func:`_paint_pdf` in a worker process whose Qt has laid out no text yet."""
+    family_fallback_for_emoji()
+    ensure_app()
+    return _paint_pdf(deck, per_step, aspect, dark, paper)
+
+
+def _paint_pdf(deck: Deck, per_step: bool, aspect: float, dark: bool, paper: str | None) -> bytes:
+    """Paint the handout's pages into a PDF, emoji in the bundled outline font, and give its bytes."""
+    size = canvas_size(aspect)
+    with tempfile.TemporaryDirectory(prefix="tokviz-handout-") as folder, printed_fonts():
         path = os.path.join(folder, "handout.pdf")
         writer = QPdfWriter(path)
         writer.setResolution(PDF_DPI)
@@ -100,7 +141,7 @@ def pdf_bytes(
                 layout.release()  # its pictures now, not when the cycle collector next runs
         finally:
             painter.end()
-        return Path(path).read_bytes()
+        return printed_text(Path(path).read_bytes())
 
 
 class _PaperPages:
