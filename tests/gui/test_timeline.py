@@ -119,7 +119,7 @@ def test_gpt2_replay_reaches_tiktokens_encoding_at_the_last_step(qtbot, gpt2_tik
     assert timeline.total_steps == 50_000
     go_to(qtbot, timeline, 50_000)
     assert shown_ids(timeline) == gpt2_tiktoken.encode(text)
-    # Only the merges that change the text are events: stepping jumps straight between them.
+    # Only the merges that change the text are events: the step buttons jump straight between them.
     events = timeline.trace.events
     assert len(events) <= len(text.encode("utf-8"))
     go_to(qtbot, timeline, 0)
@@ -128,6 +128,13 @@ def test_gpt2_replay_reaches_tiktokens_encoding_at_the_last_step(qtbot, gpt2_tik
     assert timeline.step == events[0].step
     assert timeline.view.marked.any()
     timeline.back_button.click()
+    qtbot.waitUntil(timeline.is_ready)
+    assert timeline.step == 0
+    # One merge on and back, as Ctrl+] and Ctrl+[ go, changed text or not.
+    timeline.playback.step_forward()
+    qtbot.waitUntil(timeline.is_ready)
+    assert timeline.step == 1
+    timeline.playback.step_back()
     qtbot.waitUntil(timeline.is_ready)
     assert timeline.step == 0
 
