@@ -2,7 +2,7 @@
 
 The transport drives a :class:`Steppable` (the timeline widget): it asks for steps. Ctrl+] and
 Ctrl+[ go one merge on or back, whether or not it changes the text; the trace says which merges
-change the text, so play, the step buttons and Ctrl+Alt+] / Ctrl+Alt+[ jump straight between those.
+change the text, so play, the step buttons and Alt+] / Alt+[ jump straight between those.
 Its button glyphs are the style's media icons recoloured from the palette, so they stay readable
 on a dark theme.
 """
@@ -79,10 +79,10 @@ class PlaybackBar(QWidget):
         self.target = target
         self._syncing = False
         self.first_button = self._button("timelineFirst", "Go to step 0: single bytes")
-        self.back_button = self._button("timelineBack", "Previous merge that changes the text (Ctrl+Alt+[)")
+        self.back_button = self._button("timelineBack", "Previous merge that changes the text (Alt+[)")
         self.play_button = self._button("playButton", "Play / pause (Ctrl+Shift+P)")
         self.play_button.setCheckable(True)
-        self.forward_button = self._button("timelineForward", "Next merge that changes the text (Ctrl+Alt+])")
+        self.forward_button = self._button("timelineForward", "Next merge that changes the text (Alt+])")
         self.last_button = self._button("timelineLast", "Go to the last merge: the tokenizer's real output")
         self._build_slider()
         self._build_speed()
@@ -240,7 +240,7 @@ class PlaybackBar(QWidget):
             self.target.set_step(max(self.target.step - 1, 0))
 
     def next_change(self) -> None:
-        """Jump to the next merge that changes the text, or the last step (Ctrl+Alt+])."""
+        """Jump to the next merge that changes the text, or the last step (Alt+])."""
         trace = self.target.trace
         if trace is None:
             return
@@ -248,7 +248,7 @@ class PlaybackBar(QWidget):
         self.target.set_step(nxt if nxt is not None else self.target.total_steps)
 
     def previous_change(self) -> None:
-        """Jump to the previous merge that changes the text, or step 0 (Ctrl+Alt+[)."""
+        """Jump to the previous merge that changes the text, or step 0 (Alt+[)."""
         trace = self.target.trace
         if trace is None:
             return

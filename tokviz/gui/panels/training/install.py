@@ -229,13 +229,13 @@ def _train_menu(
     add(
         "Ne&xt merge that changes the text",
         timeline.playback.next_change,
-        "Ctrl+Alt+]",
+        "Alt+]",
         "actionReplayNextChange",
     )
     add(
         "Previo&us merge that changes the text",
         timeline.playback.previous_change,
-        "Ctrl+Alt+[",
+        "Alt+[",
         "actionReplayPreviousChange",
     )
     menu.addSeparator()
