@@ -117,3 +117,38 @@ def test_the_conclusion_stays_on_screen_in_a_chart_docked_at_a_projectors_size(q
     assert canvas.caption.isVisible()
     assert canvas.caption.geometry().bottom() <= canvas.height()
     assert canvas.graphics.height() >= canvas.graphics.minimumHeight() >= 150
+
+
+def centred_along_its_axis(axis) -> bool:  # noqa: ANN001 - a pyqtgraph AxisItem
+    title = axis.label.mapRectToScene(axis.label.boundingRect())
+    along = axis.mapRectToScene(axis.boundingRect())
+    return (
+        along.top() <= title.top()
+        and title.bottom() <= along.bottom()
+        and (abs(title.center().y() - along.center().y()) <= 2)
+    )
+
+
+@pytest.mark.parametrize("view", ["bytes", "attention", "vocab"])
+def test_a_new_y_title_is_centred_along_its_axis_not_left_where_the_old_one_was(qtbot, table, view):
+    canvas = _canvas(qtbot, table, view, QSize(1024, 420), large=False)
+    axis = canvas.plot.getAxis("left")
+    assert centred_along_its_axis(axis), axis.labelText
+    # A title changed with the axis's size unchanged (a view switched, a short form chosen).
+    for title in ("attention cost (×)", "cost (×)", "bytes per token, all inputs"):
+        canvas.set_axis_labels(title, "input")
+        assert centred_along_its_axis(axis), title
+
+
+def test_the_docks_title_names_the_view_shown(qtbot, make_window):
+    from .reach import dock
+
+    window = make_window(size=(1024, 768))
+    chart_dock = dock(window, "exchangeChartDock")
+    chart_dock.show()
+    chart = chart_dock.widget()
+    assert chart_dock.windowTitle() == "Exchange rate: bytes per token"
+    chart.set_view("attention")
+    assert chart_dock.windowTitle() == "Exchange rate: attention cost"
+    chart.set_view("vocab")
+    assert chart_dock.windowTitle() == "Exchange rate: vocabulary vs embedding size"

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import html
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -15,7 +17,7 @@ from PySide6.QtGui import QGuiApplication, QPaintEvent
 from PySide6.QtWidgets import QWidget
 
 from tokviz.gui import MainWindow
-from tokviz.gui.window.crash import Autosaver, CrashDialog, CrashReporter
+from tokviz.gui.window.crash import Autosaver, CrashDialog, CrashReporter, app_data_dir
 
 
 @pytest.fixture
@@ -73,6 +75,41 @@ def test_the_report_is_also_written_to_the_crash_log(qtbot, reporter, tmp_path):
     wait_for_dialog(qtbot, reporter)
     log = (tmp_path / "crash.log").read_text(encoding="utf-8")
     assert "ZeroDivisionError: the slot divided by zero" in log
+
+
+def named_log(dialog: CrashDialog) -> Path | None:
+    """The file the dialog says the details were saved to."""
+    found = re.search(r"<tt>(.*?)</tt>", dialog.summary.text())
+    return Path(html.unescape(found.group(1))) if found else None
+
+
+def test_the_dialog_names_the_very_file_the_report_was_appended_to(qtbot, window):
+    reporter = CrashReporter(window, app_data_dir()).install()  # the app's own folder, as tokviz starts
+    try:
+        QTimer.singleShot(0, failing_slot)
+        dialog = wait_for_dialog(qtbot, reporter)
+        named = named_log(dialog)
+        assert named is not None and named == dialog.log_path == reporter.log_path
+        assert "ZeroDivisionError: the slot divided by zero" in named.read_text(encoding="utf-8")
+    finally:
+        reporter.uninstall()
+        if reporter.dialog is not None:
+            reporter.dialog.close()
+
+
+def test_a_report_that_could_not_be_saved_names_no_file(qtbot, window, tmp_path):
+    not_a_folder = tmp_path / "plain-file"
+    not_a_folder.write_text("")
+    reporter = CrashReporter(window, not_a_folder).install()  # crash.log cannot go inside a file
+    try:
+        QTimer.singleShot(0, failing_slot)
+        dialog = wait_for_dialog(qtbot, reporter)
+        assert named_log(dialog) is None and dialog.log_path is None
+        assert "saved to" not in dialog.summary.text()
+    finally:
+        reporter.uninstall()
+        if reporter.dialog is not None:
+            reporter.dialog.close()
 
 
 class BrokenWidget(QWidget):

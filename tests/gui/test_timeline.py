@@ -119,7 +119,7 @@ def test_gpt2_replay_reaches_tiktokens_encoding_at_the_last_step(qtbot, gpt2_tik
     assert timeline.total_steps == 50_000
     go_to(qtbot, timeline, 50_000)
     assert shown_ids(timeline) == gpt2_tiktoken.encode(text)
-    # Only the merges that change the text are events: stepping jumps straight between them.
+    # Only the merges that change the text are events: the step buttons jump straight between them.
     events = timeline.trace.events
     assert len(events) <= len(text.encode("utf-8"))
     go_to(qtbot, timeline, 0)
@@ -128,6 +128,13 @@ def test_gpt2_replay_reaches_tiktokens_encoding_at_the_last_step(qtbot, gpt2_tik
     assert timeline.step == events[0].step
     assert timeline.view.marked.any()
     timeline.back_button.click()
+    qtbot.waitUntil(timeline.is_ready)
+    assert timeline.step == 0
+    # One merge on and back, as Ctrl+] and Ctrl+[ go, changed text or not.
+    timeline.playback.step_forward()
+    qtbot.waitUntil(timeline.is_ready)
+    assert timeline.step == 1
+    timeline.playback.step_back()
     qtbot.waitUntil(timeline.is_ready)
     assert timeline.step == 0
 
@@ -462,3 +469,25 @@ def test_a_trained_models_counts_come_before_the_id_and_empty_columns_are_hidden
     ]
     assert shown[:6] == ["Step", "Merge", "New token", "Count", "Ties", "Id"]
     assert header.visualIndex(ID) > header.visualIndex(TIES)
+
+
+def test_the_merge_keys_work_from_the_editor_one_merge_or_the_next_change(qtbot, make_window) -> None:
+    from .reach import action, docked
+
+    window = make_window(size=(1024, 768))
+    timeline = docked(window, "timelineDock", TimelineWidget)
+    with qtbot.waitSignal(timeline.traceReady, timeout=30000):
+        action(window, "actionLectureDemo").trigger()
+    qtbot.waitUntil(timeline.is_ready, timeout=30000)
+    timeline.set_step(0)
+    qtbot.waitUntil(timeline.is_ready, timeout=10000)
+    window.editor.setFocus()
+    control, alt = Qt.KeyboardModifier.ControlModifier, Qt.KeyboardModifier.AltModifier
+    for key, modifier, step in (
+        (Qt.Key.Key_BracketRight, control, 1),  # one merge on
+        (Qt.Key.Key_BracketRight, alt, 2),  # the next merge that changes the text (every one here)
+        (Qt.Key.Key_BracketLeft, control, 1),  # one merge back
+        (Qt.Key.Key_BracketLeft, alt, 0),
+    ):
+        qtbot.keyClick(window.editor, key, modifier)
+        qtbot.waitUntil(lambda step=step: timeline.step == step and timeline.is_ready(), timeout=10000)

@@ -1,7 +1,10 @@
-"""Which colour each token gets: a hue from its id, and neighbours that never look alike.
+"""Which colour each token gets: a hue from its id, and different neighbours that never look alike.
 
-The token views, the pictures and the HTML pages all colour by this rule, so the same id has the
-same hue everywhere. Qt-free: the GUI turns the indices into its own colours.
+The rule, the same in the token views, the pictures, the slides and the HTML pages: an id's hue
+and shade come from a hash of the id; where two *different* tokens of the same or a neighbouring
+hue sit side by side, their shades alternate so the boundary shows. The same id twice in a row
+(GPT-2's space, 220, in "a  b") keeps one colour: the gap between the boxes marks the boundary.
+Qt-free: the GUI turns the indices into its own colours.
 """
 
 from __future__ import annotations
@@ -19,7 +22,8 @@ def colour_indices(ids: np.ndarray | Sequence[int]) -> np.ndarray:
     """Palette index (``hue * 2 + lightness``) for each token of a sequence.
 
     The hue and default lightness come from a hash of the id; inside a run of neighbours whose hues
-    are equal or adjacent, lightness alternates so that no two neighbours look alike.
+    are equal or adjacent, lightness alternates at each change of id, so that no two different
+    neighbours look alike and repeats of one id keep one colour.
     """
     ids = np.asarray(ids, dtype=np.int64)
     n = int(ids.shape[0])
@@ -34,8 +38,12 @@ def colour_indices(ids: np.ndarray | Sequence[int]) -> np.ndarray:
         close[1:] = np.minimum(d, HUES - d) <= 1
     starts = np.flatnonzero(~close)
     run = np.cumsum(~close) - 1
-    pos_in_run = np.arange(n) - starts[run]
-    lightness = np.where(pos_in_run == 0, light, light[starts[run]] ^ (pos_in_run & 1))
+    # Changes of id since the run's first token: a repeated id is not a new neighbour.
+    changed = np.zeros(n, dtype=np.int64)
+    changed[1:] = ids[1:] != ids[:-1]
+    changes = np.cumsum(changed)
+    flips = changes - changes[starts[run]]
+    lightness = light[starts[run]] ^ (flips & 1)
     return hue * 2 + lightness
 
 

@@ -41,7 +41,7 @@ from tokviz.gui.drawing.chart_text import (
     title_text,
 )
 from tokviz.gui.drawing.chart_vocab import VocabLayer
-from tokviz.gui.drawing.plot_canvas import PlotCanvas, chart_file, write_offscreen
+from tokviz.gui.drawing.plot_canvas import PlotCanvas, chart_file, set_axis_title, write_offscreen
 from tokviz.gui.drawing.sheet import ensure_app
 
 if TYPE_CHECKING:
@@ -168,14 +168,14 @@ class ChartCanvas(PlotCanvas):
     def set_axis_labels(self, left: str, bottom: str) -> None:
         """Name the axes, in this canvas's style."""
         style = {"font-size": f"{self.style_.point_size}pt", "color": self.style_.foreground.name()}
-        self.plot.setLabel("left", left, **style)
-        self.plot.setLabel("bottom", bottom, **style)
+        set_axis_title(self.plot.getAxis("left"), left, **style)
+        set_axis_title(self.plot.getAxis("bottom"), bottom, **style)
 
     def set_bottom_title(self, text: str) -> None:
         """Change the x axis's title, keeping its style."""
         axis = self.plot.getAxis("bottom")
         if axis.labelText != text:
-            axis.setLabel(text, **axis.labelStyle)
+            set_axis_title(axis, text, **axis.labelStyle)
 
     def fit_axis_title(self) -> None:
         """The y axis's title in full when it fits beside the plot, else its short form, smaller if need be
@@ -192,7 +192,7 @@ class ChartCanvas(PlotCanvas):
         def drawn_width(text: str, points: float) -> float:
             style = {**axis.labelStyle, "font-size": f"{points:.1f}pt"}
             if axis.labelText != text or axis.labelStyle.get("font-size") != style["font-size"]:
-                axis.setLabel(text, **style)
+                set_axis_title(axis, text, **style)
             return float(axis.label.boundingRect().width())
 
         if drawn_width(titles[0], size) <= room:

@@ -15,6 +15,7 @@ from PySide6.QtCore import QPointF, QRectF
 
 from tokviz.core.analysis.exchange import format_count
 from tokviz.gui.drawing.chart_text import esc
+from tokviz.gui.drawing.plot_canvas import set_axis_title
 
 if TYPE_CHECKING:
     import pyqtgraph as pg
@@ -88,7 +89,7 @@ class VocabLayer:
         top.enableAutoSIPrefix(False)
         top.setTextPen(pg.mkPen(st.foreground))
         top.setStyle(tickFont=st.font(), tickTextOffset=6, autoExpandTextSpace=True)
-        top.setLabel(f"embedding parameters V × d at d = {d:,} (log scale)", **label_style)
+        set_axis_title(top, f"embedding parameters V × d at d = {d:,} (log scale)", **label_style)
         # V x d is proportional to V: the top axis is the bottom one with its labels multiplied by d.
         lo_e, hi_e = math.floor(x_lo + math.log10(d)), math.ceil(x_hi + math.log10(d))
         top.setTicks([[(e - math.log10(d), format_count(10**e)) for e in range(lo_e, hi_e + 1)], []])

@@ -20,7 +20,7 @@ from PySide6.QtWidgets import QWidget
 
 from tokviz.core.analysis.parity import ParityTable, parity_csv
 from tokviz.gui.drawing.chart_style import EXPORT_SIZE, ChartStyle, series_color
-from tokviz.gui.drawing.plot_canvas import PlotCanvas, chart_file, write_offscreen
+from tokviz.gui.drawing.plot_canvas import PlotCanvas, chart_file, set_axis_title, write_offscreen
 from tokviz.gui.drawing.sheet import ensure_app
 
 if TYPE_CHECKING:
@@ -202,8 +202,10 @@ class ParityCanvas(PlotCanvas):
     def _set_axis_title(self) -> None:
         st = self.style_
         title = axis_title(self.table, self.plot.vb.height(), QFontMetricsF(st.font()))
-        self.plot.setLabel(
-            "left", title, **{"font-size": f"{st.point_size}pt", "color": st.foreground.name()}
+        set_axis_title(
+            self.plot.getAxis("left"),
+            title,
+            **{"font-size": f"{st.point_size}pt", "color": st.foreground.name()},
         )
 
     def describe(self, k: int) -> str:

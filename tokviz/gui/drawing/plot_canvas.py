@@ -30,6 +30,16 @@ if TYPE_CHECKING:
     import pyqtgraph as pg
 
 
+def set_axis_title(axis: pg.AxisItem, text: str, **style: str) -> None:
+    """Give a pyqtgraph axis the title ``text`` in ``style`` and centre it along the axis again.
+
+    pyqtgraph places an axis's title only when the axis is resized: a new text or size keeps the
+    old one's place, so a longer title ran past the plot's top and was cut ("attention cost (:").
+    """
+    axis.setLabel(text, **style)
+    axis.resizeEvent()
+
+
 class PlotCanvas(QWidget):
     """A chart's frame: title, legend, plot and caption. Subclasses draw into :attr:`plot`.
 

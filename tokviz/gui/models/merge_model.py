@@ -65,6 +65,16 @@ class MergeTableModel(ColumnsModel):
         self.muted = QColor("#8a8a8a")
         self.current_fill = QColor(47, 111, 179, 60)
 
+    def headerData(
+        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> Any:
+        """Titles of two words on two lines ("Text / tokens"): the columns then need only their
+        numbers' width, and the whole table fits a 1024-pixel projector in presentation mode."""
+        value = super().headerData(section, orientation, role)
+        if role == Qt.ItemDataRole.DisplayRole and isinstance(value, str):
+            return value.replace(" ", "\n")
+        return value
+
     # ---------------------------------------------------------------- content
     def set_source(
         self,

@@ -1,8 +1,8 @@
 """Light and dark themes: the application palette and the colours tokens are drawn with.
 
-A token's hue comes from a hash of its id, so the same id has the same hue in every view. Two
+A token's colour comes from a hash of its id (:mod:`tokviz.core.show.token_colours`). Two different
 neighbouring tokens whose hues are close get opposite lightness, so a boundary is always visible
-even when the hashes collide. Partial-UTF-8 tokens are hatched amber, special tokens violet.
+even when the hashes collide; the same id twice in a row keeps one colour. Partial-UTF-8 tokens are hatched amber, special tokens violet.
 """
 
 from __future__ import annotations

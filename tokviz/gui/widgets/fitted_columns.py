@@ -193,18 +193,27 @@ class ColumnFitter(QObject):
         self._timer.setInterval(0)
         self._timer.timeout.connect(self._refit)
         view.installEventFilter(self)
-        view.verticalScrollBar().valueChanged.connect(lambda *_: self.schedule(grow_only=True))
+        view.verticalScrollBar().valueChanged.connect(self._grow)
         self._watch_model()
 
     def _watch_model(self) -> None:
+        """Refit on the model's changes, through bound methods of this fitter: Qt drops those
+        connections when the fitter goes with its view. A lambda would stay connected to a model that
+        outlives the view (an exported sheet's copy of a live table) and reach a deleted timer."""
         model = self.view.model()
         if model is None:
             return  # type: ignore[unreachable]  # the stubs say never None; a view without a model returns None
-        model.modelReset.connect(lambda: self.schedule())
-        model.layoutChanged.connect(lambda *_: self.schedule())
-        model.rowsInserted.connect(lambda *_: self.schedule(grow_only=True))
-        model.dataChanged.connect(lambda *_: self.schedule(grow_only=True))
-        model.headerDataChanged.connect(lambda *_: self.schedule())
+        model.modelReset.connect(self._refit_all)
+        model.layoutChanged.connect(self._refit_all)
+        model.rowsInserted.connect(self._grow)
+        model.dataChanged.connect(self._grow)
+        model.headerDataChanged.connect(self._refit_all)
+
+    def _refit_all(self, *_args: object) -> None:
+        self.schedule()
+
+    def _grow(self, *_args: object) -> None:
+        self.schedule(grow_only=True)
 
     def schedule(self, grow_only: bool = False) -> None:
         """Fit once control returns to the event loop (many changes in a row fit once)."""

@@ -91,6 +91,7 @@ class CrashDialog(QDialog):
         self.setWindowTitle("tokviz: unexpected error")
         self.reports: list[str] = []
         self.total = 0
+        # The file the last report was appended to, as the reporter wrote it (None: not saved).
         self.log_path: Path | None = None
 
         icon = QLabel(self)
@@ -128,13 +129,22 @@ class CrashDialog(QDialog):
         layout.addWidget(buttons)
         self.resize(760, 460)
 
-    def add_report(self, summary: str, details: str) -> None:
-        """Show one more error; repeats of the same error are counted rather than listed again."""
+    def add_report(self, summary: str, details: str, log_path: Path | None = None) -> None:
+        """Show one more error; repeats of the same error are counted rather than listed again.
+
+        ``log_path`` is the file the reporter has just appended it to (None when it was not saved):
+        the dialog names that file, never a path worked out a second time.
+        """
         self.total += 1
         if not self.reports or _without_time(self.reports[-1]) != _without_time(details):
             self.reports.append(details)
             del self.reports[:-MAX_REPORTS]
-        where = f"<br>The details were also saved to <tt>{self.log_path}</tt>." if self.log_path else ""
+        self.log_path = log_path
+        where = (
+            f"<br>The details were also saved to <nobr><tt>{_html_escape(str(log_path))}</tt></nobr>."
+            if log_path is not None
+            else ""
+        )
         more = f" ({self.total} errors so far)" if self.total > 1 else ""
         self.summary.setText(
             f"<b>Something went wrong{more}.</b><br>{_html_escape(summary)}<br><br>"
@@ -174,7 +184,8 @@ class CrashReporter(QObject):
     this). ``before_report`` runs first for every error, e.g. to autosave the text right away.
     """
 
-    _reported = Signal(str, str)
+    # summary, details, and the file they were appended to ("" when not saved)
+    _reported = Signal(str, str, str)
 
     def __init__(
         self,
@@ -235,28 +246,32 @@ class CrashReporter(QObject):
             details = format_report(exc_type, exc, tb, thread)
             if sys.stderr is not None:  # None in a windowed bundle without a console
                 print(f"tokviz: unexpected error\n{details}", file=sys.stderr, flush=True)
-            self._append_log(details)
+            written = self._append_log(details)
             summary = "".join(traceback.format_exception_only(exc_type, exc)).strip()
             self.count += 1
-            self._reported.emit(summary, details)
+            self._reported.emit(summary, details, str(written) if written is not None else "")
         except Exception:  # noqa: BLE001 - the hook itself must never fail
             sys.__excepthook__(exc_type, exc, tb)
         finally:
             self._reporting.active = False
 
-    def _append_log(self, details: str) -> None:
-        if self.log_path is None:
-            return
+    def _append_log(self, details: str) -> Path | None:
+        """Append ``details`` to the crash log; the file written, or None (no log, or it failed)."""
+        path = self.log_path
+        if path is None:
+            return None
         try:
-            if self.log_path.exists() and self.log_path.stat().st_size > MAX_LOG_BYTES:
-                self.log_path.replace(self.log_path.with_suffix(".log.old"))
-            with self.log_path.open("a", encoding="utf-8") as fh:
+            if path.exists() and path.stat().st_size > MAX_LOG_BYTES:
+                path.replace(path.with_suffix(".log.old"))
+            with path.open("a", encoding="utf-8") as fh:
                 fh.write(details + "\n")
         except OSError:
             self.log_path = None
+            return None
+        return path
 
-    @Slot(str, str)
-    def _show(self, summary: str, details: str) -> None:
+    @Slot(str, str, str)
+    def _show(self, summary: str, details: str, log_path: str) -> None:
         if self.before_report is not None:
             try:
                 self.before_report()
@@ -264,11 +279,10 @@ class CrashReporter(QObject):
                 print(f"tokviz: could not autosave before reporting: {exc!r}", file=sys.stderr)
         if self.dialog is None:
             self.dialog = CrashDialog(self.window)
-            self.dialog.log_path = self.log_path
             self.dialog.setWindowModality(Qt.WindowModality.WindowModal)
             self.dialog.quitRequested.connect(self._quit_app)
             self.dialog.finished.connect(self._dialog_closed)
-        self.dialog.add_report(summary, details)
+        self.dialog.add_report(summary, details, Path(log_path) if log_path else None)
         if not self.dialog.isVisible():
             # Window-modal and non-blocking: no nested event loop inside whatever just failed.
             self.dialog.open()

@@ -37,7 +37,8 @@ folder, a .tiktoken file or a tokviz model.</li>
 <li><b>Train a vocabulary.</b> Open the Train panel (Ctrl+Shift+T), choose a corpus and a size,
 press Train. The lecture demo (Ctrl+Shift+L) trains "the cat in the hat": 18 → 16 → 14 → 12 tokens.</li>
 <li><b>Replay the merges.</b> The merge timeline (Ctrl+Shift+M) steps through BPE on the editor's
-text, for your model or for GPT-2 itself (Ctrl+] and Ctrl+[ step, Ctrl+Shift+P plays).</li>
+text, for your model or for GPT-2 itself (Ctrl+] and Ctrl+[ one merge, Alt+] and Alt+[
+the next merge that changes the text, Ctrl+Shift+P plays).</li>
 <li><b>Measure the exchange rate.</b> The chart (Ctrl+Shift+B) shows bytes per token per
 tokenizer and what it means for attention cost.</li>
 <li><b>Make a slide.</b> Presentation mode (F11) enlarges everything with colour-blind-safe colours;

@@ -64,6 +64,8 @@ class ExchangeChart(MeasuredView):
     canvas: ChartCanvas
     filesChanged = Signal()
     seriesChanged = Signal()
+    # The dock's title for the view shown ("Exchange rate: attention cost"), on every change of view.
+    titleChanged = Signal(str)
 
     def __init__(self, registry: TokenizerRegistryModel | None = None, parent: QWidget | None = None) -> None:
         super().__init__(registry, parent, "chartStatus")
@@ -388,6 +390,12 @@ class ExchangeChart(MeasuredView):
         if other is None:
             self.canvas.set_view(view)
         self._sync_controls()
+        self.titleChanged.emit(self.title())
+
+    def title(self) -> str:
+        """What the dock is called while this view shows: "Exchange rate: " and the view's name."""
+        name = self.view_picker.currentText()
+        return f"Exchange rate: {name[:1].lower()}{name[1:]}"
 
     def add_view(self, key: str, label: str, widget: QWidget, tip: str = "") -> None:
         """Offer ``widget`` in the view picker as ``label``: chosen, it takes the chart's place."""
@@ -436,7 +444,7 @@ def install(context: PanelContext) -> QDockWidget:
     parent = context.parent_widget()
     dock = context.add_dock(
         chart,
-        "Exchange rate: bytes per token",
+        chart.title(),
         "exchangeChartDock",
         shortcut="Ctrl+Shift+B",
         action_text="E&xchange rate chart",
@@ -444,6 +452,7 @@ def install(context: PanelContext) -> QDockWidget:
         first_size=lambda: max(340, parent.height() * 2 // 5),
     )
     follow_editor_text(context, dock, chart.set_text, DEBOUNCE_MS)
+    chart.titleChanged.connect(dock.setWindowTitle)
     hidden: list[str] = context.settings.get(CHART_HIDDEN_SERIES)
     chart.set_hidden_series(hidden)
     chart.seriesChanged.connect(lambda: context.settings.set(CHART_HIDDEN_SERIES, chart.hidden_series()))

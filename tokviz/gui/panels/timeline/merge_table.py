@@ -3,7 +3,15 @@
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QModelIndex, QSize, Signal
-from PySide6.QtWidgets import QAbstractItemView, QCheckBox, QHeaderView, QTableView, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QCheckBox,
+    QHeaderView,
+    QSplitter,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
 
 from tokviz.gui.models.merge_model import CORPUS_TOKENS, COUNT, ID, MERGE, NEW, STEP, TIES, MergeTableModel
 from tokviz.gui.widgets.fitted_columns import fit_columns
@@ -63,6 +71,12 @@ class MergeTableView(QTableView):
         columns = sum(self.columnWidth(c) for c in KEY_COLUMNS if not self.isColumnHidden(c))
         return columns + self.verticalScrollBar().sizeHint().width() + 2 * self.frameWidth()
 
+    def columns_width(self) -> int:
+        """The width that shows every column shown whole, with the scroll bar and the frame."""
+        header = self.horizontalHeader()
+        columns = sum(header.sectionSize(c) for c in range(header.count()) if not self.isColumnHidden(c))
+        return columns + self.verticalScrollBar().sizeHint().width() + 2 * self.frameWidth()
+
     def show_row(self, row: int) -> None:
         """Select ``row`` and scroll it into view."""
         index = self.model().index(row, 0)
@@ -94,6 +108,7 @@ class MergeTablePane(QWidget):
         layout.addWidget(self.table, 1)
         layout.addWidget(self.changes_only)
         self.table.fitter.fitted.connect(self.updateGeometry)
+        self.table.fitter.fitted.connect(self.claim_columns_width)
         self._syncing = False
         self.table.clicked.connect(self._on_row_clicked)
         self.table.activated.connect(self._on_row_clicked)
@@ -102,6 +117,25 @@ class MergeTablePane(QWidget):
         """Never narrower than the key columns (step, merge, new token, count) need."""
         hint = super().minimumSizeHint()
         return QSize(max(hint.width(), self.table.key_columns_width()), hint.height())
+
+    def claim_columns_width(self) -> None:
+        """In a splitter beside one other pane, widen this one until every column shows whole (the
+        columns grew: a larger font, longer counts), as far as the other can spare: it keeps two
+        fifths of the width and its minimum."""
+        splitter = self.parentWidget()
+        if not isinstance(splitter, QSplitter) or splitter.count() != 2:
+            return
+        sizes = splitter.sizes()
+        mine = splitter.indexOf(self)
+        need = self.table.columns_width()
+        if need <= sizes[mine]:
+            return
+        total = sum(sizes)
+        other = splitter.widget(1 - mine)
+        keep = max(other.minimumSizeHint().width() if other is not None else 0, total * 2 // 5)
+        width = min(need, total - keep)
+        if width > sizes[mine]:
+            splitter.setSizes([total - width, width] if mine == 1 else [width, total - width])
 
     def follow_step(self, step: int) -> None:
         """Shade ``step``'s row, or the nearest one shown, and scroll it into view."""

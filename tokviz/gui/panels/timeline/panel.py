@@ -230,10 +230,10 @@ class TimelineWidget(QWidget):
             self._prepare()
 
     def export_sheet(self) -> QWidget:
-        """The timeline as exported: the caption, the plot as drawn and the table's rows on screen, whole."""
+        """The timeline as exported: caption, tokens at the step shown, plot and legend, table rows."""
         from tokviz.gui.panels.timeline.export_sheet import timeline_sheet
 
-        return timeline_sheet(self.plot, self.table, self.caption.text())
+        return timeline_sheet(self.plot, self.table, self.view, self.caption.text())
 
     def remember_history(self, key: str, history: Sequence[MergeStep], corpus_initial: int | None) -> None:
         """Keep a trained model's history so the table shows counts and ties whenever it is picked."""

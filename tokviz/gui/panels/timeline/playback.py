@@ -1,7 +1,8 @@
 """The timeline's transport: step buttons, play/pause, the step slider and box, speed, and the play clock.
 
-The transport drives a :class:`Steppable` (the timeline widget): it asks for steps, and the trace
-says which merges change the text, so play and the step buttons jump straight between those.
+The transport drives a :class:`Steppable` (the timeline widget): it asks for steps. Ctrl+] and
+Ctrl+[ go one merge on or back, whether or not it changes the text; the trace says which merges
+change the text, so play, the step buttons and Alt+] / Alt+[ jump straight between those.
 Its button glyphs are the style's media icons recoloured from the palette, so they stay readable
 on a dark theme.
 """
@@ -78,10 +79,10 @@ class PlaybackBar(QWidget):
         self.target = target
         self._syncing = False
         self.first_button = self._button("timelineFirst", "Go to step 0: single bytes")
-        self.back_button = self._button("timelineBack", "Previous merge that changes the text (Ctrl+[)")
+        self.back_button = self._button("timelineBack", "Previous merge that changes the text (Alt+[)")
         self.play_button = self._button("playButton", "Play / pause (Ctrl+Shift+P)")
         self.play_button.setCheckable(True)
-        self.forward_button = self._button("timelineForward", "Next merge that changes the text (Ctrl+])")
+        self.forward_button = self._button("timelineForward", "Next merge that changes the text (Alt+])")
         self.last_button = self._button("timelineLast", "Go to the last merge: the tokenizer's real output")
         self._build_slider()
         self._build_speed()
@@ -151,8 +152,8 @@ class PlaybackBar(QWidget):
         self.step_box.valueChanged.connect(self._on_edited)
         self.first_button.clicked.connect(self.go_to_start)
         self.last_button.clicked.connect(self.go_to_end)
-        self.back_button.clicked.connect(self.step_back)
-        self.forward_button.clicked.connect(self.step_forward)
+        self.back_button.clicked.connect(self.previous_change)
+        self.forward_button.clicked.connect(self.next_change)
         self.play_button.toggled.connect(self._on_play_toggled)
         self.play_timer.timeout.connect(self._on_play_tick)
         self.speed.currentIndexChanged.connect(self._apply_speed)
@@ -229,15 +230,25 @@ class PlaybackBar(QWidget):
         self.target.set_step(self.target.total_steps)
 
     def step_forward(self) -> None:
-        """Jump to the next merge that changes the text (or the last step)."""
+        """One merge on (Ctrl+]), whether or not it changes the text."""
+        if self.target.trace is not None:
+            self.target.set_step(min(self.target.step + 1, self.target.total_steps))
+
+    def step_back(self) -> None:
+        """One merge back (Ctrl+[)."""
+        if self.target.trace is not None:
+            self.target.set_step(max(self.target.step - 1, 0))
+
+    def next_change(self) -> None:
+        """Jump to the next merge that changes the text, or the last step (Alt+])."""
         trace = self.target.trace
         if trace is None:
             return
         nxt = trace.next_event(self.target.step)
         self.target.set_step(nxt if nxt is not None else self.target.total_steps)
 
-    def step_back(self) -> None:
-        """Jump to the previous merge that changes the text (or step 0)."""
+    def previous_change(self) -> None:
+        """Jump to the previous merge that changes the text, or step 0 (Alt+[)."""
         trace = self.target.trace
         if trace is None:
             return

@@ -12,11 +12,19 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtGui import QFont, QPalette, QResizeEvent, QShowEvent
-from PySide6.QtWidgets import QVBoxLayout, QWidget
+from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from tokviz.core.bpe.merges import MergeStep
 from tokviz.core.training.replay import ReplayTrace
+from tokviz.gui.drawing.plot_canvas import set_axis_title
 from tokviz.gui.panels.timeline.plot_axes import readable_axis
+from tokviz.gui.panels.timeline.plot_legend import (
+    CORPUS_COLOR,
+    CURSOR_COLOR,
+    RATIO_COLOR,
+    TEXT_COLOR,
+    legend_html,
+)
 from tokviz.gui.workers.debounce import Debouncer
 
 if TYPE_CHECKING:
@@ -40,7 +48,7 @@ def _relabel(plot: Any, side: str, text: str) -> None:
     """Change an axis title, keeping its colour (pyqtgraph's setLabel replaces the whole style, so
     a title set after the dark theme's colours would be drawn in the default dark grey)."""
     axis = plot.getAxis(side)
-    axis.setLabel(text, **{**_LABEL_STYLE, **axis.labelStyle})
+    set_axis_title(axis, text, **{**_LABEL_STYLE, **axis.labelStyle})
 
 
 # ----------------------------------------------------------------------------- the plot
@@ -87,6 +95,15 @@ class TokenCountPlot(QWidget):
         self.setMinimumSize(160, 160)
         self._layout = QVBoxLayout(self)
         self._layout.setContentsMargins(0, 0, 0, 0)
+        self._layout.setSpacing(0)
+        # What each line is, for when the plot is too short for its rotated axis titles.
+        self.key = QLabel(self)
+        self.key.setObjectName("tokenCountLegend")
+        self.key.setTextFormat(Qt.TextFormat.RichText)
+        self.key.setWordWrap(True)
+        self.key.setContentsMargins(6, 2, 6, 2)
+        self.key.hide()
+        self._layout.addWidget(self.key)
         self.widget: pg.GraphicsLayoutWidget | None = None
         # What a plot shown before the window is up waits for (see TimelineWidget.set_start_gate).
         self.start_gate: Callable[[Callable[[], object]], None] | None = None
@@ -169,7 +186,7 @@ class TokenCountPlot(QWidget):
         self.widget = w
         text_plot = self._add_plot(w, 0, "tokens")  # "text" over a corpus plot (_refresh_layout)
         self.text_plot = text_plot
-        self.text_curve = text_plot.plot([], [], pen=pg.mkPen("#2f6fb3", width=2), name="tokens")
+        self.text_curve = text_plot.plot([], [], pen=pg.mkPen(TEXT_COLOR, width=2), name="tokens")
         # Bytes per token on a right-hand axis of its own (a second view box sharing the x axis).
         self.ratio_box = pg.ViewBox()
         self.ratio_box.setMouseEnabled(x=False, y=False)
@@ -179,7 +196,7 @@ class TokenCountPlot(QWidget):
         text_plot.getAxis("right").setLabel("bytes/token", **_LABEL_STYLE)
         self.ratio_box.setXLink(text_plot)
         self.ratio_curve = pg.PlotDataItem(
-            [], [], pen=pg.mkPen("#e8590c", width=1.5, style=Qt.PenStyle.DashLine)
+            [], [], pen=pg.mkPen(RATIO_COLOR, width=1.5, style=Qt.PenStyle.DashLine)
         )
         self.ratio_box.addItem(self.ratio_curve)
         # A long text has thousands of steps that change it: draw what fits the plot's pixels
@@ -188,7 +205,7 @@ class TokenCountPlot(QWidget):
             curve.setDownsampling(auto=True, method="peak")
             curve.setClipToView(True)
         text_plot.vb.sigResized.connect(self._sync_ratio_box)
-        self.step_line = pg.InfiniteLine(pos=0, angle=90, movable=True, pen=pg.mkPen("#d9480f", width=2))
+        self.step_line = pg.InfiniteLine(pos=0, angle=90, movable=True, pen=pg.mkPen(CURSOR_COLOR, width=2))
         self.step_line.setZValue(10)
         self.step_line.setToolTip("Drag to another merge step")
         self.step_line.sigPositionChanged.connect(self._on_cursor_dragged)
@@ -197,8 +214,10 @@ class TokenCountPlot(QWidget):
         corpus_plot = self._add_plot(w, 1, "corpus")
         corpus_plot.setLabel("bottom", "merge step", **_LABEL_STYLE)
         self.corpus_plot = corpus_plot
-        self.corpus_curve = corpus_plot.plot([], [], pen=pg.mkPen("#2b8a3e", width=2))
-        self.corpus_cursor = pg.InfiniteLine(pos=0, angle=90, movable=False, pen=pg.mkPen("#d9480f", width=1))
+        self.corpus_curve = corpus_plot.plot([], [], pen=pg.mkPen(CORPUS_COLOR, width=2))
+        self.corpus_cursor = pg.InfiniteLine(
+            pos=0, angle=90, movable=False, pen=pg.mkPen(CURSOR_COLOR, width=1)
+        )
         corpus_plot.addItem(self.corpus_cursor)
         # Same axis widths in both plots, so that their x axes line up step for step.
         corpus_plot.showAxis("right")
@@ -243,7 +262,7 @@ class TokenCountPlot(QWidget):
         fg = pal.color(QPalette.ColorRole.Text)
         # Sizes follow the widget's font, which grows in presentation mode (the window's font).
         tick_font = QFont(self.font())
-        tick_font.setPointSizeF(max(7.0, tick_font.pointSizeF() - 2))
+        tick_font.setPointSizeF(self._tick_point_size())
         label_size = f"{max(9.0, self.font().pointSizeF()):.0f}pt"
         for plot in (self.text_plot, self.corpus_plot):
             for name in ("left", "bottom", "right"):
@@ -252,15 +271,19 @@ class TokenCountPlot(QWidget):
                 axis.setTextPen(pg.mkPen(fg))
                 axis.setStyle(tickFont=tick_font, tickTextOffset=3)
                 if axis.labelText:
-                    axis.setLabel(axis.labelText, **{**axis.labelStyle, "font-size": label_size})
+                    set_axis_title(axis, axis.labelText, **{**axis.labelStyle, "font-size": label_size})
         self.fit_axis_titles()
 
     def fit_axis_titles(self) -> None:
-        """Shrink a side axis's title that is longer than its plot is high (the axis cuts it off):
-        in presentation mode the small plots keep large titles only where they fit."""
+        """Shrink a side axis's title that is longer than its plot is high (the axis cuts it off),
+        but never below the tick labels' size: a title that does not fit even then is hidden, and
+        the legend above the plot names the lines instead (in presentation mode the small plots
+        keep large titles only where they fit)."""
         if self.widget is None:
             return
         base = max(9.0, self.font().pointSizeF())
+        smallest = self._tick_point_size()
+        hidden = False
         for plot in (self.text_plot, self.corpus_plot):
             for name in ("left", "right"):
                 axis = plot.getAxis(name)
@@ -268,14 +291,30 @@ class TokenCountPlot(QWidget):
                 if not axis.labelText or room <= 0:
                     continue
                 size = base
-                axis.setLabel(axis.labelText, **{**axis.labelStyle, "font-size": f"{size:.0f}pt"})
+                set_axis_title(axis, axis.labelText, **{**axis.labelStyle, "font-size": f"{size:.0f}pt"})
                 width = axis.label.boundingRect().width()
                 for _attempt in range(4):  # the text's margins do not shrink with it: a few steps
-                    if width <= room or size <= 6.0:
+                    if width <= room or size <= smallest:
                         break
-                    size = max(6.0, size * room / width * 0.97)
-                    axis.setLabel(axis.labelText, **{**axis.labelStyle, "font-size": f"{size:.1f}pt"})
+                    size = max(smallest, size * room / width * 0.97)
+                    set_axis_title(axis, axis.labelText, **{**axis.labelStyle, "font-size": f"{size:.1f}pt"})
                     width = axis.label.boundingRect().width()
+                fits = width <= room
+                axis.label.setVisible(fits)
+                hidden = hidden or (not fits and plot.isVisible())
+        self._show_legend(hidden)
+
+    def _tick_point_size(self) -> float:
+        """The tick labels' size: the widget's font, which grows in presentation mode, less a little."""
+        return max(7.0, self.font().pointSizeF() - 2)
+
+    def _show_legend(self, on: bool) -> None:
+        """The legend over the plot, shown while an axis title is hidden (see :meth:`fit_axis_titles`)."""
+        text = self.legend_html(short=True)
+        if self.key.text() != text:
+            self.key.setText(text)
+        if self.key.isHidden() == (on and bool(text)):
+            self.key.setVisible(on and bool(text))
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
@@ -283,6 +322,9 @@ class TokenCountPlot(QWidget):
 
     def changeEvent(self, event: QEvent) -> None:
         super().changeEvent(event)
+        if event.type() == QEvent.Type.FontChange:
+            # Room for two plots with their ticks and titles in the font's size (presentation mode).
+            self.setMinimumHeight(max(160, 10 * self.fontMetrics().height()))
         if event.type() in (QEvent.Type.PaletteChange, QEvent.Type.FontChange):
             self.apply_palette()
 
@@ -425,6 +467,11 @@ class TokenCountPlot(QWidget):
                 else:
                     plot.getAxis("bottom").setTickSpacing()
         self.set_step(self._step)
+        self.fit_axis_titles()
+
+    def legend_html(self, short: bool = False) -> str:
+        """The legend of the lines drawn now as rich text (``short`` names fit one line over the plot)."""
+        return legend_html(self._text_xy is not None, self._corpus_visible, short)
 
     def curve_data(self) -> tuple[np.ndarray, np.ndarray]:
         """The text-token curve's points, all of them (what is drawn may be thinned to the pixels)."""

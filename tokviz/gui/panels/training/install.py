@@ -230,9 +230,19 @@ def _train_menu(
     add("Lecture demo with &GPT-2 chunks", lambda: run_demo("gpt2"), "Ctrl+Shift+G", "actionLectureDemoGpt2")
     menu.addSeparator()
     add("&Play / pause replay", play_or_pause, "Ctrl+Shift+P", "actionReplayPlay")
-    add("&Next merge that changes the text", timeline.playback.step_forward, "Ctrl+]", "actionReplayNext")
+    add("&Next merge", timeline.playback.step_forward, "Ctrl+]", "actionReplayNext")
+    add("P&revious merge", timeline.playback.step_back, "Ctrl+[", "actionReplayPrevious")
     add(
-        "P&revious merge that changes the text", timeline.playback.step_back, "Ctrl+[", "actionReplayPrevious"
+        "Ne&xt merge that changes the text",
+        timeline.playback.next_change,
+        "Alt+]",
+        "actionReplayNextChange",
+    )
+    add(
+        "Previo&us merge that changes the text",
+        timeline.playback.previous_change,
+        "Alt+[",
+        "actionReplayPreviousChange",
     )
     menu.addSeparator()
     save_action = add("Sa&ve trained model…", panel.choose_save_path, "Ctrl+Alt+S", "actionSaveModel")
