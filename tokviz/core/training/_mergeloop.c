@@ -1,0 +1,834 @@
+/* The BPE merge loop of tokviz.core.training.train, compiled: the same algorithm as the pure-Python
+ * loop (tokviz/core/training/pairindex.py and train._Merger), step for step, so both give the same
+ * merges, counts, ties and tied pairs.
+ *
+ * The words are laid end to end in one sequence of symbols (a separator between words), a doubly
+ * linked list over byte positions; a token lives at the position of its first byte. Each pair keeps
+ * its count, a pending change (summed over one merge, then applied) and the positions where it was
+ * created (never removed, checked when the pair is merged). The pair to merge comes from a lazy
+ * max-heap ordered as the Python heap is: count, then the tie rule (greatest bytes, or smallest
+ * ids), so the heap's entries, stale ones included, are the Python heap's at every step.
+ *
+ * Loop(words, freqs, first_seen) builds the index; run(limit, seconds, check) makes up to ``limit``
+ * merges, stopping early once ``seconds`` have passed, and returns one record per merge:
+ * (left id, right id, count, ties, tokens saved, tied pairs as id pairs). The merges run without
+ * the GIL; ``check`` (a callable that raises to cancel) is called with it every 16,384 merged sites
+ * of one long merge. ``exhausted`` becomes true when no pair is left.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define SEP (-1)
+#define TIED_KEPT 8
+#define CHECK_EVERY 0x3FFF
+
+typedef struct {
+    uint64_t key; /* left << 32 | right */
+    int64_t count;
+    int64_t delta;    /* pending change within one merge */
+    uint32_t dstamp;  /* the merge whose change ``delta`` holds */
+    uint32_t len, cap;
+    int32_t *occ;     /* positions where the pair was created */
+} Pair;
+
+typedef struct {
+    int64_t count;
+    uint32_t pair;
+} Entry;
+
+typedef struct {
+    int32_t a, b;
+    int64_t count, ties, saved;
+    uint32_t tied_at, tied_n;
+} Record;
+
+typedef struct {
+    PyObject_HEAD
+    int first_seen;
+    int exhausted;
+    /* the sequence */
+    Py_ssize_t n;
+    int32_t *sym, *nxt, *prv;
+    int64_t *wt; /* NULL when every word counts once */
+    /* pairs: entries and an open-addressing index (slot = entry + 1, 0 empty) */
+    Pair *pairs;
+    uint32_t npairs, pcap;
+    uint32_t *slots;
+    uint64_t smask;
+    /* count -> number of pairs with that count (key 0 empty) */
+    int64_t *hkeys, *hvals;
+    uint64_t hmask, hused;
+    /* the lazy heap */
+    Entry *heap;
+    size_t hn, hcap;
+    /* tokens: bytes for the lexicographic rule, per-token scratch for one merge */
+    uint8_t *tb;
+    size_t tblen, tbcap;
+    size_t *toff;
+    uint32_t *tlen;
+    uint32_t ntok, tcap;
+    uint32_t *lstamp, *rstamp, *lidx, *ridx;
+    int64_t *lw, *rw;
+    uint32_t *ltouch, *rtouch, *dtouch;
+    size_t dn, dcap;
+    uint32_t stamp;
+    /* one run's records */
+    Record *recs;
+    size_t nrec, reccap;
+    uint32_t *tied;
+    size_t ntied, tiedcap;
+    uint32_t *scratch; /* tied pairs of one step */
+    size_t scap;
+} Loop;
+
+static int grow(void **p, size_t *cap, size_t need, size_t size) {
+    if (need <= *cap) return 0;
+    size_t c = *cap ? *cap : 16;
+    while (c < need) c *= 2;
+    void *q = realloc(*p, c * size);
+    if (!q) return -1;
+    *p = q;
+    *cap = c;
+    return 0;
+}
+
+static inline uint64_t mix(uint64_t k) {
+    k ^= k >> 33;
+    k *= 0xff51afd7ed558ccdULL;
+    k ^= k >> 33;
+    return k;
+}
+
+/* ---- pairs ---- */
+
+static int pairs_rehash(Loop *s, uint64_t size) {
+    uint32_t *slots = calloc(size, sizeof(uint32_t));
+    if (!slots) return -1;
+    uint64_t mask = size - 1;
+    for (uint32_t i = 0; i < s->npairs; i++) {
+        uint64_t h = mix(s->pairs[i].key) & mask;
+        while (slots[h]) h = (h + 1) & mask;
+        slots[h] = i + 1;
+    }
+    free(s->slots);
+    s->slots = slots;
+    s->smask = mask;
+    return 0;
+}
+
+/* The entry of pair ``key``, made (count 0, no sites) when absent; UINT32_MAX when out of memory. */
+static uint32_t pair_get(Loop *s, uint64_t key) {
+    uint64_t h = mix(key) & s->smask;
+    uint32_t v;
+    while ((v = s->slots[h])) {
+        if (s->pairs[v - 1].key == key) return v - 1;
+        h = (h + 1) & s->smask;
+    }
+    if ((uint64_t)(s->npairs + 1) * 2 > s->smask + 1) {
+        if (pairs_rehash(s, (s->smask + 1) * 2) < 0) return UINT32_MAX;
+        return pair_get(s, key);
+    }
+    if (s->npairs == UINT32_MAX - 1) return UINT32_MAX;
+    size_t cap = s->pcap;
+    if (grow((void **)&s->pairs, &cap, (size_t)s->npairs + 1, sizeof(Pair)) < 0) return UINT32_MAX;
+    s->pcap = (uint32_t)cap;
+    Pair *p = &s->pairs[s->npairs];
+    memset(p, 0, sizeof(Pair));
+    p->key = key;
+    s->slots[h] = s->npairs + 1;
+    return s->npairs++;
+}
+
+static int occ_add(Pair *p, int32_t pos) {
+    if (p->len == p->cap) {
+        uint32_t c = p->cap ? p->cap * 2 : 4;
+        int32_t *q = realloc(p->occ, (size_t)c * sizeof(int32_t));
+        if (!q) return -1;
+        p->occ = q;
+        p->cap = c;
+    }
+    p->occ[p->len++] = pos;
+    return 0;
+}
+
+static void occ_free(Pair *p) {
+    free(p->occ);
+    p->occ = NULL;
+    p->len = p->cap = 0;
+}
+
+/* ---- the count histogram ---- */
+
+static int hist_rehash(Loop *s, uint64_t size) {
+    int64_t *keys = calloc(size, sizeof(int64_t)), *vals = calloc(size, sizeof(int64_t));
+    if (!keys || !vals) {
+        free(keys);
+        free(vals);
+        return -1;
+    }
+    uint64_t mask = size - 1;
+    for (uint64_t i = 0; s->hkeys && i <= s->hmask; i++) {
+        if (!s->hkeys[i]) continue;
+        uint64_t h = mix((uint64_t)s->hkeys[i]) & mask;
+        while (keys[h]) h = (h + 1) & mask;
+        keys[h] = s->hkeys[i];
+        vals[h] = s->hvals[i];
+    }
+    free(s->hkeys);
+    free(s->hvals);
+    s->hkeys = keys;
+    s->hvals = vals;
+    s->hmask = mask;
+    return 0;
+}
+
+/* The slot of count ``c`` (> 0), made when absent; -1 when out of memory. */
+static int64_t hist_slot(Loop *s, int64_t c) {
+    uint64_t h = mix((uint64_t)c) & s->hmask;
+    while (s->hkeys[h]) {
+        if (s->hkeys[h] == c) return (int64_t)h;
+        h = (h + 1) & s->hmask;
+    }
+    if ((s->hused + 1) * 2 > s->hmask + 1) {
+        if (hist_rehash(s, (s->hmask + 1) * 2) < 0) return -1;
+        return hist_slot(s, c);
+    }
+    s->hkeys[h] = c;
+    s->hvals[h] = 0;
+    s->hused++;
+    return (int64_t)h;
+}
+
+static int hist_add(Loop *s, int64_t c, int64_t d) {
+    int64_t h = hist_slot(s, c);
+    if (h < 0) return -1;
+    s->hvals[h] += d;
+    return 0;
+}
+
+/* ---- the heap ---- */
+
+static inline int tok_cmp(const Loop *s, uint32_t x, uint32_t y) {
+    if (x == y) return 0;
+    uint32_t lx = s->tlen[x], ly = s->tlen[y];
+    int c = memcmp(s->tb + s->toff[x], s->tb + s->toff[y], lx < ly ? lx : ly);
+    if (c) return c;
+    return lx < ly ? -1 : lx > ly;
+}
+
+/* Whether entry x pops before entry y: the higher count, then the tie rule's order. */
+static inline int before(const Loop *s, Entry x, Entry y) {
+    if (x.count != y.count) return x.count > y.count;
+    uint64_t kx = s->pairs[x.pair].key, ky = s->pairs[y.pair].key;
+    if (kx == ky) return 0;
+    if (!s->first_seen) {
+        int c = tok_cmp(s, (uint32_t)(kx >> 32), (uint32_t)(ky >> 32));
+        if (c) return c > 0;
+        c = tok_cmp(s, (uint32_t)kx, (uint32_t)ky);
+        if (c) return c > 0;
+    }
+    return kx < ky;
+}
+
+static void sift_down(Loop *s, size_t i) {
+    Entry *h = s->heap;
+    size_t n = s->hn;
+    Entry e = h[i];
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= n) break;
+        if (c + 1 < n && before(s, h[c + 1], h[c])) c++;
+        if (!before(s, h[c], e)) break;
+        h[i] = h[c];
+        i = c;
+    }
+    h[i] = e;
+}
+
+static int heap_push(Loop *s, uint32_t pair, int64_t count) {
+    if (grow((void **)&s->heap, &s->hcap, s->hn + 1, sizeof(Entry)) < 0) return -1;
+    Entry e = {count, pair};
+    size_t i = s->hn++;
+    while (i) {
+        size_t up = (i - 1) / 2;
+        if (!before(s, e, s->heap[up])) break;
+        s->heap[i] = s->heap[up];
+        i = up;
+    }
+    s->heap[i] = e;
+    return 0;
+}
+
+static Entry heap_pop(Loop *s) {
+    Entry top = s->heap[0];
+    s->hn--;
+    if (s->hn) {
+        s->heap[0] = s->heap[s->hn];
+        sift_down(s, 0);
+    }
+    return top;
+}
+
+/* The next entry whose count is the pair's count (stale ones dropped, or pushed again at the pair's
+ * lower count); 0 when the heap runs out, -1 when out of memory. */
+static int pop_valid(Loop *s, Entry *out) {
+    while (s->hn) {
+        Entry e = heap_pop(s);
+        int64_t cur = s->pairs[e.pair].count;
+        if (cur == e.count) {
+            *out = e;
+            return 1;
+        }
+        if (cur > 0 && cur < e.count && heap_push(s, e.pair, cur) < 0) return -1;
+    }
+    return 0;
+}
+
+/* ---- tokens ---- */
+
+/* Room for one more token's records. */
+static int tok_room(Loop *s) {
+    if (s->ntok < s->tcap) return 0;
+    size_t c = s->tcap ? (size_t)s->tcap * 2 : 512;
+    void *p;
+#define GROW_ARRAY(field, type)                               \
+    if (!(p = realloc(s->field, c * sizeof(type)))) return -1; \
+    s->field = p;
+    GROW_ARRAY(toff, size_t)
+    GROW_ARRAY(tlen, uint32_t)
+    GROW_ARRAY(lstamp, uint32_t)
+    GROW_ARRAY(rstamp, uint32_t)
+    GROW_ARRAY(lidx, uint32_t)
+    GROW_ARRAY(ridx, uint32_t)
+    GROW_ARRAY(lw, int64_t)
+    GROW_ARRAY(rw, int64_t)
+    GROW_ARRAY(ltouch, uint32_t)
+    GROW_ARRAY(rtouch, uint32_t)
+#undef GROW_ARRAY
+    memset(s->lstamp + s->tcap, 0, (c - s->tcap) * sizeof(uint32_t));
+    memset(s->rstamp + s->tcap, 0, (c - s->tcap) * sizeof(uint32_t));
+    s->tcap = (uint32_t)c;
+    return 0;
+}
+
+/* A new token: the bytes of token ``a`` then those of ``b`` (a byte when ``a`` is -1, ``b`` its value). */
+static int tok_add(Loop *s, int32_t a, int32_t b) {
+    uint32_t len = a < 0 ? 1 : s->tlen[a] + s->tlen[b];
+    if (tok_room(s) < 0 || grow((void **)&s->tb, &s->tbcap, s->tblen + len, 1) < 0) return -1;
+    if (a < 0) {
+        s->tb[s->tblen] = (uint8_t)b;
+    } else {
+        memcpy(s->tb + s->tblen, s->tb + s->toff[a], s->tlen[a]);
+        memcpy(s->tb + s->tblen + s->tlen[a], s->tb + s->toff[b], s->tlen[b]);
+    }
+    s->toff[s->ntok] = s->tblen;
+    s->tlen[s->ntok] = len;
+    s->tblen += len;
+    s->ntok++;
+    return 0;
+}
+
+/* ---- one merge ---- */
+
+static int delta_add(Loop *s, uint32_t i, int64_t d) {
+    Pair *p = &s->pairs[i];
+    if (p->dstamp != s->stamp) {
+        p->dstamp = s->stamp;
+        p->delta = 0;
+        if (grow((void **)&s->dtouch, &s->dcap, s->dn + 1, sizeof(uint32_t)) < 0) return -1;
+        s->dtouch[s->dn++] = i;
+    }
+    p->delta += d;
+    return 0;
+}
+
+static int cmp_pos(const void *x, const void *y) {
+    int32_t a = *(const int32_t *)x, b = *(const int32_t *)y;
+    return (a > b) - (a < b);
+}
+
+/* Merge every site of pair ``pi`` into a new token (the next id); ``saved`` gets the tokens saved.
+ * Returns 0, -1 out of memory, -2 when ``check`` raised (with the GIL held then by the caller's
+ * thread state ``ts``, released again before returning). */
+static int merge(Loop *s, uint32_t pi, int64_t *saved, PyObject *check, PyThreadState **ts) {
+    uint64_t key = s->pairs[pi].key;
+    int32_t a = (int32_t)(key >> 32), b = (int32_t)(uint32_t)key;
+    int32_t new_id = (int32_t)s->ntok;
+    if (tok_add(s, a, b) < 0) return -1;
+    s->stamp++;
+    s->dn = 0;
+    int32_t *sites = s->pairs[pi].occ;
+    uint32_t nsites = s->pairs[pi].len;
+    s->pairs[pi].occ = NULL;
+    s->pairs[pi].len = s->pairs[pi].cap = 0;
+    *saved = 0;
+    if (!sites) return 0;
+    /* Overlapping runs (a == b) merge left to right, so their sites are taken in order. */
+    if (a == b) qsort(sites, nsites, sizeof(int32_t), cmp_pos);
+    int32_t *sym = s->sym, *nxt = s->nxt, *prv = s->prv;
+    const int64_t *wt = s->wt;
+    uint32_t stamp = s->stamp, nl = 0, nr = 0, done = 0;
+    int64_t w = 1, total = 0;
+    int err = 0;
+    for (uint32_t t = 0; t < nsites; t++) {
+        int32_t i = sites[t];
+        if (sym[i] != a) continue;
+        int32_t j = nxt[i];
+        if (sym[j] != b) continue;
+        if (check != Py_None && (++done & CHECK_EVERY) == 0) {
+            PyEval_RestoreThread(*ts);
+            PyObject *r = PyObject_CallNoArgs(check);
+            Py_XDECREF(r);
+            *ts = PyEval_SaveThread();
+            if (!r) {
+                err = -2;
+                break;
+            }
+        }
+        if (wt) w = wt[i];
+        total += w;
+        int32_t k = nxt[j];
+        sym[i] = new_id;
+        sym[j] = SEP;
+        nxt[i] = k;
+        prv[k] = i;
+        int32_t h = prv[i];
+        int32_t x = sym[h];
+        if (x >= 0) {
+            if (s->lstamp[x] != stamp) {
+                s->lstamp[x] = stamp;
+                s->lw[x] = 0;
+                uint32_t q = pair_get(s, (uint64_t)(uint32_t)x << 32 | (uint32_t)new_id);
+                if (q == UINT32_MAX) { err = -1; break; }
+                s->lidx[x] = q;
+                s->ltouch[nl++] = (uint32_t)x;
+            }
+            s->lw[x] += w;
+            if (occ_add(&s->pairs[s->lidx[x]], h) < 0) { err = -1; break; }
+        }
+        int32_t y = sym[k];
+        if (y >= 0) {
+            if (s->rstamp[y] != stamp) {
+                s->rstamp[y] = stamp;
+                s->rw[y] = 0;
+                uint32_t q = pair_get(s, (uint64_t)(uint32_t)new_id << 32 | (uint32_t)y);
+                if (q == UINT32_MAX) { err = -1; break; }
+                s->ridx[y] = q;
+                s->rtouch[nr++] = (uint32_t)y;
+            }
+            s->rw[y] += w;
+            if (occ_add(&s->pairs[s->ridx[y]], i) < 0) { err = -1; break; }
+        }
+    }
+    free(sites);
+    if (err) return err;
+    *saved = total;
+    /* Each x left of a merged pair turns (x, a) into (x, new); each x right of it (b, x) into (new, x). */
+    for (uint32_t t = 0; t < nl; t++) {
+        uint32_t x = s->ltouch[t];
+        uint32_t old = pair_get(s, (uint64_t)x << 32 | (uint32_t)a);
+        if (old == UINT32_MAX || delta_add(s, old, -s->lw[x]) < 0 || delta_add(s, s->lidx[x], s->lw[x]) < 0)
+            return -1;
+    }
+    for (uint32_t t = 0; t < nr; t++) {
+        uint32_t y = s->rtouch[t];
+        uint32_t old = pair_get(s, (uint64_t)(uint32_t)b << 32 | y);
+        if (old == UINT32_MAX || delta_add(s, old, -s->rw[y]) < 0 || delta_add(s, s->ridx[y], s->rw[y]) < 0)
+            return -1;
+    }
+    /* Fold the changes into the counts, the histogram and the heap. A pair whose count reaches 0
+     * never gains a site again (new sites always hold the newest token), so its sites are freed. */
+    for (size_t t = 0; t < s->dn; t++) {
+        uint32_t q = s->dtouch[t];
+        Pair *p = &s->pairs[q];
+        int64_t d = p->delta;
+        if (d == 0 || q == pi) continue;
+        int64_t old = p->count, now = old + d;
+        if (old && hist_add(s, old, -1) < 0) return -1;
+        if (now > 0) {
+            p->count = now;
+            if (hist_add(s, now, 1) < 0) return -1;
+            if (d > 0 && heap_push(s, q, now) < 0) return -1;
+        } else {
+            p->count = 0;
+            occ_free(&s->pairs[q]);
+        }
+    }
+    Pair *m = &s->pairs[pi];
+    if (m->count && hist_add(s, m->count, -1) < 0) return -1;
+    m->count = 0;
+    return 0;
+}
+
+/* ---- choosing the pair ---- */
+
+static int64_t hist_get(Loop *s, int64_t c) {
+    uint64_t h = mix((uint64_t)c) & s->hmask;
+    while (s->hkeys[h]) {
+        if (s->hkeys[h] == c) return s->hvals[h];
+        h = (h + 1) & s->hmask;
+    }
+    return 0;
+}
+
+/* The first position of pair ``pi`` still holding it. */
+static int32_t first_position(Loop *s, uint32_t pi) {
+    Pair *p = &s->pairs[pi];
+    int32_t a = (int32_t)(p->key >> 32), b = (int32_t)(uint32_t)p->key;
+    int32_t best = INT32_MAX;
+    for (uint32_t t = 0; t < p->len; t++) {
+        int32_t i = p->occ[t];
+        if (i < best && s->sym[i] == a && s->sym[s->nxt[i]] == b) best = i;
+    }
+    return best;
+}
+
+typedef struct {
+    int32_t pos;
+    uint32_t order, pair;
+} Ranked;
+
+static int cmp_ranked(const void *x, const void *y) {
+    const Ranked *p = x, *q = y;
+    if (p->pos != q->pos) return p->pos < q->pos ? -1 : 1;
+    return (p->order > q->order) - (p->order < q->order);
+}
+
+/* Choose the next pair into ``scratch`` (the chosen pair first, then the tied ones kept) and set
+ * ``count``, ``ties`` and ``ntied``. Returns 1, 0 when no pair is left, -1 out of memory. */
+static int best(Loop *s, int64_t *count, int64_t *ties, size_t *ntied) {
+    Entry top;
+    int r = pop_valid(s, &top);
+    if (r <= 0) return r;
+    int64_t c = top.count;
+    int64_t h = hist_get(s, c);
+    *count = c;
+    *ties = h ? h : 1;
+    if (grow((void **)&s->scratch, &s->scap, TIED_KEPT, sizeof(uint32_t)) < 0) return -1;
+    s->scratch[0] = top.pair;
+    size_t n = 1;
+    if (*ties == 1) {
+        *ntied = 1;
+        return 1;
+    }
+    size_t limit = s->first_seen ? SIZE_MAX : TIED_KEPT;
+    while (n < limit && s->hn && s->heap[0].count >= c) {
+        Entry e;
+        r = pop_valid(s, &e);
+        if (r < 0) return -1;
+        if (r == 0) break;
+        if (e.count != c) {
+            if (heap_push(s, e.pair, e.count) < 0) return -1;
+            break;
+        }
+        if (grow((void **)&s->scratch, &s->scap, n + 1, sizeof(uint32_t)) < 0) return -1;
+        s->scratch[n++] = e.pair;
+    }
+    if (!s->first_seen) {
+        for (size_t t = 1; t < n; t++)
+            if (heap_push(s, s->scratch[t], c) < 0) return -1;
+        *ntied = n;
+        return 1;
+    }
+    /* First-seen: every pair at this count, ranked by where it first occurs. */
+    Ranked *rk = malloc(n * sizeof(Ranked));
+    if (!rk) return -1;
+    for (size_t t = 0; t < n; t++) {
+        rk[t].pos = first_position(s, s->scratch[t]);
+        rk[t].order = (uint32_t)t;
+        rk[t].pair = s->scratch[t];
+    }
+    qsort(rk, n, sizeof(Ranked), cmp_ranked);
+    for (size_t t = 0; t < n; t++) s->scratch[t] = rk[t].pair;
+    free(rk);
+    for (size_t t = 1; t < n; t++)
+        if (heap_push(s, s->scratch[t], c) < 0) return -1;
+    *ntied = n < TIED_KEPT ? n : TIED_KEPT;
+    return 1;
+}
+
+/* ---- the Python type ---- */
+
+static void Loop_dealloc(Loop *s) {
+    for (uint32_t i = 0; s->pairs && i < s->npairs; i++) free(s->pairs[i].occ);
+    free(s->pairs);
+    free(s->slots);
+    free(s->sym);
+    free(s->nxt);
+    free(s->prv);
+    free(s->wt);
+    free(s->hkeys);
+    free(s->hvals);
+    free(s->heap);
+    free(s->tb);
+    free(s->toff);
+    free(s->tlen);
+    free(s->lstamp);
+    free(s->rstamp);
+    free(s->lidx);
+    free(s->ridx);
+    free(s->lw);
+    free(s->rw);
+    free(s->ltouch);
+    free(s->rtouch);
+    free(s->dtouch);
+    free(s->recs);
+    free(s->tied);
+    free(s->scratch);
+    Py_TYPE(s)->tp_free((PyObject *)s);
+}
+
+static int build(Loop *s, PyObject *words, PyObject *freqs) {
+    Py_ssize_t nw = PyList_GET_SIZE(words);
+    if (PyList_GET_SIZE(freqs) != nw) {
+        PyErr_SetString(PyExc_ValueError, "words and freqs differ in length");
+        return -1;
+    }
+    /* Layout: a separator, word 0, a separator, word 1, ..., a separator (words of one byte hold no
+     * pair and are left out). Every pair count is at most the weighted length, checked to fit. */
+    int64_t n = 1, weighted = 0;
+    int unit = 1;
+    for (Py_ssize_t w = 0; w < nw; w++) {
+        PyObject *word = PyList_GET_ITEM(words, w);
+        if (!PyBytes_Check(word)) {
+            PyErr_SetString(PyExc_TypeError, "words must be bytes");
+            return -1;
+        }
+        Py_ssize_t len = PyBytes_GET_SIZE(word);
+        if (len < 2) continue;
+        int64_t f = PyLong_AsLongLong(PyList_GET_ITEM(freqs, w));
+        if (f == -1 && PyErr_Occurred()) return -1;
+        if (f < 1) {
+            PyErr_SetString(PyExc_ValueError, "word counts must be positive");
+            return -1;
+        }
+        if (f != 1) unit = 0;
+        int64_t part;
+        if (__builtin_mul_overflow(f, (int64_t)len, &part) || __builtin_add_overflow(weighted, part, &weighted)) {
+            PyErr_SetString(PyExc_OverflowError, "pair counts could exceed 64 bits");
+            return -1;
+        }
+        n += len + 1;
+        if (n >= INT32_MAX) {
+            PyErr_SetString(PyExc_OverflowError, "the words exceed 2**31 positions");
+            return -1;
+        }
+    }
+    s->n = (Py_ssize_t)n;
+    s->sym = malloc((size_t)n * sizeof(int32_t));
+    s->nxt = malloc((size_t)n * sizeof(int32_t));
+    s->prv = malloc((size_t)n * sizeof(int32_t));
+    if (!unit) s->wt = malloc((size_t)n * sizeof(int64_t));
+    int64_t *totals = calloc(1 << 16, sizeof(int64_t));
+    uint32_t *sizes = calloc(1 << 16, sizeof(uint32_t));
+    if (!s->sym || !s->nxt || !s->prv || (!unit && !s->wt) || !totals || !sizes) goto nomem;
+    int32_t pos = 0;
+    s->sym[0] = SEP;
+    if (s->wt) s->wt[0] = 0;
+    for (Py_ssize_t w = 0; w < nw; w++) {
+        PyObject *word = PyList_GET_ITEM(words, w);
+        Py_ssize_t len = PyBytes_GET_SIZE(word);
+        if (len < 2) continue;
+        const uint8_t *d = (const uint8_t *)PyBytes_AS_STRING(word);
+        int64_t f = unit ? 1 : PyLong_AsLongLong(PyList_GET_ITEM(freqs, w));
+        for (Py_ssize_t t = 0; t < len; t++) {
+            s->sym[++pos] = d[t];
+            if (s->wt) s->wt[pos] = f;
+            if (t) {
+                uint32_t code = (uint32_t)d[t - 1] << 8 | d[t];
+                totals[code] += f;
+                sizes[code]++;
+            }
+        }
+        s->sym[++pos] = SEP;
+        if (s->wt) s->wt[pos] = f;
+    }
+    for (int32_t i = 0; i < (int32_t)n; i++) {
+        s->nxt[i] = i + 1;
+        s->prv[i] = i - 1;
+    }
+    if (pairs_rehash(s, 1 << 17) < 0 || hist_rehash(s, 1 << 10) < 0) goto nomem;
+    uint32_t *where = calloc(1 << 16, sizeof(uint32_t)); /* pair entry + 1 of each code */
+    if (!where) goto nomem;
+    for (uint32_t code = 0; code < (1 << 16); code++) {
+        if (!sizes[code]) continue;
+        uint32_t q = pair_get(s, (uint64_t)(code >> 8) << 32 | (code & 0xFF));
+        if (q == UINT32_MAX) { free(where); goto nomem; }
+        Pair *p = &s->pairs[q];
+        p->occ = malloc((size_t)sizes[code] * sizeof(int32_t));
+        if (!p->occ) { free(where); goto nomem; }
+        p->cap = sizes[code];
+        p->count = totals[code];
+        where[code] = q + 1;
+        if (hist_add(s, totals[code], 1) < 0) { free(where); goto nomem; }
+    }
+    for (int32_t i = 1; i + 1 < (int32_t)n; i++) {
+        if (s->sym[i] < 0 || s->sym[i + 1] < 0) continue;
+        Pair *p = &s->pairs[where[(uint32_t)s->sym[i] << 8 | (uint32_t)s->sym[i + 1]] - 1];
+        p->occ[p->len++] = i;
+    }
+    free(where);
+    for (int32_t t = 0; t < 256; t++)
+        if (tok_add(s, -1, t) < 0) goto nomem;
+    if (grow((void **)&s->heap, &s->hcap, s->npairs, sizeof(Entry)) < 0) goto nomem;
+    for (uint32_t q = 0; q < s->npairs; q++) s->heap[q] = (Entry){s->pairs[q].count, q};
+    s->hn = s->npairs;
+    for (size_t i = s->hn / 2; i-- > 0;) sift_down(s, i);
+    free(totals);
+    free(sizes);
+    return 0;
+nomem:
+    free(totals);
+    free(sizes);
+    PyErr_NoMemory();
+    return -1;
+}
+
+static int Loop_init(Loop *s, PyObject *args, PyObject *kwds) {
+    static char *kwlist[] = {"words", "freqs", "first_seen", NULL};
+    PyObject *words, *freqs;
+    int first_seen;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!O!p", kwlist, &PyList_Type, &words, &PyList_Type, &freqs,
+                                     &first_seen))
+        return -1;
+    if (s->sym) {
+        PyErr_SetString(PyExc_RuntimeError, "Loop is built once");
+        return -1;
+    }
+    s->first_seen = first_seen;
+    return build(s, words, freqs);
+}
+
+static double now_seconds(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static PyObject *records(Loop *s) {
+    PyObject *out = PyList_New((Py_ssize_t)s->nrec);
+    if (!out) return NULL;
+    for (size_t r = 0; r < s->nrec; r++) {
+        Record *rec = &s->recs[r];
+        PyObject *tied = PyTuple_New(rec->tied_n);
+        if (!tied) goto fail;
+        for (uint32_t t = 0; t < rec->tied_n; t++) {
+            uint64_t key = s->pairs[s->tied[rec->tied_at + t]].key;
+            PyObject *pair = Py_BuildValue("(II)", (unsigned)(key >> 32), (unsigned)(uint32_t)key);
+            if (!pair) {
+                Py_DECREF(tied);
+                goto fail;
+            }
+            PyTuple_SET_ITEM(tied, t, pair);
+        }
+        PyObject *item = Py_BuildValue("(iiLLLN)", rec->a, rec->b, (long long)rec->count, (long long)rec->ties,
+                                       (long long)rec->saved, tied);
+        if (!item) goto fail;
+        PyList_SET_ITEM(out, (Py_ssize_t)r, item);
+    }
+    return out;
+fail:
+    Py_DECREF(out);
+    return NULL;
+}
+
+static PyObject *Loop_run(Loop *s, PyObject *args) {
+    Py_ssize_t limit;
+    double seconds;
+    PyObject *check = Py_None;
+    if (!PyArg_ParseTuple(args, "nd|O", &limit, &seconds, &check)) return NULL;
+    if (!s->sym) {
+        PyErr_SetString(PyExc_RuntimeError, "Loop is not built");
+        return NULL;
+    }
+    s->nrec = 0;
+    s->ntied = 0;
+    int err = 0;
+    double start = now_seconds();
+    PyThreadState *ts = PyEval_SaveThread();
+    for (Py_ssize_t done = 0; done < limit && !s->exhausted; done++) {
+        int64_t count, ties, saved;
+        size_t ntied;
+        int r = best(s, &count, &ties, &ntied);
+        if (r < 0) {
+            err = -1;
+            break;
+        }
+        if (r == 0) {
+            s->exhausted = 1;
+            break;
+        }
+        uint32_t pi = s->scratch[0];
+        if (grow((void **)&s->recs, &s->reccap, s->nrec + 1, sizeof(Record)) < 0 ||
+            grow((void **)&s->tied, &s->tiedcap, s->ntied + ntied, sizeof(uint32_t)) < 0) {
+            err = -1;
+            break;
+        }
+        Record *rec = &s->recs[s->nrec++];
+        rec->a = (int32_t)(s->pairs[pi].key >> 32);
+        rec->b = (int32_t)(uint32_t)s->pairs[pi].key;
+        rec->count = count;
+        rec->ties = ties;
+        rec->tied_at = (uint32_t)s->ntied;
+        rec->tied_n = (uint32_t)ntied;
+        memcpy(s->tied + s->ntied, s->scratch, ntied * sizeof(uint32_t));
+        s->ntied += ntied;
+        err = merge(s, pi, &saved, check, &ts);
+        if (err) break;
+        s->recs[s->nrec - 1].saved = saved;
+        if (now_seconds() - start >= seconds) break;
+    }
+    PyEval_RestoreThread(ts);
+    if (err == -1) return PyErr_NoMemory();
+    if (err == -2) return NULL;
+    return records(s);
+}
+
+static PyObject *Loop_get_exhausted(Loop *s, void *closure) {
+    (void)closure;
+    return PyBool_FromLong(s->exhausted);
+}
+
+static PyMethodDef Loop_methods[] = {
+    {"run", (PyCFunction)Loop_run, METH_VARARGS,
+     "run(limit, seconds, check=None): up to ``limit`` merges, for about ``seconds`` at most; their records."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyGetSetDef Loop_getset[] = {
+    {"exhausted", (getter)Loop_get_exhausted, NULL, "Whether no pair is left to merge.", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyTypeObject LoopType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "tokviz.core.training._mergeloop.Loop",
+    .tp_basicsize = sizeof(Loop),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "The BPE merge loop over an occurrence index of the words: Loop(words, freqs, first_seen).",
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)Loop_init,
+    .tp_dealloc = (destructor)Loop_dealloc,
+    .tp_methods = Loop_methods,
+    .tp_getset = Loop_getset,
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "_mergeloop", "tokviz's BPE merge loop, compiled.", -1, NULL, NULL, NULL, NULL, NULL,
+};
+
+PyMODINIT_FUNC PyInit__mergeloop(void) {
+    if (PyType_Ready(&LoopType) < 0) return NULL;
+    PyObject *m = PyModule_Create(&module);
+    if (!m) return NULL;
+    Py_INCREF(&LoopType);
+    if (PyModule_AddObject(m, "Loop", (PyObject *)&LoopType) < 0) {
+        Py_DECREF(&LoopType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}
