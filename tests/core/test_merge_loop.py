@@ -119,7 +119,7 @@ def test_counts_past_64_bits_train_with_the_pure_loop(compiled: ModuleType) -> N
     words = [b"ab", b"abc", b"bc"]
     freqs = [2**62, 2**62, 5]
     assert isinstance(new_loop(words, freqs, "lexicographic"), PureLoop)
-    assert drain(new_loop(words, freqs, "lexicographic"), 10)[0] == (97, 98, 2**63, 1, 2**63, ((97, 98),))
+    assert drain(new_loop(words, freqs, "lexicographic"), 10)[0] == (97, 98, 2**63, 1, 2**63, ((b"a", b"b"),))
 
 
 word_lists = st.lists(

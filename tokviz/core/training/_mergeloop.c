@@ -9,9 +9,11 @@
  * max-heap ordered as the Python heap is: count, then the tie rule (greatest bytes, or smallest
  * ids), so the heap's entries, stale ones included, are the Python heap's at every step.
  *
- * Loop(words, freqs, first_seen) builds the index; run(limit, seconds, check) makes up to ``limit``
+ * Loop(words, freqs, first_seen, ties=True) builds the index (``ties=False`` records neither the
+ * ties nor the tied pairs, and keeps no count histogram: what the benchmarks compare against);
+ * run(limit, seconds, check) makes up to ``limit``
  * merges, stopping early once ``seconds`` have passed, and returns one record per merge:
- * (left id, right id, count, ties, tokens saved, tied pairs as id pairs). The merges run without
+ * (left id, right id, count, ties, tokens saved, tied pairs as pairs of bytes). The merges run without
  * the GIL; ``check`` (a callable that raises to cancel) is called with it every 16,384 merged sites
  * of one long merge. ``exhausted`` becomes true when no pair is left.
  */
@@ -25,6 +27,8 @@
 #define SEP (-1)
 #define TIED_KEPT 8
 #define CHECK_EVERY 0x3FFF
+#define FRONT 16         /* pairs held out of the heap, best first (see best()) */
+#define HIST_SMALL 65536 /* counts below this are kept in an array, larger ones in a hash table */
 
 typedef struct {
     uint64_t key; /* left << 32 | right */
@@ -37,7 +41,7 @@ typedef struct {
 
 typedef struct {
     int64_t count;
-    uint32_t pair;
+    uint64_t key; /* the pair's: compared without a look-up in the pair table */
 } Entry;
 
 typedef struct {
@@ -49,6 +53,7 @@ typedef struct {
 typedef struct {
     PyObject_HEAD
     int first_seen;
+    int record_ties; /* keep the histogram and the tied pairs (0: measure what they cost) */
     int exhausted;
     /* the sequence */
     Py_ssize_t n;
@@ -59,17 +64,23 @@ typedef struct {
     uint32_t npairs, pcap;
     uint32_t *slots;
     uint64_t smask;
-    /* count -> number of pairs with that count (key 0 empty) */
+    /* count -> number of pairs with that count: an array for small counts, else a hash (key 0 empty) */
+    int64_t *hsmall;
     int64_t *hkeys, *hvals;
     uint64_t hmask, hused;
-    /* the lazy heap */
+    /* the lazy heap, and in front of it the last tie group's pairs, valid when put there */
     Entry *heap;
     size_t hn, hcap;
+    Entry front[FRONT];
+    uint32_t front_pair[FRONT];
+    int nfront;
     /* tokens: bytes for the lexicographic rule, per-token scratch for one merge */
     uint8_t *tb;
     size_t tblen, tbcap;
     size_t *toff;
     uint32_t *tlen;
+    uint64_t *tkey; /* a token's first 8 bytes, big-endian, zero-padded: orders most tokens at once */
+    PyObject **tokobj; /* a token's bytes object, made when a record first names it */
     uint32_t ntok, tcap;
     uint32_t *lstamp, *rstamp, *lidx, *ridx;
     int64_t *lw, *rw;
@@ -143,6 +154,17 @@ static uint32_t pair_get(Loop *s, uint64_t key) {
     return s->npairs++;
 }
 
+/* The entry of pair ``key``, which exists. */
+static uint32_t pair_find(const Loop *s, uint64_t key) {
+    uint64_t h = mix(key) & s->smask;
+    uint32_t v;
+    while ((v = s->slots[h])) {
+        if (s->pairs[v - 1].key == key) return v - 1;
+        h = (h + 1) & s->smask;
+    }
+    return UINT32_MAX;
+}
+
 static int occ_add(Pair *p, int32_t pos) {
     if (p->len == p->cap) {
         uint32_t c = p->cap ? p->cap * 2 : 4;
@@ -204,6 +226,10 @@ static int64_t hist_slot(Loop *s, int64_t c) {
 }
 
 static int hist_add(Loop *s, int64_t c, int64_t d) {
+    if (c < HIST_SMALL) {
+        s->hsmall[c] += d;
+        return 0;
+    }
     int64_t h = hist_slot(s, c);
     if (h < 0) return -1;
     s->hvals[h] += d;
@@ -214,6 +240,8 @@ static int hist_add(Loop *s, int64_t c, int64_t d) {
 
 static inline int tok_cmp(const Loop *s, uint32_t x, uint32_t y) {
     if (x == y) return 0;
+    uint64_t px = s->tkey[x], py = s->tkey[y];
+    if (px != py) return px < py ? -1 : 1; /* a difference in the padded prefixes is a real one */
     uint32_t lx = s->tlen[x], ly = s->tlen[y];
     int c = memcmp(s->tb + s->toff[x], s->tb + s->toff[y], lx < ly ? lx : ly);
     if (c) return c;
@@ -223,7 +251,7 @@ static inline int tok_cmp(const Loop *s, uint32_t x, uint32_t y) {
 /* Whether entry x pops before entry y: the higher count, then the tie rule's order. */
 static inline int before(const Loop *s, Entry x, Entry y) {
     if (x.count != y.count) return x.count > y.count;
-    uint64_t kx = s->pairs[x.pair].key, ky = s->pairs[y.pair].key;
+    uint64_t kx = x.key, ky = y.key;
     if (kx == ky) return 0;
     if (!s->first_seen) {
         int c = tok_cmp(s, (uint32_t)(kx >> 32), (uint32_t)(ky >> 32));
@@ -234,27 +262,30 @@ static inline int before(const Loop *s, Entry x, Entry y) {
     return kx < ky;
 }
 
+/* A 4-ary heap: half the depth of a binary one, and a node's children share a cache line. */
 static void sift_down(Loop *s, size_t i) {
     Entry *h = s->heap;
     size_t n = s->hn;
     Entry e = h[i];
     for (;;) {
-        size_t c = 2 * i + 1;
+        size_t c = 4 * i + 1;
         if (c >= n) break;
-        if (c + 1 < n && before(s, h[c + 1], h[c])) c++;
-        if (!before(s, h[c], e)) break;
-        h[i] = h[c];
-        i = c;
+        size_t best = c, end = c + 4 < n ? c + 4 : n;
+        for (size_t k = c + 1; k < end; k++)
+            if (before(s, h[k], h[best])) best = k;
+        if (!before(s, h[best], e)) break;
+        h[i] = h[best];
+        i = best;
     }
     h[i] = e;
 }
 
 static int heap_push(Loop *s, uint32_t pair, int64_t count) {
     if (grow((void **)&s->heap, &s->hcap, s->hn + 1, sizeof(Entry)) < 0) return -1;
-    Entry e = {count, pair};
+    Entry e = {count, s->pairs[pair].key};
     size_t i = s->hn++;
     while (i) {
-        size_t up = (i - 1) / 2;
+        size_t up = (i - 1) / 4;
         if (!before(s, e, s->heap[up])) break;
         s->heap[i] = s->heap[up];
         i = up;
@@ -273,19 +304,59 @@ static Entry heap_pop(Loop *s) {
     return top;
 }
 
-/* The next entry whose count is the pair's count (stale ones dropped, or pushed again at the pair's
- * lower count); 0 when the heap runs out, -1 when out of memory. */
-static int pop_valid(Loop *s, Entry *out) {
+/* Make the heap's top entry one whose count is its pair's count (stale entries dropped, or pushed
+ * again at the pair's lower count): 1 when there is one, 0 when the heap runs out, -1 out of memory.
+ * A pair has one entry at most (its count rises only in the merge that makes it), so the pairs come
+ * out in the order of their current counts and the tie rule, however stale the entries are. */
+static int heap_settle(Loop *s, uint32_t *pair) {
     while (s->hn) {
-        Entry e = heap_pop(s);
-        int64_t cur = s->pairs[e.pair].count;
+        Entry e = s->heap[0];
+        uint32_t pi = pair_find(s, e.key);
+        int64_t cur = s->pairs[pi].count;
         if (cur == e.count) {
-            *out = e;
+            *pair = pi;
             return 1;
         }
-        if (cur > 0 && cur < e.count && heap_push(s, e.pair, cur) < 0) return -1;
+        heap_pop(s);
+        if (cur > 0 && cur < e.count && heap_push(s, pi, cur) < 0) return -1;
     }
     return 0;
+}
+
+/* Give the front's pairs whose counts fell since they were put there back to the heap. */
+static int front_settle(Loop *s) {
+    int kept = 0;
+    for (int t = 0; t < s->nfront; t++) {
+        uint32_t pi = s->front_pair[t];
+        int64_t cur = s->pairs[pi].count;
+        if (cur == s->front[t].count) {
+            s->front[kept] = s->front[t];
+            s->front_pair[kept++] = pi;
+        } else if (cur > 0 && heap_push(s, pi, cur) < 0) {
+            return -1;
+        }
+    }
+    s->nfront = kept;
+    return 0;
+}
+
+/* Take the best pair of the front and the heap (the front settled): 1, 0 when none, -1 out of memory. */
+static int take_best(Loop *s, uint32_t *pair, int64_t *count) {
+    uint32_t hp = 0;
+    int r = heap_settle(s, &hp);
+    if (r < 0) return -1;
+    if (s->nfront && (!r || before(s, s->front[0], s->heap[0]))) {
+        *pair = s->front_pair[0];
+        *count = s->front[0].count;
+        s->nfront--;
+        memmove(s->front, s->front + 1, (size_t)s->nfront * sizeof(Entry));
+        memmove(s->front_pair, s->front_pair + 1, (size_t)s->nfront * sizeof(uint32_t));
+        return 1;
+    }
+    if (!r) return 0;
+    *pair = hp;
+    *count = heap_pop(s).count;
+    return 1;
 }
 
 /* ---- tokens ---- */
@@ -300,6 +371,8 @@ static int tok_room(Loop *s) {
     s->field = p;
     GROW_ARRAY(toff, size_t)
     GROW_ARRAY(tlen, uint32_t)
+    GROW_ARRAY(tkey, uint64_t)
+    GROW_ARRAY(tokobj, PyObject *)
     GROW_ARRAY(lstamp, uint32_t)
     GROW_ARRAY(rstamp, uint32_t)
     GROW_ARRAY(lidx, uint32_t)
@@ -311,6 +384,7 @@ static int tok_room(Loop *s) {
 #undef GROW_ARRAY
     memset(s->lstamp + s->tcap, 0, (c - s->tcap) * sizeof(uint32_t));
     memset(s->rstamp + s->tcap, 0, (c - s->tcap) * sizeof(uint32_t));
+    memset(s->tokobj + s->tcap, 0, (c - s->tcap) * sizeof(PyObject *));
     s->tcap = (uint32_t)c;
     return 0;
 }
@@ -327,6 +401,9 @@ static int tok_add(Loop *s, int32_t a, int32_t b) {
     }
     s->toff[s->ntok] = s->tblen;
     s->tlen[s->ntok] = len;
+    uint64_t prefix = 0;
+    for (uint32_t k = 0; k < 8; k++) prefix = prefix << 8 | (k < len ? s->tb[s->tblen + k] : 0);
+    s->tkey[s->ntok] = prefix;
     s->tblen += len;
     s->ntok++;
     return 0;
@@ -448,10 +525,10 @@ static int merge(Loop *s, uint32_t pi, int64_t *saved, PyObject *check, PyThread
         int64_t d = p->delta;
         if (d == 0 || q == pi) continue;
         int64_t old = p->count, now = old + d;
-        if (old && hist_add(s, old, -1) < 0) return -1;
+        if (old && s->record_ties && hist_add(s, old, -1) < 0) return -1;
         if (now > 0) {
             p->count = now;
-            if (hist_add(s, now, 1) < 0) return -1;
+            if (s->record_ties && hist_add(s, now, 1) < 0) return -1;
             if (d > 0 && heap_push(s, q, now) < 0) return -1;
         } else {
             p->count = 0;
@@ -459,7 +536,7 @@ static int merge(Loop *s, uint32_t pi, int64_t *saved, PyObject *check, PyThread
         }
     }
     Pair *m = &s->pairs[pi];
-    if (m->count && hist_add(s, m->count, -1) < 0) return -1;
+    if (m->count && s->record_ties && hist_add(s, m->count, -1) < 0) return -1;
     m->count = 0;
     return 0;
 }
@@ -467,6 +544,7 @@ static int merge(Loop *s, uint32_t pi, int64_t *saved, PyObject *check, PyThread
 /* ---- choosing the pair ---- */
 
 static int64_t hist_get(Loop *s, int64_t c) {
+    if (c < HIST_SMALL) return s->hsmall[c];
     uint64_t h = mix((uint64_t)c) & s->hmask;
     while (s->hkeys[h]) {
         if (s->hkeys[h] == c) return s->hvals[h];
@@ -501,36 +579,58 @@ static int cmp_ranked(const void *x, const void *y) {
 /* Choose the next pair into ``scratch`` (the chosen pair first, then the tied ones kept) and set
  * ``count``, ``ties`` and ``ntied``. Returns 1, 0 when no pair is left, -1 out of memory. */
 static int best(Loop *s, int64_t *count, int64_t *ties, size_t *ntied) {
-    Entry top;
-    int r = pop_valid(s, &top);
+    uint32_t top;
+    int64_t c;
+    if (front_settle(s) < 0) return -1;
+    int r = take_best(s, &top, &c);
     if (r <= 0) return r;
-    int64_t c = top.count;
-    int64_t h = hist_get(s, c);
     *count = c;
-    *ties = h ? h : 1;
     if (grow((void **)&s->scratch, &s->scap, TIED_KEPT, sizeof(uint32_t)) < 0) return -1;
-    s->scratch[0] = top.pair;
+    s->scratch[0] = top;
     size_t n = 1;
-    if (*ties == 1) {
+    if (!s->record_ties && !s->first_seen) {
+        *ties = 0;
+        *ntied = 0;
+        return 1;
+    }
+    int64_t h = s->record_ties ? hist_get(s, c) : 0;
+    *ties = h ? h : 1;
+    if (*ties == 1 && s->record_ties) {
         *ntied = 1;
         return 1;
     }
+    /* The next pairs at this count, in order: the tied pairs kept (lexicographic), or all of them
+     * (first-seen, which ranks them by where they first occur). */
     size_t limit = s->first_seen ? SIZE_MAX : TIED_KEPT;
-    while (n < limit && s->hn && s->heap[0].count >= c) {
-        Entry e;
-        r = pop_valid(s, &e);
+    while (n < limit) {
+        uint32_t e;
+        int64_t ec;
+        r = take_best(s, &e, &ec);
         if (r < 0) return -1;
         if (r == 0) break;
-        if (e.count != c) {
-            if (heap_push(s, e.pair, e.count) < 0) return -1;
+        if (ec != c) {
+            if (heap_push(s, e, ec) < 0) return -1;
             break;
         }
         if (grow((void **)&s->scratch, &s->scap, n + 1, sizeof(uint32_t)) < 0) return -1;
-        s->scratch[n++] = e.pair;
+        s->scratch[n++] = e;
     }
     if (!s->first_seen) {
-        for (size_t t = 1; t < n; t++)
-            if (heap_push(s, s->scratch[t], c) < 0) return -1;
+        /* The runners-up go to the front (ahead of what is left there, all worse), where the next
+         * step finds them without a heap operation while their counts hold. */
+        int keep = s->nfront;
+        int room = FRONT - (int)(n - 1);
+        while (keep > room) {
+            keep--;
+            if (heap_push(s, s->front_pair[keep], s->front[keep].count) < 0) return -1;
+        }
+        memmove(s->front + (n - 1), s->front, (size_t)keep * sizeof(Entry));
+        memmove(s->front_pair + (n - 1), s->front_pair, (size_t)keep * sizeof(uint32_t));
+        for (size_t t = 1; t < n; t++) {
+            s->front[t - 1] = (Entry){c, s->pairs[s->scratch[t]].key};
+            s->front_pair[t - 1] = s->scratch[t];
+        }
+        s->nfront = keep + (int)(n - 1);
         *ntied = n;
         return 1;
     }
@@ -548,6 +648,10 @@ static int best(Loop *s, int64_t *count, int64_t *ties, size_t *ntied) {
     for (size_t t = 1; t < n; t++)
         if (heap_push(s, s->scratch[t], c) < 0) return -1;
     *ntied = n < TIED_KEPT ? n : TIED_KEPT;
+    if (!s->record_ties) {
+        *ties = 0;
+        *ntied = 0;
+    }
     return 1;
 }
 
@@ -561,12 +665,16 @@ static void Loop_dealloc(Loop *s) {
     free(s->nxt);
     free(s->prv);
     free(s->wt);
+    free(s->hsmall);
     free(s->hkeys);
     free(s->hvals);
     free(s->heap);
     free(s->tb);
     free(s->toff);
     free(s->tlen);
+    free(s->tkey);
+    for (uint32_t t = 0; s->tokobj && t < s->ntok; t++) Py_XDECREF(s->tokobj[t]);
+    free(s->tokobj);
     free(s->lstamp);
     free(s->rstamp);
     free(s->lidx);
@@ -651,7 +759,8 @@ static int build(Loop *s, PyObject *words, PyObject *freqs) {
         s->nxt[i] = i + 1;
         s->prv[i] = i - 1;
     }
-    if (pairs_rehash(s, 1 << 17) < 0 || hist_rehash(s, 1 << 10) < 0) goto nomem;
+    s->hsmall = calloc(HIST_SMALL, sizeof(int64_t));
+    if (!s->hsmall || pairs_rehash(s, 1 << 17) < 0 || hist_rehash(s, 1 << 10) < 0) goto nomem;
     uint32_t *where = calloc(1 << 16, sizeof(uint32_t)); /* pair entry + 1 of each code */
     if (!where) goto nomem;
     for (uint32_t code = 0; code < (1 << 16); code++) {
@@ -664,7 +773,7 @@ static int build(Loop *s, PyObject *words, PyObject *freqs) {
         p->cap = sizes[code];
         p->count = totals[code];
         where[code] = q + 1;
-        if (hist_add(s, totals[code], 1) < 0) { free(where); goto nomem; }
+        if (s->record_ties && hist_add(s, totals[code], 1) < 0) { free(where); goto nomem; }
     }
     for (int32_t i = 1; i + 1 < (int32_t)n; i++) {
         if (s->sym[i] < 0 || s->sym[i + 1] < 0) continue;
@@ -675,9 +784,9 @@ static int build(Loop *s, PyObject *words, PyObject *freqs) {
     for (int32_t t = 0; t < 256; t++)
         if (tok_add(s, -1, t) < 0) goto nomem;
     if (grow((void **)&s->heap, &s->hcap, s->npairs, sizeof(Entry)) < 0) goto nomem;
-    for (uint32_t q = 0; q < s->npairs; q++) s->heap[q] = (Entry){s->pairs[q].count, q};
+    for (uint32_t q = 0; q < s->npairs; q++) s->heap[q] = (Entry){s->pairs[q].count, s->pairs[q].key};
     s->hn = s->npairs;
-    for (size_t i = s->hn / 2; i-- > 0;) sift_down(s, i);
+    for (size_t i = s->hn > 1 ? (s->hn - 2) / 4 + 1 : 0; i-- > 0;) sift_down(s, i);
     free(totals);
     free(sizes);
     return 0;
@@ -689,17 +798,18 @@ nomem:
 }
 
 static int Loop_init(Loop *s, PyObject *args, PyObject *kwds) {
-    static char *kwlist[] = {"words", "freqs", "first_seen", NULL};
+    static char *kwlist[] = {"words", "freqs", "first_seen", "ties", NULL};
     PyObject *words, *freqs;
-    int first_seen;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!O!p", kwlist, &PyList_Type, &words, &PyList_Type, &freqs,
-                                     &first_seen))
+    int first_seen, ties = 1;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!O!p|p", kwlist, &PyList_Type, &words, &PyList_Type, &freqs,
+                                     &first_seen, &ties))
         return -1;
     if (s->sym) {
         PyErr_SetString(PyExc_RuntimeError, "Loop is built once");
         return -1;
     }
     s->first_seen = first_seen;
+    s->record_ties = ties;
     return build(s, words, freqs);
 }
 
@@ -707,6 +817,12 @@ static double now_seconds(void) {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* Token ``id``'s bytes (a borrowed reference), or NULL with an exception set. */
+static PyObject *tok_object(Loop *s, uint32_t id) {
+    if (!s->tokobj[id]) s->tokobj[id] = PyBytes_FromStringAndSize((const char *)s->tb + s->toff[id], s->tlen[id]);
+    return s->tokobj[id];
 }
 
 static PyObject *records(Loop *s) {
@@ -718,16 +834,22 @@ static PyObject *records(Loop *s) {
         if (!tied) goto fail;
         for (uint32_t t = 0; t < rec->tied_n; t++) {
             uint64_t key = s->pairs[s->tied[rec->tied_at + t]].key;
-            PyObject *pair = Py_BuildValue("(II)", (unsigned)(key >> 32), (unsigned)(uint32_t)key);
+            PyObject *left = tok_object(s, (uint32_t)(key >> 32)), *right = tok_object(s, (uint32_t)key);
+            PyObject *pair = left && right ? PyTuple_Pack(2, left, right) : NULL;
             if (!pair) {
                 Py_DECREF(tied);
                 goto fail;
             }
+            PyObject_GC_UnTrack(pair);
             PyTuple_SET_ITEM(tied, t, pair);
         }
+        PyObject_GC_UnTrack(tied);
         PyObject *item = Py_BuildValue("(iiLLLN)", rec->a, rec->b, (long long)rec->count, (long long)rec->ties,
                                        (long long)rec->saved, tied);
         if (!item) goto fail;
+        /* Tuples of ints and bytes hold no cycle: left out of the garbage collector's passes, which would
+         * otherwise walk every record made so far, again and again, as a run makes thousands. */
+        PyObject_GC_UnTrack(item);
         PyList_SET_ITEM(out, (Py_ssize_t)r, item);
     }
     return out;

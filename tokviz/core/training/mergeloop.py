@@ -24,8 +24,8 @@ from ..bpe.merges import TIED_KEPT
 from .pairindex import PairIndex
 
 # One merge: (left id, right id, count, pairs tied at that count, corpus tokens saved, the tied
-# pairs kept, as id pairs, the merged pair first).
-RawMerge = tuple[int, int, int, int, int, tuple[tuple[int, int], ...]]
+# pairs kept, as pairs of bytes, the merged pair first).
+RawMerge = tuple[int, int, int, int, int, tuple[tuple[bytes, bytes], ...]]
 
 PURE_ENV = "TOKVIZ_PURE_PYTHON"
 
@@ -144,7 +144,8 @@ class PureLoop:
                 break
             (a, b), count, ties, tied = chosen
             saved = self.merge(a, b, len(self.vocab), check)
-            done.append((a, b, count, ties, saved, tuple(tied)))
+            vocab = self.vocab
+            done.append((a, b, count, ties, saved, tuple([(vocab[x], vocab[y]) for x, y in tied])))
             if time.perf_counter() - start >= seconds:
                 break
         return done

@@ -633,7 +633,7 @@ def merge_counts(
                 count=count,
                 ties=ties,
                 tokens_after=tokens,
-                tied=tuple((vocab[x], vocab[y]) for x, y in tied),
+                tied=tied,
             )
             history.append(record)
             batch.append(record)
