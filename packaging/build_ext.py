@@ -34,7 +34,7 @@ def build_merge_loop(root: Path, out_dir: Path) -> tuple[Path | None, str]:
         return None, f"Python's headers are missing ({include}/Python.h; on Debian: apt install python3-dev)"
     out_dir.mkdir(parents=True, exist_ok=True)
     target = out_dir / module_name()
-    partial = target.with_name(target.name + ".partial")
+    partial = target.with_name(f"{target.name}.{os.getpid()}.partial")  # builds at once do not collide
     command = [
         *shlex.split(compiler),
         "-O2",
