@@ -140,8 +140,7 @@ def test_without_a_compiler_the_wheel_is_pure_python_and_trains(tmp_path: Path) 
     work = tmp_path / "elsewhere"
     work.mkdir()
     assert (
-        _run([str(python), "-c", probe], cwd=work).strip()
-        == "6 pure Python (the compiled loop is not built)"
+        _run([str(python), "-c", probe], cwd=work).strip() == "6 pure Python (the compiled loop is not built)"
     )
 
 
