@@ -44,6 +44,14 @@ typedef struct {
     uint64_t key; /* the pair's: compared without a look-up in the pair table */
 } Entry;
 
+/* The tokens found on one side of a merge's sites, by token id: the merge that last saw the token
+ * there, the weight of its sites, the entry of its new pair; and the tokens seen, in order. */
+typedef struct {
+    uint32_t *stamp, *idx, *touch;
+    int64_t *w;
+    uint32_t n;
+} Side;
+
 typedef struct {
     int32_t a, b;
     int64_t count, ties, saved;
@@ -53,6 +61,7 @@ typedef struct {
 typedef struct {
     PyObject_HEAD
     int first_seen;
+    int running; /* a run is under way (without the GIL): another thread may not start one */
     int record_ties; /* keep the histogram and the tied pairs (0: measure what they cost) */
     int exhausted;
     /* the sequence */
@@ -82,9 +91,8 @@ typedef struct {
     uint64_t *tkey; /* a token's first 8 bytes, big-endian, zero-padded: orders most tokens at once */
     PyObject **tokobj; /* a token's bytes object, made when a record first names it */
     uint32_t ntok, tcap;
-    uint32_t *lstamp, *rstamp, *lidx, *ridx;
-    int64_t *lw, *rw;
-    uint32_t *ltouch, *rtouch, *dtouch;
+    Side side[2]; /* left of the sites, right of them */
+    uint32_t *dtouch;
     size_t dn, dcap;
     uint32_t stamp;
     /* one run's records */
@@ -373,17 +381,14 @@ static int tok_room(Loop *s) {
     GROW_ARRAY(tlen, uint32_t)
     GROW_ARRAY(tkey, uint64_t)
     GROW_ARRAY(tokobj, PyObject *)
-    GROW_ARRAY(lstamp, uint32_t)
-    GROW_ARRAY(rstamp, uint32_t)
-    GROW_ARRAY(lidx, uint32_t)
-    GROW_ARRAY(ridx, uint32_t)
-    GROW_ARRAY(lw, int64_t)
-    GROW_ARRAY(rw, int64_t)
-    GROW_ARRAY(ltouch, uint32_t)
-    GROW_ARRAY(rtouch, uint32_t)
+    for (int k = 0; k < 2; k++) {
+        GROW_ARRAY(side[k].stamp, uint32_t)
+        GROW_ARRAY(side[k].idx, uint32_t)
+        GROW_ARRAY(side[k].w, int64_t)
+        GROW_ARRAY(side[k].touch, uint32_t)
+        memset(s->side[k].stamp + s->tcap, 0, (c - s->tcap) * sizeof(uint32_t));
+    }
 #undef GROW_ARRAY
-    memset(s->lstamp + s->tcap, 0, (c - s->tcap) * sizeof(uint32_t));
-    memset(s->rstamp + s->tcap, 0, (c - s->tcap) * sizeof(uint32_t));
     memset(s->tokobj + s->tcap, 0, (c - s->tcap) * sizeof(PyObject *));
     s->tcap = (uint32_t)c;
     return 0;
@@ -423,6 +428,21 @@ static int delta_add(Loop *s, uint32_t i, int64_t d) {
     return 0;
 }
 
+/* Token ``x`` stood on side ``sd`` of a site merged now, at ``pos``, with weight ``w``; ``key`` is
+ * the pair it makes with the new token there. */
+static inline int beside(Loop *s, Side *sd, int32_t x, uint64_t key, int32_t pos, int64_t w) {
+    if (sd->stamp[x] != s->stamp) {
+        sd->stamp[x] = s->stamp;
+        sd->w[x] = 0;
+        uint32_t q = pair_get(s, key);
+        if (q == UINT32_MAX) return -1;
+        sd->idx[x] = q;
+        sd->touch[sd->n++] = (uint32_t)x;
+    }
+    sd->w[x] += w;
+    return occ_add(&s->pairs[sd->idx[x]], pos);
+}
+
 static int cmp_pos(const void *x, const void *y) {
     int32_t a = *(const int32_t *)x, b = *(const int32_t *)y;
     return (a > b) - (a < b);
@@ -443,12 +463,12 @@ static int merge(Loop *s, uint32_t pi, int64_t *saved, PyObject *check, PyThread
     s->pairs[pi].occ = NULL;
     s->pairs[pi].len = s->pairs[pi].cap = 0;
     *saved = 0;
-    if (!sites) return 0;
     /* Overlapping runs (a == b) merge left to right, so their sites are taken in order. */
-    if (a == b) qsort(sites, nsites, sizeof(int32_t), cmp_pos);
+    if (a == b && nsites) qsort(sites, nsites, sizeof(int32_t), cmp_pos);
     int32_t *sym = s->sym, *nxt = s->nxt, *prv = s->prv;
     const int64_t *wt = s->wt;
-    uint32_t stamp = s->stamp, nl = 0, nr = 0, done = 0;
+    uint32_t done = 0;
+    s->side[0].n = s->side[1].n = 0;
     int64_t w = 1, total = 0;
     int err = 0;
     for (uint32_t t = 0; t < nsites; t++) {
@@ -474,48 +494,29 @@ static int merge(Loop *s, uint32_t pi, int64_t *saved, PyObject *check, PyThread
         nxt[i] = k;
         prv[k] = i;
         int32_t h = prv[i];
-        int32_t x = sym[h];
-        if (x >= 0) {
-            if (s->lstamp[x] != stamp) {
-                s->lstamp[x] = stamp;
-                s->lw[x] = 0;
-                uint32_t q = pair_get(s, (uint64_t)(uint32_t)x << 32 | (uint32_t)new_id);
-                if (q == UINT32_MAX) { err = -1; break; }
-                s->lidx[x] = q;
-                s->ltouch[nl++] = (uint32_t)x;
-            }
-            s->lw[x] += w;
-            if (occ_add(&s->pairs[s->lidx[x]], h) < 0) { err = -1; break; }
+        int32_t x = sym[h], y = sym[k];
+        if (x >= 0 && beside(s, &s->side[0], x, (uint64_t)(uint32_t)x << 32 | (uint32_t)new_id, h, w) < 0) {
+            err = -1;
+            break;
         }
-        int32_t y = sym[k];
-        if (y >= 0) {
-            if (s->rstamp[y] != stamp) {
-                s->rstamp[y] = stamp;
-                s->rw[y] = 0;
-                uint32_t q = pair_get(s, (uint64_t)(uint32_t)new_id << 32 | (uint32_t)y);
-                if (q == UINT32_MAX) { err = -1; break; }
-                s->ridx[y] = q;
-                s->rtouch[nr++] = (uint32_t)y;
-            }
-            s->rw[y] += w;
-            if (occ_add(&s->pairs[s->ridx[y]], i) < 0) { err = -1; break; }
+        if (y >= 0 && beside(s, &s->side[1], y, (uint64_t)(uint32_t)new_id << 32 | (uint32_t)y, i, w) < 0) {
+            err = -1;
+            break;
         }
     }
     free(sites);
     if (err) return err;
     *saved = total;
     /* Each x left of a merged pair turns (x, a) into (x, new); each x right of it (b, x) into (new, x). */
-    for (uint32_t t = 0; t < nl; t++) {
-        uint32_t x = s->ltouch[t];
-        uint32_t old = pair_get(s, (uint64_t)x << 32 | (uint32_t)a);
-        if (old == UINT32_MAX || delta_add(s, old, -s->lw[x]) < 0 || delta_add(s, s->lidx[x], s->lw[x]) < 0)
-            return -1;
-    }
-    for (uint32_t t = 0; t < nr; t++) {
-        uint32_t y = s->rtouch[t];
-        uint32_t old = pair_get(s, (uint64_t)(uint32_t)b << 32 | y);
-        if (old == UINT32_MAX || delta_add(s, old, -s->rw[y]) < 0 || delta_add(s, s->ridx[y], s->rw[y]) < 0)
-            return -1;
+    for (int k = 0; k < 2; k++) {
+        Side *sd = &s->side[k];
+        for (uint32_t t = 0; t < sd->n; t++) {
+            uint32_t x = sd->touch[t];
+            uint64_t key = k == 0 ? (uint64_t)x << 32 | (uint32_t)a : (uint64_t)(uint32_t)b << 32 | x;
+            uint32_t old = pair_get(s, key);
+            if (old == UINT32_MAX || delta_add(s, old, -sd->w[x]) < 0 || delta_add(s, sd->idx[x], sd->w[x]) < 0)
+                return -1;
+        }
     }
     /* Fold the changes into the counts, the histogram and the heap. A pair whose count reaches 0
      * never gains a site again (new sites always hold the newest token), so its sites are freed. */
@@ -675,14 +676,12 @@ static void Loop_dealloc(Loop *s) {
     free(s->tkey);
     for (uint32_t t = 0; s->tokobj && t < s->ntok; t++) Py_XDECREF(s->tokobj[t]);
     free(s->tokobj);
-    free(s->lstamp);
-    free(s->rstamp);
-    free(s->lidx);
-    free(s->ridx);
-    free(s->lw);
-    free(s->rw);
-    free(s->ltouch);
-    free(s->rtouch);
+    for (int k = 0; k < 2; k++) {
+        free(s->side[k].stamp);
+        free(s->side[k].idx);
+        free(s->side[k].w);
+        free(s->side[k].touch);
+    }
     free(s->dtouch);
     free(s->recs);
     free(s->tied);
@@ -867,6 +866,11 @@ static PyObject *Loop_run(Loop *s, PyObject *args) {
         PyErr_SetString(PyExc_RuntimeError, "Loop is not built");
         return NULL;
     }
+    if (s->running) {
+        PyErr_SetString(PyExc_RuntimeError, "this loop is already running in another thread");
+        return NULL;
+    }
+    s->running = 1;
     s->nrec = 0;
     s->ntied = 0;
     int err = 0;
@@ -905,6 +909,7 @@ static PyObject *Loop_run(Loop *s, PyObject *args) {
         if (now_seconds() - start >= seconds) break;
     }
     PyEval_RestoreThread(ts);
+    s->running = 0;
     if (err == -1) return PyErr_NoMemory();
     if (err == -2) return NULL;
     return records(s);

@@ -181,26 +181,21 @@ class PureLoop:
         if ties == 1:
             return pair, count, ties, [pair]
         if not self.first_seen:
-            return pair, count, ties, [pair, *self._runners_up(count)]
+            # The runners-up are left in the queue: a few heap operations.
+            found = self._at_count(count, TIED_KEPT - 1)
+            for p in found:
+                self._push(p, count)
+            return pair, count, ties, [pair, *found]
         # Gather every pair at this count and keep the one whose first occurrence is earliest.
-        tied = [pair]
-        while self.heap and -self.heap[0][0] >= count:
-            nxt = self._pop_valid()
-            if nxt is None:
-                break
-            if nxt[1] != count:
-                self._push(*nxt)
-                break
-            tied.append(nxt[0])
-        ranked = sorted(tied, key=self._first_position)
+        ranked = sorted([pair, *self._at_count(count, ties)], key=self._first_position)
         for p in ranked[1:]:
             self._push(p, count)
         return ranked[0], count, ties, ranked[:TIED_KEPT]
 
-    def _runners_up(self, count: int) -> list[tuple[int, int]]:
-        """The next pairs at ``count`` in the queue's order, left in the queue (a few heap operations)."""
+    def _at_count(self, count: int, limit: int) -> list[tuple[int, int]]:
+        """Up to ``limit`` more pairs at ``count``, taken off the queue in its order."""
         found: list[tuple[int, int]] = []
-        while len(found) < TIED_KEPT - 1 and self.heap and -self.heap[0][0] >= count:
+        while len(found) < limit and self.heap and -self.heap[0][0] >= count:
             nxt = self._pop_valid()
             if nxt is None:
                 break
@@ -208,8 +203,6 @@ class PureLoop:
                 self._push(*nxt)
                 break
             found.append(nxt[0])
-        for p in found:
-            self._push(p, count)
         return found
 
     def _first_position(self, pair: tuple[int, int]) -> tuple[int, int]:
@@ -233,8 +226,10 @@ class PureLoop:
         counts = self.counts
         hist = self.hist
         push = self._push
+        # The merged pair is gone whatever its sites' neighbours did.
+        deltas[merged_pair] = -counts[merged_pair]
         for p, d in deltas.items():
-            if d == 0 or p == merged_pair:
+            if d == 0:
                 continue
             old = counts.get(p, 0)
             newc = old + d
@@ -251,10 +246,3 @@ class PureLoop:
                     push(p, newc)
             else:
                 del counts[p]
-        old = counts.pop(merged_pair, 0)
-        if old:
-            h = hist[old] - 1
-            if h:
-                hist[old] = h
-            else:
-                del hist[old]
