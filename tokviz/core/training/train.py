@@ -3,7 +3,9 @@
 The corpus is counted as a table of unique pre-tokens ("words") with their frequencies, in
 parallel processes for large inputs. The merge loop keeps pair counts incrementally, an index
 from each pair to the positions where it occurs (:mod:`tokviz.core.training.pairindex`) and a lazy
-priority queue, so each merge costs its own occurrences, however long the words are.
+priority queue, so each merge costs its own occurrences, however long the words are. The loop
+runs compiled where tokviz was built with a C compiler, else in Python, with the same results
+(:mod:`tokviz.core.training.mergeloop`).
 
 Tie rules, among the pairs with the highest count:
   * ``lexicographic``: the greatest ``(left bytes, right bytes)`` wins;
