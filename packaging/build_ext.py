@@ -26,9 +26,12 @@ def build_merge_loop(root: Path, out_dir: Path) -> tuple[Path | None, str]:
     """Compile the loop of the checkout at ``root`` into ``out_dir``: (its path, "") or (None, why not)."""
     if os.environ.get("TOKVIZ_PURE_PYTHON", "") not in ("", "0"):
         return None, "TOKVIZ_PURE_PYTHON is set"
-    compiler = os.environ.get("CC") or sysconfig.get_config_var("CC")
+    # The command this Python links its own extensions with (``-bundle -undefined dynamic_lookup``
+    # on macOS, ``-shared`` on Linux), or the compiler named by CC with ``-shared``.
+    chosen = os.environ.get("CC")
+    linker = f"{chosen} -shared" if chosen else sysconfig.get_config_var("LDSHARED")
     include = sysconfig.get_paths()["include"]
-    if not compiler:
+    if not linker:
         return None, "this Python names no C compiler"
     if not (Path(include) / "Python.h").exists():
         return None, f"Python's headers are missing ({include}/Python.h; on Debian: apt install python3-dev)"
@@ -36,10 +39,9 @@ def build_merge_loop(root: Path, out_dir: Path) -> tuple[Path | None, str]:
     target = out_dir / module_name()
     partial = target.with_name(f"{target.name}.{os.getpid()}.partial")  # builds at once do not collide
     command = [
-        *shlex.split(compiler),
+        *shlex.split(linker),
         "-O2",
         "-fPIC",
-        "-shared",
         "-std=c11",
         "-D_POSIX_C_SOURCE=200809L",
         "-I",
