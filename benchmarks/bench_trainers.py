@@ -165,6 +165,7 @@ def in_fresh_process(trainer: str, path: Path, vocab: int) -> dict[str, Any]:
 def tie_overhead(repeats: int = 5, vocab: int = 32_000) -> dict[str, float]:
     """CPU seconds of the compiled loop with and without tie recording on the 20 MB count table
     (best of ``repeats``, alternating), and the wall seconds of counting that table."""
+    from tokviz.core.bpe.merges import MergeStep
     from tokviz.core.training.counts import count_corpus
     from tokviz.core.training.mergeloop import compiled_module
 
@@ -181,10 +182,10 @@ def tie_overhead(repeats: int = 5, vocab: int = 32_000) -> dict[str, float]:
     for _ in range(repeats):
         for ties in (False, True):
             t0 = time.process_time()  # the loop is one thread: CPU time is steady on a shared machine
-            loop = module.Loop(words, freqs, False, ties)
+            loop = module.Loop(words, freqs, False, MergeStep, ties)
             done = loop.run(vocab - 256, 1e9)
             best[ties] = min(best[ties], time.process_time() - t0)
-            merges[ties] = [(a, b) for a, b, *_ in done]
+            merges[ties] = [(step.left, step.right) for step in done]
     if merges[True] != merges[False]:
         raise SystemExit("tie recording changed the merges")
     return {"with_ties": best[True], "without_ties": best[False], "counting": counting}

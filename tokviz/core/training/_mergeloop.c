@@ -6,19 +6,22 @@
  * linked list over byte positions; a token lives at the position of its first byte. Each pair keeps
  * its count, a pending change (summed over one merge, then applied) and the positions where it was
  * created (never removed, checked when the pair is merged). The pair to merge comes from a lazy
- * max-heap ordered as the Python heap is: count, then the tie rule (greatest bytes, or smallest
- * ids), so the heap's entries, stale ones included, are the Python heap's at every step.
+ * max-heap in the Python loop's order: count, then the tie rule (greatest bytes, then smallest
+ * ids; or smallest ids, ranked by first occurrence). A pair's count rises only in the merge that
+ * makes it, so a pair has one entry at most and the choice and the tied pairs depend on the counts
+ * alone, not on how stale the heap is.
  *
- * Loop(words, freqs, first_seen, ties=True) builds the index (``ties=False`` records neither the
- * ties nor the tied pairs, and keeps no count histogram: what the benchmarks compare against);
- * run(limit, seconds, check) makes up to ``limit``
- * merges, stopping early once ``seconds`` have passed, and returns one record per merge:
- * (left id, right id, count, ties, tokens saved, tied pairs as pairs of bytes). The merges run without
- * the GIL; ``check`` (a callable that raises to cancel) is called with it every 16,384 merged sites
- * of one long merge. ``exhausted`` becomes true when no pair is left.
+ * Loop(words, freqs, first_seen, step_type, ties=True) builds the index (``ties=False`` records
+ * neither the ties nor the tied pairs, and keeps no count histogram: what the benchmarks compare
+ * against); run(limit, seconds, check) makes up to ``limit`` merges, stopping early once
+ * ``seconds`` have passed, and returns one ``step_type`` (MergeStep) per merge. The merges run
+ * without the GIL; ``check`` (a callable that raises to cancel) is called with it every 16,384
+ * merged sites of one long merge. ``exhausted`` becomes true when no pair is left; ``tokens`` is
+ * the corpus's size in tokens after the merges so far.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <structmember.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,9 +57,15 @@ typedef struct {
 
 typedef struct {
     int32_t a, b;
-    int64_t count, ties, saved;
+    int64_t count, ties, tokens_after;
     uint32_t tied_at, tied_n;
 } Record;
+
+/* The record type's fields (MergeStep's), each written straight into its slot. */
+static const char *const FIELDS[] = {
+    "step", "left_id", "right_id", "left", "right", "new_id", "count", "ties", "tokens_after", "tied",
+};
+#define NFIELDS 10
 
 typedef struct {
     PyObject_HEAD
@@ -64,6 +73,9 @@ typedef struct {
     int running; /* a run is under way (without the GIL): another thread may not start one */
     int record_ties; /* keep the histogram and the tied pairs (0: measure what they cost) */
     int exhausted;
+    int64_t tokens; /* corpus tokens after the merges so far */
+    PyTypeObject *step_type;
+    Py_ssize_t offsets[NFIELDS];
     /* the sequence */
     Py_ssize_t n;
     int32_t *sym, *nxt, *prv;
@@ -686,6 +698,7 @@ static void Loop_dealloc(Loop *s) {
     free(s->recs);
     free(s->tied);
     free(s->scratch);
+    Py_XDECREF(s->step_type);
     Py_TYPE(s)->tp_free((PyObject *)s);
 }
 
@@ -706,15 +719,21 @@ static int build(Loop *s, PyObject *words, PyObject *freqs) {
             return -1;
         }
         Py_ssize_t len = PyBytes_GET_SIZE(word);
-        if (len < 2) continue;
         int64_t f = PyLong_AsLongLong(PyList_GET_ITEM(freqs, w));
         if (f == -1 && PyErr_Occurred()) return -1;
         if (f < 1) {
             PyErr_SetString(PyExc_ValueError, "word counts must be positive");
             return -1;
         }
-        if (f != 1) unit = 0;
         int64_t part;
+        if (len < 2) {
+            if (__builtin_mul_overflow(f, (int64_t)len, &part) || __builtin_add_overflow(weighted, part, &weighted)) {
+                PyErr_SetString(PyExc_OverflowError, "token counts could exceed 64 bits");
+                return -1;
+            }
+            continue;
+        }
+        if (f != 1) unit = 0;
         if (__builtin_mul_overflow(f, (int64_t)len, &part) || __builtin_add_overflow(weighted, part, &weighted)) {
             PyErr_SetString(PyExc_OverflowError, "pair counts could exceed 64 bits");
             return -1;
@@ -726,6 +745,7 @@ static int build(Loop *s, PyObject *words, PyObject *freqs) {
         }
     }
     s->n = (Py_ssize_t)n;
+    s->tokens = weighted;
     s->sym = malloc((size_t)n * sizeof(int32_t));
     s->nxt = malloc((size_t)n * sizeof(int32_t));
     s->prv = malloc((size_t)n * sizeof(int32_t));
@@ -796,17 +816,47 @@ nomem:
     return -1;
 }
 
+/* The slots of the record type: exactly FIELDS, each an object slot. Records are made without
+ * calling the type (a frozen dataclass's __init__ costs more than the rest of a merge's record). */
+static int find_slots(Loop *s, PyTypeObject *type) {
+    PyObject *slots = PyObject_GetAttrString((PyObject *)type, "__slots__");
+    Py_ssize_t n = slots ? PySequence_Size(slots) : -1;
+    Py_XDECREF(slots);
+    if (n != NFIELDS) {
+        PyErr_Clear();
+        PyErr_Format(PyExc_TypeError, "%s has not the %d slots this loop fills", type->tp_name, NFIELDS);
+        return -1;
+    }
+    for (int k = 0; k < NFIELDS; k++) {
+        PyObject *d = PyObject_GetAttrString((PyObject *)type, FIELDS[k]);
+        if (!d) return -1;
+        int ok = PyObject_TypeCheck(d, &PyMemberDescr_Type) &&
+                 ((PyMemberDescrObject *)d)->d_member->type == T_OBJECT_EX;
+        if (ok) s->offsets[k] = ((PyMemberDescrObject *)d)->d_member->offset;
+        Py_DECREF(d);
+        if (!ok) {
+            PyErr_Format(PyExc_TypeError, "%s.%s is not a slot", type->tp_name, FIELDS[k]);
+            return -1;
+        }
+    }
+    Py_INCREF(type);
+    s->step_type = type;
+    return 0;
+}
+
 static int Loop_init(Loop *s, PyObject *args, PyObject *kwds) {
-    static char *kwlist[] = {"words", "freqs", "first_seen", "ties", NULL};
+    static char *kwlist[] = {"words", "freqs", "first_seen", "step_type", "ties", NULL};
     PyObject *words, *freqs;
+    PyTypeObject *step_type;
     int first_seen, ties = 1;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!O!p|p", kwlist, &PyList_Type, &words, &PyList_Type, &freqs,
-                                     &first_seen, &ties))
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!O!pO!|p", kwlist, &PyList_Type, &words, &PyList_Type, &freqs,
+                                     &first_seen, &PyType_Type, &step_type, &ties))
         return -1;
     if (s->sym) {
         PyErr_SetString(PyExc_RuntimeError, "Loop is built once");
         return -1;
     }
+    if (find_slots(s, step_type) < 0) return -1;
     s->first_seen = first_seen;
     s->record_ties = ties;
     return build(s, words, freqs);
@@ -824,32 +874,48 @@ static PyObject *tok_object(Loop *s, uint32_t id) {
     return s->tokobj[id];
 }
 
+/* The run's records as instances of the record type, their slots filled directly. */
 static PyObject *records(Loop *s) {
     PyObject *out = PyList_New((Py_ssize_t)s->nrec);
     if (!out) return NULL;
+    int32_t first_id = (int32_t)s->ntok - (int32_t)s->nrec;
     for (size_t r = 0; r < s->nrec; r++) {
         Record *rec = &s->recs[r];
-        PyObject *tied = PyTuple_New(rec->tied_n);
+        PyObject *v[NFIELDS] = {NULL};
+        PyObject *tied = v[9] = PyTuple_New(rec->tied_n);
         if (!tied) goto fail;
         for (uint32_t t = 0; t < rec->tied_n; t++) {
             uint64_t key = s->pairs[s->tied[rec->tied_at + t]].key;
             PyObject *left = tok_object(s, (uint32_t)(key >> 32)), *right = tok_object(s, (uint32_t)key);
             PyObject *pair = left && right ? PyTuple_Pack(2, left, right) : NULL;
-            if (!pair) {
-                Py_DECREF(tied);
-                goto fail;
-            }
+            if (!pair) goto fail_values;
+            /* Tuples of bytes hold no cycle: left out of the garbage collector's passes. */
             PyObject_GC_UnTrack(pair);
             PyTuple_SET_ITEM(tied, t, pair);
         }
         PyObject_GC_UnTrack(tied);
-        PyObject *item = Py_BuildValue("(iiLLLN)", rec->a, rec->b, (long long)rec->count, (long long)rec->ties,
-                                       (long long)rec->saved, tied);
-        if (!item) goto fail;
-        /* Tuples of ints and bytes hold no cycle: left out of the garbage collector's passes, which would
-         * otherwise walk every record made so far, again and again, as a run makes thousands. */
-        PyObject_GC_UnTrack(item);
+        int32_t new_id = first_id + (int32_t)r;
+        v[0] = PyLong_FromLong(new_id - 255);
+        v[1] = PyLong_FromLong(rec->a);
+        v[2] = PyLong_FromLong(rec->b);
+        v[3] = tok_object(s, (uint32_t)rec->a);
+        v[4] = tok_object(s, (uint32_t)rec->b);
+        Py_XINCREF(v[3]);
+        Py_XINCREF(v[4]);
+        v[5] = PyLong_FromLong(new_id);
+        v[6] = PyLong_FromLongLong(rec->count);
+        v[7] = PyLong_FromLongLong(rec->ties);
+        v[8] = PyLong_FromLongLong(rec->tokens_after);
+        for (int k = 0; k < NFIELDS; k++)
+            if (!v[k]) goto fail_values;
+        PyObject *item = s->step_type->tp_alloc(s->step_type, 0);
+        if (!item) goto fail_values;
+        for (int k = 0; k < NFIELDS; k++) *(PyObject **)((char *)item + s->offsets[k]) = v[k];
         PyList_SET_ITEM(out, (Py_ssize_t)r, item);
+        continue;
+    fail_values:
+        for (int k = 0; k < NFIELDS; k++) Py_XDECREF(v[k]);
+        goto fail;
     }
     return out;
 fail:
@@ -905,7 +971,8 @@ static PyObject *Loop_run(Loop *s, PyObject *args) {
         s->ntied += ntied;
         err = merge(s, pi, &saved, check, &ts);
         if (err) break;
-        s->recs[s->nrec - 1].saved = saved;
+        s->tokens -= saved;
+        s->recs[s->nrec - 1].tokens_after = s->tokens;
         if (now_seconds() - start >= seconds) break;
     }
     PyEval_RestoreThread(ts);
@@ -913,6 +980,11 @@ static PyObject *Loop_run(Loop *s, PyObject *args) {
     if (err == -1) return PyErr_NoMemory();
     if (err == -2) return NULL;
     return records(s);
+}
+
+static PyObject *Loop_get_tokens(Loop *s, void *closure) {
+    (void)closure;
+    return PyLong_FromLongLong(s->tokens);
 }
 
 static PyObject *Loop_get_exhausted(Loop *s, void *closure) {
@@ -928,6 +1000,7 @@ static PyMethodDef Loop_methods[] = {
 
 static PyGetSetDef Loop_getset[] = {
     {"exhausted", (getter)Loop_get_exhausted, NULL, "Whether no pair is left to merge.", NULL},
+    {"tokens", (getter)Loop_get_tokens, NULL, "The corpus's tokens after the merges made so far.", NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
 

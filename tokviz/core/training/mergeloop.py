@@ -6,8 +6,8 @@ pure-Python one here, which is the fallback where the compiled module is missing
 the tests hold the compiled loop to. ``TOKVIZ_PURE_PYTHON=1`` forces the pure loop.
 
 Both make merges in batches: :meth:`MergeLoop.run` merges until a limit or a time budget, and
-returns a :data:`RawMerge` per merge, so the caller reports progress and checks for cancel between
-batches.
+returns the :class:`~tokviz.core.bpe.merges.MergeStep` of each merge, so the caller reports
+progress and checks for cancel between batches.
 """
 
 from __future__ import annotations
@@ -20,12 +20,8 @@ from collections.abc import Callable
 from types import ModuleType
 from typing import Any, Protocol
 
-from ..bpe.merges import TIED_KEPT
+from ..bpe.merges import TIED_KEPT, MergeStep
 from .pairindex import PairIndex
-
-# One merge: (left id, right id, count, pairs tied at that count, corpus tokens saved, the tied
-# pairs kept, as pairs of bytes, the merged pair first).
-RawMerge = tuple[int, int, int, int, int, tuple[tuple[bytes, bytes], ...]]
 
 PURE_ENV = "TOKVIZ_PURE_PYTHON"
 
@@ -38,9 +34,10 @@ class MergeLoop(Protocol):
         """Whether the last batch stopped because no pair was left to merge."""
         ...
 
-    def run(self, limit: int, seconds: float, check: Callable[[], None] | None = None) -> list[RawMerge]:
-        """Make up to ``limit`` merges, stopping after the one that ends ``seconds`` of work;
-        ``check`` raises to cancel (called within long merges)."""
+    def run(self, limit: int, seconds: float, check: Callable[[], None] | None = None) -> list[MergeStep]:
+        """Make up to ``limit`` merges, stopping after the one that ends ``seconds`` of work, and
+        return their steps (numbered on from the last run's); ``check`` raises to cancel (called
+        within long merges)."""
         ...
 
 
@@ -79,7 +76,7 @@ def new_loop(
         if check is not None:
             check()
         try:
-            loop: MergeLoop = module.Loop(words, freqs, tie_break == "first-seen")
+            loop: MergeLoop = module.Loop(words, freqs, tie_break == "first-seen", MergeStep)
             return loop
         except OverflowError:
             pass
@@ -109,6 +106,7 @@ class PureLoop:
         self.vocab: dict[int, bytes] = {i: bytes([i]) for i in range(256)}
         self.first_seen = tie_break == "first-seen"
         self.exhausted = False
+        self.tokens = sum(len(w) * f for w, f in zip(encoded, freqs))
         if check is not None:
             check()
         # Words of one byte hold no pair; leaving them out keeps the index smaller.
@@ -131,9 +129,10 @@ class PureLoop:
             self.heap = [(-c, inv[p[0]], inv[p[1]], p) for p, c in counts.items()]
         heapq.heapify(self.heap)
 
-    def run(self, limit: int, seconds: float, check: Callable[[], None] | None = None) -> list[RawMerge]:
+    def run(self, limit: int, seconds: float, check: Callable[[], None] | None = None) -> list[MergeStep]:
         """See :meth:`MergeLoop.run`; ``check`` is also called before each merge."""
-        done: list[RawMerge] = []
+        done: list[MergeStep] = []
+        vocab = self.vocab
         start = time.perf_counter()
         for _ in range(limit):
             if check is not None:
@@ -143,9 +142,21 @@ class PureLoop:
                 self.exhausted = True
                 break
             (a, b), count, ties, tied = chosen
-            saved = self.merge(a, b, len(self.vocab), check)
-            vocab = self.vocab
-            done.append((a, b, count, ties, saved, tuple([(vocab[x], vocab[y]) for x, y in tied])))
+            new_id = len(vocab)
+            self.tokens -= self.merge(a, b, new_id, check)
+            step = MergeStep(
+                step=new_id - 255,
+                left_id=a,
+                right_id=b,
+                left=vocab[a],
+                right=vocab[b],
+                new_id=new_id,
+                count=count,
+                ties=ties,
+                tokens_after=self.tokens,
+                tied=tuple([(vocab[x], vocab[y]) for x, y in tied]),
+            )
+            done.append(step)
             if time.perf_counter() - start >= seconds:
                 break
         return done

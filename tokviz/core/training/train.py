@@ -612,33 +612,17 @@ def merge_counts(
     loop = new_loop(words, freqs, tie_break, check)
     unique_words = len(words)
     del words, freqs  # the index holds the corpus now (a 50 MB single line: 50 MB less)
-    tokens = initial_tokens
     batch: list[MergeStep] = []
     last = time.perf_counter()
     while len(merges) < num_merges and not loop.exhausted:
         _check_cancel(cancel)
         budget = report_every - (time.perf_counter() - last)
-        for a, b, count, ties, saved, tied in loop.run(num_merges - len(merges), budget, check):
-            new_id = 256 + len(merges)
-            left = vocab[a]
-            right = vocab[b]
-            vocab[new_id] = left + right
-            tokens -= saved
-            merges.append((left, right))
-            record = MergeStep(
-                step=len(merges),
-                left_id=a,
-                right_id=b,
-                left=left,
-                right=right,
-                new_id=new_id,
-                count=count,
-                ties=ties,
-                tokens_after=tokens,
-                tied=tied,
-            )
-            history.append(record)
-            batch.append(record)
+        steps = loop.run(num_merges - len(merges), budget, check)
+        for record in steps:
+            vocab[record.new_id] = record.left + record.right
+            merges.append((record.left, record.right))
+        history.extend(steps)
+        batch.extend(steps)
         now = time.perf_counter()
         if now - last >= report_every:
             last = now
