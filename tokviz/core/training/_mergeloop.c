@@ -879,20 +879,32 @@ static PyObject *records(Loop *s) {
     PyObject *out = PyList_New((Py_ssize_t)s->nrec);
     if (!out) return NULL;
     int32_t first_id = (int32_t)s->ntok - (int32_t)s->nrec;
+    PyObject *prev_tied = NULL; /* the previous record's tied pairs (borrowed: the record holds them) */
     for (size_t r = 0; r < s->nrec; r++) {
         Record *rec = &s->recs[r];
         PyObject *v[NFIELDS] = {NULL};
         PyObject *tied = v[9] = PyTuple_New(rec->tied_n);
         if (!tied) goto fail;
         for (uint32_t t = 0; t < rec->tied_n; t++) {
-            uint64_t key = s->pairs[s->tied[rec->tied_at + t]].key;
-            PyObject *left = tok_object(s, (uint32_t)(key >> 32)), *right = tok_object(s, (uint32_t)key);
-            PyObject *pair = left && right ? PyTuple_Pack(2, left, right) : NULL;
-            if (!pair) goto fail_values;
-            /* Tuples of bytes hold no cycle: left out of the garbage collector's passes. */
-            PyObject_GC_UnTrack(pair);
+            uint32_t pi = s->tied[rec->tied_at + t];
+            /* A step's runners-up are mostly the previous step's: their tuples are shared. */
+            PyObject *pair = NULL;
+            for (uint32_t u = 0; r && u < s->recs[r - 1].tied_n && !pair; u++)
+                if (s->tied[s->recs[r - 1].tied_at + u] == pi) {
+                    pair = PyTuple_GET_ITEM(prev_tied, u);
+                    Py_INCREF(pair);
+                }
+            if (!pair) {
+                uint64_t key = s->pairs[pi].key;
+                PyObject *left = tok_object(s, (uint32_t)(key >> 32)), *right = tok_object(s, (uint32_t)key);
+                pair = left && right ? PyTuple_Pack(2, left, right) : NULL;
+                if (!pair) goto fail_values;
+                /* Tuples of bytes hold no cycle: left out of the garbage collector's passes. */
+                PyObject_GC_UnTrack(pair);
+            }
             PyTuple_SET_ITEM(tied, t, pair);
         }
+        prev_tied = tied;
         PyObject_GC_UnTrack(tied);
         int32_t new_id = first_id + (int32_t)r;
         v[0] = PyLong_FromLong(new_id - 255);
