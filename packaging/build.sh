@@ -35,6 +35,8 @@ echo "build.sh: built $app in $(($(date +%s) - start)) s ($(du -sh "$out/dist/to
 # Smoke tests: the CLI with the bundled vocabularies, then the GUI (offscreen, quits once its views
 # are painted), with a throw-away profile.
 "$app" info gpt2 >/dev/null
+# Which merge loop the bundle trains with (the compiled one, where the build had a C compiler).
+echo "build.sh: $("$app" --version)"
 test "$("$app" encode --tokenizer gpt2 --text 'hello world')" = "31373 995"
 profile=$(mktemp -d)
 trap 'rm -rf "$profile"' EXIT

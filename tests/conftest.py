@@ -16,6 +16,7 @@ import tiktoken
 from hypothesis import HealthCheck, settings
 
 from .memory_use import MemoryLog, WorkersMemory, give_back_freed_memory
+from .merge_loop import build_in_checkout
 
 TESTS = Path(__file__).resolve().parent
 BUILD = TESTS.parent / "build"
@@ -101,6 +102,8 @@ def pytest_configure(config: pytest.Config) -> None:
     With pytest-xdist (``-n``), each worker measures itself and the controlling process sums up.
     """
     worker = os.environ.get("PYTEST_XDIST_WORKER")
+    if worker is None:
+        build_in_checkout()  # before any worker starts; tests/core/test_merge_loop.py says if it failed
     if worker is None and getattr(config.option, "numprocesses", None):
         config.pluginmanager.register(WorkersMemory(BUILD), "tokviz-memory-log")
     else:

@@ -155,6 +155,9 @@ def test_build_sh_builds_a_bundle_that_runs_and_an_archive_to_install(tmp_path):
     proc = run(["bash", str(PACKAGING / "build.sh")], timeout=900, env=env, cwd=ROOT)
     assert proc.returncode == 0, proc.stdout[-5000:] + proc.stderr[-5000:]
     assert "bundle smoke test OK" in proc.stdout
+    assert "build.sh: tokviz " in proc.stdout  # the bundle's --version, naming its merge loop
+    if os.environ.get("CI"):  # which has a C compiler: the bundle carries the compiled loop
+        assert "(merge loop: compiled)" in proc.stdout
 
     version = pyproject()["project"]["version"]
     (archive,) = (tmp_path / "build").glob(f"tokviz-{version}-linux-*.tar.gz")

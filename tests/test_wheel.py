@@ -12,6 +12,7 @@ import os
 import site
 import subprocess
 import sys
+import sysconfig
 import tarfile
 import zipfile
 from pathlib import Path
@@ -88,6 +89,65 @@ def test_wheel_maps_resources_into_the_package(dist: Path) -> None:
     assert "tokviz = tokviz.cli:main" in entry_points
 
 
+def test_sdist_carries_the_merge_loop_source_and_its_build(dist: Path) -> None:
+    with tarfile.open(_one(dist, "*.tar.gz")) as sdist:
+        names = {name.split("/", 1)[1] for name in sdist.getnames() if "/" in name}
+    assert {"tokviz/core/training/_mergeloop.c", "hatch_build.py", "packaging/build_ext.py"} <= names
+    assert not any(name.endswith(".so") for name in names)
+
+
+def _compiled_loop_in(wheel_path: Path) -> list[str]:
+    with zipfile.ZipFile(wheel_path) as wheel:
+        return [
+            n for n in wheel.namelist() if n.startswith("tokviz/core/training/_mergeloop.") and n[-2:] != ".c"
+        ]
+
+
+def test_wheel_carries_the_compiled_merge_loop_as_a_platform_wheel(dist: Path) -> None:
+    """Built where a C compiler works (CI installs one): the module for this interpreter, and a tag that says so."""
+    wheel = _one(dist, "*.whl")
+    if not _compiled_loop_in(wheel) and not os.environ.get("CI"):
+        pytest.skip("the wheel was built without a working C compiler: a pure-Python wheel")
+    assert _compiled_loop_in(wheel) == [
+        f"tokviz/core/training/_mergeloop{sysconfig.get_config_var('EXT_SUFFIX')}"
+    ]
+    assert not wheel.name.endswith("-py3-none-any.whl"), wheel.name
+
+
+def test_without_a_compiler_the_wheel_is_pure_python_and_trains(tmp_path: Path) -> None:
+    """No C compiler at install time: a pure-Python wheel whose training runs the Python loop."""
+    if importlib.util.find_spec("hatchling") is None:
+        pytest.skip("hatchling is not installed (it comes with the [test] extra)")
+    out = tmp_path / "dist"
+    env_cc = {**os.environ, "CC": str(tmp_path / "no-such-compiler")}
+    built = subprocess.run(
+        [sys.executable, "-m", "build", "--wheel", "--no-isolation", "--outdir", str(out), str(ROOT)],
+        capture_output=True,
+        text=True,
+        timeout=240,
+        env={k: v for k, v in env_cc.items() if k not in ("PYTHONPATH", "TOKVIZ_PURE_PYTHON")},
+    )
+    assert built.returncode == 0, built.stderr
+    assert "the compiled merge loop is not built" in built.stdout + built.stderr
+    wheel = _one(out, "*.whl")
+    assert wheel.name.endswith("-py3-none-any.whl") and not _compiled_loop_in(wheel)
+    python = _venv_seeing_these_packages(tmp_path / "venv")
+    _run(
+        [str(python), "-m", "pip", "install", "--no-deps", "--no-index", "--ignore-installed", str(wheel)],
+        cwd=tmp_path,
+    )
+    probe = (
+        "from tokviz.core.training.mergeloop import loop_name\n"
+        "from tokviz.core.training.train import train_bpe\n"
+        "print(len(train_bpe(text='the cat in the hat ' * 20, vocab_size=262).merges), loop_name())\n"
+    )
+    work = tmp_path / "elsewhere"
+    work.mkdir()
+    assert (
+        _run([str(python), "-c", probe], cwd=work).strip() == "6 pure Python (the compiled loop is not built)"
+    )
+
+
 def test_wheel_ships_py_typed_so_type_checkers_read_tokviz_hints(dist: Path) -> None:
     with zipfile.ZipFile(_one(dist, "*.whl")) as wheel:
         assert "tokviz/py.typed" in wheel.namelist()
@@ -137,7 +197,8 @@ def test_installed_wheel_finds_its_resources(dist: Path, tmp_path: Path) -> None
         "from tokviz.core.io.resources import resource_path, resources_dir\n"
         "print(json.dumps({'package': tokviz.__file__, 'dir': str(resources_dir()),\n"
         "    'r50k': str(resource_path('encodings', 'r50k_base.tiktoken')),\n"
-        "    'ranks': len(load_bundled_ranks('gpt2'))}))\n"
+        "    'ranks': len(load_bundled_ranks('gpt2')),\n"
+        "    'loop': __import__('tokviz.core.training.mergeloop', fromlist=['loop_name']).loop_name()}))\n"
     )
     work = tmp_path / "elsewhere"  # not the checkout, so nothing can be found next to it
     work.mkdir()
@@ -148,3 +209,6 @@ def test_installed_wheel_finds_its_resources(dist: Path, tmp_path: Path) -> None
     assert Path(found["r50k"]) == package_dir / "resources" / "encodings" / "r50k_base.tiktoken"
     assert Path(found["r50k"]).is_file()
     assert found["ranks"] == 50256
+    assert found["loop"] == (
+        "compiled" if _compiled_loop_in(wheel) else "pure Python (the compiled loop is not built)"
+    )

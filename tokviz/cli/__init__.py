@@ -23,7 +23,7 @@ import importlib
 import os
 import sys
 from collections.abc import Sequence
-from typing import NamedTuple, cast
+from typing import Any, NamedTuple, cast
 
 from tokviz.cli.command import (
     EXIT_ERROR,
@@ -128,6 +128,19 @@ def _version() -> str:
         return "(not installed, running from a checkout)"
 
 
+class _VersionAction(argparse.Action):
+    """``--version``: the version and which merge loop training runs (found only when asked)."""
+
+    def __init__(self, option_strings: list[str], dest: str, help: str | None = None) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, help=help)
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: Any) -> None:
+        from tokviz.core.training.mergeloop import loop_name
+
+        sys.stdout.write(f"{parser.prog} {_version()} (merge loop: {loop_name()})\n")
+        parser.exit()
+
+
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The parser for ``tokviz``; only ``command``'s subparser gets its options (and its module imported).
 
@@ -148,7 +161,9 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--debug", action="store_true", help="show the full traceback of an unexpected error")
-    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    parser.add_argument(
+        "--version", action=_VersionAction, help="show the version and which merge loop runs, then exit"
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, entry in COMMANDS.items():
         p = sub.add_parser(name, parents=[debug], help=entry.help)
