@@ -58,7 +58,7 @@ def test_the_presenter_shows_this_slide_the_next_its_notes_and_the_time(qtbot, l
     qtbot.addWidget(presenter)
     presenter.show()
     assert presenter.elapsed.text() == "00:00"
-    assert "Slide 1 of 12" in presenter.position.text()
+    assert f"Slide 1 of {len(DECK.slides)}" in presenter.position.text()
     assert presenter.notes.toPlainText() == " ".join(DECK.slides[0].notes.split())
     qtbot.waitUntil(lambda: presenter.next.layout_ is not None, timeout=20000)
     assert presenter.next.layout_.content.title == DECK.slides[1].title
@@ -77,7 +77,7 @@ def test_keys_pressed_in_the_presenter_drive_the_projected_deck(qtbot, lecture):
     qtbot.waitUntil(
         lambda: lecture.content is not None and lecture.content.title == DECK.slides[5].title, timeout=20000
     )
-    assert "Slide 6 of 12 · step 1 of 4" in presenter.position.text()
+    assert f"Slide 6 of {len(DECK.slides)} · step 1 of 4" in presenter.position.text()
     assert presenter.notes.toPlainText() == " ".join(DECK.slides[5].notes.split())
     qtbot.waitUntil(
         lambda: presenter.next.layout_ is not None and presenter.next.layout_.content.step == 1, timeout=20000
@@ -87,6 +87,28 @@ def test_keys_pressed_in_the_presenter_drive_the_projected_deck(qtbot, lecture):
     qtbot.waitUntil(
         lambda: presenter.next.layout_ is None and presenter.next.message == "End of the deck", timeout=20000
     )
+    settle(qtbot, lecture, presenter)
+
+
+def test_on_a_slide_shown_in_pages_the_presenter_s_next_is_its_next_page(qtbot, lecture):
+    stream = next(i for i, slide in enumerate(DECK.slides) if slide.kind == "stream")
+    presenter = PresenterWindow(lecture, clock=FakeClock())
+    qtbot.addWidget(presenter)
+    presenter.show()
+    lecture.state.go(stream)
+    lecture.state.texts[stream] = (
+        "The quick brown fox jumps over the lazy dog; 你好世界, 🌍 and numbers 12345 too!!"
+    )
+    lecture.refresh()
+    qtbot.waitUntil(lambda: lecture.layout_ is not None and lecture.layout_.parts > 2, timeout=20000)
+    settle(qtbot, lecture, presenter)
+    following = presenter.next.layout_
+    assert following is not None and following.content.title == DECK.slides[stream].title
+    assert following.part == 1 and following.legible
+    qtbot.keyClick(presenter, Qt.Key.Key_PageDown)
+    settle(qtbot, lecture, presenter)
+    assert (lecture.state.index, lecture.layout_.part) == (stream, 1)
+    assert presenter.next.layout_ is not None and presenter.next.layout_.part == 2
     settle(qtbot, lecture, presenter)
 
 
@@ -122,7 +144,7 @@ def test_the_overview_is_walked_with_the_arrow_keys_and_enter_goes_there(qtbot, 
     assert not lecture.overview
     qtbot.keyClick(lecture, Qt.Key.Key_O)
     qtbot.keyClick(lecture, Qt.Key.Key_End)
-    assert lecture.picked == 11
+    assert lecture.picked == len(DECK.slides) - 1
     qtbot.keyClick(lecture, Qt.Key.Key_Escape)
     assert not lecture.overview and lecture.isVisible()
 
@@ -137,7 +159,7 @@ def test_the_presenter_says_which_keys_change_the_slide_and_the_slide_itself_sho
     painted = [item.text for item in lecture.layout_.items]
     assert not any("T:" in text or "E:" in text for text in painted)  # the room sees no key hints
     qtbot.keyClick(lecture, Qt.Key.Key_End)
-    qtbot.waitUntil(lambda: lecture.content.title == "Exercises", timeout=20000)
+    qtbot.waitUntil(lambda: lecture.content.title == DECK.slides[-1].title, timeout=20000)
     qtbot.waitUntil(
         lambda: presenter.hint.text() == KEY_HINT, timeout=20000
     )  # nothing live on a slide of words
@@ -201,7 +223,9 @@ def test_open_deck_is_in_the_file_menu_too(main_window):
     assert {"File", "Lecture"} <= titles, (titles, file_menu)
 
 
-@pytest.mark.parametrize("per_step, pages", [(False, 12), (True, 15)])
+@pytest.mark.parametrize(
+    "per_step, pages", [(False, len(DECK.slides)), (True, sum(slide.steps for slide in DECK.slides))]
+)
 def test_export_handout_writes_a_page_per_slide_or_per_step(
     main_window, monkeypatch, tmp_path, per_step, pages
 ):
@@ -223,8 +247,11 @@ def test_export_slides_as_pictures_writes_svg_or_png_into_a_new_folder(main_wind
         file_dialogs, "get_save_file_name", lambda *a, **k: (str(tmp_path / "slides.svg"), svg)
     )
     written = lecture_menu(main_window).choose_pictures()
-    assert len(written) == 15 and all(p.parent == tmp_path / "slides" and p.suffix == ".svg" for p in written)
-    assert "Exercises" in (tmp_path / "slides" / "slide-12.svg").read_text(encoding="utf-8")
+    assert len(written) == sum(slide.steps for slide in DECK.slides) and all(
+        p.parent == tmp_path / "slides" and p.suffix == ".svg" for p in written
+    )
+    last = tmp_path / "slides" / f"slide-{len(DECK.slides):02d}.svg"
+    assert DECK.slides[-1].title in last.read_text(encoding="utf-8")
 
 
 def test_notes_broken_into_lines_in_the_deck_file_read_as_paragraphs():
