@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from PySide6.QtCore import QRectF, Qt
-from PySide6.QtGui import QImage, QPainter
+from PySide6.QtGui import QFontMetricsF, QImage, QPainter
 
 from tokviz.core.formats.registry import BUILTIN_TOKENIZERS
 from tokviz.core.lecture.deck import SLIDE_KINDS, default_deck
@@ -220,6 +220,21 @@ def test_a_slide_too_wide_even_at_the_smallest_size_says_it_overflows():
     assert layout.overflow and layout.scale == pytest.approx(0.4)
 
 
+def test_a_table_wider_than_the_slide_wraps_its_text_column_between_tokens_before_it_shrinks():
+    from tokviz.core.lecture.slides import SlideContent
+    from tokviz.gui.lecture.text_styles import text_font
+
+    tokens = " ".join(f"<{b:02X}>" for b in "Hi 🌍 你好 zyzzyva, again and again".encode())
+    rows = tuple((f"{256 + k} = {k} + {k + 1}", tokens, str(40 - k)) for k in range(3))
+    wide = Table(("in order", "tokens", "n"), rows, (False, False, True))
+    layout = SlideLayout(SlideContent("A replay", (wide,)), canvas_size(4 / 3), token_colors(False))
+    assert layout.scale == 1.0 and not layout.clipped() and not layout.overflow
+    cells = [item for item in layout.items if item.text == tokens]
+    line = QFontMetricsF(text_font("table", layout.scale)).height()
+    assert len(cells) == 3 and all(cell.rect.height() >= 2 * line for cell in cells)  # wrapped, not cut
+    assert max(cell.rect.right() for cell in cells) <= layout.size.width()
+
+
 LONG_TEXT = "The quick brown fox jumps over the lazy dog; 你好世界, 🌍 and numbers 12345 too!!"
 
 
@@ -241,7 +256,7 @@ def test_a_table_too_long_for_a_legible_slide_is_shown_a_page_of_rows_at_a_time(
         for row in block.rows
     ]
     assert rows == list(full.rows)  # every row once, in order
-    assert f"of {len(full.rows)}; more on the next click" in pages[0].content.blocks[1].text
+    assert f"of {len(full.rows)}; more on the next page" in pages[0].content.blocks[1].text
     assert SlideLayout(content, canvas, colors, paged=True, part=-1).part == first.parts - 1
 
 

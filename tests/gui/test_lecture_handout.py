@@ -14,7 +14,7 @@ from PySide6.QtGui import QImage
 
 from tokviz.core.lecture.deck import default_deck, parse_deck
 from tokviz.gui.lecture import handout as handout_module
-from tokviz.gui.lecture.handout import layouts, png_bytes, write_pdf
+from tokviz.gui.lecture.handout import layouts, png_bytes, write_pdf, write_slides
 
 pytestmark = [pytest.mark.gui]
 
@@ -166,3 +166,25 @@ def test_a_process_that_keeps_colour_emoji_on_screen_paints_the_pdf_in_a_fresh_o
     deck = parse_deck('[[slide]]\nkind = "text"\ntitle = "t"\nbody = "Hi 🌍 👍🏽"\n')
     path = write_pdf(deck, tmp_path / "window.pdf", paper="letter")
     assert "Hi 🌍 👍🏽" in page_text(path, 1)
+
+
+LONG_STREAM = parse_deck(
+    'title = "t"\n[[slide]]\nkind = "stream"\ntitle = "Streaming"\nnotes = "said aloud"\n'
+    'text = "The quick brown fox jumps over the lazy dog; 你好世界, 🌍 and numbers 12345 too!!"\n'
+)
+
+
+def test_a_long_table_goes_on_over_further_pages_in_print_instead_of_shrinking(tmp_path):
+    pages = list(layouts(LONG_STREAM, aspect=4 / 3))
+    assert len(pages) > 1 and [layout.part for _n, _s, layout in pages] == list(range(len(pages)))
+    assert all(layout.legible and not layout.clipped() for _n, _s, layout in pages)
+    path = write_pdf(LONG_STREAM, tmp_path / "stream.pdf", aspect=4 / 3, paper="a4")
+    assert page_count(path) == len(pages)
+    assert "said aloud" not in page_text(path, 1) and "said aloud" in page_text(path, len(pages))
+    assert "rows 1–" in page_text(path, 1) and "more on the next page" in page_text(path, 1)
+
+
+def test_a_long_table_s_pages_are_pictures_of_their_own(tmp_path):
+    written = write_slides(LONG_STREAM, tmp_path / "slides", aspect=4 / 3, scale=0.5)
+    assert [path.name for path in written] == [f"slide-01-page{k}.png" for k in range(1, len(written) + 1)]
+    assert len(written) > 1

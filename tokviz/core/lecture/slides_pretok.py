@@ -3,7 +3,7 @@
 The ``regex`` slide runs GPT-2's pattern as published (:data:`GPT2_PUBLISHED_ALTERNATIVES`) on the
 slide's text with each alternative in a group of its own, so every chunk is coloured by the
 alternative that matched it; the leading-space convention is shown on the tokenizer's own ids for
-"hello" and " hello". The ``digits`` slide puts the tokens of a numeric text side by side for
+"hello" and " hello", one box each with its id. The ``digits`` slide puts the tokens of a numeric text side by side for
 several tokenizers: GPT-2 keeps a whole number as one chunk and cuts it wherever its merges
 happen to end, cl100k's pattern cuts runs of at most three digits before any merge.
 """
@@ -70,19 +70,11 @@ def regex_slide(s: SlideInput, _step: int) -> Built:
         spans = tok.encode_spans(word)
         pair.extend(token_chips(spans, tok))
         figures[f"{name} “{word}”"] = " ".join(str(sp.id) for sp in spans)
-    blocks.append(ChipRow(f"{name}: “hello” and “ hello”", tuple(pair)))
+    # The two boxes show both ids; the caption says what they show, so no sentence repeats them.
     blocks.append(
-        Words(
-            f"“hello” is {figures[f'{name} “hello”']} and “ hello” is {figures[f'{name} “ hello”']}: "
-            "the space belongs to the word after it."
-        )
+        ChipRow(f"{name}: “hello” and “ hello”, the space belongs to the word after it", tuple(pair))
     )
-    blocks.append(
-        Words(
-            "tiktoken runs the same pattern rewritten with possessive ++ and \\s++$: it cuts the same chunks.",
-            tone="muted",
-        )
-    )
+    blocks.append(Words("tiktoken's rewrite (possessive ++, \\s++$) cuts the same chunks.", tone="muted"))
     return blocks, figures
 
 

@@ -59,7 +59,9 @@ NOTES_SIZE = 11.0  # points: the notes' text, as a printed page's body text
 def layouts(
     deck: Deck, *, per_step: bool = False, aspect: float = 16 / 9, dark: bool = False
 ) -> Iterator[tuple[int, int, SlideLayout]]:
-    """``(slide number, step, layout)`` for every slide of ``deck`` (and each step of it with ``per_step``)."""
+    """``(slide number, step, layout)`` for every slide of ``deck`` (and each step of it with
+    ``per_step``). A slide whose long table would shrink under a legible size comes as several
+    layouts, a page of rows each (``layout.part`` of ``layout.parts``), as the screen shows it."""
     colors = token_colors(dark)
     size = canvas_size(aspect)
     total = len(deck.slides)
@@ -68,7 +70,10 @@ def layouts(
         for step in steps:
             content = slide_content(slide, deck, step)
             footer = f"{deck.title} · {number} / {total}" if deck.title else f"{number} / {total}"
-            yield number, step, SlideLayout(content, size, colors, footer)
+            first = SlideLayout(content, size, colors, footer, paged=True)
+            yield number, step, first
+            for part in range(1, first.parts):
+                yield number, step, SlideLayout(content, size, colors, footer, paged=True, part=part)
 
 
 def pdf_bytes(
@@ -156,7 +161,8 @@ class _PaperPages:
         self.metrics = QFontMetricsF(self.font)
 
     def slide(self, number: int, layout: SlideLayout) -> None:
-        """Paint slide ``number`` and its notes, going on to more pages while the notes need them."""
+        """Paint slide ``number`` and its notes (under its last page of rows), going on to more
+        pages while the notes need them."""
         p, m = self.painter, PAPER_MARGIN
         inner = self.width - 2 * m
         ratio = inner / layout.size.width()
@@ -173,7 +179,8 @@ class _PaperPages:
         p.setFont(self.font)
         p.setPen(QColor("#1f1f1f"))
         self._footer(number)
-        for line in self._lines(printed_notes(layout.content.notes), inner):
+        notes = printed_notes(layout.content.notes) if layout.part == layout.parts - 1 else ""
+        for line in self._lines(notes, inner):
             if y + line_h > self.height - m:
                 self.writer.newPage()
                 self._footer(number)
@@ -263,13 +270,14 @@ def write_slides(
     dark: bool = False, scale: float = 2.0, inputs: Sequence[Path] = (),
 ) -> list[Path]:  # fmt: skip
     """Write every slide (or step) as ``slide-01.png``… into ``folder`` (all together or none; never
-    over one of ``inputs``, the deck's own files)."""
+    over one of ``inputs``, the deck's own files); a slide in pages of rows as ``slide-11-page1.png``…"""
     if fmt not in ("png", "svg"):
         raise ExportError(f"slides are written as png or svg, not {fmt}")
     files: dict[str, bytes] = {}
     for number, step, layout in layouts(deck, per_step=per_step, aspect=aspect, dark=dark):
         several = per_step and deck.slides[number - 1].steps > 1
-        name = f"slide-{number:02d}-{step + 1}.{fmt}" if several else f"slide-{number:02d}.{fmt}"
+        name = f"slide-{number:02d}-{step + 1}" if several else f"slide-{number:02d}"
+        name += f"-page{layout.part + 1}.{fmt}" if layout.parts > 1 else f".{fmt}"
         files[name] = png_bytes(layout, scale) if fmt == "png" else svg_bytes(layout)
         layout.release()
     write_outputs(

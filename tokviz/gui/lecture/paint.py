@@ -389,7 +389,7 @@ def _rows_shown(content: SlideContent, index: int, start: int, stop: int) -> Sli
     stop = min(stop, total)
     marked = tuple(m - start for m in table.marked if start <= m < stop)
     shown = replace(table, rows=table.rows[start:stop], marked=marked)
-    more = "; more on the next click" if stop < total else ""
+    more = "; more on the next page" if stop < total else ""
     note = Words(f"rows {start + 1}–{stop} of {total}{more}", tone="muted")
     blocks = (*content.blocks[:index], shown, note, *content.blocks[index + 1 :])
     return replace(content, blocks=blocks)

@@ -128,7 +128,8 @@ class PresenterWindow(QWidget):
         self.elapsed.setText(_clock(self.clock() - self.started))
 
     def follow(self, index: int, step: int) -> None:
-        """Show slide ``index`` at ``step`` as the audience sees it, its notes, and what comes next."""
+        """Show slide ``index`` at ``step`` as the audience sees it, its notes, and what the next
+        click shows: the next page of a slide shown in pages, else the next step or slide."""
         state = self.view.state
         slide = state.deck.slides[index]
         steps = f" · step {step + 1} of {slide.steps}" if slide.steps > 1 else ""
@@ -137,6 +138,15 @@ class PresenterWindow(QWidget):
         live = state.hint(index)
         self.hint.setText(f"{live}\n{KEY_HINT}" if live else KEY_HINT)
         self.current.show_layout(self.view.layout_, "computing…")
+        shown, layout = self.view.shown, self.view.layout_
+        if shown is not None and layout is not None and layout.part + 1 < layout.parts:
+            # A slide shown a page at a time: the next click turns the page, so that is what comes next.
+            following_page = SlideLayout(
+                shown, layout.size, self.view.colors, layout.footer, paged=True, part=layout.part + 1
+            )
+            self.job.drop()  # the next slide asked for before this page was shown comes later
+            self.next.show_layout(following_page)
+            return
         following = state.following(index, step)
         if following is None:
             self.next.show_layout(None, "End of the deck")
@@ -147,7 +157,7 @@ class PresenterWindow(QWidget):
 
         def done(content: SlideContent) -> None:
             footer = f"{n_index + 1} / {state.slide_count}"
-            self.next.show_layout(SlideLayout(content, size, self.view.colors, footer))
+            self.next.show_layout(SlideLayout(content, size, self.view.colors, footer, paged=True))
 
         self.job.submit(
             lambda: state.content(n_index, n_step), done, lambda exc: self.next.show_layout(None, str(exc))

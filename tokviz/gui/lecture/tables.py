@@ -1,9 +1,10 @@
 """A slide's tables: in rows, in parts side by side when long, or turned across when also wide.
 
 A table first takes its natural shape. Reflowing (:class:`~tokviz.gui.lecture.paint.SlideLayout`
-tries that before it shrinks a slide), at level 1 headers wrap between their words and a table
-too long for the slide goes on in parts side by side when its width allows; at level 2 a table
-still in one part turns across: its headers down the left and each row a column, the columns
+tries that before it shrinks a slide), at level 1 headers wrap between their words, a table wider
+than the slide wraps the cells of its widest text column between words (the rows grow taller), and
+a table too long for the slide goes on in parts side by side when its width allows; at level 2 a
+table still in one part turns across: its headers down the left and each row a column, the columns
 wrapping into bands as token boxes do.
 """
 
@@ -25,6 +26,7 @@ BAND_GAP = 22.0
 """The room between the bands of a table turned across."""
 TOO_WIDE = 10_000.0
 """Added to the height of a table wider than the slide, so that the layout shrinks until it fits."""
+_WRAP = int(Qt.TextFlag.TextWordWrap)
 
 
 @dataclass
@@ -49,9 +51,10 @@ def lay_out_table(
     drawing = _rows(block, area, scale, keys, reflow >= 1)
     if reflow >= 2 and len(block.rows) > 1 and len(drawing.rules) == 1:
         drawing = _across(block, area, scale, keys)
-    for text, rect, _align, is_head in drawing.cells:
+    for text, rect, align, is_head in drawing.cells:
         metrics, key = keys[is_head]
-        needed = max((text_width(metrics, key, w) for w in text.split()), default=0.0) if is_head and reflow >= 1 else (
+        # A wrapping cell needs only its longest word: the lines break between words.
+        needed = max((text_width(metrics, key, w) for w in text.split()), default=0.0) if align & _WRAP else (
             text_width(metrics, key, text)
         )  # fmt: skip
         items.append(TextItem(text, rect, needed))
@@ -74,20 +77,27 @@ Keys = tuple[tuple[QFontMetricsF, str], tuple[QFontMetricsF, str]]
 
 
 def _rows(block: Table, area: QRectF, scale: float, keys: Keys, reflow: bool) -> _Drawing:
-    """The table in rows; reflowing, in as many parts side by side as the width holds."""
+    """The table in rows; reflowing, its widest text column wrapped to the slide's width and the
+    rows in as many parts side by side as the width holds."""
     (fm, _), (hm, _) = keys
     pad = 14 * scale
     widths = _column_widths(block, keys, pad, reflow)
+    wrapped = _wrapped_column(block, widths, area.width(), keys, pad) if reflow else None
     row_h = fm.height() * 1.35
+    heights = [
+        row_h if wrapped is None else max(row_h, _wrapped_height(row[wrapped], widths[wrapped], fm, pad) + row_h - fm.height())
+        for row in block.rows
+    ]  # fmt: skip
     head_h = _head_height(block.headers, widths, hm, pad) if reflow else hm.height() * 1.4
     total, gap = sum(widths), PARTS_GAP * scale
     fits = max(1, int((area.width() + gap) // (total + gap)))
-    parts = min(len(block.rows), fits) if reflow and head_h + row_h * len(block.rows) > area.height() else 1
+    parts = min(len(block.rows), fits) if reflow and head_h + sum(heights) > area.height() else 1
     per_part = -(-len(block.rows) // max(parts, 1))
-    drawing = _Drawing(head_h + row_h * per_part + (TOO_WIDE if total > area.width() else 0))
+    tallest = max((sum(heights[p : p + per_part]) for p in range(0, len(heights), per_part)), default=0.0)
+    drawing = _Drawing(head_h + tallest + (TOO_WIDE if total > area.width() + 0.5 else 0))
     lefts = [area.x() + part * (total + gap) for part in range(max(parts, 1))]
     # Only reflowing do headers wrap (their columns are then as wide as their longest word).
-    heading = int(Qt.AlignmentFlag.AlignBottom) | (int(Qt.TextFlag.TextWordWrap) if reflow else 0)
+    heading = int(Qt.AlignmentFlag.AlignBottom) | (_WRAP if reflow else 0)
     for left in lefts:
         drawing.rules.append((QPointF(left, area.y() + head_h), QPointF(left + total, area.y() + head_h)))
         for i, h in enumerate(block.headers):
@@ -95,14 +105,52 @@ def _rows(block: Table, area: QRectF, scale: float, keys: Keys, reflow: bool) ->
                 left + sum(widths[:i]) + pad, area.y(), widths[i] - 2 * pad, head_h - hm.height() * 0.2
             )
             drawing.cells.append((h, rect, heading | _side(block.right[i]), True))
+    top = area.y() + head_h
     for r, row in enumerate(block.rows):
-        left, top = lefts[r // per_part], area.y() + head_h + (r % per_part) * row_h
+        left = lefts[r // per_part]
+        if r % per_part == 0:
+            top = area.y() + head_h
         if r in block.marked:
-            drawing.bands.append(QRectF(left, top, total, row_h))
+            drawing.bands.append(QRectF(left, top, total, heights[r]))
         for i, c in enumerate(row):
-            rect = QRectF(left + sum(widths[:i]) + pad, top, widths[i] - 2 * pad, row_h)
-            drawing.cells.append((c, rect, int(Qt.AlignmentFlag.AlignVCenter) | _side(block.right[i]), False))
+            rect = QRectF(left + sum(widths[:i]) + pad, top, widths[i] - 2 * pad, heights[r])
+            align = (
+                int(Qt.AlignmentFlag.AlignVCenter) | _side(block.right[i]) | (_WRAP if i == wrapped else 0)
+            )
+            drawing.cells.append((c, rect, align, False))
+        top += heights[r]
     return drawing
+
+
+def _wrapped_column(block: Table, widths: list[float], room: float, keys: Keys, pad: float) -> int | None:
+    """In a table wider than ``room``, narrow its widest text column (left-aligned, cells with
+    spaces) so the table fits, its cells then wrapping between words; which column, or None when
+    the table fits already or no column can narrow enough (its longest word sets how far)."""
+    total = sum(widths)
+    if total <= room:
+        return None
+    texts = [
+        i for i, right in enumerate(block.right) if not right and any(" " in row[i] for row in block.rows)
+    ]
+    if not texts:
+        return None
+    column = max(texts, key=lambda i: widths[i])
+    (fm, font_key), (hm, head_key) = keys
+    longest = max(
+        *(text_width(fm, font_key, w) for row in block.rows for w in row[column].split()),
+        *(text_width(hm, head_key, w) for w in block.headers[column].split()),
+        0.0,
+    )
+    narrowed = widths[column] - (total - room)
+    if narrowed < longest + 2 * pad:
+        return None
+    widths[column] = narrowed
+    return column
+
+
+def _wrapped_height(text: str, width: float, fm: QFontMetricsF, pad: float) -> float:
+    """How tall ``text`` is wrapped between words to a column ``width`` wide."""
+    return fm.boundingRect(QRectF(0, 0, width - 2 * pad + 0.5, 10_000), _WRAP, text).height()
 
 
 def _across(block: Table, area: QRectF, scale: float, keys: Keys) -> _Drawing:
