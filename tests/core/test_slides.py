@@ -8,7 +8,7 @@ import pytest
 
 from tokviz.core.bpe.tokenizer import TokenSpan
 from tokviz.core.lecture.deck import SLIDE_KINDS, default_deck, parse_deck
-from tokviz.core.lecture.slides import ChipRow, Counters, Table, slide_content, tied_pairs
+from tokviz.core.lecture.slides import ChipRow, Counters, Table, Words, slide_content, tied_pairs
 
 DECK = default_deck()
 
@@ -59,6 +59,11 @@ def test_the_exchange_rate_slide_says_20_bytes_and_12_gpt2_tokens():
     counters = content(9).blocks[0]
     assert isinstance(counters, Counters)
     assert ("bytes/token", "1.67") in counters.items
+
+
+def test_the_exchange_rate_slide_shows_the_text_typed_on_it():
+    (text, *_) = content(9, text="你好，世界").blocks
+    assert isinstance(text, Words) and text.text == "“你好，世界”"
 
 
 def test_specials_are_chunks_of_their_own_and_no_token_crosses_a_chunk():

@@ -23,7 +23,7 @@ from ..errors import TokvizError
 from ..formats.registry import is_builtin, load_tokenizer
 from ..pretok.bytes_ import hex_bytes, printable_token
 from ..show.token_colours import colour_indices
-from .blocks import Bars, Block, Chip, ChipRow, Counters, Picture, SlideContent, Table, Words
+from .blocks import Bars, Block, Chip, ChipRow, Counters, Picture, SlideContent, Table, Words, edited_text
 from .blocks import chip_label as _chip_label
 from .blocks import token_chips as _token_chips
 from .blocks import trained_tokenizer as _trained
@@ -334,7 +334,9 @@ def _exchange(s: _Slide, _step: int) -> tuple[list[Block], dict[str, str]]:
     lead_name, n_lead, lead_loss = next((m for m in measured if not m[2]), measured[0])
     lead_label = f"{lead_name} tokens" + (f" ({lead_loss})" if lead_loss else "")
     headers = ("tokenizer", "bytes", "tokens", "bytes/token", *(("what is lost",) if any_lost else ()))
+    typed = edited_text(s)  # a text typed live (E) is shown: the deck text is the one earlier slides showed
     blocks: list[Block] = [
+        *([Words(f"“{typed}”")] if typed is not None else []),
         Counters((("characters", f"{len(s.text):,}"), ("bytes", f"{n_bytes:,}"),
                   (lead_label, f"{n_lead:,}"), ("bytes/token", _per_token(n_bytes, n_lead)))),
         Table(headers, tuple(rows), (False, True, True, True, False)[: len(headers)]),
