@@ -107,7 +107,7 @@ def samples_slide(s: SlideInput, _step: int) -> Built:
         blocks.append(
             Words(
                 f"{name}: worst is {worst} ({w.per_token:.2f} bytes/token), best {best} ({b.per_token:.2f}): "
-                f"{spread:.1f}× the text per token, {spread**2:.0f}× the attention work for the same bytes.",
+                f"{spread:.2f}× the text per token, {spread**2:.1f}× the attention work for the same bytes.",
                 bullet=True,
             )
         )
