@@ -1,8 +1,8 @@
 """The pool's private state that stopping a run early relies on is where this Python keeps it.
 
 If an upgrade of Python renames or reshapes ``ProcessPoolExecutor._processes`` or the result
-queue's ``_writer``, :class:`PoolInternals` quietly finds nothing and a cancelled run would leave
-its workers counting: these tests fail first.
+queue's ``_writer`` or the call queue's ``_reader``, :class:`PoolInternals` quietly finds nothing
+and a cancelled run would leave its workers counting or hang: these tests fail first.
 """
 
 from __future__ import annotations
@@ -47,3 +47,17 @@ def test_a_pool_without_that_state_reads_as_none_rather_than_failing():
     internals = PoolInternals.of(NotAPool())  # type: ignore[arg-type]
     assert internals == PoolInternals([], None)
     internals.close_result_pipe()
+
+
+def test_a_new_pool_shows_the_read_end_of_its_call_pipe_and_gives_a_copy():
+    pool = worker_pool(1, multiprocessing.get_context("forkserver"))
+    try:
+        internals = PoolInternals.of(pool)
+        assert isinstance(internals.call_reader, Connection), (
+            "the call queue's _reader is gone: a cancel could hang"
+        )
+        copy = internals.copy_call_pipe()
+        assert copy is not None
+        os.close(copy)
+    finally:
+        pool.shutdown(wait=True)

@@ -19,6 +19,7 @@ import threading
 import time
 from concurrent.futures import ProcessPoolExecutor
 from multiprocessing.context import BaseContext
+from multiprocessing.process import BaseProcess
 
 from .pool_internals import PoolInternals
 
@@ -43,30 +44,59 @@ def process_context() -> BaseContext:
     return multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
 
 
-def worker_pool(max_workers: int, mp_context: BaseContext) -> ProcessPoolExecutor:
+class WorkerPool(ProcessPoolExecutor):
+    """A process pool that keeps a read end of its call pipe of its own, for :func:`stop_pool`.
+
+    The copy is made here, before the pool has threads, as no thread of the pool may close the
+    original while it is copied (Python 3.11.7 and later close it when a worker dies).
+    """
+
+    def __init__(self, max_workers: int, mp_context: BaseContext) -> None:
+        me = os.getpid()
+        super().__init__(
+            max_workers=max_workers,
+            mp_context=mp_context,
+            initializer=_init_worker,
+            initargs=(me, _start_time(me)),
+        )
+        self.call_pipe = PoolInternals.of(self).copy_call_pipe()
+
+
+def worker_pool(max_workers: int, mp_context: BaseContext) -> WorkerPool:
     """A process pool whose workers exit on their own when this process dies."""
-    me = os.getpid()
-    return ProcessPoolExecutor(
-        max_workers=max_workers,
-        mp_context=mp_context,
-        initializer=_init_worker,
-        initargs=(me, _start_time(me)),
-    )
+    return WorkerPool(max_workers, mp_context)
 
 
-def stop_pool(pool: ProcessPoolExecutor, finished: bool) -> None:
+def stop_pool(pool: WorkerPool, finished: bool) -> None:
     """End a pool: wait for a finished run's workers; terminate and reap those of any other run.
 
     A run that was cancelled or failed must not leave work behind: queued parts are dropped, and
     a worker busy with a part (a slow pattern can take seconds) is terminated rather than waited
     for, then joined so no zombie or orphan is left.
     """
+    call_pipe, pool.call_pipe = pool.call_pipe, None
     if finished:
         pool.shutdown(wait=True)
+        if call_pipe is not None:
+            os.close(call_pipe)
         return
     internals = PoolInternals.of(pool)  # read first: shutdown() forgets the result pipe
-    pool.shutdown(wait=False, cancel_futures=True)
-    processes = internals.processes
+    try:
+        pool.shutdown(wait=False, cancel_futures=True)
+        _end_workers(internals.processes)
+    finally:
+        # A worker terminated while sending its counts leaves half a message in the result pipe;
+        # the pool's manager thread would wait for the rest forever, and the interpreter for it at
+        # exit (Ctrl+C then printed "cancelled" and hung). With every worker gone, closing this
+        # process's end of the pipe turns that wait into an end of file, which the manager takes
+        # for a broken pool: it fails what is left and exits.
+        internals.close_result_pipe()
+        if call_pipe is not None:
+            _drain_in_background(call_pipe)
+
+
+def _end_workers(processes: list[BaseProcess]) -> None:
+    """Terminate ``processes`` and reap them, killing any still alive after the grace time."""
     for proc in processes:
         if proc.is_alive():
             proc.terminate()
@@ -76,12 +106,32 @@ def stop_pool(pool: ProcessPoolExecutor, finished: bool) -> None:
         if proc.is_alive():
             proc.kill()
             proc.join(TERMINATE_GRACE)
-    # A worker terminated while sending its counts leaves half a message in the result pipe; the
-    # pool's manager thread would wait for the rest forever, and the interpreter for it at exit
-    # (Ctrl+C then printed "cancelled" and hung). With every worker gone, closing this process's
-    # end of the pipe turns that wait into an end of file, which the manager takes for a broken
-    # pool: it fails what is left and exits.
-    internals.close_result_pipe()
+
+
+def _drain_in_background(call_pipe: int) -> None:
+    """Read and drop what is still sent to the dead workers, until the pool closes its end.
+
+    The pool's feeder thread writes queued parts (megabytes each) to the call pipe; with the
+    workers gone nobody reads it, so a write blocks for good once the pipe is full. The manager
+    thread waits for the feeder when the pool ends, and the interpreter for the manager at exit:
+    on Python 3.11.2 (which, unlike 3.11.7, does not close its own reader then, nor when a
+    worker killed by a terminal's Ctrl+C before it could ignore it breaks the pool) a cancelled
+    run printed "cancelled" and hung. Reading the pipe lets each write finish; the feeder then
+    meets the pool's close and closes its end, which ends this thread (a daemon, so a pipe still
+    held open elsewhere never delays exit).
+    """
+    threading.Thread(target=_drain, args=(call_pipe,), name="tokviz-call-pipe-drain", daemon=True).start()
+
+
+def _drain(fd: int) -> None:
+    """Read ``fd`` to its end, dropping the bytes, then close it."""
+    try:
+        while os.read(fd, 1 << 16):
+            pass
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
 
 
 def _init_worker(parent_pid: int, parent_start: str | None) -> None:
