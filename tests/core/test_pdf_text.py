@@ -39,8 +39,8 @@ def test_the_print_copy_drops_only_the_ligatures_that_swallow_a_character() -> N
     copy = sfnt.without_absorbing_ligatures(font)
     cmap = sfnt.character_map(font)
     thumb, tone = cmap[0x1F44D], cmap[0x1F3FD]
-    before = list(sfnt._substitutions(sfnt._table(font, "GSUB")))
-    after = list(sfnt._substitutions(sfnt._table(copy, "GSUB")))
+    before = list(sfnt.ligature_substitutions(sfnt.table_bytes(font, "GSUB")))
+    after = list(sfnt.ligature_substitutions(sfnt.table_bytes(copy, "GSUB")))
     assert (thumb, [thumb, tone]) in before and (thumb, [thumb, tone]) not in after
     assert [(o, p) for o, p in before if p[0] != o or len(p) == 1] == [
         (o, p) for o, p in after if p[0] != o or len(p) == 1
@@ -95,14 +95,14 @@ def test_restore_text_gives_the_emoji_font_s_private_codes_their_texts_and_leave
     })  # fmt: skip
     restored = pdf_text.restore_text(pdf, name, texts)
     assert restored.startswith(pdf)  # an incremental update: what was written stays
-    table = pdf_text._xref(restored)
+    table = pdf_text.xref_table(restored)
     assert table is not None
     offsets, _last = table
 
     def codes(number: int) -> dict[int, str]:
-        _body, stream = pdf_text._object(restored, offsets[number])
+        _body, stream = pdf_text.read_object(restored, offsets[number])
         assert stream is not None
-        return pdf_text._cmap_codes(stream.decode("latin-1"))
+        return pdf_text.cmap_codes(stream.decode("latin-1"))
 
     assert codes(6) == codes(7) == {1: "🌍", 2: "A", 3: "👍"}
     assert codes(9) == {1: chr(0xE000 + globe), 2: "A", 3: chr(0xE000 + thumb)}

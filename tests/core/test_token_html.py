@@ -129,16 +129,25 @@ def test_a_display_saves_as_a_whole_page_and_never_over_a_folder(tmp_path):
         tokviz.show("x", "gpt2").save(tmp_path / "taken")
 
 
-def test_a_rank_table_names_each_tokens_merge_rank_without_recovering_its_merges():
+def test_a_rank_table_names_each_tokens_merge_rank_without_recovering_its_merges(monkeypatch):
+    from tokviz.core.formats import engine
     from tokviz.core.formats.encodings import load_bundled_ranks
-    from tokviz.core.formats.engine import tokenizer_from_ranks
+
+    recoveries = []
+    real_recovery = engine.recover_merges
+
+    def recover_merges(ranks):
+        recoveries.append(len(ranks))
+        return real_recovery(ranks)
 
     ranks = {t: r for t, r in load_bundled_ranks("r50k_base").items() if r < 4000}
-    tok = tokenizer_from_ranks(ranks, {"<|endoftext|>": 4000}, "gpt2", "gpt2-prefix")
+    monkeypatch.setattr(engine, "recover_merges", recover_merges)
+    tok = engine.tokenizer_from_ranks(ranks, {"<|endoftext|>": 4000}, "gpt2", "gpt2-prefix")
     page = tokens_page("Hello world, hello again", [("prefix", tok)])
-    assert tok._merges is None  # the page named its ranks from the ids alone
+    assert recoveries == []  # the page named its ranks from the ids alone
     answered = {i: tok.merge_rank(i) for i in range(4001)}
     tables = tok.merge_rank_of_id  # now recover the merges and build the tables
+    assert recoveries == [4000]  # the whole table, once
     assert answered == {i: tables.get(i) for i in range(4001)}
     assert answered[4000] is None and answered[ranks[b"a"]] is None  # a special, a single byte
     assert f"merge rank {answered[tok.encode(' world')[0]]}" in page

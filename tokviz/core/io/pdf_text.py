@@ -23,7 +23,7 @@ _REF = r"(\d+)\s+0\s+R"
 _HEX = re.compile(rb"<([0-9A-Fa-f]*)>")
 
 
-def _xref(pdf: bytes) -> tuple[dict[int, int], int] | None:
+def xref_table(pdf: bytes) -> tuple[dict[int, int], int] | None:
     """``({object: offset}, offset of the last xref)``, following ``/Prev``; None if not a classic table."""
     found = re.search(rb"startxref\s+(\d+)\s+%%EOF\s*$", pdf)
     if found is None:
@@ -55,7 +55,7 @@ def _xref(pdf: bytes) -> tuple[dict[int, int], int] | None:
     return offsets, last
 
 
-def _object(pdf: bytes, offset: int) -> tuple[bytes, bytes | None]:
+def read_object(pdf: bytes, offset: int) -> tuple[bytes, bytes | None]:
     """An object's dictionary text and, if it is a stream, its raw (still encoded) data."""
     head = _OBJECT.match(pdf, offset)
     if head is None:
@@ -73,7 +73,7 @@ def _object(pdf: bytes, offset: int) -> tuple[bytes, bytes | None]:
     return body, pdf[data_at : data_at + int(length.group(1))]
 
 
-def _cmap_codes(cmap: str) -> dict[int, str]:
+def cmap_codes(cmap: str) -> dict[int, str]:
     """``{code: text}`` of a ToUnicode CMap's bfchar and bfrange sections."""
     out: dict[int, str] = {}
 
@@ -129,7 +129,7 @@ def tounicode_cmap(codes: Mapping[int, str]) -> bytes:
 def _fonts(pdf: bytes, offsets: Mapping[int, int], name: str) -> Iterator[int]:
     """The ToUnicode object of every Type0 font whose /BaseFont is ``name`` (with or without a subset tag)."""
     for offset in offsets.values():
-        body, stream = _object(pdf, offset)
+        body, stream = read_object(pdf, offset)
         if stream is not None or b"/Type0" not in body:
             continue
         base = re.search(rb"/BaseFont\s*/([^\s/<>\[\]()]*)", body)
@@ -150,7 +150,7 @@ def _restored(text: str, texts: Mapping[int, str], base: int) -> str:
 def restore_text(pdf: bytes, name: str, texts: Mapping[int, str], base: int = PRIVATE_BASE) -> bytes:
     """``pdf`` with the private codes ``base + glyph`` in the ToUnicode maps of the font whose
     PostScript name is ``name`` replaced by ``texts[glyph]`` (codes with no text are left as they are)."""
-    table = _xref(pdf)
+    table = xref_table(pdf)
     if table is None:
         return pdf
     offsets, last_xref = table
@@ -158,11 +158,11 @@ def restore_text(pdf: bytes, name: str, texts: Mapping[int, str], base: int = PR
     for number in sorted(set(_fonts(pdf, offsets, name))):
         if number not in offsets:
             continue
-        body, stream = _object(pdf, offsets[number])
+        body, stream = read_object(pdf, offsets[number])
         if stream is None:
             continue
         raw = zlib.decompress(stream) if b"/FlateDecode" in body else stream
-        codes = _cmap_codes(raw.decode("latin-1"))
+        codes = cmap_codes(raw.decode("latin-1"))
         changed = {code: _restored(text, texts, base) for code, text in codes.items()}
         if changed != codes:
             replaced[number] = tounicode_cmap(changed)

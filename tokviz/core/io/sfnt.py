@@ -46,7 +46,7 @@ def tables(font: bytes) -> dict[str, tuple[int, int]]:
     return out
 
 
-def _table(font: bytes, tag: str) -> bytes:
+def table_bytes(font: bytes, tag: str) -> bytes:
     found = tables(font).get(tag)
     if found is None:
         raise FontError(f"the font has no {tag} table")
@@ -91,7 +91,7 @@ def _format12_groups(cmap: bytes, at: int) -> list[tuple[int, int, int]]:
 
 def character_map(font: bytes) -> dict[int, int]:
     """``{code point: glyph}`` from the font's Unicode ``cmap`` subtables (formats 4 and 12)."""
-    cmap = _table(font, "cmap")
+    cmap = table_bytes(font, "cmap")
     out: dict[int, int] = {}
     for platform, encoding, offset in _cmap_subtables(cmap):
         if (platform, encoding) not in ((0, 3), (0, 4), (0, 6), (3, 1), (3, 10)):
@@ -106,7 +106,7 @@ def character_map(font: bytes) -> dict[int, int]:
 
 
 def glyph_count(font: bytes) -> int:
-    return _u16(_table(font, "maxp"), 4)
+    return _u16(table_bytes(font, "maxp"), 4)
 
 
 def _coverage(gsub: bytes, at: int) -> list[int]:
@@ -141,7 +141,7 @@ def _ligatures(gsub: bytes, sub: int) -> Iterator[tuple[int, list[int]]]:
             yield ligature, [first, *rest]
 
 
-def _substitutions(gsub: bytes) -> Iterator[tuple[int, list[int]]]:
+def ligature_substitutions(gsub: bytes) -> Iterator[tuple[int, list[int]]]:
     """``(output glyph, input glyphs)`` of every single substitution and ligature in ``GSUB``."""
     for kind, sub in _subtables(gsub):
         if kind == 1:
@@ -166,7 +166,7 @@ def without_absorbing_ligatures(font: bytes) -> bytes:
     if found is None:
         return font
     start = found[0]
-    gsub = _table(font, "GSUB")
+    gsub = table_bytes(font, "GSUB")
     out = bytearray(font)
     for kind, sub in _subtables(gsub):
         if kind != 4:
@@ -194,7 +194,9 @@ def glyph_texts(font: bytes) -> dict[int, str]:
     table = tables(font)
     if "GSUB" not in table:
         return texts
-    substitutions = [(out, parts) for out, parts in _substitutions(_table(font, "GSUB")) if parts[0] != out]
+    substitutions = [
+        (out, parts) for out, parts in ligature_substitutions(table_bytes(font, "GSUB")) if parts[0] != out
+    ]
     # A ligature's parts may themselves be made by a substitution: go round until nothing is new.
     while True:
         found = {
@@ -280,7 +282,7 @@ def without_variations(font: bytes) -> bytes:
 
 def postscript_name(font: bytes) -> str:
     """The font's PostScript name (``name`` ID 6), as PDF writers name an embedded font."""
-    name = _table(font, "name")
+    name = table_bytes(font, "name")
     strings = _u16(name, 4)
     for i in range(_u16(name, 2)):
         platform, _encoding, _language, name_id, length, offset = struct.unpack_from(

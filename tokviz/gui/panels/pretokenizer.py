@@ -480,24 +480,11 @@ def _tokens_crossing(table: TokenTable, spans: list[tuple[int, int]]) -> int:
 def install(context: PanelContext) -> QDockWidget:
     """Add the pre-tokenizer dock (hidden at first; View menu and Ctrl+Shift+H toggle it); it follows the editor."""
     view = PretokView(context.tokenizers, context.parent_widget())
-    dock = context.add_dock(
-        view,
-        "Pre-tokenizer chunks",
-        "pretokDock",
-        shortcut="Ctrl+Shift+H",
-        action_text="&Pre-tokenizer chunks",
-    )
+    title = "Pre-tokenizer chunks"
+    dock = context.add_dock(view, title, "pretokDock", shortcut="Ctrl+Shift+H", action_text=f"&{title}")
     follow_editor_text(context, dock, view.set_text)
     follow_window_style(context, view)
     return dock
 
 
-__all__ = [
-    "CHOICES",
-    "ChunkResult",
-    "ChunkView",
-    "PretokView",
-    "chunk_table",
-    "compute_chunks",
-    "install",
-]
+__all__ = ["CHOICES", "ChunkResult", "ChunkView", "PretokView", "chunk_table", "compute_chunks", "install"]
