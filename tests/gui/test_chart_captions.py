@@ -152,3 +152,20 @@ def test_the_docks_title_names_the_view_shown(qtbot, make_window):
     assert chart_dock.windowTitle() == "Exchange rate: attention cost"
     chart.set_view("vocab")
     assert chart_dock.windowTitle() == "Exchange rate: vocabulary vs embedding size"
+
+
+@pytest.mark.parametrize("large", [True, False], ids=["presentation", "normal"])
+@pytest.mark.parametrize("view", ["bytes", "attention"])
+def test_a_tick_at_the_very_top_of_the_plot_keeps_its_label_whole(qtbot, table, view, large):
+    from tokviz.gui.window.layout_plots import axis_problems
+
+    canvas = _canvas(qtbot, table, view, PROJECTOR_DOCK, large=large)
+    axis = canvas.plot.getAxis("left")
+    # Data whose range ends on a round number: the top of the range is the highest labelled tick.
+    top = canvas.plot.vb.viewRange()[1][1]
+    _spacing, labelled = axis.tickValues(0, top, axis.height())[0]
+    highest = max(labelled)
+    canvas.plot.setYRange(0, highest, padding=0)
+
+    problems = axis_problems(axis, canvas.graphics, "chart")
+    assert not [p for p in problems if p.kind == "outside plot"], problems

@@ -11,12 +11,13 @@ out without a screen and writes it, for exports and the command line.
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QPoint, QPointF, QSize, Qt
-from PySide6.QtGui import QCursor, QImage, QPainter, QPalette, QShowEvent
+from PySide6.QtGui import QCursor, QFontMetricsF, QImage, QPainter, QPalette, QShowEvent
 from PySide6.QtWidgets import QApplication, QGraphicsView, QLabel, QSizePolicy, QToolTip, QVBoxLayout, QWidget
 
 from tokviz.core.errors import ExportError
@@ -101,7 +102,6 @@ class PlotCanvas(QWidget):
         graphics = pg.GraphicsLayoutWidget(self)
         graphics.setObjectName(f"{self.name}Graphics")
         graphics.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
-        graphics.ci.layout.setContentsMargins(0, 4, 8, 0)
         self.frame.insertWidget(2, graphics, 1)
         self.graphics = graphics
         plot = graphics.addPlot(row=0, col=0)
@@ -145,6 +145,10 @@ class PlotCanvas(QWidget):
         import pyqtgraph as pg
 
         self.graphics.setBackground(st.background)
+        # pyqtgraph centres a y tick label on its tick: one at the very top of the range (the range's
+        # top lands on a round number) reaches half a line over the plot, so the plot keeps that room.
+        top = max(4, math.ceil(QFontMetricsF(st.font()).height() / 2) + 1)
+        self.graphics.ci.layout.setContentsMargins(0, top, 8, 0)
         for name in ("left", "bottom"):
             axis = self.plot.getAxis(name)
             axis.setPen(pg.mkPen(st.muted, width=st.pen_scale))
