@@ -14,17 +14,25 @@ from ..texts import CAT, CAT_TRAINING
 from .reach import action, dock, docked, exporter
 
 
-def test_the_timeline_exports_its_plot_and_whole_table_without_scroll_bars(qtbot, make_window, tmp_path):
-    window = make_window(text=CAT, size=(1008, 680))
+def cat_timeline(qtbot, window, step: int | None = None) -> TimelineWidget:
+    """The timeline dock shown with the lecture's cat merges (at ``step``), ready to export."""
     dock(window, "timelineDock").show()
     result = train_bpe(text=CAT, **CAT_TRAINING)
     timeline = docked(window, "timelineDock", TimelineWidget)
     with qtbot.waitSignal(timeline.traceReady, timeout=30000):
         timeline.set_tokenizer(result.tokenizer("lecture"), result.history, result.initial_tokens)
+    if step is not None:
+        timeline.set_step(step)
     qtbot.waitUntil(timeline.is_ready, timeout=30000)
     qtbot.waitUntil(
         lambda: any(t.key == "dock:timelineDock" for t in exporter(window).targets()), timeout=5000
     )
+    return timeline
+
+
+def test_the_timeline_exports_its_plot_and_whole_table_without_scroll_bars(qtbot, make_window, tmp_path):
+    window = make_window(text=CAT, size=(1008, 680))
+    timeline = cat_timeline(qtbot, window)
     target = exporter(window).target("dock:timelineDock")
     with target.picture() as sheet:
         assert sheet is not timeline
@@ -56,16 +64,7 @@ def one_pixel_details(image: QImage, area: QRect) -> int:
 
 def test_a_2x_export_draws_the_plot_at_2x_with_its_legend_and_the_token_strip(qtbot, make_window, tmp_path):
     window = make_window(text=CAT, size=(1008, 680))
-    dock(window, "timelineDock").show()
-    result = train_bpe(text=CAT, **CAT_TRAINING)
-    timeline = docked(window, "timelineDock", TimelineWidget)
-    with qtbot.waitSignal(timeline.traceReady, timeout=30000):
-        timeline.set_tokenizer(result.tokenizer("lecture"), result.history, result.initial_tokens)
-    timeline.set_step(2)
-    qtbot.waitUntil(timeline.is_ready, timeout=30000)
-    qtbot.waitUntil(
-        lambda: any(t.key == "dock:timelineDock" for t in exporter(window).targets()), timeout=5000
-    )
+    timeline = cat_timeline(qtbot, window, step=2)
     target = exporter(window).target("dock:timelineDock")
     with target.picture() as sheet:
         strip = sheet.findChild(QPlainTextEdit, "timelineSheetTokens")
@@ -93,15 +92,7 @@ def test_stepping_after_an_export_of_the_timeline_raises_nothing(qtbot, make_win
     # closes, and Ctrl+] steps on. The exported sheet's table is gone by then; the merge table's
     # model, shared with it, must not call into what was left of it.
     window = make_window(text=CAT, size=(1024, 768))
-    dock(window, "timelineDock").show()
-    result = train_bpe(text=CAT, **CAT_TRAINING)
-    timeline = docked(window, "timelineDock", TimelineWidget)
-    with qtbot.waitSignal(timeline.traceReady, timeout=30000):
-        timeline.set_tokenizer(result.tokenizer("lecture"), result.history, result.initial_tokens)
-    qtbot.waitUntil(timeline.is_ready, timeout=30000)
-    qtbot.waitUntil(
-        lambda: any(t.key == "dock:timelineDock" for t in exporter(window).targets()), timeout=5000
-    )
+    timeline = cat_timeline(qtbot, window)
     exporter(window).write(exporter(window).target("dock:timelineDock"), tmp_path / "timeline.png")
     QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)  # the sheet is deleted
     for expected in (1, 2):
