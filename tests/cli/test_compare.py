@@ -43,7 +43,7 @@ def test_compare_table_and_csv(capsys: pytest.CaptureFixture[str], tmp_path: Pat
 
     code, out, _ = run(capsys, "compare", str(a), "--tokenizer", "gpt2", "--format", "csv")
     assert out.splitlines() == [
-        "input,tokenizer,bytes,code_points,tokens,bytes_per_token,attention_multiplier,best,"
+        "input,tokenizer,bytes,code_points,tokens,bytes_per_token,attention_multiplier,best,lossy,"
         "vocab_tokens,id_range,embedding_dim,embedding_parameters,specials_in_text",
-        f"{a},GPT-2,17,17,3,5.667,1.0,True,50257,50257,768,{50257 * 768},special",
+        f"{a},GPT-2,17,17,3,5.667,1.0,True,False,50257,50257,768,{50257 * 768},special",
     ]

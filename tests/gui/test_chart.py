@@ -384,7 +384,7 @@ def test_a_bar_that_lost_text_to_unk_is_hatched_and_says_so(qtbot, gpt2) -> None
     )
     assert "lossy" not in canvas.describe_bar(1, 0)
     assert "lossy" in canvas.bars.label_texts[0][0] and "lossy" not in canvas.bars.label_texts[1][0]
-    assert "▨</span>&nbsp;lossy: text lost to &lt;unk&gt;" in canvas.legend.text(), (
+    assert "▨</span>&nbsp;lossy: text lost to &lt;unk&gt; or a normalizer" in canvas.legend.text(), (
         "the key stays when labels cannot"
     )
 

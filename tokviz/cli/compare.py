@@ -175,7 +175,8 @@ def measured_rows(
             notes.append(f"{label} holds no text: no rows for it")
             continue
         measured[label.rstrip("/" + os.sep) or label] = tuple(
-            TextMetrics(r.bytes, r.code_points, r.tokens, r.bytes_per_token) for r in totals
+            TextMetrics(r.bytes, r.code_points, r.tokens, r.bytes_per_token, round_trip=not r.lossy)
+            for r in totals
         )
     if not measured:
         from tokviz.core.errors import CorpusError
@@ -305,16 +306,32 @@ def render_rows(rows: list[dict[str, Any]], form: str, lesson: bool = False, not
             format_int(r["bytes"]),
             format_int(r["tokens"]),
             format_ratio(r["bytes_per_token"]),
-            format_ratio(r["attention_multiplier"]) + ("  (best)" if r["best"] else ""),
+            format_ratio(r["attention_multiplier"]) + _mark(r),
         ]
         for r in rows
     ]
     if lesson:
         _add_lesson_cells(rows, headers, right, cells)
-    tail = f"{note}\n" if note else ""
+    lines = [LOSSY_NOTE] if any(r.get("lossy") for r in rows) else []
+    tail = "".join(f"{line}\n" for line in [*lines, *([note] if note else [])])
     if form == "markdown":
         return render_markdown(headers, cells, right) + "\n\n" + tail
     return render_table(headers, cells, right) + "\n" + tail
+
+
+LOSSY_NOTE = (
+    "lossy: its tokens do not decode back to the text (an <unk>, or a normalizer such as lowercasing "
+    "or NFKC), so fewer tokens is no saving; it is never called best while another kept the text"
+)
+
+
+def _mark(row: dict[str, Any]) -> str:
+    """What follows a row's attention multiplier: lossy (never best while another kept the text) or best."""
+    if row.get("lossy") and not row["best"]:
+        return "  (lossy)"
+    if row.get("lossy"):
+        return "  (best, lossy)"
+    return "  (best)" if row["best"] else ""
 
 
 def _add_lesson_cells(

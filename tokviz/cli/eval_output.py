@@ -35,7 +35,10 @@ _HEADERS = (
     ("id range", True),
     ("used", True),
     ("mean len", True),
+    ("lossy files", True),
 )
+# The column of the files that lost text, shown only when some tokenizer lost some.
+_LOSSY = 12
 
 
 def render(
@@ -63,6 +66,8 @@ def render(
         columns = columns[1:]  # only the totals: the group column would say "all" on every line
     if all(r.id_range == r.vocab_tokens for r in rows):
         columns.remove(_ID_RANGE)  # no gaps in any id layout: "vocab" says it all
+    if not any(r.lossy for r in rows):
+        columns.remove(_LOSSY)
     headers = [_HEADERS[c][0] for c in columns]
     right = [_HEADERS[c][1] for c in columns]
     picked = [[row[c] for c in columns] for row in cells]
@@ -86,6 +91,7 @@ def _cells(r: EvalRow) -> list[str]:
         format_int(r.id_range),
         format_percent(r.vocab_used_share),
         format_fixed(r.mean_token_bytes, 1),
+        format_int(r.lossy_files),
     ]
 
 
@@ -94,9 +100,11 @@ def caption(evaluation: Evaluation) -> str:
     n = evaluation.totals[0].files if evaluation.totals else 0
     text = (
         f"*{n:,} {'file' if n == 1 else 'files'}, {evaluation.text_bytes:,} bytes of text. "
-        "bytes/token: the input's bytes over tokens; x fewest: tokens over the fewest any tokenizer needs; "
+        "bytes/token: the input's bytes over tokens; x fewest: tokens over the fewest any tokenizer that kept the text needs; "
         "tokens used: distinct tokens that occur, of the vocabulary's (vocab: its number of tokens; "
-        "id range: highest id + 1, where ids have gaps); mean len: their mean length in bytes.*"
+        "id range: highest id + 1, where ids have gaps); mean len: their mean length in bytes; lossy files: "
+        "files whose tokens do not decode back to their text (such a tokenizer's count is no saving and "
+        "never the fewest).*"
     )
     return text
 

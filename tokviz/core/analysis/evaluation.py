@@ -30,6 +30,7 @@ from ..corpus.fileselect import PathGlob, SelectedFile, Selection
 from ..errors import Cancelled, InvalidArgument
 from ..io.filekind import ReadProblem, read_regular_file
 from ..pretok.stretches import LONGEST_ENCODED_PART, CutCount, counting_cuts
+from .metrics import best_of
 
 # One row of an evaluation, in the order every output form shows the columns.
 EVAL_FIELDS = (
@@ -45,16 +46,18 @@ EVAL_FIELDS = (
     "id_range",
     "vocab_used_share",
     "mean_token_bytes",
+    "lossy_files",
 )
 # What each column means, for help texts and the markdown caption.
 FIELD_HELP = {
     "bytes_per_token": "bytes of the input (decompressed, invalid bytes as they were) over tokens",
-    "relative_tokens": "tokens over the fewest any tokenizer needs on the same files",
+    "relative_tokens": "tokens over the fewest any tokenizer that kept the text needs on the same files",
     "vocab_used": "distinct tokens that occur",
     "vocab_tokens": "distinct tokens in the vocabulary, special tokens included",
     "id_range": "highest id + 1 (the rows of an embedding table); more than vocab_tokens when ids have gaps",
     "vocab_used_share": "vocab_used over vocab_tokens",
     "mean_token_bytes": "mean length in bytes of the distinct tokens that occur",
+    "lossy_files": "files whose tokens do not decode back to their text (an <unk>, or a normalizer)",
 }
 TOTAL_GROUP = "all"
 OTHER_CATEGORY = "other"
@@ -242,6 +245,7 @@ class _Tally:
     tokens: int = 0
     used: set[int] = field(default_factory=set)
     cuts: CutCount = field(default_factory=CutCount)
+    lossy_files: int = 0
 
 
 @dataclass(frozen=True)
@@ -259,6 +263,7 @@ class EvalRow:
     vocab_tokens: int
     used_token_bytes: int
     id_range: int = 0
+    lossy_files: int = 0
 
     @property
     def bytes_per_token(self) -> float | None:
@@ -267,8 +272,14 @@ class EvalRow:
 
     @property
     def relative_tokens(self) -> float | None:
-        """Tokens over the fewest any tokenizer needs on the same files (1.0 for the best)."""
+        """Tokens over the fewest any tokenizer that kept the text needs on the same files (1.0 for
+        the best; see :func:`~tokviz.core.analysis.metrics.best_of`)."""
         return self.tokens / self.fewest if self.fewest else None
+
+    @property
+    def lossy(self) -> bool:
+        """True when some file's tokens do not decode back to its text: the rate is not a saving."""
+        return self.lossy_files > 0
 
     @property
     def vocab_used_share(self) -> float | None:
@@ -441,12 +452,15 @@ def _measure(tok: Tokenizer, file: SelectedFile, reader: CorpusReader) -> _Tally
     def count_bytes(n: int) -> None:
         tally.bytes += n
 
+    kept = True
     with counting_cuts(tally.cuts):
         for document in reader.file_documents(file.corpus_file, on_content=count_bytes):
             for part, ids in tok.encode_blocks(document, _PART_SIZE):
                 tally.code_points += len(part)
                 tally.tokens += len(ids)
                 tally.used.update(ids)
+                kept = kept and tok.decode(ids) == part
+    tally.lossy_files = 0 if kept else 1
     return tally
 
 
@@ -456,12 +470,14 @@ def _add(into: _Tally, m: _Tally) -> None:
     into.code_points += m.code_points
     into.tokens += m.tokens
     into.used |= m.used
+    into.lossy_files += m.lossy_files
 
 
 def _rows(
     group: str, labels: Sequence[str], tokenizers: Sequence[Tokenizer], tallies: Sequence[_Tally]
 ) -> list[EvalRow]:
-    fewest = min((t.tokens for t in tallies if t.tokens), default=0)
+    best = best_of([(t.tokens, t.lossy_files > 0) for t in tallies])
+    fewest = tallies[best[0]].tokens if best else 0
     return [
         EvalRow(
             group=group,
@@ -475,6 +491,7 @@ def _rows(
             vocab_tokens=tok.vocab_size,
             used_token_bytes=sum(len(tok.id_bytes(i)) for i in t.used),
             id_range=id_space(tok),
+            lossy_files=t.lossy_files,
         )
         for label, tok, t in zip(labels, tokenizers, tallies)
     ]

@@ -20,7 +20,7 @@ from typing import Any, Protocol
 from ..bpe.tokenizer import Tokenizer
 from ..io.safe_text import csv_cell
 from .evaluation import id_space, rounded_rows
-from .metrics import TextMetrics, attention_multiplier, compare_rows, embedding_parameters
+from .metrics import TextMetrics, attention_multiplier, best_of, compare_rows, embedding_parameters
 
 DEFAULT_EMBEDDING_DIM = 768
 # The pure byte tokenizer has exactly the 256 byte values and nothing else.
@@ -34,6 +34,7 @@ CSV_FIELDS = (
     "bytes_per_token",
     "attention_multiplier",
     "best",
+    "lossy",
     "vocab_size",
     "embedding_dim",
     "embedding_parameters",
@@ -132,7 +133,12 @@ class ExchangeTable:
         tokenizers = tuple(dict.fromkeys(r["tokenizer"] for r in rows))
         cells = {
             (r["input"], r["tokenizer"]): TextMetrics(
-                r["bytes"], r["code_points"], r["tokens"], r["bytes_per_token"], r.get("unknown") or 0
+                r["bytes"],
+                r["code_points"],
+                r["tokens"],
+                r["bytes_per_token"],
+                r.get("unknown") or 0,
+                not r.get("lossy", False),
             )
             for r in rows
         }
@@ -176,16 +182,13 @@ class ExchangeTable:
     def best(self, i: int) -> tuple[int, ...]:
         """Tokenizers (column indices) that need the fewest tokens for input ``i``; none if it is empty.
 
-        A tokenizer that lost part of the text to ``<unk>`` cannot win while another kept it all:
-        fewer tokens for less text is not a better rate.
+        A tokenizer that lost part of the text (to ``<unk>``, or to a normalizer: no round trip)
+        cannot win while another kept it all: fewer tokens for less text is not a better rate
+        (:func:`~tokviz.core.analysis.metrics.best_of`).
         """
         if self.is_empty(i):
             return ()
-        row = self.metrics[i]
-        lossless = [j for j, m in enumerate(row) if not m.unknown]
-        candidates = lossless or list(range(len(row)))
-        fewest = min(row[j].tokens for j in candidates)
-        return tuple(j for j in candidates if row[j].tokens == fewest)
+        return best_of([(m.tokens, m.lossy) for m in self.metrics[i]])
 
     def attention(self, i: int, j: int) -> float | None:
         """Dense-attention cost of input ``i`` under tokenizer ``j`` relative to the best tokenizer.
@@ -258,6 +261,7 @@ class ExchangeTable:
                         "bytes_per_token": m.bytes_per_token,
                         "attention_multiplier": 1.0 if multiplier is None else multiplier,
                         "best": j in best or self.is_empty(i),
+                        "lossy": m.lossy,
                         "vocab_size": size,
                         "embedding_dim": d,
                         "embedding_parameters": None if size is None else embedding_parameters(size, d),

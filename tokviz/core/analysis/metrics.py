@@ -32,6 +32,18 @@ class TextMetrics:
     bytes_per_token: float | None
     # Tokens that stand for text the tokenizer could not represent (<unk>): the text is lost.
     unknown: int = 0
+    # Whether decoding the ids gives back the text: a normalizer (lowercase, NFKC, collapsed
+    # spaces) can lose text without a single <unk>.
+    round_trip: bool = True
+
+    @property
+    def lossy(self) -> bool:
+        """True when the tokens do not carry the whole text (an <unk>, or no round trip).
+
+        A lossy tokenizer's token count is not a rate: fewer tokens for less text is no saving, so
+        it is never called the best while another kept the text (:func:`best_of`).
+        """
+        return bool(self.unknown) or not self.round_trip
 
     @classmethod
     def of(cls, tokenizer: _Encodes, text: str) -> TextMetrics:
@@ -45,12 +57,31 @@ class TextMetrics:
         if LONE_SURROGATE.search(text):
             text = replace_lone_surrogates(text)
         n_bytes = n_tokens = unknown = 0
+        round_trip = True
         unk = getattr(tokenizer, "unk_id", None)
+        decode = getattr(tokenizer, "decode", None)
         for part, ids in encoded_parts(tokenizer, text):
             n_bytes += len(part.encode("utf-8"))
             n_tokens += len(ids)
             unknown += ids.count(unk) if isinstance(unk, int) else 0
-        return cls(n_bytes, len(text), n_tokens, n_bytes / n_tokens if n_tokens else None, unknown)
+            if round_trip and callable(decode):
+                round_trip = decode(ids) == part
+        bpt = n_bytes / n_tokens if n_tokens else None
+        return cls(n_bytes, len(text), n_tokens, bpt, unknown, round_trip)
+
+
+def best_of(measured: Sequence[tuple[int, bool]]) -> tuple[int, ...]:
+    """Which of several ``(tokens, lossy)`` measurements of one text need the fewest tokens.
+
+    Only those that kept the text whole compete while any did (fewer tokens for less text is no
+    saving); when every one lost some, all do. None for a text with no tokens (an empty one). This
+    is the rule behind every "best" and "x fewest" tokviz shows: compare, eval, the exchange chart
+    and the lecture's slides.
+    """
+    with_tokens = [i for i, (n, _) in enumerate(measured) if n]
+    kept = [i for i in with_tokens if not measured[i][1]] or with_tokens
+    fewest = min((measured[i][0] for i in kept), default=0)
+    return tuple(i for i in kept if measured[i][0] == fewest)
 
 
 def encoded_parts(tokenizer: _Encodes, text: str) -> Iterator[tuple[str, list[int]]]:
@@ -92,8 +123,9 @@ def compare_rows(texts: Mapping[str, str], tokenizers: Sequence[_Encodes]) -> li
 
     Each row has ``input``, ``tokenizer`` (its name), ``bytes``, ``code_points``, ``tokens``,
     ``bytes_per_token`` (None for an empty input), ``attention_multiplier`` against the tokenizer
-    that needs the fewest tokens for that input (1.0 for that one, and for all on an empty input)
-    and ``best`` (whether this tokenizer is one of those with the fewest tokens).
+    that needs the fewest tokens for that input (1.0 for that one, and for all on an empty input),
+    ``best`` (whether this tokenizer is one of those, by :func:`best_of`: a lossy one only when
+    every one is) and ``lossy`` (:attr:`TextMetrics.lossy`).
     """
     if not isinstance(texts, Mapping):
         raise ArgumentTypeError(f"texts must be a mapping of labels to texts, got {type(texts).__name__}")
@@ -105,8 +137,9 @@ def compare_rows(texts: Mapping[str, str], tokenizers: Sequence[_Encodes]) -> li
     rows: list[dict[str, Any]] = []
     for label, text in texts.items():
         measured = [(tok, TextMetrics.of(tok, text)) for tok in tokenizers]
-        fewest = min((m.tokens for _, m in measured), default=0)
-        for tok, m in measured:
+        best = best_of([(m.tokens, m.lossy) for _, m in measured])
+        fewest = measured[best[0]][1].tokens if best else 0
+        for index, (tok, m) in enumerate(measured):
             if fewest > 0:
                 multiplier = attention_multiplier(m.tokens, fewest)
             else:
@@ -120,7 +153,8 @@ def compare_rows(texts: Mapping[str, str], tokenizers: Sequence[_Encodes]) -> li
                     "tokens": m.tokens,
                     "bytes_per_token": m.bytes_per_token,
                     "attention_multiplier": multiplier,
-                    "best": m.tokens == fewest,
+                    "best": index in best or not best,
+                    "lossy": m.lossy,
                 }
             )
     return rows

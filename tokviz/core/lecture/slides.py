@@ -100,18 +100,20 @@ def _per_token(n_bytes: int, n_tokens: int) -> str:
     return ratio(n_bytes, n_tokens)
 
 
-def lost(tok: Tokenizer, text: str, ids: Sequence[int] | None = None) -> str:
+def lost(tok: Tokenizer, text: str) -> str:
     """What ``tok`` loses of ``text``: "lossy: 4 <unk>", "lossy: no round trip", or "" when nothing.
 
     A lossy tokenizer's token count is not a rate: it is never called fewest or best on a slide,
     never sets a chart's scale, and is marked wherever it is shown.
     """
-    unknown = TextMetrics.of(tok, text).unknown
-    if unknown:
-        return f"lossy: {unknown:,} {UNK}"
-    if tok.decode(list(tok.encode(text) if ids is None else ids)) != text:
-        return "lossy: no round trip"
-    return ""
+    return loss_of(TextMetrics.of(tok, text))
+
+
+def loss_of(m: TextMetrics) -> str:
+    """:func:`lost`'s words for a text already measured."""
+    if m.unknown:
+        return f"lossy: {m.unknown:,} {UNK}"
+    return "" if m.round_trip else "lossy: no round trip"
 
 
 def _with_loss(caption: str, loss: str) -> str:
@@ -131,7 +133,7 @@ def _roundtrip(s: _Slide, _step: int) -> tuple[list[Block], dict[str, str]]:
         ids = [sp.id for sp in spans]
         back = tok.decode(ids)
         holds = back == s.text
-        loss = lost(tok, s.text, ids)
+        loss = lost(tok, s.text)
         blocks.append(ChipRow(_with_loss(f"{name}: text → {len(ids):,} ids", loss), _token_chips(spans, tok)))
         blocks.append(Words(f"ids → text: “{back}”"))
         verdict = "decode(encode(text)) == text  ✓" if holds else "decode(encode(text)) != text  ✗"
@@ -189,7 +191,7 @@ def _views(s: _Slide, _step: int) -> tuple[list[Block], dict[str, str]]:
     for name, tok in s.tokenizers():
         spans = tok.encode_spans(s.text)
         n = len(spans)
-        loss = lost(tok, s.text, [sp.id for sp in spans])
+        loss = lost(tok, s.text)
         caption = f"{name}: {n:,} tokens · {_per_token(n_bytes, n)} bytes/token"
         blocks.append(ChipRow(_with_loss(caption, loss), _token_chips(spans, tok)))
         figures[f"{name} tokens"] = str(n)
@@ -349,8 +351,7 @@ def _exchange(s: _Slide, _step: int) -> tuple[list[Block], dict[str, str]]:
         for name, tok in named:
             metrics = [TextMetrics.of(tok, t) for _, t in texts]
             series.append((name, tuple(m.bytes / max(m.tokens, 1) for m in metrics)))
-            losses.append(tuple(lost(tok, t) if m.unknown == 0 else f"lossy: {m.unknown:,} {UNK}"
-                                for m, (_, t) in zip(metrics, texts)))  # fmt: skip
+            losses.append(tuple(loss_of(m) for m in metrics))
         blocks.append(
             Bars("bytes per token on the bundled samples", tuple(samples), tuple(series), tuple(losses))
         )
@@ -438,7 +439,7 @@ def _stream(s: _Slide, _step: int) -> tuple[list[Block], dict[str, str]]:
         )
     printed += decoder.flush()
     holds = printed == s.text
-    loss = lost(tok, s.text, ids)
+    loss = lost(tok, s.text)
     blocks: list[Block] = [
         Table(
             ("id", "bytes", "decode each token", "held back: prints", "waiting"),

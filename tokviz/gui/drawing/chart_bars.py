@@ -164,11 +164,7 @@ class BarLayer:
             x = np.arange(n_in) - group / 2 + (k + 0.5) * width
             heights = values[j].copy()
             for i in range(n_in):
-                if (
-                    cap is not None
-                    and table.metric(i, j).unknown
-                    and heights[i] > cap * LOSSY_CLIP / LOSSY_CAP
-                ):
+                if cap is not None and table.metric(i, j).lossy and heights[i] > cap * LOSSY_CLIP / LOSSY_CAP:
                     self.clipped.append((i, j, float(heights[i])))
                     heights[i] = cap
                     for y in (cap * 0.86, cap * 0.9):
@@ -180,14 +176,14 @@ class BarLayer:
             item = self.items[k]
             if item.scene() is None:
                 plot.addItem(item)
-            # A tokenizer that lost text to <unk> gets a hatched bar: its rate is not comparable.
+            # A tokenizer that lost text (an <unk>, a normalizer) gets a hatched bar: its rate is not comparable.
             lossy = QBrush(color, Qt.BrushStyle.BDiagPattern)
             solid = pg.mkBrush(color)
             item.setOpts(
                 x=x,
                 height=heights,
                 width=width * 0.92,
-                brushes=[lossy if table.metric(i, j).unknown else solid for i in range(n_in)],
+                brushes=[lossy if table.metric(i, j).lossy else solid for i in range(n_in)],
                 pen=pg.mkPen(color.darker(130), width=st.pen_scale),
             )
             # An empty input's NaN bar draws nothing, and reads back as NaN.
@@ -234,7 +230,7 @@ class BarLayer:
         """Tokenizer ``j``'s bar heights, each lossy bar far over the honest ones cut at ``cap``."""
         heights = values.copy()
         for i in range(len(heights)):
-            if cap is not None and table.metric(i, j).unknown and heights[i] > cap * LOSSY_CLIP / LOSSY_CAP:
+            if cap is not None and table.metric(i, j).lossy and heights[i] > cap * LOSSY_CLIP / LOSSY_CAP:
                 self.clipped.append((i, j, float(heights[i])))
                 heights[i] = cap
         return heights
@@ -256,7 +252,7 @@ class BarLayer:
             float(v[i])
             for j, v in values.items()
             for i in range(len(v))
-            if math.isfinite(v[i]) and not table.metric(i, j).unknown
+            if math.isfinite(v[i]) and not table.metric(i, j).lossy
         ]
         return max(honest) * LOSSY_CAP if honest else None
 

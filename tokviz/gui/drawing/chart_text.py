@@ -84,11 +84,13 @@ def legend_html(
     if view == "attention":
         parts.append(_swatch(style.muted, "1× = the best tokenizer for that input", line=True))
     if view in ("bytes", "attention") and any(
-        table.metric(i, j).unknown for i in range(len(table.inputs)) for j in columns
+        table.metric(i, j).lossy for i in range(len(table.inputs)) for j in columns
     ):
         # The hatched bars' key: it stays when the bars are too narrow for their "lossy" labels.
         hatch = f"<span style='color:{style.foreground.name()};'>▨</span>"
-        parts.append(f"<span style='white-space:nowrap'>{hatch}&nbsp;lossy: text lost to &lt;unk&gt;</span>")
+        parts.append(
+            f"<span style='white-space:nowrap'>{hatch}&nbsp;lossy: text lost to &lt;unk&gt; or a normalizer</span>"
+        )
     return "&nbsp;&nbsp;&nbsp; ".join(parts)
 
 
@@ -100,7 +102,7 @@ def bar_label_texts(
     arrow = "↑" if clipped else ""
     if view == "bytes":
         value = table.bytes_per_token(i, j) or 0.0
-        if table.metric(i, j).unknown:  # text lost to <unk>: the rate is not a real saving
+        if table.metric(i, j).lossy:  # text lost: the rate is not a real saving
             return f"{value:.2f}{arrow}<br>lossy", f"{value:.1f}*{arrow}"
         return f"{value:.2f}{arrow}", f"{value:.1f}{arrow}"
     multiplier = format_factor(table.attention(i, j) or 1.0)
@@ -122,6 +124,11 @@ def describe_bar(table: ExchangeTable, i: int, j: int) -> str:
         lines.append(
             f"<b>lossy:</b> {m.unknown:,} of the {m.tokens:,} tokens are &lt;unk&gt; (text it cannot "
             "represent), so fewer tokens here is not a better rate (hatched bar)"
+        )
+    elif m.lossy:
+        lines.append(
+            "<b>lossy:</b> its tokens do not decode back to the text (a normalizer changed it: case, "
+            "compatibility forms, spaces), so fewer tokens here is not a better rate (hatched bar)"
         )
     if multiplier is not None:
         if j in best:
