@@ -51,43 +51,24 @@ def test_the_n_best_and_their_scores_are_the_librarys(
         assert lines[best + k].split() == [str(k), f"{seg['score']:.4f}", *seg["pieces"]]
 
 
-def test_samples_with_a_seed_repeat_from_one_run_to_the_next(tmp_path: Path) -> None:
-    argv = [
-        "segment",
-        "--tokenizer",
-        str(UNIGRAM),
-        "--text",
-        "internationalization",
-        "--sample",
-        "8",
-        "--alpha",
-        "0.2",
-        "--seed",
-        "5",
-    ]
-    first, second = tokviz_child(tmp_path, *argv), tokviz_child(tmp_path, *argv)
-    assert first.returncode == 0, first.stderr
-    assert first.stdout == second.stdout
-    assert "8 samples (alpha 0.2, seed 5):" in first.stdout
-    other = tokviz_child(tmp_path, *argv[:-1], "6")
-    assert other.stdout != first.stdout
-    dropout = [
-        "segment",
-        "--tokenizer",
-        "gpt2",
-        "--text",
-        "internationalization",
-        "--dropout",
-        "0.4",
-        "--seed",
-        "5",
-        "--format",
-        "json",
-    ]
-    one, two = tokviz_child(tmp_path, *dropout), tokviz_child(tmp_path, *dropout)
-    assert one.returncode == 0, one.stderr
-    assert one.stdout == two.stdout
-    samples = json.loads(one.stdout)["samples"]
+@pytest.mark.slow  # two more runs of the program
+def test_samples_with_a_seed_repeat_from_one_run_to_the_next(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    unigram = ["segment", "--tokenizer", str(UNIGRAM), "--text", "internationalization", "--sample", "8"]
+    unigram += ["--alpha", "0.2", "--seed", "5"]
+    dropout = ["segment", "--tokenizer", "gpt2", "--text", "internationalization", "--dropout", "0.4"]
+    dropout += ["--seed", "5", "--format", "json"]
+    for argv in (unigram, dropout):
+        child = tokviz_child(tmp_path, *argv)  # another run, in another process
+        assert child.returncode == 0, child.stderr
+        assert run(capsys, *argv) == (0, child.stdout, "")
+    code, out, _ = run(capsys, *unigram)
+    assert "8 samples (alpha 0.2, seed 5):" in out
+    assert run(capsys, *unigram[:-1], "6")[1] != out
+    code, out, _ = run(capsys, *dropout)
+    assert run(capsys, *dropout[:-3], "6", "--format", "json")[1] != out
+    samples = json.loads(out)["samples"]
     assert samples["dropout"] == 0.4 and samples["seed"] == 5 and len(samples["segmentations"]) == 5
     assert all("".join(s["pieces"]) == "internationalization" for s in samples["segmentations"])
 

@@ -1,6 +1,6 @@
 """``tokviz segment``: a unigram model's segmentation lattice, its N best and sampled segmentations.
 
-For a unigram model (a SentencePiece ``.model``) it prints every piece that matches in the
+For a unigram model (a SentencePiece ``.model``, a ``tokenizer.json`` Unigram) it prints every piece that matches in the
 normalized text with its log-probability (★ on the best path), the N best segmentations with
 their scores (the library's ``NBestEncode``) and, with ``--sample``, segmentations drawn by
 subword regularization (``--alpha``, ``--seed``). A BPE model has no lattice: ``--dropout`` draws
