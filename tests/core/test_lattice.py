@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 import math
+import random
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from functools import cache
@@ -33,7 +34,7 @@ from tokviz.core.analysis.lattice import (
     segment_lattice,
 )
 from tokviz.core.bpe.tokenizer import Tokenizer
-from tokviz.core.errors import InvalidArgument
+from tokviz.core.errors import InvalidArgument, ReplayUnavailable
 from tokviz.core.formats.registry import load_tokenizer
 from tokviz.core.formats.sentencepiece_file import SentencePieceTokenizer, sentencepiece_from_bytes
 from tokviz.core.training.train import train_bpe
@@ -201,6 +202,8 @@ def test_sentencepiece_bpe_dropout_is_the_librarys() -> None:
     assert any(len(s.ids) > len(tok.encode(text)) for s in samples)
     none = sample_segmentations(tok, text, count=2, seed=7, dropout=0.0)
     assert all(list(s.ids) == tok.encode(text) for s in none)
+    with pytest.raises(ReplayUnavailable, match="no merges|not by byte-level merges"):
+        tok.encode_with_dropout(text, 0.1, random.Random(1))
 
 
 def test_a_samples_score_is_its_log_probability_under_the_smoothed_distribution() -> None:
@@ -358,3 +361,34 @@ def load_tokenizer_json(hf: LibraryTokenizer) -> Tokenizer:
     from tokviz.core.formats.hf_engine import build_hf_tokenizer
 
     return build_hf_tokenizer(hf, "trained-unigram")
+
+
+def test_a_tokenizer_json_bpe_samples_dropout_over_its_merges_where_replay_is_exact() -> None:
+    from tokviz.core.formats.hf_engine import build_hf_tokenizer
+
+    def trained_bpe(normalizer: normalizers.Normalizer | None) -> LibraryTokenizer:
+        hf = LibraryTokenizer(models.BPE())
+        if normalizer is not None:
+            hf.normalizer = normalizer
+        hf.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+        hf.decoder = decoders.ByteLevel()
+        trainer = trainers.BpeTrainer(vocab_size=600, initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
+        hf.train_from_iterator(corpus_lines(400), trainer)
+        return hf
+
+    hf = trained_bpe(None)
+    tok = build_hf_tokenizer(hf, "hf-bpe")
+    text = "the tokenizer merges greedily, 42 times"
+    assert lattice_problem(tok) == "a BPE model has no lattice: it merges greedily; try dropout"
+    none = sample_segmentations(tok, text, count=2, seed=1, dropout=0.0)
+    assert all(list(s.ids) == hf.encode(text).ids for s in none)
+    some = sample_segmentations(tok, text, count=8, seed=1, dropout=0.5)
+    assert all(hf.decode(list(s.ids)) == text for s in some)
+    assert any(len(s.ids) > len(hf.encode(text).ids) for s in some)
+    normalized = build_hf_tokenizer(trained_bpe(normalizers.NFKC()), "hf-nfkc")
+    problem = sampling_problem(normalized)
+    assert (
+        problem is not None and problem.startswith("BPE-dropout runs tokviz's own BPE") and "NFKC" in problem
+    )
+    with pytest.raises(InvalidArgument, match="normalizer"):
+        sample_segmentations(normalized, text, count=1, seed=1, dropout=0.1)

@@ -23,37 +23,27 @@ if TYPE_CHECKING:
 DEFAULT_SAMPLES = 5  # samples drawn when --alpha or --dropout is given without --sample
 
 
+# The numbers the command takes: flag, type, metavar, default, help.
+NUMBERS: tuple[tuple[str, type, str, int | None, str], ...] = (
+    ("--nbest", int, "N", 5, "best segmentations to show (default: 5)"),
+    (
+        "--sample",
+        int,
+        "N",
+        None,
+        f"draw N segmentations (default {DEFAULT_SAMPLES} with --alpha or --dropout)",
+    ),
+    ("--alpha", float, "A", None, "unigram sampling smoothing, the inverse temperature (default: 0.1)"),
+    ("--dropout", float, "P", None, "BPE-dropout: the chance each merge is left out (default: 0.1)"),
+    ("--seed", int, "S", 0, "seed of the samples: the same seed, the same samples (default: 0)"),
+)
+
+
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--tokenizer", required=True, metavar="NAME|PATH", help="a tokenizer file or name")
     add_input(p)
-    p.add_argument(
-        "--nbest", type=int, default=5, metavar="N", help="best segmentations to show (default: 5)"
-    )
-    p.add_argument(
-        "--sample",
-        type=int,
-        metavar="N",
-        help=f"draw N segmentations (default {DEFAULT_SAMPLES} with --alpha or --dropout)",
-    )
-    p.add_argument(
-        "--alpha",
-        type=float,
-        metavar="A",
-        help="unigram sampling smoothing, the inverse temperature (default: 0.1)",
-    )
-    p.add_argument(
-        "--dropout",
-        type=float,
-        metavar="P",
-        help="BPE-dropout: the chance each merge is left out (default: 0.1)",
-    )
-    p.add_argument(
-        "--seed",
-        type=int,
-        default=0,
-        metavar="S",
-        help="seed of the samples: the same seed, the same samples (default: 0)",
-    )
+    for flag, kind, metavar, default, about in NUMBERS:
+        p.add_argument(flag, type=kind, default=default, metavar=metavar, help=about)
     p.add_argument("--format", choices=("text", "json"), default="text", help="output form")
 
 

@@ -16,6 +16,7 @@ batched calls (:func:`piece_types`), so a 256K-piece model opens in a fraction o
 
 from __future__ import annotations
 
+import random
 import struct
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -479,6 +480,12 @@ class SentencePieceTokenizer(Tokenizer):
         raise ReplayUnavailable(f"{self.name}: {self.replay_note}")
 
     def _bpe(self, data: bytes, max_rank: int | None = None) -> list[int]:
+        raise ReplayUnavailable(f"{self.name}: {self.replay_note}")
+
+    def encode_with_dropout(self, text: str, dropout: float, rng: random.Random) -> list[int]:
+        """Refused like :meth:`encode_with_merges`: the model has no byte-level merges to drop (the
+        library's own BPE-dropout is ``encode(enable_sampling=True)``)."""
+        _check_text(text)
         raise ReplayUnavailable(f"{self.name}: {self.replay_note}")
 
     def with_special_tokens(self, extra: Iterable[str]) -> Tokenizer:
