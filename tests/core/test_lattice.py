@@ -392,3 +392,17 @@ def test_a_tokenizer_json_bpe_samples_dropout_over_its_merges_where_replay_is_ex
     )
     with pytest.raises(InvalidArgument, match="normalizer"):
         sample_segmentations(normalized, text, count=1, seed=1, dropout=0.1)
+
+
+def test_a_tokenizer_json_unigram_with_byte_fallback_spells_unknown_characters_in_bytes() -> None:
+    sp = spm.SentencePieceProcessor(model_proto=trained("unigram", True))
+    vocab = [(sp.id_to_piece(i), sp.get_score(i)) for i in range(len(sp))]
+    hf = LibraryTokenizer(models.Unigram(vocab, unk_id=sp.unk_id(), byte_fallback=True))
+    hf.pre_tokenizer = pre_tokenizers.Metaspace()
+    tok = load_tokenizer_json(hf)
+    text = "snow ☃☃ and 𝔘"
+    lattice = segment_lattice(tok, text, nbest=3)
+    assert list(lattice.best.ids) == hf.encode(text).ids
+    assert "<0xE2>" in lattice.best.pieces and sp.unk_id() not in lattice.best.ids
+    samples = sample_segmentations(tok, text, count=10, seed=4, alpha=0.5)
+    assert all("<0xE2>" in s.pieces for s in samples)
