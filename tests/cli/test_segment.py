@@ -106,3 +106,14 @@ def test_numbers_that_are_not_numbers_are_usage_errors(capsys: pytest.CaptureFix
     assert code == 2 and "invalid int value" in err
     code, _, err = run(capsys, "segment", "--tokenizer", str(UNIGRAM), "--text", "x", "--sample", "0")
     assert code == 2 and "--sample must be at least 1" in err
+
+
+def test_a_long_text_is_cut_and_its_search_prints_nothing_else(
+    capfd: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    text = tmp_path / "long.txt"
+    text.write_text("The quick brown fox jumps over the lazy dog. " * 60, encoding="utf-8")
+    code, out, err = run(capfd, "segment", "--tokenizer", str(UNIGRAM), str(text), "--nbest", "100")
+    assert code == 0 and err == ""
+    assert "note: only the first 1,000 of 2,700 characters are segmented" in out.splitlines()
+    assert "100 best:" in out.splitlines()

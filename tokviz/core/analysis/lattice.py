@@ -394,11 +394,18 @@ def _spm_ranked(
     count: int,
 ) -> tuple[Segmentation, list[int], list[Segmentation]]:
     """The library's best segmentation (placed on the lattice) and its N best."""
+    import sentencepiece
+
     sp = tok.sp
+    # A long text's search makes the library log that it trims its agenda, straight to the
+    # terminal: warnings are held back for the call (0 is the library's default level).
+    sentencepiece.set_min_log_level(2)
+    try:
+        serialized = sp.NBestEncode(source, nbest_size=max(2, count), return_type="serialized_proto")
+    finally:
+        sentencepiece.set_min_log_level(0)
     # The library gives the best path alone (score 0) for one; two or more carry their scores.
-    ranked = _spm_segmentations(
-        sp.NBestEncode(source, nbest_size=max(2, count), return_type="serialized_proto")
-    )
+    ranked = _spm_segmentations(serialized)
     placed = _spm_segmentation(sp.encode(source, return_type="serialized_proto"))
     path = _node_path(nodes, marked, placed, _spm_is_byte(tok), table.unk_id)
     return Segmentation(placed.pieces, placed.ids, _path_score(nodes, path)), path, ranked[:count]
