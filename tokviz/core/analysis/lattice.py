@@ -14,9 +14,9 @@ trie finds, scored as the library scores them: a user-defined piece gets ``lengt
 character no piece covers is an unknown piece at ``min_score - 10``, spelled in byte pieces under
 byte fallback) and places each segmentation on it. Samples are drawn as the library's
 ``Lattice::Sample`` draws them (forward filtering, backward sampling over the same lattice with
-``alpha`` as inverse temperature), but from Python's generator seeded with ``seed``: the library
-mixes each thread's identity into its seed, so its own samples do not repeat from one run to the
-next. A sample's score is the library's ``SampleEncodeAndScore`` figure: its log-probability under
+``alpha`` as inverse temperature), but from Python's generator seeded with ``seed``: the
+library's own seeded samples (sentencepiece 0.2.3) repeat within a process but not from one run
+to the next. A sample's score is the library's ``SampleEncodeAndScore`` figure: its log-probability under
 the smoothed distribution, ``alpha * (sum of its pieces' scores) - log Z(alpha)``.
 
 A ``tokenizer.json`` Unigram model gets the same lattice from its vocabulary (the library's

@@ -204,7 +204,8 @@ def with_library_seed(seed: int, work: Callable[[], T]) -> T:
 
     The library keeps one generator per thread, seeded when the thread first samples, so a
     seed set later would not restart it: ``work`` runs in a new thread, whose generator starts
-    from ``seed``. The same seed therefore gives the same samples, in this process or another.
+    from ``seed``. The same seed therefore gives the same samples within this process (not from
+    one run to the next: sentencepiece 0.2.3's samples differ between processes whatever the seed).
     """
     import sentencepiece
 
