@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 import heapq
 import operator
+import random
 from bisect import bisect_left
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from itertools import accumulate, chain, repeat
@@ -442,10 +443,19 @@ class Tokenizer:
                 raise _merge_pass_error(data, rank, new_id, n, ids)
         return ids
 
-    def _bpe_heap(self, ids: list[int], max_rank: int | None, trace: list[int] | None = None) -> list[int]:
+    def _bpe_heap(
+        self,
+        ids: list[int],
+        max_rank: int | None,
+        trace: list[int] | None = None,
+        skip: Callable[[], bool] | None = None,
+    ) -> list[int]:
         """The same merge rule for long chunks: a heap of (rank, position) over a linked list.
 
-        With ``trace``, the merge index of every merge applied is appended to it, in order.
+        With ``trace``, the merge index of every merge applied is appended to it, in order. With
+        ``skip`` (BPE-dropout), each merge due is first offered to it: when it answers True the
+        merge is left out this time and offered again after the next merge that is made, as the
+        ``tokenizers`` library drops merges.
         """
         self._ensure_tables()
         ranks = self._ranks
@@ -460,10 +470,13 @@ class Tokenizer:
             if r is not None and r[0] < limit:
                 heap.append((r[0], i, ids[i], ids[i + 1]))
         heapq.heapify(heap)
+        skipped: list[tuple[int, int, int, int]] = []
         while heap:
-            rank, i, a, b = heapq.heappop(heap)
+            rank, i, a, b = entry = heapq.heappop(heap)
             j = nxt[i] if alive[i] else n
             if j >= n or ids[i] != a or ids[j] != b:
+                continue
+            if skip is not None and _dropped(entry, skip, skipped, heap):
                 continue
             ids[i] = ranks[(a, b)][1]
             if trace is not None:
@@ -609,6 +622,32 @@ class Tokenizer:
             for chunk in self.pretokenizer.split(text[start:end]):
                 for piece in encoding_pieces(chunk):
                     out.extend(self._bpe(piece.encode("utf-8"), max_merges))
+        return out
+
+    def encode_with_dropout(self, text: str, dropout: float, rng: random.Random) -> list[int]:
+        """One BPE-dropout sample (Provilkov et al., 2020): every merge due is left out with
+        probability ``dropout``, drawn from ``rng``. ``dropout`` 0 gives :meth:`encode`'s ids, 1 the
+        bytes; special tokens stay whole."""
+        _check_text(text)
+        if isinstance(dropout, bool) or not isinstance(dropout, (int, float)) or not 0 <= dropout <= 1:
+            raise InvalidArgument(f"dropout must be a probability from 0 to 1, got {dropout!r}")
+        if LONE_SURROGATE.search(text):
+            text = replace_lone_surrogates(text)
+        self._ensure_tables()
+        byte_ids = self._byte_ids
+
+        def skip() -> bool:
+            return rng.random() < dropout
+
+        out: list[int] = []
+        for start, end, special in self.segments(text):
+            if special:
+                out.append(self.special_tokens[text[start:end]])
+                continue
+            for chunk in self.pretokenizer.split(text[start:end]):
+                for piece in encoding_pieces(chunk):
+                    ids = [byte_ids[b] for b in piece.encode("utf-8")]
+                    out.extend(self._bpe_heap(ids, None, skip=skip) if len(ids) > 1 else ids)
         return out
 
     def encode_spans(self, text: str, max_merges: int | None = None) -> list[TokenSpan]:
@@ -847,6 +886,23 @@ def _checked_pieces(iterable: Iterable[str]) -> Iterator[str]:
             _check_text(piece, "every piece of encode_iterable's input")  # type: ignore[unreachable]  # callers from Python may pass anything; refused with a clear message
         if piece:
             yield piece
+
+
+def _dropped(
+    entry: tuple[int, int, int, int],
+    skip: Callable[[], bool],
+    skipped: list[tuple[int, int, int, int]],
+    heap: list[tuple[int, int, int, int]],
+) -> bool:
+    """BPE-dropout's turn at a merge due: True when ``skip`` leaves it out (it waits in
+    ``skipped``), else False, after the merges left out so far go back on the heap."""
+    if skip():
+        skipped.append(entry)
+        return True
+    for again in skipped:
+        heapq.heappush(heap, again)
+    skipped.clear()
+    return False
 
 
 def _merge_pass_error(data: bytes, rank: int, new_id: int, before: int, ids: list[int]) -> InternalError:

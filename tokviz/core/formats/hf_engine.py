@@ -17,6 +17,7 @@ library's ids; otherwise :attr:`replay_note` says why and replay refuses with it
 from __future__ import annotations
 
 import json
+import random
 import re
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -534,6 +535,12 @@ class HFTokenizer(Tokenizer):
 
     def _bpe(self, data: bytes, max_rank: int | None = None) -> list[int]:
         return self._replay()._bpe(data, max_rank)
+
+    def encode_with_dropout(self, text: str, dropout: float, rng: random.Random) -> list[int]:
+        """A BPE-dropout sample by tokviz's own BPE over the file's merges; refused with
+        :attr:`replay_note` where that BPE does not give the library's ids."""
+        _check_text(text)
+        return self._replay().encode_with_dropout(text, dropout, rng)
 
     def with_special_tokens(self, extra: Iterable[str]) -> Tokenizer:
         """The same tokenizer with more special tokens (added to a copy of the library's tokenizer)."""

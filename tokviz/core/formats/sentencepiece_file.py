@@ -16,9 +16,12 @@ batched calls (:func:`piece_types`), so a 256K-piece model opens in a fraction o
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+import random
+import struct
+import threading
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from ..bpe.tokenizer import LONE_SURROGATE, Tokenizer, TokenSpan, _check_text, replace_lone_surrogates
 from ..errors import ArgumentTypeError, InvalidArgument, ReplayUnavailable, TokenizerLoadError
@@ -167,6 +170,62 @@ def piece_bytes(piece: str, kind: int) -> bytes:
     if kind in (NORMAL, USER_DEFINED):
         return piece.replace(SPACE_MARK, " ").encode("utf-8")
     return piece.encode("utf-8")
+
+
+def read_segmentation(serialized: bytes) -> tuple[list[str], list[int], float]:
+    """``(pieces, ids, score)`` of a serialized ``SentencePieceText`` (the library's
+    ``encode(..., return_type="serialized_proto")``), read without ``protobuf``."""
+    pieces: list[str] = []
+    ids: list[int] = []
+    score = 0.0
+    for number, wire, value in _fields(serialized):
+        if number == 2 and wire == 2:  # one piece: its text (1) and id (2)
+            found = {n: v for n, w, v in _fields(value) if (n, w) in ((1, 2), (2, 0))}
+            pieces.append(bytes(found.get(1, b"")).decode("utf-8", "replace"))
+            ids.append(int(found.get(2, 0)))
+        elif number == 3 and wire == 5:
+            score = struct.unpack("<f", value)[0]
+    return pieces, ids, score
+
+
+def read_segmentations(serialized: bytes) -> list[tuple[list[str], list[int], float]]:
+    """Each segmentation of a serialized ``NBestSentencePieceText`` (the library's ``NBestEncode``),
+    as :func:`read_segmentation` reads one."""
+    return [read_segmentation(v) for number, wire, v in _fields(serialized) if number == 1 and wire == 2]
+
+
+_SEED_LOCK = threading.Lock()
+LIBRARY_SEEDS = 2**32 - 1  # seeds 0 .. 2**32 - 2: the library ignores 2**32 - 1 (its "no seed")
+T = TypeVar("T")
+
+
+def with_library_seed(seed: int, work: Callable[[], T]) -> T:
+    """``work()`` run with the library's random generator started from ``seed``.
+
+    The library keeps one generator per thread, seeded when the thread first samples, so a
+    seed set later would not restart it: ``work`` runs in a new thread, whose generator starts
+    from ``seed``. The same seed therefore gives the same samples within this process (not from
+    one run to the next: sentencepiece 0.2.3's samples differ between processes whatever the seed).
+    """
+    import sentencepiece
+
+    result: list[T] = []
+    errors: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            result.append(work())
+        except BaseException as exc:  # noqa: BLE001 - handed back to the caller's thread
+            errors.append(exc)
+
+    with _SEED_LOCK:
+        sentencepiece.set_random_generator_seed(seed)
+        thread = threading.Thread(target=run, name="sentencepiece-seeded", daemon=True)
+        thread.start()
+        thread.join()
+    if errors:
+        raise errors[0]
+    return result[0]
 
 
 def sentencepiece_from_file(path: PathLike, name: str | None = None) -> SentencePieceTokenizer:
@@ -422,6 +481,12 @@ class SentencePieceTokenizer(Tokenizer):
         raise ReplayUnavailable(f"{self.name}: {self.replay_note}")
 
     def _bpe(self, data: bytes, max_rank: int | None = None) -> list[int]:
+        raise ReplayUnavailable(f"{self.name}: {self.replay_note}")
+
+    def encode_with_dropout(self, text: str, dropout: float, rng: random.Random) -> list[int]:
+        """Refused like :meth:`encode_with_merges`: the model has no byte-level merges to drop (the
+        library's own BPE-dropout is ``encode(enable_sampling=True)``)."""
+        _check_text(text)
         raise ReplayUnavailable(f"{self.name}: {self.replay_note}")
 
     def with_special_tokens(self, extra: Iterable[str]) -> Tokenizer:
