@@ -20,6 +20,7 @@ import io
 from collections.abc import Iterator
 from fractions import Fraction
 from pathlib import Path
+from typing import Any
 
 import pytest
 import sentencepiece as spm
@@ -50,7 +51,7 @@ REAL_MODELS = [
     "mistral-tokenizer.model.v1",
 ]
 USER_SYMBOLS = ["<|endoftext|>", "[CLS]", "<tool>"]
-TRAINED = {
+TRAINED: dict[str, dict[str, Any]] = {
     "unigram-identity-bytes-digits-symbols": {
         "model_type": "unigram",
         "normalization_rule_name": "identity",
