@@ -35,6 +35,7 @@ rare text is said after the export (:func:`spm_export_notes`).
 from __future__ import annotations
 
 import base64
+import functools
 import json
 import struct
 from collections.abc import Mapping
@@ -89,8 +90,12 @@ def _charsmap_values(charsmap: bytes) -> list[str]:
     return [v for v in blob.decode("utf-8", "replace").split("\0") if v]
 
 
+@functools.lru_cache(maxsize=4)
 def _plan(model: bytes) -> _Plan:
-    """Parse ``model`` and refuse (:class:`SpmConversionError`) what ``tokenizers`` cannot express."""
+    """Parse ``model`` and refuse (:class:`SpmConversionError`) what ``tokenizers`` cannot express.
+
+    Kept for the last few models: an export asks for the problem, the file, its config and its notes.
+    """
     try:
         proto = read_model_proto(model)
     except (ValueError, UnicodeDecodeError) as exc:
@@ -377,9 +382,11 @@ def spm_tokenizer_json(model: bytes, extra_specials: Mapping[str, int] | None = 
 
 
 def spm_export_notes(model: bytes) -> list[str]:
-    """What the user must know about a tokenizer.json made from ``model``: the text it reads otherwise."""
-    proto = read_model_proto(model)
-    reserved = [p.text for p in proto.pieces if p.kind in (CONTROL, UNKNOWN) or (p.kind == BYTE)]
+    """What the user must know about a tokenizer.json made from ``model``: the text it reads otherwise
+    (:class:`SpmConversionError` for a model it refuses, as :func:`spm_tokenizer_json`)."""
+    plan = _plan(model)
+    proto = plan.proto
+    reserved = [p.text for p in proto.pieces if p.kind in (CONTROL, UNKNOWN, BYTE)]
     notes = []
     if reserved:
         shown = ", ".join(reserved[:3]) + (" ..." if len(reserved) > 3 else "")
@@ -393,7 +400,7 @@ def spm_export_notes(model: bytes) -> list[str]:
             "with several code points that stay several after NFC (a compatibility character with an "
             "accent, as Ａ + U+0301) can be rewritten otherwise than sentencepiece does"
         )
-    unbuilt = _unbuilt_pieces(_plan(model))
+    unbuilt = _unbuilt_pieces(plan)
     if unbuilt:
         notes.append(
             f"{len(unbuilt)} pieces ({unbuilt[0]!r} ...) are never built whole by merging their own text; "
