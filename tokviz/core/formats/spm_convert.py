@@ -4,13 +4,15 @@ What the library does with a text, step by step, and how each step is written fo
 
 1. **Rewriting the text** (``NormalizerSpec``). The rule table (``precompiled_charsmap``: NFKC,
    NMT-NFKC or a custom table; empty for ``identity``) becomes a ``Precompiled`` normalizer, after
-   an ``NFC`` step for the NFKC tables (:data:`NFKC_RULES`). With
+   an ``NFC`` step for the NFKC tables (:data:`NFKC_RULES`) and a ``Replace`` that rewrites CR LF
+   as its two characters (one grapheme for ``tokenizers``, two characters for the library). With
    ``remove_extra_whitespaces`` the library drops the spaces the rules leave at the start, keeps one
    of each run, and drops the spaces (``▁`` included) at the end: three ``Replace`` steps, on the
    whole text at once. With ``escape_whitespaces`` every space becomes ``▁`` (a ``Replace``), and
    ``add_dummy_prefix`` puts one ``▁`` before any text that is left (``Prepend``, which also prefixes
    a text that already starts with ``▁``, as the library does; a ``Metaspace`` pre-tokenizer would
-   not). There is no pre-tokenizer: the library segments the whole rewritten text.
+   not). No pre-tokenizer cuts the text, since the library segments the whole rewritten text (but
+   for a BPE model's user-defined pieces, below).
 2. **Picking pieces.** A Unigram model keeps its pieces and scores (``Unigram``). The library
    scores a user-defined piece ``bytes × max normal score − 0.1`` in its lattice, and
    ``tokenizers`` scores the pieces of its vocabulary as written, so those pieces carry that score.
