@@ -101,33 +101,36 @@ def hf_config_files(tokenizer: Tokenizer, tokenizer_class: str) -> dict[str, byt
     is not GPT-2's, so no class built from vocab.json + merges.txt may be chosen instead).
     """
     specials = dict(sorted(tokenizer.special_tokens.items(), key=lambda item: item[1]))
-    roles = special_roles(specials)
-    others = [text for text in specials if text not in roles.values()]
-    config: dict[str, Any] = {"tokenizer_class": tokenizer_class}
+    settings: dict[str, Any] = {}
     if tokenizer_class == GPT2_CLASS:
-        config.update({"add_prefix_space": False, "add_bos_token": False, "errors": "replace"})
+        settings.update({"add_prefix_space": False, "add_bos_token": False, "errors": "replace"})
     if tokenizer.assumptions:
         # What tokviz assumed about the source stays a stated assumption in the export (read back on load).
-        config[ASSUMPTIONS_KEY] = list(tokenizer.assumptions)
-    config.update(roles)
-    config.update(
-        {
-            "additional_special_tokens": others,
-            # Decoding gives back the text exactly: no " ." -> "." clean-up.
-            "clean_up_tokenization_spaces": False,
-            "added_tokens_decoder": {
-                str(token_id): {
-                    "content": text,
-                    "lstrip": False,
-                    "normalized": False,
-                    "rstrip": False,
-                    "single_word": False,
-                    "special": True,
-                }
-                for text, token_id in specials.items()
-            },
-        }
-    )
+        settings[ASSUMPTIONS_KEY] = list(tokenizer.assumptions)
+    tokens = [{"id": token_id, "content": text, "special": True} for text, token_id in specials.items()]
+    return library_config_files(tokens, special_roles(specials), tokenizer_class, **settings)
+
+
+def library_config_files(
+    added_tokens: Iterable[Mapping[str, Any]],
+    roles: Mapping[str, str | None],
+    tokenizer_class: str = FAST_CLASS,
+    **settings: Any,
+) -> dict[str, bytes]:
+    """The two config files for a tokenizer.json whose added tokens are ``added_tokens`` as written
+    there (their own flags, so transformers matches each as that file does), ``roles`` naming the
+    special tokens (``eos_token`` ...) and ``settings`` added to ``tokenizer_config.json``."""
+    tokens = list(added_tokens)
+    named = {text for text in roles.values() if text is not None}
+    others = [str(t["content"]) for t in tokens if t.get("special") and t["content"] not in named]
+    flags = ("lstrip", "normalized", "rstrip", "single_word", "special")
+    config: dict[str, Any] = {"tokenizer_class": tokenizer_class, **settings, **roles}
+    config["additional_special_tokens"] = others
+    # Decoding gives back the text exactly: no " ." -> "." clean-up.
+    config["clean_up_tokenization_spaces"] = False
+    config["added_tokens_decoder"] = {
+        str(t["id"]): {"content": t["content"], **{f: bool(t.get(f)) for f in flags}} for t in tokens
+    }
     special_map: dict[str, Any] = {role: text for role, text in roles.items() if text is not None}
     if others:
         special_map["additional_special_tokens"] = others
