@@ -23,7 +23,18 @@ from ..errors import TokvizError
 from ..formats.registry import is_builtin, load_tokenizer
 from ..pretok.bytes_ import hex_bytes, printable_token
 from ..show.token_colours import colour_indices
-from .blocks import Bars, Block, Chip, ChipRow, Counters, Picture, SlideContent, Table, Words, edited_text
+from .blocks import (
+    Bars,
+    Block,
+    Chip,
+    ChipRow,
+    Counters,
+    Picture,
+    SlideContent,
+    Table,
+    Words,
+    edited_text,
+)
 from .blocks import chip_label as _chip_label
 from .blocks import token_chips as _token_chips
 from .blocks import trained_tokenizer as _trained
@@ -33,6 +44,7 @@ from .numbers import ratio
 from .slides_chain import chain_slide
 from .slides_exercises import broken_slide, samples_slide
 from .slides_exercises import sample_texts as _sample_texts
+from .slides_lattice import greedy_slide, lattice_slide
 from .slides_pretok import digits_slide, regex_slide
 
 CODE_POINT_SPACE = 0x110000
@@ -58,9 +70,12 @@ class _Slide:
     def tokenizers(self) -> list[tuple[str, Tokenizer]]:
         out = []
         for name in self.names:
-            tok = self._load(self.deck.resolve(name))
+            tok = self.load(name)
             out.append((_label(name, tok), tok))
         return out
+
+    def load(self, name: str) -> Tokenizer:
+        return self._load(self.deck.resolve(name))
 
 
 def _label(name: str, tok: Tokenizer) -> str:
@@ -502,4 +517,6 @@ _BUILDERS: dict[str, Callable[[_Slide, int], tuple[list[Block], dict[str, str]]]
     "chain": chain_slide,
     "samples": samples_slide,
     "broken": broken_slide,
+    "lattice": lattice_slide,
+    "greedy": greedy_slide,
 }
