@@ -23,18 +23,7 @@ from ..errors import TokvizError
 from ..formats.registry import is_builtin, load_tokenizer
 from ..pretok.bytes_ import hex_bytes, printable_token
 from ..show.token_colours import colour_indices
-from .blocks import (
-    Bars,
-    Block,
-    Chip,
-    ChipRow,
-    Counters,
-    Picture,
-    SlideContent,
-    Table,
-    Words,
-    edited_text,
-)
+from .blocks import Bars, Block, Chip, ChipRow, Counters, Picture, SlideContent, Table, Words, edited_text
 from .blocks import chip_label as _chip_label
 from .blocks import token_chips as _token_chips
 from .blocks import trained_tokenizer as _trained

@@ -160,7 +160,6 @@ class LatticeView(QWidget):
         self.registry = registry
         self.key = "gpt2"
         self.result: LatticeResult | None = None
-        self._waiting: str | None = None
         self._jobs = LatestJob(self)
         self._debouncer = Debouncer(200, self)
         self._debouncer.triggered.connect(self.refresh)
@@ -261,26 +260,21 @@ class LatticeView(QWidget):
         box.setKeyboardTracking(False)
         return box
 
-    # ---------------------------------------------------------------- inputs
+    # ---------------------------------------------------------------- the tokenizer and the text
+    def set_tokenizer(self, key: str) -> None:
+        """Segment with another tokenizer of the registry (loaded in the background if needed)."""
+        self.key = key
+        self.picker.show_key(key)
+        self.refresh()
+
     @property
     def tokenizer(self) -> Tokenizer | None:
         """The tokenizer whose lattice is shown (None while it loads)."""
         return self.registry.tokenizer(self.key)
 
-    def set_tokenizer(self, key: str) -> None:
-        """Segment with another tokenizer of the registry (loaded in the background if needed)."""
-        self.key = key
-        self.picker.show_key(key)
-        if self.tokenizer is None:
-            self._waiting = key
-            self.registry.ensure_loaded(key)
-            self.problem.setText(f"loading {self.registry.label(key)}…")
-            return
-        self.refresh()
-
     def _on_loaded(self, key: str) -> None:
-        if key == self._waiting and key == self.key:
-            self._waiting = None
+        """A tokenizer finished loading: the one waited for is segmented with at once."""
+        if key == self.key:
             self.refresh()
 
     def set_text(self, text: str) -> None:
@@ -303,7 +297,8 @@ class LatticeView(QWidget):
         """Compute the lattice of the text under the tokenizer again, in the background."""
         tok = self.tokenizer
         if tok is None:
-            self._waiting = self.key
+            self.problem.setText(f"loading {self.registry.label(self.key)}…")
+            self.problem.show()
             self.registry.ensure_loaded(self.key)
             return
         request = self.request()
