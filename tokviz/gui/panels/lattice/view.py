@@ -118,9 +118,11 @@ def _table(name: str, headers: Sequence[str], parent: QWidget) -> QTableWidget:
     table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
     table.setSelectionBehavior(QTableWidget.SelectionBehavior.SelectRows)
     table.setTabKeyNavigation(False)
+    # Every column as wide as its text (a segmentation is never elided; the table scrolls instead).
     header = table.horizontalHeader()
     header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-    header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+    header.setStretchLastSection(True)
+    table.setTextElideMode(Qt.TextElideMode.ElideNone)
     return table
 
 
@@ -133,6 +135,7 @@ def _fill(
         values = (str(r + 1), segmentation_text(seg), str(len(seg.pieces)), score)
         for c, value in enumerate(values):
             item = QTableWidgetItem(value)
+            item.setToolTip(value)
             if c != 1:
                 item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
             if best is not None and seg.pieces == best.pieces:
@@ -231,8 +234,9 @@ class LatticeView(QWidget):
         splitter.setObjectName("latticeSplitter")
         splitter.addWidget(self.canvas_scroll)
         splitter.addWidget(self.tabs)
-        splitter.setStretchFactor(0, 3)
-        splitter.setStretchFactor(1, 2)
+        splitter.setStretchFactor(0, 2)
+        splitter.setStretchFactor(1, 1)
+        splitter.setSizes([640, 320])  # the lattice takes two thirds of the width (scaled to the dock's)
         top = row(
             QLabel("Tokenizer:", self), self.picker, self.lecture_button, QLabel("Text:", self),
             (self.text_edit, 1), self.selection_button, QLabel("N best", self), self.nbest,
