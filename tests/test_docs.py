@@ -111,6 +111,7 @@ def prepare_folder(folder: Path) -> None:
     for name in ("english.txt", "data.json"):
         shutil.copy(samples / name, heldout / "docs" / name)
     shutil.copy(ROOT / "tests" / "data" / "real" / "multilingual.tiktoken", folder / "multilingual.tiktoken")
+    shutil.copy(ROOT / "tests" / "data" / "real" / "botchan_en_unigram_1000.model", folder / "botchan.model")
     write_shards(folder / "shards", samples)
 
 

@@ -107,6 +107,7 @@ CASES: dict[str, Callable[[Scene], list[str]]] = {
         "--pretokenizer",
         "none",
     ],
+    "segment": lambda s: ["segment", "--tokenizer", s.model, "--text", HOSTILE, "--dropout", "0.5"],
     "render": lambda s: ["render", "--text", HOSTILE, "--tokenizer", s.model, "-o", s.out(f"{HOSTILE}.png")],
     "count": lambda s: ["count", str(s.corpus), "-o", s.out(f"{HOSTILE}.tsv")],
     "compare": lambda s: ["compare", "--tokenizer", s.model, str(s.text_file), "--format", "csv"],

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 import math
+import random
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from functools import cache
@@ -18,6 +19,8 @@ from pathlib import Path
 
 import pytest
 import sentencepiece as spm
+from tokenizers import Tokenizer as LibraryTokenizer
+from tokenizers import decoders, models, normalizers, pre_tokenizers, trainers
 
 from tests.multilingual import corpus_lines
 from tokviz.core.analysis.lattice import (
@@ -31,9 +34,10 @@ from tokviz.core.analysis.lattice import (
     segment_lattice,
 )
 from tokviz.core.bpe.tokenizer import Tokenizer
-from tokviz.core.errors import InvalidArgument
+from tokviz.core.errors import InvalidArgument, ReplayUnavailable
 from tokviz.core.formats.registry import load_tokenizer
 from tokviz.core.formats.sentencepiece_file import SentencePieceTokenizer, sentencepiece_from_bytes
+from tokviz.core.training.train import train_bpe
 
 REAL = Path(__file__).resolve().parents[1] / "data" / "real"
 UNIGRAM_EN = REAL / "botchan_en_unigram_1000.model"
@@ -198,6 +202,8 @@ def test_sentencepiece_bpe_dropout_is_the_librarys() -> None:
     assert any(len(s.ids) > len(tok.encode(text)) for s in samples)
     none = sample_segmentations(tok, text, count=2, seed=7, dropout=0.0)
     assert all(list(s.ids) == tok.encode(text) for s in none)
+    with pytest.raises(ReplayUnavailable, match="no merges|not by byte-level merges"):
+        tok.encode_with_dropout(text, 0.1, random.Random(1))
 
 
 def test_a_samples_score_is_its_log_probability_under_the_smoothed_distribution() -> None:
@@ -214,8 +220,9 @@ def test_a_samples_score_is_its_log_probability_under_the_smoothed_distribution(
     assert math.fsum(math.exp(s) for s in by_ids.values()) == pytest.approx(1.0)
 
 
-def test_tokviz_bpe_dropout() -> None:
-    tok = load_tokenizer("gpt2").with_special_tokens(["<|endoftext|>"])
+def test_tokviz_bpe_dropout(english_text: str) -> None:
+    trained_bpe = train_bpe(text=english_text[:60_000], vocab_size=700, special_tokens=["<|endoftext|>"])
+    tok = trained_bpe.tokenizer("english")
     text = "Hello world<|endoftext|> internationalization, naïve 😀 code()"
     none = sample_segmentations(tok, text, count=3, seed=1, dropout=0.0)
     assert all(list(s.ids) == tok.encode(text) for s in none)
@@ -278,3 +285,124 @@ def test_a_long_text_is_cut_and_says_so() -> None:
     assert lattice.note == f"only the first {MAX_LATTICE_CHARS:,} of {len(text):,} characters are segmented"
     assert list(lattice.best.ids) == tok.sp.encode(text[:MAX_LATTICE_CHARS])
     assert segment_lattice(tok, "short").note is None
+
+
+# ---------------------------------------------------------------------------------------- tokenizer.json
+def library_unigram(vocab: list[tuple[str, float]], unk_id: int) -> LibraryTokenizer:
+    """A ``tokenizers`` Unigram model over ``vocab``, words marked and split as SentencePiece marks them."""
+    hf = LibraryTokenizer(models.Unigram(vocab, unk_id=unk_id, byte_fallback=False))
+    hf.normalizer = normalizers.NFKC()
+    hf.pre_tokenizer = pre_tokenizers.Metaspace()
+    hf.decoder = decoders.Metaspace()
+    return hf
+
+
+def test_a_tokenizer_json_unigram_has_the_lattice_and_n_best_of_the_same_sentencepiece_model(
+    tmp_path: Path,
+) -> None:
+    sp = spm.SentencePieceProcessor(model_file=str(UNIGRAM_EN))
+    hf = library_unigram([(sp.id_to_piece(i), sp.get_score(i)) for i in range(len(sp))], sp.unk_id())
+    (tmp_path / "botchan").mkdir()
+    hf.save(str(tmp_path / "botchan" / "tokenizer.json"))
+    tok = load_tokenizer(tmp_path / "botchan" / "tokenizer.json")
+    assert lattice_problem(tok) is None
+    text = "Hello world, internationalization 😀"
+    lattice = segment_lattice(tok, text, nbest=6)
+    spm_lattice = segment_lattice(opened(UNIGRAM_EN), text, nbest=6)
+    assert lattice.text == spm_lattice.text
+    assert [(p.start, p.end, p.piece, p.id) for p in lattice.pieces] == [
+        (p.start, p.end, p.piece, p.id) for p in spm_lattice.pieces
+    ]
+    assert [p.log_prob for p in lattice.pieces] == pytest.approx([p.log_prob for p in spm_lattice.pieces])
+    assert [s.pieces for s in lattice.nbest] == [s.pieces for s in spm_lattice.nbest]
+    assert [s.score for s in lattice.nbest] == pytest.approx([s.score for s in spm_lattice.nbest], abs=1e-3)
+    assert list(lattice.best.ids) == hf.encode(text).ids and lattice.best_path == spm_lattice.best_path
+
+
+def test_a_trained_tokenizer_json_unigram_lattice_is_the_librarys() -> None:
+    hf = LibraryTokenizer(models.Unigram())
+    hf.normalizer = normalizers.NFKC()
+    hf.pre_tokenizer = pre_tokenizers.Metaspace()
+    hf.decoder = decoders.Metaspace()
+    trainer = trainers.UnigramTrainer(
+        vocab_size=600, unk_token="<unk>", special_tokens=["<unk>", "<|endoftext|>"]
+    )
+    hf.train_from_iterator(corpus_lines(800), trainer)
+    tok = load_tokenizer_json(hf)
+    vocab = hf.get_vocab()
+    for line in corpus_lines(40)[::4]:
+        text = line[:120]
+        lattice = segment_lattice(tok, text, nbest=3)
+        assert list(lattice.best.ids) == hf.encode(text).ids
+        expected = set()
+        base = 0
+        for word, _ in hf.pre_tokenizer.pre_tokenize_str(hf.normalizer.normalize_str(text)):
+            for start in range(len(word)):
+                ends = [end for end in range(start + 1, len(word) + 1) if word[start:end] in vocab]
+                expected |= {(base + start, base + end) for end in ends}
+                if start + 1 not in ends:
+                    expected.add((base + start, base + start + 1))
+            base += len(word)
+        assert {(p.start, p.end) for p in lattice.pieces} == expected
+    short = segment_lattice(tok, "a cat sat", nbest=10)
+    scores = sorted(
+        (sum(p.log_prob for p in path) for path in all_paths(short.pieces, len(short.text))), reverse=True
+    )
+    assert [s.score for s in short.nbest] == pytest.approx(scores[:10])
+    samples = sample_segmentations(tok, "the tokenizer <|endoftext|> again", count=20, seed=2, alpha=0.2)
+    assert samples == sample_segmentations(
+        tok, "the tokenizer <|endoftext|> again", count=20, seed=2, alpha=0.2
+    )
+    assert all(vocab["<|endoftext|>"] in s.ids for s in samples)
+    assert len({s.ids for s in samples}) > 1
+
+
+def load_tokenizer_json(hf: LibraryTokenizer) -> Tokenizer:
+    from tokviz.core.formats.hf_engine import build_hf_tokenizer
+
+    return build_hf_tokenizer(hf, "trained-unigram")
+
+
+def test_a_tokenizer_json_bpe_samples_dropout_over_its_merges_where_replay_is_exact() -> None:
+    from tokviz.core.formats.hf_engine import build_hf_tokenizer
+
+    def trained_bpe(normalizer: normalizers.Normalizer | None) -> LibraryTokenizer:
+        hf = LibraryTokenizer(models.BPE())
+        if normalizer is not None:
+            hf.normalizer = normalizer
+        hf.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+        hf.decoder = decoders.ByteLevel()
+        trainer = trainers.BpeTrainer(vocab_size=600, initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
+        hf.train_from_iterator(corpus_lines(400), trainer)
+        return hf
+
+    hf = trained_bpe(None)
+    tok = build_hf_tokenizer(hf, "hf-bpe")
+    text = "the tokenizer merges greedily, 42 times"
+    assert lattice_problem(tok) == "a BPE model has no lattice: it merges greedily; try dropout"
+    none = sample_segmentations(tok, text, count=2, seed=1, dropout=0.0)
+    assert all(list(s.ids) == hf.encode(text).ids for s in none)
+    some = sample_segmentations(tok, text, count=8, seed=1, dropout=0.5)
+    assert all(hf.decode(list(s.ids)) == text for s in some)
+    assert any(len(s.ids) > len(hf.encode(text).ids) for s in some)
+    normalized = build_hf_tokenizer(trained_bpe(normalizers.NFKC()), "hf-nfkc")
+    problem = sampling_problem(normalized)
+    assert (
+        problem is not None and problem.startswith("BPE-dropout runs tokviz's own BPE") and "NFKC" in problem
+    )
+    with pytest.raises(InvalidArgument, match="normalizer"):
+        sample_segmentations(normalized, text, count=1, seed=1, dropout=0.1)
+
+
+def test_a_tokenizer_json_unigram_with_byte_fallback_spells_unknown_characters_in_bytes() -> None:
+    sp = spm.SentencePieceProcessor(model_proto=trained("unigram", True))
+    vocab = [(sp.id_to_piece(i), sp.get_score(i)) for i in range(len(sp))]
+    hf = LibraryTokenizer(models.Unigram(vocab, unk_id=sp.unk_id(), byte_fallback=True))
+    hf.pre_tokenizer = pre_tokenizers.Metaspace()
+    tok = load_tokenizer_json(hf)
+    text = "snow ☃☃ and 𝔘"
+    lattice = segment_lattice(tok, text, nbest=3)
+    assert list(lattice.best.ids) == hf.encode(text).ids
+    assert "<0xE2>" in lattice.best.pieces and sp.unk_id() not in lattice.best.ids
+    samples = sample_segmentations(tok, text, count=10, seed=4, alpha=0.5)
+    assert all("<0xE2>" in s.pieces for s in samples)

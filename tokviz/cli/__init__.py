@@ -54,6 +54,10 @@ COMMANDS: dict[str, CommandEntry] = {
     "train": CommandEntry("tokviz.cli.train", "train a BPE vocabulary on text files"),
     "encode": CommandEntry("tokviz.cli.encode", "encode text and print ids or tokens"),
     "replay": CommandEntry("tokviz.cli.replay", "show BPE merges one by one on a text"),
+    "segment": CommandEntry(
+        "tokviz.cli.segment",
+        "a unigram model's segmentation lattice, N best and samples; BPE-dropout samples",
+    ),
     "render": CommandEntry(
         "tokviz.cli.render", "draw a text's coloured token strips into a PNG or SVG (no display needed)"
     ),

@@ -14,10 +14,16 @@ trie finds, scored as the library scores them: a user-defined piece gets ``lengt
 character no piece covers is an unknown piece at ``min_score - 10``, spelled in byte pieces under
 byte fallback) and places each segmentation on it. Samples are drawn as the library's
 ``Lattice::Sample`` draws them (forward filtering, backward sampling over the same lattice with
-``alpha`` as inverse temperature), but from Python's generator seeded with ``seed``: the library
-mixes each thread's identity into its seed, so its own samples do not repeat from one run to the
-next. A sample's score is the library's ``SampleEncodeAndScore`` figure: its log-probability under
+``alpha`` as inverse temperature), but from Python's generator seeded with ``seed``: the
+library's own seeded samples (sentencepiece 0.2.3) repeat within a process but not from one run
+to the next. A sample's score is the library's ``SampleEncodeAndScore`` figure: its log-probability under
 the smoothed distribution, ``alpha * (sum of its pieces' scores) - log Z(alpha)``.
+
+A ``tokenizer.json`` Unigram model gets the same lattice from its vocabulary (the library's
+``populate_nodes``: every piece at its score, an unknown character at the lowest minus 10) over
+the words the library's normalizer and pre-tokenizer make; ``tokenizers`` has no N-best call, so
+tokviz ranks the paths itself (exact: the N best to every position), and refuses a text whose
+best path would not be the library's own ``encode``.
 
 A BPE model has no lattice (it merges greedily): :func:`lattice_problem` says so in one line.
 Its samples are BPE-dropout: tokviz's own byte-level BPE drops merges over its merge ranks with
@@ -33,11 +39,12 @@ The work is bounded: the first :data:`MAX_LATTICE_CHARS` characters of a longer 
 
 from __future__ import annotations
 
+import json
 import math
 import random
 import struct
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..bpe.tokenizer import LONE_SURROGATE, Tokenizer, _check_text, replace_lone_surrogates
@@ -133,7 +140,6 @@ def lattice_problem(tokenizer: Tokenizer) -> str | None:
         "word": "a word model has no lattice: it looks whole words up",
         "wordpiece": "a WordPiece model has no lattice: it takes the longest matching piece first",
         "wordlevel": "a word-level model has no lattice: it looks whole words up",
-        "library unigram": "the lattice is read from SentencePiece models: open the .model file",
     }.get(kind, f"{tokenizer.name} has no lattice: it has no vocabulary pieces to choose between")
 
 
@@ -153,8 +159,6 @@ def _model_kind(tokenizer: Tokenizer) -> str:
     if isinstance(tokenizer, SentencePieceTokenizer):
         return tokenizer.model_type.lower()
     if isinstance(tokenizer, HFTokenizer):
-        if tokenizer.model_type == "Unigram":
-            return "library unigram"
         return tokenizer.model_type.lower() if tokenizer.model_type != "BPE" or tokenizer.is_bpe else "none"
     if type(tokenizer)._bpe is Tokenizer._bpe and tokenizer.is_bpe:
         return "bpe"
@@ -193,16 +197,19 @@ def _capped(text: str) -> tuple[str, str | None]:
 # ---------------------------------------------------------------------------------------- the lattice
 @dataclass
 class _Table:
-    """The pieces a lattice may hold, with the score each gets there, and the unknown piece."""
+    """The pieces a lattice may hold, with the score each gets there, the unknown piece, and how
+    the library spells an unknown character (its bytes' pieces under byte fallback)."""
 
     scores: dict[str, tuple[int, float]]
     longest: int
     unk_id: int
     unk_score: float
+    byte_ids: dict[str, int] = field(default_factory=dict)  # "<0xNN>" -> id under byte fallback
 
-    def nodes(self, text: str) -> list[LatticePiece]:
-        """Every piece matching in ``text``, by start then length; an unknown piece for each
-        character no one-character piece covers (as the library's ``PopulateNodes``)."""
+    def nodes(self, text: str, base: int = 0) -> list[LatticePiece]:
+        """Every piece matching in ``text`` (placed from ``base`` on), by start then length; an
+        unknown piece for each character no one-character piece covers (the library's
+        ``PopulateNodes``)."""
         out: list[LatticePiece] = []
         n = len(text)
         for start in range(n):
@@ -210,11 +217,34 @@ class _Table:
             for end in range(start + 1, min(n, start + self.longest) + 1):
                 found = self.scores.get(text[start:end])
                 if found is not None:
-                    out.append(LatticePiece(start, end, text[start:end], found[0], found[1]))
+                    out.append(LatticePiece(base + start, base + end, text[start:end], found[0], found[1]))
                     single = single or end == start + 1
             if not single:
-                out.append(LatticePiece(start, start + 1, text[start], self.unk_id, self.unk_score))
+                out.append(
+                    LatticePiece(base + start, base + start + 1, text[start], self.unk_id, self.unk_score)
+                )
         return out
+
+    def spell(self, path: Sequence[LatticePiece]) -> Segmentation:
+        """The pieces and ids the library gives for a path (score 0): an unknown character as its
+        UTF-8 bytes' pieces under byte fallback, else a run of them fused into one unknown piece."""
+        pieces: list[str] = []
+        ids: list[int] = []
+        unk = self.unk_id
+        for node in path:
+            if node.id != unk:
+                pieces.append(node.piece)
+                ids.append(node.id)
+            elif self.byte_ids:
+                for b in node.piece.encode("utf-8"):
+                    pieces.append(f"<0x{b:02X}>")
+                    ids.append(self.byte_ids.get(pieces[-1], unk))
+            elif ids and ids[-1] == unk:
+                pieces[-1] += node.piece
+            else:
+                pieces.append(node.piece)
+                ids.append(unk)
+        return Segmentation(tuple(pieces), tuple(ids), 0.0)
 
 
 def _spm_table(tok: SentencePieceTokenizer) -> _Table:
@@ -237,7 +267,10 @@ def _spm_table(tok: SentencePieceTokenizer) -> _Table:
         elif kind == USER_DEFINED:  # a bonus so that the library always picks it
             table[piece] = (i, _f32(_f32(len(piece) * weight) - 0.1))
     longest = max((len(p) for p in table), default=1)
-    found = _Table(table, longest, sp.unk_id(), _f32(low - UNK_PENALTY))
+    bytes_ = {p: i for i, (p, kind) in enumerate(zip(pieces, tok.piece_types)) if kind == BYTE}
+    found = _Table(
+        table, longest, sp.unk_id(), _f32(low - UNK_PENALTY), bytes_ if tok.facts.byte_fallback else {}
+    )
     tok.__dict__["_lattice_table"] = found
     return found
 
@@ -329,22 +362,150 @@ def segment_lattice(tokenizer: Tokenizer, text: str, nbest: int = 5) -> Lattice:
         raise InvalidArgument(f"{tokenizer.name}: {problem}")
     count = _check_whole(nbest, "the number of best segmentations", 1, MAX_NBEST)
     source, note = _capped(text)
-    if not isinstance(tokenizer, SentencePieceTokenizer):
-        raise InternalError(f"{tokenizer.name} is not a SentencePiece unigram model")
-    sp = tokenizer.sp
-    normalized: str = sp.normalize(source)
-    if not normalized:
+    marked, nodes, table = _unigram_view(tokenizer, source)
+    if isinstance(tokenizer, SentencePieceTokenizer):
+        best, path, ranked = _spm_ranked(tokenizer, source, marked, nodes, table, count)
+    else:
+        best, path, ranked = _library_ranked(tokenizer, source, marked, nodes, table, count)
+    return Lattice(marked, tuple(nodes), best, tuple(ranked), tuple(path), note)
+
+
+def _unigram_view(tokenizer: Tokenizer, source: str) -> tuple[str, list[LatticePiece], _Table]:
+    """The marked text the model segments, its lattice and the model's table."""
+    if isinstance(tokenizer, SentencePieceTokenizer):
+        table = _spm_table(tokenizer)
+        marked: str = tokenizer.sp.normalize(source)
+        nodes = table.nodes(marked)
+    elif isinstance(tokenizer, HFTokenizer):
+        marked, nodes, table = _hf_lattice(tokenizer, source)
+    else:
+        raise InternalError(f"{tokenizer.name} is not a unigram model")
+    if not marked:
         raise InvalidArgument("the text is empty once normalized: there is nothing to segment")
-    table = _spm_table(tokenizer)
-    nodes = table.nodes(normalized)
+    return marked, nodes, table
+
+
+def _spm_ranked(
+    tok: SentencePieceTokenizer,
+    source: str,
+    marked: str,
+    nodes: list[LatticePiece],
+    table: _Table,
+    count: int,
+) -> tuple[Segmentation, list[int], list[Segmentation]]:
+    """The library's best segmentation (placed on the lattice) and its N best."""
+    import sentencepiece
+
+    sp = tok.sp
+    # A long text's search makes the library log that it trims its agenda, straight to the
+    # terminal: warnings are held back for the call (0 is the library's default level).
+    sentencepiece.set_min_log_level(2)
+    try:
+        serialized = sp.NBestEncode(source, nbest_size=max(2, count), return_type="serialized_proto")
+    finally:
+        sentencepiece.set_min_log_level(0)
     # The library gives the best path alone (score 0) for one; two or more carry their scores.
-    ranked = _spm_segmentations(
-        sp.NBestEncode(source, nbest_size=max(2, count), return_type="serialized_proto")
-    )
+    ranked = _spm_segmentations(serialized)
     placed = _spm_segmentation(sp.encode(source, return_type="serialized_proto"))
-    path = _node_path(nodes, normalized, placed, _spm_is_byte(tokenizer), table.unk_id)
-    best = Segmentation(placed.pieces, placed.ids, _path_score(nodes, path))
-    return Lattice(normalized, tuple(nodes), best, tuple(ranked[:count]), tuple(path), note)
+    path = _node_path(nodes, marked, placed, _spm_is_byte(tok), table.unk_id)
+    return Segmentation(placed.pieces, placed.ids, _path_score(nodes, path)), path, ranked[:count]
+
+
+def _library_ranked(
+    tok: Tokenizer, source: str, marked: str, nodes: list[LatticePiece], table: _Table, count: int
+) -> tuple[Segmentation, list[int], list[Segmentation]]:
+    """The N best by tokviz's own search of the lattice (``tokenizers`` has no N-best call); the
+    best must be the library's own segmentation, or the text is refused in one line."""
+    ranked = [(score, path) for score, path in _kbest(nodes, len(marked), count)]
+    spelled = [table.spell([nodes[i] for i in path]) for _, path in ranked]
+    segs = [Segmentation(seg.pieces, seg.ids, score) for seg, (score, _) in zip(spelled, ranked)]
+    if list(segs[0].ids) != tok.encode(source):
+        raise InvalidArgument(
+            f"{tok.name}: tokviz's lattice does not give the library's segmentation of this text"
+        )
+    return segs[0], ranked[0][1], segs
+
+
+def _kbest(nodes: Sequence[LatticePiece], length: int, k: int) -> list[tuple[float, list[int]]]:
+    """The ``k`` best paths through the lattice with their scores, best first: the ``k`` best
+    paths to each position from the ``k`` best to the starts of the pieces ending there (a path's
+    part up to any position is among the ``k`` best to it). Ties keep the earlier start first,
+    as the library's Viterbi does."""
+    ending: dict[int, list[int]] = {}
+    for i, node in enumerate(nodes):
+        ending.setdefault(node.end, []).append(i)
+    tops: list[list[tuple[float, int, int]]] = [[] for _ in range(length + 1)]
+    tops[0] = [(0.0, -1, -1)]
+    for pos in range(1, length + 1):
+        found = [
+            (score + nodes[i].log_prob, i, rank)
+            for i in ending.get(pos, [])
+            for rank, (score, _, _) in enumerate(tops[nodes[i].start])
+        ]
+        found.sort(key=lambda entry: -entry[0])
+        tops[pos] = found[:k]
+    out: list[tuple[float, list[int]]] = []
+    for score, i, rank in tops[length]:
+        path: list[int] = []
+        while i >= 0:
+            path.append(i)
+            _, i, rank = tops[nodes[i].start][rank]
+        path.reverse()
+        out.append((score, path))
+    return out
+
+
+def _hf_table(tok: HFTokenizer) -> _Table:
+    """The lattice table of a ``tokenizers`` Unigram model: every vocabulary piece at its score
+    (an unknown character at the lowest minus 10, as the library's ``populate_nodes``)."""
+    cached = tok.__dict__.get("_lattice_table")
+    if isinstance(cached, _Table):
+        return cached
+    model = json.loads(tok.hf.to_str()).get("model") or {}
+    scores: dict[str, tuple[int, float]] = {}
+    for i, (piece, score) in enumerate(model.get("vocab") or []):
+        scores[str(piece)] = (i, float(score))
+    low = min((score for _, score in scores.values()), default=0.0)
+    unk = model.get("unk_id")
+    bytes_ = {p: i for p, (i, _) in scores.items() if len(p) == 6 and p.startswith("<0x") and p.endswith(">")}
+    table = _Table(
+        scores,
+        max((len(p) for p in scores), default=1),
+        unk if isinstance(unk, int) else -1,
+        low - UNK_PENALTY,
+        bytes_ if model.get("byte_fallback") else {},
+    )
+    tok.__dict__["_lattice_table"] = table
+    return table
+
+
+def _hf_lattice(tok: HFTokenizer, source: str) -> tuple[str, list[LatticePiece], _Table]:
+    """The lattice of a ``tokenizers`` Unigram model: the library's normalizer and pre-tokenizer
+    give the words (pieces never cross one), an added token is one piece of its own."""
+    table = _hf_table(tok)
+    hf = tok.hf
+    parts: list[str] = []
+    nodes: list[LatticePiece] = []
+    base = 0
+    for start, end, added in tok.segments(source):
+        part = source[start:end]
+        if added:
+            ids = tok.encode(part)
+            nodes.append(LatticePiece(base, base + len(part), part, ids[0] if ids else table.unk_id, 0.0))
+            parts.append(part)
+            base += len(part)
+            continue
+        normalized = hf.normalizer.normalize_str(part) if hf.normalizer is not None else part
+        words = (
+            hf.pre_tokenizer.pre_tokenize_str(normalized)
+            if hf.pre_tokenizer is not None
+            else [(normalized, None)]
+        )
+        for word, _ in words:
+            nodes.extend(table.nodes(word, base))
+            parts.append(word)
+            base += len(word)
+    return "".join(parts), nodes, table
 
 
 def _spm_is_byte(tok: SentencePieceTokenizer) -> Callable[[int], bool]:
@@ -389,20 +550,15 @@ def _unigram_samples(
     tokenizer: Tokenizer, source: str, count: int, seed: int, alpha: float
 ) -> list[Segmentation]:
     """Subword-regularization samples over the lattice, scored as the library's ``SampleEncodeAndScore``."""
-    if not isinstance(tokenizer, SentencePieceTokenizer):
-        raise InternalError(f"{tokenizer.name} is not a SentencePiece unigram model")
-    normalized: str = tokenizer.sp.normalize(source)
-    if not normalized:
-        raise InvalidArgument("the text is empty once normalized: there is nothing to segment")
-    nodes = _spm_table(tokenizer).nodes(normalized)
-    forward = _forward(nodes, len(normalized), alpha)
+    marked, nodes, table = _unigram_view(tokenizer, source)
+    forward = _forward(nodes, len(marked), alpha)
     rng = random.Random(seed)
     samples: list[Segmentation] = []
     for _ in range(count):
         path = _draw(nodes, forward, alpha, rng)
+        spelled = table.spell([nodes[i] for i in path])
         score = alpha * sum(nodes[i].log_prob for i in path) - forward[-1]
-        pieces, ids = _spm_pieces(tokenizer, [nodes[i] for i in path])
-        samples.append(Segmentation(pieces, ids, score))
+        samples.append(Segmentation(spelled.pieces, spelled.ids, score))
     return samples
 
 
@@ -425,30 +581,6 @@ def _draw(
         pos = nodes[path[-1]].start
     path.reverse()
     return path
-
-
-def _spm_pieces(
-    tok: SentencePieceTokenizer, path: Sequence[LatticePiece]
-) -> tuple[tuple[str, ...], tuple[int, ...]]:
-    """The pieces and ids the library gives for a path: an unknown character as its UTF-8 bytes'
-    pieces under byte fallback, else a run of unknown characters fused into one unknown piece."""
-    pieces: list[str] = []
-    ids: list[int] = []
-    unk = tok.sp.unk_id()
-    for node in path:
-        if node.id != unk:
-            pieces.append(node.piece)
-            ids.append(node.id)
-        elif tok.facts.byte_fallback:
-            for b in node.piece.encode("utf-8"):
-                pieces.append(f"<0x{b:02X}>")
-                ids.append(tok.sp.piece_to_id(pieces[-1]))
-        elif ids and ids[-1] == unk:
-            pieces[-1] += node.piece
-        else:
-            pieces.append(node.piece)
-            ids.append(unk)
-    return tuple(pieces), tuple(ids)
 
 
 def _dropout_samples(

@@ -16,6 +16,7 @@ batched calls (:func:`piece_types`), so a 256K-piece model opens in a fraction o
 
 from __future__ import annotations
 
+import random
 import struct
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -203,7 +204,8 @@ def with_library_seed(seed: int, work: Callable[[], T]) -> T:
 
     The library keeps one generator per thread, seeded when the thread first samples, so a
     seed set later would not restart it: ``work`` runs in a new thread, whose generator starts
-    from ``seed``. The same seed therefore gives the same samples, in this process or another.
+    from ``seed``. The same seed therefore gives the same samples within this process (not from
+    one run to the next: sentencepiece 0.2.3's samples differ between processes whatever the seed).
     """
     import sentencepiece
 
@@ -479,6 +481,12 @@ class SentencePieceTokenizer(Tokenizer):
         raise ReplayUnavailable(f"{self.name}: {self.replay_note}")
 
     def _bpe(self, data: bytes, max_rank: int | None = None) -> list[int]:
+        raise ReplayUnavailable(f"{self.name}: {self.replay_note}")
+
+    def encode_with_dropout(self, text: str, dropout: float, rng: random.Random) -> list[int]:
+        """Refused like :meth:`encode_with_merges`: the model has no byte-level merges to drop (the
+        library's own BPE-dropout is ``encode(enable_sampling=True)``)."""
+        _check_text(text)
         raise ReplayUnavailable(f"{self.name}: {self.replay_note}")
 
     def with_special_tokens(self, extra: Iterable[str]) -> Tokenizer:
