@@ -54,7 +54,7 @@ def install(context: PanelContext) -> QDockWidget:
 
     def lecture_model() -> None:
         path = resource_path(*LECTURE_UNIGRAM)
-        view.set_tokenizer(context.tokenizers.add_file_entry(str(path), "Unigram 2000 (lecture)"))
+        view.set_tokenizer(context.tokenizers.add_file_entry(str(path), "Lecture Unigram"))
 
     def follow_reference(key: str) -> None:
         view.key = key

@@ -48,6 +48,7 @@ from tokviz.gui.models.tokenizers import TokenizerRegistryModel
 from tokviz.gui.panels.lattice.canvas import LatticeCanvas
 from tokviz.gui.style.theme import TokenColors
 from tokviz.gui.widgets.boxes import STRETCH, column, row, scrolled
+from tokviz.gui.widgets.fitted_columns import FittingDelegate
 from tokviz.gui.widgets.picker import TokenizerPicker
 from tokviz.gui.workers.debounce import Debouncer
 from tokviz.gui.workers.latest import LatestJob
@@ -123,6 +124,9 @@ def _table(name: str, headers: Sequence[str], parent: QWidget) -> QTableWidget:
     header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
     header.setStretchLastSection(True)
     table.setTextElideMode(Qt.TextElideMode.ElideNone)
+    table.setItemDelegate(
+        FittingDelegate(table)
+    )  # a score half scrolled off is never cut to its first digits
     return table
 
 
@@ -170,6 +174,8 @@ class LatticeView(QWidget):
         self.picker = TokenizerPicker(registry, self)
         self.picker.setObjectName("latticeTokenizerPicker")
         self.picker.setAccessibleName("Tokenizer of the lattice")
+        # Room for a short name ("Lecture Unigram") rather than an elided one.
+        self.picker.fit_name_chars = 16
         self.lecture_button = QToolButton(self)
         self.lecture_button.setObjectName("latticeLectureModel")
         self.lecture_button.setText("Lecture's Unigram")
@@ -181,6 +187,7 @@ class LatticeView(QWidget):
         self.text_edit.setAccessibleName("Word or short text to segment")
         self.text_edit.setMaxLength(MAX_LATTICE_TEXT)
         self.text_edit.setPlaceholderText("a word or a short text")
+        self.text_edit.setMinimumWidth(self.fontMetrics().horizontalAdvance("reassignment") + 24)
         self.selection_button = QToolButton(self)
         self.selection_button.setObjectName("latticeFromSelection")
         self.selection_button.setText("Selection")
