@@ -177,6 +177,19 @@ def test_the_editor_selection_is_segmented(make_window: MakeWindow, qtbot: QtBot
     assert view.text_edit.text() == "immutable"
 
 
+def test_the_dock_takes_the_selection_when_it_appears(make_window: MakeWindow, qtbot: QtBot) -> None:
+    window = make_window(text="an immutable object", size=(1024, 740))
+    cursor = window.editor.textCursor()
+    cursor.setPosition(13)
+    cursor.setPosition(19, cursor.MoveMode.KeepAnchor)
+    window.editor.setTextCursor(cursor)
+    view = docked(window, "latticeDock", LatticeView)
+
+    child(window, QAction, "actionLatticeDock").trigger()
+
+    qtbot.waitUntil(lambda: view.text_edit.text() == "object", timeout=20000)
+
+
 def test_the_panel_exports_as_svg(make_window: MakeWindow, qtbot: QtBot, tmp_path: Path) -> None:
     view = lattice_view(make_window)
     with qtbot.waitSignal(view.updated, timeout=20000):

@@ -45,12 +45,16 @@ def install(context: PanelContext) -> QDockWidget:
             view.set_text(context.editor_text()[start:end])
 
     def on_visible(visible: bool) -> None:
+        # A dock restored open at start-up waits for the window's first paint and tokens.
         if visible:
-            start, end = context.editor_selection()
-            if end > start:
-                take_selection()
-            else:
-                view.refresh()
+            context.when_views_ready(take_selection_or_refresh)
+
+    def take_selection_or_refresh() -> None:
+        start, end = context.editor_selection()
+        if end > start:
+            take_selection()
+        else:
+            view.refresh()
 
     def lecture_model() -> None:
         path = resource_path(*LECTURE_UNIGRAM)
