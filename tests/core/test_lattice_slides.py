@@ -8,11 +8,12 @@ from pathlib import Path
 import pytest
 import sentencepiece
 
+from tokviz.core.analysis.lattice_paths import score_on
 from tokviz.core.io.resources import resource_path
 from tokviz.core.lecture.blocks import ChipRow, LatticeBlock, Table, Words
 from tokviz.core.lecture.deck import Deck, DeckError, Slide, deck_files, deck_toml, default_deck, parse_deck
 from tokviz.core.lecture.slides import slide_content
-from tokviz.core.lecture.slides_lattice import BUNDLED, score_on
+from tokviz.core.lecture.slides_lattice import BUNDLED
 
 UNIGRAM = resource_path(*BUNDLED["unigram"])
 BPE = resource_path(*BUNDLED["bpe"])

@@ -140,6 +140,11 @@ def test_the_lectures_unigram_shows_the_library_s_n_best_and_repeatable_samples(
     assert view.smoothing_label.text() == "alpha" and view.samples_table.rowCount() == 8
     first = segmentations(view.samples_table)
 
+    view.best_table.selectRow(3)  # ▁re | as | sign | ment: dashed on the lattice
+    lattice = view.canvas.lattice
+    assert lattice is not None
+    assert sorted(lattice.pieces[i].piece for i in view.canvas.marked) == ["as", "ment", "sign", "▁re"]
+
     with qtbot.waitSignal(view.updated, timeout=20000):
         view.resample.click()
     assert view.seed.value() == 1

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..analysis.lattice import Lattice, lattice_problem, sample_segmentations, segment_lattice
+from ..analysis.lattice_paths import score_on
 from ..bpe.tokenizer import Tokenizer
 from ..io.resources import resource_path
 from .blocks import Block, Built, ChipRow, LatticeBlock, SlideInput, Table, Words, token_chips
@@ -61,20 +62,6 @@ def lattice_slide(s: SlideInput, _step: int) -> Built:
     }
     figures.update({f"best {rank}": _pieces(seg.pieces) for rank, seg in enumerate(lattice.nbest, 1)})
     return blocks, figures
-
-
-def score_on(lattice: Lattice, pieces: Sequence[str]) -> float | None:
-    """The sum of the lattice's log-probabilities along ``pieces`` (another model's cut of the same
-    text), or None when one of them is not a piece of the lattice there."""
-    scores = {(p.start, p.end, p.piece): p.log_prob for p in lattice.pieces}
-    total, at = 0.0, 0
-    for piece in pieces:
-        found = scores.get((at, at + len(piece), piece))
-        if found is None:
-            return None
-        total += found
-        at += len(piece)
-    return total if at == len(lattice.text) else None
 
 
 def _word(s: SlideInput, bpe: Tokenizer, unigram: Tokenizer) -> str:

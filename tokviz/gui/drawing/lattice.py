@@ -13,6 +13,7 @@ slide's checks see a cut label.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 
 from PySide6.QtCore import QPointF, QRectF, Qt
@@ -212,8 +213,9 @@ class LatticeDrawing:
                 return box.index
         return -1
 
-    def paint(self, painter: QPainter, scale: float = 1.0) -> None:
-        """Draw at the painter's origin: the characters, then every box, the best path outlined."""
+    def paint(self, painter: QPainter, scale: float = 1.0, marked: Collection[int] = ()) -> None:
+        """Draw at the painter's origin: the characters, then every box, the best path outlined and
+        the ``marked`` pieces (another segmentation's path) outlined dashed in the text colour."""
         painter.save()
         centred = int(Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignVCenter)
         painter.setFont(self.fonts.char)
@@ -221,8 +223,9 @@ class LatticeDrawing:
         for char, place in self.chars:
             painter.drawText(place, centred, char)
         outline = QPen(self.colors.highlight, 3.0 * scale)
+        dashed = QPen(self.colors.text, 2.5 * scale, Qt.PenStyle.DashLine)
         for box, ((label, top), (number, bottom)) in zip(self.boxes, self._labels):
-            painter.setPen(outline if box.best else Qt.PenStyle.NoPen)
+            painter.setPen(dashed if box.index in marked else outline if box.best else Qt.PenStyle.NoPen)
             painter.setBrush(box.fill)
             painter.drawRoundedRect(box.rect.adjusted(1, 1, -1, -1), 4 * scale, 4 * scale)
             painter.setPen(self.colors.text)

@@ -6,6 +6,8 @@ panel's width), asks for the height that takes, and tells the piece under the po
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from PySide6.QtCore import QEvent, QPointF, QSize
 from PySide6.QtGui import QFont, QHelpEvent, QPainter, QPaintEvent, QResizeEvent
 from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
@@ -27,7 +29,7 @@ def lattice_fonts(font: QFont) -> LatticeFonts:
 
 
 class LatticeCanvas(QWidget):
-    """Draws one lattice (or nothing), the best path outlined."""
+    """Draws one lattice (or nothing), the best path outlined and a picked segmentation dashed."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -38,11 +40,13 @@ class LatticeCanvas(QWidget):
         self.colors = token_colors(False)
         self.fonts = lattice_fonts(self.font())
         self.drawing: LatticeDrawing | None = None
+        self.marked: frozenset[int] = frozenset()
         self._height = 0
 
     def set_lattice(self, lattice: Lattice | None) -> None:
         """Show ``lattice`` (None: nothing)."""
         self.lattice = lattice
+        self.marked = frozenset()
         self._relayout()
 
     def set_colors(self, colors: TokenColors) -> None:
@@ -89,8 +93,13 @@ class LatticeCanvas(QWidget):
         if self.drawing is not None:
             painter.setRenderHint(QPainter.RenderHint.Antialiasing)
             painter.translate(MARGIN, MARGIN)
-            self.drawing.paint(painter)
+            self.drawing.paint(painter, marked=self.marked)
         painter.end()
+
+    def mark(self, path: Iterable[int]) -> None:
+        """Outline the pieces of ``path`` (indices in the lattice) dashed: a segmentation picked in a table."""
+        self.marked = frozenset(path)
+        self.update()
 
     def event(self, event: QEvent) -> bool:
         if event.type() == QEvent.Type.ToolTip and isinstance(event, QHelpEvent):

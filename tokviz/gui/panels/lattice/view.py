@@ -41,6 +41,7 @@ from tokviz.core.analysis.lattice import (
     sampling_problem,
     segment_lattice,
 )
+from tokviz.core.analysis.lattice_paths import path_on
 from tokviz.core.bpe.tokenizer import Tokenizer
 from tokviz.core.errors import TokvizError
 from tokviz.gui.drawing.images import VECTOR_PROPERTY
@@ -259,6 +260,8 @@ class LatticeView(QWidget):
         self.seed.valueChanged.connect(self._debouncer.trigger)
         self.resample.clicked.connect(lambda: self.seed.setValue(self.seed.value() + 1))
         registry.tokenizerLoaded.connect(self._on_loaded)
+        self.best_table.itemSelectionChanged.connect(lambda: self._mark_picked(self.best_table))
+        self.samples_table.itemSelectionChanged.connect(lambda: self._mark_picked(self.samples_table))
         self.picker.show_key(self.key)
 
     @staticmethod
@@ -353,6 +356,17 @@ class LatticeView(QWidget):
             )
         _fill(self.samples_table, result.samples, None, not result.dropout)
         self.updated.emit()
+
+    def _mark_picked(self, table: QTableWidget) -> None:
+        """Dash the lattice path of the segmentation picked in ``table`` (nothing when it is no path)."""
+        result, lattice = self.result, self.canvas.lattice
+        rows = table.selectionModel().selectedRows()
+        if result is None or lattice is None or not rows:
+            self.canvas.mark(())
+            return
+        listed = lattice.nbest if table is self.best_table else result.samples
+        row = rows[0].row()
+        self.canvas.mark(path_on(lattice, listed[row].pieces) or () if row < len(listed) else ())
 
     def _failed(self, exc: BaseException) -> None:
         self.show_result(LatticeResult(self.request(), None, f"could not segment: {exc}", (), None, False))
