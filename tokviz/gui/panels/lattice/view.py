@@ -58,6 +58,10 @@ MAX_LATTICE_TEXT = 64
 """Characters of the text the panel segments: a lattice is read a word or a short phrase at a time."""
 DEFAULT_WORD = "reassignment"
 SAMPLES = 8
+LEGEND = (
+    "Each box: a piece and its log-probability (stronger fill: more probable). Outlined: the best "
+    "path (Viterbi); dashed: the segmentation picked in a table."
+)
 Spin = TypeVar("Spin", QSpinBox, QDoubleSpinBox)
 
 
@@ -197,11 +201,7 @@ class LatticeView(QWidget):
         self.problem = QLabel(self)
         self.problem.setObjectName("latticeProblem")
         self.problem.setWordWrap(True)
-        self.legend = QLabel(
-            "Each box: a piece and its log-probability (stronger fill: more probable). "
-            "Outlined: the best path (Viterbi).",
-            self,
-        )
+        self.legend = QLabel(LEGEND, self)
         self.legend.setObjectName("latticeLegend")
         self.legend.setWordWrap(True)
         self.canvas = LatticeCanvas(self)
@@ -337,10 +337,7 @@ class LatticeView(QWidget):
         self.canvas.set_lattice(lattice)
         if lattice is not None:
             best = f"best path: {segmentation_text(lattice.best)} · log p = {lattice.best.score:.4f}"
-            self.legend.setText(
-                "Each box: a piece and its log-probability (stronger fill: more probable). "
-                f"Outlined: the best path (Viterbi). {best}"
-            )
+            self.legend.setText(f"{LEGEND} {best}")
         _fill(self.best_table, lattice.nbest if lattice else (), lattice.best if lattice else None, True)
         self.smoothing_label.setText("dropout p" if result.dropout else "alpha")
         self.smoothing.setMaximum(1.0 if result.dropout else 10.0)
