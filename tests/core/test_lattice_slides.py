@@ -40,6 +40,16 @@ def test_a_lattice_slide_lists_the_n_best_segmentations_the_library_gives() -> N
     assert best.score == pytest.approx(score_on(lattice_block.lattice, best.pieces), abs=1e-4)
 
 
+def test_a_long_text_typed_on_a_lattice_slide_is_cut_to_a_short_phrase() -> None:
+    slide = Slide("lattice", "The lattice", "", {"text": "reassignment"})
+
+    content = slide_content(slide, Deck("d", ()), text="reassignment " * 20)
+
+    lattice_block = content.blocks[0]
+    assert isinstance(lattice_block, LatticeBlock) and len(lattice_block.lattice.text) == 41  # ▁ + 40
+    assert content.blocks[-1] == Words("the lattice of the first 40 characters", tone="muted")
+
+
 def test_a_model_without_a_lattice_is_one_line_on_the_slide(tmp_path: Path) -> None:
     shutil.copy(BPE, tmp_path / "bpe.model")
     deck = parse_deck('[[slide]]\nkind = "lattice"\ntext = "word"\nmodel = "bpe.model"\n', "d.toml", tmp_path)

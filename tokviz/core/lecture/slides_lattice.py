@@ -25,6 +25,10 @@ BUNDLED = {
 """The lecture's pair (resources/models/README.md): 2,000 pieces each, on the Python docs."""
 
 
+MAX_LATTICE_CHARS = 40
+"""A slide's lattice is of a word or a short phrase: a longer text typed live is cut here."""
+
+
 def _model(s: SlideInput, key: str, bundled: str) -> Tokenizer:
     """The model a slide names under ``key``, or the bundled one of that kind."""
     name = str(s.slide.get(key))
@@ -53,8 +57,11 @@ def lattice_slide(s: SlideInput, _step: int) -> Built:
     problem = lattice_problem(tok)
     if problem is not None:
         return [Words(f"{tok.name}: {problem}", tone="bad")], {}
-    lattice = segment_lattice(tok, s.text, int(s.slide.get("nbest")))
-    blocks: list[Block] = [LatticeBlock(_lattice_caption(s.text, tok), lattice), _nbest_table(lattice)]
+    text = s.text[:MAX_LATTICE_CHARS]
+    lattice = segment_lattice(tok, text, int(s.slide.get("nbest")))
+    blocks: list[Block] = [LatticeBlock(_lattice_caption(text, tok), lattice), _nbest_table(lattice)]
+    if len(s.text) > MAX_LATTICE_CHARS:
+        blocks.append(Words(f"the lattice of the first {MAX_LATTICE_CHARS} characters", tone="muted"))
     figures = {
         "best": _pieces(lattice.best.pieces),
         "best log p": f"{lattice.best.score:.4f}",
