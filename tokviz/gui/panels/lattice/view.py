@@ -91,6 +91,7 @@ class LatticeResult:
 def compute_lattice(tok: Tokenizer, request: LatticeRequest) -> LatticeResult:
     """The lattice and samples of ``request.text`` under ``tok`` (background work); a refusal is a line."""
     problem = lattice_problem(tok)
+    dropout = problem is not None  # a model without a lattice samples by BPE-dropout
     lattice: Lattice | None = None
     if problem is None:
         try:
@@ -98,7 +99,6 @@ def compute_lattice(tok: Tokenizer, request: LatticeRequest) -> LatticeResult:
         except TokvizError as exc:
             problem = str(exc)
     sample_problem = sampling_problem(tok)
-    dropout = lattice_problem(tok) is not None
     samples: list[Segmentation] = []
     if sample_problem is None:
         options = {"dropout": request.smoothing} if dropout else {"alpha": request.smoothing}
