@@ -162,7 +162,7 @@ def test_a_bpe_model_says_why_it_has_no_lattice_and_samples_dropout(
 
     assert view.problem.text() == lattice_problem(gpt2) and view.canvas.drawing is None
     assert view.smoothing_label.text() == "dropout p" and view.best_table.rowCount() == 0
-    assert view.samples_table.rowCount() == 8
+    assert view.samples_table.rowCount() == 8 and view.tabs.currentIndex() == 1  # the samples in front
     unbroken = segmentation_text(view.result.samples[0]) if view.result else ""
     assert unbroken.replace(" | ", "") == "reassignment"
 

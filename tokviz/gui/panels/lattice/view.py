@@ -352,6 +352,8 @@ class LatticeView(QWidget):
                 "Subword regularization: score = log-probability under the alpha-smoothed distribution"
             )
         _fill(self.samples_table, result.samples, None, not result.dropout)
+        if lattice is None and result.samples:  # no N best to list: the samples are what there is
+            self.tabs.setCurrentIndex(1)
         self.updated.emit()
 
     def _mark_picked(self, table: QTableWidget) -> None:
