@@ -32,15 +32,15 @@ def test_with_no_output_it_lists_the_slides_and_the_figures_each_states(capsys):
     code, out, _ = run(capsys, "lecture")
     assert code == 0
     lines = out.splitlines()
-    assert lines[0] == "Tokenization: from characters to BPE: 18 slides"
-    assert len(lines) == 19
+    assert lines[0] == "Tokenization: from characters to BPE: 20 slides"
+    assert len(lines) == 21
     assert "tokens: 18 → 16 → 14 → 12" in lines[6] and "(4 steps)" in lines[6]
     assert "bytes: 48 69 20 F0 9F 8C 8D" in lines[2] and "U+1F30D" in lines[2]
     assert "bytes: 20; GPT-2 tokens: 12" in lines[9]
     assert "tokens: 16" in lines[7]
 
 
-@pytest.mark.parametrize("per_step, pages", [([], 18), (["--per-step"], 21)])
+@pytest.mark.parametrize("per_step, pages", [([], 20), (["--per-step"], 23)])
 def test_pdf_has_a_page_per_slide_or_per_step(capsys, tmp_path, per_step, pages):
     out = tmp_path / "handout.pdf"
     code, _, err = run(capsys, "lecture", "--pdf", str(out), *per_step)
@@ -64,7 +64,7 @@ def test_png_writes_each_slide_at_twice_the_canvas(capsys, tmp_path):
     code, _, _ = run(capsys, "lecture", "--png", str(tmp_path / "slides"), "--aspect", "4:3")
     assert code == 0
     files = sorted((tmp_path / "slides").glob("slide-*"))
-    assert [f.name for f in files] == [f"slide-{n:02d}.png" for n in range(1, 19)]
+    assert [f.name for f in files] == [f"slide-{n:02d}.png" for n in range(1, 21)]
     assert {png_size(f) for f in files} == {(2400, 1800)}
 
 
@@ -72,7 +72,7 @@ def test_svg_per_step_names_each_merge_step_and_keeps_text_as_text(capsys, tmp_p
     code, _, _ = run(capsys, "lecture", "--svg", str(tmp_path / "svg"), "--per-step")
     assert code == 0
     names = sorted(f.name for f in (tmp_path / "svg").glob("slide-*"))
-    assert len(names) == 21 and "slide-06-4.svg" in names and "slide-07.svg" in names
+    assert len(names) == 23 and "slide-06-4.svg" in names and "slide-07.svg" in names
     for number, title in enumerate(TITLES, 1):
         name = f"slide-{number:02d}-1.svg" if number == 6 else f"slide-{number:02d}.svg"
         svg = (tmp_path / "svg" / name).read_text(encoding="utf-8")

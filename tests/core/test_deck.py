@@ -78,12 +78,12 @@ def test_a_deck_lists_its_slides_with_defaults_filled_in(tmp_path):
     assert views.get("tokenizers") == ("gpt2", "bytes") and views.steps == 1
 
 
-def test_the_default_deck_walks_the_lecture_in_eighteen_slides_with_notes():
+def test_the_default_deck_walks_the_lecture_in_twenty_slides_with_notes():
     deck = default_deck()
     assert [s.kind for s in deck.slides] == [
         "roundtrip", "anatomy", "views", "views", "views", "merges",
         "merges", "chunks", "exchange", "cost", "stream", "regex",
-        "digits", "chain", "text", "samples", "broken", "text",
+        "digits", "chain", "greedy", "lattice", "text", "samples", "broken", "text",
     ]  # fmt: skip
     assert all(s.title and s.notes for s in deck.slides)
     bpe = deck.slides[5]

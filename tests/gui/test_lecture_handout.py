@@ -65,7 +65,7 @@ def difference(a: QImage, b: QImage) -> float:
 
 
 def test_the_per_step_handout_has_a_page_for_every_slide_and_merge_step(handout):
-    assert page_count(handout) == sum(slide.steps for slide in DECK.slides) == 21
+    assert page_count(handout) == sum(slide.steps for slide in DECK.slides) == 23
 
 
 def test_each_page_s_text_holds_its_slide_title_and_the_figures_it_states(handout):

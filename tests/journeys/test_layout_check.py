@@ -52,6 +52,7 @@ PANELS = (
     ("pretokenizer", "pretokDock", "ctrl+shift+h", ("trainDock", "ctrl+shift+t")),
     ("streaming", "streamDock", "ctrl+shift+d", None),
     ("roundtrip", "roundTripDock", "ctrl+shift+j", None),
+    ("lattice", "latticeDock", "ctrl+shift+u", None),
 )
 """Each bottom panel's dock and key (it brings a dock behind another tab to the front) and, in normal
 mode, a side dock to bring to the front with it (Vocabulary with the chart, Train again after)."""

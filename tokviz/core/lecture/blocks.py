@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from ..analysis.lattice import Lattice
 from ..bpe.lecture_tokenizers import UNK
 from ..bpe.tokenizer import Tokenizer, TokenSpan
 from ..pretok.bytes_ import printable_token
@@ -94,7 +95,16 @@ class Picture:
     caption: str = ""
 
 
-Block = ChipRow | Counters | Table | Words | Bars | Picture
+@dataclass(frozen=True)
+class LatticeBlock:
+    """A word's segmentation lattice under a caption: every piece over the characters it covers,
+    with its log-probability, the best path outlined (:mod:`tokviz.core.analysis.lattice`)."""
+
+    caption: str
+    lattice: Lattice
+
+
+Block = ChipRow | Counters | Table | Words | Bars | Picture | LatticeBlock
 
 
 @dataclass(frozen=True)
@@ -119,6 +129,10 @@ class SlideInput(Protocol):
 
     def tokenizers(self) -> list[tuple[str, Tokenizer]]:
         """The slide's tokenizers, each with the name the slide shows."""
+        ...
+
+    def load(self, name: str) -> Tokenizer:
+        """A tokenizer by name: a built-in, a file beside the deck, or a path."""
         ...
 
 

@@ -39,6 +39,7 @@ MAX_SLIDE_CHARS = 1_000
 """A slide's sample text: longer text in a deck is refused, and longer text typed live is cut."""
 MAX_CHARS = {
     "title": 200,
+    "word": 64,
     "caption": 300,
     "cluster": 64,
     "text": MAX_SLIDE_CHARS,
@@ -59,6 +60,10 @@ each is decoded and drawn again (about a second for 4096 × 4096), so this bound
 time: 16 pictures of 4096 × 4096, or 125 screenshots of 1920 × 1080."""
 
 _TIE_BREAKS = ("first-seen", "lexicographic")
+MODEL_KEYS = ("model", "bpe", "unigram")
+"""Keys that name a model file beside the deck (empty: the bundled one)."""
+MAX_NBEST = 10
+"""Best segmentations a lattice slide lists."""
 _PRETOKENIZERS = ("none", "gpt2", "cl100k", "o200k")
 
 
@@ -124,6 +129,19 @@ SLIDE_KINDS: dict[str, dict[str, Option]] = {
         "samples": Option(list, [], "bundled sample names, one row each"),
     },
     "broken": {"text": _TEXT, "tokenizers": _TOKENIZERS},
+    "lattice": {
+        "text": Option(str, "", "the word (or short text) whose lattice is shown, editable on the slide"),
+        "model": Option(str, "", "a unigram .model beside the deck; empty: the bundled one"),
+        "nbest": Option(int, 5, "how many best segmentations the table lists"),
+    },
+    "greedy": {
+        "text": _TEXT,
+        "word": Option(
+            str, "", "the word whose lattice is shown; empty: the first the two models cut differently"
+        ),
+        "bpe": Option(str, "", "a BPE .model beside the deck; empty: the bundled one"),
+        "unigram": Option(str, "", "a unigram .model of the same size and corpus; empty: the bundled one"),
+    },
     "text": {"body": Option(str, "", "the slide's words; lines starting with '- ' are bullets")},
     "image": {
         "path": Option(str, "", "a PNG or SVG file beside the deck"),
@@ -184,6 +202,7 @@ def deck_files(deck: Deck, path: str | os.PathLike[str] | None = None) -> list[P
         names.update(slide.options.get("tokenizers") or ())
         if slide.kind == "image":
             names.add(str(slide.get("path")))
+        names.update(str(slide.options.get(key) or "") for key in MODEL_KEYS)
     return files + [deck.folder / name for name in sorted(names) if name and not is_builtin(name)]
 
 
@@ -193,7 +212,7 @@ def sample_names() -> tuple[str, ...]:
 
 
 def default_deck() -> Deck:
-    """The bundled lecture deck: from the encoding contract to byte-level BPE, in twelve slides."""
+    """The bundled lecture deck: from the encoding contract to byte-level BPE and Unigram, in twenty slides."""
     return load_deck(resource_path("decks", "lecture1.toml"))
 
 
@@ -346,8 +365,25 @@ def _check_values(kind: str, values: Mapping[str, Any], where: str, folder: Path
         n = values.get(key)
         if n is not None and not 0 <= n <= 1 << 24:
             raise DeckError(f"{where}: {key} is {n}; a token count is 0 to 16,777,216")
+    nbest = values.get("nbest")
+    if nbest is not None and not 1 <= nbest <= MAX_NBEST:
+        raise DeckError(f"{where}: nbest is {nbest}; a slide lists 1 to {MAX_NBEST} best segmentations")
+    _check_models(values, where, folder)
     if kind == "image" and not values.get("path", ""):
         raise DeckError(f'{where}: an image slide needs path = "picture.png"')
+
+
+def _check_models(values: Mapping[str, Any], where: str, folder: Path | None) -> None:
+    """Refuse a model key (:data:`MODEL_KEYS`) that names no file in the deck's folder."""
+    for key in MODEL_KEYS:
+        name = values.get(key)
+        if name and folder is not None:
+            try:
+                found = asset_path(folder, name).is_file()
+            except AssetError as exc:
+                raise DeckError(f"{where}: {key} {exc}") from None
+            if not found:
+                raise DeckError(f"{where}: {key} names {name!r}, which is not a file beside the deck")
 
 
 def _check_size(key: str, value: object, whose: str) -> None:

@@ -33,6 +33,7 @@ from .numbers import ratio
 from .slides_chain import chain_slide
 from .slides_exercises import broken_slide, samples_slide
 from .slides_exercises import sample_texts as _sample_texts
+from .slides_lattice import greedy_slide, lattice_slide
 from .slides_pretok import digits_slide, regex_slide
 
 CODE_POINT_SPACE = 0x110000
@@ -58,9 +59,12 @@ class _Slide:
     def tokenizers(self) -> list[tuple[str, Tokenizer]]:
         out = []
         for name in self.names:
-            tok = self._load(self.deck.resolve(name))
+            tok = self.load(name)
             out.append((_label(name, tok), tok))
         return out
+
+    def load(self, name: str) -> Tokenizer:
+        return self._load(self.deck.resolve(name))
 
 
 def _label(name: str, tok: Tokenizer) -> str:
@@ -503,4 +507,6 @@ _BUILDERS: dict[str, Callable[[_Slide, int], tuple[list[Block], dict[str, str]]]
     "chain": chain_slide,
     "samples": samples_slide,
     "broken": broken_slide,
+    "lattice": lattice_slide,
+    "greedy": greedy_slide,
 }

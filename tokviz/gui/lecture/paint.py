@@ -18,6 +18,7 @@ from dataclasses import replace
 from PySide6.QtCore import QPointF, QRectF, QSizeF, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPen
 
+from tokviz.core.lecture.blocks import LatticeBlock
 from tokviz.core.lecture.slides import (
     Bars,
     Block,
@@ -31,6 +32,7 @@ from tokviz.core.lecture.slides import (
 )
 from tokviz.gui.drawing.chips import ChipStyle, paint_chip
 from tokviz.gui.lecture.bars import lay_out_bars
+from tokviz.gui.lecture.lattice import lay_out_lattice
 from tokviz.gui.lecture.pictures import Drawable
 from tokviz.gui.lecture.tables import lay_out_table
 from tokviz.gui.lecture.text_styles import (
@@ -176,6 +178,9 @@ class SlideLayout:
             return self._bars(block, x, y, width, scale)
         if isinstance(block, Picture):
             return self._picture(block, x, y, width, scale)
+        if isinstance(block, LatticeBlock):
+            height, paint = lay_out_lattice(block, QRectF(x, y, width, 0), scale, self.colors, self.items)
+            return Placed(height, paint)
         return self._words(block, x, y, width, scale)
 
     def _words(self, block: Words, x: float, y: float, width: float, scale: float) -> Placed:

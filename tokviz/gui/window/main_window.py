@@ -33,7 +33,7 @@ from tokviz.core.bpe.tokenizer import Tokenizer
 from tokviz.gui.context import Installer
 from tokviz.gui.drawing.views_legend import ViewsLegend, views_with_legend
 from tokviz.gui.models.tokenizers import TokenizerRegistryModel
-from tokviz.gui.panels import chart, chat, pretokenizer, roundtrip, streaming, vocabulary
+from tokviz.gui.panels import chart, chat, lattice, pretokenizer, roundtrip, streaming, vocabulary
 from tokviz.gui.panels.training import install as training
 from tokviz.gui.settings import WINDOW_STATE, Settings
 from tokviz.gui.style.theme import TokenColors
@@ -65,8 +65,7 @@ from tokviz.gui.workers.gc_guard import collect_garbage_in_gui_thread
 # burst of keys (or a key held down) costs one update. Huge texts also wait for a pause in typing.
 BIG_TEXT = 2_000_000
 BIG_TEXT_DEBOUNCE_MS = 30
-# The dockable features the window installs, in order: (name, install(context)). A new panel is
-# a module under tokviz/gui/panels with an ``install`` function, listed here.
+# The dockable features the window installs, in order: (name, install(context)) of each panel module.
 DEFAULT_PANELS: tuple[tuple[str, Installer], ...] = (
     ("vocabulary", vocabulary.install),
     ("training", training.install),
@@ -75,6 +74,7 @@ DEFAULT_PANELS: tuple[tuple[str, Installer], ...] = (
     ("streaming", streaming.install),
     ("roundtrip", roundtrip.install),
     ("chat", chat.install),
+    ("lattice", lattice.install),
 )
 
 
