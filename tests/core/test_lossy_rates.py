@@ -46,7 +46,9 @@ def gpt2() -> Tokenizer:
     return load_tokenizer("gpt2")
 
 
-def test_a_lowercasing_tokenizer_has_no_round_trip_and_is_lossy(bert_like: Tokenizer, gpt2: Tokenizer) -> None:
+def test_a_lowercasing_tokenizer_has_no_round_trip_and_is_lossy(
+    bert_like: Tokenizer, gpt2: Tokenizer
+) -> None:
     lowered = TextMetrics.of(bert_like, TEXT)
     assert lowered.unknown == 0 and not lowered.round_trip and lowered.lossy
     kept = TextMetrics.of(gpt2, TEXT)
@@ -88,14 +90,26 @@ def test_eval_counts_the_files_a_tokenizer_cannot_give_back(
     evaluation = evaluate(select_files([str(tmp_path)]), [bert_like, gpt2])
     lowered, kept = evaluation.totals
     assert (lowered.lossy_files, kept.lossy_files) == (1, 0)
-    assert kept.relative_tokens == 1.0 and lowered.relative_tokens is not None and lowered.relative_tokens < 1.0
+    assert (
+        kept.relative_tokens == 1.0 and lowered.relative_tokens is not None and lowered.relative_tokens < 1.0
+    )
 
 
 def test_compare_marks_the_lossy_row_and_says_why(bert_json: Path, tmp_path: Path) -> None:
     text = tmp_path / "text.txt"
     text.write_text(TEXT, encoding="utf-8")
     out = subprocess.run(
-        [sys.executable, "-m", "tokviz", "compare", "--tokenizer", str(bert_json), "--tokenizer", "gpt2", str(text)],
+        [
+            sys.executable,
+            "-m",
+            "tokviz",
+            "compare",
+            "--tokenizer",
+            str(bert_json),
+            "--tokenizer",
+            "gpt2",
+            str(text),
+        ],
         capture_output=True,
         text=True,
         check=True,
