@@ -274,3 +274,25 @@ def test_an_exported_nfc_model_reads_back_replayable(tmp_path: Path) -> None:
     assert back.replay_note is None and back.normalizer.name == "nfc"
     assert back.encode(HELD_OUT) == model.encode(HELD_OUT)
     assert back.encode_with_merges(HELD_OUT, 50) == model.encode_with_merges(HELD_OUT, 50)
+
+
+@pytest.mark.slow
+def test_a_dask_count_normalizes_as_a_local_count(tmp_path: Path) -> None:
+    pytest.importorskip("distributed")
+    from tokviz.core.training.dask_count import count_on_dask, local_cluster
+
+    files = []
+    for k in range(3):
+        path = tmp_path / f"part{k}.txt"
+        path.write_text(corpus_text(400, seed=k), encoding="utf-8")
+        files.append(path)
+    local = count_corpus(files=files, normalizer="nfkc+lowercase", workers=1)
+    with local_cluster(2, processes=False) as cluster:
+        on_dask = count_on_dask(
+            [str(p) for p in files],
+            scheduler=cluster.scheduler_address,
+            chunk_bytes=3000,
+            normalizer="nfkc+lowercase",
+        )
+    assert list(on_dask.counts.items()) == list(local.counts.items())
+    assert on_dask.metadata() == local.metadata() and on_dask.normalizer == "nfkc+lowercase"
