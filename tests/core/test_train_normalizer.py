@@ -258,6 +258,21 @@ def test_a_sweep_of_an_nfc_file_counts_every_prefix_from_the_librarys_tokens() -
         assert steps.tokens[k] == len(tok.encode_with_merges(text, k))
 
 
+@pytest.mark.parametrize("source", ["trained", "nfc file"])
+def test_a_smaller_vocabulary_cut_from_the_merge_list_keeps_the_normalizer(
+    source: str, nfkc_model: Tokenizer
+) -> None:
+    from tokviz.core.analysis.sweep import prefix_tokenizer
+
+    if source == "trained":
+        tok = nfkc_model
+    else:
+        tok = hf_from_json(json.loads(library_trained(*NEOX_STYLE).to_str()), name="neox-style")
+    prefix = prefix_tokenizer(tok, 256 + tok.merge_count // 2 + len(tok.special_tokens))
+    assert prefix.normalizer == tok.normalizer
+    assert prefix.encode(HELD_OUT) == tok.encode_with_merges(HELD_OUT, tok.merge_count // 2)
+
+
 def test_a_normalizer_tokviz_does_not_run_still_refuses_replay_in_one_line() -> None:
     library = library_trained(normalizers.NFKD(), pre_tokenizers.ByteLevel(add_prefix_space=False))
     tok = hf_from_json(json.loads(library.to_str()), name="nfkd-file")
