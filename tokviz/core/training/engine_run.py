@@ -125,7 +125,7 @@ class EngineModel:
         from ..formats.engine_record import record_bytes
 
         model, record = engine_outputs(path)
-        data = record_bytes(self.data, self.trainer_record(), provenance or {})
+        data = record_bytes(self.data, self.trainer_record(), provenance or {}, self.library_files)
         write_outputs([(model, self.data), (record, data)])
         return [model.path, record.path]
 
@@ -231,11 +231,9 @@ class _Run:
             if not finished and process.is_alive():
                 process.kill()
             process.join()
-            with contextlib.suppress(OSError):
-                sentences_in.close()
-            feeder.join()
-            results_out.close()
-            log_out.close()
+            feeder.join()  # with the worker gone, a send fails at once and the feeder returns
+            for conn in (sentences_in, results_out, log_out):
+                conn.close()
         if self.feed_error is not None:
             raise self.feed_error
         return self._answer(answer, process)
@@ -340,7 +338,7 @@ def _send(conn: Connection, data: bytes) -> bool:
     """Send ``data`` to the worker; False when the worker is gone."""
     try:
         conn.send_bytes(data)
-    except (BrokenPipeError, ConnectionResetError):
+    except OSError:  # a broken pipe, or reset: the worker ended
         return False
     return True
 
