@@ -17,6 +17,8 @@ import sentencepiece as spm
 from tokenizers import Tokenizer as HFTokenizer
 from tokenizers.trainers import WordPieceTrainer
 
+from tokviz.core.pretok.normalize import parse_normalizer
+
 from .helpers import assert_one_line_error, child_env, interruptible, run
 
 
@@ -72,11 +74,22 @@ def test_wordpiece_equals_the_library_run_with_the_options_info_reports(
 ) -> None:
     model = tmp_path / "tokenizer.json"
     code, _, err = run(
-        capsys, "train", str(corpus_file), "--algorithm", "wordpiece", "--vocab-size", "300", "-o", str(model)
+        capsys,
+        "train",
+        str(corpus_file),
+        "--algorithm",
+        "wordpiece",
+        "--vocab-size",
+        "300",
+        "--normalizer",
+        "nfkc+lowercase",
+        "-o",
+        str(model),
     )
     assert code == 0, err
 
     options = reported_trainer(capsys, model)["options"]
+    assert options["tokenizer"]["normalizer"] == parse_normalizer("nfkc+lowercase").hf_json()
     direct = HFTokenizer.from_str(json.dumps(options["tokenizer"]))
     direct.train_from_iterator(sentences(corpus_file), WordPieceTrainer(**options["trainer"]))
     ours = HFTokenizer.from_file(str(model))
@@ -84,8 +97,8 @@ def test_wordpiece_equals_the_library_run_with_the_options_info_reports(
     assert set(ours.get_vocab()) == set(direct.get_vocab())
     sample = corpus_file.read_text(encoding="utf-8")[:3000]
     assert ours.encode(sample).tokens == direct.encode(sample).tokens
-    code, out, _ = run(capsys, "encode", "--tokenizer", str(model), "--text", "The assert statement")
-    assert code == 0 and out.split() == [str(i) for i in ours.encode("The assert statement").ids]
+    code, out, _ = run(capsys, "encode", "--tokenizer", str(model), "--text", "The ＡＳＳＥＲＴ statement")
+    assert code == 0 and out.split() == [str(i) for i in ours.encode("the assert statement").ids]
 
 
 def test_a_json_lines_corpus_trains_on_its_documents_text(

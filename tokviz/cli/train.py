@@ -38,7 +38,7 @@ from tokviz.cli.corpus_files import (
     say_reading,
     select_corpus,
 )
-from tokviz.cli.options import add_special, add_tie_break
+from tokviz.cli.options import add_normalizer, add_special, add_tie_break
 from tokviz.cli.progress import ProgressPrinter
 from tokviz.cli.train_engines import add_engine_arguments, refuse_misplaced, run_engine
 
@@ -71,6 +71,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--pretokenizer", default=None, metavar="P", help="none, gpt2 (default), cl100k, o200k or a regex"
     )
+    add_normalizer(p)
     add_tie_break(p)
     p.add_argument("-o", "--output", required=True, metavar="MODEL.json", help="where to save the model")
     p.add_argument(

@@ -122,7 +122,7 @@ def engine_options(args: argparse.Namespace) -> EngineOptions:
         return EngineOptions(
             algorithm=args.algorithm,
             vocab_size=args.vocab_size,
-            normalizer=getattr(args, "normalizer", None),
+            normalizer=args.normalizer,
             character_coverage=args.character_coverage,
             byte_fallback=args.byte_fallback,
             split_digits=args.split_digits,

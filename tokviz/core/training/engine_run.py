@@ -210,7 +210,7 @@ class _Run:
         results_out, results_in = context.Pipe(duplex=False)
         log_out, log_in = context.Pipe(duplex=False)
         process: BaseProcess = context.Process(
-            target=_serve_in,
+            target=serve,
             args=(self.config, sentences_out, results_in, log_in, (sentences_in, results_out, log_out)),
             name=f"tokviz-{self.options.algorithm}",
             daemon=True,
@@ -316,22 +316,6 @@ def worker_context() -> Any:
 
     methods = multiprocessing.get_all_start_methods()
     return multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
-
-
-def _serve_in(
-    config: dict[str, Any],
-    sentences: Connection,
-    results: Connection,
-    log: Connection,
-    parent_ends: tuple[Connection, ...],
-) -> None:
-    """The worker's entry: close the parent's ends of the pipes (a forked worker holds them too, and
-    the sentences' pipe must end when the parent does), work in the run's own folder (the options
-    name files there), then serve."""
-    for end in parent_ends:
-        end.close()
-    os.chdir(config["folder"])
-    serve(config, sentences, results, log)
 
 
 def _send(conn: Connection, data: bytes) -> bool:
