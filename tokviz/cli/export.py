@@ -3,7 +3,8 @@
 The same exports as ``tokviz train --export-*`` (:mod:`tokviz.core.formats.exports`), for a model trained
 earlier or any file or built-in: a Hugging Face folder (tokenizer.json with its config files), a
 vocab.json + merges.txt folder, a ``.tiktoken`` file with its sidecar, or a tokviz model file (an
-opened model file keeps its settings, history and provenance). All files of an export are written
+opened model file keeps its settings, history and provenance); a SentencePiece model also as its
+``.model`` file, a BERT-style WordPiece model as a ``vocab.txt`` folder. All files of an export are written
 together or not at all; what the user must know afterwards is printed on standard error.
 """
 
@@ -14,7 +15,8 @@ import argparse
 from tokviz.cli.command import print_note
 from tokviz.cli.options import add_file_options, load_tokenizer
 
-FORMATS = ("hf", "gpt2", "tiktoken", "model")
+FORMATS = ("hf", "gpt2", "tiktoken", "model", "spm", "bert")
+FOLDER_FORMATS = ("hf", "gpt2", "bert")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -26,14 +28,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         required=True,
         choices=FORMATS,
         help="hf: tokenizer.json + tokenizer_config.json folder; gpt2: vocab.json + merges.txt folder; "
-        "tiktoken: rank file + sidecar; model: tokviz model file",
+        "tiktoken: rank file + sidecar; model: tokviz model file; spm: SentencePiece .model file; "
+        "bert: vocab.txt folder (WordPiece)",
     )
     p.add_argument(
         "-o",
         "--output",
         required=True,
         metavar="PATH",
-        help="a folder for hf and gpt2 (a file named tokenizer.json also works for hf), a file otherwise",
+        help="a folder for hf, gpt2 and bert (a file named tokenizer.json also works for hf), a file otherwise",
     )
     p.add_argument(
         "--vocab-size",
@@ -61,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
     if problem is not None:
         raise ExportError(f"cannot export {tok.name} as --to {args.to}: {problem}")
     output = args.output
-    if args.to in ("hf", "gpt2") and not output.endswith(("/", "\\")) and not output.endswith(".json"):
+    if args.to in FOLDER_FORMATS and not output.endswith(("/", "\\")) and not output.endswith(".json"):
         output += "/"  # a folder, whether it exists yet or not
     notes = write_export(tok, args.to, output, what="-o", extras=extras)
     print_note(f"wrote {tok.name} as {args.to} to {args.output}")

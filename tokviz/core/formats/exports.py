@@ -16,6 +16,10 @@ One export can be several files, and they are written together or not at all
 - ``tiktoken``: the ``.tiktoken`` rank file and its sidecar ``<file>.json`` with the pattern and
   the special tokens (:mod:`tokviz.core.formats.tiktoken_sidecar`), which tiktoken needs passed
   in; the notes show the three lines of Python that do it.
+- ``spm``: a SentencePiece model's ``.model`` file as it is. Its ``hf`` export is a tokenizer.json
+  made from the model (:mod:`tokviz.core.formats.spm_convert`).
+- ``bert``: a folder with BERT's ``vocab.txt`` and the two config files, for a WordPiece model
+  whose pipeline is BERT's (:mod:`tokviz.core.formats.wordpiece_vocab`).
 
 Exports to the same folder (``--export-gpt2 out --export-hf out/tokenizer.json``) become one
 folder output with all the files. :func:`export_problem` says, without writing anything, why a
@@ -41,15 +45,20 @@ from .hf_config import CONFIG_FILES, FAST_CLASS, GPT2_CLASS, hf_config_files
 from .hf_json import hf_file_bytes
 from .hf_verify import pattern_problem
 from .model_file import model_file_bytes
+from .sentencepiece_file import SentencePieceTokenizer
+from .spm_convert import spm_config_files, spm_export_notes, spm_export_problem, spm_tokenizer_json
 from .tiktoken_file import parse_tiktoken_file, tiktoken_file_bytes
 from .tiktoken_sidecar import sidecar_bytes, sidecar_path, tiktoken_difference, tiktoken_snippet
+from .wordpiece_vocab import VOCAB_FILE, bert_files, bert_snippet, bert_vocab_problem
 
-EXPORT_KINDS = ("model", "hf", "gpt2", "tiktoken")
+EXPORT_KINDS = ("model", "hf", "gpt2", "tiktoken", "spm", "bert")
 EXPORT_LABELS = {
     "model": "tokviz model file",
     "hf": "Hugging Face tokenizer.json",
     "gpt2": "vocab.json + merges.txt folder",
     "tiktoken": ".tiktoken rank file",
+    "spm": "SentencePiece .model file",
+    "bert": "BERT vocab.txt folder",
 }
 HF_FILE = "tokenizer.json"
 HF_FOLDER_FILES = (HF_FILE, *CONFIG_FILES)
@@ -93,6 +102,8 @@ class Export:
         if self.kind == "gpt2":
             files = (*GPT2_FILES, *CONFIG_FILES) + ((HF_FILE,) if self.needs_hf_json else ())
             return [Output.folder(self.path, self.what, files)]
+        if self.kind == "bert":
+            return [Output.folder(self.path, self.what, (VOCAB_FILE, *CONFIG_FILES))]
         if self.kind == "hf":
             folder = self.hf_folder
             if folder is not None:
@@ -148,15 +159,19 @@ def export_problem(tokenizer: Tokenizer, kind: str) -> str | None:
     """
     if tokenizer.assumptions and kind in ("model", "tiktoken"):
         return _unrecorded(tokenizer, f"a {EXPORT_LABELS[kind]}")
+    if kind == "bert":
+        return bert_vocab_problem(tokenizer)
+    if kind == "spm" or isinstance(tokenizer, SentencePieceTokenizer):
+        return _sentencepiece_problem(tokenizer, kind)
     if kind == "hf" and library_json(tokenizer) is not None:
         return None  # the library's own file holds every step it runs (normalizer, pattern, model)
     if tokenizer.replay_note:
         return (
             f"the ids of {tokenizer.name} do not come from byte-level BPE merges alone ({tokenizer.replay_note}), "
-            "and every format tokviz writes holds only those"
+            f"and a {EXPORT_LABELS[kind]} holds only those"
         )
     if type(tokenizer) is not Tokenizer and tokenizer.merge_count == 0 and tokenizer.vocab_size > 256:
-        return f"{tokenizer.name} is not a byte-level BPE vocabulary, and every format tokviz writes holds only those"
+        return f"{tokenizer.name} is not a byte-level BPE vocabulary, and a {EXPORT_LABELS[kind]} holds only those"
     if kind in ("hf", "gpt2"):
         pre = tokenizer.pretokenizer
         if kind == "hf" or not gpt2_holds(pre):
@@ -169,6 +184,30 @@ def export_problem(tokenizer: Tokenizer, kind: str) -> str | None:
         if ids != list(range(len(ids))):
             return "a .tiktoken file's ranks are the ids 0..N-1, and this vocabulary's ordinary ids have gaps"
     return None
+
+
+def _sentencepiece_problem(tokenizer: Tokenizer, kind: str) -> str | None:
+    """Why ``tokenizer`` cannot go to ``kind`` when either is SentencePiece's (the ``.model`` file
+    holds only SentencePiece models; a SentencePiece model goes to ``spm`` and ``hf`` only)."""
+    if not isinstance(tokenizer, SentencePieceTokenizer):
+        return f"a .model file holds a SentencePiece model, and {tokenizer.name} is not one"
+    if tokenizer.extra_specials and kind == "spm":
+        added = ", ".join(tokenizer.extra_specials)
+        return f"a .model file cannot hold the special tokens tokviz added ({added}); export to hf instead"
+    if kind == "hf":
+        problem = spm_export_problem(_model_bytes(tokenizer))
+        return None if problem is None else f"tokenizer.json cannot give sentencepiece's ids: {problem}"
+    if kind == "spm":
+        return None
+    return (
+        f"the ids of {tokenizer.name} do not come from byte-level BPE merges ({tokenizer.replay_note}), "
+        f"and a {EXPORT_LABELS[kind]} holds only those; export to hf or spm"
+    )
+
+
+def _model_bytes(tokenizer: SentencePieceTokenizer) -> bytes:
+    """The ``.model`` file's bytes as the library holds them."""
+    return bytes(tokenizer.sp.serialized_model_proto())
 
 
 def library_json(tokenizer: Tokenizer) -> str | None:
@@ -264,6 +303,8 @@ class _Renderer:
             return model_file_bytes(tok, self.extras.settings, self.extras.history, self.extras.provenance)
         if export.kind == "hf":
             return self.file_bytes(HF_FILE, ())
+        if export.kind == "spm" and isinstance(tok, SentencePieceTokenizer):
+            return _model_bytes(tok)
         rank_file: bytes = self.once("tiktoken", lambda: tiktoken_file_bytes(tok))
         return rank_file if output.path == export.path else sidecar_bytes(tok, rank_file)
 
@@ -272,6 +313,13 @@ class _Renderer:
         tok = self.tokenizer
         if name in GPT2_FILES:
             return self.once("gpt2", lambda: gpt2_file_bytes(tok))[name]
+        if VOCAB_FILE in folder_files:
+            return self.once("bert", lambda: bert_files(tok))[name]
+        if isinstance(tok, SentencePieceTokenizer):
+            model, extra = _model_bytes(tok), tok.extra_specials
+            if name == HF_FILE:
+                return self.once("spm", lambda: encode_text(spm_tokenizer_json(model, extra) + "\n", HF_FILE))
+            return self.once("spm-config", lambda: spm_config_files(model, extra))[name]
         if name == HF_FILE:
             native = library_json(tok)
             if native is not None:
@@ -291,6 +339,14 @@ def export_warnings(exports: Sequence[Export], tokenizer: Tokenizer, sample: Ite
     """Problems found by loading a rendered export with its reference library (tiktoken for ``.tiktoken``)."""
     warnings: list[str] = []
     for export in exports:
+        if export.kind == "hf" and isinstance(tokenizer, SentencePieceTokenizer):
+            warnings += [f"{export.what}: {note}" for note in spm_export_notes(_model_bytes(tokenizer))]
+        if export.kind == "bert":
+            warnings.append(
+                f"{export.what}: tokenizers reads it as "
+                + bert_snippet(tokenizer, str(export.path).rstrip("/\\"))
+                + " (tokenizers.implementations)"
+            )
         if export.kind == "tiktoken":
             ranks = parse_tiktoken_file(tiktoken_file_bytes(tokenizer), export.path.name)
             difference = tiktoken_difference(tokenizer, ranks, sample)

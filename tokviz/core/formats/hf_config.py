@@ -137,5 +137,33 @@ def hf_config_files(tokenizer: Tokenizer, tokenizer_class: str) -> dict[str, byt
     }
 
 
+def library_config_files(
+    added_tokens: Iterable[Mapping[str, Any]],
+    roles: Mapping[str, str | None],
+    tokenizer_class: str = FAST_CLASS,
+    **settings: Any,
+) -> dict[str, bytes]:
+    """The two config files for a tokenizer.json whose added tokens are ``added_tokens`` as written
+    there (their own flags, so transformers matches each as that file does), ``roles`` naming the
+    special tokens (``eos_token`` ...) and ``settings`` added to ``tokenizer_config.json``."""
+    tokens = list(added_tokens)
+    named = {text for text in roles.values() if text is not None}
+    others = [str(t["content"]) for t in tokens if t.get("special") and t["content"] not in named]
+    flags = ("lstrip", "normalized", "rstrip", "single_word", "special")
+    config: dict[str, Any] = {"tokenizer_class": tokenizer_class, **settings, **roles}
+    config["additional_special_tokens"] = others
+    config["clean_up_tokenization_spaces"] = False
+    config["added_tokens_decoder"] = {
+        str(t["id"]): {"content": t["content"], **{f: bool(t.get(f)) for f in flags}} for t in tokens
+    }
+    special_map: dict[str, Any] = {role: text for role, text in roles.items() if text is not None}
+    if others:
+        special_map["additional_special_tokens"] = others
+    return {
+        "tokenizer_config.json": _json_bytes(config, "tokenizer_config.json"),
+        "special_tokens_map.json": _json_bytes(special_map, "special_tokens_map.json"),
+    }
+
+
 def _json_bytes(value: Any, name: str) -> bytes:
     return encode_text(json.dumps(value, ensure_ascii=False, indent=2) + "\n", name)

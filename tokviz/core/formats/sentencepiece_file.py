@@ -16,6 +16,7 @@ batched calls (:func:`piece_types`), so a 256K-piece model opens in a fraction o
 
 from __future__ import annotations
 
+import struct
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -121,6 +122,100 @@ def read_model_facts(data: bytes) -> ModelFacts:
                 elif n == 3 and w == 0:
                     facts.add_dummy_prefix = bool(v)
     return facts
+
+
+@dataclass(frozen=True)
+class Piece:
+    """One entry of a model's vocabulary: its text, score and type (NORMAL, CONTROL, BYTE ...)."""
+
+    text: str
+    score: float
+    kind: int = NORMAL
+
+
+@dataclass(frozen=True)
+class NormalizerSpec:
+    """The ``NormalizerSpec`` message: how the library rewrites text before it picks pieces.
+
+    ``charsmap`` is the compiled rule table (a double-array trie and the rewritten strings; empty
+    for ``identity``); a model trained with a custom rule table carries it here too.
+    """
+
+    name: str = ""
+    charsmap: bytes = b""
+    add_dummy_prefix: bool = True
+    remove_extra_whitespaces: bool = True
+    escape_whitespaces: bool = True
+
+
+@dataclass(frozen=True)
+class ModelProto:
+    """What encoding depends on in a serialized ``ModelProto`` (:func:`read_model_proto`)."""
+
+    pieces: tuple[Piece, ...]
+    model_type: str = "unigram"
+    byte_fallback: bool = False
+    treat_whitespace_as_suffix: bool = False
+    normalizer: NormalizerSpec = NormalizerSpec()
+    # Ids the trainer gave its reserved pieces (-1: none).
+    unk_id: int = 0
+    bos_id: int = 1
+    eos_id: int = 2
+    pad_id: int = -1
+
+
+def _int32(value: int) -> int:
+    """A protobuf int32 read as a varint (negatives are written as 64-bit two's complement)."""
+    return value - (1 << 64) if value >= 1 << 63 else value
+
+
+def _piece(data: bytes) -> Piece:
+    text, score, kind = "", 0.0, NORMAL
+    for number, wire, value in _fields(data):
+        if number == 1 and wire == 2:
+            text = value.decode("utf-8")
+        elif number == 2 and wire == 5:
+            score = struct.unpack("<f", value)[0]
+        elif number == 3 and wire == 0:
+            kind = value
+    return Piece(text, score, kind)
+
+
+def read_model_proto(data: bytes) -> ModelProto:
+    """Every piece and the trainer and normalizer settings that decide a model's ids.
+
+    The field numbers are those of ``sentencepiece_model.proto`` (read without ``protobuf``, as
+    :func:`read_model_facts`). Raises ``ValueError`` (or ``UnicodeDecodeError``) for bytes that are
+    not such a message.
+    """
+    pieces: list[Piece] = []
+    trainer: dict[int, Any] = {}
+    normalizer: dict[int, Any] = {}
+    for number, wire, value in _fields(data):
+        if number == 1 and wire == 2:
+            pieces.append(_piece(value))
+        elif number in (2, 3) and wire == 2:
+            target = trainer if number == 2 else normalizer
+            target.update((n, v) for n, _w, v in _fields(value))
+    spec = NormalizerSpec(
+        name=bytes(normalizer.get(1, b"")).decode("utf-8"),
+        charsmap=bytes(normalizer.get(2, b"")),
+        add_dummy_prefix=bool(normalizer.get(3, True)),
+        remove_extra_whitespaces=bool(normalizer.get(4, True)),
+        escape_whitespaces=bool(normalizer.get(5, True)),
+    )
+    model_type = trainer.get(3, 1)
+    return ModelProto(
+        pieces=tuple(pieces),
+        model_type=MODEL_TYPES.get(model_type, f"type {model_type}"),
+        byte_fallback=bool(trainer.get(35, False)),
+        treat_whitespace_as_suffix=bool(trainer.get(24, False)),
+        normalizer=spec,
+        unk_id=_int32(trainer.get(40, 0)),
+        bos_id=_int32(trainer.get(41, 1)),
+        eos_id=_int32(trainer.get(42, 2)),
+        pad_id=_int32(trainer.get(43, -1)),
+    )
 
 
 def _varint_bytes(n: int) -> bytes:

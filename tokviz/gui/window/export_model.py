@@ -3,8 +3,9 @@
 Every tokenizer the registry offers can be picked (trained in this session, opened from a tokviz
 model file, a vocab.json + merges.txt folder, a tokenizer.json or a .tiktoken file, or a
 built-in). Each format it cannot go to is greyed out with the reason in its tooltip and listed
-under the form (a WordPiece or SentencePiece model is not a byte-level BPE and goes nowhere; a
-vocabulary with gaps in its ids cannot become a .tiktoken file). The export itself is
+under the form (a SentencePiece model goes to tokenizer.json and its .model file only, a WordPiece
+model to tokenizer.json and, with BERT's pipeline, vocab.txt; a vocabulary with gaps in its ids
+cannot become a .tiktoken file). The export itself is
 :func:`tokviz.core.formats.exports.write_export`, in a worker: every file of it is written, or none, and
 what the user must know afterwards (the tiktoken snippet) is shown in a box they can copy from.
 """
@@ -39,7 +40,17 @@ if TYPE_CHECKING:
     from tokviz.gui.models.tokenizers import TokenizerRegistryModel
 
 # The file name each format suggests (a folder for the two Hugging Face layouts).
-_SUFFIXES = {"model": ".tokviz.json", "tiktoken": ".tiktoken"}
+_SUFFIXES = {"model": ".tokviz.json", "tiktoken": ".tiktoken", "spm": ".model"}
+_FILTERS = {
+    "model": "tokviz model (*.json)",
+    "tiktoken": "tiktoken ranks (*.tiktoken)",
+    "spm": "SentencePiece model (*.model)",
+}
+_FOLDER_TITLES = {
+    "gpt2": "Export vocab.json + merges.txt into",
+    "hf": "Export tokenizer.json into",
+    "bert": "Export vocab.txt into",
+}
 
 
 def safe_stem(name: str) -> str:
@@ -186,14 +197,13 @@ class ModelExportDialog(QDialog):
             return
         folder = file_dialogs.last_folder()
         stem = safe_stem(tok.name)
-        if kind in ("gpt2", "hf"):
-            title = "Export vocab.json + merges.txt into" if kind == "gpt2" else "Export tokenizer.json into"
-            path = file_dialogs.get_existing_directory(self, title, str(folder))
+        if kind in _FOLDER_TITLES:
+            path = file_dialogs.get_existing_directory(self, _FOLDER_TITLES[kind], str(folder))
             path = f"{path}{os.sep}" if path and kind == "hf" else path
         else:
-            filters = "tokviz model (*.json)" if kind == "model" else "tiktoken ranks (*.tiktoken)"
             default = str(Path(folder) / f"{stem}{_SUFFIXES[kind]}")
-            path, _ = file_dialogs.get_save_file_name(self, f"Export {EXPORT_LABELS[kind]}", default, filters)
+            title = f"Export {EXPORT_LABELS[kind]}"
+            path, _ = file_dialogs.get_save_file_name(self, title, default, _FILTERS[kind])
         if path:
             self.export_to(kind, path)
 
@@ -224,7 +234,7 @@ class ModelExportDialog(QDialog):
             self.notes.setPlainText("\n\n".join(lines))
             self.notes.setVisible(bool(lines))
             file_dialogs.remember_folder(
-                Path(path).parent if kind not in ("gpt2", "hf") else Path(path), saved=True
+                Path(path).parent if kind not in _FOLDER_TITLES else Path(path), saved=True
             )
             if saves and key is not None:
                 self.registry.mark_saved(key, os.fspath(path))
