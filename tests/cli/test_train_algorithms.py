@@ -101,6 +101,36 @@ def test_wordpiece_equals_the_library_run_with_the_options_info_reports(
     assert code == 0 and out.split() == [str(i) for i in ours.encode("the assert statement").ids]
 
 
+def test_export_hf_writes_a_tokenizer_json_with_sentencepieces_ids_in_the_same_output_set(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, corpus_file: Path
+) -> None:
+    model, folder = tmp_path / "m.model", tmp_path / "hf"
+    code, _, err = run(
+        capsys,
+        "train",
+        str(corpus_file),
+        "--algorithm",
+        "sentencepiece-bpe",
+        "--vocab-size",
+        "1000",
+        "-o",
+        str(model),
+        "--export-hf",
+        f"{folder}/",
+    )
+    assert code == 0, err
+
+    assert sorted(p.name for p in folder.iterdir()) == [
+        ".tokviz-files.json",
+        "special_tokens_map.json",
+        "tokenizer.json",
+        "tokenizer_config.json",
+    ]
+    text = corpus_file.read_text(encoding="utf-8")[5000:9000]
+    expected = spm.SentencePieceProcessor(model_file=str(model)).encode(text)
+    assert HFTokenizer.from_file(str(folder / "tokenizer.json")).encode(text).ids == expected
+
+
 def test_a_json_lines_corpus_trains_on_its_documents_text(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, english_text: str
 ) -> None:
@@ -173,7 +203,10 @@ def test_given_options_reach_the_library_and_info_says_them(
             ["--algorithm", "unigram", "--pretokenizer", "cl100k", "-o", "m.model"],
             ("--pretokenizer", "bpe only"),
         ),
-        (["--algorithm", "unigram", "--export-hf", "t.json", "-o", "m.model"], ("--export-hf", "bpe only")),
+        (
+            ["--algorithm", "unigram", "--export-tiktoken", "t.tiktoken", "-o", "m.model"],
+            ("--export-tiktoken", "bpe only"),
+        ),
         (["--algorithm", "unigram", "-o", "m.json"], ("-o", "*.model")),
         (["--algorithm", "wordpiece", "-o", "m.model"], ("-o", "tokenizer.json")),
         (["--algorithm", "unigram", "--character-coverage", "2", "-o", "m.model"], ("character coverage",)),
@@ -186,7 +219,7 @@ def test_options_that_do_not_apply_are_refused_in_one_line(
     argv: list[str],
     fragments: tuple[str, ...],
 ) -> None:
-    argv = [str(tmp_path / a) if a.endswith((".json", ".model")) else a for a in argv]
+    argv = [str(tmp_path / a) if a.endswith((".json", ".model", ".tiktoken")) else a for a in argv]
     code, _, err = run(capsys, "train", str(corpus_file), "--vocab-size", "500", *argv)
 
     assert code == 2

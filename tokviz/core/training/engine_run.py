@@ -116,18 +116,26 @@ class EngineModel:
             rounds,
         )
 
-    def save(self, path: str | os.PathLike[str], provenance: dict[str, Any] | None = None) -> list[Path]:
-        """Write the model file and its options record (``<file>.json``) together, or neither.
+    def rendered(
+        self, path: str | os.PathLike[str], provenance: dict[str, Any] | None = None
+    ) -> list[tuple[Output, bytes]]:
+        """The model file at ``path`` and its options record (``<file>.json``), each with its bytes:
+        what :meth:`save` writes, for a caller that writes them with other outputs as one set.
 
         ``provenance`` (corpus files, version, date: :mod:`tokviz.core.formats.provenance`) goes
-        into the record. Returns the two paths written.
+        into the record.
         """
         from ..formats.engine_record import record_bytes
 
         model, record = engine_outputs(path)
         data = record_bytes(self.data, self.trainer_record(), provenance or {}, self.library_files)
-        write_outputs([(model, self.data), (record, data)])
-        return [model.path, record.path]
+        return [(model, self.data), (record, data)]
+
+    def save(self, path: str | os.PathLike[str], provenance: dict[str, Any] | None = None) -> list[Path]:
+        """Write the model file and its options record together, or neither; the two paths written."""
+        outputs = self.rendered(path, provenance)
+        write_outputs(outputs)
+        return [output.path for output, _ in outputs]
 
 
 def engine_outputs(path: str | os.PathLike[str]) -> list[Output]:
