@@ -274,3 +274,16 @@ def test_a_normalizer_reaches_sentencepiece_as_a_rule_file_the_record_holds(
     direct = spm_direct(lines_of(documents[:1]), record["trainer"]["options"])
     assert spm_pieces(model.data) == spm_pieces(direct)
     assert all(piece == piece.lower() for piece, _ in spm_pieces(model.data)[3:])
+
+
+@pytest.mark.parametrize("megabytes", [120, 250])
+def test_a_worker_that_needs_more_memory_than_its_limit_fails_in_one_line_saying_so(
+    documents: list[str], megabytes: int
+) -> None:
+    with pytest.raises(EngineError) as caught:
+        train_engine(documents, EngineOptions("unigram", 1000), memory_limit=megabytes * 2**20)
+
+    message = str(caught.value)
+    assert "\n" not in message
+    assert message.startswith("sentencepiece ")
+    assert f"{megabytes * 2**20 / 2**30:.1f} GB of address space" in message
