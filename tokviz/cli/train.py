@@ -72,7 +72,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--pretokenizer", default=None, metavar="P", help="none, gpt2 (default), cl100k, o200k or a regex"
     )
-    add_normalizer(p)
+    add_normalizer(
+        p, "none for bpe; the library's own for the others: nmt_nfkc for sentencepiece, none for wordpiece"
+    )
     add_tie_break(p)
     p.add_argument("-o", "--output", required=True, metavar="MODEL.json", help="where to save the model")
     p.add_argument(
@@ -141,6 +143,7 @@ def run(args: argparse.Namespace) -> int:
             errors=errors,
             workers=args.workers,
             reading=reading,
+            normalizer=args.normalizer,
         )
 
     result = read_corpus(
@@ -229,13 +232,15 @@ def _name_of(output: str) -> str:
 def planned_exports(args: argparse.Namespace) -> list[Export]:
     """The model file and every export the run asks for, named by its option in messages."""
     from tokviz.core.formats.exports import Export
+    from tokviz.core.pretok.normalize import parse_normalizer
 
     pre = args.pretokenizer or "gpt2"
-    exports = [Export.of("model", args.output, "-o", pre)]
+    norm = parse_normalizer(args.normalizer or "none")
+    exports = [Export.of("model", args.output, "-o", pre, norm)]
     for kind, option in (("gpt2", "--export-gpt2"), ("tiktoken", "--export-tiktoken"), ("hf", "--export-hf")):
         path = getattr(args, option[2:].replace("-", "_"))
         if path:
-            exports.append(Export.of(kind, path, option, pre))
+            exports.append(Export.of(kind, path, option, pre, norm))
     return exports
 
 
@@ -255,6 +260,8 @@ def check_exports_fit(args: argparse.Namespace) -> None:
     from tokviz.core.pretok.bytes_ import bytes_to_gpt2_str
 
     for export in planned_exports(args):
+        if export.kind == "tiktoken" and export.normalizer:
+            raise ExportError(f"{export.what}: a .tiktoken file cannot carry a normalizer")
         if export.kind == "tiktoken":
             from tokviz.core.formats.tiktoken_sidecar import tiktoken_pattern_problem
 

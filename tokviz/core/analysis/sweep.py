@@ -45,6 +45,7 @@ from typing import Any
 
 import numpy as np
 
+from ..bpe.merges import no_merges_note
 from ..bpe.tokenizer import Tokenizer
 from ..corpus.documents import CorpusReader
 from ..corpus.fileselect import SelectedFile, Selection
@@ -102,6 +103,11 @@ def check_sweepable(tokenizer: Tokenizer) -> None:
 def merge_table(tokenizer: Tokenizer) -> tuple[list[int], list[tuple[int, int]]]:
     """The id each merge makes and the two ids it joins, in merge order; a :class:`ReplayUnavailable`
     for a tokenizer whose merge prefixes are not what its encoder does."""
+    no_merges = (
+        no_merges_note(getattr(tokenizer, "model_type", "BPE")) if isinstance(tokenizer, Tokenizer) else None
+    )
+    if no_merges:
+        raise ReplayUnavailable(f"{tokenizer.name}: {no_merges}")
     if not isinstance(tokenizer, Tokenizer) or not tokenizer.is_bpe:
         raise ReplayUnavailable(f"{getattr(tokenizer, 'name', tokenizer)}: a sweep needs a BPE merge list")
     if tokenizer.replay_note:
@@ -544,8 +550,8 @@ def merges_for_size(tokenizer: Tokenizer, vocab_size: int) -> int:
 def prefix_tokenizer(tokenizer: Tokenizer, vocab_size: int, name: str | None = None) -> Tokenizer:
     """The vocabulary of the first merges of ``tokenizer``, ``vocab_size`` tokens in all, as a tokenizer.
 
-    It keeps the bytes' ids and the ids of the merges it keeps, the pre-tokenizer and the special
-    tokens, which keep their order and follow the highest ordinary id (so the ids have no gap where
+    It keeps the bytes' ids and the ids of the merges it keeps, the normalizer, the pre-tokenizer
+    and the special tokens, which keep their order and follow the highest ordinary id (so the ids have no gap where
     the full list's specials did). It encodes every text as ``tokenizer.encode_with_merges`` does.
     """
     check_sweepable(tokenizer)
@@ -566,6 +572,7 @@ def prefix_tokenizer(tokenizer: Tokenizer, vocab_size: int, name: str | None = N
         tokenizer.pretokenizer,
         name or f"{tokenizer.name}-{vocab_size}",
         specials_in_text=tokenizer.specials_in_text,
+        normalizer=tokenizer.normalizer,
     )
     prefix.assumptions = tokenizer.assumptions
     return prefix

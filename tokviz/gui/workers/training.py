@@ -123,6 +123,7 @@ class TrainSettings:
     exclude: tuple[str, ...] = ()
     max_file_size: int | None = None
     field: str = "text"  # the text field of JSON Lines, Parquet and Arrow records
+    normalizer: str | None = None  # a normalizer spec ("nfkc"); None: none (a count table: its own)
 
 
 def selected_files(paths: list[str], s: TrainSettings) -> list[str]:
@@ -268,6 +269,7 @@ class _Worker(QObject):
                 parallel=counting_mode(s.pretokenizer),
                 kept=kept,
                 reading=ReadOptions(field=s.field),
+                normalizer=s.normalizer,
             )
             result = self._drain(gen)
             self.cancel.courtesy()
