@@ -49,12 +49,13 @@ def serve(
     """The worker's whole life: limits, log redirection, the run, the answer.
 
     The parent's ends of the pipes are closed first (a worker that holds them too would never see
-    the sentences' pipe end when the parent dies), and the run works in its own folder (the
-    options name files there).
+    the sentences' pipe end when the parent dies), and a run whose options name files works in
+    the folder that holds them.
     """
     for end in parent_ends:
         end.close()
-    os.chdir(config["folder"])
+    if config["folder"] is not None:
+        os.chdir(config["folder"])
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _die_with_parent()
     os.dup2(log.fileno(), 2)  # the libraries log to standard error (absl) or print to standard output

@@ -168,10 +168,12 @@ def train_engine(
     library_options = options.library_options()
     files = options.library_files()
     start = time.perf_counter()
-    folder = tempfile.mkdtemp(prefix="tokviz-engine-")
+    # Only a run whose options name files gets a folder (the worker works in it); a run in a
+    # thread the interpreter abandons at exit never cleans up, so most runs make none.
+    folder = tempfile.mkdtemp(prefix="tokviz-engine-") if files else None
     try:
         for name, text in files.items():
-            Path(folder, name).write_bytes(text.encode("utf-8"))  # exactly, newlines and all
+            Path(str(folder), name).write_bytes(text.encode("utf-8"))  # exactly, newlines and all
         config = {
             "library": options.library,
             "options": library_options,
@@ -181,7 +183,8 @@ def train_engine(
         run = _Run(config, options, progress, cancel or threading.Event())
         library, data = run.result(documents)
     finally:
-        shutil.rmtree(folder, ignore_errors=True)
+        if folder is not None:
+            shutil.rmtree(folder, ignore_errors=True)
     return EngineModel(
         options=options,
         library=library,
