@@ -1,5 +1,9 @@
 """``tokviz train``: train a BPE vocabulary on text files, then save the model and its exports.
 
+This module trains byte-level BPE, tokviz's own trainer; ``--algorithm unigram``,
+``sentencepiece-bpe`` and ``wordpiece`` go to the libraries that define them
+(:mod:`tokviz.cli.train_engines`).
+
 Every output is checked before training starts (a missing folder fails at once, not after a long
 run), and all of them are written together or not at all (:mod:`tokviz.core.io.outputs`). Training
 runs on a worker thread so Ctrl+C can ask it to stop at its next cancel check; an interrupted
@@ -26,6 +30,8 @@ from tokviz.cli.corpus_files import (
     add_limit_options,
     add_reading_options,
     check_workers,
+    corpus_provenance,
+    corpus_sample,
     max_file_size,
     read_corpus,
     read_options,
@@ -35,6 +41,7 @@ from tokviz.cli.corpus_files import (
 )
 from tokviz.cli.options import add_normalizer, add_special, add_tie_break
 from tokviz.cli.progress import ProgressPrinter
+from tokviz.cli.train_engines import add_engine_arguments, refuse_misplaced, run_engine
 
 if TYPE_CHECKING:
     from tokviz.core.corpus.fileselect import Selection
@@ -65,7 +72,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--pretokenizer", default=None, metavar="P", help="none, gpt2 (default), cl100k, o200k or a regex"
     )
-    add_normalizer(p)
+    add_normalizer(
+        p, "none for bpe; the library's own for the others: nmt_nfkc for sentencepiece, none for wordpiece"
+    )
     add_tie_break(p)
     p.add_argument("-o", "--output", required=True, metavar="MODEL.json", help="where to save the model")
     p.add_argument(
@@ -86,6 +95,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "with tokenizer_config.json and special_tokens_map.json for AutoTokenizer)",
     )
     add_reading_options(p, workers_help="pre-tokenization processes (default: CPUs)")
+    add_engine_arguments(p)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -93,6 +103,9 @@ def run(args: argparse.Namespace) -> int:
     from tokviz.core.io.outputs import check_outputs
     from tokviz.core.training.train import train_bpe
 
+    if args.algorithm != "bpe":
+        return run_engine(args)
+    refuse_misplaced(args)
     check_workers(args)
     if args.name is not None and not args.name.strip():
         raise UsageError("--name must not be empty")
@@ -177,7 +190,7 @@ def _provenance(
 
     if isinstance(source, CountTable):
         return table_provenance(source, args.from_counts)
-    return corpus_provenance(source, args, errors, result)
+    return corpus_provenance(source, args, errors, result.files_read, result.reading)
 
 
 def _say_trained(result: TrainResult) -> None:
@@ -199,29 +212,6 @@ def _say_trained(result: TrainResult) -> None:
         f"{merges_per_s:,.0f} merges/s); vocab size {len(result.vocab)}",
         file=sys.stderr,
     )
-
-
-def corpus_provenance(
-    selection: Selection, args: argparse.Namespace, errors: str, result: TrainResult
-) -> dict[str, object]:
-    """The model file's provenance: each corpus file's size and SHA-256 as training read it (so a
-    file changed since names no wrong bytes), the filters, version and date."""
-    from tokviz.core.formats.provenance import corpus_record, make_provenance
-
-    chosen: dict[str, object] = {}
-    if args.include:
-        chosen["include"] = list(args.include)
-    if args.exclude:
-        chosen["exclude"] = list(args.exclude)
-    if args.max_file_size:
-        chosen["max_file_size"] = args.max_file_size
-    note = selection.note("--replace-invalid")
-    if note:
-        chosen["skipped"] = note
-    corpus = corpus_record(read=result.files_read)
-    if result.reading is not None and result.reading.to_json():
-        corpus["reading"] = result.reading.to_json()
-    return make_provenance(corpus, chosen, errors)
 
 
 def table_provenance(table: CountTable, path: str) -> dict[str, object]:
@@ -336,42 +326,6 @@ def save_outputs(
         for note in export.notes():
             print_note(note)
     return 0
-
-
-def corpus_sample(provenance: dict[str, object], replace: bool, limit: int = 64_000) -> list[str]:
-    """Lines from the start of the first corpus files (about ``limit`` bytes of text; the records of
-    JSON Lines, Parquet and Arrow files): exports are checked on them too, so a pattern the other
-    library reads otherwise shows on the user's text."""
-    from pathlib import Path
-
-    from tokviz.core.corpus.documents import CorpusReader, ReadOptions
-    from tokviz.core.corpus.reading import CorpusFile, sniff_file
-    from tokviz.core.errors import TokvizError
-
-    corpus = provenance.get("corpus")
-    entries = corpus.get("files", []) if isinstance(corpus, dict) else []
-    files = []
-    field = "text"
-    for entry in entries[:8]:
-        path = entry.get("path") if isinstance(entry, dict) else None
-        if not isinstance(path, str) or not os.path.isfile(path):
-            continue
-        try:
-            compression = sniff_file(Path(path))[1]
-        except OSError:
-            continue
-        files.append(CorpusFile(Path(path), 0, compression, str(entry.get("container", "text"))))
-        field = str(entry.get("field") or field)
-    lines: list[str] = []
-    reader = CorpusReader(ReadOptions(field=field, max_bytes=limit), "replace" if replace else "strict")
-    for file in files:
-        try:
-            for document in reader.corpus([file]):
-                for piece in document:
-                    lines.extend(piece.splitlines(keepends=True))
-        except (TokvizError, OSError):
-            continue  # a sample is a help: a file that cannot be read adds nothing to it
-    return lines
 
 
 def _say_written(outputs: list[Output]) -> None:
