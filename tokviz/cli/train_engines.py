@@ -235,13 +235,18 @@ def _save(
         print(f"wrote {terminal_text(str(output.path))}", file=sys.stderr)
     for note in [*export_warnings(exports, tok, sample), *(n for e in exports for n in e.notes())]:
         print_note(note)
-    rounds = f", {len(model.rounds)} pruning rounds" if model.rounds else ""
+    rounds = f", {_counted(len(model.rounds), 'pruning round')}" if model.rounds else ""
     print(
-        f"trained {model.options.algorithm} with {model.library} on {model.documents:,} documents "
-        f"({model.sentences:,} sentences) in {model.seconds:.2f} s{rounds}",
+        f"trained {model.options.algorithm} with {model.library} on {_counted(model.documents, 'document')} "
+        f"({_counted(model.sentences, 'sentence')}) in {model.seconds:.2f} s{rounds}",
         file=sys.stderr,
     )
     return 0
+
+
+def _counted(n: int, noun: str) -> str:
+    """``n`` with ``noun``, plural unless one: "1 document", "8,716 sentences"."""
+    return f"{n:,} {noun}" if n == 1 else f"{n:,} {noun}s"
 
 
 class EngineProgressPrinter(ProgressLine):
