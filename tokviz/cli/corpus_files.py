@@ -16,9 +16,12 @@ from tokviz.cli.command import UsageError, print_error, print_note
 from tokviz.cli.options import ArgumentAdder
 
 if TYPE_CHECKING:
-    from tokviz.cli.progress import ProgressPrinter
+    from collections.abc import Sequence
+
+    from tokviz.cli.progress import ProgressLine
     from tokviz.core.corpus.documents import ReadOptions, ReadSummary
     from tokviz.core.corpus.fileselect import Selection
+    from tokviz.core.corpus.reading import FileRead
     from tokviz.core.errors import CorpusError
 
 T = TypeVar("T")
@@ -199,9 +202,7 @@ def invalid_utf8(path: str | None, offset: int) -> CorpusError:
     )
 
 
-def read_corpus(
-    work: Callable[[], T], doing: str, printer: ProgressPrinter, replace_invalid: bool
-) -> T | None:
+def read_corpus(work: Callable[[], T], doing: str, printer: ProgressLine, replace_invalid: bool) -> T | None:
     """Run ``work`` (usually through :func:`run_cancellable`); ``None`` when Ctrl+C stopped it.
 
     A cancelled run says "``doing`` cancelled; nothing was written". Invalid UTF-8 read strictly
@@ -315,3 +316,30 @@ def select_corpus(
     if note is not None and not quiet:
         print_note(note)
     return selection
+
+
+def corpus_provenance(
+    selection: Selection,
+    args: argparse.Namespace,
+    errors: str,
+    files_read: Sequence[FileRead],
+    reading: ReadSummary | None,
+) -> dict[str, object]:
+    """The model file's provenance: each corpus file's size and SHA-256 as training read it (so a
+    file changed since names no wrong bytes), the filters, version and date."""
+    from tokviz.core.formats.provenance import corpus_record, make_provenance
+
+    chosen: dict[str, object] = {}
+    if args.include:
+        chosen["include"] = list(args.include)
+    if args.exclude:
+        chosen["exclude"] = list(args.exclude)
+    if args.max_file_size:
+        chosen["max_file_size"] = args.max_file_size
+    note = selection.note("--replace-invalid")
+    if note:
+        chosen["skipped"] = note
+    corpus = corpus_record(read=files_read)
+    if reading is not None and reading.to_json():
+        corpus["reading"] = reading.to_json()
+    return make_provenance(corpus, chosen, errors)

@@ -73,6 +73,8 @@ def describe(tok: Tokenizer, given: str) -> dict[str, Any]:
         # A Hugging Face post-processor's template (Llama's BOS, BERT's [CLS] $A [SEP]) is reported, not inserted.
         "template": list(getattr(tok, "template", ())),
         "replay": tok.replay_note,
+        # A model a library trained through tokviz: the library and exactly the options it was given.
+        "trainer": engine_trainer(tok),
         "provenance": model_provenance(tok),
     }
     info.update((key, value) for key, value in optional.items() if value)
@@ -107,6 +109,8 @@ def text_lines(tok: Tokenizer, info: dict[str, Any]) -> list[str]:
         lines.append(f"replay:         {info['replay']}")
     if "about" in info:
         lines.append(f"about:          {info['about']}")
+    if "trainer" in info:
+        lines.extend(trainer_lines(info["trainer"]))
     if "provenance" in info:
         from tokviz.core.formats.provenance import provenance_lines
 
@@ -183,12 +187,40 @@ def model_tie_rule(tok: object) -> str | None:
 
 
 def model_provenance(tok: object) -> dict[str, Any]:
-    """Where a tokviz model file says its model came from (corpus files and hashes, version, date), or {}."""
+    """Where a tokviz model file (or a library-trained model's options record) says its model came
+    from (corpus files and hashes, version, date), or {}."""
     from tokviz.core.bpe.tokenizer import Tokenizer
+    from tokviz.core.formats.engine_record import engine_record
     from tokviz.core.formats.model_file import model_details
 
-    details = model_details(tok) if isinstance(tok, Tokenizer) else None
-    return dict(details.provenance) if details is not None else {}
+    if not isinstance(tok, Tokenizer):
+        return {}
+    details = model_details(tok)
+    if details is not None:
+        return dict(details.provenance)
+    provenance = (engine_record(tok) or {}).get("provenance")
+    return dict(provenance) if isinstance(provenance, dict) else {}
+
+
+def engine_trainer(tok: Tokenizer) -> dict[str, Any]:
+    """The library, algorithm and exact options a library-trained model's record holds, or {}."""
+    from tokviz.core.formats.engine_record import engine_record
+
+    trainer = (engine_record(tok) or {}).get("trainer")
+    return dict(trainer) if isinstance(trainer, dict) else {}
+
+
+def trainer_lines(trainer: dict[str, Any]) -> list[str]:
+    """The text form of a library trainer's record: the library and algorithm, the options, the rounds."""
+    lines = [
+        f"trainer:        {trainer.get('library', '?')} ({trainer.get('algorithm', '?')}); "
+        f"options: {json.dumps(trainer.get('options', {}), ensure_ascii=False)}"
+    ]
+    rounds = trainer.get("rounds")
+    if isinstance(rounds, list) and rounds:
+        sizes = " -> ".join(f"{r.get('size')}" for r in rounds if isinstance(r, dict))
+        lines.append(f"unigram rounds: {len(rounds)} (vocabulary {sizes})")
+    return lines
 
 
 def lecture_note(tok: object) -> str:

@@ -1,5 +1,9 @@
 """``tokviz train``: train a BPE vocabulary on text files, then save the model and its exports.
 
+This module trains byte-level BPE, tokviz's own trainer; ``--algorithm unigram``,
+``sentencepiece-bpe`` and ``wordpiece`` go to the libraries that define them
+(:mod:`tokviz.cli.train_engines`).
+
 Every output is checked before training starts (a missing folder fails at once, not after a long
 run), and all of them are written together or not at all (:mod:`tokviz.core.io.outputs`). Training
 runs on a worker thread so Ctrl+C can ask it to stop at its next cancel check; an interrupted
@@ -26,6 +30,7 @@ from tokviz.cli.corpus_files import (
     add_limit_options,
     add_reading_options,
     check_workers,
+    corpus_provenance,
     max_file_size,
     read_corpus,
     read_options,
@@ -35,6 +40,7 @@ from tokviz.cli.corpus_files import (
 )
 from tokviz.cli.options import add_special, add_tie_break
 from tokviz.cli.progress import ProgressPrinter
+from tokviz.cli.train_engines import add_engine_arguments, refuse_misplaced, run_engine
 
 if TYPE_CHECKING:
     from tokviz.core.corpus.fileselect import Selection
@@ -85,6 +91,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "with tokenizer_config.json and special_tokens_map.json for AutoTokenizer)",
     )
     add_reading_options(p, workers_help="pre-tokenization processes (default: CPUs)")
+    add_engine_arguments(p)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -92,6 +99,9 @@ def run(args: argparse.Namespace) -> int:
     from tokviz.core.io.outputs import check_outputs
     from tokviz.core.training.train import train_bpe
 
+    if args.algorithm != "bpe":
+        return run_engine(args)
+    refuse_misplaced(args)
     check_workers(args)
     if args.name is not None and not args.name.strip():
         raise UsageError("--name must not be empty")
@@ -175,7 +185,7 @@ def _provenance(
 
     if isinstance(source, CountTable):
         return table_provenance(source, args.from_counts)
-    return corpus_provenance(source, args, errors, result)
+    return corpus_provenance(source, args, errors, result.files_read, result.reading)
 
 
 def _say_trained(result: TrainResult) -> None:
@@ -197,29 +207,6 @@ def _say_trained(result: TrainResult) -> None:
         f"{merges_per_s:,.0f} merges/s); vocab size {len(result.vocab)}",
         file=sys.stderr,
     )
-
-
-def corpus_provenance(
-    selection: Selection, args: argparse.Namespace, errors: str, result: TrainResult
-) -> dict[str, object]:
-    """The model file's provenance: each corpus file's size and SHA-256 as training read it (so a
-    file changed since names no wrong bytes), the filters, version and date."""
-    from tokviz.core.formats.provenance import corpus_record, make_provenance
-
-    chosen: dict[str, object] = {}
-    if args.include:
-        chosen["include"] = list(args.include)
-    if args.exclude:
-        chosen["exclude"] = list(args.exclude)
-    if args.max_file_size:
-        chosen["max_file_size"] = args.max_file_size
-    note = selection.note("--replace-invalid")
-    if note:
-        chosen["skipped"] = note
-    corpus = corpus_record(read=result.files_read)
-    if result.reading is not None and result.reading.to_json():
-        corpus["reading"] = result.reading.to_json()
-    return make_provenance(corpus, chosen, errors)
 
 
 def table_provenance(table: CountTable, path: str) -> dict[str, object]:

@@ -36,6 +36,7 @@ from ._common import (
 from ._reach import load_warnings as load_warnings  # re-exported: the GUI and CLI show them
 from ._reach import remember_warnings
 from .encoding_names import encoding_aliases
+from .engine_record import attach_record
 from .hf_config import sentencepiece_class_assumption
 from .hf_folder import load_vocab_merges, load_wordpiece_vocab
 from .hf_json import with_folder_assumptions
@@ -335,7 +336,9 @@ def _load_file(path: Path) -> Tokenizer:
         from .sentencepiece_file import sentencepiece_from_file
 
         # tokenizer.model.v3 (Mistral's names) is named in full; x.model keeps the loader's naming.
-        return sentencepiece_from_file(path, None if name.endswith(".model") else path.name)
+        return attach_record(
+            sentencepiece_from_file(path, None if name.endswith(".model") else path.name), path
+        )
     return _load_by_content(path)
 
 
@@ -362,7 +365,7 @@ def _load_by_content(path: Path) -> Tokenizer:
     if isinstance(parsed, dict) and "model" in parsed:
         text = data.decode("utf-8").removeprefix("\ufeff")  # valid: it parsed above
         tok = hf_from_json(parsed, path.name, path.parent.name or path.stem, source=text)
-        return with_folder_assumptions(tok, path)
+        return attach_record(with_folder_assumptions(tok, path), path)
     if is_tekken(parsed):
         return tekken_from_json(parsed, path.name, path.stem)
     raise TokenizerLoadError(

@@ -1,0 +1,257 @@
+"""Library trainers through tokviz: the same model as the library called directly with the recorded
+options, the Unigram rounds of its log, a cancel that leaves nothing, an error in one line."""
+
+from __future__ import annotations
+
+import io
+import json
+import multiprocessing
+import re
+import tempfile
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+import sentencepiece as spm
+from tokenizers import Tokenizer as HFTokenizer
+from tokenizers.trainers import WordPieceTrainer
+
+from tokviz.core.errors import InvalidArgument
+from tokviz.core.formats.engine_record import engine_record, record_path
+from tokviz.core.formats.registry import load_tokenizer, load_warnings
+from tokviz.core.io.procpool import process_alive
+from tokviz.core.training.engine_options import (
+    ALGORITHMS,
+    ENGINE_ALGORITHMS,
+    SENTENCEPIECE_MAX_SENTENCE_BYTES,
+    EngineOptions,
+    document_sentences,
+    options_for,
+)
+from tokviz.core.training.engine_run import (
+    EngineError,
+    EngineModel,
+    EngineProgress,
+    TrainingCancelled,
+    train_engine,
+)
+
+
+@pytest.fixture(scope="module")
+def documents(english_text: str) -> list[str]:
+    """Two documents of real prose and code, each of many lines."""
+    text = english_text[:120_000]
+    return [text[:60_000], text[60_000:]]
+
+
+def lines_of(documents: list[str]) -> list[str]:
+    """The sentences a user gives the library: every non-empty line (none here is over-long)."""
+    return [line for document in documents for line in document.split("\n") if line]
+
+
+def spm_pieces(model: bytes) -> list[tuple[str, float]]:
+    sp = spm.SentencePieceProcessor(model_proto=model)
+    return [(sp.id_to_piece(i), sp.get_score(i)) for i in range(sp.get_piece_size())]
+
+
+def spm_direct(sentences: list[str], options: dict[str, Any]) -> bytes:
+    model = io.BytesIO()
+    spm.SentencePieceTrainer.train(sentence_iterator=iter(sentences), model_writer=model, **options)
+    return model.getvalue()
+
+
+@pytest.fixture(scope="module")
+def unigram(documents: list[str]) -> EngineModel:
+    return train_engine(documents, EngineOptions("unigram", 1000))
+
+
+@pytest.mark.parametrize("algorithm", ["unigram", "sentencepiece-bpe"])
+def test_a_sentencepiece_model_equals_the_library_run_directly_with_the_recorded_options(
+    documents: list[str], algorithm: str, unigram: EngineModel
+) -> None:
+    model = unigram if algorithm == "unigram" else train_engine(documents, EngineOptions(algorithm, 1000))
+
+    assert model.library.startswith("sentencepiece ")
+    assert model.library_options == {
+        "model_type": "unigram" if algorithm == "unigram" else "bpe",
+        "vocab_size": 1000,
+    }
+    assert spm_pieces(model.data) == spm_pieces(spm_direct(lines_of(documents), model.library_options))
+    assert model.documents == 2
+    assert model.sentences == len(lines_of(documents))
+
+
+def test_wordpiece_equals_the_library_run_directly_with_the_recorded_options(documents: list[str]) -> None:
+    """At a size where no tie of counts decides a merge: tokenizers breaks ties by ids it hands out
+    in hash order (huggingface/tokenizers#1794), so beyond that two runs of the library itself differ."""
+    model = train_engine(
+        documents, EngineOptions("wordpiece", 300, split_digits=True, user_symbols=("<eot>",))
+    )
+
+    options = model.library_options
+    direct = HFTokenizer.from_str(json.dumps(options["tokenizer"]))
+    direct.train_from_iterator(lines_of(documents), WordPieceTrainer(**options["trainer"]))
+    ours = HFTokenizer.from_str(model.data.decode("utf-8"))
+    assert model.library.startswith("tokenizers ")
+    # tokenizers numbers tokens of equal counts in hash order: two runs of the library itself give
+    # the same tokens under different ids. The tokens, and so every text's pieces, are the same.
+    assert set(ours.get_vocab()) == set(direct.get_vocab())
+    text = "\n".join(documents)[:5000]
+    assert ours.encode(text).tokens == direct.encode(text).tokens
+    assert options["trainer"]["special_tokens"] == ["[UNK]", "<eot>"]
+    assert ours.encode("page 2026 and <eot>").tokens[-1] == "<eot>"
+    assert ours.encode("2026").tokens == ["2", "0", "2", "6"]
+
+
+def test_the_unigram_rounds_are_the_library_logs_last_em_sub_iteration_of_each_round(
+    documents: list[str], unigram: EngineModel, capfd: pytest.CaptureFixture[str]
+) -> None:
+    capfd.readouterr()
+    spm_direct(lines_of(documents), unigram.library_options)
+    text = capfd.readouterr().err  # the library logs to the process's standard error
+    em = [m.groups() for m in re.finditer(r"EM sub_iter=(\d+) size=(\d+) obj=(\S+) num_tokens=(\d+)", text)]
+    last_of_each_round = [em[i] for i in range(len(em)) if i + 1 == len(em) or em[i + 1][0] == "0"]
+
+    assert len(unigram.rounds) == len(last_of_each_round) >= 2
+    for index, (round_, (_, size, objective, tokens)) in enumerate(
+        zip(unigram.rounds, last_of_each_round, strict=True)
+    ):
+        assert (round_.index, round_.size, round_.objective, round_.tokens) == (
+            index,
+            int(size),
+            float(objective),
+            int(tokens),
+        )
+
+
+def test_the_model_opens_in_tokviz_and_keeps_its_record_when_saved(
+    unigram: EngineModel, tmp_path: Path
+) -> None:
+    path = tmp_path / "m.model"
+    tok = unigram.tokenizer("m")
+    sp = spm.SentencePieceProcessor(model_proto=unigram.data)
+    text = "The assert statement is handy."
+    assert tok.encode(text) == sp.encode(text)
+
+    written = unigram.save(path, {"corpus": {"text": "docs"}})
+
+    assert written == [path, record_path(path)] and path.read_bytes() == unigram.data
+    opened = load_tokenizer(path)
+    record = engine_record(opened)
+    assert record is not None
+    assert record["trainer"]["options"] == unigram.library_options
+    assert record["trainer"]["rounds"][0]["size"] == unigram.rounds[0].size
+    assert record["provenance"] == {"corpus": {"text": "docs"}}
+
+
+def test_a_record_of_another_model_is_not_used_and_says_so(unigram: EngineModel, tmp_path: Path) -> None:
+    path = tmp_path / "m.model"
+    unigram.save(path)
+    path.write_bytes(
+        Path(__file__).parents[1].joinpath("data/real/botchan_en_unigram_1000.model").read_bytes()
+    )
+
+    opened = load_tokenizer(path)
+
+    assert engine_record(opened) is None
+    assert any("records another model file" in w for w in load_warnings(opened))
+
+
+def test_cancel_kills_the_worker_and_leaves_no_file(
+    documents: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    cancel = threading.Event()
+    workers: list[int] = []
+    seen: list[EngineProgress] = []
+
+    def progress(report: EngineProgress) -> None:
+        seen.append(report)
+        if report.stage == "pruning" and not cancel.is_set():
+            workers.extend(
+                p.pid for p in multiprocessing.active_children() if p.name == "tokviz-unigram" and p.pid
+            )
+            cancel.set()
+
+    with pytest.raises(TrainingCancelled):
+        train_engine(
+            documents, EngineOptions("unigram", 1000, normalizer=None), progress=progress, cancel=cancel
+        )
+
+    assert len(workers) == 1
+    assert not process_alive(workers[0])
+    assert list(tmp_path.iterdir()) == []
+    assert seen[-1].stage == "pruning"
+
+
+def test_a_library_error_is_one_line(documents: list[str]) -> None:
+    with pytest.raises(EngineError) as caught:
+        train_engine(documents[:1], EngineOptions("unigram", 90_000))
+
+    message = str(caught.value)
+    assert "\n" not in message
+    assert message.startswith("sentencepiece: ") and "Vocabulary size" in message
+    assert ".cc(" not in message
+
+
+def test_a_reading_error_stops_the_run_and_is_raised_as_it_was() -> None:
+    def documents() -> object:
+        yield "first document\n"
+        raise OSError("the disk went away")
+
+    with pytest.raises(OSError, match="the disk went away"):
+        train_engine(documents(), EngineOptions("wordpiece", 100))  # type: ignore[arg-type]
+
+
+def test_options_apply_per_algorithm_and_only_given_ones_are_passed() -> None:
+    assert ALGORITHMS[0] == "bpe" and set(ENGINE_ALGORITHMS) == set(ALGORITHMS[1:])
+    assert "character_coverage" in options_for("unigram") and "character_coverage" not in options_for(
+        "wordpiece"
+    )
+    options = EngineOptions(
+        "sentencepiece-bpe",
+        500,
+        character_coverage=0.9995,
+        byte_fallback=True,
+        split_digits=False,
+        max_piece_length=8,
+        user_symbols=("<eot>", "a,b"),
+    )
+    assert options.library_options() == {
+        "model_type": "bpe",
+        "vocab_size": 500,
+        "character_coverage": 0.9995,
+        "byte_fallback": True,
+        "split_digits": False,
+        "max_sentencepiece_length": 8,
+        "user_defined_symbols": ["<eot>", "a,b"],
+    }
+    with pytest.raises(InvalidArgument, match="character_coverage does not apply to wordpiece"):
+        EngineOptions("wordpiece", 500, character_coverage=0.9)
+    with pytest.raises(InvalidArgument, match="tokviz's own trainer"):
+        EngineOptions("bpe", 500)
+    with pytest.raises(InvalidArgument, match="character coverage"):
+        EngineOptions("unigram", 500, character_coverage=1.5)
+
+
+def test_user_symbols_with_a_comma_reach_sentencepiece_whole(documents: list[str]) -> None:
+    model = train_engine(
+        documents[:1], EngineOptions("sentencepiece-bpe", 400, user_symbols=("<eot>", "a,b"))
+    )
+    pieces = [piece for piece, _ in spm_pieces(model.data)]
+    assert "<eot>" in pieces and "a,b" in pieces
+
+
+def test_over_long_lines_are_cut_before_whitespace_into_parts_the_library_keeps() -> None:
+    long_line = " ".join(f"wörd{i}" for i in range(3000))
+    no_space = "é" * 5000
+    sentences = list(document_sentences([f"short\n\n{long_line}\n{no_space}\n"], "sentencepiece"))
+
+    long_parts = [s for s in sentences[1:] if not s.startswith("é")]
+    assert sentences[0] == "short"
+    assert len(long_parts) > 1 and "".join(long_parts) == long_line
+    assert all(part.startswith(" ") for part in long_parts[1:])
+    assert "".join(s for s in sentences if s.startswith("é")) == no_space
+    assert all(len(s.encode()) <= SENTENCEPIECE_MAX_SENTENCE_BYTES for s in sentences)
+    assert list(document_sentences([long_line], "tokenizers")) == [long_line]
