@@ -23,7 +23,7 @@ import time
 import traceback
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import shiboken6
 from PySide6.QtCore import QObject, Qt, QThread, QTimer, Signal, Slot
@@ -125,7 +125,20 @@ class TrainSettings:
     field: str = "text"  # the text field of JSON Lines, Parquet and Arrow records
 
 
-def selected_files(paths: list[str], s: TrainSettings) -> list[str]:
+class FileChoice(Protocol):
+    """What chooses a run's files among its folders: the settings of either kind of run."""
+
+    @property
+    def include(self) -> tuple[str, ...]: ...
+    @property
+    def exclude(self) -> tuple[str, ...]: ...
+    @property
+    def max_file_size(self) -> int | None: ...
+    @property
+    def errors(self) -> str: ...
+
+
+def selected_files(paths: list[str], s: FileChoice) -> list[str]:
     """The files the settings' filters keep of ``paths`` (the Train panel showed the same selection)."""
     from tokviz.core.corpus.fileselect import select_files
     from tokviz.core.errors import CorpusError

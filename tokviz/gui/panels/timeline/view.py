@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QPainter, QPaintEvent, QPen
-from PySide6.QtWidgets import QLabel, QSizePolicy, QStackedLayout, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QLabel, QSizePolicy, QSplitter, QStackedLayout, QVBoxLayout, QWidget
 
 from tokviz.core.training.replay import ReplayTrace
 from tokviz.gui.text.display import DisplayOptions
@@ -104,3 +104,24 @@ class ReplayPane(QWidget):
         if new_id is not None and marked.any() and self.view.first_marked_rect() is None:
             first = int(np.flatnonzero(marked)[0])
             self.view.scroll_to_source(int(table.start[first]))
+
+
+def build_splitters(
+    parent: QWidget, view_box: QWidget, plot: QWidget, table_box: QWidget
+) -> tuple[QSplitter, QSplitter]:
+    """The timeline's two splitters: left, the replay above its token-count plot; beside it the merge table."""
+    left = QSplitter(Qt.Orientation.Vertical, parent)
+    left.setObjectName("timelineLeftSplitter")
+    left.setChildrenCollapsible(False)
+    left.addWidget(view_box)
+    left.addWidget(plot)
+    left.setStretchFactor(0, 2)
+    left.setStretchFactor(1, 3)
+    splitter = QSplitter(Qt.Orientation.Horizontal, parent)
+    splitter.setObjectName("timelineSplitter")
+    splitter.setChildrenCollapsible(False)
+    splitter.addWidget(left)
+    splitter.addWidget(table_box)
+    splitter.setStretchFactor(0, 1)
+    splitter.setStretchFactor(1, 1)
+    return left, splitter
