@@ -15,7 +15,7 @@ import traceback
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from PySide6.QtCore import QObject, Qt, QThread, Signal, Slot
+from PySide6.QtCore import QObject, Signal, Slot
 
 from tokviz.core.bpe.tokenizer import Tokenizer
 from tokviz.core.corpus.documents import CorpusReader, ReadOptions
@@ -23,6 +23,7 @@ from tokviz.core.corpus.fileselect import corpus_source
 from tokviz.core.errors import Cancelled, TokvizError
 from tokviz.core.training.engine_options import EngineOptions
 from tokviz.core.training.engine_run import EngineModel, EngineProgress, train_engine
+from tokviz.gui.workers.thread_job import ThreadJob
 from tokviz.gui.workers.training import EMIT_INTERVAL, CorpusSource, selected_files
 
 
@@ -119,10 +120,7 @@ class _EngineWorker(QObject):
             self.status.emit(progress)
 
 
-_detached: set[EngineJob] = set()
-
-
-class EngineJob(QObject):
+class EngineJob(ThreadJob):
     """One library training run in its own QThread.
 
     Signals, in order: ``progress(EngineProgress)`` while it runs (throttled), then exactly one of
@@ -131,78 +129,16 @@ class EngineJob(QObject):
     """
 
     progress = Signal(EngineProgress)
-    finished = Signal(EngineOutcome)
-    failed = Signal(str)
-    cancelled = Signal()
-    stopped = Signal()
 
     def __init__(
         self, settings: EngineSettings, parent: QObject | None = None, interval: float = EMIT_INTERVAL
     ) -> None:
-        super().__init__(parent)
+        super().__init__(parent, "engineThread")
         self.settings = settings
-        self._cancel = threading.Event()
-        self._thread = QThread(self)
-        self._thread.setObjectName("engineThread")
-        self._worker = _EngineWorker(settings, self._cancel, interval)
-        self._worker.moveToThread(self._thread)
-        self._thread.started.connect(self._worker.run)
-        self._worker.status.connect(self.progress)
-        self._worker.succeeded.connect(self._on_succeeded)
-        self._worker.failed.connect(self._on_failed)
-        self._worker.cancelled.connect(self._on_cancelled)
-        self._worker.done.connect(self._thread.quit, Qt.ConnectionType.DirectConnection)
-        self._thread.finished.connect(self._on_thread_finished)
         self.outcome: EngineOutcome | None = None
-        self.error: str | None = None
-        self.was_cancelled = False
-        self.ended = False
-
-    def start(self) -> None:
-        """Start training in the worker thread."""
-        self._thread.start()
-
-    def cancel(self) -> None:
-        """Ask the core to stop: it kills the library's process; ``cancelled`` follows."""
-        self._cancel.set()
-
-    @property
-    def running(self) -> bool:
-        """True until the worker thread has ended."""
-        return not self.ended
-
-    def wait(self, msecs: int = 10000) -> bool:
-        """Block until the worker thread has ended (for shutdown and tests)."""
-        return self._thread.wait(msecs)
-
-    def outlive_parent(self) -> None:
-        """Keep this job (and its QThread) alive after its parent is gone, until its thread ends:
-        Qt aborts the process when a running QThread is destroyed."""
-        self.cancel()
-        if self.ended:
-            return
-        self.setParent(None)
-        _detached.add(self)
-
-    def _on_succeeded(self, outcome: EngineOutcome) -> None:
-        if self._cancel.is_set():
-            self._on_cancelled()
-            return
-        self.outcome = outcome
-
-    def _on_failed(self, message: str) -> None:
-        self.error = message
-        self.failed.emit(message)
-
-    def _on_cancelled(self) -> None:
-        self.was_cancelled = True
-        self.cancelled.emit()
-
-    def _on_thread_finished(self) -> None:
-        self.ended = True
-        if self.outcome is not None:
-            self.finished.emit(self.outcome)
-        self.stopped.emit()
+        self._worker = _EngineWorker(settings, self._cancel, interval)
+        self._worker.status.connect(self.progress)
+        self.run_in_thread(self._worker)
 
 
 def sized(settings: EngineSettings, vocab_size: int) -> EngineSettings:

@@ -110,18 +110,18 @@ def build_splitters(
     parent: QWidget, view_box: QWidget, plot: QWidget, table_box: QWidget
 ) -> tuple[QSplitter, QSplitter]:
     """The timeline's two splitters: left, the replay above its token-count plot; beside it the merge table."""
-    left = QSplitter(Qt.Orientation.Vertical, parent)
-    left.setObjectName("timelineLeftSplitter")
-    left.setChildrenCollapsible(False)
-    left.addWidget(view_box)
-    left.addWidget(plot)
-    left.setStretchFactor(0, 2)
-    left.setStretchFactor(1, 3)
-    splitter = QSplitter(Qt.Orientation.Horizontal, parent)
-    splitter.setObjectName("timelineSplitter")
+    left = _splitter(parent, Qt.Orientation.Vertical, "timelineLeftSplitter", ((view_box, 2), (plot, 3)))
+    return left, _splitter(parent, Qt.Orientation.Horizontal, "timelineSplitter", ((left, 1), (table_box, 1)))
+
+
+def _splitter(
+    parent: QWidget, orientation: Qt.Orientation, name: str, parts: tuple[tuple[QWidget, int], ...]
+) -> QSplitter:
+    """A splitter named ``name`` over ``parts`` (each with its stretch), none of which collapses."""
+    splitter = QSplitter(orientation, parent)
+    splitter.setObjectName(name)
     splitter.setChildrenCollapsible(False)
-    splitter.addWidget(left)
-    splitter.addWidget(table_box)
-    splitter.setStretchFactor(0, 1)
-    splitter.setStretchFactor(1, 1)
-    return left, splitter
+    for index, (widget, stretch) in enumerate(parts):
+        splitter.addWidget(widget)
+        splitter.setStretchFactor(index, stretch)
+    return splitter

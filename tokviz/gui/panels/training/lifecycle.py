@@ -63,16 +63,10 @@ class TrainingRun(QObject):
         if self.job is not None:
             return None
         job = TrainJob(settings, self)
-        self.job = job
-        self.last_status = None
         job.progress.connect(self._on_progress)
         job.mergesBatch.connect(self.mergesArrived)
         job.finished.connect(self._on_finished)
-        job.failed.connect(self.failed)
-        job.cancelled.connect(self.cancelled)
-        job.stopped.connect(lambda j=job: self._on_stopped(j))
-        self.started.emit(settings)
-        job.start()
+        self._begin(job, settings)
         return job
 
     def start_engine(self, settings: EngineSettings) -> EngineJob | None:
@@ -81,16 +75,20 @@ class TrainingRun(QObject):
         if self.job is not None:
             return None
         job = EngineJob(settings, self)
-        self.job = job
-        self.last_status = None
         job.progress.connect(self.engineProgress)
         job.finished.connect(self._on_engine_finished)
+        self._begin(job, settings)
+        return job
+
+    def _begin(self, job: TrainJob | EngineJob, settings: TrainSettings | EngineSettings) -> None:
+        """Make ``job`` the run, follow its end, announce it and start it."""
+        self.job = job
+        self.last_status = None
         job.failed.connect(self.failed)
         job.cancelled.connect(self.cancelled)
         job.stopped.connect(lambda j=job: self._on_stopped(j))
         self.started.emit(settings)
         job.start()
-        return job
 
     @property
     def has_model(self) -> bool:
