@@ -255,3 +255,22 @@ def test_over_long_lines_are_cut_before_whitespace_into_parts_the_library_keeps(
     assert "".join(s for s in sentences if s.startswith("é")) == no_space
     assert all(len(s.encode()) <= SENTENCEPIECE_MAX_SENTENCE_BYTES for s in sentences)
     assert list(document_sentences([long_line], "tokenizers")) == [long_line]
+
+
+@pytest.mark.slow
+def test_a_normalizer_reaches_sentencepiece_as_a_rule_file_the_record_holds(
+    documents: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    model = train_engine(documents[:1], EngineOptions("sentencepiece-bpe", 500, normalizer="lowercase"))
+    path = tmp_path / "m.model"
+    model.save(path)
+    record = json.loads(record_path(path).read_text(encoding="utf-8"))
+
+    assert record["trainer"]["options"]["normalization_rule_tsv"] == "normalization.tsv"
+    assert set(record["files"]) == {"normalization.tsv"}
+    # Repeated with the library alone: the rule file from the record in the working folder.
+    (tmp_path / "normalization.tsv").write_text(record["files"]["normalization.tsv"], encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    direct = spm_direct(lines_of(documents[:1]), record["trainer"]["options"])
+    assert spm_pieces(model.data) == spm_pieces(direct)
+    assert all(piece == piece.lower() for piece, _ in spm_pieces(model.data)[3:])

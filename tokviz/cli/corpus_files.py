@@ -343,3 +343,39 @@ def corpus_provenance(
     if reading is not None and reading.to_json():
         corpus["reading"] = reading.to_json()
     return make_provenance(corpus, chosen, errors)
+
+
+def corpus_sample(provenance: dict[str, object], replace: bool, limit: int = 64_000) -> list[str]:
+    """Lines from the start of the first corpus files (about ``limit`` bytes of text; the records of
+    JSON Lines, Parquet and Arrow files): exports are checked on them too, so a pattern the other
+    library reads otherwise shows on the user's text."""
+    from pathlib import Path
+
+    from tokviz.core.corpus.documents import CorpusReader, ReadOptions
+    from tokviz.core.corpus.reading import CorpusFile, sniff_file
+    from tokviz.core.errors import TokvizError
+
+    corpus = provenance.get("corpus")
+    entries = corpus.get("files", []) if isinstance(corpus, dict) else []
+    files = []
+    field = "text"
+    for entry in entries[:8]:
+        path = entry.get("path") if isinstance(entry, dict) else None
+        if not isinstance(path, str) or not os.path.isfile(path):
+            continue
+        try:
+            compression = sniff_file(Path(path))[1]
+        except OSError:
+            continue
+        files.append(CorpusFile(Path(path), 0, compression, str(entry.get("container", "text"))))
+        field = str(entry.get("field") or field)
+    lines: list[str] = []
+    reader = CorpusReader(ReadOptions(field=field, max_bytes=limit), "replace" if replace else "strict")
+    for file in files:
+        try:
+            for document in reader.corpus([file]):
+                for piece in document:
+                    lines.extend(piece.splitlines(keepends=True))
+        except (TokvizError, OSError):
+            continue  # a sample is a help: a file that cannot be read adds nothing to it
+    return lines

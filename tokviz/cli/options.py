@@ -117,6 +117,34 @@ def add_tie_break(p: ArgumentAdder, default: str | None = "lexicographic") -> No
     )
 
 
+def add_normalizer(p: ArgumentAdder, default_help: str = "none") -> None:
+    """``--normalizer SPEC``: none, nfc, nfkc, lowercase, strip-accents, or several joined by ``+``.
+
+    The parsed value is the spec in its canonical form (``"nfkc+lowercase"``), or None when the
+    option is not given: byte-level BPE then normalizes nothing, and a library trainer keeps its own
+    default (``default_help`` says which, in the help line).
+    """
+    p.add_argument(
+        "--normalizer",
+        type=normalizer_spec,
+        default=None,
+        metavar="SPEC",
+        help="normalize text before it is cut: none, nfc, nfkc, lowercase, strip-accents, or several "
+        f"joined by + (nfkc+lowercase), applied in that order as HF tokenizers does (default: {default_help})",
+    )
+
+
+def normalizer_spec(value: str) -> str:
+    """``value`` as a checked normalizer spec in its canonical form (argparse's ``type`` of ``--normalizer``)."""
+    from tokviz.core.errors import InvalidArgument
+    from tokviz.core.pretok.normalize import parse_normalizer
+
+    try:
+        return parse_normalizer(value).name
+    except InvalidArgument as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def add_tokenizer(p: ArgumentAdder, default: str) -> None:
     """``--tokenizer NAME|PATH`` (one tokenizer, with a default)."""
     p.add_argument(

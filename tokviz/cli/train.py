@@ -31,6 +31,7 @@ from tokviz.cli.corpus_files import (
     add_reading_options,
     check_workers,
     corpus_provenance,
+    corpus_sample,
     max_file_size,
     read_corpus,
     read_options,
@@ -38,7 +39,7 @@ from tokviz.cli.corpus_files import (
     say_reading,
     select_corpus,
 )
-from tokviz.cli.options import add_special, add_tie_break
+from tokviz.cli.options import add_normalizer, add_special, add_tie_break
 from tokviz.cli.progress import ProgressPrinter
 from tokviz.cli.train_engines import add_engine_arguments, refuse_misplaced, run_engine
 
@@ -71,6 +72,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--pretokenizer", default=None, metavar="P", help="none, gpt2 (default), cl100k, o200k or a regex"
     )
+    add_normalizer(p)
     add_tie_break(p)
     p.add_argument("-o", "--output", required=True, metavar="MODEL.json", help="where to save the model")
     p.add_argument(
@@ -317,42 +319,6 @@ def save_outputs(
         for note in export.notes():
             print_note(note)
     return 0
-
-
-def corpus_sample(provenance: dict[str, object], replace: bool, limit: int = 64_000) -> list[str]:
-    """Lines from the start of the first corpus files (about ``limit`` bytes of text; the records of
-    JSON Lines, Parquet and Arrow files): exports are checked on them too, so a pattern the other
-    library reads otherwise shows on the user's text."""
-    from pathlib import Path
-
-    from tokviz.core.corpus.documents import CorpusReader, ReadOptions
-    from tokviz.core.corpus.reading import CorpusFile, sniff_file
-    from tokviz.core.errors import TokvizError
-
-    corpus = provenance.get("corpus")
-    entries = corpus.get("files", []) if isinstance(corpus, dict) else []
-    files = []
-    field = "text"
-    for entry in entries[:8]:
-        path = entry.get("path") if isinstance(entry, dict) else None
-        if not isinstance(path, str) or not os.path.isfile(path):
-            continue
-        try:
-            compression = sniff_file(Path(path))[1]
-        except OSError:
-            continue
-        files.append(CorpusFile(Path(path), 0, compression, str(entry.get("container", "text"))))
-        field = str(entry.get("field") or field)
-    lines: list[str] = []
-    reader = CorpusReader(ReadOptions(field=field, max_bytes=limit), "replace" if replace else "strict")
-    for file in files:
-        try:
-            for document in reader.corpus([file]):
-                for piece in document:
-                    lines.extend(piece.splitlines(keepends=True))
-        except (TokvizError, OSError):
-            continue  # a sample is a help: a file that cannot be read adds nothing to it
-    return lines
 
 
 def _say_written(outputs: list[Output]) -> None:

@@ -16,14 +16,22 @@ import sys
 import threading
 from typing import TYPE_CHECKING
 
-from tokviz.cli.command import EXIT_INTERRUPTED, UsageError, print_error, run_cancellable
-from tokviz.cli.corpus_files import corpus_provenance, read_corpus, read_options, say_reading, select_corpus
+from tokviz.cli.command import EXIT_INTERRUPTED, UsageError, print_error, print_note, run_cancellable
+from tokviz.cli.corpus_files import (
+    corpus_provenance,
+    corpus_sample,
+    read_corpus,
+    read_options,
+    say_reading,
+    select_corpus,
+)
 from tokviz.cli.progress import ProgressLine
 
 if TYPE_CHECKING:
     from tokviz.core.corpus.documents import ReadSummary
     from tokviz.core.corpus.fileselect import Selection
     from tokviz.core.corpus.reading import ReadLog
+    from tokviz.core.formats.exports import Export
     from tokviz.core.training.engine_options import EngineOptions
     from tokviz.core.training.engine_run import EngineModel, EngineProgress
 
@@ -41,7 +49,6 @@ BPE_ONLY = {
     "--tie-break": "lexicographic",
     "--export-gpt2": None,
     "--export-tiktoken": None,
-    "--export-hf": None,
     "--workers": None,
 }
 OUTPUT_SUFFIX = {"unigram": ".model", "sentencepiece-bpe": ".model", "wordpiece": ".json"}
@@ -122,7 +129,7 @@ def engine_options(args: argparse.Namespace) -> EngineOptions:
         return EngineOptions(
             algorithm=args.algorithm,
             vocab_size=args.vocab_size,
-            normalizer=getattr(args, "normalizer", None),
+            normalizer=args.normalizer,
             character_coverage=args.character_coverage,
             byte_fallback=args.byte_fallback,
             split_digits=args.split_digits,
@@ -137,6 +144,7 @@ def run_engine(args: argparse.Namespace) -> int:
     """Train with the library, then write the model and its record only when training finished."""
     from tokviz.core.corpus.documents import CorpusReader
     from tokviz.core.corpus.reading import ReadLog
+    from tokviz.core.formats.exports import plan_outputs
     from tokviz.core.io.outputs import check_outputs
     from tokviz.core.training.engine_run import engine_outputs, train_engine
 
@@ -147,7 +155,8 @@ def run_engine(args: argparse.Namespace) -> int:
         raise UsageError("give the corpus (text files or folders)")
     options = engine_options(args)
     errors = "replace" if args.replace_invalid else "strict"
-    check_outputs(engine_outputs(args.output), inputs=args.corpus)
+    exports = planned_exports(args)
+    check_outputs(engine_outputs(args.output) + plan_outputs(exports), inputs=args.corpus)
     selection = select_corpus(args, args.corpus, errors)
     reader = CorpusReader(read_options(args), errors)
     log = ReadLog()
@@ -164,7 +173,7 @@ def run_engine(args: argparse.Namespace) -> int:
         return EXIT_INTERRUPTED
     say_reading(reader.summary())
     provenance = _provenance(selection, args, errors, log, reader.summary())
-    return _save(model, args, provenance)
+    return _save(model, args, provenance, exports)
 
 
 def _provenance(
@@ -177,21 +186,40 @@ def _provenance(
     return record_text_bytes(provenance, reading.text_bytes)
 
 
-def _save(model: EngineModel, args: argparse.Namespace, provenance: dict[str, object]) -> int:
-    """Write the model and its record together; say where and what was trained."""
-    from tokviz.core.io.outputs import InterruptedAfterCommit
+def planned_exports(args: argparse.Namespace) -> list[Export]:
+    """The exports asked for besides the model: ``--export-hf`` (a tokenizer.json, made from a
+    SentencePiece model, or the WordPiece model's own with a folder's config files)."""
+    from tokviz.core.formats.exports import Export
+
+    return [Export.of("hf", args.export_hf, "--export-hf", "none")] if args.export_hf else []
+
+
+def _save(
+    model: EngineModel, args: argparse.Namespace, provenance: dict[str, object], exports: list[Export]
+) -> int:
+    """Write the model, its record and the exports together; say where, what to know, and what was trained."""
+    import os
+
+    from tokviz.core.formats.exports import export_warnings, render_exports
+    from tokviz.core.io.outputs import InterruptedAfterCommit, write_outputs
     from tokviz.core.io.safe_text import terminal_text
 
+    name = os.path.splitext(os.path.basename(args.output))[0] or args.algorithm
+    tok = model.tokenizer(name)
+    sample = corpus_sample(provenance, args.replace_invalid)
+    outputs = [*model.rendered(args.output, provenance), *render_exports(exports, tok, None, sample)]
     try:
-        written = model.save(args.output, provenance)
+        write_outputs(outputs, inputs=args.corpus)
     except InterruptedAfterCommit:
         print_error("interrupted; every output had already been written")
         return EXIT_INTERRUPTED
     except KeyboardInterrupt:
         print_error("saving cancelled; nothing was written")
         return EXIT_INTERRUPTED
-    for path in written:
-        print(f"wrote {terminal_text(str(path))}", file=sys.stderr)
+    for output, _ in outputs:
+        print(f"wrote {terminal_text(str(output.path))}", file=sys.stderr)
+    for note in [*export_warnings(exports, tok, sample), *(n for e in exports for n in e.notes())]:
+        print_note(note)
     rounds = f", {len(model.rounds)} pruning rounds" if model.rounds else ""
     print(
         f"trained {model.options.algorithm} with {model.library} on {model.documents:,} documents "

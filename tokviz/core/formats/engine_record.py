@@ -11,7 +11,8 @@ set::
      "provenance": {...}}
 
 ``options`` are exactly what was passed to the library, ``files`` the files they name (a
-normalization rule file), ``sentences`` how the documents were cut into the sentences the
+normalization rule file: its size and SHA-256 here, its text in the record's own ``files``, since
+a rule file can be megabytes), ``sentences`` how the documents were cut into the sentences the
 library read, ``call`` the Python that repeats the run, ``rounds`` a Unigram run's pruning
 rounds. When the model is opened, the record is read back if its ``sha256`` is the model's
 (:func:`attach_record`), and ``tokviz info`` shows the trainer under one key.
@@ -77,21 +78,33 @@ def trainer_record(
         "call": CALLS[name],
     }
     if files:
-        trainer["files"] = dict(files)
+        # The files' text is in the record's own "files" (a rule file can be megabytes); here, what identifies it.
+        trainer["files"] = {
+            name: {"bytes": len(data), "sha256": hashlib.sha256(data).hexdigest(), "text_in": "files"}
+            for name, text in files.items()
+            for data in [text.encode("utf-8")]
+        }
     if rounds:
         trainer["rounds"] = rounds
     return trainer
 
 
-def record_bytes(model: bytes, trainer: Mapping[str, Any], provenance: Mapping[str, Any]) -> bytes:
-    """The record file of the model file ``model``."""
-    doc = {
+def record_bytes(
+    model: bytes,
+    trainer: Mapping[str, Any],
+    provenance: Mapping[str, Any],
+    files: Mapping[str, str] | None = None,
+) -> bytes:
+    """The record file of the model file ``model``; ``files`` are the texts of the files the options name."""
+    doc: dict[str, Any] = {
         "format": RECORD_FORMAT,
         "version": RECORD_VERSION,
         "sha256": hashlib.sha256(model).hexdigest(),
         "trainer": dict(trainer),
         "provenance": dict(provenance),
     }
+    if files:
+        doc["files"] = dict(files)
     return encode_text(json.dumps(doc, ensure_ascii=False, indent=2) + "\n", "the options record")
 
 

@@ -18,12 +18,13 @@ What the library does with a text, step by step, and how each step is written fo
    (the leftmost of equals), over every pair whose join is a piece: ``tokenizers`` merges by rank,
    so every split of every piece into two pieces is a merge, ranked by the joined piece's score.
    Pieces of one score (Mistral's runs of ``▁``) are ranked longest left part first, which is the
-   library's leftmost-first order for a run growing from its left. User-defined pieces of a BPE
-   model are matched whole before merging (added tokens matched on the rewritten text).
+   library's leftmost-first order for a run growing from its left. The library never merges a BPE
+   model's user-defined pieces: a ``Split`` pre-tokenizer isolates them on the rewritten text and
+   the model takes each whole (``ignore_merges``).
 3. **Unknown text.** Runs of unknown characters become one unknown piece in both libraries
    (``fuse_unk``), or their UTF-8 bytes as ``<0xNN>`` pieces with byte fallback.
 4. **Decoding**: ``<0xNN>`` pieces are bytes, ``▁`` is a space and the dummy prefix's space is
-   dropped (``ByteFallback`` + ``Metaspace``).
+   dropped (``ByteFallback``, ``Fuse``, ``Replace``, ``Strip``).
 
 The control pieces (``<s>``, ``</s>``) and the unknown piece are special added tokens, so
 ``transformers`` knows their roles; tokviz's own special tokens follow them. What ``tokenizers``
@@ -58,6 +59,7 @@ from .sentencepiece_file import (
 # first (NFC) changes nothing NFKC gives, and hands tokenizers' grapheme-by-grapheme rule reader
 # one code point where the library's longest match would have joined a letter and its accents.
 NFKC_RULES = frozenset({"nfkc", "nmt_nfkc", "nfkc_cf", "nmt_nfkc_cf"})
+_REGEX_SPECIALS = frozenset("\\^$.|?*+()[]{}")
 _FLT_MIN = struct.unpack("<f", struct.pack("<I", 0x00800000))[0]  # the library's starting "max" score
 
 
@@ -208,6 +210,9 @@ def _normalizer(plan: _Plan) -> dict[str, Any] | None:
     if spec.charsmap:
         if spec.name in NFKC_RULES:
             steps.append({"type": "NFC"})
+        crlf = _crlf(spec.charsmap)
+        if crlf is not None:
+            steps.append(_replace({"String": "\r\n"}, crlf))
         charsmap = base64.b64encode(spec.charsmap).decode("ascii")
         steps.append({"type": "Precompiled", "precompiled_charsmap": charsmap})
     if spec.remove_extra_whitespaces:
@@ -224,24 +229,68 @@ def _normalizer(plan: _Plan) -> dict[str, Any] | None:
     return steps[0] if len(steps) == 1 else {"type": "Sequence", "normalizers": steps}
 
 
+def _crlf(charsmap: bytes) -> str | None:
+    """What the rules make of ``\\r\\n`` when they rewrite its two characters one by one (the library
+    reads them so); ``tokenizers`` reads them as one grapheme and would keep only the first's rewrite."""
+    from tokenizers import normalizers
+
+    rules = normalizers.Precompiled(charsmap)
+    alone = rules.normalize_str("\r") + rules.normalize_str("\n")
+    return alone if rules.normalize_str("\r\n") != alone else None
+
+
+def _user_pieces(plan: _Plan) -> list[str]:
+    return [p.text for p in plan.proto.pieces if p.kind == USER_DEFINED]
+
+
+def _pretokenizer(plan: _Plan) -> dict[str, Any] | None:
+    """``None`` (the library segments the whole rewritten text), or for a BPE model's user-defined
+    pieces a ``Split`` that isolates them, longest first, on the rewritten text, as the library
+    freezes them before merging (the model then takes each whole: ``ignore_merges``)."""
+    users = _user_pieces(plan)
+    if plan.proto.model_type != "BPE" or not users:
+        return None
+    pattern = "|".join(_literal(text) for text in sorted(users, key=len, reverse=True))
+    return {"type": "Split", "pattern": {"Regex": pattern}, "behavior": "Isolated", "invert": False}
+
+
+def _unbuilt_pieces(plan: _Plan) -> list[str]:
+    """The normal pieces of a BPE model with user-defined pieces that merging never builds whole
+    from their own text: ``ignore_merges`` takes a stretch that spells one whole, the library not."""
+    if plan.proto.model_type != "BPE" or not _user_pieces(plan):
+        return []
+    from tokenizers import models
+
+    model = _model(plan)
+    merges = [(left, right) for left, right in model["merges"]]
+    bpe = models.BPE(vocab=model["vocab"], merges=merges, unk_token=model["unk_token"], byte_fallback=True)
+    pieces = [p.text for p in plan.proto.pieces if p.kind == NORMAL and len(p.text) > 1]
+    return [text for text in pieces if [t.value for t in bpe.tokenize(text)] != [text]]
+
+
+def _literal(text: str) -> str:
+    """``text`` as an Oniguruma pattern that matches it literally."""
+    return "".join("\\" + c if c in _REGEX_SPECIALS else c for c in text)
+
+
 def _replace(pattern: dict[str, str], content: str) -> dict[str, Any]:
     return {"type": "Replace", "pattern": pattern, "content": content}
 
 
 def _decoder(plan: _Plan) -> dict[str, Any]:
-    """Bytes back from ``<0xNN>`` pieces, spaces from ``▁``, and the dummy prefix's space dropped."""
+    """Bytes back from ``<0xNN>`` pieces, spaces from ``▁``, and the dummy prefix's one space dropped.
+
+    Not a ``Metaspace`` decoder: it drops every ``▁`` of the first piece, so a text that starts with
+    a run of spaces (which the library keeps when it leaves whitespace alone) would lose them.
+    """
     spec = plan.proto.normalizer
     steps: list[dict[str, Any]] = [{"type": "ByteFallback"}] if plan.proto.byte_fallback else []
+    steps.append({"type": "Fuse"})
     if spec.escape_whitespaces:
-        scheme = "always" if spec.add_dummy_prefix else "never"
-        steps.append(
-            {"type": "Metaspace", "replacement": SPACE_MARK, "prepend_scheme": scheme, "split": True}
-        )
-    else:
-        steps.append({"type": "Fuse"})
-        if spec.add_dummy_prefix:
-            steps.append({"type": "Strip", "content": " ", "start": 1, "stop": 0})
-    return steps[0] if len(steps) == 1 else {"type": "Sequence", "decoders": steps}
+        steps.append(_replace({"String": SPACE_MARK}, " "))
+    if spec.add_dummy_prefix:
+        steps.append({"type": "Strip", "content": " ", "start": 1, "stop": 0})
+    return {"type": "Sequence", "decoders": steps}
 
 
 def _model(plan: _Plan) -> dict[str, Any]:
@@ -262,7 +311,9 @@ def _model(plan: _Plan) -> dict[str, Any]:
         "end_of_word_suffix": None,
         "fuse_unk": True,
         "byte_fallback": proto.byte_fallback,
-        "ignore_merges": False,
+        # Set for user-defined pieces only (see _pretokenizer): a stretch between them that is a piece
+        # is then taken whole, as the library's merges take it (checked by _unbuilt_pieces).
+        "ignore_merges": bool(_user_pieces(plan)),
         "vocab": {p.text: i for i, p in enumerate(proto.pieces)},
         "merges": _bpe_merges(proto.pieces),
     }
@@ -281,16 +332,12 @@ def _added_token(token_id: int, content: str, *, special: bool, normalized: bool
 
 
 def _added_tokens(plan: _Plan, extra_specials: Mapping[str, int]) -> list[dict[str, Any]]:
-    """Control and unknown pieces as special tokens; a BPE model's user-defined pieces as tokens
-    matched on the rewritten text (the library matches them there, longest first, and never merges
-    them); special tokens tokviz added, matched on the raw text as tokviz does."""
+    """Control and unknown pieces as special tokens, then the special tokens tokviz added (matched
+    on the raw text, as tokviz does)."""
     out: list[dict[str, Any]] = []
-    bpe = plan.proto.model_type == "BPE"
     for i, piece in enumerate(plan.proto.pieces):
         if piece.kind in (CONTROL, UNKNOWN):
             out.append(_added_token(i, piece.text, special=True, normalized=False))
-        elif piece.kind == USER_DEFINED and bpe:
-            out.append(_added_token(i, piece.text, special=False, normalized=True))
     for text, token_id in sorted(extra_specials.items(), key=lambda item: item[1]):
         out.append(_added_token(token_id, text, special=True, normalized=False))
     return out
@@ -321,7 +368,7 @@ def spm_tokenizer_json(model: bytes, extra_specials: Mapping[str, int] | None = 
         "padding": None,
         "added_tokens": _added_tokens(plan, extra_specials or {}),
         "normalizer": _normalizer(plan),
-        "pre_tokenizer": None,
+        "pre_tokenizer": _pretokenizer(plan),
         "post_processor": None,
         "decoder": _decoder(plan),
         "model": _model(plan),
@@ -345,6 +392,12 @@ def spm_export_notes(model: bytes) -> list[str]:
             "tokenizers applies the normalizer's rules one grapheme at a time, so a character written "
             "with several code points that stay several after NFC (a compatibility character with an "
             "accent, as Ａ + U+0301) can be rewritten otherwise than sentencepiece does"
+        )
+    unbuilt = _unbuilt_pieces(_plan(model))
+    if unbuilt:
+        notes.append(
+            f"{len(unbuilt)} pieces ({unbuilt[0]!r} ...) are never built whole by merging their own text; "
+            "a stretch between user-defined pieces that spells one is that one piece for tokenizers"
         )
     if proto.model_type == "unigram":
         notes.append(

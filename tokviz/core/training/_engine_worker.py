@@ -39,8 +39,22 @@ class SentencesCut(Exception):
     """The parent stopped sending before the end mark: it died or gave up; the run must not finish."""
 
 
-def serve(config: dict[str, Any], sentences: Connection, results: Connection, log: Connection) -> None:
-    """The worker's whole life: limits, log redirection, the run, the answer."""
+def serve(
+    config: dict[str, Any],
+    sentences: Connection,
+    results: Connection,
+    log: Connection,
+    parent_ends: tuple[Connection, ...],
+) -> None:
+    """The worker's whole life: limits, log redirection, the run, the answer.
+
+    The parent's ends of the pipes are closed first (a worker that holds them too would never see
+    the sentences' pipe end when the parent dies), and the run works in its own folder (the
+    options name files there).
+    """
+    for end in parent_ends:
+        end.close()
+    os.chdir(config["folder"])
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _die_with_parent()
     _limit(config.get("memory_limit"))

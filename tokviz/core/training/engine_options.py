@@ -56,6 +56,8 @@ WORDPIECE_PREFIX = "##"
 SENTENCEPIECE_MAX_SENTENCE_BYTES = 4192
 # The file a sentencepiece run reads its normalization rules from (in the run's working folder).
 NORMALIZATION_FILE = "normalization.tsv"
+# The rule name of a sentencepiece model whose normalization comes from a rule file.
+USER_DEFINED_RULES = "user_defined"
 
 SENTENCE_RULES = {
     "sentencepiece": (
@@ -141,7 +143,10 @@ class EngineOptions:
         """The files the options name, by name and text: a sentencepiece normalization rule file."""
         if self.library != "sentencepiece" or self.normalizer is None:
             return {}
-        rules = _parsed_normalizer(self.normalizer).spm_rules_tsv()
+        normalizer = _parsed_normalizer(self.normalizer)
+        if normalizer.spm_rule_name() != USER_DEFINED_RULES:
+            return {}
+        rules = normalizer.spm_rules_tsv()
         return {} if rules is None else {NORMALIZATION_FILE: rules}
 
     def _sentencepiece_options(self) -> dict[str, Any]:
@@ -159,11 +164,12 @@ class EngineOptions:
         if self.user_symbols:
             options["user_defined_symbols"] = list(self.user_symbols)
         if self.normalizer is not None:
-            normalizer = _parsed_normalizer(self.normalizer)
-            if normalizer.spm_rules_tsv() is None:
-                options["normalization_rule_name"] = normalizer.spm_rule_name()
-            else:
+            # A normalizer without a built-in rule name is given as a rule file (library_files).
+            rule = _parsed_normalizer(self.normalizer).spm_rule_name()
+            if rule == USER_DEFINED_RULES:
                 options["normalization_rule_tsv"] = NORMALIZATION_FILE
+            else:
+                options["normalization_rule_name"] = rule
         return options
 
     def _wordpiece_options(self) -> dict[str, Any]:

@@ -116,18 +116,26 @@ class EngineModel:
             rounds,
         )
 
-    def save(self, path: str | os.PathLike[str], provenance: dict[str, Any] | None = None) -> list[Path]:
-        """Write the model file and its options record (``<file>.json``) together, or neither.
+    def rendered(
+        self, path: str | os.PathLike[str], provenance: dict[str, Any] | None = None
+    ) -> list[tuple[Output, bytes]]:
+        """The model file at ``path`` and its options record (``<file>.json``), each with its bytes:
+        what :meth:`save` writes, for a caller that writes them with other outputs as one set.
 
         ``provenance`` (corpus files, version, date: :mod:`tokviz.core.formats.provenance`) goes
-        into the record. Returns the two paths written.
+        into the record.
         """
         from ..formats.engine_record import record_bytes
 
         model, record = engine_outputs(path)
-        data = record_bytes(self.data, self.trainer_record(), provenance or {})
-        write_outputs([(model, self.data), (record, data)])
-        return [model.path, record.path]
+        data = record_bytes(self.data, self.trainer_record(), provenance or {}, self.library_files)
+        return [(model, self.data), (record, data)]
+
+    def save(self, path: str | os.PathLike[str], provenance: dict[str, Any] | None = None) -> list[Path]:
+        """Write the model file and its options record together, or neither; the two paths written."""
+        outputs = self.rendered(path, provenance)
+        write_outputs(outputs)
+        return [output.path for output, _ in outputs]
 
 
 def engine_outputs(path: str | os.PathLike[str]) -> list[Output]:
@@ -210,7 +218,7 @@ class _Run:
         results_out, results_in = context.Pipe(duplex=False)
         log_out, log_in = context.Pipe(duplex=False)
         process: BaseProcess = context.Process(
-            target=_serve_in,
+            target=serve,
             args=(self.config, sentences_out, results_in, log_in, (sentences_in, results_out, log_out)),
             name=f"tokviz-{self.options.algorithm}",
             daemon=True,
@@ -231,11 +239,9 @@ class _Run:
             if not finished and process.is_alive():
                 process.kill()
             process.join()
-            with contextlib.suppress(OSError):
-                sentences_in.close()
-            feeder.join()
-            results_out.close()
-            log_out.close()
+            feeder.join()  # with the worker gone, a send fails at once and the feeder returns
+            for conn in (sentences_in, results_out, log_out):
+                conn.close()
         if self.feed_error is not None:
             raise self.feed_error
         return self._answer(answer, process)
@@ -320,27 +326,11 @@ def worker_context() -> Any:
     return multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
 
 
-def _serve_in(
-    config: dict[str, Any],
-    sentences: Connection,
-    results: Connection,
-    log: Connection,
-    parent_ends: tuple[Connection, ...],
-) -> None:
-    """The worker's entry: close the parent's ends of the pipes (a forked worker holds them too, and
-    the sentences' pipe must end when the parent does), work in the run's own folder (the options
-    name files there), then serve."""
-    for end in parent_ends:
-        end.close()
-    os.chdir(config["folder"])
-    serve(config, sentences, results, log)
-
-
 def _send(conn: Connection, data: bytes) -> bool:
     """Send ``data`` to the worker; False when the worker is gone."""
     try:
         conn.send_bytes(data)
-    except (BrokenPipeError, ConnectionResetError):
+    except OSError:  # a broken pipe, or reset: the worker ended
         return False
     return True
 
