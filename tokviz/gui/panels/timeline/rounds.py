@@ -83,8 +83,7 @@ class RoundsPane(QWidget):
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        self.table.horizontalHeader().setStretchLastSection(True)
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         self.note = QLabel(self)
         self.note.setObjectName("roundNote")
         self.note.setWordWrap(True)
@@ -143,15 +142,21 @@ class RoundsPane(QWidget):
 
     def _fit_table(self) -> None:
         """The table as wide as its columns (the sample text takes the rest)."""
-        self.table.resizeColumnsToContents()
-        columns = sum(self.table.columnWidth(c) for c in range(self.table.columnCount()))
+        header = self.table.horizontalHeader()
+        widths = [
+            max(self.table.sizeHintForColumn(c), header.sectionSizeHint(c))
+            for c in range(self.table.columnCount())
+        ]
+        for column, width in enumerate(widths):
+            self.table.setColumnWidth(column, width)
+        columns = sum(widths)
         frame = 2 * self.table.frameWidth() + self.table.verticalScrollBar().sizeHint().width()
         self.table.setMinimumWidth(columns + frame)
 
     def changeEvent(self, event: QEvent) -> None:
         super().changeEvent(event)
-        if event.type() == QEvent.Type.FontChange:  # presentation mode, zoom
-            self._fit_table()
+        if event.type() in (QEvent.Type.FontChange, QEvent.Type.StyleChange, QEvent.Type.Polish):
+            self._fit_table()  # presentation mode, zoom, the window's style
 
     def set_text(self, text: str) -> None:
         """Segment the start of ``text`` (the editor's) under the picked round."""
