@@ -25,7 +25,7 @@ from tokviz.cli.corpus_files import (
     record_options_given,
     say_reading,
 )
-from tokviz.cli.options import add_special
+from tokviz.cli.options import add_normalizer, add_special
 from tokviz.cli.progress import ProgressPrinter
 
 if TYPE_CHECKING:
@@ -54,6 +54,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_limit_options(p)
     add_special(p)
     p.add_argument("--pretokenizer", default="gpt2", metavar="P", help="none, gpt2, cl100k, o200k or a regex")
+    add_normalizer(p)
     add_reading_options(p, workers_help="local counting processes (default: CPUs)")
     p.add_argument(
         "--dask",
@@ -144,6 +145,8 @@ def _check_merge_options(args: argparse.Namespace) -> None:
     given += record_options_given(args)
     if args.pretokenizer != "gpt2":
         given.append("--pretokenizer")
+    if args.normalizer is not None:
+        given.append("--normalizer")
     if given:
         raise UsageError(f"--merge adds tables as they were counted; {', '.join(given)} cannot apply")
     if len(args.inputs) < 2:
@@ -198,6 +201,7 @@ def _count_local(args: argparse.Namespace, printer: ProgressPrinter, cancel: thr
         cancel=cancel,
         hashes=not args.no_hashes,
         reading=read_options(args),
+        normalizer=args.normalizer,
     )
 
 
@@ -224,6 +228,7 @@ def _count_dask(
         connect_timeout=args.connect_timeout or CONNECT_TIMEOUT,
         worker_timeout=args.worker_timeout or WORKER_TIMEOUT,
         reading=read_options(args),
+        normalizer=args.normalizer,
     )
 
 
@@ -256,11 +261,12 @@ def _write(
 def table_for_training(args: argparse.Namespace) -> CountTable:
     """The table ``tokviz train --from-counts TABLE`` trains on, its settings checked against the options.
 
-    The table decided the pre-tokenizer and the special tokens, so those options may be left out
-    (they are then the table's) or repeat the table's; anything else is refused with the reason.
+    The table decided the pre-tokenizer, the special tokens and the normalizer, so those options
+    may be left out (they are then the table's) or repeat the table's; anything else is refused
+    with the reason.
     """
     from tokviz.core.pretok.pretokenize import resolve_pretokenizer
-    from tokviz.core.training.counts import load_table
+    from tokviz.core.training.counts import check_table_normalizer, load_table
 
     given = [
         flag
@@ -285,6 +291,8 @@ def table_for_training(args: argparse.Namespace) -> CountTable:
             f"--special-token {args.special_token} differs from the table's {list(table.special_tokens)}; "
             "leave it out to use the table's"
         )
+    check_table_normalizer(table, args.normalizer, args.from_counts)
     args.pretokenizer = table.pretokenizer
     args.special_token = list(table.special_tokens)
+    args.normalizer = table.normalizer
     return table

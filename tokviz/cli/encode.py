@@ -146,10 +146,11 @@ def _write(tok: Tokenizer, pieces: Iterable[str], fmt: str, out: _Writer) -> Non
 
 def places_its_own_spans(tok: Tokenizer) -> bool:
     """Whether ``tok`` places its tokens on the text itself (a words ``<unk>`` covers the word it
-    lost; a library engine gives offsets), so JSON offsets cannot come from token byte lengths."""
+    lost; a library engine gives offsets; a normalizer's tokens go back onto the typed text), so
+    JSON offsets cannot come from token byte lengths."""
     from tokviz.core.bpe.tokenizer import Tokenizer as ByteLevelBPE
 
-    return type(tok).encode_spans is not ByteLevelBPE.encode_spans
+    return type(tok).encode_spans is not ByteLevelBPE.encode_spans or bool(tok.normalizer)
 
 
 def _write_own_spans(tok: Tokenizer, pieces: Iterable[str], out: _Writer) -> None:

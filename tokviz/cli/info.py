@@ -68,6 +68,7 @@ def describe(tok: Tokenizer, given: str) -> dict[str, Any]:
         # A file's full path, so two tokenizers of one name (a folder multilingual/ and a file
         # multilingual.tiktoken) can be told apart; built-ins have none.
         "source": None if is_builtin(given) else str(Path(given).resolve()),
+        "normalizer": tok.normalizer.name if tok.normalizer else None,
         "tie_break": model_tie_rule(tok),
         "about": lecture_note(tok),
         # A Hugging Face post-processor's template (Llama's BOS, BERT's [CLS] $A [SEP]) is reported, not inserted.
@@ -93,6 +94,7 @@ def text_lines(tok: Tokenizer, info: dict[str, Any]) -> list[str]:
         _special_tokens_line(tok, info["special_tokens"]),
         *([_added_line(info["added_tokens_in_text"])] if "added_tokens_in_text" in info else []),
         _pretokenizer_line(tok),
+        *([f"normalizer:     {info['normalizer']}"] if "normalizer" in info else []),
     ]
     if "tie_break" in info:
         lines.append(

@@ -141,6 +141,7 @@ def run(args: argparse.Namespace) -> int:
             errors=errors,
             workers=args.workers,
             reading=reading,
+            normalizer=args.normalizer,
         )
 
     result = read_corpus(
@@ -229,13 +230,15 @@ def _name_of(output: str) -> str:
 def planned_exports(args: argparse.Namespace) -> list[Export]:
     """The model file and every export the run asks for, named by its option in messages."""
     from tokviz.core.formats.exports import Export
+    from tokviz.core.pretok.normalize import parse_normalizer
 
     pre = args.pretokenizer or "gpt2"
-    exports = [Export.of("model", args.output, "-o", pre)]
+    norm = parse_normalizer(args.normalizer or "none")
+    exports = [Export.of("model", args.output, "-o", pre, norm)]
     for kind, option in (("gpt2", "--export-gpt2"), ("tiktoken", "--export-tiktoken"), ("hf", "--export-hf")):
         path = getattr(args, option[2:].replace("-", "_"))
         if path:
-            exports.append(Export.of(kind, path, option, pre))
+            exports.append(Export.of(kind, path, option, pre, norm))
     return exports
 
 
@@ -255,6 +258,8 @@ def check_exports_fit(args: argparse.Namespace) -> None:
     from tokviz.core.pretok.bytes_ import bytes_to_gpt2_str
 
     for export in planned_exports(args):
+        if export.kind == "tiktoken" and export.normalizer:
+            raise ExportError(f"{export.what}: a .tiktoken file cannot carry a normalizer")
         if export.kind == "tiktoken":
             from tokviz.core.formats.tiktoken_sidecar import tiktoken_pattern_problem
 

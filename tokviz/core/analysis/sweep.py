@@ -45,6 +45,7 @@ from typing import Any
 
 import numpy as np
 
+from ..bpe.merges import no_merges_note
 from ..bpe.tokenizer import Tokenizer
 from ..corpus.documents import CorpusReader
 from ..corpus.fileselect import SelectedFile, Selection
@@ -102,6 +103,11 @@ def check_sweepable(tokenizer: Tokenizer) -> None:
 def merge_table(tokenizer: Tokenizer) -> tuple[list[int], list[tuple[int, int]]]:
     """The id each merge makes and the two ids it joins, in merge order; a :class:`ReplayUnavailable`
     for a tokenizer whose merge prefixes are not what its encoder does."""
+    no_merges = (
+        no_merges_note(getattr(tokenizer, "model_type", "BPE")) if isinstance(tokenizer, Tokenizer) else None
+    )
+    if no_merges:
+        raise ReplayUnavailable(f"{tokenizer.name}: {no_merges}")
     if not isinstance(tokenizer, Tokenizer) or not tokenizer.is_bpe:
         raise ReplayUnavailable(f"{getattr(tokenizer, 'name', tokenizer)}: a sweep needs a BPE merge list")
     if tokenizer.replay_note:

@@ -43,3 +43,28 @@ class MergeStep:
     def merged(self) -> bytes:
         """The bytes of the token this merge makes."""
         return self.left + self.right
+
+
+# What a vocabulary that is not a merge list does instead, by its model type (tokenizer.json's or
+# SentencePiece's name for it).
+_NO_MERGES = {
+    "unigram": ("Unigram", "it picks the most probable segmentation out of scored pieces"),
+    "wordpiece": ("WordPiece", "it takes the longest piece it knows, left to right"),
+    "wordlevel": ("WordLevel", "it looks whole words up"),
+    "char": ("character", "every character is a piece"),
+    "word": ("word", "it looks whole words up"),
+}
+
+
+def no_merges_note(model_type: object) -> str | None:
+    """One sentence saying that a vocabulary of ``model_type`` (a tokenizer's ``model_type``:
+    ``"Unigram"``, ``"WordPiece"`` ...) has no merge prefixes, for sweep and replay to refuse
+    with; None for a merge list (BPE)."""
+    kind = str(model_type).lower()
+    if kind not in _NO_MERGES:
+        return None
+    label, how = _NO_MERGES[kind]
+    return (
+        f"a {label} vocabulary has no merge prefixes ({how}, with no merge list), "
+        "so there are no smaller vocabularies to sweep or merges to replay"
+    )

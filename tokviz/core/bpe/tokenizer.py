@@ -16,6 +16,7 @@ from itertools import accumulate, chain, repeat
 from typing import NamedTuple, Protocol, SupportsIndex
 
 from ..errors import ArgumentTypeError, InternalError, InvalidArgument, TokenizerLoadError
+from ..pretok.normalize import Normalizer
 from ..pretok.pretokenize import (
     LONE_SURROGATE,
     NAMED_PATTERNS,
@@ -120,6 +121,9 @@ class Tokenizer:
     ``vocab`` may use any id layout (GPT-2's vocab.json ids, say): ids are looked up by bytes,
     and the merges define the algorithm. ``special_tokens`` is a list of strings (their ids are
     found in ``vocab`` by bytes, or appended after the largest id) or a ``{text: id}`` mapping.
+    ``normalizer`` runs on the text between special tokens before it is cut (special tokens match
+    the text as typed, as HF's do); spans still point into the text as typed
+    (:meth:`~tokviz.core.pretok.normalize.Normalizer.aligned`).
     """
 
     # tiktoken's engine over this merge list when its rank rule provably gives the same ids
@@ -144,11 +148,15 @@ class Tokenizer:
         engine: FastEngine | None = None,
         *,
         specials_in_text: bool = True,
+        normalizer: Normalizer | None = None,
     ) -> None:
         if not isinstance(name, str):
             raise ArgumentTypeError(f"a tokenizer's name must be a str, got {type(name).__name__}")
         self.name = name
         self.pretokenizer = resolve_pretokenizer(pretokenizer)
+        if normalizer is not None and not isinstance(normalizer, Normalizer):
+            raise ArgumentTypeError(f"normalizer= must be a Normalizer, got {type(normalizer).__name__}")
+        self.normalizer = normalizer or Normalizer(())
         self.vocab: dict[int, bytes] = _vocab_argument(vocab)
         # ``merges`` may be a callable: tiktoken-ranked vocabularies recover their merges only
         # when something needs them (the timeline, hover parents), so start-up stays fast.
@@ -510,12 +518,22 @@ class Tokenizer:
         _check_text(text)
         return self._splitter.segments(text)
 
+    def normalize(self, text: str) -> str:
+        """``text`` as the model sees it, before it is cut into chunks (itself without a normalizer)."""
+        return self.normalizer(text)
+
     def encode_ordinary(self, text: str) -> list[int]:
         """Encode text as plain text: special-token strings are encoded like any other text.
 
         A lone surrogate reads as U+FFFD (see :data:`LONE_SURROGATE`).
         """
         _check_text(text)
+        if self.normalizer:
+            text = self.normalizer(text)
+        return self._encode_normalized(text)
+
+    def _encode_normalized(self, text: str) -> list[int]:
+        """:meth:`encode_ordinary` of text already normalized."""
         engine = self._engine
         if engine is None:
             if not self._rank_checked:
@@ -541,7 +559,7 @@ class Tokenizer:
                     cache[chunk] = ids
                 out += ids
         except UnicodeEncodeError:  # rare: checked only when it happens, so plain text pays nothing
-            return self.encode_ordinary(replace_lone_surrogates(text))
+            return self._encode_normalized(replace_lone_surrogates(text))
         return out
 
     def _long_chunk_ids(self, chunk: str) -> list[int]:
@@ -606,7 +624,7 @@ class Tokenizer:
             if special:
                 out.append(self.special_tokens[text[start:end]])
                 continue
-            for chunk in self.pretokenizer.split(text[start:end]):
+            for chunk in self.pretokenizer.split(self.normalizer(text[start:end])):
                 for piece in encoding_pieces(chunk):
                     out.extend(self._bpe(piece.encode("utf-8"), max_merges))
         return out
@@ -637,15 +655,23 @@ class Tokenizer:
                 chunk_base += 1
                 continue
             segment = text[seg_start:seg_end]
+            origin = None
+            if self.normalizer:
+                segment, origin = self.normalizer.aligned(segment)
             chunks = self.pretokenizer.spans(segment)
             if max_merges is None:
-                ids = self.encode_ordinary(segment)
+                ids = self._encode_normalized(segment)
             else:
                 ids = []
                 for cs, ce in chunks:
                     for piece in encoding_pieces(segment[cs:ce]):
                         ids.extend(self._bpe(piece.encode("utf-8"), max_merges))
-            self._place(segment, seg_start, ids, chunks, chunk_base, spans)
+            if origin is None:
+                self._place(segment, seg_start, ids, chunks, chunk_base, spans)
+            else:
+                placed: list[TokenSpan] = []
+                self._place(segment, 0, ids, chunks, chunk_base, placed)
+                spans.extend(_on_typed_text(placed, origin, seg_start, seg_end))
             chunk_base += len(chunks)
         return spans
 
@@ -795,6 +821,7 @@ class Tokenizer:
             self.name,
             self._engine,
             specials_in_text=self.specials_in_text,
+            normalizer=self.normalizer,
         )
 
     def matched_in_text(self) -> dict[str, int]:
@@ -830,13 +857,49 @@ class Tokenizer:
         # Plain text encodes exactly as this tokenizer's encode_ordinary does: the view uses it
         # (its engine, cache and tables), and takes the merge tables from here when it needs them.
         view.__dict__["encode_ordinary"] = self.encode_ordinary
+        view.__dict__["_encode_normalized"] = self._encode_normalized
         view.__dict__["_view_of"] = self
         return view
 
     def __repr__(self) -> str:
         return (
             f"Tokenizer(name={self.name!r}, vocab_size={self.vocab_size}, merges={self.merge_count}, "
-            f"pretokenizer={self.pretokenizer.name!r})"
+            f"pretokenizer={self.pretokenizer.name!r}"
+            + (f", normalizer={self.normalizer.name!r})" if self.normalizer else ")")
+        )
+
+
+def _on_typed_text(spans: list[TokenSpan], origin: list[int], base: int, end: int) -> Iterator[TokenSpan]:
+    """Spans placed on normalized text moved onto the text as typed (``origin``: the typed index
+    each normalized character came from, see :meth:`Normalizer.aligned`; ``base``/``end``: the
+    segment's place in the whole text). A token covers the typed characters its normalized ones
+    came from, whole: both halves of ``"ﬁ"`` cover the ligature, and are ``partial`` as a token
+    holding part of a UTF-8 character is."""
+    n = len(origin)
+    # cluster_end[j]: where the typed cluster of normalized character j ends.
+    cluster_end = [end - base] * n
+    for j in range(n - 2, -1, -1):
+        cluster_end[j] = origin[j + 1] if origin[j + 1] != origin[j] else cluster_end[j + 1]
+    new = tuple.__new__
+    for span in spans:
+        s, e = span.start, span.end
+        if e <= s:  # a token of no characters (never made by BPE; kept where it stands)
+            at = base + (origin[s] if s < n else end - base)
+            yield new(TokenSpan, (span.id, at, at, span.bytes, span.partial, span.special, span.chunk))
+            continue
+        start, stop = origin[s], cluster_end[e - 1]
+        whole = (s == 0 or origin[s - 1] != origin[s]) and (e == n or origin[e] != origin[e - 1])
+        yield new(
+            TokenSpan,
+            (
+                span.id,
+                base + start,
+                base + stop,
+                span.bytes,
+                span.partial or not whole,
+                span.special,
+                span.chunk,
+            ),
         )
 
 

@@ -11,11 +11,13 @@ One export can be several files, and they are written together or not at all
   files cannot say how text is cut into chunks: every reader applies GPT-2's pattern. So for a
   model trained with any other pre-tokenizer (``cl100k``, ``none``, a custom regex) the folder
   also gets ``tokenizer.json`` (which holds the pattern), its config names a class that reads
-  that file, and the export says so: a folder never tokenizes differently without a word.
+  that file, and the export says so: a folder never tokenizes differently without a word. The
+  same holds for a model with a normalizer (``nfkc``), which the two files cannot express either.
   When tokenizer.json cannot hold the pattern either, the export is refused with the reason.
 - ``tiktoken``: the ``.tiktoken`` rank file and its sidecar ``<file>.json`` with the pattern and
   the special tokens (:mod:`tokviz.core.formats.tiktoken_sidecar`), which tiktoken needs passed
-  in; the notes show the three lines of Python that do it.
+  in; the notes show the three lines of Python that do it. tiktoken runs no normalizer, so a
+  model with one is refused.
 - ``spm``: a SentencePiece model's ``.model`` file as it is. Its ``hf`` export is a tokenizer.json
   made from the model (:mod:`tokviz.core.formats.spm_convert`).
 - ``bert``: a folder with BERT's ``vocab.txt`` and the two config files, for a WordPiece model
@@ -38,6 +40,7 @@ from ..bpe.merges import MergeStep
 from ..bpe.tokenizer import Tokenizer
 from ..errors import ExportError
 from ..io.outputs import Output
+from ..pretok.normalize import Normalizer
 from ..pretok.pretokenize import GPT2_PATTERN, Pretokenizer, resolve_pretokenizer
 from ._writing import encode_text
 from .gpt2_files import GPT2_FILES, gpt2_file_bytes
@@ -70,8 +73,8 @@ Data = bytes | Mapping[str, bytes]
 class Export:
     """One export a user asks for: a format (one of :data:`EXPORT_KINDS`), where, and how messages name it.
 
-    ``pretokenizer`` is the pre-tokenizer of the model to be exported (known before training
-    starts), because it decides which files a GPT-2 folder needs.
+    ``pretokenizer`` and ``normalizer`` are those of the model to be exported (known before
+    training starts), because they decide which files a GPT-2 folder needs.
     """
 
     kind: str
@@ -80,22 +83,33 @@ class Export:
     pretokenizer: Pretokenizer
     # The path was given as a folder (ends in "/" or is one): an hf export gets the folder layout.
     folder: bool = False
+    normalizer: Normalizer = Normalizer(())
 
     @classmethod
     def of(
-        cls, kind: str, path: str | os.PathLike[str], what: str, pretokenizer: str | Pretokenizer
+        cls,
+        kind: str,
+        path: str | os.PathLike[str],
+        what: str,
+        pretokenizer: str | Pretokenizer,
+        normalizer: Normalizer | None = None,
     ) -> Export:
         """An export of ``kind`` to ``path``; a folder path for ``hf`` gets the transformers folder layout."""
         if kind not in EXPORT_KINDS:
             raise ExportError(f"unknown export format {kind!r}; choose one of {', '.join(EXPORT_KINDS)}")
         text = os.fspath(path)
         folder = text.endswith(("/", os.sep)) or os.path.isdir(text)
-        return cls(kind, Path(text), what, resolve_pretokenizer(pretokenizer), folder)
+        return cls(
+            kind, Path(text), what, resolve_pretokenizer(pretokenizer), folder, normalizer or Normalizer(())
+        )
 
     @property
     def needs_hf_json(self) -> bool:
-        """Whether this export writes a tokenizer.json (hf always; gpt2 when vocab/merges cannot hold the pattern)."""
-        return self.kind == "hf" or (self.kind == "gpt2" and not gpt2_holds(self.pretokenizer))
+        """Whether this export writes a tokenizer.json (hf always; gpt2 when vocab/merges cannot hold
+        the pattern or the normalizer)."""
+        return self.kind == "hf" or (
+            self.kind == "gpt2" and not gpt2_holds(self.pretokenizer, self.normalizer)
+        )
 
     def outputs(self) -> list[Output]:
         """The files and folders this export writes (a ``.tiktoken`` file and its sidecar are two)."""
@@ -127,10 +141,15 @@ class Export:
         """What the user must know about this export once it is written (one line each, snippets aside)."""
         pre = self.pretokenizer
         if self.kind == "gpt2" and self.needs_hf_json:
+            if not gpt2_holds(pre):
+                held = (
+                    f"the {pre.name} pre-tokenizer (a reader of those two files alone chunks text like GPT-2)"
+                )
+            else:
+                held = f"the {self.normalizer.name} normalizer (a reader of those two files alone normalizes nothing)"
             return [
-                f"{self.what}: vocab.json + merges.txt cannot hold the {pre.name} pre-tokenizer (a reader of those "
-                "two files alone chunks text like GPT-2), so the folder also has tokenizer.json with it; "
-                "AutoTokenizer.from_pretrained and tokviz read that one"
+                f"{self.what}: vocab.json + merges.txt cannot hold {held}, so the folder also has tokenizer.json "
+                "with it; AutoTokenizer.from_pretrained and tokviz read that one"
             ]
         if self.kind == "hf" and self.hf_folder is None:
             return [
@@ -146,9 +165,10 @@ class Export:
         return []
 
 
-def gpt2_holds(pre: Pretokenizer) -> bool:
-    """Whether vocab.json + merges.txt express ``pre`` (only GPT-2's own pattern: readers assume it)."""
-    return pre.pattern == GPT2_PATTERN
+def gpt2_holds(pre: Pretokenizer, normalizer: Normalizer | None = None) -> bool:
+    """Whether vocab.json + merges.txt express ``pre`` and ``normalizer`` (only GPT-2's own pattern
+    and no normalizer: readers assume GPT-2's)."""
+    return pre.pattern == GPT2_PATTERN and not normalizer
 
 
 def export_problem(tokenizer: Tokenizer, kind: str) -> str | None:
@@ -179,6 +199,8 @@ def export_problem(tokenizer: Tokenizer, kind: str) -> str | None:
             if problem is not None:
                 return f"tokenizer.json cannot hold the {pre.name} pre-tokenizer: {problem}"
     if kind == "tiktoken":
+        if tokenizer.normalizer:
+            return "a .tiktoken file cannot carry a normalizer"
         specials = set(tokenizer.special_tokens.values())
         ids = sorted(i for i in tokenizer.vocab if i not in specials)
         if ids != list(range(len(ids))):
@@ -212,11 +234,12 @@ def _model_bytes(tokenizer: SentencePieceTokenizer) -> bytes:
 
 def library_json(tokenizer: Tokenizer) -> str | None:
     """The ``tokenizers`` library's own tokenizer.json for a tokenizer it encodes whose ids tokviz's
-    BPE cannot give (a normalizer, a WordPiece model ...), else ``None``: an hf export then writes
-    that file, which keeps every step (Qwen2's NFC and its pattern travel into the export)."""
+    BPE cannot give (a normalizer tokviz does not run, a WordPiece model ...) or that has a
+    normalizer, else ``None``: an hf export then writes that file, which keeps every step (Qwen2's
+    NFC and its pattern travel into the export)."""
     from .hf_engine import HFTokenizer
 
-    if not isinstance(tokenizer, HFTokenizer) or tokenizer.replay_note is None:
+    if not isinstance(tokenizer, HFTokenizer) or (tokenizer.replay_note is None and not tokenizer.normalizer):
         return None
     return str(tokenizer.hf.to_str(pretty=True))
 
@@ -325,7 +348,8 @@ class _Renderer:
             if native is not None:
                 return encode_text(native + "\n", HF_FILE)
             return self.once("hf", lambda: hf_file_bytes(tok, sample=self.sample))
-        cls = GPT2_CLASS if "vocab.json" in folder_files and gpt2_holds(tok.pretokenizer) else FAST_CLASS
+        gpt2 = "vocab.json" in folder_files and gpt2_holds(tok.pretokenizer, tok.normalizer)
+        cls = GPT2_CLASS if gpt2 else FAST_CLASS
         return self.once(f"config:{cls}", lambda: hf_config_files(tok, cls))[name]
 
     def once(self, key: str, make: Callable[[], Any]) -> Any:
@@ -404,7 +428,9 @@ def write_export(
     """
     from ..io.outputs import write_outputs
 
-    export = Export.of(kind, path, what or EXPORT_LABELS.get(kind, kind), tokenizer.pretokenizer)
+    export = Export.of(
+        kind, path, what or EXPORT_LABELS.get(kind, kind), tokenizer.pretokenizer, tokenizer.normalizer
+    )
     rendered = render_exports([export], tokenizer, extras if extras is not None else extras_of(tokenizer))
     write_outputs(rendered, inputs)
     return export.notes() + export_warnings([export], tokenizer)

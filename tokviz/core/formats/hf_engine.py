@@ -23,10 +23,13 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ..bpe.merges import no_merges_note
 from ..bpe.tokenizer import Tokenizer, TokenSpan, _check_count, _check_text, replace_lone_surrogates
 from ..errors import ArgumentTypeError, InvalidArgument, ReplayUnavailable, TokenizerLoadError
 from ..pretok.bytes_ import unicode_to_bytes
+from ..pretok.normalize import Normalizer
 from ..pretok.pretokenize import CL100K_PATTERN, GPT2_PATTERN, Pretokenizer, last_cut_before
+from .hf_verify import NORMALIZER_SAMPLE
 from .native_stderr import native_stderr_held
 from .oniguruma import from_oniguruma, to_oniguruma
 
@@ -287,6 +290,9 @@ class HFTokenizer(Tokenizer):
         self.byte_level = bool(
             _find(doc.get("pre_tokenizer"), "ByteLevel") or _find(doc.get("decoder"), "ByteLevel")
         ) and not (model.get("continuing_subword_prefix") or model.get("end_of_word_suffix"))
+        # The normalizer as tokviz's own (nfc, nfkc, ...) when it is one of those, for the replayer and
+        # the exports; the library's encoder runs the file's normalizer itself either way.
+        self.normalizer = Normalizer.from_hf_json(doc.get("normalizer")) or Normalizer(())
         self._replay_factory = replayer
         self._replayer: Tokenizer | None = None
         self._replay_lock = threading.Lock()
@@ -304,6 +310,16 @@ class HFTokenizer(Tokenizer):
         """The library's ids for ``text`` (added tokens matched, no post-processor template)."""
         _check_text(text)
         return _ids(self.hf, text)
+
+    def encode_ordinary(self, text: str) -> list[int]:
+        """The library's ids for ``text`` as plain text (the library runs its normalizer itself)."""
+        _check_text(text)
+        return self._encode_normalized(text)
+
+    def normalize(self, text: str) -> str:
+        """``text`` through the library's own normalizer (itself when the file has none)."""
+        library = self.hf.normalizer
+        return text if library is None else str(library.normalize_str(text))
 
     def _encode_plain(self, text: str) -> list[int]:
         if not self.special_tokens:
@@ -620,12 +636,12 @@ def _model_obstacle(doc: Mapping[str, Any]) -> str | None:
     model = doc.get("model") or {}
     kind = str(model.get("type", "BPE"))
     if kind != "BPE":
-        return f"not BPE: a {kind} model has no merges to replay"
+        return no_merges_note(kind) or f"not BPE: a {kind} model has no merges to replay"
     if not model.get("merges"):
         return "the BPE model has no merges to replay"
-    if doc.get("normalizer") is not None:
+    if doc.get("normalizer") is not None and Normalizer.from_hf_json(doc["normalizer"]) is None:
         names = "+".join(_types(doc["normalizer"])) or "a"
-        return f"replay is not exact: the {names} normalizer changes the text before BPE"
+        return f"replay is not exact: the {names} normalizer is not one tokviz replays (nfc, nfkc, lowercase, strip-accents)"
     if model.get("byte_fallback"):
         return "replay is not exact: byte fallback (<0xNN> tokens) is not merge-list BPE"
     if model.get("ignore_merges"):
@@ -723,10 +739,11 @@ def _make_replayer(
         added = tok.hf.get_added_tokens_decoder()
         specials = {t.content: i for i, t in added.items()}
         try:
-            replayer = Tokenizer(vocab, tok.merges, specials, pre, name=tok.name)
+            replayer = Tokenizer(vocab, tok.merges, specials, pre, name=tok.name, normalizer=tok.normalizer)
         except TokenizerLoadError as exc:
             return None, f"replay is not exact: {exc}"
-        for text in _REPLAY_PROBE:
+        probe = (*_REPLAY_PROBE, NORMALIZER_SAMPLE) if tok.normalizer else _REPLAY_PROBE
+        for text in probe:
             if replayer.encode_with_merges(text, tok.merge_count) != _ids(tok.hf, text):
                 return (
                     None,

@@ -50,6 +50,7 @@ def hf_file_bytes(tokenizer: Tokenizer, *, sample: Iterable[str] = ()) -> bytes:
     otherwise is refused with the reason, and ``tokenizers`` must give tokviz's ids on a hard
     built-in sample plus ``sample`` (e.g. some training text); else :class:`ExportError`.
 
+    The normalizer is the library's own (:meth:`~tokviz.core.pretok.normalize.Normalizer.hf_json`).
     The GPT-2 pattern is HF's own ByteLevel regex; any other pattern becomes a Split step
     (translated to Oniguruma's reading of ``$`` and ``\\Z``) before a regex-free ByteLevel step.
     Special tokens are added tokens that also sit in the model vocabulary, so they keep their ids.
@@ -71,7 +72,7 @@ def hf_file_bytes(tokenizer: Tokenizer, *, sample: Iterable[str] = ()) -> bytes:
             }
             for text, token_id in sorted(tokenizer.special_tokens.items(), key=lambda item: item[1])
         ],
-        "normalizer": None,
+        "normalizer": tokenizer.normalizer.hf_json(),
         "pre_tokenizer": _hf_pre_tokenizer(tokenizer.pretokenizer),
         "post_processor": None,
         "decoder": {

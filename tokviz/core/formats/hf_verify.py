@@ -90,6 +90,11 @@ def _escaped(pattern: str, index: int) -> bool:
     return count % 2 == 1
 
 
+# Text every normalizer changes: a ligature, full-width digits and letters, a decomposed and a
+# composed accent, a dotted capital I, a final sigma, Hangul jamo, compatibility characters.
+NORMALIZER_SAMPLE = "ﬁne ﬂow １２３ ＡＢＣ cafe\u0301 café İstanbul ΟΔΟΣ \u1100\u1161\u11a8 ½ ㎏ ℌ ²"
+
+
 def verify_hf_export(tokenizer: Tokenizer, document: str, sample: Iterable[str] = ()) -> None:
     """Refuse (``ExportError``) a ``tokenizer.json`` text that HF would not encode like ``tokenizer``.
 
@@ -114,6 +119,8 @@ def verify_hf_export(tokenizer: Tokenizer, document: str, sample: Iterable[str] 
             f"cannot write tokenizer.json: Hugging Face tokenizers cannot load it ({_first_line(exc)})"
         ) from None
     texts = [*HARD_SAMPLE, *sample, _vocabulary_text(tokenizer)]
+    if tokenizer.normalizer:
+        texts.append(NORMALIZER_SAMPLE)
     for text in texts:
         ours = tokenizer.encode(text)
         theirs = hf.encode(text, add_special_tokens=False).ids

@@ -18,8 +18,9 @@ from typing import Any
 from ..bpe.merges import MergeStep
 from ..bpe.tokenizer import Tokenizer
 from ..bpe.vocab_rules import id_problem, specials_problem, too_many
-from ..errors import ExportError, ModelFileError, PretokenizerError, TokenizerLoadError
+from ..errors import ExportError, InvalidArgument, ModelFileError, PretokenizerError, TokenizerLoadError
 from ..io.path_record import read_entry, recorded_entry
+from ..pretok.normalize import Normalizer, parse_normalizer
 from ._common import (
     _HEX,
     _HISTORY_INT_FIELDS,
@@ -113,6 +114,8 @@ def model_file_bytes(
         "name": tokenizer.name,
         "pretokenizer": tokenizer.pretokenizer.to_json(),
     }
+    if tokenizer.normalizer:  # written only when there is one: older files and readers stay as they were
+        header["normalizer"] = tokenizer.normalizer.name
     records = [
         dumps(
             {
@@ -132,7 +135,9 @@ def model_file_bytes(
         )
         for r in history or ()
     ]
-    parts = [f"  {json.dumps(k)}: {dumps(v, 'name and pre-tokenizer')}" for k, v in header.items()]
+    parts = [
+        f"  {json.dumps(k)}: {dumps(v, 'name, pre-tokenizer and normalizer')}" for k, v in header.items()
+    ]
     parts.append(f'  "special_tokens": {dumps(tokenizer.special_tokens, "special tokens")}')
     parts.append(f'  "settings": {dumps(dict(settings or {}), "settings")}')
     if provenance:
@@ -248,9 +253,10 @@ def _built(
 ) -> LoadedModel:
     """The tokenizer of a checked vocabulary, merge list and history, with the file's other members."""
     model_name, pretokenizer, settings, provenance = _model_fields(data, name, fail)
+    normalizer = _model_normalizer(data.get("normalizer", "none"), fail)
     specials = _model_specials(data.get("special_tokens", {}), vocab, fail)
     try:
-        tokenizer = Tokenizer(vocab, merges, specials, pretokenizer, name=model_name)
+        tokenizer = Tokenizer(vocab, merges, specials, pretokenizer, name=model_name, normalizer=normalizer)
     except (TokenizerLoadError, PretokenizerError) as exc:
         raise fail(str(exc)) from None
     # Learned tokens no merge makes are never produced: refused when most are, else flagged.
@@ -316,6 +322,16 @@ def _model_fields(
     if not isinstance(provenance, dict):
         raise fail(f"the provenance must be a JSON object, not {json_kind(provenance)}")
     return model_name, pretokenizer, settings, provenance
+
+
+def _model_normalizer(raw: Any, fail: Callable[[str], ModelFileError]) -> Normalizer:
+    """The normalizer the file names (``"nfkc+lowercase"``; absent: none)."""
+    if not isinstance(raw, str):
+        raise fail(f"the normalizer must be a name such as 'nfkc', not {_short(raw)}")
+    try:
+        return parse_normalizer(raw)
+    except InvalidArgument as exc:
+        raise fail(str(exc)) from None
 
 
 def _read_provenance(provenance: dict[str, Any]) -> dict[str, Any]:

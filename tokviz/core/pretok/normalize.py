@@ -113,7 +113,7 @@ class Normalizer:
             return text
         if text.isascii():
             return text.lower()
-        if _tables().divergent.search(text) and not _LONE_SURROGATE.search(text):
+        if _tables().divergent[_code_points(text)].any() and not _LONE_SURROGATE.search(text):
             return _library_normalizer(self).normalize_str(text)
         return self._python(text)
 
@@ -143,19 +143,19 @@ class Normalizer:
             return text, list(range(len(text)))
         if text.isascii():
             return self(text), list(range(len(text)))
-        tables = _tables()
+        codes = _code_points(text)
+        joins = _tables().joins_previous[codes]
         parts: list[str] = []
         origin: list[int] = []
         done = 0
-        for m in _complex_runs(self).finditer(text):
-            start, end = m.span()
-            if start > 0 and tables.joins_previous.match(text, start):
+        for start, end in _runs(_complex(self)[codes]):
+            if start > 0 and joins[start]:
                 start -= 1  # the cluster starts at the character before the run
             if start > done:
                 plain = text[done:start]
                 parts.append(self(plain))
                 origin.extend(range(done, start))
-            for a, b in _clusters(text, start, end, tables.joins_previous):
+            for a, b in _clusters(joins, start, end):
                 piece = self(text[a:b])
                 parts.append(piece)
                 origin.extend(itertools.repeat(a, len(piece)))
@@ -258,10 +258,10 @@ class _Tables:
 
     marks: dict[int, None]  # combining marks (Python's general category M), for str.translate
     changing: frozenset[int]  # characters some step changes or reorders
-    joins_previous_members: frozenset[int]  # characters a cluster cannot start with
-    joins_previous: re.Pattern[str]
-    divergent_class: str  # characters Python's tables and tokenizers' may treat differently
-    divergent: re.Pattern[str]  # (a regex class body, and the class compiled)
+    # By code point: characters a cluster cannot start with, and those Python's tables and
+    # tokenizers' may treat differently (numpy arrays of bools, one entry a code point).
+    joins_previous: Any
+    divergent: Any
 
 
 @functools.cache
@@ -300,15 +300,36 @@ def _tables() -> _Tables:
     divergent = _library_disagreements(sorted(changing), marks)
     joins |= divergent
     lo, hi = _UNASSIGNED_PLANES
-    divergent_class = _class_of(divergent | set(unassigned)) + f"{_escape(lo)}-{_escape(hi)}"
     return _Tables(
         marks=marks,
         changing=frozenset(changing),
-        joins_previous_members=frozenset(joins),
-        joins_previous=re.compile(f"[{_class_of(joins)}]"),
-        divergent_class=divergent_class,
-        divergent=re.compile(f"[{divergent_class}]"),
+        joins_previous=_mask(joins),
+        divergent=_mask(itertools.chain(divergent, unassigned, range(lo, hi + 1))),
     )
+
+
+def _mask(members: Iterable[int]) -> Any:
+    """A numpy array of bools over every code point, true at ``members``."""
+    import numpy as np
+
+    mask = np.zeros(0x110000, dtype=bool)
+    mask[np.fromiter(members, dtype=np.int64)] = True
+    return mask
+
+
+def _code_points(text: str) -> Any:
+    """``text``'s code points as a numpy array (lone surrogates too), to look up in the masks."""
+    import numpy as np
+
+    return np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype="<u4")
+
+
+def _runs(flags: Any) -> Iterator[tuple[int, int]]:
+    """``(start, end)`` of each run of true values in an array of bools."""
+    import numpy as np
+
+    edges = np.flatnonzero(np.diff(flags.astype(np.int8), prepend=0, append=0))
+    return zip(edges[0::2].tolist(), edges[1::2].tolist(), strict=True)
 
 
 def _library_disagreements(changing: list[int], marks: dict[int, None]) -> set[int]:
@@ -347,39 +368,26 @@ def _library_disagreements(changing: list[int], marks: dict[int, None]) -> set[i
 
 
 @functools.cache
-def _complex_runs(normalizer: Normalizer) -> re.Pattern[str]:
-    """Runs of characters that do not map one to one by themselves under ``normalizer``: that
-    join the cluster before them, whose own normalization is not a single character, or that the
-    library normalizes (each of these is then a piece of its own, at least)."""
+def _complex(normalizer: Normalizer) -> Any:
+    """By code point: the characters that do not map one to one by themselves under
+    ``normalizer``: that join the cluster before them, whose own normalization is not a single
+    character, or that the library normalizes (each then a piece of its own, at least)."""
     tables = _tables()
-    members = set(tables.joins_previous_members)
-    members.update(c for c in tables.changing if len(normalizer(chr(c))) != 1)
-    return re.compile(f"[{_class_of(members)}{tables.divergent_class}]+")
+    mask = tables.joins_previous | tables.divergent
+    mask[[c for c in tables.changing if len(normalizer(chr(c))) != 1]] = True
+    return mask
 
 
-def _clusters(text: str, start: int, end: int, joins_previous: re.Pattern[str]) -> Iterator[tuple[int, int]]:
-    """The pieces of ``text[start:end]`` that normalize independently: each starts at a character
-    that joins nothing before it (the first one always starts one)."""
+def _clusters(joins: Any, start: int, end: int) -> Iterator[tuple[int, int]]:
+    """The pieces of ``[start, end)`` that normalize independently: each starts at a character that
+    joins nothing before it (``joins``: by position; the first character always starts one)."""
     a = start
     for i in range(start + 1, end):
-        if not joins_previous.match(text, i):
+        if not joins[i]:
             yield a, i
             a = i
     if a < end:
         yield a, end
-
-
-def _escape(c: int) -> str:
-    return f"\\U{c:08x}"
-
-
-def _class_of(members: Iterable[int]) -> str:
-    """A regex character class body (no brackets) matching exactly ``members``."""
-    out: list[str] = []
-    for _, run in itertools.groupby(enumerate(sorted(members)), lambda p: p[1] - p[0]):
-        codes = [c for _, c in run]
-        out.append(_escape(codes[0]) if len(codes) == 1 else f"{_escape(codes[0])}-{_escape(codes[-1])}")
-    return "".join(out)
 
 
 # ------------------------------------------------------------------ SentencePiece rules

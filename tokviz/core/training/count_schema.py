@@ -12,6 +12,9 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from ..errors import InvalidArgument
+from ..pretok.normalize import parse_normalizer
+
 # The largest count a row holds: a table's counts are signed 64-bit integers in Parquet, and the
 # same bound holds for TSV so that every table converts to the other format.
 MAX_COUNT = 2**63 - 1
@@ -140,6 +143,17 @@ def _records(value: Any, name: str) -> str | None:
     return None
 
 
+def _normalizer(value: Any, name: str) -> str | None:
+    """A normalizer spec tokviz reads (``"nfkc+lowercase"``)."""
+    if not isinstance(value, str):
+        return f"{name} must be a normalizer's name, not {type(value).__name__}"
+    try:
+        parse_normalizer(value)
+    except InvalidArgument as exc:
+        return f"{name}: {exc}"
+    return None
+
+
 # Each key of the metadata: whether it must be there, and its check.
 METADATA_SCHEMA: dict[str, tuple[bool, NamedCheck]] = {
     "format": (True, _named(text)),
@@ -157,6 +171,7 @@ METADATA_SCHEMA: dict[str, tuple[bool, NamedCheck]] = {
     "unique": (False, _named(whole(0))),
     "total": (False, _named(whole(0))),
     "records": (False, _records),
+    "normalizer": (False, _normalizer),
 }
 
 

@@ -31,6 +31,7 @@ from ..corpus.sizes import text_and_file_size
 from ..errors import CorpusError, PretokenizerError, TokvizError, VocabSizeError
 from ..io.outputs import unfinished_problem
 from ..io.path_record import path_fields, recorded_path
+from ..pretok.normalize import Normalizer
 from ..pretok.pretokenize import resolve_pretokenizer
 from .count_schema import (
     MAX_COUNT,
@@ -51,6 +52,7 @@ from .train import (
     _count_corpus,
     _special_tokens_argument,
     merge_counts,
+    normalizer_argument,
     run_to_end,
 )
 
@@ -122,6 +124,8 @@ class CountTable:
     text_bytes: int | None = None
     records: dict[str, Any] | None = None
     reading: ReadSummary | None = field(default=None, compare=False, repr=False)
+    # What every document went through before it was cut (a normalizer's name; "none": nothing).
+    normalizer: str = "none"
 
     @property
     def unique(self) -> int:
@@ -152,12 +156,15 @@ class CountTable:
             "unique": self.unique,
             "total": self.total,
             **({"records": self.records} if self.records else {}),
+            **({"normalizer": self.normalizer} if self.normalizer != "none" else {}),
         }
 
     def settings_difference(self, other: CountTable) -> str | None:
         """Why ``other`` was counted differently from this table (None when the settings match)."""
         if self.pretokenizer != other.pretokenizer:
             return f"pre-tokenizer {self.pretokenizer!r} vs {other.pretokenizer!r}"
+        if self.normalizer != other.normalizer:
+            return f"normalizer {self.normalizer} vs {other.normalizer}"
         if set(self.special_tokens) != set(other.special_tokens):
             return f"special tokens {list(self.special_tokens)} vs {list(other.special_tokens)}"
         if self.invalid_utf8 != other.invalid_utf8:
@@ -179,6 +186,7 @@ def describe_metadata(meta: Mapping[str, Any]) -> str:
         if files
         else f"{_mb(meta.get('corpus_bytes', 0))} of text",
         f"pre-tokenizer {meta.get('pretokenizer')}",
+        *([f"normalizer {meta['normalizer']}"] if meta.get("normalizer", "none") != "none" else []),
         f"special tokens {', '.join(specials)}" if specials else "no special tokens",
         f"invalid UTF-8 {_utf8_words(str(meta.get('invalid_utf8')))}",
     ]
@@ -242,6 +250,7 @@ def count_iter(
     parallel: str = "auto",
     hashes: bool = True,
     reading: ReadOptions | None = None,
+    normalizer: str | Normalizer | None = None,
 ) -> Generator[Progress, None, CountTable]:
     """Count a corpus into a :class:`CountTable`, yielding ``pre-tokenizing`` progress (bytes).
 
@@ -250,6 +259,7 @@ def count_iter(
     are walked as training walks them; with ``hashes`` each file's SHA-256 is recorded.
     ``reading`` says how files of records are read and how much (see :func:`~tokviz.core.training.train.train_iter`);
     the table records what the reading saw (records, records skipped, where a limit stopped).
+    ``normalizer`` normalizes every document before it is cut, as training does, and is recorded.
     """
     if errors not in ("strict", "replace"):
         raise CountTableError(f"errors must be 'strict' or 'replace', got {errors!r}")
@@ -260,9 +270,10 @@ def count_iter(
         source = [str(f.path) for f in corpus_source(source, errors, as_text)[0]]
     specials = _special_tokens_argument(special_tokens)
     pre = resolve_pretokenizer(pretokenizer)
+    norm = normalizer_argument(normalizer)
     t0 = time.perf_counter()
     counted = yield from _count_corpus(
-        source, pre, specials, errors, workers, cancel, report_every, t0, parallel, reading
+        source, pre, specials, errors, workers, cancel, report_every, t0, parallel, reading, norm
     )
     # Sizes and hashes of the bytes counted, taken as they were read (not read again after).
     read = tuple(
@@ -281,6 +292,7 @@ def count_iter(
         text_bytes=counted.text_bytes,
         records=(counted.reading.to_json() or None) if counted.reading is not None else None,
         reading=counted.reading,
+        normalizer=norm.name,
     )
 
 
@@ -464,6 +476,7 @@ def _merge_table(
             report_every,
             t0,
             text_bytes=table.text_bytes,
+            normalizer=table.normalizer,
         )
     )
 
@@ -537,13 +550,14 @@ def train_source_iter(
     parallel: str = "auto",
     kept: dict[str, Any] | None = None,
     reading: ReadOptions | None = None,
+    normalizer: str | None = None,
 ) -> Generator[Progress, None, TrainResult]:
     """Train on text (a ``str``), files, or a count table given as the only file; keep the table.
 
     Training on text or files counts first (as :func:`~tokviz.core.training.train.train_iter` does, with the
     same merges) and puts the :class:`CountTable` in ``kept["count_table"]``, so it can be saved
-    afterwards without counting again. A count table trains with its own pre-tokenizer and special
-    tokens. Arguments are checked at the call, before the generator starts. ``reading`` says how
+    afterwards without counting again. A count table trains with its own pre-tokenizer, special
+    tokens and normalizer (``normalizer`` must then be None or the table's). Arguments are checked at the call, before the generator starts. ``reading`` says how
     files of records are read (see :func:`~tokviz.core.training.train.train_iter`).
     """
     from .train import train_iter
@@ -552,7 +566,7 @@ def train_source_iter(
     if table_path is not None:
         if tie_break not in TIE_RULES:
             raise CountTableError(f"unknown tie rule {tie_break!r}; use one of {', '.join(TIE_RULES)}")
-        return _train_table_file(table_path, vocab_size, tie_break, cancel)
+        return _train_table_file(table_path, vocab_size, tie_break, cancel, normalizer)
     corpus: dict[str, Any] = {"text": source} if isinstance(source, str) else {"files": list(source)}
     settings: dict[str, Any] = {
         "special_tokens": list(special_tokens),
@@ -562,6 +576,7 @@ def train_source_iter(
         "cancel": cancel,
         "parallel": parallel,
         "reading": reading,
+        "normalizer": normalizer,
     }
     train_iter(
         **corpus, vocab_size=vocab_size, tie_break=tie_break, **settings
@@ -570,11 +585,27 @@ def train_source_iter(
 
 
 def _train_table_file(
-    path: str, vocab_size: int, tie_break: str, cancel: CancelFlag | Callable[[], bool] | None
+    path: str,
+    vocab_size: int,
+    tie_break: str,
+    cancel: CancelFlag | Callable[[], bool] | None,
+    normalizer: str | None = None,
 ) -> Generator[Progress, None, TrainResult]:
     yield Progress("reading", 0, 1, (), 0.0)
     table = load_table(path)
+    check_table_normalizer(table, normalizer, path)
     return (yield from train_from_counts_iter(table, vocab_size, tie_break, cancel))
+
+
+def check_table_normalizer(table: CountTable, normalizer: str | None, path: str) -> None:
+    """Refuse training ``table`` with a ``normalizer`` other than the one it was counted with: its
+    pre-tokens were cut from text normalized (or not) already, which training cannot redo."""
+    if normalizer is None or normalizer_argument(normalizer).name == table.normalizer:
+        return
+    raise CountTableError(
+        f"{path} was counted with the normalizer {table.normalizer}, not {normalizer_argument(normalizer).name}: "
+        "count the corpus again with that normalizer (tokviz count --normalizer) or train on the files"
+    )
 
 
 def _count_then_train(
@@ -770,6 +801,7 @@ def load_table(path: str | os.PathLike[str]) -> CountTable:
         parts=meta.get("parts", 1),
         text_bytes=meta.get("text_bytes"),
         records=meta.get("records"),
+        normalizer=meta.get("normalizer", "none"),
     )
     try:  # a damaged or hostile pattern fails here, with the regex's message
         resolve_pretokenizer(result.pretokenizer)

@@ -64,6 +64,7 @@ from ..corpus.reading import (
     text_parts,
 )
 from ..errors import Cancelled, CorpusError
+from ..pretok.normalize import parse_normalizer
 from ..pretok.pretokenize import NAMED_PATTERNS, Pretokenizer, SpecialSplitter, resolve_pretokenizer
 from .counts import CountedFile, CountTable, CountTableError
 from .dask_client import CONNECT_TIMEOUT, WORKER_TIMEOUT, DaskError, Watchdog, connect, dask_log_kept
@@ -345,6 +346,7 @@ def count_range(
     specials: tuple[str, ...],
     errors: str,
     reading: tuple[str, bool] = ("text", False),
+    normalizer: str = "none",
 ) -> _Partial:
     """(On a worker.) One range's counts: ``("ok", packed table, records read)`` or
     ``("error", (message, path, offset), None)``.
@@ -352,11 +354,13 @@ def count_range(
     Errors are returned rather than raised so the reduction keeps the corpus's first one. A whole
     file (every compressed one among them) is read and counted in blocks, as a local count reads
     it, so a worker's memory follows the table, not the decompressed file. A file of records is
-    read with ``reading`` (the field and whether to skip bad records), each record a document.
+    read with ``reading`` (the field and whether to skip bad records), each record a document, and
+    every document goes through ``normalizer`` (a spec) before it is cut, as a local count does.
     """
     import fsspec
 
     pre = _pretokenizer_on_worker(spec)
+    norm = parse_normalizer(normalizer)
     safe_spaces = pre.name in NAMED_PATTERNS and pre.pattern is not None
     counts: Counter[str] = Counter()
     cut = 0
@@ -380,7 +384,7 @@ def count_range(
             splitter = SpecialSplitter(specials)
             try:
                 for text in parts:
-                    found, n = count_words(text, pre, splitter)
+                    found, n = count_words(text, pre, splitter, norm)
                     counts.update(found)
                     cut += n
             except CorpusError as exc:
@@ -531,6 +535,7 @@ def count_on_dask(
     connect_timeout: float = CONNECT_TIMEOUT,
     worker_timeout: float = WORKER_TIMEOUT,
     reading: ReadOptions | None = None,
+    normalizer: str | None = None,
 ) -> CountTable:
     """Count ``inputs`` on a Dask cluster and return the table (equal to :func:`~tokviz.core.training.counts.count_iter`'s).
 
@@ -544,6 +549,7 @@ def count_on_dask(
     (60 by default). Dask's own log is kept off the terminal meanwhile. ``reading`` says how files
     of records are read (the field, skipping bad records, JSON Lines as text); a limit
     (``max_bytes``, ``max_records``) reads a corpus in order, which a cluster does not, and is refused.
+    ``normalizer`` (a spec such as ``"nfkc"``) normalizes every document before it is cut.
     """
     distributed = require_dask()
     if errors not in ("strict", "replace"):
@@ -559,6 +565,7 @@ def count_on_dask(
     files = resolve_inputs(inputs, errors, options.as_text)
     job = _Job(files, pre.to_json(), specials, errors, chunk_bytes, progress, cancel)
     job.reading = (options.field, options.skip_bad)
+    job.normalizer = parse_normalizer(normalizer or "none").name
     job.splittable = (pre.name in NAMED_PATTERNS and pre.pattern is not None) or bool(specials)
     with dask_log_kept() as keeper:
         with _Connection(distributed, scheduler, n_workers, processes, connect_timeout) as client:
@@ -587,6 +594,7 @@ def count_on_dask(
         text_bytes=job.text_bytes,
         records=summary.to_json() or None,
         reading=summary,
+        normalizer=job.normalizer,
     )
 
 
@@ -605,6 +613,7 @@ class _Job:
     long_pretokens: int = 0  # how many the workers cut, once the count is gathered
     text_bytes: int = 0  # the corpus's bytes of text, known once :meth:`run` is done
     reading: tuple[str, bool] = ("text", False)  # the field, and whether bad records are skipped
+    normalizer: str = "none"  # what each document goes through before it is cut
     records: RecordPart | None = None  # what the workers read of records, once gathered
 
     def summary(self) -> ReadSummary:
@@ -635,7 +644,16 @@ class _Job:
         chunk = min(self.chunk_bytes, max(1 << 20, self.total // (4 * threads) + 1))
         ranges = plan_ranges(self.files, chunk, self.splittable)
         leaves = [
-            client.submit(count_range, r, self.spec, self.specials, self.errors, self.reading, pure=False)
+            client.submit(
+                count_range,
+                r,
+                self.spec,
+                self.specials,
+                self.errors,
+                self.reading,
+                self.normalizer,
+                pure=False,
+            )
             for r in ranges
         ]
         # This process adds the ranges' tables in order as they come, while the workers count on

@@ -13,7 +13,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from dataclasses import dataclass
 
-from ..bpe.merges import MergeStep
+from ..bpe.merges import MergeStep, no_merges_note
 from ..bpe.tokenizer import LONE_SURROGATE, Tokenizer, TokenSpan, replace_lone_surrogates
 from ..errors import ArgumentTypeError, InvalidArgument, ReplayUnavailable
 from ..pretok.stretches import PieceMemo, encoding_pieces
@@ -63,6 +63,9 @@ class ReplayTrace:
     def __init__(self, tokenizer: Tokenizer, text: str) -> None:
         if not isinstance(tokenizer, Tokenizer):
             raise ArgumentTypeError(f"a replay needs a Tokenizer, got {type(tokenizer).__name__}")
+        no_merges = no_merges_note(getattr(tokenizer, "model_type", "BPE"))
+        if no_merges:
+            raise ReplayUnavailable(f"{tokenizer.name}: {no_merges}")
         if tokenizer.replay_note:  # e.g. a normalizer or byte fallback: replayed merges would mislead
             raise ReplayUnavailable(f"{tokenizer.name}: {tokenizer.replay_note}")
         text = _as_encoded(text)
@@ -80,7 +83,7 @@ class ReplayTrace:
             if special:
                 initial += 1
                 continue
-            for chunk in tokenizer.pretokenizer.split(text[start:end]):
+            for chunk in tokenizer.pretokenizer.split(tokenizer.normalize(text[start:end])):
                 initial += len(chunk.encode("utf-8"))
                 # Traced in the pieces every encoder merges, so the counts are the encoder's.
                 pieces = encoding_pieces(chunk)

@@ -34,6 +34,7 @@ from ..corpus.fileselect import corpus_source
 from ..corpus.reading import CorpusSource, FileRead, ReadLog
 from ..errors import ArgumentTypeError, Cancelled, CorpusError, InvalidArgument, VocabSizeError
 from ..io.procpool import process_context, stop_pool, worker_pool
+from ..pretok.normalize import Normalizer, parse_normalizer
 from ..pretok.pretokenize import (
     LONGEST_PRETOKEN,
     NAMED_PATTERNS,
@@ -115,6 +116,8 @@ class TrainResult:
     files_read: tuple[FileRead, ...] = ()
     text_bytes: int | None = None
     reading: ReadSummary | None = None
+    # The normalizer every document went through before it was cut (its name; "none": none).
+    normalizer: str = "none"
 
     @property
     def long_pretokens_note(self) -> str | None:
@@ -139,15 +142,25 @@ class TrainResult:
 
     def tokenizer(self, name: str = "trained") -> Tokenizer:
         """A :class:`~tokviz.core.bpe.tokenizer.Tokenizer` for this vocabulary."""
-        return Tokenizer(self.vocab, self.merges, self.special_tokens, self.pretokenizer, name=name)
+        return Tokenizer(
+            self.vocab,
+            self.merges,
+            self.special_tokens,
+            self.pretokenizer,
+            name=name,
+            normalizer=parse_normalizer(self.normalizer),
+        )
 
     def settings(self) -> dict[str, Any]:
-        return {
+        settings: dict[str, Any] = {
             "vocab_size": self.vocab_size_requested,
             "special_tokens": list(self.special_tokens),
             "pretokenizer": self.pretokenizer,
             "tie_break": self.tie_break,
         }
+        if self.normalizer != "none":
+            settings["normalizer"] = self.normalizer
+        return settings
 
 
 # ---------------------------------------------------------------------------- counting
@@ -171,15 +184,18 @@ WordCounts = tuple[dict[str, int], int]
 _WORKER_STATE: dict[str, Any] = {}
 
 
-def _worker_count(pattern_spec: str, specials: tuple[str, ...], texts: tuple[str, ...]) -> WordCounts:
-    key = (pattern_spec, specials)
+def _worker_count(
+    pattern_spec: str, specials: tuple[str, ...], texts: tuple[str, ...], normalizer: str = "none"
+) -> WordCounts:
+    key = (pattern_spec, specials, normalizer)
     state = _WORKER_STATE.get("key")
     if state != key:
         _WORKER_STATE["key"] = key
         # Unbounded here, at full speed: the parent terminates a worker whose part overruns.
         _WORKER_STATE["pre"] = _worker_pretokenizer(pattern_spec)
         _WORKER_STATE["split"] = SpecialSplitter(specials)
-    return count_texts(texts, _WORKER_STATE["pre"], _WORKER_STATE["split"])
+        _WORKER_STATE["normalizer"] = parse_normalizer(normalizer)
+    return count_texts(texts, _WORKER_STATE["pre"], _WORKER_STATE["split"], _WORKER_STATE["normalizer"])
 
 
 def _worker_pretokenizer(spec: str) -> Pretokenizer:
@@ -193,19 +209,26 @@ def _worker_pretokenizer(spec: str) -> Pretokenizer:
     return Pretokenizer("custom", spec, compile_custom_pattern(spec), False)
 
 
-def count_words(text: str, pre: Pretokenizer, splitter: SpecialSplitter) -> WordCounts:
+def count_words(
+    text: str, pre: Pretokenizer, splitter: SpecialSplitter, normalizer: Normalizer | None = None
+) -> WordCounts:
     """Unique pre-tokens of one text part with their counts, in order of first appearance, and how
     many pre-tokens longer than :data:`~tokviz.core.pretok.pretokenize.LONGEST_PRETOKEN` were cut."""
-    return count_texts((text,), pre, splitter)
+    return count_texts((text,), pre, splitter, normalizer)
 
 
-def count_texts(texts: Iterable[str], pre: Pretokenizer, splitter: SpecialSplitter) -> WordCounts:
+def count_texts(
+    texts: Iterable[str], pre: Pretokenizer, splitter: SpecialSplitter, normalizer: Normalizer | None = None
+) -> WordCounts:
     """:func:`count_words` over several parts in order (many short records go to a worker together),
-    each on its own: no pre-token spans two of them."""
+    each on its own: no pre-token spans two of them. The text between special tokens goes through
+    ``normalizer`` first, as the tokenizer's encoder sends it."""
     counts: Counter[str] = Counter()
     cut = 0
     for text in texts:
         for doc in splitter.documents(text):
+            if normalizer:
+                doc = normalizer(doc)
             words = pre.split(doc)
             if len(doc) > LONGEST_PRETOKEN:
                 words, n = cut_long_pretokens(words)
@@ -248,9 +271,10 @@ def _count_corpus(
     t0: float,
     parallel_mode: str = "auto",
     options: ReadOptions | None = None,
+    normalizer: Normalizer | None = None,
 ) -> Generator[Progress, None, Counted]:
     """Count unique pre-tokens, yielding progress as parts are done (``options``: how records are
-    read, and the limits)."""
+    read, and the limits; ``normalizer``: what each document goes through before it is cut)."""
     reader = CorpusReader(options, errors)
     files, text = corpus_source(source, errors, reader.options.as_text)
     total = sum(f.size for f in files) if text is None else len(text.encode("utf-8"))
@@ -310,10 +334,10 @@ def _count_corpus(
         preload_numpy(total)
         for batch in batches:
             _check_cancel(cancel)
-            add(count_texts(batch, pre, splitter))
+            add(count_texts(batch, pre, splitter, normalizer))
             yield from progress()
         return counted()
-    yield from _count_in_pool(batches, n_workers, pre, specials, cancel, add, progress)
+    yield from _count_in_pool(batches, n_workers, pre, specials, cancel, add, progress, normalizer)
     return counted()
 
 
@@ -332,9 +356,11 @@ def _count_in_pool(
     cancel: CancelFlag | Callable[[], bool] | None,
     add: Callable[[WordCounts], None],
     progress: Callable[[], Generator[Progress, None, None]],
+    normalizer: Normalizer | None = None,
 ) -> Generator[Progress, None, None]:
     """Count ``batches`` in ``n_workers`` processes, adding each result in order with ``add``."""
     spec = pre.to_json()
+    normalizer_name = normalizer.name if normalizer else "none"
     pending: list[tuple[Future[WordCounts], int]] = []
     pool = worker_pool(n_workers, process_context())
     # When the part waited for last was seen done (or the pool made): the next one started by then.
@@ -344,7 +370,7 @@ def _count_in_pool(
         for batch in batches:
             _check_cancel(cancel)
             size = sum(len(part) for part in batch)
-            pending.append((pool.submit(_worker_count, spec, tuple(specials), batch), size))
+            pending.append((pool.submit(_worker_count, spec, tuple(specials), batch, normalizer_name), size))
             # Keep a bounded number of parts in flight: memory follows the unique-word table.
             while len(pending) >= 2 * n_workers:
                 add(_wait(*pending.pop(0), pre, cancel, started))
@@ -404,6 +430,7 @@ def train_iter(
     report_every: float = 0.05,
     parallel: str = "auto",
     reading: ReadOptions | None = None,
+    normalizer: str | Normalizer | None = None,
 ) -> Generator[Progress, None, TrainResult]:
     """Train step by step: yields :class:`Progress` (with new merges) and returns the result.
 
@@ -420,9 +447,12 @@ def train_iter(
     that only a process can be stopped in the middle of. ``reading``
     (:class:`~tokviz.core.corpus.documents.ReadOptions`) says how files of records are read (the
     text field, skipping bad records, JSON Lines as text) and how much (``max_bytes``,
-    ``max_records``); each record is a document, as a file is.
+    ``max_records``); each record is a document, as a file is. ``normalizer`` (a
+    :class:`~tokviz.core.pretok.normalize.Normalizer` or its spec, ``"nfkc"``) normalizes every
+    document before it is cut into pre-tokens, as the trained tokenizer's encoder will.
     """
     source = _corpus_argument("train_iter", positional, text, files, errors)
+    norm = normalizer_argument(normalizer)
     if vocab_size is None:
         raise InvalidArgument("train_iter() needs vocab_size=... (256 bytes + merges + special tokens)")
     specials = _special_tokens_argument(special_tokens)
@@ -433,7 +463,31 @@ def train_iter(
     if reading is not None and not isinstance(reading, ReadOptions):
         raise ArgumentTypeError(f"reading= must be a ReadOptions, got {type(reading).__name__}")
     return _train_steps(
-        source, vocab_size, specials, pre, tie_break, cancel, errors, workers, report_every, parallel, reading
+        source,
+        vocab_size,
+        specials,
+        pre,
+        tie_break,
+        cancel,
+        errors,
+        workers,
+        report_every,
+        parallel,
+        reading,
+        norm,
+    )
+
+
+def normalizer_argument(normalizer: object) -> Normalizer:
+    """``normalizer=`` as a :class:`Normalizer`: one already, a spec (``"nfkc+lowercase"``), or None (none)."""
+    if normalizer is None:
+        return Normalizer(())
+    if isinstance(normalizer, Normalizer):
+        return normalizer
+    if isinstance(normalizer, str):
+        return parse_normalizer(normalizer)
+    raise ArgumentTypeError(
+        f"normalizer= must be a Normalizer or a spec such as 'nfkc', got {type(normalizer).__name__}"
     )
 
 
@@ -544,12 +598,13 @@ def _train_steps(
     report_every: float,
     parallel: str = "auto",
     reading: ReadOptions | None = None,
+    normalizer: Normalizer | None = None,
 ) -> Generator[Progress, None, TrainResult]:
     """The training generator behind :func:`train_iter`, on checked arguments."""
     t0 = time.perf_counter()
     yield Progress("reading", 0, 1, (), 0.0)
     counted = yield from _count_corpus(
-        source, pre, specials, errors, workers, cancel, report_every, t0, parallel, reading
+        source, pre, specials, errors, workers, cancel, report_every, t0, parallel, reading, normalizer
     )
     yield Progress("pre-tokenizing", counted.bytes, counted.bytes, (), time.perf_counter() - t0)
     result = yield from merge_counts(
@@ -563,6 +618,7 @@ def _train_steps(
         report_every,
         t0,
         text_bytes=counted.text_bytes,
+        normalizer=normalizer.name if normalizer else "none",
     )
     result.long_pretokens = counted.long_pretokens
     result.files_read = counted.files_read
@@ -581,6 +637,7 @@ def merge_counts(
     report_every: float = 0.05,
     t0: float | None = None,
     text_bytes: int | None = None,
+    normalizer: str = "none",
 ) -> Generator[Progress, None, TrainResult]:
     """The merge loop on a table of unique pre-tokens and their counts (in first-seen order).
 
@@ -652,6 +709,7 @@ def merge_counts(
         timings={"pretokenize": t_count - t0, "merge": t_end - t_count, "total": t_end - t0},
         stop_reason=stop_reason,
         text_bytes=text_bytes,
+        normalizer=normalizer,
     )
 
 
@@ -689,6 +747,7 @@ def train_bpe(
     errors: str = "strict",
     workers: int | None = None,
     reading: ReadOptions | None = None,
+    normalizer: str | Normalizer | None = None,
 ) -> TrainResult:
     """Train a byte-level BPE vocabulary on ``text=`` (a string) or ``files=`` (a path or paths).
 
@@ -699,7 +758,8 @@ def train_bpe(
     is a ``threading.Event`` or a callable, checked often; a cancelled run raises
     :class:`Cancelled` and returns nothing half-made. When the corpus runs out of pairs before
     ``vocab_size``, the result's :attr:`TrainResult.stop_reason` says so. ``reading`` is as for
-    :func:`train_iter` (JSON Lines, Parquet and Arrow files: each record a document).
+    :func:`train_iter` (JSON Lines, Parquet and Arrow files: each record a document), and so is
+    ``normalizer`` (``"nfkc"``: every document normalized before it is cut).
     """
     if positional:
         _corpus_argument("train_bpe", positional, text, files, errors)
@@ -718,5 +778,6 @@ def train_bpe(
         errors=errors,
         workers=workers,
         reading=reading,
+        normalizer=normalizer,
     )
     return run_to_end(gen, progress)

@@ -25,9 +25,10 @@ _LENGTHS: weakref.WeakKeyDictionary[Tokenizer, np.ndarray] = weakref.WeakKeyDict
 
 
 def places_like_core(tokenizer: Tokenizer) -> bool:
-    """True when the tokenizer places tokens with the core's own ``encode_spans`` (not a subclass's)."""
+    """True when the tokenizer places tokens with the core's own ``encode_spans`` (not a subclass's)
+    by their byte lengths on the text (no normalizer moves them back onto the typed text)."""
     cls = type(tokenizer)
-    return all(
+    return not tokenizer.normalizer and all(
         getattr(cls, name) is getattr(Tokenizer, name)
         for name in ("encode_spans", "_encode_spans", "_place", "segments")
     )

@@ -122,6 +122,7 @@ class TrainSettings:
     exclude: tuple[str, ...] = ()
     max_file_size: int | None = None
     field: str = "text"  # the text field of JSON Lines, Parquet and Arrow records
+    normalizer: str | None = None  # a normalizer spec ("nfkc"); None: none (a count table: its own)
 
 
 class FileChoice(Protocol):
@@ -280,6 +281,7 @@ class _Worker(QObject):
                 parallel=counting_mode(s.pretokenizer),
                 kept=kept,
                 reading=ReadOptions(field=s.field),
+                normalizer=s.normalizer,
             )
             result = self._drain(gen)
             self.cancel.courtesy()
