@@ -263,3 +263,17 @@ def test_the_algorithm_its_normalizer_and_options_come_back_in_the_next_panel(
         True,
     )
     again.shutdown()
+
+
+def test_byte_level_bpe_trains_through_the_chosen_normalizer(qtbot: QtBot, panel: TrainPanel) -> None:
+    choose(panel, "bpe", 400)
+    panel.algorithm_rows.set_normalizer("nfkc")
+    assert panel.name.placeholderText().endswith("(gpt2, nfkc)")
+    with qtbot.waitSignal(panel.run.finished, timeout=60000) as finished:
+        qtbot.mouseClick(panel.train_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: not panel.running, timeout=60000)
+    tokenizer = finished.args[0].tokenizer
+    assert tokenizer.normalizer.name == "nfkc"
+    assert tokenizer.encode("ﬁne １２３") == tokenizer.encode("fine 123")  # a ligature, full-width digits
+    assert not panel.export_actions["tiktoken"].isEnabled()  # tiktoken runs no normalizer
+    assert "normalizer" in panel.export_actions["tiktoken"].toolTip()

@@ -444,8 +444,14 @@ class TrainForm(QWidget):
             special_tokens=tuple(self.special_tokens()),
             pretokenizer=self.pretokenizer_spec(),
             tie_break=str(self.tie_rule.currentData()),
+            normalizer=self._bpe_normalizer(),
             **self._run_basics(),
         )
+
+    def _bpe_normalizer(self) -> str | None:
+        """The normalizer byte-level BPE trains with (None: none; a count table keeps its own)."""
+        spec = self.algorithm_rows.normalizer_spec()
+        return None if self.table_lock.locked or spec in (None, "none") else spec
 
     def engine_settings(self) -> EngineSettings:
         """The library run (Unigram, SentencePiece BPE, WordPiece) the current settings describe."""
@@ -453,13 +459,17 @@ class TrainForm(QWidget):
         return EngineSettings(options=options, **self._run_basics())
 
     def _auto_name(self) -> str:
-        """A name from the settings that make the model: its algorithm, size, corpus (and pre-tokenizer)."""
-        algorithm = self.algorithm_rows.algorithm()
+        """A name from the settings that make the model: its algorithm, size, corpus (pre-tokenizer, normalizer)."""
+        algorithm, norm = self.algorithm_rows.algorithm(), self.algorithm_rows.normalizer_spec()
+        named = f"{algorithm}-{self.vocab_size.value()} {self._corpus_name()}"
         if algorithm != "bpe":
-            return f"{algorithm}-{self.vocab_size.value()} {self._corpus_name()}"
+            return f"{named} ({norm})" if norm is not None else named
         pre = self.pretokenizer_spec()
-        pre_name = pre if pre in ("none", "gpt2", "cl100k") else "custom"
-        return f"bpe-{self.vocab_size.value()} {self._corpus_name()} ({pre_name})"
+        parts = [
+            pre if pre in ("none", "gpt2", "cl100k") else "custom",
+            *([norm] if norm not in (None, "none") else []),
+        ]
+        return f"{named} ({', '.join(parts)})"
 
     def _corpus_name(self) -> str:
         """The corpus in a word: ``editor``, ``python-docs``, ``samples`` or the first file's name."""

@@ -118,6 +118,7 @@ class TrainPanel(TrainForm):
             self.corpusPathsChanged,
             self.registry.tokenizersChanged,
             self.algorithm_rows.changed,
+            self.algorithm_rows.normalizer.currentIndexChanged,
         ):
             changed.connect(self.update_model_name)
         self.train_button.clicked.connect(lambda: self.start())
@@ -482,7 +483,7 @@ class TrainPanel(TrainForm):
         label = "no pre-tokenizer" if pretokenizer == "none" else f"{pretokenizer} chunks"
         name = f"lecture ({label})"
         if self._editor_text is not None:
-            return self.start(dataclasses.replace(self.settings(), name=name, replace=False))
+            return self.start(dataclasses.replace(self.settings(), name=name, replace=False, normalizer=None))
         return self.start(TrainSettings(LECTURE_TEXT, 259, (), pretokenizer, "first-seen", name=name))
 
 
