@@ -147,8 +147,11 @@ def test_a_round_is_shown_by_a_model_trained_to_its_size_once_then_from_the_cach
     assert "a model trained to this size" in pane.note.text()
     assert pane.models[size].vocab_size == size
     trained = pane.models[size]
-    pane.pick(len(outcome.model.rounds))  # the model itself: no training
+    with qtbot.waitSignal(pane.segmented, timeout=10000):
+        pane.pick(len(outcome.model.rounds))  # the model itself: no training
     assert not pane.training()
+    assert pane.view.reference is not None  # its cuts are marked where they differ from the last round's
+    assert f"cut differently from round {outcome.model.rounds[last].index}" in pane.note.text()
     with qtbot.waitSignal(pane.segmented, timeout=10000):
         pane.pick(last)
     assert not pane.training() and pane.models[size] is trained
@@ -277,3 +280,19 @@ def test_byte_level_bpe_trains_through_the_chosen_normalizer(qtbot: QtBot, panel
     assert tokenizer.encode("ﬁne １２３") == tokenizer.encode("fine 123")  # a ligature, full-width digits
     assert not panel.export_actions["tiktoken"].isEnabled()  # tiktoken runs no normalizer
     assert "normalizer" in panel.export_actions["tiktoken"].toolTip()
+
+
+def test_a_round_the_library_cannot_train_to_says_so_and_shows_no_stale_segmentation(
+    qtbot: QtBot, panel: TrainPanel
+) -> None:
+    choose(panel, "unigram", 1000)
+    outcome, _key = train(qtbot, panel)
+    pane = panel.timeline.rounds if panel.timeline is not None else None
+    assert pane is not None
+    # The first round holds the seed pieces: more than a run on this corpus can be asked to keep.
+    with qtbot.waitSignal(pane.roundFailed, timeout=60000) as failed:
+        pane.pick(0)
+    row, message = failed.args
+    assert row == 0 and "\n" not in message and "Vocabulary size too high" in message
+    assert pane.view.table is not None and len(pane.view.table) == 0
+    assert f"no model of {outcome.model.rounds[0].size:,} pieces" in pane.note.text()

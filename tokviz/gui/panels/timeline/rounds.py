@@ -209,17 +209,24 @@ class RoundsPane(QWidget):
         if model is not None:
             self._segment(row, model)
         elif size in self.failures:
-            self.note.setText(f"Round {self._round_name(row)}: {html_escape(self.failures[size])}")
+            self._encode = None  # a segmentation still on its way is not this round's
+            self.view.set_content(TokenTable.empty(), self.source.model)
+            self.note.setText(
+                f"{self._round_name(row).capitalize()}: no model of {size:,} pieces could be trained on "
+                f"this corpus ({html_escape(self.failures[size])})"
+            )
         else:
+            self._encode = None
+            self.view.set_content(TokenTable.empty(), self.source.model)
             self._train(size)
             self.note.setText(
-                f"Training a model of {size:,} pieces on the same corpus and options for round "
+                f"Training a model of {size:,} pieces on the same corpus and options for "
                 f"{self._round_name(row)}…"
             )
 
     def _round_name(self, row: int) -> str:
         assert self.source is not None
-        return str(self.source.rounds[row].index) if row < len(self.source.rounds) else "model"
+        return f"round {self.source.rounds[row].index}" if row < len(self.source.rounds) else "the model"
 
     def _train(self, size: int) -> None:
         if self.job is not None and self._job_size == size:
@@ -253,17 +260,26 @@ class RoundsPane(QWidget):
         job.deleteLater()
 
     def _segment(self, row: int, model: Tokenizer) -> None:
-        """Encode the sample in a worker; the view and the note follow."""
+        """Encode the sample in a worker, and under the row above's model when it is at hand (its
+        cuts are marked where they differ: how the segmentation changed from the round before)."""
         text = self.text or FALLBACK_SAMPLE
-        job = run_job(lambda: TokenTable.encode(model, text), self)
+        before = self.models.get(self.size_of(row - 1)) if row > 0 else None
+
+        def encode() -> tuple[TokenTable, TokenTable | None]:
+            return TokenTable.encode(model, text), TokenTable.encode(before, text) if before else None
+
+        job = run_job(encode, self)
         self._encode = job
-        job.returned.connect(lambda table, j=job: self._show_table(j, row, model, table))
+        job.returned.connect(lambda tables, j=job: self._show_table(j, row, model, *tables))
         job.errored.connect(lambda exc: self.note.setText(html_escape(f"{type(exc).__name__}: {exc}")))
 
-    def _show_table(self, job: Job, row: int, model: Tokenizer, table: TokenTable) -> None:
+    def _show_table(
+        self, job: Job, row: int, model: Tokenizer, table: TokenTable, before: TokenTable | None
+    ) -> None:
         if job is not self._encode or self.source is None:
             return
         self.view.set_content(table, model)
+        self.view.set_reference(before)
         size = self.size_of(row)
         if row < len(self.source.rounds):
             r = self.source.rounds[row]
@@ -273,5 +289,6 @@ class RoundsPane(QWidget):
             )
         else:
             what = f"<b>The trained model</b> · {size:,} pieces"
-        self.note.setText(f"{what} · <b>{len(table):,}</b> tokens")
+        changed = f" · marked: cut differently from {self._round_name(row - 1)}" if before is not None else ""
+        self.note.setText(f"{what} · <b>{len(table):,}</b> tokens{changed}")
         self.segmented.emit(row)

@@ -204,6 +204,9 @@ class AlgorithmRows(QObject):
 
     # ---------------------------------------------------------------- showing what applies
     def _on_choice(self, *_args: object) -> None:
+        if self.algorithm() != "bpe" and self.normalizer.currentData() == "none":
+            # Byte-level BPE's "none" becomes the library's own default, as every other option is.
+            self.normalizer.setCurrentIndex(self.normalizer.findData(LIBRARY_DEFAULT))
         self.apply()
         self.changed.emit(self.algorithm())
 
