@@ -302,13 +302,8 @@ class TimelineWidget(QWidget):
         self.plot.start_gate = gate
 
     # ---------------------------------------------------------------- live training
-    def begin_live(
-        self,
-        planned_merges: int = 0,
-        message: str = "Training… the merges appear in the table as they are made.",
-    ) -> None:
-        """A training run started: its merges stream into the table and the corpus plot (``message``
-        says what happens meanwhile)."""
+    def begin_live(self, planned_merges: int = 0) -> None:
+        """A training run started: its merges stream into the table and the corpus plot."""
         if self.live:
             return
         self.playback.pause()
@@ -318,7 +313,7 @@ class TimelineWidget(QWidget):
         self.picker.setCurrentIndex(-1)  # nothing to pick from until the model exists
         self._show_rounds(None)
         self._set_enabled(False)
-        self._set_message(message)
+        self._set_message("Training… the merges appear in the table as they are made.")
 
     def append_merges(self, records: Sequence[MergeStep]) -> None:
         """A batch of merges from the running trainer (the table follows the end while at the bottom)."""

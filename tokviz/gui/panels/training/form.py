@@ -315,7 +315,7 @@ class TrainForm(QWidget):
             parent=inner,
             margins=6,
         )
-        scroll = scrolled(inner, "trainScroll", self, FormScroll)
+        scroll = self.form_scroll = scrolled(inner, "trainScroll", self, FormScroll)
         # Never cut the form off silently: a dock squeezed below its minimum scrolls instead.
         scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
         # Train, Cancel and the progress stay below the scrolling form: always on screen, however

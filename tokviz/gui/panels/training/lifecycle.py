@@ -18,7 +18,6 @@ from tokviz.core.training.engine_run import EngineProgress
 from tokviz.gui.models.tokenizers import TokenizerRegistryModel
 from tokviz.gui.panels.timeline.panel import TimelineWidget
 from tokviz.gui.panels.timeline.rounds import RoundsSource
-from tokviz.gui.panels.training.algorithm import algorithm_label
 from tokviz.gui.workers.engine_training import EngineJob, EngineOutcome, EngineSettings
 from tokviz.gui.workers.training import TrainJob, TrainOutcome, TrainSettings, TrainStatus
 
@@ -115,15 +114,13 @@ class TrainingRun(QObject):
                 job.outlive_parent()
 
     def attach_timeline(self, timeline: TimelineWidget, editor_text: Callable[[], str] | None = None) -> None:
-        """Stream the merges into ``timeline`` while training and show the model there when done
-        (replaying ``editor_text()`` then, when given)."""
+        """Stream the merges into ``timeline`` while byte-level BPE trains and show the model there
+        when done (replaying ``editor_text()`` then, when given). A library run has no merges to
+        stream: the timeline keeps what it shows until the model is there (a Unigram run's rounds)."""
 
         def started(s: TrainSettings | EngineSettings) -> None:
             if isinstance(s, TrainSettings):
                 timeline.begin_live(max(0, s.vocab_size - 256 - len(s.special_tokens)))
-            else:
-                label = algorithm_label(s.options.algorithm)
-                timeline.begin_live(0, f"Training {label}… its progress shows in the Train panel.")
 
         self.started.connect(started)
         self.mergesArrived.connect(timeline.append_merges)
@@ -143,9 +140,9 @@ class TrainingRun(QObject):
             if outcome.model.rounds:
                 rounds = RoundsSource(outcome.settings, outcome.model.rounds, outcome.tokenizer)
                 timeline.rounds_of[key] = rounds
-            timeline.end_live(key)
             if editor_text is not None:
                 timeline.set_text(editor_text())
+            timeline.set_tokenizer_key(key)
 
         self.engineFinished.connect(engine_finished)
 

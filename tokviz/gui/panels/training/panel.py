@@ -15,7 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import QTimer, Signal
 from PySide6.QtGui import QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import QWidget
 
@@ -444,6 +444,8 @@ class TrainPanel(TrainForm):
 
     def _show_failed(self, message: str) -> None:
         self._show_error(message)
+        # Below the settings: brought into view once the layout has made room for it.
+        QTimer.singleShot(0, lambda: self.form_scroll.ensureWidgetVisible(self.error))
         self.status.setText(FAILED_STATUS)
         self.progress.setValue(0)
         self.progress.setFormat("")
