@@ -9,6 +9,7 @@ import multiprocessing
 import re
 import tempfile
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +31,7 @@ from tokviz.core.training.engine_options import (
     options_for,
 )
 from tokviz.core.training.engine_run import (
+    BATCH_BYTES,
     EngineError,
     EngineModel,
     EngineProgress,
@@ -181,7 +183,8 @@ def test_cancel_kills_the_worker_and_leaves_no_file(
 
     assert len(workers) == 1
     assert not process_alive(workers[0])
-    assert list(tmp_path.iterdir()) == []
+    # Only multiprocessing's own folder (its fork server's socket, removed at exit) may be there.
+    assert [p.name for p in tmp_path.iterdir() if not p.name.startswith("pymp-")] == []
     assert seen[-1].stage == "pruning"
 
 
@@ -274,3 +277,34 @@ def test_a_normalizer_reaches_sentencepiece_as_a_rule_file_the_record_holds(
     direct = spm_direct(lines_of(documents[:1]), record["trainer"]["options"])
     assert spm_pieces(model.data) == spm_pieces(direct)
     assert all(piece == piece.lower() for piece, _ in spm_pieces(model.data)[3:])
+
+
+@pytest.mark.parametrize("megabytes", [120, 250])
+def test_a_worker_that_needs_more_memory_than_its_limit_fails_in_one_line_saying_so(
+    documents: list[str], megabytes: int
+) -> None:
+    with pytest.raises(EngineError) as caught:
+        train_engine(documents, EngineOptions("unigram", 1000), memory_limit=megabytes * 2**20)
+
+    message = str(caught.value)
+    assert "\n" not in message
+    assert message.startswith("sentencepiece ")
+    assert f"{megabytes * 2**20 / 2**30:.1f} GB of address space" in message
+
+
+def test_a_cancel_while_documents_are_read_stops_reading_them() -> None:
+    cancel = threading.Event()
+    read: list[int] = []
+
+    def endless() -> Iterator[str]:
+        while True:
+            read.append(1)
+            if len(read) == 100:
+                cancel.set()
+            yield "a line of text in an endless corpus\n"
+
+    with pytest.raises(TrainingCancelled):
+        train_engine(endless(), EngineOptions("unigram", 1000), cancel=cancel)
+
+    # The feeder stops at its next batch: at most the batch being read and one more.
+    assert len(read) <= 2 * BATCH_BYTES // len("a line of text in an endless corpus\n") + 100

@@ -112,6 +112,7 @@ NEWER = "\u32ff a\u0898 \U0001d400\u1c89 \U00011935\U00011930"
 @pytest.mark.parametrize("spec", SPECS)
 def test_where_unicode_versions_differ_the_library_decides(spec: str) -> None:
     n = parse_normalizer(spec)
+    assert n.library_decides(NEWER) and not n.library_decides(TRICKY)
     assert n(NEWER) == library(n).normalizer.normalize_str(NEWER)
     assert n(NEWER + TRICKY) == library(n).normalizer.normalize_str(NEWER + TRICKY)
 
@@ -215,3 +216,23 @@ def test_no_normalizer_is_sentencepiece_identity() -> None:
 
 def test_every_step_is_named() -> None:
     assert {Normalizer((s,)).name for s in NORMALIZER_STEPS} == set(NORMALIZER_STEPS)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("spec", SPECS)
+def test_every_code_point_normalizes_as_tokenizers_does(spec: str) -> None:
+    """Every assigned code point, in runs of consecutive ones (so marks meet letters, jamo meet
+    jamo) and each after an "a" (a letter a mark may compose with). Nearly every run is normalized
+    by Python's tables, so this compares them, not the library with itself."""
+    n = parse_normalizer(spec)
+    hf = library(n).normalizer
+    codes = [c for c in range(0x110000) if not 0xD800 <= c < 0xE000 and unicodedata.category(chr(c)) != "Cn"]
+    by_python = 0
+    runs = range(0, len(codes), 512)
+    for k in runs:
+        run = "".join(map(chr, codes[k : k + 512]))
+        paired = "".join("a" + c + " " for c in run)
+        for text in (run, paired):
+            assert n(text) == hf.normalize_str(text), f"U+{codes[k]:04X}.."
+            by_python += not n.library_decides(text)
+    assert by_python > 0.9 * 2 * len(runs)

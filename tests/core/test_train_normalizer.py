@@ -258,6 +258,21 @@ def test_a_sweep_of_an_nfc_file_counts_every_prefix_from_the_librarys_tokens() -
         assert steps.tokens[k] == len(tok.encode_with_merges(text, k))
 
 
+@pytest.mark.parametrize("source", ["trained", "nfc file"])
+def test_a_smaller_vocabulary_cut_from_the_merge_list_keeps_the_normalizer(
+    source: str, nfkc_model: Tokenizer
+) -> None:
+    from tokviz.core.analysis.sweep import prefix_tokenizer
+
+    if source == "trained":
+        tok = nfkc_model
+    else:
+        tok = hf_from_json(json.loads(library_trained(*NEOX_STYLE).to_str()), name="neox-style")
+    prefix = prefix_tokenizer(tok, 256 + tok.merge_count // 2 + len(tok.special_tokens))
+    assert prefix.normalizer == tok.normalizer
+    assert prefix.encode(HELD_OUT) == tok.encode_with_merges(HELD_OUT, tok.merge_count // 2)
+
+
 def test_a_normalizer_tokviz_does_not_run_still_refuses_replay_in_one_line() -> None:
     library = library_trained(normalizers.NFKD(), pre_tokenizers.ByteLevel(add_prefix_space=False))
     tok = hf_from_json(json.loads(library.to_str()), name="nfkd-file")
@@ -274,3 +289,25 @@ def test_an_exported_nfc_model_reads_back_replayable(tmp_path: Path) -> None:
     assert back.replay_note is None and back.normalizer.name == "nfc"
     assert back.encode(HELD_OUT) == model.encode(HELD_OUT)
     assert back.encode_with_merges(HELD_OUT, 50) == model.encode_with_merges(HELD_OUT, 50)
+
+
+@pytest.mark.slow
+def test_a_dask_count_normalizes_as_a_local_count(tmp_path: Path) -> None:
+    pytest.importorskip("distributed")
+    from tokviz.core.training.dask_count import count_on_dask, local_cluster
+
+    files = []
+    for k in range(3):
+        path = tmp_path / f"part{k}.txt"
+        path.write_text(corpus_text(400, seed=k), encoding="utf-8")
+        files.append(path)
+    local = count_corpus(files=files, normalizer="nfkc+lowercase", workers=1)
+    with local_cluster(2, processes=False) as cluster:
+        on_dask = count_on_dask(
+            [str(p) for p in files],
+            scheduler=cluster.scheduler_address,
+            chunk_bytes=3000,
+            normalizer="nfkc+lowercase",
+        )
+    assert list(on_dask.counts.items()) == list(local.counts.items())
+    assert on_dask.metadata() == local.metadata() and on_dask.normalizer == "nfkc+lowercase"

@@ -72,7 +72,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--pretokenizer", default=None, metavar="P", help="none, gpt2 (default), cl100k, o200k or a regex"
     )
-    add_normalizer(p)
+    add_normalizer(
+        p, "none for bpe; the library's own for the others: nmt_nfkc for sentencepiece, none for wordpiece"
+    )
     add_tie_break(p)
     p.add_argument("-o", "--output", required=True, metavar="MODEL.json", help="where to save the model")
     p.add_argument(

@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import sys
 import threading
+from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
 from tokviz.cli.command import EXIT_INTERRUPTED, UsageError, print_error, print_note, run_cancellable
@@ -163,7 +164,7 @@ def run_engine(args: argparse.Namespace) -> int:
     printer = EngineProgressPrinter(sys.stderr)
 
     def train(cancel: threading.Event) -> EngineModel:
-        documents = ("".join(document) for document in reader.corpus(selection.corpus_files(), log=log))
+        documents = whole_documents(reader.corpus(selection.corpus_files(), log=log), cancel)
         return train_engine(documents, options, progress=printer, cancel=cancel)
 
     model = read_corpus(
@@ -184,6 +185,20 @@ def _provenance(
 
     provenance = corpus_provenance(selection, args, errors, log.files, reading)
     return record_text_bytes(provenance, reading.text_bytes)
+
+
+def whole_documents(documents: Iterable[Iterable[str]], cancel: threading.Event) -> Iterator[str]:
+    """Each document's pieces joined; Ctrl+C stops the reading between two pieces, so a cancel never
+    waits for a large text file to be read to its end."""
+    from tokviz.core.errors import Cancelled
+
+    for document in documents:
+        parts = []
+        for piece in document:
+            if cancel.is_set():
+                raise Cancelled("training cancelled while reading the corpus")
+            parts.append(piece)
+        yield "".join(parts)
 
 
 def planned_exports(args: argparse.Namespace) -> list[Export]:

@@ -550,8 +550,8 @@ def merges_for_size(tokenizer: Tokenizer, vocab_size: int) -> int:
 def prefix_tokenizer(tokenizer: Tokenizer, vocab_size: int, name: str | None = None) -> Tokenizer:
     """The vocabulary of the first merges of ``tokenizer``, ``vocab_size`` tokens in all, as a tokenizer.
 
-    It keeps the bytes' ids and the ids of the merges it keeps, the pre-tokenizer and the special
-    tokens, which keep their order and follow the highest ordinary id (so the ids have no gap where
+    It keeps the bytes' ids and the ids of the merges it keeps, the normalizer, the pre-tokenizer
+    and the special tokens, which keep their order and follow the highest ordinary id (so the ids have no gap where
     the full list's specials did). It encodes every text as ``tokenizer.encode_with_merges`` does.
     """
     check_sweepable(tokenizer)
@@ -572,6 +572,7 @@ def prefix_tokenizer(tokenizer: Tokenizer, vocab_size: int, name: str | None = N
         tokenizer.pretokenizer,
         name or f"{tokenizer.name}-{vocab_size}",
         specials_in_text=tokenizer.specials_in_text,
+        normalizer=tokenizer.normalizer,
     )
     prefix.assumptions = tokenizer.assumptions
     return prefix

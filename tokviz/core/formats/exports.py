@@ -198,13 +198,17 @@ def export_problem(tokenizer: Tokenizer, kind: str) -> str | None:
             problem = pattern_problem(pre)
             if problem is not None:
                 return f"tokenizer.json cannot hold the {pre.name} pre-tokenizer: {problem}"
-    if kind == "tiktoken":
-        if tokenizer.normalizer:
-            return "a .tiktoken file cannot carry a normalizer"
-        specials = set(tokenizer.special_tokens.values())
-        ids = sorted(i for i in tokenizer.vocab if i not in specials)
-        if ids != list(range(len(ids))):
-            return "a .tiktoken file's ranks are the ids 0..N-1, and this vocabulary's ordinary ids have gaps"
+    return _tiktoken_problem(tokenizer) if kind == "tiktoken" else None
+
+
+def _tiktoken_problem(tokenizer: Tokenizer) -> str | None:
+    """Why a byte-level BPE ``tokenizer`` cannot be a ``.tiktoken`` file: a normalizer, or gaps in its ranks."""
+    if tokenizer.normalizer:
+        return "a .tiktoken file cannot carry a normalizer"
+    specials = set(tokenizer.special_tokens.values())
+    ids = sorted(i for i in tokenizer.vocab if i not in specials)
+    if ids != list(range(len(ids))):
+        return "a .tiktoken file's ranks are the ids 0..N-1, and this vocabulary's ordinary ids have gaps"
     return None
 
 

@@ -113,9 +113,17 @@ class Normalizer:
             return text
         if text.isascii():
             return text.lower()
-        if _tables().divergent[_code_points(text)].any() and not _LONE_SURROGATE.search(text):
+        if self.library_decides(text):
             return _library_normalizer(self).normalize_str(text)
         return self._python(text)
+
+    def library_decides(self, text: str) -> bool:
+        """Whether ``self(text)`` asks ``tokenizers`` itself: ``text`` holds a character on which
+        Python's Unicode tables and the library's disagree (or that Python's leave unassigned),
+        and no lone surrogate. Otherwise Python's :mod:`unicodedata` normalizes it."""
+        if not self.steps or text.isascii():
+            return False
+        return bool(_tables().divergent[_code_points(text)].any()) and not _LONE_SURROGATE.search(text)
 
     def _python(self, text: str) -> str:
         """The steps run on Python's Unicode tables."""
@@ -415,9 +423,11 @@ def _rules_tsv(normalizer: Normalizer) -> str:
         if out == parts:
             continue
         choices = [sorted(alternatives.get(p, set()) | {p}) for p in parts]
+        # Equivalent sequences normalize alike through a Unicode form; without one, each is asked.
+        alike = "nfc" in normalizer.steps or "nfkc" in normalizer.steps
         for key in itertools.product(*choices):
             source = "".join(key)
-            if normalizer(source) == out and out != source:
+            if out != source and (alike or normalizer(source) == out):
                 rules[tuple(map(ord, source))] = out
     kept = _without_redundant(rules)
     return "".join(

@@ -57,10 +57,10 @@ def serve(
     os.chdir(config["folder"])
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _die_with_parent()
-    _limit(config.get("memory_limit"))
     os.dup2(log.fileno(), 2)  # the libraries log to standard error (absl) or print to standard output
     os.dup2(log.fileno(), 1)
     log.close()
+    _limit(config.get("memory_limit"))
     try:
         library = _library_version(config["library"])
         data = _train(config, _sentences(sentences))

@@ -110,7 +110,7 @@ class LogReader:
     def failure_line(self) -> str | None:
         """The library's last log line that reads like an error, for a run that failed without a message."""
         for text in reversed(self.last_lines):
-            if re.search(r"error|fail|abort|check failed|memory", text, re.IGNORECASE):
+            if re.search(r"error|fail|abort|terminate|check failed|memory|bad_alloc", text, re.IGNORECASE):
                 return _without_log_prefix(text)
         return None
 
@@ -140,4 +140,4 @@ class LogReader:
 
 def _without_log_prefix(text: str) -> str:
     """A log line without absl's ``I0000 00:00:... file.cc:123]`` head."""
-    return re.sub(r"^[IWEF]\d{4} [^\]]*\]\s*", "", text)
+    return re.sub(r"^[IWEF]\d{4} [^\]]*\]\s*", "", text).strip()

@@ -52,8 +52,8 @@ BATCH_BYTES = 1 << 20
 """About how much text goes to the worker in one message."""
 POLL_SECONDS = 0.1
 """How often the cancel flag is looked at while the worker runs."""
-START_SECONDS = 60.0
-"""How long a new worker may take to answer its first sentences' batch (a loaded machine)."""
+LOG_DRAIN_SECONDS = 1.0
+"""How long the rest of an ended worker's log may take to arrive."""
 
 
 class EngineError(TokvizError):
@@ -152,15 +152,19 @@ def train_engine(
     *,
     progress: Callable[[EngineProgress], None] | None = None,
     cancel: threading.Event | None = None,
-    memory_limit: int | None = None,
+    memory_limit: int | None = -1,
 ) -> EngineModel:
     """Train ``options.algorithm`` on ``documents`` with its library, in a worker process.
 
     ``progress`` receives what the library's log tells (on this thread); ``cancel`` set at any
     moment kills the worker and raises :class:`TrainingCancelled`. A library error is an
     :class:`EngineError` (one line); an error reading ``documents`` is raised as it was.
-    ``memory_limit`` caps the worker's address space in bytes.
+    ``memory_limit`` caps the worker's address space in bytes (by default the machine's physical
+    memory, :func:`default_memory_limit`; None: no cap); a run that needs more is an
+    :class:`EngineError` saying so.
     """
+    if memory_limit == -1:
+        memory_limit = default_memory_limit()
     library_options = options.library_options()
     files = options.library_files()
     start = time.perf_counter()
@@ -287,7 +291,11 @@ class _Run:
                     header = json.loads(answer[0])
                     if "bytes" in header:
                         answer.append(results.recv_bytes())
-            if process.sentinel in ready and not (log_open and log in ready):
+            if process.sentinel in ready:
+                while log_open and wait([log], LOG_DRAIN_SECONDS):  # what it wrote before it ended
+                    chunk = _read_some(log)
+                    log_open = bool(chunk)
+                    pending = self._log_lines(pending + chunk)
                 self._log_lines(pending + b"\n")
                 return answer
 
@@ -304,13 +312,41 @@ class _Run:
         library = self.options.library
         if not answer:
             why = self.log.failure_line() or f"exit status {process.exitcode}"
-            raise EngineError(f"{library} stopped without a model ({why})")
+            raise EngineError(self._out_of_memory(why) or f"{library} stopped without a model ({why})")
         header = json.loads(answer[0])
         if "error" in header:
-            raise EngineError(f"{library}: {one_line(str(header['error']))}")
+            message = one_line(str(header["error"]))
+            raise EngineError(self._out_of_memory(message) or f"{library}: {message}")
         if len(answer) < 2 or len(answer[1]) != header.get("bytes"):
             raise EngineError(f"{library} sent back an incomplete model")
         return str(header["library"]), answer[1]
+
+    def _out_of_memory(self, why: str) -> str | None:
+        """The one line for a run that failed for want of memory under the worker's limit, or None."""
+        limit = self.config.get("memory_limit")
+        if limit is None:
+            return None
+        size = f"{limit / 2**30:.1f} GB of address space"
+        if _NO_MEMORY.search(why):
+            return f"{self.options.library} ran out of memory: the worker may use {size} ({why})"
+        if "terminate called" in why:  # C++ gave up on something it could not get: memory or a thread
+            return f"{self.options.library} stopped without a model ({why}) under its limit of {size}"
+        return None
+
+
+def default_memory_limit() -> int | None:
+    """The machine's physical memory in bytes (None where it cannot be read): a run that needs more
+    fails with one line instead of driving the machine into swap."""
+    try:
+        return int(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+# What a library says when an allocation or a thread could not be had under the memory limit.
+_NO_MEMORY = re.compile(
+    r"bad_alloc|MemoryError|memory allocation|out of memory|Resource temporarily unavailable", re.I
+)
 
 
 def worker_context() -> Any:

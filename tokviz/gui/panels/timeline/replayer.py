@@ -26,8 +26,12 @@ SYNC_CHARS = 4000
 
 def prepare_trace(tokenizer: Tokenizer, text: str) -> ReplayTrace:
     """Worker-thread part: build the merge tables (GPT-2 recovers its merges here) and the trace,
-    whose steps cost only the chunks a merge changes (:class:`WholeTextTrace`)."""
+    whose steps cost only the chunks a merge changes (:class:`WholeTextTrace`). A tokenizer with a
+    normalizer gets the core's replay, which merges the normalized text and puts it back on the
+    typed one (the whole-text trace walks the typed text's bytes)."""
     tokenizer.merge_rank_of_id  # noqa: B018 - forces the tables; ~0.5 s for cl100k the first time
+    if tokenizer.normalizer:
+        return ReplayTrace(tokenizer, text)
     try:
         return WholeTextTrace(tokenizer, text)
     except MissingByteError:  # a vocabulary without some single byte: the core's replay, whole text
