@@ -94,7 +94,7 @@ def test_the_form_describes_the_library_run_with_its_options(panel: TrainPanel) 
     assert options.max_piece_length == 12
     assert options.user_symbols == ("<sep>",)
     assert panel.name.placeholderText().startswith("unigram-1500 ")
-    assert "every piece" in panel.vocab_hint.text()
+    assert "all pieces: &lt;unk&gt; &lt;s&gt; &lt;/s&gt; + 1 symbol included" in panel.vocab_hint.text()
 
 
 def test_byte_level_bpe_has_no_library_default_normalizer(panel: TrainPanel) -> None:

@@ -63,10 +63,11 @@ def algorithm_label(algorithm: str) -> str:
 
 
 def engine_vocab_hint(algorithm: str, vocab: int, n_symbols: int) -> str:
-    """What the vocabulary size holds for a library algorithm: every piece, its own specials included."""
-    own = "[UNK] and the like" if algorithm == "wordpiece" else "<unk>, <s>, </s>"
-    symbols = {0: "", 1: ", your symbol"}.get(n_symbols, f", your {n_symbols} symbols")
-    return f"= every piece: the library's own ({own}){symbols} and the learned ones"
+    """What the vocabulary size holds for a library algorithm: every piece, its own specials included
+    (short: it shares the form's width with byte-level BPE's one-line hint)."""
+    own = "[UNK] &amp; co." if algorithm == "wordpiece" else "&lt;unk&gt; &lt;s&gt; &lt;/s&gt;"
+    symbols = {0: "", 1: " + 1 symbol"}.get(n_symbols, f" + {n_symbols} symbols")
+    return f"<span>= all pieces: {own}{symbols} included</span>"  # rich text: the escapes show as < >
 
 
 class AlgorithmRows(QObject):
