@@ -14,13 +14,14 @@ from pytestqt.qtbot import QtBot
 from tokviz.core.training.engine_options import ALGORITHMS, options_for
 from tokviz.core.training.engine_run import EngineProgress
 from tokviz.gui.models.tokenizers import TokenizerRegistryModel
+from tokviz.gui.panels.chart import ExchangeChart
 from tokviz.gui.panels.timeline.panel import TimelineWidget
 from tokviz.gui.panels.training.algorithm import BPE_ONLY_WHY
 from tokviz.gui.panels.training.panel import SOURCE_EDITOR, TrainPanel
 from tokviz.gui.workers.engine_training import EngineOutcome
 
 from .fixture_types import MakeWindow
-from .reach import docked
+from .reach import dock, docked
 
 ENGINE_ALGORITHMS = [a for a in ALGORITHMS if a != "bpe"]
 
@@ -218,6 +219,10 @@ def test_unigram_and_bpe_of_one_size_on_one_corpus_side_by_side_in_the_window(
     shown = [p.model.tokenizer for p in window.panels[:2]]
     assert shown == [window.tokenizers.tokenizer(unigram_key), window.tokenizers.tokenizer(bpe_key)]
     assert all(p.model.table is not None and len(p.model.table) > 0 for p in window.panels[:2])
+    dock(window, "exchangeChartDock").show()
+    chart = docked(window, "exchangeChartDock", ExchangeChart)
+    qtbot.waitUntil(chart.is_ready, timeout=60000)
+    assert {unigram_key, bpe_key} <= set(chart.keys)  # the exchange chart measures both
 
 
 def test_a_unigram_model_saves_and_exports_as_files_its_library_loads(
