@@ -4,6 +4,7 @@ pickers, its exports, and a Unigram run's pruning rounds in the timeline."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -238,6 +239,9 @@ def test_a_unigram_model_saves_and_exports_as_files_its_library_loads(
     with qtbot.waitSignal(panel.fileJobDone, timeout=30000) as done:
         panel.save_model_to(saved)
     assert done.args == [""]
+    record = json.loads((tmp_path / "unigram.model.json").read_text(encoding="utf-8"))
+    assert record["trainer"]["options"] == outcome.model.library_options  # the run, repeatable
+    assert record["provenance"]["corpus"]  # and what it was trained on
     exported = tmp_path / "exported.model"
     with qtbot.waitSignal(panel.fileJobDone, timeout=30000) as done:
         panel.export_to("spm", exported)

@@ -26,8 +26,9 @@ from tokviz.core.training.counts import CountTable
 from tokviz.gui.panels.training.lifecycle import TrainingRun
 from tokviz.gui.panels.training.report import file_stem
 from tokviz.gui.widgets import file_dialogs
+from tokviz.gui.workers.engine_training import EngineOutcome
 from tokviz.gui.workers.jobs import Job, run_job
-from tokviz.gui.workers.training import TrainOutcome
+from tokviz.gui.workers.training import FileChoice, TrainOutcome
 
 
 def outcome_provenance(outcome: TrainOutcome) -> dict[str, Any]:
@@ -36,13 +37,7 @@ def outcome_provenance(outcome: TrainOutcome) -> dict[str, Any]:
     A run on files reuses the sizes and hashes its count table took while counting.
     """
     s = outcome.settings
-    chosen: dict[str, Any] = {}
-    if s.include:
-        chosen["include"] = list(s.include)
-    if s.exclude:
-        chosen["exclude"] = list(s.exclude)
-    if s.max_file_size is not None:
-        chosen["max_file_size"] = s.max_file_size
+    chosen = _chosen_files(s)
     if isinstance(s.source, str):
         corpus = corpus_record(text=s.source, description="text given to the Train panel")
     else:
@@ -77,6 +72,29 @@ EXPORTS = (
 )
 # The exports that are one file, with the suffix they suggest; the others go into a folder.
 FILE_EXPORTS = {"tiktoken": ".tiktoken", "spm": ".model"}
+
+
+def _chosen_files(s: FileChoice) -> dict[str, Any]:
+    """The filters that chose the corpus's files, as the provenance records them."""
+    chosen: dict[str, Any] = {}
+    if s.include:
+        chosen["include"] = list(s.include)
+    if s.exclude:
+        chosen["exclude"] = list(s.exclude)
+    if s.max_file_size is not None:
+        chosen["max_file_size"] = s.max_file_size
+    return chosen
+
+
+def engine_provenance(outcome: EngineOutcome) -> dict[str, Any]:
+    """Where a library-trained model came from, for its options record (runs in a worker: the
+    files are hashed)."""
+    s = outcome.settings
+    if isinstance(s.source, str):
+        corpus = corpus_record(text=s.source, description="text given to the Train panel")
+    else:
+        corpus = corpus_record([str(p) for p in s.source if Path(p).is_file()])
+    return make_provenance(corpus, _chosen_files(s), s.errors)
 
 
 class ModelFiles(QObject):
@@ -140,7 +158,9 @@ class ModelFiles(QObject):
         its own file with the options it was trained with beside it."""
         engine = self._run.engine_outcome
         if engine is not None:
-            job = self.run_task(lambda: engine.model.save(path), f"Saved {Path(path).name}")
+            job = self.run_task(
+                lambda: engine.model.save(path, engine_provenance(engine)), f"Saved {Path(path).name}"
+            )
             self._remember_saved(job, path)
             return job
         outcome = self._run.outcome
