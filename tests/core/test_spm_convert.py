@@ -289,3 +289,28 @@ def test_any_text_gets_the_librarys_ids_or_a_documented_reason(
     for comparison in comparisons:
         if comparison.hf_ids(text) != comparison.sp.encode(text):
             assert comparison.why_other(text) is not None, (text, comparison.sp.encode(text, out_type=str))
+
+
+def test_the_model_reader_sees_what_protobuf_sees(trained: dict[str, bytes]) -> None:
+    pb = pytest.importorskip("sentencepiece.sentencepiece_model_pb2")
+    for model in [m for _, m in real_models()] + list(trained.values()):
+        ours, theirs = read_model_proto(model), pb.ModelProto()
+        theirs.ParseFromString(model)
+        assert [(p.text, p.score, p.kind) for p in ours.pieces] == [
+            (p.piece, p.score, p.type) for p in theirs.pieces
+        ]
+        spec, trainer = theirs.normalizer_spec, theirs.trainer_spec
+        assert (ours.normalizer.name, ours.normalizer.charsmap) == (spec.name, spec.precompiled_charsmap)
+        assert (
+            ours.normalizer.add_dummy_prefix,
+            ours.normalizer.remove_extra_whitespaces,
+            ours.normalizer.escape_whitespaces,
+        ) == (spec.add_dummy_prefix, spec.remove_extra_whitespaces, spec.escape_whitespaces)
+        assert (ours.unk_id, ours.bos_id, ours.eos_id, ours.pad_id) == (
+            trainer.unk_id,
+            trainer.bos_id,
+            trainer.eos_id,
+            trainer.pad_id,
+        )
+        assert ours.byte_fallback == trainer.byte_fallback
+        assert ours.model_type.lower() == pb.TrainerSpec.ModelType.Name(trainer.model_type).lower()

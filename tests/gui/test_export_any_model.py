@@ -127,3 +127,23 @@ def test_a_refused_path_is_a_one_line_message(qtbot, dialog, tmp_path: Path) -> 
 def test_file_names_come_from_the_tokenizer_name() -> None:
     assert safe_stem("py 32k (cl100k)") == "py-32k-cl100k"
     assert safe_stem("///") == "tokenizer"
+
+
+def test_a_sentencepiece_model_goes_to_tokenizer_json_and_its_model_file(
+    qtbot, window, dialog, tmp_path: Path
+) -> None:
+    model = Path(__file__).resolve().parents[1] / "data" / "real" / "botchan_en_unigram_1000.model"
+    key = window.tokenizers.add_tokenizer("botchan", load_tokenizer(model))
+    choose(qtbot, dialog, key)
+    assert format_enabled(dialog, "hf") and format_enabled(dialog, "spm")
+    assert not any(format_enabled(dialog, kind) for kind in ("model", "gpt2", "tiktoken", "bert"))
+    # The byte-level formats say why; vocab.txt, a format of WordPiece models only, is greyed out silently.
+    assert "do not come from byte-level BPE merges" in dialog.why_not.text()
+    assert "vocab.txt" not in dialog.why_not.text()
+    assert export(qtbot, dialog, "spm", tmp_path / "copy.model") == ""
+    assert (tmp_path / "copy.model").read_bytes() == model.read_bytes()
+    assert export(qtbot, dialog, "hf", f"{tmp_path}/hf/") == ""
+    assert "reserved piece" in dialog.notes.toPlainText()
+    assert load_tokenizer(tmp_path / "hf").encode("Botchan went home.") == load_tokenizer(model).encode(
+        "Botchan went home."
+    )

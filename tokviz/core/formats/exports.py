@@ -268,6 +268,16 @@ def _unrecorded(tokenizer: Tokenizer, where: str) -> str:
     )
 
 
+def format_of_another_kind(tokenizer: Tokenizer, kind: str) -> bool:
+    """Whether ``kind`` is the format of another kind of tokenizer altogether (a ``.model`` file holds
+    only SentencePiece models, ``vocab.txt`` only WordPiece ones): greyed out without a word."""
+    if kind == "spm":
+        return not isinstance(tokenizer, SentencePieceTokenizer)
+    if kind == "bert":
+        return getattr(tokenizer, "model_type", None) != "WordPiece"
+    return False
+
+
 def formats_for(tokenizer: Tokenizer) -> dict[str, str | None]:
     """Each export format and why ``tokenizer`` cannot go to it (``None``: it can)."""
     return {kind: export_problem(tokenizer, kind) for kind in EXPORT_KINDS}

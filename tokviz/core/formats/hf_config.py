@@ -101,40 +101,14 @@ def hf_config_files(tokenizer: Tokenizer, tokenizer_class: str) -> dict[str, byt
     is not GPT-2's, so no class built from vocab.json + merges.txt may be chosen instead).
     """
     specials = dict(sorted(tokenizer.special_tokens.items(), key=lambda item: item[1]))
-    roles = special_roles(specials)
-    others = [text for text in specials if text not in roles.values()]
-    config: dict[str, Any] = {"tokenizer_class": tokenizer_class}
+    settings: dict[str, Any] = {}
     if tokenizer_class == GPT2_CLASS:
-        config.update({"add_prefix_space": False, "add_bos_token": False, "errors": "replace"})
+        settings.update({"add_prefix_space": False, "add_bos_token": False, "errors": "replace"})
     if tokenizer.assumptions:
         # What tokviz assumed about the source stays a stated assumption in the export (read back on load).
-        config[ASSUMPTIONS_KEY] = list(tokenizer.assumptions)
-    config.update(roles)
-    config.update(
-        {
-            "additional_special_tokens": others,
-            # Decoding gives back the text exactly: no " ." -> "." clean-up.
-            "clean_up_tokenization_spaces": False,
-            "added_tokens_decoder": {
-                str(token_id): {
-                    "content": text,
-                    "lstrip": False,
-                    "normalized": False,
-                    "rstrip": False,
-                    "single_word": False,
-                    "special": True,
-                }
-                for text, token_id in specials.items()
-            },
-        }
-    )
-    special_map: dict[str, Any] = {role: text for role, text in roles.items() if text is not None}
-    if others:
-        special_map["additional_special_tokens"] = others
-    return {
-        "tokenizer_config.json": _json_bytes(config, "tokenizer_config.json"),
-        "special_tokens_map.json": _json_bytes(special_map, "special_tokens_map.json"),
-    }
+        settings[ASSUMPTIONS_KEY] = list(tokenizer.assumptions)
+    tokens = [{"id": token_id, "content": text, "special": True} for text, token_id in specials.items()]
+    return library_config_files(tokens, special_roles(specials), tokenizer_class, **settings)
 
 
 def library_config_files(
@@ -152,6 +126,7 @@ def library_config_files(
     flags = ("lstrip", "normalized", "rstrip", "single_word", "special")
     config: dict[str, Any] = {"tokenizer_class": tokenizer_class, **settings, **roles}
     config["additional_special_tokens"] = others
+    # Decoding gives back the text exactly: no " ." -> "." clean-up.
     config["clean_up_tokenization_spaces"] = False
     config["added_tokens_decoder"] = {
         str(t["id"]): {"content": t["content"], **{f: bool(t.get(f)) for f in flags}} for t in tokens

@@ -4,13 +4,15 @@ What the library does with a text, step by step, and how each step is written fo
 
 1. **Rewriting the text** (``NormalizerSpec``). The rule table (``precompiled_charsmap``: NFKC,
    NMT-NFKC or a custom table; empty for ``identity``) becomes a ``Precompiled`` normalizer, after
-   an ``NFC`` step for the NFKC tables (:data:`NFKC_RULES`). With
+   an ``NFC`` step for the NFKC tables (:data:`NFKC_RULES`) and a ``Replace`` that rewrites CR LF
+   as its two characters (one grapheme for ``tokenizers``, two characters for the library). With
    ``remove_extra_whitespaces`` the library drops the spaces the rules leave at the start, keeps one
    of each run, and drops the spaces (``▁`` included) at the end: three ``Replace`` steps, on the
    whole text at once. With ``escape_whitespaces`` every space becomes ``▁`` (a ``Replace``), and
    ``add_dummy_prefix`` puts one ``▁`` before any text that is left (``Prepend``, which also prefixes
    a text that already starts with ``▁``, as the library does; a ``Metaspace`` pre-tokenizer would
-   not). There is no pre-tokenizer: the library segments the whole rewritten text.
+   not). No pre-tokenizer cuts the text, since the library segments the whole rewritten text (but
+   for a BPE model's user-defined pieces, below).
 2. **Picking pieces.** A Unigram model keeps its pieces and scores (``Unigram``). The library
    scores a user-defined piece ``bytes × max normal score − 0.1`` in its lattice, and
    ``tokenizers`` scores the pieces of its vocabulary as written, so those pieces carry that score.
@@ -35,6 +37,7 @@ rare text is said after the export (:func:`spm_export_notes`).
 from __future__ import annotations
 
 import base64
+import functools
 import json
 import struct
 from collections.abc import Mapping
@@ -89,8 +92,12 @@ def _charsmap_values(charsmap: bytes) -> list[str]:
     return [v for v in blob.decode("utf-8", "replace").split("\0") if v]
 
 
+@functools.lru_cache(maxsize=4)
 def _plan(model: bytes) -> _Plan:
-    """Parse ``model`` and refuse (:class:`SpmConversionError`) what ``tokenizers`` cannot express."""
+    """Parse ``model`` and refuse (:class:`SpmConversionError`) what ``tokenizers`` cannot express.
+
+    Kept for the last few models: an export asks for the problem, the file, its config and its notes.
+    """
     try:
         proto = read_model_proto(model)
     except (ValueError, UnicodeDecodeError) as exc:
@@ -377,9 +384,11 @@ def spm_tokenizer_json(model: bytes, extra_specials: Mapping[str, int] | None = 
 
 
 def spm_export_notes(model: bytes) -> list[str]:
-    """What the user must know about a tokenizer.json made from ``model``: the text it reads otherwise."""
-    proto = read_model_proto(model)
-    reserved = [p.text for p in proto.pieces if p.kind in (CONTROL, UNKNOWN) or (p.kind == BYTE)]
+    """What the user must know about a tokenizer.json made from ``model``: the text it reads otherwise
+    (:class:`SpmConversionError` for a model it refuses, as :func:`spm_tokenizer_json`)."""
+    plan = _plan(model)
+    proto = plan.proto
+    reserved = [p.text for p in proto.pieces if p.kind in (CONTROL, UNKNOWN, BYTE)]
     notes = []
     if reserved:
         shown = ", ".join(reserved[:3]) + (" ..." if len(reserved) > 3 else "")
@@ -393,7 +402,7 @@ def spm_export_notes(model: bytes) -> list[str]:
             "with several code points that stay several after NFC (a compatibility character with an "
             "accent, as Ａ + U+0301) can be rewritten otherwise than sentencepiece does"
         )
-    unbuilt = _unbuilt_pieces(_plan(model))
+    unbuilt = _unbuilt_pieces(plan)
     if unbuilt:
         notes.append(
             f"{len(unbuilt)} pieces ({unbuilt[0]!r} ...) are never built whole by merging their own text; "

@@ -171,7 +171,7 @@ def train_engine(
     folder = tempfile.mkdtemp(prefix="tokviz-engine-")
     try:
         for name, text in files.items():
-            Path(folder, name).write_text(text, encoding="utf-8")
+            Path(folder, name).write_bytes(text.encode("utf-8"))  # exactly, newlines and all
         config = {
             "library": options.library,
             "options": library_options,

@@ -30,7 +30,13 @@ from PySide6.QtWidgets import (
 
 from tokviz.core.bpe.tokenizer import Tokenizer
 from tokviz.core.errors import TokvizError
-from tokviz.core.formats.exports import EXPORT_KINDS, EXPORT_LABELS, formats_for, write_export
+from tokviz.core.formats.exports import (
+    EXPORT_KINDS,
+    EXPORT_LABELS,
+    format_of_another_kind,
+    formats_for,
+    write_export,
+)
 from tokviz.gui.widgets import file_dialogs
 from tokviz.gui.widgets.boxes import column
 from tokviz.gui.widgets.fixed_text import fixed_text
@@ -160,7 +166,11 @@ class ModelExportDialog(QDialog):
 
         def checked(problems: object) -> None:
             if generation == self._generation and isinstance(problems, dict):
-                missing = [f"{EXPORT_LABELS[k]}: {why}" for k, why in problems.items() if why]
+                missing = [
+                    f"{EXPORT_LABELS[k]}: {why}"
+                    for k, why in problems.items()
+                    if why and not format_of_another_kind(tok, k)
+                ]
                 self._show_problems(problems, "Not available — " + "; ".join(missing) if missing else "")
 
         def failed(exc: BaseException) -> None:
