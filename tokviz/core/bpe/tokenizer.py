@@ -137,6 +137,8 @@ class Tokenizer:
     # recovered in rank order), so :meth:`merge_rank` can answer without recovering them.
     merges_follow_ids = False
     _merged_ids: list[int] | None = None
+    # What the text between special tokens goes through before it is cut (none by default).
+    normalizer = Normalizer(())
 
     def __init__(
         self,
