@@ -121,6 +121,14 @@ TRAIN_INCLUDE: Key[str] = Key("train/include", str, "")
 TRAIN_EXCLUDE: Key[str] = Key("train/exclude", str, "")
 TRAIN_MAX_FILE_SIZE: Key[str] = Key("train/maxFileSize", str, "")
 TRAIN_RECORD_FIELD: Key[str] = Key("train/recordField", str, "text")
+TRAIN_ALGORITHM: Key[str] = Key(
+    "train/algorithm", str, "bpe", choices=("bpe", "unigram", "sentencepiece-bpe", "wordpiece")
+)
+TRAIN_NORMALIZER: Key[str] = Key("train/normalizer", str, "none")  # "" is the library's default
+TRAIN_COVERAGE: Key[float] = Key("train/characterCoverage", float, 0.0, low=0.0, high=1.0)  # 0: default
+TRAIN_BYTE_FALLBACK: Key[bool] = Key("train/byteFallback", bool, False)
+TRAIN_SPLIT_DIGITS: Key[bool] = Key("train/splitDigits", bool, False)
+TRAIN_MAX_PIECE: Key[int] = Key("train/maxPieceLength", int, 0, low=0, high=1024)  # 0: default
 # The words tokenizer's corpus: "sample" (tokviz's word list, the default: a fixed vocabulary whose
 # unknown words show), "editor" (the editor's text) or "files" (WORDS_FILES); see gui/models/words.py
 WORDS_SOURCE: Key[str] = Key("words/source", str, "sample")

@@ -15,7 +15,6 @@ slices, and the pre-tokenizer processes run at a low CPU priority.
 
 from __future__ import annotations
 
-import atexit
 import os
 import sys
 import threading
@@ -23,10 +22,9 @@ import time
 import traceback
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
-import shiboken6
-from PySide6.QtCore import QObject, Qt, QThread, QTimer, Signal, Slot
+from PySide6.QtCore import QObject, QTimer, Signal, Slot
 
 from tokviz.core.bpe.merges import MergeStep
 from tokviz.core.bpe.tokenizer import Tokenizer
@@ -38,6 +36,7 @@ from tokviz.core.training.counts import train_source_iter
 from tokviz.core.training.train import Progress, TrainResult
 from tokviz.gui.workers.rates import RateMeter, time_left
 from tokviz.gui.workers.release import release_gradually
+from tokviz.gui.workers.thread_job import ThreadJob
 
 # At most this many seconds between two progress signals (phase changes are sent at once).
 EMIT_INTERVAL = 0.1
@@ -126,7 +125,20 @@ class TrainSettings:
     normalizer: str | None = None  # a normalizer spec ("nfkc"); None: none (a count table: its own)
 
 
-def selected_files(paths: list[str], s: TrainSettings) -> list[str]:
+class FileChoice(Protocol):
+    """What chooses a run's files among its folders: the settings of either kind of run."""
+
+    @property
+    def include(self) -> tuple[str, ...]: ...
+    @property
+    def exclude(self) -> tuple[str, ...]: ...
+    @property
+    def max_file_size(self) -> int | None: ...
+    @property
+    def errors(self) -> str: ...
+
+
+def selected_files(paths: list[str], s: FileChoice) -> list[str]:
     """The files the settings' filters keep of ``paths`` (the Train panel showed the same selection)."""
     from tokviz.core.corpus.fileselect import select_files
     from tokviz.core.errors import CorpusError
@@ -334,26 +346,7 @@ class _Worker(QObject):
         )
 
 
-_detached: set[TrainJob] = set()
-
-
-def wait_for_detached(msecs_each: int = 60000) -> bool:
-    """Wait for the threads of runs whose window has closed (see :meth:`TrainJob.outlive_parent`).
-
-    Their cancel flag is set and every regex they run is bounded, so they end; registered with
-    ``atexit`` so the interpreter never tears down a running QThread. True when all ended.
-    """
-    ended = True
-    for job in list(_detached):
-        if shiboken6.isValid(job) and not job.ended:
-            ended = job.wait(msecs_each) and ended
-    return ended
-
-
-atexit.register(wait_for_detached)
-
-
-class TrainJob(QObject):
+class TrainJob(ThreadJob):
     """One training run in its own QThread.
 
     Signals, in order: ``progress(TrainStatus)`` and ``mergesBatch(tuple[MergeStep, ...])`` while
@@ -363,97 +356,27 @@ class TrainJob(QObject):
 
     progress = Signal(TrainStatus)
     mergesBatch = Signal(tuple)  # tuple[MergeStep, ...]
-    finished = Signal(TrainOutcome)
-    failed = Signal(str)
-    cancelled = Signal()
-    stopped = Signal()
 
     def __init__(
         self, settings: TrainSettings, parent: QObject | None = None, interval: float = EMIT_INTERVAL
     ) -> None:
-        super().__init__(parent)
+        super().__init__(parent, "trainThread")
         self.settings = settings
-        self._cancel = threading.Event()
+        self.outcome: TrainOutcome | None = None
         self.gui_first = GuiFirst(self._cancel, GUI_MAX_LAG)
         self._beat = QTimer(self)
         self._beat.setInterval(3)
         self._beat.timeout.connect(self.gui_first.stamp)
-        self._thread = QThread(self)
-        self._thread.setObjectName("trainThread")
         self._worker = _Worker(settings, self.gui_first, interval)
-        self._worker.moveToThread(self._thread)
-        self._thread.started.connect(self._worker.run)
-        # Queued connections: the slots run in this object's (the GUI) thread.
         self._worker.status.connect(self.progress)
         self._worker.merges.connect(self.mergesBatch)
-        self._worker.succeeded.connect(self._on_succeeded)
-        self._worker.failed.connect(self._on_failed)
-        self._worker.cancelled.connect(self._on_cancelled)
-        # Direct: QThread.quit is thread-safe, and the GUI thread may be blocked in wait() (closing).
-        self._worker.done.connect(self._thread.quit, Qt.ConnectionType.DirectConnection)
-        self._thread.finished.connect(self._on_thread_finished)
-        self.outcome: TrainOutcome | None = None
-        self.error: str | None = None
-        self.was_cancelled = False
-        self.cancel_requested_at: float | None = None
-        self.ended = False
+        self.run_in_thread(self._worker)
 
     def start(self) -> None:
         """Start training in the worker thread."""
         self._beat.start()
-        self._thread.start()
-
-    def cancel(self) -> None:
-        """Ask the trainer to stop; ``cancelled`` follows within a few milliseconds of merge work."""
-        if self.cancel_requested_at is None:
-            self.cancel_requested_at = time.perf_counter()
-        self._cancel.set()
-
-    @property
-    def running(self) -> bool:
-        """True until the worker thread has ended."""
-        return not self.ended
-
-    def wait(self, msecs: int = 10000) -> bool:
-        """Block until the worker thread has ended (for shutdown and tests)."""
-        return self._thread.wait(msecs)
-
-    def outlive_parent(self) -> None:
-        """Keep this job (and its QThread) alive after its parent is gone, until the thread ends.
-
-        A window that closes while a cancelled run is still inside one regex call (bounded, but
-        it may take seconds) must not destroy a running QThread: Qt aborts the process with
-        "QThread: Destroyed while thread is still running". The job is detached and held for
-        the rest of the process (dropping it as it stops could destroy the QThread before its
-        thread has quite returned), and :func:`wait_for_detached`, run at exit, waits for it.
-        """
-        self.cancel()
-        if self.ended:
-            return
-        self.setParent(None)
-        _detached.add(self)
-
-    def _on_succeeded(self, outcome: TrainOutcome) -> None:
-        if self._cancel.is_set():
-            # Cancel was pressed while the last merges were being made: honour it.
-            self.was_cancelled = True
-            self.cancelled.emit()
-            return
-        # Announced once the thread has ended (it still frees the trainer's tables): the GUI's work
-        # for a new model (pickers, timeline, plot) then does not compete with it for the GIL.
-        self.outcome = outcome
-
-    def _on_failed(self, message: str) -> None:
-        self.error = message
-        self.failed.emit(message)
-
-    def _on_cancelled(self) -> None:
-        self.was_cancelled = True
-        self.cancelled.emit()
+        super().start()
 
     def _on_thread_finished(self) -> None:
         self._beat.stop()
-        self.ended = True
-        if self.outcome is not None:
-            self.finished.emit(self.outcome)
-        self.stopped.emit()
+        super()._on_thread_finished()

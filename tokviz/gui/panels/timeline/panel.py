@@ -16,13 +16,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from PySide6.QtCore import QEvent, Qt, Signal, SignalInstance
+from PySide6.QtCore import QEvent, Signal, SignalInstance
 from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import (
     QCheckBox,
     QHBoxLayout,
     QLabel,
-    QSplitter,
     QVBoxLayout,
     QWidget,
 )
@@ -40,8 +39,9 @@ from tokviz.gui.panels.timeline.merge_table import MergeTablePane
 from tokviz.gui.panels.timeline.playback import PlaybackBar
 from tokviz.gui.panels.timeline.plot import TokenCountPlot
 from tokviz.gui.panels.timeline.replayer import Replayer, ReplaySource
+from tokviz.gui.panels.timeline.rounds import RoundsPane, RoundsSource
 from tokviz.gui.panels.timeline.stepper import WholeTextTrace
-from tokviz.gui.panels.timeline.view import ReplayPane
+from tokviz.gui.panels.timeline.view import ReplayPane, build_splitters
 from tokviz.gui.style.theme import token_colors
 from tokviz.gui.text.display import DisplayOptions
 from tokviz.gui.text.token_table import TokenTable
@@ -78,6 +78,7 @@ class TimelineWidget(QWidget):
         self.trace: ReplayTrace | None = None
         self.step = 0
         self.histories: dict[str, tuple[Sequence[MergeStep], int | None]] = {}
+        self.rounds_of: dict[str, RoundsSource] = {}  # a Unigram run's rounds, shown instead of a replay
         self._shown_step = -1
         self._waiting_for: str | None = None
         self.replayer = Replayer(self)
@@ -98,13 +99,16 @@ class TimelineWidget(QWidget):
         self.plot = TokenCountPlot(self)
         self.heldout = HeldOutCurves(self.plot, self.registry, self)
         self.heldout.setContentsMargins(6, 0, 6, 0)
-        self.splitter = self._build_splitters(self.pane, self.merges)
+        self.left_splitter, self.splitter = build_splitters(self, self.pane, self.plot, self.merges)
+        self.rounds = RoundsPane(self)  # shown instead of the replay for a Unigram run
+        self.rounds.hide()
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 4)
         layout.setSpacing(4)
         layout.addLayout(controls)
         layout.addWidget(self.heldout)
         layout.addWidget(self.splitter, 1)
+        layout.addWidget(self.rounds, 1)
         self.view.set_colors(token_colors(self._dark()))
 
     def _build_controls(self) -> QVBoxLayout:
@@ -139,24 +143,6 @@ class TimelineWidget(QWidget):
         controls.addLayout(source)
         controls.addWidget(self.playback)
         return controls
-
-    def _build_splitters(self, view_box: QWidget, table_box: QWidget) -> QSplitter:
-        """Left: the replay above its token-count plot; right: the merge table."""
-        self.left_splitter = QSplitter(Qt.Orientation.Vertical, self)
-        self.left_splitter.setObjectName("timelineLeftSplitter")
-        self.left_splitter.setChildrenCollapsible(False)
-        self.left_splitter.addWidget(view_box)
-        self.left_splitter.addWidget(self.plot)
-        self.left_splitter.setStretchFactor(0, 2)
-        self.left_splitter.setStretchFactor(1, 3)
-        splitter = QSplitter(Qt.Orientation.Horizontal, self)
-        splitter.setObjectName("timelineSplitter")
-        splitter.setChildrenCollapsible(False)
-        splitter.addWidget(self.left_splitter)
-        splitter.addWidget(table_box)
-        splitter.setStretchFactor(0, 1)
-        splitter.setStretchFactor(1, 1)
-        return splitter
 
     def _wire(self) -> None:
         self.merges.stepPicked.connect(self.set_step)
@@ -226,7 +212,9 @@ class TimelineWidget(QWidget):
         if text == self.text and (self.trace is None or self.trace.text == self.replay_text):
             return
         self.text = text
-        if self.source is not None and not self.live:
+        if self.rounds.isVisibleTo(self):
+            self.rounds.set_text(text)
+        elif self.source is not None and not self.live:
             self._prepare()
 
     def export_sheet(self) -> QWidget:
@@ -273,6 +261,9 @@ class TimelineWidget(QWidget):
         self.source = ReplaySource(tokenizer, key, history, corpus_initial)
         if key:
             self.picker.show_key(key)
+        if key in self.rounds_of:
+            self._show_rounds(self.rounds_of[key])
+            return
         if tokenizer.replay_note:
             # Replay cannot reproduce this tokenizer's ids: say why rather than draw wrong ids.
             self._detach(replay_note_message(tokenizer))
@@ -303,6 +294,7 @@ class TimelineWidget(QWidget):
         """Take token colours from the window (theme and presentation mode) from now on."""
         self._window_colors = True
         colors_changed.connect(self.view.set_colors)  # a bound method: dropped with the view
+        colors_changed.connect(self.rounds.view.set_colors)
 
     def set_start_gate(self, gate: Callable[[Callable[[], object]], None]) -> None:
         """Build a plot shown with a window that is not up yet through ``gate`` (the context's
@@ -319,6 +311,7 @@ class TimelineWidget(QWidget):
         self.feed.begin(planned_merges, (self.source, self.step))
         self.picker.show_key(None)
         self.picker.setCurrentIndex(-1)  # nothing to pick from until the model exists
+        self._show_rounds(None)
         self._set_enabled(False)
         self._set_message("Training… the merges appear in the table as they are made.")
 
@@ -367,8 +360,21 @@ class TimelineWidget(QWidget):
     def _set_message(self, text: str) -> None:
         self.pane.show_message(text)
 
+    def _show_rounds(self, rounds: RoundsSource | None) -> None:
+        """Show a Unigram run's rounds in place of the replay (None: the replay again)."""
+        for part in (self.splitter, self.heldout, self.playback, self.chunks):
+            part.setVisible(rounds is None)
+        self.rounds.setVisible(rounds is not None)
+        if rounds is None:
+            self.rounds.cancel()
+            return
+        self._set_enabled(False)  # no replay to drive; the picker is free again
+        self.rounds.set_source(rounds)
+        self.rounds.set_text(self.text)
+
     def _detach(self, message: str) -> None:
         """Nothing to replay right now (loading, no merges): say why."""
+        self._show_rounds(None)
         self.playback.pause()
         self.replayer.cancel()
         self.trace = None

@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QPainter, QPaintEvent, QPen
-from PySide6.QtWidgets import QLabel, QSizePolicy, QStackedLayout, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QLabel, QSizePolicy, QSplitter, QStackedLayout, QVBoxLayout, QWidget
 
 from tokviz.core.training.replay import ReplayTrace
 from tokviz.gui.text.display import DisplayOptions
@@ -104,3 +104,24 @@ class ReplayPane(QWidget):
         if new_id is not None and marked.any() and self.view.first_marked_rect() is None:
             first = int(np.flatnonzero(marked)[0])
             self.view.scroll_to_source(int(table.start[first]))
+
+
+def build_splitters(
+    parent: QWidget, view_box: QWidget, plot: QWidget, table_box: QWidget
+) -> tuple[QSplitter, QSplitter]:
+    """The timeline's two splitters: left, the replay above its token-count plot; beside it the merge table."""
+    left = _splitter(parent, Qt.Orientation.Vertical, "timelineLeftSplitter", ((view_box, 2), (plot, 3)))
+    return left, _splitter(parent, Qt.Orientation.Horizontal, "timelineSplitter", ((left, 1), (table_box, 1)))
+
+
+def _splitter(
+    parent: QWidget, orientation: Qt.Orientation, name: str, parts: tuple[tuple[QWidget, int], ...]
+) -> QSplitter:
+    """A splitter named ``name`` over ``parts`` (each with its stretch), none of which collapses."""
+    splitter = QSplitter(orientation, parent)
+    splitter.setObjectName(name)
+    splitter.setChildrenCollapsible(False)
+    for index, (widget, stretch) in enumerate(parts):
+        splitter.addWidget(widget)
+        splitter.setStretchFactor(index, stretch)
+    return splitter

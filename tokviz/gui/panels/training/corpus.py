@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import codecs
 from dataclasses import dataclass
+from pathlib import Path
+
+from PySide6.QtWidgets import QWidget
 
 from tokviz.core.corpus.containers import TEXT_FILE, record_fields
 from tokviz.core.corpus.documents import CorpusReader, ReadOptions
@@ -12,6 +15,7 @@ from tokviz.core.corpus.reading import CorpusFile, open_decompressed
 from tokviz.core.errors import TokvizError
 from tokviz.gui.panels.training.report import human_bytes
 from tokviz.gui.panels.training.table_settings import TableSettings
+from tokviz.gui.widgets import file_dialogs
 
 SOURCE_FILES, SOURCE_EDITOR, SOURCE_PYDOC, SOURCE_SAMPLES = "files", "editor", "pydoc", "samples"
 SOURCES = (
@@ -158,3 +162,17 @@ def describe_text(text: str, label: str) -> CorpusInfo:
     """Size and preview of a text corpus."""
     size = len(text.encode("utf-8", errors="surrogatepass"))
     return CorpusInfo(f"{label} · {len(text):,} characters · {human_bytes(size)}", text[:PREVIEW_CHARS], size)
+
+
+def ask_corpus_files(parent: QWidget) -> list[str]:
+    """Ask for corpus files (and count tables); [] when the dialog is cancelled."""
+    paths, _ = file_dialogs.get_open_file_names(
+        parent,
+        "Corpus files",
+        str(Path.home()),
+        # The first filter is the one shown: it must not hide the count tables the panel trains from.
+        "Corpus files and count tables (*.txt *.md *.py *.json *.csv *.html *.gz *.bz2 *.xz *.parquet *.tsv)"
+        ";;Text files (*.txt *.md *.py *.json *.csv *.html *.gz *.bz2 *.xz)"
+        ";;Count tables (*.parquet *.tsv);;All files (*)",
+    )
+    return list(paths)

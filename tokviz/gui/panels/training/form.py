@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
-from PySide6.QtCore import QEvent, QObject, QSize, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence, QStandardItemModel
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -24,7 +25,6 @@ from PySide6.QtWidgets import (
     QPlainTextEdit,
     QProgressBar,
     QPushButton,
-    QScrollArea,
     QSizePolicy,
     QSpinBox,
     QToolButton,
@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
 
 from tokviz.core.io.resources import resource_path
 from tokviz.gui.models.tokenizers import TokenizerRegistryModel
+from tokviz.gui.panels.training.algorithm import AlgorithmRows, engine_vocab_hint
 from tokviz.gui.panels.training.corpus import (
     SOURCE_EDITOR,
     SOURCE_FILES,
@@ -45,8 +46,11 @@ from tokviz.gui.panels.training.corpus import (
 from tokviz.gui.panels.training.counts import save_counts_button
 from tokviz.gui.panels.training.filters import FileFilters
 from tokviz.gui.panels.training.record_field import RecordField
+from tokviz.gui.panels.training.saving import EXPORTS
+from tokviz.gui.panels.training.scroll import FormScroll
 from tokviz.gui.panels.training.table_settings import TableLock
 from tokviz.gui.widgets.boxes import STRETCH, column, row, scrolled
+from tokviz.gui.workers.engine_training import EngineSettings
 from tokviz.gui.workers.pattern_check import PatternCheck
 from tokviz.gui.workers.training import TrainSettings
 
@@ -67,11 +71,6 @@ TIE_RULES = (
     ),
 )
 DEFAULT_VOCAB = 1000
-EXPORTS = (
-    ("gpt2", "vocab.json + merges.txt folder (transformers)…"),
-    ("tiktoken", ".tiktoken rank file (+ pattern sidecar)…"),
-    ("hf", "tokenizer.json folder (Hugging Face)…"),
-)
 
 
 class TrainForm(QWidget):
@@ -222,6 +221,8 @@ class TrainForm(QWidget):
         form.addRow("Name", self.name)
         form.addRow(self.replace_model)
         self.form = form
+        bpe_only = {"pretokenizer": self.pretokenizer, "pattern": self.pattern, "tie_rule": self.tie_rule}
+        self.algorithm_rows = AlgorithmRows(form, settings, bpe_only)
         self.table_lock = TableLock(self)
         return settings
 
@@ -268,6 +269,7 @@ class TrainForm(QWidget):
         self.export_button.setToolTip("Export for other tools")
         self.export_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         self.export_menu = QMenu(self.export_button)
+        self.export_menu.setToolTipsVisible(True)  # a greyed format says why
         self.export_actions: dict[str, QAction] = {}
         for kind, label in EXPORTS:
             act = self.export_menu.addAction(label)
@@ -313,7 +315,7 @@ class TrainForm(QWidget):
             parent=inner,
             margins=6,
         )
-        scroll = scrolled(inner, "trainScroll", self, _FormScroll)
+        scroll = self.form_scroll = scrolled(inner, "trainScroll", self, FormScroll)
         # Never cut the form off silently: a dock squeezed below its minimum scrolls instead.
         scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
         # Train, Cancel and the progress stay below the scrolling form: always on screen, however
@@ -375,8 +377,9 @@ class TrainForm(QWidget):
             self.tie_rule.setCurrentIndex(row)
 
     def pattern_problem(self) -> str | None:
-        """Why the custom regex cannot be used, or None (also None when no custom regex is chosen)."""
-        if self.pretokenizer.currentData() != "custom":
+        """Why the custom regex cannot be used, or None (also None when no custom regex is chosen, or
+        a library trains)."""
+        if self.pretokenizer.currentData() != "custom" or self.algorithm_rows.algorithm() != "bpe":
             return None
         if not self.pattern.text():
             return "Type a regex: each match becomes one chunk."
@@ -391,6 +394,9 @@ class TrainForm(QWidget):
         """Say what the vocabulary size holds: 256 bytes, the special tokens and at most how many merges."""
         n_special = len(self.special_tokens())
         vocab = self.vocab_size.value()
+        if self.algorithm_rows.algorithm() != "bpe":
+            self.vocab_hint.setText(engine_vocab_hint(self.algorithm_rows.algorithm(), vocab, n_special))
+            return
         floor = 256 + n_special
         if vocab < floor:
             self.vocab_hint.setText(
@@ -415,32 +421,55 @@ class TrainForm(QWidget):
             self.replace_model.setChecked(False)
         self.form.setRowVisible(self.replace_model, clash)
 
-    def settings(self) -> TrainSettings:
-        """The run the current settings describe (the corpus is read when training starts)."""
+    def _run_basics(self) -> dict[str, Any]:
+        """What every run takes from the form, whatever the algorithm: the corpus, its filters, the name."""
         name = self.typed_name() or self._auto_name()
-        replace = self.replace_model.isChecked() and self.registry.has_model(name)
-        include, exclude = self.filters.globs() if self.source_kind() == SOURCE_FILES else ((), ())
-        max_size = self.filters.max_bytes() if self.source_kind() == SOURCE_FILES else None
+        files = self.source_kind() == SOURCE_FILES
+        include, exclude = self.filters.globs() if files else ((), ())
+        return {
+            "source": self.corpus_source(),
+            "errors": "replace" if self.replace_invalid.isChecked() else "strict",
+            "name": name,
+            "replace": self.replace_model.isChecked() and self.registry.has_model(name),
+            "include": include,
+            "exclude": exclude,
+            "max_file_size": self.filters.max_bytes() if files else None,
+            "field": self.record_field.field(),
+        }
+
+    def settings(self) -> TrainSettings:
+        """The byte-level BPE run the current settings describe (the corpus is read when training starts)."""
         return TrainSettings(
-            source=self.corpus_source(),
             vocab_size=self.vocab_size.value(),
             special_tokens=tuple(self.special_tokens()),
             pretokenizer=self.pretokenizer_spec(),
             tie_break=str(self.tie_rule.currentData()),
-            errors="replace" if self.replace_invalid.isChecked() else "strict",
-            name=name,
-            replace=replace,
-            include=include,
-            exclude=exclude,
-            max_file_size=max_size,
-            field=self.record_field.field(),
+            normalizer=self._bpe_normalizer(),
+            **self._run_basics(),
         )
 
+    def _bpe_normalizer(self) -> str | None:
+        """The normalizer byte-level BPE trains with (None: none; a count table keeps its own)."""
+        spec = self.algorithm_rows.normalizer_spec()
+        return None if self.table_lock.locked or spec in (None, "none") else spec
+
+    def engine_settings(self) -> EngineSettings:
+        """The library run (Unigram, SentencePiece BPE, WordPiece) the current settings describe."""
+        options = self.algorithm_rows.engine_options(self.vocab_size.value(), tuple(self.special_tokens()))
+        return EngineSettings(options=options, **self._run_basics())
+
     def _auto_name(self) -> str:
-        """A name from the settings that make the model: its size, corpus and pre-tokenizer."""
+        """A name from the settings that make the model: its algorithm, size, corpus (pre-tokenizer, normalizer)."""
+        algorithm, norm = self.algorithm_rows.algorithm(), self.algorithm_rows.normalizer_spec()
+        named = f"{algorithm}-{self.vocab_size.value()} {self._corpus_name()}"
+        if algorithm != "bpe":
+            return f"{named} ({norm})" if norm is not None else named
         pre = self.pretokenizer_spec()
-        pre_name = pre if pre in ("none", "gpt2", "cl100k") else "custom"
-        return f"bpe-{self.vocab_size.value()} {self._corpus_name()} ({pre_name})"
+        parts = [
+            pre if pre in ("none", "gpt2", "cl100k") else "custom",
+            *([norm] if norm not in (None, "none") else []),
+        ]
+        return f"{named} ({', '.join(parts)})"
 
     def _corpus_name(self) -> str:
         """The corpus in a word: ``editor``, ``python-docs``, ``samples`` or the first file's name."""
@@ -460,25 +489,3 @@ class TrainForm(QWidget):
         item = model.item(row) if isinstance(model, QStandardItemModel) else None  # a combo box's own model
         if item is not None:
             item.setEnabled(False)
-
-
-class _FormScroll(QScrollArea):
-    """Scrolls the form up and down, but is never narrower than the form (so nothing is cut off)."""
-
-    def setWidget(self, widget: QWidget) -> None:
-        super().setWidget(widget)
-        widget.installEventFilter(self)
-
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        # The form's minimum width follows its font (presentation mode, zoom): tell the dock, whose
-        # layout would otherwise keep the old minimum and squeeze the form under a scroll bar.
-        if watched is self.widget() and event.type() == QEvent.Type.LayoutRequest:
-            self.updateGeometry()
-        return super().eventFilter(watched, event)
-
-    def minimumSizeHint(self) -> QSize:
-        inner = self.widget()
-        if inner is None:
-            return super().minimumSizeHint()
-        width = inner.minimumSizeHint().width() + self.verticalScrollBar().sizeHint().width()
-        return QSize(width, super().minimumSizeHint().height())

@@ -19,7 +19,6 @@ from tokviz.gui.panels.training.memory import follow_train_settings
 from tokviz.gui.panels.training.panel import EXPORTS, SOURCE_EDITOR, TrainPanel
 from tokviz.gui.text.display import DisplayOptions
 from tokviz.gui.workers.debounce import Debouncer
-from tokviz.gui.workers.training import TrainOutcome, TrainSettings
 
 TEXT_DEBOUNCE_MS = 150
 
@@ -84,11 +83,13 @@ def _dock_train_panel(context: PanelContext, panel: TrainPanel) -> QDockWidget:
 
 
 def _follow_window_style(context: PanelContext, timeline: TimelineWidget) -> None:
-    """The timeline's replay takes the window's colours, the editor's font and the ids option."""
-    timeline.view.set_colors(context.colors())
+    """The timeline's replay (and a Unigram run's sample) takes the window's colours, the editor's
+    font and the ids option."""
     timeline.follow_colors(context.colorsChanged)
-    timeline.view.setFont(context.text_font())
-    context.fontChanged.connect(timeline.view.setFont)
+    for view in (timeline.view, timeline.rounds.view):
+        view.set_colors(context.colors())
+        view.setFont(context.text_font())
+        context.fontChanged.connect(view.setFont)
 
     def follow_options(options: DisplayOptions) -> None:
         timeline.set_display_options(DisplayOptions(show_ids=options.show_ids))
@@ -139,16 +140,17 @@ def _replayable_key(registry: TokenizerRegistryModel, key: str) -> str:
 def _show_runs_in_window(context: PanelContext, panel: TrainPanel, timeline_dock: QDockWidget) -> None:
     """A run brings the timeline dock forward; a finished one says where its model went."""
 
-    def on_started(_settings: TrainSettings) -> None:
+    def on_started(_settings: object) -> None:
         timeline_dock.show()
         timeline_dock.raise_()
 
-    def on_finished(_outcome: TrainOutcome, key: str) -> None:
+    def on_finished(_outcome: object, key: str) -> None:
         label = context.tokenizers.label(key)
         context.show_status(f"Trained {label}: now in every tokenizer picker", 6000)
 
     panel.run.started.connect(on_started)
     panel.run.finished.connect(on_finished)
+    panel.run.engineFinished.connect(on_finished)
 
 
 def _shut_down_training(parent: QWidget, panel: TrainPanel) -> bool:
@@ -185,6 +187,7 @@ def confirm_quit(parent: QWidget, panel: TrainPanel | None = None) -> bool:
     box = QuitQuestion(parent)
     if panel is not None:
         panel.run.finished.connect(box.on_finished)
+        panel.run.engineFinished.connect(box.on_finished)
     answer = box.exec()
     box.deleteLater()
     return answer == QMessageBox.StandardButton.Yes
@@ -247,16 +250,22 @@ def _train_menu(
     menu.addSeparator()
     save_action = add("Sa&ve trained model…", panel.choose_save_path, "Ctrl+Alt+S", "actionSaveModel")
     export_menu = menu.addMenu("&Export trained model")
+    export_menu.setToolTipsVisible(True)  # a greyed format says why
+    export_actions = {}
     for kind, label in EXPORTS:
         act = export_menu.addAction(label)
         act.triggered.connect(lambda *_, k=kind: panel.choose_export(k))
+        export_actions[kind] = act
 
     def update_menu(*_args: object) -> None:
         start_action.setEnabled(not panel.running)
         cancel_action.setEnabled(panel.running)
-        has = panel.outcome is not None and not panel.running
+        has = panel.run.has_model and not panel.running
         save_action.setEnabled(has)
         export_menu.setEnabled(has)
+        for kind, problem in panel.model_files.export_problems().items():
+            export_actions[kind].setEnabled(problem is None)
+            export_actions[kind].setToolTip(problem or "")
 
     panel.run.started.connect(update_menu)
     panel.run.ended.connect(update_menu)

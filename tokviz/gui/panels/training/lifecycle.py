@@ -14,24 +14,31 @@ from collections.abc import Callable
 
 from PySide6.QtCore import QObject, Signal
 
+from tokviz.core.training.engine_run import EngineProgress
 from tokviz.gui.models.tokenizers import TokenizerRegistryModel
 from tokviz.gui.panels.timeline.panel import TimelineWidget
+from tokviz.gui.panels.timeline.rounds import RoundsSource
+from tokviz.gui.workers.engine_training import EngineJob, EngineOutcome, EngineSettings
 from tokviz.gui.workers.training import TrainJob, TrainOutcome, TrainSettings, TrainStatus
 
 
 class TrainingRun(QObject):
     """The runs of one Train panel. Signals (GUI thread, in order for one run):
 
-    ``started(TrainSettings)``, then ``progressChanged(TrainStatus)`` and
-    ``mergesArrived(tuple[MergeStep, ...])`` while it runs, then one of
-    ``finished(TrainOutcome, key)`` (the model is in the registry under ``key``), ``cancelled()``
-    or ``failed(message)``, then ``ended()``.
+    ``started(settings)`` (a :class:`TrainSettings` for byte-level BPE, an :class:`EngineSettings`
+    for a library run), then ``progressChanged(TrainStatus)`` and
+    ``mergesArrived(tuple[MergeStep, ...])`` while byte-level BPE runs, ``engineProgress(EngineProgress)``
+    while a library runs, then one of ``finished(TrainOutcome, key)`` or
+    ``engineFinished(EngineOutcome, key)`` (the model is in the registry under ``key``),
+    ``cancelled()`` or ``failed(message)``, then ``ended()``.
     """
 
-    started = Signal(TrainSettings)
+    started = Signal(object)  # TrainSettings | EngineSettings
     progressChanged = Signal(TrainStatus)
     mergesArrived = Signal(tuple)  # tuple[MergeStep, ...]
     finished = Signal(TrainOutcome, str)
+    engineProgress = Signal(EngineProgress)
+    engineFinished = Signal(EngineOutcome, str)
     cancelled = Signal()
     failed = Signal(str)
     ended = Signal()
@@ -39,8 +46,9 @@ class TrainingRun(QObject):
     def __init__(self, registry: TokenizerRegistryModel, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.registry = registry
-        self.job: TrainJob | None = None
+        self.job: TrainJob | EngineJob | None = None
         self.outcome: TrainOutcome | None = None
+        self.engine_outcome: EngineOutcome | None = None
         self.key: str | None = None
         self.last_status: TrainStatus | None = None
 
@@ -54,17 +62,37 @@ class TrainingRun(QObject):
         if self.job is not None:
             return None
         job = TrainJob(settings, self)
-        self.job = job
-        self.last_status = None
         job.progress.connect(self._on_progress)
         job.mergesBatch.connect(self.mergesArrived)
         job.finished.connect(self._on_finished)
+        self._begin(job, settings)
+        return job
+
+    def start_engine(self, settings: EngineSettings) -> EngineJob | None:
+        """Train with a library (Unigram, SentencePiece BPE, WordPiece) from a worker thread; None
+        while another run is in progress."""
+        if self.job is not None:
+            return None
+        job = EngineJob(settings, self)
+        job.progress.connect(self.engineProgress)
+        job.finished.connect(self._on_engine_finished)
+        self._begin(job, settings)
+        return job
+
+    def _begin(self, job: TrainJob | EngineJob, settings: TrainSettings | EngineSettings) -> None:
+        """Make ``job`` the run, follow its end, announce it and start it."""
+        self.job = job
+        self.last_status = None
         job.failed.connect(self.failed)
         job.cancelled.connect(self.cancelled)
         job.stopped.connect(lambda j=job: self._on_stopped(j))
         self.started.emit(settings)
         job.start()
-        return job
+
+    @property
+    def has_model(self) -> bool:
+        """True once a run has finished (its model can be saved and exported)."""
+        return self.outcome is not None or self.engine_outcome is not None
 
     def cancel(self) -> bool:
         """Stop the running training (the app stays as it was before it started); False if none runs."""
@@ -86,11 +114,15 @@ class TrainingRun(QObject):
                 job.outlive_parent()
 
     def attach_timeline(self, timeline: TimelineWidget, editor_text: Callable[[], str] | None = None) -> None:
-        """Stream the merges into ``timeline`` while training and show the model there when done
-        (replaying ``editor_text()`` then, when given)."""
-        self.started.connect(
-            lambda s: timeline.begin_live(max(0, s.vocab_size - 256 - len(s.special_tokens)))
-        )
+        """Stream the merges into ``timeline`` while byte-level BPE trains and show the model there
+        when done (replaying ``editor_text()`` then, when given). A library run has no merges to
+        stream: the timeline keeps what it shows until the model is there (a Unigram run's rounds)."""
+
+        def started(s: TrainSettings | EngineSettings) -> None:
+            if isinstance(s, TrainSettings):
+                timeline.begin_live(max(0, s.vocab_size - 256 - len(s.special_tokens)))
+
+        self.started.connect(started)
         self.mergesArrived.connect(timeline.append_merges)
         self.cancelled.connect(lambda: timeline.end_live(None))
         self.failed.connect(lambda _message: timeline.end_live(None))
@@ -104,6 +136,16 @@ class TrainingRun(QObject):
 
         self.finished.connect(finished)
 
+        def engine_finished(outcome: EngineOutcome, key: str) -> None:
+            if outcome.model.rounds:
+                rounds = RoundsSource(outcome.settings, outcome.model.rounds, outcome.tokenizer)
+                timeline.rounds_of[key] = rounds
+            if editor_text is not None:
+                timeline.set_text(editor_text())
+            timeline.set_tokenizer_key(key)
+
+        self.engineFinished.connect(engine_finished)
+
     def _on_progress(self, status: TrainStatus) -> None:
         self.last_status = status
         self.progressChanged.emit(status)
@@ -115,10 +157,19 @@ class TrainingRun(QObject):
             name = self.registry.free_model_name(outcome.settings.name)
             outcome.settings = dataclasses.replace(outcome.settings, name=name)
         self.key = self.registry.add_tokenizer(outcome.settings.name, outcome.tokenizer, counts)
-        self.outcome = outcome
+        self.outcome, self.engine_outcome = outcome, None
         self.finished.emit(outcome, self.key)
 
-    def _on_stopped(self, job: TrainJob) -> None:
+    def _on_engine_finished(self, outcome: EngineOutcome) -> None:
+        if not outcome.settings.replace:
+            name = self.registry.free_model_name(outcome.settings.name)
+            outcome.settings = dataclasses.replace(outcome.settings, name=name)
+            outcome.tokenizer.name = name
+        self.key = self.registry.add_tokenizer(outcome.settings.name, outcome.tokenizer)
+        self.outcome, self.engine_outcome = None, outcome
+        self.engineFinished.emit(outcome, self.key)
+
+    def _on_stopped(self, job: TrainJob | EngineJob) -> None:
         if self.job is job:
             self.job = None
             self.ended.emit()

@@ -1,7 +1,7 @@
 """The Train panel remembers its corpus and settings between launches.
 
 What is remembered: the corpus kind, the listed files and folders (those gone since are dropped
-without a word), the vocabulary size, the special tokens, the pre-tokenizer and its custom regex,
+without a word), the algorithm, its normalizer and library options, the vocabulary size, the special tokens, the pre-tokenizer and its custom regex,
 the tie rule, "Replace invalid UTF-8", the folders' include/exclude patterns and size cap, and the
 text field of records. The model name is not: it names one run; nor are the
 settings the lecture demo puts in for its run. Values are written through
@@ -20,9 +20,14 @@ from tokviz.gui.panels.training.corpus import SOURCE_FILES
 from tokviz.gui.panels.training.form import TrainForm
 from tokviz.gui.panels.training.panel import TrainPanel
 from tokviz.gui.settings import (
+    TRAIN_ALGORITHM,
+    TRAIN_BYTE_FALLBACK,
+    TRAIN_COVERAGE,
     TRAIN_EXCLUDE,
     TRAIN_INCLUDE,
     TRAIN_MAX_FILE_SIZE,
+    TRAIN_MAX_PIECE,
+    TRAIN_NORMALIZER,
     TRAIN_PATHS,
     TRAIN_PATTERN,
     TRAIN_PRETOKENIZER,
@@ -30,6 +35,7 @@ from tokviz.gui.settings import (
     TRAIN_REPLACE_INVALID,
     TRAIN_SOURCE,
     TRAIN_SPECIAL_TOKENS,
+    TRAIN_SPLIT_DIGITS,
     TRAIN_TIE_RULE,
     TRAIN_VOCAB_SIZE,
     Settings,
@@ -62,6 +68,7 @@ def restore_train_settings(form: TrainForm, settings: Settings) -> str | None:
         settings.get(TRAIN_INCLUDE), settings.get(TRAIN_EXCLUDE), settings.get(TRAIN_MAX_FILE_SIZE)
     )
     form.record_field.set_field(settings.get(TRAIN_RECORD_FIELD))
+    _restore_algorithm(form, settings)
     kind = settings.get(TRAIN_SOURCE)
     row = form.source.findData(kind)
     model = form.source.model()
@@ -71,6 +78,27 @@ def restore_train_settings(form: TrainForm, settings: Settings) -> str | None:
     else:
         form.set_source_kind(SOURCE_FILES)
     return note
+
+
+def _restore_algorithm(form: TrainForm, settings: Settings) -> None:
+    """The remembered algorithm, normalizer and library options into the form."""
+    rows = form.algorithm_rows
+    rows.set_algorithm(settings.get(TRAIN_ALGORITHM))
+    rows.set_normalizer(settings.get(TRAIN_NORMALIZER) or None)
+    rows.coverage.setValue(settings.get(TRAIN_COVERAGE))
+    rows.byte_fallback.setChecked(settings.get(TRAIN_BYTE_FALLBACK))
+    rows.split_digits.setChecked(settings.get(TRAIN_SPLIT_DIGITS))
+    rows.max_piece.setValue(settings.get(TRAIN_MAX_PIECE))
+
+
+def _remember_algorithm(form: TrainForm, settings: Settings) -> None:
+    rows = form.algorithm_rows
+    settings.set(TRAIN_ALGORITHM, rows.algorithm())
+    settings.set(TRAIN_NORMALIZER, str(rows.normalizer.currentData()))
+    settings.set(TRAIN_COVERAGE, rows.coverage.value())
+    settings.set(TRAIN_BYTE_FALLBACK, rows.byte_fallback.isChecked())
+    settings.set(TRAIN_SPLIT_DIGITS, rows.split_digits.isChecked())
+    settings.set(TRAIN_MAX_PIECE, rows.max_piece.value())
 
 
 def _restore_pattern(form: TrainForm, settings: Settings) -> str | None:
@@ -113,6 +141,7 @@ def remember_train_settings(form: TrainForm, settings: Settings) -> None:
     settings.set(TRAIN_EXCLUDE, form.filters.exclude.text())
     settings.set(TRAIN_MAX_FILE_SIZE, form.filters.max_size.text())
     settings.set(TRAIN_RECORD_FIELD, form.record_field.field())
+    _remember_algorithm(form, settings)
 
 
 def follow_train_settings(form: TrainPanel, settings: Settings) -> None:
@@ -137,3 +166,13 @@ def follow_train_settings(form: TrainPanel, settings: Settings) -> None:
     form.corpusPathsChanged.connect(save)
     form.filters.changed.connect(save)
     form.record_field.changed.connect(save)
+    rows = form.algorithm_rows
+    for changed in (
+        rows.choice.currentIndexChanged,
+        rows.normalizer.currentIndexChanged,
+        rows.coverage.valueChanged,
+        rows.byte_fallback.toggled,
+        rows.split_digits.toggled,
+        rows.max_piece.valueChanged,
+    ):
+        changed.connect(save)

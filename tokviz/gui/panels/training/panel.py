@@ -15,10 +15,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import QTimer, Signal
 from PySide6.QtGui import QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import QWidget
 
+from tokviz.core.errors import TokvizError
 from tokviz.core.io.resources import resource_path
 from tokviz.gui.models.tokenizers import TokenizerRegistryModel
 from tokviz.gui.panels.timeline.panel import TimelineWidget
@@ -28,10 +29,12 @@ from tokviz.gui.panels.training.corpus import (
     SOURCE_PYDOC,
     SOURCE_SAMPLES,
     CorpusInfo,
+    ask_corpus_files,
     describe_text,
     pydoc_topics_text,
 )
 from tokviz.gui.panels.training.counts import SaveCounts, describe_corpus
+from tokviz.gui.panels.training.engine_report import show_engine_finished, show_engine_progress, train_tooltip
 from tokviz.gui.panels.training.form import EXPORTS, TrainForm
 from tokviz.gui.panels.training.lifecycle import TrainingRun
 from tokviz.gui.panels.training.report import (
@@ -42,6 +45,7 @@ from tokviz.gui.panels.training.report import (
 )
 from tokviz.gui.panels.training.saving import ModelFiles
 from tokviz.gui.widgets import file_dialogs
+from tokviz.gui.workers.engine_training import EngineJob
 from tokviz.gui.workers.jobs import Job, run_job
 from tokviz.gui.workers.pattern_check import CHECKING
 from tokviz.gui.workers.training import TrainJob, TrainOutcome, TrainSettings, TrainStatus
@@ -100,6 +104,7 @@ class TrainPanel(TrainForm):
         self.record_field.changed.connect(self._on_filters_changed)
         self.replace_invalid.toggled.connect(self._on_replace_invalid_toggled)
         self.vocab_size.valueChanged.connect(self.update_vocab_hint)
+        self.algorithm_rows.changed.connect(self._on_algorithm_changed)
         self.specials.textChanged.connect(self.update_vocab_hint)
         self.pretokenizer.currentIndexChanged.connect(self._on_pretokenizer_changed)
         self.pattern.textChanged.connect(self._validate_pattern)
@@ -112,6 +117,8 @@ class TrainPanel(TrainForm):
             self.name.textChanged,
             self.corpusPathsChanged,
             self.registry.tokenizersChanged,
+            self.algorithm_rows.changed,
+            self.algorithm_rows.normalizer.currentIndexChanged,
         ):
             changed.connect(self.update_model_name)
         self.train_button.clicked.connect(lambda: self.start())
@@ -129,6 +136,10 @@ class TrainPanel(TrainForm):
         run.started.connect(self._show_started)
         run.progressChanged.connect(self._show_progress)
         run.finished.connect(self._show_finished)
+        run.engineProgress.connect(lambda p: show_engine_progress(self.progress, self.status, p))
+        run.engineFinished.connect(
+            lambda o, _key: show_engine_finished(self.progress, self.status, self.result, o)
+        )
         run.failed.connect(self._show_failed)
         run.cancelled.connect(self._show_cancelled)
         run.ended.connect(lambda: self._set_running(False))
@@ -220,15 +231,7 @@ class TrainPanel(TrainForm):
 
     def choose_files(self) -> None:
         """Ask for corpus files."""
-        paths, _ = file_dialogs.get_open_file_names(
-            self,
-            "Corpus files",
-            str(Path.home()),
-            # The first filter is the one shown: it must not hide the count tables the panel trains from.
-            "Corpus files and count tables (*.txt *.md *.py *.json *.csv *.html *.gz *.bz2 *.xz *.parquet *.tsv)"
-            ";;Text files (*.txt *.md *.py *.json *.csv *.html *.gz *.bz2 *.xz)"
-            ";;Count tables (*.parquet *.tsv);;All files (*)",
-        )
+        paths = ask_corpus_files(self)
         if paths:
             self.add_paths(paths)
 
@@ -341,22 +344,34 @@ class TrainPanel(TrainForm):
         """True while a training run is in progress."""
         return self.run.running
 
-    def start(self, settings: TrainSettings | None = None) -> TrainJob | None:
-        """Train with ``settings`` (default: the panel's) in a worker thread; returns the job, or None on a settings error."""
+    def start(self, settings: TrainSettings | None = None) -> TrainJob | EngineJob | None:
+        """Train with ``settings`` (default: the panel's, with the chosen algorithm) in a worker
+        thread; returns the job, or None on a settings error."""
         if self.running:
             return None
         problem = self.pattern_problem()
         if problem == CHECKING:
             problem = None  # the run resolves the pattern first and fails with its message
-        problem = problem or (self._corpus_problem() if settings is None else None)
+        engine = settings is None and self.algorithm_rows.algorithm() != "bpe"
+        problem = problem or (self._corpus_problem(engine) if settings is None else None)
         if problem:
             self._show_error(problem)
             return None
+        if engine:
+            try:
+                engine_settings = self.engine_settings()  # the core refuses options it cannot pass
+            except TokvizError as exc:
+                self._show_error(str(exc))
+                return None
+            self.replace_model.setChecked(False)
+            return self.run.start_engine(engine_settings)
         job = self.run.start(settings or self.settings())
         self.replace_model.setChecked(False)  # replacing is asked for again for each run
         return job
 
-    def _corpus_problem(self) -> str | None:
+    def _corpus_problem(self, engine: bool = False) -> str | None:
+        if engine and self.table_lock.locked:
+            return "A count table trains byte-level BPE only: the libraries read the text itself."
         if self.source_kind() != SOURCE_FILES:
             return None
         if not self.corpus_paths():
@@ -370,8 +385,10 @@ class TrainPanel(TrainForm):
             self.cancel_button.setEnabled(False)
 
     def shutdown(self, msecs: int = 5000) -> None:
-        """Cancel and wait for the training thread (the window is closing)."""
+        """Cancel and wait for the training threads, a Unigram round's included (the window is closing)."""
         self.run.shutdown(msecs)
+        if self.timeline is not None:
+            self.timeline.rounds.shutdown(msecs)
 
     def _set_running(self, running: bool) -> None:
         self.cancel_button.setEnabled(running)
@@ -390,12 +407,16 @@ class TrainPanel(TrainForm):
         ):
             w.setEnabled(not running)
         self.table_lock.apply_enabled(not running)  # a count table's settings stay locked
-        has_model = self.outcome is not None and not running
+        self.algorithm_rows.set_enabled(not running)  # greys what does not apply to the algorithm
+        has_model = self.run.has_model and not running
         self.save_button.setEnabled(has_model)
         self.export_button.setEnabled(has_model)
+        for kind, problem in self.model_files.export_problems().items():
+            self.export_actions[kind].setEnabled(problem is None)  # greyed, its tooltip says why
+            self.export_actions[kind].setToolTip(problem or "")
         self._update_train_enabled()
 
-    def _show_started(self, _settings: TrainSettings) -> None:
+    def _show_started(self, _settings: object) -> None:
         self._show_error(None)
         self.result.setText("")
         self.progress.setValue(0)
@@ -415,8 +436,16 @@ class TrainPanel(TrainForm):
         self.status.setText(finished_status(outcome))
         self.result.setText(finished_result(outcome))
 
+    def _on_algorithm_changed(self, algorithm: str) -> None:
+        self._set_running(self.running)
+        self._validate_pattern()
+        self.update_vocab_hint()
+        self.train_button.setToolTip(train_tooltip(algorithm))
+
     def _show_failed(self, message: str) -> None:
         self._show_error(message)
+        # Below the settings: brought into view once the layout has made room for it.
+        QTimer.singleShot(0, lambda: self.form_scroll.ensureWidgetVisible(self.error))
         self.status.setText(FAILED_STATUS)
         self.progress.setValue(0)
         self.progress.setFormat("")
@@ -431,7 +460,7 @@ class TrainPanel(TrainForm):
         self.error.setVisible(bool(message))
 
     # ================================================================ demo
-    def run_demo(self, pretokenizer: str = "none") -> TrainJob | None:
+    def run_demo(self, pretokenizer: str = "none") -> TrainJob | EngineJob | None:
         """The lecture's worked example: 3 merges of “the cat in the hat” with first-seen ties.
 
         With no pre-tokenizer the merges are ``th``, ``the``, ``the·`` (18 → 16 → 14 → 12 tokens);
@@ -456,7 +485,7 @@ class TrainPanel(TrainForm):
         label = "no pre-tokenizer" if pretokenizer == "none" else f"{pretokenizer} chunks"
         name = f"lecture ({label})"
         if self._editor_text is not None:
-            return self.start(dataclasses.replace(self.settings(), name=name, replace=False))
+            return self.start(dataclasses.replace(self.settings(), name=name, replace=False, normalizer=None))
         return self.start(TrainSettings(LECTURE_TEXT, 259, (), pretokenizer, "first-seen", name=name))
 
 

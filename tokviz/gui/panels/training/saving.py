@@ -17,16 +17,18 @@ from typing import Any
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QWidget
 
+from tokviz.core.bpe.tokenizer import Tokenizer
 from tokviz.core.corpus.reading import FileRead
 from tokviz.core.errors import TokvizError
-from tokviz.core.formats.exports import ModelExtras, write_export
+from tokviz.core.formats.exports import EXPORT_KINDS, EXPORT_LABELS, ModelExtras, export_problem, write_export
 from tokviz.core.formats.provenance import corpus_record, file_sha256, make_provenance, record_text_bytes
 from tokviz.core.training.counts import CountTable
 from tokviz.gui.panels.training.lifecycle import TrainingRun
 from tokviz.gui.panels.training.report import file_stem
 from tokviz.gui.widgets import file_dialogs
+from tokviz.gui.workers.engine_training import EngineOutcome
 from tokviz.gui.workers.jobs import Job, run_job
-from tokviz.gui.workers.training import TrainOutcome
+from tokviz.gui.workers.training import FileChoice, TrainOutcome
 
 
 def outcome_provenance(outcome: TrainOutcome) -> dict[str, Any]:
@@ -35,13 +37,7 @@ def outcome_provenance(outcome: TrainOutcome) -> dict[str, Any]:
     A run on files reuses the sizes and hashes its count table took while counting.
     """
     s = outcome.settings
-    chosen: dict[str, Any] = {}
-    if s.include:
-        chosen["include"] = list(s.include)
-    if s.exclude:
-        chosen["exclude"] = list(s.exclude)
-    if s.max_file_size is not None:
-        chosen["max_file_size"] = s.max_file_size
+    chosen = _chosen_files(s)
     if isinstance(s.source, str):
         corpus = corpus_record(text=s.source, description="text given to the Train panel")
     else:
@@ -64,6 +60,43 @@ def outcome_provenance(outcome: TrainOutcome) -> dict[str, Any]:
     return record_text_bytes(make_provenance(corpus, chosen, s.errors), outcome.result.text_bytes)
 
 
+EXPORTS = (
+    ("gpt2", "vocab.json + merges.txt folder (transformers)…"),
+    ("tiktoken", ".tiktoken rank file (+ pattern sidecar)…"),
+    ("hf", "tokenizer.json folder (Hugging Face)…"),
+    *(
+        (kind, f"{EXPORT_LABELS[kind]}…")
+        for kind in EXPORT_KINDS
+        if kind not in ("model", "gpt2", "tiktoken", "hf")
+    ),
+)
+# The exports that are one file, with the suffix they suggest; the others go into a folder.
+FILE_EXPORTS = {"tiktoken": ".tiktoken", "spm": ".model"}
+
+
+def _chosen_files(s: FileChoice) -> dict[str, Any]:
+    """The filters that chose the corpus's files, as the provenance records them."""
+    chosen: dict[str, Any] = {}
+    if s.include:
+        chosen["include"] = list(s.include)
+    if s.exclude:
+        chosen["exclude"] = list(s.exclude)
+    if s.max_file_size is not None:
+        chosen["max_file_size"] = s.max_file_size
+    return chosen
+
+
+def engine_provenance(outcome: EngineOutcome) -> dict[str, Any]:
+    """Where a library-trained model came from, for its options record (runs in a worker: the
+    files are hashed)."""
+    s = outcome.settings
+    if isinstance(s.source, str):
+        corpus = corpus_record(text=s.source, description="text given to the Train panel")
+    else:
+        corpus = corpus_record([str(p) for p in s.source if Path(p).is_file()])
+    return make_provenance(corpus, _chosen_files(s), s.errors)
+
+
 class ModelFiles(QObject):
     """Save model… and Export ▾ for the model of a :class:`TrainingRun`, each written in a worker.
 
@@ -81,8 +114,31 @@ class ModelFiles(QObject):
         self._dialog_parent = dialog_parent
         self.job: Job | None = None
 
+    def tokenizer(self) -> Tokenizer | None:
+        """The last trained model's tokenizer, whichever algorithm made it (None before a run finished)."""
+        if self._run.engine_outcome is not None:
+            return self._run.engine_outcome.tokenizer
+        return self._run.outcome.tokenizer if self._run.outcome is not None else None
+
+    def export_problems(self) -> dict[str, str | None]:
+        """Why the trained model cannot go to each export format (None: it can), as File ▸ Export says."""
+        tok = self.tokenizer()
+        return {kind: export_problem(tok, kind) if tok is not None else "" for kind, _label in EXPORTS}
+
     def choose_save_path(self) -> None:
-        """Ask where to save the trained model."""
+        """Ask where to save the trained model (a library's model as its own file: ``.model`` for
+        sentencepiece, ``tokenizer.json`` for tokenizers)."""
+        engine = self._run.engine_outcome
+        if engine is not None:
+            wordpiece = engine.model.options.algorithm == "wordpiece"
+            suffix, kind = (".json", "tokenizer.json") if wordpiece else (".model", "SentencePiece model")
+            default = str(Path.home() / f"{file_stem(engine.settings.name)}{suffix}")
+            path, _ = file_dialogs.get_save_file_name(
+                self._dialog_parent, f"Save {kind}", default, f"{kind} (*{suffix});;All files (*)"
+            )
+            if path:
+                self.save_model_to(path)
+            return
         outcome = self._run.outcome
         if outcome is None:
             return
@@ -98,7 +154,15 @@ class ModelFiles(QObject):
 
     def save_model_to(self, path: str | os.PathLike[str]) -> Job | None:
         """Save the trained model with its settings, merge history and provenance (in a worker).
-        The path is checked like the CLI's ``-o`` (never the corpus)."""
+        The path is checked like the CLI's ``-o`` (never the corpus). A library's model is saved as
+        its own file with the options it was trained with beside it."""
+        engine = self._run.engine_outcome
+        if engine is not None:
+            job = self.run_task(
+                lambda: engine.model.save(path, engine_provenance(engine)), f"Saved {Path(path).name}"
+            )
+            self._remember_saved(job, path)
+            return job
         outcome = self._run.outcome
         if outcome is None:
             return None
@@ -109,25 +173,30 @@ class ModelFiles(QObject):
             return write_export(tok, "model", path, what="the model file", extras=extras, inputs=corpus)
 
         job = self.run_task(save, f"Saved {Path(path).name}")
-        # Saved, the model is that file: remembered, it comes back in the pickers after a restart.
+        self._remember_saved(job, path)
+        return job
+
+    def _remember_saved(self, job: Job, path: str | os.PathLike[str]) -> None:
+        """Saved, the model is that file: remembered, it comes back in the pickers after a restart."""
         key, registry = self._run.key, self._run.registry
         if key:
             job.returned.connect(lambda _value: registry.mark_saved(key, str(path)))
-        return job
 
     def choose_export(self, kind: str) -> None:
-        """Ask where to export: a folder for vocab.json + merges.txt and tokenizer.json, a file for .tiktoken."""
-        outcome = self._run.outcome
-        if outcome is None:
+        """Ask where to export: a folder for vocab.json + merges.txt and tokenizer.json, a file for
+        .tiktoken and the other one-file formats."""
+        tok = self.tokenizer()
+        if tok is None:
             return
-        stem = file_stem(outcome.settings.name)
+        stem = file_stem(tok.name)
         parent = self._dialog_parent
-        if kind == "tiktoken":
+        if kind in FILE_EXPORTS:
+            suffix = FILE_EXPORTS[kind]
             path, _ = file_dialogs.get_save_file_name(
                 parent,
-                "Export .tiktoken",
-                str(Path.home() / f"{stem}.tiktoken"),
-                "tiktoken ranks (*.tiktoken)",
+                f"Export {EXPORT_LABELS.get(kind, kind)}",
+                str(Path.home() / f"{stem}{suffix}"),
+                f"{EXPORT_LABELS.get(kind, kind)} (*{suffix})",
             )
         else:
             title = "Export vocab.json + merges.txt into" if kind == "gpt2" else "Export tokenizer.json into"
@@ -139,15 +208,14 @@ class ModelFiles(QObject):
     def export_to(self, kind: str, path: str | os.PathLike[str]) -> Job | None:
         """Export the trained model as ``gpt2`` (folder), ``hf`` (folder, or a file) or ``tiktoken`` (file
         and sidecar), in a worker; checked like the CLI's ``--export-*`` and written atomically."""
-        outcome = self._run.outcome
-        if outcome is None:
+        tok, corpus = self.tokenizer(), self.corpus_paths()
+        if tok is None:
             return None
-        tok, corpus = outcome.tokenizer, self.corpus_paths()
         return self.run_task(lambda: write_export(tok, kind, path, inputs=corpus), f"Exported to {path}")
 
     def corpus_paths(self) -> list[str]:
         """The files and folders the model was trained on: no save or export may overwrite them."""
-        outcome = self._run.outcome
+        outcome = self._run.engine_outcome or self._run.outcome
         source = outcome.settings.source if outcome is not None else None
         return [str(p) for p in source] if isinstance(source, list | tuple) else []
 
