@@ -47,7 +47,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..bpe.tokenizer import LONE_SURROGATE, Tokenizer, _check_text, replace_lone_surrogates
+from ..bpe.arguments import check_text
+from ..bpe.tokenizer import LONE_SURROGATE, Tokenizer, replace_lone_surrogates
 from ..errors import InternalError, InvalidArgument, ReplayUnavailable
 from ..formats.hf_engine import HFTokenizer
 from ..formats.sentencepiece_file import (
@@ -182,7 +183,7 @@ def _check_real(value: object, what: str, low: float, high: float | None) -> flo
 
 def _capped(text: str) -> tuple[str, str | None]:
     """The part of ``text`` segmented (lone surrogates read as U+FFFD) and a note when it is cut."""
-    _check_text(text)
+    check_text(text)
     if not text:
         raise InvalidArgument("the text is empty: there is nothing to segment")
     if LONE_SURROGATE.search(text):

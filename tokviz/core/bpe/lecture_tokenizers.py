@@ -28,15 +28,8 @@ import regex
 
 from ..errors import ArgumentTypeError, CorpusError, InvalidArgument
 from ..pretok.pretokenize import Pretokenizer, SpecialSplitter
-from .tokenizer import (
-    LONE_SURROGATE,
-    Tokenizer,
-    TokenSpan,
-    _check_count,
-    _check_text,
-    extra_special_names,
-    replace_lone_surrogates,
-)
+from .arguments import check_count, check_text, extra_special_names
+from .tokenizer import LONE_SURROGATE, Tokenizer, TokenSpan, replace_lone_surrogates
 
 NOT_BPE_NOTE = "not BPE: there are no merges to replay"
 
@@ -135,7 +128,7 @@ class _MergelessTokenizer(Tokenizer):
 
     def encode_with_merges(self, text: str, max_merges: int) -> list[int]:
         """The plain encoding: there are no merges, so every step of a replay is the same."""
-        _check_count(max_merges, "max_merges")
+        check_count(max_merges, "max_merges")
         return self.encode(text)
 
     def trace_chunk(self, data: bytes) -> tuple[list[int], list[int]]:
@@ -148,9 +141,9 @@ class _MergelessTokenizer(Tokenizer):
 
     def encode_spans(self, text: str, max_merges: int | None = None) -> list[TokenSpan]:
         """Every token placed on the text: code-point offsets, the token's bytes, its chunk."""
-        _check_text(text)
+        check_text(text)
         if max_merges is not None:
-            _check_count(max_merges, "max_merges")  # checked as everywhere; there are no merges
+            check_count(max_merges, "max_merges")  # checked as everywhere; there are no merges
         if LONE_SURROGATE.search(text):
             text = replace_lone_surrogates(text)
         spans: list[TokenSpan] = []
@@ -215,7 +208,7 @@ class CharacterTokenizer(_MergelessTokenizer):
 
     def encode_ordinary(self, text: str) -> list[int]:
         """The code point of every character (a lone surrogate reads as U+FFFD, 65533)."""
-        _check_text(text)
+        check_text(text)
         if LONE_SURROGATE.search(text):
             text = replace_lone_surrogates(text)
         return list(map(ord, text))
@@ -299,7 +292,7 @@ class WordTokenizer(_MergelessTokenizer):
         texts = [text] if isinstance(text, str) else list(text)
         counts: Counter[str] = Counter()
         for t in texts:
-            _check_text(t, "the text to build a words vocabulary from")
+            check_text(t, "the text to build a words vocabulary from")
             counts.update(_WORDS_RE.findall(replace_lone_surrogates(t)))
         if max_words is not None and (
             isinstance(max_words, bool) or not isinstance(max_words, int) or max_words < 0
@@ -355,7 +348,7 @@ class WordTokenizer(_MergelessTokenizer):
 
     def encode_ordinary(self, text: str) -> list[int]:
         """The id of every piece of :data:`WORDS_PATTERN`; a piece not in the vocabulary is ``<unk>``."""
-        _check_text(text)
+        check_text(text)
         if LONE_SURROGATE.search(text):
             text = replace_lone_surrogates(text)
         get = self.index.get
@@ -364,7 +357,7 @@ class WordTokenizer(_MergelessTokenizer):
 
     def unknown_words(self, text: str) -> list[str]:
         """The pieces of ``text`` that are not in the vocabulary, in order, repeats included."""
-        _check_text(text)
+        check_text(text)
         text = replace_lone_surrogates(text)
         out: list[str] = []
         for start, end, special in self._splitter.segments(text):

@@ -9,12 +9,11 @@ from __future__ import annotations
 
 import copy
 import heapq
-import operator
 import random
 from bisect import bisect_left
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from itertools import accumulate, chain, repeat
-from typing import NamedTuple, Protocol, SupportsIndex
+from typing import NamedTuple, Protocol
 
 from ..errors import ArgumentTypeError, InternalError, InvalidArgument, TokenizerLoadError
 from ..pretok.normalize import Normalizer
@@ -28,6 +27,14 @@ from ..pretok.pretokenize import (
     resolve_pretokenizer,
 )
 from ..pretok.stretches import LONGEST_ENCODED_PART, PartCutter, PieceMemo, encoding_pieces
+from .arguments import (
+    check_count,
+    check_text,
+    checked_special_names,
+    extra_special_names,
+    merges_argument,
+    vocab_argument,
+)
 from .rankrule import RankEngine, consistent_merges
 from .vocab_rules import vocabulary_problem
 
@@ -49,44 +56,6 @@ _TABLES = (
 _LONG_CHUNK = 96
 # Bound on the chunk -> ids cache so memory stays flat on endless input.
 _CACHE_LIMIT = 200_000
-
-
-def checked_special_names(names: Iterable[object]) -> list[str]:
-    """``names`` as a list, each a ``str`` that UTF-8 can encode (a special token is matched as text)."""
-    checked: list[str] = []
-    for s in names:
-        if not isinstance(s, str):
-            raise ArgumentTypeError(f"special tokens must be strings, got {s!r}")
-        if LONE_SURROGATE.search(s):
-            raise InvalidArgument(
-                f"the special token {s!r} holds a lone surrogate, which UTF-8 cannot encode"
-            )
-        checked.append(s)
-    return checked
-
-
-def extra_special_names(extra: object) -> list[str]:
-    """The special tokens given to ``with_special_tokens``: a list (not one bare string) of names."""
-    if isinstance(extra, (str, bytes)) or not isinstance(extra, Iterable):
-        raise ArgumentTypeError(f"extra special tokens must be a list of strings, got {type(extra).__name__}")
-    return checked_special_names(extra)
-
-
-def _check_text(text: object, what: str = "text") -> None:
-    """Refuse a non-``str`` text with a message naming it (bytes must be decoded first)."""
-    if not isinstance(text, str):
-        hint = "; decode bytes to str first" if isinstance(text, (bytes, bytearray)) else ""
-        raise ArgumentTypeError(f"{what} must be a str, got {type(text).__name__}{hint}")
-
-
-def _check_count(value: object, what: str) -> int:
-    """A whole number >= 0 (a merge count or index), or :class:`InvalidArgument` naming ``what``."""
-    if isinstance(value, bool) or not isinstance(value, SupportsIndex):
-        raise ArgumentTypeError(f"{what} must be a whole number, got {value!r}")
-    n = operator.index(value)
-    if n < 0:
-        raise InvalidArgument(f"{what} must not be negative, got {n}")
-    return n
 
 
 # bytes.translate table: 1 for a byte that starts a UTF-8 character, 0 for a continuation byte.
@@ -160,13 +129,11 @@ class Tokenizer:
         if normalizer is not None and not isinstance(normalizer, Normalizer):
             raise ArgumentTypeError(f"normalizer= must be a Normalizer, got {type(normalizer).__name__}")
         self.normalizer = normalizer or Normalizer(())
-        self.vocab: dict[int, bytes] = _vocab_argument(vocab)
+        self.vocab: dict[int, bytes] = vocab_argument(vocab)
         # ``merges`` may be a callable: tiktoken-ranked vocabularies recover their merges only
         # when something needs them (the timeline, hover parents), so start-up stays fast.
         self._merges_source = merges if callable(merges) else None
-        self._merges: list[tuple[bytes, bytes]] | None = (
-            None if callable(merges) else _merges_argument(merges)
-        )
+        self._merges: list[tuple[bytes, bytes]] | None = None if callable(merges) else merges_argument(merges)
         self._merge_count_hint = len(self.vocab) - 256
         self.special_tokens: dict[str, int] = self._resolve_specials(special_tokens)
         problem = vocabulary_problem(
@@ -390,7 +357,7 @@ class Tokenizer:
 
     def _merge_index(self, rank: object) -> int:
         """``rank`` checked as a merge number: 0 up to the merge count, never counted from the end."""
-        n = _check_count(rank, "a merge number")
+        n = check_count(rank, "a merge number")
         self._ensure_tables()
         if n >= len(self._merge_new_ids):
             raise InvalidArgument(
@@ -530,7 +497,7 @@ class Tokenizer:
         A special range is one special token (one id); the ordinary ranges between them are
         what the pre-tokenizer splits into chunks.
         """
-        _check_text(text)
+        check_text(text)
         return self._splitter.segments(text)
 
     def normalize(self, text: str) -> str:
@@ -542,7 +509,7 @@ class Tokenizer:
 
         A lone surrogate reads as U+FFFD (see :data:`LONE_SURROGATE`).
         """
-        _check_text(text)
+        check_text(text)
         if self.normalizer:
             text = self.normalizer(text)
         return self._encode_normalized(text)
@@ -614,7 +581,7 @@ class Tokenizer:
 
     def encode(self, text: str) -> list[int]:
         """Encode text to ids; special tokens in the text become their single ids, longest first."""
-        _check_text(text)
+        check_text(text)
         if not self._splitter:
             return self.encode_ordinary(text)
         out: list[int] = []
@@ -630,8 +597,8 @@ class Tokenizer:
 
         ``max_merges`` beyond the merge count means all of them; a negative one is refused.
         """
-        _check_text(text)
-        max_merges = _check_count(max_merges, "max_merges")
+        check_text(text)
+        max_merges = check_count(max_merges, "max_merges")
         if LONE_SURROGATE.search(text):
             text = replace_lone_surrogates(text)
         out: list[int] = []
@@ -647,8 +614,8 @@ class Tokenizer:
     def encode_with_dropout(self, text: str, dropout: float, rng: random.Random) -> list[int]:
         """One BPE-dropout sample (Provilkov et al., 2020): every merge due is left out with
         probability ``dropout``, drawn from ``rng``. ``dropout`` 0 gives :meth:`encode`'s ids, 1 the
-        bytes; special tokens stay whole."""
-        _check_text(text)
+        bytes; special tokens stay whole, the text between them is normalized first as :meth:`encode` does."""
+        check_text(text)
         if isinstance(dropout, bool) or not isinstance(dropout, (int, float)) or not 0 <= dropout <= 1:
             raise InvalidArgument(f"dropout must be a probability from 0 to 1, got {dropout!r}")
         if LONE_SURROGATE.search(text):
@@ -664,7 +631,8 @@ class Tokenizer:
             if special:
                 out.append(self.special_tokens[text[start:end]])
                 continue
-            for chunk in self.pretokenizer.split(text[start:end]):
+            ordinary = text[start:end]
+            for chunk in self.pretokenizer.split(self.normalizer(ordinary) if self.normalizer else ordinary):
                 for piece in encoding_pieces(chunk):
                     ids = [byte_ids[b] for b in piece.encode("utf-8")]
                     out.extend(self._bpe_heap(ids, None, skip=skip) if len(ids) > 1 else ids)
@@ -677,9 +645,9 @@ class Tokenizer:
         tokens are then laid on the text by their byte lengths, which never cross a chunk.
         A lone surrogate reads as U+FFFD, which is one code point too, so offsets hold.
         """
-        _check_text(text)
+        check_text(text)
         if max_merges is not None:
-            max_merges = _check_count(max_merges, "max_merges")
+            max_merges = check_count(max_merges, "max_merges")
         try:
             return self._encode_spans(text, max_merges)
         except UnicodeEncodeError:
@@ -781,7 +749,7 @@ class Tokenizer:
             raise ArgumentTypeError(
                 f"encode_blocks takes an iterable of str pieces (a list, a file), got {type(iterable).__name__}"
             )
-        block = _check_count(block, "block")
+        block = check_count(block, "block")
         if block < 1:
             raise InvalidArgument("block must be 1 or more characters")
         return self._encode_pieces(iterable, block)
@@ -948,7 +916,7 @@ def _checked_pieces(iterable: Iterable[str]) -> Iterator[str]:
     """The pieces of a stream to encode, each checked to be a ``str``; empty ones left out."""
     for piece in iterable:
         if not isinstance(piece, str):
-            _check_text(piece, "every piece of encode_iterable's input")  # type: ignore[unreachable]  # callers from Python may pass anything; refused with a clear message
+            check_text(piece, "every piece of encode_iterable's input")  # type: ignore[unreachable]  # callers from Python may pass anything; refused with a clear message
         if piece:
             yield piece
 
@@ -977,46 +945,3 @@ def _merge_pass_error(data: bytes, rank: int, new_id: int, before: int, ids: lis
         f"BPE merge {rank} (-> id {new_id}) left {len(ids)} ids from {before} while encoding "
         f"{data[:64]!r}{'...' if len(data) > 64 else ''}: ids now {ids[:16]}{'...' if len(ids) > 16 else ''}"
     )
-
-
-def _vocab_argument(vocab: object) -> dict[int, bytes]:
-    """``vocab`` as ``{id: bytes}``; anything else is an :class:`ArgumentTypeError` saying what is wrong."""
-    if not isinstance(vocab, Mapping):
-        raise ArgumentTypeError(f"vocab must be a mapping of int ids to bytes, got {type(vocab).__name__}")
-    # The common case, checked at C speed: int keys >= 0 and bytes values (a 200K-token vocabulary
-    # is checked in milliseconds, so start-up does not pay for the validation).
-    if set(map(type, vocab)) <= {int} and set(map(type, vocab.values())) <= {bytes}:
-        if not vocab or min(vocab) >= 0:
-            return dict(vocab)
-    out: dict[int, bytes] = {}
-    for i, b in vocab.items():
-        if isinstance(i, bool) or not isinstance(i, int) or i < 0:
-            raise ArgumentTypeError(f"vocab ids must be ints >= 0, got {i!r}")
-        if not isinstance(b, (bytes, bytearray, memoryview)):
-            raise ArgumentTypeError(f"vocab id {i} must map to bytes, got {type(b).__name__}")
-        out[int(i)] = bytes(b)
-    return out
-
-
-def _merges_argument(merges: object) -> list[tuple[bytes, bytes]]:
-    """``merges`` as a list of (left bytes, right bytes); anything else is an :class:`ArgumentTypeError`."""
-    if isinstance(merges, (str, bytes)) or not isinstance(merges, Iterable):
-        raise ArgumentTypeError(f"merges must be a list of (bytes, bytes) pairs, got {type(merges).__name__}")
-    merges = list(merges)
-    # The common case at C speed: every item unpacks to two bytes objects (50K merges in ~10 ms).
-    try:
-        pairs = [(a, b) for a, b in merges]
-    except (TypeError, ValueError):
-        pairs = None
-    if pairs is not None and set(map(type, chain.from_iterable(pairs))) <= {bytes}:
-        return pairs
-    out: list[tuple[bytes, bytes]] = []
-    for pair in merges:
-        if (
-            not isinstance(pair, (tuple, list))
-            or len(pair) != 2
-            or not all(isinstance(x, (bytes, bytearray, memoryview)) for x in pair)
-        ):
-            raise ArgumentTypeError(f"merge {len(out)} must be a (bytes, bytes) pair, got {pair!r}")
-        out.append((bytes(pair[0]), bytes(pair[1])))
-    return out

@@ -24,8 +24,9 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ..bpe.arguments import check_count, check_text
 from ..bpe.merges import no_merges_note
-from ..bpe.tokenizer import Tokenizer, TokenSpan, _check_count, _check_text, replace_lone_surrogates
+from ..bpe.tokenizer import Tokenizer, TokenSpan, replace_lone_surrogates
 from ..errors import ArgumentTypeError, InvalidArgument, ReplayUnavailable, TokenizerLoadError
 from ..pretok.bytes_ import unicode_to_bytes
 from ..pretok.normalize import Normalizer
@@ -309,12 +310,12 @@ class HFTokenizer(Tokenizer):
     # ------------------------------------------------------------------ encoding
     def encode(self, text: str) -> list[int]:
         """The library's ids for ``text`` (added tokens matched, no post-processor template)."""
-        _check_text(text)
+        check_text(text)
         return _ids(self.hf, text)
 
     def encode_ordinary(self, text: str) -> list[int]:
         """The library's ids for ``text`` as plain text (the library runs its normalizer itself)."""
-        _check_text(text)
+        check_text(text)
         return self._encode_normalized(text)
 
     def normalize(self, text: str) -> str:
@@ -371,7 +372,7 @@ class HFTokenizer(Tokenizer):
         Unlike tokviz's own tokenizers, a non-special added token is such a range too: the
         library matches it whole before the model, so it is never merged across.
         """
-        _check_text(text)
+        check_text(text)
         encoding = self._encoding(text)
         pos = 0
         out: list[tuple[int, int, bool]] = []
@@ -398,9 +399,9 @@ class HFTokenizer(Tokenizer):
         no token for) lies between spans. ``chunk`` numbers the pre-tokenizer's words.
         ``max_merges`` (replay) works only where :attr:`replay_note` is None.
         """
-        _check_text(text)
+        check_text(text)
         if max_merges is not None:
-            max_merges = _check_count(max_merges, "max_merges")
+            max_merges = check_count(max_merges, "max_merges")
             return self._replay().encode_spans(text, max_merges)
         encoding = self._encoding(text)
         ids = encoding.ids
@@ -508,7 +509,7 @@ class HFTokenizer(Tokenizer):
         return self._tables()[3][self._rank(rank)]
 
     def _rank(self, rank: object) -> int:
-        n = _check_count(rank, "a merge number")
+        n = check_count(rank, "a merge number")
         if n >= len(self._string_merges):
             raise InvalidArgument(
                 f"{self.name} has {len(self._string_merges):,} merges (numbered from 0), so there is no merge {n}"
@@ -542,7 +543,7 @@ class HFTokenizer(Tokenizer):
     def encode_with_merges(self, text: str, max_merges: int) -> list[int]:
         """Ids with only the first ``max_merges`` merges; refused with :attr:`replay_note` when replay
         cannot reproduce the library's ids."""
-        _check_text(text)
+        check_text(text)
         return self._replay().encode_with_merges(text, max_merges)
 
     def trace_chunk(self, data: bytes) -> tuple[list[int], list[int]]:
@@ -555,7 +556,7 @@ class HFTokenizer(Tokenizer):
     def encode_with_dropout(self, text: str, dropout: float, rng: random.Random) -> list[int]:
         """A BPE-dropout sample by tokviz's own BPE over the file's merges; refused with
         :attr:`replay_note` where that BPE does not give the library's ids."""
-        _check_text(text)
+        check_text(text)
         return self._replay().encode_with_dropout(text, dropout, rng)
 
     def with_special_tokens(self, extra: Iterable[str]) -> Tokenizer:

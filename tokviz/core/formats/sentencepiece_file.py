@@ -23,7 +23,8 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from ..bpe.tokenizer import LONE_SURROGATE, Tokenizer, TokenSpan, _check_text, replace_lone_surrogates
+from ..bpe.arguments import check_text
+from ..bpe.tokenizer import LONE_SURROGATE, Tokenizer, TokenSpan, replace_lone_surrogates
 from ..errors import ArgumentTypeError, InvalidArgument, ReplayUnavailable, TokenizerLoadError
 from ..pretok.pretokenize import Pretokenizer, SpecialSplitter
 from ._common import PathLike, _read_file
@@ -449,12 +450,12 @@ class SentencePieceTokenizer(Tokenizer):
 
     def encode(self, text: str) -> list[int]:
         """The library's ids for ``text`` (no BOS/EOS; user-defined pieces matched, as it does)."""
-        _check_text(text)
+        check_text(text)
         return self._encode_text(text)
 
     def encode_ordinary(self, text: str) -> list[int]:
         """The same as :meth:`encode`: the library always matches its user-defined pieces."""
-        _check_text(text)
+        check_text(text)
         return self._encode_text(text)
 
     def encode_ordinary_batch(self, texts: list[str]) -> list[list[int]]:
@@ -470,7 +471,7 @@ class SentencePieceTokenizer(Tokenizer):
         character; the space the model puts before the first word covers nothing (start = end).
         ``chunk`` numbers the words (a piece that begins with ``▁`` starts one).
         """
-        _check_text(text)
+        check_text(text)
         if max_merges is not None:
             raise ReplayUnavailable(f"{self.name}: {self.replay_note}")
         if LONE_SURROGATE.search(text):
@@ -567,7 +568,7 @@ class SentencePieceTokenizer(Tokenizer):
 
     def encode_with_merges(self, text: str, max_merges: int) -> list[int]:
         """Refused with :attr:`replay_note`: replay cannot reproduce the library's ids."""
-        _check_text(text)
+        check_text(text)
         raise ReplayUnavailable(f"{self.name}: {self.replay_note}")
 
     def trace_chunk(self, data: bytes) -> tuple[list[int], list[int]]:
@@ -580,7 +581,7 @@ class SentencePieceTokenizer(Tokenizer):
     def encode_with_dropout(self, text: str, dropout: float, rng: random.Random) -> list[int]:
         """Refused like :meth:`encode_with_merges`: the model has no byte-level merges to drop (the
         library's own BPE-dropout is ``encode(enable_sampling=True)``)."""
-        _check_text(text)
+        check_text(text)
         raise ReplayUnavailable(f"{self.name}: {self.replay_note}")
 
     def with_special_tokens(self, extra: Iterable[str]) -> Tokenizer:

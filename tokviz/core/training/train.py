@@ -26,9 +26,10 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, Never, Protocol, TypeVar
 
+from ..bpe.arguments import checked_special_names
 from ..bpe.merges import MergeStep
 from ..bpe.tokenizer import LONE_SURROGATE as _LONE_SURROGATE
-from ..bpe.tokenizer import Tokenizer, checked_special_names
+from ..bpe.tokenizer import Tokenizer
 from ..corpus.documents import CorpusReader, ReadOptions, ReadSummary, iter_parts
 from ..corpus.fileselect import corpus_source
 from ..corpus.reading import CorpusSource, FileRead, ReadLog
