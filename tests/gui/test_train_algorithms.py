@@ -169,6 +169,7 @@ def test_cancel_stops_a_library_run_mid_way_and_leaves_nothing(qtbot: QtBot, pan
     assert panel.registry.keys() == before
     assert panel.run.engine_outcome is None and not panel.save_button.isEnabled()
     assert "Cancelled" in panel.status.text()
+    assert panel.progress.format() == "cancelled · nothing changed"  # in view on a short screen too
 
 
 def test_a_library_error_is_one_line_and_changes_nothing(qtbot: QtBot, panel: TrainPanel) -> None:

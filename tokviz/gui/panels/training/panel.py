@@ -453,7 +453,8 @@ class TrainPanel(TrainForm):
     def _show_cancelled(self) -> None:
         self.status.setText("Cancelled; nothing changed.")
         self.progress.setValue(0)
-        self.progress.setFormat("")
+        # The bar stays in view when a short screen scrolls the status line below it out of sight.
+        self.progress.setFormat("cancelled · nothing changed")
 
     def _show_error(self, message: str | None) -> None:
         self.error.setText(message or "")
