@@ -51,7 +51,7 @@ def test_the_n_best_and_their_scores_are_the_librarys(
         assert lines[best + k].split() == [str(k), f"{seg['score']:.4f}", *seg["pieces"]]
 
 
-@pytest.mark.slow  # two more runs of the program
+@pytest.mark.slow  # three more runs of the program
 def test_samples_with_a_seed_repeat_from_one_run_to_the_next(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
@@ -59,7 +59,9 @@ def test_samples_with_a_seed_repeat_from_one_run_to_the_next(
     unigram += ["--alpha", "0.2", "--seed", "5"]
     dropout = ["segment", "--tokenizer", "gpt2", "--text", "internationalization", "--dropout", "0.4"]
     dropout += ["--seed", "5", "--format", "json"]
-    for argv in (unigram, dropout):
+    spm_bpe = ["segment", "--tokenizer", str(BPE), "--text", "unbelievable reassignment", "--dropout", "0.3"]
+    spm_bpe += ["--seed", "1", "--sample", "3"]
+    for argv in (unigram, dropout, spm_bpe):
         child = tokviz_child(tmp_path, *argv)  # another run, in another process
         assert child.returncode == 0, child.stderr
         assert run(capsys, *argv) == (0, child.stdout, "")

@@ -12,6 +12,8 @@ from __future__ import annotations
 import io
 import math
 import random
+import subprocess
+import sys
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from functools import cache
@@ -19,6 +21,8 @@ from pathlib import Path
 
 import pytest
 import sentencepiece as spm
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from tokenizers import Tokenizer as LibraryTokenizer
 from tokenizers import decoders, models, normalizers, pre_tokenizers, trainers
 
@@ -38,6 +42,8 @@ from tokviz.core.errors import InvalidArgument, ReplayUnavailable
 from tokviz.core.formats.registry import load_tokenizer
 from tokviz.core.formats.sentencepiece_file import SentencePieceTokenizer, sentencepiece_from_bytes
 from tokviz.core.training.train import train_bpe
+
+from ..cli.helpers import child_env
 
 REAL = Path(__file__).resolve().parents[1] / "data" / "real"
 UNIGRAM_EN = REAL / "botchan_en_unigram_1000.model"
@@ -193,17 +199,157 @@ def test_a_sharp_sample_is_the_best_path_spelled_as_the_library_spells_it() -> N
         )
 
 
-def test_sentencepiece_bpe_dropout_is_the_librarys() -> None:
+# ---------------------------------------------------------------------------------------- SentencePiece BPE-dropout
+def bpe_models() -> list[SentencePieceTokenizer]:
+    """The real botchan BPE model and BPE models trained here with user-defined symbols, with and
+    without byte fallback."""
+    return [
+        opened(BPE_EN),
+        sentencepiece_from_bytes(trained("bpe", False), "bpe.model"),
+        sentencepiece_from_bytes(trained("bpe", True), "bpe-bytes.model"),
+    ]
+
+
+def the_librarys(tok: SentencePieceTokenizer, text: str) -> tuple[list[str], list[int]]:
+    return tok.sp.encode(text, out_type=str), tok.sp.encode(text)
+
+
+def assert_sentencepiece_bpe_dropout(tok: SentencePieceTokenizer, text: str) -> None:
+    """Dropout 0 is the library's ``encode``; dropout 1 leaves every symbol (a character, a
+    user-defined piece, an unknown character spelled as the library spells it) unmerged; every
+    sample decodes to what the library decodes."""
+    sp = tok.sp
+    (none,) = sample_segmentations(tok, text, count=1, seed=1, dropout=0.0)
+    assert (list(none.pieces), list(none.ids)) == the_librarys(tok, text)
+    (every,) = sample_segmentations(tok, text, count=1, seed=1, dropout=1.0)
+    marked = sp.normalize(text)
+    user = [p for p in tok.matched_in_text() if p in marked]
+    singles = [
+        p
+        for p, i in zip(every.pieces, every.ids)
+        if len(p) > 1 and p not in user and not sp.is_byte(i) and not sp.is_unknown(i)
+    ]
+    assert singles == []
+    half = sample_segmentations(tok, text, count=4, seed=2, dropout=0.5)
+    decoded = sp.decode(sp.encode(text))
+    assert all(sp.decode(list(s.ids)) == decoded for s in [every, *half])
+    assert all(len(s.ids) >= len(none.ids) for s in [every, *half])
+
+
+def test_sentencepiece_bpe_dropout_0_is_the_librarys_encode_on_many_texts() -> None:
+    texts = [line[:300] for line in corpus_lines(600)]
+    texts += ["a <|endoftext|> [CLS] b 😀𝔘 ☃☃ end", "unbelievable reassignment", "ﬁ １２ x\u3000y"]
+    for tok in bpe_models():
+        for text in texts:
+            if tok.sp.normalize(text):
+                (sample,) = sample_segmentations(tok, text, count=1, seed=5, dropout=0.0)
+                assert (list(sample.pieces), list(sample.ids)) == the_librarys(tok, text), text
+
+
+MIXED = st.lists(
+    st.one_of(
+        st.sampled_from([*"abcdefxyzAZ019 .,'-\t\n", "  ", "the", "ing", "tion", *USER_SYMBOLS, "<|end"]),
+        st.sampled_from(
+            [*"éßøжщλΩשعदไ日本語한", "e\u0301", "ﬁ", "１", "\u3000", "😀", "👩\u200d💻", "🇫🇷", "𝔘"]
+        ),
+        st.characters(codec="utf-8", exclude_categories=["Cs"]),
+    ),
+    min_size=1,
+    max_size=30,
+).map("".join)
+
+
+@settings(max_examples=120, deadline=None)
+@given(text=MIXED)
+def test_sentencepiece_bpe_dropout_on_mixed_scripts_emoji_and_spaces(text: str) -> None:
+    for tok in bpe_models():
+        if tok.sp.normalize(text):
+            assert_sentencepiece_bpe_dropout(tok, text)
+
+
+def test_an_unused_piece_is_never_made_but_spelled_as_the_pieces_it_was_made_of() -> None:
+    pb = pytest.importorskip("sentencepiece.sentencepiece_model_pb2")
+    proto = pb.ModelProto()
+    proto.ParseFromString(BPE_EN.read_bytes())
+    text = "Hello world, the tokenizer merges the pieces of the text"
+    common = Counter(p for p in spm.SentencePieceProcessor(model_file=str(BPE_EN)).encode(text, out_type=str))
+    unused = {p for p, _ in common.most_common(4)} | {"▁t", "he"}
+    for piece in proto.pieces:
+        if piece.piece in unused:
+            piece.type = pb.ModelProto.SentencePiece.UNUSED
+    tok = sentencepiece_from_bytes(proto.SerializeToString(), "unused.model")
+    pieces, ids = the_librarys(tok, text)
+    assert not unused & set(pieces)
+    assert_sentencepiece_bpe_dropout(tok, text)
+    for sample in sample_segmentations(tok, text, count=20, seed=3, dropout=0.2):
+        assert not unused & set(sample.pieces) and not any(tok.sp.is_unused(i) for i in sample.ids)
+
+
+def test_sentencepiece_bpe_samples_repeat_with_their_seed_in_another_process(tmp_path: Path) -> None:
+    text = "unbelievable reassignment"
     tok = opened(BPE_EN)
-    text = "Hello world, internationalization of the tokenizer"
-    samples = sample_segmentations(tok, text, count=6, seed=7, dropout=0.2)
-    assert samples == sample_segmentations(tok, text, count=6, seed=7, dropout=0.2)
-    assert all(tok.decode(list(s.ids)) == text for s in samples)
-    assert any(len(s.ids) > len(tok.encode(text)) for s in samples)
-    none = sample_segmentations(tok, text, count=2, seed=7, dropout=0.0)
-    assert all(list(s.ids) == tok.encode(text) for s in none)
-    with pytest.raises(ReplayUnavailable, match="no merges|not by byte-level merges"):
-        tok.encode_with_dropout(text, 0.1, random.Random(1))
+    samples = sample_segmentations(tok, text, count=20, seed=1, dropout=0.3)
+    assert samples == sample_segmentations(tok, text, count=20, seed=1, dropout=0.3)
+    assert samples != sample_segmentations(tok, text, count=20, seed=2, dropout=0.3)
+    assert len({s.ids for s in samples}) > 5
+    with pytest.raises(ReplayUnavailable, match="not by byte-level merges"):
+        tok.encode_with_dropout(text, 0.1, random.Random(1))  # its merges go by score, in the lattice module
+    probe = (
+        "from tokviz.core.analysis.lattice import sample_segmentations\n"
+        "from tokviz.core.formats.registry import load_tokenizer\n"
+        f"tok = load_tokenizer({str(BPE_EN)!r})\n"
+        f"for s in sample_segmentations(tok, {text!r}, count=20, seed=1, dropout=0.3):\n"
+        "    print(*s.ids)\n"
+    )
+    child = subprocess.run(
+        [sys.executable, "-c", probe],
+        cwd=tmp_path,
+        env=child_env(),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert child.returncode == 0, child.stderr
+    assert child.stdout.splitlines() == [" ".join(map(str, s.ids)) for s in samples]
+
+
+def test_sentencepiece_bpe_dropout_skips_each_merge_with_its_probability() -> None:
+    tok = opened(BPE_EN)
+    assert tok.sp.normalize("a") == "▁a" and tok.sp.encode("a", out_type=str) == ["▁a"]  # one merge due
+    for p in (0.1, 0.5, 0.9):
+        samples = sample_segmentations(tok, "a", count=1000, seed=7, dropout=p)
+        share = sum(s.pieces == ("▁", "a") for s in samples) / 1000
+        assert share == pytest.approx(p, abs=0.05)
+    unmerged = [
+        sum(
+            len(s.ids) == len("▁unbelievable")
+            for s in sample_segmentations(tok, "unbelievable", count=500, seed=1, dropout=p)
+        )
+        for p in (0.0, 0.2, 0.5, 0.8, 1.0)
+    ]
+    assert unmerged[0] == 0 and unmerged[-1] == 500 and unmerged == sorted(unmerged)
+    lengths = [
+        sum(len(s.ids) for s in sample_segmentations(tok, "unbelievable", count=500, seed=1, dropout=p))
+        for p in (0.0, 0.2, 0.5, 0.8, 1.0)
+    ]
+    assert lengths == sorted(lengths) and len(set(lengths)) == 5
+
+
+def test_sentencepiece_bpe_dropout_follows_the_librarys_own_sampling() -> None:
+    tok = opened(BPE_EN)
+    text, p, n = "the tokens", 0.3, 4000
+    ours = Counter(
+        s.pieces
+        for seed in range(4)
+        for s in sample_segmentations(tok, text, count=1000, seed=seed, dropout=p)
+    )
+    library = Counter(
+        tuple(tok.sp.encode(text, out_type=str, enable_sampling=True, alpha=p, nbest_size=-1))
+        for _ in range(n)
+    )
+    assert len(ours) > 5
+    for pieces in set(ours) | set(library):  # each outcome as often (within 4 standard deviations)
+        assert ours[pieces] / n == pytest.approx(library[pieces] / n, abs=0.04), pieces
 
 
 def test_a_samples_score_is_its_log_probability_under_the_smoothed_distribution() -> None:

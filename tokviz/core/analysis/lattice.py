@@ -16,8 +16,9 @@ byte fallback) and places each segmentation on it. Samples are drawn as the libr
 ``Lattice::Sample`` draws them (forward filtering, backward sampling over the same lattice with
 ``alpha`` as inverse temperature), but from Python's generator seeded with ``seed``: the
 library's own seeded samples (sentencepiece 0.2.3) repeat within a process but not from one run
-to the next. A sample's score is the library's ``SampleEncodeAndScore`` figure: its log-probability under
-the smoothed distribution, ``alpha * (sum of its pieces' scores) - log Z(alpha)``.
+to the next, tokviz's repeat in every run. A sample's score is the library's
+``SampleEncodeAndScore`` figure: its log-probability under the smoothed distribution,
+``alpha * (sum of its pieces' scores) - log Z(alpha)``.
 
 A ``tokenizer.json`` Unigram model gets the same lattice from its vocabulary (the library's
 ``populate_nodes``: every piece at its score, an unknown character at the lowest minus 10) over
@@ -26,11 +27,16 @@ tokviz ranks the paths itself (exact: the N best to every position), and refuses
 best path would not be the library's own ``encode``.
 
 A BPE model has no lattice (it merges greedily): :func:`lattice_problem` says so in one line.
-Its samples are BPE-dropout: tokviz's own byte-level BPE drops merges over its merge ranks with
-Python's seeded generator (dropout 0 gives :meth:`Tokenizer.encode`'s ids, 1 the bytes); a
-SentencePiece BPE model samples with the library's own BPE-dropout (its ``alpha``), seeded in a
-new thread: the same seed repeats within a process, not from one run to the next (see above). A
-BPE sample's score is 0.0: BPE gives a segmentation no probability.
+Its samples are BPE-dropout, drawn with Python's generator seeded with ``seed``, so a seed gives
+the same samples in every run: tokviz's own byte-level BPE drops merges over its merge ranks
+(dropout 0 gives :meth:`Tokenizer.encode`'s ids, 1 the bytes); a SentencePiece BPE model is
+encoded as the library's BPE encodes (``bpe_model.cc``, which its ``SampleEncode`` runs with
+``alpha`` as the dropout): over the normalized text, user-defined pieces matched whole and the
+other characters one symbol each, the adjacent pair whose concatenation is the piece of highest
+score merged first (the leftmost on a tie), each merge due skipped with probability ``dropout``,
+an unused piece spelled in the pieces it was made of, and an unknown character spelled as the
+library spells it (dropout 0 gives ``encode``'s ids, 1 the characters or their bytes). A BPE
+sample's score is 0.0: BPE gives a segmentation no probability.
 
 The work is bounded: the first :data:`MAX_LATTICE_CHARS` characters of a longer text are segmented
 (:attr:`Lattice.note` says so), at most :data:`MAX_NBEST` best segmentations and
@@ -39,13 +45,14 @@ The work is bounded: the first :data:`MAX_LATTICE_CHARS` characters of a longer 
 
 from __future__ import annotations
 
+import heapq
 import json
 import math
 import random
 import struct
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from ..bpe.arguments import check_text
 from ..bpe.tokenizer import LONE_SURROGATE, Tokenizer, replace_lone_surrogates
@@ -55,11 +62,11 @@ from ..formats.sentencepiece_file import (
     BYTE,
     LIBRARY_SEEDS,
     NORMAL,
+    UNUSED,
     USER_DEFINED,
     SentencePieceTokenizer,
     read_segmentation,
     read_segmentations,
-    with_library_seed,
 )
 from ..pretok.bytes_ import printable_token
 
@@ -198,8 +205,9 @@ def _capped(text: str) -> tuple[str, str | None]:
 # ---------------------------------------------------------------------------------------- the lattice
 @dataclass
 class _Table:
-    """The pieces a lattice may hold, with the score each gets there, the unknown piece, and how
-    the library spells an unknown character (its bytes' pieces under byte fallback)."""
+    """The pieces a lattice may hold (or a BPE merge may make), with the score each gets there,
+    the unknown piece, and how the library spells an unknown character (its bytes' pieces under
+    byte fallback)."""
 
     scores: dict[str, tuple[int, float]]
     longest: int
@@ -248,11 +256,24 @@ class _Table:
         return Segmentation(tuple(pieces), tuple(ids), 0.0)
 
 
+K = TypeVar("K")
+
+
+def _kept(tok: Tokenizer, kind: type[K], build: Callable[[], K]) -> K:
+    """``build()``'s result kept on ``tok`` (one per ``kind``), so a tokenizer's table is made once."""
+    key = f"_lattice_{kind.__name__.strip('_').lower()}"
+    found = tok.__dict__.get(key)
+    if not isinstance(found, kind):
+        found = tok.__dict__[key] = build()
+    return found
+
+
 def _spm_table(tok: SentencePieceTokenizer) -> _Table:
     """The lattice table of a SentencePiece unigram model, built once per tokenizer."""
-    cached = tok.__dict__.get("_lattice_table")
-    if isinstance(cached, _Table):
-        return cached
+    return _kept(tok, _Table, lambda: _new_spm_table(tok))
+
+
+def _new_spm_table(tok: SentencePieceTokenizer) -> _Table:
     sp = tok.sp
     ids = list(range(sp.get_piece_size()))
     pieces: list[str] = sp.id_to_piece(ids)
@@ -269,11 +290,9 @@ def _spm_table(tok: SentencePieceTokenizer) -> _Table:
             table[piece] = (i, _f32(_f32(len(piece) * weight) - 0.1))
     longest = max((len(p) for p in table), default=1)
     bytes_ = {p: i for i, (p, kind) in enumerate(zip(pieces, tok.piece_types)) if kind == BYTE}
-    found = _Table(
+    return _Table(
         table, longest, sp.unk_id(), _f32(low - UNK_PENALTY), bytes_ if tok.facts.byte_fallback else {}
     )
-    tok.__dict__["_lattice_table"] = found
-    return found
 
 
 def _user_defined_weight(sp: Any, piece: str, highest: float) -> float:
@@ -458,10 +477,12 @@ def _kbest(nodes: Sequence[LatticePiece], length: int, k: int) -> list[tuple[flo
 
 def _hf_table(tok: HFTokenizer) -> _Table:
     """The lattice table of a ``tokenizers`` Unigram model: every vocabulary piece at its score
-    (an unknown character at the lowest minus 10, as the library's ``populate_nodes``)."""
-    cached = tok.__dict__.get("_lattice_table")
-    if isinstance(cached, _Table):
-        return cached
+    (an unknown character at the lowest minus 10, as the library's ``populate_nodes``), built once
+    per tokenizer."""
+    return _kept(tok, _Table, lambda: _new_hf_table(tok))
+
+
+def _new_hf_table(tok: HFTokenizer) -> _Table:
     model = json.loads(tok.hf.to_str()).get("model") or {}
     scores: dict[str, tuple[int, float]] = {}
     for i, (piece, score) in enumerate(model.get("vocab") or []):
@@ -469,15 +490,13 @@ def _hf_table(tok: HFTokenizer) -> _Table:
     low = min((score for _, score in scores.values()), default=0.0)
     unk = model.get("unk_id")
     bytes_ = {p: i for p, (i, _) in scores.items() if len(p) == 6 and p.startswith("<0x") and p.endswith(">")}
-    table = _Table(
+    return _Table(
         scores,
         max((len(p) for p in scores), default=1),
         unk if isinstance(unk, int) else -1,
         low - UNK_PENALTY,
         bytes_ if model.get("byte_fallback") else {},
     )
-    tok.__dict__["_lattice_table"] = table
-    return table
 
 
 def _hf_lattice(tok: HFTokenizer, source: str) -> tuple[str, list[LatticePiece], _Table]:
@@ -587,22 +606,15 @@ def _draw(
 def _dropout_samples(
     tokenizer: Tokenizer, source: str, count: int, seed: int, p: float
 ) -> list[Segmentation]:
-    """BPE-dropout samples: the library's for a SentencePiece model, tokviz's BPE's otherwise."""
-    if isinstance(tokenizer, SentencePieceTokenizer):
-        sp = tokenizer.sp
-
-        def draw() -> list[Segmentation]:
-            return [
-                _spm_segmentation(
-                    sp.encode(
-                        source, enable_sampling=True, alpha=p, nbest_size=-1, return_type="serialized_proto"
-                    )
-                )
-                for _ in range(count)
-            ]
-
-        return with_library_seed(seed, draw)
+    """BPE-dropout samples: a SentencePiece model's merges by score, tokviz's BPE's otherwise."""
     rng = random.Random(seed)
+    if isinstance(tokenizer, SentencePieceTokenizer):
+        model = _spm_bpe(tokenizer)
+        marked: str = tokenizer.sp.normalize(source)
+        if not marked:
+            raise InvalidArgument("the text is empty once normalized: there is nothing to segment")
+        start = model.symbols(marked)
+        return [model.table.spell(model.merge(start, p, rng)) for _ in range(count)]
     try:
         drawn = [tokenizer.encode_with_dropout(source, p, rng) for _ in range(count)]
     except ReplayUnavailable as exc:
@@ -612,3 +624,137 @@ def _dropout_samples(
         Segmentation(tuple(printable_token(vocab[i], whitespace=False) for i in ids), tuple(ids), 0.0)
         for ids in drawn
     ]
+
+
+@dataclass
+class _Symbols:
+    """A text cut into BPE symbols, before any merge: each symbol, whether it may merge (a
+    user-defined piece never does), and the agenda of the merges due (a heap of ``(-score, left,
+    right, length)``) with the unused pieces among them and the two symbols each was made of."""
+
+    pieces: list[str]
+    frozen: list[bool]
+    agenda: list[tuple[float, int, int, int]]
+    made_of: dict[str, tuple[str, str]]
+
+
+@dataclass
+class _SpmBpe:
+    """A SentencePiece BPE model as its library encodes with it (``bpe_model.cc``): ``table`` holds
+    the pieces a merge may make (normal, user-defined and unused) with their scores and spells the
+    result as the library does; ``user`` are the user-defined pieces, matched whole first."""
+
+    table: _Table
+    user: frozenset[str]
+    user_longest: int
+    unused: frozenset[int]
+    id_of: Callable[[str], int]
+
+    def symbols(self, marked: str) -> _Symbols:
+        """``marked`` cut into symbols: at each place the longest user-defined piece that starts
+        there, else one character; every adjacent pair that makes a piece is due to merge."""
+        pieces: list[str] = []
+        frozen: list[bool] = []
+        pos = 0
+        while pos < len(marked):
+            size = next(
+                (
+                    k
+                    for k in range(min(self.user_longest, len(marked) - pos), 0, -1)
+                    if marked[pos : pos + k] in self.user
+                ),
+                0,
+            )
+            frozen.append(size > 0)
+            pieces.append(marked[pos : pos + max(size, 1)])
+            pos += max(size, 1)
+        found = _Symbols(pieces, frozen, [], {})
+        for right in range(1, len(pieces)):
+            self._offer(found, right - 1, right)
+        return found
+
+    def _offer(self, state: _Symbols, left: int, right: int) -> None:
+        """Put the merge of the symbols ``left`` and ``right`` on the agenda if it makes a piece."""
+        if left < 0 or right < 0 or state.frozen[left] or state.frozen[right]:
+            return
+        piece = state.pieces[left] + state.pieces[right]
+        found = self.table.scores.get(piece)
+        if found is None:
+            return
+        heapq.heappush(state.agenda, (-found[1], left, right, len(piece)))
+        if found[0] in self.unused:  # the last pair that made it is how it is spelled
+            state.made_of[piece] = (state.pieces[left], state.pieces[right])
+
+    def merge(self, start: _Symbols, p: float, rng: random.Random) -> list[LatticePiece]:
+        """The pieces of ``start`` merged as the library merges, each merge due skipped with
+        probability ``p`` (a skipped merge is not offered again)."""
+        state = _Symbols(list(start.pieces), start.frozen, list(start.agenda), dict(start.made_of))
+        pieces = state.pieces
+        count = len(pieces)
+        before = list(range(-1, count - 1))
+        after = [*range(1, count), -1]
+        while state.agenda:
+            _, left, right, size = heapq.heappop(state.agenda)
+            if not pieces[left] or not pieces[right] or len(pieces[left]) + len(pieces[right]) != size:
+                continue  # one of the pair was merged since
+            if p >= 1.0 or (p > 0.0 and rng.random() < p):
+                continue
+            pieces[left] += pieces[right]
+            pieces[right] = ""
+            after[left] = after[right]
+            if after[right] >= 0:
+                before[after[right]] = left
+            self._offer(state, before[left], left)
+            self._offer(state, left, after[left])
+        out: list[LatticePiece] = []
+        at = 0
+        index = 0
+        while index >= 0:
+            for piece in self._unmade(pieces[index], state.made_of):
+                out.append(LatticePiece(at, at + len(piece), piece, self.id_of(piece), 0.0))
+                at += len(piece)
+            index = after[index]
+        return out
+
+    def _unmade(self, piece: str, made_of: dict[str, tuple[str, str]]) -> list[str]:
+        """``piece``, or an unused piece as the pieces it was made of (the library never gives one)."""
+        parts = made_of.get(piece) if self.id_of(piece) in self.unused else None
+        if parts is None:
+            return [piece]
+        return self._unmade(parts[0], made_of) + self._unmade(parts[1], made_of)
+
+
+def _spm_bpe(tok: SentencePieceTokenizer) -> _SpmBpe:
+    """The BPE view of a SentencePiece model, built once per tokenizer."""
+    return _kept(tok, _SpmBpe, lambda: _new_spm_bpe(tok))
+
+
+def _new_spm_bpe(tok: SentencePieceTokenizer) -> _SpmBpe:
+    sp = tok.sp
+    ids = list(range(sp.get_piece_size()))
+    kinds = tok.piece_types
+    table: dict[str, tuple[int, float]] = {
+        piece: (i, score)
+        for i, (piece, score, kind) in enumerate(zip(sp.id_to_piece(ids), sp.get_score(ids), kinds))
+        if kind in (NORMAL, USER_DEFINED, UNUSED)
+    }
+    user = frozenset(piece for piece, (i, _) in table.items() if kinds[i] == USER_DEFINED)
+    bytes_ = {p: i for p, i in zip(sp.id_to_piece(ids), ids) if kinds[i] == BYTE}
+
+    def id_of(piece: str) -> int:
+        found = table.get(piece)
+        return found[0] if found is not None else int(sp.piece_to_id(piece))
+
+    return _SpmBpe(
+        _Table(
+            table,
+            max((len(p) for p in table), default=1),
+            sp.unk_id(),
+            0.0,  # unscored: a BPE model has no lattice
+            bytes_ if tok.facts.byte_fallback else {},
+        ),
+        user,
+        max((len(p) for p in user), default=0),
+        frozenset(i for i, kind in enumerate(kinds) if kind == UNUSED),
+        id_of,
+    )

@@ -18,10 +18,9 @@ from __future__ import annotations
 
 import random
 import struct
-import threading
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any
 
 from ..bpe.arguments import check_text
 from ..bpe.tokenizer import LONE_SURROGATE, Tokenizer, TokenSpan, replace_lone_surrogates
@@ -289,38 +288,7 @@ def read_segmentations(serialized: bytes) -> list[tuple[list[str], list[int], fl
     return [read_segmentation(v) for number, wire, v in _fields(serialized) if number == 1 and wire == 2]
 
 
-_SEED_LOCK = threading.Lock()
 LIBRARY_SEEDS = 2**32 - 1  # seeds 0 .. 2**32 - 2: the library ignores 2**32 - 1 (its "no seed")
-T = TypeVar("T")
-
-
-def with_library_seed(seed: int, work: Callable[[], T]) -> T:
-    """``work()`` run with the library's random generator started from ``seed``.
-
-    The library keeps one generator per thread, seeded when the thread first samples, so a
-    seed set later would not restart it: ``work`` runs in a new thread, whose generator starts
-    from ``seed``. The same seed therefore gives the same samples within this process (not from
-    one run to the next: sentencepiece 0.2.3's samples differ between processes whatever the seed).
-    """
-    import sentencepiece
-
-    result: list[T] = []
-    errors: list[BaseException] = []
-
-    def run() -> None:
-        try:
-            result.append(work())
-        except BaseException as exc:  # noqa: BLE001 - handed back to the caller's thread
-            errors.append(exc)
-
-    with _SEED_LOCK:
-        sentencepiece.set_random_generator_seed(seed)
-        thread = threading.Thread(target=run, name="sentencepiece-seeded", daemon=True)
-        thread.start()
-        thread.join()
-    if errors:
-        raise errors[0]
-    return result[0]
 
 
 def sentencepiece_from_file(path: PathLike, name: str | None = None) -> SentencePieceTokenizer:
@@ -579,8 +547,8 @@ class SentencePieceTokenizer(Tokenizer):
         raise ReplayUnavailable(f"{self.name}: {self.replay_note}")
 
     def encode_with_dropout(self, text: str, dropout: float, rng: random.Random) -> list[int]:
-        """Refused like :meth:`encode_with_merges`: the model has no byte-level merges to drop (the
-        library's own BPE-dropout is ``encode(enable_sampling=True)``)."""
+        """Refused like :meth:`encode_with_merges`: the model has no byte-level merges to drop (its
+        BPE-dropout, merges by score, is :func:`tokviz.core.analysis.lattice.sample_segmentations`)."""
         check_text(text)
         raise ReplayUnavailable(f"{self.name}: {self.replay_note}")
 
