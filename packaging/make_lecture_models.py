@@ -46,7 +46,9 @@ def corpus_lines() -> Iterator[str]:
     from pydoc_data.topics import topics
 
     texts = ["\n\n".join(topics[k] for k in sorted(topics))]
-    texts += [sample.read_text(encoding="utf-8") for sample in sorted((ROOT / "resources" / "samples").iterdir())]
+    texts += [
+        sample.read_text(encoding="utf-8") for sample in sorted((ROOT / "resources" / "samples").iterdir())
+    ]
     for text in texts:
         yield from (line for line in text.splitlines() if line.strip())
 
@@ -73,7 +75,8 @@ def main(folder: Path) -> None:
         sums.append(f"{hashlib.sha256(data).hexdigest()}  {name}")
         print(f"{folder / name}: {len(data):,} bytes")
     options = ", ".join(f"{k}={v!r}" for k, v in OPTIONS.items())
-    readme = f"""# The lecture's Unigram and BPE models
+    readme = (
+        f"""# The lecture's Unigram and BPE models
 
 Two SentencePiece models trained by sentencepiece {sentencepiece.__version__} at the same size on
 the same corpus, for the lecture's lattice slides ("is greedy merging optimal?"):
@@ -86,7 +89,10 @@ samples (resources/samples), one non-empty line a sentence, passed to
 Each model records these options in its trainer spec. Released with tokviz under its license.
 
 SHA-256 of each file:
-""" + "\n".join(sums) + "\n"
+"""
+        + "\n".join(sums)
+        + "\n"
+    )
     (folder / "README.md").write_text(readme, encoding="utf-8")
 
 
