@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QDockWidget
 
+from tokviz.core.analysis.lattice import lattice_problem
 from tokviz.core.io.resources import resource_path
 from tokviz.gui.context import PanelContext
 from tokviz.gui.panels.docking import follow_window_style
@@ -29,7 +30,8 @@ LECTURE_UNIGRAM = ("models", "pydocs-unigram-2000.model")
 
 def install(context: PanelContext) -> QDockWidget:
     """Add the lattice dock (hidden at first). It shows the reference view's tokenizer until
-    another is picked, and takes the editor's selection when it appears or on "Selection"."""
+    another is picked, or a Unigram model trained or opened while it shows a tokenizer with no
+    lattice; it takes the editor's selection when it appears or on "Selection"."""
     view = LatticeView(context.tokenizers, context.parent_widget())
     dock = context.add_dock(
         view,
@@ -68,12 +70,29 @@ def install(context: PanelContext) -> QDockWidget:
 
     follow_reference(context.first_view_key())
     context.referenceViewChanged.connect(follow_reference)
+    _show_new_unigrams(context, view)
     dock.visibilityChanged.connect(on_visible)
     view.selection_button.clicked.connect(take_selection)
     view.lectureModelRequested.connect(lecture_model)
     view.openTokenizerRequested.connect(context.open_tokenizer_dialog)
     follow_window_style(context, view)
     return dock
+
+
+def _show_new_unigrams(context: PanelContext, view: LatticeView) -> None:
+    """A model the user trains or opens that has a lattice (a Unigram) replaces a tokenizer that has
+    none in ``view``: training a Unigram and opening the panel shows that model's lattice."""
+
+    def offer(key: str) -> None:
+        current = view.tokenizer
+        if current is not None and lattice_problem(current) is None:
+            return
+        tok = context.tokenizers.tokenizer(key)
+        if tok is not None and lattice_problem(tok) is None:
+            view.set_tokenizer(key)
+
+    context.tokenizers.tokenizerLoaded.connect(lambda key: offer(key) if key.startswith("model:") else None)
+    context.tokenizers.fileOpened.connect(offer)
 
 
 __all__ = [
