@@ -207,3 +207,23 @@ def test_the_panel_exports_as_svg(make_window: MakeWindow, qtbot: QtBot, tmp_pat
     assert is_vector(view)
     svg = write_image(view, tmp_path / "lattice.svg").read_text(encoding="utf-8")
     assert "assignment" in svg and "−6.8" in svg
+
+
+def test_a_unigram_trained_in_the_window_replaces_a_bpe_model_in_the_panel(
+    make_window: MakeWindow, qtbot: QtBot, unigram: Tokenizer
+) -> None:
+    view = lattice_view(make_window)
+    view.set_text("reassignment")
+    qtbot.waitUntil(lambda: view.result is not None and not view.computing, timeout=20000)
+    assert (
+        view.tokenizer is not None and lattice_problem(view.tokenizer) is not None
+    )  # the first view's GPT-2
+    assert view.tabs.currentIndex() == 1  # no N best for GPT-2: its dropout samples in front
+
+    key = view.registry.add_tokenizer("unigram-2000", unigram)
+
+    assert view.key == key
+    qtbot.waitUntil(lambda: view.result is not None and view.result.lattice is not None, timeout=20000)
+    assert view.tabs.currentIndex() == 0  # the Unigram's N best in front again
+    another = view.registry.add_tokenizer("another-bpe", load_tokenizer("gpt2"))
+    assert view.key == key != another  # a model with no lattice does not take the panel from one that has one

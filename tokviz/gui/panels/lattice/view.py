@@ -235,6 +235,8 @@ class LatticeView(QWidget):
             margins=0,
         )
         self.tabs = QTabWidget(self)
+        # Whether the Samples tab was brought to the front because the model has no N best.
+        self._samples_forced = False
         self.tabs.setObjectName("latticeTabs")
         self.tabs.addTab(self.best_table, "N best")
         self.tabs.addTab(samples_page, "Samples")
@@ -353,7 +355,11 @@ class LatticeView(QWidget):
             )
         _fill(self.samples_table, result.samples, None, not result.dropout)
         if lattice is None and result.samples:  # no N best to list: the samples are what there is
+            self._samples_forced = True
             self.tabs.setCurrentIndex(1)
+        elif lattice is not None and self._samples_forced:  # a model with a lattice again: its N best
+            self._samples_forced = False
+            self.tabs.setCurrentIndex(0)
         self.updated.emit()
 
     def _mark_picked(self, table: QTableWidget) -> None:
