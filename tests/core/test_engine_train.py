@@ -110,7 +110,9 @@ def test_the_unigram_rounds_are_the_library_logs_last_em_sub_iteration_of_each_r
     documents: list[str], unigram: EngineModel, capfd: pytest.CaptureFixture[str]
 ) -> None:
     capfd.readouterr()
-    spm_direct(lines_of(documents), unigram.library_options)
+    # The library's log level is one setting for the whole process, which an earlier test's quiet
+    # run (minloglevel=2) may have left raised: this run asks for its log.
+    spm_direct(lines_of(documents), {**unigram.library_options, "minloglevel": 0})
     text = capfd.readouterr().err  # the library logs to the process's standard error
     em = [m.groups() for m in re.finditer(r"EM sub_iter=(\d+) size=(\d+) obj=(\S+) num_tokens=(\d+)", text)]
     last_of_each_round = [em[i] for i in range(len(em)) if i + 1 == len(em) or em[i + 1][0] == "0"]

@@ -142,11 +142,11 @@ def test_a_qwen2_export_keeps_its_normalizer_and_pattern(tmp_path: Path, pair: P
     expected = auto_ids(source, SOME_LINES)
     assert [exported.encode(t, add_special_tokens=False).ids for t in SOME_LINES] == expected
     assert load_tokenizer(tmp_path / "exported").assumptions == ()
-    # vocab.json + merges.txt cannot hold the normalizer: that export is refused with the reason.
-    from tokviz.core.errors import ExportError
-
-    with pytest.raises(ExportError, match="NFC normalizer"):
-        write_export(load_tokenizer(source), "gpt2", f"{tmp_path / 'pair-export'}/")
+    # vocab.json + merges.txt cannot hold the normalizer: the folder gets the tokenizer.json that does,
+    # and AutoTokenizer reads it with Qwen2's ids.
+    write_export(load_tokenizer(source), "gpt2", f"{tmp_path / 'pair-export'}/")
+    assert (tmp_path / "pair-export" / "tokenizer.json").is_file()
+    assert auto_ids(tmp_path / "pair-export", SOME_LINES) == expected
 
 
 def test_an_assumption_travels_with_a_folder_export(tmp_path: Path, pair: Path) -> None:
