@@ -85,22 +85,28 @@ def test_a_sentencepiece_model_equals_the_library_run_directly_with_the_recorded
 
 
 def test_wordpiece_equals_the_library_run_directly_with_the_recorded_options(documents: list[str]) -> None:
-    """At a size where no tie of counts decides a merge: tokenizers breaks ties by ids it hands out
-    in hash order (huggingface/tokenizers#1794), so beyond that two runs of the library itself differ."""
+    """The library run directly with the recorded options learns the same tokens, up to how it breaks
+    ties: tokenizers orders merges of equal counts by ids it hands out in hash order, which changes
+    from one process to the next (huggingface/tokenizers#1794), so two runs of the library itself
+    may end on different tokens of one tied count. So tokviz's vocabulary must hold every token the
+    library learns a few merges earlier, and only tokens it learns a few merges later."""
+    size, slack = 300, 8
     model = train_engine(
-        documents, EngineOptions("wordpiece", 300, split_digits=True, user_symbols=("<eot>",))
+        documents, EngineOptions("wordpiece", size, split_digits=True, user_symbols=("<eot>",))
     )
-
     options = model.library_options
-    direct = HFTokenizer.from_str(json.dumps(options["tokenizer"]))
-    direct.train_from_iterator(lines_of(documents), WordPieceTrainer(**options["trainer"]))
+
+    def direct(vocab_size: int) -> set[str]:
+        library = HFTokenizer.from_str(json.dumps(options["tokenizer"]))
+        library.train_from_iterator(
+            lines_of(documents), WordPieceTrainer(**{**options["trainer"], "vocab_size": vocab_size})
+        )
+        return set(library.get_vocab())
+
     ours = HFTokenizer.from_str(model.data.decode("utf-8"))
-    assert model.library.startswith("tokenizers ")
-    # tokenizers numbers tokens of equal counts in hash order: two runs of the library itself give
-    # the same tokens under different ids. The tokens, and so every text's pieces, are the same.
-    assert set(ours.get_vocab()) == set(direct.get_vocab())
-    text = "\n".join(documents)[:5000]
-    assert ours.encode(text).tokens == direct.encode(text).tokens
+    assert model.library.startswith("tokenizers ") and options["trainer"]["vocab_size"] == size
+    assert len(ours.get_vocab()) == size
+    assert direct(size - slack) <= set(ours.get_vocab()) <= direct(size + slack)
     assert options["trainer"]["special_tokens"] == ["[UNK]", "<eot>"]
     assert ours.encode("page 2026 and <eot>").tokens[-1] == "<eot>"
     assert ours.encode("2026").tokens == ["2", "0", "2", "6"]

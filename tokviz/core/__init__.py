@@ -31,6 +31,7 @@ from .training.train import Progress, TrainResult, train_bpe, train_iter
 if TYPE_CHECKING:  # the names of _LAZY below, for type checkers and readers
     from .analysis.audit import audit_vocabulary
     from .analysis.embedding_audit import embedding_indicators
+    from .analysis.lattice import sample_segmentations, segment_lattice
     from .analysis.parity import bundled_sample, measure_parity, read_parallel
     from .analysis.sweep import prefix_tokenizer, sweep_files, sweep_texts
     from .analysis.usage import count_tokens
@@ -38,6 +39,9 @@ if TYPE_CHECKING:  # the names of _LAZY below, for type checkers and readers
     from .chat.lens import chat_lens
     from .corpus.fileselect import select_files
     from .formats.registry import load_tokenizer
+    from .pretok.normalize import parse_normalizer
+    from .training.engine_options import EngineOptions
+    from .training.engine_run import train_engine
 
 _LAZY = {
     "audit_vocabulary": "analysis.audit",
@@ -45,14 +49,19 @@ _LAZY = {
     "chat_lens": "chat.lens",
     "count_tokens": "analysis.usage",
     "embedding_indicators": "analysis.embedding_audit",
+    "EngineOptions": "training.engine_options",
     "load_tokenizer": "formats.registry",
     "measure_parity": "analysis.parity",
+    "parse_normalizer": "pretok.normalize",
     "prefix_tokenizer": "analysis.sweep",
     "read_parallel": "analysis.parity",
     "reading_specials": "bpe.specials_text",
+    "sample_segmentations": "analysis.lattice",
+    "segment_lattice": "analysis.lattice",
     "select_files": "corpus.fileselect",
     "sweep_files": "analysis.sweep",
     "sweep_texts": "analysis.sweep",
+    "train_engine": "training.engine_run",
 }
 """Public names whose modules pull in heavy libraries (tiktoken, jinja2): imported when first asked for."""
 
@@ -64,12 +73,14 @@ __all__ = [
     "CorpusError",
     "count_tokens",
     "embedding_indicators",
+    "EngineOptions",
     "ExportError",
     "InvalidArgument",
     "load_tokenizer",
     "measure_parity",
     "MergeStep",
     "ModelFileError",
+    "parse_normalizer",
     "PatternTimeoutError",
     "PatternTooLargeError",
     "prefix_tokenizer",
@@ -79,6 +90,8 @@ __all__ = [
     "read_parallel",
     "reading_specials",
     "resolve_pretokenizer",
+    "sample_segmentations",
+    "segment_lattice",
     "select_files",
     "StreamingDecoder",
     "sweep_files",
@@ -88,6 +101,7 @@ __all__ = [
     "TokenSpan",
     "TokvizError",
     "train_bpe",
+    "train_engine",
     "train_iter",
     "TrainResult",
     "validate_pattern",
