@@ -51,7 +51,7 @@ class CommandEntry(NamedTuple):
 # In the order ``tokviz -h`` lists them. The help lines are here, not in the modules, so the
 # overview needs no command module imported.
 COMMANDS: dict[str, CommandEntry] = {
-    "train": CommandEntry("tokviz.cli.train", "train a BPE vocabulary on text files"),
+    "train": CommandEntry("tokviz.cli.train", "train a vocabulary: byte-level BPE, or Unigram, SentencePiece BPE or WordPiece by their libraries"),
     "encode": CommandEntry("tokviz.cli.encode", "encode text and print ids or tokens"),
     "replay": CommandEntry("tokviz.cli.replay", "show BPE merges one by one on a text"),
     "segment": CommandEntry(
@@ -160,7 +160,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     )
     parser = ArgumentParser(
         prog=PROG,
-        description="Explore byte-level BPE tokenizers. With no command, opens the desktop app.",
+        description="Explore tokenizers: byte-level BPE, Unigram, WordPiece. With no command, opens the desktop app.",
         epilog=EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
