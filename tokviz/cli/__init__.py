@@ -51,7 +51,10 @@ class CommandEntry(NamedTuple):
 # In the order ``tokviz -h`` lists them. The help lines are here, not in the modules, so the
 # overview needs no command module imported.
 COMMANDS: dict[str, CommandEntry] = {
-    "train": CommandEntry("tokviz.cli.train", "train a vocabulary: byte-level BPE, or Unigram, SentencePiece BPE or WordPiece by their libraries"),
+    "train": CommandEntry(
+        "tokviz.cli.train",
+        "train a vocabulary: byte-level BPE, or Unigram, SentencePiece BPE or WordPiece by their libraries",
+    ),
     "encode": CommandEntry("tokviz.cli.encode", "encode text and print ids or tokens"),
     "replay": CommandEntry("tokviz.cli.replay", "show BPE merges one by one on a text"),
     "segment": CommandEntry(
