@@ -39,9 +39,24 @@ def process_context() -> BaseContext:
     import multiprocessing
 
     methods = multiprocessing.get_all_start_methods()
-    if "fork" in methods and threading.active_count() == 1:
+    if "fork" in methods and _thread_count() == 1:
         return multiprocessing.get_context("fork")
     return multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+
+
+def _thread_count() -> int:
+    """The threads this process runs, native ones included.
+
+    ``threading`` sees only threads Python started: a Qt thread (a training job's ``QThread``) or
+    a library's thread pool runs unseen, and forking beside one can copy a lock it holds. Linux
+    lists every thread under ``/proc/self/task``; elsewhere Python's own count is all there is.
+    """
+    if _HAVE_PROC:
+        try:
+            return len(os.listdir("/proc/self/task"))
+        except OSError:
+            pass
+    return threading.active_count()
 
 
 class WorkerPool(ProcessPoolExecutor):
