@@ -15,7 +15,7 @@ import pytest
 import tiktoken
 from hypothesis import HealthCheck, settings
 
-from .memory_use import MemoryLog, WorkersMemory, give_back_freed_memory
+from .memory_use import MemoryLog, WorkersMemory, forget_module_caches, give_back_freed_memory
 from .merge_loop import build_in_checkout
 from .multilingual import forget_corpora
 
@@ -127,9 +127,11 @@ def _slow_lane_children_untraced(request: pytest.FixtureRequest, monkeypatch: py
 @pytest.fixture(autouse=True, scope="module")
 def _memory_given_back_after_each_module() -> Iterator[None]:
     """Once a module's fixtures are gone, the memory they freed goes back to the system, with the
-    multilingual corpora the module made (the next module that needs them remakes them)."""
+    multilingual corpora and the module caches the module filled (the next module that needs them
+    remakes them)."""
     yield
     forget_corpora()
+    forget_module_caches()
     give_back_freed_memory()
 
 

@@ -6,7 +6,8 @@ run ends, writes ``build/test-memory.json`` (the run's peak resident size and th
 which the process grew most: where to look when the peak rises) and says the peak under the run's
 summary. With ``TOKVIZ_MEMORY_LOG=FILE`` set, every test's line (resident MB, peak MB, seconds
 since the test before finished, test id) also goes to FILE as the run goes, so a run that crashes
-or is killed leaves it too.
+or is killed leaves it too; ``{worker}`` in FILE becomes the process's name (``gw0``, or ``main``
+without xdist), so each process writes its own.
 
 Run on several processes (pytest-xdist's ``-n``), each worker writes its own report
 (``build/test-memory-gw0.json``, ...) and the controlling process, which runs no test, registers
@@ -25,7 +26,7 @@ import resource
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 import pytest
 
@@ -46,6 +47,28 @@ def _malloc_trim() -> Callable[[int], int] | None:
 
 
 MALLOC_TRIM = _malloc_trim()
+
+
+_MODULE_CACHES: list[dict[Any, Any]] = []
+
+
+def module_cache() -> dict[Any, Any]:
+    """A dict a test module keeps what it built in (tokenizers, libraries' models) for its own tests.
+
+    ``tests/conftest.py`` empties every such dict when a module's tests are done (with
+    :func:`forget_module_caches`): a module-level dict would otherwise hold its tokenizers for the
+    rest of the process, and a process running many modules would keep them all. A hypothesis
+    test, which cannot take a function's fixture, reaches its module's objects this way.
+    """
+    cache: dict[Any, Any] = {}
+    _MODULE_CACHES.append(cache)
+    return cache
+
+
+def forget_module_caches() -> None:
+    """Empty every :func:`module_cache` (the next test that needs an entry builds it again)."""
+    for cache in _MODULE_CACHES:
+        cache.clear()
 
 
 def give_back_freed_memory() -> None:
@@ -84,7 +107,7 @@ class MemoryLog:
         self.finished = time.monotonic()
         self.tests = 0
         self.rises: list[tuple[float, str, float]] = []
-        path = os.environ.get(LOG_ENV)
+        path = os.environ.get(LOG_ENV, "").replace("{worker}", worker or "main")
         self.file: TextIO | None = open(path, "a", encoding="utf-8") if path and self.enabled else None
 
     def pytest_runtest_logfinish(self, nodeid: str) -> None:

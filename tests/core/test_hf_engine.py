@@ -21,6 +21,7 @@ from hypothesis import given, settings
 from tokenizers import AddedToken, Regex, decoders, models, normalizers, pre_tokenizers, processors, trainers
 from tokenizers import Tokenizer as Library
 
+from tests.memory_use import module_cache
 from tests.multilingual import corpus_lines, corpus_sample
 from tests.strategies import hard_text, replace_lone_surrogates, text_with_lone_surrogates
 from tokviz.core.bpe.tokenizer import Tokenizer
@@ -197,7 +198,7 @@ MODELS: dict[str, Callable[[], Library]] = {
     "Split inverted": lambda: byte_level_bpe(split="isolated", invert=True),
 }
 
-_built: dict[str, Library] = {}
+_built: dict[str, Library] = module_cache()
 
 
 def library(kind: str) -> Library:

@@ -25,6 +25,7 @@ from tests.core.real_files import (
     real_cases,
     whisper_tiktoken_specials,
 )
+from tests.memory_use import module_cache
 from tests.multilingual import corpus_lines, corpus_sample
 from tests.strategies import hard_text
 from tokviz.core.errors import TokenizerLoadError
@@ -194,7 +195,7 @@ def test_a_template_of_the_text_alone_is_not_reported(tmp_path: Path) -> None:
 
 
 _QUICK = {c.name: c for c in real_cases()}
-_LOADED: dict[str, tuple[Any, Any]] = {}
+_LOADED: dict[str, tuple[Any, Any]] = module_cache()
 
 
 def _quick(name: str) -> tuple[RealCase, Any, Any]:

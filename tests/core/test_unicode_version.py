@@ -15,6 +15,7 @@ import pytest
 import regex
 import tiktoken
 
+from tests.memory_use import module_cache
 from tokviz.core import train_bpe
 from tokviz.core.bpe.tokenizer import Tokenizer
 from tokviz.core.formats.registry import load_tokenizer
@@ -44,7 +45,7 @@ def oracles(
     return {"gpt2": gpt2_tiktoken, "cl100k": cl100k_tiktoken, "o200k": o200k_tiktoken}
 
 
-_WHOLE: dict[str, tiktoken.Encoding] = {}
+_WHOLE: dict[str, tiktoken.Encoding] = module_cache()
 
 
 def _chunk_ids(tok: Tokenizer, oracle: tiktoken.Encoding, text: str) -> list[int]:
