@@ -126,3 +126,26 @@ def interruptible() -> None:
     """
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def interrupted_training(argv: list[str], at: str, timeout: float) -> tuple[int, str, str]:
+    """Run ``tokviz train ARGV`` as a program and press Ctrl+C when its progress reaches a line that
+    starts with ``at``; return the exit status, the lines before the signal and the rest of stderr."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tokviz", "train", *argv],
+        stderr=subprocess.PIPE,
+        text=True,
+        env=child_env(),
+        preexec_fn=interruptible,
+    )
+    with proc:
+        assert proc.stderr is not None
+        before = []
+        for line in proc.stderr:
+            before.append(line)
+            if line.startswith(at):
+                proc.send_signal(signal.SIGINT)
+                break
+        rest = proc.stderr.read()
+        proc.wait(timeout=timeout)
+    return proc.returncode, "".join(before), rest

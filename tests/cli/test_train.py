@@ -4,16 +4,13 @@ from __future__ import annotations
 
 import _thread
 import random
-import signal
-import subprocess
-import sys
 import threading
 from pathlib import Path
 
 import pytest
 
 from ..texts import HELLO
-from .helpers import assert_one_line_error, child_env, interruptible, run
+from .helpers import assert_one_line_error, interrupted_training, run
 
 
 def test_train_writes_a_model_that_encode_and_exports_can_use(
@@ -124,26 +121,11 @@ def test_ctrl_c_during_a_real_training_run_exits_130_and_writes_nothing(tmp_path
     corpus = tmp_path / "random.txt"
     corpus.write_text(" ".join(words), encoding="utf-8")
     model = tmp_path / "model.json"
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "tokviz", "train", str(corpus), "--vocab-size", "30000", "-o", str(model)],
-        stderr=subprocess.PIPE,
-        text=True,
-        env=child_env(),
-        # A background shell may have left SIGINT ignored; restore the default so Python handles it.
-        preexec_fn=interruptible,
+    code, before, rest = interrupted_training(
+        [str(corpus), "--vocab-size", "30000", "-o", str(model)], at="merging", timeout=30
     )
-    with proc:
-        assert proc.stderr is not None
-        lines = []
-        for line in proc.stderr:
-            lines.append(line)
-            if line.startswith("merging"):
-                proc.send_signal(signal.SIGINT)
-                break
-        rest = proc.stderr.read()
-        proc.wait(timeout=30)
 
-    assert proc.returncode == 130, "".join(lines) + rest
+    assert code == 130, before + rest
     assert rest.strip().splitlines()[-1] == "tokviz: error: training cancelled; nothing was written"
     assert "Traceback" not in rest
     assert not model.exists()

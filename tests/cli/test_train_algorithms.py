@@ -6,9 +6,6 @@ from __future__ import annotations
 
 import io
 import json
-import signal
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +16,7 @@ from tokenizers.trainers import WordPieceTrainer
 
 from tokviz.core.pretok.normalize import parse_normalizer
 
-from .helpers import assert_one_line_error, child_env, interruptible, run
+from .helpers import assert_one_line_error, interrupted_training, run
 
 
 @pytest.fixture(scope="module")
@@ -247,26 +244,10 @@ def test_ctrl_c_during_a_unigram_run_exits_130_and_writes_nothing(tmp_path: Path
     corpus = tmp_path / "corpus.txt"
     corpus.write_text(english_text, encoding="utf-8")
     model = tmp_path / "m.model"
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "tokviz", "train", str(corpus), "--algorithm", "unigram"]
-        + ["--vocab-size", "3000", "-o", str(model)],
-        stderr=subprocess.PIPE,
-        text=True,
-        env=child_env(),
-        preexec_fn=interruptible,
-    )
-    with proc:
-        assert proc.stderr is not None
-        lines = []
-        for line in proc.stderr:
-            lines.append(line)
-            if line.startswith("pruning"):
-                proc.send_signal(signal.SIGINT)
-                break
-        rest = proc.stderr.read()
-        proc.wait(timeout=60)
+    argv = [str(corpus), "--algorithm", "unigram", "--vocab-size", "3000", "-o", str(model)]
+    code, before, rest = interrupted_training(argv, at="pruning", timeout=60)
 
-    assert proc.returncode == 130, "".join(lines) + rest
+    assert code == 130, before + rest
     assert rest.strip().splitlines()[-1] == "tokviz: error: training cancelled; nothing was written"
     assert "Traceback" not in rest
     assert sorted(p.name for p in tmp_path.iterdir()) == ["corpus.txt"]

@@ -17,6 +17,7 @@ from tokviz.core.training.engine_run import EngineProgress
 from tokviz.gui.models.tokenizers import TokenizerRegistryModel
 from tokviz.gui.panels.chart import ExchangeChart
 from tokviz.gui.panels.timeline.panel import TimelineWidget
+from tokviz.gui.panels.timeline.rounds import RoundsPane
 from tokviz.gui.panels.training.algorithm import BPE_ONLY_WHY
 from tokviz.gui.panels.training.panel import SOURCE_EDITOR, TrainPanel
 from tokviz.gui.workers.engine_training import EngineOutcome
@@ -59,6 +60,14 @@ def train(qtbot: QtBot, panel: TrainPanel, timeout: int = 60000) -> tuple[Engine
     qtbot.waitUntil(lambda: not panel.running, timeout=timeout)
     outcome, key = finished.args
     return outcome, key
+
+
+def trained_unigram_rounds(qtbot: QtBot, panel: TrainPanel) -> tuple[EngineOutcome, RoundsPane]:
+    """A Unigram model of 1,000 pieces trained from the panel, and the timeline's list of its rounds."""
+    choose(panel, "unigram", 1000)
+    outcome, _key = train(qtbot, panel)
+    assert panel.timeline is not None
+    return outcome, panel.timeline.rounds
 
 
 @pytest.mark.parametrize("algorithm", ALGORITHMS)
@@ -138,10 +147,7 @@ def test_a_unigram_run_keeps_the_window_turning_and_lands_in_the_pickers_and_the
 def test_a_round_is_shown_by_a_model_trained_to_its_size_once_then_from_the_cache(
     qtbot: QtBot, panel: TrainPanel
 ) -> None:
-    choose(panel, "unigram", 1000)
-    outcome, _key = train(qtbot, panel)
-    pane = panel.timeline.rounds if panel.timeline is not None else None
-    assert pane is not None
+    outcome, pane = trained_unigram_rounds(qtbot, panel)
     last = len(outcome.model.rounds) - 1
     with qtbot.waitSignal(pane.segmented, timeout=60000, check_params_cb=lambda row: row == last):
         pane.pick(last)
@@ -295,10 +301,7 @@ def test_byte_level_bpe_trains_through_the_chosen_normalizer(qtbot: QtBot, panel
 def test_a_round_the_library_cannot_train_to_says_so_and_shows_no_stale_segmentation(
     qtbot: QtBot, panel: TrainPanel
 ) -> None:
-    choose(panel, "unigram", 1000)
-    outcome, _key = train(qtbot, panel)
-    pane = panel.timeline.rounds if panel.timeline is not None else None
-    assert pane is not None
+    outcome, pane = trained_unigram_rounds(qtbot, panel)
     # The first round holds the seed pieces: more than a run on this corpus can be asked to keep.
     with qtbot.waitSignal(pane.roundFailed, timeout=60000) as failed:
         pane.pick(0)
