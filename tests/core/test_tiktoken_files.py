@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 from pathlib import Path
 
 import pytest
 import tiktoken
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from tiktoken.load import load_tiktoken_bpe
 
 from tests.multilingual import corpus_lines
@@ -206,6 +209,67 @@ def test_padding_alone_is_the_empty_token_but_no_token_is_refused(tmp_path: Path
         parse_tiktoken_file(b"\n".join([*base, b" 256"]), "x")
     with pytest.raises(TokenizerLoadError, match="already has rank"):
         parse_tiktoken_file(b"\n".join([*base, b"= 256", b"== 257"]), "x")
+
+
+def _spelled(
+    table: dict[bytes, int], crlf: bool, blank_after: int | None, bom: bool, final_newline: bool
+) -> bytes:
+    """``table`` as a rank file, written in one of the ways files in the wild are."""
+    lines = [base64.b64encode(token) + b" %d" % rank for token, rank in table.items()]
+    if blank_after is not None:
+        lines.insert(min(blank_after, len(lines)), b"")
+    end = b"\r\n" if crlf else b"\n"
+    data = end.join(lines) + (end if final_newline else b"")
+    return (b"\xef\xbb\xbf" if bom else b"") + data
+
+
+_SINGLE_BYTES = {bytes([b]): b for b in range(256)}
+
+
+@settings(max_examples=60)
+@given(
+    extra=st.lists(st.binary(min_size=2, max_size=6), unique=True, max_size=40),
+    crlf=st.booleans(),
+    blank_after=st.none() | st.integers(0, 300),
+    bom=st.booleans(),
+    final_newline=st.booleans(),
+)
+def test_a_table_reads_back_however_its_file_is_spelled(
+    extra: list[bytes], crlf: bool, blank_after: int | None, bom: bool, final_newline: bool
+) -> None:
+    table = _SINGLE_BYTES | {token: 256 + i for i, token in enumerate(extra)}
+    data = _spelled(table, crlf, blank_after, bom, final_newline)
+    assert parse_tiktoken_file(data, "x") == table
+    assert parse_tiktoken_file(data, "x") == load_tiktoken_bpe_bytes(data.removeprefix(b"\xef\xbb\xbf"))
+
+
+def load_tiktoken_bpe_bytes(data: bytes) -> dict[bytes, int]:
+    """tiktoken's own reading of rank-file bytes (its loader, without a file)."""
+    return {
+        base64.b64decode(token): int(rank)
+        for token, rank in (line.split() for line in data.splitlines() if line)
+    }
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        (b"IQ==  300", "line 258: not a 'base64-token rank' pair"),
+        (b"IQ== 300 1", "line 258: not a 'base64-token rank' pair"),
+        (b"IQ==\t300", "line 258: not a 'base64-token rank' pair"),
+        (b"IQ== 3a0", "line 258: not a 'base64-token rank' pair"),
+        (b"IQ== 12345678901", "line 258: not a 'base64-token rank' pair"),
+        (b"I!Q= 300", "line 258: the token is not valid base64"),
+        (b"IQ= 300", "line 258: the token is not valid base64"),
+        (b"IQ== 4294967295", "line 258: rank 4294967295 is larger than 2^31 - 1"),
+        (b"YWJj 0", "line 258: rank 0 is already used by"),
+        (base64.b64encode(b"a") + b" 300", "line 258: token b'a' already has rank 97"),
+    ],
+)
+def test_a_broken_line_after_good_ones_is_named(line: bytes, message: str) -> None:
+    good = _spelled(_SINGLE_BYTES | {b"ab": 256}, crlf=False, blank_after=None, bom=False, final_newline=True)
+    with pytest.raises(TokenizerLoadError, match=re.escape(f"x, {message}")):
+        parse_tiktoken_file(good + line + b"\n", "x")
 
 
 def test_a_file_that_is_not_one_line_per_token_is_one_clear_line(tmp_path: Path) -> None:

@@ -9,6 +9,7 @@ A copy of one that a user opens is recognised by its SHA-256
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cache
 from types import MappingProxyType
@@ -96,6 +97,11 @@ def load_bundled_ranks(name: str) -> dict[bytes, int]:
     The result is a fresh dict each call; the parsed table is cached for the process.
     """
     return dict(_load_ranks(bundled_encoding(name).name))
+
+
+def bundled_ranks_view(name: str) -> Mapping[bytes, int]:
+    """:func:`load_bundled_ranks` without the copy: the process's one parsed table, read-only."""
+    return _load_ranks(bundled_encoding(name).name)
 
 
 def bundled_merges(name: str) -> list[tuple[bytes, bytes]]:

@@ -78,7 +78,8 @@ def tokenizer_from_ranks(
     if engine.whole_text:
         pre = reference_bound(pre)
     vocab = {rank: token for token, rank in frozen.items()}
-    mergeable = {token: rank for token, rank in frozen.items() if token}
+    # The table less the empty token, if there is one (o200k's table is 10 MB: no copy otherwise).
+    mergeable = {token: rank for token, rank in frozen.items() if token} if b"" in frozen else frozen
     tokenizer = Tokenizer(
         vocab,
         lambda: recover_merges(mergeable),

@@ -77,11 +77,11 @@ def byte_tokenizer() -> Tokenizer:
 
 
 def _bundled(key: str) -> Tokenizer:
-    from .encodings import bundled_encoding, load_bundled_ranks
+    from .encodings import bundled_encoding, bundled_ranks_view
 
     encoding = bundled_encoding(key)
     return tokenizer_from_ranks(
-        load_bundled_ranks(key), dict(encoding.special_tokens), encoding.pattern, name=_DISPLAY_NAMES[key]
+        bundled_ranks_view(key), dict(encoding.special_tokens), encoding.pattern, name=_DISPLAY_NAMES[key]
     )
 
 

