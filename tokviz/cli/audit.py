@@ -306,7 +306,7 @@ def report_json(r: Report, top: int) -> dict[str, Any]:
 
 def write_json(r: Report, top: int, out: IO[str]) -> None:
     """The report as one JSON object."""
-    json.dump(report_json(r, top), out, ensure_ascii=False, indent=2)
+    out.write(json.dumps(report_json(r, top), ensure_ascii=False, indent=2))
     out.write("\n")
 
 

@@ -41,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
         name_a, name_b = f"A ({name_a})", f"B ({name_b})"
     diff = diff_merges(a, b, name_a, name_b)
     if args.format == "json":
-        json.dump(diff_json(diff, args.top), sys.stdout, ensure_ascii=False, indent=2)
+        sys.stdout.write(json.dumps(diff_json(diff, args.top), ensure_ascii=False, indent=2))
         sys.stdout.write("\n")
     else:
         write_text(diff, args.top, sys.stdout, markdown=args.format == "markdown")

@@ -37,7 +37,7 @@ def run(args: argparse.Namespace) -> int:
     )
     info = describe(tok, args.tokenizer)
     if args.format == "json":
-        json.dump(encodable(info), sys.stdout, ensure_ascii=False, indent=2)
+        sys.stdout.write(json.dumps(encodable(info), ensure_ascii=False, indent=2))
         sys.stdout.write("\n")
     else:
         sys.stdout.write("\n".join(terminal_text(line) for line in text_lines(tok, info)) + "\n")

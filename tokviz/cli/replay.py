@@ -97,7 +97,7 @@ def run(args: argparse.Namespace) -> int:
             }
             for s in replay.steps
         ]
-        json.dump(items, sys.stdout, ensure_ascii=False, indent=1)
+        sys.stdout.write(json.dumps(items, ensure_ascii=False, indent=1))
         sys.stdout.write("\n")
     else:
         sys.stdout.write(replay_table(replay, args.only_changes) + "\n" + (note + "\n" if note else ""))

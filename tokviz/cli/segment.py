@@ -79,7 +79,7 @@ def run(args: argparse.Namespace) -> int:
             how = {"dropout": DEFAULT_DROPOUT if args.dropout is None else args.dropout}
         how["seed"] = args.seed
     if args.format == "json":
-        json.dump(_as_json(tok.name, lattice, samples, how), sys.stdout, ensure_ascii=False, indent=1)
+        sys.stdout.write(json.dumps(_as_json(tok.name, lattice, samples, how), ensure_ascii=False, indent=1))
         sys.stdout.write("\n")
     else:
         sys.stdout.write(_as_text(tok.name, problem, lattice, samples, how))

@@ -337,7 +337,7 @@ def report_json(r: Report, top: int) -> dict[str, Any]:
 
 def write_json(reports: list[Report], top: int, out: IO[str]) -> None:
     """The report as a JSON list, one object per tokenizer."""
-    json.dump([report_json(r, top) for r in reports], out, ensure_ascii=False, indent=2)
+    out.write(json.dumps([report_json(r, top) for r in reports], ensure_ascii=False, indent=2))
     out.write("\n")
 
 
