@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import compileall
 import os
 import pydoc_data.topics
 import shutil
@@ -97,6 +98,17 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 # ---------------------------------------------------------------- memory of the test process
+def compile_checkout() -> None:
+    """Write the bytecode of the checkout's package once, before any worker starts.
+
+    The CLI and app tests start hundreds of Python processes on ``python -m tokviz``. Where
+    ``PYTHONDONTWRITEBYTECODE`` is set (many containers set it), none writes its bytecode, so each
+    would compile tokviz's modules again: 0.3 s of a command's 0.6 s, 1 s of the app's start.
+    Python still reads bytecode it finds, and compileall writes it whatever that variable says.
+    """
+    compileall.compile_dir(TESTS.parent / "tokviz", quiet=2)
+
+
 def pytest_configure(config: pytest.Config) -> None:
     """Measure the test process's memory after each test; the run's report goes to build/.
 
@@ -105,6 +117,7 @@ def pytest_configure(config: pytest.Config) -> None:
     worker = os.environ.get("PYTEST_XDIST_WORKER")
     if worker is None:
         build_in_checkout()  # before any worker starts; tests/core/test_merge_loop.py says if it failed
+        compile_checkout()
     if worker is None and getattr(config.option, "numprocesses", None):
         config.pluginmanager.register(WorkersMemory(BUILD), "tokviz-memory-log")
     else:
