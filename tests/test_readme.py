@@ -25,7 +25,7 @@ def setup_commands() -> list[str]:
 def test_readme_shows_exactly_the_install_and_test_commands() -> None:
     assert setup_commands() == [
         "python3 -m venv .venv && .venv/bin/pip install . && .venv/bin/tokviz",
-        "python3 -m venv .venv && .venv/bin/pip install '.[test]' && .venv/bin/python -m pytest -m \"not slow\" -n auto --maxprocesses 4 --dist loadfile --cov=tokviz && .venv/bin/python -m pytest -m slow -n auto --maxprocesses 4 --dist loadfile",
+        'python3 -m venv .venv && .venv/bin/pip install \'.[test]\' && .venv/bin/python -m pytest -m "not slow" -n auto --maxprocesses 4 --dist loadfile --cov=tokviz && .venv/bin/python -m pytest -m "slow and not gui" -n auto --maxprocesses 4 --dist loadfile && .venv/bin/python -m pytest -m "slow and gui" -n auto --maxprocesses 4 --dist loadfile',
     ]
 
 
