@@ -7,6 +7,7 @@ import os
 import pydoc_data.topics
 import shutil
 import signal
+import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,6 +23,12 @@ from .multilingual import forget_corpora
 
 TESTS = Path(__file__).resolve().parent
 BUILD = TESTS.parent / "build"
+
+# Each worker of each lane collects every test module, which pytest rewrites (for its assert
+# messages) and compiles: 22 s on two cores where PYTHONDONTWRITEBYTECODE is set (many containers
+# set it), since pytest then keeps no rewritten module. The test process writes them, so only the
+# first process compiles; child processes still follow the variable.
+sys.dont_write_bytecode = False
 
 # ---------------------------------------------------------------- a home of the run's own
 # Nothing the tests run, here or in a child process (the app, the CLI, pip, a build), reads or
