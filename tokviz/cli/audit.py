@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import csv
-import json
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -23,7 +22,7 @@ from tokviz.cli.assumed import note_assumptions
 from tokviz.cli.command import UsageError, warns_on_cuts
 from tokviz.cli.corpus_files import add_file_filters, read_options, say_reading, select_corpus
 from tokviz.cli.options import add_file_options, load_tokenizer
-from tokviz.cli.output import render_markdown, render_table, text_or_hex, token_label
+from tokviz.cli.output import print_json, render_markdown, render_table, text_or_hex, token_label
 from tokviz.core.io.safe_text import csv_cell, terminal_text
 
 if TYPE_CHECKING:
@@ -306,8 +305,7 @@ def report_json(r: Report, top: int) -> dict[str, Any]:
 
 def write_json(r: Report, top: int, out: IO[str]) -> None:
     """The report as one JSON object."""
-    out.write(json.dumps(report_json(r, top), ensure_ascii=False, indent=2))
-    out.write("\n")
+    print_json(report_json(r, top), out)
 
 
 CSV_FIELDS = ("id", "token", "hex", "class", "count", "norm", "distance", "rank", "likely_undertrained")

@@ -7,14 +7,13 @@ different id layouts match where they agree. Steps are 1-based, as in the app's 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Callable, Sequence
 from typing import IO, TYPE_CHECKING, Any
 
 from tokviz.cli.command import UsageError
 from tokviz.cli.options import load_tokenizer
-from tokviz.cli.output import render_table, text_or_hex, token_label
+from tokviz.cli.output import print_json, render_table, text_or_hex, token_label
 from tokviz.core.io.safe_text import terminal_text
 
 if TYPE_CHECKING:
@@ -41,8 +40,7 @@ def run(args: argparse.Namespace) -> int:
         name_a, name_b = f"A ({name_a})", f"B ({name_b})"
     diff = diff_merges(a, b, name_a, name_b)
     if args.format == "json":
-        sys.stdout.write(json.dumps(diff_json(diff, args.top), ensure_ascii=False, indent=2))
-        sys.stdout.write("\n")
+        print_json(diff_json(diff, args.top), sys.stdout)
     else:
         write_text(diff, args.top, sys.stdout, markdown=args.format == "markdown")
     return 0

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tokviz.cli.options import add_file_options, add_words_corpus, load_tokenizer
+from tokviz.cli.output import print_json
 from tokviz.core.io.safe_text import encodable, terminal_text
 
 if TYPE_CHECKING:
@@ -37,8 +38,7 @@ def run(args: argparse.Namespace) -> int:
     )
     info = describe(tok, args.tokenizer)
     if args.format == "json":
-        sys.stdout.write(json.dumps(encodable(info), ensure_ascii=False, indent=2))
-        sys.stdout.write("\n")
+        print_json(encodable(info), sys.stdout)
     else:
         sys.stdout.write("\n".join(terminal_text(line) for line in text_lines(tok, info)) + "\n")
     return 0

@@ -7,6 +7,7 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
+from typing import IO
 
 from tokviz.core.io.safe_text import terminal_text
 from tokviz.core.pretok.bytes_ import printable_token
@@ -26,6 +27,12 @@ def bracket_label(data: bytes) -> str:
 def quoted_label(data: bytes) -> str:
     """Token bytes in quotes, JSON-escaped, with ``<F0 9F>`` hex for bytes that are not characters."""
     return json.dumps(printable_token(data, whitespace=False), ensure_ascii=False)
+
+
+def print_json(document: object, out: IO[str], indent: int = 2) -> None:
+    """``document`` as indented JSON and a newline, made in one string and written once (a
+    replay's 50,000 steps written piece by piece through the escaping stream took most of its time)."""
+    out.write(json.dumps(document, ensure_ascii=False, indent=indent) + "\n")
 
 
 def text_or_hex(data: bytes) -> str:

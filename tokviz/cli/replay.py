@@ -7,7 +7,6 @@ lecture's table (or JSON) and, with ``--render``, has the GUI's drawing code dra
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import TYPE_CHECKING
 
@@ -25,7 +24,7 @@ from tokviz.cli.options import (
     reading_specials,
     specials_note,
 )
-from tokviz.cli.output import bracket_label, format_ratio, quoted_label, render_table, text_or_hex
+from tokviz.cli.output import bracket_label, format_ratio, print_json, quoted_label, render_table, text_or_hex
 
 if TYPE_CHECKING:
     from tokviz.core.training.replay import Replay
@@ -97,8 +96,7 @@ def run(args: argparse.Namespace) -> int:
             }
             for s in replay.steps
         ]
-        sys.stdout.write(json.dumps(items, ensure_ascii=False, indent=1))
-        sys.stdout.write("\n")
+        print_json(items, sys.stdout, indent=1)
     else:
         sys.stdout.write(replay_table(replay, args.only_changes) + "\n" + (note + "\n" if note else ""))
     if args.render:

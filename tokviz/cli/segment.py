@@ -10,12 +10,12 @@ BPE-dropout samples instead. The same seed prints the same samples.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import TYPE_CHECKING, Any
 
 from tokviz.cli.command import UsageError
 from tokviz.cli.options import add_input, input_text, load_tokenizer
+from tokviz.cli.output import print_json
 
 if TYPE_CHECKING:
     from tokviz.core.analysis.lattice import Lattice, Segmentation
@@ -79,8 +79,7 @@ def run(args: argparse.Namespace) -> int:
             how = {"dropout": DEFAULT_DROPOUT if args.dropout is None else args.dropout}
         how["seed"] = args.seed
     if args.format == "json":
-        sys.stdout.write(json.dumps(_as_json(tok.name, lattice, samples, how), ensure_ascii=False, indent=1))
-        sys.stdout.write("\n")
+        print_json(_as_json(tok.name, lattice, samples, how), sys.stdout, indent=1)
     else:
         sys.stdout.write(_as_text(tok.name, problem, lattice, samples, how))
     return 0

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import csv
-import json
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -31,7 +30,7 @@ from tokviz.cli.options import (
     load_tokenizers,
     specials_note,
 )
-from tokviz.cli.output import format_ratio, render_table, text_or_hex, token_label
+from tokviz.cli.output import format_ratio, print_json, render_table, text_or_hex, token_label
 from tokviz.cli.streams import clear_line, redraw_line
 from tokviz.core.io.safe_text import csv_cell, terminal_text
 
@@ -337,8 +336,7 @@ def report_json(r: Report, top: int) -> dict[str, Any]:
 
 def write_json(reports: list[Report], top: int, out: IO[str]) -> None:
     """The report as a JSON list, one object per tokenizer."""
-    out.write(json.dumps([report_json(r, top) for r in reports], ensure_ascii=False, indent=2))
-    out.write("\n")
+    print_json([report_json(r, top) for r in reports], out)
 
 
 CSV_FIELDS = (

@@ -368,7 +368,6 @@ def _parse_well_formed(body: bytes) -> dict[bytes, int] | None:
 def _parse_line_by_line(lines: list[bytes], name: str) -> dict[bytes, int]:
     """:func:`parse_tiktoken_file`'s rules applied one line at a time: the first broken one raises
     :class:`TokenizerLoadError` naming its line."""
-    a2b = binascii.a2b_base64
     ranks: dict[bytes, int] = {}
     owners: dict[int, bytes] = {}
     for number, line in enumerate(lines, start=1):
@@ -383,7 +382,7 @@ def _parse_line_by_line(lines: list[bytes], name: str) -> dict[bytes, int]:
             token = b""  # padding alone: tiktoken reads an empty token (Whisper's multilingual file)
         else:
             try:
-                token = a2b(parts[0], strict_mode=True)
+                token = _STRICT_A2B(parts[0])
             except (binascii.Error, ValueError):
                 raise TokenizerLoadError(f"{name}, line {number}: the token is not valid base64") from None
         rank = int(parts[1])
