@@ -102,6 +102,20 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         # would triple its time and add little to the report (pytest-cov's no_cover marker).
         if item.get_closest_marker("slow") is not None:
             item.add_marker(pytest.mark.no_cover)
+    items[:] = long_poles_first(items)
+
+
+def long_poles_first(items: list[pytest.Item]) -> list[pytest.Item]:
+    """The test files with a ``long_pole`` test first, each file's tests kept together and in order.
+
+    The README's command hands whole files to two workers (``--dist loadfile``). Handed out last,
+    a file that keeps a worker busy for a minute or two (a bundle build, every documented command)
+    ended the run alone while the other worker idled; handed out first, the short files fill in
+    around it. xdist's own order (files with the most tests first) is turned off for this in
+    :func:`pytest_configure`.
+    """
+    poles = {item.path for item in items if item.get_closest_marker("long_pole") is not None}
+    return sorted(items, key=lambda item: item.path not in poles)  # stable: otherwise as collected
 
 
 # ---------------------------------------------------------------- memory of the test process
@@ -122,6 +136,8 @@ def pytest_configure(config: pytest.Config) -> None:
     With pytest-xdist (``-n``), each worker measures itself and the controlling process sums up.
     """
     worker = os.environ.get("PYTEST_XDIST_WORKER")
+    if hasattr(config.option, "loadscopereorder"):
+        config.option.loadscopereorder = False  # keep long_poles_first's order of files
     if worker is None:
         build_in_checkout()  # before any worker starts; tests/core/test_merge_loop.py says if it failed
         compile_checkout()

@@ -26,6 +26,10 @@ import pytest
 
 from .environment import console_script
 
+# These tests read the source (its syntax trees, imports and tools' reports); they do not run it,
+# so coverage would only trace the reading, at twice its time (pytest-cov's no_cover).
+pytestmark = pytest.mark.no_cover
+
 ROOT = Path(__file__).resolve().parents[1]
 FORBIDDEN_FROM_CORE = ("tokviz.gui", "tokviz.cli")
 MAX_CORE_TOP_LEVEL_MODULES = 10

@@ -19,6 +19,10 @@ import pytest
 
 from .environment import console_script
 
+# These tests read the source (its syntax trees, imports and tools' reports); they do not run it,
+# so coverage would only trace the reading, at twice its time (pytest-cov's no_cover).
+pytestmark = pytest.mark.no_cover
+
 ROOT = Path(__file__).resolve().parents[1]
 # One job per module: the most lines (docstrings and comments included) a module of each part may
 # have. A GUI or CLI module is a panel, a widget, a command; past its limit it has taken on a second

@@ -218,6 +218,7 @@ def test_links_between_the_documents_lead_somewhere() -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.long_pole
 @pytest.mark.skipif(os.name != "posix" or shutil.which("sh") is None, reason="the examples are POSIX shell")
 @pytest.mark.parametrize("document", DOCUMENTS, ids=lambda path: path.relative_to(ROOT).as_posix())
 def test_the_documents_command_examples_run(document: Path, tmp_path: Path) -> None:

@@ -149,6 +149,7 @@ def pyinstaller_env(tmp_path: Path) -> dict[str, str]:
 
 
 @pytest.mark.slow
+@pytest.mark.long_pole
 def test_build_sh_builds_a_bundle_that_runs_and_an_archive_to_install(tmp_path):
     """The full recipe: build, run the bundle's CLI and GUI (offscreen), pack the archive."""
     env = pyinstaller_env(tmp_path) | {"TOKVIZ_BUILD_DIR": str(tmp_path / "build")}

@@ -89,3 +89,39 @@ def test_the_notebook_example_in_the_readme_draws_the_tokens_it_names() -> None:
     display = eval(last, namespace)  # noqa: S307 - our own README
     assert [len(row.tokens) for row in display.rows] == [12, 8]
     assert "(12)" in section.group(1) and "(8)" in section.group(1)
+
+
+class _Test:
+    """A collected test as :func:`tests.conftest.long_poles_first` sees it: its file and markers."""
+
+    def __init__(self, path: str, *markers: str) -> None:
+        self.path = Path(path)
+        self.markers = markers
+
+    def get_closest_marker(self, name: str) -> str | None:
+        return name if name in self.markers else None
+
+
+def test_the_files_of_long_tests_are_handed_out_first_each_kept_whole_and_in_order() -> None:
+    from .conftest import long_poles_first
+
+    collected = [
+        _Test("cli/test_a.py"),
+        _Test("cli/test_a.py"),
+        _Test("core/test_b.py"),
+        _Test("test_packaging.py"),
+        _Test("test_packaging.py", "long_pole"),
+        _Test("test_docs.py", "long_pole"),
+        _Test("test_docs.py"),
+    ]
+    ordered = long_poles_first(collected)  # type: ignore[arg-type]
+    assert [str(t.path) for t in ordered] == [
+        "test_packaging.py",
+        "test_packaging.py",
+        "test_docs.py",
+        "test_docs.py",
+        "cli/test_a.py",
+        "cli/test_a.py",
+        "core/test_b.py",
+    ]
+    assert ordered[:4] == [*collected[3:5], *collected[5:7]]  # the same tests, each file's in order

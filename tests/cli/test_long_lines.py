@@ -63,6 +63,7 @@ CASES = [
 
 
 @pytest.mark.slow
+@pytest.mark.long_pole
 @pytest.mark.parametrize(("argv", "unit"), CASES, ids=[f"{a[0]}-{len(u)}x{u[0]!r}" for a, u in CASES])
 def test_every_command_that_encodes_files_takes_a_16_mb_line_in_bounded_memory(
     tmp_path: Path, argv: list[str], unit: str

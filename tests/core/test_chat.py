@@ -22,11 +22,10 @@ from tokviz.core.chat import (
 from tokviz.core.errors import TokvizError
 from tokviz.core.formats.registry import builtin_tokenizer
 
-transformers = pytest.importorskip("transformers")
-
 
 def library_ids(folder: Path, messages, **kwargs) -> list[int]:
     """``AutoTokenizer.apply_chat_template(..., tokenize=True)``'s ids for ``messages``."""
+    transformers = pytest.importorskip("transformers")  # here: collecting the suite need not import it
     tokenizer = transformers.AutoTokenizer.from_pretrained(str(folder))
     out = tokenizer.apply_chat_template(messages, tokenize=True, **kwargs)
     return list(out["input_ids"] if hasattr(out, "keys") else out)

@@ -36,8 +36,6 @@ from tokviz.core.training.train import count_words, train_bpe
 
 from .test_counts import SPECIAL, make_corpus
 
-pytest.importorskip("distributed")
-
 
 @pytest.fixture(scope="module")
 def scheduler() -> Iterator[str]:

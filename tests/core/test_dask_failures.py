@@ -34,8 +34,6 @@ from tokviz.core.training.dask_count import (
 
 from ..cli.helpers import ROOT, child_env
 
-pytest.importorskip("distributed")
-
 
 class LoopbackServer:
     """A TCP server on 127.0.0.1 that accepts every connection and answers with ``reply`` (or never)."""

@@ -209,6 +209,14 @@ def test_a_sentencepiece_model_trained_with_the_rules_normalizes_as_we_do(tmp_pa
             assert processor.normalize(form) == n(form).replace(" ", "\u2581"), form
 
 
+@given(st.text(st.characters(exclude_categories=()), min_size=1, max_size=16))
+def test_a_short_text_is_given_to_the_library_when_the_same_text_in_a_long_one_would_be(text: str) -> None:
+    """A few characters are looked up one by one, a longer text all at once: the answers agree."""
+    n = parse_normalizer("nfkc+lowercase")
+    padded = text + "\u00e9" * 32  # é: Python and the library agree on it
+    assert n.library_decides(text) == n.library_decides(padded)
+
+
 def test_no_normalizer_is_sentencepiece_identity() -> None:
     assert Normalizer(()).spm_rules_tsv() is None
     assert Normalizer(()).spm_rule_name() == "identity"

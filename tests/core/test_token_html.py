@@ -33,6 +33,15 @@ def test_the_header_shows_the_counts_and_each_box_titles_its_id_and_bytes(gpt2_t
     assert (emoji_head[2], emoji_head[3]) == ("6", "9")
 
 
+def test_a_repeated_token_titles_each_box_with_its_own_offsets_and_the_same_rank(gpt2_tiktoken):
+    page = tokens_html("the cat the cat the", [("GPT-2", load_tokenizer("gpt2"))])
+    titles = TITLE.findall(page)
+    assert [int(i) for i, *_ in titles] == gpt2_tiktoken.encode("the cat the cat the")
+    assert [(int(a), int(b)) for *_, a, b in titles] == [(0, 3), (3, 7), (7, 11), (11, 15), (15, 19)]
+    ranks = re.findall(r"at bytes \d+-\d+ · merge rank (\d+)", page)
+    assert len(ranks) == 5 and ranks[1] == ranks[3] and ranks[2] == ranks[4]
+
+
 def test_a_token_is_marked_when_the_first_row_does_not_cut_the_same_bytes_as_one_token():
     rows = TokenDisplay(" brown", [("bytes", byte_tokenizer()), ("o200k", load_tokenizer("o200k"))]).rows
     (brown,) = rows[1].tokens

@@ -114,6 +114,7 @@ def test_chunks_equal_tiktoken_on_every_differing_code_point_and_a_dense_sample(
 
 
 @pytest.mark.slow
+@pytest.mark.long_pole
 @pytest.mark.parametrize("name", NAMES)
 def test_chunks_equal_tiktoken_on_every_code_point(name: str, oracles: dict[str, tiktoken.Encoding]) -> None:
     tok = load_tokenizer(name)

@@ -123,6 +123,7 @@ def registry_keys(window) -> list[str]:
 
 
 @pytest.mark.slow
+@pytest.mark.long_pole
 def test_window_lifecycles_keep_the_window_sound(qtbot, qtlog, window, make_window, tmp_path, tiny_bpe):
     model_path = tmp_path / "tiny.tokviz.json"
     save_model(model_path, tiny_bpe)

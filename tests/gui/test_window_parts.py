@@ -18,6 +18,10 @@ from PySide6.QtWidgets import QDockWidget, QMainWindow
 import tokviz
 from tokviz.gui.window.main_window import MainWindow
 
+# These tests read the package's syntax trees; the window they open is opened by many other tests,
+# so coverage would only trace the reading, at twice its time (pytest-cov's no_cover).
+pytestmark = pytest.mark.no_cover
+
 PACKAGE = Path(tokviz.__file__).resolve().parent
 WINDOW_NAMES = {"window", "_window", "main_window"}
 

@@ -162,6 +162,7 @@ def reports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict]:
     return found
 
 
+@pytest.mark.long_pole
 def test_nothing_is_cut_off_at_any_size_mode_or_theme(reports):
     found = [
         f"{name}: {p['kind']} {p['where']} {p['text']!r}"

@@ -60,6 +60,7 @@ def check_slide(line: dict, size: tuple[int, int]) -> None:
     )
 
 
+@pytest.mark.long_pole
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
 def test_the_whole_deck_walked_with_the_clicker_fits_every_screen(tmp_path, size):
     tool("xdotool")

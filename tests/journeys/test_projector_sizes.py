@@ -101,6 +101,7 @@ def check_layout(status: dict, size: tuple[int, int], mode: str) -> None:
         assert not dock["clipped"], f"{mode}: {dock['name']} is {dock['rect'][2:]} but needs {dock['needs']}"
 
 
+@pytest.mark.long_pole
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
 def test_every_panel_open_fits_the_screen(tmp_path, size):
     """One session per screen size, as a lecturer's: every panel opened, then light, dark and

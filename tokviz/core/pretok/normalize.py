@@ -123,7 +123,11 @@ class Normalizer:
         and no lone surrogate. Otherwise Python's :mod:`unicodedata` normalizes it."""
         if not self.steps or text.isascii():
             return False
-        return bool(_tables().divergent[_code_points(text)].any()) and not _LONE_SURROGATE.search(text)
+        divergent = _tables().divergent
+        if len(text) <= _LOOKED_UP_ONE_BY_ONE:
+            points = [ord(c) for c in text]
+            return any(divergent[c] for c in points) and not any(0xD800 <= c < 0xE000 for c in points)
+        return bool(divergent[_code_points(text)].any()) and not _LONE_SURROGATE.search(text)
 
     def _python(self, text: str) -> str:
         """The steps run on Python's Unicode tables."""
@@ -242,6 +246,9 @@ def _every_normalizer() -> Iterator[Normalizer]:
 
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+_LOOKED_UP_ONE_BY_ONE = 16
+"""Up to this many characters are looked up in the tables one by one: a numpy lookup costs more
+than that (building the rules of :meth:`Normalizer.spm_rules_tsv` asks of each character alone)."""
 
 
 @functools.cache

@@ -110,36 +110,58 @@ def token_rows(text: str, tokenizers: Sequence[tuple[str, Tokenizer]]) -> list[T
     return rows
 
 
-def _title(token: HtmlToken, tokenizer: Tokenizer) -> str:
-    parts = [f"id {token.id}", f"bytes {hex_bytes(token.data) or '-'}", f"at bytes {token.start}-{token.end}"]
-    if token.special:
-        parts.append("special token")
-    else:
-        rank = tokenizer.merge_rank(token.id)
-        parts.append(
-            "single byte" if len(token.data) == 1 else f"merge rank {rank}" if rank is not None else ""
+class _Boxes:
+    """Draws one row's tokens as HTML boxes; what a token's box says apart from its offsets is made once.
+
+    A text repeats its tokens (a 200,000-character page has a few thousand distinct ones), so the
+    classes, label, colour and hover title of each distinct token are kept, and each box only adds
+    the offsets that are its own.
+    """
+
+    def __init__(self, tokenizer: Tokenizer, show_ids: bool, whitespace: bool) -> None:
+        self._tokenizer = tokenizer
+        self._show_ids = show_ids
+        self._whitespace = whitespace
+        self._made: dict[tuple[int, bytes, bool, bool, int], tuple[str, str, str]] = {}
+
+    def box(self, token: HtmlToken) -> str:
+        """The token's box: ``<span ... title="id · bytes · at bytes START-END · ...">label</span>``."""
+        key = (token.id, token.data, token.special, token.differs, token.colour)
+        parts = self._made.get(key)
+        if parts is None:
+            parts = self._made[key] = self._parts(token)
+        opening, title_tail, closing = parts
+        return f"{opening}at bytes {token.start}-{token.end}{title_tail}{closing}"
+
+    def _parts(self, token: HtmlToken) -> tuple[str, str, str]:
+        """The box up to its offsets, the hover title after them, and the rest (all escaped)."""
+        classes = ["tokviz-tok"]
+        if token.partial:
+            classes.append("tokviz-partial")
+        if token.special:
+            classes.append("tokviz-special")
+        if token.differs:
+            classes.append("tokviz-diff")
+        head = f"id {token.id} · bytes {hex_bytes(token.data) or '-'} · "
+        notes = ["special token"] if token.special else [self._merge_note(token)]
+        if token.partial:
+            notes.append("part of a UTF-8 character")
+        tail = "".join(f" · {note}" for note in notes if note)
+        # A newline is always drawn as ↵ inside its box, and the page breaks the line after it.
+        label = html.escape(printable_token(token.data, whitespace=self._whitespace).replace("\n", "↵"))
+        ident = f'<span class="tokviz-id">{token.id}</span>' if self._show_ids else ""
+        line_break = "<br>" if token.data.endswith(b"\n") else ""
+        opening = (
+            f'<span class="{" ".join(classes)}" style="background-color:{fill_css(token.colour)}" '
+            f'title="{html.escape(head, quote=True)}'
         )
-    if token.partial:
-        parts.append("part of a UTF-8 character")
-    return " · ".join(p for p in parts if p)
+        return opening, html.escape(tail, quote=True), f'">{label}{ident}</span>{line_break}'
 
-
-def _token_html(token: HtmlToken, tokenizer: Tokenizer, show_ids: bool, whitespace: bool) -> str:
-    classes = ["tokviz-tok"]
-    if token.partial:
-        classes.append("tokviz-partial")
-    if token.special:
-        classes.append("tokviz-special")
-    if token.differs:
-        classes.append("tokviz-diff")
-    # A newline is always drawn as ↵ inside its box, and the page breaks the line after it.
-    label = html.escape(printable_token(token.data, whitespace=whitespace).replace("\n", "↵"))
-    ident = f'<span class="tokviz-id">{token.id}</span>' if show_ids else ""
-    line_break = "<br>" if token.data.endswith(b"\n") else ""
-    return (
-        f'<span class="{" ".join(classes)}" style="background-color:{fill_css(token.colour)}" '
-        f'title="{html.escape(_title(token, tokenizer), quote=True)}">{label}{ident}</span>{line_break}'
-    )
+    def _merge_note(self, token: HtmlToken) -> str:
+        if len(token.data) == 1:
+            return "single byte"
+        rank = self._tokenizer.merge_rank(token.id)
+        return f"merge rank {rank}" if rank is not None else ""
 
 
 def tokens_html(
@@ -172,7 +194,7 @@ def tokens_html(
         if len(text) > len(shown):
             counts += f" (first {len(shown):,} of {len(text):,} characters)"
         tokenizer = by_name[row.name]
-        boxes = "".join(_token_html(t, tokenizer, show_ids, whitespace) for t in row.tokens)
+        boxes = "".join(map(_Boxes(tokenizer, show_ids, whitespace).box, row.tokens))
         out.append(
             f'<div class="tokviz-view"><div class="tokviz-head">{html.escape(row.name)}'
             f'<span class="tokviz-counts">{counts}</span></div><div class="tokviz-tokens">{boxes}</div></div>'
