@@ -3,9 +3,9 @@
 The validators of the freedesktop projects are used when installed (``desktop-file-validate`` from
 desktop-file-utils, ``appstreamcli`` from appstream); otherwise the files are parsed and the keys
 the specifications require are checked here. The PyInstaller check is ``slow``: the full build of
-the bundle with its smoke tests takes about 70 s on two cores, not much more than the analysis-only
-dry run of the spec (``TOKVIZ_PYI_ANALYSIS_ONLY=1``, about 40 s, where most of the time goes), so
-the test runs the real build. It skips when PyInstaller is not installed.
+the bundle with its smoke tests takes not much longer than the analysis-only dry run of the spec
+(``TOKVIZ_PYI_ANALYSIS_ONLY=1``, where two thirds of the time goes), so the test runs the real
+build. It skips when PyInstaller is not installed.
 """
 
 from __future__ import annotations
