@@ -125,9 +125,10 @@ class Normalizer:
             return False
         divergent = _tables().divergent
         if len(text) <= _LOOKED_UP_ONE_BY_ONE:
-            points = [ord(c) for c in text]
-            return any(divergent[c] for c in points) and not any(0xD800 <= c < 0xE000 for c in points)
-        return bool(divergent[_code_points(text)].any()) and not _LONE_SURROGATE.search(text)
+            found = any(divergent[ord(c)] for c in text)
+        else:
+            found = bool(divergent[_code_points(text)].any())
+        return found and not _LONE_SURROGATE.search(text)
 
     def _python(self, text: str) -> str:
         """The steps run on Python's Unicode tables."""
