@@ -98,9 +98,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.slow)
     for item in items:
         # Coverage is measured on the fast lane, which runs every path: the slow lane runs the same
-        # code again on whole corpora, every code point or a real window, where tracing each line
-        # would triple its time and add little to the report (pytest-cov's no_cover marker).
-        if item.get_closest_marker("slow") is not None:
+        # code again on whole corpora, every code point or a real window, and an oracle test runs
+        # code the other tests reach on many inputs; tracing each line there would double or
+        # triple its time and add little to the report (pytest-cov's no_cover marker).
+        if item.get_closest_marker("slow") is not None or item.get_closest_marker("oracle") is not None:
             item.add_marker(pytest.mark.no_cover)
     items[:] = long_poles_first(items)
 
@@ -152,11 +153,13 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 
 @pytest.fixture(autouse=True)
-def _slow_lane_children_untraced(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A slow test's child processes (a build, the app, the documents' commands) run untraced too:
-    coverage starts in a Python child only when this variable (set by ``patch = ["subprocess"]``)
-    is in its environment."""
-    if request.node.get_closest_marker("slow") is not None:
+def _untraced_tests_children_untraced(
+    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An untraced test's child processes (a build, the app, the documents' commands) run untraced
+    too: coverage starts in a Python child only when this variable (set by ``patch =
+    ["subprocess"]``) is in its environment."""
+    if request.node.get_closest_marker("no_cover") is not None:
         monkeypatch.delenv("COVERAGE_PROCESS_CONFIG", raising=False)
 
 

@@ -148,11 +148,23 @@ def pyinstaller_env(tmp_path: Path) -> dict[str, str]:
     return env
 
 
+def test_build_sh_refuses_a_compression_level_gzip_has_not_before_building(tmp_path):
+    env = pyinstaller_env(tmp_path) | {
+        "TOKVIZ_BUILD_DIR": str(tmp_path / "build"),
+        "TOKVIZ_GZIP_LEVEL": "fast",
+    }
+    proc = run(["bash", str(PACKAGING / "build.sh")], env=env, cwd=ROOT)
+    assert proc.returncode == 2
+    assert proc.stderr.strip() == "build.sh: TOKVIZ_GZIP_LEVEL must be a digit from 1 to 9, not 'fast'"
+    assert not (tmp_path / "build").exists()
+
+
 @pytest.mark.slow
 @pytest.mark.long_pole
 def test_build_sh_builds_a_bundle_that_runs_and_an_archive_to_install(tmp_path):
     """The full recipe: build, run the bundle's CLI and GUI (offscreen), pack the archive."""
-    env = pyinstaller_env(tmp_path) | {"TOKVIZ_BUILD_DIR": str(tmp_path / "build")}
+    # The archive is only opened here: packed fast (its size is the release's concern, not the test's).
+    env = pyinstaller_env(tmp_path) | {"TOKVIZ_BUILD_DIR": str(tmp_path / "build"), "TOKVIZ_GZIP_LEVEL": "1"}
     proc = run(["bash", str(PACKAGING / "build.sh")], timeout=900, env=env, cwd=ROOT)
     assert proc.returncode == 0, proc.stdout[-5000:] + proc.stderr[-5000:]
     assert "bundle smoke test OK" in proc.stdout

@@ -25,7 +25,7 @@ def setup_commands() -> list[str]:
 def test_readme_shows_exactly_the_install_and_test_commands() -> None:
     assert setup_commands() == [
         "python3 -m venv .venv && .venv/bin/pip install . && .venv/bin/tokviz",
-        'python3 -m venv .venv && .venv/bin/pip install \'.[test]\' && .venv/bin/python -m pytest -m "not slow" -n auto --maxprocesses 4 --dist loadfile --cov=tokviz && .venv/bin/python -m pytest -m "slow and not gui" -n auto --maxprocesses 4 --dist loadfile && .venv/bin/python -m pytest -m "slow and gui" -n auto --maxprocesses 4 --dist loadfile',
+        'python3 -m venv .venv && .venv/bin/pip install \'.[test]\' && .venv/bin/python -m pytest -m "not slow" -n auto --maxprocesses 4 --dist loadfile --cov=tokviz --cov-report= && .venv/bin/python -m pytest -m "slow and not gui" -n auto --maxprocesses 4 --dist loadfile && .venv/bin/python -m pytest -m "slow and gui" -n auto --maxprocesses 4 --dist loadfile',
     ]
 
 
@@ -125,3 +125,9 @@ def test_the_files_of_long_tests_are_handed_out_first_each_kept_whole_and_in_ord
         "core/test_b.py",
     ]
     assert ordered[:4] == [*collected[3:5], *collected[5:7]]  # the same tests, each file's in order
+
+
+@pytest.mark.oracle
+def test_an_oracle_test_and_the_processes_it_starts_run_untraced(request: pytest.FixtureRequest) -> None:
+    assert request.node.get_closest_marker("no_cover") is not None
+    assert "COVERAGE_PROCESS_CONFIG" not in os.environ

@@ -548,6 +548,7 @@ def test_the_two_sides_of_a_safe_cut_encode_like_the_whole_text(tmp_path: Path, 
         assert tok.encode(text[:cut]) + tok.encode(text[cut:]) == tok.encode(text), cut
 
 
+@pytest.mark.oracle
 def test_a_gpt2_style_file_streams_in_blocks_cut_at_spaces(tmp_path: Path) -> None:
     from tokviz.cli import main
 

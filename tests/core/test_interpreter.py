@@ -84,6 +84,7 @@ def interpreter_setting_calls(path: Path) -> list[str]:
     return found
 
 
+@pytest.mark.no_cover  # reads the package's source rather than runs it
 def test_no_module_but_the_owner_changes_collection_or_the_switch_interval():
     offenders = {
         str(path.relative_to(PACKAGE.parent)): calls

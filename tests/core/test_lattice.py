@@ -236,6 +236,7 @@ def assert_sentencepiece_bpe_dropout(tok: SentencePieceTokenizer, text: str) -> 
     assert all(len(s.ids) >= len(none.ids) for s in [every, *half])
 
 
+@pytest.mark.oracle
 def test_sentencepiece_bpe_dropout_0_is_the_librarys_encode_on_many_texts() -> None:
     texts = [line[:300] for line in corpus_lines(600)]
     texts += ["a <|endoftext|> [CLS] b 😀𝔘 ☃☃ end", "unbelievable reassignment", "ﬁ １２ x\u3000y"]
@@ -259,6 +260,7 @@ MIXED = st.lists(
 ).map("".join)
 
 
+@pytest.mark.oracle
 @settings(max_examples=120, deadline=None)
 @given(text=MIXED)
 def test_sentencepiece_bpe_dropout_on_mixed_scripts_emoji_and_spaces(text: str) -> None:

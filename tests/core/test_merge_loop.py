@@ -94,6 +94,7 @@ def test_real_text_trains_the_same_on_both_loops(
     assert any(m.ties > 1 for m in result.history)
 
 
+@pytest.mark.oracle
 @pytest.mark.parametrize("tie_break", TIE_RULES)
 def test_hard_text_with_specials_trains_the_same_until_no_pair_is_left(both: Both, tie_break: str) -> None:
     text = HARD_SAMPLE + "<|endoftext|>" + HARD_SAMPLE[::-1] + "<|pad|>aaaa" * 50
@@ -142,6 +143,7 @@ word_lists = st.lists(
 )
 
 
+@pytest.mark.oracle
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(words=word_lists, tie_break=st.sampled_from(TIE_RULES), batch=st.sampled_from([1, 7, 10_000]))
 def test_random_words_give_the_same_merge_records(

@@ -208,6 +208,7 @@ def test_user_defined_symbols_are_matched_whole_as_the_library_does(trained: dic
         assert not any("never built whole" in note for note in spm_export_notes(trained[name]))
 
 
+@pytest.mark.oracle
 def test_the_real_models_decode_as_the_library_does() -> None:
     for _, model in real_models():
         comparison = Comparison(model)

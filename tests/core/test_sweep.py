@@ -37,6 +37,7 @@ def independent_prefix(tok: Tokenizer, merges: int) -> Tokenizer:
     return Tokenizer(vocab, tok.merges[:merges], list(tok.special_tokens), tok.pretokenizer)
 
 
+@pytest.mark.oracle
 def test_one_pass_gives_every_prefix_tokenizers_own_counts(small_model, english_text):
     texts = [english_text[30_000:33_000], *HELD_OUT]
     sweep = sweep_texts(small_model, {"held-out": texts})

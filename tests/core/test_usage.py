@@ -179,6 +179,7 @@ def test_diff_finds_first_divergence_and_step_shifts() -> None:
     assert "part at step 2" in diff.summary()
 
 
+@pytest.mark.oracle
 def test_gpt2_and_cl100k_part_at_the_first_merge() -> None:
     diff = diff_merges(load_tokenizer("gpt2"), load_tokenizer("cl100k"))
     assert diff.first_divergence is not None and diff.first_divergence[0] == 1
